@@ -1,0 +1,38 @@
+/**
+ * `npm start`: the whole service on this machine. Prints one line with the API address when
+ * ready; Ctrl-C (SIGINT) or SIGTERM stops everything, DynamoDB Local included.
+ *
+ * Environment: PORT (3000), SERVICE_STAGE (dev | prod), DATA_DIR (.data),
+ * DYNAMODB_IN_MEMORY (false).
+ */
+import { parseStage } from '../lib/stage';
+import { startRuntime } from '../lib/local/runtime';
+
+async function main(): Promise<void> {
+  const runtime = await startRuntime({
+    port: Number(process.env.PORT ?? 3000),
+    stage: parseStage(process.env.SERVICE_STAGE),
+    dataDir: process.env.DATA_DIR ?? '.data',
+    inMemory: process.env.DYNAMODB_IN_MEMORY === 'true',
+  });
+  console.log(`Scheduled Payments Service (${process.env.SERVICE_STAGE ?? 'dev'}) ready at ${runtime.url}`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    runtime.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`error while stopping on ${signal}:`, error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

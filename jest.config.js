@@ -1,0 +1,20 @@
+/** Test tiers: each is a Jest project; `npm test` runs them all (see README "Tests"). */
+const transform = { '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }] };
+// ESM-only packages that Jest must transpile to CommonJS.
+const transformIgnorePatterns = ['/node_modules/(?!(@middy|jose|uuid)/)'];
+const base = { transform, transformIgnorePatterns, testEnvironment: 'node' };
+
+module.exports = {
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...base,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/ddb-global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/ddb-global-teardown.ts',
+    },
+    { ...base, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+  ],
+};

@@ -1,0 +1,259 @@
+/**
+ * Group and payment rules: plain functions, no AWS. Records hold cents; views (API shapes) hold
+ * amounts in the currency unit.
+ */
+import { BadRequestError, ImmutableFieldViolationError } from '#shared/errors';
+import type {
+  AddPaymentInput,
+  CreateGroupInput,
+  InlinePaymentInput,
+  UpdateGroupInput,
+  UpdatePaymentInput,
+} from '#shared/schemas';
+import { fromCents, toCents, type Cents } from './money';
+
+export type GroupStatus = 'pending' | 'processing' | 'processed' | 'deleted';
+export type TransactionInitiator = 'Merchant' | 'Consumer';
+
+export interface Group {
+  paymentGroupId: string;
+  merchantId: string;
+  scheduleDate: string;
+  scheduleHour: number;
+  locationId: number;
+  transactionInitiator: TransactionInitiator;
+  surchargeCompliance: boolean;
+  allowPartial: boolean;
+  status: GroupStatus;
+  paymentCount: number;
+  totalCents: Cents;
+  dateCreated: string;
+  lastUpdated: string;
+}
+
+export interface Fee {
+  name: string;
+  amountCents: Cents;
+}
+
+export interface Payment {
+  paymentId: string;
+  paymentGroupId: string;
+  merchantId: string;
+  profileId: string;
+  amountCents: Cents;
+  orderId?: string;
+  recurring: boolean;
+  allowPartial?: boolean;
+  sendEmailReceipt: boolean;
+  sendPaymentScheduledNotification: boolean;
+  customAttributes?: Record<string, string | number | boolean>;
+  fees?: Fee[];
+  deleted: boolean;
+  dateCreated: string;
+  lastUpdated: string;
+  authResponse: Record<string, unknown> | null;
+  voidOrRefundResponses?: Record<string, unknown>[];
+}
+
+/** `2026-11-21T09`: the UTC hour a group is processed in; sorts chronologically. */
+export const slotOf = (scheduleDate: string, scheduleHour: number): string =>
+  `${scheduleDate}T${String(scheduleHour).padStart(2, '0')}`;
+
+export const currentSlot = (now: Date): string => now.toISOString().slice(0, 13);
+
+/** DESIGN.md 3: a slot earlier than the current UTC hour is refused on create and on update. */
+export function assertSlotNotPast(scheduleDate: string, scheduleHour: number, now: Date): void {
+  if (slotOf(scheduleDate, scheduleHour) < currentSlot(now)) {
+    throw new BadRequestError(
+      `scheduleDate/scheduleHour ${slotOf(scheduleDate, scheduleHour)}:00Z is in the past (now ${now.toISOString()})`,
+    );
+  }
+}
+
+/** Payments can be added, changed or deleted only while their group is pending. */
+export function assertPaymentsEditable(group: Group): void {
+  if (group.status === 'pending') return;
+  const why: Record<Exclude<GroupStatus, 'pending'>, string> = {
+    processing: 'is being processed',
+    processed: 'has already been processed; use void-or-refund instead',
+    deleted: 'is deleted',
+  };
+  throw new BadRequestError(`payment group ${group.paymentGroupId} ${why[group.status]}; its payments cannot change`);
+}
+
+export function newGroup(input: CreateGroupInput, merchantId: string, id: string, now: Date): Group {
+  assertSlotNotPast(input.scheduleDate, input.scheduleHour, now);
+  const ts = now.toISOString();
+  return {
+    paymentGroupId: id,
+    merchantId,
+    scheduleDate: input.scheduleDate,
+    scheduleHour: input.scheduleHour,
+    locationId: input.locationId,
+    transactionInitiator: input.transactionInitiator ?? 'Merchant',
+    surchargeCompliance: input.surchargeCompliance ?? false,
+    allowPartial: input.allowPartial ?? false,
+    status: 'pending',
+    paymentCount: 0,
+    totalCents: 0,
+    dateCreated: ts,
+    lastUpdated: ts,
+  };
+}
+
+/**
+ * The group after an update, or `undefined` when the update is to be ignored (SPEC.md: a
+ * processing or processed group keeps its schedule; void-or-refund is used instead).
+ */
+export function updatedGroup(group: Group, input: UpdateGroupInput, now: Date): Group | undefined {
+  if (group.status === 'processing' || group.status === 'processed') return undefined;
+  if (group.status === 'deleted') throw new BadRequestError(`payment group ${group.paymentGroupId} is deleted`);
+  const next: Group = {
+    ...group,
+    scheduleDate: input.scheduleDate ?? group.scheduleDate,
+    scheduleHour: input.scheduleHour ?? group.scheduleHour,
+    locationId: input.locationId ?? group.locationId,
+    transactionInitiator: input.transactionInitiator ?? group.transactionInitiator,
+    surchargeCompliance: input.surchargeCompliance ?? group.surchargeCompliance,
+    allowPartial: input.allowPartial ?? group.allowPartial,
+    lastUpdated: now.toISOString(),
+  };
+  const rescheduled = next.scheduleDate !== group.scheduleDate || next.scheduleHour !== group.scheduleHour;
+  if (rescheduled) assertSlotNotPast(next.scheduleDate, next.scheduleHour, now);
+  return next;
+}
+
+function paymentFields(input: InlinePaymentInput) {
+  return {
+    profileId: input.profileId,
+    amountCents: toCents(input.amount),
+    orderId: input.orderId,
+    recurring: input.recurring ?? false,
+    allowPartial: input.allowPartial,
+    sendEmailReceipt: input.sendEmailReceipt ?? false,
+    customAttributes: input.customAttributes as Payment['customAttributes'],
+    fees: input.fees?.map((f) => ({ name: f.name, amountCents: toCents(f.amount) })),
+  };
+}
+
+export function newPayment(
+  input: InlinePaymentInput | AddPaymentInput,
+  group: Pick<Group, 'paymentGroupId' | 'merchantId'>,
+  id: string,
+  now: Date,
+): Payment {
+  const ts = now.toISOString();
+  return {
+    paymentId: id,
+    paymentGroupId: group.paymentGroupId,
+    merchantId: group.merchantId,
+    ...paymentFields(input),
+    sendPaymentScheduledNotification: input.sendPaymentScheduledNotification ?? false,
+    deleted: false,
+    dateCreated: ts,
+    lastUpdated: ts,
+    authResponse: null,
+  };
+}
+
+/** Full replacement of a payment's integrator fields (SPEC.md "Update payment"). */
+export function replacedPayment(existing: Payment, input: UpdatePaymentInput, now: Date): Payment {
+  if (existing.deleted) throw new BadRequestError(`payment ${existing.paymentId} is deleted`);
+  if (
+    input.sendPaymentScheduledNotification !== undefined &&
+    input.sendPaymentScheduledNotification !== existing.sendPaymentScheduledNotification
+  ) {
+    throw new ImmutableFieldViolationError('sendPaymentScheduledNotification');
+  }
+  return {
+    ...existing,
+    ...paymentFields(input),
+    sendPaymentScheduledNotification: existing.sendPaymentScheduledNotification,
+    lastUpdated: now.toISOString(),
+  };
+}
+
+/** Path and body must name the same resource. */
+export function assertSameId(field: string, bodyValue: string | undefined, pathValue: string): void {
+  if (bodyValue !== undefined && bodyValue.toLowerCase() !== pathValue.toLowerCase()) {
+    throw new BadRequestError(`${field} ${bodyValue} does not match the path (${pathValue})`);
+  }
+}
+
+export interface GroupView {
+  paymentGroupId: string;
+  servicePayId: string;
+  scheduleDate: string;
+  scheduleHour: number;
+  locationId: number;
+  transactionInitiator: TransactionInitiator;
+  surchargeCompliance: boolean;
+  allowPartial: boolean;
+  status: GroupStatus;
+  deleted: boolean;
+  paymentCount: number;
+  totalAmount: number;
+  dateCreated: string;
+  lastUpdated: string;
+}
+
+export const groupView = (g: Group): GroupView => ({
+  paymentGroupId: g.paymentGroupId,
+  servicePayId: g.merchantId,
+  scheduleDate: g.scheduleDate,
+  scheduleHour: g.scheduleHour,
+  locationId: g.locationId,
+  transactionInitiator: g.transactionInitiator,
+  surchargeCompliance: g.surchargeCompliance,
+  allowPartial: g.allowPartial,
+  status: g.status,
+  deleted: g.status === 'deleted',
+  paymentCount: g.paymentCount,
+  totalAmount: fromCents(g.totalCents),
+  dateCreated: g.dateCreated,
+  lastUpdated: g.lastUpdated,
+});
+
+export const paymentView = (p: Payment) => ({
+  paymentId: p.paymentId,
+  paymentGroupId: p.paymentGroupId,
+  profileId: p.profileId,
+  amount: fromCents(p.amountCents),
+  ...(p.orderId !== undefined && { orderId: p.orderId }),
+  recurring: p.recurring,
+  ...(p.allowPartial !== undefined && { allowPartial: p.allowPartial }),
+  sendEmailReceipt: p.sendEmailReceipt,
+  sendPaymentScheduledNotification: p.sendPaymentScheduledNotification,
+  ...(p.customAttributes !== undefined && { customAttributes: p.customAttributes }),
+  ...(p.fees !== undefined && { fees: p.fees.map((f) => ({ name: f.name, amount: fromCents(f.amountCents) })) }),
+  deleted: p.deleted,
+  dateCreated: p.dateCreated,
+  lastUpdated: p.lastUpdated,
+  authResponse: p.authResponse,
+  ...(p.voidOrRefundResponses !== undefined && { voidOrRefundResponses: p.voidOrRefundResponses }),
+});
+
+/** List filters of both group lists (validated query parameters). */
+export interface GroupFilter {
+  date?: string;
+  hour?: number;
+  locationId?: number;
+  pendingOnly: boolean;
+}
+
+export interface Page {
+  pageNumber: number;
+  pageSize: number;
+}
+
+/** `servicePayId` in a body must name the path's merchant, in either MID form. */
+export function assertServicePayId(
+  servicePayId: string | undefined,
+  merchant: { merchantId: string; shortId?: string },
+): void {
+  if (servicePayId === undefined) return;
+  if (servicePayId !== merchant.merchantId && servicePayId !== merchant.shortId) {
+    throw new BadRequestError(`servicePayId ${servicePayId} does not match the merchant in the path`);
+  }
+}

@@ -1,0 +1,4 @@
+import { listGroupsHandler } from '#shared/list-groups';
+
+/** GET /rest/merchants/{MID}: groups not deleted and not yet processed (pending or processing). */
+export const handler = listGroupsHandler(true);

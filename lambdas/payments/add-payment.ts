@@ -1,0 +1,19 @@
+import { assertSameId, newPayment, paymentView } from '#domain/groups';
+import { merchantRoute } from '#shared/http';
+import { newId } from '#shared/ids';
+import { addPaymentSchema, type AddPaymentInput } from '#shared/schemas';
+import { validator } from '#shared/validation';
+import { explainGroupRejection, groupStore } from '#store/groups';
+
+const parse = validator<AddPaymentInput>(addPaymentSchema);
+
+/** POST .../groups/{GroupID}/payments (alias .../transactions) */
+export const handler = merchantRoute({ body: parse }, async ({ merchant, params, body, now }) => {
+  const groupId = params.GroupID!;
+  assertSameId('paymentGroupId', body.paymentGroupId, groupId);
+  const payment = newPayment(body, { paymentGroupId: groupId, merchantId: merchant.merchantId }, newId(), now);
+  const outcome = await groupStore().addPayment(payment, now);
+  // The group is missing, not this merchant's, or no longer pending: say which.
+  if (outcome !== 'ok') await explainGroupRejection(groupId, merchant.merchantId);
+  return { status: 201, body: paymentView(payment) };
+});

@@ -1,0 +1,35 @@
+/**
+ * The DynamoDB document client, one per container. Locally the SDK is pointed at DynamoDB Local
+ * through the standard AWS_ENDPOINT_URL_DYNAMODB variable; there is no "if local" here.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+let client: DynamoDBDocumentClient | undefined;
+
+export function ddb(): DynamoDBDocumentClient {
+  client ??= DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 4 }), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return client;
+}
+
+/** Names of DynamoDB errors that mean "try again later" rather than "your request is wrong". */
+const TRANSIENT = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TransactionInProgressException',
+]);
+
+export const isTransient = (error: unknown): boolean =>
+  error instanceof Error && TRANSIENT.has(error.name);
+
+/** Reasons of a cancelled transaction, by item index ('None' where that item was fine). */
+export function cancellationCodes(error: unknown): string[] | undefined {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.map((r) => r.Code ?? 'None');
+}

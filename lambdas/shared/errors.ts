@@ -1,0 +1,54 @@
+/**
+ * Typed errors. Domain code throws these; one middleware (http.ts) maps them to the status and
+ * the `{message, responseCode}` body. Anything else is a 500 with a generic message.
+ */
+export abstract class ServiceError extends Error {
+  abstract readonly status: number;
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends ServiceError {
+  readonly status = 400;
+}
+
+/** SPEC.md: changing `sendPaymentScheduledNotification` after creation. */
+export class ImmutableFieldViolationError extends BadRequestError {
+  constructor(field: string) {
+    super(`ImmutableFieldViolation: ${field} cannot be changed after creation`);
+  }
+}
+
+export class UnauthorizedError extends ServiceError {
+  readonly status = 401;
+}
+
+export class ForbiddenError extends ServiceError {
+  readonly status = 403;
+}
+
+export class NotFoundError extends ServiceError {
+  readonly status = 404;
+}
+
+export class GroupNotFoundError extends NotFoundError {
+  constructor(groupId: string) {
+    super(`payment group ${groupId} not found`);
+  }
+}
+
+export class PaymentNotFoundError extends NotFoundError {
+  constructor(paymentId: string) {
+    super(`payment ${paymentId} not found`);
+  }
+}
+
+export class ConflictError extends ServiceError {
+  readonly status = 409;
+}
+
+export class ServiceUnavailableError extends ServiceError {
+  readonly status = 503;
+}

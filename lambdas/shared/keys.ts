@@ -1,0 +1,30 @@
+/**
+ * Key builders: every item's keys are made here and nowhere else (single-table design; see
+ * lib/table.ts for the access patterns). Every item also carries an `entity` marker.
+ */
+import { createHash } from 'node:crypto';
+
+/** Pending groups are spread over this many due-index partitions (no hot key at scale). */
+export const DUE_SHARDS = 4;
+
+
+
+export const keys = {
+  /** Merchant registry: one item per MID form (8 and 11 digits), both holding the 11-digit MID. */
+  merchant: (mid: string) => ({ pk: `MID#${mid}`, sk: 'MERCHANT' }),
+  /** A client's grant for a merchant, one item per MID form: resolution and authorization in one read. */
+  grant: (clientId: string, mid: string) => ({ pk: `CLIENT#${clientId}`, sk: `MID#${mid}` }),
+  group: (groupId: string) => ({ pk: `GROUP#${groupId}`, sk: 'GROUP' }),
+  payment: (groupId: string, paymentId: string) => ({ pk: `GROUP#${groupId}`, sk: `PAYMENT#${paymentId}` }),
+  paymentPrefix: 'PAYMENT#',
+  /** GSI1: a merchant's groups ordered by slot. */
+  merchantGroups: (merchantId: string) => `MERCHANT#${merchantId}`,
+  merchantGroupSort: (slot: string, groupId: string) => `${slot}#${groupId}`,
+  /** GSI2 (sparse): present only while a group is pending. */
+  dueShard: (groupId: string) => {
+    const shard = createHash('sha1').update(groupId).digest()[0]! % DUE_SHARDS;
+    return `DUE#${shard}`;
+  },
+  dueShards: () => Array.from({ length: DUE_SHARDS }, (_, i) => `DUE#${i}`),
+  dueSort: (slot: string, groupId: string) => `${slot}#${groupId}`,
+};

@@ -1,0 +1,401 @@
+/**
+ * Groups and their payments in DynamoDB. Every change that touches a payment and its group's
+ * totals is one transaction with conditions, so concurrent writers cannot break
+ * `paymentCount`/`totalCents`, and nothing changes once a group has left `pending`.
+ */
+import {
+  BatchWriteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { config } from '#shared/config';
+import { cancellationCodes, ddb } from '#shared/ddb';
+import { GroupNotFoundError, PaymentNotFoundError, ServiceUnavailableError } from '#shared/errors';
+import { keys } from '#shared/keys';
+import { assertPaymentsEditable, slotOf, type Group, type GroupFilter, type Page, type Payment } from '#domain/groups';
+
+/** One transaction holds at most 100 items: the group plus 99 payments. */
+export const MAX_TRANSACTIONAL_PAYMENTS = 99;
+
+type Item = Record<string, unknown>;
+
+const KEY_ATTRIBUTES = ['pk', 'sk', 'entity', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'];
+const strip = <T>(item: Item): T => {
+  const copy = { ...item };
+  for (const k of KEY_ATTRIBUTES) delete copy[k];
+  return copy as T;
+};
+
+export function groupItem(group: Group): Item {
+  const slot = slotOf(group.scheduleDate, group.scheduleHour);
+  return {
+    ...keys.group(group.paymentGroupId),
+    entity: 'group',
+    ...group,
+    gsi1pk: keys.merchantGroups(group.merchantId),
+    gsi1sk: keys.merchantGroupSort(slot, group.paymentGroupId),
+    ...(group.status === 'pending' && {
+      gsi2pk: keys.dueShard(group.paymentGroupId),
+      gsi2sk: keys.dueSort(slot, group.paymentGroupId),
+    }),
+  };
+}
+
+export const paymentItem = (payment: Payment): Item => ({
+  ...keys.payment(payment.paymentGroupId, payment.paymentId),
+  entity: 'payment',
+  ...payment,
+});
+
+/** Outcome of a conditional payment change. */
+export type WriteOutcome = 'ok' | 'group-not-editable' | 'payment-changed';
+
+export class GroupStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async getGroup(groupId: string): Promise<Group | undefined> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: keys.group(groupId) }));
+    return Item?.entity === 'group' ? strip<Group>(Item) : undefined;
+  }
+
+  async getPayment(groupId: string, paymentId: string): Promise<Payment | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.payment(groupId, paymentId) }),
+    );
+    return Item?.entity === 'payment' ? strip<Payment>(Item) : undefined;
+  }
+
+  /**
+   * Writes a new group with its payments. Up to 99 payments: one transaction. More: the payments
+   * are batch-written first and the group item last, as the commit: until it exists no read or
+   * write path can reach the payments (every path starts from the group), so the group appears
+   * whole or not at all. A failed commit removes the written payments (best effort; leftovers
+   * are unreachable).
+   */
+  async createGroup(group: Group, payments: Payment[]): Promise<void> {
+    const groupPut = {
+      TableName: this.tableName,
+      Item: groupItem(group),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    };
+    if (payments.length <= MAX_TRANSACTIONAL_PAYMENTS) {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: groupPut },
+            ...payments.map((p) => ({
+              Put: { TableName: this.tableName, Item: paymentItem(p), ConditionExpression: 'attribute_not_exists(pk)' },
+            })),
+          ],
+        }),
+      );
+      return;
+    }
+    await this.batchWrite(payments.map((p) => ({ PutRequest: { Item: paymentItem(p) } })));
+    try {
+      await this.db.send(new PutCommand(groupPut));
+    } catch (error) {
+      await this.batchWrite(
+        payments.map((p) => ({ DeleteRequest: { Key: keys.payment(p.paymentGroupId, p.paymentId) } })),
+      ).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async batchWrite(requests: Item[]): Promise<void> {
+    const chunks: Item[][] = [];
+    for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
+    const CONCURRENCY = 8;
+    let next = 0;
+    const worker = async () => {
+      while (next < chunks.length) {
+        let pending = chunks[next++]!;
+        for (let attempt = 0; pending.length > 0; attempt++) {
+          if (attempt > 8) throw new Error('batch write: unprocessed items after retries');
+          if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
+          const out = await this.db.send(
+            new BatchWriteCommand({ RequestItems: { [this.tableName]: pending as never } }),
+          );
+          pending = (out.UnprocessedItems?.[this.tableName] ?? []) as Item[];
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, chunks.length) }, worker));
+  }
+
+  /**
+   * Changes a pending group's settings (never its totals or status). Returns the group as
+   * stored after the change, or undefined when it is no longer pending.
+   */
+  async updateSettings(next: Group): Promise<Group | undefined> {
+    const slot = slotOf(next.scheduleDate, next.scheduleHour);
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.group(next.paymentGroupId),
+          UpdateExpression:
+            'SET scheduleDate = :d, scheduleHour = :h, locationId = :l, transactionInitiator = :ti, ' +
+            'surchargeCompliance = :sc, allowPartial = :ap, lastUpdated = :lu, gsi1sk = :g1, gsi2sk = :g2',
+          ConditionExpression: '#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':d': next.scheduleDate,
+            ':h': next.scheduleHour,
+            ':l': next.locationId,
+            ':ti': next.transactionInitiator,
+            ':sc': next.surchargeCompliance,
+            ':ap': next.allowPartial,
+            ':lu': next.lastUpdated,
+            ':g1': keys.merchantGroupSort(slot, next.paymentGroupId),
+            ':g2': keys.dueSort(slot, next.paymentGroupId),
+            ':pending': 'pending',
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return strip<Group>(Attributes!);
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return undefined;
+      throw error;
+    }
+  }
+
+  /** Marks a pending group deleted and takes it out of the due index. False if not pending. */
+  async markDeleted(groupId: string, now: Date): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.group(groupId),
+          UpdateExpression: 'SET #status = :deleted, lastUpdated = :now REMOVE gsi2pk, gsi2sk',
+          ConditionExpression: '#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':deleted': 'deleted', ':pending': 'pending', ':now': now.toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+
+  /** The group-side half of every payment change: totals move only while it is pending. */
+  private groupTotals(group: Pick<Group, 'paymentGroupId' | 'merchantId'>, countDelta: number, centsDelta: number, now: Date) {
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.group(group.paymentGroupId),
+        UpdateExpression: 'ADD paymentCount :c, totalCents :t SET lastUpdated = :now',
+        ConditionExpression: '#status = :pending AND merchantId = :m',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':c': countDelta,
+          ':t': centsDelta,
+          ':now': now.toISOString(),
+          ':pending': 'pending',
+          ':m': group.merchantId,
+        },
+      },
+    };
+  }
+
+  private async transact(items: object[], paymentIndex: number, groupIndex: number): Promise<WriteOutcome> {
+    try {
+      await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
+      return 'ok';
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[groupIndex] === 'ConditionalCheckFailed') return 'group-not-editable';
+      if (codes?.[paymentIndex] === 'ConditionalCheckFailed') return 'payment-changed';
+      throw error;
+    }
+  }
+
+  async addPayment(payment: Payment, now: Date): Promise<WriteOutcome> {
+    return this.transact(
+      [
+        { Put: { TableName: this.tableName, Item: paymentItem(payment), ConditionExpression: 'attribute_not_exists(pk)' } },
+        this.groupTotals(payment, 1, payment.amountCents, now),
+      ],
+      0,
+      1,
+    );
+  }
+
+  /** Replaces a payment if it is still as read (same amount, not deleted). */
+  async replacePayment(previous: Payment, next: Payment, now: Date): Promise<WriteOutcome> {
+    return this.transact(
+      [
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: paymentItem(next),
+            ConditionExpression: 'amountCents = :old AND deleted = :false AND lastUpdated = :lu',
+            ExpressionAttributeValues: { ':old': previous.amountCents, ':false': false, ':lu': previous.lastUpdated },
+          },
+        },
+        this.groupTotals(next, 0, next.amountCents - previous.amountCents, now),
+      ],
+      0,
+      1,
+    );
+  }
+
+  async softDeletePayment(previous: Payment, now: Date): Promise<WriteOutcome> {
+    return this.transact(
+      [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: keys.payment(previous.paymentGroupId, previous.paymentId),
+            UpdateExpression: 'SET deleted = :true, lastUpdated = :now',
+            ConditionExpression: 'deleted = :false AND amountCents = :old',
+            ExpressionAttributeValues: { ':true': true, ':false': false, ':now': now.toISOString(), ':old': previous.amountCents },
+          },
+        },
+        this.groupTotals(previous, -1, -previous.amountCents, now),
+      ],
+      0,
+      1,
+    );
+  }
+
+  /** All payments of a group, deleted ones included, in creation order (UUIDv7 ids). */
+  async listPayments(groupId: string): Promise<Payment[]> {
+    const items = await this.queryAll({
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':p': keys.paymentPrefix },
+    });
+    return items.map((i) => strip<Payment>(i));
+  }
+
+  private async queryAll(input: QueryCommandInput): Promise<Item[]> {
+    const items: Item[] = [];
+    let ExclusiveStartKey: Item | undefined;
+    do {
+      const out = await this.db.send(new QueryCommand({ ...input, ExclusiveStartKey }));
+      items.push(...(out.Items ?? []));
+      ExclusiveStartKey = out.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items;
+  }
+
+  /** A merchant's groups by slot (GSI1): one Query, filters on the key where they can be. */
+  private groupQuery(merchantId: string, filter: GroupFilter): QueryCommandInput {
+    const values: Record<string, unknown> = { ':m': keys.merchantGroups(merchantId) };
+    const names: Record<string, string> = {};
+    let keyCondition = 'gsi1pk = :m';
+    if (filter.date !== undefined) {
+      keyCondition += ' AND begins_with(gsi1sk, :slot)';
+      values[':slot'] = filter.hour !== undefined ? `${slotOf(filter.date, filter.hour)}#` : `${filter.date}T`;
+    }
+    const filters: string[] = [];
+    if (filter.hour !== undefined && filter.date === undefined) {
+      filters.push('scheduleHour = :h');
+      values[':h'] = filter.hour;
+    }
+    if (filter.locationId !== undefined) {
+      filters.push('locationId = :l');
+      values[':l'] = filter.locationId;
+    }
+    if (filter.pendingOnly) {
+      filters.push('#status IN (:pending, :processing)');
+      names['#status'] = 'status';
+      values[':pending'] = 'pending';
+      values[':processing'] = 'processing';
+    }
+    return {
+      TableName: this.tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: keyCondition,
+      ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
+      ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+      ExpressionAttributeValues: values,
+    };
+  }
+
+  async listGroups(merchantId: string, filter: GroupFilter): Promise<Group[]> {
+    return (await this.queryAll(this.groupQuery(merchantId, filter))).map((i) => strip<Group>(i));
+  }
+
+  /**
+   * One page of a merchant's groups and the total count. Items are read up to the end of the
+   * page; the rest of the range is only counted (Select COUNT), not transferred.
+   */
+  async pageGroups(merchantId: string, filter: GroupFilter, page: Page): Promise<{ items: Group[]; total: number }> {
+    const input = this.groupQuery(merchantId, filter);
+    const start = (page.pageNumber - 1) * page.pageSize;
+    const end = start + page.pageSize;
+    const items: Item[] = [];
+    let seen = 0;
+    let ExclusiveStartKey: Item | undefined;
+    do {
+      const counting = seen >= end;
+      const out = await this.db.send(
+        new QueryCommand({
+          ...input,
+          ExclusiveStartKey,
+          ...(counting ? { Select: 'COUNT' } : { Limit: Math.max(end - seen, 25) }),
+        }),
+      );
+      if (!counting) {
+        for (const item of out.Items ?? []) {
+          if (seen >= start && seen < end) items.push(item);
+          seen++;
+        }
+      } else {
+        seen += out.Count ?? 0;
+      }
+      ExclusiveStartKey = out.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return { items: items.map((i) => strip<Group>(i)), total: seen };
+  }
+}
+
+let store: GroupStore | undefined;
+
+/** The container's store, on the configured table. */
+export function groupStore(): GroupStore {
+  store ??= new GroupStore(ddb(), config().tableName);
+  return store;
+}
+
+/** The group if it exists and belongs to this merchant; 404 otherwise (no existence leak). */
+export async function requireGroup(groupId: string, merchantId: string): Promise<Group> {
+  const group = await groupStore().getGroup(groupId);
+  if (!group || group.merchantId !== merchantId) throw new GroupNotFoundError(groupId);
+  return group;
+}
+
+/** The payment if it exists under this merchant and group; 404 otherwise. */
+export async function requirePayment(groupId: string, paymentId: string, merchantId: string): Promise<Payment> {
+  const payment = await groupStore().getPayment(groupId, paymentId);
+  if (!payment || payment.merchantId !== merchantId) throw new PaymentNotFoundError(paymentId);
+  return payment;
+}
+
+/**
+ * Throws the error that explains why a group refused a payment change: 404 when it is not this
+ * merchant's, 400 when it is not pending, 503 when it changed back and forth under us.
+ */
+export async function explainGroupRejection(groupId: string, merchantId: string): Promise<never> {
+  assertPaymentsEditable(await requireGroup(groupId, merchantId));
+  throw new ServiceUnavailableError('the group changed concurrently; retry the request');
+}
+
+/** Optimistic-concurrency attempts before a request gives up with 503. */
+export const MAX_ATTEMPTS = 5;
+export const tooMuchContention = (): never => {
+  throw new ServiceUnavailableError('too many concurrent changes to this resource; retry the request');
+};

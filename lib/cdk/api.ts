@@ -1,0 +1,217 @@
+/**
+ * The REST API, built by iterating the route table (lib/routes.ts): one resource per path, one
+ * Lambda function per distinct handler module, one Cognito-authorized method per route, and
+ * gateway responses that answer API Gateway's own errors with the service's error body.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import type * as cognito from 'aws-cdk-lib/aws-cognito';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { handlerModules, routes, type Route } from '../routes';
+import { apiScope, type Stage } from '../stage';
+import { bindTable, handlerSlug, logRetention, SERVICE_NAME, ServiceFunction } from './service-function';
+
+/**
+ * API Gateway's own error responses (authorizer refusals, unknown paths, throttling, ...) with the
+ * status each answers and, where the gateway's message would mislead, a fixed message.
+ */
+export const GATEWAY_ERROR_RESPONSES: readonly {
+  readonly type: apigw.ResponseType;
+  readonly status: number;
+  readonly message?: string;
+}[] = [
+  { type: apigw.ResponseType.BAD_REQUEST_BODY, status: 400 },
+  { type: apigw.ResponseType.BAD_REQUEST_PARAMETERS, status: 400 },
+  // Missing, malformed or expired bearer token (SPEC: 401); AWS's troubleshooting guide lists a
+  // token without the method's scope among the causes of this response too.
+  { type: apigw.ResponseType.UNAUTHORIZED, status: 401 },
+  { type: apigw.ResponseType.EXPIRED_TOKEN, status: 401 },
+  { type: apigw.ResponseType.ACCESS_DENIED, status: 403 },
+  { type: apigw.ResponseType.INVALID_API_KEY, status: 403 },
+  { type: apigw.ResponseType.INVALID_SIGNATURE, status: 403 },
+  { type: apigw.ResponseType.WAF_FILTERED, status: 403 },
+  // With a Cognito authorizer on every method, a missing token is UNAUTHORIZED (401). This type
+  // is what API Gateway answers for a path or method no route has (its default is a misleading
+  // 403 "Missing Authentication Token"), so it is the service's 404.
+  { type: apigw.ResponseType.MISSING_AUTHENTICATION_TOKEN, status: 404, message: 'not found' },
+  { type: apigw.ResponseType.RESOURCE_NOT_FOUND, status: 404 },
+  { type: apigw.ResponseType.REQUEST_TOO_LARGE, status: 413 },
+  { type: apigw.ResponseType.UNSUPPORTED_MEDIA_TYPE, status: 415 },
+  { type: apigw.ResponseType.THROTTLED, status: 429 },
+  { type: apigw.ResponseType.QUOTA_EXCEEDED, status: 429 },
+  // Every 4xx/5xx type is listed, so the defaults catch only types API Gateway adds later; they
+  // fix the status so that it always equals the body's responseCode.
+  { type: apigw.ResponseType.DEFAULT_4XX, status: 400 },
+  { type: apigw.ResponseType.API_CONFIGURATION_ERROR, status: 500 },
+  { type: apigw.ResponseType.AUTHORIZER_CONFIGURATION_ERROR, status: 500 },
+  { type: apigw.ResponseType.AUTHORIZER_FAILURE, status: 500 },
+  { type: apigw.ResponseType.INTEGRATION_FAILURE, status: 504 },
+  { type: apigw.ResponseType.INTEGRATION_TIMEOUT, status: 504 },
+  { type: apigw.ResponseType.DEFAULT_5XX, status: 500 },
+];
+
+/**
+ * The service's error body `{message, responseCode}` as a gateway response template.
+ * `$context.error.messageString` is the gateway's message already quoted as a JSON string.
+ */
+export const errorBodyTemplate = (status: number, message?: string): string =>
+  `{"message":${message === undefined ? '$context.error.messageString' : JSON.stringify(message)},"responseCode":${status}}`;
+
+export interface ServiceApiProps {
+  readonly stage: Stage;
+  /** The service table: every function gets its name (TABLE_NAME) and read/write access to it. */
+  readonly table: ITable;
+  /** The pool whose access tokens the authorizer accepts. */
+  readonly userPool: cognito.IUserPool;
+  /**
+   * Steady-state request rate limit of the stage, requests per second.
+   * @default 100
+   */
+  readonly throttlingRateLimit?: number;
+  /**
+   * Burst limit of the stage, requests.
+   * @default 200
+   */
+  readonly throttlingBurstLimit?: number;
+  /**
+   * Create the account-level role API Gateway needs to write access logs. It is one setting per
+   * account and region: pass false where another stack or an administrator already set it.
+   * @default true
+   */
+  readonly cloudWatchRole?: boolean;
+  /**
+   * Called once per handler module after its function is created and bound to the table: the
+   * place for extra environment variables and grants of one handler, e.g. a trigger's
+   * states:StartExecution outside prod. Routes with `nonProdOnly` get nothing extra here.
+   * @default - no extra configuration
+   */
+  readonly configureFunction?: (fn: NodejsFunction, handler: string, routes: readonly Route[]) => void;
+}
+
+export class ServiceApi extends Construct {
+  readonly api: apigw.RestApi;
+  readonly authorizer: apigw.CognitoUserPoolsAuthorizer;
+  readonly accessLogGroup: logs.LogGroup;
+  /** One function per handler module (`groups/create-group` → its function). */
+  readonly functions: ReadonlyMap<string, NodejsFunction>;
+
+  constructor(scope: Construct, id: string, props: ServiceApiProps) {
+    super(scope, id);
+    const { stage } = props;
+    const prod = stage === 'prod';
+
+    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
+      retention: logRetention(stage),
+      removalPolicy: prod ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+
+    this.api = new apigw.RestApi(this, 'RestApi', {
+      restApiName: `${SERVICE_NAME}-${stage}`,
+      description: `Scheduled Payments Service (${stage})`,
+      // Callers are servers, not browsers: a regional endpoint, no CloudFront hop.
+      endpointTypes: [apigw.EndpointType.REGIONAL],
+      cloudWatchRole: props.cloudWatchRole ?? true,
+      // The role is shared by every API of the account and region: never delete it with a stack.
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: stage,
+        throttlingRateLimit: props.throttlingRateLimit ?? 100,
+        throttlingBurstLimit: props.throttlingBurstLimit ?? 200,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        // Execution logging stays off: with data tracing it would log request bodies, and
+        // payor bodies carry card numbers. Access logs carry what operators need.
+        accessLogDestination: new apigw.LogGroupLogDestination(this.accessLogGroup),
+        accessLogFormat: accessLogFormat(),
+      },
+    });
+
+    // TLS (SPEC.md "Authentication" 6: TLS 1.2 or higher). The default execute-api endpoint of a
+    // REST API without a security policy accepts TLS 1.0 (regional and edge-optimized alike; only
+    // private APIs default to TLS 1.2), so pin one: TLS 1.3 and 1.2 with modern ciphers only.
+    // Enhanced policies need an endpoint access mode; BASIC keeps request routing unchanged.
+    const cfnApi = this.api.node.defaultChild as apigw.CfnRestApi;
+    cfnApi.securityPolicy = 'SecurityPolicy_TLS13_1_2_2021_06';
+    cfnApi.endpointAccessMode = 'BASIC';
+
+    this.authorizer = new apigw.CognitoUserPoolsAuthorizer(this, 'Authorizer', {
+      authorizerName: `${SERVICE_NAME}-${stage}-cognito`,
+      cognitoUserPools: [props.userPool],
+      identitySource: apigw.IdentitySource.header('Authorization'),
+    });
+
+    for (const { type, status, message } of GATEWAY_ERROR_RESPONSES) {
+      this.api.addGatewayResponse(`GatewayResponse${type.responseType}`, {
+        type,
+        statusCode: String(status),
+        responseHeaders: {
+          'Content-Type': "'application/json'",
+          ...(status === 401 ? { 'WWW-Authenticate': "'Bearer'" } : {}),
+        },
+        templates: { 'application/json': errorBodyTemplate(status, message) },
+      });
+    }
+
+    const functions = new Map<string, NodejsFunction>();
+    const integrations = new Map<string, apigw.LambdaIntegration>();
+    const fnScope = new Construct(this, 'Functions');
+    for (const handler of handlerModules()) {
+      const { fn } = new ServiceFunction(fnScope, handlerSlug(handler), { handler, stage });
+      bindTable(fn, props.table, 'readWrite');
+      props.configureFunction?.(
+        fn,
+        handler,
+        routes.filter((r) => r.handler === handler),
+      );
+      functions.set(handler, fn);
+      // The console's "test invoke" is not used; skipping it halves the function's resource policy.
+      integrations.set(handler, new apigw.LambdaIntegration(fn, { allowTestInvoke: false }));
+    }
+    this.functions = functions;
+
+    const scopes = [apiScope(stage)];
+    for (const route of routes) {
+      const integration = integrations.get(route.handler);
+      if (integration === undefined) throw new Error(`no function for handler ${route.handler}`);
+      this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
+        operationName: route.id,
+        authorizer: this.authorizer,
+        // Stated explicitly: with scopes the authorizer validates access tokens (which carry no
+        // `aud`), and CDK drops authorizationScopes unless the type is COGNITO.
+        authorizationType: apigw.AuthorizationType.COGNITO,
+        authorizationScopes: scopes,
+      });
+    }
+  }
+}
+
+/** One JSON object per request; no bodies, no tokens. */
+function accessLogFormat(): apigw.AccessLogFormat {
+  const f = apigw.AccessLogField;
+  return apigw.AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: f.contextRequestId(),
+      extendedRequestId: f.contextExtendedRequestId(),
+      requestTime: f.contextRequestTime(),
+      ip: f.contextIdentitySourceIp(),
+      userAgent: f.contextIdentityUserAgent(),
+      httpMethod: f.contextHttpMethod(),
+      resourcePath: f.contextResourcePath(),
+      path: f.contextPath(),
+      protocol: f.contextProtocol(),
+      tlsVersion: '$context.tlsVersion',
+      status: f.contextStatus(),
+      responseLength: f.contextResponseLength(),
+      responseLatency: f.contextResponseLatency(),
+      integrationLatency: f.contextIntegrationLatency(),
+      errorMessage: f.contextErrorMessage(),
+      errorResponseType: f.contextErrorResponseType(),
+      authorizerError: f.contextAuthorizerError(),
+      clientId: f.contextAuthorizerClaims('client_id'),
+      xrayTraceId: f.contextXrayTraceId(),
+    }),
+  );
+}

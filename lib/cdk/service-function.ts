@@ -1,0 +1,126 @@
+/**
+ * The one Lambda function construct of the service: every handler gets the same runtime,
+ * architecture, bundling, tracing and log retention, and permissions are added only through the
+ * `bind*` helpers below, which pair an environment variable with the IAM grant it needs.
+ */
+import * as path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import type { Stage } from '../stage';
+
+/** Repository root: `lambdas/`, `package.json` and `package-lock.json` live here. */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+/** Service name: Powertools service name, physical-name prefix and `service` tag. */
+export const SERVICE_NAME = 'scheduled-payments';
+
+/** Log retention of a stage's function and access logs. */
+export const logRetention = (stage: Stage): logs.RetentionDays =>
+  stage === 'prod' ? logs.RetentionDays.SIX_MONTHS : logs.RetentionDays.ONE_MONTH;
+
+/** Absolute path of a handler module (`groups/create-group` → `<repo>/lambdas/groups/create-group.ts`). */
+export const handlerEntry = (handler: string): string => path.join(REPO_ROOT, 'lambdas', `${handler}.ts`);
+
+/** `groups/create-group` → `groups-create-group`, for physical names. */
+export const handlerSlug = (handler: string): string => handler.replace(/[^A-Za-z0-9]+/g, '-');
+
+export interface ServiceFunctionProps {
+  /** Handler module under `lambdas/`, without extension, e.g. `groups/create-group`. */
+  readonly handler: string;
+  readonly stage: Stage;
+  /**
+   * Function timeout. API handlers do a handful of DynamoDB calls; 10 s is far above their
+   * latency yet well below API Gateway's 29 s integration timeout, so a stuck call ends as a
+   * function error the service maps to 500 instead of a gateway 504, and costs 10 s at most.
+   * @default Duration.seconds(10)
+   */
+  readonly timeout?: Duration;
+  /**
+   * Memory in MB; Lambda allots CPU in proportion, and 512 MB keeps cold starts short.
+   * @default 512
+   */
+  readonly memorySize?: number;
+  /**
+   * Extra environment variables (the defaults below are always set).
+   * @default - none
+   */
+  readonly environment?: Record<string, string>;
+  /** @default - `<handler> (<stage>)` */
+  readonly description?: string;
+  /** @default - `scheduled-payments-<stage>-<handler slug>` */
+  readonly functionName?: string;
+}
+
+/** A NodejsFunction with the service defaults and its own log group. */
+export class ServiceFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const { handler, stage } = props;
+    const prod = stage === 'prod';
+    const functionName = props.functionName ?? `${SERVICE_NAME}-${stage}-${handlerSlug(handler)}`;
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      logGroupName: `/aws/lambda/${functionName}`,
+      retention: logRetention(stage),
+      // Keep production logs when the stack goes; dev logs go with it.
+      removalPolicy: prod ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      functionName,
+      description: props.description ?? `${handler} (${stage})`,
+      entry: handlerEntry(handler),
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      timeout: props.timeout ?? Duration.seconds(10),
+      memorySize: props.memorySize ?? 512,
+      tracing: lambda.Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        // Stack traces point at the TypeScript sources through the bundled source maps.
+        NODE_OPTIONS: '--enable-source-maps',
+        SERVICE_STAGE: stage,
+        ...props.environment,
+      },
+      bundling: {
+        // esbuild from node_modules; no Docker. It resolves the package.json "imports" aliases.
+        format: OutputFormat.CJS,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        // Source maps give file and line; shipping the sources as well would only add size.
+        sourcesContent: false,
+        // The Node.js 22 runtime provides AWS SDK v3; bundling our own would only add size.
+        externalModules: ['@aws-sdk/*'],
+      },
+    });
+  }
+}
+
+export type TableAccess = 'read' | 'write' | 'readWrite';
+
+/** Give a function the table: its name in `envName` and exactly the data-plane grant asked for. */
+export function bindTable(fn: lambda.Function, table: ITable, access: TableAccess, envName = 'TABLE_NAME'): void {
+  fn.addEnvironment(envName, table.tableName);
+  if (access === 'read') table.grantReadData(fn);
+  else if (access === 'write') table.grantWriteData(fn);
+  else table.grantReadWriteData(fn);
+}
+
+/** Let a function start executions of a state machine named by `envName`. */
+export function bindStateMachine(fn: lambda.Function, stateMachine: IStateMachine, envName = 'STATE_MACHINE_ARN'): void {
+  fn.addEnvironment(envName, stateMachine.stateMachineArn);
+  stateMachine.grantStartExecution(fn);
+}

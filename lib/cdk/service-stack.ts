@@ -1,0 +1,67 @@
+/** One stage of the service: table, authentication and API in one stack. */
+import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { Stage } from '../stage';
+import { ServiceApi, type ServiceApiProps } from './api';
+import { ServiceAuth } from './auth';
+import { SERVICE_NAME } from './service-function';
+import { ServiceTable } from './table';
+
+export interface ServiceStackProps extends StackProps {
+  /** The stage this stack deploys: names, retention and protection follow it. */
+  readonly stage: Stage;
+  /**
+   * Suffix of the Cognito domain prefix `scheduled-payments-<stage>-<suffix>`.
+   * @default - derived from the stack id (see ServiceAuthProps.domainSuffix)
+   */
+  readonly authDomainSuffix?: string;
+  /**
+   * Create API Gateway's account-level CloudWatch Logs role (needed for access logs).
+   * @default true
+   */
+  readonly apiCloudWatchRole?: boolean;
+  /**
+   * Per-handler extra configuration, passed to the API construct.
+   * @default - none
+   */
+  readonly configureFunction?: ServiceApiProps['configureFunction'];
+  /** @default - true in prod, false otherwise */
+  readonly terminationProtection?: boolean;
+}
+
+export class ServiceStack extends Stack {
+  readonly stage: Stage;
+  readonly table: ServiceTable;
+  readonly auth: ServiceAuth;
+  readonly api: ServiceApi;
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    const prod = props.stage === 'prod';
+    super(scope, id, {
+      description: `Scheduled Payments Service (${props.stage})`,
+      ...props,
+      terminationProtection: props.terminationProtection ?? prod,
+    });
+    this.stage = props.stage;
+    Tags.of(this).add('service', SERVICE_NAME);
+    Tags.of(this).add('stage', props.stage);
+
+    this.table = new ServiceTable(this, 'Data', { stage: props.stage });
+    this.auth = new ServiceAuth(this, 'Auth', { stage: props.stage, domainSuffix: props.authDomainSuffix });
+    this.api = new ServiceApi(this, 'Api', {
+      stage: props.stage,
+      table: this.table.table,
+      userPool: this.auth.userPool,
+      cloudWatchRole: props.apiCloudWatchRole,
+      configureFunction: props.configureFunction,
+    });
+
+    const output = (name: string, value: string, description: string): CfnOutput =>
+      new CfnOutput(this, name, { value, description });
+    output('ApiUrl', this.api.api.url, 'Base URL of the API ({base_url}), stage path included');
+    output('TableName', this.table.table.tableName, 'DynamoDB table');
+    output('UserPoolId', this.auth.userPool.userPoolId, 'Cognito user pool of the API clients');
+    output('TokenUrl', this.auth.tokenUrl, 'OAuth 2.0 token endpoint (client_credentials)');
+    output('ClientId', this.auth.client.userPoolClientId, 'App client id; its secret: aws cognito-idp describe-user-pool-client');
+  }
+}

@@ -1,0 +1,51 @@
+/** The service's single DynamoDB table, built from the one table definition in lib/table.ts. */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import type { Stage } from '../stage';
+import { tableDef, tableName, type KeyDef } from '../table';
+
+const attribute = (key: KeyDef): dynamodb.Attribute => ({
+  name: key.name,
+  type: key.type === 'S' ? dynamodb.AttributeType.STRING : dynamodb.AttributeType.NUMBER,
+});
+
+export interface ServiceTableProps {
+  readonly stage: Stage;
+  /**
+   * Keep the table (and refuse its deletion) when the stack or the resource goes away.
+   * @default - true in prod, false otherwise
+   */
+  readonly retain?: boolean;
+}
+
+export class ServiceTable extends Construct {
+  readonly table: dynamodb.Table;
+
+  constructor(scope: Construct, id: string, props: ServiceTableProps) {
+    super(scope, id);
+    const retain = props.retain ?? props.stage === 'prod';
+
+    this.table = new dynamodb.Table(this, 'Table', {
+      tableName: tableName(props.stage),
+      partitionKey: attribute(tableDef.partitionKey),
+      sortKey: attribute(tableDef.sortKey),
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      stream: dynamodb.StreamViewType[tableDef.stream],
+      timeToLiveAttribute: tableDef.timeToLiveAttribute,
+      // Payment records: recovery to any second of the last 35 days on every stage.
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: retain,
+      removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+
+    for (const index of tableDef.globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: attribute(index.partitionKey),
+        sortKey: attribute(index.sortKey),
+        projectionType: dynamodb.ProjectionType.ALL,
+      });
+    }
+  }
+}

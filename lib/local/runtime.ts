@@ -1,0 +1,115 @@
+/**
+ * The whole service on this machine (DESIGN.md 2): DynamoDB Local with the service table and
+ * seeded identities, the API from the route table behind a local Cognito-style authorizer, and
+ * the token endpoint. Used by `npm start` (bin/local.ts), the end-to-end tests and the bench.
+ */
+import { writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Server } from 'node:http';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { routes } from '../routes';
+import { apiScope, parseStage, type Stage } from '../stage';
+import { tableName as tableNameOf } from '../table';
+import { loadOrCreateKey, tokenIssuer } from './auth';
+import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { createHttpServer, type ApiHandler, type LocalRoute } from './http-server';
+import { localClients, localMerchants } from './identities';
+import { ensureTable } from './table';
+import { MerchantRegistry } from '../../lambdas/shared/merchants';
+
+export interface RuntimeOptions {
+  port: number;
+  stage?: Stage;
+  /** Where data (database, signing key, runtime.json) lives; default `.data`. */
+  dataDir?: string;
+  /** Keep DynamoDB data in memory only (tests). */
+  inMemory?: boolean;
+}
+
+export interface Runtime {
+  readonly url: string;
+  readonly dynamodbEndpoint: string;
+  readonly tableName: string;
+  stop(): Promise<void>;
+}
+
+/** What `npm run admin -- --local` and tests read to find a running local runtime. */
+export const runtimeFile = (dataDir: string) => join(dataDir, 'runtime.json');
+
+export function localAwsEnv(dynamodbEndpoint: string): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
+    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  };
+}
+
+export async function seedIdentities(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
+  const registry = new MerchantRegistry(db, tableName);
+  for (const merchant of localMerchants) await registry.register(merchant);
+  for (const client of localClients) for (const mid of client.merchants) await registry.grant(client.clientId, mid);
+}
+
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const stage = options.stage ?? 'dev';
+  const dataDir = resolve(options.dataDir ?? '.data');
+  mkdirSync(dataDir, { recursive: true });
+  const tableName = tableNameOf(`local-${stage}`);
+
+  const dynamo: DynamoDbLocal = await startDynamoDbLocal(options.inMemory ? {} : { dataDir: join(dataDir, 'dynamodb') });
+  let server: Server | undefined;
+  try {
+    Object.assign(process.env, localAwsEnv(dynamo.endpoint), {
+      TABLE_NAME: tableName,
+      SERVICE_STAGE: stage,
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    });
+    const client = new DynamoDBClient({});
+    await ensureTable(client, tableName);
+    await seedIdentities(DynamoDBDocumentClient.from(client), tableName);
+    client.destroy();
+
+    const handlers = new Map<string, ApiHandler>();
+    for (const module of new Set(routes.map((r) => r.handler))) {
+      const loaded = (await import(`../../lambdas/${module}`)) as { handler: ApiHandler };
+      handlers.set(module, loaded.handler);
+    }
+
+    const url = `http://127.0.0.1:${options.port}`;
+    const key = await loadOrCreateKey(join(dataDir, 'local-signing-key.json'));
+    const issuer = tokenIssuer(key, `${url}/local-user-pool`, apiScope(parseStage(stage)), localClients);
+    const localRoutes = new Map<string, LocalRoute>([
+      ['POST /oauth2/token', (req, body) => issuer.token(req.headers, body)],
+    ]);
+    server = createHttpServer({ routes, handlers, issuer, stage, localRoutes });
+    await new Promise<void>((ok, fail) => {
+      server!.once('error', fail);
+      server!.listen(options.port, '127.0.0.1', () => ok());
+    });
+    server.keepAliveTimeout = 65_000;
+
+    writeFileSync(
+      runtimeFile(dataDir),
+      JSON.stringify({ url, dynamodbEndpoint: dynamo.endpoint, tableName, stage, pid: process.pid }, null, 2),
+    );
+    return {
+      url,
+      dynamodbEndpoint: dynamo.endpoint,
+      tableName,
+      async stop() {
+        await new Promise<void>((ok) => {
+          server!.close(() => ok());
+          server!.closeAllConnections();
+        });
+        await dynamo.stop();
+        rmSync(runtimeFile(dataDir), { force: true });
+      },
+    };
+  } catch (error) {
+    server?.close();
+    await dynamo.stop();
+    throw error;
+  }
+}
