@@ -10,11 +10,19 @@ module.exports = {
     {
       ...base,
       displayName: 'integration',
+      testTimeout: 60_000,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/ddb-global-setup.ts',
       globalTeardown: '<rootDir>/test/support/ddb-global-teardown.ts',
     },
     { ...base, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
-    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+    {
+      ...base,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/e2e-global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/e2e-global-teardown.ts',
+      testTimeout: 60_000,
+    },
   ],
 };

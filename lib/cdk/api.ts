@@ -129,6 +129,9 @@ export class ServiceApi extends Construct {
       },
     });
 
+    // The stack outputs the URL as ApiUrl; RestApi's own output would repeat it.
+    this.api.node.tryRemoveChild('Endpoint');
+
     // TLS (SPEC.md "Authentication" 6: TLS 1.2 or higher). The default execute-api endpoint of a
     // REST API without a security policy accepts TLS 1.0 (regional and edge-optimized alike; only
     // private APIs default to TLS 1.2), so pin one: TLS 1.3 and 1.2 with modern ciphers only.

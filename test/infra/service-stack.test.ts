@@ -1,0 +1,390 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { handlerModules, routes } from '../../lib/routes';
+import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../../lib/stage';
+import { tableDef, tableName } from '../../lib/table';
+import type { ServiceStack } from '../../lib/cdk/service-stack';
+import { flatten, props, resourcesOf, synthStage, type Resource } from './synth';
+
+/** Every gateway response type API Gateway has (REST APIs), with the status the service wants. */
+const EXPECTED_GATEWAY_STATUS: Record<string, number> = {
+  BAD_REQUEST_BODY: 400,
+  BAD_REQUEST_PARAMETERS: 400,
+  UNAUTHORIZED: 401,
+  EXPIRED_TOKEN: 401,
+  ACCESS_DENIED: 403,
+  INVALID_API_KEY: 403,
+  INVALID_SIGNATURE: 403,
+  WAF_FILTERED: 403,
+  MISSING_AUTHENTICATION_TOKEN: 404,
+  RESOURCE_NOT_FOUND: 404,
+  REQUEST_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  THROTTLED: 429,
+  QUOTA_EXCEEDED: 429,
+  DEFAULT_4XX: 400,
+  API_CONFIGURATION_ERROR: 500,
+  AUTHORIZER_CONFIGURATION_ERROR: 500,
+  AUTHORIZER_FAILURE: 500,
+  INTEGRATION_FAILURE: 504,
+  INTEGRATION_TIMEOUT: 504,
+  DEFAULT_5XX: 500,
+};
+
+const only = (record: Record<string, Resource>): [string, Resource] => {
+  const entries = Object.entries(record);
+  expect(entries).toHaveLength(1);
+  return entries[0] as [string, Resource];
+};
+
+/** Full path of every AWS::ApiGateway::Resource, by logical id, from the ParentId/PathPart chain. */
+function resourcePaths(template: Template): Map<string, string> {
+  const resources = resourcesOf(template, 'AWS::ApiGateway::Resource');
+  const paths = new Map<string, string>();
+  const pathOf = (id: string): string => {
+    const known = paths.get(id);
+    if (known !== undefined) return known;
+    const resource = resources[id];
+    if (resource === undefined) throw new Error(`no resource ${id}`);
+    const parent = props(resource).ParentId as { Ref?: string };
+    // A parent that is not a Ref is the API's RootResourceId.
+    const path = `${parent.Ref === undefined ? '' : pathOf(parent.Ref)}/${String(props(resource).PathPart)}`;
+    paths.set(id, path);
+    return path;
+  };
+  for (const id of Object.keys(resources)) pathOf(id);
+  return paths;
+}
+
+/** Logical id of the function of each handler module, found by its physical name. */
+function functionIds(template: Template, stage: Stage): Map<string, string> {
+  const byName = new Map(
+    Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).map(([id, r]) => [props(r).FunctionName, id]),
+  );
+  return new Map(
+    handlerModules().map((handler) => {
+      const id = byName.get(`scheduled-payments-${stage}-${handler.replace(/\//g, '-')}`);
+      if (id === undefined) throw new Error(`no function for ${handler}`);
+      return [handler, id];
+    }),
+  );
+}
+
+describe.each([
+  { stage: 'dev' as const, retain: false, retentionDays: 30 },
+  { stage: 'prod' as const, retain: true, retentionDays: 180 },
+])('ScheduledPayments-$stage', ({ stage, retain, retentionDays }) => {
+  let stack: ServiceStack;
+  let template: Template;
+  let tableId: string;
+  let poolId: string;
+  beforeAll(() => {
+    ({ stack, template } = synthStage(stage));
+    [tableId] = only(resourcesOf(template, 'AWS::DynamoDB::Table'));
+    [poolId] = only(resourcesOf(template, 'AWS::Cognito::UserPool'));
+  });
+
+  describe('API', () => {
+    it('has exactly one method per route, on the route path, Cognito-authorized with the API scope', () => {
+      const paths = resourcePaths(template);
+      const fnIds = functionIds(template, stage);
+      const [authorizerId] = only(resourcesOf(template, 'AWS::ApiGateway::Authorizer'));
+      const methods = Object.values(resourcesOf(template, 'AWS::ApiGateway::Method')).map((m) => {
+        const p = props(m);
+        const resourceId = (p.ResourceId as { Ref?: string }).Ref;
+        return { ...p, path: resourceId === undefined ? '/' : paths.get(resourceId) };
+      });
+
+      const key = (method: unknown, path: unknown): string => `${String(method)} ${String(path)}`;
+      expect(methods.map((m) => key(m.HttpMethod, m.path)).sort()).toEqual(
+        routes.map((r) => key(r.method, r.path)).sort(),
+      );
+      for (const route of routes) {
+        const method = methods.find((m) => m.HttpMethod === route.method && m.path === route.path);
+        expect(method).toMatchObject({
+          AuthorizationType: 'COGNITO_USER_POOLS',
+          AuthorizationScopes: [apiScope(stage)],
+          AuthorizerId: { Ref: authorizerId },
+          OperationName: route.id,
+          Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+        });
+        const uri = flatten((method?.Integration as { Uri: unknown }).Uri);
+        expect(uri).toContain(`:lambda:path/2015-03-31/functions/\${${fnIds.get(route.handler)}.Arn}/invocations`);
+      }
+    });
+
+    it('has a Cognito user pools authorizer on the Authorization header, pointing at the pool', () => {
+      const [, authorizer] = only(resourcesOf(template, 'AWS::ApiGateway::Authorizer'));
+      expect(props(authorizer)).toMatchObject({
+        Type: 'COGNITO_USER_POOLS',
+        IdentitySource: 'method.request.header.Authorization',
+        ProviderARNs: [{ 'Fn::GetAtt': [poolId, 'Arn'] }],
+      });
+    });
+
+    it('lets API Gateway invoke each function only for its own routes on this stage', () => {
+      const fnIds = functionIds(template, stage);
+      const [apiId] = only(resourcesOf(template, 'AWS::ApiGateway::RestApi'));
+      const [stageId] = only(resourcesOf(template, 'AWS::ApiGateway::Stage'));
+      const permissions = Object.values(resourcesOf(template, 'AWS::Lambda::Permission')).map(props);
+      const granted = permissions.map((p) => {
+        expect(p).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+        return `${flatten(p.FunctionName)} ${flatten(p.SourceArn)}`;
+      });
+      const expected = routes.map((r) => {
+        const path = r.path.replace(/\{[^}]+\}/g, '*');
+        return `\${${fnIds.get(r.handler)}.Arn} arn:\${AWS::Partition}:execute-api:\${AWS::Region}:\${AWS::AccountId}:\${${apiId}}/\${${stageId}}/${r.method}${path}`;
+      });
+      expect(granted.sort()).toEqual(expected.sort());
+    });
+
+    it('answers every gateway error with the service error body and a matching status', () => {
+      const responses = Object.values(resourcesOf(template, 'AWS::ApiGateway::GatewayResponse')).map(props);
+      const statusByType = Object.fromEntries(responses.map((r) => [r.ResponseType, Number(r.StatusCode)]));
+      expect(statusByType).toEqual(EXPECTED_GATEWAY_STATUS);
+
+      for (const response of responses) {
+        const body = (response.ResponseTemplates as Record<string, string>)['application/json'] ?? '';
+        expect(body).toMatch(/^\{"message":(\$context\.error\.messageString|"[^"]*"),"responseCode":\d{3}\}$/);
+        // As API Gateway renders it: $context.error.messageString is a quoted JSON string.
+        const rendered: unknown = JSON.parse(body.replace('$context.error.messageString', '"Unauthorized"'));
+        expect(rendered).toEqual({ message: expect.any(String), responseCode: Number(response.StatusCode) });
+        expect(response.ResponseParameters).toMatchObject({
+          'gatewayresponse.header.Content-Type': "'application/json'",
+        });
+      }
+      const notFound = responses.find((r) => r.ResponseType === 'MISSING_AUTHENTICATION_TOKEN');
+      expect(notFound?.ResponseTemplates).toEqual({
+        'application/json': '{"message":"not found","responseCode":404}',
+      });
+    });
+
+    it('deploys a stage named after the stage with throttling, tracing and JSON access logs', () => {
+      const [, apiStage] = only(resourcesOf(template, 'AWS::ApiGateway::Stage'));
+      const p = props(apiStage);
+      expect(p).toMatchObject({
+        StageName: stage,
+        TracingEnabled: true,
+        MethodSettings: expect.arrayContaining([
+          expect.objectContaining({
+            HttpMethod: '*',
+            ResourcePath: '/*',
+            ThrottlingRateLimit: 100,
+            ThrottlingBurstLimit: 200,
+          }),
+        ]),
+      });
+      const accessLog = p.AccessLogSetting as { DestinationArn: unknown; Format: string };
+      const destination = flatten(accessLog.DestinationArn);
+      expect(destination).toContain(':log-group:');
+      const accessLogGroup = Object.entries(resourcesOf(template, 'AWS::Logs::LogGroup')).find(
+        ([id]) => destination.includes(`\${${id}}`) || destination.includes(`\${${id}.Arn}`),
+      );
+      expect(accessLogGroup).toBeDefined();
+      expect(props((accessLogGroup as [string, Resource])[1]).RetentionInDays).toBe(retentionDays);
+      expect(JSON.parse(accessLog.Format)).toMatchObject({
+        requestId: '$context.requestId',
+        status: '$context.status',
+        clientId: '$context.authorizer.claims.client_id',
+      });
+      // Execution logging (which could log request bodies) stays off.
+      for (const setting of p.MethodSettings as Record<string, unknown>[]) {
+        expect(setting.DataTraceEnabled).not.toBe(true);
+        expect([undefined, 'OFF']).toContain(setting.LoggingLevel);
+      }
+    });
+
+    it('is a regional API that refuses TLS below 1.2', () => {
+      const [, api] = only(resourcesOf(template, 'AWS::ApiGateway::RestApi'));
+      const p = props(api);
+      expect(p.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
+      expect(['TLS_1_2', 'SecurityPolicy_TLS13_1_2_2021_06', 'SecurityPolicy_TLS13_1_3_2025_09']).toContain(
+        p.SecurityPolicy,
+      );
+      if (String(p.SecurityPolicy).startsWith('SecurityPolicy_')) {
+        expect(['BASIC', 'STRICT']).toContain(p.EndpointAccessMode);
+      }
+    });
+  });
+
+  describe('functions', () => {
+    it('has one function per distinct handler module and no other', () => {
+      const functions = resourcesOf(template, 'AWS::Lambda::Function');
+      expect(Object.keys(functions)).toHaveLength(handlerModules().length);
+      expect(functionIds(template, stage).size).toBe(handlerModules().length);
+    });
+
+    it('runs every function on Node.js 22, arm64, with the service defaults', () => {
+      for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
+        expect(props(fn)).toMatchObject({
+          Runtime: 'nodejs22.x',
+          Architectures: ['arm64'],
+          Handler: 'index.handler',
+          Timeout: 10,
+          MemorySize: 512,
+          TracingConfig: { Mode: 'Active' },
+          Environment: {
+            Variables: {
+              TABLE_NAME: { Ref: tableId },
+              SERVICE_STAGE: stage,
+              POWERTOOLS_SERVICE_NAME: 'scheduled-payments',
+              NODE_OPTIONS: '--enable-source-maps',
+            },
+          },
+        });
+      }
+    });
+
+    it(`logs each function to its own log group kept ${retentionDays} days`, () => {
+      const logGroups = resourcesOf(template, 'AWS::Logs::LogGroup');
+      for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
+        const ref = (props(fn).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+        const logGroup = logGroups[ref];
+        expect(logGroup).toBeDefined();
+        expect(props(logGroup as Resource)).toMatchObject({
+          LogGroupName: `/aws/lambda/${String(props(fn).FunctionName)}`,
+          RetentionInDays: retentionDays,
+        });
+        expect(logGroup?.DeletionPolicy).toBe(retain ? 'Retain' : 'Delete');
+      }
+    });
+
+    it('grants each function data access to the service table and nothing else', () => {
+      const policies = Object.values(resourcesOf(template, 'AWS::IAM::Policy')).map(props);
+      const tableArn = `\${${tableId}.Arn}`;
+      for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
+        const roleId = (props(fn).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+        const statements = policies
+          .filter((p) => (p.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+          .flatMap((p) => (p.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement);
+        const actions = statements.flatMap((s) => [s.Action].flat() as string[]);
+        expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query']));
+        for (const statement of statements) {
+          expect(statement.Effect).toBe('Allow');
+          const stmtActions = [statement.Action].flat() as string[];
+          const resources = [statement.Resource].flat().map(flatten);
+          if (stmtActions.every((a) => a.startsWith('xray:'))) continue; // X-Ray takes no resource ARN.
+          expect(stmtActions.every((a) => a.startsWith('dynamodb:') && a !== 'dynamodb:*')).toBe(true);
+          expect(resources.every((r) => r === tableArn || r === `${tableArn}/index/*`)).toBe(true);
+        }
+        const [, role] = Object.entries(resourcesOf(template, 'AWS::IAM::Role')).find(([id]) => id === roleId) ?? [];
+        expect(flatten((props(role as Resource).ManagedPolicyArns as unknown[])[0])).toMatch(
+          /service-role\/AWSLambdaBasicExecutionRole$/,
+        );
+        expect(props(role as Resource).ManagedPolicyArns).toHaveLength(1);
+      }
+    });
+  });
+
+  describe('authentication', () => {
+    it('has a user pool without self sign-up', () => {
+      const [, pool] = only(resourcesOf(template, 'AWS::Cognito::UserPool'));
+      expect(props(pool)).toMatchObject({
+        UserPoolName: `scheduled-payments-${stage}`,
+        AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+        DeletionProtection: retain ? 'ACTIVE' : 'INACTIVE',
+      });
+      expect(pool.DeletionPolicy).toBe(retain ? 'Retain' : 'Delete');
+    });
+
+    it('has a resource server for the stage scope host with the one API scope', () => {
+      const [, server] = only(resourcesOf(template, 'AWS::Cognito::UserPoolResourceServer'));
+      const p = props(server);
+      expect(p).toMatchObject({ Identifier: scopeHost(stage), UserPoolId: { Ref: poolId } });
+      expect(p.Scopes).toEqual([expect.objectContaining({ ScopeName: 'api.execute' })]);
+      expect(`${String(p.Identifier)}/api.execute`).toBe(apiScope(stage));
+    });
+
+    it('has one client-credentials app client with a secret, the API scope and 6-hour tokens', () => {
+      const [serverId] = only(resourcesOf(template, 'AWS::Cognito::UserPoolResourceServer'));
+      const [, client] = only(resourcesOf(template, 'AWS::Cognito::UserPoolClient'));
+      expect(props(client)).toMatchObject({
+        UserPoolId: { Ref: poolId },
+        GenerateSecret: true,
+        AllowedOAuthFlowsUserPoolClient: true,
+        AllowedOAuthFlows: ['client_credentials'],
+        AllowedOAuthScopes: [apiScope(stage)],
+        // CDK emits token validity in minutes: 360 minutes = 6 hours.
+        AccessTokenValidity: 360,
+        TokenValidityUnits: { AccessToken: 'minutes' },
+      });
+      expect(360 * 60).toBe(TOKEN_VALIDITY_SECONDS);
+      expect(props(client).CallbackURLs).toBeUndefined();
+      expect([client.DependsOn].flat()).toContain(serverId);
+    });
+
+    it('has a Cognito domain for the token endpoint', () => {
+      const [, domain] = only(resourcesOf(template, 'AWS::Cognito::UserPoolDomain'));
+      expect(props(domain).UserPoolId).toEqual({ Ref: poolId });
+      const prefix = flatten(props(domain).Domain);
+      expect(prefix.startsWith(`scheduled-payments-${stage}-`)).toBe(true);
+      expect(prefix).not.toMatch(/aws|amazon|cognito/);
+    });
+  });
+
+  describe('table', () => {
+    it('is built from the table definition', () => {
+      const [, table] = only(resourcesOf(template, 'AWS::DynamoDB::Table'));
+      const p = props(table);
+      expect(p).toMatchObject({
+        TableName: tableName(stage),
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: tableDef.partitionKey.name, KeyType: 'HASH' },
+          { AttributeName: tableDef.sortKey.name, KeyType: 'RANGE' },
+        ],
+        StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+        TimeToLiveSpecification: { AttributeName: tableDef.timeToLiveAttribute, Enabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      });
+      expect(p.GlobalSecondaryIndexes).toEqual(
+        tableDef.globalSecondaryIndexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+            { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      );
+      const keys = [tableDef.partitionKey, tableDef.sortKey, ...tableDef.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+      expect(p.AttributeDefinitions).toEqual(
+        expect.arrayContaining(keys.map((k) => ({ AttributeName: k.name, AttributeType: k.type }))),
+      );
+      expect(p.AttributeDefinitions).toHaveLength(keys.length);
+    });
+
+    it(retain ? 'is deletion-protected and retained' : 'can be deleted with the stack', () => {
+      const [, table] = only(resourcesOf(template, 'AWS::DynamoDB::Table'));
+      expect(Boolean(props(table).DeletionProtectionEnabled)).toBe(retain);
+      expect(table.DeletionPolicy).toBe(retain ? 'Retain' : 'Delete');
+      expect(table.UpdateReplacePolicy).toBe(retain ? 'Retain' : 'Delete');
+    });
+  });
+
+  describe('stack', () => {
+    it('outputs what an operator and a client need', () => {
+      const outputs = template.findOutputs('*');
+      expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'ClientId', 'TableName', 'TokenUrl', 'UserPoolId']);
+      const [clientId] = only(resourcesOf(template, 'AWS::Cognito::UserPoolClient'));
+      expect(outputs.ClientId?.Value).toEqual({ Ref: clientId });
+      expect(outputs.TableName?.Value).toEqual({ Ref: tableId });
+      expect(outputs.UserPoolId?.Value).toEqual({ Ref: poolId });
+      expect(flatten(outputs.TokenUrl?.Value)).toMatch(/^https:\/\/.+\.auth\..+\.amazoncognito\.com\/oauth2\/token$/);
+      expect(flatten(outputs.ApiUrl?.Value)).toMatch(new RegExp(`^https://.+\\.execute-api\\..+/${stage}/$`));
+    });
+
+    it('tags resources with the service and the stage', () => {
+      const [, table] = only(resourcesOf(template, 'AWS::DynamoDB::Table'));
+      expect(props(table).Tags).toEqual(
+        expect.arrayContaining([
+          { Key: 'service', Value: 'scheduled-payments' },
+          { Key: 'stage', Value: stage },
+        ]),
+      );
+    });
+
+    it(`${retain ? 'has' : 'does not have'} termination protection`, () => {
+      expect(stack.terminationProtection).toBe(retain);
+    });
+  });
+});

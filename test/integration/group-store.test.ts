@@ -1,0 +1,189 @@
+/** The group store against DynamoDB Local: transactions, conditions and concurrent writers. */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
+import { newId } from '../../lambdas/shared/ids';
+import { keys } from '../../lambdas/shared/keys';
+import { GroupStore } from '../../lambdas/store/groups';
+import { createTestTable, type TestTable } from '../support/ddb';
+
+let table: TestTable;
+let store: GroupStore;
+const MERCHANT = '32350000001';
+const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  table = await createTestTable();
+  store = new GroupStore(table.db, table.tableName);
+});
+afterAll(() => table.drop());
+
+function makeGroup(payments: number, hour = 10, date = tomorrow()): { group: Group; payments: Payment[] } {
+  const now = new Date();
+  const group = newGroup({ servicePayId: MERCHANT, scheduleDate: date, scheduleHour: hour, locationId: 1 }, MERCHANT, newId(), now);
+  const list = Array.from({ length: payments }, (_, i) =>
+    newPayment({ profileId: 'payor/method', amount: (i % 7) + 0.01 }, group, newId(), now),
+  );
+  group.paymentCount = list.length;
+  group.totalCents = list.reduce((s, p) => s + p.amountCents, 0);
+  return { group, payments: list };
+}
+
+async function rawItem(key: { pk: string; sk: string }) {
+  return (await table.db.send(new GetCommand({ TableName: table.tableName, Key: key }))).Item;
+}
+
+test('a created group is readable with its payments, totals and index keys', async () => {
+  const { group, payments } = makeGroup(3, 7);
+  await store.createGroup(group, payments);
+  const stored = await store.getGroup(group.paymentGroupId);
+  expect(stored).toEqual(group);
+  expect((await store.listPayments(group.paymentGroupId)).map((p) => p.paymentId)).toEqual(payments.map((p) => p.paymentId));
+  const item = await rawItem(keys.group(group.paymentGroupId));
+  expect(item?.gsi1pk).toBe(`MERCHANT#${MERCHANT}`);
+  expect(item?.gsi2pk).toMatch(/^DUE#\d$/);
+  expect(item?.gsi2sk).toBe(`${group.scheduleDate}T07#${group.paymentGroupId}`);
+});
+
+test('a group of 250 payments (beyond one transaction) is written whole', async () => {
+  const { group, payments } = makeGroup(250);
+  await store.createGroup(group, payments);
+  expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: 250, totalCents: group.totalCents });
+  expect(await store.listPayments(group.paymentGroupId)).toHaveLength(250);
+});
+
+test('creating a group whose id exists fails and writes nothing new', async () => {
+  const { group, payments } = makeGroup(2);
+  await store.createGroup(group, payments);
+  const again = makeGroup(2);
+  again.group.paymentGroupId = group.paymentGroupId;
+  for (const p of again.payments) p.paymentGroupId = group.paymentGroupId;
+  await expect(store.createGroup(again.group, again.payments)).rejects.toThrow();
+  expect(await store.listPayments(group.paymentGroupId)).toHaveLength(2);
+});
+
+test('50 concurrent payment adds keep paymentCount and totalCents exact', async () => {
+  const { group } = makeGroup(0);
+  await store.createGroup(group, []);
+  const now = new Date();
+  const amounts = Array.from({ length: 50 }, (_, i) => 1 + i / 100);
+  const outcomes = await Promise.all(
+    amounts.map((amount) => store.addPayment(newPayment({ profileId: 'p/m', amount }, group, newId(), now), now)),
+  );
+  expect(outcomes.every((o) => o === 'ok')).toBe(true);
+  const stored = await store.getGroup(group.paymentGroupId);
+  expect(stored?.paymentCount).toBe(50);
+  expect(stored?.totalCents).toBe(amounts.reduce((s, a) => s + Math.round(a * 100), 0));
+});
+
+test('concurrent adds, deletes and replacements leave totals equal to the live payments', async () => {
+  const { group, payments } = makeGroup(20);
+  await store.createGroup(group, payments);
+  const now = new Date();
+  const work: Promise<unknown>[] = [];
+  for (const p of payments.slice(0, 10)) work.push(store.softDeletePayment(p, now));
+  for (const p of payments.slice(10, 15)) work.push(store.replacePayment(p, { ...p, amountCents: p.amountCents + 100, lastUpdated: new Date().toISOString() }, now));
+  for (let i = 0; i < 10; i++) work.push(store.addPayment(newPayment({ profileId: 'p/m', amount: 2.5 }, group, newId(), now), now));
+  await Promise.all(work);
+  const live = (await store.listPayments(group.paymentGroupId)).filter((p) => !p.deleted);
+  const stored = await store.getGroup(group.paymentGroupId);
+  expect(stored?.paymentCount).toBe(live.length);
+  expect(stored?.totalCents).toBe(live.reduce((s, p) => s + p.amountCents, 0));
+  expect(live).toHaveLength(20);
+});
+
+test('a stale replacement and a double delete are refused by their conditions', async () => {
+  const { group, payments } = makeGroup(1);
+  await store.createGroup(group, payments);
+  const p = payments[0]!;
+  const now = new Date();
+  expect(await store.replacePayment(p, { ...p, amountCents: 500, lastUpdated: 'x' }, now)).toBe('ok');
+  expect(await store.replacePayment(p, { ...p, amountCents: 900, lastUpdated: 'y' }, now)).toBe('payment-changed');
+  const current = (await store.getPayment(group.paymentGroupId, p.paymentId))!;
+  expect(await store.softDeletePayment(current, now)).toBe('ok');
+  expect(await store.softDeletePayment(current, now)).toBe('payment-changed');
+  expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: 0, totalCents: 0 });
+});
+
+test('payments of a group that is not pending cannot change', async () => {
+  const { group, payments } = makeGroup(1);
+  await store.createGroup(group, payments);
+  expect(await store.markDeleted(group.paymentGroupId, new Date())).toBe(true);
+  const now = new Date();
+  expect(await store.addPayment(newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), now)).toBe('group-not-editable');
+  expect(await store.softDeletePayment(payments[0]!, now)).toBe('group-not-editable');
+  expect(await store.markDeleted(group.paymentGroupId, now)).toBe(false);
+  const item = await rawItem(keys.group(group.paymentGroupId));
+  expect(item?.gsi2pk).toBeUndefined();
+  expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ status: 'deleted', paymentCount: 1 });
+});
+
+test('a payment add racing a group delete never changes a deleted group', async () => {
+  const { group } = makeGroup(0);
+  await store.createGroup(group, []);
+  const now = new Date();
+  const adds = Array.from({ length: 20 }, () => store.addPayment(newPayment({ profileId: 'p/m', amount: 3 }, group, newId(), now), now));
+  const [deleted, ...outcomes] = await Promise.all([store.markDeleted(group.paymentGroupId, now), ...adds]);
+  expect(deleted).toBe(true);
+  const stored = (await store.getGroup(group.paymentGroupId))!;
+  const live = (await store.listPayments(group.paymentGroupId)).filter((p) => !p.deleted);
+  expect(stored.paymentCount).toBe(live.length);
+  expect(stored.paymentCount).toBe(outcomes.filter((o) => o === 'ok').length);
+});
+
+test('settings updates keep totals written concurrently and move the index keys', async () => {
+  const { group } = makeGroup(0, 3);
+  await store.createGroup(group, []);
+  const now = new Date();
+  const next = { ...group, scheduleHour: 5, lastUpdated: now.toISOString() };
+  await Promise.all([
+    store.updateSettings(next),
+    ...Array.from({ length: 10 }, () => store.addPayment(newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), now)),
+  ]);
+  const stored = (await store.getGroup(group.paymentGroupId))!;
+  expect(stored.scheduleHour).toBe(5);
+  expect(stored.paymentCount).toBe(10);
+  const item = await rawItem(keys.group(group.paymentGroupId));
+  expect(item?.gsi1sk).toBe(`${group.scheduleDate}T05#${group.paymentGroupId}`);
+  expect(item?.gsi2sk).toBe(`${group.scheduleDate}T05#${group.paymentGroupId}`);
+});
+
+describe('listing a merchant’s groups', () => {
+  const merchant = '32350000099';
+  const date = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+  const made: Group[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < 12; i++) {
+      const now = new Date();
+      const g = newGroup({ servicePayId: merchant, scheduleDate: date, scheduleHour: i % 3, locationId: i % 2 }, merchant, newId(), now);
+      await store.createGroup(g, []);
+      made.push(g);
+    }
+    await store.markDeleted(made[0]!.paymentGroupId, new Date());
+  });
+
+  test('is a Query on GSI1 with key conditions for date and hour', async () => {
+    const all = await store.listGroups(merchant, { pendingOnly: false });
+    expect(all).toHaveLength(12);
+    expect(await store.listGroups(merchant, { date, hour: 1, pendingOnly: false })).toHaveLength(4);
+    expect(await store.listGroups(merchant, { hour: 2, locationId: 0, pendingOnly: false })).toHaveLength(2);
+    expect(await store.listGroups(merchant, { pendingOnly: true })).toHaveLength(11);
+    const raw = await table.db.send(
+      new QueryCommand({ TableName: table.tableName, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :m', ExpressionAttributeValues: { ':m': `MERCHANT#${merchant}` } }),
+    );
+    expect(raw.Count).toBe(12);
+  });
+
+  test('pages count every match and slice exactly', async () => {
+    const first = await store.pageGroups(merchant, { pendingOnly: false }, { pageNumber: 1, pageSize: 5 });
+    const third = await store.pageGroups(merchant, { pendingOnly: false }, { pageNumber: 3, pageSize: 5 });
+    const past = await store.pageGroups(merchant, { pendingOnly: false }, { pageNumber: 9, pageSize: 5 });
+    expect(first.total).toBe(12);
+    expect(first.items).toHaveLength(5);
+    expect(third.items).toHaveLength(2);
+    expect(past).toEqual({ items: [], total: 12 });
+    const all = await store.listGroups(merchant, { pendingOnly: false });
+    expect(first.items.map((g) => g.paymentGroupId)).toEqual(all.slice(0, 5).map((g) => g.paymentGroupId));
+    const pending = await store.pageGroups(merchant, { pendingOnly: true, locationId: 1 }, { pageNumber: 1, pageSize: 2 });
+    expect(pending.total).toBe(6);
+  });
+});

@@ -1,0 +1,63 @@
+import { formatCents, fromCents, MAX_AMOUNT, toCents } from '#domain/money';
+
+describe('toCents', () => {
+  it.each([
+    [19.99, 1999],
+    [0.01, 1],
+    [0.1, 10],
+    [0.29, 29],
+    [1.1, 110],
+    [999999.99, 99999999],
+    [MAX_AMOUNT, 99999999],
+    [1, 100],
+    [0, 0],
+    [-19.99, -1999],
+  ])('%p → %p cents', (amount, cents) => {
+    expect(toCents(amount)).toBe(cents);
+  });
+
+  it.each([1.005, 0.001, 19.999, 12.345])('%p has more than two decimals and throws', (amount) => {
+    expect(() => toCents(amount)).toThrow(RangeError);
+    expect(() => toCents(amount)).toThrow(`amount ${amount} has more than two decimals`);
+  });
+
+  it.each([Number.NaN, Number.POSITIVE_INFINITY, 1e20])('%p is refused', (amount) => {
+    expect(() => toCents(amount)).toThrow(RangeError);
+  });
+});
+
+describe('fromCents', () => {
+  it.each([
+    [1999, 19.99],
+    [1, 0.01],
+    [99999999, 999999.99],
+    [0, 0],
+    [-250, -2.5],
+  ])('%p cents → %p', (cents, amount) => {
+    expect(fromCents(cents)).toBe(amount);
+  });
+
+  it('round-trips every cent value from 0.00 to 1000.00 and near the maximum', () => {
+    const values = [
+      ...Array.from({ length: 100_001 }, (_, i) => i),
+      ...Array.from({ length: 1000 }, (_, i) => 99999999 - i),
+    ];
+    expect(values.filter((cents) => toCents(fromCents(cents)) !== cents)).toEqual([]);
+  });
+});
+
+describe('formatCents', () => {
+  it.each([
+    [1999, '19.99'],
+    [1, '0.01'],
+    [10, '0.10'],
+    [100, '1.00'],
+    [0, '0.00'],
+    [99999999, '999999.99'],
+    [-1, '-0.01'],
+    [-1999, '-19.99'],
+    [-100, '-1.00'],
+  ])('%p cents → %p', (cents, text) => {
+    expect(formatCents(cents)).toBe(text);
+  });
+});
