@@ -5,11 +5,12 @@
  * Context (`-c key=value`):
  * - `stage`            synthesize only this stage (`dev` or `prod`); default both
  * - `devAccount`, `prodAccount`  the stage's AWS account; default CDK_DEFAULT_ACCOUNT
- * - `region`           the region of both stages; default CDK_DEFAULT_REGION
+ * - `region`           the region of both stages; default CDK_DEFAULT_REGION when an account is known
  * - `authDomainSuffix` suffix of the Cognito domain prefix; default derived from the stack id
  *
  * With neither account nor region known the stacks are environment-agnostic, so synth works
- * offline without credentials.
+ * offline without credentials. CDK_DEFAULT_REGION alone does not pin a stack: the CLI sets it to
+ * us-east-1 whenever nothing is configured, and an offline synth would bake that region in.
  */
 import type { App, Environment } from 'aws-cdk-lib';
 import { parseStage, stages, type Stage } from '../stage';
@@ -27,7 +28,7 @@ function context(app: App, key: string): string | undefined {
 
 function environment(app: App, stage: Stage): Environment | undefined {
   const account = context(app, `${stage}Account`) ?? process.env.CDK_DEFAULT_ACCOUNT;
-  const region = context(app, 'region') ?? process.env.CDK_DEFAULT_REGION;
+  const region = context(app, 'region') ?? (account === undefined ? undefined : process.env.CDK_DEFAULT_REGION);
   return account === undefined && region === undefined ? undefined : { account, region };
 }
 

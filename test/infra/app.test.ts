@@ -60,6 +60,17 @@ describe('CDK app', () => {
     expect([stack?.account, stack?.region]).toEqual(['333333333333', 'us-east-2']);
   });
 
+  it('stays environment-agnostic with only CDK_DEFAULT_REGION (the CLI sets it even offline)', () => {
+    process.env.CDK_DEFAULT_REGION = 'us-east-1';
+    const [stack] = addServiceStacks(testApp({ stage: 'dev' }));
+    expect(Token.isUnresolved(stack?.region)).toBe(true);
+  });
+
+  it('pins a region given as context even without an account', () => {
+    const [stack] = addServiceStacks(testApp({ stage: 'dev', region: 'eu-central-1' }));
+    expect([Token.isUnresolved(stack?.account), stack?.region]).toEqual([true, 'eu-central-1']);
+  });
+
   it('uses the authDomainSuffix context in the Cognito domain prefix', () => {
     const [stack] = addServiceStacks(testApp({ stage: 'dev', authDomainSuffix: 'acme' }));
     const domains = Object.values(resourcesOf(Template.fromStack(stack!), 'AWS::Cognito::UserPoolDomain'));

@@ -370,7 +370,12 @@ describe.each([
       expect(outputs.TableName?.Value).toEqual({ Ref: tableId });
       expect(outputs.UserPoolId?.Value).toEqual({ Ref: poolId });
       expect(flatten(outputs.TokenUrl?.Value)).toMatch(/^https:\/\/.+\.auth\..+\.amazoncognito\.com\/oauth2\/token$/);
-      expect(flatten(outputs.ApiUrl?.Value)).toMatch(new RegExp(`^https://.+\\.execute-api\\..+/${stage}/$`));
+      // The stage's Ref is its name (asserted `stage` above).
+      const [apiId] = only(resourcesOf(template, 'AWS::ApiGateway::RestApi'));
+      const [stageId] = only(resourcesOf(template, 'AWS::ApiGateway::Stage'));
+      expect(flatten(outputs.ApiUrl?.Value)).toBe(
+        `https://\${${apiId}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/\${${stageId}}/`,
+      );
     });
 
     it('tags resources with the service and the stage', () => {
