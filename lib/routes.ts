@@ -22,6 +22,30 @@ export interface Route {
 }
 
 const M = '/rest/merchants/{MID}';
+const V1 = '/v1/rest/merchants/{MID}';
+const P = `${V1}/payors/{PayorID}`;
+const PM = `${P}/savedPaymentMethods`;
+const T = `${V1}/transactions`;
+
+function payorRoutes(): Route[] {
+  return [
+    { id: 'CreatePayor', method: 'POST', path: `${V1}/payors`, handler: 'payors/create-payor', status: 201, summary: 'Create a payor with its first saved payment method' },
+    { id: 'SearchPayors', method: 'GET', path: `${V1}/payors`, handler: 'payors/search-payors', status: 200, summary: 'Find the payor with a customerAccountId' },
+    { id: 'BulkSearchPayors', method: 'POST', path: `${V1}/payors/search`, handler: 'payors/bulk-search-payors', status: 200, summary: 'Find payors by up to 100 customerAccountIds' },
+    { id: 'GetPayor', method: 'GET', path: P, handler: 'payors/get-payor', status: 200, summary: 'Get a payor with its saved methods' },
+    { id: 'UpdatePayor', method: 'PUT', path: P, handler: 'payors/update-payor', status: 200, summary: 'Update a payor' },
+    { id: 'DeletePayor', method: 'DELETE', path: P, handler: 'payors/delete-payor', status: 204, summary: 'Delete a payor and its saved methods' },
+    { id: 'ListMethods', method: 'GET', path: PM, handler: 'methods/list-methods', status: 200, summary: "List a payor's saved payment methods" },
+    { id: 'AddMethod', method: 'POST', path: PM, handler: 'methods/add-method', status: 201, summary: 'Add a saved payment method' },
+    { id: 'GetMethod', method: 'GET', path: `${PM}/{PaymentMethodID}`, handler: 'methods/get-method', status: 200, summary: 'Get a saved payment method' },
+    { id: 'UpdateMethod', method: 'PUT', path: `${PM}/{PaymentMethodID}`, handler: 'methods/update-method', status: 200, summary: 'Update expiry, billing address, default' },
+    { id: 'DeleteMethod', method: 'DELETE', path: `${PM}/{PaymentMethodID}`, handler: 'methods/delete-method', status: 204, summary: 'Delete a saved payment method' },
+    { id: 'CreateSale', method: 'POST', path: T, handler: 'transactions/create-sale', status: 201, summary: 'Charge a saved payment method (sale)' },
+    { id: 'GetTransaction', method: 'GET', path: `${T}/{TransactionID}`, handler: 'transactions/get-transaction', status: 200, summary: 'Get a transaction with refund fields' },
+    { id: 'VoidTransaction', method: 'POST', path: `${T}/{TransactionID}/void`, handler: 'transactions/void-transaction', status: 200, summary: 'Void an unsettled sale' },
+    { id: 'RefundTransaction', method: 'POST', path: `${T}/{TransactionID}/refunds`, handler: 'transactions/refund-transaction', status: 201, summary: 'Refund a settled sale, whole or in part' },
+  ];
+}
 const G = `${M}/groups/{GroupID}`;
 
 export const routes: readonly Route[] = [
@@ -41,6 +65,7 @@ export const routes: readonly Route[] = [
       { id: `DeletePayment${suffix}`, method: 'DELETE', path: `${G}/${alias}/{PaymentID}`, handler: 'payments/delete-payment', status: 204, summary: 'Soft-delete a payment' },
     ];
   }),
+  ...payorRoutes(),
 ];
 
 /** Distinct handler modules, one Lambda function each. */

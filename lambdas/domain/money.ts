@@ -7,12 +7,21 @@ export type Cents = number;
 /** Largest single amount the service accepts (DESIGN.md 3). */
 export const MAX_AMOUNT = 999_999.99;
 
+/**
+ * True when `amount` is a whole number of cents. The tolerance is relative (about 1e-13 of the
+ * value, at least 1e-9 of a cent): wide enough for binary floating point (19.99 * 100 is
+ * 1998.9999999999998), far too narrow for a third decimal, even a tiny one like 1e-9.
+ */
+export function isWholeCents(amount: number): boolean {
+  if (!Number.isFinite(amount)) return false;
+  const scaled = amount * 100;
+  const cents = Math.round(scaled);
+  return Number.isSafeInteger(cents) && Math.abs(cents - scaled) <= Math.max(1e-9, Math.abs(scaled) * 1e-13);
+}
+
 export function toCents(amount: number): Cents {
-  const cents = Math.round(amount * 100);
-  if (!Number.isSafeInteger(cents) || Math.abs(cents - amount * 100) > 1e-6) {
-    throw new RangeError(`amount ${amount} has more than two decimals`);
-  }
-  return cents;
+  if (!isWholeCents(amount)) throw new RangeError(`amount ${amount} has more than two decimals`);
+  return Math.round(amount * 100);
 }
 
 export const fromCents = (cents: Cents): number => cents / 100;

@@ -1,4 +1,5 @@
 import { assertServicePayId, groupView, newGroup, newPayment, paymentView } from '#domain/groups';
+import { assertProfilesExist } from '#core/profiles';
 import { merchantRoute } from '#shared/http';
 import { newId } from '#shared/ids';
 import { createGroupSchema, type CreateGroupInput } from '#shared/schemas';
@@ -11,6 +12,11 @@ const parse = validator<CreateGroupInput>(createGroupSchema);
 export const handler = merchantRoute({ body: parse }, async ({ merchant, body, now }) => {
   assertServicePayId(body.servicePayId, merchant);
   const group = newGroup(body, merchant.merchantId, newId(), now);
+  await assertProfilesExist(
+    merchant.merchantId,
+    (body.payments ?? []).map((p) => p.profileId),
+    (i) => `payments[${i}].profileId`,
+  );
   const payments = (body.payments ?? []).map((p) => newPayment(p, group, newId(), now));
   group.paymentCount = payments.length;
   group.totalCents = payments.reduce((sum, p) => sum + p.amountCents, 0);

@@ -1,4 +1,5 @@
 import { assertSameId, newPayment, paymentView } from '#domain/groups';
+import { assertProfilesExist } from '#core/profiles';
 import { merchantRoute } from '#shared/http';
 import { newId } from '#shared/ids';
 import { addPaymentSchema, type AddPaymentInput } from '#shared/schemas';
@@ -11,6 +12,7 @@ const parse = validator<AddPaymentInput>(addPaymentSchema);
 export const handler = merchantRoute({ body: parse }, async ({ merchant, params, body, now }) => {
   const groupId = params.GroupID!;
   assertSameId('paymentGroupId', body.paymentGroupId, groupId);
+  await assertProfilesExist(merchant.merchantId, [body.profileId]);
   const payment = newPayment(body, { paymentGroupId: groupId, merchantId: merchant.merchantId }, newId(), now);
   const outcome = await groupStore().addPayment(payment, now);
   // The group is missing, not this merchant's, or no longer pending: say which.

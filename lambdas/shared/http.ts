@@ -26,6 +26,9 @@ const PATH_PARAMS: Record<string, { pattern: RegExp; what: string; normalize?: (
   MID: { pattern: MID, what: 'an 8 or 11 digit merchant ID' },
   GroupID: { pattern: UUID, what: 'a UUID', normalize: (v) => v.toLowerCase() },
   PaymentID: { pattern: UUID, what: 'a UUID', normalize: (v) => v.toLowerCase() },
+  PayorID: { pattern: UUID, what: 'a UUID', normalize: (v) => v.toLowerCase() },
+  PaymentMethodID: { pattern: UUID, what: 'a UUID', normalize: (v) => v.toLowerCase() },
+  TransactionID: { pattern: UUID, what: 'a UUID', normalize: (v) => v.toLowerCase() },
 };
 
 export interface ApiRequest<B> {
@@ -82,7 +85,12 @@ function parsePathParams(event: APIGatewayProxyEvent): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [name, raw] of Object.entries(event.pathParameters ?? {})) {
     const rule = PATH_PARAMS[name];
-    const value = raw === undefined ? '' : decodeURIComponent(raw);
+    let value: string;
+    try {
+      value = raw === undefined ? '' : decodeURIComponent(raw);
+    } catch {
+      throw new BadRequestError(`${name} is not validly percent-encoded`);
+    }
     if (rule && !rule.pattern.test(value)) throw new BadRequestError(`${name} must be ${rule.what} (got "${value}")`);
     params[name] = rule?.normalize ? rule.normalize(value) : value;
   }

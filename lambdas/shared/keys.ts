@@ -17,6 +17,27 @@ export const keys = {
   group: (groupId: string) => ({ pk: `GROUP#${groupId}`, sk: 'GROUP' }),
   payment: (groupId: string, paymentId: string) => ({ pk: `GROUP#${groupId}`, sk: `PAYMENT#${paymentId}` }),
   paymentPrefix: 'PAYMENT#',
+  payor: (payorId: string) => ({ pk: `PAYOR#${payorId}`, sk: 'PAYOR' }),
+  method: (payorId: string, methodId: string) => ({ pk: `PAYOR#${payorId}`, sk: `METHOD#${methodId}` }),
+  methodPrefix: 'METHOD#',
+  /** Uniqueness of customerAccountId per merchant, and its search entry. */
+  customer: (merchantId: string, customerAccountId: string) => ({
+    pk: `CUSTOMER#${merchantId}#${customerAccountId}`,
+    sk: 'CUSTOMER',
+  }),
+  transaction: (transactionId: string) => ({ pk: `TXN#${transactionId}`, sk: 'TXN' }),
+  refund: (transactionId: string, refundId: string) => ({ pk: `TXN#${transactionId}`, sk: `REFUND#${refundId}` }),
+  refundPrefix: 'REFUND#',
+  /** Idempotency record of a request: scope is `sale` or `refund:<transactionId>`. */
+  idempotency: (merchantId: string, scope: string, key: string) => ({
+    pk: `IDEM#${merchantId}#${scope}#${key}`,
+    sk: 'IDEM',
+  }),
+  /** Duplicate-check guard: the last approved or in-flight sale of this amount on this method. */
+  duplicateGuard: (merchantId: string, methodId: string, amountCents: number) => ({
+    pk: `DUP#${merchantId}#${methodId}#${amountCents}`,
+    sk: 'DUP',
+  }),
   /** GSI1: a merchant's groups ordered by slot. */
   merchantGroups: (merchantId: string) => `MERCHANT#${merchantId}`,
   merchantGroupSort: (slot: string, groupId: string) => `${slot}#${groupId}`,

@@ -11,9 +11,9 @@ export const DEFAULT_PAGE_SIZE = 25;
 
 const amount = {
   type: 'number',
-  exclusiveMinimum: 0,
+  minimum: 0.01,
   maximum: 999999.99,
-  multipleOf: 0.01,
+  maxDecimals: 2,
   description: 'Amount in the currency unit, > 0, at most 2 decimals.',
 } as const;
 
@@ -40,6 +40,7 @@ const paymentProperties = {
     propertyNames: { maxLength: 100 },
     additionalProperties: {
       anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'number' }, { type: 'boolean' }],
+      description: 'must be a string (up to 1000 characters), a number or a boolean',
     },
   },
   fees: {
@@ -51,7 +52,7 @@ const paymentProperties = {
       required: ['name', 'amount'],
       properties: {
         name: { type: 'string', minLength: 1, maxLength: 100 },
-        amount: { type: 'number', minimum: 0, maximum: 999999.99, multipleOf: 0.01 },
+        amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
       },
     },
   },
@@ -134,3 +135,152 @@ export type UpdatePaymentInput = FromSchema<typeof updatePaymentSchema>;
 export type CreateGroupInput = FromSchema<typeof createGroupSchema>;
 export type UpdateGroupInput = FromSchema<typeof updateGroupSchema>;
 export type ListGroupsQuery = FromSchema<typeof listGroupsQuerySchema>;
+
+// ---- Payors, saved payment methods, transactions (DESIGN.md 3) ----
+
+export const MAX_METHODS_PER_PAYOR = 20;
+
+const customerData = {
+  type: 'object',
+  maxProperties: 50,
+  propertyNames: { maxLength: 100 },
+  additionalProperties: { type: 'string', maxLength: 500 },
+} as const;
+
+const billingAddress = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['line1', 'city', 'state', 'postalCode', 'country'],
+  properties: {
+    line1: { type: 'string', minLength: 1, maxLength: 100 },
+    line2: { type: 'string', maxLength: 100 },
+    city: { type: 'string', minLength: 1, maxLength: 60 },
+    state: { type: 'string', minLength: 1, maxLength: 50 },
+    postalCode: { type: 'string', minLength: 1, maxLength: 20 },
+    country: { type: 'string', pattern: '^[A-Z]{2}$', description: 'must be an ISO 3166-1 alpha-2 code like US' },
+  },
+} as const;
+
+const expiryMonth = { type: 'integer', minimum: 1, maximum: 12 } as const;
+const expiryYear = { type: 'integer', minimum: 2000, maximum: 2099 } as const;
+
+/** Numbers are checked in code (Luhn, brand, ABA) so that no message ever echoes them. */
+export const cardMethodSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountType', 'cardNumber', 'expiryMonth', 'expiryYear', 'billingAddress'],
+  properties: {
+    accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER'] },
+    cardNumber: { type: 'string', maxLength: 19 },
+    expiryMonth,
+    expiryYear,
+    billingAddress,
+    customerData,
+    setAsDefault: { type: 'boolean' },
+  },
+} as const;
+
+export const checkingMethodSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountType', 'routingNumber', 'accountNumber', 'billingAddress'],
+  properties: {
+    accountType: { type: 'string', enum: ['CHECKING'] },
+    routingNumber: { type: 'string', maxLength: 9 },
+    accountNumber: { type: 'string', maxLength: 17 },
+    billingAddress,
+    customerData,
+    setAsDefault: { type: 'boolean' },
+  },
+} as const;
+
+export const accountTypeSchema = {
+  type: 'object',
+  required: ['accountType'],
+  properties: { accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] } },
+} as const;
+
+export const updateMethodSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { expiryMonth, expiryYear, billingAddress, customerData, setAsDefault: { type: 'boolean', enum: [true] } },
+} as const;
+
+const payorFields = {
+  customerAccountId: { type: 'string', minLength: 1, maxLength: 50 },
+  customerAccountType: { type: 'string', minLength: 1, maxLength: 50 },
+  sponsorKey: { type: 'string', minLength: 1, maxLength: 8 },
+  customerData,
+  email: { type: 'string', format: 'email', maxLength: 254 },
+} as const;
+
+export const createPayorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['paymentMethod'],
+  properties: { ...payorFields, paymentMethod: { type: 'object' } },
+} as const;
+
+export const updatePayorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...payorFields, payorId: { type: 'string' } },
+} as const;
+
+export const bulkSearchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['customerAccountIds'],
+  properties: {
+    customerAccountIds: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      items: { type: 'string', minLength: 1, maxLength: 50 },
+    },
+  },
+} as const;
+
+export const searchPayorsQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['customerAccountId'],
+  properties: { customerAccountId: { type: 'string', minLength: 1, maxLength: 50 } },
+} as const;
+
+const idempotencyKey = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9_.:-]{1,100}$',
+  description: 'must be 1-100 characters of letters, digits and _ . : -',
+} as const;
+
+export const saleSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['profileId', 'amount'],
+  properties: {
+    profileId: paymentProperties.profileId,
+    amount,
+    orderId: { type: 'string', minLength: 1, maxLength: 100 },
+    idempotencyKey,
+    allowPartial: { type: 'boolean' },
+  },
+} as const;
+
+export const refundSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['amount'],
+  properties: { amount, idempotencyKey },
+} as const;
+
+export type CardMethodInput = FromSchema<typeof cardMethodSchema>;
+export type CheckingMethodInput = FromSchema<typeof checkingMethodSchema>;
+export type MethodInput = CardMethodInput | CheckingMethodInput;
+export type UpdateMethodInput = FromSchema<typeof updateMethodSchema>;
+export type CreatePayorInput = FromSchema<typeof createPayorSchema>;
+export type UpdatePayorInput = FromSchema<typeof updatePayorSchema>;
+export type BulkSearchInput = FromSchema<typeof bulkSearchSchema>;
+export type SearchPayorsQuery = FromSchema<typeof searchPayorsQuerySchema>;
+export type SaleInput = FromSchema<typeof saleSchema>;
+export type RefundInput = FromSchema<typeof refundSchema>;

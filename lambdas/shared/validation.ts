@@ -5,15 +5,23 @@
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { isWholeCents } from '#domain/money';
 import { BadRequestError } from './errors';
 
 const ajv = new Ajv({
   allErrors: false,
   strict: true,
   verbose: true, // gives errors their parentSchema, whose `description` words pattern errors
-  multipleOfPrecision: 6, // 19.99 is a multiple of 0.01 despite binary floating point
 });
 addFormats(ajv, ['date', 'date-time', 'uuid', 'email']);
+/** `maxDecimals: 2` on money: a whole number of cents (see isWholeCents for the tolerance). */
+ajv.addKeyword({
+  keyword: 'maxDecimals',
+  type: 'number',
+  schemaType: 'number',
+  errors: false,
+  validate: (decimals: number, value: number) => decimals === 2 && isWholeCents(value),
+});
 
 /** `/payments/3/amount` → `payments[3].amount` */
 export function fieldName(instancePath: string, child?: string): string {
@@ -39,8 +47,13 @@ export function describe(error: ErrorObject, root: string): string {
       return `${field()} must be ${String(params.type).replace(',', ' or ')}`;
     case 'enum':
       return `${field()} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
-    case 'multipleOf':
+    case 'maxDecimals':
       return `${field()} must have at most 2 decimal places`;
+    case 'anyOf':
+    case 'oneOf': {
+      const description = (error.parentSchema as { description?: string } | undefined)?.description;
+      return `${field()} ${description ?? 'has an invalid type or value'}`;
+    }
     case 'format':
       return `${field()} must be a valid ${String(params.format) === 'date' ? 'date (yyyy-MM-dd)' : String(params.format)}`;
     case 'pattern': {

@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '#shared/config';
 import { cancellationCodes, ddb } from '#shared/ddb';
+import { isConditionFailure, queryAll, strip, type Item } from './items';
 import { GroupNotFoundError, PaymentNotFoundError, ServiceUnavailableError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import { assertPaymentsEditable, slotOf, type Group, type GroupFilter, type Page, type Payment } from '#domain/groups';
@@ -22,14 +23,6 @@ import { assertPaymentsEditable, slotOf, type Group, type GroupFilter, type Page
 /** One transaction holds at most 100 items: the group plus 99 payments. */
 export const MAX_TRANSACTIONAL_PAYMENTS = 99;
 
-type Item = Record<string, unknown>;
-
-const KEY_ATTRIBUTES = ['pk', 'sk', 'entity', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'];
-const strip = <T>(item: Item): T => {
-  const copy = { ...item };
-  for (const k of KEY_ATTRIBUTES) delete copy[k];
-  return copy as T;
-};
 
 export function groupItem(group: Group): Item {
   const slot = slotOf(group.scheduleDate, group.scheduleHour);
@@ -164,7 +157,7 @@ export class GroupStore {
       );
       return strip<Group>(Attributes!);
     } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return undefined;
+      if (isConditionFailure(error)) return undefined;
       throw error;
     }
   }
@@ -184,7 +177,7 @@ export class GroupStore {
       );
       return true;
     } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+      if (isConditionFailure(error)) return false;
       throw error;
     }
   }
@@ -280,15 +273,8 @@ export class GroupStore {
     return items.map((i) => strip<Payment>(i));
   }
 
-  private async queryAll(input: QueryCommandInput): Promise<Item[]> {
-    const items: Item[] = [];
-    let ExclusiveStartKey: Item | undefined;
-    do {
-      const out = await this.db.send(new QueryCommand({ ...input, ExclusiveStartKey }));
-      items.push(...(out.Items ?? []));
-      ExclusiveStartKey = out.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return items;
+  private queryAll(input: QueryCommandInput): Promise<Item[]> {
+    return queryAll(this.db, input);
   }
 
   /** A merchant's groups by slot (GSI1): one Query, filters on the key where they can be. */

@@ -184,7 +184,7 @@ export class ServiceApi extends Construct {
         authorizer: this.authorizer,
         // Stated explicitly: with scopes the authorizer validates access tokens (which carry no
         // `aud`), and CDK drops authorizationScopes unless the type is COGNITO.
-
+        authorizationType: apigw.AuthorizationType.COGNITO,
         authorizationScopes: scopes,
       });
     }

@@ -28,7 +28,8 @@ function context(app: App, key: string): string | undefined {
 
 function environment(app: App, stage: Stage): Environment | undefined {
   const account = context(app, `${stage}Account`) ?? process.env.CDK_DEFAULT_ACCOUNT;
-  const region = context(app, 'region') ?? (account === undefined ? undefined : process.env.CDK_DEFAULT_REGION);
+  const region =
+    context(app, 'region') ?? (account === undefined ? undefined : process.env.CDK_DEFAULT_REGION);
   return account === undefined && region === undefined ? undefined : { account, region };
 }
 

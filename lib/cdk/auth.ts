@@ -55,7 +55,9 @@ export class ServiceAuth extends Construct {
     this.resourceServer = this.userPool.addResourceServer('ResourceServer', {
       identifier: scopeHost(stage),
       userPoolResourceServerName: `${SERVICE_NAME}-${stage}`,
-      scopes: [new cognito.ResourceServerScope({ scopeName, scopeDescription: 'Call the Scheduled Payments API' })],
+      scopes: [
+        new cognito.ResourceServerScope({ scopeName, scopeDescription: 'Call the Scheduled Payments API' }),
+      ],
     });
 
     const suffix =

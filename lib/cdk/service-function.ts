@@ -112,7 +112,12 @@ export class ServiceFunction extends Construct {
 export type TableAccess = 'read' | 'write' | 'readWrite';
 
 /** Give a function the table: its name in `envName` and exactly the data-plane grant asked for. */
-export function bindTable(fn: lambda.Function, table: ITable, access: TableAccess, envName = 'TABLE_NAME'): void {
+export function bindTable(
+  fn: lambda.Function,
+  table: ITable,
+  access: TableAccess,
+  envName = 'TABLE_NAME',
+): void {
   fn.addEnvironment(envName, table.tableName);
   if (access === 'read') table.grantReadData(fn);
   else if (access === 'write') table.grantWriteData(fn);
@@ -120,7 +125,11 @@ export function bindTable(fn: lambda.Function, table: ITable, access: TableAcces
 }
 
 /** Let a function start executions of a state machine named by `envName`. */
-export function bindStateMachine(fn: lambda.Function, stateMachine: IStateMachine, envName = 'STATE_MACHINE_ARN'): void {
+export function bindStateMachine(
+  fn: lambda.Function,
+  stateMachine: IStateMachine,
+  envName = 'STATE_MACHINE_ARN',
+): void {
   fn.addEnvironment(envName, stateMachine.stateMachineArn);
   stateMachine.grantStartExecution(fn);
 }

@@ -36,24 +36,24 @@ export class ServiceStack extends Stack {
   readonly api: ServiceApi;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
-    const prod = props.stage === 'prod';
+    const { stage, authDomainSuffix, apiCloudWatchRole, configureFunction, ...stackProps } = props;
     super(scope, id, {
-      description: `Scheduled Payments Service (${props.stage})`,
-      ...props,
-      terminationProtection: props.terminationProtection ?? prod,
+      description: `Scheduled Payments Service (${stage})`,
+      ...stackProps,
+      terminationProtection: stackProps.terminationProtection ?? stage === 'prod',
     });
-    this.stage = props.stage;
+    this.stage = stage;
     Tags.of(this).add('service', SERVICE_NAME);
-    Tags.of(this).add('stage', props.stage);
+    Tags.of(this).add('stage', stage);
 
-    this.table = new ServiceTable(this, 'Data', { stage: props.stage });
-    this.auth = new ServiceAuth(this, 'Auth', { stage: props.stage, domainSuffix: props.authDomainSuffix });
+    this.table = new ServiceTable(this, 'Data', { stage });
+    this.auth = new ServiceAuth(this, 'Auth', { stage, domainSuffix: authDomainSuffix });
     this.api = new ServiceApi(this, 'Api', {
-      stage: props.stage,
+      stage,
       table: this.table.table,
       userPool: this.auth.userPool,
-      cloudWatchRole: props.apiCloudWatchRole,
-      configureFunction: props.configureFunction,
+      cloudWatchRole: apiCloudWatchRole,
+      configureFunction,
     });
 
     const output = (name: string, value: string, description: string): CfnOutput =>
@@ -62,6 +62,10 @@ export class ServiceStack extends Stack {
     output('TableName', this.table.table.tableName, 'DynamoDB table');
     output('UserPoolId', this.auth.userPool.userPoolId, 'Cognito user pool of the API clients');
     output('TokenUrl', this.auth.tokenUrl, 'OAuth 2.0 token endpoint (client_credentials)');
-    output('ClientId', this.auth.client.userPoolClientId, 'App client id; its secret: aws cognito-idp describe-user-pool-client');
+    output(
+      'ClientId',
+      this.auth.client.userPoolClientId,
+      'App client id; its secret: aws cognito-idp describe-user-pool-client',
+    );
   }
 }

@@ -65,6 +65,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       TABLE_NAME: tableName,
       SERVICE_STAGE: stage,
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // Local settlement cut-offs: every SANDBOX_SETTLEMENT_SECONDS from the epoch (DESIGN.md).
+      SETTLEMENT_PERIOD_SECONDS: process.env.SANDBOX_SETTLEMENT_SECONDS ?? '300',
+      SETTLEMENT_OFFSET_SECONDS: '0',
     });
     const client = new DynamoDBClient({});
     await ensureTable(client, tableName);

@@ -58,7 +58,10 @@ function resourcePaths(template: Template): Map<string, string> {
 /** Logical id of the function of each handler module, found by its physical name. */
 function functionIds(template: Template, stage: Stage): Map<string, string> {
   const byName = new Map(
-    Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).map(([id, r]) => [props(r).FunctionName, id]),
+    Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).map(([id, r]) => [
+      props(r).FunctionName,
+      id,
+    ]),
   );
   return new Map(
     handlerModules().map((handler) => {
@@ -88,11 +91,13 @@ describe.each([
       const paths = resourcePaths(template);
       const fnIds = functionIds(template, stage);
       const [authorizerId] = only(resourcesOf(template, 'AWS::ApiGateway::Authorizer'));
-      const methods = Object.values(resourcesOf(template, 'AWS::ApiGateway::Method')).map((m) => {
-        const p = props(m);
-        const resourceId = (p.ResourceId as { Ref?: string }).Ref;
-        return { ...p, path: resourceId === undefined ? '/' : paths.get(resourceId) };
-      });
+      const methods = Object.values(resourcesOf(template, 'AWS::ApiGateway::Method')).map(
+        (m): Record<string, unknown> => {
+          const p = props(m);
+          const resourceId = (p.ResourceId as { Ref?: string }).Ref;
+          return { ...p, path: resourceId === undefined ? '/' : paths.get(resourceId) };
+        },
+      );
 
       const key = (method: unknown, path: unknown): string => `${String(method)} ${String(path)}`;
       expect(methods.map((m) => key(m.HttpMethod, m.path)).sort()).toEqual(
@@ -108,7 +113,9 @@ describe.each([
           Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
         });
         const uri = flatten((method?.Integration as { Uri: unknown }).Uri);
-        expect(uri).toContain(`:lambda:path/2015-03-31/functions/\${${fnIds.get(route.handler)}.Arn}/invocations`);
+        expect(uri).toContain(
+          `:lambda:path/2015-03-31/functions/\${${fnIds.get(route.handler)}.Arn}/invocations`,
+        );
       }
     });
 
@@ -144,7 +151,9 @@ describe.each([
 
       for (const response of responses) {
         const body = (response.ResponseTemplates as Record<string, string>)['application/json'] ?? '';
-        expect(body).toMatch(/^\{"message":(\$context\.error\.messageString|"[^"]*"),"responseCode":\d{3}\}$/);
+        expect(body).toMatch(
+          /^\{"message":(\$context\.error\.messageString|"[^"]*"),"responseCode":\d{3}\}$/,
+        );
         // As API Gateway renders it: $context.error.messageString is a quoted JSON string.
         const rendered: unknown = JSON.parse(body.replace('$context.error.messageString', '"Unauthorized"'));
         expect(rendered).toEqual({ message: expect.any(String), responseCode: Number(response.StatusCode) });
@@ -257,7 +266,9 @@ describe.each([
           .filter((p) => (p.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
           .flatMap((p) => (p.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement);
         const actions = statements.flatMap((s) => [s.Action].flat() as string[]);
-        expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query']));
+        expect(actions).toEqual(
+          expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query']),
+        );
         for (const statement of statements) {
           expect(statement.Effect).toBe('Allow');
           const stmtActions = [statement.Action].flat() as string[];
@@ -266,7 +277,8 @@ describe.each([
           expect(stmtActions.every((a) => a.startsWith('dynamodb:') && a !== 'dynamodb:*')).toBe(true);
           expect(resources.every((r) => r === tableArn || r === `${tableArn}/index/*`)).toBe(true);
         }
-        const [, role] = Object.entries(resourcesOf(template, 'AWS::IAM::Role')).find(([id]) => id === roleId) ?? [];
+        const [, role] =
+          Object.entries(resourcesOf(template, 'AWS::IAM::Role')).find(([id]) => id === roleId) ?? [];
         expect(flatten((props(role as Resource).ManagedPolicyArns as unknown[])[0])).toMatch(
           /service-role\/AWSLambdaBasicExecutionRole$/,
         );
@@ -346,7 +358,11 @@ describe.each([
           Projection: { ProjectionType: 'ALL' },
         })),
       );
-      const keys = [tableDef.partitionKey, tableDef.sortKey, ...tableDef.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+      const keys = [
+        tableDef.partitionKey,
+        tableDef.sortKey,
+        ...tableDef.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey]),
+      ];
       expect(p.AttributeDefinitions).toEqual(
         expect.arrayContaining(keys.map((k) => ({ AttributeName: k.name, AttributeType: k.type }))),
       );
@@ -364,12 +380,20 @@ describe.each([
   describe('stack', () => {
     it('outputs what an operator and a client need', () => {
       const outputs = template.findOutputs('*');
-      expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'ClientId', 'TableName', 'TokenUrl', 'UserPoolId']);
+      expect(Object.keys(outputs).sort()).toEqual([
+        'ApiUrl',
+        'ClientId',
+        'TableName',
+        'TokenUrl',
+        'UserPoolId',
+      ]);
       const [clientId] = only(resourcesOf(template, 'AWS::Cognito::UserPoolClient'));
       expect(outputs.ClientId?.Value).toEqual({ Ref: clientId });
       expect(outputs.TableName?.Value).toEqual({ Ref: tableId });
       expect(outputs.UserPoolId?.Value).toEqual({ Ref: poolId });
-      expect(flatten(outputs.TokenUrl?.Value)).toMatch(/^https:\/\/.+\.auth\..+\.amazoncognito\.com\/oauth2\/token$/);
+      expect(flatten(outputs.TokenUrl?.Value)).toMatch(
+        /^https:\/\/.+\.auth\..+\.amazoncognito\.com\/oauth2\/token$/,
+      );
       // The stage's Ref is its name (asserted `stage` above).
       const [apiId] = only(resourcesOf(template, 'AWS::ApiGateway::RestApi'));
       const [stageId] = only(resourcesOf(template, 'AWS::ApiGateway::Stage'));

@@ -176,7 +176,11 @@ describe('newGroup', () => {
       GROUP_ID,
       NOW,
     );
-    expect(g).toMatchObject({ transactionInitiator: 'Consumer', surchargeCompliance: true, allowPartial: true });
+    expect(g).toMatchObject({
+      transactionInitiator: 'Consumer',
+      surchargeCompliance: true,
+      allowPartial: true,
+    });
   });
 
   it('holds the merchant id it is given, not the body servicePayId', () => {
@@ -186,7 +190,9 @@ describe('newGroup', () => {
   });
 
   it('refuses a past slot', () => {
-    expect(() => newGroup({ ...input, scheduleHour: 13 }, '32350000001', GROUP_ID, NOW)).toThrow(BadRequestError);
+    expect(() => newGroup({ ...input, scheduleHour: 13 }, '32350000001', GROUP_ID, NOW)).toThrow(
+      BadRequestError,
+    );
   });
 });
 
@@ -238,11 +244,14 @@ describe('updatedGroup', () => {
     expect(before).toEqual(copy);
   });
 
-  it.each<GroupStatus>(['processing', 'processed'])('ignores the update of a %s group (undefined)', (status) => {
-    expect(updatedGroup(group({ status }), { scheduleHour: 20 }, NOW)).toBeUndefined();
-    // Even an update that would be refused on a pending group is ignored, not refused.
-    expect(updatedGroup(group({ status }), { scheduleDate: '2020-01-01' }, NOW)).toBeUndefined();
-  });
+  it.each<GroupStatus>(['processing', 'processed'])(
+    'ignores the update of a %s group (undefined)',
+    (status) => {
+      expect(updatedGroup(group({ status }), { scheduleHour: 20 }, NOW)).toBeUndefined();
+      // Even an update that would be refused on a pending group is ignored, not refused.
+      expect(updatedGroup(group({ status }), { scheduleDate: '2020-01-01' }, NOW)).toBeUndefined();
+    },
+  );
 
   it('refuses a deleted group with 400', () => {
     expect(() => updatedGroup(group({ status: 'deleted' }), { locationId: 1 }, NOW)).toThrow(BadRequestError);
@@ -253,9 +262,9 @@ describe('updatedGroup', () => {
 
   it('refuses a reschedule into the past (date or hour)', () => {
     expect(() => updatedGroup(group(), { scheduleDate: '2026-05-09' }, NOW)).toThrow(BadRequestError);
-    expect(() => updatedGroup(group({ scheduleDate: '2026-05-10', scheduleHour: 20 }), { scheduleHour: 13 }, NOW)).toThrow(
-      BadRequestError,
-    );
+    expect(() =>
+      updatedGroup(group({ scheduleDate: '2026-05-10', scheduleHour: 20 }), { scheduleHour: 13 }, NOW),
+    ).toThrow(BadRequestError);
   });
 
   it('allows a reschedule into the current hour', () => {
@@ -267,7 +276,10 @@ describe('updatedGroup', () => {
 
   it('does not refuse a group whose own slot has passed when the schedule is not changed', () => {
     const overdue = group({ scheduleDate: '2026-05-10', scheduleHour: 14 });
-    expect(updatedGroup(overdue, { locationId: 5 }, LATER)).toMatchObject({ locationId: 5, scheduleHour: 14 });
+    expect(updatedGroup(overdue, { locationId: 5 }, LATER)).toMatchObject({
+      locationId: 5,
+      scheduleHour: 14,
+    });
     // Restating the same slot is not a reschedule either.
     expect(updatedGroup(overdue, { scheduleDate: '2026-05-10', scheduleHour: 14 }, LATER)).toBeDefined();
   });
@@ -378,10 +390,14 @@ describe('replacedPayment', () => {
   });
 
   it('keeps sendPaymentScheduledNotification when the body omits it', () => {
-    expect(replacedPayment(payment({ sendPaymentScheduledNotification: true }), update(), LATER)).toMatchObject({
+    expect(
+      replacedPayment(payment({ sendPaymentScheduledNotification: true }), update(), LATER),
+    ).toMatchObject({
       sendPaymentScheduledNotification: true,
     });
-    expect(replacedPayment(payment({ sendPaymentScheduledNotification: false }), update(), LATER)).toMatchObject({
+    expect(
+      replacedPayment(payment({ sendPaymentScheduledNotification: false }), update(), LATER),
+    ).toMatchObject({
       sendPaymentScheduledNotification: false,
     });
   });
@@ -423,7 +439,10 @@ describe('replacedPayment', () => {
   });
 
   it('keeps authResponse and voidOrRefundResponses of the stored payment', () => {
-    const existing = payment({ authResponse: { status: 'Approved' }, voidOrRefundResponses: [{ type: 'Void' }] });
+    const existing = payment({
+      authResponse: { status: 'Approved' },
+      voidOrRefundResponses: [{ type: 'Void' }],
+    });
     const next = replacedPayment(existing, update(), LATER);
     expect(next.authResponse).toEqual({ status: 'Approved' });
     expect(next.voidOrRefundResponses).toEqual([{ type: 'Void' }]);
@@ -525,7 +544,14 @@ describe('paymentView', () => {
       lastUpdated: '2026-05-01T00:00:00.000Z',
       authResponse: null,
     });
-    for (const absent of ['orderId', 'allowPartial', 'customAttributes', 'fees', 'voidOrRefundResponses', 'merchantId']) {
+    for (const absent of [
+      'orderId',
+      'allowPartial',
+      'customAttributes',
+      'fees',
+      'voidOrRefundResponses',
+      'merchantId',
+    ]) {
       expect(view).not.toHaveProperty(absent);
     }
     // authResponse is always present: null until processed.
@@ -563,7 +589,12 @@ describe('paymentView', () => {
       PAYMENT_ID,
       NOW,
     );
-    expect(paymentView(created)).toMatchObject({ amount: 999999.99, orderId: 'o', deleted: false, authResponse: null });
+    expect(paymentView(created)).toMatchObject({
+      amount: 999999.99,
+      orderId: 'o',
+      deleted: false,
+      authResponse: null,
+    });
     expect(paymentView(created)).not.toHaveProperty('fees');
   });
 });

@@ -16,10 +16,13 @@ describe('toCents', () => {
     expect(toCents(amount)).toBe(cents);
   });
 
-  it.each([1.005, 0.001, 19.999, 12.345])('%p has more than two decimals and throws', (amount) => {
-    expect(() => toCents(amount)).toThrow(RangeError);
-    expect(() => toCents(amount)).toThrow(`amount ${amount} has more than two decimals`);
-  });
+  it.each([1.005, 0.001, 19.999, 12.345, 1.00001, 0.00001, 999999.991])(
+    '%p has more than two decimals and throws',
+    (amount) => {
+      expect(() => toCents(amount)).toThrow(RangeError);
+      expect(() => toCents(amount)).toThrow(`amount ${amount} has more than two decimals`);
+    },
+  );
 
   it.each([Number.NaN, Number.POSITIVE_INFINITY, 1e20])('%p is refused', (amount) => {
     expect(() => toCents(amount)).toThrow(RangeError);

@@ -1,0 +1,29 @@
+/** Creating a saved method: validate, tokenize at the processor, keep only token and mask. */
+import { newMethod, parseMethodInput, type SavedMethod } from '#domain/payors';
+import { newId } from '#shared/ids';
+import { paymentProcessor } from '#processor/index';
+
+export interface NewMethodRequest {
+  raw: unknown;
+  payorId: string;
+  merchantId: string;
+  now: Date;
+  /** Prefix for field names in messages (`paymentMethod`). */
+  root?: string;
+}
+
+export async function createMethod(request: NewMethodRequest): Promise<{ method: SavedMethod; setAsDefault: boolean }> {
+  const input = parseMethodInput(request.raw, request.now, request.root);
+  const { token } = await paymentProcessor().tokenize(
+    input.accountType === 'CHECKING'
+      ? { kind: 'bank', routingNumber: input.routingNumber, accountNumber: input.accountNumber }
+      : { kind: 'card', number: input.cardNumber, expiryMonth: input.expiryMonth, expiryYear: input.expiryYear },
+  );
+  const method = newMethod(
+    input,
+    { payorId: request.payorId, merchantId: request.merchantId, savedPaymentMethodId: newId() },
+    token,
+    request.now,
+  );
+  return { method, setAsDefault: input.setAsDefault === true };
+}

@@ -1,0 +1,122 @@
+/**
+ * The transactions core: a sale with a saved payment method, with the duplicate check before
+ * processing and an idempotency key on the processor call. The API's sale and the scheduled
+ * processing of groups both charge through `runSale`.
+ *
+ * `runSale` is idempotent for a given transactionId: called again (a retried step, a resumed
+ * request) it returns the stored transaction, or repeats the processor call with the same key,
+ * which the processor answers with the first result and no second charge.
+ */
+import { optionalNumber } from '#shared/config';
+import { BadRequestError } from '#shared/errors';
+import { declineOf } from '#domain/declines';
+import { parseProfileId } from '#domain/payors';
+import type { Transaction } from '#domain/transactions';
+import { paymentProcessor } from '#processor/index';
+import { payorStore } from '#store/payors';
+import { transactionStore } from '#store/transactions';
+
+export interface SaleRequest {
+  transactionId: string;
+  /** Idempotency key for the processor call. */
+  processorKey: string;
+  merchantId: string;
+  profileId: string;
+  amountCents: number;
+  allowPartial: boolean;
+  orderId?: string;
+  /** The scheduled payment charged, when the sale comes from a group. */
+  paymentId?: string;
+  /**
+   * A profile that names no saved method: `reject` (400, the API's request is invalid) or
+   * `decline` (a scheduled payment whose method or payor is gone: Declined, category 1).
+   */
+  missingMethod: 'reject' | 'decline';
+}
+
+/** SPEC.md: "typically 5 minutes"; DUPLICATE_WINDOW_SECONDS overrides it. */
+export const duplicateWindowSeconds = (): number => optionalNumber('DUPLICATE_WINDOW_SECONDS', 300);
+
+export async function runSale(request: SaleRequest, now: Date): Promise<Transaction> {
+  const transactions = transactionStore();
+  const existing = await transactions.find(request.transactionId);
+  if (existing) return existing.transaction;
+
+  const { payorId, savedPaymentMethodId } = parseProfileId(request.profileId);
+  const base = {
+    transactionId: request.transactionId,
+    merchantId: request.merchantId,
+    type: 'sale' as const,
+    amountCents: request.amountCents,
+    profileId: request.profileId,
+    payorId,
+    savedPaymentMethodId,
+    ...(request.orderId !== undefined && { orderId: request.orderId }),
+    ...(request.paymentId !== undefined && { paymentId: request.paymentId }),
+    refundedCents: 0,
+    refundCount: 0,
+  };
+  const declined = (code: string, extra: Partial<Transaction> = {}): Transaction => ({
+    ...base,
+    status: 'Declined',
+    responseCode: code,
+    responseMessage: declineOf(code).message,
+    approvedCents: 0,
+    isDuplicate: false,
+    processedAt: now.toISOString(),
+    ...extra,
+  });
+
+  const method = await payorStore().findMethod(payorId, savedPaymentMethodId, request.merchantId);
+  if (!method) {
+    if (request.missingMethod === 'reject') {
+      throw new BadRequestError(`profileId ${request.profileId} names no saved payment method of this merchant`);
+    }
+    return transactions.recordSale(declined('PM'));
+  }
+  const card = { accountType: method.accountType, maskedAccountNumber: method.maskedAccountNumber };
+
+  const original = await transactions.guardDuplicate(
+    request.merchantId,
+    savedPaymentMethodId,
+    request.amountCents,
+    request.transactionId,
+    now,
+    duplicateWindowSeconds(),
+  );
+  if (original) return transactions.recordSale(declined('19', { ...card, isDuplicate: true, originalTransactionId: original }));
+
+  const processor = paymentProcessor();
+  const result = await processor.sale({
+    idempotencyKey: request.processorKey,
+    merchantId: request.merchantId,
+    token: method.processorToken,
+    amountCents: request.amountCents,
+    allowPartial: request.allowPartial,
+  });
+  const txn: Transaction = result.approved
+    ? {
+        ...base,
+        ...card,
+        status: 'Approved',
+        responseCode: result.responseCode,
+        responseMessage: result.responseMessage,
+        approvedCents: result.approvedCents,
+        ...(result.authCode !== undefined && { authCode: result.authCode }),
+        isDuplicate: false,
+        processorTransactionId: result.processorTransactionId,
+        processedAt: result.processedAt,
+        settlesAt: processor.settlementTime(result.processedAt),
+      }
+    : declined(result.responseCode, {
+        ...card,
+        responseMessage: result.responseMessage,
+        processorTransactionId: result.processorTransactionId,
+        processedAt: result.processedAt,
+      });
+  const stored = await transactions.recordSale(txn);
+  if (stored.status === 'Declined') {
+    await transactions.releaseGuard(request.merchantId, savedPaymentMethodId, request.amountCents, request.transactionId);
+  }
+  return stored;
+}

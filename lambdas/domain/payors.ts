@@ -1,0 +1,175 @@
+/**
+ * Payors and saved payment methods: records, views and rules (SPEC.md "Payor and saved payment
+ * method"). The default method is one attribute of the payor (`defaultPaymentMethodId`), so
+ * "exactly one default" holds by construction, under any concurrency; `isDefault` is derived.
+ */
+import { BadRequestError } from '#shared/errors';
+import {
+  accountTypeSchema,
+  cardMethodSchema,
+  checkingMethodSchema,
+  type CardMethodInput,
+  type CheckingMethodInput,
+  type MethodInput,
+  type UpdateMethodInput,
+} from '#shared/schemas';
+import { validator } from '#shared/validation';
+import {
+  assertBankAccount,
+  assertCardNumber,
+  assertNotExpired,
+  isCard,
+  maskNumber,
+  type AccountType,
+  type CardType,
+} from './cards';
+
+export interface BillingAddress {
+  line1: string;
+  line2?: string;
+  city: string;
+  state: string;
+  postalCode: string;
+  country: string;
+}
+
+export interface Payor {
+  payorId: string;
+  merchantId: string;
+  customerAccountId?: string;
+  customerAccountType?: string;
+  sponsorKey?: string;
+  customerData?: Record<string, string>;
+  email?: string;
+  defaultPaymentMethodId: string;
+  /** Number of saved methods; guards "deleting the only remaining method is refused". */
+  methodCount: number;
+  dateCreated: string;
+  lastUpdated: string;
+}
+
+export interface SavedMethod {
+  savedPaymentMethodId: string;
+  payorId: string;
+  merchantId: string;
+  accountType: AccountType;
+  maskedAccountNumber: string;
+  /** The processor's vault token: what a charge uses. Never returned. */
+  processorToken: string;
+  expiryMonth?: number;
+  expiryYear?: number;
+  billingAddress: BillingAddress;
+  customerData?: Record<string, string>;
+  dateCreated: string;
+  lastUpdated: string;
+}
+
+const parseAccountType = validator<{ accountType: AccountType }>(accountTypeSchema);
+const parseCard = validator<CardMethodInput>(cardMethodSchema);
+const parseChecking = validator<CheckingMethodInput>(checkingMethodSchema);
+
+/**
+ * Validates a new method (card: Luhn, brand, expiry not past; CHECKING: ABA routing number).
+ * `root` prefixes field names in messages (`paymentMethod.cardNumber`).
+ */
+export function parseMethodInput(value: unknown, now: Date, root = ''): MethodInput {
+  const prefix = (e: unknown) => {
+    if (root && e instanceof BadRequestError) throw new BadRequestError(`${root}.${e.message}`);
+    throw e;
+  };
+  try {
+    const { accountType } = parseAccountType(value);
+    if (accountType === 'CHECKING') {
+      const input = parseChecking(value);
+      assertBankAccount(input.routingNumber, input.accountNumber);
+      return input;
+    }
+    const input = parseCard(value);
+    assertCardNumber(input.cardNumber, input.accountType as CardType);
+    assertNotExpired(input.expiryMonth, input.expiryYear, now);
+    return input;
+  } catch (error) {
+    return prefix(error);
+  }
+}
+
+export function newMethod(
+  input: MethodInput,
+  ids: { payorId: string; merchantId: string; savedPaymentMethodId: string },
+  processorToken: string,
+  now: Date,
+): SavedMethod {
+  const ts = now.toISOString();
+  const number = input.accountType === 'CHECKING' ? input.accountNumber : input.cardNumber;
+  return {
+    ...ids,
+    accountType: input.accountType,
+    maskedAccountNumber: maskNumber(number),
+    processorToken,
+    ...(input.accountType !== 'CHECKING' && { expiryMonth: input.expiryMonth, expiryYear: input.expiryYear }),
+    billingAddress: input.billingAddress,
+    customerData: input.customerData,
+    dateCreated: ts,
+    lastUpdated: ts,
+  };
+}
+
+/** PUT on a method: expiry (cards only, not past) and billing address; customerData too. */
+export function updatedMethod(method: SavedMethod, input: UpdateMethodInput, now: Date): SavedMethod {
+  const touchesExpiry = input.expiryMonth !== undefined || input.expiryYear !== undefined;
+  if (touchesExpiry && !isCard(method.accountType)) {
+    throw new BadRequestError('expiryMonth/expiryYear apply to cards only, not CHECKING accounts');
+  }
+  const next: SavedMethod = {
+    ...method,
+    ...(touchesExpiry && {
+      expiryMonth: input.expiryMonth ?? method.expiryMonth,
+      expiryYear: input.expiryYear ?? method.expiryYear,
+    }),
+    billingAddress: input.billingAddress ?? method.billingAddress,
+    customerData: input.customerData ?? method.customerData,
+    lastUpdated: now.toISOString(),
+  };
+  if (touchesExpiry) assertNotExpired(next.expiryMonth!, next.expiryYear!, now);
+  return next;
+}
+
+/** The method that becomes default when `deleting` (the default) goes: the oldest other one. */
+export function replacementDefault(methods: SavedMethod[], deleting: string): string | undefined {
+  return methods
+    .filter((m) => m.savedPaymentMethodId !== deleting)
+    .sort((a, b) => a.dateCreated.localeCompare(b.dateCreated) || a.savedPaymentMethodId.localeCompare(b.savedPaymentMethodId))[0]
+    ?.savedPaymentMethodId;
+}
+
+export const methodView = (m: SavedMethod, defaultId: string) => ({
+  savedPaymentMethodId: m.savedPaymentMethodId,
+  payorId: m.payorId,
+  accountType: m.accountType,
+  maskedAccountNumber: m.maskedAccountNumber,
+  ...(m.expiryMonth !== undefined && { expiryMonth: m.expiryMonth, expiryYear: m.expiryYear }),
+  billingAddress: m.billingAddress,
+  isDefault: m.savedPaymentMethodId === defaultId,
+  customerData: m.customerData ?? {},
+  dateCreated: m.dateCreated,
+  lastUpdated: m.lastUpdated,
+});
+
+export const payorView = (p: Payor, methods: SavedMethod[]) => ({
+  payorId: p.payorId,
+  customerAccountId: p.customerAccountId ?? null,
+  customerAccountType: p.customerAccountType ?? null,
+  sponsorKey: p.sponsorKey ?? null,
+  customerData: p.customerData ?? {},
+  email: p.email ?? null,
+  defaultPaymentMethodId: p.defaultPaymentMethodId,
+  savedPaymentMethods: methods.map((m) => methodView(m, p.defaultPaymentMethodId)),
+  dateCreated: p.dateCreated,
+  lastUpdated: p.lastUpdated,
+});
+
+/** `{payorId}/{savedPaymentMethodId}` */
+export function parseProfileId(profileId: string): { payorId: string; savedPaymentMethodId: string } {
+  const [payorId = '', savedPaymentMethodId = ''] = profileId.split('/');
+  return { payorId: payorId.toLowerCase(), savedPaymentMethodId: savedPaymentMethodId.toLowerCase() };
+}

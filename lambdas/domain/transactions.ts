@@ -1,0 +1,101 @@
+/**
+ * Transactions (sales) and their refunds: records and the response view with the built-in
+ * protections (SPEC.md "Transaction response fields"). Records hold cents.
+ */
+import type { AccountType } from './cards';
+import { declineOf } from './declines';
+import { fromCents, type Cents } from './money';
+
+export type TransactionStatus = 'Approved' | 'Declined' | 'Voided';
+export type RefundStatus = 'Pending' | 'Completed' | 'Failed';
+
+export interface Transaction {
+  transactionId: string;
+  merchantId: string;
+  type: 'sale';
+  status: TransactionStatus;
+  responseCode: string;
+  responseMessage: string;
+  /** Requested amount. */
+  amountCents: Cents;
+  /** Charged amount (partial approvals charge less; declines 0). */
+  approvedCents: Cents;
+  authCode?: string;
+  isDuplicate: boolean;
+  originalTransactionId?: string;
+  profileId: string;
+  payorId: string;
+  savedPaymentMethodId: string;
+  accountType?: AccountType;
+  maskedAccountNumber?: string;
+  orderId?: string;
+  /** The scheduled payment this sale charged, when it came from a group. */
+  paymentId?: string;
+  processorTransactionId?: string;
+  processedAt: string;
+  /** Settlement cut-off of an approved sale. */
+  settlesAt?: string;
+  /** Completed plus pending refunds. */
+  refundedCents: Cents;
+  /** Completed plus pending refunds, counted. */
+  refundCount: number;
+  voidedAt?: string;
+}
+
+export interface Refund {
+  refundId: string;
+  transactionId: string;
+  amountCents: Cents;
+  status: RefundStatus;
+  date: string;
+  responseCode?: string;
+  responseMessage?: string;
+}
+
+export const isSettled = (t: Transaction, now: Date): boolean =>
+  t.status === 'Approved' && t.settlesAt !== undefined && now.toISOString() >= t.settlesAt;
+
+/** What can still be refunded: charged minus completed and pending refunds (failed ones free up). */
+export const availableRefundCents = (t: Transaction): Cents =>
+  t.status === 'Approved' ? Math.max(0, t.approvedCents - t.refundedCents) : 0;
+
+export const refundView = (r: Refund) => ({
+  refundId: r.refundId,
+  transactionId: r.transactionId,
+  amount: fromCents(r.amountCents),
+  status: r.status,
+  date: r.date,
+  ...(r.responseCode !== undefined && { responseCode: r.responseCode, responseMessage: r.responseMessage }),
+});
+
+export function transactionView(t: Transaction, refunds: Refund[], now: Date) {
+  const decline = t.status === 'Declined' ? declineOf(t.responseCode) : undefined;
+  return {
+    transactionId: t.transactionId,
+    type: t.type,
+    status: t.status,
+    responseCode: t.responseCode,
+    responseMessage: t.responseMessage,
+    ...(decline && { declineCategory: decline.category, declineCategoryDescription: decline.description }),
+    isDuplicate: t.isDuplicate,
+    ...(t.originalTransactionId !== undefined && { originalTransactionId: t.originalTransactionId }),
+    amount: fromCents(t.amountCents),
+    approvedAmount: fromCents(t.approvedCents),
+    ...(t.authCode !== undefined && { authCode: t.authCode }),
+    originalAmount: fromCents(t.approvedCents),
+    refundedAmount: fromCents(t.refundedCents),
+    availableRefundAmount: fromCents(availableRefundCents(t)),
+    refundCount: t.refundCount,
+    refundHistory: refunds.map((r) => ({ refundId: r.refundId, amount: fromCents(r.amountCents), status: r.status, date: r.date })),
+    profileId: t.profileId,
+    ...(t.accountType !== undefined && { accountType: t.accountType, maskedAccountNumber: t.maskedAccountNumber }),
+    ...(t.orderId !== undefined && { orderId: t.orderId }),
+    ...(t.paymentId !== undefined && { paymentId: t.paymentId }),
+    processedAt: t.processedAt,
+    settled: isSettled(t, now),
+    ...(t.settlesAt !== undefined && t.status !== 'Voided' && { settlementTime: t.settlesAt }),
+    ...(t.voidedAt !== undefined && { voidedAt: t.voidedAt }),
+  };
+}
+
+export type TransactionView = ReturnType<typeof transactionView>;

@@ -1,0 +1,9 @@
+import { methodView } from '#domain/payors';
+import { merchantRoute } from '#shared/http';
+import { payorStore } from '#store/payors';
+
+/** GET /v1/rest/merchants/{MID}/payors/{PayorID}/savedPaymentMethods */
+export const handler = merchantRoute({}, async ({ merchant, params }) => {
+  const { payor, methods } = await payorStore().require(params.PayorID!, merchant.merchantId);
+  return { status: 200, body: methods.map((m) => methodView(m, payor.defaultPaymentMethodId)) };
+});

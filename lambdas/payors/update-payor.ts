@@ -1,0 +1,29 @@
+import { assertSameId } from '#domain/groups';
+import { payorView, type Payor } from '#domain/payors';
+import { merchantRoute } from '#shared/http';
+import { updatePayorSchema, type UpdatePayorInput } from '#shared/schemas';
+import { validator } from '#shared/validation';
+import { payorStore, retrying } from '#store/payors';
+
+const parse = validator<UpdatePayorInput>(updatePayorSchema);
+
+/** PUT /v1/rest/merchants/{MID}/payors/{PayorID}: fields present are changed. */
+export const handler = merchantRoute({ body: parse }, async ({ merchant, params, body, now }) => {
+  const payorId = params.PayorID!;
+  assertSameId('payorId', body.payorId, payorId);
+  const store = payorStore();
+  const result = await retrying(async () => {
+    const { payor, methods } = await store.require(payorId, merchant.merchantId);
+    const next: Payor = {
+      ...payor,
+      customerAccountId: body.customerAccountId ?? payor.customerAccountId,
+      customerAccountType: body.customerAccountType ?? payor.customerAccountType,
+      sponsorKey: body.sponsorKey ?? payor.sponsorKey,
+      customerData: (body.customerData as Record<string, string> | undefined) ?? payor.customerData,
+      email: body.email ?? payor.email,
+      lastUpdated: now.toISOString(),
+    };
+    return (await store.update(payor, next)) ? payorView(next, methods) : undefined;
+  });
+  return { status: 200, body: result };
+});

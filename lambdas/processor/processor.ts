@@ -1,0 +1,60 @@
+/**
+ * The processor adapter: what an acquirer integration implements. Every money-moving call carries
+ * an idempotency key; calling again with the same key returns the first result and moves no
+ * money a second time (that is what makes retried steps safe).
+ */
+export type TokenizeRequest =
+  | { kind: 'card'; number: string; expiryMonth: number; expiryYear: number }
+  | { kind: 'bank'; routingNumber: string; accountNumber: string };
+
+export interface SaleRequest {
+  idempotencyKey: string;
+  merchantId: string;
+  token: string;
+  amountCents: number;
+  allowPartial: boolean;
+}
+
+export interface SaleResult {
+  approved: boolean;
+  processorTransactionId: string;
+  /** ISO 8583-style response code: '00' approved, '10' partial, others declines. */
+  responseCode: string;
+  responseMessage: string;
+  approvedCents: number;
+  authCode?: string;
+  /** When the processor decided (UTC ISO-8601). */
+  processedAt: string;
+}
+
+export interface ReversalRequest {
+  idempotencyKey: string;
+  merchantId: string;
+  processorTransactionId: string;
+  amountCents: number;
+}
+
+export interface ReversalResult {
+  approved: boolean;
+  processorTransactionId: string;
+  responseCode: string;
+  responseMessage: string;
+  processedAt: string;
+}
+
+export interface PaymentProcessor {
+  /** Vaults an account number and returns a token; the number is not kept by the caller. */
+  tokenize(request: TokenizeRequest): Promise<{ token: string }>;
+  sale(request: SaleRequest): Promise<SaleResult>;
+  /** Reverses an unsettled sale in full. */
+  void(request: ReversalRequest): Promise<ReversalResult>;
+  /** Returns money of a settled sale, in full or in part. */
+  refund(request: ReversalRequest): Promise<ReversalResult>;
+  /** When a sale approved at `processedAt` settles (settlement cut-off). */
+  settlementTime(processedAt: string): string;
+}
+
+/** Thrown when the processor could not be reached or gave no definite answer: retry with the same key. */
+export class ProcessorUnavailableError extends Error {
+  override readonly name = 'ProcessorUnavailableError';
+}

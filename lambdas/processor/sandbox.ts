@@ -1,0 +1,135 @@
+/**
+ * The deterministic sandbox processor (DESIGN.md "The sandbox processor"). Outcomes follow the
+ * test-card table. Like a real acquirer it keeps its own ledger, keyed by idempotency key, in
+ * the service table (`SANDBOX#<key>` items): a repeated key replays the recorded result and
+ * charges nothing (the ledger's `calls` counter shows the replay). The card number never
+ * reaches the ledger: tokenization turns it into the card's behaviour profile plus a random id.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DECLINE_CODES } from '#domain/declines';
+import type {
+  PaymentProcessor,
+  ReversalRequest,
+  ReversalResult,
+  SaleRequest,
+  SaleResult,
+  TokenizeRequest,
+} from './processor';
+
+/** Test cards: number → behaviour profile (a decline code, `p5000` partial up to 50.00). */
+export const SANDBOX_CARDS: Record<string, string> = {
+  '4000000000000002': '05',
+  '4000000000009987': '41',
+  '4000000000009979': '43',
+  '4000000000000069': '54',
+  '4000000000000127': 'N7',
+  '4000000000009995': '51',
+  '4000000000000119': '91',
+  '4000000000006975': '61',
+  '4000000000000077': 'p5000',
+};
+
+export interface SettlementSchedule {
+  /** Seconds between settlement cut-offs. */
+  periodSeconds: number;
+  /** Offset of the cut-offs from the epoch (1800 with a 3600 period: every hour at :30). */
+  offsetSeconds: number;
+}
+
+/** The first cut-off strictly after `processedAt`. */
+export function nextCutoff(processedAt: string, schedule: SettlementSchedule): string {
+  const t = Math.floor(Date.parse(processedAt) / 1000);
+  const { periodSeconds: p, offsetSeconds: o } = schedule;
+  const next = Math.floor((t - o) / p) * p + o + p;
+  return new Date(next * 1000).toISOString();
+}
+
+type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
+
+export class SandboxProcessor implements PaymentProcessor {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly schedule: SettlementSchedule,
+  ) {}
+
+  async tokenize(request: TokenizeRequest): Promise<{ token: string }> {
+    const profile = request.kind === 'bank' ? 'bank' : (SANDBOX_CARDS[request.number] ?? 'ok');
+    return { token: `sbx.${profile}.${randomBytes(12).toString('hex')}` };
+  }
+
+  settlementTime(processedAt: string): string {
+    return nextCutoff(processedAt, this.schedule);
+  }
+
+  /** Records a result under its key once; a repeated key gets the recorded result back. */
+  private async once<T extends object>(kind: LedgerKind, key: string, decide: () => T): Promise<T> {
+    const Key = { pk: `SANDBOX#${kind}#${key}`, sk: 'LEDGER' };
+    const result = decide();
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...Key, entity: 'sandbox-ledger', kind, idempotencyKey: key, result, calls: 1 },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return result;
+    } catch (error) {
+      if (!(error instanceof Error) || error.name !== 'ConditionalCheckFailedException') throw error;
+    }
+    await this.db.send(
+      new UpdateCommand({ TableName: this.tableName, Key, UpdateExpression: 'ADD calls :one', ExpressionAttributeValues: { ':one': 1 } }),
+    );
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }));
+    return Item!.result as T;
+  }
+
+  async sale(request: SaleRequest): Promise<SaleResult> {
+    return this.once('SALE', request.idempotencyKey, () => {
+      const profile = request.token.split('.')[1] ?? 'ok';
+      const base = { processorTransactionId: `sbx_${randomUUID()}`, processedAt: new Date().toISOString() };
+      const approve = (cents: number, code = '00', message = 'Approved'): SaleResult => ({
+        ...base,
+        approved: true,
+        responseCode: code,
+        responseMessage: message,
+        approvedCents: cents,
+        authCode: randomBytes(3).toString('hex').toUpperCase(),
+      });
+      const decline = (code: string): SaleResult => ({
+        ...base,
+        approved: false,
+        responseCode: code,
+        responseMessage: DECLINE_CODES[code]?.message ?? 'Declined',
+        approvedCents: 0,
+      });
+      if (profile.startsWith('p')) {
+        const limit = Number(profile.slice(1));
+        if (request.amountCents <= limit) return approve(request.amountCents);
+        return request.allowPartial ? approve(limit, '10', 'Partially approved') : decline('51');
+      }
+      if (profile === 'ok' || profile === 'bank') return approve(request.amountCents);
+      return decline(profile);
+    });
+  }
+
+  private reversal(kind: 'VOID' | 'REFUND', request: ReversalRequest): Promise<ReversalResult> {
+    return this.once(kind, request.idempotencyKey, () => ({
+      approved: true,
+      processorTransactionId: `sbx_${randomUUID()}`,
+      responseCode: '00',
+      responseMessage: kind === 'VOID' ? 'Voided' : 'Refund accepted',
+      processedAt: new Date().toISOString(),
+    }));
+  }
+
+  void(request: ReversalRequest): Promise<ReversalResult> {
+    return this.reversal('VOID', request);
+  }
+
+  refund(request: ReversalRequest): Promise<ReversalResult> {
+    return this.reversal('REFUND', request);
+  }
+}

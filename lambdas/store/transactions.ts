@@ -1,0 +1,349 @@
+/**
+ * Transactions, refunds, idempotency records and duplicate-check guards in DynamoDB.
+ *
+ * - Idempotency: `IDEM#mid#scope#key` is claimed with attribute_not_exists. It holds the request's
+ *   hash, the id of the resource it creates (fixed at the first claim, so a retry after a crash
+ *   resumes the same sale or refund) and, when done, the response to replay.
+ * - Duplicate check: `DUP#mid#method#cents` names the last approved (or in-flight) sale; claiming
+ *   it is a conditional put that succeeds only when it is absent, older than the window, or
+ *   ours. Of N identical concurrent sales exactly one claims it; the others are duplicates.
+ * - Refunds reserve their amount on the sale with `refundedCents <= approvedCents - amount` as the
+ *   condition, in the same transaction that writes the Pending refund: racing refunds can never
+ *   exceed the charge.
+ */
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { config } from '#shared/config';
+import { cancellationCodes, ddb } from '#shared/ddb';
+import { NotFoundError } from '#shared/errors';
+import { keys } from '#shared/keys';
+import type { Refund, Transaction } from '#domain/transactions';
+import { isConditionFailure, queryAll, strip, type Item } from './items';
+
+export class TransactionNotFoundError extends NotFoundError {
+  constructor(transactionId: string) {
+    super(`transaction ${transactionId} not found`);
+  }
+}
+
+/** Idempotency records and duplicate guards outlive their use by a day (TTL). */
+const RECORD_TTL_SECONDS = 24 * 3600;
+/** A claimed-but-unfinished request may be resumed by a retry after this long. */
+export const IDEMPOTENCY_LEASE_MS = 30_000;
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+export type Claim =
+  | { kind: 'new'; resourceId: string }
+  | { kind: 'resume'; resourceId: string }
+  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'mismatch' }
+  | { kind: 'in-progress' };
+
+export interface IdempotencyRef {
+  merchantId: string;
+  scope: string;
+  key: string;
+}
+
+const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
+
+export class TransactionStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  // ---- idempotency ----
+
+  async claim(ref: IdempotencyRef, requestHash: string, newResourceId: string, now: Date): Promise<Claim> {
+    const Key = keys.idempotency(ref.merchantId, ref.scope, ref.key);
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...Key,
+            entity: 'idempotency',
+            requestHash,
+            resourceId: newResourceId,
+            state: 'in-progress',
+            leaseUntil: now.getTime() + IDEMPOTENCY_LEASE_MS,
+            expiresAt: epoch(now) + RECORD_TTL_SECONDS,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return { kind: 'new', resourceId: newResourceId };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }));
+    if (!Item) return this.claim(ref, requestHash, newResourceId, now);
+    if (Item.requestHash !== requestHash) return { kind: 'mismatch' };
+    if (Item.state === 'done') return { kind: 'replay', response: Item.response as StoredResponse };
+    if ((Item.leaseUntil as number) > now.getTime()) return { kind: 'in-progress' };
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key,
+          UpdateExpression: 'SET leaseUntil = :next',
+          ConditionExpression: 'leaseUntil = :seen AND #state = :inProgress',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':next': now.getTime() + IDEMPOTENCY_LEASE_MS,
+            ':seen': Item.leaseUntil,
+            ':inProgress': 'in-progress',
+          },
+        }),
+      );
+      return { kind: 'resume', resourceId: Item.resourceId as string };
+    } catch (error) {
+      if (isConditionFailure(error)) return { kind: 'in-progress' };
+      throw error;
+    }
+  }
+
+  async complete(ref: IdempotencyRef, response: StoredResponse): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.idempotency(ref.merchantId, ref.scope, ref.key),
+        UpdateExpression: 'SET #state = :done, #response = :r',
+        ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
+        ExpressionAttributeValues: { ':done': 'done', ':r': response },
+      }),
+    );
+  }
+
+  /** Gives a claim up (the request failed before doing anything): the key may be used afresh. */
+  async release(ref: IdempotencyRef): Promise<void> {
+    await this.db.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: keys.idempotency(ref.merchantId, ref.scope, ref.key),
+        ConditionExpression: '#state = :inProgress',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':inProgress': 'in-progress' },
+      }),
+    ).catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
+  }
+
+  // ---- duplicate check ----
+
+  /** Claims the duplicate guard; returns the earlier transaction's id when this sale is a duplicate. */
+  async guardDuplicate(
+    merchantId: string,
+    methodId: string,
+    amountCents: number,
+    transactionId: string,
+    now: Date,
+    windowSeconds: number,
+  ): Promise<string | undefined> {
+    const Key = keys.duplicateGuard(merchantId, methodId, amountCents);
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...Key, entity: 'duplicate-guard', transactionId, at: now.getTime(), expiresAt: epoch(now) + RECORD_TTL_SECONDS },
+          ConditionExpression: 'attribute_not_exists(pk) OR #at < :windowStart OR transactionId = :me',
+          ExpressionAttributeNames: { '#at': 'at' },
+          ExpressionAttributeValues: { ':windowStart': now.getTime() - windowSeconds * 1000, ':me': transactionId },
+        }),
+      );
+      return undefined;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }));
+    // Released in between: try once more.
+    if (!Item) return this.guardDuplicate(merchantId, methodId, amountCents, transactionId, now, windowSeconds);
+    return Item.transactionId as string;
+  }
+
+  /** A declined sale blocks nothing: its guard is removed (only if it is still ours). */
+  async releaseGuard(merchantId: string, methodId: string, amountCents: number, transactionId: string): Promise<void> {
+    await this.db.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: keys.duplicateGuard(merchantId, methodId, amountCents),
+        ConditionExpression: 'transactionId = :me',
+        ExpressionAttributeValues: { ':me': transactionId },
+      }),
+    ).catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
+  }
+
+  // ---- transactions and refunds ----
+
+  /** Writes a sale once; if it already exists (a resumed request), the stored one wins. */
+  async recordSale(txn: Transaction): Promise<Transaction> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...keys.transaction(txn.transactionId), entity: 'transaction', ...txn },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return txn;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return (await this.find(txn.transactionId))!.transaction;
+    }
+  }
+
+  async find(transactionId: string): Promise<{ transaction: Transaction; refunds: Refund[] } | undefined> {
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.transaction(transactionId).pk },
+      ConsistentRead: true,
+    });
+    const txn = items.find((i) => i.entity === 'transaction');
+    if (!txn) return undefined;
+    return {
+      transaction: strip<Transaction>(txn),
+      refunds: items
+        .filter((i) => i.entity === 'refund')
+        .map((i) => strip<Refund>(i))
+        .sort((a, b) => a.date.localeCompare(b.date) || a.refundId.localeCompare(b.refundId)),
+    };
+  }
+
+  async require(transactionId: string, merchantId: string): Promise<{ transaction: Transaction; refunds: Refund[] }> {
+    const found = await this.find(transactionId);
+    if (!found || found.transaction.merchantId !== merchantId) throw new TransactionNotFoundError(transactionId);
+    return found;
+  }
+
+  /** Approved → Voided. False when the sale is no longer Approved (voided concurrently). */
+  async markVoided(transactionId: string, at: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.transaction(transactionId),
+          UpdateExpression: 'SET #status = :voided, voidedAt = :at',
+          ConditionExpression: '#status = :approved AND refundedCents = :zero',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':voided': 'Voided', ':approved': 'Approved', ':at': at, ':zero': 0 },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Reserves a refund: the Pending refund item and the sale's refundedCents/refundCount move
+   * together, on the condition that the amount still fits. False when it does not.
+   */
+  async reserveRefund(txn: Transaction, refund: Refund): Promise<boolean> {
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.transaction(txn.transactionId),
+                UpdateExpression: 'ADD refundedCents :a, refundCount :one',
+                ConditionExpression: '#status = :approved AND refundedCents <= :limit',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: {
+                  ':a': refund.amountCents,
+                  ':one': 1,
+                  ':approved': 'Approved',
+                  ':limit': txn.approvedCents - refund.amountCents,
+                },
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { ...keys.refund(txn.transactionId, refund.refundId), entity: 'refund', ...refund },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  /** Pending → Completed, or Pending → Failed with the reserved amount given back. */
+  async finishRefund(refund: Refund, outcome: Pick<Refund, 'status' | 'responseCode' | 'responseMessage'>): Promise<Refund> {
+    const finished: Refund = { ...refund, ...outcome };
+    const refundUpdate = {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.refund(refund.transactionId, refund.refundId),
+        UpdateExpression: 'SET #status = :s, responseCode = :c, responseMessage = :m',
+        ConditionExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':s': outcome.status,
+          ':c': outcome.responseCode,
+          ':m': outcome.responseMessage,
+          ':pending': 'Pending',
+        },
+      },
+    };
+    const items: object[] = [refundUpdate];
+    if (outcome.status === 'Failed') {
+      items.push({
+        Update: {
+          TableName: this.tableName,
+          Key: keys.transaction(refund.transactionId),
+          UpdateExpression: 'ADD refundedCents :minus, refundCount :minusOne',
+          ExpressionAttributeValues: { ':minus': -refund.amountCents, ':minusOne': -1 },
+        },
+      });
+    }
+    try {
+      await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
+      return finished;
+    } catch (error) {
+      // Finished already by a concurrent retry: the stored outcome stands.
+      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
+        const found = await this.find(refund.transactionId);
+        return found!.refunds.find((r) => r.refundId === refund.refundId)!;
+      }
+      throw error;
+    }
+  }
+
+  /** Sandbox ledger entries of a key (tests and operators count charges with this). */
+  async ledger(kind: 'SALE' | 'VOID' | 'REFUND', idempotencyKey: string): Promise<Item | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: { pk: `SANDBOX#${kind}#${idempotencyKey}`, sk: 'LEDGER' } }),
+    );
+    return Item;
+  }
+}
+
+let store: TransactionStore | undefined;
+export function transactionStore(): TransactionStore {
+  store ??= new TransactionStore(ddb(), config().tableName);
+  return store;
+}

@@ -1,0 +1,219 @@
+/**
+ * Helpers of the handler tests: hand-built API Gateway events, a minimal Lambda context, the
+ * DynamoDB document-client mock and item builders. Import './env' before this module.
+ */
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { Group, Payment } from '#domain/groups';
+import { apiScope } from '#lib/stage';
+import { groupItem, paymentItem } from '#store/groups';
+
+export const MID = '32350000001';
+export const SHORT_MID = '23500001';
+export const OTHER_MID = '41000000001';
+export const CLIENT_ID = 'c1';
+export const GROUP_ID = '01890a5d-ac96-774b-bcce-b302099a8057';
+export const PAYMENT_ID = '01890a5d-ac96-774b-bcce-b302099a8058';
+export const FUTURE_DATE = '2099-06-01';
+
+export const ddbMock = mockClient(DynamoDBDocumentClient);
+
+export const claims = (over: Record<string, string> = {}) => ({
+  client_id: CLIENT_ID,
+  scope: apiScope('dev'),
+  ...over,
+});
+
+export interface EventInput {
+  method?: string;
+  path?: string;
+  pathParameters?: Record<string, string>;
+  query?: Record<string, string>;
+  multiQuery?: Record<string, string[]>;
+  body?: unknown;
+  rawBody?: string | null;
+  isBase64Encoded?: boolean;
+  /** `null`: no authorizer at all. */
+  claims?: Record<string, string> | null;
+}
+
+export function apiEvent(input: EventInput = {}): APIGatewayProxyEvent {
+  const query = input.query ?? (input.multiQuery ? undefined : null);
+  const multi =
+    input.multiQuery ?? (query ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])) : null);
+  const lastOf = input.multiQuery
+    ? Object.fromEntries(Object.entries(input.multiQuery).map(([k, v]) => [k, v[v.length - 1]!]))
+    : null;
+  const body =
+    input.rawBody !== undefined
+      ? input.rawBody
+      : input.body === undefined
+        ? null
+        : JSON.stringify(input.body);
+  return {
+    resource: input.path ?? '/rest/merchants/{MID}/groups',
+    path: input.path ?? '/rest/merchants/x/groups',
+    httpMethod: input.method ?? 'GET',
+    headers: { 'content-type': 'application/json' },
+    multiValueHeaders: {},
+    pathParameters: input.pathParameters ?? { MID },
+    queryStringParameters: query ?? lastOf,
+    multiValueQueryStringParameters: multi,
+    stageVariables: null,
+    body,
+    isBase64Encoded: input.isBase64Encoded ?? false,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api',
+      httpMethod: input.method ?? 'GET',
+      path: input.path ?? '/rest/merchants/x/groups',
+      protocol: 'HTTP/1.1',
+      requestId: 'req-1',
+      requestTimeEpoch: 0,
+      resourceId: 'res',
+      resourcePath: input.path ?? '/rest/merchants/{MID}/groups',
+      stage: 'dev',
+      identity: {} as APIGatewayProxyEvent['requestContext']['identity'],
+      authorizer: input.claims === null ? undefined : { claims: input.claims ?? claims() },
+    },
+  };
+}
+
+export const lambdaContext = {
+  callbackWaitsForEmptyEventLoop: false,
+  functionName: 'f',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:f',
+  memoryLimitInMB: '128',
+  awsRequestId: 'r',
+  logGroupName: '/aws/lambda/f',
+  logStreamName: 's',
+  getRemainingTimeInMillis: () => 30_000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+} as Context;
+
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+export interface Response {
+  status: number;
+  headers: Record<string, unknown>;
+  raw: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+export async function invoke(handler: unknown, input: EventInput = {}): Promise<Response> {
+  const result = await (handler as Handler)(apiEvent(input), lambdaContext);
+  return {
+    status: result.statusCode,
+    headers: (result.headers ?? {}) as Record<string, unknown>,
+    raw: result.body,
+    body: result.body === '' ? undefined : JSON.parse(result.body),
+  };
+}
+
+/** Asserts the `{message, responseCode}` error body and returns the message. */
+export function expectError(response: Response, status: number): string {
+  expect(response.status).toBe(status);
+  expect(response.headers['content-type']).toBe('application/json');
+  expect(Object.keys(response.body).sort()).toEqual(['message', 'responseCode']);
+  expect(response.body.responseCode).toBe(status);
+  expect(typeof response.body.message).toBe('string');
+  return response.body.message as string;
+}
+
+export const grantKey = (mid: string, clientId = CLIENT_ID) => ({
+  pk: `CLIENT#${clientId}`,
+  sk: `MID#${mid}`,
+});
+
+export const merchantItem = { merchantId: MID, shortId: SHORT_MID, name: 'X' };
+
+/**
+ * Resets the mock: any command not set up by the test fails loudly, and client c1 is granted
+ * merchant 32350000001 under both of its MID forms.
+ */
+export function resetDb(): void {
+  ddbMock.reset();
+  ddbMock.onAnyCommand().callsFake((input: unknown) => {
+    throw new Error(`unmocked DynamoDB command: ${JSON.stringify(input)}`);
+  });
+  ddbMock.on(GetCommand).resolves({});
+  grant(MID);
+  grant(SHORT_MID);
+}
+
+export function grant(mid: string, merchant = merchantItem): void {
+  ddbMock
+    .on(GetCommand, { TableName: 't', Key: grantKey(mid) })
+    .resolves({ Item: { ...grantKey(mid), entity: 'grant', clientId: CLIENT_ID, ...merchant } });
+}
+
+export const group = (over: Partial<Group> = {}): Group => ({
+  paymentGroupId: GROUP_ID,
+  merchantId: MID,
+  scheduleDate: FUTURE_DATE,
+  scheduleHour: 9,
+  locationId: 7,
+  transactionInitiator: 'Merchant',
+  surchargeCompliance: false,
+  allowPartial: false,
+  status: 'pending',
+  paymentCount: 1,
+  totalCents: 1999,
+  dateCreated: '2026-05-01T00:00:00.000Z',
+  lastUpdated: '2026-05-01T00:00:00.000Z',
+  ...over,
+});
+
+export const payment = (over: Partial<Payment> = {}): Payment => ({
+  paymentId: PAYMENT_ID,
+  paymentGroupId: GROUP_ID,
+  merchantId: MID,
+  profileId: 'payor1/method1',
+  amountCents: 1999,
+  recurring: false,
+  sendEmailReceipt: false,
+  sendPaymentScheduledNotification: false,
+  deleted: false,
+  dateCreated: '2026-05-01T00:00:00.000Z',
+  lastUpdated: '2026-05-01T00:00:00.000Z',
+  authResponse: null,
+  ...over,
+});
+
+/** The stored group (as its table item) returned by the group GetItem. */
+export function storedGroup(g: Group | undefined): void {
+  ddbMock
+    .on(GetCommand, { TableName: 't', Key: { pk: `GROUP#${GROUP_ID}`, sk: 'GROUP' } })
+    .resolves(g ? { Item: groupItem(g) } : {});
+}
+
+export function storedPayment(p: Payment | undefined): void {
+  ddbMock
+    .on(GetCommand, { TableName: 't', Key: { pk: `GROUP#${GROUP_ID}`, sk: `PAYMENT#${PAYMENT_ID}` } })
+    .resolves(p ? { Item: paymentItem(p) } : {});
+}
+
+/** Commands sent to DynamoDB, by command class name, in order. */
+export const sentCommands = (): string[] => ddbMock.calls().map((call) => call.args[0].constructor.name);
+
+export function transactionCanceled(...codes: string[]): Error {
+  return Object.assign(new Error('Transaction cancelled'), {
+    name: 'TransactionCanceledException',
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
+}
+
+export const awsError = (name: string, message = name): Error => Object.assign(new Error(message), { name });
+
+export const groupPath = (over: Record<string, string> = {}) => ({ MID, GroupID: GROUP_ID, ...over });
+export const paymentPath = (over: Record<string, string> = {}) => ({
+  MID,
+  GroupID: GROUP_ID,
+  PaymentID: PAYMENT_ID,
+  ...over,
+});

@@ -1,0 +1,14 @@
+/**
+ * Environment of the handler tests. Imported first by every handler test file, before any module
+ * that reads the environment (the Powertools logger reads it when it is constructed).
+ */
+process.env.TABLE_NAME = 't';
+process.env.SERVICE_STAGE = 'dev';
+process.env.AUTHZ_CACHE_SECONDS = '0';
+process.env.AWS_REGION = 'us-east-1';
+process.env.AWS_ACCESS_KEY_ID = 'test';
+process.env.AWS_SECRET_ACCESS_KEY = 'test';
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.POWERTOOLS_SERVICE_NAME = 'unit';
+
+export {};
