@@ -10,7 +10,7 @@ module.exports = {
     {
       ...base,
       displayName: 'integration',
-      testTimeout: 60_000,
+      setupFilesAfterEnv: ['<rootDir>/test/support/slow-timeout.ts'],
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/ddb-global-setup.ts',
       globalTeardown: '<rootDir>/test/support/ddb-global-teardown.ts',
@@ -22,7 +22,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/e2e-global-setup.ts',
       globalTeardown: '<rootDir>/test/support/e2e-global-teardown.ts',
-      testTimeout: 60_000,
+      setupFilesAfterEnv: ['<rootDir>/test/support/slow-timeout.ts'],
     },
   ],
 };

@@ -142,6 +142,7 @@ function clientOf(event: APIGatewayProxyEvent): string {
 export function errorResponse(error: unknown): APIGatewayProxyResult {
   if (error instanceof ServiceError) {
     if (error.status >= 500) logger.warn('request failed', { error });
+    else logger.info('request refused', { status: error.status, reason: error.message });
     return json(error.status, errorBody(error.status, error.message));
   }
   if (isTransient(error)) {
@@ -170,6 +171,8 @@ export function merchantRoute<B = undefined>(
       logger.appendKeys({ merchantId: merchant.merchantId });
       const body = parseBody(event, options);
       const result = await fn({ event, clientId, merchant, params, query, body, now });
+      // The access log: never bodies, which may hold account numbers.
+      logger.info('request', { method: event.httpMethod, resource: event.resource, status: result.status, ms: Date.now() - now.getTime() });
       return json(result.status, result.body);
     });
 }

@@ -2,7 +2,12 @@
 import { startRuntimeProcess, type RuntimeProcess } from './runtime';
 
 export default async function setup(): Promise<void> {
-  const runtime = await startRuntimeProcess({ AUTHZ_CACHE_SECONDS: '0' });
+  // Short settlement cut-offs so that refunds can be tested; INFO logs so that leaks would show.
+  const runtime = await startRuntimeProcess({
+    AUTHZ_CACHE_SECONDS: '0',
+    SANDBOX_SETTLEMENT_SECONDS: '8',
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+  });
   process.env.E2E_BASE_URL = runtime.url;
   process.env.E2E_DATA_DIR = runtime.dataDir;
   (globalThis as { __E2E_RUNTIME__?: RuntimeProcess }).__E2E_RUNTIME__ = runtime;

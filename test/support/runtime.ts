@@ -3,7 +3,7 @@
  * a free port with in-memory DynamoDB and its own data directory, and waits for its ready line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { createWriteStream, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../lib/local/dynamodb-local';
@@ -27,6 +27,10 @@ export async function startRuntimeProcess(env: Record<string, string> = {}): Pro
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  // Everything the runtime prints is kept in <dataDir>/runtime.log (tests search it for leaks).
+  const log = createWriteStream(join(dataDir, 'runtime.log'));
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
   const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
   const url = await new Promise<string>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`runtime did not start in 90 s:\n${output}`)), 90_000);

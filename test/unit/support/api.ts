@@ -2,7 +2,7 @@
  * Helpers of the handler tests: hand-built API Gateway events, a minimal Lambda context, the
  * DynamoDB document-client mock and item builders. Import './env' before this module.
  */
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { Group, Payment } from '#domain/groups';
@@ -132,9 +132,13 @@ export const grantKey = (mid: string, clientId = CLIENT_ID) => ({
 
 export const merchantItem = { merchantId: MID, shortId: SHORT_MID, name: 'X' };
 
+/** Saved payment methods known to the BatchGet mock: `{payorId}/{savedPaymentMethodId}` → merchant. */
+const methods = new Map<string, string>();
+
 /**
- * Resets the mock: any command not set up by the test fails loudly, and client c1 is granted
- * merchant 32350000001 under both of its MID forms.
+ * Resets the mock: any command not set up by the test fails loudly, client c1 is granted
+ * merchant 32350000001 under both of its MID forms, and that merchant has the saved methods
+ * `payor1/method1` and `payor2/method2` (the profileIds the handler tests use).
  */
 export function resetDb(): void {
   ddbMock.reset();
@@ -144,7 +148,43 @@ export function resetDb(): void {
   ddbMock.on(GetCommand).resolves({});
   grant(MID);
   grant(SHORT_MID);
+  methods.clear();
+  ddbMock.on(BatchGetCommand).callsFake(batchGetMethods);
+  savedMethod('payor1/method1');
+  savedMethod('payor2/method2');
 }
+
+/** A saved method (as `{payorId}/{savedPaymentMethodId}`, lower case as stored) of `merchantId`. */
+export function savedMethod(profileId: string, merchantId = MID): void {
+  methods.set(profileId, merchantId);
+}
+
+/** Forgets every saved method: profileId checks find nothing. */
+export function noSavedMethods(): void {
+  methods.clear();
+}
+
+interface BatchGetInput {
+  RequestItems: Record<string, { Keys: { pk: string; sk: string }[]; ProjectionExpression?: string }>;
+}
+
+/** Answers the method-item BatchGet of assertProfilesExist with the projected methods found. */
+function batchGetMethods(input: BatchGetInput) {
+  const Responses: Record<string, Record<string, string>[]> = {};
+  for (const [table, { Keys }] of Object.entries(input.RequestItems)) {
+    Responses[table] = Keys.flatMap(({ pk, sk }) => {
+      if (!pk.startsWith('PAYOR#') || !sk.startsWith('METHOD#')) return [];
+      const [payorId, savedPaymentMethodId] = [pk.slice('PAYOR#'.length), sk.slice('METHOD#'.length)];
+      const merchantId = methods.get(`${payorId}/${savedPaymentMethodId}`);
+      return merchantId === undefined ? [] : [{ payorId, savedPaymentMethodId, merchantId }];
+    });
+  }
+  return { Responses };
+}
+
+/** The BatchGet inputs sent for profileId checks, in order. */
+export const methodLookups = (): BatchGetInput[] =>
+  ddbMock.commandCalls(BatchGetCommand).map((call) => call.args[0].input as BatchGetInput);
 
 export function grant(mid: string, merchant = merchantItem): void {
   ddbMock
