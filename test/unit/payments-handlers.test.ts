@@ -14,12 +14,15 @@ import {
   GROUP_ID,
   groupPath,
   invoke,
+  methodLookups,
   MID,
+  noSavedMethods,
   OTHER_MID,
   payment,
   PAYMENT_ID,
   paymentPath,
   resetDb,
+  savedMethod,
   sentCommands,
   storedGroup,
   storedPayment,
@@ -52,7 +55,17 @@ describe('POST .../payments (add payment)', () => {
     const response = await add(body({ orderId: 'INV-7', sendPaymentScheduledNotification: true }));
 
     expect(response.status).toBe(201);
-    expect(sentCommands()).toEqual(['GetCommand', 'TransactWriteCommand']);
+    expect(sentCommands()).toEqual(['GetCommand', 'BatchGetCommand', 'TransactWriteCommand']);
+    expect(methodLookups()).toEqual([
+      {
+        RequestItems: {
+          t: {
+            Keys: [{ pk: 'PAYOR#payor1', sk: 'METHOD#method1' }],
+            ProjectionExpression: 'payorId, savedPaymentMethodId, merchantId',
+          },
+        },
+      },
+    ]);
     const [put, totals] = transactItems();
     const paymentId = response.body.paymentId as string;
     expect(put!.Put).toMatchObject({
@@ -103,15 +116,49 @@ describe('POST .../payments (add payment)', () => {
   });
 
   it.each([
-    [{ amount: 0 }, 'amount must be > 0'],
-    [{ amount: -1 }, 'amount must be > 0'],
+    [{ amount: 0 }, 'amount must be >= 0.01'],
+    [{ amount: -1 }, 'amount must be >= 0.01'],
+    [{ amount: 1e-9 }, 'amount must be >= 0.01'],
     [{ amount: 1000000 }, 'amount must be <= 999999.99'],
     [{ amount: 1.005 }, 'amount must have at most 2 decimal places'],
+    [{ amount: 19.990000001 }, 'amount must have at most 2 decimal places'],
     [{ profileId: 'nope' }, 'profileId must be of the form {payorId}/{savedPaymentMethodId}'],
     [{ deleted: false }, 'deleted is not a known field'],
   ])('400 for %p', async (over, message) => {
     expect(expectError(await add(body(over)), 400)).toBe(message);
     expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+
+  it.each([113298.68, 999999.99, 0.01])('accepts the amount %p and stores it as exact cents', async (amount) => {
+    ddbMock.on(TransactWriteCommand).resolves({});
+    const response = await add(body({ amount }));
+    expect(response.status).toBe(201);
+    expect(response.body.amount).toBe(amount);
+    expect(transactItems()[0]!.Put.Item.amountCents).toBe(Math.round(amount * 100));
+  });
+
+  it('400 when profileId names no saved method, before any write', async () => {
+    noSavedMethods();
+    const response = await add(body({ profileId: 'payor9/method9' }));
+    expect(expectError(response, 400)).toBe(
+      'profileId payor9/method9 names no saved payment method of a payor of this merchant',
+    );
+    expect(sentCommands()).toEqual(['GetCommand', 'BatchGetCommand']);
+  });
+
+  it("400 when profileId names another merchant's saved method, before any write", async () => {
+    savedMethod('payor9/method9', OTHER_MID);
+    const response = await add(body({ profileId: 'payor9/method9' }));
+    expect(expectError(response, 400)).toBe(
+      'profileId payor9/method9 names no saved payment method of a payor of this merchant',
+    );
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+
+  it('looks the method up by lower-cased payor and method ids', async () => {
+    ddbMock.on(TransactWriteCommand).resolves({});
+    expect((await add(body({ profileId: 'PAYOR1/Method1' }))).status).toBe(201);
+    expect(methodLookups()[0]!.RequestItems.t!.Keys).toEqual([{ pk: 'PAYOR#payor1', sk: 'METHOD#method1' }]);
   });
 
   it('400 when the group is processed: the cancelled transaction is explained by reading the group', async () => {
@@ -121,7 +168,7 @@ describe('POST .../payments (add payment)', () => {
     expect(expectError(response, 400)).toBe(
       `payment group ${GROUP_ID} has already been processed; use void-or-refund instead; its payments cannot change`,
     );
-    expect(sentCommands()).toEqual(['GetCommand', 'TransactWriteCommand', 'GetCommand']);
+    expect(sentCommands()).toEqual(['GetCommand', 'BatchGetCommand', 'TransactWriteCommand', 'GetCommand']);
   });
 
   it.each([
@@ -156,6 +203,16 @@ describe('POST .../payments (add payment)', () => {
     ddbMock.on(TransactWriteCommand).rejects(new TypeError('x is undefined'));
     expect((await add(body())).body).toEqual({ message: 'Internal server error', responseCode: 500 });
   });
+
+  it('503 when the transaction is cancelled for a TransactionConflict (a concurrent transaction)', async () => {
+    ddbMock.on(TransactWriteCommand).rejects(transactionCanceled('TransactionConflict', 'None'));
+    expect(expectError(await add(body()), 503)).toBe('Service temporarily unavailable; retry with backoff');
+    ddbMock.on(TransactWriteCommand).rejects(transactionCanceled('None', 'TransactionConflict'));
+    expectError(await add(body()), 503);
+    // Not mistaken for a group that is no longer editable: the group is never read to explain it.
+    const once = ['GetCommand', 'BatchGetCommand', 'TransactWriteCommand'];
+    expect(sentCommands()).toEqual([...once, ...once]);
+  });
 });
 
 describe('PUT .../payments/{PaymentID} (update payment)', () => {
@@ -176,6 +233,9 @@ describe('PUT .../payments/{PaymentID} (update payment)', () => {
     const response = await put(body({ sendEmailReceipt: true }));
 
     expect(response.status).toBe(200);
+    expect(methodLookups().map((l) => l.RequestItems.t!.Keys)).toEqual([
+      [{ pk: 'PAYOR#payor2', sk: 'METHOD#method2' }],
+    ]);
     const [replace, totals] = transactItems();
     expect(replace!.Put).toMatchObject({
       ConditionExpression: 'amountCents = :old AND deleted = :false AND lastUpdated = :lu',
@@ -226,6 +286,33 @@ describe('PUT .../payments/{PaymentID} (update payment)', () => {
     const b: Record<string, unknown> = body();
     delete b[field];
     expect(expectError(await put(b), 400)).toBe(`${field} is required`);
+  });
+
+  it('400 when profileId names no saved method of this merchant, before reading or writing the payment', async () => {
+    storedPayment(payment());
+    savedMethod('payor9/method9', OTHER_MID);
+    for (const profileId of ['payor9/method9', 'payor8/method8']) {
+      expect(expectError(await put(body({ profileId })), 400)).toBe(
+        `profileId ${profileId} names no saved payment method of a payor of this merchant`,
+      );
+    }
+    expect(sentCommands()).toEqual(['GetCommand', 'BatchGetCommand', 'GetCommand', 'BatchGetCommand']);
+  });
+
+  it.each([
+    [{ amount: 0 }, 'amount must be >= 0.01'],
+    [{ amount: 1e-9 }, 'amount must be >= 0.01'],
+    [{ amount: 19.990000001 }, 'amount must have at most 2 decimal places'],
+  ])('400 for %p, before any read', async (over, message) => {
+    expect(expectError(await put(body(over)), 400)).toBe(message);
+    expect(sentCommands()).toEqual(['GetCommand']);
+  });
+
+  it('503 without retrying when the transaction is cancelled for a TransactionConflict', async () => {
+    storedPayment(payment());
+    ddbMock.on(TransactWriteCommand).rejects(transactionCanceled('TransactionConflict', 'None'));
+    expect(expectError(await put(body()), 503)).toBe('Service temporarily unavailable; retry with backoff');
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 
   it('400 for a deleted payment', async () => {

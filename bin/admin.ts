@@ -1,0 +1,105 @@
+/**
+ * Operator command: register merchants (both MID forms) and grant or revoke a client's access,
+ * against the local runtime or a deployed stage.
+ *
+ *   npm run admin -- register-merchant --mid 32350000009 --mid8 23500009 --name "Ogdenville Middle" [target]
+ *   npm run admin -- grant  --client <app client id> --mid 32350000009 [target]
+ *   npm run admin -- revoke --client <app client id> --mid 32350000009 [target]
+ *   npm run admin -- grants --client <app client id> [target]
+ *   npm run admin -- merchant --mid 23500009 [target]
+ *
+ * target: --local (default; the running `npm start`, found through DATA_DIR/runtime.json) or
+ * --stage dev|prod (the deployed table, with the usual AWS credentials and region).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { MerchantRegistry } from '../lambdas/shared/merchants';
+import { runtimeFile } from '../lib/local/runtime';
+import { parseStage } from '../lib/stage';
+import { tableName } from '../lib/table';
+
+const USAGE = `usage: npm run admin -- <register-merchant|grant|revoke|grants|merchant> [options] [--local | --stage dev|prod]
+  register-merchant --mid <11 digits> [--mid8 <8 digits>] --name <name>
+  grant|revoke      --client <client id> --mid <8 or 11 digits>
+  grants            --client <client id>
+  merchant          --mid <8 or 11 digits>`;
+
+function target(values: { local?: boolean; stage?: string }): { client: DynamoDBClient; table: string; where: string } {
+  if (values.stage) {
+    const stage = parseStage(values.stage);
+    return { client: new DynamoDBClient({}), table: tableName(stage), where: `stage ${stage}` };
+  }
+  const dataDir = process.env.DATA_DIR ?? '.data';
+  let runtime: { dynamodbEndpoint: string; tableName: string };
+  try {
+    runtime = JSON.parse(readFileSync(runtimeFile(dataDir), 'utf8'));
+  } catch {
+    throw new Error(`no local runtime found (${join(dataDir, 'runtime.json')}): start it with \`npm start\`, or pass --stage`);
+  }
+  const client = new DynamoDBClient({
+    endpoint: runtime.dynamodbEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  return { client, table: runtime.tableName, where: `local runtime (${runtime.dynamodbEndpoint})` };
+}
+
+function need(value: string | undefined, flag: string): string {
+  if (!value) throw new Error(`--${flag} is required\n${USAGE}`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: {
+      mid: { type: 'string' },
+      mid8: { type: 'string' },
+      name: { type: 'string' },
+      client: { type: 'string' },
+      local: { type: 'boolean' },
+      stage: { type: 'string' },
+    },
+  });
+  const command = positionals[0];
+  if (!command) throw new Error(USAGE);
+  const { client, table, where } = target(values);
+  const registry = new MerchantRegistry(DynamoDBDocumentClient.from(client), table);
+  switch (command) {
+    case 'register-merchant': {
+      const merchant = { merchantId: need(values.mid, 'mid'), shortId: values.mid8, name: need(values.name, 'name') };
+      await registry.register(merchant);
+      console.log(`registered ${merchant.merchantId}${merchant.shortId ? ` (${merchant.shortId})` : ''} "${merchant.name}" in ${where}`);
+      break;
+    }
+    case 'grant': {
+      const merchant = await registry.grant(need(values.client, 'client'), need(values.mid, 'mid'));
+      console.log(`granted ${values.client} access to ${merchant.merchantId} "${merchant.name}" in ${where}`);
+      break;
+    }
+    case 'revoke':
+      await registry.revoke(need(values.client, 'client'), need(values.mid, 'mid'));
+      console.log(`revoked ${values.client}'s access to ${values.mid} in ${where} (warm containers may honour it for up to AUTHZ_CACHE_SECONDS)`);
+      break;
+    case 'grants':
+      console.log(JSON.stringify(await registry.grantsOf(need(values.client, 'client')), null, 2));
+      break;
+    case 'merchant': {
+      const merchant = await registry.find(need(values.mid, 'mid'));
+      if (!merchant) throw new Error(`merchant ${values.mid} is not registered in ${where}`);
+      console.log(JSON.stringify(merchant, null, 2));
+      break;
+    }
+    default:
+      throw new Error(`unknown command ${command}\n${USAGE}`);
+  }
+  client.destroy();
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
