@@ -62,7 +62,7 @@ export const errorBodyTemplate = (status: number, message?: string): string =>
 
 export interface ServiceApiProps {
   readonly stage: Stage;
-  /** The service table: every function gets its name (TABLE_NAME) and read/write access to it. */
+  /** The service table: every function gets its name (TABLE_NAME); GET-only handlers read, others read/write. */
   readonly table: ITable;
   /** The pool whose access tokens the authorizer accepts. */
   readonly userPool: cognito.IUserPool;
@@ -163,7 +163,9 @@ export class ServiceApi extends Construct {
     const fnScope = new Construct(this, 'Functions');
     for (const handler of handlerModules()) {
       const { fn } = new ServiceFunction(fnScope, handlerSlug(handler), { handler, stage });
-      bindTable(fn, props.table, 'readWrite');
+      // Least privilege: a handler that only serves GETs only reads.
+      const readOnly = routes.filter((r) => r.handler === handler).every((r) => r.method === 'GET');
+      bindTable(fn, props.table, readOnly ? 'read' : 'readWrite');
       props.configureFunction?.(
         fn,
         handler,

@@ -1,5 +1,6 @@
 import './support/env';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   GetCommand,
   PutCommand,
@@ -21,12 +22,15 @@ import {
   GROUP_ID,
   groupPath,
   invoke,
+  methodLookups,
   MID,
   OTHER_MID,
   resetDb,
+  savedMethod,
   sentCommands,
   SHORT_MID,
   storedGroup,
+  transactionCanceled,
 } from './support/api';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -63,7 +67,18 @@ describe('POST /groups (create group)', () => {
     );
 
     expect(response.status).toBe(201);
-    expect(sentCommands()).toEqual(['GetCommand', 'TransactWriteCommand']);
+    expect(sentCommands()).toEqual(['GetCommand', 'BatchGetCommand', 'TransactWriteCommand']);
+    // Four payments of one saved method: looked up once.
+    expect(methodLookups()).toEqual([
+      {
+        RequestItems: {
+          t: {
+            Keys: [{ pk: 'PAYOR#payor1', sk: 'METHOD#method1' }],
+            ProjectionExpression: 'payorId, savedPaymentMethodId, merchantId',
+          },
+        },
+      },
+    ]);
     const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
     expect(items).toHaveLength(5);
 
@@ -143,6 +158,72 @@ describe('POST /groups (create group)', () => {
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({ paymentCount: 0, totalAmount: 0, payments: [] });
     expect(ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems).toHaveLength(1);
+    expect(sentCommands()).toEqual(['GetCommand', 'TransactWriteCommand']);
+  });
+
+  it('400 naming the first payment whose profileId is no saved method of this merchant, before any write', async () => {
+    savedMethod('payor9/method9', OTHER_MID);
+    const payments = [
+      inline(1),
+      inline(2, { profileId: 'payor2/method2' }),
+      inline(3, { profileId: 'payor9/method9' }),
+      inline(4, { profileId: 'payor8/method8' }),
+    ];
+    const response = await post(createBody({ payments }));
+    expect(expectError(response, 400)).toBe(
+      'payments[2].profileId payor9/method9 names no saved payment method of a payor of this merchant',
+    );
+    expect(sentCommands()).toEqual(['GetCommand', 'BatchGetCommand']);
+  });
+
+  it('400 for an unknown saved method in a group of more than 99 payments, before any batch write', async () => {
+    const payments = Array.from({ length: 150 }, (_, i) =>
+      inline(1, i === 120 ? { profileId: 'payor1/nope' } : {}),
+    );
+    expect(expectError(await post(createBody({ payments })), 400)).toBe(
+      'payments[120].profileId payor1/nope names no saved payment method of a payor of this merchant',
+    );
+    expect(sentCommands()).toEqual(['GetCommand', 'BatchGetCommand']);
+  });
+
+  it('looks distinct saved methods up in batches of 100 keys, lower-cased and without repeats', async () => {
+    ddbMock.on(BatchWriteCommand).resolves({});
+    ddbMock.on(PutCommand).resolves({});
+    for (let i = 0; i < 250; i++) savedMethod(`payor${i}/method${i}`);
+    const payments = [
+      ...Array.from({ length: 250 }, (_, i) => inline(1, { profileId: `payor${i}/method${i}` })),
+      inline(1, { profileId: 'PAYOR7/METHOD7' }),
+    ];
+    expect((await post(createBody({ payments }))).status).toBe(201);
+    const lookups = methodLookups().map((l) => l.RequestItems.t!.Keys);
+    expect(lookups.map((keys) => keys.length)).toEqual([100, 100, 50]);
+    expect(lookups.flat()).toEqual(
+      Array.from({ length: 250 }, (_, i) => ({ pk: `PAYOR#payor${i}`, sk: `METHOD#method${i}` })),
+    );
+  });
+
+  it('asks again for the keys DynamoDB left unprocessed', async () => {
+    ddbMock.on(TransactWriteCommand).resolves({});
+    const keysOf = (input: { RequestItems: Record<string, { Keys: unknown[] }> }) =>
+      input.RequestItems.t!.Keys;
+    ddbMock
+      .on(BatchGetCommand)
+      .callsFakeOnce((input) => ({
+        Responses: { t: [{ payorId: 'payor1', savedPaymentMethodId: 'method1', merchantId: MID }] },
+        UnprocessedKeys: { t: { ...input.RequestItems.t, Keys: keysOf(input).slice(1) } },
+      }))
+      .resolvesOnce({
+        Responses: { t: [{ payorId: 'payor2', savedPaymentMethodId: 'method2', merchantId: MID }] },
+      });
+    const payments = [inline(1), inline(2, { profileId: 'payor2/method2' })];
+    expect((await post(createBody({ payments }))).status).toBe(201);
+    expect(methodLookups().map((l) => l.RequestItems.t!.Keys)).toEqual([
+      [
+        { pk: 'PAYOR#payor1', sk: 'METHOD#method1' },
+        { pk: 'PAYOR#payor2', sk: 'METHOD#method2' },
+      ],
+      [{ pk: 'PAYOR#payor2', sk: 'METHOD#method2' }],
+    ]);
   });
 
   it('accepts the 8-digit servicePayId and path MID, and stores the 11-digit merchant', async () => {
@@ -234,7 +315,12 @@ describe('POST /groups (create group)', () => {
     const response = await post(createBody({ payments }));
 
     expect(response.status).toBe(201);
-    expect(sentCommands()).toEqual(['GetCommand', ...Array(6).fill('BatchWriteCommand'), 'PutCommand']);
+    expect(sentCommands()).toEqual([
+      'GetCommand',
+      'BatchGetCommand',
+      ...Array(6).fill('BatchWriteCommand'),
+      'PutCommand',
+    ]);
     expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
 
     const batches = ddbMock.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems!.t!);
@@ -287,6 +373,21 @@ describe('POST /groups (create group)', () => {
     expect((await post(createBody())).body).toEqual({ message: 'Internal server error', responseCode: 500 });
     ddbMock.on(TransactWriteCommand).rejects(awsError('ThrottlingException'));
     expectError(await post(createBody()), 503);
+  });
+
+  it('503 for a transaction cancelled with TransactionConflict, 500 for other cancellation reasons', async () => {
+    ddbMock.on(TransactWriteCommand).rejects(transactionCanceled('None', 'TransactionConflict'));
+    expect(expectError(await post(createBody({ payments: [inline(1)] })), 503)).toBe(
+      'Service temporarily unavailable; retry with backoff',
+    );
+    ddbMock.on(TransactWriteCommand).rejects(transactionCanceled('ValidationError'));
+    expectError(await post(createBody({ payments: [inline(1)] })), 500);
+  });
+
+  it('503 when the saved-method lookup is throttled, before any write', async () => {
+    ddbMock.on(BatchGetCommand).rejects(awsError('ProvisionedThroughputExceededException'));
+    expectError(await post(createBody({ payments: [inline(1)] })), 503);
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
   });
 });
 

@@ -172,6 +172,26 @@ describe('path parameters', () => {
     expect(ddbMock.commandCalls(GetCommand)[0]!.args[0].input.Key).toEqual(grantKey('32350000001'));
   });
 
+  it.each([
+    ['MID', '3235%E0%A4%A', groupPath({ MID: '3235%E0%A4%A' })],
+    ['MID', '%', groupPath({ MID: '%' })],
+    ['GroupID', '%zz', groupPath({ GroupID: '%zz' })],
+    ['GroupID', `${GROUP_ID.slice(0, -1)}%C3`, groupPath({ GroupID: `${GROUP_ID.slice(0, -1)}%C3` })],
+  ])(
+    '400 for %s %p that is not validly percent-encoded, before any DynamoDB call',
+    async (name, _raw, path) => {
+      const response = await invoke(getGroup, { pathParameters: path });
+      expect(expectError(response, 400)).toBe(`${name} is not validly percent-encoded`);
+      expect(ddbMock.calls()).toHaveLength(0);
+    },
+  );
+
+  it('400 for a PaymentID that is not validly percent-encoded', async () => {
+    const response = await invoke(getPayment, { pathParameters: paymentPath({ PaymentID: '%E0%A4%A' }) });
+    expect(expectError(response, 400)).toBe('PaymentID is not validly percent-encoded');
+    expect(ddbMock.calls()).toHaveLength(0);
+  });
+
   it('normalizes upper-case UUIDs to lower case for the lookup', async () => {
     storedGroup(group());
     const response = await invoke(getGroup, {

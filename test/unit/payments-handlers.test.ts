@@ -129,13 +129,16 @@ describe('POST .../payments (add payment)', () => {
     expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
   });
 
-  it.each([113298.68, 999999.99, 0.01])('accepts the amount %p and stores it as exact cents', async (amount) => {
-    ddbMock.on(TransactWriteCommand).resolves({});
-    const response = await add(body({ amount }));
-    expect(response.status).toBe(201);
-    expect(response.body.amount).toBe(amount);
-    expect(transactItems()[0]!.Put.Item.amountCents).toBe(Math.round(amount * 100));
-  });
+  it.each([113298.68, 999999.99, 0.01])(
+    'accepts the amount %p and stores it as exact cents',
+    async (amount) => {
+      ddbMock.on(TransactWriteCommand).resolves({});
+      const response = await add(body({ amount }));
+      expect(response.status).toBe(201);
+      expect(response.body.amount).toBe(amount);
+      expect(transactItems()[0]!.Put.Item.amountCents).toBe(Math.round(amount * 100));
+    },
+  );
 
   it('400 when profileId names no saved method, before any write', async () => {
     noSavedMethods();

@@ -13,7 +13,7 @@ import {
   type UpdateGroupInput,
   type UpdatePaymentInput,
 } from '#shared/schemas';
-import { fieldName, validator } from '#shared/validation';
+import { describe as describeError, fieldName, validator } from '#shared/validation';
 
 const GROUP_ID = '01890a5d-ac96-774b-bcce-b302099a8057';
 const PAYMENT_ID = '01890a5d-ac96-774b-bcce-b302099a8058';
@@ -62,6 +62,35 @@ describe('fieldName', () => {
     ['/a/b/c', undefined, 'a.b.c'],
   ])('(%p, %p) → %p', (path, child, name) => {
     expect(fieldName(path, child)).toBe(name);
+  });
+});
+
+describe('describe (error message of one ajv error)', () => {
+  const anyOfError = (parentSchema: object) => ({
+    keyword: 'anyOf',
+    instancePath: '/customAttributes/x',
+    schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
+    params: {},
+    message: 'must match a schema in anyOf',
+    parentSchema,
+  });
+
+  it('words an anyOf error of a customAttributes value with the schema description', () => {
+    const schema = addPaymentSchema.properties.customAttributes.additionalProperties;
+    expect(describeError(anyOfError(schema), 'body')).toBe(
+      'customAttributes.x must be a string (up to 1000 characters), a number or a boolean',
+    );
+  });
+
+  it('has a generic wording for an anyOf without a description', () => {
+    expect(describeError(anyOfError({ anyOf: [] }), 'body')).toBe(
+      'customAttributes.x has an invalid type or value',
+    );
+  });
+
+  it('words the maxDecimals keyword', () => {
+    const error = { keyword: 'maxDecimals', instancePath: '/fees/1/amount', schemaPath: '#', params: {} };
+    expect(describeError(error, 'body')).toBe('fees[1].amount must have at most 2 decimal places');
   });
 });
 
@@ -220,28 +249,49 @@ describe('create group schema', () => {
 });
 
 describe('payment amount', () => {
-  it.each([0.01, 1, 19.99, 0.29, 1.1, 123456.78, 999999.99])('accepts %p', (amount) => {
-    expect(() => addPayment(addBody({ amount }))).not.toThrow();
-    expect(() => inlinePayment(pay({ amount }))).not.toThrow();
-  });
+  it.each([0.01, 1, 19.99, 0.29, 1.1, 123456.78, 113298.68, 999999.99, 0.07, 4.35, 1e2])(
+    'accepts %p',
+    (amount) => {
+      expect(() => addPayment(addBody({ amount }))).not.toThrow();
+      expect(() => inlinePayment(pay({ amount }))).not.toThrow();
+    },
+  );
 
   it.each([
-    [0, 'amount must be > 0'],
-    [-0.01, 'amount must be > 0'],
-    [-5, 'amount must be > 0'],
+    [0, 'amount must be >= 0.01'],
+    [-0.01, 'amount must be >= 0.01'],
+    [-5, 'amount must be >= 0.01'],
+    [0.001, 'amount must be >= 0.01'],
+    [0.009, 'amount must be >= 0.01'],
+    [1e-9, 'amount must be >= 0.01'],
     [1000000, 'amount must be <= 999999.99'],
     [999999.991, 'amount must be <= 999999.99'],
     [1.005, 'amount must have at most 2 decimal places'],
-    [0.001, 'amount must have at most 2 decimal places'],
+    [0.011, 'amount must have at most 2 decimal places'],
     [19.999, 'amount must have at most 2 decimal places'],
+    [19.990000001, 'amount must have at most 2 decimal places'],
+    [1.000000001, 'amount must have at most 2 decimal places'],
     ['19.99', 'amount must be number'],
     [null, 'amount must be number'],
   ])('refuses %p: %p', (amount, message) => {
     expect(messageOf(() => addPayment(addBody({ amount })))).toBe(message);
   });
 
+  it('names the payment of a group create whose amount is too small or too precise', () => {
+    expect(messageOf(() => createGroup(group({ payments: [pay(), pay({ amount: 1e-9 })] })))).toBe(
+      'payments[1].amount must be >= 0.01',
+    );
+    expect(messageOf(() => createGroup(group({ payments: [pay({ amount: 19.990000001 })] })))).toBe(
+      'payments[0].amount must have at most 2 decimal places',
+    );
+  });
+
   it('applies the same rules to fee amounts, which may be 0', () => {
     expect(() => addPayment(addBody({ fees: [{ name: 'waived', amount: 0 }] }))).not.toThrow();
+    expect(() => addPayment(addBody({ fees: [{ name: 'big', amount: 113298.68 }] }))).not.toThrow();
+    expect(messageOf(() => addPayment(addBody({ fees: [{ name: 'f', amount: 1e-9 }] })))).toBe(
+      'fees[0].amount must have at most 2 decimal places',
+    );
     expect(messageOf(() => addPayment(addBody({ fees: [{ name: 'f', amount: -1 }] })))).toBe(
       'fees[0].amount must be >= 0',
     );
