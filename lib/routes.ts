@@ -65,6 +65,9 @@ export const routes: readonly Route[] = [
       { id: `DeletePayment${suffix}`, method: 'DELETE', path: `${G}/${alias}/{PaymentID}`, handler: 'payments/delete-payment', status: 204, summary: 'Soft-delete a payment' },
     ];
   }),
+  { id: 'VoidOrRefundGroup', method: 'POST', path: `${G}/void-or-refund`, handler: 'groups/void-or-refund', status: 200, summary: "Reverse a group's approved payments (void before settlement, refund after)" },
+  { id: 'ProcessGroup', method: 'POST', path: `${G}/process-payments`, handler: 'processing/trigger-group', status: 200, nonProdOnly: true, summary: 'Process a group now (non-production, test MIDs)' },
+  { id: 'ProcessMerchant', method: 'POST', path: `${M}/process-payments`, handler: 'processing/trigger-merchant', status: 200, nonProdOnly: true, summary: "Process a merchant's pending groups of a slot now (non-production, test MIDs)" },
   ...payorRoutes(),
 ];
 

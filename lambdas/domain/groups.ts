@@ -11,6 +11,7 @@ import type {
   UpdatePaymentInput,
 } from '#shared/schemas';
 import { fromCents, toCents, type Cents } from './money';
+import { summaryView, type ProcessingSummary } from './processing';
 
 export type GroupStatus = 'pending' | 'processing' | 'processed' | 'deleted';
 export type TransactionInitiator = 'Merchant' | 'Consumer';
@@ -29,6 +30,11 @@ export interface Group {
   totalCents: Cents;
   dateCreated: string;
   lastUpdated: string;
+  /** Set by the claim that moves the group to processing. */
+  executionName?: string;
+  claimedAt?: string;
+  /** Set when processing completes. */
+  processingSummary?: ProcessingSummary;
 }
 
 export interface Fee {
@@ -196,6 +202,8 @@ export interface GroupView {
   totalAmount: number;
   dateCreated: string;
   lastUpdated: string;
+  /** Outcome counts, once processed. */
+  processingSummary?: ReturnType<typeof summaryView>;
 }
 
 export const groupView = (g: Group): GroupView => ({
@@ -213,6 +221,7 @@ export const groupView = (g: Group): GroupView => ({
   totalAmount: fromCents(g.totalCents),
   dateCreated: g.dateCreated,
   lastUpdated: g.lastUpdated,
+  ...(g.processingSummary && { processingSummary: summaryView(g.processingSummary) }),
 });
 
 export const paymentView = (p: Payment) => ({

@@ -284,3 +284,23 @@ export type BulkSearchInput = FromSchema<typeof bulkSearchSchema>;
 export type SearchPayorsQuery = FromSchema<typeof searchPayorsQuerySchema>;
 export type SaleInput = FromSchema<typeof saleSchema>;
 export type RefundInput = FromSchema<typeof refundSchema>;
+
+export const triggerMerchantSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    scheduleDate: { type: 'string', format: 'date' },
+    scheduleHour: { type: 'integer', minimum: 0, maximum: 23 },
+  },
+} as const;
+
+export const voidOrRefundSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    paymentIds: { type: 'array', minItems: 1, maxItems: 10000, items: { type: 'string', format: 'uuid' } },
+  },
+} as const;
+
+export type TriggerMerchantInput = FromSchema<typeof triggerMerchantSchema>;
+export type VoidOrRefundInput = FromSchema<typeof voidOrRefundSchema>;

@@ -18,6 +18,7 @@ import { cancellationCodes, ddb } from '#shared/ddb';
 import { isConditionFailure, queryAll, strip, type Item } from './items';
 import { GroupNotFoundError, PaymentNotFoundError, ServiceUnavailableError } from '#shared/errors';
 import { keys } from '#shared/keys';
+import type { ProcessingSummary } from '#domain/processing';
 import { assertPaymentsEditable, slotOf, type Group, type GroupFilter, type Page, type Payment } from '#domain/groups';
 
 /** One transaction holds at most 100 items: the group plus 99 payments. */
@@ -261,6 +262,142 @@ export class GroupStore {
       0,
       1,
     );
+  }
+
+  /**
+   * Claims a pending group for processing: the conditional write that makes exactly one of any
+   * number of concurrent starters (ticks, triggers) the one that starts the execution. The group
+   * keeps its due-index keys until it completes, so a claim whose execution never started is
+   * found again by the next tick. Returns the group as stored before the claim when refused.
+   */
+  async claim(groupId: string, executionName: string, now: Date): Promise<{ claimed: true } | { claimed: false; group?: Group }> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.group(groupId),
+          UpdateExpression: 'SET #status = :processing, executionName = :e, claimedAt = :now, lastUpdated = :now',
+          ConditionExpression: '#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':processing': 'processing', ':pending': 'pending', ':e': executionName, ':now': now.toISOString() },
+        }),
+      );
+      return { claimed: true };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return { claimed: false, group: await this.getGroup(groupId) };
+    }
+  }
+
+  /** Undoes a claim whose execution could not be started (only if still ours and unstarted). */
+  async releaseClaim(groupId: string, executionName: string, now: Date): Promise<void> {
+    await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.group(groupId),
+          UpdateExpression: 'SET #status = :pending, lastUpdated = :now REMOVE executionName, claimedAt',
+          ConditionExpression: '#status = :processing AND executionName = :e',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':processing': 'processing', ':pending': 'pending', ':e': executionName, ':now': now.toISOString() },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+
+  /** processing → processed, with the outcome summary; leaves the due index. */
+  async complete(groupId: string, summary: ProcessingSummary): Promise<void> {
+    await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.group(groupId),
+          UpdateExpression: 'SET #status = :processed, processingSummary = :s, lastUpdated = :now REMOVE gsi2pk, gsi2sk',
+          ConditionExpression: '#status = :processing',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':processed': 'processed', ':processing': 'processing', ':s': summary, ':now': summary.processedAt },
+        }),
+      )
+      .catch((error: unknown) => {
+        // Completed already (a retried step): nothing to do.
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+
+  /** Up to `limit` payments after the cursor (sort key), and the cursor to continue from. */
+  async paymentsAfter(groupId: string, cursor: string | null, limit: number): Promise<{ payments: Payment[]; cursor: string | null }> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: cursor ? 'pk = :pk AND sk > :c' : 'pk = :pk AND begins_with(sk, :c)',
+        ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':c': cursor ?? keys.paymentPrefix },
+        Limit: limit,
+        ConsistentRead: true,
+      }),
+    );
+    const items = (out.Items ?? []).filter((i) => i.entity === 'payment');
+    const last = out.LastEvaluatedKey?.sk as string | undefined;
+    return { payments: items.map((i) => strip<Payment>(i)), cursor: last ?? null };
+  }
+
+  /** Writes a payment's authResponse once; a second write (retried step) is ignored. */
+  async setAuthResponse(payment: Payment, authResponse: Record<string, unknown>, now: Date): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.payment(payment.paymentGroupId, payment.paymentId),
+          UpdateExpression: 'SET authResponse = :a, lastUpdated = :now',
+          ConditionExpression: 'attribute_not_exists(authResponse) OR authResponse = :null',
+          ExpressionAttributeValues: { ':a': authResponse, ':null': null, ':now': now.toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Records the void-or-refund responses of a payment if it is unchanged since read. */
+  async setReversals(payment: Payment, responses: Record<string, unknown>[], now: Date): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.payment(payment.paymentGroupId, payment.paymentId),
+          UpdateExpression: 'SET voidOrRefundResponses = :r, lastUpdated = :now',
+          ConditionExpression: 'lastUpdated = :seen',
+          ExpressionAttributeValues: { ':r': responses, ':now': now.toISOString(), ':seen': payment.lastUpdated },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Groups due by `slot` (that hour and every earlier one: missed ticks are caught up), pending
+   * or claimed-but-unfinished: one Query per shard of the sparse due index.
+   */
+  async dueGroups(slot: string): Promise<Pick<Group, 'paymentGroupId' | 'merchantId' | 'status' | 'claimedAt' | 'executionName'>[]> {
+    const pages = await Promise.all(
+      keys.dueShards().map((shard) =>
+        queryAll(this.db, {
+          TableName: this.tableName,
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :s AND gsi2sk < :end',
+          ExpressionAttributeValues: { ':s': shard, ':end': `${slot}#\uffff` },
+          ProjectionExpression: 'paymentGroupId, merchantId, #status, claimedAt, executionName',
+          ExpressionAttributeNames: { '#status': 'status' },
+        }),
+      ),
+    );
+    return pages.flat().map((i) => strip(i));
   }
 
   /** All payments of a group, deleted ones included, in creation order (UUIDv7 ids). */

@@ -64,18 +64,20 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
   });
 }
 
-function lambdaContext(route: Route): Context {
+/** A Lambda context for an in-process invocation of the function `name`. */
+export function lambdaContext(name: string, timeoutMs = 10_000): Context {
   const requestId = randomUUID();
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
-    functionName: `local-${route.id}`,
+    functionName: `local-${name}`,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local-${route.id}`,
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local-${name}`,
     memoryLimitInMB: '512',
     awsRequestId: requestId,
-    logGroupName: `/aws/lambda/local-${route.id}`,
+    logGroupName: `/aws/lambda/local-${name}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
@@ -147,7 +149,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
         body: body === '' ? null : body,
         isBase64Encoded: false,
       } as unknown as APIGatewayProxyEvent;
-      const result = await handler(event, lambdaContext(route));
+      const result = await handler(event, lambdaContext(route.id));
       send(res, result.statusCode, result.body, (result.headers ?? {}) as Record<string, string>);
     })().catch((error: unknown) => {
       console.error('local API gateway: handler crashed', error);

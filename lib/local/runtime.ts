@@ -11,9 +11,12 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { routes } from '../routes';
 import { apiScope, parseStage, type Stage } from '../stage';
 import { tableName as tableNameOf } from '../table';
+import { STATE_MACHINE_NAME } from '../processing';
 import { loadOrCreateKey, tokenIssuer } from './auth';
-import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
-import { createHttpServer, type ApiHandler, type LocalRoute } from './http-server';
+import { freePort, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { createHttpServer, lambdaContext, type ApiHandler, type LocalRoute } from './http-server';
+import { createSfnServer } from './step-functions';
+import { localProcessing } from './processing';
 import { localClients, localMerchants } from './identities';
 import { ensureTable } from './table';
 import { MerchantRegistry } from '../../lambdas/shared/merchants';
@@ -60,7 +63,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   const dynamo: DynamoDbLocal = await startDynamoDbLocal(options.inMemory ? {} : { dataDir: join(dataDir, 'dynamodb') });
   let server: Server | undefined;
+  let sfnServer: Server | undefined;
+  let processing: Awaited<ReturnType<typeof localProcessing>> | undefined;
   try {
+    const sfnPort = await freePort();
     Object.assign(process.env, localAwsEnv(dynamo.endpoint), {
       TABLE_NAME: tableName,
       SERVICE_STAGE: stage,
@@ -68,6 +74,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       // Local settlement cut-offs: every SANDBOX_SETTLEMENT_SECONDS from the epoch (DESIGN.md).
       SETTLEMENT_PERIOD_SECONDS: process.env.SANDBOX_SETTLEMENT_SECONDS ?? '300',
       SETTLEMENT_OFFSET_SECONDS: '0',
+      AWS_ENDPOINT_URL_SFN: `http://127.0.0.1:${sfnPort}`,
+      STATE_MACHINE_ARN: `arn:aws:states:us-east-1:000000000000:stateMachine:${STATE_MACHINE_NAME(`local-${stage}`)}`,
     });
     const client = new DynamoDBClient({});
     await ensureTable(client, tableName);
@@ -80,11 +88,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       handlers.set(module, loaded.handler);
     }
 
+    processing = await localProcessing(process.env.STATE_MACHINE_ARN!);
+    sfnServer = createSfnServer(processing.sfn);
+    await new Promise<void>((ok, fail) => {
+      sfnServer!.once('error', fail);
+      sfnServer!.listen(sfnPort, '127.0.0.1', () => ok());
+    });
+
     const url = `http://127.0.0.1:${options.port}`;
     const key = await loadOrCreateKey(join(dataDir, 'local-signing-key.json'));
     const issuer = tokenIssuer(key, `${url}/local-user-pool`, apiScope(parseStage(stage)), localClients);
     const localRoutes = new Map<string, LocalRoute>([
       ['POST /oauth2/token', (req, body) => issuer.token(req.headers, body)],
+      ...processing.localRoutes,
     ]);
     server = createHttpServer({ routes, handlers, issuer, stage, localRoutes });
     await new Promise<void>((ok, fail) => {
@@ -102,16 +118,21 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       dynamodbEndpoint: dynamo.endpoint,
       tableName,
       async stop() {
+        processing!.stopTimer();
         await new Promise<void>((ok) => {
           server!.close(() => ok());
           server!.closeAllConnections();
         });
+        await processing!.sfn.stop();
+        await new Promise<void>((ok) => sfnServer!.close(() => ok()));
         await dynamo.stop();
         rmSync(runtimeFile(dataDir), { force: true });
       },
     };
   } catch (error) {
     server?.close();
+    sfnServer?.close();
+    processing?.stopTimer();
     await dynamo.stop();
     throw error;
   }

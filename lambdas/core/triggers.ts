@@ -1,0 +1,25 @@
+/** The non-production trigger endpoints' gate and result shape (SPEC.md "Trigger processing"). */
+import { config } from '#shared/config';
+import { ForbiddenError } from '#shared/errors';
+import type { StartOutcome } from './processing';
+
+/** SPEC.md: an 11-digit MID within 32350000000-32350099999, and never in production. */
+export const TEST_MID_RANGE = { from: 32350000000, to: 32350099999 };
+
+export function assertTriggerAllowed(pathMid: string): void {
+  if (config().stage === 'prod') throw new ForbiddenError('process-payments is not available in production');
+  const mid = Number(pathMid);
+  if (!/^\d{11}$/.test(pathMid) || mid < TEST_MID_RANGE.from || mid > TEST_MID_RANGE.to) {
+    throw new ForbiddenError(
+      `process-payments needs an 11-digit test MID within ${TEST_MID_RANGE.from}-${TEST_MID_RANGE.to} (got ${pathMid})`,
+    );
+  }
+}
+
+export function triggerResult(outcomes: StartOutcome[]) {
+  return {
+    triggeredGroups: outcomes,
+    totalTriggered: outcomes.filter((o) => 'executionArn' in o).length,
+    totalFailed: outcomes.filter((o) => 'error' in o).length,
+  };
+}

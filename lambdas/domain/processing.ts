@@ -1,0 +1,96 @@
+/**
+ * Processing of a group: the state the state machine carries between batches (ids, a cursor and
+ * counters: a few hundred bytes whatever the group's size) and the outcome summary.
+ */
+import { declineOf } from './declines';
+import type { Payment } from './groups';
+import { fromCents } from './money';
+
+export interface ProcessingTotals {
+  approved: number;
+  /** Approved for less than asked (included in `approved`). */
+  partial: number;
+  declined: number;
+  failed: number;
+  /** Deleted payments: never processed. */
+  skipped: number;
+  approvedCents: number;
+  /** Latest settlement cut-off among the approved sales (receipts wait for it). */
+  settlesAt: string | null;
+}
+
+export interface ProcessingState {
+  paymentGroupId: string;
+  merchantId: string;
+  /** True when the group is claimed for processing (status processing); false ends the run. */
+  claimed: boolean;
+  allowPartial: boolean;
+  /** Sort key of the last payment handled; null when none is left. */
+  cursor: string | null;
+  totals: ProcessingTotals;
+  batches: number;
+}
+
+export const emptyTotals = (): ProcessingTotals => ({
+  approved: 0,
+  partial: 0,
+  declined: 0,
+  failed: 0,
+  skipped: 0,
+  approvedCents: 0,
+  settlesAt: null,
+});
+
+export type AuthResponse = Record<string, unknown> & { status: string };
+
+/** Adds one payment's outcome to the totals. */
+export function countOutcome(totals: ProcessingTotals, payment: Payment): void {
+  if (payment.deleted) {
+    totals.skipped++;
+    return;
+  }
+  const auth = payment.authResponse as AuthResponse | null;
+  if (!auth) return;
+  if (auth.status === 'Approved') {
+    totals.approved++;
+    const approvedCents = Math.round(Number(auth.approvedAmount) * 100);
+    totals.approvedCents += approvedCents;
+    if (approvedCents < payment.amountCents) totals.partial++;
+    const settlesAt = typeof auth.settlementTime === 'string' ? auth.settlementTime : null;
+    if (settlesAt && (!totals.settlesAt || settlesAt > totals.settlesAt)) totals.settlesAt = settlesAt;
+  } else if (auth.status === 'Failed') totals.failed++;
+  else totals.declined++;
+}
+
+/** The authResponse of a payment that could not be charged after the retries (may retry: category 2). */
+export function failedAuthResponse(payment: Payment, reason: string, now: Date): AuthResponse {
+  const decline = declineOf('96');
+  return {
+    status: 'Failed',
+    responseCode: '96',
+    responseMessage: `Processing failed: ${reason}`,
+    declineCategory: decline.category,
+    declineCategoryDescription: decline.description,
+    isDuplicate: false,
+    amount: fromCents(payment.amountCents),
+    approvedAmount: 0,
+    originalAmount: 0,
+    refundedAmount: 0,
+    availableRefundAmount: 0,
+    refundCount: 0,
+    refundHistory: [],
+    processedAt: now.toISOString(),
+  };
+}
+
+export type ProcessingSummary = ProcessingTotals & { processedAt: string };
+
+export const summaryView = (s: ProcessingSummary) => ({
+  approvedCount: s.approved,
+  partialCount: s.partial,
+  declinedCount: s.declined,
+  failedCount: s.failed,
+  skippedCount: s.skipped,
+  approvedAmount: fromCents(s.approvedCents),
+  processedAt: s.processedAt,
+});

@@ -1,0 +1,74 @@
+/**
+ * State machine task AuthorizeBatch: charges the next batch of a group's payments through the
+ * transactions core and writes each authResponse.
+ *
+ * Exactly once per payment: the sale's transaction id is derived from the paymentId and its
+ * processor idempotency key is `payment:<paymentId>`, so a batch retried after a crash (even one
+ * between the processor call and the write) finds the stored sale or gets the processor's first
+ * answer back; the authResponse is written only if none is there yet.
+ */
+import { v5 as uuidv5 } from 'uuid';
+import { runSale } from '#core/sale';
+import type { Payment } from '#domain/groups';
+import { countOutcome, failedAuthResponse, type ProcessingState } from '#domain/processing';
+import { transactionView } from '#domain/transactions';
+import { mapLimit, sleep } from '#shared/concurrency';
+import { optionalNumber } from '#shared/config';
+import { isTransient } from '#shared/ddb';
+import { logger } from '#shared/logger';
+import { taskHandler } from '#shared/task';
+import { ProcessorUnavailableError } from '#processor/processor';
+import { groupStore } from '#store/groups';
+
+/** Namespace of the transaction ids of scheduled payments (UUIDv5 of the paymentId). */
+const PAYMENT_TRANSACTION_NAMESPACE = '6b1c9b1e-5a51-4f3e-9c55-3f1f4a7e2d10';
+export const transactionIdOf = (paymentId: string): string => uuidv5(paymentId, PAYMENT_TRANSACTION_NAMESPACE);
+
+const BATCH_SIZE = optionalNumber('PROCESS_BATCH_SIZE', 250);
+const CONCURRENCY = optionalNumber('PROCESS_CONCURRENCY', 16);
+const ATTEMPTS = 3;
+
+const retryable = (error: unknown) => isTransient(error) || error instanceof ProcessorUnavailableError;
+
+async function charge(payment: Payment, state: ProcessingState): Promise<Record<string, unknown>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const txn = await runSale(
+        {
+          transactionId: transactionIdOf(payment.paymentId),
+          processorKey: `payment:${payment.paymentId}`,
+          merchantId: state.merchantId,
+          profileId: payment.profileId,
+          amountCents: payment.amountCents,
+          allowPartial: payment.allowPartial ?? state.allowPartial,
+          orderId: payment.orderId,
+          paymentId: payment.paymentId,
+          missingMethod: 'decline',
+        },
+        new Date(),
+      );
+      return transactionView(txn, [], new Date());
+    } catch (error) {
+      if (!retryable(error)) throw error;
+      logger.warn('transient failure charging a payment', { paymentId: payment.paymentId, attempt, error });
+      if (attempt >= ATTEMPTS) return failedAuthResponse(payment, `${(error as Error).name} after ${ATTEMPTS} attempts`, new Date());
+      await sleep(100 * 4 ** attempt);
+    }
+  }
+}
+
+export const handler = taskHandler(async (state: ProcessingState): Promise<ProcessingState> => {
+  logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
+  const store = groupStore();
+  const { payments, cursor } = await store.paymentsAfter(state.paymentGroupId, state.cursor, BATCH_SIZE);
+  const totals = { ...state.totals };
+  const handled = await mapLimit(payments, CONCURRENCY, async (payment) => {
+    if (payment.deleted || payment.authResponse) return payment;
+    const authResponse = await charge(payment, state);
+    if (await store.setAuthResponse(payment, authResponse, new Date())) return { ...payment, authResponse };
+    return (await store.getPayment(payment.paymentGroupId, payment.paymentId)) ?? payment;
+  });
+  for (const payment of handled) countOutcome(totals, payment);
+  logger.info('batch authorized', { payments: payments.length, batch: state.batches + 1 });
+  return { ...state, cursor, totals, batches: state.batches + 1 };
+});

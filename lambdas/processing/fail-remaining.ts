@@ -1,0 +1,36 @@
+import { countOutcome, failedAuthResponse, type ProcessingState } from '#domain/processing';
+import { logger } from '#shared/logger';
+import { taskHandler } from '#shared/task';
+import { groupStore } from '#store/groups';
+
+/**
+ * State machine task FailRemaining (after AuthorizeBatch ran out of retries): every payment from
+ * the cursor on that has no authResponse gets a failed one, so the group completes and each
+ * payment says what happened to it.
+ */
+export const handler = taskHandler(
+  async (state: ProcessingState & { error?: { Error?: string; Cause?: string } }): Promise<ProcessingState> => {
+    logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
+    logger.error('authorizing failed after retries; failing the remaining payments', { error: state.error });
+    const store = groupStore();
+    const reason = state.error?.Error ?? 'processing error';
+    const totals = { ...state.totals };
+    let cursor = state.cursor;
+    do {
+      const page = await store.paymentsAfter(state.paymentGroupId, cursor, 500);
+      for (const payment of page.payments) {
+        let current = payment;
+        if (!payment.deleted && !payment.authResponse) {
+          const authResponse = failedAuthResponse(payment, reason, new Date());
+          current = (await store.setAuthResponse(payment, authResponse, new Date()))
+            ? { ...payment, authResponse }
+            : ((await store.getPayment(payment.paymentGroupId, payment.paymentId)) ?? payment);
+        }
+        countOutcome(totals, current);
+      }
+      cursor = page.cursor;
+    } while (cursor);
+    const { error: _error, ...rest } = state;
+    return { ...rest, cursor: null, totals };
+  },
+);

@@ -1,0 +1,32 @@
+/**
+ * The processing state machine's file and its Task states: the single source for CDK
+ * (definitionSubstitutions + one function per task) and for the local runtime (the same file run
+ * by aws-local-stepfunctions, each Task bound to the same handler in-process).
+ */
+import { resolve } from 'node:path';
+
+export const PROCESS_GROUP_DEFINITION = resolve(__dirname, '..', 'statemachines', 'process-group.asl.json');
+
+export interface TaskBinding {
+  /** Task state name in the ASL file. */
+  readonly state: string;
+  /** `${...}` placeholder of the function ARN in the ASL file. */
+  readonly substitution: string;
+  /** Handler module under `lambdas/`. */
+  readonly handler: string;
+}
+
+export const processGroupTasks: readonly TaskBinding[] = [
+  { state: 'BeginGroup', substitution: 'BeginGroupFunctionArn', handler: 'processing/begin-group' },
+  { state: 'AuthorizeBatch', substitution: 'AuthorizeBatchFunctionArn', handler: 'processing/authorize-batch' },
+  { state: 'FailRemaining', substitution: 'FailRemainingFunctionArn', handler: 'processing/fail-remaining' },
+  { state: 'CompleteGroup', substitution: 'CompleteGroupFunctionArn', handler: 'processing/complete-group' },
+];
+
+/** The hourly EventBridge rule's target. */
+export const SCHEDULER_HANDLER = 'processing/schedule-tick';
+
+/** Execution names are deterministic per group: a second start of the same group is not a second run. */
+export const executionName = (groupId: string): string => `pg-${groupId}`;
+
+export const STATE_MACHINE_NAME = (stage: string): string => `scheduled-payments-${stage}-process-group`;
