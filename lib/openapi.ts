@@ -1189,7 +1189,7 @@ The token must carry the scope \`${apiScope(stage)}\` (\`<scope host>/api.execut
 
 ## Money, dates and hours
 
-- Amounts are JSON numbers in the currency unit with **at most 2 decimals** (\`multipleOf: 0.01\`; \`19.999\` is 400), greater than 0 and at most 999999.99. The service holds them as integer cents, so sums such as a group's \`totalAmount\` are exact.
+- Amounts are JSON numbers in the currency unit with **at most 2 decimals** (\`multipleOf: 0.01\`; \`19.999\` is 400). Payment, sale and refund amounts are greater than 0 and at most 999999.99; fee amounts may be 0. The service holds them as integer cents, so sums such as a group's \`totalAmount\` are exact. Note: a client-side validator that evaluates \`multipleOf: 0.01\` in binary floating point (e.g. ajv without \`multipleOfPrecision\`) wrongly rejects amounts such as 19.99; the service itself checks for a whole number of cents.
 - Every date and hour is **UTC**: \`scheduleDate\` (yyyy-MM-dd) and \`scheduleHour\` (0-23) name the UTC hour in which a group is processed; timestamps are ISO 8601 with \`Z\`. Convert local merchant time before sending (5 PM at UTC-5 is \`scheduleHour\` 22), with the offset in force on the scheduled date.
 
 ## Errors

@@ -42,12 +42,12 @@ export function assertCardNumber(number: string, declared: CardType): void {
   if (!luhnValid(number)) throw new BadRequestError('cardNumber is not a valid card number (check digit)');
   const type = cardTypeOf(number);
   if (!type) throw new BadRequestError(`cardNumber is not a card of a supported type (${CARD_TYPES.join(', ')})`);
-  if (type !== declared) throw new BadRequestError(`cardNumber is a ${type} card but accountType is ${declared}`);
+  if (type !== declared) throw new BadRequestError(`cardNumber is ${type === 'AMEX' ? 'an' : 'a'} ${type} card but accountType is ${declared}`);
 }
 
 /** ABA routing number: 9 digits with the 3-7-1 weighted checksum. */
 export function abaValid(routing: string): boolean {
-  if (!/^\d{9}$/.test(routing)) return false;
+  if (!/^\d{9}$/.test(routing) || /^0+$/.test(routing)) return false;
   const d = [...routing].map(Number);
   const sum = 3 * (d[0]! + d[3]! + d[6]!) + 7 * (d[1]! + d[4]! + d[7]!) + (d[2]! + d[5]! + d[8]!);
   return sum % 10 === 0;

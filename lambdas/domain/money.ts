@@ -8,15 +8,15 @@ export type Cents = number;
 export const MAX_AMOUNT = 999_999.99;
 
 /**
- * True when `amount` is a whole number of cents. The tolerance is relative (about 1e-13 of the
- * value, at least 1e-9 of a cent): wide enough for binary floating point (19.99 * 100 is
- * 1998.9999999999998), far too narrow for a third decimal, even a tiny one like 1e-9.
+ * True when `amount` is a whole number of cents. The tolerance is one rounding step of the
+ * product (|amount * 100| * EPSILON): wide enough for binary floating point (19.99 * 100 is
+ * 1998.9999999999998; every cent value up to 999999.99 passes), too narrow for any third decimal.
  */
 export function isWholeCents(amount: number): boolean {
   if (!Number.isFinite(amount)) return false;
   const scaled = amount * 100;
   const cents = Math.round(scaled);
-  return Number.isSafeInteger(cents) && Math.abs(cents - scaled) <= Math.max(1e-9, Math.abs(scaled) * 1e-13);
+  return Number.isSafeInteger(cents) && Math.abs(cents - scaled) <= Math.abs(scaled) * Number.EPSILON;
 }
 
 export function toCents(amount: number): Cents {

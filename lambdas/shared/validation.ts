@@ -77,7 +77,10 @@ export function validator<T>(schema: object, root = 'body'): Validator<T> {
   const validate: ValidateFunction = ajv.compile(schema);
   return (value: unknown): T => {
     if (validate(value)) return value as T;
-    const first = validate.errors?.[0];
+    const errors = validate.errors ?? [];
+    // Inside anyOf/oneOf ajv reports each branch's error first and the alternative itself last:
+    // the alternative says what is allowed.
+    const first = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf') ?? errors[0];
     throw new BadRequestError(first ? describe(first, root) : `${root} is invalid`);
   };
 }

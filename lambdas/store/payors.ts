@@ -122,7 +122,9 @@ export class PayorStore {
           ProjectionExpression: 'payorId, savedPaymentMethodId, merchantId',
         },
       };
-      while (request && Object.keys(request).length > 0) {
+      for (let attempt = 0; request && Object.keys(request).length > 0; attempt++) {
+        if (attempt > 8) throw new ServiceUnavailableError('could not read the saved payment methods; retry the request');
+        if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
         const out = await this.db.send(new BatchGetCommand({ RequestItems: request }));
         for (const item of out.Responses?.[this.tableName] ?? []) {
           if (item.merchantId === merchantId) found.add(`${item.payorId}/${item.savedPaymentMethodId}`);

@@ -1,0 +1,293 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { declineOf } from '#domain/declines';
+import type { SaleRequest, SaleResult } from '#processor/processor';
+import { nextCutoff, SandboxProcessor, SANDBOX_CARDS } from '#processor/sandbox';
+
+const ddbMock = mockClient(DynamoDBDocumentClient);
+const db = DynamoDBDocumentClient.from(
+  new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } }),
+);
+const HOURLY_AT_30 = { periodSeconds: 3600, offsetSeconds: 1800 };
+const sandbox = new SandboxProcessor(db, 't', HOURLY_AT_30);
+
+beforeEach(() => {
+  ddbMock.reset();
+  ddbMock.onAnyCommand().callsFake((input: unknown) => {
+    throw new Error(`unmocked DynamoDB command: ${JSON.stringify(input)}`);
+  });
+  ddbMock.on(PutCommand).resolves({});
+});
+
+const awsError = (name: string): Error => Object.assign(new Error(name), { name });
+
+const tokenOf = async (number: string) =>
+  (await sandbox.tokenize({ kind: 'card', number, expiryMonth: 12, expiryYear: 2030 })).token;
+
+let keys = 0;
+const saleOf = async (number: string, amountCents = 1999, allowPartial = false): Promise<SaleResult> => {
+  const request: SaleRequest = {
+    idempotencyKey: `k${++keys}`,
+    merchantId: '32350000001',
+    token: await tokenOf(number),
+    amountCents,
+    allowPartial,
+  };
+  return sandbox.sale(request);
+};
+
+describe('nextCutoff', () => {
+  it.each([
+    ['2026-05-10T14:37:12.345Z', '2026-05-10T15:30:00.000Z'],
+    ['2026-05-10T14:10:00.000Z', '2026-05-10T14:30:00.000Z'],
+    ['2026-05-10T14:29:59.999Z', '2026-05-10T14:30:00.000Z'],
+    ['2026-05-10T14:30:00.000Z', '2026-05-10T15:30:00.000Z'],
+    ['2026-05-10T14:30:00.001Z', '2026-05-10T15:30:00.000Z'],
+    ['2026-05-10T23:45:00.000Z', '2026-05-11T00:30:00.000Z'],
+    ['2026-12-31T23:30:00.000Z', '2027-01-01T00:30:00.000Z'],
+  ])('every hour at :30: after %p comes %p', (processedAt, cutoff) => {
+    expect(nextCutoff(processedAt, HOURLY_AT_30)).toBe(cutoff);
+  });
+
+  it.each([
+    ['2026-05-10T14:37:12.345Z', '2026-05-10T14:40:00.000Z'],
+    ['2026-05-10T14:40:00.000Z', '2026-05-10T14:45:00.000Z'],
+    ['2026-05-10T14:44:59.999Z', '2026-05-10T14:45:00.000Z'],
+    ['2026-05-10T23:58:00.000Z', '2026-05-11T00:00:00.000Z'],
+  ])('every 300 s from the epoch: after %p comes %p', (processedAt, cutoff) => {
+    expect(nextCutoff(processedAt, { periodSeconds: 300, offsetSeconds: 0 })).toBe(cutoff);
+  });
+
+  it('is what settlementTime answers', () => {
+    expect(sandbox.settlementTime('2026-05-10T14:37:12.345Z')).toBe('2026-05-10T15:30:00.000Z');
+    const local = new SandboxProcessor(db, 't', { periodSeconds: 300, offsetSeconds: 0 });
+    expect(local.settlementTime('2026-05-10T14:37:12.345Z')).toBe('2026-05-10T14:40:00.000Z');
+  });
+});
+
+describe('tokenize', () => {
+  it.each(Object.entries(SANDBOX_CARDS))(
+    'encodes the profile of %p, never the number',
+    async (number, profile) => {
+      const token = await tokenOf(number);
+      expect(token).toMatch(new RegExp(`^sbx\\.${profile}\\.[0-9a-f]{24}$`));
+      expect(token).not.toContain(number);
+      expect(token).not.toContain(number.slice(-4));
+    },
+  );
+
+  it.each(['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117'])(
+    'an ordinary card %p gets the "ok" profile',
+    async (number) => {
+      const token = await tokenOf(number);
+      expect(token).toMatch(/^sbx\.ok\.[0-9a-f]{24}$/);
+      expect(token).not.toContain(number);
+    },
+  );
+
+  it('a bank account gets the "bank" profile, without the account or routing number', async () => {
+    const { token } = await sandbox.tokenize({
+      kind: 'bank',
+      routingNumber: '021000021',
+      accountNumber: '000123456789',
+    });
+    expect(token).toMatch(/^sbx\.bank\.[0-9a-f]{24}$/);
+    expect(token).not.toContain('000123456789');
+    expect(token).not.toContain('021000021');
+  });
+
+  it('gives a new token each time, even for the same number', async () => {
+    expect(await tokenOf('4111111111111111')).not.toBe(await tokenOf('4111111111111111'));
+  });
+
+  it('touches no table', async () => {
+    await tokenOf('4111111111111111');
+    expect(ddbMock.calls()).toHaveLength(0);
+  });
+});
+
+describe('sale outcomes (DESIGN.md sandbox table)', () => {
+  it.each(['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117'])(
+    '%p approves the full amount: 00',
+    async (number) => {
+      const result = await saleOf(number, 1999);
+      expect(result).toMatchObject({
+        approved: true,
+        responseCode: '00',
+        responseMessage: 'Approved',
+        approvedCents: 1999,
+      });
+      expect(result.authCode).toMatch(/^[0-9A-F]{6}$/);
+      expect(result.processorTransactionId).toMatch(/^sbx_[0-9a-f-]{36}$/);
+      expect(Number.isNaN(Date.parse(result.processedAt))).toBe(false);
+    },
+  );
+
+  it.each([
+    ['4000000000000002', '05', 'Do not honor', '1'],
+    ['4000000000009987', '41', 'Lost card', '1'],
+    ['4000000000009979', '43', 'Stolen card', '1'],
+    ['4000000000000069', '54', 'Expired card', '1'],
+    ['4000000000000127', 'N7', 'Invalid security code', '1'],
+    ['4000000000009995', '51', 'Insufficient funds', '2'],
+    ['4000000000000119', '91', 'Issuer unavailable', '2'],
+    ['4000000000006975', '61', 'Daily limit exceeded', '2'],
+  ])('%p declines with %p (%s), category %p', async (number, code, message, category) => {
+    const result = await saleOf(number);
+    expect(result).toMatchObject({
+      approved: false,
+      responseCode: code,
+      responseMessage: message,
+      approvedCents: 0,
+    });
+    expect(result).not.toHaveProperty('authCode');
+    expect(declineOf(result.responseCode).category).toBe(category);
+  });
+
+  it('a bank account (CHECKING) approves', async () => {
+    const { token } = await sandbox.tokenize({
+      kind: 'bank',
+      routingNumber: '021000021',
+      accountNumber: '000123456789',
+    });
+    const result = await sandbox.sale({
+      idempotencyKey: 'bank-1',
+      merchantId: '32350000001',
+      token,
+      amountCents: 123456,
+      allowPartial: false,
+    });
+    expect(result).toMatchObject({ approved: true, responseCode: '00', approvedCents: 123456 });
+  });
+
+  describe('4000000000000077: approves up to 50.00', () => {
+    const PARTIAL = '4000000000000077';
+
+    it.each([1, 4999, 5000])('%p cents: approved in full, 00', async (cents) => {
+      for (const allowPartial of [false, true]) {
+        const result = await saleOf(PARTIAL, cents, allowPartial);
+        expect(result).toMatchObject({ approved: true, responseCode: '00', approvedCents: cents });
+      }
+    });
+
+    it.each([5001, 10000, 99999999])(
+      '%p cents with allowPartial: partially approved for 50.00, 10',
+      async (cents) => {
+        const result = await saleOf(PARTIAL, cents, true);
+        expect(result).toMatchObject({
+          approved: true,
+          responseCode: '10',
+          responseMessage: 'Partially approved',
+          approvedCents: 5000,
+        });
+        expect(result.authCode).toMatch(/^[0-9A-F]{6}$/);
+      },
+    );
+
+    it.each([5001, 10000])(
+      '%p cents without allowPartial: declined for insufficient funds, 51',
+      async (cents) => {
+        const result = await saleOf(PARTIAL, cents, false);
+        expect(result).toMatchObject({
+          approved: false,
+          responseCode: '51',
+          responseMessage: 'Insufficient funds',
+          approvedCents: 0,
+        });
+        expect(declineOf(result.responseCode).category).toBe('2');
+      },
+    );
+  });
+});
+
+describe('the sandbox ledger (idempotency of processor calls)', () => {
+  it('records a sale once under its key, with the result and no card number', async () => {
+    const token = await tokenOf('4000000000009995');
+    const result = await sandbox.sale({
+      idempotencyKey: 'pay-1',
+      merchantId: '32350000001',
+      token,
+      amountCents: 1999,
+      allowPartial: false,
+    });
+    const puts = ddbMock.commandCalls(PutCommand).map((c) => c.args[0].input);
+    expect(puts).toEqual([
+      {
+        TableName: 't',
+        Item: {
+          pk: 'SANDBOX#SALE#pay-1',
+          sk: 'LEDGER',
+          entity: 'sandbox-ledger',
+          kind: 'SALE',
+          idempotencyKey: 'pay-1',
+          result,
+          calls: 1,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    ]);
+    expect(JSON.stringify(puts)).not.toContain('4000000000009995');
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('a repeated key returns the recorded result, charges nothing new and counts the call', async () => {
+    const Key = { pk: 'SANDBOX#SALE#pay-2', sk: 'LEDGER' };
+    const recorded: SaleResult = {
+      approved: true,
+      processorTransactionId: 'sbx_first',
+      responseCode: '00',
+      responseMessage: 'Approved',
+      approvedCents: 1999,
+      authCode: 'ABC123',
+      processedAt: '2026-05-10T14:37:12.345Z',
+    };
+    ddbMock.on(PutCommand).rejects(awsError('ConditionalCheckFailedException'));
+    ddbMock.on(UpdateCommand).resolves({});
+    ddbMock
+      .on(GetCommand)
+      .resolves({ Item: { ...Key, entity: 'sandbox-ledger', result: recorded, calls: 2 } });
+
+    // Even a different card and amount under the same key: the first answer stands.
+    const result = await sandbox.sale({
+      idempotencyKey: 'pay-2',
+      merchantId: '32350000001',
+      token: await tokenOf('4000000000000002'),
+      amountCents: 5000,
+      allowPartial: false,
+    });
+
+    expect(result).toEqual(recorded);
+    expect(ddbMock.commandCalls(PutCommand)).toHaveLength(1);
+    const updates = ddbMock.commandCalls(UpdateCommand).map((c) => c.args[0].input);
+    expect(updates).toEqual([
+      { TableName: 't', Key, UpdateExpression: 'ADD calls :one', ExpressionAttributeValues: { ':one': 1 } },
+    ]);
+    const gets = ddbMock.commandCalls(GetCommand).map((c) => c.args[0].input);
+    expect(gets).toEqual([{ TableName: 't', Key, ConsistentRead: true }]);
+  });
+
+  it('passes any other ledger failure on, without reading or counting', async () => {
+    ddbMock.on(PutCommand).rejects(awsError('ThrottlingException'));
+    await expect(saleOf('4111111111111111')).rejects.toThrow('ThrottlingException');
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it.each([
+    ['void', 'VOID', 'Voided'],
+    ['refund', 'REFUND', 'Refund accepted'],
+  ] as const)('%s: approved 00 and recorded under its own kind of key', async (method, kind, message) => {
+    const result = await sandbox[method]({
+      idempotencyKey: 'rev-1',
+      merchantId: '32350000001',
+      processorTransactionId: 'sbx_sale',
+      amountCents: 1999,
+    });
+    expect(result).toMatchObject({ approved: true, responseCode: '00', responseMessage: message });
+    expect(result.processorTransactionId).toMatch(/^sbx_/);
+    const put = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
+    expect(put.Item).toMatchObject({ pk: `SANDBOX#${kind}#rev-1`, sk: 'LEDGER', kind, result });
+  });
+});
