@@ -2,8 +2,8 @@
  * `npm start`: the whole service on this machine. Prints one line with the API address when
  * ready; Ctrl-C (SIGINT) or SIGTERM stops everything, DynamoDB Local included.
  *
- * Environment: PORT (3000), SERVICE_STAGE (dev | prod), DATA_DIR (.data),
- * DYNAMODB_IN_MEMORY (false).
+ * Environment: PORT (3000), SES_PORT (8005), SERVICE_STAGE (dev | prod), DATA_DIR (.data),
+ * DYNAMODB_IN_MEMORY (false), SANDBOX_SETTLEMENT_SECONDS (300).
  */
 import { parseStage } from '../lib/stage';
 import { startRuntime } from '../lib/local/runtime';
@@ -11,11 +11,14 @@ import { startRuntime } from '../lib/local/runtime';
 async function main(): Promise<void> {
   const runtime = await startRuntime({
     port: Number(process.env.PORT ?? 3000),
+    sesPort: Number(process.env.SES_PORT ?? 8005),
     stage: parseStage(process.env.SERVICE_STAGE),
     dataDir: process.env.DATA_DIR ?? '.data',
     inMemory: process.env.DYNAMODB_IN_MEMORY === 'true',
   });
-  console.log(`Scheduled Payments Service (${process.env.SERVICE_STAGE ?? 'dev'}) ready at ${runtime.url}`);
+  console.log(
+    `Scheduled Payments Service (${process.env.SERVICE_STAGE ?? 'dev'}) ready at ${runtime.url} (e-mails: ${runtime.sesUrl})`,
+  );
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -21,7 +21,11 @@ export const processGroupTasks: readonly TaskBinding[] = [
   { state: 'AuthorizeBatch', substitution: 'AuthorizeBatchFunctionArn', handler: 'processing/authorize-batch' },
   { state: 'FailRemaining', substitution: 'FailRemainingFunctionArn', handler: 'processing/fail-remaining' },
   { state: 'CompleteGroup', substitution: 'CompleteGroupFunctionArn', handler: 'processing/complete-group' },
+  { state: 'EmitReceipts', substitution: 'EmitReceiptsFunctionArn', handler: 'processing/emit-receipts' },
 ];
+
+/** The stream consumer that sends the outbox's e-mails. */
+export const NOTIFIER_HANDLER = 'notifications/send-notifications';
 
 /** The hourly EventBridge rule's target. */
 export const SCHEDULER_HANDLER = 'processing/schedule-tick';

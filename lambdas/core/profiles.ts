@@ -1,25 +1,82 @@
-/** Scheduled payments must name a saved method of a payor of the same merchant (DESIGN.md 3). */
+/**
+ * Scheduled payments must name a saved method of a payor of the same merchant (DESIGN.md 3).
+ * Resolving them also yields what a payment-scheduled notice needs (mask, type, payor e-mail).
+ */
+import type { Group, Payment } from '#domain/groups';
+import type { OutboxItem } from '#domain/notifications';
 import { parseProfileId } from '#domain/payors';
 import { BadRequestError } from '#shared/errors';
 import { payorStore } from '#store/payors';
 
+export interface ProfileDetails {
+  maskedAccountNumber: string;
+  accountType: string;
+}
+
+const keyOf = (profileId: string) => {
+  const ref = parseProfileId(profileId);
+  return `${ref.payorId}/${ref.savedPaymentMethodId}`;
+};
+
 /**
- * 400 naming the first payment whose profileId is not a saved method of this merchant.
- * `field(i)` names payment i in the message (`payments[3].profileId`).
+ * The saved method behind each profileId, keyed by normalized profileId; 400 naming the first
+ * payment whose profileId is not a saved method of this merchant. `field(i)` names payment i.
  */
-export async function assertProfilesExist(
+export async function resolveProfiles(
   merchantId: string,
   profileIds: string[],
   field: (index: number) => string = () => 'profileId',
-): Promise<void> {
-  if (profileIds.length === 0) return;
-  const missing = await payorStore().missingMethods(profileIds.map(parseProfileId), merchantId);
-  if (missing.size === 0) return;
-  const index = profileIds.findIndex((id) => {
-    const ref = parseProfileId(id);
-    return missing.has(`${ref.payorId}/${ref.savedPaymentMethodId}`);
-  });
-  throw new BadRequestError(
-    `${field(index)} ${profileIds[index]} names no saved payment method of a payor of this merchant`,
+): Promise<Map<string, ProfileDetails>> {
+  if (profileIds.length === 0) return new Map();
+  const found = await payorStore().methodsByRef(profileIds.map(parseProfileId), merchantId);
+  const index = profileIds.findIndex((id) => !found.has(keyOf(id)));
+  if (index >= 0) {
+    throw new BadRequestError(`${field(index)} ${profileIds[index]} names no saved payment method of a payor of this merchant`);
+  }
+  return found;
+}
+
+/**
+ * Outbox items for the payments created with `sendPaymentScheduledNotification` whose payor has
+ * an e-mail address (a payor without one gets no e-mail; the flag is kept).
+ */
+export async function scheduledNotices(
+  payments: Payment[],
+  group: Pick<Group, 'paymentGroupId' | 'merchantId' | 'scheduleDate' | 'scheduleHour'>,
+  merchantName: string,
+  profiles: Map<string, ProfileDetails>,
+  now: Date,
+): Promise<OutboxItem[]> {
+  const flagged = payments.filter((p) => p.sendPaymentScheduledNotification);
+  if (flagged.length === 0) return [];
+  const emails = await payorStore().emailsOf(
+    flagged.map((p) => parseProfileId(p.profileId).payorId),
+    group.merchantId,
   );
+  return flagged.flatMap((payment): OutboxItem[] => {
+    const email = emails.get(parseProfileId(payment.profileId).payorId);
+    const profile = profiles.get(keyOf(payment.profileId));
+    if (!email || !profile) return [];
+    return [
+      {
+        outboxId: `notice:${payment.paymentId}`,
+        kind: 'payment-scheduled',
+        recipient: email,
+        status: 'pending',
+        attempts: 0,
+        createdAt: now.toISOString(),
+        paymentGroupId: group.paymentGroupId,
+        data: {
+          merchantName,
+          amountCents: payment.amountCents,
+          maskedAccountNumber: profile.maskedAccountNumber,
+          accountType: profile.accountType,
+          scheduleDate: group.scheduleDate,
+          scheduleHour: group.scheduleHour,
+          paymentId: payment.paymentId,
+          ...(payment.orderId !== undefined && { orderId: payment.orderId }),
+        },
+      },
+    ];
+  });
 }

@@ -29,6 +29,9 @@ export interface ProcessingState {
   cursor: string | null;
   totals: ProcessingTotals;
   batches: number;
+  /** Receipts paging (EmitReceipts). */
+  receiptCursor: string | null;
+  receiptsDone: boolean;
 }
 
 export const emptyTotals = (): ProcessingTotals => ({

@@ -1,6 +1,6 @@
 import { assertSameId, paymentView, replacedPayment } from '#domain/groups';
 import { BadRequestError } from '#shared/errors';
-import { assertProfilesExist } from '#core/profiles';
+import { resolveProfiles } from '#core/profiles';
 import { merchantRoute } from '#shared/http';
 import { updatePaymentSchema, type UpdatePaymentInput } from '#shared/schemas';
 import { validator } from '#shared/validation';
@@ -20,7 +20,7 @@ export const handler = merchantRoute({ body: parse }, async ({ merchant, params,
   const paymentId = params.PaymentID!;
   assertSameId('paymentId', body.paymentId, paymentId);
   assertSameId('paymentGroupId', body.paymentGroupId, groupId);
-  await assertProfilesExist(merchant.merchantId, [body.profileId]);
+  await resolveProfiles(merchant.merchantId, [body.profileId]);
   // Optimistic: retried when a concurrent writer changed the payment between read and write.
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const previous = await requirePayment(groupId, paymentId, merchant.merchantId);

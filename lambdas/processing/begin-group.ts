@@ -22,5 +22,7 @@ export const handler = taskHandler(async (input: { paymentGroupId: string; merch
     cursor: null,
     totals: emptyTotals(),
     batches: 0,
+    receiptCursor: null,
+    receiptsDone: false,
   };
 });

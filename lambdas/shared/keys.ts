@@ -38,6 +38,8 @@ export const keys = {
     pk: `DUP#${merchantId}#${methodId}#${amountCents}`,
     sk: 'DUP',
   }),
+  /** Outbox: one item per e-mail to send, written with the change that causes it. */
+  outbox: (outboxId: string) => ({ pk: `OUTBOX#${outboxId}`, sk: 'OUTBOX' }),
   /** GSI1: a merchant's groups ordered by slot. */
   merchantGroups: (merchantId: string) => `MERCHANT#${merchantId}`,
   merchantGroupSort: (slot: string, groupId: string) => `${slot}#${groupId}`,

@@ -16,13 +16,15 @@ import {
 import { config } from '#shared/config';
 import { cancellationCodes, ddb } from '#shared/ddb';
 import { isConditionFailure, queryAll, strip, type Item } from './items';
+import { outboxPut, outboxRecord } from './outbox';
+import type { OutboxItem } from '#domain/notifications';
 import { GroupNotFoundError, PaymentNotFoundError, ServiceUnavailableError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { ProcessingSummary } from '#domain/processing';
 import { assertPaymentsEditable, slotOf, type Group, type GroupFilter, type Page, type Payment } from '#domain/groups';
 
-/** One transaction holds at most 100 items: the group plus 99 payments. */
-export const MAX_TRANSACTIONAL_PAYMENTS = 99;
+/** One transaction holds at most 100 items: the group, its payments and their outbox items. */
+export const MAX_TRANSACTION_ITEMS = 100;
 
 
 export function groupItem(group: Group): Item {
@@ -74,13 +76,13 @@ export class GroupStore {
    * whole or not at all. A failed commit removes the written payments (best effort; leftovers
    * are unreachable).
    */
-  async createGroup(group: Group, payments: Payment[]): Promise<void> {
+  async createGroup(group: Group, payments: Payment[], outbox: OutboxItem[] = []): Promise<void> {
     const groupPut = {
       TableName: this.tableName,
       Item: groupItem(group),
       ConditionExpression: 'attribute_not_exists(pk)',
     };
-    if (payments.length <= MAX_TRANSACTIONAL_PAYMENTS) {
+    if (1 + payments.length + outbox.length <= MAX_TRANSACTION_ITEMS) {
       await this.db.send(
         new TransactWriteCommand({
           TransactItems: [
@@ -88,12 +90,18 @@ export class GroupStore {
             ...payments.map((p) => ({
               Put: { TableName: this.tableName, Item: paymentItem(p), ConditionExpression: 'attribute_not_exists(pk)' },
             })),
+            ...outbox.map((o) => outboxPut(this.tableName, o)),
           ],
         }),
       );
       return;
     }
-    await this.batchWrite(payments.map((p) => ({ PutRequest: { Item: paymentItem(p) } })));
+    // Outbox items go with the payments: the notifier sends nothing until the group exists.
+    const written = [
+      ...payments.map((p) => ({ PutRequest: { Item: paymentItem(p) } })),
+      ...outbox.map((o) => ({ PutRequest: { Item: outboxRecord(o) } })),
+    ];
+    await this.batchWrite(written);
     try {
       await this.db.send(new PutCommand(groupPut));
     } catch (error) {
@@ -215,11 +223,13 @@ export class GroupStore {
     }
   }
 
-  async addPayment(payment: Payment, now: Date): Promise<WriteOutcome> {
+  /** A new payment, its group's totals and (with the notice flag) its outbox item: one transaction. */
+  async addPayment(payment: Payment, now: Date, outbox: OutboxItem[] = []): Promise<WriteOutcome> {
     return this.transact(
       [
         { Put: { TableName: this.tableName, Item: paymentItem(payment), ConditionExpression: 'attribute_not_exists(pk)' } },
         this.groupTotals(payment, 1, payment.amountCents, now),
+        ...outbox.map((o) => outboxPut(this.tableName, o)),
       ],
       0,
       1,

@@ -110,29 +110,52 @@ export class PayorStore {
     return Item?.entity === 'method' && Item.merchantId === merchantId ? strip<SavedMethod>(Item) : undefined;
   }
 
-  /** Which of these `{payorId}/{methodId}` references do not name a method of the merchant. */
-  async missingMethods(refs: { payorId: string; savedPaymentMethodId: string }[], merchantId: string): Promise<Set<string>> {
-    const wanted = new Map(refs.map((r) => [`${r.payorId}/${r.savedPaymentMethodId}`, r]));
-    const found = new Set<string>();
-    const all = [...wanted.values()];
-    for (let i = 0; i < all.length; i += 100) {
+  /**
+   * The saved methods (mask and type only) these `{payorId}/{methodId}` references name among the
+   * merchant's, keyed `payorId/methodId`; a reference not in the result names none.
+   */
+  async methodsByRef(
+    refs: { payorId: string; savedPaymentMethodId: string }[],
+    merchantId: string,
+  ): Promise<Map<string, Pick<SavedMethod, 'payorId' | 'savedPaymentMethodId' | 'maskedAccountNumber' | 'accountType'>>> {
+    const unique = [...new Map(refs.map((r) => [`${r.payorId}/${r.savedPaymentMethodId}`, r])).values()];
+    const items = await this.batchGet(
+      unique.map((r) => keys.method(r.payorId, r.savedPaymentMethodId)),
+      'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType',
+    );
+    const found = new Map<string, Pick<SavedMethod, 'payorId' | 'savedPaymentMethodId' | 'maskedAccountNumber' | 'accountType'>>();
+    for (const item of items) {
+      if (item.merchantId !== merchantId) continue;
+      const method = strip<SavedMethod>(item);
+      found.set(`${method.payorId}/${method.savedPaymentMethodId}`, method);
+    }
+    return found;
+  }
+
+  /** E-mail addresses of these payors of the merchant (payors without one are left out). */
+  async emailsOf(payorIds: string[], merchantId: string): Promise<Map<string, string>> {
+    const items = await this.batchGet([...new Set(payorIds)].map((id) => keys.payor(id)), 'payorId, merchantId, email');
+    return new Map(
+      items.filter((i) => i.merchantId === merchantId && typeof i.email === 'string').map((i) => [i.payorId as string, i.email as string]),
+    );
+  }
+
+  /** BatchGet in chunks of 100, asking again (with backoff, bounded) for unprocessed keys. */
+  private async batchGet(keyList: Item[], projection: string): Promise<Item[]> {
+    const found: Item[] = [];
+    for (let i = 0; i < keyList.length; i += 100) {
       let request: Record<string, { Keys: Item[]; ProjectionExpression?: string }> | undefined = {
-        [this.tableName]: {
-          Keys: all.slice(i, i + 100).map((r) => keys.method(r.payorId, r.savedPaymentMethodId)),
-          ProjectionExpression: 'payorId, savedPaymentMethodId, merchantId',
-        },
+        [this.tableName]: { Keys: keyList.slice(i, i + 100), ProjectionExpression: projection },
       };
       for (let attempt = 0; request && Object.keys(request).length > 0; attempt++) {
         if (attempt > 8) throw new ServiceUnavailableError('could not read the saved payment methods; retry the request');
         if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
         const out = await this.db.send(new BatchGetCommand({ RequestItems: request }));
-        for (const item of out.Responses?.[this.tableName] ?? []) {
-          if (item.merchantId === merchantId) found.add(`${item.payorId}/${item.savedPaymentMethodId}`);
-        }
+        found.push(...(out.Responses?.[this.tableName] ?? []));
         request = out.UnprocessedKeys as typeof request;
       }
     }
-    return new Set([...wanted.keys()].filter((k) => !found.has(k)));
+    return found;
   }
 
   async payorIdByCustomer(merchantId: string, customerAccountId: string): Promise<string | undefined> {

@@ -6,6 +6,8 @@ import { ServiceApi, type ServiceApiProps } from './api';
 import { ServiceAuth } from './auth';
 import { SERVICE_NAME } from './service-function';
 import { ServiceTable } from './table';
+import { ServiceProcessing } from './processing';
+import { bindStateMachine } from './service-function';
 
 export interface ServiceStackProps extends StackProps {
   /** The stage this stack deploys: names, retention and protection follow it. */
@@ -34,6 +36,7 @@ export class ServiceStack extends Stack {
   readonly table: ServiceTable;
   readonly auth: ServiceAuth;
   readonly api: ServiceApi;
+  readonly processing: ServiceProcessing;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     const { stage, authDomainSuffix, apiCloudWatchRole, configureFunction, ...stackProps } = props;
@@ -48,18 +51,27 @@ export class ServiceStack extends Stack {
 
     this.table = new ServiceTable(this, 'Data', { stage });
     this.auth = new ServiceAuth(this, 'Auth', { stage, domainSuffix: authDomainSuffix });
+    this.processing = new ServiceProcessing(this, 'Processing', { stage, table: this.table.table });
+    const stateMachine = this.processing.stateMachine;
     this.api = new ServiceApi(this, 'Api', {
       stage,
       table: this.table.table,
       userPool: this.auth.userPool,
       cloudWatchRole: apiCloudWatchRole,
-      configureFunction,
+      configureFunction: (fn, handler, handlerRoutes) => {
+        // The trigger endpoints start executions outside production only; in prod their
+        // function answers 403 and holds no permission on the state machine.
+        if (stage !== 'prod' && handlerRoutes.some((r) => r.nonProdOnly)) bindStateMachine(fn, stateMachine);
+        configureFunction?.(fn, handler, handlerRoutes);
+      },
     });
 
     const output = (name: string, value: string, description: string): CfnOutput =>
       new CfnOutput(this, name, { value, description });
     output('ApiUrl', this.api.api.url, 'Base URL of the API ({base_url}), stage path included');
     output('TableName', this.table.table.tableName, 'DynamoDB table');
+    output('StateMachineArn', stateMachine.stateMachineArn, 'Group processing state machine');
+    output('AlarmTopicArn', this.processing.alarmTopic.topicArn, 'SNS topic of the alarms: subscribe the on-call');
     output('UserPoolId', this.auth.userPool.userPoolId, 'Cognito user pool of the API clients');
     output('TokenUrl', this.auth.tokenUrl, 'OAuth 2.0 token endpoint (client_credentials)');
     output(

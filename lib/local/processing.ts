@@ -1,48 +1,19 @@
 /**
  * Local processing: the state machine (LocalStepFunctions on the ASL file), the hourly tick
  * (a timer at each UTC hour boundary, and `POST /__local/events/hourly {"time": ...}` delivering
- * the same scheduled event the EventBridge rule would) and two local-only test hooks:
- *
- * - `POST /__local/faults {"crashAfterSale": [paymentId, ...]}`: the next processor sale of each
- *   of these payments succeeds at the processor and then crashes before the service writes
- *   anything (the fault a retry must survive without a second charge);
- * - `GET /__local/executions`: executions with their history-event count and largest payload.
- *
- * None of these exist in the cloud; they live here, not in lambdas/.
+ * the same scheduled event the EventBridge rule would) and `GET /__local/executions`: the
+ * executions with their history-event count and largest payload. None of these exist in the
+ * cloud; they live here, not in lambdas/.
  */
 import type { Context } from 'aws-lambda';
 import { PROCESS_GROUP_DEFINITION, processGroupTasks, SCHEDULER_HANDLER } from '../processing';
 import { lambdaContext, type LocalRoute } from './http-server';
 import { executionJson, LocalStepFunctions } from './step-functions';
-import type { PaymentProcessor } from '../../lambdas/processor/processor';
 
 type Handler = (input: unknown, context: Context) => Promise<unknown>;
 
 const load = async (module: string): Promise<Handler> =>
   ((await import(`../../lambdas/${module}`)) as { handler: Handler }).handler;
-
-/** Wraps the configured processor with the crash-after-sale fault. */
-async function installFaults(): Promise<Set<string>> {
-  const { paymentProcessor, useProcessor } = await import('../../lambdas/processor/index');
-  const real = paymentProcessor();
-  const crashAfterSale = new Set<string>();
-  const faulty: PaymentProcessor = {
-    tokenize: (r) => real.tokenize(r),
-    void: (r) => real.void(r),
-    refund: (r) => real.refund(r),
-    settlementTime: (t) => real.settlementTime(t),
-    async sale(request) {
-      const result = await real.sale(request);
-      const paymentId = request.idempotencyKey.replace(/^payment:/, '');
-      if (crashAfterSale.delete(paymentId)) {
-        throw new Error(`injected crash after the processor charged payment ${paymentId}`);
-      }
-      return result;
-    },
-  };
-  useProcessor(faulty);
-  return crashAfterSale;
-}
 
 const json = (body: string): Record<string, unknown> => {
   try {
@@ -78,7 +49,6 @@ export async function localProcessing(stateMachineArn: string) {
   };
   arm();
 
-  const crashAfterSale = await installFaults();
   const localRoutes: [string, LocalRoute][] = [
     [
       'POST /__local/events/hourly',
@@ -88,17 +58,6 @@ export async function localProcessing(stateMachineArn: string) {
           return { status: 400, body: { message: 'time must be an ISO-8601 timestamp', responseCode: 400 } };
         }
         return { status: 200, body: await tick(new Date(time).toISOString()) };
-      },
-    ],
-    [
-      'POST /__local/faults',
-      async (_req, body) => {
-        const ids = json(body).crashAfterSale;
-        if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
-          return { status: 400, body: { message: 'crashAfterSale must be an array of paymentIds', responseCode: 400 } };
-        }
-        for (const id of ids) crashAfterSale.add(id.toLowerCase());
-        return { status: 200, body: { crashAfterSale: [...crashAfterSale] } };
       },
     ],
     [

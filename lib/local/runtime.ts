@@ -17,12 +17,17 @@ import { freePort, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-loc
 import { createHttpServer, lambdaContext, type ApiHandler, type LocalRoute } from './http-server';
 import { createSfnServer } from './step-functions';
 import { localProcessing } from './processing';
+import { installFaults } from './faults';
+import { startSes, startStreamReader, type DeadLetter } from './notifications';
+import { NOTIFIER_HANDLER } from '../processing';
 import { localClients, localMerchants } from './identities';
 import { ensureTable } from './table';
 import { MerchantRegistry } from '../../lambdas/shared/merchants';
 
 export interface RuntimeOptions {
   port: number;
+  /** aws-ses-v2-local's port (its web page and GET /store); default 8005. */
+  sesPort?: number;
   stage?: Stage;
   /** Where data (database, signing key, runtime.json) lives; default `.data`. */
   dataDir?: string;
@@ -34,6 +39,7 @@ export interface Runtime {
   readonly url: string;
   readonly dynamodbEndpoint: string;
   readonly tableName: string;
+  readonly sesUrl: string;
   stop(): Promise<void>;
 }
 
@@ -65,7 +71,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let server: Server | undefined;
   let sfnServer: Server | undefined;
   let processing: Awaited<ReturnType<typeof localProcessing>> | undefined;
+  let ses: Server | undefined;
+  let streamReader: ReturnType<typeof startStreamReader> | undefined;
   try {
+    const sesPort = options.sesPort ?? 8005;
+    ses = await startSes(sesPort);
     const sfnPort = await freePort();
     Object.assign(process.env, localAwsEnv(dynamo.endpoint), {
       TABLE_NAME: tableName,
@@ -75,6 +85,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       SETTLEMENT_PERIOD_SECONDS: process.env.SANDBOX_SETTLEMENT_SECONDS ?? '300',
       SETTLEMENT_OFFSET_SECONDS: '0',
       AWS_ENDPOINT_URL_SFN: `http://127.0.0.1:${sfnPort}`,
+      AWS_ENDPOINT_URL_SESV2: `http://127.0.0.1:${sesPort}`,
+      SES_FROM_ADDRESS: process.env.SES_FROM_ADDRESS ?? 'payments@scheduled-payments.example',
       STATE_MACHINE_ARN: `arn:aws:states:us-east-1:000000000000:stateMachine:${STATE_MACHINE_NAME(`local-${stage}`)}`,
     });
     const client = new DynamoDBClient({});
@@ -89,6 +101,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
 
     processing = await localProcessing(process.env.STATE_MACHINE_ARN!);
+    const faults = await installFaults();
+    const deadLetters: DeadLetter[] = [];
+    const notifier = (await import(`../../lambdas/${NOTIFIER_HANDLER}`)) as { handler: Parameters<typeof startStreamReader>[1] };
+    streamReader = startStreamReader(tableName, notifier.handler, deadLetters);
     sfnServer = createSfnServer(processing.sfn);
     await new Promise<void>((ok, fail) => {
       sfnServer!.once('error', fail);
@@ -101,6 +117,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const localRoutes = new Map<string, LocalRoute>([
       ['POST /oauth2/token', (req, body) => issuer.token(req.headers, body)],
       ...processing.localRoutes,
+      ['POST /__local/faults', faults],
+      ['GET /__local/dlq', async () => ({ status: 200, body: deadLetters })],
     ]);
     server = createHttpServer({ routes, handlers, issuer, stage, localRoutes });
     await new Promise<void>((ok, fail) => {
@@ -111,12 +129,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
     writeFileSync(
       runtimeFile(dataDir),
-      JSON.stringify({ url, dynamodbEndpoint: dynamo.endpoint, tableName, stage, pid: process.pid }, null, 2),
+      JSON.stringify({ url, dynamodbEndpoint: dynamo.endpoint, tableName, stage, sesUrl: `http://127.0.0.1:${sesPort}`, pid: process.pid }, null, 2),
     );
     return {
       url,
       dynamodbEndpoint: dynamo.endpoint,
       tableName,
+      sesUrl: `http://127.0.0.1:${options.sesPort ?? 8005}`,
       async stop() {
         processing!.stopTimer();
         await new Promise<void>((ok) => {
@@ -125,6 +144,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         });
         await processing!.sfn.stop();
         await new Promise<void>((ok) => sfnServer!.close(() => ok()));
+        await streamReader!.stop();
+        await new Promise<void>((ok) => ses!.close(() => ok()));
         await dynamo.stop();
         rmSync(runtimeFile(dataDir), { force: true });
       },
@@ -132,6 +153,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   } catch (error) {
     server?.close();
     sfnServer?.close();
+    ses?.close();
+    await streamReader?.stop();
     processing?.stopTimer();
     await dynamo.stop();
     throw error;

@@ -10,5 +10,6 @@ export default async function setup(): Promise<void> {
   });
   process.env.E2E_BASE_URL = runtime.url;
   process.env.E2E_DATA_DIR = runtime.dataDir;
+  process.env.E2E_SES_URL = runtime.sesUrl;
   (globalThis as { __E2E_RUNTIME__?: RuntimeProcess }).__E2E_RUNTIME__ = runtime;
 }

@@ -10,6 +10,8 @@ import { freePort } from '../../lib/local/dynamodb-local';
 
 export interface RuntimeProcess {
   readonly url: string;
+  /** aws-ses-v2-local of this runtime (GET /store lists the e-mails). */
+  readonly sesUrl: string;
   readonly dataDir: string;
   readonly child: ChildProcess;
   output(): string;
@@ -20,10 +22,11 @@ const ROOT = resolve(__dirname, '..', '..');
 
 export async function startRuntimeProcess(env: Record<string, string> = {}): Promise<RuntimeProcess> {
   const port = await freePort();
+  const sesPort = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'sps-e2e-'));
   const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/local.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', ...env },
+    env: { ...process.env, PORT: String(port), SES_PORT: String(sesPort), DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -51,6 +54,7 @@ export async function startRuntimeProcess(env: Record<string, string> = {}): Pro
   });
   return {
     url,
+    sesUrl: `http://127.0.0.1:${sesPort}`,
     dataDir,
     child,
     output: () => output,

@@ -1,0 +1,111 @@
+/**
+ * E-mail notifications to payors (SPEC.md "Events"): the outbox record that carries the intent to
+ * send, and one template per kind rendering a plain-text and an HTML body from the same values,
+ * every value escaped in the HTML. Amounts are `d.dd`; only masked account numbers appear.
+ */
+import { formatCents } from './money';
+
+export type NotificationKind = 'payment-scheduled' | 'receipt';
+export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'failed';
+
+export interface ScheduledNoticeData {
+  merchantName: string;
+  amountCents: number;
+  maskedAccountNumber: string;
+  accountType: string;
+  scheduleDate: string;
+  scheduleHour: number;
+  paymentId: string;
+  orderId?: string;
+}
+
+export interface ReceiptData {
+  merchantName: string;
+  amountCents: number;
+  approvedCents: number;
+  maskedAccountNumber: string;
+  accountType: string;
+  transactionId: string;
+  /** The date of the charge (UTC, yyyy-MM-dd). */
+  date: string;
+  paymentId: string;
+  orderId?: string;
+}
+
+interface OutboxBase {
+  /** Deterministic (`notice:<paymentId>`, `receipt:<paymentId>`): one e-mail per intent. */
+  outboxId: string;
+  recipient: string;
+  status: OutboxStatus;
+  attempts: number;
+  createdAt: string;
+  /** The payment whose group must exist (committed) before the notice goes out. */
+  paymentGroupId: string;
+  lastError?: string;
+  messageId?: string;
+  sentAt?: string;
+}
+
+export type OutboxItem =
+  | (OutboxBase & { kind: 'payment-scheduled'; data: ScheduledNoticeData })
+  | (OutboxBase & { kind: 'receipt'; data: ReceiptData });
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const escapeHtml = (value: string): string =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** One template: a title, an intro and labelled rows, rendered both as text and as HTML. */
+function render(subject: string, intro: string, rows: [string, string][], outro: string): RenderedEmail {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const text = [intro, '', ...rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`), '', outro, ''].join('\n');
+  const html = [
+    '<!doctype html><html><body style="font-family:sans-serif">',
+    `<p>${escapeHtml(intro)}</p>`,
+    '<table>',
+    ...rows.map(([label, value]) => `<tr><th align="left">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`),
+    '</table>',
+    `<p>${escapeHtml(outro)}</p>`,
+    '</body></html>',
+  ].join('\n');
+  return { subject, text, html };
+}
+
+export function renderEmail(item: OutboxItem): RenderedEmail {
+  if (item.kind === 'payment-scheduled') {
+    const d = item.data;
+    const hour = `${String(d.scheduleHour).padStart(2, '0')}:00 UTC`;
+    return render(
+      `${d.merchantName}: payment of ${formatCents(d.amountCents)} scheduled for ${d.scheduleDate}`,
+      `${d.merchantName} has scheduled a payment from your saved payment method.`,
+      [
+        ['Amount', formatCents(d.amountCents)],
+        ['Payment method', `${d.accountType} ${d.maskedAccountNumber}`],
+        ['Scheduled for', `${d.scheduleDate} ${hour}`],
+        ['Merchant', d.merchantName],
+        ...(d.orderId ? ([['Reference', d.orderId]] as [string, string][]) : []),
+      ],
+      'Contact the merchant if you did not expect this payment.',
+    );
+  }
+  const d = item.data;
+  const partial = d.approvedCents < d.amountCents;
+  return render(
+    `${d.merchantName}: receipt for your payment of ${formatCents(d.approvedCents)}`,
+    `Thank you. Your payment to ${d.merchantName} has been completed.`,
+    [
+      ['Amount charged', formatCents(d.approvedCents)],
+      ...(partial ? ([['Amount requested', formatCents(d.amountCents)]] as [string, string][]) : []),
+      ['Payment method', `${d.accountType} ${d.maskedAccountNumber}`],
+      ['Transaction', d.transactionId],
+      ['Date', d.date],
+      ['Merchant', d.merchantName],
+      ...(d.orderId ? ([['Reference', d.orderId]] as [string, string][]) : []),
+    ],
+    'Keep this receipt for your records.',
+  );
+}

@@ -1,0 +1,71 @@
+/**
+ * The notifier: consumes the table's stream (new outbox items only; CDK filters the rest out)
+ * and sends each e-mail through SES once.
+ *
+ * - A record delivered twice sends one e-mail: the item is claimed (pending → sending) first.
+ * - A failing or throttled send puts the item back to pending and reports the record as failed,
+ *   so the stream delivers it again (Lambda retries; locally the stream reader does); after
+ *   MAX_SEND_ATTEMPTS the item is marked `failed`: visible in the table, never silently dropped.
+ * - A notice whose group never committed (a >99-payment create that failed half-way) is not sent.
+ */
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { renderEmail } from '#domain/notifications';
+import { optionalNumber } from '#shared/config';
+import { logger } from '#shared/logger';
+import { emailSender } from '#shared/mailer';
+import { taskHandler } from '#shared/task';
+import { groupStore } from '#store/groups';
+import { outboxStore } from '#store/outbox';
+
+export const MAX_SEND_ATTEMPTS = optionalNumber('MAX_SEND_ATTEMPTS', 5);
+/** How long a notice may wait for its group to commit before it is given up. */
+const COMMIT_GRACE_MS = 5 * 60 * 1000;
+
+class NotReadyError extends Error {}
+
+async function deliver(outboxId: string): Promise<void> {
+  const store = outboxStore();
+  const now = new Date();
+  const item = await store.claim(outboxId, now);
+  if (!item) return; // sent, failed, or being sent by another delivery
+  logger.appendKeys({ outboxId, kind: item.kind, paymentGroupId: item.paymentGroupId });
+
+  if (!(await groupStore().getGroup(item.paymentGroupId))) {
+    if (now.getTime() - Date.parse(item.createdAt) < COMMIT_GRACE_MS) {
+      await store.release(outboxId, 'group not committed yet', false);
+      throw new NotReadyError(`group ${item.paymentGroupId} not committed yet`);
+    }
+    await store.markFailed(outboxId, 'the group was never committed; nothing to notify');
+    return;
+  }
+
+  try {
+    const { messageId } = await emailSender().send(item.recipient, renderEmail(item));
+    await store.markSent(outboxId, messageId, new Date());
+    logger.info('e-mail sent', { messageId });
+  } catch (error) {
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    if (item.attempts + 1 >= MAX_SEND_ATTEMPTS) {
+      await store.markFailed(outboxId, reason);
+      logger.error('e-mail failed for good; outbox item marked failed', { attempts: item.attempts + 1, reason });
+      return;
+    }
+    await store.release(outboxId, reason, true);
+    throw error;
+  }
+}
+
+export const handler = taskHandler(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  const batchItemFailures: DynamoDBBatchResponse['batchItemFailures'] = [];
+  for (const record of event.Records) {
+    const image = record.dynamodb?.NewImage;
+    if (record.eventName !== 'INSERT' || image?.entity?.S !== 'outbox' || !image.outboxId?.S) continue;
+    try {
+      await deliver(image.outboxId.S);
+    } catch (error) {
+      if (!(error instanceof NotReadyError)) logger.warn('e-mail not sent; will be retried', { error });
+      batchItemFailures.push({ itemIdentifier: record.dynamodb!.SequenceNumber! });
+    }
+  }
+  return { batchItemFailures };
+});

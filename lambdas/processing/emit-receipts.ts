@@ -1,0 +1,73 @@
+/**
+ * State machine task EmitReceipts (after the Wait for the settlement cut-off): one receipt
+ * outbox item per approved payment whose `sendEmailReceipt` is true as the payment stands now
+ * (PUT could change it until processing began) and whose sale is not voided. Pages through the
+ * payments with its own cursor; the item id `receipt:<paymentId>` makes a retried page harmless.
+ */
+import type { ProcessingState } from '#domain/processing';
+import { parseProfileId } from '#domain/payors';
+import { config, optionalNumber } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { logger } from '#shared/logger';
+import { MerchantRegistry } from '#shared/merchants';
+import { taskHandler } from '#shared/task';
+import { groupStore } from '#store/groups';
+import { outboxStore } from '#store/outbox';
+import { payorStore } from '#store/payors';
+import { transactionStore } from '#store/transactions';
+
+const PAGE_SIZE = optionalNumber('RECEIPTS_PAGE_SIZE', 500);
+
+export interface ReceiptState extends ProcessingState {
+  receiptsQueued?: number;
+}
+
+export const handler = taskHandler(async (state: ReceiptState): Promise<ReceiptState> => {
+  logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
+  const { payments, cursor } = await groupStore().paymentsAfter(state.paymentGroupId, state.receiptCursor, PAGE_SIZE);
+  const due = payments.filter(
+    (p) => !p.deleted && p.sendEmailReceipt && (p.authResponse as { status?: string } | null)?.status === 'Approved',
+  );
+  let queued = 0;
+  if (due.length > 0) {
+    const merchant = await new MerchantRegistry(ddb(), config().tableName).find(state.merchantId);
+    const emails = await payorStore().emailsOf(due.map((p) => parseProfileId(p.profileId).payorId), state.merchantId);
+    const now = new Date();
+    for (const payment of due) {
+      const email = emails.get(parseProfileId(payment.profileId).payorId);
+      const transactionId = (payment.authResponse as { transactionId?: string }).transactionId;
+      if (!email || !transactionId) continue;
+      const found = await transactionStore().find(transactionId);
+      if (!found || found.transaction.status !== 'Approved') continue; // voided before settlement: no receipt
+      const txn = found.transaction;
+      const written = await outboxStore().putOnce({
+        outboxId: `receipt:${payment.paymentId}`,
+        kind: 'receipt',
+        recipient: email,
+        status: 'pending',
+        attempts: 0,
+        createdAt: now.toISOString(),
+        paymentGroupId: payment.paymentGroupId,
+        data: {
+          merchantName: merchant?.name ?? state.merchantId,
+          amountCents: txn.amountCents,
+          approvedCents: txn.approvedCents,
+          maskedAccountNumber: txn.maskedAccountNumber ?? '',
+          accountType: txn.accountType ?? '',
+          transactionId: txn.transactionId,
+          date: txn.processedAt.slice(0, 10),
+          paymentId: payment.paymentId,
+          ...(payment.orderId !== undefined && { orderId: payment.orderId }),
+        },
+      });
+      if (written) queued++;
+    }
+  }
+  logger.info('receipts queued', { queued, page: payments.length });
+  return {
+    ...state,
+    receiptCursor: cursor,
+    receiptsDone: cursor === null,
+    receiptsQueued: (state.receiptsQueued ?? 0) + queued,
+  };
+});

@@ -1,0 +1,117 @@
+/**
+ * The e-mail outbox. An outbox item is written in the same transaction as the change that causes
+ * the e-mail (a payment with the notice flag), so the intent to send is never lost; the table's
+ * stream hands new items to the notifier. Delivery is at most once per item: the notifier claims
+ * an item (pending → sending) with a conditional write before sending, so a stream record
+ * delivered twice sends one e-mail. An item that keeps failing ends `failed`, visible, never dropped.
+ */
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { keys } from '#shared/keys';
+import type { OutboxItem } from '#domain/notifications';
+import { isConditionFailure, strip } from './items';
+
+/** A claim not finished within this time (the notifier crashed mid-send) may be taken again. */
+const CLAIM_LEASE_MS = 60_000;
+
+export const outboxRecord = (item: OutboxItem) => ({ ...keys.outbox(item.outboxId), entity: 'outbox', ...item });
+
+/** The transaction item that writes an outbox entry once. */
+export const outboxPut = (tableName: string, item: OutboxItem) => ({
+  Put: { TableName: tableName, Item: outboxRecord(item), ConditionExpression: 'attribute_not_exists(pk)' },
+});
+
+export class OutboxStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(outboxId: string): Promise<OutboxItem | undefined> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: keys.outbox(outboxId), ConsistentRead: true }));
+    return Item ? strip<OutboxItem>(Item) : undefined;
+  }
+
+  /** Writes an item unless one with its id exists (receipts: one per payment). */
+  async putOnce(item: OutboxItem): Promise<boolean> {
+    try {
+      await this.db.send(new PutCommand(outboxPut(this.tableName, item).Put));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** pending (or a stale sending) → sending. The item as claimed, or undefined if not ours to send. */
+  async claim(outboxId: string, now: Date): Promise<OutboxItem | undefined> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.outbox(outboxId),
+          UpdateExpression: 'SET #status = :sending, leaseUntil = :lease',
+          ConditionExpression: '#status = :pending OR (#status = :sending AND leaseUntil < :now)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':sending': 'sending',
+            ':pending': 'pending',
+            ':lease': now.getTime() + CLAIM_LEASE_MS,
+            ':now': now.getTime(),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return strip<OutboxItem>(Attributes!);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  private async finish(outboxId: string, update: string, values: Record<string, unknown>): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.outbox(outboxId),
+        UpdateExpression: `${update} REMOVE leaseUntil`,
+        ConditionExpression: '#status = :sending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':sending': 'sending', ...values },
+      }),
+    );
+  }
+
+  markSent(outboxId: string, messageId: string, now: Date): Promise<void> {
+    return this.finish(outboxId, 'SET #status = :sent, messageId = :m, sentAt = :now ADD attempts :one', {
+      ':sent': 'sent',
+      ':m': messageId,
+      ':now': now.toISOString(),
+      ':one': 1,
+    });
+  }
+
+  /** Back to pending for the next delivery; `counted` false when nothing was tried (not ready). */
+  release(outboxId: string, error: string, counted: boolean): Promise<void> {
+    return this.finish(outboxId, 'SET #status = :pending, lastError = :e ADD attempts :n', {
+      ':pending': 'pending',
+      ':e': error,
+      ':n': counted ? 1 : 0,
+    });
+  }
+
+  markFailed(outboxId: string, error: string): Promise<void> {
+    return this.finish(outboxId, 'SET #status = :failed, lastError = :e ADD attempts :one', {
+      ':failed': 'failed',
+      ':e': error,
+      ':one': 1,
+    });
+  }
+}
+
+let store: OutboxStore | undefined;
+export function outboxStore(): OutboxStore {
+  store ??= new OutboxStore(ddb(), config().tableName);
+  return store;
+}

@@ -1,0 +1,109 @@
+/**
+ * Processing in the cloud: the state machine from statemachines/process-group.asl.json (used
+ * unchanged: DefinitionBody.fromFile + definitionSubstitutions naming one function per Task),
+ * the hourly EventBridge rule and its scheduler function, and alarms on failed executions.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { PROCESS_GROUP_DEFINITION, processGroupTasks, SCHEDULER_HANDLER, STATE_MACHINE_NAME } from '../processing';
+import type { Stage } from '../stage';
+import { bindStateMachine, bindTable, handlerSlug, logRetention, SERVICE_NAME, ServiceFunction } from './service-function';
+
+export interface ServiceProcessingProps {
+  readonly stage: Stage;
+  readonly table: ITable;
+  /**
+   * Hourly schedule of the scheduler (UTC).
+   * @default - minute 0 of every hour
+   */
+  readonly schedule?: events.Schedule;
+}
+
+/** Per-task function settings: the batch task charges up to 250 payments per invocation. */
+const TASK_SETTINGS: Record<string, { timeout: Duration; memorySize: number }> = {
+  'processing/authorize-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
+  'processing/fail-remaining': { timeout: Duration.minutes(5), memorySize: 512 },
+};
+
+export class ServiceProcessing extends Construct {
+  readonly stateMachine: sfn.StateMachine;
+  readonly scheduler: NodejsFunction;
+  readonly rule: events.Rule;
+  readonly alarmTopic: sns.Topic;
+  readonly taskFunctions: ReadonlyMap<string, NodejsFunction>;
+
+  constructor(scope: Construct, id: string, props: ServiceProcessingProps) {
+    super(scope, id);
+    const { stage, table } = props;
+
+    const functions = new Map<string, NodejsFunction>();
+    const substitutions: Record<string, string> = {};
+    for (const task of processGroupTasks) {
+      const { fn } = new ServiceFunction(this, handlerSlug(task.handler), {
+        handler: task.handler,
+        stage,
+        ...(TASK_SETTINGS[task.handler] ?? { timeout: Duration.seconds(30) }),
+      });
+      bindTable(fn, table, 'readWrite');
+      functions.set(task.handler, fn);
+      substitutions[task.substitution] = fn.functionArn;
+    }
+    this.taskFunctions = functions;
+
+    const logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `/aws/vendedlogs/states/${STATE_MACHINE_NAME(stage)}`,
+      retention: logRetention(stage),
+      removalPolicy: stage === 'prod' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    this.stateMachine = new sfn.StateMachine(this, 'ProcessGroup', {
+      stateMachineName: STATE_MACHINE_NAME(stage),
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromFile(PROCESS_GROUP_DEFINITION),
+      definitionSubstitutions: substitutions,
+      tracingEnabled: true,
+      // Every state transition is logged; payloads are ids and counters, but stay out of logs.
+      logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
+    });
+    for (const fn of functions.values()) fn.grantInvoke(this.stateMachine);
+
+    const { fn: scheduler } = new ServiceFunction(this, handlerSlug(SCHEDULER_HANDLER), {
+      handler: SCHEDULER_HANDLER,
+      stage,
+      timeout: Duration.minutes(5),
+    });
+    bindTable(scheduler, table, 'readWrite');
+    bindStateMachine(scheduler, this.stateMachine);
+    this.scheduler = scheduler;
+    this.rule = new events.Rule(this, 'Hourly', {
+      ruleName: `${SERVICE_NAME}-${stage}-hourly`,
+      description: 'Processes the payment groups due in each UTC hour',
+      schedule: props.schedule ?? events.Schedule.cron({ minute: '0' }),
+      targets: [new targets.LambdaFunction(scheduler, { retryAttempts: 4, maxEventAge: Duration.hours(1) })],
+    });
+
+    this.alarmTopic = new sns.Topic(this, 'Alarms', { topicName: `${SERVICE_NAME}-${stage}-alarms` });
+    const alarm = (name: string, metric: cloudwatch.IMetric, description: string) =>
+      new cloudwatch.Alarm(this, name, {
+        alarmName: `${SERVICE_NAME}-${stage}-${name}`,
+        alarmDescription: description,
+        metric,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }).addAlarmAction(new actions.SnsAction(this.alarmTopic));
+    const period = Duration.minutes(5);
+    alarm('executions-failed', this.stateMachine.metricFailed({ period }), 'A group processing execution failed: its group stays "processing" (see the runbook)');
+    alarm('executions-timed-out', this.stateMachine.metricTimedOut({ period }), 'A group processing execution timed out');
+    alarm('scheduler-errors', scheduler.metricErrors({ period }), 'The hourly scheduler failed; due groups wait for the next tick');
+  }
+}
