@@ -7,6 +7,7 @@
  * - `devAccount`, `prodAccount`  the stage's AWS account; default CDK_DEFAULT_ACCOUNT
  * - `region`           the region of both stages; default CDK_DEFAULT_REGION when an account is known
  * - `authDomainSuffix` suffix of the Cognito domain prefix; default derived from the stack id
+ * - `senderAddress`    sender of the payor e-mails (its domain is the SES identity)
  *
  * With neither account nor region known the stacks are environment-agnostic, so synth works
  * offline without credentials. CDK_DEFAULT_REGION alone does not pin a stack: the CLI sets it to
@@ -43,6 +44,7 @@ export function addServiceStacks(app: App): ServiceStack[] {
         stage,
         env: environment(app, stage),
         authDomainSuffix: context(app, 'authDomainSuffix'),
+        senderAddress: context(app, 'senderAddress'),
       }),
   );
 }

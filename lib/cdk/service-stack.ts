@@ -7,6 +7,7 @@ import { ServiceAuth } from './auth';
 import { SERVICE_NAME } from './service-function';
 import { ServiceTable } from './table';
 import { ServiceProcessing } from './processing';
+import { ServiceNotifications } from './notifications';
 import { bindStateMachine } from './service-function';
 
 export interface ServiceStackProps extends StackProps {
@@ -27,6 +28,11 @@ export interface ServiceStackProps extends StackProps {
    * @default - none
    */
   readonly configureFunction?: ServiceApiProps['configureFunction'];
+  /**
+   * Sender address of the payor e-mails (its domain is the SES identity).
+   * @default payments@scheduled-payments.example
+   */
+  readonly senderAddress?: string;
   /** @default - true in prod, false otherwise */
   readonly terminationProtection?: boolean;
 }
@@ -37,9 +43,10 @@ export class ServiceStack extends Stack {
   readonly auth: ServiceAuth;
   readonly api: ServiceApi;
   readonly processing: ServiceProcessing;
+  readonly notifications: ServiceNotifications;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
-    const { stage, authDomainSuffix, apiCloudWatchRole, configureFunction, ...stackProps } = props;
+    const { stage, authDomainSuffix, apiCloudWatchRole, configureFunction, senderAddress, ...stackProps } = props;
     super(scope, id, {
       description: `Scheduled Payments Service (${stage})`,
       ...stackProps,
@@ -53,6 +60,12 @@ export class ServiceStack extends Stack {
     this.auth = new ServiceAuth(this, 'Auth', { stage, domainSuffix: authDomainSuffix });
     this.processing = new ServiceProcessing(this, 'Processing', { stage, table: this.table.table });
     const stateMachine = this.processing.stateMachine;
+    this.notifications = new ServiceNotifications(this, 'Notifications', {
+      stage,
+      table: this.table.table,
+      alarmTopic: this.processing.alarmTopic,
+      senderAddress,
+    });
     this.api = new ServiceApi(this, 'Api', {
       stage,
       table: this.table.table,

@@ -1,0 +1,27 @@
+/**
+ * The README's walk-through works as written: its bash blocks run, in order, against this tier's
+ * runtime (only the two addresses are swapped), and every step succeeds.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+test('the README walk-through runs start to finish', async () => {
+  const readme = readFileSync(resolve(__dirname, '..', '..', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Walk-through (local)'), readme.indexOf('## Sandbox processor'));
+  const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  expect(blocks.length).toBeGreaterThanOrEqual(4);
+  const script = ['set -euo pipefail', ...blocks].join('\n')
+    .replaceAll('http://127.0.0.1:3000', process.env.E2E_BASE_URL!)
+    .replaceAll('http://127.0.0.1:8005', process.env.E2E_SES_URL!);
+  const { stdout } = await run('bash', ['-c', script], { timeout: 60_000 });
+  expect(stdout).toContain('"maskedAccountNumber": "************1111"');
+  expect(stdout).toContain('"isDuplicate": true');
+  expect(stdout).toContain('"status": "Voided"');
+  expect(stdout).toContain('"status": "processed"');
+  expect(stdout).toContain('"voidedCount": 3');
+  expect(stdout).not.toContain('4111111111111111');
+});
