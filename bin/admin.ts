@@ -27,7 +27,11 @@ const USAGE = `usage: npm run admin -- <register-merchant|grant|revoke|grants|me
   grants            --client <client id>
   merchant          --mid <8 or 11 digits>`;
 
-function target(values: { local?: boolean; stage?: string }): { client: DynamoDBClient; table: string; where: string } {
+function target(values: { local?: boolean; stage?: string }): {
+  client: DynamoDBClient;
+  table: string;
+  where: string;
+} {
   if (values.stage) {
     const stage = parseStage(values.stage);
     return { client: new DynamoDBClient({}), table: tableName(stage), where: `stage ${stage}` };
@@ -37,7 +41,9 @@ function target(values: { local?: boolean; stage?: string }): { client: DynamoDB
   try {
     runtime = JSON.parse(readFileSync(runtimeFile(dataDir), 'utf8'));
   } catch {
-    throw new Error(`no local runtime found (${join(dataDir, 'runtime.json')}): start it with \`npm start\`, or pass --stage`);
+    throw new Error(
+      `no local runtime found (${join(dataDir, 'runtime.json')}): start it with \`npm start\`, or pass --stage`,
+    );
   }
   const client = new DynamoDBClient({
     endpoint: runtime.dynamodbEndpoint,
@@ -70,9 +76,15 @@ async function main(): Promise<void> {
   const registry = new MerchantRegistry(DynamoDBDocumentClient.from(client), table);
   switch (command) {
     case 'register-merchant': {
-      const merchant = { merchantId: need(values.mid, 'mid'), shortId: values.mid8, name: need(values.name, 'name') };
+      const merchant = {
+        merchantId: need(values.mid, 'mid'),
+        shortId: values.mid8,
+        name: need(values.name, 'name'),
+      };
       await registry.register(merchant);
-      console.log(`registered ${merchant.merchantId}${merchant.shortId ? ` (${merchant.shortId})` : ''} "${merchant.name}" in ${where}`);
+      console.log(
+        `registered ${merchant.merchantId}${merchant.shortId ? ` (${merchant.shortId})` : ''} "${merchant.name}" in ${where}`,
+      );
       break;
     }
     case 'grant': {
@@ -82,7 +94,9 @@ async function main(): Promise<void> {
     }
     case 'revoke':
       await registry.revoke(need(values.client, 'client'), need(values.mid, 'mid'));
-      console.log(`revoked ${values.client}'s access to ${values.mid} in ${where} (warm containers may honour it for up to AUTHZ_CACHE_SECONDS)`);
+      console.log(
+        `revoked ${values.client}'s access to ${values.mid} in ${where} (warm containers may honour it for up to AUTHZ_CACHE_SECONDS)`,
+      );
       break;
     case 'grants':
       console.log(JSON.stringify(await registry.grantsOf(need(values.client, 'client')), null, 2));

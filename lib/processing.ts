@@ -18,7 +18,11 @@ export interface TaskBinding {
 
 export const processGroupTasks: readonly TaskBinding[] = [
   { state: 'BeginGroup', substitution: 'BeginGroupFunctionArn', handler: 'processing/begin-group' },
-  { state: 'AuthorizeBatch', substitution: 'AuthorizeBatchFunctionArn', handler: 'processing/authorize-batch' },
+  {
+    state: 'AuthorizeBatch',
+    substitution: 'AuthorizeBatchFunctionArn',
+    handler: 'processing/authorize-batch',
+  },
   { state: 'FailRemaining', substitution: 'FailRemainingFunctionArn', handler: 'processing/fail-remaining' },
   { state: 'CompleteGroup', substitution: 'CompleteGroupFunctionArn', handler: 'processing/complete-group' },
   { state: 'EmitReceipts', substitution: 'EmitReceiptsFunctionArn', handler: 'processing/emit-receipts' },

@@ -15,7 +15,9 @@ export function parseStage(value: string | undefined, fallback: Stage = 'dev'): 
  * environment segment; production does not (SPEC.md "Authentication" 3).
  */
 export const scopeHost = (stage: Stage): string =>
-  stage === 'prod' ? 'https://api.scheduled-payments.example' : `https://api.${stage}.scheduled-payments.example`;
+  stage === 'prod'
+    ? 'https://api.scheduled-payments.example'
+    : `https://api.${stage}.scheduled-payments.example`;
 
 /** The one scope every route requires. */
 export const apiScope = (stage: Stage): string => `${scopeHost(stage)}/api.execute`;

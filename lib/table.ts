@@ -31,8 +31,16 @@ export const tableDef: TableDef = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
   globalSecondaryIndexes: [
-    { indexName: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } },
-    { indexName: 'gsi2', partitionKey: { name: 'gsi2pk', type: 'S' }, sortKey: { name: 'gsi2sk', type: 'S' } },
+    {
+      indexName: 'gsi1',
+      partitionKey: { name: 'gsi1pk', type: 'S' },
+      sortKey: { name: 'gsi1sk', type: 'S' },
+    },
+    {
+      indexName: 'gsi2',
+      partitionKey: { name: 'gsi2pk', type: 'S' },
+      sortKey: { name: 'gsi2sk', type: 'S' },
+    },
   ],
   stream: 'NEW_AND_OLD_IMAGES',
   timeToLiveAttribute: 'expiresAt',

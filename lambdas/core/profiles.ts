@@ -31,7 +31,9 @@ export async function resolveProfiles(
   const found = await payorStore().methodsByRef(profileIds.map(parseProfileId), merchantId);
   const index = profileIds.findIndex((id) => !found.has(keyOf(id)));
   if (index >= 0) {
-    throw new BadRequestError(`${field(index)} ${profileIds[index]} names no saved payment method of a payor of this merchant`);
+    throw new BadRequestError(
+      `${field(index)} ${profileIds[index]} names no saved payment method of a payor of this merchant`,
+    );
   }
   return found;
 }

@@ -14,7 +14,8 @@ export async function voidSale(merchantId: string, transactionId: string, now: D
   const store = transactionStore();
   const { transaction } = await store.require(transactionId, merchantId);
   if (transaction.status === 'Voided') return transaction;
-  if (transaction.status === 'Declined') throw new BadRequestError(`transaction ${transactionId} was declined; nothing to void`);
+  if (transaction.status === 'Declined')
+    throw new BadRequestError(`transaction ${transactionId} was declined; nothing to void`);
   if (isSettled(transaction, now)) {
     throw new BadRequestError(`transaction ${transactionId} has settled; refund it instead of voiding`);
   }
@@ -24,7 +25,8 @@ export async function voidSale(merchantId: string, transactionId: string, now: D
     processorTransactionId: transaction.processorTransactionId!,
     amountCents: transaction.approvedCents,
   });
-  if (!result.approved) throw new BadRequestError(`the processor refused the void: ${result.responseMessage}`);
+  if (!result.approved)
+    throw new BadRequestError(`the processor refused the void: ${result.responseMessage}`);
   await store.markVoided(transactionId, result.processedAt);
   return (await store.require(transactionId, merchantId)).transaction;
 }
@@ -47,12 +49,17 @@ export async function refundSale(
   let refund = found.refunds.find((r) => r.refundId === refundId);
   if (!refund) {
     const txn = found.transaction;
-    if (txn.status !== 'Approved') throw new BadRequestError(`transaction ${transactionId} is ${txn.status}; nothing to refund`);
+    if (txn.status !== 'Approved')
+      throw new BadRequestError(`transaction ${transactionId} is ${txn.status}; nothing to refund`);
     if (!isSettled(txn, now)) {
-      throw new BadRequestError(`transaction ${transactionId} has not settled yet (settles ${txn.settlesAt}); void it instead`);
+      throw new BadRequestError(
+        `transaction ${transactionId} has not settled yet (settles ${txn.settlesAt}); void it instead`,
+      );
     }
     const tooMuch = (available: number) =>
-      new BadRequestError(`refund amount ${formatCents(amountCents)} exceeds availableRefundAmount ${formatCents(available)}`);
+      new BadRequestError(
+        `refund amount ${formatCents(amountCents)} exceeds availableRefundAmount ${formatCents(available)}`,
+      );
     if (amountCents > availableRefundCents(txn)) throw tooMuch(availableRefundCents(txn));
     refund = { refundId, transactionId, amountCents, status: 'Pending', date: now.toISOString() };
     if (!(await store.reserveRefund(txn, refund))) {

@@ -70,7 +70,9 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
   const method = await payorStore().findMethod(payorId, savedPaymentMethodId, request.merchantId);
   if (!method) {
     if (request.missingMethod === 'reject') {
-      throw new BadRequestError(`profileId ${request.profileId} names no saved payment method of this merchant`);
+      throw new BadRequestError(
+        `profileId ${request.profileId} names no saved payment method of this merchant`,
+      );
     }
     return transactions.recordSale(declined('PM'));
   }
@@ -84,7 +86,10 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
     now,
     duplicateWindowSeconds(),
   );
-  if (original) return transactions.recordSale(declined('19', { ...card, isDuplicate: true, originalTransactionId: original }));
+  if (original)
+    return transactions.recordSale(
+      declined('19', { ...card, isDuplicate: true, originalTransactionId: original }),
+    );
 
   const processor = paymentProcessor();
   const result = await processor.sale({
@@ -116,7 +121,12 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
       });
   const stored = await transactions.recordSale(txn);
   if (stored.status === 'Declined') {
-    await transactions.releaseGuard(request.merchantId, savedPaymentMethodId, request.amountCents, request.transactionId);
+    await transactions.releaseGuard(
+      request.merchantId,
+      savedPaymentMethodId,
+      request.amountCents,
+      request.transactionId,
+    );
   }
   return stored;
 }

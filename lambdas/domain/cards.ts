@@ -29,7 +29,11 @@ export function cardTypeOf(number: string): CardType | undefined {
   if (/^4/.test(number) && [13, 16, 19].includes(len)) return 'VISA';
   if (/^(5[1-5]|222[1-9]|22[3-9]\d|2[3-6]\d\d|27[01]\d|2720)/.test(number) && len === 16) return 'MASTERCARD';
   if (/^3[47]/.test(number) && len === 15) return 'AMEX';
-  if (/^(6011|65|64[4-9]|622(12[6-9]|1[3-9]\d|[2-8]\d\d|9[01]\d|92[0-5]))/.test(number) && len >= 16 && len <= 19) {
+  if (
+    /^(6011|65|64[4-9]|622(12[6-9]|1[3-9]\d|[2-8]\d\d|9[01]\d|92[0-5]))/.test(number) &&
+    len >= 16 &&
+    len <= 19
+  ) {
     return 'DISCOVER';
   }
   return undefined;
@@ -41,8 +45,12 @@ export function assertCardNumber(number: string, declared: CardType): void {
   if (!/^\d{12,19}$/.test(number)) throw new BadRequestError('cardNumber must be 12-19 digits');
   if (!luhnValid(number)) throw new BadRequestError('cardNumber is not a valid card number (check digit)');
   const type = cardTypeOf(number);
-  if (!type) throw new BadRequestError(`cardNumber is not a card of a supported type (${CARD_TYPES.join(', ')})`);
-  if (type !== declared) throw new BadRequestError(`cardNumber is ${type === 'AMEX' ? 'an' : 'a'} ${type} card but accountType is ${declared}`);
+  if (!type)
+    throw new BadRequestError(`cardNumber is not a card of a supported type (${CARD_TYPES.join(', ')})`);
+  if (type !== declared)
+    throw new BadRequestError(
+      `cardNumber is ${type === 'AMEX' ? 'an' : 'a'} ${type} card but accountType is ${declared}`,
+    );
 }
 
 /** ABA routing number: 9 digits with the 3-7-1 weighted checksum. */
@@ -59,7 +67,8 @@ export function assertBankAccount(routingNumber: string, accountNumber: string):
 }
 
 /** All but the last four digits masked: `************1111`. */
-export const maskNumber = (number: string): string => '*'.repeat(Math.max(0, number.length - 4)) + number.slice(-4);
+export const maskNumber = (number: string): string =>
+  '*'.repeat(Math.max(0, number.length - 4)) + number.slice(-4);
 
 /** A card expires at the end of its expiry month (UTC). */
 export function assertNotExpired(month: number, year: number, now: Date): void {

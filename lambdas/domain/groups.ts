@@ -85,7 +85,9 @@ export function assertPaymentsEditable(group: Group): void {
     processed: 'has already been processed; use void-or-refund instead',
     deleted: 'is deleted',
   };
-  throw new BadRequestError(`payment group ${group.paymentGroupId} ${why[group.status]}; its payments cannot change`);
+  throw new BadRequestError(
+    `payment group ${group.paymentGroupId} ${why[group.status]}; its payments cannot change`,
+  );
 }
 
 export function newGroup(input: CreateGroupInput, merchantId: string, id: string, now: Date): Group {
@@ -114,7 +116,8 @@ export function newGroup(input: CreateGroupInput, merchantId: string, id: string
  */
 export function updatedGroup(group: Group, input: UpdateGroupInput, now: Date): Group | undefined {
   if (group.status === 'processing' || group.status === 'processed') return undefined;
-  if (group.status === 'deleted') throw new BadRequestError(`payment group ${group.paymentGroupId} is deleted`);
+  if (group.status === 'deleted')
+    throw new BadRequestError(`payment group ${group.paymentGroupId} is deleted`);
   const next: Group = {
     ...group,
     scheduleDate: input.scheduleDate ?? group.scheduleDate,
@@ -235,7 +238,9 @@ export const paymentView = (p: Payment) => ({
   sendEmailReceipt: p.sendEmailReceipt,
   sendPaymentScheduledNotification: p.sendPaymentScheduledNotification,
   ...(p.customAttributes !== undefined && { customAttributes: p.customAttributes }),
-  ...(p.fees !== undefined && { fees: p.fees.map((f) => ({ name: f.name, amount: fromCents(f.amountCents) })) }),
+  ...(p.fees !== undefined && {
+    fees: p.fees.map((f) => ({ name: f.name, amount: fromCents(f.amountCents) })),
+  }),
   deleted: p.deleted,
   dateCreated: p.dateCreated,
   lastUpdated: p.lastUpdated,

@@ -57,17 +57,29 @@ export interface RenderedEmail {
 }
 
 const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
 /** One template: a title, an intro and labelled rows, rendered both as text and as HTML. */
 function render(subject: string, intro: string, rows: [string, string][], outro: string): RenderedEmail {
   const width = Math.max(...rows.map(([label]) => label.length));
-  const text = [intro, '', ...rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`), '', outro, ''].join('\n');
+  const text = [
+    intro,
+    '',
+    ...rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`),
+    '',
+    outro,
+    '',
+  ].join('\n');
   const html = [
     '<!doctype html><html><body style="font-family:sans-serif">',
     `<p>${escapeHtml(intro)}</p>`,
     '<table>',
-    ...rows.map(([label, value]) => `<tr><th align="left">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`),
+    ...rows.map(
+      ([label, value]) => `<tr><th align="left">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`,
+    ),
     '</table>',
     `<p>${escapeHtml(outro)}</p>`,
     '</body></html>',

@@ -138,8 +138,11 @@ export function updatedMethod(method: SavedMethod, input: UpdateMethodInput, now
 export function replacementDefault(methods: SavedMethod[], deleting: string): string | undefined {
   return methods
     .filter((m) => m.savedPaymentMethodId !== deleting)
-    .sort((a, b) => a.dateCreated.localeCompare(b.dateCreated) || a.savedPaymentMethodId.localeCompare(b.savedPaymentMethodId))[0]
-    ?.savedPaymentMethodId;
+    .sort(
+      (a, b) =>
+        a.dateCreated.localeCompare(b.dateCreated) ||
+        a.savedPaymentMethodId.localeCompare(b.savedPaymentMethodId),
+    )[0]?.savedPaymentMethodId;
 }
 
 export const methodView = (m: SavedMethod, defaultId: string) => ({

@@ -11,9 +11,12 @@ export const handler = merchantRoute({}, async ({ merchant, params, now }) => {
   for (;;) {
     const group = await requireGroup(groupId, merchant.merchantId);
     if (group.status === 'deleted') return { status: 204 };
-    if (group.status === 'processing') throw new BadRequestError(`payment group ${groupId} is being processed`);
+    if (group.status === 'processing')
+      throw new BadRequestError(`payment group ${groupId} is being processed`);
     if (group.status === 'processed') {
-      throw new BadRequestError(`payment group ${groupId} has already been processed; use void-or-refund instead`);
+      throw new BadRequestError(
+        `payment group ${groupId} has already been processed; use void-or-refund instead`,
+      );
     }
     if (await groupStore().markDeleted(groupId, now)) return { status: 204 };
   }

@@ -36,7 +36,11 @@ async function reverse(payment: Payment, merchantId: string, now: Date): Promise
   const { paymentId } = payment;
   const auth = payment.authResponse as { status?: string; transactionId?: string } | null;
   if (!auth || auth.status !== 'Approved' || !auth.transactionId) {
-    return { paymentId, outcome: 'skipped', reason: payment.deleted ? 'deleted' : auth ? `not approved (${auth.status})` : 'not processed' };
+    return {
+      paymentId,
+      outcome: 'skipped',
+      reason: payment.deleted ? 'deleted' : auth ? `not approved (${auth.status})` : 'not processed',
+    };
   }
   if ((payment.voidOrRefundResponses ?? []).some((r) => r.status !== 'Failed')) {
     return { paymentId, outcome: 'skipped', reason: 'already reversed' };
@@ -85,37 +89,40 @@ async function reverse(payment: Payment, merchantId: string, now: Date): Promise
   return { paymentId, outcome, response };
 }
 
-export const handler = merchantRoute({ body: parse, bodyOptional: true }, async ({ merchant, params, body, now }) => {
-  const group = await requireGroup(params.GroupID!, merchant.merchantId);
-  let payments = await groupStore().listPayments(group.paymentGroupId);
-  if (body.paymentIds) {
-    const byId = new Map(payments.map((p) => [p.paymentId, p]));
-    payments = body.paymentIds.map((id, i) => {
-      const payment = byId.get(id.toLowerCase());
-      if (!payment) throw new BadRequestError(`paymentIds[${i}] ${id} is not a payment of this group`);
-      return payment;
-    });
-    payments = [...new Map(payments.map((p) => [p.paymentId, p])).values()];
-  }
-  const outcomes = await mapLimit(payments, 8, async (payment): Promise<PaymentOutcome> => {
-    try {
-      return await reverse(payment, merchant.merchantId, now);
-    } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
-      logger.warn('reversal refused', { paymentId: payment.paymentId, reason: error.message });
-      return { paymentId: payment.paymentId, outcome: 'failed', reason: error.message };
+export const handler = merchantRoute(
+  { body: parse, bodyOptional: true },
+  async ({ merchant, params, body, now }) => {
+    const group = await requireGroup(params.GroupID!, merchant.merchantId);
+    let payments = await groupStore().listPayments(group.paymentGroupId);
+    if (body.paymentIds) {
+      const byId = new Map(payments.map((p) => [p.paymentId, p]));
+      payments = body.paymentIds.map((id, i) => {
+        const payment = byId.get(id.toLowerCase());
+        if (!payment) throw new BadRequestError(`paymentIds[${i}] ${id} is not a payment of this group`);
+        return payment;
+      });
+      payments = [...new Map(payments.map((p) => [p.paymentId, p])).values()];
     }
-  });
-  const count = (o: Outcome) => outcomes.filter((x) => x.outcome === o).length;
-  return {
-    status: 200,
-    body: {
-      paymentGroupId: group.paymentGroupId,
-      voidedCount: count('voided'),
-      refundedCount: count('refunded'),
-      skippedCount: count('skipped'),
-      failedCount: count('failed'),
-      payments: outcomes,
-    },
-  };
-});
+    const outcomes = await mapLimit(payments, 8, async (payment): Promise<PaymentOutcome> => {
+      try {
+        return await reverse(payment, merchant.merchantId, now);
+      } catch (error) {
+        if (!(error instanceof ServiceError)) throw error;
+        logger.warn('reversal refused', { paymentId: payment.paymentId, reason: error.message });
+        return { paymentId: payment.paymentId, outcome: 'failed', reason: error.message };
+      }
+    });
+    const count = (o: Outcome) => outcomes.filter((x) => x.outcome === o).length;
+    return {
+      status: 200,
+      body: {
+        paymentGroupId: group.paymentGroupId,
+        voidedCount: count('voided'),
+        refundedCount: count('refunded'),
+        skippedCount: count('skipped'),
+        failedCount: count('failed'),
+        payments: outcomes,
+      },
+    };
+  },
+);

@@ -10,7 +10,12 @@ import { payorStore } from '#store/payors';
 export const handler = merchantRoute({ body: (value) => value }, async ({ merchant, params, body, now }) => {
   const store = payorStore();
   await store.require(params.PayorID!, merchant.merchantId);
-  const { method, setAsDefault } = await createMethod({ raw: body, payorId: params.PayorID!, merchantId: merchant.merchantId, now });
+  const { method, setAsDefault } = await createMethod({
+    raw: body,
+    payorId: params.PayorID!,
+    merchantId: merchant.merchantId,
+    now,
+  });
   await store.addMethod(method, setAsDefault, now);
   const { payor } = await store.require(params.PayorID!, merchant.merchantId);
   return { status: 201, body: methodView(method, payor.defaultPaymentMethodId) };

@@ -13,8 +13,11 @@ export const handler = merchantRoute({}, async ({ merchant, params }) => {
   await retrying(async () => {
     const { payor, methods } = await store.require(params.PayorID!, merchant.merchantId);
     if (!methods.some((m) => m.savedPaymentMethodId === methodId)) throw new MethodNotFoundError(methodId);
-    if (methods.length === 1) throw new BadRequestError('the only saved payment method of a payor cannot be deleted');
-    return (await store.deleteMethod(payor, methodId, replacementDefault(methods, methodId))) ? true : undefined;
+    if (methods.length === 1)
+      throw new BadRequestError('the only saved payment method of a payor cannot be deleted');
+    return (await store.deleteMethod(payor, methodId, replacementDefault(methods, methodId)))
+      ? true
+      : undefined;
   });
   return { status: 204 };
 });

@@ -47,7 +47,10 @@ async function deliver(outboxId: string): Promise<void> {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     if (item.attempts + 1 >= MAX_SEND_ATTEMPTS) {
       await store.markFailed(outboxId, reason);
-      logger.error('e-mail failed for good; outbox item marked failed', { attempts: item.attempts + 1, reason });
+      logger.error('e-mail failed for good; outbox item marked failed', {
+        attempts: item.attempts + 1,
+        reason,
+      });
       return;
     }
     await store.release(outboxId, reason, true);

@@ -13,9 +13,16 @@ export const handler = merchantRoute({ body: parse }, async ({ merchant, params,
   const groupId = params.GroupID!;
   assertSameId('paymentGroupId', body.paymentGroupId, groupId);
   const profiles = await resolveProfiles(merchant.merchantId, [body.profileId]);
-  const payment = newPayment(body, { paymentGroupId: groupId, merchantId: merchant.merchantId }, newId(), now);
+  const payment = newPayment(
+    body,
+    { paymentGroupId: groupId, merchantId: merchant.merchantId },
+    newId(),
+    now,
+  );
   // The notice names the slot: read the group for it only when a notice is asked for.
-  const group = payment.sendPaymentScheduledNotification ? await requireGroup(groupId, merchant.merchantId) : undefined;
+  const group = payment.sendPaymentScheduledNotification
+    ? await requireGroup(groupId, merchant.merchantId)
+    : undefined;
   const notices = group ? await scheduledNotices([payment], group, merchant.name, profiles, now) : [];
   const outcome = await groupStore().addPayment(payment, now, notices);
   // The group is missing, not this merchant's, or no longer pending: say which.

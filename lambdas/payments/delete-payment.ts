@@ -1,5 +1,11 @@
 import { merchantRoute } from '#shared/http';
-import { explainGroupRejection, groupStore, MAX_ATTEMPTS, requirePayment, tooMuchContention } from '#store/groups';
+import {
+  explainGroupRejection,
+  groupStore,
+  MAX_ATTEMPTS,
+  requirePayment,
+  tooMuchContention,
+} from '#store/groups';
 
 /**
  * DELETE .../groups/{GroupID}/payments/{PaymentID} (alias .../transactions/...): soft delete;

@@ -4,7 +4,13 @@ import { resolveProfiles } from '#core/profiles';
 import { merchantRoute } from '#shared/http';
 import { updatePaymentSchema, type UpdatePaymentInput } from '#shared/schemas';
 import { validator } from '#shared/validation';
-import { explainGroupRejection, groupStore, MAX_ATTEMPTS, requirePayment, tooMuchContention } from '#store/groups';
+import {
+  explainGroupRejection,
+  groupStore,
+  MAX_ATTEMPTS,
+  requirePayment,
+  tooMuchContention,
+} from '#store/groups';
 
 const schema = validator<UpdatePaymentInput>(updatePaymentSchema);
 const parse = (value: unknown): UpdatePaymentInput => {

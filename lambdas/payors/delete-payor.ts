@@ -8,6 +8,8 @@ import { payorStore, retrying } from '#store/payors';
  */
 export const handler = merchantRoute({}, async ({ merchant, params }) => {
   const store = payorStore();
-  await retrying(async () => ((await store.delete(await store.require(params.PayorID!, merchant.merchantId))) ? true : undefined));
+  await retrying(async () =>
+    (await store.delete(await store.require(params.PayorID!, merchant.merchantId))) ? true : undefined,
+  );
   return { status: 204 };
 });

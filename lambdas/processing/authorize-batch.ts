@@ -22,7 +22,8 @@ import { groupStore } from '#store/groups';
 
 /** Namespace of the transaction ids of scheduled payments (UUIDv5 of the paymentId). */
 const PAYMENT_TRANSACTION_NAMESPACE = '6b1c9b1e-5a51-4f3e-9c55-3f1f4a7e2d10';
-export const transactionIdOf = (paymentId: string): string => uuidv5(paymentId, PAYMENT_TRANSACTION_NAMESPACE);
+export const transactionIdOf = (paymentId: string): string =>
+  uuidv5(paymentId, PAYMENT_TRANSACTION_NAMESPACE);
 
 const BATCH_SIZE = optionalNumber('PROCESS_BATCH_SIZE', 250);
 const CONCURRENCY = optionalNumber('PROCESS_CONCURRENCY', 16);
@@ -51,7 +52,8 @@ async function charge(payment: Payment, state: ProcessingState): Promise<Record<
     } catch (error) {
       if (!retryable(error)) throw error;
       logger.warn('transient failure charging a payment', { paymentId: payment.paymentId, attempt, error });
-      if (attempt >= ATTEMPTS) return failedAuthResponse(payment, `${(error as Error).name} after ${ATTEMPTS} attempts`, new Date());
+      if (attempt >= ATTEMPTS)
+        return failedAuthResponse(payment, `${(error as Error).name} after ${ATTEMPTS} attempts`, new Date());
       await sleep(100 * 4 ** attempt);
     }
   }

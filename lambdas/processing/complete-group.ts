@@ -6,7 +6,10 @@ import { groupStore } from '#store/groups';
 /** State machine task CompleteGroup: processing → processed, with the outcome summary. */
 export const handler = taskHandler(async (state: ProcessingState): Promise<ProcessingState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
-  await groupStore().complete(state.paymentGroupId, { ...state.totals, processedAt: new Date().toISOString() });
+  await groupStore().complete(state.paymentGroupId, {
+    ...state.totals,
+    processedAt: new Date().toISOString(),
+  });
   logger.info('group processed', { totals: state.totals, batches: state.batches });
   return state;
 });

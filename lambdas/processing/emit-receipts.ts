@@ -24,14 +24,24 @@ export interface ReceiptState extends ProcessingState {
 
 export const handler = taskHandler(async (state: ReceiptState): Promise<ReceiptState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
-  const { payments, cursor } = await groupStore().paymentsAfter(state.paymentGroupId, state.receiptCursor, PAGE_SIZE);
+  const { payments, cursor } = await groupStore().paymentsAfter(
+    state.paymentGroupId,
+    state.receiptCursor,
+    PAGE_SIZE,
+  );
   const due = payments.filter(
-    (p) => !p.deleted && p.sendEmailReceipt && (p.authResponse as { status?: string } | null)?.status === 'Approved',
+    (p) =>
+      !p.deleted &&
+      p.sendEmailReceipt &&
+      (p.authResponse as { status?: string } | null)?.status === 'Approved',
   );
   let queued = 0;
   if (due.length > 0) {
     const merchant = await new MerchantRegistry(ddb(), config().tableName).find(state.merchantId);
-    const emails = await payorStore().emailsOf(due.map((p) => parseProfileId(p.profileId).payorId), state.merchantId);
+    const emails = await payorStore().emailsOf(
+      due.map((p) => parseProfileId(p.profileId).payorId),
+      state.merchantId,
+    );
     const now = new Date();
     for (const payment of due) {
       const email = emails.get(parseProfileId(payment.profileId).payorId);

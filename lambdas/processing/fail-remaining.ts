@@ -9,7 +9,9 @@ import { groupStore } from '#store/groups';
  * payment says what happened to it.
  */
 export const handler = taskHandler(
-  async (state: ProcessingState & { error?: { Error?: string; Cause?: string } }): Promise<ProcessingState> => {
+  async (
+    state: ProcessingState & { error?: { Error?: string; Cause?: string } },
+  ): Promise<ProcessingState> => {
     logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
     logger.error('authorizing failed after retries; failing the remaining payments', { error: state.error });
     const store = groupStore();

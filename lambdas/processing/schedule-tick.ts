@@ -25,13 +25,17 @@ export interface TickResult {
 
 export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): Promise<TickResult> => {
   const time = new Date(event.time);
-  if (Number.isNaN(time.getTime())) throw new Error(`scheduled event without a valid time: ${String(event.time)}`);
+  if (Number.isNaN(time.getTime()))
+    throw new Error(`scheduled event without a valid time: ${String(event.time)}`);
   const slot = currentSlot(time);
   const due = await groupStore().dueGroups(slot);
   const now = new Date();
   const pending = due.filter((g) => g.status === 'pending');
   const stale = due.filter(
-    (g) => g.status === 'processing' && g.claimedAt !== undefined && now.getTime() - Date.parse(g.claimedAt) > STALE_CLAIM_MS,
+    (g) =>
+      g.status === 'processing' &&
+      g.claimedAt !== undefined &&
+      now.getTime() - Date.parse(g.claimedAt) > STALE_CLAIM_MS,
   );
   const started = await mapLimit(pending, 8, (group) => startProcessing(group, now));
   const resumed = await mapLimit(stale, 8, async (group) => {

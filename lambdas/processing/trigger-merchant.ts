@@ -7,21 +7,25 @@ import { validator } from '#shared/validation';
 import { groupStore } from '#store/groups';
 
 const schema = validator<TriggerMerchantInput>(triggerMerchantSchema);
-const parse = (value: unknown): TriggerMerchantInput | undefined => (value === undefined ? undefined : schema(value));
+const parse = (value: unknown): TriggerMerchantInput | undefined =>
+  value === undefined ? undefined : schema(value);
 
 /**
  * POST /rest/merchants/{MID}/process-payments (non-production), optional body
  * `{scheduleDate, scheduleHour}`: processes every pending group of that slot (of that date when
  * only scheduleDate is given; all pending groups without a body).
  */
-export const handler = merchantRoute({ body: parse, bodyOptional: true }, async ({ merchant, params, body, now }) => {
-  assertTriggerAllowed(params.MID!);
-  const groups = await groupStore().listGroups(merchant.merchantId, {
-    date: body?.scheduleDate,
-    hour: body?.scheduleHour,
-    pendingOnly: true,
-  });
-  const pending = groups.filter((g) => g.status === 'pending');
-  const outcomes = await mapLimit(pending, 8, (group) => startProcessing(group, now));
-  return { status: 200, body: triggerResult(outcomes) };
-});
+export const handler = merchantRoute(
+  { body: parse, bodyOptional: true },
+  async ({ merchant, params, body, now }) => {
+    assertTriggerAllowed(params.MID!);
+    const groups = await groupStore().listGroups(merchant.merchantId, {
+      date: body?.scheduleDate,
+      hour: body?.scheduleHour,
+      pendingOnly: true,
+    });
+    const pending = groups.filter((g) => g.status === 'pending');
+    const outcomes = await mapLimit(pending, 8, (group) => startProcessing(group, now));
+    return { status: 200, body: triggerResult(outcomes) };
+  },
+);

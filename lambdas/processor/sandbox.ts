@@ -80,9 +80,16 @@ export class SandboxProcessor implements PaymentProcessor {
       if (!(error instanceof Error) || error.name !== 'ConditionalCheckFailedException') throw error;
     }
     await this.db.send(
-      new UpdateCommand({ TableName: this.tableName, Key, UpdateExpression: 'ADD calls :one', ExpressionAttributeValues: { ':one': 1 } }),
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key,
+        UpdateExpression: 'ADD calls :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
     );
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
+    );
     return Item!.result as T;
   }
 

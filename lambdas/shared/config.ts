@@ -14,7 +14,8 @@ export function optionalNumber(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`environment variable ${name} must be a number >= 0`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new Error(`environment variable ${name} must be a number >= 0`);
   return value;
 }
 

@@ -25,11 +25,16 @@ const TRANSIENT = new Set([
 ]);
 
 /** Cancellation reasons that mean contention or throttling, not a failed condition. */
-const TRANSIENT_CANCELLATIONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+const TRANSIENT_CANCELLATIONS = new Set([
+  'TransactionConflict',
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+]);
 
 export const isTransient = (error: unknown): boolean =>
   error instanceof Error &&
-  (TRANSIENT.has(error.name) || (cancellationCodes(error) ?? []).some((code) => TRANSIENT_CANCELLATIONS.has(code)));
+  (TRANSIENT.has(error.name) ||
+    (cancellationCodes(error) ?? []).some((code) => TRANSIENT_CANCELLATIONS.has(code)));
 
 /** Reasons of a cancelled transaction, by item index ('None' where that item was fine). */
 export function cancellationCodes(error: unknown): string[] | undefined {

@@ -91,7 +91,8 @@ function parsePathParams(event: APIGatewayProxyEvent): Record<string, string> {
     } catch {
       throw new BadRequestError(`${name} is not validly percent-encoded`);
     }
-    if (rule && !rule.pattern.test(value)) throw new BadRequestError(`${name} must be ${rule.what} (got "${value}")`);
+    if (rule && !rule.pattern.test(value))
+      throw new BadRequestError(`${name} must be ${rule.what} (got "${value}")`);
     params[name] = rule?.normalize ? rule.normalize(value) : value;
   }
   return params;
@@ -102,7 +103,9 @@ function parseQuery(event: APIGatewayProxyEvent): Record<string, string> {
     if (values && values.length > 1) throw new BadRequestError(`query parameter ${name} must be given once`);
   }
   return Object.fromEntries(
-    Object.entries(event.queryStringParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
+    Object.entries(event.queryStringParameters ?? {}).filter(
+      (e): e is [string, string] => e[1] !== undefined,
+    ),
   );
 }
 
@@ -172,7 +175,12 @@ export function merchantRoute<B = undefined>(
       const body = parseBody(event, options);
       const result = await fn({ event, clientId, merchant, params, query, body, now });
       // The access log: never bodies, which may hold account numbers.
-      logger.info('request', { method: event.httpMethod, resource: event.resource, status: result.status, ms: Date.now() - now.getTime() });
+      logger.info('request', {
+        method: event.httpMethod,
+        resource: event.resource,
+        status: result.status,
+        ms: Date.now() - now.getTime(),
+      });
       return json(result.status, result.body);
     });
 }

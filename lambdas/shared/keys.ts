@@ -7,8 +7,6 @@ import { createHash } from 'node:crypto';
 /** Pending groups are spread over this many due-index partitions (no hot key at scale). */
 export const DUE_SHARDS = 4;
 
-
-
 export const keys = {
   /** Merchant registry: one item per MID form (8 and 11 digits), both holding the 11-digit MID. */
   merchant: (mid: string) => ({ pk: `MID#${mid}`, sk: 'MERCHANT' }),
@@ -26,7 +24,10 @@ export const keys = {
     sk: 'CUSTOMER',
   }),
   transaction: (transactionId: string) => ({ pk: `TXN#${transactionId}`, sk: 'TXN' }),
-  refund: (transactionId: string, refundId: string) => ({ pk: `TXN#${transactionId}`, sk: `REFUND#${refundId}` }),
+  refund: (transactionId: string, refundId: string) => ({
+    pk: `TXN#${transactionId}`,
+    sk: `REFUND#${refundId}`,
+  }),
   refundPrefix: 'REFUND#',
   /** Idempotency record of a request: scope is `sale` or `refund:<transactionId>`. */
   idempotency: (merchantId: string, scope: string, key: string) => ({

@@ -15,7 +15,8 @@ const parseQuery = validator<ListGroupsQuery>(listGroupsQuerySchema, 'query');
 function intParam(name: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (value < min || value > max) throw new BadRequestError(`${name} must be an integer ${min}-${max} (got ${raw})`);
+  if (value < min || value > max)
+    throw new BadRequestError(`${name} must be an integer ${min}-${max} (got ${raw})`);
   return value;
 }
 

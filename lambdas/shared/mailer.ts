@@ -25,7 +25,10 @@ class SesMailer implements Mailer {
         Content: {
           Simple: {
             Subject: { Data: email.subject, Charset: 'UTF-8' },
-            Body: { Text: { Data: email.text, Charset: 'UTF-8' }, Html: { Data: email.html, Charset: 'UTF-8' } },
+            Body: {
+              Text: { Data: email.text, Charset: 'UTF-8' },
+              Html: { Data: email.html, Charset: 'UTF-8' },
+            },
           },
         },
       }),

@@ -30,7 +30,8 @@ export class MerchantRegistry {
   /** Registers (or renames) a merchant under both MID forms, in one transaction. */
   async register(merchant: Merchant): Promise<void> {
     if (!/^\d{11}$/.test(merchant.merchantId)) throw new Error('merchantId must have 11 digits');
-    if (merchant.shortId !== undefined && !/^\d{8}$/.test(merchant.shortId)) throw new Error('shortId must have 8 digits');
+    if (merchant.shortId !== undefined && !/^\d{8}$/.test(merchant.shortId))
+      throw new Error('shortId must have 8 digits');
     await this.db.send(
       new TransactWriteCommand({
         TransactItems: forms(merchant).map((mid) => ({
@@ -47,7 +48,9 @@ export class MerchantRegistry {
   }
 
   async find(mid: string): Promise<Merchant | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: keys.merchant(mid) }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.merchant(mid) }),
+    );
     return Item ? { merchantId: Item.merchantId, shortId: Item.shortId, name: Item.name } : undefined;
   }
 
@@ -71,13 +74,17 @@ export class MerchantRegistry {
     const merchant = await this.find(mid);
     const all = merchant ? forms(merchant) : [mid];
     await Promise.all(
-      all.map((form) => this.db.send(new DeleteCommand({ TableName: this.tableName, Key: keys.grant(clientId, form) }))),
+      all.map((form) =>
+        this.db.send(new DeleteCommand({ TableName: this.tableName, Key: keys.grant(clientId, form) })),
+      ),
     );
   }
 
   /** The merchant a client may act for under this path MID, or undefined. */
   async authorized(clientId: string, mid: string): Promise<Merchant | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: keys.grant(clientId, mid) }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.grant(clientId, mid) }),
+    );
     return Item ? { merchantId: Item.merchantId, shortId: Item.shortId, name: Item.name } : undefined;
   }
 
@@ -89,8 +96,12 @@ export class MerchantRegistry {
         ExpressionAttributeValues: { ':pk': keys.grant(clientId, '').pk },
       }),
     );
-    const byId = new Map(Items.map((i) => [i.merchantId as string, { merchantId: i.merchantId, shortId: i.shortId, name: i.name }]));
+    const byId = new Map(
+      Items.map((i) => [
+        i.merchantId as string,
+        { merchantId: i.merchantId, shortId: i.shortId, name: i.name },
+      ]),
+    );
     return [...byId.values()];
   }
 }
-

@@ -157,7 +157,11 @@ const billingAddress = {
     city: { type: 'string', minLength: 1, maxLength: 60 },
     state: { type: 'string', minLength: 1, maxLength: 50 },
     postalCode: { type: 'string', minLength: 1, maxLength: 20 },
-    country: { type: 'string', pattern: '^[A-Z]{2}$', description: 'must be an ISO 3166-1 alpha-2 code like US' },
+    country: {
+      type: 'string',
+      pattern: '^[A-Z]{2}$',
+      description: 'must be an ISO 3166-1 alpha-2 code like US',
+    },
   },
 } as const;
 
@@ -197,13 +201,21 @@ export const checkingMethodSchema = {
 export const accountTypeSchema = {
   type: 'object',
   required: ['accountType'],
-  properties: { accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] } },
+  properties: {
+    accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
+  },
 } as const;
 
 export const updateMethodSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { expiryMonth, expiryYear, billingAddress, customerData, setAsDefault: { type: 'boolean', enum: [true] } },
+  properties: {
+    expiryMonth,
+    expiryYear,
+    billingAddress,
+    customerData,
+    setAsDefault: { type: 'boolean', enum: [true] },
+  },
 } as const;
 
 const payorFields = {

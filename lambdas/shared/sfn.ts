@@ -21,10 +21,13 @@ export async function startExecution(name: string, input: object): Promise<strin
   client ??= new SFNClient({ maxAttempts: 4 });
   const machine = stateMachineArn();
   try {
-    const out = await client.send(new StartExecutionCommand({ stateMachineArn: machine, name, input: JSON.stringify(input) }));
+    const out = await client.send(
+      new StartExecutionCommand({ stateMachineArn: machine, name, input: JSON.stringify(input) }),
+    );
     return out.executionArn!;
   } catch (error) {
-    if (error instanceof Error && error.name === 'ExecutionAlreadyExists') return executionArnOf(machine, name);
+    if (error instanceof Error && error.name === 'ExecutionAlreadyExists')
+      return executionArnOf(machine, name);
     throw error;
   }
 }

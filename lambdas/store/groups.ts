@@ -21,11 +21,17 @@ import type { OutboxItem } from '#domain/notifications';
 import { GroupNotFoundError, PaymentNotFoundError, ServiceUnavailableError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { ProcessingSummary } from '#domain/processing';
-import { assertPaymentsEditable, slotOf, type Group, type GroupFilter, type Page, type Payment } from '#domain/groups';
+import {
+  assertPaymentsEditable,
+  slotOf,
+  type Group,
+  type GroupFilter,
+  type Page,
+  type Payment,
+} from '#domain/groups';
 
 /** One transaction holds at most 100 items: the group, its payments and their outbox items. */
 export const MAX_TRANSACTION_ITEMS = 100;
-
 
 export function groupItem(group: Group): Item {
   const slot = slotOf(group.scheduleDate, group.scheduleHour);
@@ -58,7 +64,9 @@ export class GroupStore {
   ) {}
 
   async getGroup(groupId: string): Promise<Group | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: keys.group(groupId) }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.group(groupId) }),
+    );
     return Item?.entity === 'group' ? strip<Group>(Item) : undefined;
   }
 
@@ -88,7 +96,11 @@ export class GroupStore {
           TransactItems: [
             { Put: groupPut },
             ...payments.map((p) => ({
-              Put: { TableName: this.tableName, Item: paymentItem(p), ConditionExpression: 'attribute_not_exists(pk)' },
+              Put: {
+                TableName: this.tableName,
+                Item: paymentItem(p),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
             })),
             ...outbox.map((o) => outboxPut(this.tableName, o)),
           ],
@@ -181,7 +193,11 @@ export class GroupStore {
           UpdateExpression: 'SET #status = :deleted, lastUpdated = :now REMOVE gsi2pk, gsi2sk',
           ConditionExpression: '#status = :pending',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':deleted': 'deleted', ':pending': 'pending', ':now': now.toISOString() },
+          ExpressionAttributeValues: {
+            ':deleted': 'deleted',
+            ':pending': 'pending',
+            ':now': now.toISOString(),
+          },
         }),
       );
       return true;
@@ -192,7 +208,12 @@ export class GroupStore {
   }
 
   /** The group-side half of every payment change: totals move only while it is pending. */
-  private groupTotals(group: Pick<Group, 'paymentGroupId' | 'merchantId'>, countDelta: number, centsDelta: number, now: Date) {
+  private groupTotals(
+    group: Pick<Group, 'paymentGroupId' | 'merchantId'>,
+    countDelta: number,
+    centsDelta: number,
+    now: Date,
+  ) {
     return {
       Update: {
         TableName: this.tableName,
@@ -227,7 +248,13 @@ export class GroupStore {
   async addPayment(payment: Payment, now: Date, outbox: OutboxItem[] = []): Promise<WriteOutcome> {
     return this.transact(
       [
-        { Put: { TableName: this.tableName, Item: paymentItem(payment), ConditionExpression: 'attribute_not_exists(pk)' } },
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: paymentItem(payment),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
         this.groupTotals(payment, 1, payment.amountCents, now),
         ...outbox.map((o) => outboxPut(this.tableName, o)),
       ],
@@ -245,7 +272,11 @@ export class GroupStore {
             TableName: this.tableName,
             Item: paymentItem(next),
             ConditionExpression: 'amountCents = :old AND deleted = :false AND lastUpdated = :lu',
-            ExpressionAttributeValues: { ':old': previous.amountCents, ':false': false, ':lu': previous.lastUpdated },
+            ExpressionAttributeValues: {
+              ':old': previous.amountCents,
+              ':false': false,
+              ':lu': previous.lastUpdated,
+            },
           },
         },
         this.groupTotals(next, 0, next.amountCents - previous.amountCents, now),
@@ -264,7 +295,12 @@ export class GroupStore {
             Key: keys.payment(previous.paymentGroupId, previous.paymentId),
             UpdateExpression: 'SET deleted = :true, lastUpdated = :now',
             ConditionExpression: 'deleted = :false AND amountCents = :old',
-            ExpressionAttributeValues: { ':true': true, ':false': false, ':now': now.toISOString(), ':old': previous.amountCents },
+            ExpressionAttributeValues: {
+              ':true': true,
+              ':false': false,
+              ':now': now.toISOString(),
+              ':old': previous.amountCents,
+            },
           },
         },
         this.groupTotals(previous, -1, -previous.amountCents, now),
@@ -280,16 +316,26 @@ export class GroupStore {
    * keeps its due-index keys until it completes, so a claim whose execution never started is
    * found again by the next tick. Returns the group as stored before the claim when refused.
    */
-  async claim(groupId: string, executionName: string, now: Date): Promise<{ claimed: true } | { claimed: false; group?: Group }> {
+  async claim(
+    groupId: string,
+    executionName: string,
+    now: Date,
+  ): Promise<{ claimed: true } | { claimed: false; group?: Group }> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.group(groupId),
-          UpdateExpression: 'SET #status = :processing, executionName = :e, claimedAt = :now, lastUpdated = :now',
+          UpdateExpression:
+            'SET #status = :processing, executionName = :e, claimedAt = :now, lastUpdated = :now',
           ConditionExpression: '#status = :pending',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':processing': 'processing', ':pending': 'pending', ':e': executionName, ':now': now.toISOString() },
+          ExpressionAttributeValues: {
+            ':processing': 'processing',
+            ':pending': 'pending',
+            ':e': executionName,
+            ':now': now.toISOString(),
+          },
         }),
       );
       return { claimed: true };
@@ -309,7 +355,12 @@ export class GroupStore {
           UpdateExpression: 'SET #status = :pending, lastUpdated = :now REMOVE executionName, claimedAt',
           ConditionExpression: '#status = :processing AND executionName = :e',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':processing': 'processing', ':pending': 'pending', ':e': executionName, ':now': now.toISOString() },
+          ExpressionAttributeValues: {
+            ':processing': 'processing',
+            ':pending': 'pending',
+            ':e': executionName,
+            ':now': now.toISOString(),
+          },
         }),
       )
       .catch((error: unknown) => {
@@ -324,10 +375,16 @@ export class GroupStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.group(groupId),
-          UpdateExpression: 'SET #status = :processed, processingSummary = :s, lastUpdated = :now REMOVE gsi2pk, gsi2sk',
+          UpdateExpression:
+            'SET #status = :processed, processingSummary = :s, lastUpdated = :now REMOVE gsi2pk, gsi2sk',
           ConditionExpression: '#status = :processing',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':processed': 'processed', ':processing': 'processing', ':s': summary, ':now': summary.processedAt },
+          ExpressionAttributeValues: {
+            ':processed': 'processed',
+            ':processing': 'processing',
+            ':s': summary,
+            ':now': summary.processedAt,
+          },
         }),
       )
       .catch((error: unknown) => {
@@ -337,7 +394,11 @@ export class GroupStore {
   }
 
   /** Up to `limit` payments after the cursor (sort key), and the cursor to continue from. */
-  async paymentsAfter(groupId: string, cursor: string | null, limit: number): Promise<{ payments: Payment[]; cursor: string | null }> {
+  async paymentsAfter(
+    groupId: string,
+    cursor: string | null,
+    limit: number,
+  ): Promise<{ payments: Payment[]; cursor: string | null }> {
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -353,7 +414,11 @@ export class GroupStore {
   }
 
   /** Writes a payment's authResponse once; a second write (retried step) is ignored. */
-  async setAuthResponse(payment: Payment, authResponse: Record<string, unknown>, now: Date): Promise<boolean> {
+  async setAuthResponse(
+    payment: Payment,
+    authResponse: Record<string, unknown>,
+    now: Date,
+  ): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
@@ -380,7 +445,11 @@ export class GroupStore {
           Key: keys.payment(payment.paymentGroupId, payment.paymentId),
           UpdateExpression: 'SET voidOrRefundResponses = :r, lastUpdated = :now',
           ConditionExpression: 'lastUpdated = :seen',
-          ExpressionAttributeValues: { ':r': responses, ':now': now.toISOString(), ':seen': payment.lastUpdated },
+          ExpressionAttributeValues: {
+            ':r': responses,
+            ':now': now.toISOString(),
+            ':seen': payment.lastUpdated,
+          },
         }),
       );
       return true;
@@ -394,7 +463,9 @@ export class GroupStore {
    * Groups due by `slot` (that hour and every earlier one: missed ticks are caught up), pending
    * or claimed-but-unfinished: one Query per shard of the sparse due index.
    */
-  async dueGroups(slot: string): Promise<Pick<Group, 'paymentGroupId' | 'merchantId' | 'status' | 'claimedAt' | 'executionName'>[]> {
+  async dueGroups(
+    slot: string,
+  ): Promise<Pick<Group, 'paymentGroupId' | 'merchantId' | 'status' | 'claimedAt' | 'executionName'>[]> {
     const pages = await Promise.all(
       keys.dueShards().map((shard) =>
         queryAll(this.db, {
@@ -431,7 +502,8 @@ export class GroupStore {
     let keyCondition = 'gsi1pk = :m';
     if (filter.date !== undefined) {
       keyCondition += ' AND begins_with(gsi1sk, :slot)';
-      values[':slot'] = filter.hour !== undefined ? `${slotOf(filter.date, filter.hour)}#` : `${filter.date}T`;
+      values[':slot'] =
+        filter.hour !== undefined ? `${slotOf(filter.date, filter.hour)}#` : `${filter.date}T`;
     }
     const filters: string[] = [];
     if (filter.hour !== undefined && filter.date === undefined) {
@@ -466,7 +538,11 @@ export class GroupStore {
    * One page of a merchant's groups and the total count. Items are read up to the end of the
    * page; the rest of the range is only counted (Select COUNT), not transferred.
    */
-  async pageGroups(merchantId: string, filter: GroupFilter, page: Page): Promise<{ items: Group[]; total: number }> {
+  async pageGroups(
+    merchantId: string,
+    filter: GroupFilter,
+    page: Page,
+  ): Promise<{ items: Group[]; total: number }> {
     const input = this.groupQuery(merchantId, filter);
     const start = (page.pageNumber - 1) * page.pageSize;
     const end = start + page.pageSize;
@@ -512,7 +588,11 @@ export async function requireGroup(groupId: string, merchantId: string): Promise
 }
 
 /** The payment if it exists under this merchant and group; 404 otherwise. */
-export async function requirePayment(groupId: string, paymentId: string, merchantId: string): Promise<Payment> {
+export async function requirePayment(
+  groupId: string,
+  paymentId: string,
+  merchantId: string,
+): Promise<Payment> {
   const payment = await groupStore().getPayment(groupId, paymentId);
   if (!payment || payment.merchantId !== merchantId) throw new PaymentNotFoundError(paymentId);
   return payment;

@@ -15,7 +15,11 @@ import { isConditionFailure, strip } from './items';
 /** A claim not finished within this time (the notifier crashed mid-send) may be taken again. */
 const CLAIM_LEASE_MS = 60_000;
 
-export const outboxRecord = (item: OutboxItem) => ({ ...keys.outbox(item.outboxId), entity: 'outbox', ...item });
+export const outboxRecord = (item: OutboxItem) => ({
+  ...keys.outbox(item.outboxId),
+  entity: 'outbox',
+  ...item,
+});
 
 /** The transaction item that writes an outbox entry once. */
 export const outboxPut = (tableName: string, item: OutboxItem) => ({
@@ -29,7 +33,9 @@ export class OutboxStore {
   ) {}
 
   async get(outboxId: string): Promise<OutboxItem | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: keys.outbox(outboxId), ConsistentRead: true }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.outbox(outboxId), ConsistentRead: true }),
+    );
     return Item ? strip<OutboxItem>(Item) : undefined;
   }
 

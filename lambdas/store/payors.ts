@@ -46,7 +46,8 @@ export interface PayorWithMethods {
 }
 
 const ATTEMPTS = 5;
-const contention = () => new ServiceUnavailableError('too many concurrent changes to this payor; retry the request');
+const contention = () =>
+  new ServiceUnavailableError('too many concurrent changes to this payor; retry the request');
 
 export class PayorStore {
   constructor(
@@ -55,12 +56,20 @@ export class PayorStore {
   ) {}
 
   private payorItem = (p: Payor): Item => ({ ...keys.payor(p.payorId), entity: 'payor', ...p });
-  private methodItem = (m: SavedMethod): Item => ({ ...keys.method(m.payorId, m.savedPaymentMethodId), entity: 'method', ...m });
+  private methodItem = (m: SavedMethod): Item => ({
+    ...keys.method(m.payorId, m.savedPaymentMethodId),
+    entity: 'method',
+    ...m,
+  });
   private customerPut(p: Payor) {
     return {
       Put: {
         TableName: this.tableName,
-        Item: { ...keys.customer(p.merchantId, p.customerAccountId!), entity: 'customer', payorId: p.payorId },
+        Item: {
+          ...keys.customer(p.merchantId, p.customerAccountId!),
+          entity: 'customer',
+          payorId: p.payorId,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     };
@@ -68,8 +77,20 @@ export class PayorStore {
 
   async create(payor: Payor, method: SavedMethod): Promise<void> {
     const items: object[] = [
-      { Put: { TableName: this.tableName, Item: this.payorItem(payor), ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Put: { TableName: this.tableName, Item: this.methodItem(method), ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: this.payorItem(payor),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: this.methodItem(method),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
     ];
     if (payor.customerAccountId !== undefined) items.push(this.customerPut(payor));
     try {
@@ -106,7 +127,9 @@ export class PayorStore {
 
   /** A saved method (with its payor's default id) if it is this merchant's. */
   async findMethod(payorId: string, methodId: string, merchantId: string): Promise<SavedMethod | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: keys.method(payorId, methodId) }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.method(payorId, methodId) }),
+    );
     return Item?.entity === 'method' && Item.merchantId === merchantId ? strip<SavedMethod>(Item) : undefined;
   }
 
@@ -117,13 +140,18 @@ export class PayorStore {
   async methodsByRef(
     refs: { payorId: string; savedPaymentMethodId: string }[],
     merchantId: string,
-  ): Promise<Map<string, Pick<SavedMethod, 'payorId' | 'savedPaymentMethodId' | 'maskedAccountNumber' | 'accountType'>>> {
+  ): Promise<
+    Map<string, Pick<SavedMethod, 'payorId' | 'savedPaymentMethodId' | 'maskedAccountNumber' | 'accountType'>>
+  > {
     const unique = [...new Map(refs.map((r) => [`${r.payorId}/${r.savedPaymentMethodId}`, r])).values()];
     const items = await this.batchGet(
       unique.map((r) => keys.method(r.payorId, r.savedPaymentMethodId)),
       'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType',
     );
-    const found = new Map<string, Pick<SavedMethod, 'payorId' | 'savedPaymentMethodId' | 'maskedAccountNumber' | 'accountType'>>();
+    const found = new Map<
+      string,
+      Pick<SavedMethod, 'payorId' | 'savedPaymentMethodId' | 'maskedAccountNumber' | 'accountType'>
+    >();
     for (const item of items) {
       if (item.merchantId !== merchantId) continue;
       const method = strip<SavedMethod>(item);
@@ -134,9 +162,14 @@ export class PayorStore {
 
   /** E-mail addresses of these payors of the merchant (payors without one are left out). */
   async emailsOf(payorIds: string[], merchantId: string): Promise<Map<string, string>> {
-    const items = await this.batchGet([...new Set(payorIds)].map((id) => keys.payor(id)), 'payorId, merchantId, email');
+    const items = await this.batchGet(
+      [...new Set(payorIds)].map((id) => keys.payor(id)),
+      'payorId, merchantId, email',
+    );
     return new Map(
-      items.filter((i) => i.merchantId === merchantId && typeof i.email === 'string').map((i) => [i.payorId as string, i.email as string]),
+      items
+        .filter((i) => i.merchantId === merchantId && typeof i.email === 'string')
+        .map((i) => [i.payorId as string, i.email as string]),
     );
   }
 
@@ -148,7 +181,8 @@ export class PayorStore {
         [this.tableName]: { Keys: keyList.slice(i, i + 100), ProjectionExpression: projection },
       };
       for (let attempt = 0; request && Object.keys(request).length > 0; attempt++) {
-        if (attempt > 8) throw new ServiceUnavailableError('could not read the saved payment methods; retry the request');
+        if (attempt > 8)
+          throw new ServiceUnavailableError('could not read the saved payment methods; retry the request');
         if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
         const out = await this.db.send(new BatchGetCommand({ RequestItems: request }));
         found.push(...(out.Responses?.[this.tableName] ?? []));
@@ -199,7 +233,11 @@ export class PayorStore {
       return true;
     } catch (error) {
       const codes = cancellationCodes(error);
-      if (next.customerAccountId !== undefined && codes?.[1] === 'ConditionalCheckFailed' && previous.customerAccountId !== next.customerAccountId) {
+      if (
+        next.customerAccountId !== undefined &&
+        codes?.[1] === 'ConditionalCheckFailed' &&
+        previous.customerAccountId !== next.customerAccountId
+      ) {
         throw new DuplicateCustomerAccountIdError(next.customerAccountId);
       }
       if (codes?.[0] === 'ConditionalCheckFailed') return false;
@@ -219,10 +257,14 @@ export class PayorStore {
           ExpressionAttributeValues: { ':n': methods.length, ':lu': payor.lastUpdated },
         },
       },
-      ...methods.map((m) => ({ Delete: { TableName: this.tableName, Key: keys.method(m.payorId, m.savedPaymentMethodId) } })),
+      ...methods.map((m) => ({
+        Delete: { TableName: this.tableName, Key: keys.method(m.payorId, m.savedPaymentMethodId) },
+      })),
     ];
     if (payor.customerAccountId !== undefined) {
-      items.push({ Delete: { TableName: this.tableName, Key: keys.customer(payor.merchantId, payor.customerAccountId) } });
+      items.push({
+        Delete: { TableName: this.tableName, Key: keys.customer(payor.merchantId, payor.customerAccountId) },
+      });
     }
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
@@ -242,7 +284,13 @@ export class PayorStore {
       await this.db.send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: this.tableName, Item: this.methodItem(method), ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: this.methodItem(method),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
             {
               Update: {
                 TableName: this.tableName,
@@ -290,7 +338,11 @@ export class PayorStore {
           Key: keys.payor(next.payorId),
           UpdateExpression: 'SET defaultPaymentMethodId = :m, lastUpdated = :now',
           ConditionExpression: 'merchantId = :mid',
-          ExpressionAttributeValues: { ':m': next.savedPaymentMethodId, ':now': next.lastUpdated, ':mid': next.merchantId },
+          ExpressionAttributeValues: {
+            ':m': next.savedPaymentMethodId,
+            ':now': next.lastUpdated,
+            ':mid': next.merchantId,
+          },
         },
       });
     }
@@ -341,7 +393,8 @@ export class PayorStore {
       },
     ];
     if (isDefault) {
-      if (!replacement) throw new BadRequestError('the only saved payment method of a payor cannot be deleted');
+      if (!replacement)
+        throw new BadRequestError('the only saved payment method of a payor cannot be deleted');
       items.push({
         ConditionCheck: {
           TableName: this.tableName,

@@ -87,7 +87,9 @@ export class TransactionStore {
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
+    );
     if (!Item) return this.claim(ref, requestHash, newResourceId, now);
     if (Item.requestHash !== requestHash) return { kind: 'mismatch' };
     if (Item.state === 'done') return { kind: 'replay', response: Item.response as StoredResponse };
@@ -128,17 +130,19 @@ export class TransactionStore {
 
   /** Gives a claim up (the request failed before doing anything): the key may be used afresh. */
   async release(ref: IdempotencyRef): Promise<void> {
-    await this.db.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: keys.idempotency(ref.merchantId, ref.scope, ref.key),
-        ConditionExpression: '#state = :inProgress',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':inProgress': 'in-progress' },
-      }),
-    ).catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
-    });
+    await this.db
+      .send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: keys.idempotency(ref.merchantId, ref.scope, ref.key),
+          ConditionExpression: '#state = :inProgress',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':inProgress': 'in-progress' },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
   }
 
   // ---- duplicate check ----
@@ -157,34 +161,53 @@ export class TransactionStore {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...Key, entity: 'duplicate-guard', transactionId, at: now.getTime(), expiresAt: epoch(now) + RECORD_TTL_SECONDS },
+          Item: {
+            ...Key,
+            entity: 'duplicate-guard',
+            transactionId,
+            at: now.getTime(),
+            expiresAt: epoch(now) + RECORD_TTL_SECONDS,
+          },
           ConditionExpression: 'attribute_not_exists(pk) OR #at < :windowStart OR transactionId = :me',
           ExpressionAttributeNames: { '#at': 'at' },
-          ExpressionAttributeValues: { ':windowStart': now.getTime() - windowSeconds * 1000, ':me': transactionId },
+          ExpressionAttributeValues: {
+            ':windowStart': now.getTime() - windowSeconds * 1000,
+            ':me': transactionId,
+          },
         }),
       );
       return undefined;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
+    );
     // Released in between: try once more.
-    if (!Item) return this.guardDuplicate(merchantId, methodId, amountCents, transactionId, now, windowSeconds);
+    if (!Item)
+      return this.guardDuplicate(merchantId, methodId, amountCents, transactionId, now, windowSeconds);
     return Item.transactionId as string;
   }
 
   /** A declined sale blocks nothing: its guard is removed (only if it is still ours). */
-  async releaseGuard(merchantId: string, methodId: string, amountCents: number, transactionId: string): Promise<void> {
-    await this.db.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: keys.duplicateGuard(merchantId, methodId, amountCents),
-        ConditionExpression: 'transactionId = :me',
-        ExpressionAttributeValues: { ':me': transactionId },
-      }),
-    ).catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
-    });
+  async releaseGuard(
+    merchantId: string,
+    methodId: string,
+    amountCents: number,
+    transactionId: string,
+  ): Promise<void> {
+    await this.db
+      .send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: keys.duplicateGuard(merchantId, methodId, amountCents),
+          ConditionExpression: 'transactionId = :me',
+          ExpressionAttributeValues: { ':me': transactionId },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
   }
 
   // ---- transactions and refunds ----
@@ -224,9 +247,13 @@ export class TransactionStore {
     };
   }
 
-  async require(transactionId: string, merchantId: string): Promise<{ transaction: Transaction; refunds: Refund[] }> {
+  async require(
+    transactionId: string,
+    merchantId: string,
+  ): Promise<{ transaction: Transaction; refunds: Refund[] }> {
     const found = await this.find(transactionId);
-    if (!found || found.transaction.merchantId !== merchantId) throw new TransactionNotFoundError(transactionId);
+    if (!found || found.transaction.merchantId !== merchantId)
+      throw new TransactionNotFoundError(transactionId);
     return found;
   }
 
@@ -292,7 +319,10 @@ export class TransactionStore {
   }
 
   /** Pending → Completed, or Pending → Failed with the reserved amount given back. */
-  async finishRefund(refund: Refund, outcome: Pick<Refund, 'status' | 'responseCode' | 'responseMessage'>): Promise<Refund> {
+  async finishRefund(
+    refund: Refund,
+    outcome: Pick<Refund, 'status' | 'responseCode' | 'responseMessage'>,
+  ): Promise<Refund> {
     const finished: Refund = { ...refund, ...outcome };
     const refundUpdate = {
       Update: {
@@ -336,7 +366,10 @@ export class TransactionStore {
   /** Sandbox ledger entries of a key (tests and operators count charges with this). */
   async ledger(kind: 'SALE' | 'VOID' | 'REFUND', idempotencyKey: string): Promise<Item | undefined> {
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: { pk: `SANDBOX#${kind}#${idempotencyKey}`, sk: 'LEDGER' } }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: `SANDBOX#${kind}#${idempotencyKey}`, sk: 'LEDGER' },
+      }),
     );
     return Item;
   }

@@ -14,7 +14,9 @@ const parse = validator<SaleInput>(saleSchema);
  * transaction whether Approved or Declined (a duplicate is Declined, responseCode 19).
  */
 export const handler = merchantRoute({ body: parse }, async ({ merchant, body, now }) => {
-  const ref = body.idempotencyKey ? { merchantId: merchant.merchantId, scope: 'sale', key: body.idempotencyKey } : undefined;
+  const ref = body.idempotencyKey
+    ? { merchantId: merchant.merchantId, scope: 'sale', key: body.idempotencyKey }
+    : undefined;
   return idempotent(ref, body, newId(), now, async (transactionId) => {
     const txn = await runSale(
       {

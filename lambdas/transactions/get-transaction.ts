@@ -4,6 +4,9 @@ import { transactionStore } from '#store/transactions';
 
 /** GET /v1/rest/merchants/{MID}/transactions/{TransactionID}: with refund fields and history. */
 export const handler = merchantRoute({}, async ({ merchant, params, now }) => {
-  const { transaction, refunds } = await transactionStore().require(params.TransactionID!, merchant.merchantId);
+  const { transaction, refunds } = await transactionStore().require(
+    params.TransactionID!,
+    merchant.merchantId,
+  );
   return { status: 200, body: transactionView(transaction, refunds, now) };
 });

@@ -19,7 +19,13 @@ export const handler = merchantRoute({ body: parse }, async ({ merchant, params,
     ? { merchantId: merchant.merchantId, scope: `refund:${transactionId}`, key: body.idempotencyKey }
     : undefined;
   return idempotent(ref, body, newId(), now, async (refundId) => {
-    const { refund, transaction } = await refundSale(merchant.merchantId, transactionId, toCents(body.amount), refundId, now);
+    const { refund, transaction } = await refundSale(
+      merchant.merchantId,
+      transactionId,
+      toCents(body.amount),
+      refundId,
+      now,
+    );
     return {
       status: 201,
       body: { ...refundView(refund), availableRefundAmount: fromCents(availableRefundCents(transaction)) },

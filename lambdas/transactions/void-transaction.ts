@@ -6,6 +6,9 @@ import { transactionStore } from '#store/transactions';
 /** POST /v1/rest/merchants/{MID}/transactions/{TransactionID}/void: 200 with the voided sale. */
 export const handler = merchantRoute({}, async ({ merchant, params, now }) => {
   await voidSale(merchant.merchantId, params.TransactionID!, now);
-  const { transaction, refunds } = await transactionStore().require(params.TransactionID!, merchant.merchantId);
+  const { transaction, refunds } = await transactionStore().require(
+    params.TransactionID!,
+    merchant.merchantId,
+  );
   return { status: 200, body: transactionView(transaction, refunds, now) };
 });

@@ -55,7 +55,10 @@ export class ServiceNotifications extends Construct {
       handler: NOTIFIER_HANDLER,
       stage,
       timeout: Duration.seconds(60),
-      environment: { SES_FROM_ADDRESS: sender, SES_CONFIGURATION_SET: this.configurationSet.configurationSetName },
+      environment: {
+        SES_FROM_ADDRESS: sender,
+        SES_CONFIGURATION_SET: this.configurationSet.configurationSetName,
+      },
     });
     bindTable(fn, table, 'readWrite');
     // Least privilege: send as this identity, through this configuration set, nothing else.

@@ -14,9 +14,21 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { PROCESS_GROUP_DEFINITION, processGroupTasks, SCHEDULER_HANDLER, STATE_MACHINE_NAME } from '../processing';
+import {
+  PROCESS_GROUP_DEFINITION,
+  processGroupTasks,
+  SCHEDULER_HANDLER,
+  STATE_MACHINE_NAME,
+} from '../processing';
 import type { Stage } from '../stage';
-import { bindStateMachine, bindTable, handlerSlug, logRetention, SERVICE_NAME, ServiceFunction } from './service-function';
+import {
+  bindStateMachine,
+  bindTable,
+  handlerSlug,
+  logRetention,
+  SERVICE_NAME,
+  ServiceFunction,
+} from './service-function';
 
 export interface ServiceProcessingProps {
   readonly stage: Stage;
@@ -102,8 +114,20 @@ export class ServiceProcessing extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }).addAlarmAction(new actions.SnsAction(this.alarmTopic));
     const period = Duration.minutes(5);
-    alarm('executions-failed', this.stateMachine.metricFailed({ period }), 'A group processing execution failed: its group stays "processing" (see the runbook)');
-    alarm('executions-timed-out', this.stateMachine.metricTimedOut({ period }), 'A group processing execution timed out');
-    alarm('scheduler-errors', scheduler.metricErrors({ period }), 'The hourly scheduler failed; due groups wait for the next tick');
+    alarm(
+      'executions-failed',
+      this.stateMachine.metricFailed({ period }),
+      'A group processing execution failed: its group stays "processing" (see the runbook)',
+    );
+    alarm(
+      'executions-timed-out',
+      this.stateMachine.metricTimedOut({ period }),
+      'A group processing execution timed out',
+    );
+    alarm(
+      'scheduler-errors',
+      scheduler.metricErrors({ period }),
+      'The hourly scheduler failed; due groups wait for the next tick',
+    );
   }
 }

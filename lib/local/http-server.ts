@@ -44,7 +44,8 @@ function compile(route: Route, handler: ApiHandler): CompiledRoute {
 }
 
 const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-  const text = body === undefined || status === 204 ? '' : typeof body === 'string' ? body : JSON.stringify(body);
+  const text =
+    body === undefined || status === 204 ? '' : typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(text);
 };
@@ -116,7 +117,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
       if (!match) return send(res, 404, { message: 'no such route', responseCode: 404 });
 
       const auth = await options.issuer.verify(req.headers.authorization);
-      if ('status' in auth) return send(res, auth.status, { message: auth.message, responseCode: auth.status });
+      if ('status' in auth)
+        return send(res, auth.status, { message: auth.message, responseCode: auth.status });
 
       const { route, names, handler } = match.compiled;
       const query: Record<string, string> = {};

@@ -46,7 +46,9 @@ function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBStream
     awsRegion: 'us-east-1',
     eventSourceARN: streamArn,
     dynamodb: {
-      ApproximateCreationDateTime: d.ApproximateCreationDateTime ? d.ApproximateCreationDateTime.getTime() / 1000 : undefined,
+      ApproximateCreationDateTime: d.ApproximateCreationDateTime
+        ? d.ApproximateCreationDateTime.getTime() / 1000
+        : undefined,
       Keys: d.Keys as never,
       NewImage: d.NewImage as never,
       OldImage: d.OldImage as never,
@@ -67,10 +69,13 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
   const deliver = async (shardId: string, records: StreamRecord[], streamArn: string) => {
     let pending = records;
     for (let attempt = 0; pending.length > 0 && running; attempt++) {
-      let failedFrom = -1;
-      let reason = '';
+      let failedFrom: number;
+      let reason: string;
       try {
-        const result = await handler({ Records: pending.map((r) => toLambdaRecord(r, streamArn)) }, lambdaContext('Notifier', 60_000));
+        const result = await handler(
+          { Records: pending.map((r) => toLambdaRecord(r, streamArn)) },
+          lambdaContext('Notifier', 60_000),
+        );
         const failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
         failedFrom = pending.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? ''));
         reason = 'reported as failed by the handler';
@@ -87,7 +92,9 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
           sequenceNumbers: pending.map((r) => r.dynamodb?.SequenceNumber ?? ''),
           reason,
         });
-        console.error(`local stream reader: ${pending.length} record(s) sent to the dead-letter list: ${reason}`);
+        console.error(
+          `local stream reader: ${pending.length} record(s) sent to the dead-letter list: ${reason}`,
+        );
         return;
       }
       await sleep(Math.min(8000, 500 * 2 ** attempt));
@@ -106,7 +113,11 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
         for (const shard of StreamDescription?.Shards ?? []) {
           if (iterators.has(shard.ShardId!)) continue;
           const { ShardIterator } = await streams.send(
-            new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }),
+            new GetShardIteratorCommand({
+              StreamArn: streamArn,
+              ShardId: shard.ShardId!,
+              ShardIteratorType: 'TRIM_HORIZON',
+            }),
           );
           iterators.set(shard.ShardId!, ShardIterator ?? null);
         }

@@ -35,16 +35,24 @@ export async function localProcessing(stateMachineArn: string) {
   const sfn = new LocalStepFunctions(PROCESS_GROUP_DEFINITION, stateMachineArn, substitutions, tasks);
   const scheduler = await load(SCHEDULER_HANDLER);
   const tick = (time: string) =>
-    scheduler({ id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', time, detail: {} }, lambdaContext('Scheduler', 60_000));
+    scheduler(
+      { id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', time, detail: {} },
+      lambdaContext('Scheduler', 60_000),
+    );
 
   // A timer at each UTC hour boundary, like the EventBridge rule (cron(0 * * * ? *)).
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     const next = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
-    timer = setTimeout(() => {
-      tick(new Date(next).toISOString()).catch((error: unknown) => console.error('local hourly tick failed', error));
-      arm();
-    }, next - Date.now() + 50);
+    timer = setTimeout(
+      () => {
+        tick(new Date(next).toISOString()).catch((error: unknown) =>
+          console.error('local hourly tick failed', error),
+        );
+        arm();
+      },
+      next - Date.now() + 50,
+    );
     timer.unref();
   };
   arm();

@@ -14,7 +14,7 @@ import { tableName as tableNameOf } from '../table';
 import { STATE_MACHINE_NAME } from '../processing';
 import { loadOrCreateKey, tokenIssuer } from './auth';
 import { freePort, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
-import { createHttpServer, lambdaContext, type ApiHandler, type LocalRoute } from './http-server';
+import { createHttpServer, type ApiHandler, type LocalRoute } from './http-server';
 import { createSfnServer } from './step-functions';
 import { localProcessing } from './processing';
 import { installFaults } from './faults';
@@ -58,7 +58,8 @@ export function localAwsEnv(dynamodbEndpoint: string): Record<string, string> {
 export async function seedIdentities(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
   const registry = new MerchantRegistry(db, tableName);
   for (const merchant of localMerchants) await registry.register(merchant);
-  for (const client of localClients) for (const mid of client.merchants) await registry.grant(client.clientId, mid);
+  for (const client of localClients)
+    for (const mid of client.merchants) await registry.grant(client.clientId, mid);
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -67,7 +68,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   mkdirSync(dataDir, { recursive: true });
   const tableName = tableNameOf(`local-${stage}`);
 
-  const dynamo: DynamoDbLocal = await startDynamoDbLocal(options.inMemory ? {} : { dataDir: join(dataDir, 'dynamodb') });
+  const dynamo: DynamoDbLocal = await startDynamoDbLocal(
+    options.inMemory ? {} : { dataDir: join(dataDir, 'dynamodb') },
+  );
   let server: Server | undefined;
   let sfnServer: Server | undefined;
   let processing: Awaited<ReturnType<typeof localProcessing>> | undefined;
@@ -103,7 +106,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     processing = await localProcessing(process.env.STATE_MACHINE_ARN!);
     const faults = await installFaults();
     const deadLetters: DeadLetter[] = [];
-    const notifier = (await import(`../../lambdas/${NOTIFIER_HANDLER}`)) as { handler: Parameters<typeof startStreamReader>[1] };
+    const notifier = (await import(`../../lambdas/${NOTIFIER_HANDLER}`)) as {
+      handler: Parameters<typeof startStreamReader>[1];
+    };
     streamReader = startStreamReader(tableName, notifier.handler, deadLetters);
     sfnServer = createSfnServer(processing.sfn);
     await new Promise<void>((ok, fail) => {
@@ -129,7 +134,18 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
     writeFileSync(
       runtimeFile(dataDir),
-      JSON.stringify({ url, dynamodbEndpoint: dynamo.endpoint, tableName, stage, sesUrl: `http://127.0.0.1:${sesPort}`, pid: process.pid }, null, 2),
+      JSON.stringify(
+        {
+          url,
+          dynamodbEndpoint: dynamo.endpoint,
+          tableName,
+          stage,
+          sesUrl: `http://127.0.0.1:${sesPort}`,
+          pid: process.pid,
+        },
+        null,
+        2,
+      ),
     );
     return {
       url,

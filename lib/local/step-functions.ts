@@ -65,7 +65,8 @@ const HISTORY_EVENTS: Record<string, (type: string) => number> = {
   StateCaught: () => 1,
 };
 
-const payloadBytes = (value: unknown): number => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value)));
+const payloadBytes = (value: unknown): number =>
+  value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value));
 
 export class LocalStepFunctions {
   private readonly executions = new Map<string, LocalExecution>();
@@ -93,7 +94,10 @@ export class LocalStepFunctions {
 
   start(name: string, input: string): LocalExecution {
     if (!/^[^\s:<>{}[\]?*"#%\\^|~`$&,;/]{1,80}$/.test(name)) {
-      throw new SfnError('InvalidName', `invalid execution name "${name}" (at most 80 characters, no ':' and the like)`);
+      throw new SfnError(
+        'InvalidName',
+        `invalid execution name "${name}" (at most 80 characters, no ':' and the like)`,
+      );
     }
     const existing = this.executions.get(name);
     if (existing) {
@@ -158,7 +162,8 @@ export class LocalStepFunctions {
 
   describe(executionArn: string): LocalExecution {
     const execution = [...this.executions.values()].find((e) => e.executionArn === executionArn);
-    if (!execution) throw new SfnError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+    if (!execution)
+      throw new SfnError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
     return execution;
   }
 
@@ -210,7 +215,10 @@ export function createSfnServer(sfn: LocalStepFunctions): Server {
         switch (action) {
           case 'StartExecution': {
             if (body.stateMachineArn !== sfn.stateMachineArn) {
-              throw new SfnError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${String(body.stateMachineArn)}'`);
+              throw new SfnError(
+                'StateMachineDoesNotExist',
+                `State Machine Does Not Exist: '${String(body.stateMachineArn)}'`,
+              );
             }
             const e = sfn.start(String(body.name ?? crypto.randomUUID()), String(body.input ?? '{}'));
             return reply(200, { executionArn: e.executionArn, startDate: seconds(e.startDate) });
@@ -221,18 +229,23 @@ export function createSfnServer(sfn: LocalStepFunctions): Server {
             const max = Number(body.maxResults ?? 100) || 100;
             const executions = sfn.list(body.statusFilter as ExecutionStatus | undefined).slice(0, max);
             return reply(200, {
-              executions: executions.map(({ executionArn, stateMachineArn, name, status, startDate, stopDate }) => ({
-                executionArn,
-                stateMachineArn,
-                name,
-                status,
-                startDate: seconds(startDate),
-                stopDate: seconds(stopDate),
-              })),
+              executions: executions.map(
+                ({ executionArn, stateMachineArn, name, status, startDate, stopDate }) => ({
+                  executionArn,
+                  stateMachineArn,
+                  name,
+                  status,
+                  startDate: seconds(startDate),
+                  stopDate: seconds(stopDate),
+                }),
+              ),
             });
           }
           default:
-            throw new SfnError('UnknownOperationException', `the local endpoint does not implement ${action}`);
+            throw new SfnError(
+              'UnknownOperationException',
+              `the local endpoint does not implement ${action}`,
+            );
         }
       } catch (error) {
         if (error instanceof SfnError) return reply(400, { __type: error.type, message: error.message });

@@ -15,14 +15,21 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     if (!(error instanceof Error) || error.name !== 'ResourceNotFoundException') throw error;
   }
   const attributes = new Map<string, 'S' | 'N'>();
-  for (const key of [tableDef.partitionKey, tableDef.sortKey, ...tableDef.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])]) {
+  for (const key of [
+    tableDef.partitionKey,
+    tableDef.sortKey,
+    ...tableDef.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey]),
+  ]) {
     attributes.set(key.name, key.type);
   }
   await client.send(
     new CreateTableCommand({
       TableName: tableName,
       BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType })),
+      AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({
+        AttributeName,
+        AttributeType,
+      })),
       KeySchema: [
         { AttributeName: tableDef.partitionKey.name, KeyType: 'HASH' },
         { AttributeName: tableDef.sortKey.name, KeyType: 'RANGE' },
