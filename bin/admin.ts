@@ -7,6 +7,7 @@
  *   npm run admin -- revoke --client <app client id> --mid 32350000009 [target]
  *   npm run admin -- grants --client <app client id> [target]
  *   npm run admin -- merchant --mid 23500009 [target]
+ *   npm run admin -- resend-notification --outbox notice:<paymentId> [target]
  *
  * target: --local (default; the running `npm start`, found through DATA_DIR/runtime.json) or
  * --stage dev|prod (the deployed table, with the usual AWS credentials and region).
@@ -17,15 +18,17 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MerchantRegistry } from '../lambdas/shared/merchants';
+import { requeue } from '../lambdas/store/outbox';
 import { runtimeFile } from '../lib/local/runtime';
 import { parseStage } from '../lib/stage';
 import { tableName } from '../lib/table';
 
-const USAGE = `usage: npm run admin -- <register-merchant|grant|revoke|grants|merchant> [options] [--local | --stage dev|prod]
+const USAGE = `usage: npm run admin -- <register-merchant|grant|revoke|grants|merchant|resend-notification> [options] [--local | --stage dev|prod]
   register-merchant --mid <11 digits> [--mid8 <8 digits>] --name <name>
   grant|revoke      --client <client id> --mid <8 or 11 digits>
   grants            --client <client id>
-  merchant          --mid <8 or 11 digits>`;
+  merchant          --mid <8 or 11 digits>
+  resend-notification --outbox <outbox id, e.g. notice:<paymentId>>`;
 
 function target(values: { local?: boolean; stage?: string }): {
   client: DynamoDBClient;
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
       mid8: { type: 'string' },
       name: { type: 'string' },
       client: { type: 'string' },
+      outbox: { type: 'string' },
       local: { type: 'boolean' },
       stage: { type: 'string' },
     },
@@ -105,6 +109,11 @@ async function main(): Promise<void> {
       const merchant = await registry.find(need(values.mid, 'mid'));
       if (!merchant) throw new Error(`merchant ${values.mid} is not registered in ${where}`);
       console.log(JSON.stringify(merchant, null, 2));
+      break;
+    }
+    case 'resend-notification': {
+      const item = await requeue(DynamoDBDocumentClient.from(client), table, need(values.outbox, 'outbox'));
+      console.log(`queued ${item.outboxId} (${item.kind} to ${item.recipient}) again in ${where}`);
       break;
     }
     default:

@@ -5,7 +5,13 @@
  * an item (pending → sending) with a conditional write before sending, so a stream record
  * delivered twice sends one e-mail. An item that keeps failing ends `failed`, visible, never dropped.
  */
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { keys } from '#shared/keys';
@@ -114,6 +120,37 @@ export class OutboxStore {
       ':one': 1,
     });
   }
+}
+
+/**
+ * Operator action: queues a failed (or stuck pending) item again. The stream hands only new items
+ * to the notifier, so the item is deleted and written anew, as pending with no attempts.
+ */
+export async function requeue(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  outboxId: string,
+): Promise<OutboxItem> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: keys.outbox(outboxId), ConsistentRead: true }),
+  );
+  if (!Item) throw new Error(`outbox item ${outboxId} not found`);
+  const item = strip<OutboxItem>(Item);
+  if (item.status !== 'failed' && item.status !== 'pending')
+    throw new Error(`outbox item ${outboxId} is ${item.status}; only failed or pending items are requeued`);
+  await db.send(
+    new DeleteCommand({
+      TableName: tableName,
+      Key: keys.outbox(outboxId),
+      ConditionExpression: '#status = :s',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':s': item.status },
+    }),
+  );
+  const { lastError: _e, ...rest } = item;
+  const fresh: OutboxItem = { ...rest, status: 'pending', attempts: 0, createdAt: new Date().toISOString() };
+  await db.send(new PutCommand(outboxPut(tableName, fresh).Put));
+  return fresh;
 }
 
 let store: OutboxStore | undefined;
