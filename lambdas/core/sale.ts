@@ -13,6 +13,7 @@ import { declineOf } from '#domain/declines';
 import { parseProfileId } from '#domain/payors';
 import type { Transaction } from '#domain/transactions';
 import { paymentProcessor } from '#processor/index';
+import { ProcessorUnavailableError, type SaleResult } from '#processor/processor';
 import { payorStore } from '#store/payors';
 import { transactionStore } from '#store/transactions';
 
@@ -32,6 +33,12 @@ export interface SaleRequest {
    * `decline` (a scheduled payment whose method or payor is gone: Declined, category 1).
    */
   missingMethod: 'reject' | 'decline';
+  /**
+   * The processor gives no answer (ProcessorUnavailableError): `throw` it (the caller retries with
+   * the same key) or `reverse` (timeout reversal, then a definite Declined 96, category 2).
+   * @default 'reverse'
+   */
+  onNoAnswer?: 'throw' | 'reverse';
 }
 
 /** SPEC.md: "typically 5 minutes"; DUPLICATE_WINDOW_SECONDS overrides it. */
@@ -92,13 +99,32 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
     );
 
   const processor = paymentProcessor();
-  const result = await processor.sale({
-    idempotencyKey: request.processorKey,
-    merchantId: request.merchantId,
-    token: method.processorToken,
-    amountCents: request.amountCents,
-    allowPartial: request.allowPartial,
-  });
+  let result: SaleResult;
+  try {
+    result = await processor.sale({
+      idempotencyKey: request.processorKey,
+      merchantId: request.merchantId,
+      token: method.processorToken,
+      amountCents: request.amountCents,
+      allowPartial: request.allowPartial,
+    });
+  } catch (error) {
+    if (!(error instanceof ProcessorUnavailableError) || request.onNoAnswer === 'throw') throw error;
+    // No answer: reverse whatever may have happened, so that the sale is a definite decline
+    // (and the duplicate guard, released below, names a transaction that exists).
+    await processor.reverseUnanswered({
+      idempotencyKey: request.processorKey,
+      merchantId: request.merchantId,
+    });
+    result = {
+      approved: false,
+      processorTransactionId: '',
+      responseCode: '96',
+      responseMessage: 'Processor did not answer; the authorization was reversed',
+      approvedCents: 0,
+      processedAt: new Date().toISOString(),
+    };
+  }
   const txn: Transaction = result.approved
     ? {
         ...base,
@@ -116,7 +142,9 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
     : declined(result.responseCode, {
         ...card,
         responseMessage: result.responseMessage,
-        processorTransactionId: result.processorTransactionId,
+        ...(result.processorTransactionId !== '' && {
+          processorTransactionId: result.processorTransactionId,
+        }),
         processedAt: result.processedAt,
       });
   const stored = await transactions.recordSale(txn);

@@ -45,6 +45,8 @@ async function charge(payment: Payment, state: ProcessingState): Promise<Record<
           orderId: payment.orderId,
           paymentId: payment.paymentId,
           missingMethod: 'decline',
+          // Retried with the same key first; the last attempt reverses and declines (96, category 2).
+          onNoAnswer: attempt < ATTEMPTS ? 'throw' : 'reverse',
         },
         new Date(),
       );

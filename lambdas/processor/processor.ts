@@ -50,6 +50,12 @@ export interface PaymentProcessor {
   void(request: ReversalRequest): Promise<ReversalResult>;
   /** Returns money of a settled sale, in full or in part. */
   refund(request: ReversalRequest): Promise<ReversalResult>;
+  /**
+   * Timeout reversal: the sale sent with this idempotency key got no answer. Afterwards the sale
+   * has not moved money, whether or not it had reached the processor (a later sale with the same
+   * key is answered as declined).
+   */
+  reverseUnanswered(request: { idempotencyKey: string; merchantId: string }): Promise<void>;
   /** When a sale approved at `processedAt` settles (settlement cut-off). */
   settlementTime(processedAt: string): string;
 }

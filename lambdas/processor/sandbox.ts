@@ -122,6 +122,34 @@ export class SandboxProcessor implements PaymentProcessor {
     });
   }
 
+  async reverseUnanswered(request: { idempotencyKey: string }): Promise<void> {
+    const Key = { pk: `SANDBOX#SALE#${request.idempotencyKey}`, sk: 'LEDGER' };
+    const reversed: SaleResult = {
+      approved: false,
+      processorTransactionId: `sbx_${randomUUID()}`,
+      responseCode: '96',
+      responseMessage: 'Reversed: the processor did not answer in time',
+      approvedCents: 0,
+      processedAt: new Date().toISOString(),
+    };
+    // Whether or not the sale got here, afterwards it has moved no money: the ledger entry (new or
+    // existing) now holds the reversed answer, which a repeated key gets from then on.
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...Key,
+          entity: 'sandbox-ledger',
+          kind: 'SALE',
+          idempotencyKey: request.idempotencyKey,
+          result: reversed,
+          calls: 0,
+          reversed: true,
+        },
+      }),
+    );
+  }
+
   private reversal(kind: 'VOID' | 'REFUND', request: ReversalRequest): Promise<ReversalResult> {
     return this.once(kind, request.idempotencyKey, () => ({
       approved: true,

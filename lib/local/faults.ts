@@ -24,6 +24,7 @@ export async function installFaults(): Promise<LocalRoute> {
     tokenize: (r) => processor.tokenize(r),
     void: (r) => processor.void(r),
     refund: (r) => processor.refund(r),
+    reverseUnanswered: (r) => processor.reverseUnanswered(r),
     settlementTime: (t) => processor.settlementTime(t),
     async sale(request) {
       const result = await processor.sale(request);

@@ -19,7 +19,12 @@ afterAll(() => table.drop());
 
 function makeGroup(payments: number, hour = 10, date = tomorrow()): { group: Group; payments: Payment[] } {
   const now = new Date();
-  const group = newGroup({ servicePayId: MERCHANT, scheduleDate: date, scheduleHour: hour, locationId: 1 }, MERCHANT, newId(), now);
+  const group = newGroup(
+    { servicePayId: MERCHANT, scheduleDate: date, scheduleHour: hour, locationId: 1 },
+    MERCHANT,
+    newId(),
+    now,
+  );
   const list = Array.from({ length: payments }, (_, i) =>
     newPayment({ profileId: 'payor/method', amount: (i % 7) + 0.01 }, group, newId(), now),
   );
@@ -37,7 +42,9 @@ test('a created group is readable with its payments, totals and index keys', asy
   await store.createGroup(group, payments);
   const stored = await store.getGroup(group.paymentGroupId);
   expect(stored).toEqual(group);
-  expect((await store.listPayments(group.paymentGroupId)).map((p) => p.paymentId)).toEqual(payments.map((p) => p.paymentId));
+  expect((await store.listPayments(group.paymentGroupId)).map((p) => p.paymentId)).toEqual(
+    payments.map((p) => p.paymentId),
+  );
   const item = await rawItem(keys.group(group.paymentGroupId));
   expect(item?.gsi1pk).toBe(`MERCHANT#${MERCHANT}`);
   expect(item?.gsi2pk).toMatch(/^DUE#\d$/);
@@ -47,7 +54,10 @@ test('a created group is readable with its payments, totals and index keys', asy
 test('a group of 250 payments (beyond one transaction) is written whole', async () => {
   const { group, payments } = makeGroup(250);
   await store.createGroup(group, payments);
-  expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: 250, totalCents: group.totalCents });
+  expect(await store.getGroup(group.paymentGroupId)).toMatchObject({
+    paymentCount: 250,
+    totalCents: group.totalCents,
+  });
   expect(await store.listPayments(group.paymentGroupId)).toHaveLength(250);
 });
 
@@ -67,7 +77,9 @@ test('50 concurrent payment adds keep paymentCount and totalCents exact', async 
   const now = new Date();
   const amounts = Array.from({ length: 50 }, (_, i) => 1 + i / 100);
   const outcomes = await Promise.all(
-    amounts.map((amount) => store.addPayment(newPayment({ profileId: 'p/m', amount }, group, newId(), now), now)),
+    amounts.map((amount) =>
+      store.addPayment(newPayment({ profileId: 'p/m', amount }, group, newId(), now), now),
+    ),
   );
   expect(outcomes.every((o) => o === 'ok')).toBe(true);
   const stored = await store.getGroup(group.paymentGroupId);
@@ -81,8 +93,16 @@ test('concurrent adds, deletes and replacements leave totals equal to the live p
   const now = new Date();
   const work: Promise<unknown>[] = [];
   for (const p of payments.slice(0, 10)) work.push(store.softDeletePayment(p, now));
-  for (const p of payments.slice(10, 15)) work.push(store.replacePayment(p, { ...p, amountCents: p.amountCents + 100, lastUpdated: new Date().toISOString() }, now));
-  for (let i = 0; i < 10; i++) work.push(store.addPayment(newPayment({ profileId: 'p/m', amount: 2.5 }, group, newId(), now), now));
+  for (const p of payments.slice(10, 15))
+    work.push(
+      store.replacePayment(
+        p,
+        { ...p, amountCents: p.amountCents + 100, lastUpdated: new Date().toISOString() },
+        now,
+      ),
+    );
+  for (let i = 0; i < 10; i++)
+    work.push(store.addPayment(newPayment({ profileId: 'p/m', amount: 2.5 }, group, newId(), now), now));
   await Promise.all(work);
   const live = (await store.listPayments(group.paymentGroupId)).filter((p) => !p.deleted);
   const stored = await store.getGroup(group.paymentGroupId);
@@ -97,7 +117,9 @@ test('a stale replacement and a double delete are refused by their conditions', 
   const p = payments[0]!;
   const now = new Date();
   expect(await store.replacePayment(p, { ...p, amountCents: 500, lastUpdated: 'x' }, now)).toBe('ok');
-  expect(await store.replacePayment(p, { ...p, amountCents: 900, lastUpdated: 'y' }, now)).toBe('payment-changed');
+  expect(await store.replacePayment(p, { ...p, amountCents: 900, lastUpdated: 'y' }, now)).toBe(
+    'payment-changed',
+  );
   const current = (await store.getPayment(group.paymentGroupId, p.paymentId))!;
   expect(await store.softDeletePayment(current, now)).toBe('ok');
   expect(await store.softDeletePayment(current, now)).toBe('payment-changed');
@@ -109,7 +131,9 @@ test('payments of a group that is not pending cannot change', async () => {
   await store.createGroup(group, payments);
   expect(await store.markDeleted(group.paymentGroupId, new Date())).toBe(true);
   const now = new Date();
-  expect(await store.addPayment(newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), now)).toBe('group-not-editable');
+  expect(await store.addPayment(newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), now)).toBe(
+    'group-not-editable',
+  );
   expect(await store.softDeletePayment(payments[0]!, now)).toBe('group-not-editable');
   expect(await store.markDeleted(group.paymentGroupId, now)).toBe(false);
   const item = await rawItem(keys.group(group.paymentGroupId));
@@ -121,7 +145,9 @@ test('a payment add racing a group delete never changes a deleted group', async 
   const { group } = makeGroup(0);
   await store.createGroup(group, []);
   const now = new Date();
-  const adds = Array.from({ length: 20 }, () => store.addPayment(newPayment({ profileId: 'p/m', amount: 3 }, group, newId(), now), now));
+  const adds = Array.from({ length: 20 }, () =>
+    store.addPayment(newPayment({ profileId: 'p/m', amount: 3 }, group, newId(), now), now),
+  );
   const [deleted, ...outcomes] = await Promise.all([store.markDeleted(group.paymentGroupId, now), ...adds]);
   expect(deleted).toBe(true);
   const stored = (await store.getGroup(group.paymentGroupId))!;
@@ -137,7 +163,9 @@ test('settings updates keep totals written concurrently and move the index keys'
   const next = { ...group, scheduleHour: 5, lastUpdated: now.toISOString() };
   await Promise.all([
     store.updateSettings(next),
-    ...Array.from({ length: 10 }, () => store.addPayment(newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), now)),
+    ...Array.from({ length: 10 }, () =>
+      store.addPayment(newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), now),
+    ),
   ]);
   const stored = (await store.getGroup(group.paymentGroupId))!;
   expect(stored.scheduleHour).toBe(5);
@@ -154,7 +182,12 @@ describe('listing a merchant’s groups', () => {
   beforeAll(async () => {
     for (let i = 0; i < 12; i++) {
       const now = new Date();
-      const g = newGroup({ servicePayId: merchant, scheduleDate: date, scheduleHour: i % 3, locationId: i % 2 }, merchant, newId(), now);
+      const g = newGroup(
+        { servicePayId: merchant, scheduleDate: date, scheduleHour: i % 3, locationId: i % 2 },
+        merchant,
+        newId(),
+        now,
+      );
       await store.createGroup(g, []);
       made.push(g);
     }
@@ -168,7 +201,12 @@ describe('listing a merchant’s groups', () => {
     expect(await store.listGroups(merchant, { hour: 2, locationId: 0, pendingOnly: false })).toHaveLength(2);
     expect(await store.listGroups(merchant, { pendingOnly: true })).toHaveLength(11);
     const raw = await table.db.send(
-      new QueryCommand({ TableName: table.tableName, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :m', ExpressionAttributeValues: { ':m': `MERCHANT#${merchant}` } }),
+      new QueryCommand({
+        TableName: table.tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :m',
+        ExpressionAttributeValues: { ':m': `MERCHANT#${merchant}` },
+      }),
     );
     expect(raw.Count).toBe(12);
   });
@@ -183,7 +221,11 @@ describe('listing a merchant’s groups', () => {
     expect(past).toEqual({ items: [], total: 12 });
     const all = await store.listGroups(merchant, { pendingOnly: false });
     expect(first.items.map((g) => g.paymentGroupId)).toEqual(all.slice(0, 5).map((g) => g.paymentGroupId));
-    const pending = await store.pageGroups(merchant, { pendingOnly: true, locationId: 1 }, { pageNumber: 1, pageSize: 2 });
+    const pending = await store.pageGroups(
+      merchant,
+      { pendingOnly: true, locationId: 1 },
+      { pageNumber: 1, pageSize: 2 },
+    );
     expect(pending.total).toBe(6);
   });
 });

@@ -1,0 +1,238 @@
+/**
+ * The AuthorizeBatch task against DynamoDB Local and the sandbox processor: every payment is
+ * charged exactly once, also when a batch is re-run after a crash, and a processor that stays
+ * unreachable gives a Failed authResponse instead of failing the batch.
+ */
+import type { Context } from 'aws-lambda';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
+import { emptyTotals, type ProcessingState } from '../../lambdas/domain/processing';
+import { useProcessor } from '../../lambdas/processor/index';
+import { SandboxProcessor } from '../../lambdas/processor/sandbox';
+import { ddb } from '../../lambdas/shared/ddb';
+import { newId } from '../../lambdas/shared/ids';
+import { GroupStore } from '../../lambdas/store/groups';
+import { PayorStore } from '../../lambdas/store/payors';
+import { transactionStore } from '../../lambdas/store/transactions';
+import { createTestTable, type TestTable } from '../support/ddb';
+import { makePayor } from './fixtures';
+import { FaultyProcessor } from './processor-double';
+
+type Handler = (state: ProcessingState, context: Context) => Promise<ProcessingState>;
+
+let table: TestTable;
+let groups: GroupStore;
+let processor: FaultyProcessor;
+let handler: Handler;
+let transactionIdOf: (paymentId: string) => string;
+const MERCHANT = '32350000001';
+const BATCH = 4;
+
+const context = {
+  callbackWaitsForEmptyEventLoop: false,
+  functionName: 'AuthorizeBatch',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:AuthorizeBatch',
+  memoryLimitInMB: '512',
+  awsRequestId: 'req-1',
+  logGroupName: '/aws/lambda/AuthorizeBatch',
+  logStreamName: 'stream',
+  getRemainingTimeInMillis: () => 60_000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+} as Context;
+
+beforeAll(async () => {
+  table = await createTestTable();
+  process.env.TABLE_NAME = table.tableName;
+  process.env.SERVICE_STAGE = 'dev';
+  process.env.PROCESS_BATCH_SIZE = String(BATCH);
+  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  groups = new GroupStore(table.db, table.tableName);
+  processor = new FaultyProcessor(
+    new SandboxProcessor(ddb(), table.tableName, { periodSeconds: 3600, offsetSeconds: 1800 }),
+  );
+  useProcessor(processor);
+  // Imported after the environment is set: the batch size and the logger are read at load.
+  const module = await import('../../lambdas/processing/authorize-batch');
+  handler = module.handler as unknown as Handler;
+  transactionIdOf = module.transactionIdOf;
+});
+afterEach(() => processor.clear());
+afterAll(async () => {
+  useProcessor(undefined);
+  await table.drop();
+});
+
+/** A stored, claimed group whose payments each charge a fresh saved method with the given sandbox profile. */
+async function aGroup(
+  profiles: string[],
+  deleted: number[] = [],
+): Promise<{ group: Group; payments: Payment[] }> {
+  const payors = new PayorStore(table.db, table.tableName);
+  const now = new Date();
+  const group = newGroup(
+    { servicePayId: MERCHANT, scheduleDate: '2031-07-01', scheduleHour: 9, locationId: 1 },
+    MERCHANT,
+    newId(),
+    now,
+  );
+  const payments: Payment[] = [];
+  for (const [i, profile] of profiles.entries()) {
+    const { payor, method } = makePayor(MERCHANT, {}, profile);
+    await payors.create(payor, method);
+    payments.push(
+      newPayment(
+        { profileId: `${payor.payorId}/${method.savedPaymentMethodId}`, amount: 10 + i },
+        group,
+        newId(),
+        now,
+      ),
+    );
+  }
+  group.paymentCount = payments.length;
+  group.totalCents = payments.reduce((s, p) => s + p.amountCents, 0);
+  await groups.createGroup(group, payments);
+  for (const i of deleted) expect(await groups.softDeletePayment(payments[i]!, now)).toBe('ok');
+  await groups.claim(group.paymentGroupId, `exec-${group.paymentGroupId}`, now);
+  return { group, payments };
+}
+
+const initialState = (group: Group): ProcessingState => ({
+  paymentGroupId: group.paymentGroupId,
+  merchantId: MERCHANT,
+  claimed: true,
+  allowPartial: false,
+  cursor: null,
+  totals: emptyTotals(),
+  batches: 0,
+  receiptCursor: null,
+  receiptsDone: false,
+});
+
+/** Runs batches until the cursor is exhausted, as the state machine does. */
+async function runAll(state: ProcessingState): Promise<ProcessingState> {
+  let current = await handler(state, context);
+  for (let i = 0; current.cursor !== null; i++) {
+    expect(i).toBeLessThan(20);
+    current = await handler(current, context);
+  }
+  return current;
+}
+
+const saleCalls = async (payment: Payment) =>
+  ((await transactionStore().ledger('SALE', `payment:${payment.paymentId}`))?.calls as number | undefined) ??
+  0;
+
+/** Transactions recorded for these payments (a raw scan: a second sale would show up here). */
+async function transactionsOf(payments: Payment[]): Promise<Record<string, unknown>[]> {
+  const ids = new Set(payments.map((p) => p.paymentId));
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await table.db.send(
+      new ScanCommand({
+        TableName: table.tableName,
+        FilterExpression: 'entity = :t',
+        ExpressionAttributeValues: { ':t': 'transaction' },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(out.Items ?? []).filter((i) => ids.has(i.paymentId as string)));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+const stored = (payment: Payment) => groups.getPayment(payment.paymentGroupId, payment.paymentId);
+
+test('each payment is charged once; re-running the batches charges nothing again', async () => {
+  const { group, payments } = await aGroup(['ok', 'ok', '05', 'ok', 'ok', 'p5000', 'ok'], [4]);
+  const deleted = payments[4]!;
+  const live = payments.filter((p) => p !== deleted);
+
+  const first = await runAll(initialState(group));
+  expect(first.batches).toBeGreaterThanOrEqual(2);
+  expect(first.totals).toMatchObject({ approved: 5, declined: 1, skipped: 1, failed: 0, partial: 0 });
+  expect(first.totals.approvedCents).toBe(
+    live.filter((_, i) => i !== 2).reduce((s, p) => s + p.amountCents, 0),
+  );
+  for (const p of live) {
+    expect(await saleCalls(p)).toBe(1);
+    const auth = (await stored(p))!.authResponse!;
+    expect(auth.transactionId).toBe(transactionIdOf(p.paymentId));
+    expect(auth.paymentId).toBe(p.paymentId);
+  }
+  expect((await stored(payments[2]!))!.authResponse).toMatchObject({
+    status: 'Declined',
+    responseCode: '05',
+    declineCategory: '1',
+  });
+  expect(await saleCalls(deleted)).toBe(0);
+  expect((await stored(deleted))!.authResponse).toBeNull();
+  expect(await transactionsOf(payments)).toHaveLength(live.length);
+
+  // The same batches again (a retried step): nothing is charged, the totals come out the same.
+  const again = await runAll(initialState(group));
+  expect(again.totals).toEqual(first.totals);
+  for (const p of live) expect(await saleCalls(p)).toBe(1);
+  expect(processor.calls.filter((c) => c.kind === 'SALE')).toHaveLength(live.length);
+  expect(await transactionsOf(payments)).toHaveLength(live.length);
+
+  // One batch re-run on its own, from the same cursor: also nothing.
+  const single = await handler({ ...initialState(group), cursor: null }, context);
+  expect(single.cursor).not.toBeNull();
+  for (const p of live) expect(await saleCalls(p)).toBe(1);
+});
+
+test('a crash after the processor charged makes the batch fail; the re-run completes without a second charge', async () => {
+  const { group, payments } = await aGroup(['ok', 'ok', 'ok']);
+  const victim = payments[1]!;
+  processor.failNext(`payment:${victim.paymentId}`, 'crash-after');
+  await expect(handler(initialState(group), context)).rejects.toThrow('simulated crash');
+  // Let the batch's other charges (still running when the handler threw) finish.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(await saleCalls(victim)).toBe(1);
+  expect((await stored(victim))!.authResponse).toBeNull();
+  expect(await transactionsOf([victim])).toHaveLength(0);
+
+  const state = await runAll(initialState(group));
+  expect(state.totals).toMatchObject({ approved: 3, failed: 0, declined: 0 });
+  expect(await saleCalls(victim)).toBe(2);
+  const txns = await transactionsOf([victim]);
+  expect(txns).toHaveLength(1);
+  const ledger = await transactionStore().ledger('SALE', `payment:${victim.paymentId}`);
+  expect(txns[0]!.processorTransactionId).toBe(
+    (ledger!.result as { processorTransactionId: string }).processorTransactionId,
+  );
+  expect((await stored(victim))!.authResponse).toMatchObject({
+    status: 'Approved',
+    isDuplicate: false,
+    transactionId: transactionIdOf(victim.paymentId),
+  });
+  for (const p of payments.filter((x) => x !== victim)) expect(await saleCalls(p)).toBe(1);
+  expect(await transactionsOf(payments)).toHaveLength(3);
+});
+
+test('a processor that stays unreachable gives the payment a Failed authResponse after 3 attempts', async () => {
+  const { group, payments } = await aGroup(['ok', 'ok']);
+  const unlucky = payments[0]!;
+  processor.failAlways(`payment:${unlucky.paymentId}`, 'unavailable-before');
+  const state = await runAll(initialState(group));
+  expect(state.totals).toMatchObject({ approved: 1, failed: 1 });
+  expect(processor.calls.filter((c) => c.key === `payment:${unlucky.paymentId}`)).toHaveLength(3);
+  expect((await stored(unlucky))!.authResponse).toMatchObject({
+    status: 'Failed',
+    responseCode: '96',
+    declineCategory: '2',
+    approvedAmount: 0,
+  });
+  expect((await stored(payments[1]!))!.authResponse).toMatchObject({ status: 'Approved' });
+  expect(await saleCalls(unlucky)).toBe(0);
+  expect(await transactionsOf([unlucky])).toHaveLength(0);
+  // A re-run leaves the Failed payment alone.
+  await runAll(initialState(group));
+  expect(processor.calls.filter((c) => c.key === `payment:${unlucky.paymentId}`)).toHaveLength(3);
+});

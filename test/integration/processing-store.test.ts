@@ -1,0 +1,272 @@
+/** The processing side of the group store against DynamoDB Local: claims, the due index, batches. */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
+import { emptyTotals, type ProcessingSummary } from '../../lambdas/domain/processing';
+import { newId } from '../../lambdas/shared/ids';
+import { keys } from '../../lambdas/shared/keys';
+import { GroupStore } from '../../lambdas/store/groups';
+import { createTestTable, type TestTable } from '../support/ddb';
+
+let table: TestTable;
+let store: GroupStore;
+const MERCHANT = '32350000001';
+
+beforeAll(async () => {
+  table = await createTestTable();
+  store = new GroupStore(table.db, table.tableName);
+});
+afterAll(() => table.drop());
+
+async function aGroup(
+  payments = 0,
+  date = '2031-06-01',
+  hour = 10,
+): Promise<{ group: Group; payments: Payment[] }> {
+  const now = new Date();
+  const group = newGroup(
+    { servicePayId: MERCHANT, scheduleDate: date, scheduleHour: hour, locationId: 1 },
+    MERCHANT,
+    newId(),
+    now,
+  );
+  const list = Array.from({ length: payments }, (_, i) =>
+    newPayment({ profileId: 'payor/method', amount: i + 1 }, group, newId(), now),
+  );
+  group.paymentCount = list.length;
+  group.totalCents = list.reduce((s, p) => s + p.amountCents, 0);
+  await store.createGroup(group, list);
+  return { group, payments: list };
+}
+
+async function rawGroup(groupId: string) {
+  const { Item } = await table.db.send(
+    new GetCommand({ TableName: table.tableName, Key: keys.group(groupId), ConsistentRead: true }),
+  );
+  return Item!;
+}
+
+const summary = (approved: number): ProcessingSummary => ({
+  ...emptyTotals(),
+  approved,
+  approvedCents: approved * 100,
+  processedAt: new Date().toISOString(),
+});
+
+describe('claims', () => {
+  test('of 20 concurrent claims exactly one wins; the others see the group processing', async () => {
+    const { group } = await aGroup();
+    const names = Array.from({ length: 20 }, (_, i) => `exec-${i}`);
+    const results = await Promise.all(
+      names.map((name) => store.claim(group.paymentGroupId, name, new Date())),
+    );
+    const winners = names.filter((_, i) => results[i]!.claimed);
+    expect(winners).toHaveLength(1);
+    for (const r of results.filter((x) => !x.claimed)) {
+      expect(r).toMatchObject({ claimed: false, group: { status: 'processing', executionName: winners[0] } });
+    }
+    const stored = await rawGroup(group.paymentGroupId);
+    expect(stored).toMatchObject({ status: 'processing', executionName: winners[0] });
+    expect(stored.claimedAt).toBeDefined();
+    // A claimed group stays in the due index until it completes (a lost start is found again).
+    expect(stored.gsi2pk).toBeDefined();
+  });
+
+  test('claiming a missing, deleted or processed group is refused', async () => {
+    expect(await store.claim(newId(), 'x', new Date())).toEqual({ claimed: false, group: undefined });
+    const deleted = (await aGroup()).group;
+    await store.markDeleted(deleted.paymentGroupId, new Date());
+    expect(await store.claim(deleted.paymentGroupId, 'x', new Date())).toMatchObject({
+      claimed: false,
+      group: { status: 'deleted' },
+    });
+    const done = (await aGroup()).group;
+    await store.claim(done.paymentGroupId, 'first', new Date());
+    await store.complete(done.paymentGroupId, summary(0));
+    expect(await store.claim(done.paymentGroupId, 'x', new Date())).toMatchObject({
+      claimed: false,
+      group: { status: 'processed' },
+    });
+  });
+
+  test('releaseClaim undoes only our own claim', async () => {
+    const { group } = await aGroup();
+    expect((await store.claim(group.paymentGroupId, 'mine', new Date())).claimed).toBe(true);
+    await store.releaseClaim(group.paymentGroupId, 'someone-else', new Date());
+    expect(await rawGroup(group.paymentGroupId)).toMatchObject({
+      status: 'processing',
+      executionName: 'mine',
+    });
+    await store.releaseClaim(group.paymentGroupId, 'mine', new Date());
+    const released = await rawGroup(group.paymentGroupId);
+    expect(released.status).toBe('pending');
+    expect(released.executionName).toBeUndefined();
+    expect(released.claimedAt).toBeUndefined();
+    // Released twice: nothing happens; a new claim is possible.
+    await store.releaseClaim(group.paymentGroupId, 'mine', new Date());
+    expect((await store.claim(group.paymentGroupId, 'next', new Date())).claimed).toBe(true);
+    // A stale release of the earlier claim does not undo the new one.
+    await store.releaseClaim(group.paymentGroupId, 'mine', new Date());
+    expect(await rawGroup(group.paymentGroupId)).toMatchObject({
+      status: 'processing',
+      executionName: 'next',
+    });
+    // Nor does a release undo a completed group.
+    await store.complete(group.paymentGroupId, summary(1));
+    await store.releaseClaim(group.paymentGroupId, 'next', new Date());
+    expect((await rawGroup(group.paymentGroupId)).status).toBe('processed');
+  });
+
+  test('complete moves processing to processed with the summary and leaves the due index, once', async () => {
+    const { group } = await aGroup();
+    // Not claimed: complete changes nothing.
+    await store.complete(group.paymentGroupId, summary(9));
+    expect(await rawGroup(group.paymentGroupId)).toMatchObject({ status: 'pending' });
+    expect((await rawGroup(group.paymentGroupId)).processingSummary).toBeUndefined();
+    await store.claim(group.paymentGroupId, 'e', new Date());
+    const first = summary(3);
+    await store.complete(group.paymentGroupId, first);
+    const done = await rawGroup(group.paymentGroupId);
+    expect(done).toMatchObject({
+      status: 'processed',
+      processingSummary: first,
+      lastUpdated: first.processedAt,
+    });
+    expect(done.gsi2pk).toBeUndefined();
+    expect(done.gsi2sk).toBeUndefined();
+    expect(done.gsi1pk).toBeDefined();
+    // A retried completion keeps the first summary.
+    await store.complete(group.paymentGroupId, summary(7));
+    expect((await rawGroup(group.paymentGroupId)).processingSummary).toEqual(first);
+  });
+});
+
+describe('dueGroups', () => {
+  const date = '2031-05-04';
+  const made: Record<string, Group> = {};
+  beforeAll(async () => {
+    const at = async (name: string, d: string, hour: number) => {
+      made[name] = (await aGroup(0, d, hour)).group;
+    };
+    await at('earlierDay', '2031-05-03', 23);
+    await at('earlier', date, 5);
+    await at('sameSlot', date, 7);
+    await at('claimed', date, 7);
+    await at('later', date, 8);
+    await at('nextDay', '2031-05-05', 0);
+    await at('processed', date, 6);
+    await at('deleted', date, 6);
+    await at('movedLater', date, 6);
+    await at('movedEarlier', date, 9);
+    for (let i = 0; i < 12; i++) await at(`many${i}`, date, 3);
+    await store.claim(made.claimed!.paymentGroupId, 'exec-claimed', new Date());
+    await store.claim(made.processed!.paymentGroupId, 'exec-processed', new Date());
+    await store.complete(made.processed!.paymentGroupId, summary(1));
+    await store.markDeleted(made.deleted!.paymentGroupId, new Date());
+    await store.updateSettings({ ...made.movedLater!, scheduleHour: 12 });
+    await store.updateSettings({ ...made.movedEarlier!, scheduleHour: 4 });
+  });
+
+  const due = async (slot: string) => {
+    const ours = new Map(Object.entries(made).map(([name, g]) => [g.paymentGroupId, name]));
+    const found = (await store.dueGroups(slot)).filter((g) => ours.has(g.paymentGroupId));
+    return { names: found.map((g) => ours.get(g.paymentGroupId)!).sort(), found };
+  };
+  const many = Array.from({ length: 12 }, (_, i) => `many${i}`);
+
+  test('returns pending and claimed groups of the slot and earlier slots, from every shard', async () => {
+    const { names, found } = await due(`${date}T07`);
+    expect(names).toEqual(['claimed', 'earlier', 'earlierDay', ...many, 'movedEarlier', 'sameSlot'].sort());
+    expect(found.find((g) => g.paymentGroupId === made.claimed!.paymentGroupId)).toMatchObject({
+      status: 'processing',
+      executionName: 'exec-claimed',
+      merchantId: MERCHANT,
+    });
+    expect(found.find((g) => g.paymentGroupId === made.earlier!.paymentGroupId)).toMatchObject({
+      status: 'pending',
+    });
+    // The 12 groups of one slot spread over more than one shard, and all are found.
+    const shards = new Set(many.map((n) => keys.dueShard(made[n]!.paymentGroupId)));
+    expect(shards.size).toBeGreaterThan(1);
+  });
+
+  test('excludes later slots, processed and deleted groups, and follows schedule changes', async () => {
+    expect((await due(`${date}T04`)).names).toEqual(['earlierDay', ...many, 'movedEarlier'].sort());
+    expect((await due(`${date}T02`)).names).toEqual(['earlierDay']);
+    expect((await due('2031-05-03T22')).names).toEqual([]);
+    const all = (await due('2031-05-06T00')).names;
+    expect(all).toContain('later');
+    expect(all).toContain('nextDay');
+    expect(all).toContain('movedLater');
+    expect(all).not.toContain('processed');
+    expect(all).not.toContain('deleted');
+    expect((await due(`${date}T11`)).names).not.toContain('movedLater');
+    expect((await due(`${date}T12`)).names).toContain('movedLater');
+  });
+});
+
+describe('batches of payments', () => {
+  async function pages(groupId: string, limit: number) {
+    const seen: Payment[][] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { payments: Payment[]; cursor: string | null } = await store.paymentsAfter(
+        groupId,
+        cursor,
+        limit,
+      );
+      seen.push(page.payments);
+      cursor = page.cursor;
+      expect(seen.length).toBeLessThan(20);
+    } while (cursor);
+    return seen;
+  }
+
+  test('paymentsAfter pages through the payments in sort-key order with a cursor', async () => {
+    const { group, payments } = await aGroup(7);
+    await store.softDeletePayment(payments[2]!, new Date());
+    const seen = await pages(group.paymentGroupId, 3);
+    expect(seen.map((p) => p.length).slice(0, 3)).toEqual([3, 3, 1]);
+    const ids = seen.flat().map((p) => p.paymentId);
+    const sorted = payments.map((p) => p.paymentId).sort();
+    expect(ids).toEqual(sorted);
+    // Deleted payments are in the batches (the handler skips and counts them).
+    expect(seen.flat().find((p) => p.paymentId === payments[2]!.paymentId)?.deleted).toBe(true);
+    // The cursor is the last sort key of the page: the next page starts after it.
+    const first = await store.paymentsAfter(group.paymentGroupId, null, 3);
+    expect(first.cursor).toBe(keys.payment(group.paymentGroupId, sorted[2]!).sk);
+    const second = await store.paymentsAfter(group.paymentGroupId, first.cursor, 3);
+    expect(second.payments.map((p) => p.paymentId)).toEqual(sorted.slice(3, 6));
+  });
+
+  test('an exact multiple of the limit ends with an empty page', async () => {
+    const { group, payments } = await aGroup(6);
+    const seen = await pages(group.paymentGroupId, 3);
+    expect(seen.flat().map((p) => p.paymentId)).toEqual(payments.map((p) => p.paymentId).sort());
+    expect(seen.at(-1)!.length).toBeLessThanOrEqual(3);
+    const empty = await aGroup(0);
+    expect(await store.paymentsAfter(empty.group.paymentGroupId, null, 3)).toEqual({
+      payments: [],
+      cursor: null,
+    });
+  });
+
+  test('setAuthResponse writes once', async () => {
+    const { group, payments } = await aGroup(2);
+    const [p, q] = payments as [Payment, Payment];
+    expect(await store.setAuthResponse(p, { status: 'Approved', n: 1 }, new Date())).toBe(true);
+    expect(await store.setAuthResponse(p, { status: 'Declined', n: 2 }, new Date())).toBe(false);
+    expect((await store.getPayment(group.paymentGroupId, p.paymentId))?.authResponse).toEqual({
+      status: 'Approved',
+      n: 1,
+    });
+    const racing = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => store.setAuthResponse(q, { status: 'Approved', n }, new Date())),
+    );
+    expect(racing.filter(Boolean)).toHaveLength(1);
+    const winner = racing.indexOf(true);
+    expect((await store.getPayment(group.paymentGroupId, q.paymentId))?.authResponse).toEqual({
+      status: 'Approved',
+      n: winner,
+    });
+  });
+});
