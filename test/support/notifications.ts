@@ -1,0 +1,156 @@
+/**
+ * Helpers for the e-mail end-to-end tests: the runtime's local SES store (shared by every e-mail
+ * test file, so e-mails are always picked by recipient), its outbox items in the local table, and
+ * the SES fault switch.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { baseUrl } from './api';
+
+export interface SesEmail {
+  messageId: string;
+  from: string;
+  destination: { to: string[]; cc?: string[]; bcc?: string[] };
+  subject: string;
+  body: { text?: string; html?: string };
+  at: number;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = Record<string, any>;
+export type OutboxRecord = Json;
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A recipient address no other test (or test file) uses. */
+export const uniqueAddress = (tag: string) => `${tag}-${randomUUID()}@example.com`;
+
+const sesUrl = (): string => {
+  const url = process.env.E2E_SES_URL;
+  if (!url) throw new Error('E2E_SES_URL is not set: the e2e global setup did not run');
+  return url;
+};
+
+/** Every e-mail the local SES has accepted so far (all test files). */
+export async function sesEmails(): Promise<SesEmail[]> {
+  const res = await fetch(`${sesUrl()}/store`);
+  if (res.status !== 200) throw new Error(`SES store: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { emails: SesEmail[] }).emails;
+}
+
+const isTo = (address: string) => (email: SesEmail) =>
+  email.destination.to.some((to) => to.toLowerCase() === address.toLowerCase());
+
+export async function emailsTo(address: string): Promise<SesEmail[]> {
+  return (await sesEmails()).filter(isTo(address));
+}
+
+/** Polls until each address has at least `count` e-mails (bounded); returns them by address. */
+export async function waitForEmails(
+  addresses: string[],
+  count = 1,
+  timeoutMs = 30_000,
+): Promise<Map<string, SesEmail[]>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const all = await sesEmails();
+    const byAddress = new Map(addresses.map((a) => [a, all.filter(isTo(a))]));
+    const missing = [...byAddress].filter(([, emails]) => emails.length < count).map(([a]) => a);
+    if (missing.length === 0) return byAddress;
+    if (Date.now() > until) {
+      throw new Error(`no ${count} e-mail(s) within ${timeoutMs} ms to: ${missing.join(', ')}`);
+    }
+    await sleep(250);
+  }
+}
+
+/** POST /__local/faults {"sesFailures": n}: the next n sends (by any sender) fail as throttled. */
+export async function setSesFailures(n: number): Promise<void> {
+  const res = await fetch(`${baseUrl()}/__local/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sesFailures: n }),
+  });
+  if (res.status !== 200) throw new Error(`faults: ${res.status} ${await res.text()}`);
+}
+
+/** The runtime's table, read directly (DynamoDB Local). */
+let table: { raw: DynamoDBClient; doc: DynamoDBDocumentClient; tableName: string } | undefined;
+export function localTable() {
+  if (table) return table;
+  const runtime = JSON.parse(readFileSync(join(process.env.E2E_DATA_DIR!, 'runtime.json'), 'utf8'));
+  const raw = new DynamoDBClient({
+    endpoint: runtime.dynamodbEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  table = { raw, doc: DynamoDBDocumentClient.from(raw), tableName: runtime.tableName as string };
+  return table;
+}
+
+export function closeLocalTable(): void {
+  table?.raw.destroy();
+  table = undefined;
+}
+
+const outboxKey = (outboxId: string) => ({ pk: `OUTBOX#${outboxId}`, sk: 'OUTBOX' });
+
+/** The outbox item `notice:<paymentId>` / `receipt:<paymentId>` as stored, or undefined. */
+export async function outboxItem(outboxId: string): Promise<OutboxRecord | undefined> {
+  const { doc, tableName } = localTable();
+  const { Item } = await doc.send(
+    new GetCommand({ TableName: tableName, Key: outboxKey(outboxId), ConsistentRead: true }),
+  );
+  return Item;
+}
+
+/** The same item in the stream's attribute-value form (what a stream record's NewImage holds). */
+export async function rawOutboxItem(outboxId: string): Promise<Record<string, AttributeValue> | undefined> {
+  const { raw, tableName } = localTable();
+  const { Item } = await raw.send(
+    new GetItemCommand({
+      TableName: tableName,
+      Key: { pk: { S: `OUTBOX#${outboxId}` }, sk: { S: 'OUTBOX' } },
+      ConsistentRead: true,
+    }),
+  );
+  return Item;
+}
+
+export async function putOutboxItem(item: OutboxRecord): Promise<void> {
+  const { doc, tableName } = localTable();
+  await doc.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...item, ...outboxKey(item.outboxId as string) },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+/** Polls the outbox item until it has one of `statuses` (bounded); returns it. */
+export async function waitForOutbox(
+  outboxId: string,
+  statuses: string[],
+  timeoutMs = 30_000,
+): Promise<OutboxRecord> {
+  const until = Date.now() + timeoutMs;
+  let item: OutboxRecord | undefined;
+  for (;;) {
+    item = await outboxItem(outboxId);
+    if (item && statuses.includes(item.status as string)) return item;
+    if (Date.now() > until) {
+      throw new Error(
+        `outbox ${outboxId} not ${statuses.join('|')} in ${timeoutMs} ms: ${JSON.stringify(item)}`,
+      );
+    }
+    await sleep(200);
+  }
+}
+
+/** Every text of an e-mail in one string: subject, text and HTML bodies. */
+export const allTextOf = (email: SesEmail) =>
+  [email.subject, email.body.text ?? '', email.body.html ?? ''].join('\n');
