@@ -63,7 +63,11 @@ export async function refundSale(
     if (amountCents > availableRefundCents(txn)) throw tooMuch(availableRefundCents(txn));
     refund = { refundId, transactionId, amountCents, status: 'Pending', date: now.toISOString() };
     if (!(await store.reserveRefund(txn, refund))) {
-      throw tooMuch(availableRefundCents((await store.require(transactionId, merchantId)).transaction));
+      // Lost a race: to the same refund (a concurrent repeat: go on with it) or to others.
+      const current = await store.require(transactionId, merchantId);
+      const same = current.refunds.find((r) => r.refundId === refundId);
+      if (!same) throw tooMuch(availableRefundCents(current.transaction));
+      refund = same;
     }
   }
   if (refund.status === 'Pending') {
