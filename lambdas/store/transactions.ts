@@ -313,7 +313,8 @@ export class TransactionStore {
       );
       return true;
     } catch (error) {
-      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return false;
+      // The amount no longer fits, or this refund id was reserved by a concurrent repeat.
+      if (cancellationCodes(error)?.some((code) => code === 'ConditionalCheckFailed')) return false;
       throw error;
     }
   }
