@@ -2,7 +2,9 @@
  * The notifier: consumes the table's stream (new outbox items only; CDK filters the rest out)
  * and sends each e-mail through SES once.
  *
- * - A record delivered twice sends one e-mail: the item is claimed (pending → sending) first.
+ * - A record delivered twice sends one e-mail: the item is claimed (pending → sending) first;
+ *   a delivery that meets a live claim of another asks to be delivered again later, so that an
+ *   item whose sender died mid-send is taken over when the claim expires.
  * - A failing or throttled send puts the item back to pending and reports the record as failed,
  *   so the stream delivers it again (Lambda retries; locally the stream reader does); after
  *   MAX_SEND_ATTEMPTS the item is marked `failed`: visible in the table, never silently dropped.
@@ -26,8 +28,15 @@ class NotReadyError extends Error {}
 async function deliver(outboxId: string): Promise<void> {
   const store = outboxStore();
   const now = new Date();
-  const item = await store.claim(outboxId, now);
-  if (!item) return; // sent, failed, or being sent by another delivery
+  const claim = await store.claim(outboxId, now);
+  if (!('item' in claim)) {
+    // Sent, failed or gone: done. Held by another delivery: ask for this record again later, in
+    // case that delivery dies before finishing (its claim then expires and this one takes over).
+    if (claim.status === 'sending')
+      throw new NotReadyError(`outbox item ${outboxId} is being sent by another delivery`);
+    return;
+  }
+  const { item } = claim;
   logger.appendKeys({ outboxId, kind: item.kind, paymentGroupId: item.paymentGroupId });
 
   if (!(await groupStore().getGroup(item.paymentGroupId))) {
@@ -39,10 +48,9 @@ async function deliver(outboxId: string): Promise<void> {
     return;
   }
 
+  let messageId: string;
   try {
-    const { messageId } = await emailSender().send(item.recipient, renderEmail(item));
-    await store.markSent(outboxId, messageId, new Date());
-    logger.info('e-mail sent', { messageId });
+    ({ messageId } = await emailSender().send(item.recipient, renderEmail(item)));
   } catch (error) {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     if (item.attempts + 1 >= MAX_SEND_ATTEMPTS) {
@@ -55,6 +63,21 @@ async function deliver(outboxId: string): Promise<void> {
     }
     await store.release(outboxId, reason, true);
     throw error;
+  }
+  // Sent: from here on nothing may lead to a second send. Recording it is retried; if it still
+  // fails, the item stays claimed ("sending") and is logged, rather than released and re-sent.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await store.markSent(outboxId, messageId, new Date());
+      logger.info('e-mail sent', { messageId });
+      return;
+    } catch (error) {
+      if (attempt >= 3) {
+        logger.error('e-mail sent but not recorded; outbox item left in "sending"', { messageId, error });
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+    }
   }
 }
 

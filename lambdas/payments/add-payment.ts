@@ -24,7 +24,12 @@ export const handler = merchantRoute({ body: parse }, async ({ merchant, params,
     ? await requireGroup(groupId, merchant.merchantId)
     : undefined;
   const notices = group ? await scheduledNotices([payment], group, merchant.name, profiles, now) : [];
-  const outcome = await groupStore().addPayment(payment, now, notices);
+  const outcome = await groupStore().addPayment(
+    payment,
+    now,
+    notices,
+    notices.length > 0 ? group : undefined,
+  );
   // The group is missing, not this merchant's, or no longer pending: say which.
   if (outcome !== 'ok') await explainGroupRejection(groupId, merchant.merchantId);
   return { status: 201, body: paymentView(payment) };

@@ -117,9 +117,10 @@ export class GroupStore {
     try {
       await this.db.send(new PutCommand(groupPut));
     } catch (error) {
-      await this.batchWrite(
-        payments.map((p) => ({ DeleteRequest: { Key: keys.payment(p.paymentGroupId, p.paymentId) } })),
-      ).catch(() => undefined);
+      await this.batchWrite([
+        ...payments.map((p) => ({ DeleteRequest: { Key: keys.payment(p.paymentGroupId, p.paymentId) } })),
+        ...outbox.map((o) => ({ DeleteRequest: { Key: keys.outbox(o.outboxId) } })),
+      ]).catch(() => undefined);
       throw error;
     }
   }
@@ -213,13 +214,17 @@ export class GroupStore {
     countDelta: number,
     centsDelta: number,
     now: Date,
+    /** The slot the caller read (a notice names it): the change holds only if it is unchanged. */
+    slot?: Pick<Group, 'scheduleDate' | 'scheduleHour'>,
   ) {
     return {
       Update: {
         TableName: this.tableName,
         Key: keys.group(group.paymentGroupId),
         UpdateExpression: 'ADD paymentCount :c, totalCents :t SET lastUpdated = :now',
-        ConditionExpression: '#status = :pending AND merchantId = :m',
+        ConditionExpression:
+          '#status = :pending AND merchantId = :m' +
+          (slot ? ' AND scheduleDate = :d AND scheduleHour = :h' : ''),
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':c': countDelta,
@@ -227,6 +232,7 @@ export class GroupStore {
           ':now': now.toISOString(),
           ':pending': 'pending',
           ':m': group.merchantId,
+          ...(slot && { ':d': slot.scheduleDate, ':h': slot.scheduleHour }),
         },
       },
     };
@@ -244,8 +250,16 @@ export class GroupStore {
     }
   }
 
-  /** A new payment, its group's totals and (with the notice flag) its outbox item: one transaction. */
-  async addPayment(payment: Payment, now: Date, outbox: OutboxItem[] = []): Promise<WriteOutcome> {
+  /**
+   * A new payment, its group's totals and (with the notice flag) its outbox item: one
+   * transaction. With a notice, `slot` is the schedule it names, and must still be the group's.
+   */
+  async addPayment(
+    payment: Payment,
+    now: Date,
+    outbox: OutboxItem[] = [],
+    slot?: Pick<Group, 'scheduleDate' | 'scheduleHour'>,
+  ): Promise<WriteOutcome> {
     return this.transact(
       [
         {
@@ -255,7 +269,7 @@ export class GroupStore {
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
-        this.groupTotals(payment, 1, payment.amountCents, now),
+        this.groupTotals(payment, 1, payment.amountCents, now, slot),
         ...outbox.map((o) => outboxPut(this.tableName, o)),
       ],
       0,

@@ -19,7 +19,7 @@ import type { OutboxItem } from '#domain/notifications';
 import { isConditionFailure, strip } from './items';
 
 /** A claim not finished within this time (the notifier crashed mid-send) may be taken again. */
-const CLAIM_LEASE_MS = 60_000;
+export const CLAIM_LEASE_MS = 30_000;
 
 export const outboxRecord = (item: OutboxItem) => ({
   ...keys.outbox(item.outboxId),
@@ -56,8 +56,14 @@ export class OutboxStore {
     }
   }
 
-  /** pending (or a stale sending) → sending. The item as claimed, or undefined if not ours to send. */
-  async claim(outboxId: string, now: Date): Promise<OutboxItem | undefined> {
+  /**
+   * pending (or a stale sending) → sending. The item as claimed; or, when it is not ours to send,
+   * its status (`sending`: another delivery holds a live claim, which may yet fail).
+   */
+  async claim(
+    outboxId: string,
+    now: Date,
+  ): Promise<{ item: OutboxItem } | { status: OutboxItem['status'] | 'missing' }> {
     try {
       const { Attributes } = await this.db.send(
         new UpdateCommand({
@@ -75,10 +81,10 @@ export class OutboxStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return strip<OutboxItem>(Attributes!);
+      return { item: strip<OutboxItem>(Attributes!) };
     } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      return { status: (await this.get(outboxId))?.status ?? 'missing' };
     }
   }
 

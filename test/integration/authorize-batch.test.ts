@@ -1,7 +1,7 @@
 /**
  * The AuthorizeBatch task against DynamoDB Local and the sandbox processor: every payment is
- * charged exactly once, also when a batch is re-run after a crash, and a processor that stays
- * unreachable gives a Failed authResponse instead of failing the batch.
+ * charged exactly once, also when a batch is re-run after a crash, and a processor that never
+ * answers gives a Declined 96 authResponse (after a timeout reversal) instead of failing the batch.
  */
 import type { Context } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -216,23 +216,81 @@ test('a crash after the processor charged makes the batch fail; the re-run compl
   expect(await transactionsOf(payments)).toHaveLength(3);
 });
 
-test('a processor that stays unreachable gives the payment a Failed authResponse after 3 attempts', async () => {
+test('a processor that never answers: 2 retries, then a timeout reversal and a Declined 96 (category 2)', async () => {
   const { group, payments } = await aGroup(['ok', 'ok']);
   const unlucky = payments[0]!;
-  processor.failAlways(`payment:${unlucky.paymentId}`, 'unavailable-before');
+  const key = `payment:${unlucky.paymentId}`;
+  processor.failAlways(key, 'unavailable-before');
   const state = await runAll(initialState(group));
-  expect(state.totals).toMatchObject({ approved: 1, failed: 1 });
-  expect(processor.calls.filter((c) => c.key === `payment:${unlucky.paymentId}`)).toHaveLength(3);
-  expect((await stored(unlucky))!.authResponse).toMatchObject({
+  expect(state.totals).toMatchObject({ approved: 1, declined: 1, failed: 0 });
+  // Attempts 1 and 2 throw and are retried with the same key; attempt 3 reverses.
+  expect(processor.calls.filter((c) => c.key === key).map((c) => c.kind)).toEqual([
+    'SALE',
+    'SALE',
+    'SALE',
+    'REVERSE',
+  ]);
+  const auth = (await stored(unlucky))!.authResponse!;
+  expect(auth).toMatchObject({
+    status: 'Declined',
+    responseCode: '96',
+    responseMessage: 'Processor did not answer; the authorization was reversed',
+    declineCategory: '2',
+    isDuplicate: false,
+    approvedAmount: 0,
+    availableRefundAmount: 0,
+    transactionId: transactionIdOf(unlucky.paymentId),
+    paymentId: unlucky.paymentId,
+  });
+  expect(auth).not.toHaveProperty('settlementTime');
+  expect((await stored(payments[1]!))!.authResponse).toMatchObject({ status: 'Approved' });
+  // The ledger holds the reversal (no money moved); the declined sale is recorded once.
+  const ledger = await transactionStore().ledger('SALE', key);
+  expect(ledger).toMatchObject({ reversed: true, calls: 0, result: { approved: false, responseCode: '96' } });
+  const txns = await transactionsOf([unlucky]);
+  expect(txns).toHaveLength(1);
+  expect(txns[0]).toMatchObject({ status: 'Declined', responseCode: '96', approvedCents: 0 });
+  expect(txns[0]).not.toHaveProperty('processorTransactionId');
+  // A re-run leaves the declined payment alone.
+  processor.clear();
+  await runAll(initialState(group));
+  expect(processor.calls).toEqual([]);
+});
+
+test('a processor that answers on the third attempt: approved, charged once, nothing reversed', async () => {
+  const { group, payments } = await aGroup(['ok']);
+  const payment = payments[0]!;
+  const key = `payment:${payment.paymentId}`;
+  // The first two answers are lost after the sandbox charged: the retries replay the first result.
+  processor.failNext(key, 'unavailable-after', 'unavailable-after');
+  const state = await runAll(initialState(group));
+  expect(state.totals).toMatchObject({ approved: 1, declined: 0, failed: 0 });
+  expect(processor.calls.filter((c) => c.key === key).map((c) => c.kind)).toEqual(['SALE', 'SALE', 'SALE']);
+  const ledger = await transactionStore().ledger('SALE', key);
+  expect(ledger).toMatchObject({ calls: 3, result: { approved: true } });
+  expect(ledger).not.toHaveProperty('reversed');
+  const txns = await transactionsOf([payment]);
+  expect(txns).toHaveLength(1);
+  expect(txns[0]!.processorTransactionId).toBe(
+    (ledger!.result as { processorTransactionId: string }).processorTransactionId,
+  );
+  expect((await stored(payment))!.authResponse).toMatchObject({ status: 'Approved', responseCode: '00' });
+});
+
+test('when the timeout reversal fails too, the payment gets a Failed authResponse and no transaction', async () => {
+  const { group, payments } = await aGroup(['ok']);
+  const payment = payments[0]!;
+  const key = `payment:${payment.paymentId}`;
+  processor.failAlways(key, 'unavailable-before');
+  processor.reverseFault = 'unavailable-before';
+  const state = await runAll(initialState(group));
+  expect(state.totals).toMatchObject({ approved: 0, declined: 0, failed: 1 });
+  expect((await stored(payment))!.authResponse).toMatchObject({
     status: 'Failed',
     responseCode: '96',
     declineCategory: '2',
     approvedAmount: 0,
   });
-  expect((await stored(payments[1]!))!.authResponse).toMatchObject({ status: 'Approved' });
-  expect(await saleCalls(unlucky)).toBe(0);
-  expect(await transactionsOf([unlucky])).toHaveLength(0);
-  // A re-run leaves the Failed payment alone.
-  await runAll(initialState(group));
-  expect(processor.calls.filter((c) => c.key === `payment:${unlucky.paymentId}`)).toHaveLength(3);
+  expect(await transactionsOf([payment])).toHaveLength(0);
+  expect(await transactionStore().ledger('SALE', key)).toBeUndefined();
 });

@@ -1,9 +1,10 @@
 /** The group store against DynamoDB Local: transactions, conditions and concurrent writers. */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
+import type { OutboxItem } from '../../lambdas/domain/notifications';
 import { newId } from '../../lambdas/shared/ids';
 import { keys } from '../../lambdas/shared/keys';
-import { GroupStore } from '../../lambdas/store/groups';
+import { GroupStore, MAX_TRANSACTION_ITEMS } from '../../lambdas/store/groups';
 import { createTestTable, type TestTable } from '../support/ddb';
 
 let table: TestTable;
@@ -69,6 +70,69 @@ test('creating a group whose id exists fails and writes nothing new', async () =
   for (const p of again.payments) p.paymentGroupId = group.paymentGroupId;
   await expect(store.createGroup(again.group, again.payments)).rejects.toThrow();
   expect(await store.listPayments(group.paymentGroupId)).toHaveLength(2);
+});
+
+describe('outbox items written with the payments', () => {
+  /** A payment-scheduled notice of this payment, as the handlers build it. */
+  const notice = (payment: Payment, group: Group): OutboxItem => ({
+    outboxId: `notice:${payment.paymentId}`,
+    kind: 'payment-scheduled',
+    recipient: 'payor@example.com',
+    status: 'pending',
+    attempts: 0,
+    createdAt: new Date().toISOString(),
+    paymentGroupId: group.paymentGroupId,
+    data: {
+      merchantName: 'Springfield Elementary',
+      amountCents: payment.amountCents,
+      maskedAccountNumber: '************1111',
+      accountType: 'VISA',
+      scheduleDate: group.scheduleDate,
+      scheduleHour: group.scheduleHour,
+      paymentId: payment.paymentId,
+    },
+  });
+  const outboxItem = (payment: Payment) => rawItem(keys.outbox(`notice:${payment.paymentId}`));
+
+  test.each([
+    [MAX_TRANSACTION_ITEMS - 3, 'one transaction of exactly 100 items'],
+    [MAX_TRANSACTION_ITEMS - 2, 'the batch path (101 items)'],
+  ])('%p payments with 2 notices: %s, all written', async (count) => {
+    const { group, payments } = makeGroup(count);
+    const notices = [notice(payments[0]!, group), notice(payments[count - 1]!, group)];
+    await store.createGroup(group, payments, notices);
+    expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: count });
+    expect(await store.listPayments(group.paymentGroupId)).toHaveLength(count);
+    for (const p of [payments[0]!, payments[count - 1]!]) {
+      expect(await outboxItem(p)).toMatchObject({
+        pk: `OUTBOX#notice:${p.paymentId}`,
+        sk: 'OUTBOX',
+        entity: 'outbox',
+        kind: 'payment-scheduled',
+        status: 'pending',
+        attempts: 0,
+        paymentGroupId: group.paymentGroupId,
+        data: { amountCents: p.amountCents, paymentId: p.paymentId },
+      });
+    }
+    expect(await outboxItem(payments[1]!)).toBeUndefined();
+  });
+
+  test('addPayment writes the notice in the same transaction; a refused add writes neither', async () => {
+    const { group } = makeGroup(0);
+    await store.createGroup(group, []);
+    const now = new Date();
+    const added = newPayment({ profileId: 'p/m', amount: 4.2 }, group, newId(), now);
+    expect(await store.addPayment(added, now, [notice(added, group)])).toBe('ok');
+    expect(await outboxItem(added)).toMatchObject({ entity: 'outbox', recipient: 'payor@example.com' });
+    expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: 1, totalCents: 420 });
+
+    expect(await store.markDeleted(group.paymentGroupId, now)).toBe(true);
+    const refused = newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now);
+    expect(await store.addPayment(refused, now, [notice(refused, group)])).toBe('group-not-editable');
+    expect(await store.getPayment(group.paymentGroupId, refused.paymentId)).toBeUndefined();
+    expect(await outboxItem(refused)).toBeUndefined();
+  });
 });
 
 test('50 concurrent payment adds keep paymentCount and totalCents exact', async () => {

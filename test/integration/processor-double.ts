@@ -18,6 +18,8 @@ export class FaultyProcessor implements PaymentProcessor {
   private readonly faults = new Map<string, Fault[]>();
   /** Faults for every refund call (not consumed). */
   refundFault: Fault = 'none';
+  /** Fault for every timeout reversal (not consumed; only the `unavailable-*` faults apply). */
+  reverseFault: Fault = 'none';
   /** Every call that reached this wrapper, by kind and key. */
   readonly calls: { kind: string; key: string }[] = [];
 
@@ -36,6 +38,7 @@ export class FaultyProcessor implements PaymentProcessor {
   clear(): void {
     this.faults.clear();
     this.refundFault = 'none';
+    this.reverseFault = 'none';
     this.calls.length = 0;
   }
 
@@ -86,6 +89,17 @@ export class FaultyProcessor implements PaymentProcessor {
     this.calls.push({ kind: 'REFUND', key: request.idempotencyKey });
     const fault = this.refundFault !== 'none' ? this.refundFault : this.next(request.idempotencyKey);
     return this.apply(fault, () => this.inner.refund(request), reversalDeclined);
+  }
+
+  /** Passed on to the sandbox (which overwrites its ledger entry of the key with a reversed 96). */
+  reverseUnanswered(request: { idempotencyKey: string; merchantId: string }): Promise<void> {
+    this.calls.push({ kind: 'REVERSE', key: request.idempotencyKey });
+    const fault = this.reverseFault === 'decline' ? 'none' : this.reverseFault;
+    return this.apply(
+      fault,
+      () => this.inner.reverseUnanswered(request),
+      () => undefined,
+    );
   }
 }
 

@@ -2,9 +2,11 @@
  * The transactions core (sale, refund, void, request idempotency) against DynamoDB Local with the
  * sandbox processor, whose ledger in the same table counts every processor call per key.
  */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { idempotent } from '../../lambdas/core/idempotency';
 import { refundSale, voidSale } from '../../lambdas/core/reversals';
 import { runSale, type SaleRequest } from '../../lambdas/core/sale';
+import { DECLINE_CATEGORY_DESCRIPTIONS } from '../../lambdas/domain/declines';
 import { transactionView, type Transaction } from '../../lambdas/domain/transactions';
 import { useProcessor } from '../../lambdas/processor/index';
 import { SandboxProcessor } from '../../lambdas/processor/sandbox';
@@ -16,6 +18,7 @@ import {
   ServiceUnavailableError,
 } from '../../lambdas/shared/errors';
 import { newId } from '../../lambdas/shared/ids';
+import { keys } from '../../lambdas/shared/keys';
 import { PayorStore } from '../../lambdas/store/payors';
 import { transactionStore, type StoredResponse } from '../../lambdas/store/transactions';
 import { createTestTable, type TestTable } from '../support/ddb';
@@ -176,8 +179,9 @@ describe('duplicate check', () => {
     expect(processor.calls.filter((c) => c.key === request.processorKey)).toHaveLength(1);
   });
 
-  test('a sale whose processor answer was lost is completed by a retry with no second charge', async () => {
-    const request = sale(await aProfile(), 888);
+  test("with onNoAnswer 'throw', a sale whose answer was lost is completed by a retry with no second charge", async () => {
+    // onNoAnswer 'throw': the caller retries with the same key (no timeout reversal).
+    const request = sale(await aProfile(), 888, { onNoAnswer: 'throw' });
     processor.failNext(request.processorKey, 'unavailable-after');
     await expect(runSale(request, base)).rejects.toThrow('the answer was lost');
     expect(await transactionStore().find(request.transactionId)).toBeUndefined();
@@ -194,6 +198,188 @@ describe('duplicate check', () => {
     await expect(runSale(sale(`${newId()}/${newId()}`, 100), base)).rejects.toBeInstanceOf(BadRequestError);
     const declined = await runSale(sale(`${newId()}/${newId()}`, 100, { missingMethod: 'decline' }), base);
     expect(declined).toMatchObject({ status: 'Declined', responseCode: 'PM', isDuplicate: false });
+  });
+});
+
+describe('timeout reversal (the processor gives no answer)', () => {
+  const base = new Date('2031-03-03T10:00:00.000Z');
+  const at = (seconds: number) => new Date(base.getTime() + seconds * 1000);
+  const REVERSED = 'Processor did not answer; the authorization was reversed';
+
+  /** The transaction id the duplicate guard of this method and amount names, if any. */
+  async function guardOf(profileId: string, amountCents: number): Promise<string | undefined> {
+    const methodId = profileId.split('/')[1]!;
+    const { Item } = await table.db.send(
+      new GetCommand({
+        TableName: table.tableName,
+        Key: keys.duplicateGuard(MERCHANT, methodId, amountCents),
+        ConsistentRead: true,
+      }),
+    );
+    return Item?.transactionId as string | undefined;
+  }
+
+  const callsOf = (key: string) => processor.calls.filter((c) => c.key === key).map((c) => c.kind);
+
+  test('no answer: reversed, a Declined 96 (category 2) is recorded and the duplicate guard released', async () => {
+    const profile = await aProfile();
+    const request = sale(profile, 6100);
+    processor.failNext(request.processorKey, 'unavailable-before');
+    const txn = await runSale(request, base);
+    expect(txn).toMatchObject({
+      transactionId: request.transactionId,
+      status: 'Declined',
+      responseCode: '96',
+      responseMessage: REVERSED,
+      isDuplicate: false,
+      approvedCents: 0,
+      amountCents: 6100,
+      accountType: 'VISA',
+      maskedAccountNumber: '************1111',
+    });
+    expect(txn.processorTransactionId).toBeUndefined();
+    expect(txn.settlesAt).toBeUndefined();
+    expect(callsOf(request.processorKey)).toEqual(['SALE', 'REVERSE']);
+
+    // Recorded and findable, with category 2 (may retry) in the view.
+    expect((await transactionStore().find(txn.transactionId))?.transaction).toEqual(txn);
+    expect(await view(txn.transactionId)).toMatchObject({
+      status: 'Declined',
+      responseCode: '96',
+      responseMessage: REVERSED,
+      declineCategory: '2',
+      declineCategoryDescription: DECLINE_CATEGORY_DESCRIPTIONS['2'],
+      approvedAmount: 0,
+      availableRefundAmount: 0,
+      settled: false,
+    });
+    // The processor's ledger holds the reversal: nothing charged under this key.
+    expect(await transactionStore().ledger('SALE', request.processorKey)).toMatchObject({
+      reversed: true,
+      calls: 0,
+      result: { approved: false, responseCode: '96', approvedCents: 0 },
+    });
+    // The guard is released.
+    expect(await guardOf(profile, 6100)).toBeUndefined();
+
+    // Running the same request again returns the stored decline, without a processor call.
+    expect(await runSale(request, at(1))).toEqual(txn);
+    expect(callsOf(request.processorKey)).toEqual(['SALE', 'REVERSE']);
+
+    // An identical sale right after is processed (not a duplicate) and approved.
+    const next = sale(profile, 6100);
+    const approved = await runSale(next, at(2));
+    expect(approved).toMatchObject({ status: 'Approved', isDuplicate: false, approvedCents: 6100 });
+    expect(approved.originalTransactionId).toBeUndefined();
+    expect(await ledgerCalls('SALE', next.processorKey)).toBe(1);
+    expect(await guardOf(profile, 6100)).toBe(next.transactionId);
+  });
+
+  test('a later sale with the reversed processor key gets the reversed (declined) answer', async () => {
+    const profile = await aProfile();
+    const request = sale(profile, 6150);
+    processor.failNext(request.processorKey, 'unavailable-before');
+    expect((await runSale(request, base)).responseCode).toBe('96');
+
+    // Straight at the processor: the key answers declined, whatever the request.
+    const method = (await new PayorStore(table.db, table.tableName).findMethod(
+      profile.split('/')[0]!,
+      profile.split('/')[1]!,
+      MERCHANT,
+    ))!;
+    const direct = await processor.sale({
+      idempotencyKey: request.processorKey,
+      merchantId: MERCHANT,
+      token: method.processorToken,
+      amountCents: 6150,
+      allowPartial: false,
+    });
+    expect(direct).toMatchObject({ approved: false, responseCode: '96', approvedCents: 0 });
+
+    // Through the core, as a new transaction reusing the key: a decline, and the guard is free again.
+    const reuse = sale(profile, 6150, { processorKey: request.processorKey });
+    const again = await runSale(reuse, at(1));
+    expect(again).toMatchObject({
+      status: 'Declined',
+      responseCode: '96',
+      isDuplicate: false,
+      approvedCents: 0,
+      processorTransactionId: direct.processorTransactionId,
+    });
+    expect(transactionView(again, [], at(1)).declineCategory).toBe('2');
+    expect(await guardOf(profile, 6150)).toBeUndefined();
+    // Answered from the ledger each time: the reversal stays in place.
+    expect(await transactionStore().ledger('SALE', request.processorKey)).toMatchObject({
+      reversed: true,
+      calls: 2,
+      result: { approved: false, responseCode: '96' },
+    });
+  });
+
+  test('charged but the answer lost: the reversal replaces the charge in the ledger (no money moved)', async () => {
+    const profile = await aProfile();
+    const request = sale(profile, 6200);
+    processor.failNext(request.processorKey, 'unavailable-after');
+    const txn = await runSale(request, base);
+    expect(txn).toMatchObject({ status: 'Declined', responseCode: '96', approvedCents: 0 });
+    expect(callsOf(request.processorKey)).toEqual(['SALE', 'REVERSE']);
+    const ledger = await transactionStore().ledger('SALE', request.processorKey);
+    expect(ledger).toMatchObject({
+      reversed: true,
+      result: { approved: false, responseCode: '96', approvedCents: 0 },
+    });
+    expect(ledger!.result).not.toHaveProperty('authCode');
+    expect(await guardOf(profile, 6200)).toBeUndefined();
+    expect((await runSale(sale(profile, 6200), at(1))).status).toBe('Approved');
+  });
+
+  test("onNoAnswer 'throw': the error propagates, nothing is recorded, the guard still names the sale", async () => {
+    const profile = await aProfile();
+    const request = sale(profile, 6300, { onNoAnswer: 'throw' });
+    processor.failNext(request.processorKey, 'unavailable-before');
+    const error = await runSale(request, base).catch((e: unknown) => e);
+    expect(nameOf(error)).toBe('ProcessorUnavailableError');
+    expect(callsOf(request.processorKey)).toEqual(['SALE']);
+    expect(await transactionStore().find(request.transactionId)).toBeUndefined();
+    expect(await transactionStore().ledger('SALE', request.processorKey)).toBeUndefined();
+    expect(await guardOf(profile, 6300)).toBe(request.transactionId);
+
+    // Meanwhile an identical sale is a duplicate of the sale in flight.
+    expect(await runSale(sale(profile, 6300), at(1))).toMatchObject({
+      status: 'Declined',
+      responseCode: '19',
+      isDuplicate: true,
+      originalTransactionId: request.transactionId,
+    });
+    // The retry (same transaction id and key) goes through the guard it holds and completes.
+    const done = await runSale(request, at(2));
+    expect(done).toMatchObject({ status: 'Approved', isDuplicate: false });
+    expect(await ledgerCalls('SALE', request.processorKey)).toBe(1);
+    expect(await guardOf(profile, 6300)).toBe(request.transactionId);
+  });
+
+  test('other processor errors propagate without a reversal', async () => {
+    const profile = await aProfile();
+    const request = sale(profile, 6400);
+    processor.failNext(request.processorKey, 'crash-after');
+    await expect(runSale(request, base)).rejects.toThrow('simulated crash');
+    expect(callsOf(request.processorKey)).toEqual(['SALE']);
+    expect(await transactionStore().find(request.transactionId)).toBeUndefined();
+    expect(await transactionStore().ledger('SALE', request.processorKey)).not.toHaveProperty('reversed');
+  });
+
+  test('a reversal that gets no answer either propagates; the retry completes the sale', async () => {
+    const profile = await aProfile();
+    const request = sale(profile, 6500);
+    processor.failNext(request.processorKey, 'unavailable-before');
+    processor.reverseFault = 'unavailable-before';
+    const error = await runSale(request, base).catch((e: unknown) => e);
+    expect(nameOf(error)).toBe('ProcessorUnavailableError');
+    expect(callsOf(request.processorKey)).toEqual(['SALE', 'REVERSE']);
+    expect(await transactionStore().find(request.transactionId)).toBeUndefined();
+    expect(await guardOf(profile, 6500)).toBe(request.transactionId);
+    processor.reverseFault = 'none';
+    expect(await runSale(request, at(1))).toMatchObject({ status: 'Approved', isDuplicate: false });
   });
 });
 

@@ -152,7 +152,7 @@ describe('assertCardNumber', () => {
     ],
     ['4111111111111111', 'MASTERCARD', 'cardNumber is a VISA card but accountType is MASTERCARD'],
     ['5555555555554444', 'VISA', 'cardNumber is a MASTERCARD card but accountType is VISA'],
-    ['378282246310005', 'DISCOVER', 'cardNumber is a AMEX card but accountType is DISCOVER'],
+    ['378282246310005', 'DISCOVER', 'cardNumber is an AMEX card but accountType is DISCOVER'],
     ['6011111111111117', 'AMEX', 'cardNumber is a DISCOVER card but accountType is AMEX'],
   ])('refuses %p declared %p: %p, without echoing the number', (number, declared, message) => {
     const text = messageOf(() => assertCardNumber(number, declared));

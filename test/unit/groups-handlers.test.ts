@@ -1,6 +1,7 @@
 import './support/env';
 import {
   BatchGetCommand,
+  type BatchGetCommandInput,
   BatchWriteCommand,
   GetCommand,
   PutCommand,
@@ -8,7 +9,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { currentSlot } from '#domain/groups';
-import { MAX_TRANSACTIONAL_PAYMENTS } from '#store/groups';
+import { MAX_TRANSACTION_ITEMS } from '#store/groups';
 import { handler as createGroup } from '../../lambdas/groups/create-group';
 import { handler as deleteGroup } from '../../lambdas/groups/delete-group';
 import { handler as getGroup } from '../../lambdas/groups/get-group';
@@ -16,15 +17,20 @@ import { handler as updateGroup } from '../../lambdas/groups/update-group';
 import {
   awsError,
   ddbMock,
+  emailLookups,
+  EMAIL_PROJECTION,
   expectError,
   FUTURE_DATE,
   group,
   GROUP_ID,
   groupPath,
   invoke,
+  MERCHANT_NAME,
+  METHOD_PROJECTION,
   methodLookups,
   MID,
   OTHER_MID,
+  payorEmail,
   resetDb,
   savedMethod,
   sentCommands,
@@ -74,7 +80,7 @@ describe('POST /groups (create group)', () => {
         RequestItems: {
           t: {
             Keys: [{ pk: 'PAYOR#payor1', sk: 'METHOD#method1' }],
-            ProjectionExpression: 'payorId, savedPaymentMethodId, merchantId',
+            ProjectionExpression: METHOD_PROJECTION,
           },
         },
       },
@@ -299,13 +305,260 @@ describe('POST /groups (create group)', () => {
     expect(expectError(await post(createBody({ deleted: false })), 400)).toBe('deleted is not a known field');
   });
 
-  it(`uses one transaction for ${MAX_TRANSACTIONAL_PAYMENTS} payments (group + 99 = 100 items)`, async () => {
-    ddbMock.on(TransactWriteCommand).resolves({});
-    const payments = Array.from({ length: MAX_TRANSACTIONAL_PAYMENTS }, () => inline(1));
-    const response = await post(createBody({ payments }));
-    expect(response.status).toBe(201);
-    expect(ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems).toHaveLength(100);
-    expect(ddbMock.commandCalls(BatchWriteCommand)).toHaveLength(0);
+  describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + payments + notices`, () => {
+    beforeEach(() => {
+      ddbMock.on(TransactWriteCommand).resolves({});
+      ddbMock.on(BatchWriteCommand).resolves({});
+      ddbMock.on(PutCommand).resolves({});
+      savedMethod('payor3/method3');
+      payorEmail('payor1', 'one@example.com');
+      payorEmail('payor3', 'three@example.com');
+    });
+
+    /** `count` payments of payor2 (no e-mail), the first `notices` of them flagged and of payors with e-mail. */
+    const paymentsWith = (count: number, flagged: string[]) =>
+      Array.from({ length: count }, (_, i) =>
+        i < flagged.length
+          ? inline(1, { profileId: flagged[i], sendPaymentScheduledNotification: true })
+          : inline(1, { profileId: 'payor2/method2' }),
+      );
+    const outboxIn = (items: AnyItem[]) => items.filter((i) => i.entity === 'outbox');
+
+    it('99 payments and no notice: one transaction of 100 items, no e-mail lookup', async () => {
+      const response = await post(createBody({ payments: paymentsWith(99, []) }));
+      expect(response.status).toBe(201);
+      expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(1);
+      expect(ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems).toHaveLength(100);
+      expect(ddbMock.commandCalls(BatchWriteCommand)).toHaveLength(0);
+      expect(ddbMock.commandCalls(PutCommand)).toHaveLength(0);
+      expect(emailLookups()).toHaveLength(0);
+    });
+
+    it('97 payments with 2 notices: one transaction of exactly 100 items', async () => {
+      const response = await post(
+        createBody({ payments: paymentsWith(97, ['payor1/method1', 'payor3/method3']) }),
+      );
+      expect(response.status).toBe(201);
+      const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+      expect(items).toHaveLength(100);
+      expect(outboxIn(items.map((i) => i.Put!.Item as AnyItem))).toHaveLength(2);
+      expect(ddbMock.commandCalls(BatchWriteCommand)).toHaveLength(0);
+    });
+
+    it('98 flagged-or-not payments with 1 e-mail among 2 flagged: 100 items, still one transaction', async () => {
+      // payor2 has no e-mail: its flagged payment gets no notice and takes no transaction item.
+      const response = await post(
+        createBody({ payments: paymentsWith(98, ['payor1/method1', 'payor2/method2']) }),
+      );
+      expect(response.status).toBe(201);
+      const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+      expect(items).toHaveLength(100);
+      expect(outboxIn(items.map((i) => i.Put!.Item as AnyItem)).map((o) => o.recipient)).toEqual([
+        'one@example.com',
+      ]);
+      expect(ddbMock.commandCalls(BatchWriteCommand)).toHaveLength(0);
+    });
+
+    it('98 payments with 2 notices (101 items): payments and notices batch-written, then the group Put', async () => {
+      const response = await post(
+        createBody({ payments: paymentsWith(98, ['payor1/method1', 'payor3/method3']) }),
+      );
+      expect(response.status).toBe(201);
+      expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+      const sent = sentCommands();
+      expect(sent.filter((c) => c === 'BatchWriteCommand')).toHaveLength(4);
+      // The group is written last, after every payment and notice.
+      expect(sent[sent.length - 1]).toBe('PutCommand');
+      expect(sent.filter((c) => c === 'PutCommand')).toHaveLength(1);
+
+      const written = ddbMock
+        .commandCalls(BatchWriteCommand)
+        .flatMap((c) => c.args[0].input.RequestItems!.t!)
+        .map((r) => r.PutRequest!.Item as AnyItem);
+      expect(written).toHaveLength(100);
+      expect(written.filter((i) => i.entity === 'payment')).toHaveLength(98);
+      const notices = outboxIn(written);
+      const [first, second] = response.body.payments as AnyItem[];
+      expect(notices.map((n) => [n.pk, n.sk, n.recipient])).toEqual([
+        [`OUTBOX#notice:${first!.paymentId}`, 'OUTBOX', 'one@example.com'],
+        [`OUTBOX#notice:${second!.paymentId}`, 'OUTBOX', 'three@example.com'],
+      ]);
+      expect(notices[0]).toMatchObject({
+        entity: 'outbox',
+        kind: 'payment-scheduled',
+        status: 'pending',
+        attempts: 0,
+        paymentGroupId: response.body.paymentGroupId,
+      });
+      const groupPut = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
+      expect(groupPut.Item).toMatchObject({ entity: 'group', paymentCount: 98 });
+      expect(groupPut.ConditionExpression).toBe('attribute_not_exists(pk)');
+    });
+
+    it('99 payments with 1 notice (101 items): the batch path', async () => {
+      const response = await post(createBody({ payments: paymentsWith(99, ['payor1/method1']) }));
+      expect(response.status).toBe(201);
+      expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+      const written = ddbMock
+        .commandCalls(BatchWriteCommand)
+        .flatMap((c) => c.args[0].input.RequestItems!.t!)
+        .map((r) => r.PutRequest!.Item as AnyItem);
+      expect(written).toHaveLength(100);
+      expect(outboxIn(written)).toHaveLength(1);
+    });
+
+    it('a failed group write removes the batch-written payments; the notices are never sent', async () => {
+      ddbMock.on(PutCommand).rejects(awsError('ThrottlingException'));
+      const response = await post(
+        createBody({ payments: paymentsWith(98, ['payor1/method1', 'payor3/method3']) }),
+      );
+      expectError(response, 503);
+      const requests = ddbMock
+        .commandCalls(BatchWriteCommand)
+        .flatMap((c) => c.args[0].input.RequestItems!.t!);
+      const puts = requests
+        .filter((r) => r.PutRequest)
+        .map((r) => `${(r.PutRequest!.Item as AnyItem).pk}|${(r.PutRequest!.Item as AnyItem).sk}`);
+      const deletes = requests
+        .filter((r) => r.DeleteRequest)
+        .map((r) => `${r.DeleteRequest!.Key!.pk}|${r.DeleteRequest!.Key!.sk}`);
+      expect(puts).toHaveLength(100);
+      const paymentKeys = puts.filter((k) => k.includes('|PAYMENT#'));
+      expect(paymentKeys).toHaveLength(98);
+      expect(deletes).toEqual(expect.arrayContaining(paymentKeys));
+      for (const key of deletes) expect(puts).toContain(key);
+      // Notices left behind name a group that never committed: the notifier marks them failed
+      // without sending (see send-notifications.test.ts).
+    });
+  });
+
+  describe('payment-scheduled notices', () => {
+    beforeEach(() => {
+      ddbMock.on(TransactWriteCommand).resolves({});
+    });
+    const putItems = () =>
+      ddbMock
+        .commandCalls(TransactWriteCommand)[0]!
+        .args[0].input.TransactItems!.map((i) => i.Put!) as AnyItem[];
+
+    it('a flagged payment whose payor has an e-mail gets an outbox item in the same transaction', async () => {
+      payorEmail('payor1', 'payor@example.com');
+      savedMethod('payor1/method1', MID, {
+        maskedAccountNumber: '************4444',
+        accountType: 'MASTERCARD',
+      });
+      const response = await post(
+        createBody({
+          scheduleHour: 7,
+          payments: [
+            inline(12.5, { orderId: 'INV-9', sendPaymentScheduledNotification: true }),
+            inline(3, { profileId: 'payor2/method2' }),
+          ],
+        }),
+      );
+      expect(response.status).toBe(201);
+      expect(sentCommands()).toEqual([
+        'GetCommand',
+        'BatchGetCommand',
+        'BatchGetCommand',
+        'TransactWriteCommand',
+      ]);
+      expect(methodLookups()[0]!.RequestItems.t!.ProjectionExpression).toBe(METHOD_PROJECTION);
+      expect(emailLookups()).toEqual([
+        {
+          RequestItems: {
+            t: { Keys: [{ pk: 'PAYOR#payor1', sk: 'PAYOR' }], ProjectionExpression: EMAIL_PROJECTION },
+          },
+        },
+      ]);
+
+      const puts = putItems();
+      expect(puts).toHaveLength(4);
+      const groupId = response.body.paymentGroupId as string;
+      const paymentId = response.body.payments[0].paymentId as string;
+      const outbox = puts[3]!;
+      expect(outbox.TableName).toBe('t');
+      expect(outbox.ConditionExpression).toBe('attribute_not_exists(pk)');
+      expect(outbox.Item).toEqual({
+        pk: `OUTBOX#notice:${paymentId}`,
+        sk: 'OUTBOX',
+        entity: 'outbox',
+        outboxId: `notice:${paymentId}`,
+        kind: 'payment-scheduled',
+        recipient: 'payor@example.com',
+        status: 'pending',
+        attempts: 0,
+        createdAt: response.body.dateCreated,
+        paymentGroupId: groupId,
+        data: {
+          merchantName: MERCHANT_NAME,
+          amountCents: 1250,
+          maskedAccountNumber: '************4444',
+          accountType: 'MASTERCARD',
+          scheduleDate: FUTURE_DATE,
+          scheduleHour: 7,
+          paymentId,
+          orderId: 'INV-9',
+        },
+      });
+      // Only masked account data: nothing resembling a full card number.
+      expect(JSON.stringify(outbox.Item)).not.toMatch(/\d{12,}/);
+      expect(response.body.payments[0].sendPaymentScheduledNotification).toBe(true);
+    });
+
+    it('looks each payor up once and keeps one notice per flagged payment', async () => {
+      payorEmail('payor1', 'payor@example.com');
+      const response = await post(
+        createBody({
+          payments: [
+            inline(1, { sendPaymentScheduledNotification: true }),
+            inline(2, { sendPaymentScheduledNotification: true, profileId: 'PAYOR1/METHOD1' }),
+          ],
+        }),
+      );
+      expect(response.status).toBe(201);
+      expect(emailLookups()[0]!.RequestItems.t!.Keys).toEqual([{ pk: 'PAYOR#payor1', sk: 'PAYOR' }]);
+      const outbox = putItems().filter((p) => p.Item.entity === 'outbox');
+      expect(outbox.map((o) => o.Item.outboxId)).toEqual(
+        (response.body.payments as AnyItem[]).map((p) => `notice:${p.paymentId}`),
+      );
+      expect(outbox.map((o) => o.Item.data.amountCents)).toEqual([100, 200]);
+    });
+
+    it('a flagged payment whose payor has no e-mail gets no outbox item (the flag is kept)', async () => {
+      payorEmail('payor1', undefined);
+      const response = await post(
+        createBody({ payments: [inline(1, { sendPaymentScheduledNotification: true })] }),
+      );
+      expect(response.status).toBe(201);
+      expect(emailLookups()).toHaveLength(1);
+      expect(putItems().map((p) => p.Item.entity)).toEqual(['group', 'payment']);
+      expect(putItems()[1]!.Item.sendPaymentScheduledNotification).toBe(true);
+    });
+
+    it('an unflagged payment gets no outbox item and no e-mail lookup', async () => {
+      payorEmail('payor1', 'payor@example.com');
+      const response = await post(
+        createBody({ payments: [inline(1), inline(2, { sendPaymentScheduledNotification: false })] }),
+      );
+      expect(response.status).toBe(201);
+      expect(emailLookups()).toHaveLength(0);
+      expect(sentCommands()).toEqual(['GetCommand', 'BatchGetCommand', 'TransactWriteCommand']);
+      expect(putItems().map((p) => p.Item.entity)).toEqual(['group', 'payment', 'payment']);
+    });
+
+    it('503 when the e-mail lookup is throttled, before any write', async () => {
+      ddbMock
+        .on(BatchGetCommand, {
+          RequestItems: { t: { ProjectionExpression: EMAIL_PROJECTION } },
+        } as unknown as BatchGetCommandInput)
+        .rejects(awsError('ProvisionedThroughputExceededException'));
+      const response = await post(
+        createBody({ payments: [inline(1, { sendPaymentScheduledNotification: true })] }),
+      );
+      expectError(response, 503);
+      expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    });
   });
 
   it('writes 150 payments with BatchWriteCommand (25 per batch) and then the group with PutCommand', async () => {

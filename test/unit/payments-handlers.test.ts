@@ -9,11 +9,15 @@ import { handler as updatePayment } from '../../lambdas/payments/update-payment'
 import {
   awsError,
   ddbMock,
+  emailLookups,
+  EMAIL_PROJECTION,
   expectError,
   group,
   GROUP_ID,
   groupPath,
   invoke,
+  MERCHANT_NAME,
+  METHOD_PROJECTION,
   methodLookups,
   MID,
   noSavedMethods,
@@ -21,6 +25,7 @@ import {
   payment,
   PAYMENT_ID,
   paymentPath,
+  payorEmail,
   resetDb,
   savedMethod,
   sentCommands,
@@ -52,20 +57,22 @@ describe('POST .../payments (add payment)', () => {
 
   it('adds the payment and moves the group totals in one transaction; 201 with the payment', async () => {
     ddbMock.on(TransactWriteCommand).resolves({});
-    const response = await add(body({ orderId: 'INV-7', sendPaymentScheduledNotification: true }));
+    const response = await add(body({ orderId: 'INV-7', sendEmailReceipt: true }));
 
     expect(response.status).toBe(201);
+    // No notice asked for: the group is not read, no payor e-mail is looked up.
     expect(sentCommands()).toEqual(['GetCommand', 'BatchGetCommand', 'TransactWriteCommand']);
     expect(methodLookups()).toEqual([
       {
         RequestItems: {
           t: {
             Keys: [{ pk: 'PAYOR#payor1', sk: 'METHOD#method1' }],
-            ProjectionExpression: 'payorId, savedPaymentMethodId, merchantId',
+            ProjectionExpression: METHOD_PROJECTION,
           },
         },
       },
     ]);
+    expect(transactItems()).toHaveLength(2);
     const [put, totals] = transactItems();
     const paymentId = response.body.paymentId as string;
     expect(put!.Put).toMatchObject({
@@ -78,7 +85,8 @@ describe('POST .../payments (add payment)', () => {
         merchantId: MID,
         amountCents: 1999,
         deleted: false,
-        sendPaymentScheduledNotification: true,
+        sendEmailReceipt: true,
+        sendPaymentScheduledNotification: false,
       },
     });
     expect(totals!.Update).toMatchObject({
@@ -94,13 +102,121 @@ describe('POST .../payments (add payment)', () => {
       amount: 19.99,
       orderId: 'INV-7',
       recurring: false,
-      sendEmailReceipt: false,
-      sendPaymentScheduledNotification: true,
+      sendEmailReceipt: true,
+      sendPaymentScheduledNotification: false,
       deleted: false,
       authResponse: null,
     });
     expect(response.body.dateCreated).toBe(response.body.lastUpdated);
     expect(response.body).not.toHaveProperty('merchantId');
+  });
+
+  describe('with sendPaymentScheduledNotification', () => {
+    const groupKey = { pk: `GROUP#${GROUP_ID}`, sk: 'GROUP' };
+    const groupReads = () =>
+      ddbMock
+        .commandCalls(GetCommand)
+        .map((c) => c.args[0].input)
+        .filter((input) => JSON.stringify(input.Key) === JSON.stringify(groupKey));
+
+    it('reads the group for its slot and writes the notice in the same transaction', async () => {
+      ddbMock.on(TransactWriteCommand).resolves({});
+      storedGroup(group({ scheduleDate: '2099-12-24', scheduleHour: 23 }));
+      payorEmail('payor1', 'payor@example.com');
+      savedMethod('payor1/method1', MID, { maskedAccountNumber: '*****6789', accountType: 'CHECKING' });
+      const response = await add(body({ orderId: 'INV-7', sendPaymentScheduledNotification: true }));
+
+      expect(response.status).toBe(201);
+      expect(sentCommands()).toEqual([
+        'GetCommand',
+        'BatchGetCommand',
+        'GetCommand',
+        'BatchGetCommand',
+        'TransactWriteCommand',
+      ]);
+      expect(groupReads()).toHaveLength(1);
+      expect(emailLookups()).toEqual([
+        {
+          RequestItems: {
+            t: { Keys: [{ pk: 'PAYOR#payor1', sk: 'PAYOR' }], ProjectionExpression: EMAIL_PROJECTION },
+          },
+        },
+      ]);
+      const items = transactItems();
+      expect(items).toHaveLength(3);
+      expect(items[0]!.Put.Item).toMatchObject({ entity: 'payment', sendPaymentScheduledNotification: true });
+      expect(items[1]!.Update.Key).toEqual(groupKey);
+      const paymentId = response.body.paymentId as string;
+      expect(items[2]!.Put).toEqual({
+        TableName: 't',
+        ConditionExpression: 'attribute_not_exists(pk)',
+        Item: {
+          pk: `OUTBOX#notice:${paymentId}`,
+          sk: 'OUTBOX',
+          entity: 'outbox',
+          outboxId: `notice:${paymentId}`,
+          kind: 'payment-scheduled',
+          recipient: 'payor@example.com',
+          status: 'pending',
+          attempts: 0,
+          createdAt: response.body.dateCreated,
+          paymentGroupId: GROUP_ID,
+          data: {
+            merchantName: MERCHANT_NAME,
+            amountCents: 1999,
+            maskedAccountNumber: '*****6789',
+            accountType: 'CHECKING',
+            scheduleDate: '2099-12-24',
+            scheduleHour: 23,
+            paymentId,
+            orderId: 'INV-7',
+          },
+        },
+      });
+      expect(response.body.sendPaymentScheduledNotification).toBe(true);
+    });
+
+    it('writes no outbox item when the payor has no e-mail address', async () => {
+      ddbMock.on(TransactWriteCommand).resolves({});
+      storedGroup(group());
+      payorEmail('payor1', undefined);
+      const response = await add(body({ sendPaymentScheduledNotification: true }));
+      expect(response.status).toBe(201);
+      expect(emailLookups()).toHaveLength(1);
+      expect(transactItems()).toHaveLength(2);
+      expect(transactItems()[0]!.Put.Item.sendPaymentScheduledNotification).toBe(true);
+    });
+
+    it('writes no outbox item for an unflagged payment, even when the payor has an e-mail', async () => {
+      ddbMock.on(TransactWriteCommand).resolves({});
+      storedGroup(group());
+      payorEmail('payor1', 'payor@example.com');
+      const response = await add(body({ sendPaymentScheduledNotification: false }));
+      expect(response.status).toBe(201);
+      expect(groupReads()).toHaveLength(0);
+      expect(emailLookups()).toHaveLength(0);
+      expect(transactItems()).toHaveLength(2);
+    });
+
+    it("404 before any write when the group is missing or another merchant's", async () => {
+      payorEmail('payor1', 'payor@example.com');
+      expect(expectError(await add(body({ sendPaymentScheduledNotification: true })), 404)).toBe(
+        `payment group ${GROUP_ID} not found`,
+      );
+      storedGroup(group({ merchantId: OTHER_MID }));
+      expectError(await add(body({ sendPaymentScheduledNotification: true })), 404);
+      expect(emailLookups()).toHaveLength(0);
+      expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    });
+
+    it('400 when the group is processed: the transaction with the notice is refused as a whole', async () => {
+      ddbMock.on(TransactWriteCommand).rejects(transactionCanceled('None', 'ConditionalCheckFailed', 'None'));
+      storedGroup(group({ status: 'processed' }));
+      payorEmail('payor1', 'payor@example.com');
+      const response = await add(body({ sendPaymentScheduledNotification: true }));
+      expect(expectError(response, 400)).toContain('has already been processed');
+      expect(transactItems()).toHaveLength(3);
+    });
   });
 
   it('accepts an upper-case paymentGroupId in the body for the same group', async () => {

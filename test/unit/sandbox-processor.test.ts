@@ -291,3 +291,56 @@ describe('the sandbox ledger (idempotency of processor calls)', () => {
     expect(put.Item).toMatchObject({ pk: `SANDBOX#${kind}#rev-1`, sk: 'LEDGER', kind, result });
   });
 });
+
+describe('reverseUnanswered (timeout reversal)', () => {
+  it('writes a declined 96 result over the ledger entry of the key, unconditionally', async () => {
+    await sandbox.reverseUnanswered({ idempotencyKey: 'lost-1' });
+    const puts = ddbMock.commandCalls(PutCommand).map((c) => c.args[0].input);
+    expect(puts).toHaveLength(1);
+    const put = puts[0]!;
+    // No condition: an entry the lost sale may have written is replaced.
+    expect(put.ConditionExpression).toBeUndefined();
+    expect(put.Item).toEqual({
+      pk: 'SANDBOX#SALE#lost-1',
+      sk: 'LEDGER',
+      entity: 'sandbox-ledger',
+      kind: 'SALE',
+      idempotencyKey: 'lost-1',
+      result: {
+        approved: false,
+        processorTransactionId: expect.stringMatching(/^sbx_/),
+        responseCode: '96',
+        responseMessage: 'Reversed: the processor did not answer in time',
+        approvedCents: 0,
+        processedAt: expect.any(String),
+      },
+      calls: 0,
+      reversed: true,
+    });
+    expect(declineOf('96').category).toBe('2');
+  });
+
+  it('a later sale with the key gets the reversed answer back, not a new charge', async () => {
+    await sandbox.reverseUnanswered({ idempotencyKey: 'lost-2' });
+    const reversed = ddbMock.commandCalls(PutCommand)[0]!.args[0].input.Item!;
+    ddbMock.on(PutCommand).rejects(awsError('ConditionalCheckFailedException'));
+    ddbMock.on(UpdateCommand).resolves({});
+    ddbMock.on(GetCommand).resolves({ Item: { ...reversed, calls: 1 } });
+    const result = await sandbox.sale({
+      idempotencyKey: 'lost-2',
+      merchantId: '32350000001',
+      token: await tokenOf('4111111111111111'),
+      amountCents: 1999,
+      allowPartial: false,
+    });
+    expect(result).toEqual(reversed.result);
+    expect(result).toMatchObject({ approved: false, responseCode: '96', approvedCents: 0 });
+  });
+
+  it('passes a ledger failure on', async () => {
+    ddbMock.on(PutCommand).rejects(awsError('ThrottlingException'));
+    await expect(sandbox.reverseUnanswered({ idempotencyKey: 'lost-3' })).rejects.toThrow(
+      'ThrottlingException',
+    );
+  });
+});

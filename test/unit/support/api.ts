@@ -130,15 +130,26 @@ export const grantKey = (mid: string, clientId = CLIENT_ID) => ({
   sk: `MID#${mid}`,
 });
 
-export const merchantItem = { merchantId: MID, shortId: SHORT_MID, name: 'X' };
+export const MERCHANT_NAME = 'Springfield Elementary';
+export const merchantItem = { merchantId: MID, shortId: SHORT_MID, name: MERCHANT_NAME };
 
-/** Saved payment methods known to the BatchGet mock: `{payorId}/{savedPaymentMethodId}` → merchant. */
-const methods = new Map<string, string>();
+/** A saved method as the BatchGet mock knows it. */
+export interface MethodRecord {
+  merchantId: string;
+  maskedAccountNumber: string;
+  accountType: string;
+}
+
+/** Saved payment methods known to the BatchGet mock: `{payorId}/{savedPaymentMethodId}` → record. */
+const methods = new Map<string, MethodRecord>();
+/** Payor items known to the BatchGet mock: payorId → merchant and (optional) e-mail. */
+const payors = new Map<string, { merchantId: string; email?: string }>();
 
 /**
  * Resets the mock: any command not set up by the test fails loudly, client c1 is granted
  * merchant 32350000001 under both of its MID forms, and that merchant has the saved methods
- * `payor1/method1` and `payor2/method2` (the profileIds the handler tests use).
+ * `payor1/method1` and `payor2/method2` (the profileIds the handler tests use). No payor has an
+ * e-mail address until `payorEmail` gives one.
  */
 export function resetDb(): void {
   ddbMock.reset();
@@ -149,14 +160,24 @@ export function resetDb(): void {
   grant(MID);
   grant(SHORT_MID);
   methods.clear();
-  ddbMock.on(BatchGetCommand).callsFake(batchGetMethods);
+  payors.clear();
+  ddbMock.on(BatchGetCommand).callsFake(batchGetItems);
   savedMethod('payor1/method1');
   savedMethod('payor2/method2');
 }
 
 /** A saved method (as `{payorId}/{savedPaymentMethodId}`, lower case as stored) of `merchantId`. */
-export function savedMethod(profileId: string, merchantId = MID): void {
-  methods.set(profileId, merchantId);
+export function savedMethod(
+  profileId: string,
+  merchantId = MID,
+  details: Partial<Omit<MethodRecord, 'merchantId'>> = {},
+): void {
+  methods.set(profileId, {
+    merchantId,
+    maskedAccountNumber: '************1111',
+    accountType: 'VISA',
+    ...details,
+  });
 }
 
 /** Forgets every saved method: profileId checks find nothing. */
@@ -164,27 +185,66 @@ export function noSavedMethods(): void {
   methods.clear();
 }
 
-interface BatchGetInput {
+/** A payor item of `merchantId` with this e-mail address (`undefined`: a payor without one). */
+export function payorEmail(payorId: string, email: string | undefined, merchantId = MID): void {
+  payors.set(payorId, { merchantId, ...(email !== undefined && { email }) });
+}
+
+export interface BatchGetInput {
   RequestItems: Record<string, { Keys: { pk: string; sk: string }[]; ProjectionExpression?: string }>;
 }
 
-/** Answers the method-item BatchGet of assertProfilesExist with the projected methods found. */
-function batchGetMethods(input: BatchGetInput) {
-  const Responses: Record<string, Record<string, string>[]> = {};
-  for (const [table, { Keys }] of Object.entries(input.RequestItems)) {
+/** Only the attributes the projection names, as DynamoDB returns them. */
+function project(item: Record<string, unknown>, projection: string | undefined): Record<string, unknown> {
+  if (projection === undefined) return item;
+  const names = projection.split(',').map((n) => n.trim());
+  return Object.fromEntries(Object.entries(item).filter(([k]) => names.includes(k)));
+}
+
+/** Answers the method-item and payor-item BatchGets with the (projected) items found. */
+function batchGetItems(input: BatchGetInput) {
+  const Responses: Record<string, Record<string, unknown>[]> = {};
+  for (const [table, { Keys, ProjectionExpression }] of Object.entries(input.RequestItems)) {
     Responses[table] = Keys.flatMap(({ pk, sk }) => {
-      if (!pk.startsWith('PAYOR#') || !sk.startsWith('METHOD#')) return [];
-      const [payorId, savedPaymentMethodId] = [pk.slice('PAYOR#'.length), sk.slice('METHOD#'.length)];
-      const merchantId = methods.get(`${payorId}/${savedPaymentMethodId}`);
-      return merchantId === undefined ? [] : [{ payorId, savedPaymentMethodId, merchantId }];
+      if (!pk.startsWith('PAYOR#')) return [];
+      const payorId = pk.slice('PAYOR#'.length);
+      if (sk === 'PAYOR') {
+        const payor = payors.get(payorId);
+        if (!payor) return [];
+        return [
+          project({ pk, sk, entity: 'payor', payorId, methodCount: 1, ...payor }, ProjectionExpression),
+        ];
+      }
+      if (!sk.startsWith('METHOD#')) return [];
+      const savedPaymentMethodId = sk.slice('METHOD#'.length);
+      const method = methods.get(`${payorId}/${savedPaymentMethodId}`);
+      if (!method) return [];
+      return [
+        project(
+          { pk, sk, entity: 'method', payorId, savedPaymentMethodId, processorToken: 'sbx.ok.x', ...method },
+          ProjectionExpression,
+        ),
+      ];
     });
   }
   return { Responses };
 }
 
-/** The BatchGet inputs sent for profileId checks, in order. */
-export const methodLookups = (): BatchGetInput[] =>
+const batchGets = (): BatchGetInput[] =>
   ddbMock.commandCalls(BatchGetCommand).map((call) => call.args[0].input as BatchGetInput);
+const keysOf = (input: BatchGetInput) => Object.values(input.RequestItems).flatMap((r) => r.Keys);
+
+/** The BatchGet inputs sent for profileId checks (saved-method keys), in order. */
+export const methodLookups = (): BatchGetInput[] =>
+  batchGets().filter((input) => keysOf(input).every((k) => k.sk.startsWith('METHOD#')));
+
+/** The BatchGet inputs sent for payor e-mail addresses (payor keys), in order. */
+export const emailLookups = (): BatchGetInput[] =>
+  batchGets().filter((input) => keysOf(input).every((k) => k.sk === 'PAYOR'));
+
+export const METHOD_PROJECTION =
+  'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType';
+export const EMAIL_PROJECTION = 'payorId, merchantId, email';
 
 export function grant(mid: string, merchant = merchantItem): void {
   ddbMock
