@@ -3,8 +3,20 @@ import { handlerModules, routes } from '../../lib/routes';
 import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../../lib/stage';
 import { tableDef, tableName } from '../../lib/table';
 import type { ServiceStack } from '../../lib/cdk/service-stack';
-import { handlerSlug } from '../../lib/cdk/service-function';
-import { flatten, props, resourcesOf, synthStage, type Resource } from './synth';
+import {
+  actionsOf,
+  flatten,
+  functionIdOf,
+  props,
+  resourcesOf,
+  resourcesOfStatement,
+  roleIdOf,
+  roleStatements,
+  SYNTH_TIMEOUT_MS,
+  synthStage,
+  type Resource,
+  type Statement,
+} from './synth';
 
 /** Every gateway response type API Gateway has (REST APIs), with the status the service wants. */
 const EXPECTED_GATEWAY_STATUS: Record<string, number> = {
@@ -56,22 +68,22 @@ function resourcePaths(template: Template): Map<string, string> {
   return paths;
 }
 
-/** Logical id of the function of each handler module, found by its physical name. */
-function functionIds(template: Template, stage: Stage): Map<string, string> {
-  const byName = new Map(
-    Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).map(([id, r]) => [
-      props(r).FunctionName,
-      id,
-    ]),
-  );
-  return new Map(
-    handlerModules().map((handler) => {
-      const id = byName.get(`scheduled-payments-${stage}-${handler.replace(/\//g, '-')}`);
-      if (id === undefined) throw new Error(`no function for ${handler}`);
-      return [handler, id];
-    }),
-  );
+/** Logical id of the function of each API handler module, found by its physical name. */
+const functionIds = (template: Template, stage: Stage): Map<string, string> =>
+  new Map(handlerModules().map((handler) => [handler, functionIdOf(template, stage, handler)]));
+
+/** The API's functions (one per handler module): handler, logical id and resource. */
+function apiFunctions(template: Template, stage: Stage): { handler: string; id: string; fn: Resource }[] {
+  const functions = resourcesOf(template, 'AWS::Lambda::Function');
+  return [...functionIds(template, stage)].map(([handler, id]) => ({
+    handler,
+    id,
+    fn: functions[id] as Resource,
+  }));
 }
+
+/** Handlers that start state machine executions outside prod (their routes are non-prod only). */
+const TRIGGER_HANDLERS = [...new Set(routes.filter((r) => r.nonProdOnly).map((r) => r.handler))];
 
 describe.each([
   { stage: 'dev' as const, retain: false, retentionDays: 30 },
@@ -85,7 +97,7 @@ describe.each([
     ({ stack, template } = synthStage(stage));
     [tableId] = only(resourcesOf(template, 'AWS::DynamoDB::Table'));
     [poolId] = only(resourcesOf(template, 'AWS::Cognito::UserPool'));
-  });
+  }, SYNTH_TIMEOUT_MS);
 
   describe('API', () => {
     it('has exactly one method per route, on the route path, Cognito-authorized with the API scope', () => {
@@ -134,8 +146,15 @@ describe.each([
       const [apiId] = only(resourcesOf(template, 'AWS::ApiGateway::RestApi'));
       const [stageId] = only(resourcesOf(template, 'AWS::ApiGateway::Stage'));
       const permissions = Object.values(resourcesOf(template, 'AWS::Lambda::Permission')).map(props);
-      const granted = permissions.map((p) => {
+      // Nothing but API Gateway may invoke an API function (the scheduler's EventBridge
+      // permission is asserted in processing.test.ts); API Gateway invokes nothing else.
+      const apiFunctionArns = new Set([...fnIds.values()].map((id) => `\${${id}.Arn}`));
+      const gatewayPermissions = permissions.filter(
+        (p) => apiFunctionArns.has(flatten(p.FunctionName)) || p.Principal === 'apigateway.amazonaws.com',
+      );
+      const granted = gatewayPermissions.map((p) => {
         expect(p).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+        expect(apiFunctionArns).toContain(flatten(p.FunctionName));
         return `${flatten(p.FunctionName)} ${flatten(p.SourceArn)}`;
       });
       const expected = routes.map((r) => {
@@ -217,14 +236,23 @@ describe.each([
   });
 
   describe('functions', () => {
-    it('has one function per distinct handler module and no other', () => {
-      const functions = resourcesOf(template, 'AWS::Lambda::Function');
-      expect(Object.keys(functions)).toHaveLength(handlerModules().length);
-      expect(functionIds(template, stage).size).toBe(handlerModules().length);
+    it('has one API function per distinct handler module and no other', () => {
+      const ids = [...functionIds(template, stage).values()];
+      expect(new Set(ids).size).toBe(handlerModules().length);
+      // The API's functions are exactly those of its handler modules (the processing functions
+      // live outside the API: see processing.test.ts).
+      const underApi = Object.keys(resourcesOf(template, 'AWS::Lambda::Function')).filter((id) =>
+        id.startsWith('ApiFunctions'),
+      );
+      expect(underApi.sort()).toEqual(ids.sort());
+      for (const { handler, fn } of apiFunctions(template, stage)) {
+        expect(props(fn).Description).toBe(`${handler} (${stage})`);
+      }
     });
 
-    it('runs every function on Node.js 22, arm64, with the service defaults', () => {
-      for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
+    it('runs every API function on Node.js 22, arm64, with the service defaults and only its variables', () => {
+      const [stateMachineId] = only(resourcesOf(template, 'AWS::StepFunctions::StateMachine'));
+      for (const { handler, fn } of apiFunctions(template, stage)) {
         expect(props(fn)).toMatchObject({
           Runtime: 'nodejs22.x',
           Architectures: ['arm64'],
@@ -232,14 +260,15 @@ describe.each([
           Timeout: 10,
           MemorySize: 512,
           TracingConfig: { Mode: 'Active' },
-          Environment: {
-            Variables: {
-              TABLE_NAME: { Ref: tableId },
-              SERVICE_STAGE: stage,
-              POWERTOOLS_SERVICE_NAME: 'scheduled-payments',
-              NODE_OPTIONS: '--enable-source-maps',
-            },
-          },
+        });
+        // Outside prod the trigger endpoints start executions: they, and only they, get the ARN.
+        const startsExecutions = stage !== 'prod' && TRIGGER_HANDLERS.includes(handler);
+        expect((props(fn).Environment as { Variables: unknown }).Variables).toEqual({
+          TABLE_NAME: { Ref: tableId },
+          SERVICE_STAGE: stage,
+          POWERTOOLS_SERVICE_NAME: 'scheduled-payments',
+          NODE_OPTIONS: '--enable-source-maps',
+          ...(startsExecutions ? { STATE_MACHINE_ARN: { Ref: stateMachineId } } : {}),
         });
       }
     });
@@ -258,26 +287,33 @@ describe.each([
       }
     });
 
-    it('grants each function data access to the service table and nothing else; GET-only handlers only read', () => {
-      const policies = Object.values(resourcesOf(template, 'AWS::IAM::Policy')).map(props);
+    it('grants each API function the service table and nothing else (but dev triggers: starting executions); GET-only handlers only read', () => {
+      const [stateMachineId] = only(resourcesOf(template, 'AWS::StepFunctions::StateMachine'));
       const tableArn = `\${${tableId}.Arn}`;
-      for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
-        const roleId = (props(fn).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-        const statements = policies
-          .filter((p) => (p.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
-          .flatMap((p) => (p.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement);
-        const actions = statements.flatMap((s) => [s.Action].flat() as string[]);
+      for (const { handler, fn } of apiFunctions(template, stage)) {
+        const roleId = roleIdOf(fn);
+        const statements = roleStatements(template, roleId);
+        const actions = statements.flatMap(actionsOf);
         expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-        const name = String(props(fn).FunctionName);
-        const handler = handlerModules().find((h) => name.endsWith(`-${handlerSlug(h)}`));
-        expect(handler).toBeDefined();
         const readOnly = routes.filter((r) => r.handler === handler).every((r) => r.method === 'GET');
-        if (readOnly) expect(actions.filter((a) => a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a))).toEqual([]);
-        else expect(actions).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
-        for (const statement of statements) {
+        if (readOnly) {
+          expect(
+            actions.filter((a) => a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a)),
+          ).toEqual([]);
+        } else expect(actions).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
+        const startsExecutions = stage !== 'prod' && TRIGGER_HANDLERS.includes(handler);
+        const onStates = (s: Statement): boolean => actionsOf(s).some((a) => a.startsWith('states:'));
+        const stateStatements = statements.filter(onStates);
+        const otherStatements = statements.filter((s) => !onStates(s));
+        // Outside prod a trigger may start executions of the state machine, and do nothing else
+        // with Step Functions; in prod (and for every other handler) Step Functions is out of reach.
+        expect(stateStatements.map((s) => [s.Effect, actionsOf(s), resourcesOfStatement(s)])).toEqual(
+          startsExecutions ? [['Allow', ['states:StartExecution'], [`\${${stateMachineId}}`]]] : [],
+        );
+        for (const statement of otherStatements) {
           expect(statement.Effect).toBe('Allow');
-          const stmtActions = [statement.Action].flat() as string[];
-          const resources = [statement.Resource].flat().map(flatten);
+          const stmtActions = actionsOf(statement);
+          const resources = resourcesOfStatement(statement);
           if (stmtActions.every((a) => a.startsWith('xray:'))) continue; // X-Ray takes no resource ARN.
           expect(stmtActions.every((a) => a.startsWith('dynamodb:') && a !== 'dynamodb:*')).toBe(true);
           expect(resources.every((r) => r === tableArn || r === `${tableArn}/index/*`)).toBe(true);
@@ -386,13 +422,20 @@ describe.each([
     it('outputs what an operator and a client need', () => {
       const outputs = template.findOutputs('*');
       expect(Object.keys(outputs).sort()).toEqual([
+        'AlarmTopicArn',
         'ApiUrl',
         'ClientId',
+        'StateMachineArn',
         'TableName',
         'TokenUrl',
         'UserPoolId',
       ]);
       const [clientId] = only(resourcesOf(template, 'AWS::Cognito::UserPoolClient'));
+      const [stateMachineId] = only(resourcesOf(template, 'AWS::StepFunctions::StateMachine'));
+      const [topicId] = only(resourcesOf(template, 'AWS::SNS::Topic'));
+      // A state machine's and a topic's Ref are their ARNs.
+      expect(outputs.StateMachineArn?.Value).toEqual({ Ref: stateMachineId });
+      expect(outputs.AlarmTopicArn?.Value).toEqual({ Ref: topicId });
       expect(outputs.ClientId?.Value).toEqual({ Ref: clientId });
       expect(outputs.TableName?.Value).toEqual({ Ref: tableId });
       expect(outputs.UserPoolId?.Value).toEqual({ Ref: poolId });

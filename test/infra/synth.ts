@@ -1,5 +1,7 @@
 /** Shared helpers of the infra tests: build a stage's stack exactly as bin/app.ts does. */
-import { App } from 'aws-cdk-lib';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Stage as CdkStage, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import cdkJson from '../../cdk.json';
 import { addServiceStacks } from '../../lib/cdk/app';
@@ -46,3 +48,58 @@ export function flatten(value: unknown): string {
   }
   return JSON.stringify(value);
 }
+
+/** Physical name of a handler's function (ServiceFunction's default). */
+export const functionName = (stage: Stage, handler: string): string =>
+  `scheduled-payments-${stage}-${handler.replace(/[^A-Za-z0-9]+/g, '-')}`;
+
+/** Logical id of the function of a handler module, found by its physical name. */
+export function functionIdOf(template: Template, stage: Stage, handler: string): string {
+  const name = functionName(stage, handler);
+  const ids = Object.entries(resourcesOf(template, 'AWS::Lambda::Function'))
+    .filter(([, r]) => props(r).FunctionName === name)
+    .map(([id]) => id);
+  if (ids.length !== 1) throw new Error(`expected one function named ${name}, found ${ids.length}`);
+  return ids[0] as string;
+}
+
+export type Statement = { Effect: string; Action: string | string[]; Resource: unknown } & Record<
+  string,
+  unknown
+>;
+
+/** Logical id of a function's execution role. */
+export const roleIdOf = (fn: Resource): string =>
+  (props(fn).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+
+/** Every statement of the AWS::IAM::Policy resources attached to a role. */
+export const roleStatements = (template: Template, roleId: string): Statement[] =>
+  Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
+    .map(props)
+    .filter((p) => (p.Roles as { Ref?: string }[]).some((r) => r.Ref === roleId))
+    .flatMap((p) => (p.PolicyDocument as { Statement: Statement[] }).Statement);
+
+export const actionsOf = (statement: Statement): string[] => [statement.Action].flat();
+export const resourcesOfStatement = (statement: Statement): string[] =>
+  [statement.Resource].flat().map(flatten);
+
+/**
+ * The text of a file asset as synthesized for deployment (its staged copy in the cloud assembly),
+ * found by its S3 object key in the stack's asset manifest.
+ */
+export function stagedAssetText(stack: Stack, objectKey: string): string {
+  const { directory } = CdkStage.of(stack)?.synth() ?? {};
+  if (directory === undefined) throw new Error('stack is not in a stage');
+  const manifest = JSON.parse(readFileSync(join(directory, `${stack.artifactId}.assets.json`), 'utf8')) as {
+    files: Record<string, { source: { path: string }; destinations: Record<string, { objectKey: string }> }>;
+  };
+  const assets = Object.values(manifest.files).filter((f) =>
+    Object.values(f.destinations).some((d) => d.objectKey === objectKey),
+  );
+  if (assets.length !== 1)
+    throw new Error(`expected one asset with key ${objectKey}, found ${assets.length}`);
+  return readFileSync(join(directory, (assets[0] as { source: { path: string } }).source.path), 'utf8');
+}
+
+/** A whole stage synthesizes in a few seconds, the first one in a process in more than Jest's 5 s default. */
+export const SYNTH_TIMEOUT_MS = 60_000;
