@@ -301,7 +301,7 @@ export const triggerMerchantSchema = {
   type: 'object',
   additionalProperties: false,
   // A slot is a date and an hour; an hour alone would mean that hour of every date.
-  dependentRequired: { scheduleHour: ['scheduleDate'] },
+  dependencies: { scheduleHour: ['scheduleDate'] },
   properties: {
     scheduleDate: { type: 'string', format: 'date' },
     scheduleHour: { type: 'integer', minimum: 0, maximum: 23 },
