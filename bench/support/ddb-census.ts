@@ -1,22 +1,32 @@
 /**
  * Preloaded into the benchmarked runtime (`node --import tsx --import ./bench/support/ddb-census.ts`):
- * counts every DynamoDB call the handlers make, by command name, so the bench can show how many
- * calls one API request costs and check that the raw ceiling does the same work. Lambdas stay
- * untouched: this wraps `DynamoDBDocumentClient.prototype.send`, which every store goes through.
+ * counts every AWS call the runtime makes, by command name (and the items of transactions and
+ * batches), so the bench can show what one API request costs in DynamoDB calls, check that the
+ * raw ceiling does the same work, and see the runtime's background calls (the local stream reader's
+ * `Streams.GetRecords`) on both sides. Lambdas stay untouched: this wraps `send` of the SDK's
+ * client base class (the document client's parent), which every client of the runtime inherits.
  *
  * On SIGUSR2 the counts are written to `<DATA_DIR>/ddb-census.json` (the bench reads them
- * before and after a measured phase). The cost is one Map update per call.
+ * before and after each measured slice). The cost is a couple of Map updates per call.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { countCall } from './count-call';
+
+type Send = (this: object, command: object, ...rest: unknown[]) => unknown;
 
 const counts: Record<string, number> = {};
-const proto = DynamoDBDocumentClient.prototype as unknown as { send: (command: object, ...rest: unknown[]) => unknown };
-const send = proto.send;
-proto.send = function (this: unknown, command: object, ...rest: unknown[]) {
-  const name = command.constructor.name;
-  counts[name] = (counts[name] ?? 0) + 1;
+const base = Object.getPrototypeOf(DynamoDBDocumentClient.prototype) as { send: Send };
+const send = base.send;
+/** '' for DynamoDB itself (document or plain client), `Streams.` / `SFN.` / ... for the others. */
+const prefixOf = (client: object): string => {
+  const name = client.constructor.name;
+  if (name === 'DynamoDBDocumentClient' || name === 'DynamoDBClient') return '';
+  return `${name.replace(/^DynamoDB/, '').replace(/Client$/, '')}.`;
+};
+base.send = function (this: object, command: object, ...rest: unknown[]) {
+  countCall(counts, command, prefixOf(this));
   return send.call(this, command, ...rest);
 };
 

@@ -17,9 +17,16 @@ export interface HttpClient {
   close(): void;
 }
 
-export function httpClient(baseUrl: string, options: { maxSockets: number; token?: () => string }): HttpClient {
+export function httpClient(
+  baseUrl: string,
+  options: { maxSockets: number; token?: () => string },
+): HttpClient {
   const base = new URL(baseUrl);
-  const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: options.maxSockets });
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets: options.maxSockets,
+    maxFreeSockets: options.maxSockets,
+  });
   const send = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>
     new Promise<HttpReply>((ok, fail) => {
       const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
@@ -43,7 +50,9 @@ export function httpClient(baseUrl: string, options: { maxSockets: number; token
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => ok({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('end', () =>
+            ok({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+          );
           res.on('error', fail);
         },
       );
@@ -54,7 +63,8 @@ export function httpClient(baseUrl: string, options: { maxSockets: number; token
     send,
     async json<T>(method: string, path: string, body: unknown, expected: number) {
       const reply = await send(method, path, body);
-      if (reply.status !== expected) throw new Error(`${method} ${path}: ${reply.status} ${reply.text.slice(0, 300)}`);
+      if (reply.status !== expected)
+        throw new Error(`${method} ${path}: ${reply.status} ${reply.text.slice(0, 300)}`);
       return (reply.text === '' ? undefined : JSON.parse(reply.text)) as T;
     },
     close: () => agent.destroy(),

@@ -35,6 +35,7 @@ export interface StartOptions {
 
 export async function startBenchRuntime(options: StartOptions = {}): Promise<BenchRuntime> {
   const port = await freePort();
+  const sesPort = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'sps-bench-'));
   const nodeArgs = [
     ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []),
@@ -49,6 +50,7 @@ export async function startBenchRuntime(options: StartOptions = {}): Promise<Ben
     env: {
       ...process.env,
       PORT: String(port),
+      SES_PORT: String(sesPort),
       DATA_DIR: dataDir,
       DYNAMODB_IN_MEMORY: 'true',
       POWERTOOLS_LOG_LEVEL: 'WARN',
@@ -61,7 +63,7 @@ export async function startBenchRuntime(options: StartOptions = {}): Promise<Ben
   child.stderr!.pipe(log);
   let output = '';
   const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
-  const url = await new Promise<string>((ok, fail) => {
+  const ready = new Promise<string>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`runtime did not start in 90 s:\n${output}`)), 90_000);
     const onData = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-8000);
@@ -78,6 +80,19 @@ export async function startBenchRuntime(options: StartOptions = {}): Promise<Ben
       fail(new Error(`runtime exited with ${code} before it was ready:\n${output}`));
     });
   });
+  let url: string;
+  try {
+    url = await ready;
+  } catch (error) {
+    // Not ready in time (or exited): make sure it is gone, and DynamoDB Local with it.
+    if (child.exitCode === null) {
+      child.kill('SIGINT');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const info = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as RuntimeInfo;
   const dynamoPort = new URL(info.dynamodbEndpoint).port;
   const censusFile = join(dataDir, 'ddb-census.json');
@@ -98,10 +113,15 @@ export async function startBenchRuntime(options: StartOptions = {}): Promise<Ben
     },
     async stop() {
       if (child.exitCode === null) child.kill('SIGINT');
-      const exitCode = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), 20_000))]);
+      const exitCode = await Promise.race([
+        exited,
+        new Promise<null>((r) => setTimeout(() => r(null), 20_000)),
+      ]);
       if (child.exitCode === null) child.kill('SIGKILL');
       // DynamoDB Local of this runtime is the java process listening on its port.
-      const probe = spawnSync('pgrep', ['-f', `DynamoDBLocal.jar -port ${dynamoPort} `], { encoding: 'utf8' });
+      const probe = spawnSync('pgrep', ['-f', `DynamoDBLocal.jar -port ${dynamoPort} `], {
+        encoding: 'utf8',
+      });
       const orphans = probe.stdout.split('\n').filter((l) => l.trim() !== '');
       if (orphans.length === 0) rmSync(dataDir, { recursive: true, force: true });
       return { exitCode, orphans };

@@ -8,9 +8,13 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 let client: DynamoDBDocumentClient | undefined;
 
 export function ddb(): DynamoDBDocumentClient {
-  client ??= DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 4 }), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  if (!client) {
+    const base = new DynamoDBClient({ maxAttempts: 4 });
+    // Nothing is logged through the SDK's logger, yet its middleware filters every input and
+    // output on each call (~6% of a request's CPU, measured by the bench): drop it.
+    base.middlewareStack.remove('loggerMiddleware');
+    client = DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
+  }
   return client;
 }
 

@@ -65,6 +65,7 @@ export function tokenIssuer(
   clients: readonly LocalClient[],
 ): TokenIssuer {
   const oauthError = (status: number, error: string) => ({ status, body: { error } });
+  const verified = new Map<string, { claims: Record<string, string>; exp: number }>();
   return {
     async token(headers, raw) {
       const form = new URLSearchParams(raw);
@@ -107,6 +108,9 @@ export function tokenIssuer(
     async verify(authorization) {
       const match = /^Bearer ([A-Za-z0-9_.-]+)$/.exec(authorization ?? '');
       if (!match) return { status: 401, message: 'Unauthorized' };
+      // Like API Gateway's authorizer cache: a token verified once is trusted until it expires.
+      const cached = verified.get(match[1]!);
+      if (cached && cached.exp * 1000 > Date.now()) return { claims: cached.claims };
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(match[1]!, key.publicKey, { issuer, algorithms: ['RS256'] }));
@@ -118,6 +122,8 @@ export function tokenIssuer(
       if (!scopes.includes(scope)) return { status: 403, message: `token lacks the scope ${scope}` };
       // API Gateway hands claims to Lambda as strings.
       const claims = Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, String(v)]));
+      if (verified.size >= 1000) verified.clear();
+      verified.set(match[1]!, { claims, exp: Number(payload.exp) });
       return { claims };
     },
   };

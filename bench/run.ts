@@ -1,0 +1,201 @@
+/**
+ * `npm run bench`: starts the local runtime (in-memory DynamoDB Local) in a child process,
+ * runs every section (or `--only=<name>[,<name>]`), prints a table and writes bench/results.json
+ * and bench/results.md, then stops the runtime and checks that no DynamoDB Local is left over.
+ *
+ * Flags: --only=create-payment,list-groups   --concurrency=16   --warmup=3   --duration=15
+ *        --rounds=6         each side's measured time is cut into slices that alternate with the
+ *                           other side's (A B, B A, ...), so drift (JIT, table growth, other load)
+ *                           hits both alike
+ *        --order=api,raw    or raw,api: which side opens the first round
+ *        --list-groups=200  --payment-groups=16   --no-write (print only)
+ *        --profile          runtime under --cpu-prof; prints where its CPU time went (implies --no-write)
+ */
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { sections } from './sections';
+import type { AnySection, Results } from './sections/section';
+import { createContext, type BenchConfig, type PhaseResult } from './support/context';
+import { renderProfile, summarizeProfile, type ProfileWindow } from './support/profile';
+import { consoleReport, mergeResults, readResults, writeResults } from './support/report';
+import { startBenchRuntime, type BenchRuntime } from './support/runtime';
+
+/** The whole run is bounded: past this the runtime is stopped and the bench fails. */
+const HARD_LIMIT_MS = 6 * 60_000;
+
+function parseOrder(raw: string | undefined): ('api' | 'raw')[] {
+  if (raw === undefined || raw === 'api,raw') return ['api', 'raw'];
+  if (raw === 'raw,api') return ['raw', 'api'];
+  throw new Error('--order must be api,raw or raw,api');
+}
+
+function parseArgs(argv: string[]) {
+  const flags = new Map<string, string>();
+  for (const arg of argv) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (!m) throw new Error(`unknown argument ${arg}`);
+    flags.set(m[1]!, m[2] ?? 'true');
+  }
+  const num = (name: string, fallback: number) => {
+    const raw = flags.get(name);
+    const value = raw === undefined ? fallback : Number(raw);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
+    return value;
+  };
+  const known = new Set([
+    'only',
+    'concurrency',
+    'warmup',
+    'duration',
+    'rounds',
+    'order',
+    'list-groups',
+    'payment-groups',
+    'no-write',
+    'profile',
+  ]);
+  for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown flag --${name}`);
+  const only = flags.get('only')?.split(',').filter(Boolean);
+  const selected: AnySection[] = only
+    ? only.map((n) => {
+        const s = sections.find((x) => x.name === n);
+        if (!s) throw new Error(`no section ${n}; sections: ${sections.map((x) => x.name).join(', ')}`);
+        return s;
+      })
+    : [...sections];
+  const config: BenchConfig = {
+    concurrency: num('concurrency', 16),
+    warmupSeconds: num('warmup', 3),
+    durationSeconds: num('duration', 15),
+    rounds: num('rounds', 6),
+    listGroups: num('list-groups', 200),
+    paymentGroups: num('payment-groups', 16),
+    pageSize: 25,
+    order: parseOrder(flags.get('order')),
+    authzCacheSeconds: Number(process.env.AUTHZ_CACHE_SECONDS ?? 30),
+  };
+  const profile = flags.has('profile');
+  return { selected, config, profile, write: !flags.has('no-write') && !profile };
+}
+
+/** The code measured: BENCH_CODE_REF if set (e.g. a snapshot outside git), else git's HEAD. */
+function codeRef(): { commit?: string; uncommittedChanges?: boolean } {
+  if (process.env.BENCH_CODE_REF) return { commit: process.env.BENCH_CODE_REF };
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  if (head.status !== 0) return {};
+  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'lambdas', 'lib', 'bin', 'statemachines'], {
+    encoding: 'utf8',
+  });
+  return { commit: head.stdout.trim(), uncommittedChanges: dirty.stdout.trim() !== '' };
+}
+
+/** DynamoDB Local processes on the machine (other projects' and test runs' included). */
+const dynamoDbProcesses = () =>
+  (spawnSync('pgrep', ['-f', 'DynamoDBLocal'], { encoding: 'utf8' }).stdout ?? '')
+    .split('\n')
+    .filter(Boolean);
+
+async function main(): Promise<void> {
+  const { selected, config, profile, write } = parseArgs(process.argv.slice(2));
+  const startedAt = Date.now();
+  const code = codeRef(); // at the start: others may commit while the bench runs
+  const profileDir = profile ? mkdtempSync(join(tmpdir(), 'sps-bench-prof-')) : undefined;
+
+  console.log(`bench: starting the local runtime${profile ? ' under --cpu-prof' : ''} ...`);
+  const runtime: BenchRuntime = await startBenchRuntime(profileDir ? { cpuProfDir: profileDir } : {});
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return { exitCode: null, orphans: [] as string[] };
+    stopped = true;
+    return runtime.stop();
+  };
+  const guard = setTimeout(() => {
+    console.error(`bench: over ${HARD_LIMIT_MS / 1000} s, stopping`);
+    void stop().finally(() => process.exit(2));
+  }, HARD_LIMIT_MS);
+  process.once('SIGINT', () => void stop().finally(() => process.exit(130)));
+
+  let patch: Results = {};
+  const windows: ProfileWindow[] = [];
+  try {
+    console.log(
+      `bench: runtime ready at ${runtime.url} (pid ${runtime.pid}) in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`,
+    );
+    const ctx = await createContext(config, runtime);
+    for (const section of selected) {
+      console.log(`bench: section ${section.name}`);
+      const result = await section.run(ctx);
+      patch = mergeResults(patch, result);
+      const api = (result.api ?? {}) as Record<string, PhaseResult>;
+      for (const [key, p] of Object.entries(api)) {
+        windows.push({
+          name: `api ${key}`,
+          windowsUs: p.windowsUs,
+          operations: p.requests + p.errors,
+          cpu: p.cpuMsPerOp,
+        });
+      }
+    }
+    ctx.api.close();
+    ctx.db.destroy();
+  } finally {
+    const { exitCode, orphans } = await stop();
+    clearTimeout(guard);
+    const others = dynamoDbProcesses().filter((pid) => !orphans.includes(pid));
+    console.log(
+      `bench: runtime stopped (exit ${exitCode}); its DynamoDB Local: ${orphans.length === 0 ? 'gone' : `STILL RUNNING (${orphans.join(', ')})`}` +
+        (others.length > 0
+          ? `; other DynamoDB Local processes on this machine (not the bench's): ${others.length}`
+          : ''),
+    );
+    if (orphans.length > 0) process.exitCode = 1;
+  }
+
+  const results = mergeResults(write ? readResults() : {}, {
+    date: new Date().toISOString(),
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model?.trim(),
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+    },
+    config: {
+      ...config,
+      sections: selected.map((s) => s.name),
+      runSeconds: Math.round((Date.now() - startedAt) / 1000),
+    },
+    code,
+    target: { ratio: 0.7 },
+    ...patch,
+  });
+  console.log('');
+  console.log(
+    consoleReport(
+      results,
+      sections.filter((s) => selected.includes(s) || !profile),
+    ),
+  );
+
+  if (profileDir) {
+    const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+    if (!file) console.log(`bench: no CPU profile was written in ${profileDir}`);
+    else {
+      console.log(renderProfile(summarizeProfile(join(profileDir, file), windows)));
+      console.log(`\nbench: profile kept at ${join(profileDir, file)} (open it in Chrome DevTools)`);
+    }
+  }
+  if (write) {
+    await writeResults(results, sections);
+    console.log('\nbench: wrote bench/results.json and bench/results.md');
+  }
+  console.log(`bench: done in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
+  // Idle keep-alive sockets (fetch's pool) must not hold the process open after the report.
+  process.exit();
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});

@@ -1,0 +1,84 @@
+/**
+ * A bench section: one named measurement, run with `npm run bench` (all sections) or
+ * `npm run bench -- --only=<name>[,<name>]`. A section returns the part of results.json it owns
+ * (merged two levels deep, so `api.createPayment` and `api.listGroups` can come from two
+ * sections) and renders its own report from results.json, so results kept from an earlier run
+ * of another section still appear in the report.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { BenchContext } from '../support/context';
+import type { Operation } from '../support/load';
+
+export type Results = Record<string, unknown>;
+
+export interface Section {
+  readonly name: string;
+  readonly title: string;
+  run(ctx: BenchContext): Promise<Results>;
+}
+
+/** An API-versus-raw-DynamoDB workload: reported together in one table. */
+export interface CompareSection extends Section {
+  readonly kind: 'compare';
+  /** Key under `api`, `raw` and `ratio` in results.json. */
+  readonly key: string;
+  /** What one operation is, for the report. */
+  readonly operation: string;
+}
+
+/** Other sections (e.g. the state machine) render their own markdown and console lines. */
+export interface CustomSection extends Section {
+  readonly kind: 'custom';
+  report(results: Results): { console: string; markdown: string } | undefined;
+}
+
+export type AnySection = CompareSection | CustomSection;
+
+/** The pass mark of an API-versus-raw ratio (README: "API >= 70% of raw DynamoDB Local"). */
+export const RATIO_TARGET = 0.7;
+
+export function compareSection(spec: {
+  name: string;
+  key: string;
+  title: string;
+  operation: string;
+  /**
+   * Prepares fixtures and returns the two operations: one API request, and the same DynamoDB
+   * calls through `send` (the raw client, counted).
+   */
+  prepare(ctx: BenchContext): Promise<{
+    api: Operation;
+    raw(send: DynamoDBDocumentClient['send']): Operation;
+    notes?: Results;
+  }>;
+}): CompareSection {
+  return {
+    kind: 'compare',
+    name: spec.name,
+    key: spec.key,
+    title: spec.title,
+    operation: spec.operation,
+    async run(ctx) {
+      const { api: apiOp, raw: rawOp, notes } = await spec.prepare(ctx);
+      const { warmupSeconds, durationSeconds, rounds } = ctx.config;
+      console.log(
+        `  ${spec.key}: ${warmupSeconds} s warm-up per side, then ${rounds} alternating rounds, ` +
+          `${durationSeconds} s measured per side ...`,
+      );
+      const { api, raw } = await ctx.measurePair(apiOp, rawOp);
+      const ratio = raw.rps > 0 ? Math.round((api.rps / raw.rps) * 1000) / 1000 : null;
+      // Throughput ratio on a CPU-bound machine with nothing else running, once DynamoDB Local's
+      // JIT is done: CPU per request, all the bench's processes, JIT compilation left out.
+      const cpuRatio = api.cpuMsPerOp.steady
+        ? Math.round((raw.cpuMsPerOp.steady! / api.cpuMsPerOp.steady) * 1000) / 1000
+        : null;
+      return {
+        api: { [spec.key]: api },
+        raw: { [spec.key]: raw },
+        ratio: { [spec.key]: ratio },
+        cpuCostRatio: { [spec.key]: cpuRatio },
+        ...(notes && { notes: { [spec.key]: notes } }),
+      };
+    },
+  };
+}
