@@ -41,8 +41,10 @@ export class ServiceNotifications extends Construct {
     super(scope, id);
     const { stage, table } = props;
     const sender = props.senderAddress ?? 'payments@scheduled-payments.example';
-    const domain = sender.split('@')[1];
-    if (!domain) throw new Error(`senderAddress must be an e-mail address, got "${sender}"`);
+    const match = /^[^\s@]+@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})$/.exec(sender);
+    if (!match)
+      throw new Error(`senderAddress must be an e-mail address on a public domain, got "${sender}"`);
+    const domain = match[1]!;
 
     this.identity = new ses.EmailIdentity(this, 'Identity', { identity: ses.Identity.domain(domain) });
     this.configurationSet = new ses.ConfigurationSet(this, 'ConfigurationSet', {
@@ -62,13 +64,13 @@ export class ServiceNotifications extends Construct {
     });
     bindTable(fn, table, 'readWrite');
     // Least privilege: send as this identity, through this configuration set, nothing else.
-    const { region, account } = Stack.of(this);
+    const { partition, region, account } = Stack.of(this);
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['ses:SendEmail'],
         resources: [
-          `arn:aws:ses:${region}:${account}:identity/${domain}`,
-          `arn:aws:ses:${region}:${account}:configuration-set/${this.configurationSet.configurationSetName}`,
+          `arn:${partition}:ses:${region}:${account}:identity/${domain}`,
+          `arn:${partition}:ses:${region}:${account}:configuration-set/${this.configurationSet.configurationSetName}`,
         ],
       }),
     );

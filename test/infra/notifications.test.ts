@@ -1,0 +1,391 @@
+/**
+ * E-mail in the cloud: the SES identity of the sender's domain and the configuration set, the
+ * notifier that consumes new outbox items from the table's stream, its least-privilege role, its
+ * on-failure queue and the alarms.
+ */
+import { Template } from 'aws-cdk-lib/assertions';
+import { addServiceStacks } from '../../lib/cdk/app';
+import type { ServiceStack } from '../../lib/cdk/service-stack';
+import { NOTIFIER_HANDLER } from '../../lib/processing';
+import type { Stage } from '../../lib/stage';
+import {
+  actionsOf,
+  flatten,
+  functionIdOf,
+  props,
+  resourcesOf,
+  resourcesOfStatement,
+  roleIdOf,
+  roleStatements,
+  SYNTH_TIMEOUT_MS,
+  synthStage,
+  testApp,
+  type Resource,
+} from './synth';
+
+const DEFAULT_SENDER = 'payments@scheduled-payments.example';
+const DEFAULT_DOMAIN = 'scheduled-payments.example';
+const CUSTOM_SENDER = 'payments@payments.example.org';
+const CUSTOM_DOMAIN = 'payments.example.org';
+
+const configurationSetName = (stage: Stage): string => `scheduled-payments-${stage}`;
+const queueName = (stage: Stage): string => `scheduled-payments-${stage}-notifier-failures`;
+
+/** What CDK's grantReadWriteData gives on the table and its indexes. */
+const TABLE_ACTIONS = new Set([
+  'dynamodb:BatchGetItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:DescribeTable',
+  'dynamodb:GetItem',
+  'dynamodb:GetRecords',
+  'dynamodb:GetShardIterator',
+  'dynamodb:PutItem',
+  'dynamodb:Query',
+  'dynamodb:Scan',
+  'dynamodb:UpdateItem',
+]);
+/** What the DynamoDB event source adds to read the stream. */
+const STREAM_ACTIONS = new Set([
+  'dynamodb:DescribeStream',
+  'dynamodb:GetRecords',
+  'dynamodb:GetShardIterator',
+]);
+/** What the SQS on-failure destination adds. */
+const QUEUE_ACTIONS = new Set(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+const XRAY_ACTIONS = new Set(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+
+const only = (record: Record<string, Resource>): [string, Resource] => {
+  const entries = Object.entries(record);
+  expect(entries).toHaveLength(1);
+  return entries[0] as [string, Resource];
+};
+
+const getAtt = (id: string, attribute: string): { 'Fn::GetAtt': [string, string] } => ({
+  'Fn::GetAtt': [id, attribute],
+});
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The parts of a stack the notification tests look at. */
+interface Notifications {
+  template: Template;
+  tableId: string;
+  identityId: string;
+  configurationSetId: string;
+  notifierId: string;
+  notifier: Resource;
+  region: string;
+  account: string;
+}
+
+function notificationsOf(stack: ServiceStack, template: Template, stage: Stage): Notifications {
+  const [tableId] = only(resourcesOf(template, 'AWS::DynamoDB::Table'));
+  const [identityId] = only(resourcesOf(template, 'AWS::SES::EmailIdentity'));
+  const [configurationSetId] = only(resourcesOf(template, 'AWS::SES::ConfigurationSet'));
+  const notifierId = functionIdOf(template, stage, NOTIFIER_HANDLER);
+  const notifier = resourcesOf(template, 'AWS::Lambda::Function')[notifierId] as Resource;
+  return {
+    template,
+    tableId,
+    identityId,
+    configurationSetId,
+    notifierId,
+    notifier,
+    region: flatten(stack.resolve(stack.region)),
+    account: flatten(stack.resolve(stack.account)),
+  };
+}
+
+/** Whether a CloudFormation value is the configuration set's name: the literal, or a Ref to it. */
+const namesConfigurationSet = (n: Notifications, value: unknown, stage: Stage): boolean =>
+  flatten(value) === configurationSetName(stage) || flatten(value) === `\${${n.configurationSetId}}`;
+
+/** The resources `ses:SendEmail` is allowed on, as flattened strings. */
+const sesResources = (n: Notifications): string[] =>
+  roleStatements(n.template, roleIdOf(n.notifier))
+    .filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')))
+    .flatMap(resourcesOfStatement);
+
+/** `arn:<partition>:ses:<region>:<account>:<rest>`, the partition literal or `${AWS::Partition}`. */
+const sesArn = (n: Notifications, rest: string): RegExp =>
+  new RegExp(
+    `^arn:(aws|\\$\\{AWS::Partition\\}):ses:${escape(n.region)}:${escape(n.account)}:${escape(rest)}$`,
+  );
+
+/** The ses:SendEmail grant is exactly the identity of `domain` and the stage's configuration set. */
+function expectSendEmailOnlyAs(n: Notifications, stage: Stage, domain: string): void {
+  const resources = sesResources(n);
+  expect(resources).toHaveLength(2);
+  const identity = resources.filter((r) => sesArn(n, `identity/${domain}`).test(r));
+  const configurationSet = resources.filter(
+    (r) =>
+      sesArn(n, `configuration-set/${configurationSetName(stage)}`).test(r) ||
+      sesArn(n, `configuration-set/\${${n.configurationSetId}}`).test(r),
+  );
+  expect([identity, configurationSet]).toEqual([[expect.any(String)], [expect.any(String)]]);
+}
+
+describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (stage: Stage) => {
+  let n: Notifications;
+  let template: Template;
+  let queueId: string;
+  let topicRef: { Ref: string };
+  beforeAll(() => {
+    const synthesized = synthStage(stage);
+    template = synthesized.template;
+    n = notificationsOf(synthesized.stack, template, stage);
+    const queues = Object.entries(resourcesOf(template, 'AWS::SQS::Queue')).filter(
+      ([, q]) => props(q).QueueName === queueName(stage),
+    );
+    expect(queues).toHaveLength(1);
+    queueId = (queues[0] as [string, Resource])[0];
+    topicRef = template.findOutputs('AlarmTopicArn').AlarmTopicArn?.Value as { Ref: string };
+  }, SYNTH_TIMEOUT_MS);
+
+  const queueArn = (): string => `\${${queueId}.Arn}`;
+  const streamArn = (): string => `\${${n.tableId}.StreamArn}`;
+
+  describe('SES', () => {
+    it(`verifies the default sender's domain ${DEFAULT_DOMAIN} as the e-mail identity`, () => {
+      const identity = resourcesOf(template, 'AWS::SES::EmailIdentity')[n.identityId] as Resource;
+      expect(props(identity).EmailIdentity).toBe(DEFAULT_DOMAIN);
+    });
+
+    it(`has the configuration set ${configurationSetName(stage)}, sending enabled`, () => {
+      const set = resourcesOf(template, 'AWS::SES::ConfigurationSet')[n.configurationSetId] as Resource;
+      expect(props(set)).toMatchObject({
+        Name: configurationSetName(stage),
+        SendingOptions: { SendingEnabled: true },
+      });
+    });
+  });
+
+  describe('notifier', () => {
+    it('runs on Node.js 22, arm64, traced, with a 60 s timeout, for this stage', () => {
+      expect(props(n.notifier)).toMatchObject({
+        FunctionName: `scheduled-payments-${stage}-notifications-send-notifications`,
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        Timeout: 60,
+        TracingConfig: { Mode: 'Active' },
+        Description: `${NOTIFIER_HANDLER} (${stage})`,
+      });
+    });
+
+    it('gets the sender address, the configuration set and the table, and nothing else beyond the defaults', () => {
+      const variables = (props(n.notifier).Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(Object.keys(variables).sort()).toEqual(
+        [
+          'NODE_OPTIONS',
+          'POWERTOOLS_SERVICE_NAME',
+          'SERVICE_STAGE',
+          'SES_CONFIGURATION_SET',
+          'SES_FROM_ADDRESS',
+          'TABLE_NAME',
+        ].sort(),
+      );
+      expect(variables).toMatchObject({
+        SERVICE_STAGE: stage,
+        POWERTOOLS_SERVICE_NAME: 'scheduled-payments',
+        SES_FROM_ADDRESS: DEFAULT_SENDER,
+        TABLE_NAME: { Ref: n.tableId },
+      });
+      expect(namesConfigurationSet(n, variables.SES_CONFIGURATION_SET, stage)).toBe(true);
+    });
+
+    it('may send e-mail only as the identity, through the configuration set', () => {
+      expectSendEmailOnlyAs(n, stage, DEFAULT_DOMAIN);
+      const ses = roleStatements(template, roleIdOf(n.notifier)).filter((s) =>
+        actionsOf(s).some((a) => a.startsWith('ses:')),
+      );
+      expect(ses.flatMap(actionsOf)).toEqual(['ses:SendEmail']);
+      for (const s of ses) {
+        expect(s.Effect).toBe('Allow');
+        expect(s).not.toHaveProperty('Condition');
+      }
+    });
+
+    it('holds nothing else than the table, its stream, the failure queue and X-Ray', () => {
+      const roleId = roleIdOf(n.notifier);
+      const role = resourcesOf(template, 'AWS::IAM::Role')[roleId] as Resource;
+      // Logs go through the AWS managed basic execution role, and only that.
+      expect((props(role).ManagedPolicyArns as unknown[]).map(flatten)).toEqual([
+        'arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole',
+      ]);
+
+      const tableArn = `\${${n.tableId}.Arn}`;
+      const allowed = (action: string, resource: string): boolean => {
+        if (action.startsWith('ses:')) return action === 'ses:SendEmail'; // checked exactly above
+        if (XRAY_ACTIONS.has(action)) return resource === '*';
+        // ListStreams takes no stream ARN: CDK grants it on '*'.
+        if (action === 'dynamodb:ListStreams') return resource === '*' || resource === streamArn();
+        if (STREAM_ACTIONS.has(action) && resource === streamArn()) return true;
+        if (TABLE_ACTIONS.has(action)) return resource === tableArn || resource === `${tableArn}/index/*`;
+        if (QUEUE_ACTIONS.has(action)) return resource === queueArn();
+        return false;
+      };
+      const pairs: [string, string][] = [];
+      for (const s of roleStatements(template, roleId)) {
+        expect(s.Effect).toBe('Allow');
+        for (const key of ['NotAction', 'NotResource', 'Condition']) expect(s).not.toHaveProperty(key);
+        for (const action of actionsOf(s))
+          for (const resource of resourcesOfStatement(s)) pairs.push([action, resource]);
+      }
+      expect(pairs.filter(([a, r]) => !allowed(a, r))).toEqual([]);
+
+      // And what it needs is there.
+      const has = (action: string, resource: string): boolean =>
+        pairs.some(([a, r]) => a === action && r === resource);
+      for (const action of ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'])
+        expect([action, has(action, tableArn)]).toEqual([action, true]);
+      for (const action of STREAM_ACTIONS) expect([action, has(action, streamArn())]).toEqual([action, true]);
+      expect(pairs.some(([a]) => a === 'dynamodb:ListStreams')).toBe(true);
+      expect(has('sqs:SendMessage', queueArn())).toBe(true);
+    });
+  });
+
+  describe('stream', () => {
+    it('has a stream with new images on the table', () => {
+      const table = resourcesOf(template, 'AWS::DynamoDB::Table')[n.tableId] as Resource;
+      const viewType = (props(table).StreamSpecification as { StreamViewType?: string } | undefined)
+        ?.StreamViewType;
+      expect(['NEW_IMAGE', 'NEW_AND_OLD_IMAGES']).toContain(viewType);
+    });
+
+    it('feeds new outbox items to the notifier in batches of 25 with partial failures, bisection and retries', () => {
+      const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))
+        .map(props)
+        .filter((p) => flatten(p.FunctionName) === `\${${n.notifierId}}`);
+      expect(mappings).toHaveLength(1);
+      const mapping = mappings[0] as Record<string, unknown>;
+      expect(mapping).toMatchObject({
+        EventSourceArn: getAtt(n.tableId, 'StreamArn'),
+        StartingPosition: 'TRIM_HORIZON',
+        BatchSize: 25,
+        MaximumRetryAttempts: 10,
+        BisectBatchOnFunctionError: true,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        MaximumRecordAgeInSeconds: 86400,
+        DestinationConfig: { OnFailure: { Destination: getAtt(queueId, 'Arn') } },
+      });
+      expect(mapping.Enabled ?? true).toBe(true);
+
+      const filters = (mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
+      expect(filters).toHaveLength(1);
+      expect(JSON.parse((filters[0] as { Pattern: string }).Pattern)).toEqual({
+        eventName: ['INSERT'],
+        dynamodb: { NewImage: { entity: { S: ['outbox'] } } },
+      });
+    });
+
+    it('is the only consumer of the stream', () => {
+      const consumers = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))
+        .map(props)
+        .filter((p) => flatten(p.EventSourceArn) === streamArn());
+      expect(consumers.map((p) => p.FunctionName)).toEqual([{ Ref: n.notifierId }]);
+    });
+  });
+
+  describe('on-failure queue', () => {
+    it('keeps failed records 14 days, encrypted with SQS managed keys', () => {
+      const queue = resourcesOf(template, 'AWS::SQS::Queue')[queueId] as Resource;
+      expect(props(queue)).toMatchObject({ MessageRetentionPeriod: 1209600, SqsManagedSseEnabled: true });
+      expect(props(queue)).not.toHaveProperty('KmsMasterKeyId');
+    });
+
+    it('refuses every request without TLS', () => {
+      const policies = Object.values(resourcesOf(template, 'AWS::SQS::QueuePolicy'))
+        .map(props)
+        .filter((p) => (p.Queues as unknown[]).some((q) => flatten(q) === `\${${queueId}}`));
+      expect(policies).toHaveLength(1);
+      const statements = (policies[0]?.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
+      expect(statements).toContainEqual({
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 'sqs:*',
+        Resource: getAtt(queueId, 'Arn'),
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      });
+      // Nobody is granted anything through the queue policy.
+      expect(statements.filter((s) => s.Effect !== 'Deny')).toEqual([]);
+    });
+  });
+
+  describe('alarms', () => {
+    const alarmsOn = (
+      namespace: string,
+      metricName: string,
+      dimensions: unknown,
+    ): Record<string, unknown>[] =>
+      Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'))
+        .map(props)
+        .filter(
+          (a) =>
+            a.Namespace === namespace &&
+            a.MetricName === metricName &&
+            JSON.stringify(a.Dimensions) === JSON.stringify(dimensions),
+        );
+    const expectOneAlarm = (alarms: Record<string, unknown>[], name: string): void => {
+      expect(resourcesOf(template, 'AWS::SNS::Topic')[topicRef.Ref]).toBeDefined();
+      expect(alarms).toHaveLength(1);
+      expect(alarms[0]).toMatchObject({
+        AlarmName: `scheduled-payments-${stage}-${name}`,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+        AlarmActions: [topicRef],
+      });
+    };
+
+    it('alarms the topic on the first message in the on-failure queue', () => {
+      expectOneAlarm(
+        alarmsOn('AWS/SQS', 'ApproximateNumberOfMessagesVisible', [
+          { Name: 'QueueName', Value: getAtt(queueId, 'QueueName') },
+        ]),
+        'notifier-dead-letters',
+      );
+    });
+
+    it('alarms the topic on the first notifier error', () => {
+      const alarms = alarmsOn('AWS/Lambda', 'Errors', [
+        { Name: 'FunctionName', Value: { Ref: n.notifierId } },
+      ]);
+      expectOneAlarm(alarms, 'notifier-errors');
+      expect(alarms[0]?.Statistic).toBe('Sum');
+    });
+  });
+});
+
+describe('senderAddress context', () => {
+  const stacks = new Map<Stage, ServiceStack>();
+  beforeAll(() => {
+    // Both stages in one app: one synthesis.
+    for (const stack of addServiceStacks(testApp({ senderAddress: CUSTOM_SENDER })))
+      stacks.set(stack.stage, stack);
+  }, SYNTH_TIMEOUT_MS);
+
+  it.each(['dev', 'prod'] as const)(
+    'makes its domain the %s identity, the sender and the only identity the notifier may send as',
+    (stage) => {
+      const stack = stacks.get(stage) as ServiceStack;
+      const template = Template.fromStack(stack);
+      const n = notificationsOf(stack, template, stage);
+      const identity = resourcesOf(template, 'AWS::SES::EmailIdentity')[n.identityId] as Resource;
+      expect(props(identity).EmailIdentity).toBe(CUSTOM_DOMAIN);
+      const variables = (props(n.notifier).Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.SES_FROM_ADDRESS).toBe(CUSTOM_SENDER);
+      expectSendEmailOnlyAs(n, stage, CUSTOM_DOMAIN);
+      expect(sesResources(n).join(' ')).not.toContain(DEFAULT_DOMAIN);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
+
+  it.each(['payments', 'payments@', '@'])('refuses the sender address %j', (senderAddress) => {
+    expect(() => addServiceStacks(testApp({ stage: 'dev', senderAddress }))).toThrow(
+      /senderAddress must be an e-mail address/,
+    );
+  });
+});
