@@ -9,15 +9,24 @@ import { formatCents } from '#domain/money';
 import { paymentProcessor } from '#processor/index';
 import { transactionStore } from '#store/transactions';
 
-/** Voids an approved, unsettled sale. Voiding a voided sale returns it unchanged. */
+/**
+ * Voids an approved, unsettled sale. The void is reserved on the sale first (no refund can start
+ * after that), so a void and a refund never both reverse one sale; a reserved void is finished by
+ * a repeat even after the cut-off. Voiding a voided sale returns it unchanged.
+ */
 export async function voidSale(merchantId: string, transactionId: string, now: Date): Promise<Transaction> {
   const store = transactionStore();
   const { transaction } = await store.require(transactionId, merchantId);
   if (transaction.status === 'Voided') return transaction;
   if (transaction.status === 'Declined')
     throw new BadRequestError(`transaction ${transactionId} was declined; nothing to void`);
-  if (isSettled(transaction, now)) {
-    throw new BadRequestError(`transaction ${transactionId} has settled; refund it instead of voiding`);
+  if (transaction.voidingAt === undefined) {
+    if (isSettled(transaction, now)) {
+      throw new BadRequestError(`transaction ${transactionId} has settled; refund it instead of voiding`);
+    }
+    if (!(await store.reserveVoid(transactionId, now.toISOString()))) {
+      throw new BadRequestError(`transaction ${transactionId} has refunds; it cannot be voided`);
+    }
   }
   const result = await paymentProcessor().void({
     idempotencyKey: `void:${transactionId}`,
@@ -49,6 +58,8 @@ export async function refundSale(
   let refund = found.refunds.find((r) => r.refundId === refundId);
   if (!refund) {
     const txn = found.transaction;
+    if (txn.voidingAt !== undefined)
+      throw new BadRequestError(`transaction ${transactionId} is being voided; nothing to refund`);
     if (txn.status !== 'Approved')
       throw new BadRequestError(`transaction ${transactionId} is ${txn.status}; nothing to refund`);
     if (!isSettled(txn, now)) {

@@ -147,7 +147,19 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
         }),
         processedAt: result.processedAt,
       });
-  const stored = await transactions.recordSale(txn);
+  let stored: Transaction;
+  try {
+    stored = await transactions.recordSale(txn);
+  } catch (error) {
+    // Charged but not recorded: reverse at the processor (the caller sees the error and no
+    // money moved). If the reversal fails too, a retry with the same key finds the approval.
+    if (txn.status === 'Approved') {
+      await processor
+        .reverseUnanswered({ idempotencyKey: request.processorKey, merchantId: request.merchantId })
+        .catch(() => undefined);
+    }
+    throw error;
+  }
   if (stored.status === 'Declined') {
     await transactions.releaseGuard(
       request.merchantId,

@@ -63,7 +63,8 @@ export function abaValid(routing: string): boolean {
 
 export function assertBankAccount(routingNumber: string, accountNumber: string): void {
   if (!abaValid(routingNumber)) throw new BadRequestError('routingNumber is not a valid ABA routing number');
-  if (!/^\d{4,17}$/.test(accountNumber)) throw new BadRequestError('accountNumber must be 4-17 digits');
+  // At least 5 digits: the masked form shows the last four and must hide something.
+  if (!/^\d{5,17}$/.test(accountNumber)) throw new BadRequestError('accountNumber must be 5-17 digits');
 }
 
 /** All but the last four digits masked: `************1111`. */

@@ -13,8 +13,14 @@ export const MAX_AMOUNT = 999_999.99;
  * 1998.9999999999998; every cent value up to 999999.99 passes), too narrow for any third decimal.
  */
 export function isWholeCents(amount: number): boolean {
-  if (!Number.isFinite(amount)) return false;
-  const scaled = amount * 100;
+  return hasAtMostDecimals(amount, 2);
+}
+
+/** `value` has at most `decimals` decimal places (same tolerance as isWholeCents). */
+export function hasAtMostDecimals(value: number, decimals: number): boolean {
+  if (!Number.isFinite(value)) return false;
+  if (Number.isSafeInteger(value)) return true;
+  const scaled = value * 10 ** decimals;
   const cents = Math.round(scaled);
   return Number.isSafeInteger(cents) && Math.abs(cents - scaled) <= Math.abs(scaled) * Number.EPSILON;
 }

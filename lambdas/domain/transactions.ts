@@ -40,6 +40,8 @@ export interface Transaction {
   /** Completed plus pending refunds, counted. */
   refundCount: number;
   voidedAt?: string;
+  /** Set when a void is reserved (before the processor is asked); no refund after it. */
+  voidingAt?: string;
 }
 
 export interface Refund {
@@ -57,7 +59,7 @@ export const isSettled = (t: Transaction, now: Date): boolean =>
 
 /** What can still be refunded: charged minus completed and pending refunds (failed ones free up). */
 export const availableRefundCents = (t: Transaction): Cents =>
-  t.status === 'Approved' ? Math.max(0, t.approvedCents - t.refundedCents) : 0;
+  t.status === 'Approved' && t.voidingAt === undefined ? Math.max(0, t.approvedCents - t.refundedCents) : 0;
 
 export const refundView = (r: Refund) => ({
   refundId: r.refundId,

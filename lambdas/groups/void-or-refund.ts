@@ -61,7 +61,9 @@ async function reverse(payment: Payment, merchantId: string, now: Date): Promise
       date: voided.voidedAt ?? now.toISOString(),
     };
   } else {
-    const refundId = uuidv5(`reversal:${paymentId}`, REVERSAL_NAMESPACE);
+    // One refund per payment; after a failed one (recorded), the next attempt gets a new id.
+    const failedBefore = (payment.voidOrRefundResponses ?? []).filter((r) => r.status === 'Failed').length;
+    const refundId = uuidv5(`reversal:${paymentId}:${failedBefore}`, REVERSAL_NAMESPACE);
     const available = availableRefundCents(transaction);
     const { refunds } = await transactionStore().require(transaction.transactionId, merchantId);
     if (available === 0 && !refunds.some((r) => r.refundId === refundId)) {

@@ -10,7 +10,8 @@
 import { v5 as uuidv5 } from 'uuid';
 import { runSale } from '#core/sale';
 import type { Payment } from '#domain/groups';
-import { countOutcome, failedAuthResponse, type ProcessingState } from '#domain/processing';
+import { giveUpOnCharge } from '#core/unanswered';
+import { countOutcome, type ProcessingState } from '#domain/processing';
 import { transactionView } from '#domain/transactions';
 import { mapLimit, sleep } from '#shared/concurrency';
 import { optionalNumber } from '#shared/config';
@@ -54,8 +55,10 @@ async function charge(payment: Payment, state: ProcessingState): Promise<Record<
     } catch (error) {
       if (!retryable(error)) throw error;
       logger.warn('transient failure charging a payment', { paymentId: payment.paymentId, attempt, error });
-      if (attempt >= ATTEMPTS)
-        return failedAuthResponse(payment, `${(error as Error).name} after ${ATTEMPTS} attempts`, new Date());
+      if (attempt >= ATTEMPTS) {
+        const reason = `${(error as Error).name} after ${ATTEMPTS} attempts; not charged`;
+        return giveUpOnCharge(payment, transactionIdOf(payment.paymentId), state.merchantId, reason);
+      }
       await sleep(100 * 4 ** attempt);
     }
   }

@@ -1,4 +1,6 @@
-import { countOutcome, failedAuthResponse, type ProcessingState } from '#domain/processing';
+import { giveUpOnCharge } from '#core/unanswered';
+import { countOutcome, type ProcessingState } from '#domain/processing';
+import { transactionIdOf } from './authorize-batch';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 import { groupStore } from '#store/groups';
@@ -23,7 +25,13 @@ export const handler = taskHandler(
       for (const payment of page.payments) {
         let current = payment;
         if (!payment.deleted && !payment.authResponse) {
-          const authResponse = failedAuthResponse(payment, reason, new Date());
+          // A charge may have happened before the batch died: keep its record, or reverse it.
+          const authResponse = await giveUpOnCharge(
+            payment,
+            transactionIdOf(payment.paymentId),
+            state.merchantId,
+            reason,
+          );
           current = (await store.setAuthResponse(payment, authResponse, new Date()))
             ? { ...payment, authResponse }
             : ((await store.getPayment(payment.paymentGroupId, payment.paymentId)) ?? payment);

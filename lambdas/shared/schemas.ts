@@ -39,8 +39,14 @@ const paymentProperties = {
     maxProperties: 50,
     propertyNames: { maxLength: 100 },
     additionalProperties: {
-      anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'number' }, { type: 'boolean' }],
-      description: 'must be a string (up to 1000 characters), a number or a boolean',
+      anyOf: [
+        { type: 'string', maxLength: 1000 },
+        // Numbers DynamoDB and JSON both keep exactly.
+        { type: 'number', minimum: -1e15, maximum: 1e15, maxDecimals: 6 },
+        { type: 'boolean' },
+      ],
+      description:
+        'must be a string (up to 1000 characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
     },
   },
   fees: {

@@ -5,7 +5,7 @@
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { isWholeCents } from '#domain/money';
+import { hasAtMostDecimals } from '#domain/money';
 import { BadRequestError } from './errors';
 
 const ajv = new Ajv({
@@ -14,13 +14,13 @@ const ajv = new Ajv({
   verbose: true, // gives errors their parentSchema, whose `description` words pattern errors
 });
 addFormats(ajv, ['date', 'date-time', 'uuid', 'email']);
-/** `maxDecimals: 2` on money: a whole number of cents (see isWholeCents for the tolerance). */
+/** `maxDecimals: n`: at most n decimal places (money: 2, a whole number of cents; see isWholeCents). */
 ajv.addKeyword({
   keyword: 'maxDecimals',
   type: 'number',
   schemaType: 'number',
   errors: false,
-  validate: (decimals: number, value: number) => decimals === 2 && isWholeCents(value),
+  validate: (decimals: number, value: number) => hasAtMostDecimals(value, decimals),
 });
 
 /** `/payments/3/amount` → `payments[3].amount` */
@@ -48,7 +48,7 @@ export function describe(error: ErrorObject, root: string): string {
     case 'enum':
       return `${field()} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
     case 'maxDecimals':
-      return `${field()} must have at most 2 decimal places`;
+      return `${field()} must have at most ${String((error.schema as number | undefined) ?? 2)} decimal places`;
     case 'anyOf':
     case 'oneOf': {
       const description = (error.parentSchema as { description?: string } | undefined)?.description;

@@ -18,7 +18,12 @@ import { cancellationCodes, ddb } from '#shared/ddb';
 import { isConditionFailure, queryAll, strip, type Item } from './items';
 import { outboxPut, outboxRecord } from './outbox';
 import type { OutboxItem } from '#domain/notifications';
-import { GroupNotFoundError, PaymentNotFoundError, ServiceUnavailableError } from '#shared/errors';
+import {
+  BadRequestError,
+  GroupNotFoundError,
+  PaymentNotFoundError,
+  ServiceUnavailableError,
+} from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { ProcessingSummary } from '#domain/processing';
 import {
@@ -29,6 +34,12 @@ import {
   type Page,
   type Payment,
 } from '#domain/groups';
+
+/**
+ * A group's size limit: one execution processes it within Step Functions' 25,000 history events
+ * (about 0.05 events per payment) and its list stays pageable.
+ */
+export const MAX_PAYMENTS_PER_GROUP = 100_000;
 
 /** One transaction holds at most 100 items: the group, its payments and their outbox items. */
 export const MAX_TRANSACTION_ITEMS = 100;
@@ -117,6 +128,9 @@ export class GroupStore {
     try {
       await this.db.send(new PutCommand(groupPut));
     } catch (error) {
+      // A retried Put whose first attempt was applied fails its condition: the group is ours.
+      const stored = isConditionFailure(error) ? await this.getGroup(group.paymentGroupId) : undefined;
+      if (stored?.dateCreated === group.dateCreated) return;
       await this.batchWrite([
         ...payments.map((p) => ({ DeleteRequest: { Key: keys.payment(p.paymentGroupId, p.paymentId) } })),
         ...outbox.map((o) => ({ DeleteRequest: { Key: keys.outbox(o.outboxId) } })),
@@ -224,6 +238,7 @@ export class GroupStore {
         UpdateExpression: 'ADD paymentCount :c, totalCents :t SET lastUpdated = :now',
         ConditionExpression:
           '#status = :pending AND merchantId = :m' +
+          (countDelta > 0 ? ' AND paymentCount < :max' : '') +
           (slot ? ' AND scheduleDate = :d AND scheduleHour = :h' : ''),
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -232,6 +247,7 @@ export class GroupStore {
           ':now': now.toISOString(),
           ':pending': 'pending',
           ':m': group.merchantId,
+          ...(countDelta > 0 && { ':max': MAX_PAYMENTS_PER_GROUP }),
           ...(slot && { ':d': slot.scheduleDate, ':h': slot.scheduleHour }),
         },
       },
@@ -617,7 +633,11 @@ export async function requirePayment(
  * merchant's, 400 when it is not pending, 503 when it changed back and forth under us.
  */
 export async function explainGroupRejection(groupId: string, merchantId: string): Promise<never> {
-  assertPaymentsEditable(await requireGroup(groupId, merchantId));
+  const group = await requireGroup(groupId, merchantId);
+  assertPaymentsEditable(group);
+  if (group.paymentCount >= MAX_PAYMENTS_PER_GROUP) {
+    throw new BadRequestError(`a group holds at most ${MAX_PAYMENTS_PER_GROUP} payments`);
+  }
   throw new ServiceUnavailableError('the group changed concurrently; retry the request');
 }
 

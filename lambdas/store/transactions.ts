@@ -257,23 +257,44 @@ export class TransactionStore {
     return found;
   }
 
-  /** Approved → Voided. False when the sale is no longer Approved (voided concurrently). */
-  async markVoided(transactionId: string, at: string): Promise<boolean> {
+  /**
+   * Reserves a void before the processor is asked: from then on no refund can be reserved, and a
+   * repeat (a retry after a crash) finishes the void whatever the time. False when refunds exist.
+   */
+  async reserveVoid(transactionId: string, at: string): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.transaction(transactionId),
-          UpdateExpression: 'SET #status = :voided, voidedAt = :at',
+          UpdateExpression: 'SET voidingAt = if_not_exists(voidingAt, :at)',
           ConditionExpression: '#status = :approved AND refundedCents = :zero',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':voided': 'Voided', ':approved': 'Approved', ':at': at, ':zero': 0 },
+          ExpressionAttributeValues: { ':approved': 'Approved', ':at': at, ':zero': 0 },
         }),
       );
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;
+    }
+  }
+
+  /** Approved (void reserved) → Voided; a repeat is a no-op. */
+  async markVoided(transactionId: string, at: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.transaction(transactionId),
+          UpdateExpression: 'SET #status = :voided, voidedAt = :at',
+          ConditionExpression: '#status = :approved AND attribute_exists(voidingAt)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':voided': 'Voided', ':approved': 'Approved', ':at': at },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
     }
   }
 
@@ -291,7 +312,8 @@ export class TransactionStore {
                 TableName: this.tableName,
                 Key: keys.transaction(txn.transactionId),
                 UpdateExpression: 'ADD refundedCents :a, refundCount :one',
-                ConditionExpression: '#status = :approved AND refundedCents <= :limit',
+                ConditionExpression:
+                  '#status = :approved AND refundedCents <= :limit AND attribute_not_exists(voidingAt)',
                 ExpressionAttributeNames: { '#status': 'status' },
                 ExpressionAttributeValues: {
                   ':a': refund.amountCents,

@@ -188,17 +188,17 @@ describe('abaValid', () => {
 });
 
 describe('assertBankAccount', () => {
-  it.each(['1234', '000123456789', '12345678901234567'])('accepts account number %p', (account) => {
+  it.each(['12345', '000123456789', '12345678901234567'])('accepts account number %p', (account) => {
     expect(() => assertBankAccount('021000021', account)).not.toThrow();
   });
 
   it.each([
     ['123456789', '000123456789', 'routingNumber is not a valid ABA routing number'],
     ['02100002', '000123456789', 'routingNumber is not a valid ABA routing number'],
-    ['021000021', '123', 'accountNumber must be 4-17 digits'],
-    ['021000021', '123456789012345678', 'accountNumber must be 4-17 digits'],
-    ['021000021', '0001234567x9', 'accountNumber must be 4-17 digits'],
-    ['021000021', '', 'accountNumber must be 4-17 digits'],
+    ['021000021', '123', 'accountNumber must be 5-17 digits'],
+    ['021000021', '123456789012345678', 'accountNumber must be 5-17 digits'],
+    ['021000021', '0001234567x9', 'accountNumber must be 5-17 digits'],
+    ['021000021', '', 'accountNumber must be 5-17 digits'],
   ])('refuses %p / %p: %p, without echoing either number', (routing, account, message) => {
     const text = messageOf(() => assertBankAccount(routing, account));
     expect(text).toBe(message);
@@ -262,5 +262,11 @@ describe('assertNotExpired', () => {
   it('turns the year over correctly: December is fine in December, refused in January', () => {
     expect(() => assertNotExpired(12, 2026, new Date('2026-12-31T12:00:00Z'))).not.toThrow();
     expect(() => assertNotExpired(12, 2026, new Date('2027-01-01T00:00:00Z'))).toThrow('expiry 12/2026');
+  });
+});
+
+describe('a bank account number must keep something masked', () => {
+  it('refuses a 4-digit account number (its masked form would show it whole)', () => {
+    expect(() => assertBankAccount('021000021', '1234')).toThrow('accountNumber must be 5-17 digits');
   });
 });

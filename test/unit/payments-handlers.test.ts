@@ -93,8 +93,8 @@ describe('POST .../payments (add payment)', () => {
       TableName: 't',
       Key: { pk: `GROUP#${GROUP_ID}`, sk: 'GROUP' },
       UpdateExpression: 'ADD paymentCount :c, totalCents :t SET lastUpdated = :now',
-      ConditionExpression: '#status = :pending AND merchantId = :m',
-      ExpressionAttributeValues: { ':c': 1, ':t': 1999, ':pending': 'pending', ':m': MID },
+      ConditionExpression: '#status = :pending AND merchantId = :m AND paymentCount < :max',
+      ExpressionAttributeValues: { ':c': 1, ':t': 1999, ':pending': 'pending', ':m': MID, ':max': 100_000 },
     });
     expect(response.body).toMatchObject({
       paymentGroupId: GROUP_ID,

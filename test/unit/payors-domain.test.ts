@@ -143,7 +143,7 @@ describe('parseMethodInput', () => {
     ],
     [cardInput({ accountType: undefined }), 'accountType is required'],
     [checkingInput({ routingNumber: '123456789' }), 'routingNumber is not a valid ABA routing number'],
-    [checkingInput({ accountNumber: '123' }), 'accountNumber must be 4-17 digits'],
+    [checkingInput({ accountNumber: '123' }), 'accountNumber must be 5-17 digits'],
     [
       checkingInput({ accountNumber: '123456789012345678' }),
       'accountNumber must NOT have more than 17 characters',

@@ -78,7 +78,7 @@ describe('describe (error message of one ajv error)', () => {
   it('words an anyOf error of a customAttributes value with the schema description', () => {
     const schema = addPaymentSchema.properties.customAttributes.additionalProperties;
     expect(describeError(anyOfError(schema), 'body')).toBe(
-      'customAttributes.x must be a string (up to 1000 characters), a number or a boolean',
+      'customAttributes.x must be a string (up to 1000 characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
     );
   });
 
@@ -433,5 +433,23 @@ describe('list query schema', () => {
     [{ locationId: '1' }, 'locationId is not a known field'],
   ])('refuses %p: %p', (query, message) => {
     expect(messageOf(() => listQuery(query))).toBe(message);
+  });
+});
+
+describe('customAttributes numbers DynamoDB keeps exactly', () => {
+  const parse = validator<unknown>(addPaymentSchema);
+  const body = (n: number) => ({
+    paymentGroupId: '0190f0a0-0000-7000-8000-000000000000',
+    profileId: 'a/b',
+    amount: 1,
+    customAttributes: { n },
+  });
+  it.each([1e16, -1e16, 1e-200, 0.1234567])('refuses %p with 400 naming the field', (n) => {
+    expect(() => parse(body(n))).toThrow(
+      /customAttributes\.n must be a string .*a number \(\|n\| <= 1e15, up to 6 decimals\)/,
+    );
+  });
+  it.each([0, 42, -7.5, 123456.123456, 1e15])('accepts %p', (n) => {
+    expect(() => parse(body(n))).not.toThrow();
   });
 });
