@@ -25,12 +25,19 @@ test('register a merchant with both MID forms, grant a client, revoke it', async
 
   const granted = await admin('grant', '--client', 'local-other', '--mid', mid8);
   expect(granted.stdout).toContain(mid);
-  const created = await call('POST', `/rest/merchants/${mid}/groups`, { servicePayId: mid8, scheduleDate: futureDate(), scheduleHour: 1, locationId: 1 }, { token });
+  const created = await call(
+    'POST',
+    `/rest/merchants/${mid}/groups`,
+    { servicePayId: mid8, scheduleDate: futureDate(), scheduleHour: 1, locationId: 1 },
+    { token },
+  );
   expect(created.status).toBe(201);
   expect(created.body.servicePayId).toBe(mid);
   expect((await call('GET', path, undefined, { token })).status).toBe(200);
   const grants = JSON.parse((await admin('grants', '--client', 'local-other')).stdout);
-  expect(grants).toEqual(expect.arrayContaining([{ merchantId: mid, shortId: mid8, name: 'Ogdenville Middle' }]));
+  expect(grants).toEqual(
+    expect.arrayContaining([{ merchantId: mid, shortId: mid8, name: 'Ogdenville Middle' }]),
+  );
 
   await admin('revoke', '--client', 'local-other', '--mid', mid);
   // The e2e runtime caches no grants (AUTHZ_CACHE_SECONDS=0): the revocation holds at once.
@@ -39,6 +46,10 @@ test('register a merchant with both MID forms, grant a client, revoke it', async
 });
 
 test('bad usage fails with a message, not a stack', async () => {
-  await expect(admin('grant', '--mid', '32350000001')).rejects.toMatchObject({ stderr: expect.stringContaining('--client is required') });
-  await expect(admin('register-merchant', '--mid', '123', '--name', 'x')).rejects.toMatchObject({ stderr: expect.stringContaining('11 digits') });
+  await expect(admin('grant', '--mid', '32350000001')).rejects.toMatchObject({
+    stderr: expect.stringContaining('--client is required'),
+  });
+  await expect(admin('register-merchant', '--mid', '123', '--name', 'x')).rejects.toMatchObject({
+    stderr: expect.stringContaining('11 digits'),
+  });
 });

@@ -24,11 +24,19 @@ test.each([
   ['a wrong secret', 'grant_type=client_credentials', 'local-tester:nope', 401],
   ['an unknown client', 'grant_type=client_credentials', 'someone:secret', 401],
   ['another grant type', 'grant_type=password', 'local-tester:local-tester-secret', 400],
-  ['a foreign scope', 'grant_type=client_credentials&scope=other/api.execute', 'local-tester:local-tester-secret', 400],
+  [
+    'a foreign scope',
+    'grant_type=client_credentials&scope=other/api.execute',
+    'local-tester:local-tester-secret',
+    400,
+  ],
 ])('the token endpoint refuses %s', async (_what, form, basic, status) => {
   const res = await fetch(`${baseUrl()}/oauth2/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(basic).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(basic).toString('base64')}`,
+    },
     body: form,
   });
   expect(res.status).toBe(status);
@@ -63,7 +71,9 @@ test('a client not authorized for the MID, or an unknown MID, gets 403 in either
     expect(res.body).toEqual({ message: expect.stringContaining(mid), responseCode: 403 });
   }
   const other = await tokenFor(OTHER);
-  expect((await call('GET', `/rest/merchants/${OTHER_MID}/groups`, undefined, { token: other })).status).toBe(200);
+  expect((await call('GET', `/rest/merchants/${OTHER_MID}/groups`, undefined, { token: other })).status).toBe(
+    200,
+  );
   expect((await call('GET', listPath, undefined, { token: other })).status).toBe(403);
 });
 
@@ -80,5 +90,7 @@ test('a client cannot reach another merchant’s group through its own MID', asy
   expect((await call('GET', `/rest/merchants/${MID}/groups/${id}`)).status).toBe(404);
   expect((await call('GET', `/rest/merchants/${MID8}/groups/${id}`)).status).toBe(404);
   expect((await call('DELETE', `/rest/merchants/${MID}/groups/${id}`)).status).toBe(404);
-  expect((await call('GET', `/rest/merchants/${OTHER_MID}/groups/${id}`, undefined, { token: other })).body.status).toBe('pending');
+  expect(
+    (await call('GET', `/rest/merchants/${OTHER_MID}/groups/${id}`, undefined, { token: other })).body.status,
+  ).toBe('pending');
 });

@@ -16,25 +16,51 @@ async function createGroup(body: Record<string, unknown> = {}) {
 
 describe('create and get a group', () => {
   test('creates a group with payments: ids, totals, defaults, UTC timestamps', async () => {
-    const res = await call('POST', `${base}/groups`, groupBody({
-      payments: [
-        { profileId, amount: 19.99, orderId: 'INV-1', fees: [{ name: 'service', amount: 0.5 }], customAttributes: { grade: '3' } },
-        { profileId, amount: 0.01, recurring: true, sendEmailReceipt: true },
-      ],
-    }));
+    const res = await call(
+      'POST',
+      `${base}/groups`,
+      groupBody({
+        payments: [
+          {
+            profileId,
+            amount: 19.99,
+            orderId: 'INV-1',
+            fees: [{ name: 'service', amount: 0.5 }],
+            customAttributes: { grade: '3' },
+          },
+          { profileId, amount: 0.01, recurring: true, sendEmailReceipt: true },
+        ],
+      }),
+    );
     expect(res.status).toBe(201);
     const group = res.body;
     expect(group).toMatchObject({
-      servicePayId: MID, scheduleHour: 14, locationId: 42, transactionInitiator: 'Merchant',
-      surchargeCompliance: false, allowPartial: false, status: 'pending', deleted: false, paymentCount: 2, totalAmount: 20,
+      servicePayId: MID,
+      scheduleHour: 14,
+      locationId: 42,
+      transactionInitiator: 'Merchant',
+      surchargeCompliance: false,
+      allowPartial: false,
+      status: 'pending',
+      deleted: false,
+      paymentCount: 2,
+      totalAmount: 20,
     });
     expect(group.paymentGroupId).toMatch(/^[0-9a-f-]{36}$/);
     expect(group.dateCreated).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(group.payments).toHaveLength(2);
     expect(group.payments[0]).toMatchObject({
-      paymentGroupId: group.paymentGroupId, profileId, amount: 19.99, orderId: 'INV-1', recurring: false,
-      sendEmailReceipt: false, sendPaymentScheduledNotification: false, deleted: false, authResponse: null,
-      fees: [{ name: 'service', amount: 0.5 }], customAttributes: { grade: '3' },
+      paymentGroupId: group.paymentGroupId,
+      profileId,
+      amount: 19.99,
+      orderId: 'INV-1',
+      recurring: false,
+      sendEmailReceipt: false,
+      sendPaymentScheduledNotification: false,
+      deleted: false,
+      authResponse: null,
+      fees: [{ name: 'service', amount: 0.5 }],
+      customAttributes: { grade: '3' },
     });
     const got = await call('GET', `${base}/groups/${group.paymentGroupId}`);
     expect(got.status).toBe(200);
@@ -57,7 +83,10 @@ describe('create and get a group', () => {
 
   test('an unknown group is 404 with the error body', async () => {
     const res = await call('GET', `${base}/groups/0190f0a0-0000-7000-8000-000000000000`);
-    expect(res).toMatchObject({ status: 404, body: { responseCode: 404, message: expect.stringContaining('not found') } });
+    expect(res).toMatchObject({
+      status: 404,
+      body: { responseCode: 404, message: expect.stringContaining('not found') },
+    });
   });
 });
 
@@ -65,12 +94,23 @@ describe('update a group', () => {
   test('changes the schedule and other settings; omitted fields keep their values', async () => {
     const group = await createGroup();
     const date = futureDate(3);
-    const res = await call('PUT', `${base}/groups/${group.paymentGroupId}`, { scheduleDate: date, scheduleHour: 2, allowPartial: true });
+    const res = await call('PUT', `${base}/groups/${group.paymentGroupId}`, {
+      scheduleDate: date,
+      scheduleHour: 2,
+      allowPartial: true,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ scheduleDate: date, scheduleHour: 2, allowPartial: true, locationId: 42 });
+    expect(res.body).toMatchObject({
+      scheduleDate: date,
+      scheduleHour: 2,
+      allowPartial: true,
+      locationId: 42,
+    });
     expect(res.body.lastUpdated >= group.lastUpdated).toBe(true);
     const list = await call('GET', `${base}/groups?date=${date}&time=2`);
-    expect(list.body.map((g: { paymentGroupId: string }) => g.paymentGroupId)).toContain(group.paymentGroupId);
+    expect(list.body.map((g: { paymentGroupId: string }) => g.paymentGroupId)).toContain(
+      group.paymentGroupId,
+    );
   });
 
   test.each([
@@ -87,7 +127,11 @@ describe('update a group', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: expect.stringContaining(word), responseCode: 400 });
     expect((await call('GET', `${base}/groups/${group.paymentGroupId}`)).body).toEqual(
-      expect.objectContaining({ lastUpdated: group.lastUpdated, scheduleHour: group.scheduleHour, status: 'pending' }),
+      expect.objectContaining({
+        lastUpdated: group.lastUpdated,
+        scheduleHour: group.scheduleHour,
+        status: 'pending',
+      }),
     );
   });
 });
@@ -101,11 +145,17 @@ describe('delete a group', () => {
     const got = await call('GET', `${base}/groups/${group.paymentGroupId}`);
     expect(got.body).toMatchObject({ status: 'deleted', deleted: true, paymentCount: 1, totalAmount: 5 });
     const pending = await call('GET', `${base}?date=${group.scheduleDate}`);
-    expect(pending.body.map((g: { paymentGroupId: string }) => g.paymentGroupId)).not.toContain(group.paymentGroupId);
+    expect(pending.body.map((g: { paymentGroupId: string }) => g.paymentGroupId)).not.toContain(
+      group.paymentGroupId,
+    );
     const all = await call('GET', `${base}/groups?date=${group.scheduleDate}`);
     expect(all.body.map((g: { paymentGroupId: string }) => g.paymentGroupId)).toContain(group.paymentGroupId);
     expect((await call('DELETE', `${base}/groups/${group.paymentGroupId}`)).status).toBe(204);
-    const add = await call('POST', `${base}/groups/${group.paymentGroupId}/payments`, { paymentGroupId: group.paymentGroupId, profileId, amount: 1 });
+    const add = await call('POST', `${base}/groups/${group.paymentGroupId}/payments`, {
+      paymentGroupId: group.paymentGroupId,
+      profileId,
+      amount: 1,
+    });
     expect(add).toMatchObject({ status: 400, body: { message: expect.stringContaining('deleted') } });
     const pid = group.payments[0].paymentId;
     expect((await call('DELETE', `${base}/groups/${group.paymentGroupId}/payments/${pid}`)).status).toBe(400);
@@ -119,32 +169,68 @@ describe('payments', () => {
     const group = await createGroup();
     const gid = group.paymentGroupId;
     const added = await call('POST', `${base}/groups/${gid}/${alias}`, {
-      paymentGroupId: gid, profileId, amount: 12.34, sendPaymentScheduledNotification: true,
+      paymentGroupId: gid,
+      profileId,
+      amount: 12.34,
+      sendPaymentScheduledNotification: true,
     });
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ amount: 12.34, deleted: false, authResponse: null, sendPaymentScheduledNotification: true });
+    expect(added.body).toMatchObject({
+      amount: 12.34,
+      deleted: false,
+      authResponse: null,
+      sendPaymentScheduledNotification: true,
+    });
     const pid = added.body.paymentId;
-    expect((await call('GET', `${base}/groups/${gid}`)).body).toMatchObject({ paymentCount: 1, totalAmount: 12.34 });
+    expect((await call('GET', `${base}/groups/${gid}`)).body).toMatchObject({
+      paymentCount: 1,
+      totalAmount: 12.34,
+    });
 
     const updated = await call('PUT', `${base}/groups/${gid}/${alias}/${pid}`, {
-      paymentId: pid, paymentGroupId: gid, profileId, amount: 20, sendEmailReceipt: true,
+      paymentId: pid,
+      paymentGroupId: gid,
+      profileId,
+      amount: 20,
+      sendEmailReceipt: true,
     });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ amount: 20, sendEmailReceipt: true, sendPaymentScheduledNotification: true });
+    expect(updated.body).toMatchObject({
+      amount: 20,
+      sendEmailReceipt: true,
+      sendPaymentScheduledNotification: true,
+    });
     expect(updated.body).not.toHaveProperty('orderId');
-    expect((await call('GET', `${base}/groups/${gid}`)).body).toMatchObject({ paymentCount: 1, totalAmount: 20 });
+    expect((await call('GET', `${base}/groups/${gid}`)).body).toMatchObject({
+      paymentCount: 1,
+      totalAmount: 20,
+    });
 
     const immutable = await call('PUT', `${base}/groups/${gid}/${alias}/${pid}`, {
-      paymentId: pid, paymentGroupId: gid, profileId, amount: 20, sendPaymentScheduledNotification: false,
+      paymentId: pid,
+      paymentGroupId: gid,
+      profileId,
+      amount: 20,
+      sendPaymentScheduledNotification: false,
     });
-    expect(immutable).toMatchObject({ status: 400, body: { message: expect.stringContaining('ImmutableFieldViolation') } });
+    expect(immutable).toMatchObject({
+      status: 400,
+      body: { message: expect.stringContaining('ImmutableFieldViolation') },
+    });
 
-    const second = await call('POST', `${base}/groups/${gid}/${alias}`, { paymentGroupId: gid, profileId, amount: 1.01 });
+    const second = await call('POST', `${base}/groups/${gid}/${alias}`, {
+      paymentGroupId: gid,
+      profileId,
+      amount: 1.01,
+    });
     const del = await call('DELETE', `${base}/groups/${gid}/${alias}/${pid}`);
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
     expect((await call('DELETE', `${base}/groups/${gid}/${alias}/${pid}`)).status).toBe(204);
-    expect((await call('GET', `${base}/groups/${gid}`)).body).toMatchObject({ paymentCount: 1, totalAmount: 1.01 });
+    expect((await call('GET', `${base}/groups/${gid}`)).body).toMatchObject({
+      paymentCount: 1,
+      totalAmount: 1.01,
+    });
 
     const list = await call('GET', `${base}/groups/${gid}/${alias}`);
     expect(list.status).toBe(200);
@@ -152,8 +238,16 @@ describe('payments', () => {
       [pid, true],
       [second.body.paymentId, false],
     ]);
-    expect((await call('GET', `${base}/groups/${gid}/${alias}/${pid}`)).body).toMatchObject({ deleted: true, amount: 20 });
-    const changeDeleted = await call('PUT', `${base}/groups/${gid}/${alias}/${pid}`, { paymentId: pid, paymentGroupId: gid, profileId, amount: 3 });
+    expect((await call('GET', `${base}/groups/${gid}/${alias}/${pid}`)).body).toMatchObject({
+      deleted: true,
+      amount: 20,
+    });
+    const changeDeleted = await call('PUT', `${base}/groups/${gid}/${alias}/${pid}`, {
+      paymentId: pid,
+      paymentGroupId: gid,
+      profileId,
+      amount: 3,
+    });
     expect(changeDeleted.status).toBe(400);
   });
 
@@ -162,9 +256,30 @@ describe('payments', () => {
     const gid = group.paymentGroupId;
     const pid = group.payments[0].paymentId;
     const other = '0190f0a0-0000-7000-8000-000000000000';
-    expect((await call('POST', `${base}/groups/${gid}/payments`, { paymentGroupId: other, profileId, amount: 1 })).status).toBe(400);
-    expect((await call('PUT', `${base}/groups/${gid}/payments/${pid}`, { paymentId: other, paymentGroupId: gid, profileId, amount: 1 })).status).toBe(400);
-    expect((await call('PUT', `${base}/groups/${gid}/payments/${pid}`, { paymentId: pid, paymentGroupId: other, profileId, amount: 1 })).status).toBe(400);
+    expect(
+      (await call('POST', `${base}/groups/${gid}/payments`, { paymentGroupId: other, profileId, amount: 1 }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await call('PUT', `${base}/groups/${gid}/payments/${pid}`, {
+          paymentId: other,
+          paymentGroupId: gid,
+          profileId,
+          amount: 1,
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await call('PUT', `${base}/groups/${gid}/payments/${pid}`, {
+          paymentId: pid,
+          paymentGroupId: other,
+          profileId,
+          amount: 1,
+        })
+      ).status,
+    ).toBe(400);
   });
 
   test('unknown payment or group is 404', async () => {
@@ -172,8 +287,25 @@ describe('payments', () => {
     const gid = group.paymentGroupId;
     const ghost = '0190f0a0-0000-7000-8000-000000000001';
     expect((await call('DELETE', `${base}/groups/${gid}/payments/${ghost}`)).status).toBe(404);
-    expect((await call('PUT', `${base}/groups/${gid}/payments/${ghost}`, { paymentId: ghost, paymentGroupId: gid, profileId, amount: 1 })).status).toBe(404);
-    expect((await call('POST', `${base}/groups/${ghost}/payments`, { paymentGroupId: ghost, profileId, amount: 1 })).status).toBe(404);
+    expect(
+      (
+        await call('PUT', `${base}/groups/${gid}/payments/${ghost}`, {
+          paymentId: ghost,
+          paymentGroupId: gid,
+          profileId,
+          amount: 1,
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await call('POST', `${base}/groups/${ghost}/payments`, {
+          paymentGroupId: ghost,
+          profileId,
+          amount: 1,
+        })
+      ).status,
+    ).toBe(404);
     expect((await call('GET', `${base}/groups/${ghost}/payments`)).status).toBe(404);
   });
 
@@ -181,10 +313,19 @@ describe('payments', () => {
     const group = await createGroup();
     const gid = group.paymentGroupId;
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => call('POST', `${base}/groups/${gid}/payments`, { paymentGroupId: gid, profileId, amount: 1 + i / 100 })),
+      Array.from({ length: 20 }, (_, i) =>
+        call('POST', `${base}/groups/${gid}/payments`, {
+          paymentGroupId: gid,
+          profileId,
+          amount: 1 + i / 100,
+        }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
-    expect((await call('GET', `${base}/groups/${gid}`)).body).toMatchObject({ paymentCount: 20, totalAmount: 21.9 });
+    expect((await call('GET', `${base}/groups/${gid}`)).body).toMatchObject({
+      paymentCount: 20,
+      totalAmount: 21.9,
+    });
   });
 });
 
@@ -192,7 +333,11 @@ describe('lists', () => {
   const date = futureDate(9);
   const ids: string[] = [];
   beforeAll(async () => {
-    for (let i = 0; i < 7; i++) ids.push((await createGroup({ scheduleDate: date, scheduleHour: i % 2, locationId: 900 + (i % 3) })).paymentGroupId);
+    for (let i = 0; i < 7; i++)
+      ids.push(
+        (await createGroup({ scheduleDate: date, scheduleHour: i % 2, locationId: 900 + (i % 3) }))
+          .paymentGroupId,
+      );
     await call('DELETE', `${base}/groups/${ids[0]}`);
   });
   const idsOf = (groups: { paymentGroupId: string }[]) => groups.map((g) => g.paymentGroupId).sort();
@@ -201,10 +346,18 @@ describe('lists', () => {
     const all = await call('GET', `${base}/groups?date=${date}`);
     expect(all.status).toBe(200);
     expect(idsOf(all.body)).toEqual([...ids].sort());
-    expect(all.body.find((g: { paymentGroupId: string }) => g.paymentGroupId === ids[0]).status).toBe('deleted');
-    expect(idsOf((await call('GET', `${base}/groups?date=${date}&time=1`)).body)).toEqual([ids[1], ids[3], ids[5]].sort());
-    expect(idsOf((await call('GET', `${base}/groups?date=${date}&locationID=902`)).body)).toEqual([ids[2], ids[5]].sort());
-    expect(idsOf((await call('GET', `${base}/groups?locationID=901&time=0`)).body)).toEqual(expect.arrayContaining([ids[4]!]));
+    expect(all.body.find((g: { paymentGroupId: string }) => g.paymentGroupId === ids[0]).status).toBe(
+      'deleted',
+    );
+    expect(idsOf((await call('GET', `${base}/groups?date=${date}&time=1`)).body)).toEqual(
+      [ids[1], ids[3], ids[5]].sort(),
+    );
+    expect(idsOf((await call('GET', `${base}/groups?date=${date}&locationID=902`)).body)).toEqual(
+      [ids[2], ids[5]].sort(),
+    );
+    expect(idsOf((await call('GET', `${base}/groups?locationID=901&time=0`)).body)).toEqual(
+      expect.arrayContaining([ids[4]!]),
+    );
   });
 
   test('pending groups: deleted ones are left out', async () => {
@@ -263,13 +416,26 @@ describe('bad input is a 400 naming the field, and writes nothing', () => {
     ['unknown initiator', { transactionInitiator: 'Robot' }, 'transactionInitiator'],
     ['servicePayId of another merchant', { servicePayId: '32350000002' }, 'servicePayId'],
     ['unknown field', { colour: 'red' }, 'colour'],
-    ['three decimals', { payments: [{ profileId: 'a/b', amount: 1 }, { profileId: 'a/b', amount: 1.005 }] }, 'payments[1].amount'],
+    [
+      'three decimals',
+      {
+        payments: [
+          { profileId: 'a/b', amount: 1 },
+          { profileId: 'a/b', amount: 1.005 },
+        ],
+      },
+      'payments[1].amount',
+    ],
     ['zero amount', { payments: [{ profileId: 'a/b', amount: 0 }] }, 'payments[0].amount'],
     ['amount too large', { payments: [{ profileId: 'a/b', amount: 1000000 }] }, 'payments[0].amount'],
     ['amount as string', { payments: [{ profileId: 'a/b', amount: '5.00' }] }, 'payments[0].amount'],
     ['missing profileId', { payments: [{ amount: 5 }] }, 'payments[0].profileId'],
     ['malformed profileId', { payments: [{ profileId: 'nope', amount: 5 }] }, 'payments[0].profileId'],
-    ['fee with 3 decimals', { payments: [{ profileId: 'a/b', amount: 5, fees: [{ name: 'x', amount: 0.001 }] }] }, 'payments[0].fees[0].amount'],
+    [
+      'fee with 3 decimals',
+      { payments: [{ profileId: 'a/b', amount: 5, fees: [{ name: 'x', amount: 0.001 }] }] },
+      'payments[0].fees[0].amount',
+    ],
     ['payments not an array', { payments: {} }, 'payments'],
   ])('group create: %s', async (_what, overrides, field) => {
     const date = futureDate(20);
@@ -294,7 +460,11 @@ describe('bad input is a 400 naming the field, and writes nothing', () => {
 
   test('an oversized body', async () => {
     // About 8 MB: over Lambda's 6 MB payload, under API Gateway's 10 MB.
-    const payments = Array.from({ length: 10_000 }, () => ({ profileId: 'a/b', amount: 1, customAttributes: { note: 'y'.repeat(800) } }));
+    const payments = Array.from({ length: 10_000 }, () => ({
+      profileId: 'a/b',
+      amount: 1,
+      customAttributes: { note: 'y'.repeat(800) },
+    }));
     const body = JSON.stringify(groupBody({ payments }));
     expect(body.length).toBeGreaterThan(7_000_000);
     const res = await call('POST', `${base}/groups`, undefined, { raw: body });
@@ -303,7 +473,9 @@ describe('bad input is a 400 naming the field, and writes nothing', () => {
   });
 
   test('a body over API Gateway’s 10 MB limit', async () => {
-    const res = await call('POST', `${base}/groups`, undefined, { raw: JSON.stringify({ pad: 'z'.repeat(11_000_000) }) });
+    const res = await call('POST', `${base}/groups`, undefined, {
+      raw: JSON.stringify({ pad: 'z'.repeat(11_000_000) }),
+    });
     expect(res).toMatchObject({ status: 400, body: { message: expect.stringContaining('too large') } });
   });
 
@@ -317,7 +489,21 @@ describe('bad input is a 400 naming the field, and writes nothing', () => {
     const group = await createGroup({ payments: [{ profileId, amount: 1 }] });
     const gid = group.paymentGroupId;
     const pid = group.payments[0].paymentId;
-    const odd: unknown[] = [0, 'x', true, [], {}, { amount: null }, { amount: 1e308 }, { amount: -0 }, { amount: NaN }, { profileId: {} }, { __proto__: { x: 1 } }, { customAttributes: { a: { b: 1 } } }, { fees: [null] }];
+    const odd: unknown[] = [
+      0,
+      'x',
+      true,
+      [],
+      {},
+      { amount: null },
+      { amount: 1e308 },
+      { amount: -0 },
+      { amount: NaN },
+      { profileId: {} },
+      { __proto__: { x: 1 } },
+      { customAttributes: { a: { b: 1 } } },
+      { fees: [null] },
+    ];
     for (const body of odd) {
       for (const [method, path] of [
         ['POST', `${base}/groups`],

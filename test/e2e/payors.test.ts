@@ -51,11 +51,16 @@ describe('payors', () => {
 
   test('a CHECKING method needs a valid ABA routing number and has no expiry', async () => {
     const ok = await createPayor({ paymentMethod: checkingMethod() });
-    expect(ok.savedPaymentMethods[0]).toMatchObject({ accountType: 'CHECKING', maskedAccountNumber: '********6789' });
+    expect(ok.savedPaymentMethods[0]).toMatchObject({
+      accountType: 'CHECKING',
+      maskedAccountNumber: '********6789',
+    });
     expect(ok.savedPaymentMethods[0]).not.toHaveProperty('expiryMonth');
     const bad = await call('POST', base, { paymentMethod: checkingMethod({ routingNumber: '123456789' }) });
     expect(bad).toMatchObject({ status: 400, body: { message: expect.stringContaining('routingNumber') } });
-    const withExpiry = await call('POST', base, { paymentMethod: checkingMethod({ expiryMonth: 1, expiryYear: 2030 }) });
+    const withExpiry = await call('POST', base, {
+      paymentMethod: checkingMethod({ expiryMonth: 1, expiryYear: 2030 }),
+    });
     expect(withExpiry.status).toBe(400);
   });
 
@@ -68,7 +73,11 @@ describe('payors', () => {
     ['an unknown account type', { paymentMethod: cardMethod('4111111111111111', 'DINERS') }, 'accountType'],
     ['an expired card', { paymentMethod: { ...cardMethod(), expiryMonth: 1, expiryYear: 2020 } }, 'past'],
     ['month 13', { paymentMethod: { ...cardMethod(), expiryMonth: 13 } }, 'expiryMonth'],
-    ['no billing address', { paymentMethod: { ...cardMethod(), billingAddress: undefined } }, 'billingAddress'],
+    [
+      'no billing address',
+      { paymentMethod: { ...cardMethod(), billingAddress: undefined } },
+      'billingAddress',
+    ],
     ['no payment method', { paymentMethod: undefined }, 'paymentMethod'],
     ['customerAccountId over 50', { customerAccountId: 'x'.repeat(51) }, 'customerAccountId'],
     ['customerAccountType over 50', { customerAccountType: 'x'.repeat(51) }, 'customerAccountType'],
@@ -94,17 +103,26 @@ describe('payors', () => {
     const other = await createPayor({ customerAccountId: `${id}-b` });
     const bulk = await call('POST', `${base}/search`, { customerAccountIds: [`${id}-b`, 'missing', id] });
     expect(bulk.body.map((p: { payorId: string }) => p.payorId)).toEqual([other.payorId, first.payorId]);
-    expect((await call('POST', `${base}/search`, { customerAccountIds: Array(101).fill('x') })).status).toBe(400);
+    expect((await call('POST', `${base}/search`, { customerAccountIds: Array(101).fill('x') })).status).toBe(
+      400,
+    );
     // Another merchant may use the same customerAccountId.
     const otherToken = await tokenFor(OTHER);
-    const elsewhere = await call('POST', '/v1/rest/merchants/32350000002/payors', { customerAccountId: id, paymentMethod: cardMethod() }, { token: otherToken });
+    const elsewhere = await call(
+      'POST',
+      '/v1/rest/merchants/32350000002/payors',
+      { customerAccountId: id, paymentMethod: cardMethod() },
+      { token: otherToken },
+    );
     expect(elsewhere.status).toBe(201);
   });
 
   test('two parallel creates with one customerAccountId: one 201, one 400', async () => {
     for (let round = 0; round < 5; round++) {
       const id = uniqueId();
-      const results = await Promise.all([0, 1].map(() => call('POST', base, { customerAccountId: id, paymentMethod: cardMethod() })));
+      const results = await Promise.all(
+        [0, 1].map(() => call('POST', base, { customerAccountId: id, paymentMethod: cardMethod() })),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([201, 400]);
       expect((await call('GET', `${base}?customerAccountId=${id}`)).body).toHaveLength(1);
     }
@@ -113,7 +131,10 @@ describe('payors', () => {
   test('update changes fields and moves customerAccountId; delete removes the payor', async () => {
     const id = uniqueId();
     const payor = await createPayor({ customerAccountId: id, email: 'a@example.com' });
-    const updated = await call('PUT', `${base}/${payor.payorId}`, { customerAccountId: `${id}-new`, email: 'b@example.com' });
+    const updated = await call('PUT', `${base}/${payor.payorId}`, {
+      customerAccountId: `${id}-new`,
+      email: 'b@example.com',
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ customerAccountId: `${id}-new`, email: 'b@example.com' });
     expect((await call('GET', `${base}?customerAccountId=${id}`)).body).toEqual([]);
@@ -129,7 +150,12 @@ describe('payors', () => {
 
   test('a payor of another merchant is 404', async () => {
     const otherToken = await tokenFor(OTHER);
-    const res = await call('POST', '/v1/rest/merchants/32350000002/payors', { paymentMethod: cardMethod() }, { token: otherToken });
+    const res = await call(
+      'POST',
+      '/v1/rest/merchants/32350000002/payors',
+      { paymentMethod: cardMethod() },
+      { token: otherToken },
+    );
     expect((await call('GET', `${base}/${res.body.payorId}`)).status).toBe(404);
     expect((await call('GET', `${base}/${res.body.payorId}/savedPaymentMethods`)).status).toBe(404);
   });
@@ -139,15 +165,31 @@ describe('saved payment methods', () => {
   test('the five rules: one default; adding keeps it unless setAsDefault; setting moves it; the only method stays; deleting the default promotes another', async () => {
     const payor = await createPayor();
     const first = payor.defaultPaymentMethodId;
-    const added = await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, cardMethod('378282246310005', 'AMEX'));
+    const added = await call(
+      'POST',
+      `${base}/${payor.payorId}/savedPaymentMethods`,
+      cardMethod('378282246310005', 'AMEX'),
+    );
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ isDefault: false, maskedAccountNumber: '***********0005', payorId: payor.payorId });
-    const third = await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, { ...cardMethod('6011111111111117', 'DISCOVER'), setAsDefault: true, customerData: { nick: 'disc' } });
+    expect(added.body).toMatchObject({
+      isDefault: false,
+      maskedAccountNumber: '***********0005',
+      payorId: payor.payorId,
+    });
+    const third = await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, {
+      ...cardMethod('6011111111111117', 'DISCOVER'),
+      setAsDefault: true,
+      customerData: { nick: 'disc' },
+    });
     expect(third.body).toMatchObject({ isDefault: true, customerData: { nick: 'disc' } });
     let methods = await methodsOf(payor.payorId);
-    expect(methods.filter((m) => m.isDefault).map((m) => m.savedPaymentMethodId)).toEqual([third.body.savedPaymentMethodId]);
+    expect(methods.filter((m) => m.isDefault).map((m) => m.savedPaymentMethodId)).toEqual([
+      third.body.savedPaymentMethodId,
+    ]);
 
-    const made = await call('PUT', `${base}/${payor.payorId}/savedPaymentMethods/${first}`, { setAsDefault: true });
+    const made = await call('PUT', `${base}/${payor.payorId}/savedPaymentMethods/${first}`, {
+      setAsDefault: true,
+    });
     expect(made.body.isDefault).toBe(true);
     methods = await methodsOf(payor.payorId);
     expect(methods.filter((m) => m.isDefault).map((m) => m.savedPaymentMethodId)).toEqual([first]);
@@ -156,12 +198,17 @@ describe('saved payment methods', () => {
     methods = await methodsOf(payor.payorId);
     expect(methods).toHaveLength(2);
     expect(methods.filter((m) => m.isDefault)).toHaveLength(1);
-    expect((await call('GET', `${base}/${payor.payorId}`)).body.defaultPaymentMethodId).toBe(methods.find((m) => m.isDefault)!.savedPaymentMethodId);
+    expect((await call('GET', `${base}/${payor.payorId}`)).body.defaultPaymentMethodId).toBe(
+      methods.find((m) => m.isDefault)!.savedPaymentMethodId,
+    );
 
     await call('DELETE', `${base}/${payor.payorId}/savedPaymentMethods/${methods[0]!.savedPaymentMethodId}`);
     const last = (await methodsOf(payor.payorId))[0]!;
     expect(last.isDefault).toBe(true);
-    const refused = await call('DELETE', `${base}/${payor.payorId}/savedPaymentMethods/${last.savedPaymentMethodId}`);
+    const refused = await call(
+      'DELETE',
+      `${base}/${payor.payorId}/savedPaymentMethods/${last.savedPaymentMethodId}`,
+    );
     expect(refused).toMatchObject({ status: 400, body: { message: expect.stringContaining('only') } });
     expect(await methodsOf(payor.payorId)).toHaveLength(1);
   });
@@ -170,25 +217,61 @@ describe('saved payment methods', () => {
     const payor = await createPayor();
     const mid = payor.defaultPaymentMethodId;
     const year = new Date().getUTCFullYear() + 3;
-    const res = await call('PUT', `${base}/${payor.payorId}/savedPaymentMethods/${mid}`, { expiryMonth: 6, expiryYear: year, billingAddress: { ...address, city: 'Shelbyville' } });
+    const res = await call('PUT', `${base}/${payor.payorId}/savedPaymentMethods/${mid}`, {
+      expiryMonth: 6,
+      expiryYear: year,
+      billingAddress: { ...address, city: 'Shelbyville' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ expiryMonth: 6, expiryYear: year, billingAddress: { city: 'Shelbyville' } });
+    expect(res.body).toMatchObject({
+      expiryMonth: 6,
+      expiryYear: year,
+      billingAddress: { city: 'Shelbyville' },
+    });
     expect((await call('GET', `${base}/${payor.payorId}/savedPaymentMethods/${mid}`)).body).toEqual(res.body);
-    expect((await call('PUT', `${base}/${payor.payorId}/savedPaymentMethods/${mid}`, { expiryMonth: 1, expiryYear: 2021 })).status).toBe(400);
+    expect(
+      (
+        await call('PUT', `${base}/${payor.payorId}/savedPaymentMethods/${mid}`, {
+          expiryMonth: 1,
+          expiryYear: 2021,
+        })
+      ).status,
+    ).toBe(400);
     const bank = await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, checkingMethod());
-    const noExpiry = await call('PUT', `${base}/${payor.payorId}/savedPaymentMethods/${bank.body.savedPaymentMethodId}`, { expiryMonth: 1, expiryYear: year });
+    const noExpiry = await call(
+      'PUT',
+      `${base}/${payor.payorId}/savedPaymentMethods/${bank.body.savedPaymentMethodId}`,
+      { expiryMonth: 1, expiryYear: year },
+    );
     expect(noExpiry).toMatchObject({ status: 400, body: { message: expect.stringContaining('cards only') } });
-    expect((await call('PUT', `${base}/${payor.payorId}/savedPaymentMethods/${mid}`, { cardNumber: '4111111111111111' })).status).toBe(400);
-    expect((await call('GET', `${base}/${payor.payorId}/savedPaymentMethods/0190f0a0-0000-7000-8000-000000000000`)).status).toBe(404);
+    expect(
+      (
+        await call('PUT', `${base}/${payor.payorId}/savedPaymentMethods/${mid}`, {
+          cardNumber: '4111111111111111',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await call('GET', `${base}/${payor.payorId}/savedPaymentMethods/0190f0a0-0000-7000-8000-000000000000`))
+        .status,
+    ).toBe(404);
   });
 
   test('10 parallel setAsDefault calls leave exactly one default, also mixed with adds', async () => {
     const payor = await createPayor();
     const ids: string[] = [];
-    for (let i = 0; i < 4; i++) ids.push((await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, cardMethod())).body.savedPaymentMethodId);
+    for (let i = 0; i < 4; i++)
+      ids.push(
+        (await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, cardMethod())).body
+          .savedPaymentMethodId,
+      );
     const results = await Promise.all([
-      ...Array.from({ length: 10 }, (_, i) => call('PUT', `${base}/${payor.payorId}/savedPaymentMethods/${ids[i % 4]}`, { setAsDefault: true })),
-      ...Array.from({ length: 5 }, () => call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, { ...cardMethod(), setAsDefault: true })),
+      ...Array.from({ length: 10 }, (_, i) =>
+        call('PUT', `${base}/${payor.payorId}/savedPaymentMethods/${ids[i % 4]}`, { setAsDefault: true }),
+      ),
+      ...Array.from({ length: 5 }, () =>
+        call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, { ...cardMethod(), setAsDefault: true }),
+      ),
     ]);
     expect(results.every((r) => r.status === 200 || r.status === 201)).toBe(true);
     const methods = await methodsOf(payor.payorId);
@@ -198,9 +281,14 @@ describe('saved payment methods', () => {
 
   test('parallel deletes never remove the last method and always leave one default', async () => {
     const payor = await createPayor();
-    for (let i = 0; i < 3; i++) await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, cardMethod());
+    for (let i = 0; i < 3; i++)
+      await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, cardMethod());
     const all = await methodsOf(payor.payorId);
-    const results = await Promise.all(all.map((m) => call('DELETE', `${base}/${payor.payorId}/savedPaymentMethods/${m.savedPaymentMethodId}`)));
+    const results = await Promise.all(
+      all.map((m) =>
+        call('DELETE', `${base}/${payor.payorId}/savedPaymentMethods/${m.savedPaymentMethodId}`),
+      ),
+    );
     expect(results.filter((r) => r.status === 204)).toHaveLength(3);
     expect(results.filter((r) => r.status === 400)).toHaveLength(1);
     const left = await methodsOf(payor.payorId);
@@ -214,18 +302,63 @@ describe('scheduled payments name saved methods of the same merchant', () => {
     const payor = await createPayor();
     const good = `${payor.payorId}/${payor.defaultPaymentMethodId}`;
     const otherToken = await tokenFor(OTHER);
-    const foreign = (await call('POST', '/v1/rest/merchants/32350000002/payors', { paymentMethod: cardMethod() }, { token: otherToken })).body;
+    const foreign = (
+      await call(
+        'POST',
+        '/v1/rest/merchants/32350000002/payors',
+        { paymentMethod: cardMethod() },
+        { token: otherToken },
+      )
+    ).body;
     const foreignProfile = `${foreign.payorId}/${foreign.defaultPaymentMethodId}`;
     const ghost = `${payor.payorId}/0190f0a0-0000-7000-8000-000000000000`;
     for (const bad of [foreignProfile, ghost]) {
-      const res = await call('POST', `/rest/merchants/${MID}/groups`, groupBody({ payments: [{ profileId: good, amount: 1 }, { profileId: bad, amount: 2 }] }));
-      expect(res).toMatchObject({ status: 400, body: { message: expect.stringContaining('payments[1].profileId') } });
+      const res = await call(
+        'POST',
+        `/rest/merchants/${MID}/groups`,
+        groupBody({
+          payments: [
+            { profileId: good, amount: 1 },
+            { profileId: bad, amount: 2 },
+          ],
+        }),
+      );
+      expect(res).toMatchObject({
+        status: 400,
+        body: { message: expect.stringContaining('payments[1].profileId') },
+      });
     }
-    const group = (await call('POST', `/rest/merchants/${MID}/groups`, groupBody({ payments: [{ profileId: good, amount: 1 }] }))).body;
+    const group = (
+      await call(
+        'POST',
+        `/rest/merchants/${MID}/groups`,
+        groupBody({ payments: [{ profileId: good, amount: 1 }] }),
+      )
+    ).body;
     const gid = group.paymentGroupId;
-    expect((await call('POST', `/rest/merchants/${MID}/groups/${gid}/payments`, { paymentGroupId: gid, profileId: ghost, amount: 1 })).status).toBe(400);
+    expect(
+      (
+        await call('POST', `/rest/merchants/${MID}/groups/${gid}/payments`, {
+          paymentGroupId: gid,
+          profileId: ghost,
+          amount: 1,
+        })
+      ).status,
+    ).toBe(400);
     const pid = group.payments[0].paymentId;
-    expect((await call('PUT', `/rest/merchants/${MID}/groups/${gid}/payments/${pid}`, { paymentId: pid, paymentGroupId: gid, profileId: foreignProfile, amount: 1 })).status).toBe(400);
-    expect((await call('GET', `/rest/merchants/${MID}/groups/${gid}`)).body).toMatchObject({ paymentCount: 1, totalAmount: 1 });
+    expect(
+      (
+        await call('PUT', `/rest/merchants/${MID}/groups/${gid}/payments/${pid}`, {
+          paymentId: pid,
+          paymentGroupId: gid,
+          profileId: foreignProfile,
+          amount: 1,
+        })
+      ).status,
+    ).toBe(400);
+    expect((await call('GET', `/rest/merchants/${MID}/groups/${gid}`)).body).toMatchObject({
+      paymentCount: 1,
+      totalAmount: 1,
+    });
   });
 });

@@ -31,7 +31,11 @@ async function unsettledSale(profileId: string, amount: number): Promise<Txn> {
 function localTable() {
   const runtime = JSON.parse(readFileSync(join(process.env.E2E_DATA_DIR!, 'runtime.json'), 'utf8'));
   const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: runtime.dynamodbEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }),
+    new DynamoDBClient({
+      endpoint: runtime.dynamodbEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+    }),
   );
   return { client, tableName: runtime.tableName as string };
 }
@@ -42,9 +46,22 @@ describe('sales', () => {
     const res = await sale({ profileId, amount: 25.5, orderId: 'INV-9' });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      type: 'sale', status: 'Approved', responseCode: '00', isDuplicate: false, amount: 25.5, approvedAmount: 25.5,
-      originalAmount: 25.5, refundedAmount: 0, availableRefundAmount: 25.5, refundCount: 0, refundHistory: [],
-      profileId, accountType: 'VISA', maskedAccountNumber: '************1111', orderId: 'INV-9', settled: false,
+      type: 'sale',
+      status: 'Approved',
+      responseCode: '00',
+      isDuplicate: false,
+      amount: 25.5,
+      approvedAmount: 25.5,
+      originalAmount: 25.5,
+      refundedAmount: 0,
+      availableRefundAmount: 25.5,
+      refundCount: 0,
+      refundHistory: [],
+      profileId,
+      accountType: 'VISA',
+      maskedAccountNumber: '************1111',
+      orderId: 'INV-9',
+      settled: false,
     });
     expect(res.body.transactionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.body).not.toHaveProperty('declineCategory');
@@ -70,7 +87,12 @@ describe('sales', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status, responseCode: code, isDuplicate: false });
     if (category) {
-      expect(res.body).toMatchObject({ declineCategory: category, declineCategoryDescription: expect.stringMatching(category === '1' ? /not retry/i : /may retry/i), approvedAmount: 0, availableRefundAmount: 0 });
+      expect(res.body).toMatchObject({
+        declineCategory: category,
+        declineCategoryDescription: expect.stringMatching(category === '1' ? /not retry/i : /may retry/i),
+        approvedAmount: 0,
+        availableRefundAmount: 0,
+      });
     } else {
       expect(res.body).not.toHaveProperty('declineCategory');
     }
@@ -78,9 +100,19 @@ describe('sales', () => {
 
   test('the partial-approval card: up to 50.00, partial only with allowPartial', async () => {
     const profileId = await aProfile('4000000000000077');
-    expect((await sale({ profileId, amount: 50 })).body).toMatchObject({ status: 'Approved', approvedAmount: 50 });
+    expect((await sale({ profileId, amount: 50 })).body).toMatchObject({
+      status: 'Approved',
+      approvedAmount: 50,
+    });
     const partial = await sale({ profileId, amount: 80, allowPartial: true });
-    expect(partial.body).toMatchObject({ status: 'Approved', responseCode: '10', amount: 80, approvedAmount: 50, originalAmount: 50, availableRefundAmount: 50 });
+    expect(partial.body).toMatchObject({
+      status: 'Approved',
+      responseCode: '10',
+      amount: 80,
+      approvedAmount: 50,
+      originalAmount: 50,
+      availableRefundAmount: 50,
+    });
     const refused = await sale({ profileId, amount: 80.01 });
     expect(refused.body).toMatchObject({ status: 'Declined', responseCode: '51', declineCategory: '2' });
   });
@@ -88,12 +120,23 @@ describe('sales', () => {
   test('CHECKING methods approve', async () => {
     const payor = await createPayor({ paymentMethod: checkingMethod() });
     const res = await sale({ profileId: `${payor.payorId}/${payor.defaultPaymentMethodId}`, amount: 99.99 });
-    expect(res.body).toMatchObject({ status: 'Approved', accountType: 'CHECKING', maskedAccountNumber: '********6789' });
+    expect(res.body).toMatchObject({
+      status: 'Approved',
+      accountType: 'CHECKING',
+      maskedAccountNumber: '********6789',
+    });
   });
 
   test('a sale needs a saved method of this merchant', async () => {
     const other = await tokenFor(OTHER);
-    const foreign = (await call('POST', '/v1/rest/merchants/32350000002/payors', { paymentMethod: cardMethod() }, { token: other })).body;
+    const foreign = (
+      await call(
+        'POST',
+        '/v1/rest/merchants/32350000002/payors',
+        { paymentMethod: cardMethod() },
+        { token: other },
+      )
+    ).body;
     const res = await sale({ profileId: `${foreign.payorId}/${foreign.defaultPaymentMethodId}`, amount: 1 });
     expect(res).toMatchObject({ status: 400, body: { message: expect.stringContaining('profileId') } });
     expect((await sale({ profileId: 'nope', amount: 1 })).status).toBe(400);
@@ -108,7 +151,12 @@ describe('duplicate check', () => {
     const again = await sale({ profileId, amount: 12 });
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({
-      status: 'Declined', responseCode: '19', isDuplicate: true, originalTransactionId: first.body.transactionId, declineCategory: '1', approvedAmount: 0,
+      status: 'Declined',
+      responseCode: '19',
+      isDuplicate: true,
+      originalTransactionId: first.body.transactionId,
+      declineCategory: '1',
+      approvedAmount: 0,
     });
     expect(again.body.transactionId).not.toBe(first.body.transactionId);
   });
@@ -117,12 +165,25 @@ describe('duplicate check', () => {
     const payor = await createPayor();
     const profileId = `${payor.payorId}/${payor.defaultPaymentMethodId}`;
     await sale({ profileId, amount: 12 });
-    expect((await sale({ profileId, amount: 12.01 })).body).toMatchObject({ status: 'Approved', isDuplicate: false });
-    const second = await call('POST', `/v1/rest/merchants/${MID}/payors/${payor.payorId}/savedPaymentMethods`, cardMethod());
-    expect((await sale({ profileId: `${payor.payorId}/${second.body.savedPaymentMethodId}`, amount: 12 })).body.isDuplicate).toBe(false);
+    expect((await sale({ profileId, amount: 12.01 })).body).toMatchObject({
+      status: 'Approved',
+      isDuplicate: false,
+    });
+    const second = await call(
+      'POST',
+      `/v1/rest/merchants/${MID}/payors/${payor.payorId}/savedPaymentMethods`,
+      cardMethod(),
+    );
+    expect(
+      (await sale({ profileId: `${payor.payorId}/${second.body.savedPaymentMethodId}`, amount: 12 })).body
+        .isDuplicate,
+    ).toBe(false);
     const declining = await aProfile('4000000000009995');
     expect((await sale({ profileId: declining, amount: 7 })).body.responseCode).toBe('51');
-    expect((await sale({ profileId: declining, amount: 7 })).body).toMatchObject({ responseCode: '51', isDuplicate: false });
+    expect((await sale({ profileId: declining, amount: 7 })).body).toMatchObject({
+      responseCode: '51',
+      isDuplicate: false,
+    });
   });
 
   test('a refund after a sale is not a duplicate sale', async () => {
@@ -141,7 +202,9 @@ describe('duplicate check', () => {
     expect(approved).toHaveLength(1);
     const duplicates = results.filter((r) => r.body.isDuplicate);
     expect(duplicates).toHaveLength(19);
-    expect(new Set(duplicates.map((d) => d.body.originalTransactionId))).toEqual(new Set([approved[0]!.body.transactionId]));
+    expect(new Set(duplicates.map((d) => d.body.originalTransactionId))).toEqual(
+      new Set([approved[0]!.body.transactionId]),
+    );
   });
 });
 
@@ -157,14 +220,21 @@ describe('idempotencyKey', () => {
     const changed = await sale({ profileId, amount: 6, idempotencyKey: key });
     expect(changed).toMatchObject({ status: 409, body: { responseCode: 409 } });
     const { client, tableName } = localTable();
-    const ledger = await client.send(new GetCommand({ TableName: tableName, Key: { pk: `SANDBOX#SALE#sale:${first.body.transactionId}`, sk: 'LEDGER' } }));
+    const ledger = await client.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: { pk: `SANDBOX#SALE#sale:${first.body.transactionId}`, sk: 'LEDGER' },
+      }),
+    );
     expect(ledger.Item?.calls).toBe(1);
   });
 
   test('parallel retries of one key charge once', async () => {
     const profileId = await aProfile();
     const key = `order-${randomUUID()}`;
-    const results = await Promise.all(Array.from({ length: 10 }, () => sale({ profileId, amount: 8, idempotencyKey: key })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => sale({ profileId, amount: 8, idempotencyKey: key })),
+    );
     const ok = results.filter((r) => r.status === 201);
     expect(ok.length).toBeGreaterThanOrEqual(1);
     expect(results.every((r) => r.status === 201 || r.status === 409)).toBe(true);
@@ -198,12 +268,23 @@ describe('void and refund', () => {
     expect((await call('POST', `${base}/${txn.transactionId}/void`)).status).toBe(400);
     const r1 = await call('POST', `${base}/${txn.transactionId}/refunds`, { amount: 30.25 });
     expect(r1.status).toBe(201);
-    expect(r1.body).toMatchObject({ transactionId: txn.transactionId, amount: 30.25, status: 'Completed', availableRefundAmount: 69.75 });
+    expect(r1.body).toMatchObject({
+      transactionId: txn.transactionId,
+      amount: 30.25,
+      status: 'Completed',
+      availableRefundAmount: 69.75,
+    });
     const over = await call('POST', `${base}/${txn.transactionId}/refunds`, { amount: 69.76 });
     expect(over).toMatchObject({ status: 400, body: { message: expect.stringContaining('69.75') } });
     await call('POST', `${base}/${txn.transactionId}/refunds`, { amount: 69.75 });
     const got = (await call('GET', `${base}/${txn.transactionId}`)).body;
-    expect(got).toMatchObject({ settled: true, originalAmount: 100, refundedAmount: 100, availableRefundAmount: 0, refundCount: 2 });
+    expect(got).toMatchObject({
+      settled: true,
+      originalAmount: 100,
+      refundedAmount: 100,
+      availableRefundAmount: 0,
+      refundCount: 2,
+    });
     expect(got.refundHistory).toEqual([
       { refundId: r1.body.refundId, amount: 30.25, status: 'Completed', date: r1.body.date },
       expect.objectContaining({ amount: 69.75, status: 'Completed' }),
@@ -213,7 +294,9 @@ describe('void and refund', () => {
   test('20 parallel refunds never exceed the original amount', async () => {
     const txn = await unsettledSale(await aProfile(), 50);
     await settled(txn);
-    const results = await Promise.all(Array.from({ length: 20 }, () => call('POST', `${base}/${txn.transactionId}/refunds`, { amount: 10 })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => call('POST', `${base}/${txn.transactionId}/refunds`, { amount: 10 })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     expect(results.filter((r) => r.status === 400)).toHaveLength(15);
     const got = (await call('GET', `${base}/${txn.transactionId}`)).body;
@@ -225,18 +308,41 @@ describe('void and refund', () => {
     const txn = await unsettledSale(await aProfile(), 20);
     await settled(txn);
     const key = `refund-${randomUUID()}`;
-    const first = await call('POST', `${base}/${txn.transactionId}/refunds`, { amount: 5, idempotencyKey: key });
-    const again = await call('POST', `${base}/${txn.transactionId}/refunds`, { amount: 5, idempotencyKey: key });
+    const first = await call('POST', `${base}/${txn.transactionId}/refunds`, {
+      amount: 5,
+      idempotencyKey: key,
+    });
+    const again = await call('POST', `${base}/${txn.transactionId}/refunds`, {
+      amount: 5,
+      idempotencyKey: key,
+    });
     expect(again.body).toEqual(first.body);
-    expect((await call('POST', `${base}/${txn.transactionId}/refunds`, { amount: 6, idempotencyKey: key })).status).toBe(409);
-    expect((await call('GET', `${base}/${txn.transactionId}`)).body).toMatchObject({ refundedAmount: 5, refundCount: 1 });
+    expect(
+      (await call('POST', `${base}/${txn.transactionId}/refunds`, { amount: 6, idempotencyKey: key })).status,
+    ).toBe(409);
+    expect((await call('GET', `${base}/${txn.transactionId}`)).body).toMatchObject({
+      refundedAmount: 5,
+      refundCount: 1,
+    });
   });
 
   test('unknown or foreign transactions are 404', async () => {
     expect((await call('GET', `${base}/0190f0a0-0000-7000-8000-000000000000`)).status).toBe(404);
     const other = await tokenFor(OTHER);
-    const foreign = (await call('POST', '/v1/rest/merchants/32350000002/payors', { paymentMethod: cardMethod() }, { token: other })).body;
-    const txn = await call('POST', '/v1/rest/merchants/32350000002/transactions', { profileId: `${foreign.payorId}/${foreign.defaultPaymentMethodId}`, amount: 3 }, { token: other });
+    const foreign = (
+      await call(
+        'POST',
+        '/v1/rest/merchants/32350000002/payors',
+        { paymentMethod: cardMethod() },
+        { token: other },
+      )
+    ).body;
+    const txn = await call(
+      'POST',
+      '/v1/rest/merchants/32350000002/transactions',
+      { profileId: `${foreign.payorId}/${foreign.defaultPaymentMethodId}`, amount: 3 },
+      { token: other },
+    );
     expect((await call('GET', `${base}/${txn.body.transactionId}`)).status).toBe(404);
     expect((await call('POST', `${base}/${txn.body.transactionId}/void`)).status).toBe(404);
   });
@@ -244,22 +350,41 @@ describe('void and refund', () => {
 
 test('no full card or account number is stored, logged or returned', async () => {
   const cards: [string, string][] = [
-    ['4111111111111111', 'VISA'], ['5555555555554444', 'MASTERCARD'], ['378282246310005', 'AMEX'], ['6011111111111117', 'DISCOVER'],
-    ['4000000000000002', 'VISA'], ['4000000000009987', 'VISA'], ['4000000000009979', 'VISA'], ['4000000000000069', 'VISA'],
-    ['4000000000000127', 'VISA'], ['4000000000009995', 'VISA'], ['4000000000000119', 'VISA'], ['4000000000006975', 'VISA'],
+    ['4111111111111111', 'VISA'],
+    ['5555555555554444', 'MASTERCARD'],
+    ['378282246310005', 'AMEX'],
+    ['6011111111111117', 'DISCOVER'],
+    ['4000000000000002', 'VISA'],
+    ['4000000000009987', 'VISA'],
+    ['4000000000009979', 'VISA'],
+    ['4000000000000069', 'VISA'],
+    ['4000000000000127', 'VISA'],
+    ['4000000000009995', 'VISA'],
+    ['4000000000000119', 'VISA'],
+    ['4000000000006975', 'VISA'],
     ['4000000000000077', 'VISA'],
   ];
   const texts: string[] = [];
   for (const [card, type] of cards) {
-    const created = await call('POST', `/v1/rest/merchants/${MID}/payors`, { paymentMethod: cardMethod(card, type) });
+    const created = await call('POST', `/v1/rest/merchants/${MID}/payors`, {
+      paymentMethod: cardMethod(card, type),
+    });
     texts.push(created.text);
     const profileId = `${created.body.payorId}/${created.body.defaultPaymentMethodId}`;
     texts.push((await sale({ profileId, amount: 61.23, allowPartial: true })).text);
     texts.push((await call('GET', `/v1/rest/merchants/${MID}/payors/${created.body.payorId}`)).text);
     // A refused request must not echo the number either.
-    texts.push((await call('POST', `/v1/rest/merchants/${MID}/payors`, { paymentMethod: { ...cardMethod(card, type === 'VISA' ? 'AMEX' : 'VISA') } })).text);
+    texts.push(
+      (
+        await call('POST', `/v1/rest/merchants/${MID}/payors`, {
+          paymentMethod: { ...cardMethod(card, type === 'VISA' ? 'AMEX' : 'VISA') },
+        })
+      ).text,
+    );
   }
-  const bank = await call('POST', `/v1/rest/merchants/${MID}/payors`, { paymentMethod: checkingMethod({ accountNumber: '98765432101234' }) });
+  const bank = await call('POST', `/v1/rest/merchants/${MID}/payors`, {
+    paymentMethod: checkingMethod({ accountNumber: '98765432101234' }),
+  });
   texts.push(bank.text);
 
   const { client, tableName } = localTable();

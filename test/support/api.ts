@@ -70,7 +70,7 @@ export async function call<T = any>(
     body: options.raw ?? (body === undefined ? undefined : JSON.stringify(body)),
   });
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);
   } catch {

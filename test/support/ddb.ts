@@ -11,7 +11,8 @@ export interface TestTable {
 }
 
 export async function createTestTable(): Promise<TestTable> {
-  if (!process.env.AWS_ENDPOINT_URL_DYNAMODB) throw new Error('integration tests need the DynamoDB Local global setup');
+  if (!process.env.AWS_ENDPOINT_URL_DYNAMODB)
+    throw new Error('integration tests need the DynamoDB Local global setup');
   const client = new DynamoDBClient({});
   const tableName = `it-${randomUUID()}`;
   await ensureTable(client, tableName);

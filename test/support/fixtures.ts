@@ -9,12 +9,22 @@ export const groupBody = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-export const address = { line1: '742 Evergreen Terrace', city: 'Springfield', state: 'OR', postalCode: '97475', country: 'US' };
+export const address = {
+  line1: '742 Evergreen Terrace',
+  city: 'Springfield',
+  state: 'OR',
+  postalCode: '97475',
+  country: 'US',
+};
 
 /** Next year, so that test cards never expire under the tests. */
 export const expiry = () => ({ expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 1 });
 
-export const cardMethod = (cardNumber = '4111111111111111', accountType = 'VISA', extra: Record<string, unknown> = {}) => ({
+export const cardMethod = (
+  cardNumber = '4111111111111111',
+  accountType = 'VISA',
+  extra: Record<string, unknown> = {},
+) => ({
   accountType,
   cardNumber,
   ...expiry(),
@@ -38,13 +48,20 @@ export interface CreatedPayor {
 }
 
 export async function createPayor(body: Record<string, unknown> = {}, mid = MID): Promise<CreatedPayor> {
-  const res = await call<CreatedPayor>('POST', `/v1/rest/merchants/${mid}/payors`, { paymentMethod: cardMethod(), ...body });
+  const res = await call<CreatedPayor>('POST', `/v1/rest/merchants/${mid}/payors`, {
+    paymentMethod: cardMethod(),
+    ...body,
+  });
   if (res.status !== 201) throw new Error(`payor create failed: ${res.status} ${res.text}`);
   return res.body;
 }
 
 /** A `{payorId}/{savedPaymentMethodId}` of a fresh payor with the given card. */
-export async function aProfile(cardNumber = '4111111111111111', accountType = 'VISA', mid = MID): Promise<string> {
+export async function aProfile(
+  cardNumber = '4111111111111111',
+  accountType = 'VISA',
+  mid = MID,
+): Promise<string> {
   const payor = await createPayor({ paymentMethod: cardMethod(cardNumber, accountType) }, mid);
   return `${payor.payorId}/${payor.defaultPaymentMethodId}`;
 }

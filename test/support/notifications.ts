@@ -19,7 +19,7 @@ export interface SesEmail {
   at: number;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 export type Json = Record<string, any>;
 export type OutboxRecord = Json;
 

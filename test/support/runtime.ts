@@ -26,7 +26,14 @@ export async function startRuntimeProcess(env: Record<string, string> = {}): Pro
   const dataDir = mkdtempSync(join(tmpdir(), 'sps-e2e-'));
   const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/local.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), SES_PORT: String(sesPort), DATA_DIR: dataDir, DYNAMODB_IN_MEMORY: 'true', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      SES_PORT: String(sesPort),
+      DATA_DIR: dataDir,
+      DYNAMODB_IN_MEMORY: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -20,7 +20,7 @@ import {
   sentCommands,
 } from './support/api';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type AnyItem = Record<string, any>;
 type Handler = (state: ReceiptState, context: typeof lambdaContext) => Promise<ReceiptState>;
 const emit = (state: ReceiptState) => (handler as unknown as Handler)(state, lambdaContext);

@@ -60,7 +60,7 @@ const inline = (amount: number, over: Record<string, unknown> = {}) => ({
 const post = (body: unknown, mid = MID) =>
   invoke(createGroup, { method: 'POST', pathParameters: { MID: mid }, body });
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type AnyItem = Record<string, any>;
 
 describe('POST /groups (create group)', () => {

@@ -6,7 +6,7 @@ import { handler as listGroups } from '../../lambdas/groups/list-groups';
 import { handler as listPendingGroups } from '../../lambdas/groups/list-pending-groups';
 import { ddbMock, expectError, group, invoke, MID, resetDb, sentCommands, SHORT_MID } from './support/api';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type AnyItem = Record<string, any>;
 
 const groups: Group[] = Array.from({ length: 7 }, (_, i) =>

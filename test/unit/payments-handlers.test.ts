@@ -34,7 +34,7 @@ import {
   transactionCanceled,
 } from './support/api';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type AnyItem = Record<string, any>;
 
 const OTHER_ID = '01890a5d-ac96-774b-bcce-b302099a8059';

@@ -181,11 +181,9 @@ describe('the notifier (DynamoDB stream → SES)', () => {
 
   it('asks for the record again when another delivery holds a live claim (it may yet die mid-send)', async () => {
     claimable('refused');
-    ddbMock
-      .on(GetCommand, { Key: outboxKey(item().outboxId) })
-      .resolves({
-        Item: { ...outboxKey(item().outboxId), entity: 'outbox', ...item({ status: 'sending' }) },
-      });
+    ddbMock.on(GetCommand, { Key: outboxKey(item().outboxId) }).resolves({
+      Item: { ...outboxKey(item().outboxId), entity: 'outbox', ...item({ status: 'sending' }) },
+    });
     const result = await notify([record({ seq: '7' })]);
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '7' }] });
     expect(sent).toHaveLength(0);

@@ -101,7 +101,7 @@ export interface Response {
   status: number;
   headers: Record<string, unknown>;
   raw: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   body: any;
 }
 
