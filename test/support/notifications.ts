@@ -19,7 +19,6 @@ export interface SesEmail {
   at: number;
 }
 
- 
 export type Json = Record<string, any>;
 export type OutboxRecord = Json;
 

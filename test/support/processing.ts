@@ -9,7 +9,6 @@ import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dy
 import { baseUrl, call, MID } from './api';
 import { groupBody } from './fixtures';
 
- 
 export type Json = Record<string, any>;
 
 type Tuple<N extends number, T extends unknown[] = []> = T['length'] extends N ? T : Tuple<N, [...T, string]>;

@@ -20,7 +20,6 @@ import {
   sentCommands,
 } from './support/api';
 
- 
 type AnyItem = Record<string, any>;
 type Handler = (state: ReceiptState, context: typeof lambdaContext) => Promise<ReceiptState>;
 const emit = (state: ReceiptState) => (handler as unknown as Handler)(state, lambdaContext);

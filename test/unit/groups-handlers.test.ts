@@ -60,7 +60,6 @@ const inline = (amount: number, over: Record<string, unknown> = {}) => ({
 const post = (body: unknown, mid = MID) =>
   invoke(createGroup, { method: 'POST', pathParameters: { MID: mid }, body });
 
- 
 type AnyItem = Record<string, any>;
 
 describe('POST /groups (create group)', () => {

@@ -6,7 +6,6 @@ import { handler as listGroups } from '../../lambdas/groups/list-groups';
 import { handler as listPendingGroups } from '../../lambdas/groups/list-pending-groups';
 import { ddbMock, expectError, group, invoke, MID, resetDb, sentCommands, SHORT_MID } from './support/api';
 
- 
 type AnyItem = Record<string, any>;
 
 const groups: Group[] = Array.from({ length: 7 }, (_, i) =>

@@ -34,7 +34,6 @@ import {
   transactionCanceled,
 } from './support/api';
 
- 
 type AnyItem = Record<string, any>;
 
 const OTHER_ID = '01890a5d-ac96-774b-bcce-b302099a8059';

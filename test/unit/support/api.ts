@@ -101,7 +101,7 @@ export interface Response {
   status: number;
   headers: Record<string, unknown>;
   raw: string;
-   
+
   body: any;
 }
 
