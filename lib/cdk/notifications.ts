@@ -4,8 +4,8 @@
  * responses, retries, and an SQS on-failure destination whose messages raise an alarm.
  */
 import { Duration, Stack } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { serviceAlarm } from './alarms';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -101,15 +101,7 @@ export class ServiceNotifications extends Construct {
     );
 
     const alarm = (name: string, metric: cloudwatch.IMetric, description: string) =>
-      new cloudwatch.Alarm(this, name, {
-        alarmName: `${SERVICE_NAME}-${stage}-${name}`,
-        alarmDescription: description,
-        metric,
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }).addAlarmAction(new actions.SnsAction(props.alarmTopic));
+      serviceAlarm(this, stage, props.alarmTopic, name, metric, description);
     alarm(
       'notifier-dead-letters',
       this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),

@@ -4,8 +4,8 @@
  * the hourly EventBridge rule and its scheduler function, and alarms on failed executions.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { serviceAlarm } from './alarms';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -104,15 +104,7 @@ export class ServiceProcessing extends Construct {
 
     this.alarmTopic = new sns.Topic(this, 'Alarms', { topicName: `${SERVICE_NAME}-${stage}-alarms` });
     const alarm = (name: string, metric: cloudwatch.IMetric, description: string) =>
-      new cloudwatch.Alarm(this, name, {
-        alarmName: `${SERVICE_NAME}-${stage}-${name}`,
-        alarmDescription: description,
-        metric,
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }).addAlarmAction(new actions.SnsAction(this.alarmTopic));
+      serviceAlarm(this, stage, this.alarmTopic, name, metric, description);
     const period = Duration.minutes(5);
     alarm(
       'executions-failed',
