@@ -15,5 +15,12 @@ export default tseslint.config(
   { files: ['bin/**', 'scripts/**', 'bench/**', 'test/**', 'lib/local/**'], rules: { 'no-console': 'off' } },
   // Tests read JSON bodies of many shapes; `any` there is the honest type of a parsed response.
   { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
-  { files: ['jest.config.js'], languageOptions: { globals: { module: 'writable' } } },
+  {
+    files: ['jest.config.js', 'test/support/esbuild-transform.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { module: 'writable', require: 'readonly', __filename: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -1,7 +1,5 @@
 /** Test tiers: each is a Jest project; `npm test` runs them all (see README "Tests"). */
-const transform = {
-  '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }],
-};
+const transform = { '^.+\\.(t|j|mj)sx?$': '<rootDir>/test/support/esbuild-transform.js' };
 // ESM-only packages that Jest must transpile to CommonJS.
 const transformIgnorePatterns = ['/node_modules/(?!(@middy|jose|uuid)/)'];
 const base = { transform, transformIgnorePatterns, testEnvironment: 'node' };
