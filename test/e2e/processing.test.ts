@@ -237,6 +237,21 @@ describe('trigger processing of one group', () => {
   });
 });
 
+describe('a group larger than one batch', () => {
+  test('every payment of a 620-payment group (three batches of 250) is charged, each once', async () => {
+    const profileId = await aProfile();
+    // Distinct amounts: one saved method, no duplicate-check collisions.
+    const list = Array.from({ length: 620 }, (_, i) => ({ profileId, amount: 1 + i / 100 }));
+    const group = await createGroup({ scheduleDate: farFutureDate(130), scheduleHour: 7, payments: list });
+    const id = group.paymentGroupId as string;
+    expect((await trigger(id)).body.totalTriggered).toBe(1);
+    const done = await waitForStatus(id, 'processed', 60_000);
+    expect(done.processingSummary).toMatchObject({ approvedCount: 620, declinedCount: 0, failedCount: 0 });
+    const all = await payments(id);
+    expect(all.filter((p) => (p.authResponse as Json | null)?.status === 'Approved')).toHaveLength(620);
+  });
+});
+
 describe('the hourly event', () => {
   test('processes the groups of the current slot, not the next one, and none twice', async () => {
     await awayFromHourBoundary();
