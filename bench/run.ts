@@ -9,6 +9,8 @@
  *                           hits both alike
  *        --order=api,raw    or raw,api: which side opens the first round
  *        --list-groups=200  --payment-groups=16   --no-write (print only)
+ *        --processing-payments=10000   payments per group of the processing section (issue 4: 10,000)
+ *        --settlement-seconds=5        the runtime's SANDBOX_SETTLEMENT_SECONDS (the execution's wait)
  *        --profile          runtime under --cpu-prof; prints where its CPU time went (implies --no-write)
  */
 import { mkdtempSync, readdirSync } from 'node:fs';
@@ -23,7 +25,7 @@ import { consoleReport, mergeResults, readResults, writeResults } from './suppor
 import { startBenchRuntime, type BenchRuntime } from './support/runtime';
 
 /** The whole run is bounded: past this the runtime is stopped and the bench fails. */
-const HARD_LIMIT_MS = 6 * 60_000;
+const HARD_LIMIT_MS = 9 * 60_000;
 
 function parseOrder(raw: string | undefined): ('api' | 'raw')[] {
   if (raw === undefined || raw === 'api,raw') return ['api', 'raw'];
@@ -53,6 +55,8 @@ function parseArgs(argv: string[]) {
     'order',
     'list-groups',
     'payment-groups',
+    'processing-payments',
+    'settlement-seconds',
     'no-write',
     'profile',
   ]);
@@ -73,6 +77,8 @@ function parseArgs(argv: string[]) {
     listGroups: num('list-groups', 200),
     paymentGroups: num('payment-groups', 16),
     pageSize: 25,
+    processingPayments: num('processing-payments', 10_000),
+    settlementSeconds: num('settlement-seconds', Number(process.env.SANDBOX_SETTLEMENT_SECONDS ?? 5)),
     order: parseOrder(flags.get('order')),
     authzCacheSeconds: Number(process.env.AUTHZ_CACHE_SECONDS ?? 30),
   };
@@ -104,7 +110,11 @@ async function main(): Promise<void> {
   const profileDir = profile ? mkdtempSync(join(tmpdir(), 'sps-bench-prof-')) : undefined;
 
   console.log(`bench: starting the local runtime${profile ? ' under --cpu-prof' : ''} ...`);
-  const runtime: BenchRuntime = await startBenchRuntime(profileDir ? { cpuProfDir: profileDir } : {});
+  const runtime: BenchRuntime = await startBenchRuntime({
+    ...(profileDir && { cpuProfDir: profileDir }),
+    // The local settlement cut-off: short, so that a processed group's execution ends soon.
+    env: { SANDBOX_SETTLEMENT_SECONDS: String(config.settlementSeconds) },
+  });
   let stopped = false;
   const stop = async () => {
     if (stopped) return { exitCode: null, orphans: [] as string[] };

@@ -26,6 +26,10 @@ export interface BenchConfig {
   /** Groups the create-payment load is spread over (per side). */
   paymentGroups: number;
   pageSize: number;
+  /** Payments of each group the processing section creates (issue 4: 10,000). */
+  processingPayments: number;
+  /** The runtime's SANDBOX_SETTLEMENT_SECONDS: the settlement wait of a processed group's execution. */
+  settlementSeconds: number;
   /** The runtime's grant cache TTL (its default unless AUTHZ_CACHE_SECONDS is set). */
   authzCacheSeconds: number;
 }
