@@ -1,0 +1,57 @@
+/**
+ * `npm start`'s lifecycle: one ready line; Ctrl-C (SIGINT) stops everything and exits 0; even a
+ * killed runtime leaves no DynamoDB Local (Java) behind: its watchdog ends it.
+ */
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { startRuntimeProcess } from '../support/runtime';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Whether something accepts connections on this loopback port. */
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+function dynamoPort(dataDir: string): number {
+  const runtime = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as {
+    dynamodbEndpoint: string;
+  };
+  return Number(new URL(runtime.dynamodbEndpoint).port);
+}
+
+async function closedWithin(port: number, ms: number): Promise<boolean> {
+  for (const until = Date.now() + ms; Date.now() < until; await sleep(250)) {
+    if (!(await listening(port))) return true;
+  }
+  return false;
+}
+
+test('Ctrl-C stops the API and DynamoDB Local and exits 0', async () => {
+  const runtime = await startRuntimeProcess();
+  expect(runtime.output().match(/ready at/g)).toHaveLength(1);
+  const port = dynamoPort(runtime.dataDir);
+  expect(await listening(port)).toBe(true);
+  expect(await runtime.stop('SIGINT')).toBe(0);
+  expect(await closedWithin(port, 5000)).toBe(true);
+  expect(await listening(Number(new URL(runtime.url).port))).toBe(false);
+});
+
+test('a killed runtime leaves no DynamoDB Local behind', async () => {
+  const runtime = await startRuntimeProcess();
+  const port = dynamoPort(runtime.dataDir);
+  const { pid } = JSON.parse(readFileSync(join(runtime.dataDir, 'runtime.json'), 'utf8')) as { pid: number };
+  expect(await listening(port)).toBe(true);
+  // The runtime process itself (not the tsx launcher) dies without a chance to clean up.
+  process.kill(pid, 'SIGKILL');
+  await runtime.stop('SIGTERM');
+  // The watchdog checks its parent every second.
+  expect(await closedWithin(port, 10_000)).toBe(true);
+});
