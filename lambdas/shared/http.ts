@@ -184,6 +184,3 @@ export function merchantRoute<B = undefined>(
       return json(result.status, result.body);
     });
 }
-
-/** Test hook: forget cached grants. */
-export const clearGrantCache = (): void => grantCache.clear();
