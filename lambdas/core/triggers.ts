@@ -2,9 +2,7 @@
 import { config } from '#shared/config';
 import { ForbiddenError } from '#shared/errors';
 import type { StartOutcome } from './processing';
-
-/** SPEC.md: an 11-digit MID within 32350000000-32350099999, and never in production. */
-export const TEST_MID_RANGE = { from: 32350000000, to: 32350099999 };
+import { TEST_MID_RANGE } from '#contract/limits';
 
 export function assertTriggerAllowed(pathMid: string): void {
   if (config().stage === 'prod') throw new ForbiddenError('process-payments is not available in production');

@@ -1,33 +1,7 @@
-/**
- * Decline categories (SPEC.md "Transaction response fields"): 1 = do not retry (permanent),
- * 2 = may retry (temporary). Response codes are ISO 8583-style processor codes.
- */
-export type DeclineCategory = '1' | '2';
+/** Turns a processor's response code into the decline fields of a transaction. */
+import { DECLINE_CATEGORY_DESCRIPTIONS, DECLINE_CODES, type DeclineCategory } from '#contract/declines';
 
-export const DECLINE_CATEGORY_DESCRIPTIONS: Record<DeclineCategory, string> = {
-  '1': 'Do not retry: the decline is permanent (card or account problem)',
-  '2': 'May retry: the decline is temporary (funds, limits or issuer availability)',
-};
-
-/** Known decline codes: message and category. */
-export const DECLINE_CODES: Record<string, { message: string; category: DeclineCategory }> = {
-  '05': { message: 'Do not honor', category: '1' },
-  '14': { message: 'Invalid card number', category: '1' },
-  '19': { message: 'Duplicate transaction', category: '1' },
-  '41': { message: 'Lost card', category: '1' },
-  '43': { message: 'Stolen card', category: '1' },
-  '54': { message: 'Expired card', category: '1' },
-  '62': { message: 'Restricted card', category: '1' },
-  '78': { message: 'Card not activated', category: '1' },
-  R2: { message: 'Account closed', category: '1' },
-  N7: { message: 'Invalid security code', category: '1' },
-  '51': { message: 'Insufficient funds', category: '2' },
-  '61': { message: 'Daily limit exceeded', category: '2' },
-  '91': { message: 'Issuer unavailable', category: '2' },
-  '96': { message: 'Communication error', category: '2' },
-  /** Not a processor code: the saved method or payor behind a scheduled payment is gone. */
-  PM: { message: 'Payment method no longer exists', category: '1' },
-};
+export { DECLINE_CATEGORY_DESCRIPTIONS, DECLINE_CODES, type DeclineCategory };
 
 export function declineOf(code: string): { message: string; category: DeclineCategory; description: string } {
   const known = DECLINE_CODES[code] ?? { message: 'Declined', category: '1' as const };

@@ -1,0 +1,18 @@
+/**
+ * The service's numeric limits, in one place: the request schemas, the handlers and the OpenAPI
+ * document all read them from here (docs/ explains the reasoning behind each).
+ */
+
+/** Payments a group-create request may carry. */
+export const MAX_PAYMENTS_PER_CREATE = 10_000;
+
+/** Largest pageSize of the group lists (above: 400). */
+export const MAX_PAGE_SIZE = 500;
+/** pageSize when only pageNumber is given. */
+export const DEFAULT_PAGE_SIZE = 25;
+
+/** Saved payment methods a payor may hold. */
+export const MAX_METHODS_PER_PAYOR = 20;
+
+/** MIDs the non-production process-payments triggers accept: 11 digits within this range. */
+export const TEST_MID_RANGE = { from: 32350000000, to: 32350099999 } as const;
