@@ -20,8 +20,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MerchantRegistry } from '../lambdas/shared/merchants';
 import { requeue } from '../lambdas/store/outbox';
 import { runtimeFile } from '../lib/local/runtime';
-import { parseStage } from '../lib/stage';
-import { tableName } from '../lib/table';
+import { parseStage } from '../contract/stage';
+import { tableName } from '../contract/table';
 
 const USAGE = `usage: npm run admin -- <register-merchant|grant|revoke|grants|merchant|resend-notification> [options] [--local | --stage dev|prod]
   register-merchant --mid <11 digits> [--mid8 <8 digits>] --name <name>

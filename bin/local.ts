@@ -5,7 +5,7 @@
  * Environment: PORT (3000), SES_PORT (8005), SERVICE_STAGE (dev | prod), DATA_DIR (.data),
  * DYNAMODB_IN_MEMORY (false), SANDBOX_SETTLEMENT_SECONDS (300).
  */
-import { parseStage } from '../lib/stage';
+import { parseStage } from '../contract/stage';
 import { startRuntime } from '../lib/local/runtime';
 
 async function main(): Promise<void> {

@@ -45,7 +45,7 @@ import {
   voidOrRefundSchema,
 } from '#shared/schemas';
 import { routes, type Route } from './routes';
-import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from './stage';
+import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../contract/stage';
 
 // ---- Types (the parts of OpenAPI 3.0.3 this document uses) ----
 

@@ -16,7 +16,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
 import { openApiDocument } from '../lib/openapi';
-import { parseStage } from '../lib/stage';
+import { parseStage } from '../contract/stage';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

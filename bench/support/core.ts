@@ -61,7 +61,7 @@ async function load(runtime: BenchRuntime, settlementSeconds: number): Promise<L
     import('../../lambdas/processing/authorize-batch'),
     import('../../lambdas/processing/complete-group'),
     import('../../lambdas/store/groups'),
-    import('../../lib/processing'),
+    import('../../contract/processing'),
     import('../../lambdas/shared/ddb'),
     import('../../lib/local/http-server'),
   ]);

@@ -5,7 +5,7 @@
  * even a repeated start is not a second run.
  */
 import type { Group } from '#domain/groups';
-import { executionName } from '#lib/processing';
+import { executionName } from '#contract/processing';
 import { logger } from '#shared/logger';
 import { startExecution } from '#shared/sfn';
 import { groupStore } from '#store/groups';

@@ -1,5 +1,5 @@
 import { emptyTotals, type ProcessingState } from '#domain/processing';
-import { executionName } from '#lib/processing';
+import { executionName } from '#contract/processing';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 import { groupStore } from '#store/groups';

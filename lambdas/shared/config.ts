@@ -2,7 +2,7 @@
  * Configuration from environment variables, read once at module load: a missing required value
  * fails the cold start loudly instead of failing a request later.
  */
-import { parseStage, type Stage } from '#lib/stage';
+import { parseStage, type Stage } from '#contract/stage';
 
 export function required(name: string): string {
   const value = process.env[name];

@@ -7,7 +7,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { apiScope } from '#lib/stage';
+import { apiScope } from '#contract/stage';
 import { config } from './config';
 import { ddb, isTransient } from './ddb';
 import { BadRequestError, ForbiddenError, ServiceError, UnauthorizedError } from './errors';

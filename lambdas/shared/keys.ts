@@ -1,6 +1,6 @@
 /**
  * Key builders: every item's keys are made here and nowhere else (single-table design; see
- * lib/table.ts for the access patterns). Every item also carries an `entity` marker.
+ * contract/table.ts for the access patterns). Every item also carries an `entity` marker.
  */
 import { createHash } from 'node:crypto';
 

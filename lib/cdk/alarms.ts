@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { Stage } from '../stage';
+import type { Stage } from '../../contract/stage';
 import { SERVICE_NAME } from './service-function';
 
 export function serviceAlarm(

@@ -11,7 +11,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { handlerModules, routes, type Route } from '../routes';
-import { apiScope, type Stage } from '../stage';
+import { apiScope, type Stage } from '../../contract/stage';
 import { bindTable, handlerSlug, logRetention, SERVICE_NAME, ServiceFunction } from './service-function';
 
 /**

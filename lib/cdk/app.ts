@@ -14,7 +14,7 @@
  * us-east-1 whenever nothing is configured, and an offline synth would bake that region in.
  */
 import type { App, Environment } from 'aws-cdk-lib';
-import { parseStage, stages, type Stage } from '../stage';
+import { parseStage, stages, type Stage } from '../../contract/stage';
 import { ServiceStack } from './service-stack';
 
 /** The stack name of a stage. */

@@ -6,7 +6,7 @@
 import { Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
-import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../stage';
+import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../../contract/stage';
 import { SERVICE_NAME } from './service-function';
 
 export interface ServiceAuthProps {
@@ -30,7 +30,7 @@ export class ServiceAuth extends Construct {
   readonly resourceServer: cognito.UserPoolResourceServer;
   readonly domain: cognito.UserPoolDomain;
   readonly client: cognito.UserPoolClient;
-  /** The scope every route requires: `apiScope(stage)` from lib/stage.ts. */
+  /** The scope every route requires: `apiScope(stage)` from contract/stage.ts. */
   readonly scope: string;
   /** The OAuth 2.0 token endpoint, `https://<prefix>.auth.<region>.amazoncognito.com/oauth2/token`. */
   readonly tokenUrl: string;

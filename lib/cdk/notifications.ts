@@ -15,8 +15,8 @@ import * as ses from 'aws-cdk-lib/aws-ses';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { NOTIFIER_HANDLER } from '../processing';
-import type { Stage } from '../stage';
+import { NOTIFIER_HANDLER } from '../../contract/processing';
+import type { Stage } from '../../contract/stage';
 import { bindTable, handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
 export interface ServiceNotificationsProps {

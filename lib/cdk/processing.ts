@@ -19,8 +19,8 @@ import {
   processGroupTasks,
   SCHEDULER_HANDLER,
   STATE_MACHINE_NAME,
-} from '../processing';
-import type { Stage } from '../stage';
+} from '../../contract/processing';
+import type { Stage } from '../../contract/stage';
 import {
   bindStateMachine,
   bindTable,

@@ -11,7 +11,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { Stage } from '../stage';
+import type { Stage } from '../../contract/stage';
 
 /** Repository root: `lambdas/`, `package.json` and `package-lock.json` live here. */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');

@@ -1,7 +1,7 @@
 /** One stage of the service: table, authentication and API in one stack. */
 import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import type { Stage } from '../stage';
+import type { Stage } from '../../contract/stage';
 import { ServiceApi, type ServiceApiProps } from './api';
 import { ServiceAuth } from './auth';
 import { SERVICE_NAME } from './service-function';

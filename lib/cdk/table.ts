@@ -1,9 +1,9 @@
-/** The service's single DynamoDB table, built from the one table definition in lib/table.ts. */
+/** The service's single DynamoDB table, built from the one table definition in contract/table.ts. */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import type { Stage } from '../stage';
-import { tableDef, tableName, type KeyDef } from '../table';
+import type { Stage } from '../../contract/stage';
+import { tableDef, tableName, type KeyDef } from '../../contract/table';
 
 const attribute = (key: KeyDef): dynamodb.Attribute => ({
   name: key.name,

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { dirname } from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
-import { TOKEN_VALIDITY_SECONDS } from '../stage';
+import { TOKEN_VALIDITY_SECONDS } from '../../contract/stage';
 import type { LocalClient } from './identities';
 
 type Key = Awaited<ReturnType<typeof importJWK>>;

@@ -6,7 +6,7 @@
  * cloud; they live here, not in lambdas/.
  */
 import type { Context } from 'aws-lambda';
-import { PROCESS_GROUP_DEFINITION, processGroupTasks, SCHEDULER_HANDLER } from '../processing';
+import { PROCESS_GROUP_DEFINITION, processGroupTasks, SCHEDULER_HANDLER } from '../../contract/processing';
 import { lambdaContext, type LocalRoute } from './http-server';
 import { executionJson, LocalStepFunctions } from './step-functions';
 

@@ -5,7 +5,7 @@ import {
   UpdateTimeToLiveCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { tableDef } from '../table';
+import { tableDef } from '../../contract/table';
 
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {

@@ -6,8 +6,8 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { addServiceStacks } from '../../lib/cdk/app';
 import type { ServiceStack } from '../../lib/cdk/service-stack';
-import { NOTIFIER_HANDLER } from '../../lib/processing';
-import type { Stage } from '../../lib/stage';
+import { NOTIFIER_HANDLER } from '../../contract/processing';
+import type { Stage } from '../../contract/stage';
 import {
   actionsOf,
   flatten,

@@ -10,9 +10,9 @@ import {
   processGroupTasks,
   SCHEDULER_HANDLER,
   STATE_MACHINE_NAME,
-} from '../../lib/processing';
+} from '../../contract/processing';
 import { routes } from '../../lib/routes';
-import type { Stage } from '../../lib/stage';
+import type { Stage } from '../../contract/stage';
 import {
   actionsOf,
   flatten,

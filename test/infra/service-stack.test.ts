@@ -1,7 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { handlerModules, routes } from '../../lib/routes';
-import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../../lib/stage';
-import { tableDef, tableName } from '../../lib/table';
+import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../../contract/stage';
+import { tableDef, tableName } from '../../contract/table';
 import type { ServiceStack } from '../../lib/cdk/service-stack';
 import {
   actionsOf,

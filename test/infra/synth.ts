@@ -6,7 +6,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import cdkJson from '../../cdk.json';
 import { addServiceStacks } from '../../lib/cdk/app';
 import type { ServiceStack } from '../../lib/cdk/service-stack';
-import type { Stage } from '../../lib/stage';
+import type { Stage } from '../../contract/stage';
 
 /**
  * A CDK app with cdk.json's feature flags and no asset bundling: `aws:cdk:bundling-stacks` set to

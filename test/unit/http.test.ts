@@ -1,6 +1,6 @@
 import './support/env';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { apiScope } from '#lib/stage';
+import { apiScope } from '#contract/stage';
 import { errorResponse, MAX_BODY_BYTES } from '#shared/http';
 import { logger } from '#shared/logger';
 import { BadRequestError, ConflictError, GroupNotFoundError, ServiceUnavailableError } from '#shared/errors';

@@ -46,7 +46,7 @@ import {
   type OperationObject,
 } from '../../lib/openapi';
 import { routes, type Route } from '../../lib/routes';
-import { apiScope, stages } from '../../lib/stage';
+import { apiScope, stages } from '../../contract/stage';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

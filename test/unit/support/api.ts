@@ -6,7 +6,7 @@ import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/li
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { Group, Payment } from '#domain/groups';
-import { apiScope } from '#lib/stage';
+import { apiScope } from '#contract/stage';
 import { groupItem, paymentItem } from '#store/groups';
 
 export const MID = '32350000001';
