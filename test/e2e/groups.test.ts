@@ -1,6 +1,6 @@
 /** Groups and payments over HTTP: every endpoint, rule and error status of the foundation. */
 import { call, futureDate, MID, MID8 } from '../support/api';
-import { aProfile, groupBody } from '../support/fixtures';
+import { aProfile, groupBody } from '../fixtures/api';
 
 const base = `/rest/merchants/${MID}`;
 let profileId: string;

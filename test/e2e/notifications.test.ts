@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { call, futureDate, MID } from '../support/api';
-import { cardMethod, createPayor, groupBody } from '../support/fixtures';
+import { cardInput } from '../fixtures';
+import { createPayor, groupBody } from '../fixtures/api';
 import {
   allTextOf,
   closeLocalTable,
@@ -64,7 +65,7 @@ async function aPayor(tag: string, [card, type]: readonly [string, string] = CAR
   const address = email ? uniqueAddress(`notify-${tag}`) : undefined;
   const created = await createPayor({
     ...(address && { email: address }),
-    paymentMethod: cardMethod(card, type),
+    paymentMethod: cardInput({ cardNumber: card, accountType: type }),
   });
   const masked = created.savedPaymentMethods[0]!.maskedAccountNumber;
   if (address) recipients.set(address, masked);

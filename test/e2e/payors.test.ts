@@ -1,7 +1,8 @@
 /** Payors and saved payment methods over HTTP: every rule of SPEC.md, also under concurrency. */
 import { randomUUID } from 'node:crypto';
 import { call, MID, OTHER, tokenFor } from '../support/api';
-import { address, cardMethod, checkingMethod, createPayor, expiry, groupBody } from '../support/fixtures';
+import { address, cardInput, checkingInput, expiry } from '../fixtures';
+import { createPayor, groupBody } from '../fixtures/api';
 
 const base = `/v1/rest/merchants/${MID}/payors`;
 const uniqueId = () => `cust-${randomUUID().slice(0, 8)}`;
@@ -22,7 +23,11 @@ describe('payors', () => {
       sponsorKey: 'SPR-2026',
       customerData: { grade: '4' },
       email: 'parent@example.com',
-      paymentMethod: cardMethod('5555555555554444', 'MASTERCARD', { customerData: { label: 'work card' } }),
+      paymentMethod: cardInput({
+        cardNumber: '5555555555554444',
+        accountType: 'MASTERCARD',
+        customerData: { label: 'work card' },
+      }),
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -50,32 +55,52 @@ describe('payors', () => {
   });
 
   test('a CHECKING method needs a valid ABA routing number and has no expiry', async () => {
-    const ok = await createPayor({ paymentMethod: checkingMethod() });
+    const ok = await createPayor({ paymentMethod: checkingInput() });
     expect(ok.savedPaymentMethods[0]).toMatchObject({
       accountType: 'CHECKING',
       maskedAccountNumber: '********6789',
     });
     expect(ok.savedPaymentMethods[0]).not.toHaveProperty('expiryMonth');
-    const bad = await call('POST', base, { paymentMethod: checkingMethod({ routingNumber: '123456789' }) });
+    const bad = await call('POST', base, { paymentMethod: checkingInput({ routingNumber: '123456789' }) });
     expect(bad).toMatchObject({ status: 400, body: { message: expect.stringContaining('routingNumber') } });
     const withExpiry = await call('POST', base, {
-      paymentMethod: checkingMethod({ expiryMonth: 1, expiryYear: 2030 }),
+      paymentMethod: checkingInput({ expiryMonth: 1, expiryYear: 2030 }),
     });
     expect(withExpiry.status).toBe(400);
   });
 
   test.each([
-    ['a number failing the Luhn check', { paymentMethod: cardMethod('4111111111111112') }, 'cardNumber'],
-    ['too few digits', { paymentMethod: cardMethod('41111111111') }, 'cardNumber'],
-    ['letters in the number', { paymentMethod: cardMethod('4111-1111-1111-1111') }, 'cardNumber'],
-    ['a brand that does not match', { paymentMethod: cardMethod('4111111111111111', 'AMEX') }, 'AMEX'],
-    ['an unsupported brand', { paymentMethod: cardMethod('3530111333300000', 'VISA') }, 'cardNumber'],
-    ['an unknown account type', { paymentMethod: cardMethod('4111111111111111', 'DINERS') }, 'accountType'],
-    ['an expired card', { paymentMethod: { ...cardMethod(), expiryMonth: 1, expiryYear: 2020 } }, 'past'],
-    ['month 13', { paymentMethod: { ...cardMethod(), expiryMonth: 13 } }, 'expiryMonth'],
+    [
+      'a number failing the Luhn check',
+      { paymentMethod: cardInput({ cardNumber: '4111111111111112' }) },
+      'cardNumber',
+    ],
+    ['too few digits', { paymentMethod: cardInput({ cardNumber: '41111111111' }) }, 'cardNumber'],
+    [
+      'letters in the number',
+      { paymentMethod: cardInput({ cardNumber: '4111-1111-1111-1111' }) },
+      'cardNumber',
+    ],
+    [
+      'a brand that does not match',
+      { paymentMethod: cardInput({ cardNumber: '4111111111111111', accountType: 'AMEX' }) },
+      'AMEX',
+    ],
+    [
+      'an unsupported brand',
+      { paymentMethod: cardInput({ cardNumber: '3530111333300000', accountType: 'VISA' }) },
+      'cardNumber',
+    ],
+    [
+      'an unknown account type',
+      { paymentMethod: cardInput({ cardNumber: '4111111111111111', accountType: 'DINERS' }) },
+      'accountType',
+    ],
+    ['an expired card', { paymentMethod: { ...cardInput(), expiryMonth: 1, expiryYear: 2020 } }, 'past'],
+    ['month 13', { paymentMethod: { ...cardInput(), expiryMonth: 13 } }, 'expiryMonth'],
     [
       'no billing address',
-      { paymentMethod: { ...cardMethod(), billingAddress: undefined } },
+      { paymentMethod: { ...cardInput(), billingAddress: undefined } },
       'billingAddress',
     ],
     ['no payment method', { paymentMethod: undefined }, 'paymentMethod'],
@@ -85,7 +110,7 @@ describe('payors', () => {
     ['customerData with a number', { customerData: { a: 1 } }, 'customerData.a'],
     ['a bad e-mail', { email: 'not-an-email' }, 'email'],
   ])('refuses %s with 400 naming the field', async (_what, body, word) => {
-    const res = await call('POST', base, { paymentMethod: cardMethod(), ...body });
+    const res = await call('POST', base, { paymentMethod: cardInput(), ...body });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: expect.stringContaining(word), responseCode: 400 });
     expect(res.text).not.toMatch(/\d{12,}/);
@@ -94,7 +119,7 @@ describe('payors', () => {
   test('customerAccountId is unique per merchant and searchable, alone or in bulk', async () => {
     const id = uniqueId();
     const first = await createPayor({ customerAccountId: id });
-    const second = await call('POST', base, { customerAccountId: id, paymentMethod: cardMethod() });
+    const second = await call('POST', base, { customerAccountId: id, paymentMethod: cardInput() });
     expect(second).toMatchObject({ status: 400, body: { message: expect.stringContaining(id) } });
     const found = await call('GET', `${base}?customerAccountId=${id}`);
     expect(found.body.map((p: { payorId: string }) => p.payorId)).toEqual([first.payorId]);
@@ -111,7 +136,7 @@ describe('payors', () => {
     const elsewhere = await call(
       'POST',
       '/v1/rest/merchants/32350000002/payors',
-      { customerAccountId: id, paymentMethod: cardMethod() },
+      { customerAccountId: id, paymentMethod: cardInput() },
       { token: otherToken },
     );
     expect(elsewhere.status).toBe(201);
@@ -121,7 +146,7 @@ describe('payors', () => {
     for (let round = 0; round < 5; round++) {
       const id = uniqueId();
       const results = await Promise.all(
-        [0, 1].map(() => call('POST', base, { customerAccountId: id, paymentMethod: cardMethod() })),
+        [0, 1].map(() => call('POST', base, { customerAccountId: id, paymentMethod: cardInput() })),
       );
       expect(results.map((r) => r.status).sort()).toEqual([201, 400]);
       expect((await call('GET', `${base}?customerAccountId=${id}`)).body).toHaveLength(1);
@@ -153,7 +178,7 @@ describe('payors', () => {
     const res = await call(
       'POST',
       '/v1/rest/merchants/32350000002/payors',
-      { paymentMethod: cardMethod() },
+      { paymentMethod: cardInput() },
       { token: otherToken },
     );
     expect((await call('GET', `${base}/${res.body.payorId}`)).status).toBe(404);
@@ -168,7 +193,7 @@ describe('saved payment methods', () => {
     const added = await call(
       'POST',
       `${base}/${payor.payorId}/savedPaymentMethods`,
-      cardMethod('378282246310005', 'AMEX'),
+      cardInput({ cardNumber: '378282246310005', accountType: 'AMEX' }),
     );
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({
@@ -177,7 +202,7 @@ describe('saved payment methods', () => {
       payorId: payor.payorId,
     });
     const third = await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, {
-      ...cardMethod('6011111111111117', 'DISCOVER'),
+      ...cardInput({ cardNumber: '6011111111111117', accountType: 'DISCOVER' }),
       setAsDefault: true,
       customerData: { nick: 'disc' },
     });
@@ -237,7 +262,7 @@ describe('saved payment methods', () => {
         })
       ).status,
     ).toBe(400);
-    const bank = await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, checkingMethod());
+    const bank = await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, checkingInput());
     const noExpiry = await call(
       'PUT',
       `${base}/${payor.payorId}/savedPaymentMethods/${bank.body.savedPaymentMethodId}`,
@@ -262,7 +287,7 @@ describe('saved payment methods', () => {
     const ids: string[] = [];
     for (let i = 0; i < 4; i++)
       ids.push(
-        (await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, cardMethod())).body
+        (await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, cardInput())).body
           .savedPaymentMethodId,
       );
     const results = await Promise.all([
@@ -270,7 +295,7 @@ describe('saved payment methods', () => {
         call('PUT', `${base}/${payor.payorId}/savedPaymentMethods/${ids[i % 4]}`, { setAsDefault: true }),
       ),
       ...Array.from({ length: 5 }, () =>
-        call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, { ...cardMethod(), setAsDefault: true }),
+        call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, { ...cardInput(), setAsDefault: true }),
       ),
     ]);
     expect(results.every((r) => r.status === 200 || r.status === 201)).toBe(true);
@@ -282,7 +307,7 @@ describe('saved payment methods', () => {
   test('parallel deletes never remove the last method and always leave one default', async () => {
     const payor = await createPayor();
     for (let i = 0; i < 3; i++)
-      await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, cardMethod());
+      await call('POST', `${base}/${payor.payorId}/savedPaymentMethods`, cardInput());
     const all = await methodsOf(payor.payorId);
     const results = await Promise.all(
       all.map((m) =>
@@ -306,7 +331,7 @@ describe('scheduled payments name saved methods of the same merchant', () => {
       await call(
         'POST',
         '/v1/rest/merchants/32350000002/payors',
-        { paymentMethod: cardMethod() },
+        { paymentMethod: cardInput() },
         { token: otherToken },
       )
     ).body;

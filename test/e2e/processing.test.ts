@@ -21,7 +21,7 @@ import {
   TESTER,
   tokenFor,
 } from '../support/api';
-import { aProfile, createPayor } from '../support/fixtures';
+import { aProfile, createPayor } from '../fixtures/api';
 import { startRuntimeProcess, type RuntimeProcess } from '../support/runtime';
 import {
   allExecutions,

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { call, MID, OTHER, tokenFor } from '../support/api';
-import { aProfile, cardMethod, checkingMethod, createPayor } from '../support/fixtures';
+import { cardInput, checkingInput } from '../fixtures';
+import { aProfile, createPayor } from '../fixtures/api';
 
 const base = `/v1/rest/merchants/${MID}/transactions`;
 type Txn = Record<string, any>;
@@ -118,7 +119,7 @@ describe('sales', () => {
   });
 
   test('CHECKING methods approve', async () => {
-    const payor = await createPayor({ paymentMethod: checkingMethod() });
+    const payor = await createPayor({ paymentMethod: checkingInput() });
     const res = await sale({ profileId: `${payor.payorId}/${payor.defaultPaymentMethodId}`, amount: 99.99 });
     expect(res.body).toMatchObject({
       status: 'Approved',
@@ -133,7 +134,7 @@ describe('sales', () => {
       await call(
         'POST',
         '/v1/rest/merchants/32350000002/payors',
-        { paymentMethod: cardMethod() },
+        { paymentMethod: cardInput() },
         { token: other },
       )
     ).body;
@@ -172,7 +173,7 @@ describe('duplicate check', () => {
     const second = await call(
       'POST',
       `/v1/rest/merchants/${MID}/payors/${payor.payorId}/savedPaymentMethods`,
-      cardMethod(),
+      cardInput(),
     );
     expect(
       (await sale({ profileId: `${payor.payorId}/${second.body.savedPaymentMethodId}`, amount: 12 })).body
@@ -333,7 +334,7 @@ describe('void and refund', () => {
       await call(
         'POST',
         '/v1/rest/merchants/32350000002/payors',
-        { paymentMethod: cardMethod() },
+        { paymentMethod: cardInput() },
         { token: other },
       )
     ).body;
@@ -367,7 +368,7 @@ test('no full card or account number is stored, logged or returned', async () =>
   const texts: string[] = [];
   for (const [card, type] of cards) {
     const created = await call('POST', `/v1/rest/merchants/${MID}/payors`, {
-      paymentMethod: cardMethod(card, type),
+      paymentMethod: cardInput({ cardNumber: card, accountType: type }),
     });
     texts.push(created.text);
     const profileId = `${created.body.payorId}/${created.body.defaultPaymentMethodId}`;
@@ -377,13 +378,15 @@ test('no full card or account number is stored, logged or returned', async () =>
     texts.push(
       (
         await call('POST', `/v1/rest/merchants/${MID}/payors`, {
-          paymentMethod: { ...cardMethod(card, type === 'VISA' ? 'AMEX' : 'VISA') },
+          paymentMethod: {
+            ...cardInput({ cardNumber: card, accountType: type === 'VISA' ? 'AMEX' : 'VISA' }),
+          },
         })
       ).text,
     );
   }
   const bank = await call('POST', `/v1/rest/merchants/${MID}/payors`, {
-    paymentMethod: checkingMethod({ accountNumber: '98765432101234' }),
+    paymentMethod: checkingInput({ accountNumber: '98765432101234' }),
   });
   texts.push(bank.text);
 

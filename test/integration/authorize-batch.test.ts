@@ -16,7 +16,7 @@ import { GroupStore } from '../../lambdas/store/groups';
 import { PayorStore } from '../../lambdas/store/payors';
 import { transactionStore } from '../../lambdas/store/transactions';
 import { createTestTable, type TestTable } from '../support/ddb';
-import { makePayor } from './fixtures';
+import { makePayor } from '../fixtures';
 import { FaultyProcessor } from './processor-double';
 
 type Handler = (state: ProcessingState, context: Context) => Promise<ProcessingState>;

@@ -6,7 +6,7 @@ import { keys } from '../../lambdas/shared/keys';
 import { MAX_METHODS_PER_PAYOR } from '../../lambdas/shared/schemas';
 import { DuplicateCustomerAccountIdError, PayorStore, retrying } from '../../lambdas/store/payors';
 import { createTestTable, type TestTable } from '../support/ddb';
-import { makeMethod, makePayor, nameOf, settle } from './fixtures';
+import { makeMethod, makePayor, nameOf, settle } from '../fixtures';
 
 let table: TestTable;
 let store: PayorStore;

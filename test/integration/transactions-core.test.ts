@@ -22,7 +22,7 @@ import { keys } from '../../lambdas/shared/keys';
 import { PayorStore } from '../../lambdas/store/payors';
 import { transactionStore, type StoredResponse } from '../../lambdas/store/transactions';
 import { createTestTable, type TestTable } from '../support/ddb';
-import { makePayor, nameOf, settle } from './fixtures';
+import { makePayor, nameOf, settle } from '../fixtures';
 import { FaultyProcessor } from './processor-double';
 
 let table: TestTable;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { baseUrl, call, MID } from './api';
-import { groupBody } from './fixtures';
+import { groupBody } from '../fixtures/api';
 
 export type Json = Record<string, any>;
 
