@@ -10,18 +10,7 @@ import {
   type CardType,
 } from '#domain/cards';
 import { BadRequestError } from '#shared/errors';
-
-/** The message of the 400 `fn` throws (fails the test when it does not throw a 400). */
-function messageOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(BadRequestError);
-    expect((error as BadRequestError).status).toBe(400);
-    return (error as Error).message;
-  }
-  throw new Error('expected a 400, but the value was accepted');
-}
+import { messageOf } from '../fixtures';
 
 describe('luhnValid', () => {
   it.each([

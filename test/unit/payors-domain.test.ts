@@ -6,90 +6,28 @@ import {
   payorView,
   replacementDefault,
   updatedMethod,
-  type BillingAddress,
-  type Payor,
-  type SavedMethod,
 } from '#domain/payors';
-import { BadRequestError } from '#shared/errors';
-import type { MethodInput } from '#shared/schemas';
+import {
+  address,
+  cardInput,
+  checkingInput,
+  messageOf,
+  METHOD_ID,
+  MID,
+  payor,
+  PAYOR_ID,
+  savedChecking,
+  savedMethod,
+} from '../fixtures';
 
 const NOW = new Date('2026-05-10T14:37:12.345Z');
 const LATER = new Date('2026-05-11T08:00:00.000Z');
-const MID = '32350000001';
-const PAYOR_ID = '01890a5d-ac96-774b-bcce-b302099a8070';
-const METHOD_ID = '01890a5d-ac96-774b-bcce-b302099a8071';
 const CARD = '4111111111111111';
 const ACCOUNT = '000123456789';
-const ROUTING = '021000021';
+const ROUTING = '011000015';
 
-const address: BillingAddress = {
-  line1: '1 Main St',
-  city: 'Springfield',
-  state: 'IL',
-  postalCode: '62701',
-  country: 'US',
-};
-
-const cardInput = (over: Record<string, unknown> = {}) => ({
-  accountType: 'VISA',
-  cardNumber: CARD,
-  expiryMonth: 12,
-  expiryYear: 2030,
-  billingAddress: address,
-  ...over,
-});
-
-const checkingInput = (over: Record<string, unknown> = {}) => ({
-  accountType: 'CHECKING',
-  routingNumber: ROUTING,
-  accountNumber: ACCOUNT,
-  billingAddress: address,
-  ...over,
-});
-
-const method = (over: Partial<SavedMethod> = {}): SavedMethod => ({
-  savedPaymentMethodId: METHOD_ID,
-  payorId: PAYOR_ID,
-  merchantId: MID,
-  accountType: 'VISA',
-  maskedAccountNumber: '************1111',
-  processorToken: 'sbx.ok.0123456789abcdef01234567',
-  expiryMonth: 12,
-  expiryYear: 2030,
-  billingAddress: address,
-  dateCreated: '2026-05-01T00:00:00.000Z',
-  lastUpdated: '2026-05-02T00:00:00.000Z',
-  ...over,
-});
-
-const checking = (over: Partial<SavedMethod> = {}): SavedMethod => {
-  const m = method({ accountType: 'CHECKING', maskedAccountNumber: '********6789', ...over });
-  delete m.expiryMonth;
-  delete m.expiryYear;
-  return m;
-};
-
-const payor = (over: Partial<Payor> = {}): Payor => ({
-  payorId: PAYOR_ID,
-  merchantId: MID,
-  defaultPaymentMethodId: METHOD_ID,
-  methodCount: 1,
-  dateCreated: '2026-05-01T00:00:00.000Z',
-  lastUpdated: '2026-05-02T00:00:00.000Z',
-  ...over,
-});
-
-/** The message of the 400 `fn` throws (fails the test when it does not throw a 400). */
-function messageOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(BadRequestError);
-    expect((error as BadRequestError).status).toBe(400);
-    return (error as Error).message;
-  }
-  throw new Error('expected a 400, but the value was accepted');
-}
+/** What `newMethod` takes: a validated method input. */
+type MethodInput = Parameters<typeof newMethod>[0];
 
 describe('parseMethodInput', () => {
   it('returns a valid card and a valid CHECKING account as given', () => {
@@ -182,7 +120,10 @@ describe('newMethod', () => {
   const ids = { payorId: PAYOR_ID, merchantId: MID, savedPaymentMethodId: METHOD_ID };
 
   it('keeps the masked number, the token and the expiry of a card, never the number', () => {
-    const input = parseMethodInput(cardInput({ customerData: { nick: 'work' }, setAsDefault: true }), NOW);
+    const input = parseMethodInput(
+      cardInput({ expiryMonth: 12, expiryYear: 2030, customerData: { nick: 'work' }, setAsDefault: true }),
+      NOW,
+    );
     const saved = newMethod(input, ids, 'sbx.ok.token1', NOW);
     expect(saved).toEqual({
       savedPaymentMethodId: METHOD_ID,
@@ -228,31 +169,31 @@ describe('newMethod', () => {
 
 describe('updatedMethod', () => {
   it('changes the expiry of a card and stamps lastUpdated, keeping the rest', () => {
-    const before = method();
+    const before = savedMethod();
     const next = updatedMethod(before, { expiryMonth: 1, expiryYear: 2031 }, LATER);
     expect(next).toEqual({ ...before, expiryMonth: 1, expiryYear: 2031, lastUpdated: LATER.toISOString() });
   });
 
   it('changes one half of the expiry, keeping the other', () => {
-    expect(updatedMethod(method(), { expiryMonth: 3 }, LATER)).toMatchObject({
+    expect(updatedMethod(savedMethod(), { expiryMonth: 3 }, LATER)).toMatchObject({
       expiryMonth: 3,
       expiryYear: 2030,
     });
-    expect(updatedMethod(method(), { expiryYear: 2032 }, LATER)).toMatchObject({
+    expect(updatedMethod(savedMethod(), { expiryYear: 2032 }, LATER)).toMatchObject({
       expiryMonth: 12,
       expiryYear: 2032,
     });
   });
 
   it('accepts the current month', () => {
-    expect(() => updatedMethod(method(), { expiryMonth: 5, expiryYear: 2026 }, NOW)).not.toThrow();
+    expect(() => updatedMethod(savedMethod(), { expiryMonth: 5, expiryYear: 2026 }, NOW)).not.toThrow();
   });
 
   it('refuses an expiry in the past, also when only the month moves it there', () => {
-    expect(messageOf(() => updatedMethod(method(), { expiryMonth: 4, expiryYear: 2026 }, NOW))).toBe(
+    expect(messageOf(() => updatedMethod(savedMethod(), { expiryMonth: 4, expiryYear: 2026 }, NOW))).toBe(
       'expiry 04/2026 is in the past',
     );
-    const thisYear = method({ expiryMonth: 12, expiryYear: 2026 });
+    const thisYear = savedMethod({ expiryMonth: 12, expiryYear: 2026 });
     expect(messageOf(() => updatedMethod(thisYear, { expiryMonth: 1 }, NOW))).toBe(
       'expiry 01/2026 is in the past',
     );
@@ -260,14 +201,14 @@ describe('updatedMethod', () => {
 
   it('refuses expiry fields for a CHECKING account', () => {
     for (const input of [{ expiryMonth: 1 }, { expiryYear: 2030 }, { expiryMonth: 1, expiryYear: 2030 }]) {
-      expect(messageOf(() => updatedMethod(checking(), input, NOW))).toBe(
+      expect(messageOf(() => updatedMethod(savedChecking(), input, NOW))).toBe(
         'expiryMonth/expiryYear apply to cards only, not CHECKING accounts',
       );
     }
   });
 
   it('replaces the billing address and customerData; the expiry of an expired card need not change', () => {
-    const expired = method({ expiryMonth: 1, expiryYear: 2026, customerData: { a: '1' } });
+    const expired = savedMethod({ expiryMonth: 1, expiryYear: 2026, customerData: { a: '1' } });
     const moved = { ...address, line1: '2 Oak Ave', line2: 'Apt 3' };
     const next = updatedMethod(expired, { billingAddress: moved, customerData: { b: '2' } }, NOW);
     expect(next).toMatchObject({
@@ -281,7 +222,7 @@ describe('updatedMethod', () => {
   });
 
   it('changes the billing address of a CHECKING account without adding expiry fields', () => {
-    const next = updatedMethod(checking(), { billingAddress: { ...address, city: 'Peoria' } }, LATER);
+    const next = updatedMethod(savedChecking(), { billingAddress: { ...address, city: 'Peoria' } }, LATER);
     expect(next.billingAddress.city).toBe('Peoria');
     expect(next).not.toHaveProperty('expiryMonth');
     expect(next.lastUpdated).toBe(LATER.toISOString());
@@ -289,9 +230,9 @@ describe('updatedMethod', () => {
 });
 
 describe('replacementDefault', () => {
-  const a = method({ savedPaymentMethodId: 'a', dateCreated: '2026-01-02T00:00:00.000Z' });
-  const b = method({ savedPaymentMethodId: 'b', dateCreated: '2026-01-01T00:00:00.000Z' });
-  const c = method({ savedPaymentMethodId: 'c', dateCreated: '2026-01-03T00:00:00.000Z' });
+  const a = savedMethod({ savedPaymentMethodId: 'a', dateCreated: '2026-01-02T00:00:00.000Z' });
+  const b = savedMethod({ savedPaymentMethodId: 'b', dateCreated: '2026-01-01T00:00:00.000Z' });
+  const c = savedMethod({ savedPaymentMethodId: 'c', dateCreated: '2026-01-03T00:00:00.000Z' });
 
   it('is the oldest of the other methods', () => {
     expect(replacementDefault([a, b, c], 'c')).toBe('b');
@@ -300,7 +241,7 @@ describe('replacementDefault', () => {
   });
 
   it('breaks a tie on creation time by id', () => {
-    const x = method({ savedPaymentMethodId: 'x', dateCreated: a.dateCreated });
+    const x = savedMethod({ savedPaymentMethodId: 'x', dateCreated: a.dateCreated });
     expect(replacementDefault([x, a, c], 'c')).toBe('a');
   });
 
@@ -318,7 +259,7 @@ describe('replacementDefault', () => {
 
 describe('methodView', () => {
   it('shows a card with isDefault derived from the default id, never the token or merchant', () => {
-    const view = methodView(method({ customerData: { nick: 'work' } }), METHOD_ID);
+    const view = methodView(savedMethod({ customerData: { nick: 'work' } }), METHOD_ID);
     expect(view).toEqual({
       savedPaymentMethodId: METHOD_ID,
       payorId: PAYOR_ID,
@@ -338,7 +279,7 @@ describe('methodView', () => {
   });
 
   it('is not the default under another default id; customerData defaults to {}; CHECKING has no expiry', () => {
-    const view = methodView(checking(), 'other');
+    const view = methodView(savedChecking(), 'other');
     expect(view.isDefault).toBe(false);
     expect(view.customerData).toEqual({});
     expect(view).not.toHaveProperty('expiryMonth');
@@ -349,8 +290,8 @@ describe('methodView', () => {
 
 describe('payorView', () => {
   it('shows absent optional fields as null, customerData as {}, and the methods with one default', () => {
-    const second = method({ savedPaymentMethodId: 'm2', processorToken: 'sbx.05.secret' });
-    const view = payorView(payor({ methodCount: 2 }), [method(), second]);
+    const second = savedMethod({ savedPaymentMethodId: 'm2', processorToken: 'sbx.05.secret' });
+    const view = payorView(payor({ methodCount: 2 }), [savedMethod(), second]);
     expect(view).toEqual({
       payorId: PAYOR_ID,
       customerAccountId: null,
@@ -359,7 +300,7 @@ describe('payorView', () => {
       customerData: {},
       email: null,
       defaultPaymentMethodId: METHOD_ID,
-      savedPaymentMethods: [methodView(method(), METHOD_ID), methodView(second, METHOD_ID)],
+      savedPaymentMethods: [methodView(savedMethod(), METHOD_ID), methodView(second, METHOD_ID)],
       dateCreated: '2026-05-01T00:00:00.000Z',
       lastUpdated: '2026-05-02T00:00:00.000Z',
     });
@@ -379,7 +320,7 @@ describe('payorView', () => {
         email: 'a@example.com',
         defaultPaymentMethodId: 'm2',
       }),
-      [method(), method({ savedPaymentMethodId: 'm2' })],
+      [savedMethod(), savedMethod({ savedPaymentMethodId: 'm2' })],
     );
     expect(view).toMatchObject({
       customerAccountId: 'CUST-1',

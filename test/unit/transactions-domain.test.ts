@@ -7,39 +7,16 @@ import {
   type Refund,
   type Transaction,
 } from '#domain/transactions';
+import { transaction, TXN_ID } from '../fixtures';
 
-const TXN_ID = '01890a5d-ac96-774b-bcce-b302099a8080';
 const ORIGINAL_ID = '01890a5d-ac96-774b-bcce-b302099a8081';
 const PROCESSED_AT = '2026-05-10T14:37:12.345Z';
 const SETTLES_AT = '2026-05-10T15:30:00.000Z';
 const BEFORE_SETTLEMENT = new Date('2026-05-10T15:29:59.999Z');
 const AFTER_SETTLEMENT = new Date('2026-05-10T16:00:00.000Z');
 
-const sale = (over: Partial<Transaction> = {}): Transaction => ({
-  transactionId: TXN_ID,
-  merchantId: '32350000001',
-  type: 'sale',
-  status: 'Approved',
-  responseCode: '00',
-  responseMessage: 'Approved',
-  amountCents: 1999,
-  approvedCents: 1999,
-  authCode: 'A1B2C3',
-  isDuplicate: false,
-  profileId: 'payor1/method1',
-  payorId: 'payor1',
-  savedPaymentMethodId: 'method1',
-  accountType: 'VISA',
-  maskedAccountNumber: '************1111',
-  processedAt: PROCESSED_AT,
-  settlesAt: SETTLES_AT,
-  refundedCents: 0,
-  refundCount: 0,
-  ...over,
-});
-
 const declined = (responseCode: string, responseMessage: string, over: Partial<Transaction> = {}) => {
-  const t = sale({ status: 'Declined', responseCode, responseMessage, approvedCents: 0, ...over });
+  const t = transaction({ status: 'Declined', responseCode, responseMessage, approvedCents: 0, ...over });
   delete t.authCode;
   delete t.settlesAt;
   return t;
@@ -56,7 +33,7 @@ const refund = (over: Partial<Refund> = {}): Refund => ({
 
 describe('transactionView', () => {
   it('an approved sale: full amount charged and refundable, not yet settled', () => {
-    const view = transactionView(sale({ orderId: 'INV-1' }), [], BEFORE_SETTLEMENT);
+    const view = transactionView(transaction({ orderId: 'INV-1' }), [], BEFORE_SETTLEMENT);
     expect(view).toEqual({
       transactionId: TXN_ID,
       type: 'sale',
@@ -87,7 +64,7 @@ describe('transactionView', () => {
 
   it('a partial approval: amount is what was asked, originalAmount and approvedAmount what was charged', () => {
     const view = transactionView(
-      sale({
+      transaction({
         responseCode: '10',
         responseMessage: 'Partially approved',
         amountCents: 8000,
@@ -154,7 +131,7 @@ describe('transactionView', () => {
 
   it('a voided sale: nothing left to refund, never settled, no settlement time, voidedAt shown', () => {
     const voidedAt = '2026-05-10T15:00:00.000Z';
-    const view = transactionView(sale({ status: 'Voided', voidedAt }), [], AFTER_SETTLEMENT);
+    const view = transactionView(transaction({ status: 'Voided', voidedAt }), [], AFTER_SETTLEMENT);
     expect(view).toMatchObject({
       status: 'Voided',
       originalAmount: 19.99,
@@ -172,7 +149,7 @@ describe('transactionView', () => {
       refund({ refundId: 'r2', amountCents: 1000, status: 'Pending', date: '2026-05-11T11:00:00.000Z' }),
       refund({ refundId: 'r3', amountCents: 500, status: 'Failed', date: '2026-05-11T12:00:00.000Z' }),
     ];
-    const t = sale({ amountCents: 10000, approvedCents: 10000, refundedCents: 3000, refundCount: 2 });
+    const t = transaction({ amountCents: 10000, approvedCents: 10000, refundedCents: 3000, refundCount: 2 });
     const view = transactionView(t, refunds, AFTER_SETTLEMENT);
     expect(view).toMatchObject({
       originalAmount: 100,
@@ -191,7 +168,7 @@ describe('transactionView', () => {
 
   it('is exact in cents: 0.10 + 0.20 refunded of 0.30 leaves 0', () => {
     const view = transactionView(
-      sale({ amountCents: 30, approvedCents: 30, refundedCents: 30, refundCount: 2 }),
+      transaction({ amountCents: 30, approvedCents: 30, refundedCents: 30, refundCount: 2 }),
       [],
       AFTER_SETTLEMENT,
     );
@@ -200,7 +177,7 @@ describe('transactionView', () => {
 
   it('a fully refunded partial approval: available is 0, never negative', () => {
     const view = transactionView(
-      sale({ amountCents: 8000, approvedCents: 5000, refundedCents: 5000, refundCount: 1 }),
+      transaction({ amountCents: 8000, approvedCents: 5000, refundedCents: 5000, refundCount: 1 }),
       [],
       AFTER_SETTLEMENT,
     );
@@ -208,38 +185,38 @@ describe('transactionView', () => {
   });
 
   it('settled flips at settlesAt', () => {
-    expect(transactionView(sale(), [], BEFORE_SETTLEMENT).settled).toBe(false);
-    expect(transactionView(sale(), [], new Date(SETTLES_AT)).settled).toBe(true);
-    expect(transactionView(sale(), [], AFTER_SETTLEMENT).settled).toBe(true);
+    expect(transactionView(transaction(), [], BEFORE_SETTLEMENT).settled).toBe(false);
+    expect(transactionView(transaction(), [], new Date(SETTLES_AT)).settled).toBe(true);
+    expect(transactionView(transaction(), [], AFTER_SETTLEMENT).settled).toBe(true);
   });
 
   it('leaves out optional fields that are not set', () => {
-    const t = sale();
+    const t = transaction();
     delete t.accountType;
     delete t.maskedAccountNumber;
     const view = transactionView(t, [], BEFORE_SETTLEMENT);
     for (const field of ['accountType', 'maskedAccountNumber', 'orderId', 'paymentId', 'voidedAt']) {
       expect(view).not.toHaveProperty(field);
     }
-    expect(transactionView(sale({ paymentId: 'p1' }), [], BEFORE_SETTLEMENT).paymentId).toBe('p1');
+    expect(transactionView(transaction({ paymentId: 'p1' }), [], BEFORE_SETTLEMENT).paymentId).toBe('p1');
   });
 });
 
 describe('isSettled and availableRefundCents', () => {
   it('only an approved sale with a settlement time at or before now is settled', () => {
-    expect(isSettled(sale(), AFTER_SETTLEMENT)).toBe(true);
-    expect(isSettled(sale(), BEFORE_SETTLEMENT)).toBe(false);
-    expect(isSettled(sale({ status: 'Voided' }), AFTER_SETTLEMENT)).toBe(false);
+    expect(isSettled(transaction(), AFTER_SETTLEMENT)).toBe(true);
+    expect(isSettled(transaction(), BEFORE_SETTLEMENT)).toBe(false);
+    expect(isSettled(transaction({ status: 'Voided' }), AFTER_SETTLEMENT)).toBe(false);
     expect(isSettled(declined('51', 'Insufficient funds'), AFTER_SETTLEMENT)).toBe(false);
-    const unscheduled = sale();
+    const unscheduled = transaction();
     delete unscheduled.settlesAt;
     expect(isSettled(unscheduled, AFTER_SETTLEMENT)).toBe(false);
   });
 
   it('is the charged amount minus refunds for approved sales, 0 otherwise', () => {
-    expect(availableRefundCents(sale({ approvedCents: 5000, refundedCents: 1234 }))).toBe(3766);
-    expect(availableRefundCents(sale({ approvedCents: 5000, refundedCents: 6000 }))).toBe(0);
-    expect(availableRefundCents(sale({ status: 'Voided' }))).toBe(0);
+    expect(availableRefundCents(transaction({ approvedCents: 5000, refundedCents: 1234 }))).toBe(3766);
+    expect(availableRefundCents(transaction({ approvedCents: 5000, refundedCents: 6000 }))).toBe(0);
+    expect(availableRefundCents(transaction({ status: 'Voided' }))).toBe(0);
     expect(availableRefundCents(declined('05', 'Do not honor'))).toBe(0);
   });
 });

@@ -1,4 +1,3 @@
-import { BadRequestError } from '#shared/errors';
 import {
   addPaymentSchema,
   createGroupSchema,
@@ -14,6 +13,7 @@ import {
   type UpdatePaymentInput,
 } from '#shared/schemas';
 import { describe as describeError, fieldName, validator } from '#shared/validation';
+import { messageOf } from '../fixtures';
 
 const GROUP_ID = '01890a5d-ac96-774b-bcce-b302099a8057';
 const PAYMENT_ID = '01890a5d-ac96-774b-bcce-b302099a8058';
@@ -34,18 +34,6 @@ const group = (over: Record<string, unknown> = {}) => ({
 });
 const pay = (over: Record<string, unknown> = {}) => ({ profileId: 'payor1/method1', amount: 19.99, ...over });
 const addBody = (over: Record<string, unknown> = {}) => ({ paymentGroupId: GROUP_ID, ...pay(), ...over });
-
-/** The message of the 400 a validator throws (fails the test when it does not throw a 400). */
-function messageOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(BadRequestError);
-    expect((error as BadRequestError).status).toBe(400);
-    return (error as Error).message;
-  }
-  throw new Error('expected a 400, but the value was accepted');
-}
 
 describe('fieldName', () => {
   it.each([
