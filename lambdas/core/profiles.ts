@@ -1,5 +1,5 @@
 /**
- * Scheduled payments must name a saved method of a payor of the same merchant (DESIGN.md 3).
+ * Scheduled payments must name a saved method of a payor of the same merchant (docs/product.md#payments).
  * Resolving them also yields what a payment-scheduled notice needs (mask, type, payor e-mail).
  */
 import type { Group, Payment } from '#domain/groups';

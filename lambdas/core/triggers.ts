@@ -1,4 +1,4 @@
-/** The non-production trigger endpoints' gate and result shape (SPEC.md "Trigger processing"). */
+/** The non-production trigger endpoints' gate and result shape (docs/product.md#triggers). */
 import { config } from '#shared/config';
 import { ForbiddenError } from '#shared/errors';
 import type { StartOutcome } from './processing';

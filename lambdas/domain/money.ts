@@ -4,7 +4,7 @@
  */
 export type Cents = number;
 
-/** Largest single amount the service accepts (DESIGN.md 3). */
+/** Largest single amount the service accepts (docs/product.md#money). */
 export const MAX_AMOUNT = 999_999.99;
 
 /**

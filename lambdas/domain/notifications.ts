@@ -1,7 +1,7 @@
 /**
- * E-mail notifications to payors (SPEC.md "Events"): the outbox record that carries the intent to
- * send, and one template per kind rendering a plain-text and an HTML body from the same values,
- * every value escaped in the HTML. Amounts are `d.dd`; only masked account numbers appear.
+ * E-mail notifications to payors (docs/product.md#e-mails): the outbox record that carries the
+ * intent to send, and one template per kind rendering a plain-text and an HTML body from the same
+ * values, every value escaped in the HTML. Amounts are `d.dd`; only masked account numbers appear.
  */
 import { formatCents } from './money';
 

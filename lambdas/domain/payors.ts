@@ -1,7 +1,8 @@
 /**
- * Payors and saved payment methods: records, views and rules (SPEC.md "Payor and saved payment
- * method"). The default method is one attribute of the payor (`defaultPaymentMethodId`), so
- * "exactly one default" holds by construction, under any concurrency; `isDefault` is derived.
+ * Payors and saved payment methods: records, views and rules
+ * (docs/product.md#payors-and-saved-methods). The default method is one attribute of the
+ * payor (`defaultPaymentMethodId`), so "exactly one default" holds by construction, under any
+ * concurrency; `isDefault` is derived.
  */
 import { BadRequestError } from '#shared/errors';
 import {

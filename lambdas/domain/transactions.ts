@@ -1,6 +1,6 @@
 /**
  * Transactions (sales) and their refunds: records and the response view with the built-in
- * protections (SPEC.md "Transaction response fields"). Records hold cents.
+ * protections (docs/product.md#transaction-responses). Records hold cents.
  */
 import type { AccountType } from './cards';
 import { declineOf } from './declines';

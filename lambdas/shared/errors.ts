@@ -14,7 +14,7 @@ export class BadRequestError extends ServiceError {
   readonly status = 400;
 }
 
-/** SPEC.md: changing `sendPaymentScheduledNotification` after creation. */
+/** docs/product.md#updating-a-payment: changing `sendPaymentScheduledNotification` after creation. */
 export class ImmutableFieldViolationError extends BadRequestError {
   constructor(field: string) {
     super(`ImmutableFieldViolation: ${field} cannot be changed after creation`);
