@@ -12,7 +12,7 @@ export function parseStage(value: string | undefined, fallback: Stage = 'dev'): 
 
 /**
  * The OAuth resource server identifier ("scope host") of a stage. Non-production stages carry an
- * environment segment; production does not (SPEC.md "Authentication" 3).
+ * environment segment; production does not (docs/product.md#authentication-and-scopes).
  */
 export const scopeHost = (stage: Stage): string =>
   stage === 'prod'
@@ -22,5 +22,5 @@ export const scopeHost = (stage: Stage): string =>
 /** The one scope every route requires. */
 export const apiScope = (stage: Stage): string => `${scopeHost(stage)}/api.execute`;
 
-/** Access-token validity (SPEC.md: 6 hours). */
+/** Access-token validity (docs/product.md#authentication-and-scopes: 6 hours). */
 export const TOKEN_VALIDITY_SECONDS = 6 * 60 * 60;

@@ -41,7 +41,7 @@ export interface SaleRequest {
   onNoAnswer?: 'throw' | 'reverse';
 }
 
-/** SPEC.md: "typically 5 minutes"; DUPLICATE_WINDOW_SECONDS overrides it. */
+/** docs/product.md#duplicate-check: 5 minutes by default; DUPLICATE_WINDOW_SECONDS overrides it. */
 export const duplicateWindowSeconds = (): number => optionalNumber('DUPLICATE_WINDOW_SECONDS', 300);
 
 export async function runSale(request: SaleRequest, now: Date): Promise<Transaction> {

@@ -68,7 +68,10 @@ export const slotOf = (scheduleDate: string, scheduleHour: number): string =>
 
 export const currentSlot = (now: Date): string => now.toISOString().slice(0, 13);
 
-/** DESIGN.md 3: a slot earlier than the current UTC hour is refused on create and on update. */
+/**
+ * A slot earlier than the current UTC hour is refused on create and on update
+ * (docs/product.md#schedule-slots).
+ */
 export function assertSlotNotPast(scheduleDate: string, scheduleHour: number, now: Date): void {
   if (slotOf(scheduleDate, scheduleHour) < currentSlot(now)) {
     throw new BadRequestError(
@@ -111,8 +114,8 @@ export function newGroup(input: CreateGroupInput, merchantId: string, id: string
 }
 
 /**
- * The group after an update, or `undefined` when the update is to be ignored (SPEC.md: a
- * processing or processed group keeps its schedule; void-or-refund is used instead).
+ * The group after an update, or `undefined` when the update is to be ignored: a processing or
+ * processed group keeps its schedule; void-or-refund is used instead (docs/product.md#updating-a-group).
  */
 export function updatedGroup(group: Group, input: UpdateGroupInput, now: Date): Group | undefined {
   if (group.status === 'processing' || group.status === 'processed') return undefined;
@@ -166,7 +169,7 @@ export function newPayment(
   };
 }
 
-/** Full replacement of a payment's integrator fields (SPEC.md "Update payment"). */
+/** Full replacement of a payment's integrator fields (docs/product.md#updating-a-payment). */
 export function replacedPayment(existing: Payment, input: UpdatePaymentInput, now: Date): Payment {
   if (existing.deleted) throw new BadRequestError(`payment ${existing.paymentId} is deleted`);
   if (

@@ -15,7 +15,7 @@ const parse = (value: unknown): UpdateGroupInput => {
 
 /**
  * PUT /rest/merchants/{MID}/groups/{GroupID}: fields present are changed. A processing or
- * processed group is returned unchanged (SPEC.md: the update is ignored).
+ * processed group is returned unchanged (docs/product.md#updating-a-group).
  */
 export const handler = merchantRoute({ body: parse }, async ({ merchant, params, body, now }) => {
   const groupId = params.GroupID!;

@@ -1,5 +1,5 @@
 /**
- * The deterministic sandbox processor (DESIGN.md "The sandbox processor"). Outcomes follow the
+ * The deterministic sandbox processor (docs/product.md#sandbox-processor). Outcomes follow the
  * test-card table. Like a real acquirer it keeps its own ledger, keyed by idempotency key, in
  * the service table (`SANDBOX#<key>` items): a repeated key replays the recorded result and
  * charges nothing (the ledger's `calls` counter shows the replay). The card number never

@@ -1,7 +1,7 @@
 /**
  * Both group lists (all groups, pending groups) share query parsing and response shapes:
  * without paging parameters a JSON array; with either of them the paged envelope
- * (DESIGN.md 3: the missing one takes its default, pageNumber 1 / pageSize 25).
+ * (docs/product.md#listing-groups-and-paging: the missing one takes its default, pageNumber 1 / pageSize 25).
  */
 import { groupView, type GroupFilter } from '#domain/groups';
 import { BadRequestError } from './errors';

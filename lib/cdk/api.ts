@@ -25,8 +25,8 @@ export const GATEWAY_ERROR_RESPONSES: readonly {
 }[] = [
   { type: apigw.ResponseType.BAD_REQUEST_BODY, status: 400 },
   { type: apigw.ResponseType.BAD_REQUEST_PARAMETERS, status: 400 },
-  // Missing, malformed or expired bearer token (SPEC: 401); AWS's troubleshooting guide lists a
-  // token without the method's scope among the causes of this response too.
+  // Missing, malformed or expired bearer token: 401 (docs/product.md#authentication-and-scopes).
+  // AWS's troubleshooting guide lists a token without the method's scope among its causes too.
   { type: apigw.ResponseType.UNAUTHORIZED, status: 401 },
   { type: apigw.ResponseType.EXPIRED_TOKEN, status: 401 },
   { type: apigw.ResponseType.ACCESS_DENIED, status: 403 },
@@ -132,7 +132,7 @@ export class ServiceApi extends Construct {
     // The stack outputs the URL as ApiUrl; RestApi's own output would repeat it.
     this.api.node.tryRemoveChild('Endpoint');
 
-    // TLS (SPEC.md "Authentication" 6: TLS 1.2 or higher). The default execute-api endpoint of a
+    // TLS 1.2 or higher (docs/product.md#authentication-and-scopes). The default execute-api endpoint of a
     // REST API without a security policy accepts TLS 1.0 (regional and edge-optimized alike; only
     // private APIs default to TLS 1.2), so pin one: TLS 1.3 and 1.2 with modern ciphers only.
     // Enhanced policies need an endpoint access mode; BASIC keeps request routing unchanged.

@@ -1,7 +1,7 @@
 /**
- * OAuth 2.0 client-credentials authentication (SPEC.md "Authentication"): a Cognito user pool
- * with no users, a resource server whose one scope every route requires, a hosted domain for the
- * token endpoint, and one machine-to-machine app client.
+ * OAuth 2.0 client-credentials authentication (docs/product.md#authentication-and-scopes): a
+ * Cognito user pool with no users, a resource server whose one scope every route requires, a
+ * hosted domain for the token endpoint, and one machine-to-machine app client.
  */
 import { Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';

@@ -1,5 +1,5 @@
 /**
- * Seeded local identities (DESIGN.md 2): fixed, because tests and tools rely on them.
+ * Seeded local identities (docs/architecture.md#local-runtime): fixed, because tests and tools rely on them.
  */
 import type { Merchant } from '../../lambdas/shared/merchants';
 

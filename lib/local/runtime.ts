@@ -1,7 +1,8 @@
 /**
- * The whole service on this machine (DESIGN.md 2): DynamoDB Local with the service table and
- * seeded identities, the API from the route table behind a local Cognito-style authorizer, and
- * the token endpoint. Used by `npm start` (bin/local.ts), the end-to-end tests and the bench.
+ * The whole service on this machine (docs/architecture.md#local-runtime): DynamoDB Local with
+ * the service table and seeded identities, the API from the route table behind a local
+ * Cognito-style authorizer, and the token endpoint. Used by `npm start` (bin/local.ts), the
+ * end-to-end tests and the bench.
  */
 import { writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -84,7 +85,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       TABLE_NAME: tableName,
       SERVICE_STAGE: stage,
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
-      // Local settlement cut-offs: every SANDBOX_SETTLEMENT_SECONDS from the epoch (DESIGN.md).
+      // Local settlement cut-offs: every SANDBOX_SETTLEMENT_SECONDS from the epoch
+      // (docs/product.md#sandbox-processor).
       SETTLEMENT_PERIOD_SECONDS: process.env.SANDBOX_SETTLEMENT_SECONDS ?? '300',
       SETTLEMENT_OFFSET_SECONDS: '0',
       AWS_ENDPOINT_URL_SFN: `http://127.0.0.1:${sfnPort}`,

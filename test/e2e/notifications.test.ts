@@ -1,5 +1,5 @@
 /**
- * E-mail notifications over the whole pipeline (SPEC.md "Events", DESIGN.md): the payment-scheduled
+ * E-mail notifications over the whole pipeline (docs/product.md#e-mails): the payment-scheduled
  * notice at creation, the receipt after settlement, what the e-mails carry, and delivery through
  * the outbox under duplicate stream records and SES faults.
  *

@@ -1,4 +1,4 @@
-/** Payors and saved payment methods over HTTP: every rule of SPEC.md, also under concurrency. */
+/** Payors and saved methods over HTTP: docs/product.md#payors-and-saved-methods, concurrency too. */
 import { randomUUID } from 'node:crypto';
 import { call, MID, OTHER, tokenFor } from '../support/api';
 import { address, cardInput, checkingInput, expiry } from '../fixtures';

@@ -1,5 +1,5 @@
 /**
- * Processing over HTTP (SPEC.md "States and transitions", "Trigger processing"): the trigger
+ * Processing over HTTP (docs/product.md#group-statuses, #triggers): the trigger
  * endpoints, the hourly event, exactly-once charging under concurrency and crashes,
  * void-or-refund, and the production gate.
  *

@@ -1,6 +1,6 @@
 import { DECLINE_CATEGORY_DESCRIPTIONS, DECLINE_CODES, declineOf } from '#domain/declines';
 
-describe('decline categories (SPEC.md "Decline categories")', () => {
+describe('decline categories (docs/product.md#decline-categories-and-codes)', () => {
   it.each([
     ['41', 'lost card', 'Lost card'],
     ['43', 'stolen card', 'Stolen card'],
