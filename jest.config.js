@@ -10,6 +10,7 @@ module.exports = {
     {
       ...base,
       displayName: 'integration',
+      setupFiles: ['<rootDir>/test/support/function-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/slow-timeout.ts'],
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/ddb-global-setup.ts',

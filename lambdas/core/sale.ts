@@ -7,7 +7,7 @@
  * request) it returns the stored transaction, or repeats the processor call with the same key,
  * which the processor answers with the first result and no second charge.
  */
-import { optionalNumber } from '#shared/config';
+import { config } from '#shared/config';
 import { BadRequestError } from '#shared/errors';
 import { declineOf } from '#domain/declines';
 import { parseProfileId } from '#domain/payors';
@@ -42,7 +42,7 @@ export interface SaleRequest {
 }
 
 /** docs/product.md#duplicate-check: 5 minutes by default; DUPLICATE_WINDOW_SECONDS overrides it. */
-export const duplicateWindowSeconds = (): number => optionalNumber('DUPLICATE_WINDOW_SECONDS', 300);
+export const duplicateWindowSeconds = (): number => config().duplicateWindowSeconds;
 
 export async function runSale(request: SaleRequest, now: Date): Promise<Transaction> {
   const transactions = transactionStore();

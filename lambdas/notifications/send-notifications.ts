@@ -12,14 +12,13 @@
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { renderEmail } from '#domain/notifications';
-import { optionalNumber } from '#shared/config';
+import { config } from '#shared/config';
 import { logger } from '#shared/logger';
 import { emailSender } from '#shared/mailer';
 import { taskHandler } from '#shared/task';
 import { groupStore } from '#store/groups';
 import { outboxStore } from '#store/outbox';
 
-export const MAX_SEND_ATTEMPTS = optionalNumber('MAX_SEND_ATTEMPTS', 5);
 /** How long a notice may wait for its group to commit before it is given up. */
 const COMMIT_GRACE_MS = 5 * 60 * 1000;
 
@@ -53,7 +52,7 @@ async function deliver(outboxId: string): Promise<void> {
     ({ messageId } = await emailSender().send(item.recipient, renderEmail(item)));
   } catch (error) {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    if (item.attempts + 1 >= MAX_SEND_ATTEMPTS) {
+    if (item.attempts + 1 >= config().maxSendAttempts) {
       await store.markFailed(outboxId, reason);
       logger.error('e-mail failed for good; outbox item marked failed', {
         attempts: item.attempts + 1,

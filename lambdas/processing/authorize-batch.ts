@@ -14,7 +14,7 @@ import { giveUpOnCharge } from '#core/unanswered';
 import { countOutcome, type ProcessingState } from '#domain/processing';
 import { transactionView } from '#domain/transactions';
 import { mapLimit, sleep } from '#shared/concurrency';
-import { optionalNumber } from '#shared/config';
+import { config } from '#shared/config';
 import { isTransient } from '#shared/ddb';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
@@ -26,8 +26,6 @@ const PAYMENT_TRANSACTION_NAMESPACE = '6b1c9b1e-5a51-4f3e-9c55-3f1f4a7e2d10';
 export const transactionIdOf = (paymentId: string): string =>
   uuidv5(paymentId, PAYMENT_TRANSACTION_NAMESPACE);
 
-const BATCH_SIZE = optionalNumber('PROCESS_BATCH_SIZE', 250);
-const CONCURRENCY = optionalNumber('PROCESS_CONCURRENCY', 16);
 const ATTEMPTS = 3;
 
 const retryable = (error: unknown) => isTransient(error) || error instanceof ProcessorUnavailableError;
@@ -67,9 +65,13 @@ async function charge(payment: Payment, state: ProcessingState): Promise<Record<
 export const handler = taskHandler(async (state: ProcessingState): Promise<ProcessingState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
   const store = groupStore();
-  const { payments, cursor } = await store.paymentsAfter(state.paymentGroupId, state.cursor, BATCH_SIZE);
+  const { payments, cursor } = await store.paymentsAfter(
+    state.paymentGroupId,
+    state.cursor,
+    config().processBatchSize,
+  );
   const totals = { ...state.totals };
-  const handled = await mapLimit(payments, CONCURRENCY, async (payment) => {
+  const handled = await mapLimit(payments, config().processConcurrency, async (payment) => {
     if (payment.deleted || payment.authResponse) return payment;
     const authResponse = await charge(payment, state);
     if (await store.setAuthResponse(payment, authResponse, new Date())) return { ...payment, authResponse };

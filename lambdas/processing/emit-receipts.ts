@@ -6,7 +6,7 @@
  */
 import type { ProcessingState } from '#domain/processing';
 import { parseProfileId } from '#domain/payors';
-import { config, optionalNumber } from '#shared/config';
+import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { logger } from '#shared/logger';
 import { MerchantRegistry } from '#shared/merchants';
@@ -15,8 +15,6 @@ import { groupStore } from '#store/groups';
 import { outboxStore } from '#store/outbox';
 import { payorStore } from '#store/payors';
 import { transactionStore } from '#store/transactions';
-
-const PAGE_SIZE = optionalNumber('RECEIPTS_PAGE_SIZE', 500);
 
 export interface ReceiptState extends ProcessingState {
   receiptsQueued?: number;
@@ -27,7 +25,7 @@ export const handler = taskHandler(async (state: ReceiptState): Promise<ReceiptS
   const { payments, cursor } = await groupStore().paymentsAfter(
     state.paymentGroupId,
     state.receiptCursor,
-    PAGE_SIZE,
+    config().receiptsPageSize,
   );
   const due = payments.filter(
     (p) =>

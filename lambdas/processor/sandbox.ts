@@ -8,6 +8,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DECLINE_CODES } from '#domain/declines';
+import { keys } from '#shared/keys';
 import type {
   PaymentProcessor,
   ReversalRequest,
@@ -45,7 +46,7 @@ export function nextCutoff(processedAt: string, schedule: SettlementSchedule): s
   return new Date(next * 1000).toISOString();
 }
 
-type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
+export type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
 
 export class SandboxProcessor implements PaymentProcessor {
   constructor(
@@ -63,9 +64,24 @@ export class SandboxProcessor implements PaymentProcessor {
     return nextCutoff(processedAt, this.schedule);
   }
 
+  /**
+   * The ledger entry of a key (its recorded `result`, `calls` and `reversed` mark): how tests and
+   * operators count the charges a key made at the sandbox.
+   */
+  async ledger(kind: LedgerKind, idempotencyKey: string): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keys.sandboxLedger(kind, idempotencyKey),
+        ConsistentRead: true,
+      }),
+    );
+    return Item;
+  }
+
   /** Records a result under its key once; a repeated key gets the recorded result back. */
   private async once<T extends object>(kind: LedgerKind, key: string, decide: () => T): Promise<T> {
-    const Key = { pk: `SANDBOX#${kind}#${key}`, sk: 'LEDGER' };
+    const Key = keys.sandboxLedger(kind, key);
     const result = decide();
     try {
       await this.db.send(
@@ -123,7 +139,7 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   async reverseUnanswered(request: { idempotencyKey: string }): Promise<void> {
-    const Key = { pk: `SANDBOX#SALE#${request.idempotencyKey}`, sk: 'LEDGER' };
+    const Key = keys.sandboxLedger('SALE', request.idempotencyKey);
     const reversed: SaleResult = {
       approved: false,
       processorTransactionId: `sbx_${randomUUID()}`,

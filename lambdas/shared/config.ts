@@ -1,39 +1,109 @@
 /**
- * Configuration from environment variables, read once at module load: a missing required value
- * fails the cold start loudly instead of failing a request later.
+ * The functions' one configuration: every environment variable they use, parsed once at module
+ * load into one typed, frozen object. A missing or malformed value fails the cold start with a
+ * message naming the variable, instead of failing a request later. CDK sets the variables; the
+ * local runtime sets their local equivalents (README "Local runtime").
  */
 import { parseStage, type Stage } from '#contract/stage';
 
-export function required(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`missing required environment variable ${name}`);
-  return value;
-}
+type Env = Readonly<Record<string, string | undefined>>;
 
-export function optionalNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0)
-    throw new Error(`environment variable ${name} must be a number >= 0`);
-  return value;
-}
-
-export interface ServiceConfig {
+export interface FunctionConfig {
   readonly tableName: string;
   readonly stage: Stage;
+  /** Powertools service name of logs and traces. */
+  readonly serviceName: string;
   /** Seconds a client→merchant grant is cached in a warm container. */
   readonly authzCacheSeconds: number;
+  /** Window of the duplicate check (same merchant, method and amount). */
+  readonly duplicateWindowSeconds: number;
+  /** Name of the processor adapter (lambdas/processor/index.ts lists them). */
+  readonly processor: string;
+  /** The sandbox processor's settlement cut-offs. */
+  readonly settlement: { readonly periodSeconds: number; readonly offsetSeconds: number };
+  /** Payments per AuthorizeBatch task, and sales in flight at once within it. */
+  readonly processBatchSize: number;
+  readonly processConcurrency: number;
+  /** Payments read per EmitReceipts page. */
+  readonly receiptsPageSize: number;
+  /** Sends of one e-mail before its outbox item is given up. */
+  readonly maxSendAttempts: number;
+  /** Only the functions that start executions (triggers, scheduler) have these; see `needed`. */
+  readonly stateMachineArn: string | undefined;
+  /** Only the notifier sends e-mail. */
+  readonly sesFromAddress: string | undefined;
+  readonly sesConfigurationSet: string | undefined;
 }
 
-let cached: ServiceConfig | undefined;
+/** The variable behind each value a function may lack; `needed` names it when missing. */
+const OPTIONAL_VARIABLES = {
+  stateMachineArn: 'STATE_MACHINE_ARN',
+  sesFromAddress: 'SES_FROM_ADDRESS',
+  sesConfigurationSet: 'SES_CONFIGURATION_SET',
+} as const;
+type OptionalSetting = keyof typeof OPTIONAL_VARIABLES;
 
-/** The service configuration; throws on the first call when a required variable is missing. */
-export function config(): ServiceConfig {
-  cached ??= {
-    tableName: required('TABLE_NAME'),
-    stage: parseStage(process.env.SERVICE_STAGE),
-    authzCacheSeconds: optionalNumber('AUTHZ_CACHE_SECONDS', 30),
-  };
-  return cached;
+function text(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function required(env: Env, name: string): string {
+  const value = text(env, name);
+  if (value === undefined) throw new Error(`missing required environment variable ${name}`);
+  return value;
+}
+
+/** An integer variable with its default and its least allowed value. */
+function integer(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`environment variable ${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+/** Parses the configuration from `env`; throws naming the first missing or malformed variable. */
+export function loadConfig(env: Env): FunctionConfig {
+  return Object.freeze({
+    tableName: required(env, 'TABLE_NAME'),
+    stage: parseStage(text(env, 'SERVICE_STAGE')),
+    serviceName: text(env, 'POWERTOOLS_SERVICE_NAME') ?? 'scheduled-payments',
+    authzCacheSeconds: integer(env, 'AUTHZ_CACHE_SECONDS', 30),
+    duplicateWindowSeconds: integer(env, 'DUPLICATE_WINDOW_SECONDS', 300),
+    processor: text(env, 'PROCESSOR') ?? 'sandbox',
+    settlement: Object.freeze({
+      periodSeconds: integer(env, 'SETTLEMENT_PERIOD_SECONDS', 3600, 1),
+      offsetSeconds: integer(env, 'SETTLEMENT_OFFSET_SECONDS', 1800),
+    }),
+    processBatchSize: integer(env, 'PROCESS_BATCH_SIZE', 250, 1),
+    processConcurrency: integer(env, 'PROCESS_CONCURRENCY', 16, 1),
+    receiptsPageSize: integer(env, 'RECEIPTS_PAGE_SIZE', 500, 1),
+    maxSendAttempts: integer(env, 'MAX_SEND_ATTEMPTS', 5, 1),
+    stateMachineArn: text(env, OPTIONAL_VARIABLES.stateMachineArn),
+    sesFromAddress: text(env, OPTIONAL_VARIABLES.sesFromAddress),
+    sesConfigurationSet: text(env, OPTIONAL_VARIABLES.sesConfigurationSet),
+  });
+}
+
+let current = loadConfig(process.env);
+
+/** The configuration parsed at load. */
+export const config = (): FunctionConfig => current;
+
+/** A value only some functions have: throws naming the variable when this function lacks it. */
+export function needed(setting: OptionalSetting): string {
+  const value = current[setting];
+  if (value === undefined)
+    throw new Error(`missing environment variable ${OPTIONAL_VARIABLES[setting]}: this function needs it`);
+  return value;
+}
+
+/**
+ * Test-only: parses the environment again. A Lambda container never changes its environment;
+ * tests that give one module registry several environments call this after changing it.
+ */
+export function reloadConfigForTests(): void {
+  current = loadConfig(process.env);
 }

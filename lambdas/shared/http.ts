@@ -6,6 +6,7 @@
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { apiScope } from '#contract/stage';
 import { config } from './config';
@@ -13,6 +14,7 @@ import { ddb, isTransient } from './ddb';
 import { BadRequestError, ForbiddenError, ServiceError, UnauthorizedError } from './errors';
 import { logger } from './logger';
 import { MerchantRegistry, type Merchant } from './merchants';
+import { tracer } from './tracer';
 import type { Validator } from './validation';
 
 /** Lambda's synchronous payload limit is 6 MB; larger bodies are refused before parsing. */
@@ -162,6 +164,7 @@ export function merchantRoute<B = undefined>(
   fn: (request: ApiRequest<B>) => Promise<ApiResult>,
 ) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    .use(captureLambdaHandler(tracer))
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use({ onError: (request) => void (request.response = errorResponse(request.error)) })
     .handler(async (event) => {

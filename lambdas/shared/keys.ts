@@ -41,6 +41,11 @@ export const keys = {
   }),
   /** Outbox: one item per e-mail to send, written with the change that causes it. */
   outbox: (outboxId: string) => ({ pk: `OUTBOX#${outboxId}`, sk: 'OUTBOX' }),
+  /** The sandbox processor's ledger: one item per call kind and idempotency key. */
+  sandboxLedger: (kind: 'SALE' | 'VOID' | 'REFUND', idempotencyKey: string) => ({
+    pk: `SANDBOX#${kind}#${idempotencyKey}`,
+    sk: 'LEDGER',
+  }),
   /** GSI1: a merchant's groups ordered by slot. */
   merchantGroups: (merchantId: string) => `MERCHANT#${merchantId}`,
   merchantGroupSort: (slot: string, groupId: string) => `${slot}#${groupId}`,

@@ -5,16 +5,17 @@
  */
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import type { RenderedEmail } from '#domain/notifications';
-import { required } from './config';
+import { config, needed } from './config';
+import { tracer } from './tracer';
 
 export interface Mailer {
   send(to: string, email: RenderedEmail): Promise<{ messageId: string }>;
 }
 
 class SesMailer implements Mailer {
-  private readonly client = new SESv2Client({ maxAttempts: 3 });
-  private readonly from = required('SES_FROM_ADDRESS');
-  private readonly configurationSet = process.env.SES_CONFIGURATION_SET || undefined;
+  private readonly client = tracer.captureAWSv3Client(new SESv2Client({ maxAttempts: 3 }));
+  private readonly from = needed('sesFromAddress');
+  private readonly configurationSet = config().sesConfigurationSet;
 
   async send(to: string, email: RenderedEmail): Promise<{ messageId: string }> {
     const out = await this.client.send(

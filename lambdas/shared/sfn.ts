@@ -3,11 +3,10 @@
  * pointed at the local Step Functions endpoint through AWS_ENDPOINT_URL_SFN.
  */
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { required } from './config';
+import { needed } from './config';
+import { tracer } from './tracer';
 
 let client: SFNClient | undefined;
-
-export const stateMachineArn = (): string => required('STATE_MACHINE_ARN');
 
 /** arn:...:stateMachine:NAME → arn:...:execution:NAME:EXECUTION */
 export const executionArnOf = (machineArn: string, name: string): string =>
@@ -18,8 +17,8 @@ export const executionArnOf = (machineArn: string, name: string): string =>
  * Step Functions runs a name once, so the existing execution is the answer.
  */
 export async function startExecution(name: string, input: object): Promise<string> {
-  client ??= new SFNClient({ maxAttempts: 4 });
-  const machine = stateMachineArn();
+  client ??= tracer.captureAWSv3Client(new SFNClient({ maxAttempts: 4 }));
+  const machine = needed('stateMachineArn');
   try {
     const out = await client.send(
       new StartExecutionCommand({ stateMachineArn: machine, name, input: JSON.stringify(input) }),

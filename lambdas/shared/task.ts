@@ -1,14 +1,17 @@
 /**
  * The one way a non-HTTP handler (state machine task, scheduled event) is built: middy with the
- * Powertools logger. Errors are thrown, so that the state machine's Retry/Catch act on them.
+ * Powertools logger and tracer. Errors are thrown, so that the state machine's Retry/Catch act on them.
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { Context } from 'aws-lambda';
 import { logger } from './logger';
+import { tracer } from './tracer';
 
 export function taskHandler<I, O>(fn: (input: I, context: Context) => Promise<O>) {
   return middy<I, O, Error, Context>()
+    .use(captureLambdaHandler(tracer))
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .handler((input, context) => fn(input, context));
 }

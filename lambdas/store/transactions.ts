@@ -385,17 +385,6 @@ export class TransactionStore {
       throw error;
     }
   }
-
-  /** Sandbox ledger entries of a key (tests and operators count charges with this). */
-  async ledger(kind: 'SALE' | 'VOID' | 'REFUND', idempotencyKey: string): Promise<Item | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { pk: `SANDBOX#${kind}#${idempotencyKey}`, sk: 'LEDGER' },
-      }),
-    );
-    return Item;
-  }
 }
 
 let store: TransactionStore | undefined;

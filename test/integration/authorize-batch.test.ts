@@ -10,11 +10,13 @@ import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/do
 import { emptyTotals, type ProcessingState } from '../../lambdas/domain/processing';
 import { useProcessor } from '../../lambdas/processor/index';
 import { SandboxProcessor } from '../../lambdas/processor/sandbox';
+import { reloadConfigForTests } from '../../lambdas/shared/config';
 import { ddb } from '../../lambdas/shared/ddb';
 import { newId } from '../../lambdas/shared/ids';
-import { GroupStore } from '../../lambdas/store/groups';
+import { DynamoClaimStore } from '../../lambdas/store/claims';
+import { DynamoGroupStore } from '../../lambdas/store/groups';
+import { DynamoPaymentStore } from '../../lambdas/store/payments';
 import { PayorStore } from '../../lambdas/store/payors';
-import { transactionStore } from '../../lambdas/store/transactions';
 import { createTestTable, type TestTable } from '../support/ddb';
 import { makePayor } from '../fixtures';
 import { FaultyProcessor } from './processor-double';
@@ -22,8 +24,11 @@ import { FaultyProcessor } from './processor-double';
 type Handler = (state: ProcessingState, context: Context) => Promise<ProcessingState>;
 
 let table: TestTable;
-let groups: GroupStore;
+let groups: DynamoGroupStore;
+let payStore: DynamoPaymentStore;
+let claims: DynamoClaimStore;
 let processor: FaultyProcessor;
+let sandbox: SandboxProcessor;
 let handler: Handler;
 let transactionIdOf: (paymentId: string) => string;
 const MERCHANT = '32350000001';
@@ -50,12 +55,14 @@ beforeAll(async () => {
   process.env.SERVICE_STAGE = 'dev';
   process.env.PROCESS_BATCH_SIZE = String(BATCH);
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-  groups = new GroupStore(table.db, table.tableName);
-  processor = new FaultyProcessor(
-    new SandboxProcessor(ddb(), table.tableName, { periodSeconds: 3600, offsetSeconds: 1800 }),
-  );
+  reloadConfigForTests();
+  groups = new DynamoGroupStore(table.db, table.tableName);
+  payStore = new DynamoPaymentStore(table.db, table.tableName);
+  claims = new DynamoClaimStore(table.db, table.tableName);
+  sandbox = new SandboxProcessor(ddb(), table.tableName, { periodSeconds: 3600, offsetSeconds: 1800 });
+  processor = new FaultyProcessor(sandbox);
   useProcessor(processor);
-  // Imported after the environment is set: the batch size and the logger are read at load.
+  // Imported after the environment is set: the logger reads it at load.
   const module = await import('../../lambdas/processing/authorize-batch');
   handler = module.handler as unknown as Handler;
   transactionIdOf = module.transactionIdOf;
@@ -95,8 +102,8 @@ async function aGroup(
   group.paymentCount = payments.length;
   group.totalCents = payments.reduce((s, p) => s + p.amountCents, 0);
   await groups.createGroup(group, payments);
-  for (const i of deleted) expect(await groups.softDeletePayment(payments[i]!, now)).toBe('ok');
-  await groups.claim(group.paymentGroupId, `exec-${group.paymentGroupId}`, now);
+  for (const i of deleted) expect(await payStore.softDeletePayment(payments[i]!, now)).toBe('ok');
+  await claims.claim(group.paymentGroupId, `exec-${group.paymentGroupId}`, now);
   return { group, payments };
 }
 
@@ -123,8 +130,7 @@ async function runAll(state: ProcessingState): Promise<ProcessingState> {
 }
 
 const saleCalls = async (payment: Payment) =>
-  ((await transactionStore().ledger('SALE', `payment:${payment.paymentId}`))?.calls as number | undefined) ??
-  0;
+  ((await sandbox.ledger('SALE', `payment:${payment.paymentId}`))?.calls as number | undefined) ?? 0;
 
 /** Transactions recorded for these payments (a raw scan: a second sale would show up here). */
 async function transactionsOf(payments: Payment[]): Promise<Record<string, unknown>[]> {
@@ -147,7 +153,7 @@ async function transactionsOf(payments: Payment[]): Promise<Record<string, unkno
   return items;
 }
 
-const stored = (payment: Payment) => groups.getPayment(payment.paymentGroupId, payment.paymentId);
+const stored = (payment: Payment) => payStore.getPayment(payment.paymentGroupId, payment.paymentId);
 
 test('each payment is charged once; re-running the batches charges nothing again', async () => {
   const { group, payments } = await aGroup(['ok', 'ok', '05', 'ok', 'ok', 'p5000', 'ok'], [4]);
@@ -204,7 +210,7 @@ test('a crash after the processor charged makes the batch fail; the re-run compl
   expect(await saleCalls(victim)).toBe(2);
   const txns = await transactionsOf([victim]);
   expect(txns).toHaveLength(1);
-  const ledger = await transactionStore().ledger('SALE', `payment:${victim.paymentId}`);
+  const ledger = await sandbox.ledger('SALE', `payment:${victim.paymentId}`);
   expect(txns[0]!.processorTransactionId).toBe(
     (ledger!.result as { processorTransactionId: string }).processorTransactionId,
   );
@@ -246,7 +252,7 @@ test('a processor that never answers: 2 retries, then a timeout reversal and a D
   expect(auth).not.toHaveProperty('settlementTime');
   expect((await stored(payments[1]!))!.authResponse).toMatchObject({ status: 'Approved' });
   // The ledger holds the reversal (no money moved); the declined sale is recorded once.
-  const ledger = await transactionStore().ledger('SALE', key);
+  const ledger = await sandbox.ledger('SALE', key);
   expect(ledger).toMatchObject({ reversed: true, calls: 0, result: { approved: false, responseCode: '96' } });
   const txns = await transactionsOf([unlucky]);
   expect(txns).toHaveLength(1);
@@ -267,7 +273,7 @@ test('a processor that answers on the third attempt: approved, charged once, not
   const state = await runAll(initialState(group));
   expect(state.totals).toMatchObject({ approved: 1, declined: 0, failed: 0 });
   expect(processor.calls.filter((c) => c.key === key).map((c) => c.kind)).toEqual(['SALE', 'SALE', 'SALE']);
-  const ledger = await transactionStore().ledger('SALE', key);
+  const ledger = await sandbox.ledger('SALE', key);
   expect(ledger).toMatchObject({ calls: 3, result: { approved: true } });
   expect(ledger).not.toHaveProperty('reversed');
   const txns = await transactionsOf([payment]);
@@ -289,5 +295,5 @@ test('when the timeout reversal fails too, the batch fails (for the state machin
   await expect(handler(initialState(group), context)).rejects.toThrow(ProcessorUnavailableError);
   expect((await stored(payment))!.authResponse).toBeNull();
   expect(await transactionsOf([payment])).toHaveLength(0);
-  expect(await transactionStore().ledger('SALE', key)).toBeUndefined();
+  expect(await sandbox.ledger('SALE', key)).toBeUndefined();
 });

@@ -10,6 +10,7 @@ import { DECLINE_CATEGORY_DESCRIPTIONS } from '../../lambdas/domain/declines';
 import { transactionView, type Transaction } from '../../lambdas/domain/transactions';
 import { useProcessor } from '../../lambdas/processor/index';
 import { SandboxProcessor } from '../../lambdas/processor/sandbox';
+import { reloadConfigForTests } from '../../lambdas/shared/config';
 import { ddb } from '../../lambdas/shared/ddb';
 import {
   BadRequestError,
@@ -27,6 +28,7 @@ import { FaultyProcessor } from './processor-double';
 
 let table: TestTable;
 let processor: FaultyProcessor;
+let sandbox: SandboxProcessor;
 const MERCHANT = '32350000001';
 const T0 = Date.now();
 /** Sales made now settle about 12 hours from now (a daily cut-off placed there). */
@@ -39,7 +41,9 @@ beforeAll(async () => {
   process.env.TABLE_NAME = table.tableName;
   process.env.SERVICE_STAGE = 'dev';
   delete process.env.DUPLICATE_WINDOW_SECONDS;
-  processor = new FaultyProcessor(new SandboxProcessor(ddb(), table.tableName, SCHEDULE));
+  reloadConfigForTests();
+  sandbox = new SandboxProcessor(ddb(), table.tableName, SCHEDULE);
+  processor = new FaultyProcessor(sandbox);
   useProcessor(processor);
 });
 afterEach(() => processor.clear());
@@ -70,7 +74,7 @@ function sale(profileId: string, amountCents: number, extra: Partial<SaleRequest
 }
 
 const ledgerCalls = async (kind: 'SALE' | 'VOID' | 'REFUND', key: string) =>
-  ((await transactionStore().ledger(kind, key))?.calls as number | undefined) ?? 0;
+  ((await sandbox.ledger(kind, key))?.calls as number | undefined) ?? 0;
 
 async function view(transactionId: string) {
   const found = await transactionStore().require(transactionId, MERCHANT);
@@ -128,6 +132,7 @@ describe('duplicate check', () => {
   test('DUPLICATE_WINDOW_SECONDS changes the window', async () => {
     const profile = await aProfile();
     process.env.DUPLICATE_WINDOW_SECONDS = '10';
+    reloadConfigForTests();
     try {
       expect((await runSale(sale(profile, 3000), base)).status).toBe('Approved');
       expect(await runSale(sale(profile, 3000), at(9))).toMatchObject({ isDuplicate: true });
@@ -137,6 +142,7 @@ describe('duplicate check', () => {
       });
     } finally {
       delete process.env.DUPLICATE_WINDOW_SECONDS;
+      reloadConfigForTests();
     }
   });
 
@@ -188,7 +194,7 @@ describe('duplicate check', () => {
     const txn = await runSale(request, at(1));
     expect(txn).toMatchObject({ status: 'Approved', isDuplicate: false });
     expect(await ledgerCalls('SALE', request.processorKey)).toBe(2);
-    const ledger = await transactionStore().ledger('SALE', request.processorKey);
+    const ledger = await sandbox.ledger('SALE', request.processorKey);
     expect(txn.processorTransactionId).toBe(
       (ledger?.result as { processorTransactionId: string }).processorTransactionId,
     );
@@ -254,7 +260,7 @@ describe('timeout reversal (the processor gives no answer)', () => {
       settled: false,
     });
     // The processor's ledger holds the reversal: nothing charged under this key.
-    expect(await transactionStore().ledger('SALE', request.processorKey)).toMatchObject({
+    expect(await sandbox.ledger('SALE', request.processorKey)).toMatchObject({
       reversed: true,
       calls: 0,
       result: { approved: false, responseCode: '96', approvedCents: 0 },
@@ -309,7 +315,7 @@ describe('timeout reversal (the processor gives no answer)', () => {
     expect(transactionView(again, [], at(1)).declineCategory).toBe('2');
     expect(await guardOf(profile, 6150)).toBeUndefined();
     // Answered from the ledger each time: the reversal stays in place.
-    expect(await transactionStore().ledger('SALE', request.processorKey)).toMatchObject({
+    expect(await sandbox.ledger('SALE', request.processorKey)).toMatchObject({
       reversed: true,
       calls: 2,
       result: { approved: false, responseCode: '96' },
@@ -323,7 +329,7 @@ describe('timeout reversal (the processor gives no answer)', () => {
     const txn = await runSale(request, base);
     expect(txn).toMatchObject({ status: 'Declined', responseCode: '96', approvedCents: 0 });
     expect(callsOf(request.processorKey)).toEqual(['SALE', 'REVERSE']);
-    const ledger = await transactionStore().ledger('SALE', request.processorKey);
+    const ledger = await sandbox.ledger('SALE', request.processorKey);
     expect(ledger).toMatchObject({
       reversed: true,
       result: { approved: false, responseCode: '96', approvedCents: 0 },
@@ -341,7 +347,7 @@ describe('timeout reversal (the processor gives no answer)', () => {
     expect(nameOf(error)).toBe('ProcessorUnavailableError');
     expect(callsOf(request.processorKey)).toEqual(['SALE']);
     expect(await transactionStore().find(request.transactionId)).toBeUndefined();
-    expect(await transactionStore().ledger('SALE', request.processorKey)).toBeUndefined();
+    expect(await sandbox.ledger('SALE', request.processorKey)).toBeUndefined();
     expect(await guardOf(profile, 6300)).toBe(request.transactionId);
 
     // Meanwhile an identical sale is a duplicate of the sale in flight.
@@ -365,7 +371,7 @@ describe('timeout reversal (the processor gives no answer)', () => {
     await expect(runSale(request, base)).rejects.toThrow('simulated crash');
     expect(callsOf(request.processorKey)).toEqual(['SALE']);
     expect(await transactionStore().find(request.transactionId)).toBeUndefined();
-    expect(await transactionStore().ledger('SALE', request.processorKey)).not.toHaveProperty('reversed');
+    expect(await sandbox.ledger('SALE', request.processorKey)).not.toHaveProperty('reversed');
   });
 
   test('a reversal that gets no answer either propagates; the retry completes the sale', async () => {

@@ -2,9 +2,12 @@ import './support/env';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { renderEmail, type OutboxItem, type RenderedEmail } from '#domain/notifications';
+import { config } from '#shared/config';
 import { useMailer } from '#shared/mailer';
-import { handler, MAX_SEND_ATTEMPTS } from '../../lambdas/notifications/send-notifications';
+import { handler } from '../../lambdas/notifications/send-notifications';
 import { awsError, ddbMock, group, GROUP_ID, lambdaContext } from './support/api';
+
+const MAX_SEND_ATTEMPTS = config().maxSendAttempts;
 
 type Handler = (event: DynamoDBStreamEvent, context: typeof lambdaContext) => Promise<DynamoDBBatchResponse>;
 const notify = (records: DynamoDBRecord[]) =>
