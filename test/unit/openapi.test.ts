@@ -162,7 +162,7 @@ describe('operations', () => {
     }
   });
 
-  it('puts the decisions SPEC.md leaves open in the descriptions', () => {
+  it('puts the decisions of docs/decisions.md in the descriptions', () => {
     const description = (id: string) =>
       operationOf(
         doc,
