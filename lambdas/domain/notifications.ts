@@ -5,8 +5,7 @@
  */
 import { formatCents } from './money';
 
-export type NotificationKind = 'payment-scheduled' | 'receipt';
-export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'failed';
+type OutboxStatus = 'pending' | 'sending' | 'sent' | 'failed';
 
 export interface ScheduledNoticeData {
   merchantName: string;
@@ -46,9 +45,17 @@ interface OutboxBase {
   sentAt?: string;
 }
 
-export type OutboxItem =
-  | (OutboxBase & { kind: 'payment-scheduled'; data: ScheduledNoticeData })
-  | (OutboxBase & { kind: 'receipt'; data: ReceiptData });
+/** Every kind of e-mail and the values its template needs: the one list of kinds. */
+interface NotificationData {
+  'payment-scheduled': ScheduledNoticeData;
+  receipt: ReceiptData;
+}
+export type NotificationKind = keyof NotificationData;
+
+/** An outbox item of each kind, its `data` typed by its `kind`. */
+export type OutboxItem = {
+  [K in NotificationKind]: OutboxBase & { kind: K; data: NotificationData[K] };
+}[NotificationKind];
 
 export interface RenderedEmail {
   subject: string;
@@ -88,23 +95,36 @@ function render(subject: string, intro: string, rows: [string, string][], outro:
 }
 
 export function renderEmail(item: OutboxItem): RenderedEmail {
-  if (item.kind === 'payment-scheduled') {
-    const d = item.data;
-    const hour = `${String(d.scheduleHour).padStart(2, '0')}:00 UTC`;
-    return render(
-      `${d.merchantName}: payment of ${formatCents(d.amountCents)} scheduled for ${d.scheduleDate}`,
-      `${d.merchantName} has scheduled a payment from your saved payment method.`,
-      [
-        ['Amount', formatCents(d.amountCents)],
-        ['Payment method', `${d.accountType} ${d.maskedAccountNumber}`],
-        ['Scheduled for', `${d.scheduleDate} ${hour}`],
-        ['Merchant', d.merchantName],
-        ...(d.orderId ? ([['Reference', d.orderId]] as [string, string][]) : []),
-      ],
-      'Contact the merchant if you did not expect this payment.',
-    );
+  switch (item.kind) {
+    case 'payment-scheduled':
+      return scheduledNotice(item.data);
+    case 'receipt':
+      return receipt(item.data);
+    default: {
+      // A new kind must get its template here: this stops compiling until it does.
+      const unknown: never = item;
+      throw new Error(`no template for e-mail kind ${(unknown as { kind: string }).kind}`);
+    }
   }
-  const d = item.data;
+}
+
+function scheduledNotice(d: ScheduledNoticeData): RenderedEmail {
+  const hour = `${String(d.scheduleHour).padStart(2, '0')}:00 UTC`;
+  return render(
+    `${d.merchantName}: payment of ${formatCents(d.amountCents)} scheduled for ${d.scheduleDate}`,
+    `${d.merchantName} has scheduled a payment from your saved payment method.`,
+    [
+      ['Amount', formatCents(d.amountCents)],
+      ['Payment method', `${d.accountType} ${d.maskedAccountNumber}`],
+      ['Scheduled for', `${d.scheduleDate} ${hour}`],
+      ['Merchant', d.merchantName],
+      ...(d.orderId ? ([['Reference', d.orderId]] as [string, string][]) : []),
+    ],
+    'Contact the merchant if you did not expect this payment.',
+  );
+}
+
+function receipt(d: ReceiptData): RenderedEmail {
   const partial = d.approvedCents < d.amountCents;
   return render(
     `${d.merchantName}: receipt for your payment of ${formatCents(d.approvedCents)}`,

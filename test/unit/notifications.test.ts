@@ -210,3 +210,10 @@ describe('renderEmail: no full account number', () => {
     }
   });
 });
+
+describe('renderEmail: kinds', () => {
+  it('refuses an item of a kind it has no template for, naming the kind', () => {
+    const unknown = { ...receipt(), kind: 'newsletter' } as unknown as OutboxItem;
+    expect(() => renderEmail(unknown)).toThrow('no template for e-mail kind newsletter');
+  });
+});
