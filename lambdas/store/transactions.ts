@@ -24,7 +24,7 @@ import { cancellationCodes, ddb } from '#shared/ddb';
 import { NotFoundError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { Refund, Transaction } from '#domain/transactions';
-import { isConditionFailure, queryAll, strip, type Item } from './items';
+import { isConditionFailure, queryAll, strip } from './items';
 
 export class TransactionNotFoundError extends NotFoundError {
   constructor(transactionId: string) {
