@@ -1,5 +1,5 @@
 /**
- * Writes the OpenAPI document (lib/openapi.ts) to `openapi.json` at the repository root,
+ * Writes the OpenAPI document (lib/openapi/) to `openapi.json` at the repository root,
  * formatted with the project's Prettier settings so that `prettier --check .` accepts it.
  *
  *   tsx scripts/openapi.ts [--stage dev|prod] [--server-url URL] [--token-url URL] [--out FILE] [--check]
@@ -15,7 +15,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
-import { openApiDocument } from '../lib/openapi';
+import { openApiDocument } from '../lib/openapi/index';
 import { parseStage } from '../contract/stage';
 
 async function main(): Promise<void> {

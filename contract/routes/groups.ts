@@ -1,0 +1,111 @@
+/** Payment groups of a merchant: lists, create, read, update, delete. */
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE } from '../limits';
+import {
+  createGroupSchema,
+  groupListingSchema,
+  groupSchema,
+  groupWithPaymentsSchema,
+  listGroupsQueryDocs,
+  listGroupsQuerySchema,
+  updateGroupSchema,
+} from '../schemas/groups';
+import { route } from './types';
+
+export const M = '/rest/merchants/{MID}';
+export const G = `${M}/groups/{GroupID}` as const;
+
+/** Rule shared by every operation that takes a profileId. */
+export const PROFILE_RULE =
+  'profileId is `{payorId}/{savedPaymentMethodId}` of a saved method of a payor of this merchant; any other value is 400.';
+
+const LIST_BEHAVIOUR = `Filters combine (all must match). Groups come in schedule order (scheduleDate, scheduleHour), then creation order.
+
+Response shape: without pageNumber and pageSize, a JSON **array** of every matching group. With pageNumber, pageSize or both, the **paged envelope** \`{meta, items}\`; a missing one takes its default (pageNumber 1, pageSize ${DEFAULT_PAGE_SIZE}). pageSize is at most ${MAX_PAGE_SIZE} (above: 400). A page past the end answers 200 with \`items: []\` and the true totals in meta.`;
+
+const PENDING_ONLY =
+  "Only the merchant's groups that are not deleted and not yet processed: status `pending` or `processing`.";
+
+const listQuery = { schema: listGroupsQuerySchema, parameters: listGroupsQueryDocs } as const;
+const listResponse = {
+  schema: groupListingSchema,
+  description: 'The groups: an array, or the paged envelope when paging parameters are given.',
+} as const;
+
+export const groupRoutes = {
+  ListPendingGroups: route({
+    id: 'ListPendingGroups',
+    method: 'GET',
+    path: M,
+    handler: 'groups/list-pending-groups',
+    status: 200,
+    summary: 'List pending groups of a merchant',
+    description: `${PENDING_ONLY} Same query parameters and response shapes as ListGroups.\n\n${LIST_BEHAVIOUR}`,
+    query: listQuery,
+    response: listResponse,
+  }),
+  ListGroups: route({
+    id: 'ListGroups',
+    method: 'GET',
+    path: `${M}/groups`,
+    handler: 'groups/list-groups',
+    status: 200,
+    summary: 'List all groups of a merchant',
+    description: `Groups in every stage: pending, processing, processed and deleted (soft-deleted groups are listed with \`deleted: true\`).\n\n${LIST_BEHAVIOUR}`,
+    query: listQuery,
+    response: listResponse,
+  }),
+  CreateGroup: route({
+    id: 'CreateGroup',
+    method: 'POST',
+    path: `${M}/groups`,
+    handler: 'groups/create-group',
+    status: 201,
+    summary: 'Create a group, optionally with payments',
+    description: `Creates a group, and with \`payments\` (up to ${MAX_PAYMENTS_PER_CREATE.toLocaleString('en-US')}) its payments, all or nothing; preferred over adding payments one by one when all are known.
+
+- servicePayId must name the path's merchant, in either MID form; the group holds the 11-digit form.
+- scheduleDate and scheduleHour are UTC (convert local time first: 5 PM at UTC-5 is scheduleHour 22). A slot earlier than the current UTC hour is 400.
+- locationId is an integer >= 0. transactionInitiator defaults to \`Merchant\`; surchargeCompliance and allowPartial to false.
+- Payments: ${PROFILE_RULE} recurring, sendEmailReceipt and sendPaymentScheduledNotification default to false; with sendPaymentScheduledNotification the payor is e-mailed a notice at creation.
+
+201: the group with its \`payments\`, each with its assigned paymentId. There is no idempotency key: after a timeout or a 5xx, list the merchant's groups before sending again.`,
+    body: { schema: createGroupSchema },
+    response: { schema: groupWithPaymentsSchema, description: 'The group created, with its payments.' },
+  }),
+  GetGroup: route({
+    id: 'GetGroup',
+    method: 'GET',
+    path: G,
+    handler: 'groups/get-group',
+    status: 200,
+    summary: 'Get a group',
+    description:
+      'A group of this merchant, in any stage. An unknown GroupID or a group of another merchant: 404.',
+    response: { schema: groupSchema, description: 'The group.' },
+  }),
+  UpdateGroup: route({
+    id: 'UpdateGroup',
+    method: 'PUT',
+    path: G,
+    handler: 'groups/update-group',
+    status: 200,
+    summary: 'Update a pending group',
+    description: `Changes the fields present (unlike payment PUT, a partial update): scheduleDate, scheduleHour, locationId, transactionInitiator, surchargeCompliance, allowPartial. paymentGroupId and servicePayId may be sent and must then match the path.
+
+- A body with \`deleted\` is 400: use DELETE.
+- A new schedule slot earlier than the current UTC hour is 400; the new slot is used for processing.
+- On a processing or processed group the update is ignored: 200 with the group unchanged (reverse processed payments with void-or-refund). On a deleted group: 400.`,
+    body: { schema: updateGroupSchema },
+    response: { schema: groupSchema, description: 'The group after the update (unchanged when ignored).' },
+  }),
+  DeleteGroup: route({
+    id: 'DeleteGroup',
+    method: 'DELETE',
+    path: G,
+    handler: 'groups/delete-group',
+    status: 204,
+    summary: 'Cancel (soft-delete) a group',
+    description:
+      'Cancels a pending group: a soft delete. The group gets status `deleted` (`deleted: true`), stays readable and listed with its payments, and is never processed. Deleting a deleted group again is a no-op 204. A processing or processed group cannot be deleted: 400 (use void-or-refund).',
+  }),
+};

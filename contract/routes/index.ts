@@ -1,0 +1,28 @@
+/**
+ * The route table: the one source for the CDK REST API, the local HTTP server, the handlers and
+ * the OpenAPI document. Handlers take their entry by id: `merchantRoute(routes.CreateGroup, ...)`.
+ * Aliases (`aliasOf`) share their target's handler, and so one Lambda function.
+ */
+import { groupRoutes } from './groups';
+import { paymentAliasRoutes, paymentRoutes } from './payments';
+import { payorRoutes } from './payors';
+import { processingRoutes } from './processing';
+import { transactionRoutes } from './transactions';
+import type { Route } from './types';
+
+export type { ErrorStatus, HttpMethod, Route, RouteBody, RouteQuery } from './types';
+
+/** Every route by id; the order is the document's. */
+export const routes = {
+  ...groupRoutes,
+  ...paymentRoutes,
+  ...paymentAliasRoutes,
+  ...processingRoutes,
+  ...payorRoutes,
+  ...transactionRoutes,
+};
+
+export const routeList: readonly Route[] = Object.values(routes);
+
+/** Distinct handler modules, one Lambda function each. */
+export const handlerModules = (): string[] => [...new Set(routeList.map((r) => r.handler))];

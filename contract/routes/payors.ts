@@ -1,0 +1,154 @@
+/** Payors and their saved payment methods. */
+import { MAX_METHODS_PER_PAYOR } from '../limits';
+import {
+  bulkSearchSchema,
+  createPayorSchema,
+  newMethodSchemas,
+  payorSchema,
+  savedMethodSchema,
+  searchPayorsQuerySchema,
+  updateMethodSchema,
+  updatePayorSchema,
+} from '../schemas/payors';
+import { route } from './types';
+
+export const V1 = '/v1/rest/merchants/{MID}';
+const P = `${V1}/payors/{PayorID}` as const;
+const PM = `${P}/savedPaymentMethods` as const;
+
+export const payorRoutes = {
+  CreatePayor: route({
+    id: 'CreatePayor',
+    method: 'POST',
+    path: `${V1}/payors`,
+    handler: 'payors/create-payor',
+    status: 201,
+    summary: 'Create a payor with its first saved payment method',
+    description: `Creates a payor with its first saved payment method (\`paymentMethod\`), which becomes the default. All payor fields are optional; customerAccountId, when given, must not belong to another payor of this merchant (400).
+
+A card method is \`{accountType: VISA|MASTERCARD|AMEX|DISCOVER, cardNumber, expiryMonth, expiryYear, billingAddress}\`: the number must be 12-19 digits, pass the Luhn check and be of the brand given; the expiry must not be past. A bank method is \`{accountType: CHECKING, routingNumber, accountNumber, billingAddress}\` with a valid ABA routing number and a 4-17 digit account number. Otherwise 400 (messages never echo the number). Full account numbers are never stored, logged or returned: only the masked form (all but the last four digits masked).`,
+    body: { schema: createPayorSchema, validatedInCode: { paymentMethod: newMethodSchemas } },
+    response: { schema: payorSchema, description: 'The payor with its first method.' },
+  }),
+  SearchPayors: route({
+    id: 'SearchPayors',
+    method: 'GET',
+    path: `${V1}/payors`,
+    handler: 'payors/search-payors',
+    status: 200,
+    summary: 'Find the payor with a customerAccountId',
+    description:
+      'The payor with this customerAccountId, as a JSON array of zero or one payor (no match is 200 with `[]`).',
+    query: {
+      schema: searchPayorsQuerySchema,
+      parameters: { customerAccountId: { description: "The integrator's customer ID (exact match)." } },
+    },
+    response: {
+      schema: { type: 'array', maxItems: 1, items: payorSchema },
+      description: 'Zero or one payor.',
+    },
+  }),
+  BulkSearchPayors: route({
+    id: 'BulkSearchPayors',
+    method: 'POST',
+    path: `${V1}/payors/search`,
+    handler: 'payors/bulk-search-payors',
+    status: 200,
+    summary: 'Find payors by up to 100 customerAccountIds',
+    description:
+      'Looks up 1 to 100 customerAccountIds at once. A JSON array of the payors found, in the order asked; repeated IDs count once and IDs with no payor are left out.',
+    body: { schema: bulkSearchSchema },
+    response: {
+      schema: { type: 'array', maxItems: 100, items: payorSchema },
+      description: 'The payors found.',
+    },
+  }),
+  GetPayor: route({
+    id: 'GetPayor',
+    method: 'GET',
+    path: P,
+    handler: 'payors/get-payor',
+    status: 200,
+    summary: 'Get a payor with its saved methods',
+    description: 'A payor with its saved methods.',
+    response: { schema: payorSchema, description: 'The payor.' },
+  }),
+  UpdatePayor: route({
+    id: 'UpdatePayor',
+    method: 'PUT',
+    path: P,
+    handler: 'payors/update-payor',
+    status: 200,
+    summary: 'Update a payor',
+    description:
+      'Changes the fields present (customerAccountId, customerAccountType, sponsorKey, customerData (replaced as a whole), email). payorId may be sent and must then match the path. A customerAccountId of another payor of this merchant: 400. Saved methods are changed through their own operations.',
+    body: { schema: updatePayorSchema },
+    response: { schema: payorSchema, description: 'The payor after the update.' },
+  }),
+  DeletePayor: route({
+    id: 'DeletePayor',
+    method: 'DELETE',
+    path: P,
+    handler: 'payors/delete-payor',
+    status: 204,
+    summary: 'Delete a payor and its saved methods',
+    description:
+      'Deletes the payor and all its saved methods (a hard delete) and frees its customerAccountId. Scheduled payments that still name one of its methods are declined when processed (responseCode `PM`, declineCategory 1).',
+  }),
+  ListMethods: route({
+    id: 'ListMethods',
+    method: 'GET',
+    path: PM,
+    handler: 'methods/list-methods',
+    status: 200,
+    summary: "List a payor's saved payment methods",
+    description: "The payor's saved payment methods as a JSON array; exactly one has `isDefault: true`.",
+    response: {
+      schema: { type: 'array', minItems: 1, items: savedMethodSchema },
+      description: 'The methods.',
+    },
+  }),
+  AddMethod: route({
+    id: 'AddMethod',
+    method: 'POST',
+    path: PM,
+    handler: 'methods/add-method',
+    status: 201,
+    summary: 'Add a saved payment method',
+    description: `Adds a saved method (a card or a CHECKING account, as in CreatePayor). The payor's default does not change unless \`setAsDefault\` is true. A payor has at most ${MAX_METHODS_PER_PAYOR} methods (400 beyond).`,
+    body: { schema: newMethodSchemas },
+    response: { schema: savedMethodSchema, description: 'The method added.' },
+  }),
+  GetMethod: route({
+    id: 'GetMethod',
+    method: 'GET',
+    path: `${PM}/{PaymentMethodID}`,
+    handler: 'methods/get-method',
+    status: 200,
+    summary: 'Get a saved payment method',
+    description: 'A saved method of this payor.',
+    response: { schema: savedMethodSchema, description: 'The method.' },
+  }),
+  UpdateMethod: route({
+    id: 'UpdateMethod',
+    method: 'PUT',
+    path: `${PM}/{PaymentMethodID}`,
+    handler: 'methods/update-method',
+    status: 200,
+    summary: 'Update expiry, billing address, default',
+    description:
+      'Changes the fields present: expiryMonth/expiryYear (cards only: 400 on a CHECKING method; not in the past), billingAddress and customerData (each replaced as a whole). `setAsDefault: true` makes this method the default and clears the flag on the previous one (`false` is not accepted: make another method the default instead). Account numbers cannot change: add a new method.',
+    body: { schema: updateMethodSchema },
+    response: { schema: savedMethodSchema, description: 'The method after the update.' },
+  }),
+  DeleteMethod: route({
+    id: 'DeleteMethod',
+    method: 'DELETE',
+    path: `${PM}/{PaymentMethodID}`,
+    handler: 'methods/delete-method',
+    status: 204,
+    summary: 'Delete a saved payment method',
+    description:
+      "Deletes a saved method. Deleting the payor's only method is refused (400). Deleting the default makes the oldest remaining method the default.",
+  }),
+};

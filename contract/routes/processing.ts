@@ -1,0 +1,55 @@
+/** Processing a group and reversing its payments. */
+import { TEST_MID_RANGE } from '../limits';
+import {
+  triggerMerchantSchema,
+  triggerResultSchema,
+  voidOrRefundResultSchema,
+  voidOrRefundSchema,
+} from '../schemas/processing';
+import { G, M } from './groups';
+import { route } from './types';
+
+const TRIGGER_RULES = `Non-production only (403 in production). The path MID must be an 11-digit test MID within ${TEST_MID_RANGE.from}-${TEST_MID_RANGE.to} (the 8-digit form, or any other MID, is 403).`;
+
+export const processingRoutes = {
+  VoidOrRefundGroup: route({
+    id: 'VoidOrRefundGroup',
+    method: 'POST',
+    path: `${G}/void-or-refund`,
+    handler: 'groups/void-or-refund',
+    status: 200,
+    summary: "Reverse a group's approved payments (void before settlement, refund after)",
+    description: `Reverses the group's approved payments: each approved payment not yet reversed is voided before its settlement (the whole amount) or refunded after it (its availableRefundAmount). The reversal is recorded in the payment's \`voidOrRefundResponses\`.
+
+- Optional body \`{paymentIds}\`: only these payments (each must be a payment of this group, else 400). No body: every payment of the group.
+- Payments never charged (the group not processed yet, deleted, declined or failed), already reversed, or with nothing left to refund are skipped and counted in skippedCount; a reversal refused by the processor or the rules is counted in failedCount with a reason. Either way the answer is 200 (a pending group: everything skipped).
+- Safe to repeat: a payment with a recorded reversal is skipped, so nothing is reversed twice.`,
+    body: { schema: voidOrRefundSchema, optional: true },
+    response: { schema: voidOrRefundResultSchema, description: 'Counts, and the outcome of each payment.' },
+  }),
+  ProcessGroup: route({
+    id: 'ProcessGroup',
+    method: 'POST',
+    path: `${G}/process-payments`,
+    handler: 'processing/trigger-group',
+    status: 200,
+    nonProdOnly: true,
+    summary: 'Process a group now (non-production, test MIDs)',
+    description: `${TRIGGER_RULES} Processes the group now, whatever its schedule: claims it (status processing) and starts its run, whose executionArn is in the result; payments are charged and the group becomes processed within moments.
+
+A group that is already processing, processed or deleted is still a 200: its entry carries an \`error\`, totalTriggered is 0 and totalFailed 1, and nothing is charged again. No body.`,
+    response: { schema: triggerResultSchema, description: 'One entry, for this group.' },
+  }),
+  ProcessMerchant: route({
+    id: 'ProcessMerchant',
+    method: 'POST',
+    path: `${M}/process-payments`,
+    handler: 'processing/trigger-merchant',
+    status: 200,
+    nonProdOnly: true,
+    summary: "Process a merchant's pending groups of a slot now (non-production, test MIDs)",
+    description: `${TRIGGER_RULES} Processes the merchant's pending groups now, one entry per group. Optional body: \`{scheduleDate, scheduleHour}\` selects the pending groups of that UTC slot; scheduleDate alone, every pending group of that date; scheduleHour alone, pending groups at that hour on any date; no body, every pending group of the merchant. No matching group: 200 with \`triggeredGroups: []\`.`,
+    body: { schema: triggerMerchantSchema, optional: true },
+    response: { schema: triggerResultSchema, description: 'One entry per group.' },
+  }),
+};

@@ -1,0 +1,67 @@
+/** Sales with saved methods, voids and refunds. */
+import { refundResponseSchema, refundSchema, saleSchema, transactionSchema } from '../schemas/transactions';
+import { PROFILE_RULE } from './groups';
+import { V1 } from './payors';
+import { route } from './types';
+
+const T = `${V1}/transactions` as const;
+
+export const transactionRoutes = {
+  CreateSale: route({
+    id: 'CreateSale',
+    method: 'POST',
+    path: T,
+    handler: 'transactions/create-sale',
+    status: 201,
+    summary: 'Charge a saved payment method (sale)',
+    description: `Charges a saved method now. ${PROFILE_RULE}
+
+201 with the transaction whether Approved or Declined: a decline is not an error (4xx is only for requests that are themselves invalid). Check \`status\`, and on a decline \`declineCategory\` (1: do not retry; 2: may retry later). With allowPartial an approval may be for less than amount (responseCode 10, approvedAmount < amount).
+
+Duplicate check: a sale with the same merchant, exact amount and saved method as an earlier sale within 5 minutes is not sent to the processor: 201 with status Declined, responseCode 19, isDuplicate true and originalTransactionId. A declined sale does not block a retry.
+
+idempotencyKey: sending the same key with the same body again returns the first response (same transactionId; nothing is charged again), which makes a retry after a timeout or a 5xx safe. The same key with a different body: 409. While the first request with the key is still running: 409, retry shortly.`,
+    body: { schema: saleSchema },
+    response: { schema: transactionSchema, description: 'The transaction, Approved or Declined.' },
+    errors: [409],
+  }),
+  GetTransaction: route({
+    id: 'GetTransaction',
+    method: 'GET',
+    path: `${T}/{TransactionID}`,
+    handler: 'transactions/get-transaction',
+    status: 200,
+    summary: 'Get a transaction with refund fields',
+    description:
+      'A transaction with its refund fields (originalAmount, refundedAmount, availableRefundAmount, refundCount, refundHistory).',
+    response: { schema: transactionSchema, description: 'The transaction.' },
+  }),
+  VoidTransaction: route({
+    id: 'VoidTransaction',
+    method: 'POST',
+    path: `${T}/{TransactionID}/void`,
+    handler: 'transactions/void-transaction',
+    status: 200,
+    summary: 'Void an unsettled sale',
+    description:
+      'Voids an approved sale before it settles (the whole amount; no body). Voiding a voided sale returns it unchanged. A declined sale, or a settled one (refund it instead), is 400.',
+    response: { schema: transactionSchema, description: 'The sale, status Voided.' },
+  }),
+  RefundTransaction: route({
+    id: 'RefundTransaction',
+    method: 'POST',
+    path: `${T}/{TransactionID}/refunds`,
+    handler: 'transactions/refund-transaction',
+    status: 201,
+    summary: 'Refund a settled sale, whole or in part',
+    description: `Refunds a settled sale, whole or in part. An amount above availableRefundAmount is 400; an unsettled sale is 400 (void it instead). A refund the processor refuses ends Failed and is not counted against availableRefundAmount.
+
+idempotencyKey: the same key with the same body returns the first response without refunding again; with a different body, 409.`,
+    body: { schema: refundSchema },
+    response: {
+      schema: refundResponseSchema,
+      description: "The refund, with the sale's remaining availableRefundAmount.",
+    },
+    errors: [409],
+  }),
+};

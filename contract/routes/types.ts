@@ -1,0 +1,72 @@
+/**
+ * What a route declares about itself: the CDK REST API, the local HTTP server, the handlers
+ * (`merchantRoute(routes.X, ...)`) and the OpenAPI document all read the same entry.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** Error statuses an operation may answer besides those of every operation. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503;
+
+/** An OpenAPI 3.0 Schema Object written by hand (shown instead of a validator's schema). */
+export type DocSchema = { readonly [keyword: string]: unknown };
+
+export interface RouteBody {
+  /**
+   * The JSON Schema the body is validated with. A list: the body is one of them, and the handler
+   * picks and validates the member in code (it receives the parsed JSON as `unknown`).
+   */
+  readonly schema: object;
+  /** The body may be left out: the handler then receives `undefined`. @default false */
+  readonly optional?: boolean;
+  readonly description?: string;
+  /**
+   * Properties the schema lets through as any object and the handler validates in code against
+   * these schemas (one of them): documented as that oneOf.
+   */
+  readonly validatedInCode?: { readonly [property: string]: readonly object[] };
+}
+
+export interface RouteQuery {
+  /** The schema the query parameters are validated with (one property per parameter). */
+  readonly schema: object;
+  /**
+   * Per parameter: words, and the schema to show instead of the validator's (query values arrive
+   * as strings matched by a pattern; the range is checked in code).
+   */
+  readonly parameters?: {
+    readonly [name: string]: { readonly description?: string; readonly schema?: DocSchema };
+  };
+}
+
+export interface Route {
+  /** Stable id, used for construct ids and OpenAPI operationIds. */
+  readonly id: string;
+  readonly method: HttpMethod;
+  /** API Gateway resource path; its `{Name}` placeholders are path parameters (contract/params). */
+  readonly path: string;
+  /** Handler module under `lambdas/`, e.g. `groups/create-group`, exporting `handler`. */
+  readonly handler: string;
+  /** Success status. */
+  readonly status: 200 | 201 | 204;
+  /** One line for the OpenAPI document. */
+  readonly summary: string;
+  /** What the operation does, with the rules an integrator needs. */
+  readonly description: string;
+  readonly body?: RouteBody;
+  readonly query?: RouteQuery;
+  /** The success body (a JSON Schema of contract/schemas); absent exactly when status is 204. */
+  readonly response?: { readonly schema: object; readonly description: string };
+  /**
+   * Error statuses besides those of every operation (400, 401, 403, 429, 500, 503; 404 when the
+   * path names a resource below the merchant).
+   */
+  readonly errors?: readonly ErrorStatus[];
+  /** Non-production only: the handler answers 403 when SERVICE_STAGE is prod. */
+  readonly nonProdOnly?: boolean;
+  /** Id of the route this one is an identical alias of (same handler and method, another path). */
+  readonly aliasOf?: string;
+}
+
+/** Declares a route keeping its literal types (path template, schemas) for the handler's types. */
+export const route = <const R extends Route>(entry: R): R => entry;

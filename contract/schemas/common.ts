@@ -1,0 +1,84 @@
+/**
+ * Building blocks of the request and response schemas. Schemas are plain JSON Schema (`as const`):
+ * ajv validates requests with them, json-schema-to-ts derives the request and view types from
+ * them, and the OpenAPI builder (lib/openapi) translates them, e.g. the ajv keyword
+ * `maxDecimals: 2` into `multipleOf: 0.01`.
+ */
+
+export const MONEY_MAX = 999999.99;
+
+/** A request amount: > 0, at most 2 decimals. */
+export const amount = {
+  type: 'number',
+  minimum: 0.01,
+  maximum: MONEY_MAX,
+  maxDecimals: 2,
+  description: 'Amount in the currency unit, > 0, at most 2 decimals.',
+} as const;
+
+export const uuid = { type: 'string', format: 'uuid' } as const;
+
+export const midPattern = '^\\d{8}(\\d{3})?$';
+
+/** A query parameter holding a whole number: values arrive as strings; ranges are checked in code. */
+export const queryInt = (max: number, description: string) =>
+  ({ type: 'string', pattern: `^\\d{1,${String(max).length}}$`, description }) as const;
+
+export const idempotencyKey = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9_.:-]{1,100}$',
+  description: 'must be 1-100 characters of letters, digits and _ . : -',
+} as const;
+
+export const profileId = {
+  type: 'string',
+  maxLength: 200,
+  pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
+  description: 'must be of the form {payorId}/{savedPaymentMethodId}',
+} as const;
+
+// ---- Response building blocks (the words the document shows) ----
+
+const MONEY_NOTE = 'A JSON number with at most 2 decimals (integer cents inside the service).';
+
+/** A response amount, >= 0 (or >= 0.01 where zero cannot happen). */
+export const money = <D extends string, M extends number = 0>(description: D, minimum?: M) =>
+  ({
+    type: 'number',
+    minimum: (minimum ?? 0) as M,
+    maxDecimals: 2,
+    description: `${description} ${MONEY_NOTE}` as `${D} ${typeof MONEY_NOTE}`,
+  }) as const;
+
+export const responseUuid = <D extends string>(description: D) =>
+  ({ type: 'string', format: 'uuid', description }) as const;
+
+export const dateTime = <D extends string>(description: D) =>
+  ({
+    type: 'string',
+    format: 'date-time',
+    description: `${description} UTC (ISO 8601, \`Z\`).` as `${D} UTC (ISO 8601, \`Z\`).`,
+  }) as const;
+
+export const count = <D extends string, M extends number = 0>(description: D, minimum?: M) =>
+  ({ type: 'integer', minimum: (minimum ?? 0) as M, description }) as const;
+
+export const accountType = {
+  type: 'string',
+  enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'],
+} as const;
+
+/** The body of every error response. */
+export const errorSchema = {
+  type: 'object',
+  description: 'The body of every error response.',
+  required: ['message', 'responseCode'],
+  properties: {
+    message: {
+      type: 'string',
+      description:
+        'What was wrong, naming the field (e.g. `payments[3].amount must have at most 2 decimal places`).',
+    },
+    responseCode: { type: 'integer', description: 'The HTTP status, repeated.', example: 400 },
+  },
+} as const;

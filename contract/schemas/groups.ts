@@ -1,0 +1,171 @@
+/** Payment groups: request schemas, the list query, and the Group responses (groupView). */
+import type { FromSchema } from 'json-schema-to-ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE } from '../limits';
+import { count, dateTime, midPattern, money, queryInt, uuid } from './common';
+import { inlinePaymentSchema, paymentSchema } from './payments';
+import { processingSummarySchema } from './processing';
+
+const groupSettings = {
+  scheduleDate: { type: 'string', format: 'date' },
+  scheduleHour: { type: 'integer', minimum: 0, maximum: 23 },
+  locationId: { type: 'integer', minimum: 0, maximum: 2147483647 },
+  transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
+  surchargeCompliance: { type: 'boolean' },
+  allowPartial: { type: 'boolean' },
+} as const;
+
+const servicePayId = {
+  type: 'string',
+  pattern: midPattern,
+  description: 'must be an 8 or 11 digit merchant ID',
+} as const;
+
+export const createGroupSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['servicePayId', 'scheduleDate', 'scheduleHour', 'locationId'],
+  properties: {
+    servicePayId,
+    ...groupSettings,
+    payments: { type: 'array', maxItems: MAX_PAYMENTS_PER_CREATE, items: inlinePaymentSchema },
+  },
+} as const;
+
+/** Group update: fields present are changed. `deleted` is refused before this schema runs. */
+export const updateGroupSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { paymentGroupId: uuid, servicePayId, ...groupSettings },
+} as const;
+
+/** Query parameters of both group lists. Values arrive as strings; ranges are checked in code. */
+export const listGroupsQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    date: { type: 'string', format: 'date' },
+    time: queryInt(23, 'must be an integer hour 0-23'),
+    locationID: queryInt(2147483647, 'must be an integer >= 0'),
+    pageNumber: queryInt(999999999, 'must be an integer >= 1'),
+    pageSize: queryInt(MAX_PAGE_SIZE, `must be an integer 1-${MAX_PAGE_SIZE}`),
+  },
+} as const;
+
+/** What the document shows for each list parameter (the validator sees strings). */
+export const listGroupsQueryDocs = {
+  date: { description: 'Only groups scheduled on this UTC date (yyyy-MM-dd).' },
+  time: {
+    description: 'Only groups scheduled at this UTC hour (0-23).',
+    schema: { type: 'integer', minimum: 0, maximum: 23 },
+  },
+  locationID: {
+    description: 'Only groups of this location.',
+    schema: { type: 'integer', minimum: 0, maximum: 2147483647 },
+  },
+  pageNumber: {
+    description: `1-based page. Given alone, pageSize is ${DEFAULT_PAGE_SIZE}; either paging parameter returns the paged envelope.`,
+    schema: { type: 'integer', minimum: 1, maximum: 999999999 },
+  },
+  pageSize: {
+    description: `Items per page, 1-${MAX_PAGE_SIZE} (above: 400). Given alone, pageNumber is 1; either paging parameter returns the paged envelope.`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
+  },
+} as const;
+
+export type CreateGroupInput = FromSchema<typeof createGroupSchema>;
+export type UpdateGroupInput = FromSchema<typeof updateGroupSchema>;
+export type ListGroupsQuery = FromSchema<typeof listGroupsQuerySchema>;
+
+// ---- Responses ----
+
+export const groupSchema = {
+  type: 'object',
+  description:
+    'A payment group (groupView). transactionInitiator, surchargeCompliance, allowPartial, dateCreated and lastUpdated are always present in this service, but SPEC.md lets list items omit them: readers must tolerate their absence.',
+  required: [
+    'paymentGroupId',
+    'servicePayId',
+    'scheduleDate',
+    'scheduleHour',
+    'locationId',
+    'status',
+    'deleted',
+    'paymentCount',
+    'totalAmount',
+  ],
+  properties: {
+    paymentGroupId: uuid,
+    servicePayId: {
+      type: 'string',
+      pattern: '^\\d{11}$',
+      description: 'The 11-digit merchant ID (also when the path used the 8-digit form).',
+    },
+    scheduleDate: { type: 'string', format: 'date', description: 'UTC date of processing (yyyy-MM-dd).' },
+    scheduleHour: { type: 'integer', minimum: 0, maximum: 23, description: 'UTC hour of processing.' },
+    locationId: { type: 'integer', minimum: 0 },
+    transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
+    surchargeCompliance: { type: 'boolean' },
+    allowPartial: { type: 'boolean' },
+    status: {
+      type: 'string',
+      enum: ['pending', 'processing', 'processed', 'deleted'],
+      description:
+        'pending → processing → processed; deleted after DELETE (a soft delete: the group stays readable).',
+    },
+    deleted: { type: 'boolean', description: 'true exactly when status is deleted. Set only by DELETE.' },
+    paymentCount: count('Number of non-deleted payments.'),
+    totalAmount: money('Sum of the non-deleted payments, exact.'),
+    dateCreated: dateTime('Creation time.'),
+    lastUpdated: dateTime('Last update time.'),
+    processingSummary: processingSummarySchema,
+  },
+} as const;
+
+export const groupWithPaymentsSchema = {
+  allOf: [
+    groupSchema,
+    {
+      type: 'object',
+      required: ['payments'],
+      properties: {
+        payments: {
+          type: 'array',
+          items: paymentSchema,
+          description: 'The payments created, each with its paymentId.',
+        },
+      },
+    },
+  ],
+} as const;
+
+export const groupListSchema = {
+  type: 'array',
+  items: groupSchema,
+  description: 'Without paging parameters: every matching group.',
+} as const;
+
+export const groupPageSchema = {
+  type: 'object',
+  description: 'The paged envelope: with pageNumber and/or pageSize.',
+  required: ['meta', 'items'],
+  properties: {
+    meta: {
+      type: 'object',
+      required: ['page', 'pageSize', 'totalItems', 'totalPages'],
+      properties: {
+        page: count('The page returned (pageNumber).', 1),
+        pageSize: count('Items per page.', 1),
+        totalItems: count('Matching groups in all pages.'),
+        totalPages: count('ceil(totalItems / pageSize); 0 when nothing matches.'),
+      },
+    },
+    items: { type: 'array', items: groupSchema, description: 'This page; [] for a page past the end.' },
+  },
+} as const;
+
+/** Either list answer: every group, or a page of them. */
+export const groupListingSchema = { oneOf: [groupListSchema, groupPageSchema] } as const;
+
+export type GroupView = FromSchema<typeof groupSchema>;
+export type GroupWithPaymentsView = FromSchema<typeof groupWithPaymentsSchema>;
+export type GroupListing = FromSchema<typeof groupListingSchema>;

@@ -1,0 +1,93 @@
+/**
+ * The schemas the OpenAPI document shows as named components, in the document's order. A schema
+ * (or one-of list) not listed here is shown inline; a request body's unlisted root schema becomes
+ * `<route id>Request`.
+ */
+import { errorSchema } from './common';
+import {
+  createGroupSchema,
+  groupListSchema,
+  groupPageSchema,
+  groupSchema,
+  groupWithPaymentsSchema,
+  updateGroupSchema,
+} from './groups';
+import {
+  addPaymentSchema,
+  customAttributesSchema,
+  feeSchema,
+  inlinePaymentSchema,
+  paymentSchema,
+  updatePaymentSchema,
+  voidOrRefundResponseSchema,
+} from './payments';
+import {
+  billingAddressSchema,
+  bulkSearchSchema,
+  cardMethodSchema,
+  checkingMethodSchema,
+  createPayorSchema,
+  customerDataSchema,
+  newMethodSchemas,
+  payorSchema,
+  savedMethodSchema,
+  updateMethodSchema,
+  updatePayorSchema,
+} from './payors';
+import {
+  triggerMerchantSchema,
+  triggerResultSchema,
+  voidOrRefundResultSchema,
+  voidOrRefundSchema,
+} from './processing';
+import {
+  authResponseSchema,
+  refundHistoryItemSchema,
+  refundResponseSchema,
+  refundSchema,
+  saleSchema,
+  transactionSchema,
+} from './transactions';
+
+/** Request-side components (validator schemas), by name. */
+export const requestComponents: ReadonlyMap<string, object> = new Map<string, object>([
+  ['CreateGroupRequest', createGroupSchema],
+  ['NewGroupPayment', inlinePaymentSchema],
+  ['UpdateGroupRequest', updateGroupSchema],
+  ['AddPaymentRequest', addPaymentSchema],
+  ['UpdatePaymentRequest', updatePaymentSchema],
+  ['Fee', feeSchema],
+  ['CustomAttributes', customAttributesSchema],
+  ['CreatePayorRequest', createPayorSchema],
+  ['UpdatePayorRequest', updatePayorSchema],
+  ['BulkSearchPayorsRequest', bulkSearchSchema],
+  ['NewSavedPaymentMethod', newMethodSchemas],
+  ['NewCardMethod', cardMethodSchema],
+  ['NewCheckingMethod', checkingMethodSchema],
+  ['UpdateMethodRequest', updateMethodSchema],
+  ['BillingAddress', billingAddressSchema],
+  ['CustomerData', customerDataSchema],
+  ['SaleRequest', saleSchema],
+  ['RefundRequest', refundSchema],
+  ['VoidOrRefundRequest', voidOrRefundSchema],
+  ['ProcessMerchantRequest', triggerMerchantSchema],
+]);
+
+/** Response-side components (the schemas the views' types derive from), by name. */
+export const responseComponents: ReadonlyMap<string, object> = new Map<string, object>([
+  ['Error', errorSchema],
+  ['Group', groupSchema],
+  ['GroupWithPayments', groupWithPaymentsSchema],
+  ['GroupList', groupListSchema],
+  ['GroupPage', groupPageSchema],
+  ['Payment', paymentSchema],
+  ['AuthResponse', authResponseSchema],
+  ['VoidOrRefundResponse', voidOrRefundResponseSchema],
+  ['Payor', payorSchema],
+  ['SavedPaymentMethod', savedMethodSchema],
+  ['Transaction', transactionSchema],
+  ['RefundHistoryItem', refundHistoryItemSchema],
+  ['Refund', refundResponseSchema],
+  ['TriggerResult', triggerResultSchema],
+  ['VoidOrRefundResult', voidOrRefundResultSchema],
+]);

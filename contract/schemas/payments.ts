@@ -1,0 +1,152 @@
+/** Scheduled payments of a group: request schemas and the Payment response (paymentView). */
+import type { FromSchema } from 'json-schema-to-ts';
+import { amount, dateTime, MONEY_MAX, money, profileId, responseUuid, uuid } from './common';
+import { authResponseSchema } from './transactions';
+
+export const customAttributesSchema = {
+  type: 'object',
+  maxProperties: 50,
+  propertyNames: { maxLength: 100 },
+  additionalProperties: {
+    anyOf: [
+      { type: 'string', maxLength: 1000 },
+      // Numbers DynamoDB and JSON both keep exactly.
+      { type: 'number', minimum: -1e15, maximum: 1e15, maxDecimals: 6 },
+      { type: 'boolean' },
+    ],
+    description:
+      'must be a string (up to 1000 characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+  },
+} as const;
+
+export const feeSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'amount'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100 },
+    amount: { type: 'number', minimum: 0, maximum: MONEY_MAX, maxDecimals: 2 },
+  },
+} as const;
+
+const paymentProperties = {
+  profileId,
+  amount,
+  orderId: { type: 'string', minLength: 1, maxLength: 100 },
+  recurring: { type: 'boolean' },
+  allowPartial: { type: 'boolean' },
+  sendEmailReceipt: { type: 'boolean' },
+  sendPaymentScheduledNotification: { type: 'boolean' },
+  customAttributes: customAttributesSchema,
+  fees: { type: 'array', maxItems: 20, items: feeSchema },
+} as const;
+
+/** A payment inside a group-create request: the group id is not known yet. */
+export const inlinePaymentSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['profileId', 'amount'],
+  properties: paymentProperties,
+} as const;
+
+export const addPaymentSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['paymentGroupId', 'profileId', 'amount'],
+  properties: { paymentGroupId: uuid, ...paymentProperties },
+} as const;
+
+/** Full replacement. A body with `deleted` is refused by the handler before this schema runs. */
+export const updatePaymentSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['paymentId', 'paymentGroupId', 'profileId', 'amount'],
+  properties: { paymentId: uuid, paymentGroupId: uuid, ...paymentProperties },
+} as const;
+
+export type InlinePaymentInput = FromSchema<typeof inlinePaymentSchema>;
+export type AddPaymentInput = FromSchema<typeof addPaymentSchema>;
+export type UpdatePaymentInput = FromSchema<typeof updatePaymentSchema>;
+
+// ---- Responses ----
+
+export const voidOrRefundResponseSchema = {
+  type: 'object',
+  description: 'One reversal of a scheduled payment, recorded by void-or-refund.',
+  required: ['type', 'transactionId', 'status', 'amount', 'date'],
+  properties: {
+    type: { type: 'string', enum: ['Void', 'Refund'] },
+    transactionId: responseUuid(
+      'Void: the voided sale. Refund: the refund (its refundId in the sale’s refundHistory).',
+    ),
+    status: {
+      type: 'string',
+      enum: ['Voided', 'Pending', 'Completed', 'Failed'],
+      description: 'Voided for a void; the refund status for a refund.',
+    },
+    amount: money('Amount voided or refunded.'),
+    responseCode: { type: 'string', description: 'Processor code, once the processor answered.' },
+    responseMessage: { type: 'string' },
+    date: dateTime('When it happened.'),
+  },
+} as const;
+
+export const paymentSchema = {
+  type: 'object',
+  description: 'A scheduled payment (paymentView).',
+  required: [
+    'paymentId',
+    'paymentGroupId',
+    'profileId',
+    'amount',
+    'recurring',
+    'sendEmailReceipt',
+    'sendPaymentScheduledNotification',
+    'deleted',
+    'dateCreated',
+    'lastUpdated',
+    'authResponse',
+  ],
+  properties: {
+    paymentId: uuid,
+    paymentGroupId: uuid,
+    profileId: {
+      type: 'string',
+      description: '`{payorId}/{savedPaymentMethodId}` of a payor of the same merchant.',
+    },
+    amount: money('Scheduled amount.', 0.01),
+    orderId: { type: 'string', description: 'Present when given.' },
+    recurring: { type: 'boolean' },
+    allowPartial: {
+      type: 'boolean',
+      description: 'Present when given; otherwise the group setting applies.',
+    },
+    sendEmailReceipt: { type: 'boolean' },
+    sendPaymentScheduledNotification: { type: 'boolean', description: 'Immutable after creation.' },
+    customAttributes: customAttributesSchema,
+    fees: {
+      type: 'array',
+      items: feeSchema,
+      description: 'Present when given. A breakdown for reporting; the charge is amount.',
+    },
+    deleted: {
+      type: 'boolean',
+      description: 'true after a soft delete; a deleted payment is never processed.',
+    },
+    dateCreated: dateTime('Creation time.'),
+    lastUpdated: dateTime('Last update time.'),
+    authResponse: {
+      // OpenAPI 3.0.3: `nullable` works only next to `type`, so a nullable $ref is a oneOf with null.
+      oneOf: [authResponseSchema, { type: 'object', nullable: true, enum: [null] }],
+      description: 'null until the group is processed; then the sale transaction of this payment.',
+    },
+    voidOrRefundResponses: {
+      type: 'array',
+      items: voidOrRefundResponseSchema,
+      description: 'Present after a void-or-refund.',
+    },
+  },
+} as const;
+
+export type PaymentView = FromSchema<typeof paymentSchema>;
+export type VoidOrRefundResponse = FromSchema<typeof voidOrRefundResponseSchema>;

@@ -1,0 +1,213 @@
+/** Payors and saved payment methods: request schemas and the Payor and SavedPaymentMethod responses. */
+import type { FromSchema } from 'json-schema-to-ts';
+import { accountType, dateTime, uuid } from './common';
+
+export const customerDataSchema = {
+  type: 'object',
+  maxProperties: 50,
+  propertyNames: { maxLength: 100 },
+  additionalProperties: { type: 'string', maxLength: 500 },
+} as const;
+
+export const billingAddressSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['line1', 'city', 'state', 'postalCode', 'country'],
+  properties: {
+    line1: { type: 'string', minLength: 1, maxLength: 100 },
+    line2: { type: 'string', maxLength: 100 },
+    city: { type: 'string', minLength: 1, maxLength: 60 },
+    state: { type: 'string', minLength: 1, maxLength: 50 },
+    postalCode: { type: 'string', minLength: 1, maxLength: 20 },
+    country: {
+      type: 'string',
+      pattern: '^[A-Z]{2}$',
+      description: 'must be an ISO 3166-1 alpha-2 code like US',
+    },
+  },
+} as const;
+
+const expiryMonth = { type: 'integer', minimum: 1, maximum: 12 } as const;
+const expiryYear = { type: 'integer', minimum: 2000, maximum: 2099 } as const;
+
+/** Numbers are checked in code (Luhn, brand, ABA) so that no message ever echoes them. */
+export const cardMethodSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountType', 'cardNumber', 'expiryMonth', 'expiryYear', 'billingAddress'],
+  properties: {
+    accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER'] },
+    cardNumber: { type: 'string', maxLength: 19 },
+    expiryMonth,
+    expiryYear,
+    billingAddress: billingAddressSchema,
+    customerData: customerDataSchema,
+    setAsDefault: { type: 'boolean' },
+  },
+} as const;
+
+export const checkingMethodSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountType', 'routingNumber', 'accountNumber', 'billingAddress'],
+  properties: {
+    accountType: { type: 'string', enum: ['CHECKING'] },
+    routingNumber: { type: 'string', maxLength: 9 },
+    accountNumber: { type: 'string', maxLength: 17 },
+    billingAddress: billingAddressSchema,
+    customerData: customerDataSchema,
+    setAsDefault: { type: 'boolean' },
+  },
+} as const;
+
+/** A new saved method: a card or a bank account, told apart by `accountType`. */
+export const newMethodSchemas = [cardMethodSchema, checkingMethodSchema] as const;
+
+/** Picks the method schema before the full validation, so that messages speak of one kind. */
+export const accountTypeSchema = {
+  type: 'object',
+  required: ['accountType'],
+  properties: { accountType },
+} as const;
+
+export const updateMethodSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    expiryMonth,
+    expiryYear,
+    billingAddress: billingAddressSchema,
+    customerData: customerDataSchema,
+    setAsDefault: { type: 'boolean', enum: [true] },
+  },
+} as const;
+
+const payorFields = {
+  customerAccountId: { type: 'string', minLength: 1, maxLength: 50 },
+  customerAccountType: { type: 'string', minLength: 1, maxLength: 50 },
+  sponsorKey: { type: 'string', minLength: 1, maxLength: 8 },
+  customerData: customerDataSchema,
+  email: { type: 'string', format: 'email', maxLength: 254 },
+} as const;
+
+/** `paymentMethod` is validated in code against newMethodSchemas (see the route's body docs). */
+export const createPayorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['paymentMethod'],
+  properties: { ...payorFields, paymentMethod: { type: 'object' } },
+} as const;
+
+export const updatePayorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...payorFields, payorId: { type: 'string' } },
+} as const;
+
+export const bulkSearchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['customerAccountIds'],
+  properties: {
+    customerAccountIds: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      items: { type: 'string', minLength: 1, maxLength: 50 },
+    },
+  },
+} as const;
+
+export const searchPayorsQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['customerAccountId'],
+  properties: { customerAccountId: { type: 'string', minLength: 1, maxLength: 50 } },
+} as const;
+
+export type CardMethodInput = FromSchema<typeof cardMethodSchema>;
+export type CheckingMethodInput = FromSchema<typeof checkingMethodSchema>;
+export type MethodInput = CardMethodInput | CheckingMethodInput;
+export type UpdateMethodInput = FromSchema<typeof updateMethodSchema>;
+export type CreatePayorInput = FromSchema<typeof createPayorSchema>;
+export type UpdatePayorInput = FromSchema<typeof updatePayorSchema>;
+export type BulkSearchInput = FromSchema<typeof bulkSearchSchema>;
+export type SearchPayorsQuery = FromSchema<typeof searchPayorsQuerySchema>;
+
+// ---- Responses ----
+
+export const savedMethodSchema = {
+  type: 'object',
+  description: 'A saved payment method (methodView).',
+  required: [
+    'savedPaymentMethodId',
+    'payorId',
+    'accountType',
+    'maskedAccountNumber',
+    'billingAddress',
+    'isDefault',
+    'customerData',
+    'dateCreated',
+    'lastUpdated',
+  ],
+  properties: {
+    savedPaymentMethodId: uuid,
+    payorId: uuid,
+    accountType,
+    maskedAccountNumber: {
+      type: 'string',
+      pattern: '^\\**[0-9]{4}$',
+      description: 'All but the last four digits masked with `*`. Full numbers are never returned.',
+      example: '************1111',
+    },
+    expiryMonth: { type: 'integer', minimum: 1, maximum: 12, description: 'Cards only.' },
+    expiryYear: { type: 'integer', minimum: 2000, maximum: 2099, description: 'Cards only.' },
+    billingAddress: billingAddressSchema,
+    isDefault: { type: 'boolean', description: 'Exactly one method of a payor is the default.' },
+    customerData: customerDataSchema,
+    dateCreated: dateTime('Creation time.'),
+    lastUpdated: dateTime('Last update time.'),
+  },
+} as const;
+
+export const payorSchema = {
+  type: 'object',
+  description: 'A payor (payorView): a customer payment profile with one or more saved methods.',
+  required: [
+    'payorId',
+    'customerAccountId',
+    'customerAccountType',
+    'sponsorKey',
+    'customerData',
+    'email',
+    'defaultPaymentMethodId',
+    'savedPaymentMethods',
+    'dateCreated',
+    'lastUpdated',
+  ],
+  properties: {
+    payorId: uuid,
+    customerAccountId: {
+      type: 'string',
+      maxLength: 50,
+      nullable: true,
+      description: "The integrator's customer ID, unique per merchant; null when not set.",
+    },
+    customerAccountType: { type: 'string', maxLength: 50, nullable: true },
+    sponsorKey: { type: 'string', maxLength: 8, nullable: true },
+    customerData: customerDataSchema,
+    email: {
+      type: 'string',
+      format: 'email',
+      nullable: true,
+      description: 'Where notices and receipts go; null when not set.',
+    },
+    defaultPaymentMethodId: { type: 'string', format: 'uuid', description: 'The one default saved method.' },
+    savedPaymentMethods: { type: 'array', minItems: 1, items: savedMethodSchema },
+    dateCreated: dateTime('Creation time.'),
+    lastUpdated: dateTime('Last update time.'),
+  },
+} as const;
+
+export type SavedMethodView = FromSchema<typeof savedMethodSchema>;
+export type PayorView = FromSchema<typeof payorSchema>;

@@ -1,0 +1,109 @@
+/** Processing and reversal of groups: request schemas and result responses. */
+import type { FromSchema } from 'json-schema-to-ts';
+import { count, dateTime, money, uuid } from './common';
+import { voidOrRefundResponseSchema } from './payments';
+
+export const triggerMerchantSchema = {
+  type: 'object',
+  additionalProperties: false,
+  // A slot is a date and an hour; an hour alone would mean that hour of every date.
+  dependencies: { scheduleHour: ['scheduleDate'] },
+  properties: {
+    scheduleDate: { type: 'string', format: 'date' },
+    scheduleHour: { type: 'integer', minimum: 0, maximum: 23 },
+  },
+} as const;
+
+export const voidOrRefundSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    paymentIds: { type: 'array', minItems: 1, maxItems: 10000, items: { type: 'string', format: 'uuid' } },
+  },
+} as const;
+
+export type TriggerMerchantInput = FromSchema<typeof triggerMerchantSchema>;
+export type VoidOrRefundInput = FromSchema<typeof voidOrRefundSchema>;
+
+// ---- Responses ----
+
+export const processingSummarySchema = {
+  type: 'object',
+  description: 'Present once the group is processed.',
+  required: [
+    'approvedCount',
+    'partialCount',
+    'declinedCount',
+    'failedCount',
+    'skippedCount',
+    'approvedAmount',
+    'processedAt',
+  ],
+  properties: {
+    approvedCount: count('Payments approved (partial approvals included).'),
+    partialCount: count('Payments approved for less than their amount.'),
+    declinedCount: count('Payments declined (duplicates included).'),
+    failedCount: count('Payments that could not be charged after retries (authResponse status Failed).'),
+    skippedCount: count('Deleted payments (never processed).'),
+    approvedAmount: money('Sum charged.'),
+    processedAt: dateTime('When processing completed.'),
+  },
+} as const;
+
+export const triggerResultSchema = {
+  type: 'object',
+  description: 'Result of a (non-production) processing trigger.',
+  required: ['triggeredGroups', 'totalTriggered', 'totalFailed'],
+  properties: {
+    triggeredGroups: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['paymentGroupId'],
+        properties: {
+          paymentGroupId: uuid,
+          executionArn: { type: 'string', description: 'Present when the run was started.' },
+          error: {
+            type: 'string',
+            description:
+              'Present when the run could not be started (e.g. the group is already processing, processed or deleted).',
+          },
+        },
+      },
+    },
+    totalTriggered: count('Runs started.'),
+    totalFailed: count('Groups whose run could not be started.'),
+  },
+} as const;
+
+export const voidOrRefundResultSchema = {
+  type: 'object',
+  description: 'Result of a void-or-refund on a group.',
+  required: ['paymentGroupId', 'voidedCount', 'refundedCount', 'skippedCount', 'failedCount', 'payments'],
+  properties: {
+    paymentGroupId: uuid,
+    voidedCount: count('Payments voided (before settlement).'),
+    refundedCount: count('Payments refunded (after settlement, their available amount).'),
+    skippedCount: count(
+      'Payments never charged (not processed, deleted, declined, failed), already reversed, or with nothing left to refund.',
+    ),
+    failedCount: count('Reversals refused (by the processor or the rules); see reason.'),
+    payments: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['paymentId', 'outcome'],
+        properties: {
+          paymentId: uuid,
+          outcome: { type: 'string', enum: ['voided', 'refunded', 'skipped', 'failed'] },
+          response: voidOrRefundResponseSchema,
+          reason: { type: 'string', description: 'Why it was skipped or failed.' },
+        },
+      },
+    },
+  },
+} as const;
+
+export type ProcessingSummaryView = FromSchema<typeof processingSummarySchema>;
+export type TriggerResult = FromSchema<typeof triggerResultSchema>;
+export type VoidOrRefundResult = FromSchema<typeof voidOrRefundResultSchema>;

@@ -1,0 +1,163 @@
+/** Sales, voids and refunds: request schemas and the Transaction and Refund responses. */
+import type { FromSchema } from 'json-schema-to-ts';
+import { DECLINE_CATEGORY_DESCRIPTIONS } from '../declines';
+import {
+  accountType,
+  amount,
+  count,
+  dateTime,
+  idempotencyKey,
+  money,
+  profileId,
+  responseUuid,
+  uuid,
+} from './common';
+
+export const saleSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['profileId', 'amount'],
+  properties: {
+    profileId,
+    amount,
+    orderId: { type: 'string', minLength: 1, maxLength: 100 },
+    idempotencyKey,
+    allowPartial: { type: 'boolean' },
+  },
+} as const;
+
+export const refundSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['amount'],
+  properties: { amount, idempotencyKey },
+} as const;
+
+export type SaleInput = FromSchema<typeof saleSchema>;
+export type RefundInput = FromSchema<typeof refundSchema>;
+
+// ---- Responses ----
+
+export const refundHistoryItemSchema = {
+  type: 'object',
+  required: ['refundId', 'amount', 'status', 'date'],
+  properties: {
+    refundId: uuid,
+    amount: money('Refund amount.', 0.01),
+    status: { type: 'string', enum: ['Pending', 'Completed', 'Failed'] },
+    date: dateTime('When the refund was requested.'),
+  },
+} as const;
+
+/** The fields of transactionView (with the built-in protections), shared by Transaction and AuthResponse. */
+const transactionFields = {
+  transactionId: uuid,
+  type: { type: 'string', enum: ['sale'] },
+  status: { type: 'string', enum: ['Approved', 'Declined', 'Voided'] },
+  responseCode: {
+    type: 'string',
+    description:
+      'Processor code: `00` approved, `10` partial approval, `19` duplicate; see the decline table.',
+  },
+  responseMessage: { type: 'string', description: 'Reason text.' },
+  declineCategory: {
+    type: 'string',
+    enum: ['1', '2'],
+    description: `Declined transactions only. 1: ${DECLINE_CATEGORY_DESCRIPTIONS['1']}. 2: ${DECLINE_CATEGORY_DESCRIPTIONS['2']}.`,
+  },
+  declineCategoryDescription: {
+    type: 'string',
+    description: 'Text for declineCategory (declined transactions only).',
+  },
+  isDuplicate: { type: 'boolean', description: 'true when rejected as a duplicate (responseCode 19).' },
+  originalTransactionId: responseUuid('Duplicates only: the earlier transaction this one duplicates.'),
+  amount: money('Requested amount.'),
+  approvedAmount: money('Charged amount: less than amount on a partial approval; 0 when declined.'),
+  authCode: { type: 'string', description: 'Approved transactions only.' },
+  originalAmount: money('Amount originally charged (approvedAmount).'),
+  refundedAmount: money('Completed plus pending refunds.'),
+  availableRefundAmount: money(
+    'originalAmount minus completed and pending refunds (failed ones are not counted); 0 unless Approved.',
+  ),
+  refundCount: count('Number of refunds (completed and pending).'),
+  refundHistory: { type: 'array', items: refundHistoryItemSchema },
+  profileId: { type: 'string', description: '`{payorId}/{savedPaymentMethodId}` charged.' },
+  accountType,
+  maskedAccountNumber: { type: 'string', description: 'All but the last four digits masked.' },
+  orderId: { type: 'string' },
+  paymentId: responseUuid('The scheduled payment this sale charged, when it came from a group.'),
+  processedAt: dateTime('When the processor answered.'),
+  settled: { type: 'boolean', description: 'Settled sales are refunded; unsettled ones are voided.' },
+  settlementTime: dateTime('Settlement cut-off of an approved, unvoided sale.'),
+  voidedAt: dateTime('When the sale was voided.'),
+} as const;
+
+export const transactionSchema = {
+  type: 'object',
+  description: 'A transaction with the fields of the built-in protections (transactionView).',
+  required: [
+    'transactionId',
+    'type',
+    'status',
+    'responseCode',
+    'responseMessage',
+    'isDuplicate',
+    'amount',
+    'approvedAmount',
+    'originalAmount',
+    'refundedAmount',
+    'availableRefundAmount',
+    'refundCount',
+    'refundHistory',
+    'profileId',
+    'processedAt',
+    'settled',
+  ],
+  properties: transactionFields,
+} as const;
+
+export const authResponseSchema = {
+  type: 'object',
+  description:
+    'The sale that charged a scheduled payment, as a Transaction at processing time (its refund fields are not updated later).',
+  required: [
+    'status',
+    'responseCode',
+    'responseMessage',
+    'isDuplicate',
+    'amount',
+    'approvedAmount',
+    'processedAt',
+  ],
+  properties: {
+    ...transactionFields,
+    transactionId: responseUuid('The sale (GET it for current refund fields). Absent when status is Failed.'),
+    status: {
+      type: 'string',
+      enum: ['Approved', 'Declined', 'Failed'],
+      description:
+        'Failed: the payment could not be charged after retries (responseCode 96, declineCategory 2, no transactionId).',
+    },
+  },
+} as const;
+
+export const refundResponseSchema = {
+  type: 'object',
+  description: 'A refund (refundView) with the sale’s remaining availableRefundAmount.',
+  required: ['refundId', 'transactionId', 'amount', 'status', 'date', 'availableRefundAmount'],
+  properties: {
+    refundId: uuid,
+    transactionId: responseUuid('The refunded sale.'),
+    amount: money('Refund amount.', 0.01),
+    status: { type: 'string', enum: ['Pending', 'Completed', 'Failed'] },
+    date: dateTime('When the refund was requested.'),
+    responseCode: { type: 'string', description: 'Processor code, once the processor answered.' },
+    responseMessage: { type: 'string' },
+    availableRefundAmount: money("The sale's remaining refundable amount after this refund."),
+  },
+} as const;
+
+export type TransactionView = FromSchema<typeof transactionSchema>;
+export type AuthResponse = FromSchema<typeof authResponseSchema>;
+export type RefundHistoryItem = FromSchema<typeof refundHistoryItemSchema>;
+export type RefundResponse = FromSchema<typeof refundResponseSchema>;

@@ -1,0 +1,89 @@
+/** The OpenAPI 3.0.3 document: one operation per route, the components they share, the overview. */
+import packageJson from '../../package.json';
+import { requestComponents } from '#contract/schemas/index';
+import { routes, type Route } from '#contract/routes/index';
+import { apiScope, TOKEN_VALIDITY_SECONDS, type Stage } from '#contract/stage';
+import { responseSchemas, SchemaComponents } from './components';
+import { errorResponses } from './errors';
+import { operationOf, tagOf, TAGS } from './operation';
+import { overview } from './overview';
+import {
+  LOCAL_BASE_URL,
+  SECURITY_SCHEME,
+  type HttpVerb,
+  type OpenApiDocument,
+  type OpenApiOptions,
+  type PathItemObject,
+  type SchemaObject,
+} from './types';
+
+function mergeSchemas(
+  a: Record<string, SchemaObject>,
+  b: Record<string, SchemaObject>,
+): Record<string, SchemaObject> {
+  const clash = Object.keys(b).find((name) => name in a);
+  if (clash !== undefined)
+    throw new Error(`schema component ${clash} is both a request and a response schema`);
+  return { ...a, ...b };
+}
+
+/** The OpenAPI 3.0.3 document of the API of `stage`. */
+export function openApiDocument(stage: Stage, options: OpenApiOptions = {}): OpenApiDocument {
+  const tokenUrl = options.tokenUrl ?? `${LOCAL_BASE_URL}/oauth2/token`;
+  const scope = apiScope(stage);
+  const security = [{ [SECURITY_SCHEME]: [scope] }];
+  const components = new SchemaComponents();
+  for (const [name, schema] of requestComponents) components.refTo(schema, name);
+
+  const paths: Record<string, PathItemObject> = {};
+  const usedTags = new Set<string>();
+  for (const route of Object.values(routes) as Route[]) {
+    const operation = operationOf(route, components, security);
+    usedTags.add(tagOf(route));
+    const verb = route.method.toLowerCase() as HttpVerb;
+    const item = (paths[route.path] ??= {});
+    if (item[verb]) throw new Error(`two routes for ${route.method} ${route.path}`);
+    item[verb] = operation;
+  }
+
+  const knownTags = Object.values(TAGS).filter((t) => usedTags.has(t.name));
+  const otherTags = [...usedTags]
+    .filter((t) => !knownTags.some((k) => k.name === t))
+    .map((name) => ({ name }));
+
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Scheduled Payments Service',
+      version: packageJson.version,
+      description: overview(stage, tokenUrl),
+    },
+    servers: options.serverUrl
+      ? [{ url: options.serverUrl, description: `Stage ${stage}` }]
+      : [
+          {
+            url: 'https://{restApiId}.execute-api.{region}.amazonaws.com/' + stage,
+            description: `Deployed API, stage ${stage} (the stack output ApiUrl)`,
+            variables: {
+              restApiId: { default: 'restApiId', description: 'ID of the REST API (from ApiUrl)' },
+              region: { default: 'us-east-1', description: 'AWS region of the deployment' },
+            },
+          },
+          { url: LOCAL_BASE_URL, description: 'Local runtime (npm start)' },
+        ],
+    tags: [...knownTags, ...otherTags],
+    paths,
+    components: {
+      schemas: mergeSchemas(components.schemas, responseSchemas()),
+      responses: errorResponses(),
+      securitySchemes: {
+        [SECURITY_SCHEME]: {
+          type: 'oauth2',
+          description: `OAuth 2.0 client credentials. Send the access token as \`Authorization: Bearer <token>\`; tokens are valid ${TOKEN_VALIDITY_SECONDS / 3600} hours.`,
+          flows: { clientCredentials: { tokenUrl, scopes: { [scope]: 'Call the Scheduled Payments API' } } },
+        },
+      },
+    },
+    security,
+  };
+}

@@ -1,0 +1,58 @@
+/** Error responses: every operation's, and the shared response components they reference. */
+import type { ErrorStatus } from '#contract/routes/index';
+import { json, ref, type ResponseObject } from './types';
+
+export const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: string }> = {
+  400: {
+    name: 'BadRequest',
+    description:
+      'The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Do not retry unchanged.',
+  },
+  401: {
+    name: 'Unauthorized',
+    description: 'The bearer token is missing, malformed or expired. Get a new token and retry once.',
+  },
+  403: {
+    name: 'Forbidden',
+    description:
+      'The client is not authorized for this merchant (or the merchant is unknown), the token lacks the scope, or the operation is not available in this environment. Do not retry.',
+  },
+  404: {
+    name: 'NotFound',
+    description:
+      'The resource named in the path does not exist or is not of this merchant (or payor, or group). Do not retry.',
+  },
+  409: {
+    name: 'Conflict',
+    description:
+      'The idempotencyKey was already used with a different body, or the first request with it is still in progress (retry shortly).',
+  },
+  429: { name: 'TooManyRequests', description: 'Throttled. Retry with backoff.' },
+  500: {
+    name: 'InternalServerError',
+    description:
+      'Unexpected server error. Retry with backoff (1, 2, 4 s ± 200 ms), at most 3 attempts in all.',
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    description:
+      'Transient: a dependency is unavailable or there was too much contention. Retry with backoff (1, 2, 4 s ± 200 ms), at most 3 attempts in all.',
+  },
+};
+
+export const COMMON_ERRORS: readonly ErrorStatus[] = [400, 401, 403, 429, 500, 503];
+
+/** The shared response components, keyed by name. */
+export function errorResponses(): Record<string, ResponseObject> {
+  const responses: Record<string, ResponseObject> = {};
+  for (const [status, { name, description }] of Object.entries(ERROR_RESPONSES)) {
+    responses[name] = {
+      description,
+      ...(status === '401' && {
+        headers: { 'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } } },
+      }),
+      content: json(ref('Error')),
+    };
+  }
+  return responses;
+}

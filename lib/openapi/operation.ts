@@ -1,0 +1,98 @@
+/** One route → one operation: parameters, request body, responses, tag and notes. */
+import { pathParamNames } from '#contract/params';
+import { routes, type ErrorStatus, type Route } from '#contract/routes/index';
+import type { SchemaComponents } from './components';
+import { responseSchema } from './components';
+import { COMMON_ERRORS, ERROR_RESPONSES } from './errors';
+import { parametersOf } from './parameters';
+import { json, type OperationObject, type SchemaObject } from './types';
+
+export const TAGS: Record<string, { name: string; description: string }> = {
+  groups: {
+    name: 'Groups',
+    description: 'Payment groups: payments processed together at one UTC date and hour.',
+  },
+  payments: { name: 'Payments', description: 'Scheduled payments of a group.' },
+  payors: { name: 'Payors', description: 'Customer payment profiles.' },
+  methods: { name: 'Saved payment methods', description: 'Tokenized cards and bank accounts of a payor.' },
+  transactions: { name: 'Transactions', description: 'Sales with saved methods, voids and refunds.' },
+};
+
+export function tagOf(route: Route): string {
+  const dir = route.handler.split('/')[0] ?? route.handler;
+  return TAGS[dir]?.name ?? dir.charAt(0).toUpperCase() + dir.slice(1);
+}
+
+const byId: ReadonlyMap<string, Route> = new Map(Object.values(routes).map((r: Route) => [r.id, r]));
+
+/** The route `route` is an identical alias of, if any. */
+export function aliasTarget(route: Route): Route | undefined {
+  if (route.aliasOf === undefined) return undefined;
+  const target = byId.get(route.aliasOf);
+  if (!target) throw new Error(`route ${route.id} is an alias of unknown route ${route.aliasOf}`);
+  return target;
+}
+
+function requestBodyOf(route: Route, components: SchemaComponents): OperationObject['requestBody'] {
+  const body = route.body;
+  if (!body) return undefined;
+  let schema: SchemaObject = components.refTo(body.schema, `${route.id}Request`);
+  if (body.validatedInCode) {
+    // The validator's component stays as the validator says; this body narrows the properties.
+    const properties = Object.fromEntries(
+      Object.entries(body.validatedInCode).map(([property, list]) => [
+        property,
+        components.refTo(list, `${route.id}${property.charAt(0).toUpperCase()}${property.slice(1)}`),
+      ]),
+    );
+    schema = { allOf: [schema, { type: 'object', properties }] };
+  }
+  return {
+    ...(body.description !== undefined && { description: body.description }),
+    required: body.optional !== true,
+    content: json(schema),
+  };
+}
+
+function responsesOf(route: Route): OperationObject['responses'] {
+  if (route.status !== 204 && !route.response) {
+    throw new Error(`route ${route.id} answers ${route.status} but declares no response schema`);
+  }
+  const errors = new Set<ErrorStatus>([...COMMON_ERRORS, ...(route.errors ?? [])]);
+  if (pathParamNames(route.path).some((p) => p !== 'MID')) errors.add(404);
+  const responses: OperationObject['responses'] = {
+    [String(route.status)]:
+      route.status === 204 || !route.response
+        ? { description: 'Done; no body.' }
+        : { description: route.response.description, content: json(responseSchema(route.response.schema)) },
+  };
+  for (const status of [...errors].sort((a, b) => a - b)) {
+    responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+  }
+  return responses;
+}
+
+export function operationOf(
+  route: Route,
+  components: SchemaComponents,
+  security: Record<string, string[]>[],
+): OperationObject {
+  const alias = aliasTarget(route);
+  const notes = [
+    route.nonProdOnly ? '**Non-production only**: in production this operation answers 403.' : undefined,
+    alias ? `Identical alias of \`${alias.method} ${alias.path}\` (${alias.id}).` : undefined,
+  ].filter((n): n is string => n !== undefined);
+  const parameters = parametersOf(route);
+  const requestBody = requestBodyOf(route, components);
+  return {
+    operationId: route.id,
+    summary: route.summary,
+    description: [...notes, route.description].join('\n\n'),
+    tags: [tagOf(route)],
+    parameters,
+    ...(requestBody && { requestBody }),
+    responses: responsesOf(route),
+    security,
+    ...(route.nonProdOnly && { 'x-non-production-only': true as const }),
+  };
+}
