@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { startRuntimeProcess } from '../support/runtime';
+import { launchLocalRuntime } from '../../lib/local/launcher';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -35,17 +35,17 @@ async function closedWithin(port: number, ms: number): Promise<boolean> {
 }
 
 test('Ctrl-C stops the API and DynamoDB Local and exits 0', async () => {
-  const runtime = await startRuntimeProcess();
+  const runtime = await launchLocalRuntime({ dataDirPrefix: 'sps-e2e' });
   expect(runtime.output().match(/ready at/g)).toHaveLength(1);
   const port = dynamoPort(runtime.dataDir);
   expect(await listening(port)).toBe(true);
-  expect(await runtime.stop('SIGINT')).toBe(0);
+  expect((await runtime.stop('SIGINT')).exitCode).toBe(0);
   expect(await closedWithin(port, 5000)).toBe(true);
   expect(await listening(Number(new URL(runtime.url).port))).toBe(false);
 });
 
 test('a killed runtime leaves no DynamoDB Local behind', async () => {
-  const runtime = await startRuntimeProcess();
+  const runtime = await launchLocalRuntime({ dataDirPrefix: 'sps-e2e' });
   const port = dynamoPort(runtime.dataDir);
   const { pid } = JSON.parse(readFileSync(join(runtime.dataDir, 'runtime.json'), 'utf8')) as { pid: number };
   expect(await listening(port)).toBe(true);

@@ -22,7 +22,7 @@ import {
   tokenFor,
 } from '../support/api';
 import { aProfile, createPayor } from '../fixtures/api';
-import { startRuntimeProcess, type RuntimeProcess } from '../support/runtime';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '../../lib/local/launcher';
 import {
   allExecutions,
   closeLocalTable,
@@ -57,9 +57,9 @@ const voidOrRefund = (groupId: string, body?: unknown) =>
 const ids = (entries: Json[]) => entries.map((e) => e.paymentGroupId as string);
 
 // The production runtime takes a while to start: it starts now and is awaited by its test.
-let prodRuntime: Promise<RuntimeProcess> | undefined;
+let prodRuntime: Promise<LocalRuntimeProcess> | undefined;
 beforeAll(() => {
-  prodRuntime = startRuntimeProcess({ SERVICE_STAGE: 'prod' });
+  prodRuntime = launchLocalRuntime({ dataDirPrefix: 'sps-e2e', env: { SERVICE_STAGE: 'prod' } });
   prodRuntime.catch(() => undefined);
 });
 afterAll(async () => {

@@ -1,5 +1,5 @@
-import type { RuntimeProcess } from './runtime';
+import type { LocalRuntimeProcess } from '../../lib/local/launcher';
 
 export default async function teardown(): Promise<void> {
-  await (globalThis as { __E2E_RUNTIME__?: RuntimeProcess }).__E2E_RUNTIME__?.stop();
+  await (globalThis as { __E2E_RUNTIME__?: LocalRuntimeProcess }).__E2E_RUNTIME__?.stop();
 }

@@ -1,0 +1,172 @@
+/**
+ * Starts the local runtime (`bin/local.ts`, what `npm start` runs) in a child process on free
+ * ports, with in-memory DynamoDB and a data directory of its own, and waits for its ready line.
+ * The end-to-end tests and the bench both launch it through here.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from './dynamodb-local';
+
+const ROOT = resolve(__dirname, '..', '..');
+const READY_TIMEOUT_MS = 90_000;
+const STOP_TIMEOUT_MS = 20_000;
+/** Output kept in memory for error messages; all of it is in `<dataDir>/runtime.log`. */
+const OUTPUT_TAIL_CHARS = 64_000;
+
+export interface LaunchOptions {
+  /** Added to (and overriding) the inherited environment. */
+  env?: Record<string, string>;
+  /** Prefix of the temporary data directory's name. */
+  dataDirPrefix?: string;
+  /**
+   * Node flags and `--import`ed modules. Given (even empty), the runtime runs as
+   * `node --import tsx <nodeArgs> bin/local.ts`, so that the child pid is the runtime itself
+   * (signals, CPU accounting and `--cpu-prof` reach it directly). Without it, it runs through the
+   * tsx CLI, as `npm start` does.
+   */
+  nodeArgs?: string[];
+}
+
+export interface StopResult {
+  exitCode: number | null;
+  /** Command lines of DynamoDB Local processes of this runtime still running after it exited. */
+  orphans: string[];
+}
+
+export interface LocalRuntimeProcess {
+  readonly url: string;
+  /** aws-ses-v2-local of this runtime (GET /store lists the e-mails). */
+  readonly sesUrl: string;
+  readonly dynamodbEndpoint: string;
+  readonly tableName: string;
+  readonly dataDir: string;
+  /** The child's pid: the runtime itself with `nodeArgs`, else the tsx CLI in front of it. */
+  readonly pid: number;
+  /** The latest output of the runtime (stdout and stderr). */
+  output(): string;
+  /**
+   * Sends `signal` (SIGINT: as Ctrl-C), waits for the exit (SIGKILL after 20 s), then checks that
+   * no DynamoDB Local of this runtime is left; the data directory is removed when none is.
+   */
+  stop(signal?: NodeJS.Signals): Promise<StopResult>;
+}
+
+interface RuntimeFile {
+  dynamodbEndpoint: string;
+  tableName: string;
+}
+
+/** `promise`, or null after `ms`; the timer is cleared so that it keeps no process alive. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((ok) => (timer = setTimeout(() => ok(null), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function launchLocalRuntime(options: LaunchOptions = {}): Promise<LocalRuntimeProcess> {
+  const port = await freePort();
+  const sesPort = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), `${options.dataDirPrefix ?? 'sps-local'}-`));
+  const [command, args] = options.nodeArgs
+    ? [process.execPath, ['--import', 'tsx', ...options.nodeArgs, 'bin/local.ts']]
+    : [join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/local.ts']];
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      SES_PORT: String(sesPort),
+      DATA_DIR: dataDir,
+      DYNAMODB_IN_MEMORY: 'true',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Everything the runtime prints is kept in <dataDir>/runtime.log (tests search it for leaks).
+  const log = createWriteStream(join(dataDir, 'runtime.log'));
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  let output = '';
+  child.stdout.on(
+    'data',
+    (chunk: Buffer) => (output = (output + chunk.toString()).slice(-OUTPUT_TAIL_CHARS)),
+  );
+  child.stderr.on(
+    'data',
+    (chunk: Buffer) => (output = (output + chunk.toString()).slice(-OUTPUT_TAIL_CHARS)),
+  );
+  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+
+  const killAndWait = async (signal: NodeJS.Signals): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    const exitCode = await within(exited, STOP_TIMEOUT_MS);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    return exitCode;
+  };
+
+  let url: string;
+  try {
+    url = await readyUrl(child.stdout, child.stderr, exited, () => output);
+  } catch (error) {
+    // Not ready in time (or exited): make sure it is gone, and DynamoDB Local with it.
+    await killAndWait('SIGINT');
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const info = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as RuntimeFile;
+  const dynamoPort = new URL(info.dynamodbEndpoint).port;
+
+  return {
+    url,
+    sesUrl: `http://127.0.0.1:${sesPort}`,
+    dynamodbEndpoint: info.dynamodbEndpoint,
+    tableName: info.tableName,
+    dataDir,
+    pid: child.pid!,
+    output: () => output,
+    async stop(signal: NodeJS.Signals = 'SIGINT') {
+      const exitCode = await killAndWait(signal);
+      // DynamoDB Local of this runtime is the java process listening on its port.
+      const probe = spawnSync('pgrep', ['-f', `DynamoDBLocal.jar -port ${dynamoPort} `], {
+        encoding: 'utf8',
+      });
+      const orphans = (probe.stdout ?? '').split('\n').filter((line) => line.trim() !== '');
+      if (orphans.length === 0) rmSync(dataDir, { recursive: true, force: true });
+      return { exitCode, orphans };
+    },
+  };
+}
+
+/** The URL of the runtime's `ready at` line; fails when it exits first or takes over 90 s. */
+function readyUrl(
+  stdout: NodeJS.ReadableStream,
+  stderr: NodeJS.ReadableStream,
+  exited: Promise<number | null>,
+  output: () => string,
+): Promise<string> {
+  return new Promise<string>((ok, fail) => {
+    const timer = setTimeout(
+      () => fail(new Error(`runtime did not start in ${READY_TIMEOUT_MS / 1000} s:\n${output()}`)),
+      READY_TIMEOUT_MS,
+    );
+    const onData = () => {
+      const match = /ready at (http:\/\/\S+)/.exec(output());
+      if (match) {
+        clearTimeout(timer);
+        ok(match[1]!);
+      }
+    };
+    stdout.on('data', onData);
+    stderr.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      fail(new Error(`runtime exited with ${code} before it was ready:\n${output()}`));
+    });
+  });
+}
