@@ -60,7 +60,7 @@ async function load(runtime: BenchRuntime, settlementSeconds: number): Promise<L
     import('../../lambdas/processing/begin-group'),
     import('../../lambdas/processing/authorize-batch'),
     import('../../lambdas/processing/complete-group'),
-    import('../../lambdas/store/groups'),
+    import('../../lambdas/store/claims'),
     import('../../contract/processing'),
     import('../../lambdas/shared/ddb'),
     import('../../lib/local/http-server'),
@@ -77,7 +77,7 @@ async function load(runtime: BenchRuntime, settlementSeconds: number): Promise<L
 
   return {
     async claim(groupId) {
-      const outcome = await store.groupStore().claim(groupId, lib.executionName(groupId), new Date());
+      const outcome = await store.claimStore().claim(groupId, lib.executionName(groupId), new Date());
       if (!outcome.claimed)
         throw new Error(`group ${groupId} could not be claimed (${outcome.group?.status})`);
     },

@@ -8,7 +8,7 @@ import type { Group } from '#domain/groups';
 import { executionName } from '#contract/processing';
 import { logger } from '#shared/logger';
 import { startExecution } from '#shared/sfn';
-import { groupStore } from '#store/groups';
+import { claimStore } from '#store/claims';
 
 export type StartOutcome =
   { paymentGroupId: string; executionArn: string } | { paymentGroupId: string; error: string };
@@ -32,7 +32,7 @@ export async function startProcessing(
 ): Promise<StartOutcome> {
   const { paymentGroupId } = group;
   const name = executionName(paymentGroupId);
-  const store = groupStore();
+  const store = claimStore();
   const claim = await store.claim(paymentGroupId, name, now);
   if (!claim.claimed) {
     return { paymentGroupId, error: claim.group ? refusal[claim.group.status] : 'the group does not exist' };

@@ -11,7 +11,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { runSale } from '#core/sale';
 import type { Payment } from '#domain/groups';
 import { giveUpOnCharge } from '#core/unanswered';
-import { countOutcome, type ProcessingState } from '#domain/processing';
+import { countOutcome, type AuthResponse, type ProcessingState } from '#domain/processing';
 import { transactionView } from '#domain/transactions';
 import { mapLimit, sleep } from '#shared/concurrency';
 import { config } from '#shared/config';
@@ -19,7 +19,7 @@ import { isTransient } from '#shared/ddb';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 import { ProcessorUnavailableError } from '#processor/processor';
-import { groupStore } from '#store/groups';
+import { paymentStore } from '#store/payments';
 
 /** Namespace of the transaction ids of scheduled payments (UUIDv5 of the paymentId). */
 const PAYMENT_TRANSACTION_NAMESPACE = '6b1c9b1e-5a51-4f3e-9c55-3f1f4a7e2d10';
@@ -30,7 +30,7 @@ const ATTEMPTS = 3;
 
 const retryable = (error: unknown) => isTransient(error) || error instanceof ProcessorUnavailableError;
 
-async function charge(payment: Payment, state: ProcessingState): Promise<Record<string, unknown>> {
+async function charge(payment: Payment, state: ProcessingState): Promise<AuthResponse> {
   for (let attempt = 1; ; attempt++) {
     try {
       const txn = await runSale(
@@ -64,7 +64,7 @@ async function charge(payment: Payment, state: ProcessingState): Promise<Record<
 
 export const handler = taskHandler(async (state: ProcessingState): Promise<ProcessingState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
-  const store = groupStore();
+  const store = paymentStore();
   const { payments, cursor } = await store.paymentsAfter(
     state.paymentGroupId,
     state.cursor,

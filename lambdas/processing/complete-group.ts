@@ -1,12 +1,12 @@
 import type { ProcessingState } from '#domain/processing';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { groupStore } from '#store/groups';
+import { claimStore } from '#store/claims';
 
 /** State machine task CompleteGroup: processing → processed, with the outcome summary. */
 export const handler = taskHandler(async (state: ProcessingState): Promise<ProcessingState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
-  await groupStore().complete(state.paymentGroupId, {
+  await claimStore().complete(state.paymentGroupId, {
     ...state.totals,
     processedAt: new Date().toISOString(),
   });

@@ -11,7 +11,7 @@ import { ddb } from '#shared/ddb';
 import { logger } from '#shared/logger';
 import { MerchantRegistry } from '#shared/merchants';
 import { taskHandler } from '#shared/task';
-import { groupStore } from '#store/groups';
+import { paymentStore } from '#store/payments';
 import { outboxStore } from '#store/outbox';
 import { payorStore } from '#store/payors';
 import { transactionStore } from '#store/transactions';
@@ -22,16 +22,13 @@ export interface ReceiptState extends ProcessingState {
 
 export const handler = taskHandler(async (state: ReceiptState): Promise<ReceiptState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
-  const { payments, cursor } = await groupStore().paymentsAfter(
+  const { payments, cursor } = await paymentStore().paymentsAfter(
     state.paymentGroupId,
     state.receiptCursor,
     config().receiptsPageSize,
   );
   const due = payments.filter(
-    (p) =>
-      !p.deleted &&
-      p.sendEmailReceipt &&
-      (p.authResponse as { status?: string } | null)?.status === 'Approved',
+    (p) => !p.deleted && p.sendEmailReceipt && p.authResponse?.status === 'Approved',
   );
   let queued = 0;
   if (due.length > 0) {
@@ -43,7 +40,8 @@ export const handler = taskHandler(async (state: ReceiptState): Promise<ReceiptS
     const now = new Date();
     for (const payment of due) {
       const email = emails.get(parseProfileId(payment.profileId).payorId);
-      const transactionId = (payment.authResponse as { transactionId?: string }).transactionId;
+      const auth = payment.authResponse;
+      const transactionId = auth?.status === 'Approved' ? auth.transactionId : undefined;
       if (!email || !transactionId) continue;
       const found = await transactionStore().find(transactionId);
       if (!found || found.transaction.status !== 'Approved') continue; // voided before settlement: no receipt

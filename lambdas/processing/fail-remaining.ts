@@ -3,7 +3,7 @@ import { countOutcome, type ProcessingState } from '#domain/processing';
 import { transactionIdOf } from './authorize-batch';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { groupStore } from '#store/groups';
+import { paymentStore } from '#store/payments';
 
 /**
  * State machine task FailRemaining (after AuthorizeBatch ran out of retries): every payment from
@@ -16,7 +16,7 @@ export const handler = taskHandler(
   ): Promise<ProcessingState> => {
     logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
     logger.error('authorizing failed after retries; failing the remaining payments', { error: state.error });
-    const store = groupStore();
+    const store = paymentStore();
     const reason = state.error?.Error ?? 'processing error';
     const totals = { ...state.totals };
     let cursor = state.cursor;

@@ -12,7 +12,7 @@ import { currentSlot } from '#domain/groups';
 import { mapLimit } from '#shared/concurrency';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { groupStore } from '#store/groups';
+import { dueIndex } from '#store/due';
 
 /** A claim older than this without a finished group is started again (same name: same run). */
 const STALE_CLAIM_MS = 10 * 60 * 1000;
@@ -28,7 +28,7 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
   if (Number.isNaN(time.getTime()))
     throw new Error(`scheduled event without a valid time: ${String(event.time)}`);
   const slot = currentSlot(time);
-  const due = await groupStore().dueGroups(slot);
+  const due = await dueIndex().dueGroups(slot);
   const now = new Date();
   const pending = due.filter((g) => g.status === 'pending');
   const stale = due.filter(

@@ -1,5 +1,10 @@
-/** Helpers shared by the stores: stripping key attributes, paging through a Query. */
-import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+/** Helpers shared by the stores: stripping key attributes, paging through a Query, batch writes. */
+import {
+  BatchWriteCommand,
+  QueryCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 
 export type Item = Record<string, unknown>;
 
@@ -25,3 +30,34 @@ export async function queryAll(db: DynamoDBDocumentClient, input: QueryCommandIn
 
 export const isConditionFailure = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/** BatchWriteItem takes at most 25 requests. */
+const BATCH_SIZE = 25;
+/** Batches in flight at once: fast for large groups without throttling a fresh table. */
+const BATCH_CONCURRENCY = 8;
+
+/**
+ * Writes (puts or deletes) every request, 25 a batch, retrying unprocessed items with backoff.
+ * Not atomic: callers make the result reachable only once all of it is written.
+ */
+export async function batchWriteAll(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  requests: Item[],
+): Promise<void> {
+  const chunks: Item[][] = [];
+  for (let i = 0; i < requests.length; i += BATCH_SIZE) chunks.push(requests.slice(i, i + BATCH_SIZE));
+  let next = 0;
+  const worker = async () => {
+    while (next < chunks.length) {
+      let pending = chunks[next++]!;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 8) throw new Error('batch write: unprocessed items after retries');
+        if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
+        const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } }));
+        pending = (out.UnprocessedItems?.[tableName] ?? []) as Item[];
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, chunks.length) }, worker));
+}

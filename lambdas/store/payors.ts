@@ -18,7 +18,7 @@ import { config } from '#shared/config';
 import { cancellationCodes, ddb } from '#shared/ddb';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '#shared/errors';
 import { keys } from '#shared/keys';
-import { MAX_METHODS_PER_PAYOR } from '#shared/schemas';
+import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
 import type { Payor, SavedMethod } from '#domain/payors';
 import { queryAll, strip, type Item } from './items';
 
@@ -44,10 +44,6 @@ export interface PayorWithMethods {
   payor: Payor;
   methods: SavedMethod[];
 }
-
-const ATTEMPTS = 5;
-const contention = () =>
-  new ServiceUnavailableError('too many concurrent changes to this payor; retry the request');
 
 export class PayorStore {
   constructor(
@@ -413,15 +409,6 @@ export class PayorStore {
       throw error;
     }
   }
-}
-
-/** Re-reads and retries an optimistic payor change a bounded number of times. */
-export async function retrying<T>(attempt: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < ATTEMPTS; i++) {
-    const result = await attempt();
-    if (result !== undefined) return result;
-  }
-  throw contention();
 }
 
 let store: PayorStore | undefined;

@@ -13,7 +13,9 @@ import { SandboxProcessor } from '../../lambdas/processor/sandbox';
 import { reloadConfigForTests } from '../../lambdas/shared/config';
 import { ddb } from '../../lambdas/shared/ddb';
 import { newId } from '../../lambdas/shared/ids';
-import { GroupStore } from '../../lambdas/store/groups';
+import { DynamoClaimStore } from '../../lambdas/store/claims';
+import { DynamoGroupStore } from '../../lambdas/store/groups';
+import { DynamoPaymentStore } from '../../lambdas/store/payments';
 import { PayorStore } from '../../lambdas/store/payors';
 import { createTestTable, type TestTable } from '../support/ddb';
 import { makePayor } from '../fixtures';
@@ -22,7 +24,9 @@ import { FaultyProcessor } from './processor-double';
 type Handler = (state: ProcessingState, context: Context) => Promise<ProcessingState>;
 
 let table: TestTable;
-let groups: GroupStore;
+let groups: DynamoGroupStore;
+let payStore: DynamoPaymentStore;
+let claims: DynamoClaimStore;
 let processor: FaultyProcessor;
 let sandbox: SandboxProcessor;
 let handler: Handler;
@@ -52,7 +56,9 @@ beforeAll(async () => {
   process.env.PROCESS_BATCH_SIZE = String(BATCH);
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
   reloadConfigForTests();
-  groups = new GroupStore(table.db, table.tableName);
+  groups = new DynamoGroupStore(table.db, table.tableName);
+  payStore = new DynamoPaymentStore(table.db, table.tableName);
+  claims = new DynamoClaimStore(table.db, table.tableName);
   sandbox = new SandboxProcessor(ddb(), table.tableName, { periodSeconds: 3600, offsetSeconds: 1800 });
   processor = new FaultyProcessor(sandbox);
   useProcessor(processor);
@@ -96,8 +102,8 @@ async function aGroup(
   group.paymentCount = payments.length;
   group.totalCents = payments.reduce((s, p) => s + p.amountCents, 0);
   await groups.createGroup(group, payments);
-  for (const i of deleted) expect(await groups.softDeletePayment(payments[i]!, now)).toBe('ok');
-  await groups.claim(group.paymentGroupId, `exec-${group.paymentGroupId}`, now);
+  for (const i of deleted) expect(await payStore.softDeletePayment(payments[i]!, now)).toBe('ok');
+  await claims.claim(group.paymentGroupId, `exec-${group.paymentGroupId}`, now);
   return { group, payments };
 }
 
@@ -147,7 +153,7 @@ async function transactionsOf(payments: Payment[]): Promise<Record<string, unkno
   return items;
 }
 
-const stored = (payment: Payment) => groups.getPayment(payment.paymentGroupId, payment.paymentId);
+const stored = (payment: Payment) => payStore.getPayment(payment.paymentGroupId, payment.paymentId);
 
 test('each payment is charged once; re-running the batches charges nothing again', async () => {
   const { group, payments } = await aGroup(['ok', 'ok', '05', 'ok', 'ok', 'p5000', 'ok'], [4]);
@@ -162,9 +168,10 @@ test('each payment is charged once; re-running the batches charges nothing again
   );
   for (const p of live) {
     expect(await saleCalls(p)).toBe(1);
-    const auth = (await stored(p))!.authResponse!;
-    expect(auth.transactionId).toBe(transactionIdOf(p.paymentId));
-    expect(auth.paymentId).toBe(p.paymentId);
+    expect((await stored(p))!.authResponse).toMatchObject({
+      transactionId: transactionIdOf(p.paymentId),
+      paymentId: p.paymentId,
+    });
   }
   expect((await stored(payments[2]!))!.authResponse).toMatchObject({
     status: 'Declined',

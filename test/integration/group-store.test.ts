@@ -4,17 +4,20 @@ import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/do
 import type { OutboxItem } from '../../lambdas/domain/notifications';
 import { newId } from '../../lambdas/shared/ids';
 import { keys } from '../../lambdas/shared/keys';
-import { GroupStore, MAX_TRANSACTION_ITEMS } from '../../lambdas/store/groups';
+import { DynamoGroupStore, MAX_TRANSACTION_ITEMS } from '../../lambdas/store/groups';
+import { DynamoPaymentStore } from '../../lambdas/store/payments';
 import { createTestTable, type TestTable } from '../support/ddb';
 
 let table: TestTable;
-let store: GroupStore;
+let store: DynamoGroupStore;
+let payStore: DynamoPaymentStore;
 const MERCHANT = '32350000001';
 const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 
 beforeAll(async () => {
   table = await createTestTable();
-  store = new GroupStore(table.db, table.tableName);
+  store = new DynamoGroupStore(table.db, table.tableName);
+  payStore = new DynamoPaymentStore(table.db, table.tableName);
 });
 afterAll(() => table.drop());
 
@@ -43,7 +46,7 @@ test('a created group is readable with its payments, totals and index keys', asy
   await store.createGroup(group, payments);
   const stored = await store.getGroup(group.paymentGroupId);
   expect(stored).toEqual(group);
-  expect((await store.listPayments(group.paymentGroupId)).map((p) => p.paymentId)).toEqual(
+  expect((await payStore.listPayments(group.paymentGroupId)).map((p) => p.paymentId)).toEqual(
     payments.map((p) => p.paymentId),
   );
   const item = await rawItem(keys.group(group.paymentGroupId));
@@ -59,7 +62,7 @@ test('a group of 250 payments (beyond one transaction) is written whole', async 
     paymentCount: 250,
     totalCents: group.totalCents,
   });
-  expect(await store.listPayments(group.paymentGroupId)).toHaveLength(250);
+  expect(await payStore.listPayments(group.paymentGroupId)).toHaveLength(250);
 });
 
 test('creating a group whose id exists fails and writes nothing new', async () => {
@@ -69,7 +72,7 @@ test('creating a group whose id exists fails and writes nothing new', async () =
   again.group.paymentGroupId = group.paymentGroupId;
   for (const p of again.payments) p.paymentGroupId = group.paymentGroupId;
   await expect(store.createGroup(again.group, again.payments)).rejects.toThrow();
-  expect(await store.listPayments(group.paymentGroupId)).toHaveLength(2);
+  expect(await payStore.listPayments(group.paymentGroupId)).toHaveLength(2);
 });
 
 describe('outbox items written with the payments', () => {
@@ -102,7 +105,7 @@ describe('outbox items written with the payments', () => {
     const notices = [notice(payments[0]!, group), notice(payments[count - 1]!, group)];
     await store.createGroup(group, payments, notices);
     expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: count });
-    expect(await store.listPayments(group.paymentGroupId)).toHaveLength(count);
+    expect(await payStore.listPayments(group.paymentGroupId)).toHaveLength(count);
     for (const p of [payments[0]!, payments[count - 1]!]) {
       expect(await outboxItem(p)).toMatchObject({
         pk: `OUTBOX#notice:${p.paymentId}`,
@@ -123,14 +126,14 @@ describe('outbox items written with the payments', () => {
     await store.createGroup(group, []);
     const now = new Date();
     const added = newPayment({ profileId: 'p/m', amount: 4.2 }, group, newId(), now);
-    expect(await store.addPayment(added, now, [notice(added, group)])).toBe('ok');
+    expect(await payStore.addPayment(added, now, [notice(added, group)])).toBe('ok');
     expect(await outboxItem(added)).toMatchObject({ entity: 'outbox', recipient: 'payor@example.com' });
     expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: 1, totalCents: 420 });
 
     expect(await store.markDeleted(group.paymentGroupId, now)).toBe(true);
     const refused = newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now);
-    expect(await store.addPayment(refused, now, [notice(refused, group)])).toBe('group-not-editable');
-    expect(await store.getPayment(group.paymentGroupId, refused.paymentId)).toBeUndefined();
+    expect(await payStore.addPayment(refused, now, [notice(refused, group)])).toBe('group-not-editable');
+    expect(await payStore.getPayment(group.paymentGroupId, refused.paymentId)).toBeUndefined();
     expect(await outboxItem(refused)).toBeUndefined();
   });
 });
@@ -142,7 +145,7 @@ test('50 concurrent payment adds keep paymentCount and totalCents exact', async 
   const amounts = Array.from({ length: 50 }, (_, i) => 1 + i / 100);
   const outcomes = await Promise.all(
     amounts.map((amount) =>
-      store.addPayment(newPayment({ profileId: 'p/m', amount }, group, newId(), now), now),
+      payStore.addPayment(newPayment({ profileId: 'p/m', amount }, group, newId(), now), now),
     ),
   );
   expect(outcomes.every((o) => o === 'ok')).toBe(true);
@@ -156,19 +159,19 @@ test('concurrent adds, deletes and replacements leave totals equal to the live p
   await store.createGroup(group, payments);
   const now = new Date();
   const work: Promise<unknown>[] = [];
-  for (const p of payments.slice(0, 10)) work.push(store.softDeletePayment(p, now));
+  for (const p of payments.slice(0, 10)) work.push(payStore.softDeletePayment(p, now));
   for (const p of payments.slice(10, 15))
     work.push(
-      store.replacePayment(
+      payStore.replacePayment(
         p,
         { ...p, amountCents: p.amountCents + 100, lastUpdated: new Date().toISOString() },
         now,
       ),
     );
   for (let i = 0; i < 10; i++)
-    work.push(store.addPayment(newPayment({ profileId: 'p/m', amount: 2.5 }, group, newId(), now), now));
+    work.push(payStore.addPayment(newPayment({ profileId: 'p/m', amount: 2.5 }, group, newId(), now), now));
   await Promise.all(work);
-  const live = (await store.listPayments(group.paymentGroupId)).filter((p) => !p.deleted);
+  const live = (await payStore.listPayments(group.paymentGroupId)).filter((p) => !p.deleted);
   const stored = await store.getGroup(group.paymentGroupId);
   expect(stored?.paymentCount).toBe(live.length);
   expect(stored?.totalCents).toBe(live.reduce((s, p) => s + p.amountCents, 0));
@@ -180,13 +183,13 @@ test('a stale replacement and a double delete are refused by their conditions', 
   await store.createGroup(group, payments);
   const p = payments[0]!;
   const now = new Date();
-  expect(await store.replacePayment(p, { ...p, amountCents: 500, lastUpdated: 'x' }, now)).toBe('ok');
-  expect(await store.replacePayment(p, { ...p, amountCents: 900, lastUpdated: 'y' }, now)).toBe(
+  expect(await payStore.replacePayment(p, { ...p, amountCents: 500, lastUpdated: 'x' }, now)).toBe('ok');
+  expect(await payStore.replacePayment(p, { ...p, amountCents: 900, lastUpdated: 'y' }, now)).toBe(
     'payment-changed',
   );
-  const current = (await store.getPayment(group.paymentGroupId, p.paymentId))!;
-  expect(await store.softDeletePayment(current, now)).toBe('ok');
-  expect(await store.softDeletePayment(current, now)).toBe('payment-changed');
+  const current = (await payStore.getPayment(group.paymentGroupId, p.paymentId))!;
+  expect(await payStore.softDeletePayment(current, now)).toBe('ok');
+  expect(await payStore.softDeletePayment(current, now)).toBe('payment-changed');
   expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: 0, totalCents: 0 });
 });
 
@@ -195,10 +198,10 @@ test('payments of a group that is not pending cannot change', async () => {
   await store.createGroup(group, payments);
   expect(await store.markDeleted(group.paymentGroupId, new Date())).toBe(true);
   const now = new Date();
-  expect(await store.addPayment(newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), now)).toBe(
-    'group-not-editable',
-  );
-  expect(await store.softDeletePayment(payments[0]!, now)).toBe('group-not-editable');
+  expect(
+    await payStore.addPayment(newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), now),
+  ).toBe('group-not-editable');
+  expect(await payStore.softDeletePayment(payments[0]!, now)).toBe('group-not-editable');
   expect(await store.markDeleted(group.paymentGroupId, now)).toBe(false);
   const item = await rawItem(keys.group(group.paymentGroupId));
   expect(item?.gsi2pk).toBeUndefined();
@@ -210,12 +213,12 @@ test('a payment add racing a group delete never changes a deleted group', async 
   await store.createGroup(group, []);
   const now = new Date();
   const adds = Array.from({ length: 20 }, () =>
-    store.addPayment(newPayment({ profileId: 'p/m', amount: 3 }, group, newId(), now), now),
+    payStore.addPayment(newPayment({ profileId: 'p/m', amount: 3 }, group, newId(), now), now),
   );
   const [deleted, ...outcomes] = await Promise.all([store.markDeleted(group.paymentGroupId, now), ...adds]);
   expect(deleted).toBe(true);
   const stored = (await store.getGroup(group.paymentGroupId))!;
-  const live = (await store.listPayments(group.paymentGroupId)).filter((p) => !p.deleted);
+  const live = (await payStore.listPayments(group.paymentGroupId)).filter((p) => !p.deleted);
   expect(stored.paymentCount).toBe(live.length);
   expect(stored.paymentCount).toBe(outcomes.filter((o) => o === 'ok').length);
 });
@@ -228,7 +231,7 @@ test('settings updates keep totals written concurrently and move the index keys'
   await Promise.all([
     store.updateSettings(next),
     ...Array.from({ length: 10 }, () =>
-      store.addPayment(newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), now),
+      payStore.addPayment(newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), now),
     ),
   ]);
   const stored = (await store.getGroup(group.paymentGroupId))!;

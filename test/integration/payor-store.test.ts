@@ -3,8 +3,9 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { replacementDefault, type Payor, type SavedMethod } from '../../lambdas/domain/payors';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../../lambdas/shared/errors';
 import { keys } from '../../lambdas/shared/keys';
-import { MAX_METHODS_PER_PAYOR } from '../../lambdas/shared/schemas';
-import { DuplicateCustomerAccountIdError, PayorStore, retrying } from '../../lambdas/store/payors';
+import { MAX_METHODS_PER_PAYOR } from '../../contract/limits';
+import { PAYOR, withOptimisticRetry } from '../../lambdas/shared/retry';
+import { DuplicateCustomerAccountIdError, PayorStore } from '../../lambdas/store/payors';
 import { createTestTable, type TestTable } from '../support/ddb';
 import { makeMethod, makePayor, nameOf, settle } from '../fixtures';
 
@@ -66,7 +67,7 @@ async function expectConsistent(payorId: string) {
 
 /** The delete-method handler's loop: re-read, pick the replacement, conditional delete, retry. */
 function deleteMethod(payorId: string, methodId: string) {
-  return retrying(async () => {
+  return withOptimisticRetry(async () => {
     const { payor, methods } = await store.require(payorId, MERCHANT);
     if (!methods.some((m) => m.savedPaymentMethodId === methodId))
       throw new NotFoundError(`method ${methodId} gone`);
@@ -75,7 +76,7 @@ function deleteMethod(payorId: string, methodId: string) {
     return (await store.deleteMethod(payor, methodId, replacementDefault(methods, methodId)))
       ? true
       : undefined;
-  });
+  }, PAYOR);
 }
 
 describe('customerAccountId is unique per merchant', () => {

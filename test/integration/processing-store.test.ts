@@ -1,19 +1,28 @@
 /** The processing side of the group store against DynamoDB Local: claims, the due index, batches. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
-import { emptyTotals, type ProcessingSummary } from '../../lambdas/domain/processing';
+import { emptyTotals, failedAuthResponse, type ProcessingSummary } from '../../lambdas/domain/processing';
 import { newId } from '../../lambdas/shared/ids';
 import { keys } from '../../lambdas/shared/keys';
-import { GroupStore } from '../../lambdas/store/groups';
+import { DynamoClaimStore } from '../../lambdas/store/claims';
+import { DynamoDueIndex } from '../../lambdas/store/due';
+import { DynamoGroupStore } from '../../lambdas/store/groups';
+import { DynamoPaymentStore } from '../../lambdas/store/payments';
 import { createTestTable, type TestTable } from '../support/ddb';
 
 let table: TestTable;
-let store: GroupStore;
+let store: DynamoGroupStore;
+let payStore: DynamoPaymentStore;
+let claims: DynamoClaimStore;
+let dueIndex: DynamoDueIndex;
 const MERCHANT = '32350000001';
 
 beforeAll(async () => {
   table = await createTestTable();
-  store = new GroupStore(table.db, table.tableName);
+  store = new DynamoGroupStore(table.db, table.tableName);
+  payStore = new DynamoPaymentStore(table.db, table.tableName);
+  claims = new DynamoClaimStore(table.db, table.tableName);
+  dueIndex = new DynamoDueIndex(table.db, table.tableName);
 });
 afterAll(() => table.drop());
 
@@ -57,7 +66,7 @@ describe('claims', () => {
     const { group } = await aGroup();
     const names = Array.from({ length: 20 }, (_, i) => `exec-${i}`);
     const results = await Promise.all(
-      names.map((name) => store.claim(group.paymentGroupId, name, new Date())),
+      names.map((name) => claims.claim(group.paymentGroupId, name, new Date())),
     );
     const winners = names.filter((_, i) => results[i]!.claimed);
     expect(winners).toHaveLength(1);
@@ -72,17 +81,17 @@ describe('claims', () => {
   });
 
   test('claiming a missing, deleted or processed group is refused', async () => {
-    expect(await store.claim(newId(), 'x', new Date())).toEqual({ claimed: false, group: undefined });
+    expect(await claims.claim(newId(), 'x', new Date())).toEqual({ claimed: false, group: undefined });
     const deleted = (await aGroup()).group;
     await store.markDeleted(deleted.paymentGroupId, new Date());
-    expect(await store.claim(deleted.paymentGroupId, 'x', new Date())).toMatchObject({
+    expect(await claims.claim(deleted.paymentGroupId, 'x', new Date())).toMatchObject({
       claimed: false,
       group: { status: 'deleted' },
     });
     const done = (await aGroup()).group;
-    await store.claim(done.paymentGroupId, 'first', new Date());
-    await store.complete(done.paymentGroupId, summary(0));
-    expect(await store.claim(done.paymentGroupId, 'x', new Date())).toMatchObject({
+    await claims.claim(done.paymentGroupId, 'first', new Date());
+    await claims.complete(done.paymentGroupId, summary(0));
+    expect(await claims.claim(done.paymentGroupId, 'x', new Date())).toMatchObject({
       claimed: false,
       group: { status: 'processed' },
     });
@@ -90,41 +99,41 @@ describe('claims', () => {
 
   test('releaseClaim undoes only our own claim', async () => {
     const { group } = await aGroup();
-    expect((await store.claim(group.paymentGroupId, 'mine', new Date())).claimed).toBe(true);
-    await store.releaseClaim(group.paymentGroupId, 'someone-else', new Date());
+    expect((await claims.claim(group.paymentGroupId, 'mine', new Date())).claimed).toBe(true);
+    await claims.releaseClaim(group.paymentGroupId, 'someone-else', new Date());
     expect(await rawGroup(group.paymentGroupId)).toMatchObject({
       status: 'processing',
       executionName: 'mine',
     });
-    await store.releaseClaim(group.paymentGroupId, 'mine', new Date());
+    await claims.releaseClaim(group.paymentGroupId, 'mine', new Date());
     const released = await rawGroup(group.paymentGroupId);
     expect(released.status).toBe('pending');
     expect(released.executionName).toBeUndefined();
     expect(released.claimedAt).toBeUndefined();
     // Released twice: nothing happens; a new claim is possible.
-    await store.releaseClaim(group.paymentGroupId, 'mine', new Date());
-    expect((await store.claim(group.paymentGroupId, 'next', new Date())).claimed).toBe(true);
+    await claims.releaseClaim(group.paymentGroupId, 'mine', new Date());
+    expect((await claims.claim(group.paymentGroupId, 'next', new Date())).claimed).toBe(true);
     // A stale release of the earlier claim does not undo the new one.
-    await store.releaseClaim(group.paymentGroupId, 'mine', new Date());
+    await claims.releaseClaim(group.paymentGroupId, 'mine', new Date());
     expect(await rawGroup(group.paymentGroupId)).toMatchObject({
       status: 'processing',
       executionName: 'next',
     });
     // Nor does a release undo a completed group.
-    await store.complete(group.paymentGroupId, summary(1));
-    await store.releaseClaim(group.paymentGroupId, 'next', new Date());
+    await claims.complete(group.paymentGroupId, summary(1));
+    await claims.releaseClaim(group.paymentGroupId, 'next', new Date());
     expect((await rawGroup(group.paymentGroupId)).status).toBe('processed');
   });
 
   test('complete moves processing to processed with the summary and leaves the due index, once', async () => {
     const { group } = await aGroup();
     // Not claimed: complete changes nothing.
-    await store.complete(group.paymentGroupId, summary(9));
+    await claims.complete(group.paymentGroupId, summary(9));
     expect(await rawGroup(group.paymentGroupId)).toMatchObject({ status: 'pending' });
     expect((await rawGroup(group.paymentGroupId)).processingSummary).toBeUndefined();
-    await store.claim(group.paymentGroupId, 'e', new Date());
+    await claims.claim(group.paymentGroupId, 'e', new Date());
     const first = summary(3);
-    await store.complete(group.paymentGroupId, first);
+    await claims.complete(group.paymentGroupId, first);
     const done = await rawGroup(group.paymentGroupId);
     expect(done).toMatchObject({
       status: 'processed',
@@ -135,7 +144,7 @@ describe('claims', () => {
     expect(done.gsi2sk).toBeUndefined();
     expect(done.gsi1pk).toBeDefined();
     // A retried completion keeps the first summary.
-    await store.complete(group.paymentGroupId, summary(7));
+    await claims.complete(group.paymentGroupId, summary(7));
     expect((await rawGroup(group.paymentGroupId)).processingSummary).toEqual(first);
   });
 });
@@ -158,9 +167,9 @@ describe('dueGroups', () => {
     await at('movedLater', date, 6);
     await at('movedEarlier', date, 9);
     for (let i = 0; i < 12; i++) await at(`many${i}`, date, 3);
-    await store.claim(made.claimed!.paymentGroupId, 'exec-claimed', new Date());
-    await store.claim(made.processed!.paymentGroupId, 'exec-processed', new Date());
-    await store.complete(made.processed!.paymentGroupId, summary(1));
+    await claims.claim(made.claimed!.paymentGroupId, 'exec-claimed', new Date());
+    await claims.claim(made.processed!.paymentGroupId, 'exec-processed', new Date());
+    await claims.complete(made.processed!.paymentGroupId, summary(1));
     await store.markDeleted(made.deleted!.paymentGroupId, new Date());
     await store.updateSettings({ ...made.movedLater!, scheduleHour: 12 });
     await store.updateSettings({ ...made.movedEarlier!, scheduleHour: 4 });
@@ -168,7 +177,7 @@ describe('dueGroups', () => {
 
   const due = async (slot: string) => {
     const ours = new Map(Object.entries(made).map(([name, g]) => [g.paymentGroupId, name]));
-    const found = (await store.dueGroups(slot)).filter((g) => ours.has(g.paymentGroupId));
+    const found = (await dueIndex.dueGroups(slot)).filter((g) => ours.has(g.paymentGroupId));
     return { names: found.map((g) => ours.get(g.paymentGroupId)!).sort(), found };
   };
   const many = Array.from({ length: 12 }, (_, i) => `many${i}`);
@@ -209,7 +218,7 @@ describe('batches of payments', () => {
     const seen: Payment[][] = [];
     let cursor: string | null = null;
     do {
-      const page: { payments: Payment[]; cursor: string | null } = await store.paymentsAfter(
+      const page: { payments: Payment[]; cursor: string | null } = await payStore.paymentsAfter(
         groupId,
         cursor,
         limit,
@@ -223,7 +232,7 @@ describe('batches of payments', () => {
 
   test('paymentsAfter pages through the payments in sort-key order with a cursor', async () => {
     const { group, payments } = await aGroup(7);
-    await store.softDeletePayment(payments[2]!, new Date());
+    await payStore.softDeletePayment(payments[2]!, new Date());
     const seen = await pages(group.paymentGroupId, 3);
     expect(seen.map((p) => p.length).slice(0, 3)).toEqual([3, 3, 1]);
     const ids = seen.flat().map((p) => p.paymentId);
@@ -232,9 +241,9 @@ describe('batches of payments', () => {
     // Deleted payments are in the batches (the handler skips and counts them).
     expect(seen.flat().find((p) => p.paymentId === payments[2]!.paymentId)?.deleted).toBe(true);
     // The cursor is the last sort key of the page: the next page starts after it.
-    const first = await store.paymentsAfter(group.paymentGroupId, null, 3);
+    const first = await payStore.paymentsAfter(group.paymentGroupId, null, 3);
     expect(first.cursor).toBe(keys.payment(group.paymentGroupId, sorted[2]!).sk);
-    const second = await store.paymentsAfter(group.paymentGroupId, first.cursor, 3);
+    const second = await payStore.paymentsAfter(group.paymentGroupId, first.cursor, 3);
     expect(second.payments.map((p) => p.paymentId)).toEqual(sorted.slice(3, 6));
   });
 
@@ -244,29 +253,28 @@ describe('batches of payments', () => {
     expect(seen.flat().map((p) => p.paymentId)).toEqual(payments.map((p) => p.paymentId).sort());
     expect(seen.at(-1)!.length).toBeLessThanOrEqual(3);
     const empty = await aGroup(0);
-    expect(await store.paymentsAfter(empty.group.paymentGroupId, null, 3)).toEqual({
+    expect(await payStore.paymentsAfter(empty.group.paymentGroupId, null, 3)).toEqual({
       payments: [],
       cursor: null,
     });
   });
 
+  /** A distinct authResponse per writer: its message names the writer. */
+  const answer = (n: number) => failedAuthResponse({ amountCents: 100 }, `writer ${n}`, new Date(0));
+
   test('setAuthResponse writes once', async () => {
     const { group, payments } = await aGroup(2);
     const [p, q] = payments as [Payment, Payment];
-    expect(await store.setAuthResponse(p, { status: 'Approved', n: 1 }, new Date())).toBe(true);
-    expect(await store.setAuthResponse(p, { status: 'Declined', n: 2 }, new Date())).toBe(false);
-    expect((await store.getPayment(group.paymentGroupId, p.paymentId))?.authResponse).toEqual({
-      status: 'Approved',
-      n: 1,
-    });
+    expect(await payStore.setAuthResponse(p, answer(1), new Date())).toBe(true);
+    expect(await payStore.setAuthResponse(p, answer(2), new Date())).toBe(false);
+    expect((await payStore.getPayment(group.paymentGroupId, p.paymentId))?.authResponse).toEqual(answer(1));
     const racing = await Promise.all(
-      Array.from({ length: 10 }, (_, n) => store.setAuthResponse(q, { status: 'Approved', n }, new Date())),
+      Array.from({ length: 10 }, (_, n) => payStore.setAuthResponse(q, answer(n), new Date())),
     );
     expect(racing.filter(Boolean)).toHaveLength(1);
     const winner = racing.indexOf(true);
-    expect((await store.getPayment(group.paymentGroupId, q.paymentId))?.authResponse).toEqual({
-      status: 'Approved',
-      n: winner,
-    });
+    expect((await payStore.getPayment(group.paymentGroupId, q.paymentId))?.authResponse).toEqual(
+      answer(winner),
+    );
   });
 });

@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Payment } from '#domain/groups';
 import { emptyTotals } from '#domain/processing';
 import type { Transaction } from '#domain/transactions';
-import { paymentItem } from '#store/groups';
+import { paymentItem } from '#store/payments';
 import { handler, type ReceiptState } from '../../lambdas/processing/emit-receipts';
 import {
   awsError,
@@ -45,7 +45,8 @@ const processed = (n: number, status: string, over: Partial<Payment> = {}): Paym
   payment({
     paymentId: id(n),
     sendEmailReceipt: true,
-    authResponse: { status, transactionId: txnId(n) },
+    // Only the fields the receipts step reads.
+    authResponse: { status, transactionId: txnId(n) } as Payment['authResponse'],
     ...over,
   });
 

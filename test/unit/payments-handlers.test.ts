@@ -1,6 +1,6 @@
 import './support/env';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { MAX_ATTEMPTS } from '#store/groups';
+import { MAX_ATTEMPTS } from '#shared/retry';
 import { handler as addPayment } from '../../lambdas/payments/add-payment';
 import { handler as deletePayment } from '../../lambdas/payments/delete-payment';
 import { handler as getPayment } from '../../lambdas/payments/get-payment';

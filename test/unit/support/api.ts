@@ -7,7 +7,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { mockClient } from 'aws-sdk-client-mock';
 import type { Group, Payment } from '#domain/groups';
 import { apiScope } from '#contract/stage';
-import { groupItem, paymentItem } from '#store/groups';
+import { groupItem } from '#store/groups';
+import { paymentItem } from '#store/payments';
 
 export const MID = '32350000001';
 export const SHORT_MID = '23500001';

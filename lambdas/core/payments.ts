@@ -1,0 +1,79 @@
+/**
+ * Payment changes: each is one conditional transaction on the payment and its group's totals,
+ * retried when a concurrent writer changed the payment between read and write; a group that
+ * refuses is explained (404, 400 or 503).
+ */
+import type { AddPaymentInput, UpdatePaymentInput } from '#contract/schemas/payments';
+import { newPayment, replacedPayment, type Payment } from '#domain/groups';
+import { newId } from '#shared/ids';
+import type { Merchant } from '#shared/merchants';
+import { withOptimisticRetry } from '#shared/retry';
+import { paymentStore } from '#store/payments';
+import { explainGroupRejection, requireGroup, requirePayment } from './groups';
+import { resolveProfiles, scheduledNotices } from './profiles';
+
+/** A new payment of a pending group, with its payment-scheduled notice when it asks for one. */
+export async function addPayment(
+  groupId: string,
+  merchant: Merchant,
+  input: AddPaymentInput,
+  now: Date,
+): Promise<Payment> {
+  const profiles = await resolveProfiles(merchant.merchantId, [input.profileId]);
+  const payment = newPayment(
+    input,
+    { paymentGroupId: groupId, merchantId: merchant.merchantId },
+    newId(),
+    now,
+  );
+  // The notice names the slot: read the group for it only when a notice is asked for.
+  const group = payment.sendPaymentScheduledNotification
+    ? await requireGroup(groupId, merchant.merchantId)
+    : undefined;
+  const notices = group ? await scheduledNotices([payment], group, merchant.name, profiles, now) : [];
+  const outcome = await paymentStore().addPayment(
+    payment,
+    now,
+    notices,
+    notices.length > 0 ? group : undefined,
+  );
+  // The group is missing, not this merchant's, or no longer pending: say which.
+  if (outcome !== 'ok') await explainGroupRejection(groupId, merchant.merchantId);
+  return payment;
+}
+
+/** Full replacement of a payment of a pending group. */
+export async function updatePayment(
+  groupId: string,
+  paymentId: string,
+  merchantId: string,
+  input: UpdatePaymentInput,
+  now: Date,
+): Promise<Payment> {
+  await resolveProfiles(merchantId, [input.profileId]);
+  return withOptimisticRetry(async () => {
+    const previous = await requirePayment(groupId, paymentId, merchantId);
+    const next = replacedPayment(previous, input, now);
+    const outcome = await paymentStore().replacePayment(previous, next, now);
+    if (outcome === 'ok') return next;
+    if (outcome === 'group-not-editable') await explainGroupRejection(groupId, merchantId);
+    return undefined;
+  });
+}
+
+/** Soft delete: the payment stays listed with deleted=true and is never processed. Idempotent. */
+export async function deletePayment(
+  groupId: string,
+  paymentId: string,
+  merchantId: string,
+  now: Date,
+): Promise<void> {
+  await withOptimisticRetry(async () => {
+    const previous = await requirePayment(groupId, paymentId, merchantId);
+    if (previous.deleted) return true;
+    const outcome = await paymentStore().softDeletePayment(previous, now);
+    if (outcome === 'ok') return true;
+    if (outcome === 'group-not-editable') await explainGroupRejection(groupId, merchantId);
+    return undefined;
+  });
+}

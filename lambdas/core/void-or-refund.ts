@@ -1,0 +1,151 @@
+/**
+ * Reversing a group's approved payments: a void before settlement, a refund of the available
+ * amount after. Payments never charged (pending, deleted, declined, failed) are skipped. Safe to
+ * repeat: a payment with a recorded reversal is skipped, and the reversal's ids are derived from
+ * the payment, so even a repeat racing the first reverses nothing twice.
+ */
+import { v5 as uuidv5 } from 'uuid';
+import type { VoidOrRefundResponse } from '#contract/schemas/payments';
+import type { Group, Payment } from '#domain/groups';
+import { fromCents } from '#domain/money';
+import { availableRefundCents, isSettled } from '#domain/transactions';
+import { mapLimit } from '#shared/concurrency';
+import { BadRequestError, ServiceError, ServiceUnavailableError } from '#shared/errors';
+import { logger } from '#shared/logger';
+import { withOptimisticRetry } from '#shared/retry';
+import { paymentStore } from '#store/payments';
+import { transactionStore } from '#store/transactions';
+import { requireGroup } from './groups';
+import { refundSale, voidSale } from './reversals';
+
+const REVERSAL_NAMESPACE = 'f0a3c1d2-7b4e-4c8a-9e21-5d6f7a8b9c0d';
+/** Payments reversed at once: the processor's and the table's load stay modest. */
+const CONCURRENCY = 8;
+
+export type Outcome = 'voided' | 'refunded' | 'skipped' | 'failed';
+export interface PaymentOutcome {
+  paymentId: string;
+  outcome: Outcome;
+  response?: VoidOrRefundResponse;
+  reason?: string;
+}
+
+export interface GroupReversal {
+  group: Group;
+  outcomes: PaymentOutcome[];
+}
+
+/** Voids an unsettled sale, refunds what is left of a settled one. */
+async function reverseSale(
+  payment: Payment,
+  transactionId: string,
+  merchantId: string,
+  now: Date,
+): Promise<PaymentOutcome> {
+  const { paymentId } = payment;
+  const { transaction } = await transactionStore().require(transactionId, merchantId);
+  if (transaction.status === 'Voided' || !isSettled(transaction, now)) {
+    const voided = await voidSale(merchantId, transaction.transactionId, now);
+    const response: VoidOrRefundResponse = {
+      type: 'Void',
+      transactionId: voided.transactionId,
+      status: 'Voided',
+      amount: fromCents(voided.approvedCents),
+      responseCode: '00',
+      responseMessage: 'Voided',
+      date: voided.voidedAt ?? now.toISOString(),
+    };
+    return { paymentId, outcome: 'voided', response };
+  }
+  // One refund per payment; after a failed one (recorded), the next attempt gets a new id.
+  const failedBefore = (payment.voidOrRefundResponses ?? []).filter((r) => r.status === 'Failed').length;
+  const refundId = uuidv5(`reversal:${paymentId}:${failedBefore}`, REVERSAL_NAMESPACE);
+  const available = availableRefundCents(transaction);
+  const { refunds } = await transactionStore().require(transaction.transactionId, merchantId);
+  if (available === 0 && !refunds.some((r) => r.refundId === refundId)) {
+    return { paymentId, outcome: 'skipped', reason: 'nothing left to refund' };
+  }
+  const { refund } = await refundSale(merchantId, transaction.transactionId, available, refundId, now);
+  const response: VoidOrRefundResponse = {
+    type: 'Refund',
+    transactionId: refund.refundId,
+    status: refund.status,
+    amount: fromCents(refund.amountCents),
+    responseCode: refund.responseCode,
+    responseMessage: refund.responseMessage,
+    date: refund.date,
+  };
+  return { paymentId, outcome: refund.status === 'Failed' ? 'failed' : 'refunded', response };
+}
+
+/** Records a reversal on its payment once (a concurrent repeat records the same reversal). */
+async function recordReversal(payment: Payment, response: VoidOrRefundResponse, now: Date): Promise<void> {
+  const store = paymentStore();
+  await withOptimisticRetry(async () => {
+    const current = (await store.getPayment(payment.paymentGroupId, payment.paymentId)) ?? payment;
+    const recorded = current.voidOrRefundResponses ?? [];
+    if (recorded.some((r) => r.transactionId === response.transactionId && r.type === response.type)) {
+      return true;
+    }
+    return (await store.setReversals(current, [...recorded, response], now)) || undefined;
+  }).catch((error: unknown) => {
+    // The reversal happened; only its record on the payment lost every race. A repeat of the
+    // request finds the reversal by its derived id and records it then.
+    if (!(error instanceof ServiceUnavailableError)) throw error;
+  });
+}
+
+async function reverse(payment: Payment, merchantId: string, now: Date): Promise<PaymentOutcome> {
+  const { paymentId } = payment;
+  const auth = payment.authResponse;
+  if (!auth || auth.status !== 'Approved' || !auth.transactionId) {
+    return {
+      paymentId,
+      outcome: 'skipped',
+      reason: payment.deleted ? 'deleted' : auth ? `not approved (${auth.status})` : 'not processed',
+    };
+  }
+  if ((payment.voidOrRefundResponses ?? []).some((r) => r.status !== 'Failed')) {
+    return { paymentId, outcome: 'skipped', reason: 'already reversed' };
+  }
+  const outcome = await reverseSale(payment, auth.transactionId, merchantId, now);
+  if (outcome.response) await recordReversal(payment, outcome.response, now);
+  return outcome;
+}
+
+/** The group's payments named by `paymentIds` (any case, duplicates once), or all of them. */
+async function selectPayments(group: Group, paymentIds: string[] | undefined): Promise<Payment[]> {
+  const payments = await paymentStore().listPayments(group.paymentGroupId);
+  if (!paymentIds) return payments;
+  const byId = new Map(payments.map((p) => [p.paymentId, p]));
+  const named = paymentIds.map((id, i) => {
+    const payment = byId.get(id.toLowerCase());
+    if (!payment) throw new BadRequestError(`paymentIds[${i}] ${id} is not a payment of this group`);
+    return payment;
+  });
+  return [...new Map(named.map((p) => [p.paymentId, p])).values()];
+}
+
+/**
+ * Reverses the named payments of a group (all without `paymentIds`). A reversal the service
+ * refuses (a typed error) is that payment's failure; anything else fails the request.
+ */
+export async function voidOrRefundGroup(
+  groupId: string,
+  merchantId: string,
+  paymentIds: string[] | undefined,
+  now: Date,
+): Promise<GroupReversal> {
+  const group = await requireGroup(groupId, merchantId);
+  const payments = await selectPayments(group, paymentIds);
+  const outcomes = await mapLimit(payments, CONCURRENCY, async (payment): Promise<PaymentOutcome> => {
+    try {
+      return await reverse(payment, merchantId, now);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      logger.warn('reversal refused', { paymentId: payment.paymentId, reason: error.message });
+      return { paymentId: payment.paymentId, outcome: 'failed', reason: error.message };
+    }
+  });
+  return { group, outcomes };
+}

@@ -1,0 +1,52 @@
+/**
+ * The due index (GSI2, sparse): pending groups and claimed-but-unfinished ones by slot, spread
+ * over a few shards so that no partition takes every group of an hour.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { keys } from '#shared/keys';
+import type { Group } from '#domain/groups';
+import { queryAll, strip } from './items';
+
+export type DueGroup = Pick<
+  Group,
+  'paymentGroupId' | 'merchantId' | 'status' | 'claimedAt' | 'executionName'
+>;
+
+export interface DueIndex {
+  /** Groups due by `slot`: that hour and every earlier one (missed ticks are caught up). */
+  dueGroups(slot: string): Promise<DueGroup[]>;
+}
+
+export class DynamoDueIndex implements DueIndex {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** One Query per shard. */
+  async dueGroups(slot: string): Promise<DueGroup[]> {
+    const pages = await Promise.all(
+      keys.dueShards().map((shard) =>
+        queryAll(this.db, {
+          TableName: this.tableName,
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :s AND gsi2sk < :end',
+          ExpressionAttributeValues: { ':s': shard, ':end': `${slot}#\uffff` },
+          ProjectionExpression: 'paymentGroupId, merchantId, #status, claimedAt, executionName',
+          ExpressionAttributeNames: { '#status': 'status' },
+        }),
+      ),
+    );
+    return pages.flat().map((i) => strip<DueGroup>(i));
+  }
+}
+
+let index: DueIndex | undefined;
+
+/** The container's index, on the configured table. */
+export function dueIndex(): DueIndex {
+  index ??= new DynamoDueIndex(ddb(), config().tableName);
+  return index;
+}

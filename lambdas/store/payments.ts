@@ -1,0 +1,241 @@
+/**
+ * Payment items in DynamoDB. Every change that touches a payment and its group's totals is one
+ * transaction with conditions, so concurrent writers cannot break `paymentCount`/`totalCents`,
+ * and nothing changes once a group has left `pending`.
+ */
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
+import { config } from '#shared/config';
+import { cancellationCodes, ddb } from '#shared/ddb';
+import { keys } from '#shared/keys';
+import type { Group, Payment } from '#domain/groups';
+import type { AuthResponse } from '#domain/processing';
+import type { OutboxItem } from '#domain/notifications';
+import type { VoidOrRefundResponse } from '#contract/schemas/payments';
+import { isConditionFailure, queryAll, strip, type Item } from './items';
+import { outboxPut } from './outbox';
+import { readAfter } from './paging';
+
+export const paymentItem = (payment: Payment): Item => ({
+  ...keys.payment(payment.paymentGroupId, payment.paymentId),
+  entity: 'payment',
+  ...payment,
+});
+
+/** Outcome of a conditional payment change. */
+export type WriteOutcome = 'ok' | 'group-not-editable' | 'payment-changed';
+
+/** The schedule a payment-scheduled notice names. */
+export type Slot = Pick<Group, 'scheduleDate' | 'scheduleHour'>;
+
+export interface PaymentStore {
+  getPayment(groupId: string, paymentId: string): Promise<Payment | undefined>;
+  /** All payments of a group, deleted ones included, in creation order. */
+  listPayments(groupId: string): Promise<Payment[]>;
+  /** Up to `limit` payments after the cursor (sort key), and the cursor to continue from. */
+  paymentsAfter(
+    groupId: string,
+    cursor: string | null,
+    limit: number,
+  ): Promise<{ payments: Payment[]; cursor: string | null }>;
+  /**
+   * A new payment, its group's totals and its outbox items, while the group is pending, has
+   * room, and (with `slot`) is still scheduled at the slot the notice names.
+   */
+  addPayment(payment: Payment, now: Date, outbox?: OutboxItem[], slot?: Slot): Promise<WriteOutcome>;
+  /** Replaces a payment if it is still as read (same amount, not deleted). */
+  replacePayment(previous: Payment, next: Payment, now: Date): Promise<WriteOutcome>;
+  softDeletePayment(previous: Payment, now: Date): Promise<WriteOutcome>;
+  /** Writes a payment's authResponse once; false when one is there already. */
+  setAuthResponse(payment: Payment, authResponse: AuthResponse, now: Date): Promise<boolean>;
+  /** Records the void-or-refund responses; false when the payment changed since read. */
+  setReversals(payment: Payment, responses: VoidOrRefundResponse[], now: Date): Promise<boolean>;
+}
+
+export class DynamoPaymentStore implements PaymentStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async getPayment(groupId: string, paymentId: string): Promise<Payment | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.payment(groupId, paymentId) }),
+    );
+    return Item?.entity === 'payment' ? strip<Payment>(Item) : undefined;
+  }
+
+  /** Creation order: payment ids are UUIDv7. */
+  async listPayments(groupId: string): Promise<Payment[]> {
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':p': keys.paymentPrefix },
+    });
+    return items.map((i) => strip<Payment>(i));
+  }
+
+  async paymentsAfter(
+    groupId: string,
+    cursor: string | null,
+    limit: number,
+  ): Promise<{ payments: Payment[]; cursor: string | null }> {
+    const page = await readAfter(
+      this.db,
+      this.tableName,
+      keys.group(groupId).pk,
+      keys.paymentPrefix,
+      cursor,
+      limit,
+    );
+    const payments = page.items.filter((i) => i.entity === 'payment').map((i) => strip<Payment>(i));
+    return { payments, cursor: page.cursor };
+  }
+
+  /** The group-side half of every payment change: totals move only while it is pending. */
+  private groupTotals(
+    group: Pick<Group, 'paymentGroupId' | 'merchantId'>,
+    countDelta: number,
+    centsDelta: number,
+    now: Date,
+    /** The slot the caller read (a notice names it): the change holds only if it is unchanged. */
+    slot?: Slot,
+  ) {
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.group(group.paymentGroupId),
+        UpdateExpression: 'ADD paymentCount :c, totalCents :t SET lastUpdated = :now',
+        ConditionExpression:
+          '#status = :pending AND merchantId = :m' +
+          (countDelta > 0 ? ' AND paymentCount < :max' : '') +
+          (slot ? ' AND scheduleDate = :d AND scheduleHour = :h' : ''),
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':c': countDelta,
+          ':t': centsDelta,
+          ':now': now.toISOString(),
+          ':pending': 'pending',
+          ':m': group.merchantId,
+          ...(countDelta > 0 && { ':max': MAX_PAYMENTS_PER_GROUP }),
+          ...(slot && { ':d': slot.scheduleDate, ':h': slot.scheduleHour }),
+        },
+      },
+    };
+  }
+
+  /** Item 0 is the payment, item 1 its group: the cancelled one says who refused. */
+  private async transact(items: object[]): Promise<WriteOutcome> {
+    try {
+      await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
+      return 'ok';
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[1] === 'ConditionalCheckFailed') return 'group-not-editable';
+      if (codes?.[0] === 'ConditionalCheckFailed') return 'payment-changed';
+      throw error;
+    }
+  }
+
+  async addPayment(
+    payment: Payment,
+    now: Date,
+    outbox: OutboxItem[] = [],
+    slot?: Slot,
+  ): Promise<WriteOutcome> {
+    return this.transact([
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: paymentItem(payment),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      this.groupTotals(payment, 1, payment.amountCents, now, slot),
+      ...outbox.map((o) => outboxPut(this.tableName, o)),
+    ]);
+  }
+
+  async replacePayment(previous: Payment, next: Payment, now: Date): Promise<WriteOutcome> {
+    return this.transact([
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: paymentItem(next),
+          ConditionExpression: 'amountCents = :old AND deleted = :false AND lastUpdated = :lu',
+          ExpressionAttributeValues: {
+            ':old': previous.amountCents,
+            ':false': false,
+            ':lu': previous.lastUpdated,
+          },
+        },
+      },
+      this.groupTotals(next, 0, next.amountCents - previous.amountCents, now),
+    ]);
+  }
+
+  async softDeletePayment(previous: Payment, now: Date): Promise<WriteOutcome> {
+    return this.transact([
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.payment(previous.paymentGroupId, previous.paymentId),
+          UpdateExpression: 'SET deleted = :true, lastUpdated = :now',
+          ConditionExpression: 'deleted = :false AND amountCents = :old',
+          ExpressionAttributeValues: {
+            ':true': true,
+            ':false': false,
+            ':now': now.toISOString(),
+            ':old': previous.amountCents,
+          },
+        },
+      },
+      this.groupTotals(previous, -1, -previous.amountCents, now),
+    ]);
+  }
+
+  /** A second write (a retried step) is ignored. */
+  async setAuthResponse(payment: Payment, authResponse: AuthResponse, now: Date): Promise<boolean> {
+    return this.conditionally({
+      TableName: this.tableName,
+      Key: keys.payment(payment.paymentGroupId, payment.paymentId),
+      UpdateExpression: 'SET authResponse = :a, lastUpdated = :now',
+      ConditionExpression: 'attribute_not_exists(authResponse) OR authResponse = :null',
+      ExpressionAttributeValues: { ':a': authResponse, ':null': null, ':now': now.toISOString() },
+    });
+  }
+
+  async setReversals(payment: Payment, responses: VoidOrRefundResponse[], now: Date): Promise<boolean> {
+    return this.conditionally({
+      TableName: this.tableName,
+      Key: keys.payment(payment.paymentGroupId, payment.paymentId),
+      UpdateExpression: 'SET voidOrRefundResponses = :r, lastUpdated = :now',
+      ConditionExpression: 'lastUpdated = :seen',
+      ExpressionAttributeValues: {
+        ':r': responses,
+        ':now': now.toISOString(),
+        ':seen': payment.lastUpdated,
+      },
+    });
+  }
+
+  /** An update that may be refused by its condition: true when applied. */
+  private async conditionally(input: ConstructorParameters<typeof UpdateCommand>[0]): Promise<boolean> {
+    try {
+      await this.db.send(new UpdateCommand(input));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}
+
+let store: PaymentStore | undefined;
+
+/** The container's store, on the configured table. */
+export function paymentStore(): PaymentStore {
+  store ??= new DynamoPaymentStore(ddb(), config().tableName);
+  return store;
+}
