@@ -12,6 +12,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { handlerModules, routes, type Route } from '../routes';
 import { apiScope, type Stage } from '../../contract/stage';
+import { bindProcessor } from './processor';
 import { bindTable, handlerSlug, logRetention, SERVICE_NAME, ServiceFunction } from './service-function';
 
 /**
@@ -166,6 +167,8 @@ export class ServiceApi extends Construct {
       // Least privilege: a handler that only serves GETs only reads.
       const readOnly = routes.filter((r) => r.handler === handler).every((r) => r.method === 'GET');
       bindTable(fn, props.table, readOnly ? 'read' : 'readWrite');
+      // Only a writing handler may charge, refund or tokenize.
+      if (!readOnly) bindProcessor(fn, stage);
       props.configureFunction?.(
         fn,
         handler,

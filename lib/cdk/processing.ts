@@ -21,6 +21,7 @@ import {
   STATE_MACHINE_NAME,
 } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
+import { bindProcessor } from './processor';
 import {
   bindStateMachine,
   bindTable,
@@ -66,6 +67,7 @@ export class ServiceProcessing extends Construct {
         ...(TASK_SETTINGS[task.handler] ?? { timeout: Duration.seconds(30) }),
       });
       bindTable(fn, table, 'readWrite');
+      bindProcessor(fn, stage);
       functions.set(task.handler, fn);
       substitutions[task.substitution] = fn.functionArn;
     }

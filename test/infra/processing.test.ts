@@ -11,7 +11,7 @@ import {
   SCHEDULER_HANDLER,
   STATE_MACHINE_NAME,
 } from '../../contract/processing';
-import { routes } from '../../lib/routes';
+import { routeList as routes } from '../../contract/routes/index';
 import type { Stage } from '../../contract/stage';
 import {
   actionsOf,
@@ -236,6 +236,13 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
           'STATE_MACHINE_ARN',
         );
       }
+    });
+
+    it('names the processor adapter to each task function, and not to the scheduler', () => {
+      for (const id of taskIds.values())
+        expect(props(fn(id)).Environment).toMatchObject({ Variables: { PROCESSOR: 'sandbox' } });
+      const scheduler = (props(fn(schedulerId)).Environment as { Variables: object }).Variables;
+      expect(Object.keys(scheduler)).not.toContain('PROCESSOR');
     });
 
     it('lets nothing invoke a task function through a resource policy (the state machine uses its role)', () => {

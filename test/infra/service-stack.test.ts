@@ -263,12 +263,15 @@ describe.each([
         });
         // Outside prod the trigger endpoints start executions: they, and only they, get the ARN.
         const startsExecutions = stage !== 'prod' && TRIGGER_HANDLERS.includes(handler);
+        // Writing handlers may charge, refund or tokenize: they, and only they, name the processor.
+        const writes = routes.some((r) => r.handler === handler && r.method !== 'GET');
         expect((props(fn).Environment as { Variables: unknown }).Variables).toEqual({
           TABLE_NAME: { Ref: tableId },
           SERVICE_STAGE: stage,
           POWERTOOLS_SERVICE_NAME: 'scheduled-payments',
           NODE_OPTIONS: '--enable-source-maps',
           ...(startsExecutions ? { STATE_MACHINE_ARN: { Ref: stateMachineId } } : {}),
+          ...(writes ? { PROCESSOR: 'sandbox' } : {}),
         });
       }
     });
