@@ -10,10 +10,14 @@
  * --token-url   OAuth 2.0 token endpoint, e.g. the stack output TokenUrl (default: the local runtime's)
  * --out         file to write (default: openapi.json at the repository root)
  * --check       write nothing; exit 1 when the file is missing or differs (for CI)
+ *
+ * Either way the document is first validated with @apidevtools/swagger-parser (the OpenAPI 3.0
+ * schema, and every $ref resolved): an invalid document fails the run.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { format, resolveConfig } from 'prettier';
 import { openApiDocument } from '../lib/openapi/index';
 import { parseStage } from '../contract/stage';
@@ -31,6 +35,8 @@ async function main(): Promise<void> {
   const stage = parseStage(values.stage ?? process.env.SERVICE_STAGE);
   const out = values.out !== undefined ? resolve(values.out) : resolve(__dirname, '..', 'openapi.json');
   const document = openApiDocument(stage, { serverUrl: values['server-url'], tokenUrl: values['token-url'] });
+  // The validator dereferences in place: it gets a copy.
+  await SwaggerParser.validate(structuredClone(document) as never);
   const options = (await resolveConfig(out)) ?? {};
   const text = await format(JSON.stringify(document), { ...options, filepath: out });
 

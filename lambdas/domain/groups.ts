@@ -3,15 +3,16 @@
  * amounts in the currency unit.
  */
 import { BadRequestError, ImmutableFieldViolationError } from '#shared/errors';
+import type { CreateGroupInput, GroupView, UpdateGroupInput } from '#contract/schemas/groups';
 import type {
   AddPaymentInput,
-  CreateGroupInput,
   InlinePaymentInput,
-  UpdateGroupInput,
+  PaymentView,
   UpdatePaymentInput,
-} from '#shared/schemas';
+} from '#contract/schemas/payments';
 import { fromCents, toCents, type Cents } from './money';
-import { summaryView, type ProcessingSummary } from './processing';
+import type { VoidOrRefundResponse } from '#contract/schemas/payments';
+import { summaryView, type AuthResponse, type ProcessingSummary } from './processing';
 
 export type GroupStatus = 'pending' | 'processing' | 'processed' | 'deleted';
 export type TransactionInitiator = 'Merchant' | 'Consumer';
@@ -58,8 +59,9 @@ export interface Payment {
   deleted: boolean;
   dateCreated: string;
   lastUpdated: string;
-  authResponse: Record<string, unknown> | null;
-  voidOrRefundResponses?: Record<string, unknown>[];
+  /** The sale that charged it (or the Failed answer), once processed. */
+  authResponse: AuthResponse | null;
+  voidOrRefundResponses?: VoidOrRefundResponse[];
 }
 
 /** `2026-11-21T09`: the UTC hour a group is processed in; sorts chronologically. */
@@ -111,6 +113,23 @@ export function newGroup(input: CreateGroupInput, merchantId: string, id: string
     dateCreated: ts,
     lastUpdated: ts,
   };
+}
+
+/**
+ * A new group with its payments (`newId` names each), the group's count and total taken from
+ * them: what a create request writes, all at once.
+ */
+export function newGroupWithPayments(
+  input: CreateGroupInput,
+  merchantId: string,
+  newId: () => string,
+  now: Date,
+): { group: Group; payments: Payment[] } {
+  const group = newGroup(input, merchantId, newId(), now);
+  const payments = (input.payments ?? []).map((p) => newPayment(p, group, newId(), now));
+  group.paymentCount = payments.length;
+  group.totalCents = payments.reduce((sum, p) => sum + p.amountCents, 0);
+  return { group, payments };
 }
 
 /**
@@ -193,25 +212,6 @@ export function assertSameId(field: string, bodyValue: string | undefined, pathV
   }
 }
 
-export interface GroupView {
-  paymentGroupId: string;
-  servicePayId: string;
-  scheduleDate: string;
-  scheduleHour: number;
-  locationId: number;
-  transactionInitiator: TransactionInitiator;
-  surchargeCompliance: boolean;
-  allowPartial: boolean;
-  status: GroupStatus;
-  deleted: boolean;
-  paymentCount: number;
-  totalAmount: number;
-  dateCreated: string;
-  lastUpdated: string;
-  /** Outcome counts, once processed. */
-  processingSummary?: ReturnType<typeof summaryView>;
-}
-
 export const groupView = (g: Group): GroupView => ({
   paymentGroupId: g.paymentGroupId,
   servicePayId: g.merchantId,
@@ -230,7 +230,7 @@ export const groupView = (g: Group): GroupView => ({
   ...(g.processingSummary && { processingSummary: summaryView(g.processingSummary) }),
 });
 
-export const paymentView = (p: Payment) => ({
+export const paymentView = (p: Payment): PaymentView => ({
   paymentId: p.paymentId,
   paymentGroupId: p.paymentGroupId,
   profileId: p.profileId,
@@ -257,11 +257,6 @@ export interface GroupFilter {
   hour?: number;
   locationId?: number;
   pendingOnly: boolean;
-}
-
-export interface Page {
-  pageNumber: number;
-  pageSize: number;
 }
 
 /** `servicePayId` in a body must name the path's merchant, in either MID form. */

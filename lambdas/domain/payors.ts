@@ -12,8 +12,10 @@ import {
   type CardMethodInput,
   type CheckingMethodInput,
   type MethodInput,
+  type PayorView,
+  type SavedMethodView,
   type UpdateMethodInput,
-} from '#shared/schemas';
+} from '#contract/schemas/payors';
 import { validator } from '#shared/validation';
 import {
   assertBankAccount,
@@ -146,7 +148,7 @@ export function replacementDefault(methods: SavedMethod[], deleting: string): st
     )[0]?.savedPaymentMethodId;
 }
 
-export const methodView = (m: SavedMethod, defaultId: string) => ({
+export const methodView = (m: SavedMethod, defaultId: string): SavedMethodView => ({
   savedPaymentMethodId: m.savedPaymentMethodId,
   payorId: m.payorId,
   accountType: m.accountType,
@@ -159,7 +161,7 @@ export const methodView = (m: SavedMethod, defaultId: string) => ({
   lastUpdated: m.lastUpdated,
 });
 
-export const payorView = (p: Payor, methods: SavedMethod[]) => ({
+export const payorView = (p: Payor, methods: SavedMethod[]): PayorView => ({
   payorId: p.payorId,
   customerAccountId: p.customerAccountId ?? null,
   customerAccountType: p.customerAccountType ?? null,

@@ -3,8 +3,19 @@
  * counters: a few hundred bytes whatever the group's size) and the outcome summary.
  */
 import { declineOf } from './declines';
-import type { Payment } from './groups';
-import { fromCents } from './money';
+import { fromCents, type Cents } from './money';
+import type { ProcessingSummaryView } from '#contract/schemas/processing';
+import type { TransactionView } from './transactions';
+
+/**
+ * What processing reads of a payment. Structural (a `Payment` is one) so that this module does
+ * not import `./groups`, which imports the summary view from here.
+ */
+export interface ChargedPayment {
+  deleted: boolean;
+  amountCents: Cents;
+  authResponse: AuthResponse | null;
+}
 
 export interface ProcessingTotals {
   approved: number;
@@ -44,32 +55,30 @@ export const emptyTotals = (): ProcessingTotals => ({
   settlesAt: null,
 });
 
-export type AuthResponse = Record<string, unknown> & { status: string };
-
 /** Adds one payment's outcome to the totals. */
-export function countOutcome(totals: ProcessingTotals, payment: Payment): void {
+export function countOutcome(totals: ProcessingTotals, payment: ChargedPayment): void {
   if (payment.deleted) {
     totals.skipped++;
     return;
   }
-  const auth = payment.authResponse as AuthResponse | null;
+  const auth = payment.authResponse;
   if (!auth) return;
   if (auth.status === 'Approved') {
     totals.approved++;
     const approvedCents = Math.round(Number(auth.approvedAmount) * 100);
     totals.approvedCents += approvedCents;
     if (approvedCents < payment.amountCents) totals.partial++;
-    const settlesAt = typeof auth.settlementTime === 'string' ? auth.settlementTime : null;
+    const settlesAt = auth.settlementTime ?? null;
     if (settlesAt && (!totals.settlesAt || settlesAt > totals.settlesAt)) totals.settlesAt = settlesAt;
   } else if (auth.status === 'Failed') totals.failed++;
   else totals.declined++;
 }
 
 /** The authResponse of a payment that could not be charged after the retries (may retry: category 2). */
-export function failedAuthResponse(payment: Payment, reason: string, now: Date): AuthResponse {
+export function failedAuthResponse(payment: Pick<ChargedPayment, 'amountCents'>, reason: string, now: Date) {
   const decline = declineOf('96');
   return {
-    status: 'Failed',
+    status: 'Failed' as const,
     responseCode: '96',
     responseMessage: `Processing failed: ${reason}`,
     declineCategory: decline.category,
@@ -86,9 +95,17 @@ export function failedAuthResponse(payment: Payment, reason: string, now: Date):
   };
 }
 
+export type FailedAuthResponse = ReturnType<typeof failedAuthResponse>;
+
+/**
+ * A processed payment's answer: the sale as a Transaction at processing time, or the Failed
+ * answer of a payment that could not be charged (no sale, no transactionId).
+ */
+export type AuthResponse = TransactionView | FailedAuthResponse;
+
 export type ProcessingSummary = ProcessingTotals & { processedAt: string };
 
-export const summaryView = (s: ProcessingSummary) => ({
+export const summaryView = (s: ProcessingSummary): ProcessingSummaryView => ({
   approvedCount: s.approved,
   partialCount: s.partial,
   declinedCount: s.declined,

@@ -3,6 +3,7 @@
  * protections (docs/product.md#transaction-responses). Records hold cents.
  */
 import type { AccountType } from './cards';
+import type { RefundResponse, TransactionView } from '#contract/schemas/transactions';
 import { declineOf } from './declines';
 import { fromCents, type Cents } from './money';
 
@@ -61,7 +62,8 @@ export const isSettled = (t: Transaction, now: Date): boolean =>
 export const availableRefundCents = (t: Transaction): Cents =>
   t.status === 'Approved' && t.voidingAt === undefined ? Math.max(0, t.approvedCents - t.refundedCents) : 0;
 
-export const refundView = (r: Refund) => ({
+/** A refund as its route answers it, less the sale's availableRefundAmount (the handler adds it). */
+export const refundView = (r: Refund): Omit<RefundResponse, 'availableRefundAmount'> => ({
   refundId: r.refundId,
   transactionId: r.transactionId,
   amount: fromCents(r.amountCents),
@@ -70,7 +72,7 @@ export const refundView = (r: Refund) => ({
   ...(r.responseCode !== undefined && { responseCode: r.responseCode, responseMessage: r.responseMessage }),
 });
 
-export function transactionView(t: Transaction, refunds: Refund[], now: Date) {
+export function transactionView(t: Transaction, refunds: Refund[], now: Date): TransactionView {
   const decline = t.status === 'Declined' ? declineOf(t.responseCode) : undefined;
   return {
     transactionId: t.transactionId,
@@ -108,4 +110,4 @@ export function transactionView(t: Transaction, refunds: Refund[], now: Date) {
   };
 }
 
-export type TransactionView = ReturnType<typeof transactionView>;
+export type { TransactionView };

@@ -1,9 +1,10 @@
 import { groupView } from '#domain/groups';
+import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
-import { requireGroup } from '#store/groups';
+import { requireGroup } from '#core/groups';
 
 /** GET /rest/merchants/{MID}/groups/{GroupID} */
-export const handler = merchantRoute({}, async ({ merchant, params }) => ({
+export const handler = merchantRoute(routes.GetGroup, async ({ merchant, params }) => ({
   status: 200,
-  body: groupView(await requireGroup(params.GroupID!, merchant.merchantId)),
+  body: groupView(await requireGroup(params.GroupID, merchant.merchantId)),
 }));

@@ -1,4 +1,5 @@
+import { routes } from '#contract/routes/index';
 import { listGroupsHandler } from '#shared/list-groups';
 
 /** GET /rest/merchants/{MID}/groups: groups in every stage. */
-export const handler = listGroupsHandler(false);
+export const handler = listGroupsHandler(routes.ListGroups, false);

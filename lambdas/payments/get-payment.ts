@@ -1,9 +1,10 @@
 import { paymentView } from '#domain/groups';
+import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
-import { requirePayment } from '#store/groups';
+import { requirePayment } from '#core/groups';
 
 /** GET .../groups/{GroupID}/payments/{PaymentID} (alias .../transactions/...) */
-export const handler = merchantRoute({}, async ({ merchant, params }) => ({
+export const handler = merchantRoute(routes.GetPayment, async ({ merchant, params }) => ({
   status: 200,
-  body: paymentView(await requirePayment(params.GroupID!, params.PaymentID!, merchant.merchantId)),
+  body: paymentView(await requirePayment(params.GroupID, params.PaymentID, merchant.merchantId)),
 }));

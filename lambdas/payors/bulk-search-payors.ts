@@ -1,16 +1,13 @@
 import { payorView } from '#domain/payors';
+import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
-import { bulkSearchSchema, type BulkSearchInput } from '#shared/schemas';
-import { validator } from '#shared/validation';
 import { payorStore } from '#store/payors';
-
-const parse = validator<BulkSearchInput>(bulkSearchSchema);
 
 /**
  * POST /v1/rest/merchants/{MID}/payors/search {customerAccountIds: [...]} (up to 100): the payors
  * found, in the order asked; ids with no payor are left out.
  */
-export const handler = merchantRoute({ body: parse }, async ({ merchant, body }) => {
+export const handler = merchantRoute(routes.BulkSearchPayors, async ({ merchant, body }) => {
   const store = payorStore();
   const ids = [...new Set(body.customerAccountIds)];
   const found = await Promise.all(

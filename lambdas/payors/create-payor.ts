@@ -1,16 +1,13 @@
 import type { Payor } from '#domain/payors';
 import { payorView } from '#domain/payors';
 import { createMethod } from '#core/methods';
+import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
 import { newId } from '#shared/ids';
-import { createPayorSchema, type CreatePayorInput } from '#shared/schemas';
-import { validator } from '#shared/validation';
 import { payorStore } from '#store/payors';
 
-const parse = validator<CreatePayorInput>(createPayorSchema);
-
 /** POST /v1/rest/merchants/{MID}/payors: a payor with its first saved method (the default). */
-export const handler = merchantRoute({ body: parse }, async ({ merchant, body, now }) => {
+export const handler = merchantRoute(routes.CreatePayor, async ({ merchant, body, now }) => {
   const payorId = newId();
   const { method } = await createMethod({
     raw: body.paymentMethod,

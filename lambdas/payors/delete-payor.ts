@@ -1,15 +1,19 @@
+import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
-import { payorStore, retrying } from '#store/payors';
+import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { payorStore } from '#store/payors';
 
 /**
  * DELETE /v1/rest/merchants/{MID}/payors/{PayorID}: removes the payor, its saved methods and its
  * customerAccountId. Scheduled payments that still name one of its methods are declined at
  * processing (category 1, "Payment method no longer exists").
  */
-export const handler = merchantRoute({}, async ({ merchant, params }) => {
+export const handler = merchantRoute(routes.DeletePayor, async ({ merchant, params }) => {
   const store = payorStore();
-  await retrying(async () =>
-    (await store.delete(await store.require(params.PayorID!, merchant.merchantId))) ? true : undefined,
+  await withOptimisticRetry(
+    async () =>
+      (await store.delete(await store.require(params.PayorID, merchant.merchantId))) ? true : undefined,
+    PAYOR,
   );
   return { status: 204 };
 });

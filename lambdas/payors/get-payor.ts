@@ -1,9 +1,10 @@
 import { payorView } from '#domain/payors';
+import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
 import { payorStore } from '#store/payors';
 
 /** GET /v1/rest/merchants/{MID}/payors/{PayorID} */
-export const handler = merchantRoute({}, async ({ merchant, params }) => {
-  const { payor, methods } = await payorStore().require(params.PayorID!, merchant.merchantId);
+export const handler = merchantRoute(routes.GetPayor, async ({ merchant, params }) => {
+  const { payor, methods } = await payorStore().require(params.PayorID, merchant.merchantId);
   return { status: 200, body: payorView(payor, methods) };
 });

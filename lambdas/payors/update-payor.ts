@@ -1,18 +1,16 @@
 import { assertSameId } from '#domain/groups';
 import { payorView, type Payor } from '#domain/payors';
+import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
-import { updatePayorSchema, type UpdatePayorInput } from '#shared/schemas';
-import { validator } from '#shared/validation';
-import { payorStore, retrying } from '#store/payors';
-
-const parse = validator<UpdatePayorInput>(updatePayorSchema);
+import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { payorStore } from '#store/payors';
 
 /** PUT /v1/rest/merchants/{MID}/payors/{PayorID}: fields present are changed. */
-export const handler = merchantRoute({ body: parse }, async ({ merchant, params, body, now }) => {
-  const payorId = params.PayorID!;
+export const handler = merchantRoute(routes.UpdatePayor, async ({ merchant, params, body, now }) => {
+  const payorId = params.PayorID;
   assertSameId('payorId', body.payorId, payorId);
   const store = payorStore();
-  const result = await retrying(async () => {
+  const result = await withOptimisticRetry(async () => {
     const { payor, methods } = await store.require(payorId, merchant.merchantId);
     const next: Payor = {
       ...payor,
@@ -24,6 +22,6 @@ export const handler = merchantRoute({ body: parse }, async ({ merchant, params,
       lastUpdated: now.toISOString(),
     };
     return (await store.update(payor, next)) ? payorView(next, methods) : undefined;
-  });
+  }, PAYOR);
   return { status: 200, body: result };
 });

@@ -1,14 +1,9 @@
 import { startProcessing } from '#core/processing';
 import { assertTriggerAllowed, triggerResult } from '#core/triggers';
 import { mapLimit } from '#shared/concurrency';
+import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
-import { triggerMerchantSchema, type TriggerMerchantInput } from '#shared/schemas';
-import { validator } from '#shared/validation';
 import { groupStore } from '#store/groups';
-
-const schema = validator<TriggerMerchantInput>(triggerMerchantSchema);
-const parse = (value: unknown): TriggerMerchantInput | undefined =>
-  value === undefined ? undefined : schema(value);
 
 /**
  * POST /rest/merchants/{MID}/process-payments (non-production), optional body
@@ -16,9 +11,9 @@ const parse = (value: unknown): TriggerMerchantInput | undefined =>
  * only scheduleDate is given; all pending groups without a body).
  */
 export const handler = merchantRoute(
-  { body: parse, bodyOptional: true },
+  routes.ProcessMerchant,
   async ({ merchant, params, body, now }) => {
-    assertTriggerAllowed(params.MID!);
+    assertTriggerAllowed(params.MID);
     const groups = await groupStore().listGroups(merchant.merchantId, {
       date: body?.scheduleDate,
       hour: body?.scheduleHour,

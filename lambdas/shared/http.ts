@@ -8,6 +8,9 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { pathParams, type PathParam, type PathParams } from '#contract/params';
+import type { Route } from '#contract/routes/index';
 import { apiScope } from '#contract/stage';
 import { config } from './config';
 import { ddb, isTransient } from './ddb';
@@ -15,32 +18,40 @@ import { BadRequestError, ForbiddenError, ServiceError, UnauthorizedError } from
 import { logger } from './logger';
 import { MerchantRegistry, type Merchant } from './merchants';
 import { tracer } from './tracer';
-import type { Validator } from './validation';
+import { validator, type Validator } from './validation';
 
 /** Lambda's synchronous payload limit is 6 MB; larger bodies are refused before parsing. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024 - 64 * 1024;
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const MID = /^\d{8}(\d{3})?$/;
+/** Path parameter rules (contract/params), their patterns compiled once. */
+const PATH_RULES = new Map(
+  Object.entries(pathParams).map(([name, rule]: [string, PathParam]) => [
+    name,
+    { ...rule, regExp: new RegExp(rule.pattern) },
+  ]),
+);
 
-/** How each path parameter is checked and named in messages. */
-const PATH_PARAMS: Record<string, { pattern: RegExp; what: string; normalize?: (v: string) => string }> = {
-  MID: { pattern: MID, what: 'an 8 or 11 digit merchant ID' },
-  GroupID: { pattern: UUID, what: 'a UUID', normalize: (v) => v.toLowerCase() },
-  PaymentID: { pattern: UUID, what: 'a UUID', normalize: (v) => v.toLowerCase() },
-  PayorID: { pattern: UUID, what: 'a UUID', normalize: (v) => v.toLowerCase() },
-  PaymentMethodID: { pattern: UUID, what: 'a UUID', normalize: (v) => v.toLowerCase() },
-  TransactionID: { pattern: UUID, what: 'a UUID', normalize: (v) => v.toLowerCase() },
-};
+/** A schema's value type; a list of schemas is validated by the handler itself (`unknown`). */
+type SchemaValue<S> = S extends readonly unknown[] ? unknown : S extends JSONSchema ? FromSchema<S> : unknown;
 
-export interface ApiRequest<B> {
+/** The validated body of route `R`: undefined without a body schema, or when an optional body is absent. */
+export type BodyOf<R extends Route> = R extends { body: { schema: infer S } }
+  ? SchemaValue<S> | (R extends { body: { optional: true } } ? undefined : never)
+  : undefined;
+
+/** The validated query of route `R`; without a query schema the raw parameters. */
+export type QueryOf<R extends Route> = R extends { query: { schema: infer S } }
+  ? SchemaValue<S>
+  : Readonly<Record<string, string>>;
+
+export interface ApiRequest<R extends Route> {
   readonly event: APIGatewayProxyEvent;
   readonly clientId: string;
   readonly merchant: Merchant;
-  /** Validated, normalized path parameters (UUIDs lower-cased). */
-  readonly params: Readonly<Record<string, string>>;
-  readonly query: Readonly<Record<string, string>>;
-  readonly body: B;
+  /** Validated, normalized path parameters (UUIDs lower-cased): those of the route's path. */
+  readonly params: PathParams<R['path']>;
+  readonly query: QueryOf<R>;
+  readonly body: BodyOf<R>;
   readonly now: Date;
 }
 
@@ -49,11 +60,12 @@ export interface ApiResult {
   body?: unknown;
 }
 
-export interface RouteOptions<B> {
-  /** Validates the parsed JSON body; without it, a body is ignored. */
-  body?: Validator<B>;
-  /** When the body may be absent (e.g. optional filters), the validator receives `undefined`. */
-  bodyOptional?: boolean;
+export interface RouteOptions {
+  /**
+   * Runs on the parsed JSON body before the route's schema, for refusals the schema cannot word
+   * (e.g. `deleted cannot be set by PUT`).
+   */
+  precheck?: (value: unknown) => void;
 }
 
 const json = (status: number, body: unknown): APIGatewayProxyResult => ({
@@ -86,14 +98,14 @@ async function authorize(clientId: string, mid: string, nowMs: number): Promise<
 function parsePathParams(event: APIGatewayProxyEvent): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [name, raw] of Object.entries(event.pathParameters ?? {})) {
-    const rule = PATH_PARAMS[name];
+    const rule = PATH_RULES.get(name);
     let value: string;
     try {
       value = raw === undefined ? '' : decodeURIComponent(raw);
     } catch {
       throw new BadRequestError(`${name} is not validly percent-encoded`);
     }
-    if (rule && !rule.pattern.test(value))
+    if (rule && !rule.regExp.test(value))
       throw new BadRequestError(`${name} must be ${rule.what} (got "${value}")`);
     params[name] = rule?.normalize ? rule.normalize(value) : value;
   }
@@ -111,24 +123,30 @@ function parseQuery(event: APIGatewayProxyEvent): Record<string, string> {
   );
 }
 
-function parseBody<B>(event: APIGatewayProxyEvent, options: RouteOptions<B>): B {
-  if (!options.body) return undefined as B;
-  let raw = event.body ?? '';
-  if (event.isBase64Encoded) raw = Buffer.from(raw, 'base64').toString('utf8');
-  if (Buffer.byteLength(raw) > MAX_BODY_BYTES) {
-    throw new BadRequestError(`body is too large (limit ${MAX_BODY_BYTES} bytes)`);
-  }
-  if (raw.trim() === '') {
-    if (options.bodyOptional) return options.body(undefined);
-    throw new BadRequestError('body is required (JSON object)');
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new BadRequestError('body is not valid JSON');
-  }
-  return options.body(parsed);
+/** The route's body: ignored without a body schema; a list of schemas passes the JSON through. */
+function bodyParser(route: Route, options: RouteOptions): (event: APIGatewayProxyEvent) => unknown {
+  const body = route.body;
+  if (!body) return () => undefined;
+  const validate: Validator<unknown> = Array.isArray(body.schema) ? (value) => value : validator(body.schema);
+  return (event) => {
+    let raw = event.body ?? '';
+    if (event.isBase64Encoded) raw = Buffer.from(raw, 'base64').toString('utf8');
+    if (Buffer.byteLength(raw) > MAX_BODY_BYTES) {
+      throw new BadRequestError(`body is too large (limit ${MAX_BODY_BYTES} bytes)`);
+    }
+    if (raw.trim() === '') {
+      if (body.optional) return undefined;
+      throw new BadRequestError('body is required (JSON object)');
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new BadRequestError('body is not valid JSON');
+    }
+    options.precheck?.(parsed);
+    return validate(parsed);
+  };
 }
 
 function clientOf(event: APIGatewayProxyEvent): string {
@@ -158,11 +176,17 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
   return json(500, errorBody(500, 'Internal server error'));
 }
 
-/** A route under `/rest/merchants/{MID}` (or `/v1/rest/merchants/{MID}`). */
-export function merchantRoute<B = undefined>(
-  options: RouteOptions<B>,
-  fn: (request: ApiRequest<B>) => Promise<ApiResult>,
+/**
+ * The handler of a route under `/rest/merchants/{MID}` (or `/v1/rest/merchants/{MID}`): its path
+ * parameters, body and query are checked as its entry in the route table declares.
+ */
+export function merchantRoute<const R extends Route>(
+  route: R,
+  fn: (request: ApiRequest<R>) => Promise<ApiResult>,
+  options: RouteOptions = {},
 ) {
+  const parseBody = bodyParser(route, options);
+  const queryValidator = route.query ? validator(route.query.schema, 'query') : undefined;
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(captureLambdaHandler(tracer))
     .use(injectLambdaContext(logger, { resetKeys: true }))
@@ -175,8 +199,20 @@ export function merchantRoute<B = undefined>(
       const query = parseQuery(event);
       const merchant = await authorize(clientId, params.MID ?? '', now.getTime());
       logger.appendKeys({ merchantId: merchant.merchantId });
-      const body = parseBody(event, options);
-      const result = await fn({ event, clientId, merchant, params, query, body, now });
+      const body = parseBody(event) as BodyOf<R>;
+      // Validated after the body, as the handlers did before the route table declared queries.
+      const checkedQuery = (queryValidator ? queryValidator(query) : query) as QueryOf<R>;
+      // The path matched the route's template, so exactly its placeholders are present.
+      const typedParams = params as PathParams<R['path']>;
+      const result = await fn({
+        event,
+        clientId,
+        merchant,
+        params: typedParams,
+        query: checkedQuery,
+        body,
+        now,
+      });
       // The access log: never bodies, which may hold account numbers.
       logger.info('request', {
         method: event.httpMethod,

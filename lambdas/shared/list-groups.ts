@@ -5,12 +5,10 @@
  */
 import { groupView, type GroupFilter } from '#domain/groups';
 import { BadRequestError } from './errors';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#contract/limits';
+import type { routes } from '#contract/routes/index';
 import { merchantRoute } from './http';
-import { DEFAULT_PAGE_SIZE, listGroupsQuerySchema, MAX_PAGE_SIZE, type ListGroupsQuery } from './schemas';
-import { validator } from './validation';
 import { groupStore } from '#store/groups';
-
-const parseQuery = validator<ListGroupsQuery>(listGroupsQuerySchema, 'query');
 
 function intParam(name: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
@@ -20,9 +18,11 @@ function intParam(name: string, raw: string | undefined, min: number, max: numbe
   return value;
 }
 
-export function listGroupsHandler(pendingOnly: boolean) {
-  return merchantRoute({}, async ({ merchant, query }) => {
-    const q = parseQuery(query);
+export function listGroupsHandler(
+  route: typeof routes.ListGroups | typeof routes.ListPendingGroups,
+  pendingOnly: boolean,
+) {
+  return merchantRoute(route, async ({ merchant, query: q }) => {
     const filter: GroupFilter = {
       date: q.date,
       hour: intParam('time', q.time, 0, 23),

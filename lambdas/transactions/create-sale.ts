@@ -2,18 +2,15 @@ import { idempotent } from '#core/idempotency';
 import { runSale } from '#core/sale';
 import { toCents } from '#domain/money';
 import { transactionView } from '#domain/transactions';
+import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
 import { newId } from '#shared/ids';
-import { saleSchema, type SaleInput } from '#shared/schemas';
-import { validator } from '#shared/validation';
-
-const parse = validator<SaleInput>(saleSchema);
 
 /**
  * POST /v1/rest/merchants/{MID}/transactions: a sale with a saved method. 201 with the
  * transaction whether Approved or Declined (a duplicate is Declined, responseCode 19).
  */
-export const handler = merchantRoute({ body: parse }, async ({ merchant, body, now }) => {
+export const handler = merchantRoute(routes.CreateSale, async ({ merchant, body, now }) => {
   const ref = body.idempotencyKey
     ? { merchantId: merchant.merchantId, scope: 'sale', key: body.idempotencyKey }
     : undefined;

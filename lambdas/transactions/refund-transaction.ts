@@ -2,19 +2,16 @@ import { idempotent } from '#core/idempotency';
 import { refundSale } from '#core/reversals';
 import { fromCents, toCents } from '#domain/money';
 import { availableRefundCents, refundView } from '#domain/transactions';
+import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
 import { newId } from '#shared/ids';
-import { refundSchema, type RefundInput } from '#shared/schemas';
-import { validator } from '#shared/validation';
-
-const parse = validator<RefundInput>(refundSchema);
 
 /**
  * POST /v1/rest/merchants/{MID}/transactions/{TransactionID}/refunds {amount, idempotencyKey?}:
  * 201 with the refund and the sale's remaining availableRefundAmount.
  */
-export const handler = merchantRoute({ body: parse }, async ({ merchant, params, body, now }) => {
-  const transactionId = params.TransactionID!;
+export const handler = merchantRoute(routes.RefundTransaction, async ({ merchant, params, body, now }) => {
+  const transactionId = params.TransactionID;
   const ref = body.idempotencyKey
     ? { merchantId: merchant.merchantId, scope: `refund:${transactionId}`, key: body.idempotencyKey }
     : undefined;

@@ -1,5 +1,5 @@
 /**
- * The REST API, built by iterating the route table (lib/routes.ts): one resource per path, one
+ * The REST API, built by iterating the route table (contract/routes): one resource per path, one
  * Lambda function per distinct handler module, one Cognito-authorized method per route, and
  * gateway responses that answer API Gateway's own errors with the service's error body.
  */
@@ -10,7 +10,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { handlerModules, routes, type Route } from '../routes';
+import { handlerModules, routeList as routes, type Route } from '#contract/routes/index';
 import { apiScope, type Stage } from '../../contract/stage';
 import { bindProcessor } from './processor';
 import { bindTable, handlerSlug, logRetention, SERVICE_NAME, ServiceFunction } from './service-function';

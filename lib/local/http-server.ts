@@ -5,8 +5,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Route } from '../routes';
+import type { Route } from '#contract/routes/index';
 import type { TokenIssuer } from './auth';
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -15,7 +17,10 @@ export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Prom
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 
 /** A local-only route (token endpoint, test hooks): raw body in, JSON out, no authorizer. */
-export type LocalRoute = (req: IncomingMessage, body: string) => Promise<{ status: number; body: unknown }>;
+export type LocalRoute = (
+  req: IncomingMessage,
+  body: string,
+) => Promise<{ status: number; body: unknown; headers?: Record<string, string> }>;
 
 interface CompiledRoute {
   route: Route;
@@ -65,6 +70,37 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
   });
 }
 
+/**
+ * Runs one in-process invocation in its own Lambda InvokeStore context, as the Lambda runtime does
+ * for concurrent invocations of one environment: Powertools then keeps per-invocation state (log
+ * keys appended with `appendKeys`, the Lambda context) apart. Without it, concurrent local handlers
+ * share the one Logger and write each other's keys.
+ */
+let invokeStore: Promise<InvokeStoreBase> | undefined;
+export async function invokeIsolated<T>(context: Context, fn: () => Promise<T>): Promise<T> {
+  // Powertools consults the InvokeStore only when this variable says invocations may overlap.
+  process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
+  invokeStore ??= InvokeStore.getInstanceAsync(true);
+  const store = await invokeStore;
+  return store.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, fn);
+}
+
+/** Node's own answer to an unparsable request is an empty body: give API Gateway's error body. */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return void socket.destroy();
+  const [status, reason] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout']
+        : [400, 'Bad Request'];
+  const body = JSON.stringify({ message: reason, responseCode: status });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** A Lambda context for an in-process invocation of the function `name`. */
 export function lambdaContext(name: string, timeoutMs = 10_000): Context {
   const requestId = randomUUID();
@@ -92,9 +128,15 @@ export function createHttpServer(options: HttpServerOptions): Server {
     return compile(route, handler);
   });
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     void (async () => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      let url: URL;
+      try {
+        // Concatenated, not resolved: a path like `//x` stays a path, as at API Gateway.
+        url = new URL(`http://127.0.0.1${req.url?.startsWith('/') ? req.url : '/'}`);
+      } catch {
+        return send(res, 400, { message: 'malformed request target', responseCode: 400 });
+      }
       const method = (req.method ?? 'GET').toUpperCase();
       const body = await readBody(req);
       if (body === undefined) return send(res, 400, { message: 'body is too large', responseCode: 400 });
@@ -102,7 +144,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
       const local = options.localRoutes?.get(`${method} ${url.pathname}`);
       if (local) {
         const result = await local(req, body);
-        return send(res, result.status, result.body);
+        return send(res, result.status, result.body, result.headers);
       }
 
       let match: { compiled: CompiledRoute; values: string[] } | undefined;
@@ -121,14 +163,15 @@ export function createHttpServer(options: HttpServerOptions): Server {
         return send(res, auth.status, { message: auth.message, responseCode: auth.status });
 
       const { route, names, handler } = match.compiled;
-      const query: Record<string, string> = {};
-      const multi: Record<string, string[]> = {};
-      for (const [k, v] of url.searchParams) {
-        query[k] = v;
-        (multi[k] ??= []).push(v);
-      }
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+      // A Map, then own properties: names like `__proto__` or `constructor` stay plain keys, as in
+      // the JSON event API Gateway sends (assignment to a `{}` would hit Object.prototype).
+      const multiMap = new Map<string, string[]>();
+      for (const [k, v] of url.searchParams) multiMap.set(k, [...(multiMap.get(k) ?? []), v]);
+      const query = Object.fromEntries([...multiMap].map(([k, vs]) => [k, vs[vs.length - 1]!]));
+      const multi = Object.fromEntries(multiMap);
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === 'string'),
+      );
       const event = {
         resource: route.path,
         path: url.pathname,
@@ -151,11 +194,14 @@ export function createHttpServer(options: HttpServerOptions): Server {
         body: body === '' ? null : body,
         isBase64Encoded: false,
       } as unknown as APIGatewayProxyEvent;
-      const result = await handler(event, lambdaContext(route.id));
+      const context = lambdaContext(route.id);
+      const result = await invokeIsolated(context, () => handler(event, context));
       send(res, result.statusCode, result.body, (result.headers ?? {}) as Record<string, string>);
     })().catch((error: unknown) => {
       console.error('local API gateway: handler crashed', error);
       if (!res.headersSent) send(res, 502, { message: 'Internal server error', responseCode: 502 });
     });
   });
+  server.on('clientError', answerClientError);
+  return server;
 }

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { routes } from '../routes';
+import { routeList as routes } from '#contract/routes/index';
 import { apiScope, parseStage, type Stage } from '../../contract/stage';
 import { tableName as tableNameOf } from '../../contract/table';
 import { STATE_MACHINE_NAME } from '../../contract/processing';
@@ -122,7 +122,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const key = await loadOrCreateKey(join(dataDir, 'local-signing-key.json'));
     const issuer = tokenIssuer(key, `${url}/local-user-pool`, apiScope(parseStage(stage)), localClients);
     const localRoutes = new Map<string, LocalRoute>([
-      ['POST /oauth2/token', (req, body) => issuer.token(req.headers, body)],
+      ['POST /oauth2/token', (req, body) => issuer.token(req.headers, body, req.socket.remoteAddress)],
       ...processing.localRoutes,
       ['POST /__local/faults', faults],
       ['GET /__local/dlq', async () => ({ status: 200, body: deadLetters })],

@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { ServiceApi } from '../../lib/cdk/api';
 import { ServiceAuth } from '../../lib/cdk/auth';
 import { ServiceTable } from '../../lib/cdk/table';
-import { handlerModules } from '../../lib/routes';
+import { handlerModules } from '../../contract/routes/index';
 import { props, resourcesOf, testApp } from './synth';
 
 describe('ServiceApi extension point', () => {

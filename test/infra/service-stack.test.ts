@@ -1,5 +1,5 @@
 import type { Template } from 'aws-cdk-lib/assertions';
-import { handlerModules, routes } from '../../lib/routes';
+import { handlerModules, routeList as routes } from '../../contract/routes/index';
 import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../../contract/stage';
 import { tableDef, tableName } from '../../contract/table';
 import type { ServiceStack } from '../../lib/cdk/service-stack';

@@ -5,17 +5,20 @@ import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../../l
 import { keys } from '../../lambdas/shared/keys';
 import { MAX_METHODS_PER_PAYOR } from '../../contract/limits';
 import { PAYOR, withOptimisticRetry } from '../../lambdas/shared/retry';
-import { DuplicateCustomerAccountIdError, PayorStore } from '../../lambdas/store/payors';
+import { DynamoMethodStore } from '../../lambdas/store/methods';
+import { DuplicateCustomerAccountIdError, DynamoPayorStore } from '../../lambdas/store/payors';
 import { createTestTable, type TestTable } from '../support/ddb';
 import { makeMethod, makePayor, nameOf, settle } from '../fixtures';
 
 let table: TestTable;
-let store: PayorStore;
+let store: DynamoPayorStore;
+let methodStore: DynamoMethodStore;
 const MERCHANT = '32350000001';
 
 beforeAll(async () => {
   table = await createTestTable();
-  store = new PayorStore(table.db, table.tableName);
+  store = new DynamoPayorStore(table.db, table.tableName);
+  methodStore = new DynamoMethodStore(table.db, table.tableName);
 });
 afterAll(() => table.drop());
 
@@ -73,7 +76,7 @@ function deleteMethod(payorId: string, methodId: string) {
       throw new NotFoundError(`method ${methodId} gone`);
     if (methods.length === 1)
       throw new BadRequestError('the only saved payment method of a payor cannot be deleted');
-    return (await store.deleteMethod(payor, methodId, replacementDefault(methods, methodId)))
+    return (await methodStore.deleteMethod(payor, methodId, replacementDefault(methods, methodId)))
       ? true
       : undefined;
   }, PAYOR);
@@ -174,10 +177,10 @@ describe('saved methods', () => {
   test(`addMethod stops at ${MAX_METHODS_PER_PAYOR} methods`, async () => {
     const { payor } = await stored();
     for (let i = 1; i < MAX_METHODS_PER_PAYOR; i++) {
-      await store.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date());
+      await methodStore.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date());
     }
     const extra = makeMethod(payor.payorId, MERCHANT);
-    const refusal = await store.addMethod(extra, false, new Date()).catch((e: unknown) => e);
+    const refusal = await methodStore.addMethod(extra, false, new Date()).catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(BadRequestError);
     expect((refusal as Error).message).toMatch(/at most 20/);
     const { methods } = await expectConsistent(payor.payorId);
@@ -188,7 +191,7 @@ describe('saved methods', () => {
   test('concurrent adds never take a payor beyond the limit', async () => {
     const { payor } = await stored();
     const adds = Array.from({ length: 30 }, () =>
-      store.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date()),
+      methodStore.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date()),
     );
     const { ok, errors } = await settle(adds);
     const { methods } = await expectConsistent(payor.payorId);
@@ -200,10 +203,10 @@ describe('saved methods', () => {
     expect((await partition(payor.payorId)).payor!.defaultPaymentMethodId).toBe(payor.defaultPaymentMethodId);
     // Topping up sequentially reaches exactly the limit, then refuses.
     for (let i = methods.length; i < MAX_METHODS_PER_PAYOR; i++) {
-      await store.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date());
+      await methodStore.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date());
     }
     await expect(
-      store.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date()),
+      methodStore.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date()),
     ).rejects.toBeInstanceOf(BadRequestError);
     expect((await expectConsistent(payor.payorId)).methods).toHaveLength(MAX_METHODS_PER_PAYOR);
   });
@@ -211,10 +214,10 @@ describe('saved methods', () => {
   test('addMethod on a payor of another merchant or a missing payor is 404', async () => {
     const { payor } = await stored();
     await expect(
-      store.addMethod(makeMethod(payor.payorId, '32350000002'), false, new Date()),
+      methodStore.addMethod(makeMethod(payor.payorId, '32350000002'), false, new Date()),
     ).rejects.toBeInstanceOf(NotFoundError);
     await expect(
-      store.addMethod(makeMethod('no-such-payor', MERCHANT), false, new Date()),
+      methodStore.addMethod(makeMethod('no-such-payor', MERCHANT), false, new Date()),
     ).rejects.toBeInstanceOf(NotFoundError);
     expect((await expectConsistent(payor.payorId)).methods).toHaveLength(1);
   });
@@ -224,13 +227,13 @@ describe('saved methods', () => {
     const existing = [method];
     for (let i = 0; i < 4; i++) {
       const m = makeMethod(payor.payorId, MERCHANT);
-      await store.addMethod(m, false, new Date());
+      await methodStore.addMethod(m, false, new Date());
       existing.push(m);
     }
     const added = Array.from({ length: 10 }, () => makeMethod(payor.payorId, MERCHANT));
     const work = [
-      ...added.map((m) => store.addMethod(m, true, new Date())),
-      ...existing.map((m) => store.updateMethod({ ...m, lastUpdated: new Date().toISOString() }, true)),
+      ...added.map((m) => methodStore.addMethod(m, true, new Date())),
+      ...existing.map((m) => methodStore.updateMethod({ ...m, lastUpdated: new Date().toISOString() }, true)),
     ];
     const { ok } = await settle(work);
     expect(ok.length).toBeGreaterThan(0);
@@ -244,13 +247,13 @@ describe('saved methods', () => {
   test('adding without setAsDefault keeps the default; updateMethod(setAsDefault) moves it', async () => {
     const { payor, method } = await stored();
     const second = makeMethod(payor.payorId, MERCHANT);
-    await store.addMethod(second, false, new Date());
+    await methodStore.addMethod(second, false, new Date());
     expect((await partition(payor.payorId)).payor!.defaultPaymentMethodId).toBe(method.savedPaymentMethodId);
-    await store.updateMethod({ ...second, lastUpdated: new Date().toISOString() }, true);
+    await methodStore.updateMethod({ ...second, lastUpdated: new Date().toISOString() }, true);
     expect((await partition(payor.payorId)).payor!.defaultPaymentMethodId).toBe(second.savedPaymentMethodId);
     // Updating a method that does not exist is 404 and moves nothing.
     const ghost = makeMethod(payor.payorId, MERCHANT);
-    await expect(store.updateMethod(ghost, true)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(methodStore.updateMethod(ghost, true)).rejects.toBeInstanceOf(NotFoundError);
     expect((await expectConsistent(payor.payorId)).payor.defaultPaymentMethodId).toBe(
       second.savedPaymentMethodId,
     );
@@ -259,7 +262,7 @@ describe('saved methods', () => {
   test('deleting the default makes the oldest other method default; the last one is kept', async () => {
     const { payor, method } = await stored();
     const second = makeMethod(payor.payorId, MERCHANT, 'ok', new Date(Date.now() + 1000));
-    await store.addMethod(second, false, new Date());
+    await methodStore.addMethod(second, false, new Date());
     await deleteMethod(payor.payorId, method.savedPaymentMethodId);
     const { payor: after, methods } = await expectConsistent(payor.payorId);
     expect(after.defaultPaymentMethodId).toBe(second.savedPaymentMethodId);
@@ -268,9 +271,9 @@ describe('saved methods', () => {
       BadRequestError,
     );
     // The store refuses it too, whatever the caller read.
-    await expect(store.deleteMethod(after, second.savedPaymentMethodId, undefined)).rejects.toBeInstanceOf(
-      BadRequestError,
-    );
+    await expect(
+      methodStore.deleteMethod(after, second.savedPaymentMethodId, undefined),
+    ).rejects.toBeInstanceOf(BadRequestError);
     expect((await expectConsistent(payor.payorId)).methods).toHaveLength(1);
   });
 
@@ -280,7 +283,7 @@ describe('saved methods', () => {
       const all = [method];
       for (let i = 0; i < 5; i++) {
         const m = makeMethod(payor.payorId, MERCHANT, 'ok', new Date(Date.now() + (i + 1) * 1000));
-        await store.addMethod(m, false, new Date());
+        await methodStore.addMethod(m, false, new Date());
         all.push(m);
       }
       const { ok, errors } = await settle(
@@ -303,16 +306,22 @@ describe('saved methods', () => {
     const all = [method];
     for (let i = 0; i < 7; i++) {
       const m = makeMethod(payor.payorId, MERCHANT, 'ok', new Date(Date.now() + (i + 1) * 1000));
-      await store.addMethod(m, false, new Date());
+      await methodStore.addMethod(m, false, new Date());
       all.push(m);
     }
     // Every deleter works from the same snapshot; moves of the default race with them.
     const snapshot = (await store.require(payor.payorId, MERCHANT)).payor;
     await settle<unknown>([
       ...all.map((m) =>
-        store.deleteMethod(snapshot, m.savedPaymentMethodId, replacementDefault(all, m.savedPaymentMethodId)),
+        methodStore.deleteMethod(
+          snapshot,
+          m.savedPaymentMethodId,
+          replacementDefault(all, m.savedPaymentMethodId),
+        ),
       ),
-      ...all.slice(4).map((m) => store.updateMethod({ ...m, lastUpdated: new Date().toISOString() }, true)),
+      ...all
+        .slice(4)
+        .map((m) => methodStore.updateMethod({ ...m, lastUpdated: new Date().toISOString() }, true)),
     ]);
     await expectConsistent(payor.payorId);
   });
@@ -320,11 +329,12 @@ describe('saved methods', () => {
 
 test('deleting a payor removes the payor, its methods and its customerAccountId in one go', async () => {
   const { payor } = await stored(MERCHANT, { customerAccountId: 'cust-delete-1' });
-  for (let i = 0; i < 3; i++) await store.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date());
+  for (let i = 0; i < 3; i++)
+    await methodStore.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date());
   const found = await store.require(payor.payorId, MERCHANT);
   expect(found.methods).toHaveLength(4);
   // A stale read (a method added since) is refused and deletes nothing.
-  await store.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date());
+  await methodStore.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date());
   expect(await store.delete(found)).toBe(false);
   expect((await partition(payor.payorId)).items).toHaveLength(6);
   expect(await store.delete(await store.require(payor.payorId, MERCHANT))).toBe(true);
@@ -338,7 +348,9 @@ test('deleting a payor removes the payor, its methods and its customerAccountId 
 test('a payor is found only under its own merchant', async () => {
   const { payor, method } = await stored();
   expect((await store.find(payor.payorId, MERCHANT))?.methods).toEqual([method]);
-  expect(await store.findMethod(payor.payorId, method.savedPaymentMethodId, MERCHANT)).toEqual(method);
+  expect(await methodStore.findMethod(payor.payorId, method.savedPaymentMethodId, MERCHANT)).toEqual(method);
   expect(await store.find(payor.payorId, '32350000002')).toBeUndefined();
-  expect(await store.findMethod(payor.payorId, method.savedPaymentMethodId, '32350000002')).toBeUndefined();
+  expect(
+    await methodStore.findMethod(payor.payorId, method.savedPaymentMethodId, '32350000002'),
+  ).toBeUndefined();
 });

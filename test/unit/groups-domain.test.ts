@@ -16,12 +16,25 @@ import {
   type Payment,
 } from '#domain/groups';
 import { BadRequestError, ImmutableFieldViolationError } from '#shared/errors';
-import type { UpdatePaymentInput } from '#shared/schemas';
+import type { UpdatePaymentInput, VoidOrRefundResponse } from '#contract/schemas/payments';
+import { transactionView } from '#domain/transactions';
+import { transaction } from '../fixtures';
 
 const GROUP_ID = '01890a5d-ac96-774b-bcce-b302099a8057';
 const PAYMENT_ID = '01890a5d-ac96-774b-bcce-b302099a8058';
 const NOW = new Date('2026-05-10T14:37:12.345Z');
 const LATER = new Date('2026-05-10T15:01:00.000Z');
+
+/** The authResponse of an approved sale of 19.99. */
+const approved = () => transactionView(transaction({ amountCents: 1999, approvedCents: 1999 }), [], NOW);
+const reversal = (over: Partial<VoidOrRefundResponse> = {}): VoidOrRefundResponse => ({
+  type: 'Void',
+  transactionId: '01890a5d-ac96-774b-bcce-b302099a8080',
+  status: 'Voided',
+  amount: 19.99,
+  date: '2026-05-10T15:00:00.000Z',
+  ...over,
+});
 
 const group = (over: Partial<Group> = {}): Group => ({
   paymentGroupId: GROUP_ID,
@@ -439,13 +452,10 @@ describe('replacedPayment', () => {
   });
 
   it('keeps authResponse and voidOrRefundResponses of the stored payment', () => {
-    const existing = payment({
-      authResponse: { status: 'Approved' },
-      voidOrRefundResponses: [{ type: 'Void' }],
-    });
+    const existing = payment({ authResponse: approved(), voidOrRefundResponses: [reversal()] });
     const next = replacedPayment(existing, update(), LATER);
-    expect(next.authResponse).toEqual({ status: 'Approved' });
-    expect(next.voidOrRefundResponses).toEqual([{ type: 'Void' }]);
+    expect(next.authResponse).toEqual(approved());
+    expect(next.voidOrRefundResponses).toEqual([reversal()]);
   });
 });
 
@@ -566,8 +576,8 @@ describe('paymentView', () => {
         customAttributes: { x: 1 },
         fees: [{ name: 'svc', amountCents: 250 }],
         deleted: true,
-        authResponse: { status: 'Approved', amount: 19.99 },
-        voidOrRefundResponses: [{ type: 'Refund', amount: 19.99 }],
+        authResponse: approved(),
+        voidOrRefundResponses: [reversal({ type: 'Refund', status: 'Completed' })],
       }),
     );
     expect(view).toMatchObject({

@@ -1,17 +1,19 @@
+import { MAX_PAYMENTS_PER_CREATE } from '#contract/limits';
 import {
-  addPaymentSchema,
   createGroupSchema,
-  inlinePaymentSchema,
   listGroupsQuerySchema,
-  MAX_PAYMENTS_PER_CREATE,
   updateGroupSchema,
-  updatePaymentSchema,
-  type AddPaymentInput,
   type CreateGroupInput,
   type ListGroupsQuery,
   type UpdateGroupInput,
+} from '#contract/schemas/groups';
+import {
+  addPaymentSchema,
+  inlinePaymentSchema,
+  updatePaymentSchema,
+  type AddPaymentInput,
   type UpdatePaymentInput,
-} from '#shared/schemas';
+} from '#contract/schemas/payments';
 import { describe as describeError, fieldName, validator } from '#shared/validation';
 import { messageOf } from '../fixtures';
 
