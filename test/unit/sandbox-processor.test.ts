@@ -344,3 +344,43 @@ describe('reverseUnanswered (timeout reversal)', () => {
     );
   });
 });
+
+describe('the processor registry', () => {
+  const load = (processor: string) => {
+    const saved = { ...process.env };
+    Object.assign(process.env, { TABLE_NAME: 't', PROCESSOR: processor, AWS_REGION: 'us-east-1' });
+    try {
+      let loaded: typeof import('../../lambdas/processor/index') | undefined;
+      jest.isolateModules(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        loaded = require('../../lambdas/processor/index');
+      });
+      return loaded!;
+    } finally {
+      process.env = saved;
+    }
+  };
+
+  it('builds the sandbox adapter for PROCESSOR=sandbox', () => {
+    // Its own module registry: the class is another copy, so compare by name.
+    expect(load('sandbox').paymentProcessor().constructor.name).toBe(SandboxProcessor.name);
+  });
+
+  it('fails at load on an unknown PROCESSOR, naming the available adapters', () => {
+    expect(() => load('acme')).toThrow('PROCESSOR=acme is not an available adapter (sandbox)');
+  });
+});
+
+describe('the ledger read', () => {
+  it('reads the entry of a kind and key, consistently', async () => {
+    ddbMock.reset();
+    const Item = { pk: 'SANDBOX#REFUND#refund:r-1', sk: 'LEDGER', calls: 2 };
+    ddbMock.on(GetCommand).resolves({ Item });
+    expect(await sandbox.ledger('REFUND', 'refund:r-1')).toEqual(Item);
+    expect(ddbMock.commandCalls(GetCommand)[0]!.args[0].input).toEqual({
+      TableName: 't',
+      Key: { pk: 'SANDBOX#REFUND#refund:r-1', sk: 'LEDGER' },
+      ConsistentRead: true,
+    });
+  });
+});

@@ -1,0 +1,39 @@
+import './support/env';
+import { loadConfig } from '#shared/config';
+
+describe('the functions configuration', () => {
+  it('gives every optional value its default', () => {
+    expect(loadConfig({ TABLE_NAME: 't' })).toEqual({
+      tableName: 't',
+      stage: 'dev',
+      serviceName: 'scheduled-payments',
+      authzCacheSeconds: 30,
+      duplicateWindowSeconds: 300,
+      processor: 'sandbox',
+      settlement: { periodSeconds: 3600, offsetSeconds: 1800 },
+      processBatchSize: 250,
+      processConcurrency: 16,
+      receiptsPageSize: 500,
+      maxSendAttempts: 5,
+      stateMachineArn: undefined,
+      sesFromAddress: undefined,
+      sesConfigurationSet: undefined,
+    });
+  });
+
+  it('is frozen', () => {
+    const config = loadConfig({ TABLE_NAME: 't' });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.settlement)).toBe(true);
+  });
+
+  it.each([
+    [{}, 'missing required environment variable TABLE_NAME'],
+    [{ TABLE_NAME: '' }, 'missing required environment variable TABLE_NAME'],
+    [{ TABLE_NAME: 't', SERVICE_STAGE: 'qa' }, 'stage must be one of dev, prod, got "qa"'],
+    [{ TABLE_NAME: 't', PROCESS_BATCH_SIZE: '0' }, 'PROCESS_BATCH_SIZE must be an integer >= 1, got "0"'],
+    [{ TABLE_NAME: 't', AUTHZ_CACHE_SECONDS: 'soon' }, 'AUTHZ_CACHE_SECONDS must be an integer >= 0'],
+  ])('refuses %j with a message naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
