@@ -45,11 +45,27 @@ export interface TokenIssuer {
   token(
     headers: Record<string, string | string[] | undefined>,
     body: string,
-  ): Promise<{ status: number; body: object }>;
+    remoteAddress?: string,
+  ): Promise<{ status: number; body: object; headers: Record<string, string> }>;
   /** Verifies a bearer header like the Cognito authorizer: claims, or the status to answer. */
   verify(
     authorization: string | undefined,
   ): Promise<{ claims: Record<string, string> } | { status: 401 | 403; message: string }>;
+}
+
+/** `id:secret` of an HTTP Basic header, each form-urlencoded (RFC 6749 2.3.1); undefined if malformed. */
+function basicCredentials(encoded: string): { clientId: string; secret: string } | undefined {
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, colon)),
+      secret: decodeURIComponent(decoded.slice(colon + 1)),
+    };
+  } catch {
+    return undefined; // a bad percent-escape: URIError
+  }
 }
 
 const safeEqual = (a: string, b: string) => {
@@ -58,29 +74,80 @@ const safeEqual = (a: string, b: string) => {
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
+/**
+ * Counts failed client authentications per key (client id, remote address) in a fixed window. A
+ * key with `limit` failures is refused until its window ends, correct credentials included, so a
+ * guesser gains nothing by continuing. The map is bounded: spraying random client ids cannot grow it.
+ */
+export class FailedAttemptLimiter {
+  private readonly failures = new Map<string, { count: number; until: number }>();
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Seconds until `key` may try again, or 0. */
+  retryAfter(key: string): number {
+    const entry = this.failures.get(key);
+    if (!entry || entry.until <= this.now()) return 0;
+    return entry.count >= this.limit ? Math.ceil((entry.until - this.now()) / 1000) : 0;
+  }
+
+  fail(key: string): void {
+    const entry = this.failures.get(key);
+    if (entry && entry.until > this.now()) entry.count++;
+    else {
+      if (this.failures.size >= 10_000) this.failures.clear();
+      this.failures.set(key, { count: 1, until: this.now() + this.windowMs });
+    }
+  }
+
+  clear(key: string): void {
+    this.failures.delete(key);
+  }
+}
+
+/** Cognito throttles its token endpoint; locally: 5 failures per client id, 50 per address, a minute. */
+export const TOKEN_ATTEMPTS = { perClient: 5, perAddress: 50, windowMs: 60_000 };
+
 export function tokenIssuer(
   key: SigningKey,
   issuer: string,
   scope: string,
   clients: readonly LocalClient[],
 ): TokenIssuer {
-  const oauthError = (status: number, error: string) => ({ status, body: { error } });
+  // RFC 6749 5.1: token responses must not be cached.
+  const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+  const oauthError = (status: number, error: string, headers: Record<string, string> = {}) => ({
+    status,
+    body: { error },
+    headers: { ...noStore, ...headers },
+  });
   const verified = new Map<string, { claims: Record<string, string>; exp: number }>();
+  const byClient = new FailedAttemptLimiter(TOKEN_ATTEMPTS.perClient, TOKEN_ATTEMPTS.windowMs);
+  const byAddress = new FailedAttemptLimiter(TOKEN_ATTEMPTS.perAddress, TOKEN_ATTEMPTS.windowMs);
   return {
-    async token(headers, raw) {
+    async token(headers, raw, remoteAddress = 'unknown') {
       const form = new URLSearchParams(raw);
-      let clientId = form.get('client_id') ?? '';
-      let secret = form.get('client_secret') ?? '';
+      let credentials: { clientId: string; secret: string } | undefined = {
+        clientId: form.get('client_id') ?? '',
+        secret: form.get('client_secret') ?? '',
+      };
       const basic = /^Basic (.+)$/i.exec(String(headers.authorization ?? ''));
-      if (basic) {
-        const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
-        const colon = decoded.indexOf(':');
-        clientId = decodeURIComponent(decoded.slice(0, colon));
-        secret = decodeURIComponent(decoded.slice(colon + 1));
-      }
+      if (basic) credentials = basicCredentials(basic[1]!);
       if (form.get('grant_type') !== 'client_credentials') return oauthError(400, 'unsupported_grant_type');
-      const client = clients.find((c) => c.clientId === clientId);
-      if (!client || !safeEqual(client.secret, secret)) return oauthError(401, 'invalid_client');
+      const clientKey = `client:${credentials?.clientId ?? ''}`;
+      const addressKey = `address:${remoteAddress}`;
+      const wait = Math.max(byClient.retryAfter(clientKey), byAddress.retryAfter(addressKey));
+      if (wait > 0) return oauthError(429, 'too_many_requests', { 'retry-after': String(wait) });
+      const client = clients.find((c) => c.clientId === credentials?.clientId);
+      if (!credentials || !client || !safeEqual(client.secret, credentials.secret)) {
+        byClient.fail(clientKey);
+        byAddress.fail(addressKey);
+        return oauthError(401, 'invalid_client');
+      }
+      byClient.clear(clientKey);
       const requested = form.get('scope');
       if (requested !== null && requested.split(' ').some((s) => s !== scope))
         return oauthError(400, 'invalid_scope');
@@ -102,6 +169,7 @@ export function tokenIssuer(
       return {
         status: 200,
         body: { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_VALIDITY_SECONDS },
+        headers: noStore,
       };
     },
 
@@ -113,7 +181,12 @@ export function tokenIssuer(
       if (cached && cached.exp * 1000 > Date.now()) return { claims: cached.claims };
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(match[1]!, key.publicKey, { issuer, algorithms: ['RS256'] }));
+        ({ payload } = await jwtVerify(match[1]!, key.publicKey, {
+          issuer,
+          algorithms: ['RS256'],
+          // Cognito access tokens always expire; one without `exp` was not issued by the pool.
+          requiredClaims: ['exp'],
+        }));
       } catch {
         return { status: 401, message: 'Unauthorized' };
       }

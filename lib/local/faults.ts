@@ -12,6 +12,9 @@
  */
 import type { LocalRoute } from './http-server';
 
+/** Enough to keep SES "down" for any test; a bound so that 1e308 is refused, not taken as N. */
+const MAX_SES_FAILURES = 1_000_000;
+
 export async function installFaults(): Promise<LocalRoute> {
   const { paymentProcessor, useProcessor } = await import('../../lambdas/processor/index');
   const { emailSender, useMailer } = await import('../../lambdas/shared/mailer');
@@ -46,26 +49,29 @@ export async function installFaults(): Promise<LocalRoute> {
     },
   });
 
+  const refuse = (message: string) => ({ status: 400, body: { message, responseCode: 400 } });
   return async (_req, raw) => {
-    let body: Record<string, unknown>;
+    let parsed: unknown;
     try {
-      body = JSON.parse(raw || '{}') as Record<string, unknown>;
+      parsed = JSON.parse(raw || '{}');
     } catch {
-      return { status: 400, body: { message: 'body is not valid JSON', responseCode: 400 } };
+      return refuse('body is not valid JSON');
     }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      return refuse('body must be a JSON object');
+    const body = parsed as Record<string, unknown>;
     const ids = body.crashAfterSale ?? [];
     const failures = body.sesFailures ?? 0;
-    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
-      return {
-        status: 400,
-        body: { message: 'crashAfterSale must be an array of paymentIds', responseCode: 400 },
-      };
-    }
-    if (typeof failures !== 'number' || !Number.isInteger(failures) || failures < 0) {
-      return { status: 400, body: { message: 'sesFailures must be an integer >= 0', responseCode: 400 } };
-    }
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
+      return refuse('crashAfterSale must be an array of paymentIds');
+    if (
+      !Number.isSafeInteger(failures) ||
+      (failures as number) < 0 ||
+      (failures as number) > MAX_SES_FAILURES
+    )
+      return refuse(`sesFailures must be an integer from 0 to ${MAX_SES_FAILURES}`);
     for (const id of ids) crashAfterSale.add(id.toLowerCase());
-    if (body.sesFailures !== undefined) sesFailures = failures;
+    if (body.sesFailures !== undefined) sesFailures = failures as number;
     return { status: 200, body: { crashAfterSale: [...crashAfterSale], sesFailures } };
   };
 }
