@@ -4,10 +4,10 @@
  *
  * - the grant lookup of lambdas/shared/http.ts `authorize` (GetCommand, cached per client|MID for
  *   AUTHZ_CACHE_SECONDS, so nearly never),
- * - lambdas/core/profiles.ts `resolveProfiles` → store/payors.ts `methodsByRef`: one
+ * - lambdas/core/profiles.ts `resolveProfiles` → store/methods.ts `methodsByRef`: one
  *   BatchGetCommand of the method item (projection payorId, savedPaymentMethodId, merchantId,
  *   maskedAccountNumber, accountType),
- * - lambdas/store/groups.ts `addPayment`: one TransactWriteCommand, Put payment (if absent) +
+ * - lambdas/store/payments.ts `addPayment`: one TransactWriteCommand, Put payment (if absent) +
  *   Update group totals (if pending and this merchant's). The bench's payments do not ask for a
  *   payment-scheduled notice, so the handler reads no group and writes no outbox item.
  *
@@ -25,18 +25,17 @@ import { keys } from '../../lambdas/shared/keys';
 import { CLIENT, MID, type BenchContext } from '../support/context';
 import { compareSection } from './section';
 
-type Send = DynamoDBDocumentClient['send'];
 type Item = Record<string, unknown>;
 
 /** 1.00 .. 999.99, varied so that items are not all alike. */
 const amountOf = (seq: number) => 1 + (seq % 99_900) / 100;
 
 /** The handler's grant cache (lambdas/shared/http.ts), per measured side. */
-export function grantCache(send: Send, tableName: string, ttlSeconds: number) {
+export function grantCache(db: DynamoDBDocumentClient, tableName: string, ttlSeconds: number) {
   let until = 0;
   return async (nowMs: number) => {
     if (until > nowMs) return;
-    const { Item } = await send(new GetCommand({ TableName: tableName, Key: keys.grant(CLIENT.id, MID) }));
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.grant(CLIENT.id, MID) }));
     if (!Item) throw new Error(`no grant for ${CLIENT.id} on ${MID}`);
     if (ttlSeconds > 0) until = nowMs + ttlSeconds * 1000;
   };
@@ -72,8 +71,8 @@ async function prepare(ctx: BenchContext) {
     return reply.status === 201 ? undefined : `${reply.status} ${reply.text.slice(0, 160)}`;
   };
 
-  const rawOp = (send: Send) => {
-    const authorize = grantCache(send, tableName, config.authzCacheSeconds);
+  const rawOp = (raw: DynamoDBDocumentClient) => {
+    const authorize = grantCache(raw, tableName, config.authzCacheSeconds);
     return async (_w: number, seq: number) => {
       const now = new Date();
       const groupId = rawGroups[seq % rawGroups.length]!;
@@ -88,7 +87,7 @@ async function prepare(ctx: BenchContext) {
       };
       let found = false;
       while (request && Object.keys(request).length > 0) {
-        const out = await send(new BatchGetCommand({ RequestItems: request }));
+        const out = await raw.send(new BatchGetCommand({ RequestItems: request }));
         for (const item of out.Responses?.[tableName] ?? []) if (item.merchantId === MID) found = true;
         request = out.UnprocessedKeys as typeof request;
       }
@@ -98,7 +97,7 @@ async function prepare(ctx: BenchContext) {
       const paymentId = v7();
       const ts = now.toISOString();
       const amountCents = Math.round(amountOf(seq) * 100);
-      await send(
+      await raw.send(
         new TransactWriteCommand({
           TransactItems: [
             {

@@ -1,17 +1,16 @@
 /**
  * Paged group list: `GET /rest/merchants/{MID}/groups?pageNumber=1&pageSize=25` against the
- * DynamoDB calls the handler makes for it, done directly with the SDK: the (cached) grant lookup,
- * then lambdas/store/groups.ts `pageGroups`: a Query on gsi1 with Limit up to the end of the page,
- * then Select COUNT queries for the rest of the merchant's groups.
+ * DynamoDB calls the handler makes for it, on a raw client: the (cached) grant lookup, then the
+ * paging of GroupStore.pageGroups, run by the store's own lambdas/store/paging.ts `readPage` (a
+ * Query on gsi1 with Limit up to the end of the page, then Select COUNT queries for the rest of the
+ * merchant's groups), without the handler, the HTTP layer or the runtime.
  */
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../lambdas/shared/keys';
+import { readPage } from '../../lambdas/store/paging';
 import { MID, type BenchContext } from '../support/context';
 import { grantCache } from './create-payment';
 import { compareSection } from './section';
-
-type Send = DynamoDBDocumentClient['send'];
-type Item = Record<string, unknown>;
 
 async function prepare(ctx: BenchContext) {
   const { api, runtime, config } = ctx;
@@ -26,42 +25,19 @@ async function prepare(ctx: BenchContext) {
     return reply.status === 200 ? undefined : `${reply.status} ${reply.text.slice(0, 160)}`;
   };
 
-  const rawOp = (send: Send) => {
-    const authorize = grantCache(send, tableName, config.authzCacheSeconds);
+  const rawOp = (raw: DynamoDBDocumentClient) => {
+    const authorize = grantCache(raw, tableName, config.authzCacheSeconds);
     const input = {
       TableName: tableName,
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :m',
       ExpressionAttributeValues: { ':m': keys.merchantGroups(MID) },
     };
-    const start = 0;
-    const end = config.pageSize;
+    const page = { pageNumber: 1, pageSize: config.pageSize };
     return async () => {
       await authorize(Date.now());
-      // GroupStore.pageGroups, page 1
-      const items: Item[] = [];
-      let seen = 0;
-      let ExclusiveStartKey: Item | undefined;
-      do {
-        const counting = seen >= end;
-        const out = await send(
-          new QueryCommand({
-            ...input,
-            ExclusiveStartKey,
-            ...(counting ? { Select: 'COUNT' } : { Limit: Math.max(end - seen, 25) }),
-          }),
-        );
-        if (!counting) {
-          for (const item of out.Items ?? []) {
-            if (seen >= start && seen < end) items.push(item);
-            seen++;
-          }
-        } else {
-          seen += out.Count ?? 0;
-        }
-        ExclusiveStartKey = out.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return items.length === Math.min(end, total) && seen === total
+      const { items, total: seen } = await readPage(raw, input, page);
+      return items.length === Math.min(page.pageSize, total) && seen === total
         ? undefined
         : `page ${items.length}/${seen}`;
     };

@@ -20,8 +20,10 @@
  * first half, the state machine's group, the raw group's second half (A B A), so that drift (the
  * JIT still compiling, the table growing by ~5 items per payment) falls on both sides alike.
  */
-import { inParallel, MID, scheduleDate, type BenchContext } from '../support/context';
+import { mapLimit, sleep } from '../../lambdas/shared/concurrency';
+import { createProfile, MID, scheduleDate, type BenchContext } from '../support/context';
 import { cpuSampler, type CpuUsage } from '../support/cpu';
+import { round } from '../support/load';
 import { localCore, type LocalCore } from '../support/core';
 import type { ProcessingState } from '../../lambdas/domain/processing';
 import type { CustomSection, Results } from './section';
@@ -47,8 +49,6 @@ const SUCCEED_LIMIT_MS = 120_000;
 
 const answered = (s: ProcessingState) =>
   s.totals.approved + s.totals.declined + s.totals.failed + s.totals.skipped;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 interface Side {
   payments: number;
@@ -90,30 +90,8 @@ export interface ProcessingResult {
   targets: typeof PROCESSING_TARGETS;
 }
 
-async function createPayors(ctx: BenchContext, count: number): Promise<string[]> {
-  return inParallel(Array.from({ length: count }), 8, async (_x, i) => {
-    const p = await ctx.api.json<{ payorId: string; defaultPaymentMethodId: string }>(
-      'POST',
-      `/v1/rest/merchants/${MID}/payors`,
-      {
-        paymentMethod: {
-          accountType: 'VISA',
-          cardNumber: '4111111111111111',
-          expiryMonth: 12,
-          expiryYear: new Date().getUTCFullYear() + 1,
-          billingAddress: {
-            line1: `${i + 1} Bench Way`,
-            city: 'Springfield',
-            state: 'OR',
-            postalCode: '97475',
-            country: 'US',
-          },
-        },
-      },
-      201,
-    );
-    return `${p.payorId}/${p.defaultPaymentMethodId}`;
-  });
+function createPayors(ctx: BenchContext, count: number): Promise<string[]> {
+  return mapLimit(Array.from({ length: count }), 8, (_x, i) => createProfile(ctx.api, `${i + 1} Bench Way`));
 }
 
 /** One pending group (a week ahead: the hourly tick leaves it alone) with `n` payments, one request. */

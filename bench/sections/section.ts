@@ -44,11 +44,11 @@ export function compareSection(spec: {
   operation: string;
   /**
    * Prepares fixtures and returns the two operations: one API request, and the same DynamoDB
-   * calls through `send` (the raw client, counted).
+   * calls through `db` (the raw client, counted).
    */
   prepare(ctx: BenchContext): Promise<{
     api: Operation;
-    raw(send: DynamoDBDocumentClient['send']): Operation;
+    raw(db: DynamoDBDocumentClient): Operation;
     notes?: Results;
   }>;
 }): CompareSection {

@@ -5,6 +5,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mapLimit } from '../../lambdas/shared/concurrency';
 import { countCall } from './count-call';
 import { httpClient, type HttpClient } from './http';
 import { runSlice, summarize, type LoadResult, type Operation, type Slice } from './load';
@@ -64,9 +65,9 @@ export interface BenchContext {
    * Measures an API operation against its raw DynamoDB twin: a warm-up of each, then `rounds`
    * rounds of one slice per side in A B, B A order, so that drift (DynamoDB Local's JIT still
    * compiling, its table growing, other work on the machine) falls on both sides alike. DynamoDB calls are
-   * counted inside the runtime for the API side, and through the counting `send` for the raw side.
+   * counted inside the runtime for the API side, and by the counting client `raw` gets for the raw side.
    */
-  measurePair(api: Operation, raw: (send: DynamoDBDocumentClient['send']) => Operation): Promise<Pair>;
+  measurePair(api: Operation, raw: (db: DynamoDBDocumentClient) => Operation): Promise<Pair>;
 }
 
 /** Load before each measured slice (connections and caches are warm already; this is the queue). */
@@ -91,22 +92,39 @@ async function getToken(url: string): Promise<string> {
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight. */
-export async function inParallel<T, R>(
-  items: T[],
-  limit: number,
-  fn: (item: T, i: number) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
+/** A client on `db` that counts every call first (the raw side's, as ddb-census.ts counts the runtime's). */
+function countingClient(db: DynamoDBDocumentClient, counts: Record<string, number>): DynamoDBDocumentClient {
+  const counted = Object.create(db) as DynamoDBDocumentClient;
+  counted.send = ((command: object, ...rest: unknown[]) => {
+    countCall(counts, command);
+    return (db.send as (...args: unknown[]) => unknown)(command, ...rest);
+  }) as DynamoDBDocumentClient['send'];
+  return counted;
+}
+
+/** A payor with one VISA card, created through the API; returns its `{payorId}/{methodId}` profile. */
+export async function createProfile(api: HttpClient, addressLine = '1 Bench Way'): Promise<string> {
+  const payor = await api.json<{ payorId: string; defaultPaymentMethodId: string }>(
+    'POST',
+    `/v1/rest/merchants/${MID}/payors`,
+    {
+      paymentMethod: {
+        accountType: 'VISA',
+        cardNumber: '4111111111111111',
+        expiryMonth: 12,
+        expiryYear: new Date().getUTCFullYear() + 1,
+        billingAddress: {
+          line1: addressLine,
+          city: 'Springfield',
+          state: 'OR',
+          postalCode: '97475',
+          country: 'US',
+        },
+      },
+    },
+    201,
+  );
+  return `${payor.payorId}/${payor.defaultPaymentMethodId}`;
 }
 
 /** Calls per operation, by name, rounded; names never called are left out. */
@@ -139,33 +157,12 @@ export async function createContext(config: BenchConfig, runtime: BenchRuntime):
     api,
     db,
     profileId() {
-      profile ??= api
-        .json<{ payorId: string; defaultPaymentMethodId: string }>(
-          'POST',
-          `/v1/rest/merchants/${MID}/payors`,
-          {
-            paymentMethod: {
-              accountType: 'VISA',
-              cardNumber: '4111111111111111',
-              expiryMonth: 12,
-              expiryYear: new Date().getUTCFullYear() + 1,
-              billingAddress: {
-                line1: '1 Bench Way',
-                city: 'Springfield',
-                state: 'OR',
-                postalCode: '97475',
-                country: 'US',
-              },
-            },
-          },
-          201,
-        )
-        .then((p) => `${p.payorId}/${p.defaultPaymentMethodId}`);
+      profile ??= createProfile(api);
       return profile;
     },
     async createGroups(count) {
       const date = scheduleDate();
-      return inParallel(Array.from({ length: count }), 8, async () => {
+      return mapLimit(Array.from({ length: count }), 8, async () => {
         const group = await api.json<{ paymentGroupId: string }>(
           'POST',
           `/rest/merchants/${MID}/groups`,
@@ -186,11 +183,7 @@ export async function createContext(config: BenchConfig, runtime: BenchRuntime):
     },
     async measurePair(apiOp, rawOpOf) {
       const counts: Record<string, number> = {};
-      const send = ((command: object, ...rest: unknown[]) => {
-        countCall(counts, command);
-        return (db.send as (...args: unknown[]) => unknown)(command, ...rest);
-      }) as DynamoDBDocumentClient['send'];
-      const rawOp = rawOpOf(send);
+      const rawOp = rawOpOf(countingClient(db, counts));
       const ops = { api: apiOp, raw: rawOp };
       const base = { concurrency: config.concurrency, cpuPids: [runtime.pid] };
       for (const side of config.order)

@@ -3,6 +3,7 @@
  * short ramp (not recorded) then a measured window; a measurement is several slices, merged.
  * Latency is per operation, end to end as the caller sees it.
  */
+import { sleep } from '../../lambdas/shared/concurrency';
 import { cpuSampler, type CpuUsage } from './cpu';
 
 /** One operation; resolves to an error description, or undefined when it succeeded. */
@@ -55,8 +56,8 @@ export interface LoadResult {
 }
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+/** `n` rounded to `digits` decimals. */
+export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 const percentile = (sorted: Float64Array, p: number): number =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
