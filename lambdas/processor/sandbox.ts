@@ -46,7 +46,7 @@ export function nextCutoff(processedAt: string, schedule: SettlementSchedule): s
   return new Date(next * 1000).toISOString();
 }
 
-export type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
+type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
 
 export class SandboxProcessor implements PaymentProcessor {
   constructor(

@@ -9,7 +9,7 @@ import { tracer } from './tracer';
 let client: SFNClient | undefined;
 
 /** arn:...:stateMachine:NAME → arn:...:execution:NAME:EXECUTION */
-export const executionArnOf = (machineArn: string, name: string): string =>
+const executionArnOf = (machineArn: string, name: string): string =>
   `${machineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 
 /**

@@ -7,7 +7,7 @@
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Stage } from '../../contract/stage';
 
-export interface ProcessorSettings {
+interface ProcessorSettings {
   /** Environment variables of the adapter (PROCESSOR names it; lambdas/processor/index.ts). */
   readonly environment: Readonly<Record<string, string>>;
   /** Grants the adapter needs (secrets, keys); the sandbox needs none beyond the service table. */
@@ -15,7 +15,7 @@ export interface ProcessorSettings {
 }
 
 /** The processor of a stage. Every stage uses the sandbox until an acquirer adapter exists. */
-export function processorSettings(_stage: Stage): ProcessorSettings {
+function processorSettings(_stage: Stage): ProcessorSettings {
   // The sandbox keeps its ledger in the service table, which each bound function has already,
   // and settles on the default cut-offs (SETTLEMENT_PERIOD_SECONDS, SETTLEMENT_OFFSET_SECONDS).
   return { environment: { PROCESSOR: 'sandbox' }, grant: () => undefined };
