@@ -6,6 +6,7 @@ import type { Group, Payment } from '#domain/groups';
 import type { OutboxItem } from '#domain/notifications';
 import { parseProfileId } from '#domain/payors';
 import { BadRequestError } from '#shared/errors';
+import { methodStore } from '#store/methods';
 import { payorStore } from '#store/payors';
 
 export interface ProfileDetails {
@@ -28,7 +29,7 @@ export async function resolveProfiles(
   field: (index: number) => string = () => 'profileId',
 ): Promise<Map<string, ProfileDetails>> {
   if (profileIds.length === 0) return new Map();
-  const found = await payorStore().methodsByRef(profileIds.map(parseProfileId), merchantId);
+  const found = await methodStore().methodsByRef(profileIds.map(parseProfileId), merchantId);
   const index = profileIds.findIndex((id) => !found.has(keyOf(id)));
   if (index >= 0) {
     throw new BadRequestError(

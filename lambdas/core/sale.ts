@@ -14,7 +14,7 @@ import { parseProfileId } from '#domain/payors';
 import type { Transaction } from '#domain/transactions';
 import { paymentProcessor } from '#processor/index';
 import { ProcessorUnavailableError, type SaleResult } from '#processor/processor';
-import { payorStore } from '#store/payors';
+import { methodStore } from '#store/methods';
 import { transactionStore } from '#store/transactions';
 
 export interface SaleRequest {
@@ -74,7 +74,7 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
     ...extra,
   });
 
-  const method = await payorStore().findMethod(payorId, savedPaymentMethodId, request.merchantId);
+  const method = await methodStore().findMethod(payorId, savedPaymentMethodId, request.merchantId);
   if (!method) {
     if (request.missingMethod === 'reject') {
       throw new BadRequestError(

@@ -3,7 +3,7 @@
  * recorded, that record is the answer; otherwise the processor reverses whatever may have
  * happened under the payment's key (timeout reversal) before the payment is called Failed.
  */
-import { failedAuthResponse, type AuthResponse } from '#domain/processing';
+import { failedAuthResponse, saleAuthResponse, type AuthResponse } from '#domain/processing';
 import type { Payment } from '#domain/groups';
 import { transactionView } from '#domain/transactions';
 import { paymentProcessor } from '#processor/index';
@@ -16,7 +16,7 @@ export async function giveUpOnCharge(
   reason: string,
 ): Promise<AuthResponse> {
   const recorded = await transactionStore().find(transactionId);
-  if (recorded) return transactionView(recorded.transaction, recorded.refunds, new Date());
+  if (recorded) return saleAuthResponse(transactionView(recorded.transaction, recorded.refunds, new Date()));
   // Throws if the processor cannot be reached either: the state machine then retries the step.
   await paymentProcessor().reverseUnanswered({ idempotencyKey: `payment:${payment.paymentId}`, merchantId });
   return failedAuthResponse(payment, reason, new Date());

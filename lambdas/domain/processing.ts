@@ -5,7 +5,10 @@
 import { declineOf } from './declines';
 import { fromCents, type Cents } from './money';
 import type { ProcessingSummaryView } from '#contract/schemas/processing';
+import type { AuthResponse } from '#contract/schemas/transactions';
 import type { TransactionView } from './transactions';
+
+export type { AuthResponse };
 
 /**
  * What processing reads of a payment. Structural (a `Payment` is one) so that this module does
@@ -75,10 +78,14 @@ export function countOutcome(totals: ProcessingTotals, payment: ChargedPayment):
 }
 
 /** The authResponse of a payment that could not be charged after the retries (may retry: category 2). */
-export function failedAuthResponse(payment: Pick<ChargedPayment, 'amountCents'>, reason: string, now: Date) {
+export function failedAuthResponse(
+  payment: Pick<ChargedPayment, 'amountCents'>,
+  reason: string,
+  now: Date,
+): AuthResponse {
   const decline = declineOf('96');
   return {
-    status: 'Failed' as const,
+    status: 'Failed',
     responseCode: '96',
     responseMessage: `Processing failed: ${reason}`,
     declineCategory: decline.category,
@@ -95,13 +102,17 @@ export function failedAuthResponse(payment: Pick<ChargedPayment, 'amountCents'>,
   };
 }
 
-export type FailedAuthResponse = ReturnType<typeof failedAuthResponse>;
-
 /**
- * A processed payment's answer: the sale as a Transaction at processing time, or the Failed
- * answer of a payment that could not be charged (no sale, no transactionId).
+ * The authResponse of a payment its sale answered: the sale as a Transaction at processing time.
+ * A sale is recorded Approved or Declined; only a void makes it Voided, and nothing voids a
+ * scheduled payment's sale before its authResponse is written (void-or-refund reads it there).
  */
-export type AuthResponse = TransactionView | FailedAuthResponse;
+export function saleAuthResponse(view: TransactionView): AuthResponse {
+  const { status } = view;
+  if (status === 'Voided')
+    throw new Error(`sale ${view.transactionId} is voided before its payment recorded it`);
+  return { ...view, status };
+}
 
 export type ProcessingSummary = ProcessingTotals & { processedAt: string };
 

@@ -11,7 +11,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { runSale } from '#core/sale';
 import type { Payment } from '#domain/groups';
 import { giveUpOnCharge } from '#core/unanswered';
-import { countOutcome, type AuthResponse, type ProcessingState } from '#domain/processing';
+import { countOutcome, saleAuthResponse, type AuthResponse, type ProcessingState } from '#domain/processing';
 import { transactionView } from '#domain/transactions';
 import { mapLimit, sleep } from '#shared/concurrency';
 import { config } from '#shared/config';
@@ -49,7 +49,7 @@ async function charge(payment: Payment, state: ProcessingState): Promise<AuthRes
         },
         new Date(),
       );
-      return transactionView(txn, [], new Date());
+      return saleAuthResponse(transactionView(txn, [], new Date()));
     } catch (error) {
       if (!retryable(error)) throw error;
       logger.warn('transient failure charging a payment', { paymentId: payment.paymentId, attempt, error });

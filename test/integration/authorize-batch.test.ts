@@ -16,7 +16,7 @@ import { newId } from '../../lambdas/shared/ids';
 import { DynamoClaimStore } from '../../lambdas/store/claims';
 import { DynamoGroupStore } from '../../lambdas/store/groups';
 import { DynamoPaymentStore } from '../../lambdas/store/payments';
-import { PayorStore } from '../../lambdas/store/payors';
+import { DynamoPayorStore } from '../../lambdas/store/payors';
 import { createTestTable, type TestTable } from '../support/ddb';
 import { makePayor } from '../fixtures';
 import { FaultyProcessor } from './processor-double';
@@ -78,7 +78,7 @@ async function aGroup(
   profiles: string[],
   deleted: number[] = [],
 ): Promise<{ group: Group; payments: Payment[] }> {
-  const payors = new PayorStore(table.db, table.tableName);
+  const payors = new DynamoPayorStore(table.db, table.tableName);
   const now = new Date();
   const group = newGroup(
     { servicePayId: MERCHANT, scheduleDate: '2031-07-01', scheduleHour: 9, locationId: 1 },

@@ -20,7 +20,8 @@ import {
 } from '../../lambdas/shared/errors';
 import { newId } from '../../lambdas/shared/ids';
 import { keys } from '../../lambdas/shared/keys';
-import { PayorStore } from '../../lambdas/store/payors';
+import { DynamoMethodStore } from '../../lambdas/store/methods';
+import { DynamoPayorStore } from '../../lambdas/store/payors';
 import { transactionStore, type StoredResponse } from '../../lambdas/store/transactions';
 import { createTestTable, type TestTable } from '../support/ddb';
 import { makePayor, nameOf, settle } from '../fixtures';
@@ -55,7 +56,7 @@ afterAll(async () => {
 /** A stored payor whose default method behaves as `profile` at the sandbox; its profileId. */
 async function aProfile(profile = 'ok'): Promise<string> {
   const { payor, method } = makePayor(MERCHANT, {}, profile);
-  await new PayorStore(table.db, table.tableName).create(payor, method);
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
   return `${payor.payorId}/${method.savedPaymentMethodId}`;
 }
 
@@ -288,7 +289,7 @@ describe('timeout reversal (the processor gives no answer)', () => {
     expect((await runSale(request, base)).responseCode).toBe('96');
 
     // Straight at the processor: the key answers declined, whatever the request.
-    const method = (await new PayorStore(table.db, table.tableName).findMethod(
+    const method = (await new DynamoMethodStore(table.db, table.tableName).findMethod(
       profile.split('/')[0]!,
       profile.split('/')[1]!,
       MERCHANT,

@@ -17,6 +17,7 @@ import {
 } from '#domain/groups';
 import { BadRequestError, ImmutableFieldViolationError } from '#shared/errors';
 import type { UpdatePaymentInput, VoidOrRefundResponse } from '#contract/schemas/payments';
+import { saleAuthResponse } from '#domain/processing';
 import { transactionView } from '#domain/transactions';
 import { transaction } from '../fixtures';
 
@@ -26,7 +27,8 @@ const NOW = new Date('2026-05-10T14:37:12.345Z');
 const LATER = new Date('2026-05-10T15:01:00.000Z');
 
 /** The authResponse of an approved sale of 19.99. */
-const approved = () => transactionView(transaction({ amountCents: 1999, approvedCents: 1999 }), [], NOW);
+const approved = () =>
+  saleAuthResponse(transactionView(transaction({ amountCents: 1999, approvedCents: 1999 }), [], NOW));
 const reversal = (over: Partial<VoidOrRefundResponse> = {}): VoidOrRefundResponse => ({
   type: 'Void',
   transactionId: '01890a5d-ac96-774b-bcce-b302099a8080',

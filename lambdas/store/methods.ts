@@ -1,0 +1,229 @@
+/**
+ * Saved payment methods in DynamoDB, in their payor's partition. Every change is one
+ * transaction with the payor item:
+ * - the default method is the payor's `defaultPaymentMethodId`, changed only together with a
+ *   condition that the new default exists;
+ * - `methodCount` > 1 is the condition for deleting a method, so the last one never goes;
+ * - `methodCount` < the limit is the condition for adding one.
+ */
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
+import { config } from '#shared/config';
+import { cancellationCodes, ddb } from '#shared/ddb';
+import { BadRequestError, NotFoundError } from '#shared/errors';
+import { keys } from '#shared/keys';
+import type { Payor, SavedMethod } from '#domain/payors';
+import { strip } from './items';
+import { batchGet, methodItem } from './payor-items';
+import { PayorNotFoundError, readPayor } from './payors';
+
+export class MethodNotFoundError extends NotFoundError {
+  constructor(methodId: string) {
+    super(`saved payment method ${methodId} not found`);
+  }
+}
+
+/** What a scheduled payment needs of the method it names. */
+export type MethodRef = Pick<
+  SavedMethod,
+  'payorId' | 'savedPaymentMethodId' | 'maskedAccountNumber' | 'accountType'
+>;
+
+export interface MethodStore {
+  findMethod(payorId: string, methodId: string, merchantId: string): Promise<SavedMethod | undefined>;
+  /** The merchant's methods these references name, keyed `payorId/methodId`. */
+  methodsByRef(
+    refs: { payorId: string; savedPaymentMethodId: string }[],
+    merchantId: string,
+  ): Promise<Map<string, MethodRef>>;
+  addMethod(method: SavedMethod, setAsDefault: boolean, now: Date): Promise<void>;
+  updateMethod(next: SavedMethod, setAsDefault: boolean): Promise<void>;
+  /** False when the payor changed since read. */
+  deleteMethod(payor: Payor, methodId: string, replacement: string | undefined): Promise<boolean>;
+}
+
+export class DynamoMethodStore implements MethodStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** A saved method (with its payor's default id) if it is this merchant's. */
+  async findMethod(payorId: string, methodId: string, merchantId: string): Promise<SavedMethod | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.method(payorId, methodId) }),
+    );
+    return Item?.entity === 'method' && Item.merchantId === merchantId ? strip<SavedMethod>(Item) : undefined;
+  }
+
+  /**
+   * The saved methods (mask and type only) these `{payorId}/{methodId}` references name among the
+   * merchant's, keyed `payorId/methodId`; a reference not in the result names none.
+   */
+  async methodsByRef(
+    refs: { payorId: string; savedPaymentMethodId: string }[],
+    merchantId: string,
+  ): Promise<Map<string, MethodRef>> {
+    const unique = [...new Map(refs.map((r) => [`${r.payorId}/${r.savedPaymentMethodId}`, r])).values()];
+    const items = await batchGet(
+      this.db,
+      this.tableName,
+      unique.map((r) => keys.method(r.payorId, r.savedPaymentMethodId)),
+      'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType',
+    );
+    const found = new Map<string, MethodRef>();
+    for (const item of items) {
+      if (item.merchantId !== merchantId) continue;
+      const method = strip<SavedMethod>(item);
+      found.set(`${method.payorId}/${method.savedPaymentMethodId}`, method);
+    }
+    return found;
+  }
+
+  /** Adds a method; it becomes the default only when `setAsDefault`. */
+  async addMethod(method: SavedMethod, setAsDefault: boolean, now: Date): Promise<void> {
+    const update = setAsDefault
+      ? 'ADD methodCount :one SET lastUpdated = :now, defaultPaymentMethodId = :m'
+      : 'ADD methodCount :one SET lastUpdated = :now';
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: methodItem(method),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.payor(method.payorId),
+                UpdateExpression: update,
+                ConditionExpression: 'merchantId = :mid AND methodCount < :max',
+                ExpressionAttributeValues: {
+                  ':one': 1,
+                  ':now': now.toISOString(),
+                  ':mid': method.merchantId,
+                  ':max': MAX_METHODS_PER_PAYOR,
+                  ...(setAsDefault && { ':m': method.savedPaymentMethodId }),
+                },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (cancellationCodes(error)?.[1] === 'ConditionalCheckFailed') {
+        const found = await readPayor(this.db, this.tableName, method.payorId, method.merchantId);
+        if (!found) throw new PayorNotFoundError(method.payorId);
+        throw new BadRequestError(`a payor can have at most ${MAX_METHODS_PER_PAYOR} saved payment methods`);
+      }
+      throw error;
+    }
+  }
+
+  /** Replaces a method's mutable fields and, with `setAsDefault`, makes it the default: one transaction. */
+  async updateMethod(next: SavedMethod, setAsDefault: boolean): Promise<void> {
+    const items: object[] = [
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: methodItem(next),
+          ConditionExpression: 'attribute_exists(pk) AND merchantId = :mid',
+          ExpressionAttributeValues: { ':mid': next.merchantId },
+        },
+      },
+    ];
+    if (setAsDefault) {
+      items.push({
+        Update: {
+          TableName: this.tableName,
+          Key: keys.payor(next.payorId),
+          UpdateExpression: 'SET defaultPaymentMethodId = :m, lastUpdated = :now',
+          ConditionExpression: 'merchantId = :mid',
+          ExpressionAttributeValues: {
+            ':m': next.savedPaymentMethodId,
+            ':now': next.lastUpdated,
+            ':mid': next.merchantId,
+          },
+        },
+      });
+    }
+    try {
+      await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[0] === 'ConditionalCheckFailed') throw new MethodNotFoundError(next.savedPaymentMethodId);
+      if (codes?.[1] === 'ConditionalCheckFailed') throw new PayorNotFoundError(next.payorId);
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes a method. Refused (400) when it is the only one. When it is the default, the
+   * replacement becomes default in the same transaction, on the condition that the payor still
+   * names the deleted method as default and the replacement still exists. Returns false when the
+   * payor changed since read (the caller re-reads and retries).
+   */
+  async deleteMethod(payor: Payor, methodId: string, replacement: string | undefined): Promise<boolean> {
+    const isDefault = payor.defaultPaymentMethodId === methodId;
+    const items: object[] = [
+      {
+        Delete: {
+          TableName: this.tableName,
+          Key: keys.method(payor.payorId, methodId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.payor(payor.payorId),
+          UpdateExpression: isDefault
+            ? 'ADD methodCount :minus SET defaultPaymentMethodId = :r, lastUpdated = :now'
+            : 'ADD methodCount :minus SET lastUpdated = :now',
+          ConditionExpression: isDefault
+            ? 'methodCount > :one AND defaultPaymentMethodId = :m'
+            : 'methodCount > :one AND defaultPaymentMethodId <> :m',
+          ExpressionAttributeValues: {
+            ':minus': -1,
+            ':one': 1,
+            ':m': methodId,
+            ':now': new Date().toISOString(),
+            ...(isDefault && { ':r': replacement }),
+          },
+        },
+      },
+    ];
+    if (isDefault) {
+      if (!replacement)
+        throw new BadRequestError('the only saved payment method of a payor cannot be deleted');
+      items.push({
+        ConditionCheck: {
+          TableName: this.tableName,
+          Key: keys.method(payor.payorId, replacement),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      });
+    }
+    try {
+      await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
+      return true;
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[0] === 'ConditionalCheckFailed') throw new MethodNotFoundError(methodId);
+      if (codes?.some((c) => c === 'ConditionalCheckFailed')) return false;
+      throw error;
+    }
+  }
+}
+
+let store: MethodStore | undefined;
+
+/** The container's store, on the configured table. */
+export function methodStore(): MethodStore {
+  store ??= new DynamoMethodStore(ddb(), config().tableName);
+  return store;
+}
