@@ -1,0 +1,144 @@
+/**
+ * Every operation of openapi.json as a request the security matrix (and the fuzz suite) can send:
+ * the path filled with a merchant's real resources, and a body the operation accepts, so that a
+ * refusal is the authorizer's or the merchant check's, not the body validator's.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { call, futureDate } from './api';
+import { cardInput } from '../fixtures/inputs';
+
+export interface Operation {
+  operationId: string;
+  method: string;
+  /** e.g. `/rest/merchants/{MID}/groups/{GroupID}` */
+  template: string;
+  hasBody: boolean;
+}
+
+const ROOT = join(__dirname, '..', '..');
+
+export function operations(): Operation[] {
+  const doc = JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { operationId?: string; requestBody?: unknown }>>;
+  };
+  return Object.entries(doc.paths).flatMap(([template, item]) =>
+    Object.entries(item)
+      .filter(([, op]) => typeof op === 'object' && op !== null && typeof op.operationId === 'string')
+      .map(([method, op]) => ({
+        operationId: op.operationId!,
+        method: method.toUpperCase(),
+        template,
+        hasBody: op.requestBody !== undefined,
+      })),
+  );
+}
+
+/** The ids a path or body may name. */
+export interface Ids {
+  MID: string;
+  GroupID: string;
+  PaymentID: string;
+  PayorID: string;
+  PaymentMethodID: string;
+  TransactionID: string;
+  /** `payorId/methodId` of the merchant's own payor (payments and sales charge it). */
+  profileId: string;
+}
+
+export const ID_PARAMS = ['GroupID', 'PaymentID', 'PayorID', 'PaymentMethodID', 'TransactionID'] as const;
+
+export const pathOf = (op: Operation, ids: Ids) =>
+  op.template.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name as keyof Ids]);
+
+export const idsIn = (op: Operation) => ID_PARAMS.filter((p) => op.template.includes(`{${p}}`));
+
+/** A valid body for each operation that takes one (paths' ids repeated where the schema asks). */
+export function bodyOf(op: Operation, ids: Ids): unknown {
+  if (!op.hasBody) return undefined;
+  const payment = { paymentGroupId: ids.GroupID, profileId: ids.profileId, amount: 1.25 };
+  const bodies: Record<string, unknown> = {
+    CreateGroup: { servicePayId: ids.MID, scheduleDate: futureDate(3), scheduleHour: 3, locationId: 1 },
+    UpdateGroup: { paymentGroupId: ids.GroupID, scheduleHour: 4 },
+    AddPayment: payment,
+    AddPaymentAlias: payment,
+    UpdatePayment: { ...payment, paymentId: ids.PaymentID },
+    UpdatePaymentAlias: { ...payment, paymentId: ids.PaymentID },
+    VoidOrRefundGroup: {},
+    ProcessGroup: {},
+    ProcessMerchant: {},
+    CreatePayor: { paymentMethod: cardInput() },
+    BulkSearchPayors: { customerAccountIds: ['nobody'] },
+    UpdatePayor: { email: 'payor@example.com' },
+    AddMethod: cardInput(),
+    UpdateMethod: { expiryMonth: 11 },
+    CreateSale: { profileId: ids.profileId, amount: 1.5 },
+    RefundTransaction: { amount: 0.5 },
+    VoidTransaction: {},
+  };
+  if (!(op.operationId in bodies)) throw new Error(`no body for ${op.operationId}: add one`);
+  return bodies[op.operationId];
+}
+
+const created = async (method: string, path: string, body: unknown, token: string) => {
+  const res = await call(method, path, body, { token });
+  if (res.status !== 201) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res.body as Record<string, unknown>;
+};
+
+/** One of each resource for `mid`, made through the API with `token`. */
+export async function makeResources(mid: string, token: string): Promise<Ids> {
+  const payor = await created(
+    'POST',
+    `/v1/rest/merchants/${mid}/payors`,
+    { paymentMethod: cardInput() },
+    token,
+  );
+  const PayorID = String(payor.payorId);
+  const PaymentMethodID = String(payor.defaultPaymentMethodId);
+  const profileId = `${PayorID}/${PaymentMethodID}`;
+  const group = await created(
+    'POST',
+    `/rest/merchants/${mid}/groups`,
+    { servicePayId: mid, scheduleDate: futureDate(2), scheduleHour: 5, locationId: 1 },
+    token,
+  );
+  const GroupID = String(group.paymentGroupId);
+  const payment = await created(
+    'POST',
+    `/rest/merchants/${mid}/groups/${GroupID}/payments`,
+    { paymentGroupId: GroupID, profileId, amount: 2.5 },
+    token,
+  );
+  const sale = await created(
+    'POST',
+    `/v1/rest/merchants/${mid}/transactions`,
+    { profileId, amount: 3.5 },
+    token,
+  );
+  return {
+    MID: mid,
+    GroupID,
+    PaymentID: String(payment.paymentId),
+    PayorID,
+    PaymentMethodID,
+    TransactionID: String(sale.transactionId),
+    profileId,
+  };
+}
+
+/**
+ * An id of the same shape as `id`: each letter or digit replaced by a random one of its kind,
+ * except a UUID's version and variant characters, so that it passes the same validation.
+ */
+export function lookalike(id: string, random: () => number = Math.random): string {
+  const pick = (set: string) => set[Math.floor(random() * set.length)]!;
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+  return id.replace(/[0-9a-zA-Z]/g, (c, at: number) => {
+    if (uuid && (at === 14 || at === 19)) return c;
+    if (/[0-9]/.test(c)) return pick('0123456789');
+    if (/[a-f]/.test(c)) return pick(uuid ? '0123456789abcdef' : 'abcdef');
+    if (/[A-F]/.test(c)) return pick('ABCDEF');
+    return /[a-z]/.test(c) ? pick('abcdefghijklmnopqrstuvwxyz') : pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ');
+  });
+}
