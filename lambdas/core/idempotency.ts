@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ConflictError, ServiceError } from '#shared/errors';
-import { transactionStore, type IdempotencyRef, type StoredResponse } from '#store/transactions';
+import { idempotencyStore, type IdempotencyRef, type StoredResponse } from '#store/idempotency';
 
 /** JSON with object keys sorted, so that key order does not change a request's hash. */
 export function canonicalJson(value: unknown): string {
@@ -33,7 +33,7 @@ export async function idempotent(
   work: (resourceId: string) => Promise<StoredResponse>,
 ): Promise<StoredResponse> {
   if (!ref) return work(newResourceId);
-  const store = transactionStore();
+  const store = idempotencyStore();
   const claim = await store.claim(ref, requestHash(body), newResourceId, now);
   switch (claim.kind) {
     case 'mismatch':

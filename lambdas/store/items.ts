@@ -28,6 +28,12 @@ export async function queryAll(db: DynamoDBDocumentClient, input: QueryCommandIn
   return items;
 }
 
+/** Idempotency records and duplicate guards outlive their use by a day (TTL). */
+export const RECORD_TTL_SECONDS = 24 * 3600;
+
+/** A date as the epoch seconds of a TTL attribute. */
+export const epoch = (d: Date): number => Math.floor(d.getTime() / 1000);
+
 export const isConditionFailure = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
 

@@ -1,9 +1,7 @@
 /**
- * Transactions, refunds, idempotency records and duplicate-check guards in DynamoDB.
+ * Transactions, refunds and duplicate-check guards in DynamoDB (idempotency records:
+ * `idempotency.ts`).
  *
- * - Idempotency: `IDEM#mid#scope#key` is claimed with attribute_not_exists. It holds the request's
- *   hash, the id of the resource it creates (fixed at the first claim, so a retry after a crash
- *   resumes the same sale or refund) and, when done, the response to replay.
  * - Duplicate check: `DUP#mid#method#cents` names the last approved (or in-flight) sale; claiming
  *   it is a conditional put that succeeds only when it is absent, older than the window, or
  *   ours. Of N identical concurrent sales exactly one claims it; the others are duplicates.
@@ -24,7 +22,7 @@ import { cancellationCodes, ddb } from '#shared/ddb';
 import { NotFoundError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { Refund, Transaction } from '#domain/transactions';
-import { isConditionFailure, queryAll, strip } from './items';
+import { epoch, isConditionFailure, queryAll, RECORD_TTL_SECONDS, strip } from './items';
 
 export class TransactionNotFoundError extends NotFoundError {
   constructor(transactionId: string) {
@@ -32,118 +30,46 @@ export class TransactionNotFoundError extends NotFoundError {
   }
 }
 
-/** Idempotency records and duplicate guards outlive their use by a day (TTL). */
-const RECORD_TTL_SECONDS = 24 * 3600;
-/** A claimed-but-unfinished request may be resumed by a retry after this long. */
-export const IDEMPOTENCY_LEASE_MS = 30_000;
-
-export interface StoredResponse {
-  status: number;
-  body: unknown;
+export interface SaleWithRefunds {
+  transaction: Transaction;
+  refunds: Refund[];
 }
 
-export type Claim =
-  | { kind: 'new'; resourceId: string }
-  | { kind: 'resume'; resourceId: string }
-  | { kind: 'replay'; response: StoredResponse }
-  | { kind: 'mismatch' }
-  | { kind: 'in-progress' };
-
-export interface IdempotencyRef {
-  merchantId: string;
-  scope: string;
-  key: string;
+export interface TransactionStore {
+  /** Claims the duplicate guard; the earlier transaction's id when this sale is a duplicate. */
+  guardDuplicate(
+    merchantId: string,
+    methodId: string,
+    amountCents: number,
+    transactionId: string,
+    now: Date,
+    windowSeconds: number,
+  ): Promise<string | undefined>;
+  releaseGuard(
+    merchantId: string,
+    methodId: string,
+    amountCents: number,
+    transactionId: string,
+  ): Promise<void>;
+  /** Writes a sale once; the stored one when it exists. */
+  recordSale(txn: Transaction): Promise<Transaction>;
+  find(transactionId: string): Promise<SaleWithRefunds | undefined>;
+  /** As `find`; 404 when absent or another merchant's. */
+  require(transactionId: string, merchantId: string): Promise<SaleWithRefunds>;
+  reserveVoid(transactionId: string, at: string): Promise<boolean>;
+  markVoided(transactionId: string, at: string): Promise<void>;
+  reserveRefund(txn: Transaction, refund: Refund): Promise<boolean>;
+  finishRefund(
+    refund: Refund,
+    outcome: Pick<Refund, 'status' | 'responseCode' | 'responseMessage'>,
+  ): Promise<Refund>;
 }
 
-const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
-
-export class TransactionStore {
+export class DynamoTransactionStore implements TransactionStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
-
-  // ---- idempotency ----
-
-  async claim(ref: IdempotencyRef, requestHash: string, newResourceId: string, now: Date): Promise<Claim> {
-    const Key = keys.idempotency(ref.merchantId, ref.scope, ref.key);
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...Key,
-            entity: 'idempotency',
-            requestHash,
-            resourceId: newResourceId,
-            state: 'in-progress',
-            leaseUntil: now.getTime() + IDEMPOTENCY_LEASE_MS,
-            expiresAt: epoch(now) + RECORD_TTL_SECONDS,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return { kind: 'new', resourceId: newResourceId };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
-    );
-    if (!Item) return this.claim(ref, requestHash, newResourceId, now);
-    if (Item.requestHash !== requestHash) return { kind: 'mismatch' };
-    if (Item.state === 'done') return { kind: 'replay', response: Item.response as StoredResponse };
-    if ((Item.leaseUntil as number) > now.getTime()) return { kind: 'in-progress' };
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key,
-          UpdateExpression: 'SET leaseUntil = :next',
-          ConditionExpression: 'leaseUntil = :seen AND #state = :inProgress',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':next': now.getTime() + IDEMPOTENCY_LEASE_MS,
-            ':seen': Item.leaseUntil,
-            ':inProgress': 'in-progress',
-          },
-        }),
-      );
-      return { kind: 'resume', resourceId: Item.resourceId as string };
-    } catch (error) {
-      if (isConditionFailure(error)) return { kind: 'in-progress' };
-      throw error;
-    }
-  }
-
-  async complete(ref: IdempotencyRef, response: StoredResponse): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.idempotency(ref.merchantId, ref.scope, ref.key),
-        UpdateExpression: 'SET #state = :done, #response = :r',
-        ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
-        ExpressionAttributeValues: { ':done': 'done', ':r': response },
-      }),
-    );
-  }
-
-  /** Gives a claim up (the request failed before doing anything): the key may be used afresh. */
-  async release(ref: IdempotencyRef): Promise<void> {
-    await this.db
-      .send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: keys.idempotency(ref.merchantId, ref.scope, ref.key),
-          ConditionExpression: '#state = :inProgress',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':inProgress': 'in-progress' },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
-  }
 
   // ---- duplicate check ----
 
@@ -388,7 +314,9 @@ export class TransactionStore {
 }
 
 let store: TransactionStore | undefined;
+
+/** The container's store, on the configured table. */
 export function transactionStore(): TransactionStore {
-  store ??= new TransactionStore(ddb(), config().tableName);
+  store ??= new DynamoTransactionStore(ddb(), config().tableName);
   return store;
 }

@@ -22,7 +22,8 @@ import { newId } from '../../lambdas/shared/ids';
 import { keys } from '../../lambdas/shared/keys';
 import { DynamoMethodStore } from '../../lambdas/store/methods';
 import { DynamoPayorStore } from '../../lambdas/store/payors';
-import { transactionStore, type StoredResponse } from '../../lambdas/store/transactions';
+import { idempotencyStore, type StoredResponse } from '../../lambdas/store/idempotency';
+import { transactionStore } from '../../lambdas/store/transactions';
 import { createTestTable, type TestTable } from '../support/ddb';
 import { makePayor, nameOf, settle } from '../fixtures';
 import { FaultyProcessor } from './processor-double';
@@ -461,7 +462,7 @@ describe('request idempotency', () => {
 
   test('the store: an expired lease is resumed once, with the first resource id', async () => {
     const key = ref();
-    const store = transactionStore();
+    const store = idempotencyStore();
     expect(await store.claim(key, 'h', 'r-1', now)).toEqual({ kind: 'new', resourceId: 'r-1' });
     expect(await store.claim(key, 'h', 'r-2', later(1000))).toEqual({ kind: 'in-progress' });
     expect(await store.claim(key, 'other', 'r-2', later(1000))).toEqual({ kind: 'mismatch' });

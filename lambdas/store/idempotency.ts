@@ -1,0 +1,141 @@
+/**
+ * Idempotency records in DynamoDB: `IDEM#mid#scope#key` is claimed with attribute_not_exists. It
+ * holds the request's hash, the id of the resource it creates (fixed at the first claim, so a
+ * retry after a crash resumes the same sale or refund) and, when done, the response to replay.
+ */
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { config } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { keys } from '#shared/keys';
+import { epoch, isConditionFailure, RECORD_TTL_SECONDS } from './items';
+
+/** A claimed-but-unfinished request may be resumed by a retry after this long. */
+export const IDEMPOTENCY_LEASE_MS = 30_000;
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+export type Claim =
+  | { kind: 'new'; resourceId: string }
+  | { kind: 'resume'; resourceId: string }
+  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'mismatch' }
+  | { kind: 'in-progress' };
+
+export interface IdempotencyRef {
+  merchantId: string;
+  scope: string;
+  key: string;
+}
+
+export interface IdempotencyStore {
+  /** Claims a key for a request: new, resumed after an expired lease, replayed, or refused. */
+  claim(ref: IdempotencyRef, requestHash: string, newResourceId: string, now: Date): Promise<Claim>;
+  /** Stores the response that repeats of the request replay. */
+  complete(ref: IdempotencyRef, response: StoredResponse): Promise<void>;
+  /** Gives a claim up (the request failed before doing anything): the key may be used afresh. */
+  release(ref: IdempotencyRef): Promise<void>;
+}
+
+export class DynamoIdempotencyStore implements IdempotencyStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async claim(ref: IdempotencyRef, requestHash: string, newResourceId: string, now: Date): Promise<Claim> {
+    const Key = keys.idempotency(ref.merchantId, ref.scope, ref.key);
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...Key,
+            entity: 'idempotency',
+            requestHash,
+            resourceId: newResourceId,
+            state: 'in-progress',
+            leaseUntil: now.getTime() + IDEMPOTENCY_LEASE_MS,
+            expiresAt: epoch(now) + RECORD_TTL_SECONDS,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return { kind: 'new', resourceId: newResourceId };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
+    );
+    if (!Item) return this.claim(ref, requestHash, newResourceId, now);
+    if (Item.requestHash !== requestHash) return { kind: 'mismatch' };
+    if (Item.state === 'done') return { kind: 'replay', response: Item.response as StoredResponse };
+    if ((Item.leaseUntil as number) > now.getTime()) return { kind: 'in-progress' };
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key,
+          UpdateExpression: 'SET leaseUntil = :next',
+          ConditionExpression: 'leaseUntil = :seen AND #state = :inProgress',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':next': now.getTime() + IDEMPOTENCY_LEASE_MS,
+            ':seen': Item.leaseUntil,
+            ':inProgress': 'in-progress',
+          },
+        }),
+      );
+      return { kind: 'resume', resourceId: Item.resourceId as string };
+    } catch (error) {
+      if (isConditionFailure(error)) return { kind: 'in-progress' };
+      throw error;
+    }
+  }
+
+  async complete(ref: IdempotencyRef, response: StoredResponse): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.idempotency(ref.merchantId, ref.scope, ref.key),
+        UpdateExpression: 'SET #state = :done, #response = :r',
+        ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
+        ExpressionAttributeValues: { ':done': 'done', ':r': response },
+      }),
+    );
+  }
+
+  /** Gives a claim up (the request failed before doing anything): the key may be used afresh. */
+  async release(ref: IdempotencyRef): Promise<void> {
+    await this.db
+      .send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: keys.idempotency(ref.merchantId, ref.scope, ref.key),
+          ConditionExpression: '#state = :inProgress',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':inProgress': 'in-progress' },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+}
+
+let store: IdempotencyStore | undefined;
+
+/** The container's store, on the configured table. */
+export function idempotencyStore(): IdempotencyStore {
+  store ??= new DynamoIdempotencyStore(ddb(), config().tableName);
+  return store;
+}
