@@ -2,9 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { call, MID, OTHER, tokenFor } from '../support/api';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { call, MID, OTHER, OTHER_MID, tokenFor } from '../support/api';
+import { localTable } from '../support/processing';
 import { cardInput, checkingInput } from '../fixtures';
 import { aProfile, createPayor } from '../fixtures/api';
 
@@ -27,18 +27,6 @@ async function unsettledSale(profileId: string, amount: number): Promise<Txn> {
     await settled(res.body);
     amount += 0.01; // a different amount: not a duplicate of the previous one
   }
-}
-
-function localTable() {
-  const runtime = JSON.parse(readFileSync(join(process.env.E2E_DATA_DIR!, 'runtime.json'), 'utf8'));
-  const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: runtime.dynamodbEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
-    }),
-  );
-  return { client, tableName: runtime.tableName as string };
 }
 
 describe('sales', () => {
@@ -130,14 +118,7 @@ describe('sales', () => {
 
   test('a sale needs a saved method of this merchant', async () => {
     const other = await tokenFor(OTHER);
-    const foreign = (
-      await call(
-        'POST',
-        '/v1/rest/merchants/32350000002/payors',
-        { paymentMethod: cardInput() },
-        { token: other },
-      )
-    ).body;
+    const foreign = await createPayor({}, OTHER_MID, other);
     const res = await sale({ profileId: `${foreign.payorId}/${foreign.defaultPaymentMethodId}`, amount: 1 });
     expect(res).toMatchObject({ status: 400, body: { message: expect.stringContaining('profileId') } });
     expect((await sale({ profileId: 'nope', amount: 1 })).status).toBe(400);
@@ -330,14 +311,7 @@ describe('void and refund', () => {
   test('unknown or foreign transactions are 404', async () => {
     expect((await call('GET', `${base}/0190f0a0-0000-7000-8000-000000000000`)).status).toBe(404);
     const other = await tokenFor(OTHER);
-    const foreign = (
-      await call(
-        'POST',
-        '/v1/rest/merchants/32350000002/payors',
-        { paymentMethod: cardInput() },
-        { token: other },
-      )
-    ).body;
+    const foreign = await createPayor({}, OTHER_MID, other);
     const txn = await call(
       'POST',
       '/v1/rest/merchants/32350000002/transactions',
