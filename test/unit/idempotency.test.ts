@@ -1,3 +1,5 @@
+// #core/idempotency reaches the store, whose configuration is read when the module loads.
+import './support/env';
 import { canonicalJson, requestHash } from '#core/idempotency';
 
 describe('canonicalJson', () => {
