@@ -6,6 +6,7 @@ import { newId } from '../../lambdas/shared/ids';
 import { keys } from '../../lambdas/shared/keys';
 import { DynamoGroupStore, MAX_TRANSACTION_ITEMS } from '../../lambdas/store/groups';
 import { DynamoPaymentStore } from '../../lambdas/store/payments';
+import { MAX_PAYMENTS_PER_GROUP } from '../../contract/limits';
 import { createTestTable, type TestTable } from '../support/ddb';
 
 let table: TestTable;
@@ -206,6 +207,28 @@ test('payments of a group that is not pending cannot change', async () => {
   const item = await rawItem(keys.group(group.paymentGroupId));
   expect(item?.gsi2pk).toBeUndefined();
   expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ status: 'deleted', paymentCount: 1 });
+});
+
+test('a group refuses a payment add of another merchant, when full, or at another slot than the notice names', async () => {
+  const now = new Date();
+  const { group } = makeGroup(0, 10);
+  await store.createGroup(group, []);
+  const add = (over: Partial<Payment> = {}, slot?: Pick<Group, 'scheduleDate' | 'scheduleHour'>) =>
+    payStore.addPayment(
+      { ...newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), ...over },
+      now,
+      [],
+      slot,
+    );
+  expect(await add({ merchantId: '32350000002' })).toBe('group-not-editable');
+  expect(await add({}, { scheduleDate: group.scheduleDate, scheduleHour: 11 })).toBe('group-not-editable');
+  expect(await add({}, { scheduleDate: group.scheduleDate, scheduleHour: 10 })).toBe('ok');
+
+  const full = makeGroup(0);
+  await store.createGroup({ ...full.group, paymentCount: MAX_PAYMENTS_PER_GROUP }, []);
+  const extra = newPayment({ profileId: 'p/m', amount: 1 }, full.group, newId(), now);
+  expect(await payStore.addPayment(extra, now)).toBe('group-not-editable');
+  expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: 1, totalCents: 100 });
 });
 
 test('a payment add racing a group delete never changes a deleted group', async () => {
