@@ -9,6 +9,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { currentSlot } from '#domain/groups';
+import { MAX_ATTEMPTS } from '#shared/retry';
 import { MAX_TRANSACTION_ITEMS } from '#store/groups';
 import { handler as createGroup } from '../../lambdas/groups/create-group';
 import { handler as deleteGroup } from '../../lambdas/groups/delete-group';
@@ -778,6 +779,15 @@ describe('PUT /groups/{GroupID} (update group)', () => {
     expectError(await put({ scheduleHour: 22 }), 404);
     expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
   });
+
+  it(`503 after ${MAX_ATTEMPTS} attempts when the group keeps changing under it`, async () => {
+    storedGroup(group());
+    ddbMock.on(UpdateCommand).rejects(awsError('ConditionalCheckFailedException'));
+    expect(expectError(await put({ locationId: 3 }), 503)).toBe(
+      'too many concurrent changes to this resource; retry the request',
+    );
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(MAX_ATTEMPTS);
+  });
 });
 
 describe('DELETE /groups/{GroupID}', () => {
@@ -822,5 +832,13 @@ describe('DELETE /groups/{GroupID}', () => {
       .resolves({ Item: { ...group({ status: 'processed' }), entity: 'group' } });
     ddbMock.on(UpdateCommand).rejects(awsError('ConditionalCheckFailedException'));
     expect(expectError(await del(), 400)).toContain('has already been processed');
+  });
+  it(`503 after ${MAX_ATTEMPTS} attempts when the group keeps changing under it`, async () => {
+    storedGroup(group());
+    ddbMock.on(UpdateCommand).rejects(awsError('ConditionalCheckFailedException'));
+    expect(expectError(await del(), 503)).toBe(
+      'too many concurrent changes to this resource; retry the request',
+    );
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(MAX_ATTEMPTS);
   });
 });
