@@ -1,0 +1,142 @@
+/**
+ * The fuzz suite (issue 9): seeded, reproducible hostile requests over every operation of
+ * openapi.json against the local runtime. Properties: no 5xx; every error body is
+ * {message, responseCode[, errors]} with responseCode equal to the status; a refused write changes
+ * nothing of the fuzz merchant's groups, payments, totals and outbox; requests that must be refused
+ * are; the runtime stays up. Known defects excused only through KNOWN_DEFECTS (counted, printed).
+ *
+ * Reproduce a failure: FUZZ_SEED=<seed printed> npx jest test/e2e/fuzz.test.ts --selectProjects e2e
+ */
+import fc from 'fast-check';
+import { baseUrl, call, PROD_LIKE_MID, tokenFor } from '../support/api';
+import { declaredQuery, fuzzCase, type FuzzCase } from '../support/fuzz-cases';
+import { KNOWN_DEFECTS, type KnownDefect, type Property } from '../support/fuzz-known-defects';
+import { snapshotter } from '../support/fuzz-snapshot';
+import { makeResources, operations } from '../support/security-operations';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 90210);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
+/** The budget of the whole test (2 cores): the run stops with a failure past it, never silently. */
+const BUDGET_MS = 180_000;
+/** Granted to local-tester and used by no other test's writes: its state is the fuzz suite's alone. */
+const FUZZ_MID = PROD_LIKE_MID;
+
+interface Answer {
+  status: number;
+  text: string;
+}
+
+async function send(c: FuzzCase, token: string): Promise<Answer> {
+  const qs = new URLSearchParams(c.query).toString();
+  const search = [qs, c.rawQuery].filter((s) => s !== '').join('&');
+  const withBody = c.method !== 'GET' && c.method !== 'HEAD' && c.body !== undefined;
+  const res = await fetch(`${baseUrl()}${c.path}${search ? `?${search}` : ''}`, {
+    method: c.method,
+    headers: { ...c.headers, authorization: `Bearer ${token}` },
+    ...(withBody && { body: c.body }),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+function errorBodyProblem(answer: Answer): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    return `error body is not JSON: ${answer.text.slice(0, 200)}`;
+  }
+  const b = body as Record<string, unknown> | null;
+  const keysOk =
+    b !== null &&
+    typeof b === 'object' &&
+    Object.keys(b).every((k) => ['message', 'responseCode', 'errors'].includes(k));
+  if (!keysOk || typeof b.message !== 'string' || b.responseCode !== answer.status)
+    return `error body is not {message, responseCode: ${answer.status}}: ${answer.text.slice(0, 200)}`;
+  return undefined;
+}
+
+const describeCase = (c: FuzzCase) =>
+  JSON.stringify({
+    ...c,
+    body: c.body && c.body.length > 300 ? `${c.body.slice(0, 300)}… (${c.body.length} chars)` : c.body,
+    value: undefined,
+  });
+
+test(`fuzz: ${RUNS} seeded hostile requests over every operation hold the properties`, async () => {
+  const started = Date.now();
+  const token = await tokenFor();
+  const ids = await makeResources(FUZZ_MID, token);
+  const declared = declaredQuery();
+  const ops = operations();
+  expect(ops.length).toBeGreaterThanOrEqual(34);
+  const arbitrary = fc.oneof(
+    ...ops.map((op) => fuzzCase(op, ids, declared.get(op.operationId) ?? new Set())),
+  );
+  const snapshot = snapshotter(FUZZ_MID);
+  const excused = new Map<KnownDefect, number>(KNOWN_DEFECTS.map((d) => [d, 0]));
+  let baseline = await snapshot.take();
+  let cases = 0;
+  let snapshotMs = 0;
+
+  const property = fc.asyncProperty(arbitrary, async (c) => {
+    cases++;
+    const answer = await send(c, token);
+    const problems: { property: Property; reason: string; detail: string }[] = [];
+    if (answer.status >= 500)
+      problems.push({
+        property: 'no 5xx',
+        reason: '',
+        detail: `${answer.status} ${answer.text.slice(0, 200)}`,
+      });
+    const bodyProblem = answer.status >= 400 && c.method !== 'HEAD' ? errorBodyProblem(answer) : undefined;
+    if (bodyProblem) problems.push({ property: 'error body', reason: '', detail: bodyProblem });
+    if (answer.status < 300)
+      for (const reason of c.mustRefuse)
+        problems.push({ property: 'must refuse', reason, detail: `${answer.status} for ${reason}` });
+    // A write the local gateway refused itself (no route, body over the limit) ran no handler:
+    // nothing to compare, and skipping it keeps the run within its budget.
+    const gatewayRefused = /^\{"message":"(no such route|body is too large)"/.test(answer.text);
+    if (!['GET', 'HEAD', 'OPTIONS'].includes(c.method) && !gatewayRefused) {
+      const t0 = Date.now();
+      const after = await snapshot.take();
+      snapshotMs += Date.now() - t0;
+      if (answer.status >= 400 && after !== baseline)
+        problems.push({
+          property: 'refused request changes nothing',
+          reason: '',
+          detail: `state changed after ${answer.status}`,
+        });
+      baseline = after;
+    }
+    const unexcused = problems.filter((p) => {
+      const defect = KNOWN_DEFECTS.find((d) => d.properties.includes(p.property) && d.matches(c, p.reason));
+      if (defect) excused.set(defect, excused.get(defect)! + 1);
+      return !defect;
+    });
+    if (unexcused.length > 0)
+      throw new Error(
+        `${unexcused.map((p) => `${p.property}: ${p.detail}`).join('; ')}\n  request: ${describeCase(c)}`,
+      );
+    if (Date.now() - started > BUDGET_MS)
+      throw new Error(`over the ${BUDGET_MS / 1000} s budget after ${cases} cases`);
+  });
+
+  try {
+    await fc.assert(property, { seed: SEED, numRuns: RUNS, endOnFailure: true });
+  } catch (error) {
+    console.error(`fuzz failed with seed ${SEED} (FUZZ_SEED=${SEED} to reproduce)`);
+    throw error;
+  } finally {
+    snapshot.close();
+    console.log(
+      [
+        `fuzz: seed ${SEED}, ${cases} cases in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
+          `(snapshots ${(snapshotMs / 1000).toFixed(1)} s); excused by KNOWN_DEFECTS:`,
+        ...KNOWN_DEFECTS.map((d) => `  ${excused.get(d)} × ${d.defect} [${d.pattern}]`),
+      ].join('\n'),
+    );
+  }
+  expect(cases).toBeGreaterThanOrEqual(RUNS);
+  // The runtime is still up and still answers correctly.
+  expect((await call('GET', `/rest/merchants/${FUZZ_MID}/groups/${ids.GroupID}`)).status).toBe(200);
+}, 240_000);

@@ -1,0 +1,307 @@
+/**
+ * fast-check arbitraries for hostile requests over every operation of openapi.json: random and
+ * mutated paths, query names (Object.prototype's included) and values, headers, content types and
+ * bodies. Each case records the mutations it carries and the reasons it must be refused, so that
+ * the properties (test/e2e/fuzz.test.ts) and the known-defect patterns can read them.
+ */
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bodyOf, idsIn, lookalike, pathOf, type Ids, type Operation } from './security-operations';
+
+export interface FuzzCase {
+  operationId: string;
+  method: string;
+  path: string;
+  query: [string, string][];
+  /** Appended to the query string as is (not encoded): broken escapes and the like. */
+  rawQuery: string;
+  headers: Record<string, string>;
+  /** The JSON value before serialization, when the body is JSON text of one. */
+  value?: unknown;
+  body?: string;
+  /** Why this request may not succeed (2xx), whatever else it carries. */
+  mustRefuse: string[];
+}
+
+/** 10 MB is API Gateway's payload limit (lib/local/http-server.ts). */
+const OVER_LIMIT = 10 * 1024 * 1024 + 16;
+
+export const PROTOTYPE_NAMES = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  '__defineGetter__',
+] as const;
+
+/** Declared query parameter names of each operation (openapi.json). */
+export function declaredQuery(): Map<string, Set<string>> {
+  const doc = JSON.parse(readFileSync(join(__dirname, '..', '..', 'openapi.json'), 'utf8')) as {
+    paths: Record<
+      string,
+      Record<string, { operationId?: string; parameters?: { in?: string; name?: string }[] }>
+    >;
+  };
+  const out = new Map<string, Set<string>>();
+  for (const item of Object.values(doc.paths))
+    for (const op of Object.values(item))
+      if (op?.operationId)
+        out.set(
+          op.operationId,
+          new Set((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name!)),
+        );
+  return out;
+}
+
+const text = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  fc.constantFrom('', ' ', 'a\r\nBcc: x@evil.example', '\u0000', '\u202e', '😀'.repeat(30), 'x'.repeat(5000)),
+);
+
+const hostileNumber = fc.oneof(
+  fc.constantFrom(1e308, -1e308, 5e-324, -0, 2 ** 53 + 2, 0.1 + 0.2, Number('10.000000000000001'), 1.234),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer(),
+);
+
+/** Nested arrays or objects, `depth` deep, as JSON text (JSON.stringify of such would recurse). */
+const deep = fc
+  .tuple(fc.integer({ min: 10, max: 5000 }), fc.boolean())
+  .map(([depth, arrays]) =>
+    arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth),
+  );
+
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  hostileNumber,
+  text,
+  fc.constantFrom(null, true, false, [], {}, [1, 'x'], { a: { b: [] } }),
+  fc.jsonValue({ maxDepth: 3 }),
+);
+
+/** Built when drawn (rarely), not when the arbitrary is: 10 MB per operation would add up. */
+const oversized = fc.constant(null).map(() => `{"a":"${'x'.repeat(OVER_LIMIT)}"}`);
+
+/** An object whose own keys include a prototype name (JSON.stringify writes `__proto__` as a key). */
+const prototypeKeys = fc
+  .tuple(fc.subarray([...PROTOTYPE_NAMES], { minLength: 1 }), text)
+  .map(([names, value]) => Object.fromEntries(names.map((n) => [n, value])));
+
+/** Operations whose body has the free-text `orderId`. */
+const FREE_TEXT_OPERATIONS = new Set([
+  'AddPayment',
+  'AddPaymentAlias',
+  'UpdatePayment',
+  'UpdatePaymentAlias',
+  'CreateSale',
+]);
+
+type BodyMutation = { value?: unknown; body?: string; mustRefuse?: string };
+
+function bodyMutation(op: Operation, base: Record<string, unknown>): fc.Arbitrary<BodyMutation> {
+  const keys = Object.keys(base);
+  const field =
+    keys.length > 0 ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 12 })) : fc.string();
+  const withField = (name: string, v: unknown) => ({ ...base, [name]: v });
+  const choices: fc.WeightedArbitrary<BodyMutation>[] = [
+    { weight: 100, arbitrary: fc.constant<BodyMutation>({ value: base }) },
+    { weight: 300, arbitrary: fc.tuple(field, hostileValue).map(([k, v]) => ({ value: withField(k, v) })) },
+    {
+      weight: 100,
+      arbitrary: fc
+        .tuple(fc.constantFrom('customAttributes', 'customerData'), prototypeKeys)
+        .map(([k, v]) => ({ value: withField(k, v) })),
+    },
+    {
+      weight: 'amount' in base ? 50 : 0,
+      arbitrary: fc.constantFrom(0.1 + 0.2, Number('10.000000000000001'), 1.234, 0.001).map((amount) => ({
+        value: withField('amount', amount),
+        mustRefuse: 'an amount with more than 2 decimals',
+      })),
+    },
+    {
+      weight: FREE_TEXT_OPERATIONS.has(op.operationId) ? 50 : 0,
+      arbitrary: fc
+        .constantFrom('a\r\nX-Injected: 1', 'line\nline', 'tab\tand\u0000nul', 'bell\u0007')
+        .map((orderId) => ({
+          value: withField('orderId', orderId),
+          mustRefuse: 'control characters in free text',
+        })),
+    },
+    { weight: 50, arbitrary: deep.map((body) => ({ body, mustRefuse: 'a nested body of the wrong shape' })) },
+    {
+      weight: 100,
+      arbitrary: fc
+        .tuple(fc.nat(), fc.constantFrom('', '}', ',', "'", '\u0000', 'garbage'))
+        .map(([cut, tail]) => {
+          const json = JSON.stringify(base);
+          return { body: json.slice(0, cut % Math.max(1, json.length)) + tail, mustRefuse: 'invalid JSON' };
+        })
+        .filter((m) => {
+          try {
+            JSON.parse(m.body);
+            return false;
+          } catch {
+            return true;
+          }
+        }),
+    },
+    {
+      weight: 50,
+      arbitrary: fc
+        .constantFrom('[]', '"x"', '1', 'true', '[{}]')
+        .map((body) => ({ body, mustRefuse: 'a body that is not an object' })),
+    },
+    { weight: 50, arbitrary: fc.constant<BodyMutation>({ body: '' }) },
+    op.hasBody
+      ? {
+          weight: 1,
+          arbitrary: oversized.map((body) => ({ body, mustRefuse: 'a body over the size limit' })),
+        }
+      : { weight: 1, arbitrary: oversized.map((body) => ({ body })) },
+  ];
+  return fc.oneof(...choices.filter((c) => c.weight > 0));
+}
+
+function pathMutation(op: Operation, ids: Ids): fc.Arbitrary<string> {
+  const ownIds = idsIn(op);
+  const idValue = fc.oneof(
+    fc.constantFrom(
+      '%00',
+      '..',
+      '%2e%2e',
+      '%zz',
+      'null',
+      'undefined',
+      '__proto__',
+      'constructor',
+      '0',
+      '-1',
+      ' ',
+    ),
+    fc.string({ maxLength: 30 }).map(encodeURIComponent),
+    fc.constant(null).map(() => lookalike(ids.GroupID)),
+    fc.constant('a'.repeat(3000)),
+  );
+  const midValue = fc.constantFrom(
+    ids.MID,
+    '41000001',
+    '32350000002',
+    '00000000000',
+    '1',
+    'x'.repeat(11),
+    '%34%31',
+  );
+  return fc.oneof(
+    { weight: 5, arbitrary: fc.constant(pathOf(op, ids)) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(fc.constantFrom('MID', ...ownIds), idValue, midValue)
+        .map(([param, id, mid]) =>
+          pathOf(op, { ...ids, MID: mid, ...(param === 'MID' ? {} : { [param]: id }) }),
+        ),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.constantFrom('/', '//', '/x', '/%2F', '/..', '/__proto__', '/.%00'), fc.boolean())
+        .map(([suffix, front]) => (front ? suffix + pathOf(op, ids) : pathOf(op, ids) + suffix)),
+    },
+  );
+}
+
+const queryName = (declared: Set<string>) =>
+  fc.oneof(
+    fc.constantFrom(...PROTOTYPE_NAMES),
+    ...(declared.size > 0 ? [fc.constantFrom(...declared)] : []),
+    fc.constantFrom('pageSize', 'pageNumber', 'date', 'time', 'locationID', 'customerAccountId'),
+    fc.string({ minLength: 1, maxLength: 12 }),
+  );
+
+const queryValue = fc.oneof(
+  fc.constantFrom(
+    '1',
+    '0',
+    '-1',
+    '500',
+    '501',
+    '4294968',
+    '999999999',
+    '1e308',
+    '2026-13-45',
+    '',
+    '%',
+    'NaN',
+    '0x10',
+  ),
+  fc.integer().map(String),
+  text,
+);
+
+const headerValue = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 200,
+});
+
+const contentType = fc.oneof(
+  fc.constantFrom(
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/json; charset=utf-16',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/xml',
+    '*/*',
+  ),
+  headerValue,
+);
+
+export function fuzzCase(op: Operation, ids: Ids, declared: Set<string>): fc.Arbitrary<FuzzCase> {
+  const base = (bodyOf(op, ids) ?? {}) as Record<string, unknown>;
+  return fc
+    .record({
+      method: fc.oneof(
+        { weight: 9, arbitrary: fc.constant(op.method) },
+        { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD') },
+      ),
+      path: pathMutation(op, ids),
+      query: fc.array(fc.tuple(queryName(declared), queryValue), { maxLength: 4 }),
+      rawQuery: fc.oneof(
+        { weight: 9, arbitrary: fc.constant('') },
+        { weight: 1, arbitrary: fc.constantFrom('%zz=1', '=', '&&', 'a=%', '%E0%A4%A=1', '__proto__[x]=1') },
+      ),
+      contentType: fc.option(contentType, { freq: 3 }),
+      extraHeaders: fc.dictionary(fc.stringMatching(/^x-[a-z0-9-]{1,20}$/), headerValue, { maxKeys: 3 }),
+      body: op.hasBody ? bodyMutation(op, base) : fc.option(bodyMutation(op, base), { freq: 5 }),
+    })
+    .map((r) => {
+      const mustRefuse: string[] = [];
+      const unknown = r.query.filter(([name]) => !declared.has(name));
+      if (unknown.length > 0) mustRefuse.push('an unknown query parameter');
+      const mutation = r.body ?? undefined;
+      // A body the operation does not declare is not read: its faults need not be refused.
+      if (mutation?.mustRefuse && op.hasBody) mustRefuse.push(mutation.mustRefuse);
+      const body = mutation === undefined ? undefined : (mutation.body ?? JSON.stringify(mutation.value));
+      const headers: Record<string, string> = { ...r.extraHeaders };
+      if (r.contentType !== null) headers['content-type'] = r.contentType;
+      return {
+        operationId: op.operationId,
+        method: r.method,
+        path: r.path,
+        query: r.query,
+        rawQuery: r.rawQuery,
+        headers,
+        ...(mutation?.body === undefined && mutation !== undefined && { value: mutation.value }),
+        ...(body !== undefined && { body }),
+        // Only for requests that reach the operation as declared.
+        mustRefuse: r.method === op.method ? mustRefuse : [],
+      };
+    });
+}
