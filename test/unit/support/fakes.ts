@@ -29,6 +29,12 @@ export class MemoryTable {
   paymentWrites = 0;
   /** Group reads (`getGroup`). */
   groupReads = 0;
+  /** Group writes attempted (create, settings, delete). */
+  groupWrites = 0;
+  /** Run before the next group writes, in order: a concurrent change between read and write. */
+  readonly beforeGroupWrite: (() => void)[] = [];
+  /** Conditional group writes to refuse (changed and changed back under us), whatever the state. */
+  groupRefusals = 0;
 
   paymentsOf(groupId: string): Map<string, Payment> {
     let found = this.payments.get(groupId);
@@ -44,6 +50,22 @@ export class MemoryTable {
     this.failures.length = 0;
     this.paymentWrites = 0;
     this.groupReads = 0;
+    this.groupWrites = 0;
+    this.beforeGroupWrite.length = 0;
+    this.groupRefusals = 0;
+  }
+
+  /**
+   * Counts a group write; throws a queued failure or runs a queued concurrent change. False when
+   * a conditional write is to be refused regardless of the state.
+   */
+  groupWrite(): boolean {
+    this.groupWrites++;
+    if (this.failures.length > 0) throw this.failures.shift();
+    this.beforeGroupWrite.shift()?.();
+    if (this.groupRefusals === 0) return true;
+    this.groupRefusals--;
+    return false;
   }
 }
 
@@ -59,6 +81,7 @@ export class FakeGroupStore implements GroupStore {
   }
 
   async createGroup(group: Group, payments: Payment[], outbox: OutboxItem[] = []): Promise<void> {
+    this.table.groupWrite();
     if (this.table.groups.has(group.paymentGroupId)) throw new Error('group exists');
     this.table.groups.set(group.paymentGroupId, copy(group));
     for (const p of payments) this.table.paymentsOf(group.paymentGroupId).set(p.paymentId, copy(p));
@@ -66,8 +89,9 @@ export class FakeGroupStore implements GroupStore {
   }
 
   async updateSettings(next: Group): Promise<Group | undefined> {
+    const allowed = this.table.groupWrite();
     const stored = this.table.groups.get(next.paymentGroupId);
-    if (stored?.status !== 'pending') return undefined;
+    if (!allowed || stored?.status !== 'pending') return undefined;
     const updated: Group = {
       ...stored,
       scheduleDate: next.scheduleDate,
@@ -83,8 +107,9 @@ export class FakeGroupStore implements GroupStore {
   }
 
   async markDeleted(groupId: string, now: Date): Promise<boolean> {
+    const allowed = this.table.groupWrite();
     const stored = this.table.groups.get(groupId);
-    if (stored?.status !== 'pending') return false;
+    if (!allowed || stored?.status !== 'pending') return false;
     this.table.groups.set(groupId, { ...stored, status: 'deleted', lastUpdated: now.toISOString() });
     return true;
   }
