@@ -3,12 +3,10 @@
  * release of a claim whose execution never started, and processing → processed.
  */
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { config } from '#shared/config';
-import { ddb } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import type { Group } from '#domain/groups';
 import type { ProcessingSummary } from '#domain/processing';
-import { isConditionFailure } from './items';
+import { containerStore, isConditionFailure } from './items';
 import { readGroup } from './groups';
 
 export type ClaimOutcome = { claimed: true } | { claimed: false; group?: Group };
@@ -104,10 +102,5 @@ export class DynamoClaimStore implements ClaimStore {
   }
 }
 
-let store: ClaimStore | undefined;
-
-/** The container's store, on the configured table. */
-export function claimStore(): ClaimStore {
-  store ??= new DynamoClaimStore(ddb(), config().tableName);
-  return store;
-}
+/** The container's store, on the configured table (made on first use). */
+export const claimStore: () => ClaimStore = containerStore(DynamoClaimStore);

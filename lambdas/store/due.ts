@@ -3,11 +3,9 @@
  * over a few shards so that no partition takes every group of an hour.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { config } from '#shared/config';
-import { ddb } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import type { Group } from '#domain/groups';
-import { queryAll, strip } from './items';
+import { containerStore, queryAll, strip } from './items';
 
 export type DueGroup = Pick<
   Group,
@@ -43,10 +41,5 @@ export class DynamoDueIndex implements DueIndex {
   }
 }
 
-let index: DueIndex | undefined;
-
-/** The container's index, on the configured table. */
-export function dueIndex(): DueIndex {
-  index ??= new DynamoDueIndex(ddb(), config().tableName);
-  return index;
-}
+/** The container's store, on the configured table (made on first use). */
+export const dueIndex: () => DueIndex = containerStore(DynamoDueIndex);

@@ -5,12 +5,10 @@
  */
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { config } from '#shared/config';
-import { ddb } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import type { OutboxItem } from '#domain/notifications';
 import { slotOf, type Group, type GroupFilter, type Payment } from '#domain/groups';
-import { batchWriteAll, isConditionFailure, queryAll, strip, type Item } from './items';
+import { batchWriteAll, containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
 import { outboxPut, outboxRecord } from './outbox';
 import { readPage, type Page } from './paging';
 import { paymentItem } from './payments';
@@ -224,10 +222,5 @@ export class DynamoGroupStore implements GroupStore {
   }
 }
 
-let store: GroupStore | undefined;
-
-/** The container's store, on the configured table. */
-export function groupStore(): GroupStore {
-  store ??= new DynamoGroupStore(ddb(), config().tableName);
-  return store;
-}
+/** The container's store, on the configured table (made on first use). */
+export const groupStore: () => GroupStore = containerStore(DynamoGroupStore);

@@ -10,10 +10,8 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { config } from '#shared/config';
-import { ddb } from '#shared/ddb';
 import { keys } from '#shared/keys';
-import { epoch, isConditionFailure, RECORD_TTL_SECONDS } from './items';
+import { containerStore, epoch, isConditionFailure, RECORD_TTL_SECONDS } from './items';
 
 /** A claimed-but-unfinished request may be resumed by a retry after this long. */
 export const IDEMPOTENCY_LEASE_MS = 30_000;
@@ -132,10 +130,5 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
   }
 }
 
-let store: IdempotencyStore | undefined;
-
-/** The container's store, on the configured table. */
-export function idempotencyStore(): IdempotencyStore {
-  store ??= new DynamoIdempotencyStore(ddb(), config().tableName);
-  return store;
-}
+/** The container's store, on the configured table (made on first use). */
+export const idempotencyStore: () => IdempotencyStore = containerStore(DynamoIdempotencyStore);

@@ -5,6 +5,8 @@ import {
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { config } from '#shared/config';
+import { ddb } from '#shared/ddb';
 
 export type Item = Record<string, unknown>;
 
@@ -66,4 +68,13 @@ export async function batchWriteAll(
     }
   };
   await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, chunks.length) }, worker));
+}
+
+/**
+ * The container's instance of a store, made on first use on the configured table: one client
+ * and one store per Lambda container, reused across invocations.
+ */
+export function containerStore<T>(make: new (db: DynamoDBDocumentClient, tableName: string) => T): () => T {
+  let store: T | undefined;
+  return () => (store ??= new make(ddb(), config().tableName));
 }

@@ -8,12 +8,11 @@
  */
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
-import { config } from '#shared/config';
-import { cancellationCodes, ddb } from '#shared/ddb';
+import { cancellationCodes } from '#shared/ddb';
 import { BadRequestError, NotFoundError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { Payor, SavedMethod } from '#domain/payors';
-import { strip } from './items';
+import { containerStore, strip } from './items';
 import { batchGet, methodItem } from './payor-items';
 import { PayorNotFoundError, readPayor } from './payors';
 
@@ -220,10 +219,5 @@ export class DynamoMethodStore implements MethodStore {
   }
 }
 
-let store: MethodStore | undefined;
-
-/** The container's store, on the configured table. */
-export function methodStore(): MethodStore {
-  store ??= new DynamoMethodStore(ddb(), config().tableName);
-  return store;
-}
+/** The container's store, on the configured table (made on first use). */
+export const methodStore: () => MethodStore = containerStore(DynamoMethodStore);

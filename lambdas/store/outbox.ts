@@ -12,11 +12,9 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { config } from '#shared/config';
-import { ddb } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import type { OutboxItem } from '#domain/notifications';
-import { isConditionFailure, strip } from './items';
+import { containerStore, isConditionFailure, strip } from './items';
 
 /** A claim not finished within this time (the notifier crashed mid-send) may be taken again. */
 export const CLAIM_LEASE_MS = 30_000;
@@ -159,8 +157,5 @@ export async function requeue(
   return fresh;
 }
 
-let store: OutboxStore | undefined;
-export function outboxStore(): OutboxStore {
-  store ??= new OutboxStore(ddb(), config().tableName);
-  return store;
-}
+/** The container's store, on the configured table (made on first use). */
+export const outboxStore: () => OutboxStore = containerStore(OutboxStore);

@@ -6,14 +6,13 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
-import { config } from '#shared/config';
-import { cancellationCodes, ddb } from '#shared/ddb';
+import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import type { Group, Payment } from '#domain/groups';
 import type { AuthResponse } from '#domain/processing';
 import type { OutboxItem } from '#domain/notifications';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
-import { isConditionFailure, queryAll, strip, type Item } from './items';
+import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
 import { outboxPut } from './outbox';
 import { readAfter } from './paging';
 
@@ -232,10 +231,5 @@ export class DynamoPaymentStore implements PaymentStore {
   }
 }
 
-let store: PaymentStore | undefined;
-
-/** The container's store, on the configured table. */
-export function paymentStore(): PaymentStore {
-  store ??= new DynamoPaymentStore(ddb(), config().tableName);
-  return store;
-}
+/** The container's store, on the configured table (made on first use). */
+export const paymentStore: () => PaymentStore = containerStore(DynamoPaymentStore);

@@ -5,12 +5,11 @@
  * with attribute_not_exists in the same transaction as the payor (two racing creates: one wins).
  */
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { config } from '#shared/config';
-import { cancellationCodes, ddb } from '#shared/ddb';
+import { cancellationCodes } from '#shared/ddb';
 import { BadRequestError, NotFoundError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { Payor, SavedMethod } from '#domain/payors';
-import { queryAll, strip } from './items';
+import { containerStore, queryAll, strip } from './items';
 import { batchGet, customerPut, methodItem, payorItem } from './payor-items';
 
 export class PayorNotFoundError extends NotFoundError {
@@ -210,10 +209,5 @@ export class DynamoPayorStore implements PayorStore {
   }
 }
 
-let store: PayorStore | undefined;
-
-/** The container's store, on the configured table. */
-export function payorStore(): PayorStore {
-  store ??= new DynamoPayorStore(ddb(), config().tableName);
-  return store;
-}
+/** The container's store, on the configured table (made on first use). */
+export const payorStore: () => PayorStore = containerStore(DynamoPayorStore);

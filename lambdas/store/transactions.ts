@@ -17,12 +17,11 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { config } from '#shared/config';
-import { cancellationCodes, ddb } from '#shared/ddb';
+import { cancellationCodes } from '#shared/ddb';
 import { NotFoundError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { Refund, Transaction } from '#domain/transactions';
-import { epoch, isConditionFailure, queryAll, RECORD_TTL_SECONDS, strip } from './items';
+import { containerStore, epoch, isConditionFailure, queryAll, RECORD_TTL_SECONDS, strip } from './items';
 
 export class TransactionNotFoundError extends NotFoundError {
   constructor(transactionId: string) {
@@ -313,10 +312,5 @@ export class DynamoTransactionStore implements TransactionStore {
   }
 }
 
-let store: TransactionStore | undefined;
-
-/** The container's store, on the configured table. */
-export function transactionStore(): TransactionStore {
-  store ??= new DynamoTransactionStore(ddb(), config().tableName);
-  return store;
-}
+/** The container's store, on the configured table (made on first use). */
+export const transactionStore: () => TransactionStore = containerStore(DynamoTransactionStore);
