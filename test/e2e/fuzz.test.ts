@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { baseUrl, call, PROD_LIKE_MID, tokenFor } from '../support/api';
-import { declaredQuery, fuzzCase, type FuzzCase } from '../support/fuzz-cases';
+import { declaredQuery, fuzzCase, issueExamples, type FuzzCase } from '../support/fuzz-cases';
 import { KNOWN_DEFECTS, type KnownDefect, type Property } from '../support/fuzz-known-defects';
 import { snapshotter } from '../support/fuzz-snapshot';
 import { makeResources, operations } from '../support/security-operations';
@@ -122,7 +122,8 @@ test(`fuzz: ${RUNS} seeded hostile requests over every operation hold the proper
   });
 
   try {
-    await fc.assert(property, { seed: SEED, numRuns: RUNS, endOnFailure: true });
+    const examples = issueExamples(ops, ids).map((c): [FuzzCase] => [c]);
+    await fc.assert(property, { seed: SEED, numRuns: RUNS, endOnFailure: true, examples });
   } catch (error) {
     console.error(`fuzz failed with seed ${SEED} (FUZZ_SEED=${SEED} to reproduce)`);
     throw error;
