@@ -76,13 +76,27 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
  * keys appended with `appendKeys`, the Lambda context) apart. Without it, concurrent local handlers
  * share the one Logger and write each other's keys.
  */
-let invokeStore: Promise<InvokeStoreBase> | undefined;
+// At load, before any AWS SDK call: the SDK's recursion-detection middleware creates the global
+// InvokeStore on its first request, a single-context one unless this variable is set, and the
+// first store created is the one every later caller gets. Powertools also reads the variable.
+process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
+const invokeStore = InvokeStore.getInstanceAsync(true);
+
 export async function invokeIsolated<T>(context: Context, fn: () => Promise<T>): Promise<T> {
-  // Powertools consults the InvokeStore only when this variable says invocations may overlap.
-  process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
-  invokeStore ??= InvokeStore.getInstanceAsync(true);
   const store = await invokeStore;
+  if (store.constructor.name !== 'InvokeStoreMulti')
+    throw new Error('the InvokeStore was created single-context before lib/local/http-server loaded');
   return store.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, fn);
+}
+
+/** Invokes `fn` as the function `name` in-process: a fresh Lambda context, its own InvokeStore. */
+export function invokeAs<T>(
+  name: string,
+  timeoutMs: number,
+  fn: (context: Context) => Promise<T>,
+): Promise<T> {
+  const context = lambdaContext(name, timeoutMs);
+  return invokeIsolated(context, () => fn(context));
 }
 
 /** Node's own answer to an unparsable request is an empty body: give API Gateway's error body. */

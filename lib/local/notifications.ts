@@ -15,7 +15,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { lambdaContext } from './http-server';
+import { invokeAs } from './http-server';
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
@@ -72,9 +72,8 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
       let failedFrom: number;
       let reason: string;
       try {
-        const result = await handler(
-          { Records: pending.map((r) => toLambdaRecord(r, streamArn)) },
-          lambdaContext('Notifier', 60_000),
+        const result = await invokeAs('Notifier', 60_000, (context) =>
+          handler({ Records: pending.map((r) => toLambdaRecord(r, streamArn)) }, context),
         );
         const failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
         failedFrom = pending.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? ''));

@@ -7,7 +7,7 @@
  */
 import type { Context } from 'aws-lambda';
 import { PROCESS_GROUP_DEFINITION, processGroupTasks, SCHEDULER_HANDLER } from '../../contract/processing';
-import { lambdaContext, type LocalRoute } from './http-server';
+import { invokeAs, type LocalRoute } from './http-server';
 import { executionJson, LocalStepFunctions } from './step-functions';
 
 type Handler = (input: unknown, context: Context) => Promise<unknown>;
@@ -29,15 +29,17 @@ export async function localProcessing(stateMachineArn: string) {
   const substitutions: Record<string, string> = {};
   for (const task of processGroupTasks) {
     const handler = await load(task.handler);
-    tasks[task.state] = (input) => handler(input, lambdaContext(task.state, 900_000));
+    tasks[task.state] = (input) => invokeAs(task.state, 900_000, (context) => handler(input, context));
     substitutions[task.substitution] = `arn:aws:lambda:us-east-1:000000000000:function:local-${task.state}`;
   }
   const sfn = new LocalStepFunctions(PROCESS_GROUP_DEFINITION, stateMachineArn, substitutions, tasks);
   const scheduler = await load(SCHEDULER_HANDLER);
   const tick = (time: string) =>
-    scheduler(
-      { id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', time, detail: {} },
-      lambdaContext('Scheduler', 60_000),
+    invokeAs('Scheduler', 60_000, (context) =>
+      scheduler(
+        { id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', time, detail: {} },
+        context,
+      ),
     );
 
   // A timer at each UTC hour boundary, like the EventBridge rule (cron(0 * * * ? *)).
