@@ -610,3 +610,15 @@ describe('paymentView', () => {
     expect(paymentView(created)).not.toHaveProperty('fees');
   });
 });
+
+describe('saleAuthResponse', () => {
+  it('is the sale view of an approved or declined sale', () => {
+    const view = transactionView(transaction({ status: 'Declined', approvedCents: 0 }), [], NOW);
+    expect(saleAuthResponse(view)).toEqual(view);
+  });
+
+  it('refuses a voided sale: a payment records its sale before anything can void it', () => {
+    const view = transactionView(transaction({ status: 'Voided', voidedAt: NOW.toISOString() }), [], NOW);
+    expect(() => saleAuthResponse(view)).toThrow('is voided before its payment recorded it');
+  });
+});
