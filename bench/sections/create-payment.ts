@@ -93,7 +93,7 @@ async function prepare(ctx: BenchContext) {
       }
       if (!found) return 'profile not found';
 
-      // GroupStore.addPayment
+      // PaymentStore.addPayment
       const paymentId = v7();
       const ts = now.toISOString();
       const amountCents = Math.round(amountOf(seq) * 100);
