@@ -15,6 +15,7 @@ import type { Transaction } from '#domain/transactions';
 import { paymentProcessor } from '#processor/index';
 import { ProcessorUnavailableError, type SaleResult } from '#processor/processor';
 import { methodStore } from '#store/methods';
+import { duplicateGuards } from '#store/duplicates';
 import { transactionStore } from '#store/transactions';
 
 export interface SaleRequest {
@@ -85,7 +86,7 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
   }
   const card = { accountType: method.accountType, maskedAccountNumber: method.maskedAccountNumber };
 
-  const original = await transactions.guardDuplicate(
+  const original = await duplicateGuards().guardDuplicate(
     request.merchantId,
     savedPaymentMethodId,
     request.amountCents,
@@ -161,7 +162,7 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
     throw error;
   }
   if (stored.status === 'Declined') {
-    await transactions.releaseGuard(
+    await duplicateGuards().releaseGuard(
       request.merchantId,
       savedPaymentMethodId,
       request.amountCents,

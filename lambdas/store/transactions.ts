@@ -1,17 +1,12 @@
 /**
- * Transactions, refunds and duplicate-check guards in DynamoDB (idempotency records:
- * `idempotency.ts`).
+ * Transactions and refunds in DynamoDB (idempotency records: `idempotency.ts`; duplicate-check
+ * guards: `duplicates.ts`).
  *
- * - Duplicate check: `DUP#mid#method#cents` names the last approved (or in-flight) sale; claiming
- *   it is a conditional put that succeeds only when it is absent, older than the window, or
- *   ours. Of N identical concurrent sales exactly one claims it; the others are duplicates.
  * - Refunds reserve their amount on the sale with `refundedCents <= approvedCents - amount` as the
  *   condition, in the same transaction that writes the Pending refund: racing refunds can never
  *   exceed the charge.
  */
 import {
-  DeleteCommand,
-  GetCommand,
   PutCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -21,7 +16,7 @@ import { cancellationCodes } from '#shared/ddb';
 import { NotFoundError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { Refund, Transaction } from '#domain/transactions';
-import { containerStore, epoch, isConditionFailure, queryAll, RECORD_TTL_SECONDS, strip } from './items';
+import { containerStore, isConditionFailure, queryAll, strip } from './items';
 
 export class TransactionNotFoundError extends NotFoundError {
   constructor(transactionId: string) {
@@ -35,21 +30,6 @@ export interface SaleWithRefunds {
 }
 
 export interface TransactionStore {
-  /** Claims the duplicate guard; the earlier transaction's id when this sale is a duplicate. */
-  guardDuplicate(
-    merchantId: string,
-    methodId: string,
-    amountCents: number,
-    transactionId: string,
-    now: Date,
-    windowSeconds: number,
-  ): Promise<string | undefined>;
-  releaseGuard(
-    merchantId: string,
-    methodId: string,
-    amountCents: number,
-    transactionId: string,
-  ): Promise<void>;
   /** Writes a sale once; the stored one when it exists. */
   recordSale(txn: Transaction): Promise<Transaction>;
   find(transactionId: string): Promise<SaleWithRefunds | undefined>;
@@ -69,73 +49,6 @@ export class DynamoTransactionStore implements TransactionStore {
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
-
-  // ---- duplicate check ----
-
-  /** Claims the duplicate guard; returns the earlier transaction's id when this sale is a duplicate. */
-  async guardDuplicate(
-    merchantId: string,
-    methodId: string,
-    amountCents: number,
-    transactionId: string,
-    now: Date,
-    windowSeconds: number,
-  ): Promise<string | undefined> {
-    const Key = keys.duplicateGuard(merchantId, methodId, amountCents);
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...Key,
-            entity: 'duplicate-guard',
-            transactionId,
-            at: now.getTime(),
-            expiresAt: epoch(now) + RECORD_TTL_SECONDS,
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR #at < :windowStart OR transactionId = :me',
-          ExpressionAttributeNames: { '#at': 'at' },
-          ExpressionAttributeValues: {
-            ':windowStart': now.getTime() - windowSeconds * 1000,
-            ':me': transactionId,
-          },
-        }),
-      );
-      return undefined;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
-    );
-    // Released in between: try once more.
-    if (!Item)
-      return this.guardDuplicate(merchantId, methodId, amountCents, transactionId, now, windowSeconds);
-    return Item.transactionId as string;
-  }
-
-  /** A declined sale blocks nothing: its guard is removed (only if it is still ours). */
-  async releaseGuard(
-    merchantId: string,
-    methodId: string,
-    amountCents: number,
-    transactionId: string,
-  ): Promise<void> {
-    await this.db
-      .send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: keys.duplicateGuard(merchantId, methodId, amountCents),
-          ConditionExpression: 'transactionId = :me',
-          ExpressionAttributeValues: { ':me': transactionId },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
-  }
-
-  // ---- transactions and refunds ----
 
   /** Writes a sale once; if it already exists (a resumed request), the stored one wins. */
   async recordSale(txn: Transaction): Promise<Transaction> {

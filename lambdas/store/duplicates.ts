@@ -1,0 +1,101 @@
+/**
+ * Duplicate-check guards in DynamoDB: `DUP#mid#method#cents` names the last approved (or
+ * in-flight) sale; claiming it is a conditional put that succeeds only when it is absent, older
+ * than the window, or ours. Of N identical concurrent sales exactly one claims it; the others are
+ * duplicates.
+ */
+import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from '#shared/keys';
+import { containerStore, epoch, isConditionFailure, RECORD_TTL_SECONDS } from './items';
+
+export interface DuplicateGuards {
+  /** Claims the duplicate guard; the earlier transaction's id when this sale is a duplicate. */
+  guardDuplicate(
+    merchantId: string,
+    methodId: string,
+    amountCents: number,
+    transactionId: string,
+    now: Date,
+    windowSeconds: number,
+  ): Promise<string | undefined>;
+  /** A declined sale blocks nothing: its guard is removed (only if it is still ours). */
+  releaseGuard(
+    merchantId: string,
+    methodId: string,
+    amountCents: number,
+    transactionId: string,
+  ): Promise<void>;
+}
+
+export class DynamoDuplicateGuards implements DuplicateGuards {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** Claims the duplicate guard; returns the earlier transaction's id when this sale is a duplicate. */
+  async guardDuplicate(
+    merchantId: string,
+    methodId: string,
+    amountCents: number,
+    transactionId: string,
+    now: Date,
+    windowSeconds: number,
+  ): Promise<string | undefined> {
+    const Key = keys.duplicateGuard(merchantId, methodId, amountCents);
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...Key,
+            entity: 'duplicate-guard',
+            transactionId,
+            at: now.getTime(),
+            expiresAt: epoch(now) + RECORD_TTL_SECONDS,
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR #at < :windowStart OR transactionId = :me',
+          ExpressionAttributeNames: { '#at': 'at' },
+          ExpressionAttributeValues: {
+            ':windowStart': now.getTime() - windowSeconds * 1000,
+            ':me': transactionId,
+          },
+        }),
+      );
+      return undefined;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
+    );
+    // Released in between: try once more.
+    if (!Item)
+      return this.guardDuplicate(merchantId, methodId, amountCents, transactionId, now, windowSeconds);
+    return Item.transactionId as string;
+  }
+
+  /** A declined sale blocks nothing: its guard is removed (only if it is still ours). */
+  async releaseGuard(
+    merchantId: string,
+    methodId: string,
+    amountCents: number,
+    transactionId: string,
+  ): Promise<void> {
+    await this.db
+      .send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: keys.duplicateGuard(merchantId, methodId, amountCents),
+          ConditionExpression: 'transactionId = :me',
+          ExpressionAttributeValues: { ':me': transactionId },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+}
+
+/** The container's guards, on the configured table (made on first use). */
+export const duplicateGuards: () => DuplicateGuards = containerStore(DynamoDuplicateGuards);
