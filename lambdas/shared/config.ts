@@ -64,12 +64,20 @@ function integer(env: Env, name: string, fallback: number, min = 0): number {
   return value;
 }
 
+const serviceNameOf = (env: Env): string => text(env, 'POWERTOOLS_SERVICE_NAME') ?? 'scheduled-payments';
+
+/**
+ * The service name of logs and traces, read at load: it cannot fail, so the logger and tracer
+ * modules (which stores and tools import too) never force the rest of the configuration.
+ */
+export const SERVICE_NAME = serviceNameOf(process.env);
+
 /** Parses the configuration from `env`; throws naming the first missing or malformed variable. */
 export function loadConfig(env: Env): FunctionConfig {
   return Object.freeze({
     tableName: required(env, 'TABLE_NAME'),
     stage: parseStage(text(env, 'SERVICE_STAGE')),
-    serviceName: text(env, 'POWERTOOLS_SERVICE_NAME') ?? 'scheduled-payments',
+    serviceName: serviceNameOf(env),
     authzCacheSeconds: integer(env, 'AUTHZ_CACHE_SECONDS', 30),
     duplicateWindowSeconds: integer(env, 'DUPLICATE_WINDOW_SECONDS', 300),
     processor: text(env, 'PROCESSOR') ?? 'sandbox',
@@ -87,14 +95,18 @@ export function loadConfig(env: Env): FunctionConfig {
   });
 }
 
-let current = loadConfig(process.env);
+let current: FunctionConfig | undefined;
 
-/** The configuration parsed at load. */
-export const config = (): FunctionConfig => current;
+/**
+ * The configuration, parsed on the first call. Every function's handler builder (shared/http.ts,
+ * shared/task.ts) calls this when its module loads, so a function's cold start fails on a missing
+ * or malformed variable; operator tools that reuse a store (bin/admin.ts) never need it.
+ */
+export const config = (): FunctionConfig => (current ??= loadConfig(process.env));
 
 /** A value only some functions have: throws naming the variable when this function lacks it. */
 export function needed(setting: OptionalSetting): string {
-  const value = current[setting];
+  const value = config()[setting];
   if (value === undefined)
     throw new Error(`missing environment variable ${OPTIONAL_VARIABLES[setting]}: this function needs it`);
   return value;

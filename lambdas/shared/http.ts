@@ -20,6 +20,9 @@ import { MerchantRegistry, type Merchant } from './merchants';
 import { tracer } from './tracer';
 import { validator, type Validator } from './validation';
 
+// Every function fails its cold start on a missing or malformed variable, not a later request.
+config();
+
 /** Lambda's synchronous payload limit is 6 MB; larger bodies are refused before parsing. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024 - 64 * 1024;
 

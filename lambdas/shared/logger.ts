@@ -1,5 +1,5 @@
 /** The one structured logger of the service (Powertools); handlers add keys, never concatenate. */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { config } from './config';
+import { SERVICE_NAME } from './config';
 
-export const logger = new Logger({ serviceName: config().serviceName });
+export const logger = new Logger({ serviceName: SERVICE_NAME });

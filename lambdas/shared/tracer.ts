@@ -5,6 +5,6 @@
  * the local runtime, tests, the bench) the Tracer turns itself off and captures nothing.
  */
 import { Tracer } from '@aws-lambda-powertools/tracer';
-import { config } from './config';
+import { SERVICE_NAME } from './config';
 
-export const tracer = new Tracer({ serviceName: config().serviceName });
+export const tracer = new Tracer({ serviceName: SERVICE_NAME });

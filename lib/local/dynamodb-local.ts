@@ -111,3 +111,17 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     },
   };
 }
+
+/**
+ * The environment the AWS SDK needs to reach DynamoDB Local. Kept here, in a module without side
+ * effects: the integration tier's global setup imports it, and importing the runtime would set
+ * the runtime's process-wide Lambda variables in every test worker.
+ */
+export function localAwsEnv(dynamodbEndpoint: string): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
+    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  };
+}

@@ -14,7 +14,7 @@ import { apiScope, parseStage, type Stage } from '../../contract/stage';
 import { tableName as tableNameOf } from '../../contract/table';
 import { STATE_MACHINE_NAME } from '../../contract/processing';
 import { loadOrCreateKey, tokenIssuer } from './auth';
-import { freePort, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { freePort, localAwsEnv, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createHttpServer, type ApiHandler, type LocalRoute } from './http-server';
 import { createSfnServer } from './step-functions';
 import { localProcessing } from './processing';
@@ -46,15 +46,6 @@ export interface Runtime {
 
 /** What `npm run admin -- --local` and tests read to find a running local runtime. */
 export const runtimeFile = (dataDir: string) => join(dataDir, 'runtime.json');
-
-export function localAwsEnv(dynamodbEndpoint: string): Record<string, string> {
-  return {
-    AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
-    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  };
-}
 
 export async function seedIdentities(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
   const registry = new MerchantRegistry(db, tableName);
