@@ -15,9 +15,13 @@ const refuseDeleted = (value: unknown): void => {
  * PUT /rest/merchants/{MID}/groups/{GroupID}: fields present are changed. A processing or
  * processed group is returned unchanged (docs/product.md#updating-a-group).
  */
-export const handler = merchantRoute(routes.UpdateGroup, async ({ merchant, params, body, now }) => {
-  const groupId = params.GroupID;
-  assertSameId('paymentGroupId', body.paymentGroupId, groupId);
-  assertServicePayId(body.servicePayId, merchant);
-  return { status: 200, body: groupView(await updateGroup(groupId, merchant.merchantId, body, now)) };
-}, { precheck: refuseDeleted });
+export const handler = merchantRoute(
+  routes.UpdateGroup,
+  async ({ merchant, params, body, now }) => {
+    const groupId = params.GroupID;
+    assertSameId('paymentGroupId', body.paymentGroupId, groupId);
+    assertServicePayId(body.servicePayId, merchant);
+    return { status: 200, body: groupView(await updateGroup(groupId, merchant.merchantId, body, now)) };
+  },
+  { precheck: refuseDeleted },
+);

@@ -12,11 +12,15 @@ const refuseDeleted = (value: unknown): void => {
 };
 
 /** PUT .../groups/{GroupID}/payments/{PaymentID} (alias .../transactions/...): full replacement. */
-export const handler = merchantRoute(routes.UpdatePayment, async ({ merchant, params, body, now }) => {
-  const groupId = params.GroupID;
-  const paymentId = params.PaymentID;
-  assertSameId('paymentId', body.paymentId, paymentId);
-  assertSameId('paymentGroupId', body.paymentGroupId, groupId);
-  const payment = await updatePayment(groupId, paymentId, merchant.merchantId, body, now);
-  return { status: 200, body: paymentView(payment) };
-}, { precheck: refuseDeleted });
+export const handler = merchantRoute(
+  routes.UpdatePayment,
+  async ({ merchant, params, body, now }) => {
+    const groupId = params.GroupID;
+    const paymentId = params.PaymentID;
+    assertSameId('paymentId', body.paymentId, paymentId);
+    assertSameId('paymentGroupId', body.paymentGroupId, groupId);
+    const payment = await updatePayment(groupId, paymentId, merchant.merchantId, body, now);
+    return { status: 200, body: paymentView(payment) };
+  },
+  { precheck: refuseDeleted },
+);

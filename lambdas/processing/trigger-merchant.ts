@@ -10,17 +10,14 @@ import { groupStore } from '#store/groups';
  * `{scheduleDate, scheduleHour}`: processes every pending group of that slot (of that date when
  * only scheduleDate is given; all pending groups without a body).
  */
-export const handler = merchantRoute(
-  routes.ProcessMerchant,
-  async ({ merchant, params, body, now }) => {
-    assertTriggerAllowed(params.MID);
-    const groups = await groupStore().listGroups(merchant.merchantId, {
-      date: body?.scheduleDate,
-      hour: body?.scheduleHour,
-      pendingOnly: true,
-    });
-    const pending = groups.filter((g) => g.status === 'pending');
-    const outcomes = await mapLimit(pending, 8, (group) => startProcessing(group, now));
-    return { status: 200, body: triggerResult(outcomes) };
-  },
-);
+export const handler = merchantRoute(routes.ProcessMerchant, async ({ merchant, params, body, now }) => {
+  assertTriggerAllowed(params.MID);
+  const groups = await groupStore().listGroups(merchant.merchantId, {
+    date: body?.scheduleDate,
+    hour: body?.scheduleHour,
+    pendingOnly: true,
+  });
+  const pending = groups.filter((g) => g.status === 'pending');
+  const outcomes = await mapLimit(pending, 8, (group) => startProcessing(group, now));
+  return { status: 200, body: triggerResult(outcomes) };
+});
