@@ -42,6 +42,27 @@ export interface ReversalResult {
   processedAt: string;
 }
 
+/**
+ * One money-moving call as the processor recorded it: a line of an acquirer's settlement or
+ * activity report. Reconciliation (lambdas/core/reconcile.ts) matches these with the service's records.
+ */
+export interface ProcessorActivity {
+  kind: 'sale' | 'void' | 'refund';
+  /** The key the service sent (`sale:<transactionId>`, `payment:<paymentId>`, `void:…`, `refund:…`). */
+  idempotencyKey: string;
+  merchantId: string;
+  processorTransactionId: string;
+  /** A void's or refund's sale (the processor's id); absent for sales. */
+  originalProcessorTransactionId?: string;
+  /** False for a declined sale, a refused reversal and a sale reversed for want of an answer. */
+  approved: boolean;
+  /** Money moved: a sale's approved amount, a reversal's amount; 0 when not approved. */
+  amountCents: number;
+  responseCode: string;
+  /** When the processor recorded it (UTC ISO-8601). */
+  at: string;
+}
+
 export interface PaymentProcessor {
   /** Vaults an account number and returns a token; the number is not kept by the caller. */
   tokenize(request: TokenizeRequest): Promise<{ token: string }>;
@@ -58,6 +79,11 @@ export interface PaymentProcessor {
   reverseUnanswered(request: { idempotencyKey: string; merchantId: string }): Promise<void>;
   /** When a sale approved at `processedAt` settles (settlement cut-off). */
   settlementTime(processedAt: string): string;
+  /**
+   * Every call recorded from `since` (inclusive) to `until` (exclusive; default now), oldest
+   * first: what a real acquirer's daily settlement report provides.
+   */
+  listActivity(since: string, until?: string): Promise<ProcessorActivity[]>;
 }
 
 /** Thrown when the processor could not be reached or gave no definite answer: retry with the same key. */

@@ -4,13 +4,23 @@
  * the service table (`SANDBOX#<key>` items): a repeated key replays the recorded result and
  * charges nothing (the ledger's `calls` counter shows the replay). The card number never
  * reaches the ledger: tokenization turns it into the card's behaviour profile plus a random id.
+ * Each entry is also on a day index (GSI1 `SANDBOX#DAY#<yyyy-mm-dd>` / `<time>#<kind>#<key>`),
+ * from which `listActivity` answers as an acquirer's activity report would.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { DECLINE_CODES } from '#domain/declines';
 import { keys } from '#shared/keys';
 import type {
   PaymentProcessor,
+  ProcessorActivity,
   ReversalRequest,
   ReversalResult,
   SaleRequest,
@@ -48,14 +58,51 @@ export function nextCutoff(processedAt: string, schedule: SettlementSchedule): s
 
 type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
 
+/** What a ledger entry keeps of its request besides the key: what the activity report shows. */
+interface LedgerRequest {
+  merchantId?: string;
+  amountCents?: number;
+  originalProcessorTransactionId?: string;
+}
+
+/** A ledger item's attributes: its keys, its day-index entry, the request and the result. */
+function ledgerItem(kind: LedgerKind, key: string, request: LedgerRequest, result: object, at: string) {
+  return {
+    ...keys.sandboxLedger(kind, key),
+    ...keys.dayIndex('gsi1', 'SANDBOX', at, `${kind}#${key}`),
+    entity: 'sandbox-ledger',
+    kind,
+    idempotencyKey: key,
+    ...request,
+    at,
+    result,
+  };
+}
+
+/** The UTC days (`yyyy-mm-dd`) from `since` to `until`, both included. */
+export function daysBetween(since: string, until: string): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(since.slice(0, 10)); t <= Date.parse(until); t += 86_400_000)
+    days.push(new Date(t).toISOString().slice(0, 10));
+  return days;
+}
+
 export class SandboxProcessor implements PaymentProcessor {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly schedule: SettlementSchedule,
+    /** SANDBOX_LATENCY_MS: every call answers after this long, as a card network does (0.3-2 s). */
+    private readonly latencyMs = 0,
   ) {}
 
+  /** The network's round trip: throughput is measured at a realistic latency with it. */
+  private async answerLater(): Promise<void> {
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+  }
+
   async tokenize(request: TokenizeRequest): Promise<{ token: string }> {
+    await this.answerLater();
     const profile = request.kind === 'bank' ? 'bank' : (SANDBOX_CARDS[request.number] ?? 'ok');
     return { token: `sbx.${profile}.${randomBytes(12).toString('hex')}` };
   }
@@ -80,14 +127,19 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   /** Records a result under its key once; a repeated key gets the recorded result back. */
-  private async once<T extends object>(kind: LedgerKind, key: string, decide: () => T): Promise<T> {
+  private async once<T extends object>(
+    kind: LedgerKind,
+    key: string,
+    request: LedgerRequest,
+    decide: () => T,
+  ): Promise<T> {
     const Key = keys.sandboxLedger(kind, key);
     const result = decide();
     try {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...Key, entity: 'sandbox-ledger', kind, idempotencyKey: key, result, calls: 1 },
+          Item: { ...ledgerItem(kind, key, request, result, new Date().toISOString()), calls: 1 },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -110,7 +162,9 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   async sale(request: SaleRequest): Promise<SaleResult> {
-    return this.once('SALE', request.idempotencyKey, () => {
+    await this.answerLater();
+    const { merchantId, amountCents } = request;
+    return this.once('SALE', request.idempotencyKey, { merchantId, amountCents }, () => {
       const profile = request.token.split('.')[1] ?? 'ok';
       const base = { processorTransactionId: `sbx_${randomUUID()}`, processedAt: new Date().toISOString() };
       const approve = (cents: number, code = '00', message = 'Approved'): SaleResult => ({
@@ -138,8 +192,8 @@ export class SandboxProcessor implements PaymentProcessor {
     });
   }
 
-  async reverseUnanswered(request: { idempotencyKey: string }): Promise<void> {
-    const Key = keys.sandboxLedger('SALE', request.idempotencyKey);
+  async reverseUnanswered(request: { idempotencyKey: string; merchantId?: string }): Promise<void> {
+    await this.answerLater();
     const reversed: SaleResult = {
       approved: false,
       processorTransactionId: `sbx_${randomUUID()}`,
@@ -154,11 +208,13 @@ export class SandboxProcessor implements PaymentProcessor {
       new PutCommand({
         TableName: this.tableName,
         Item: {
-          ...Key,
-          entity: 'sandbox-ledger',
-          kind: 'SALE',
-          idempotencyKey: request.idempotencyKey,
-          result: reversed,
+          ...ledgerItem(
+            'SALE',
+            request.idempotencyKey,
+            { merchantId: request.merchantId },
+            reversed,
+            reversed.processedAt,
+          ),
           calls: 0,
           reversed: true,
         },
@@ -166,8 +222,11 @@ export class SandboxProcessor implements PaymentProcessor {
     );
   }
 
-  private reversal(kind: 'VOID' | 'REFUND', request: ReversalRequest): Promise<ReversalResult> {
-    return this.once(kind, request.idempotencyKey, () => ({
+  private async reversal(kind: 'VOID' | 'REFUND', request: ReversalRequest): Promise<ReversalResult> {
+    await this.answerLater();
+    const { merchantId, amountCents, processorTransactionId } = request;
+    const entry = { merchantId, amountCents, originalProcessorTransactionId: processorTransactionId };
+    return this.once(kind, request.idempotencyKey, entry, () => ({
       approved: true,
       processorTransactionId: `sbx_${randomUUID()}`,
       responseCode: '00',
@@ -183,4 +242,51 @@ export class SandboxProcessor implements PaymentProcessor {
   refund(request: ReversalRequest): Promise<ReversalResult> {
     return this.reversal('REFUND', request);
   }
+
+  /** The ledger's entries by time: one Query per day of the window on the day index. */
+  async listActivity(since: string, until: string = new Date().toISOString()): Promise<ProcessorActivity[]> {
+    const activity: ProcessorActivity[] = [];
+    for (const day of daysBetween(since, until)) {
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: 'gsi1',
+            // Sort keys are `<time>#…`: BETWEEN takes `since` itself and stops before `until`.
+            KeyConditionExpression: 'gsi1pk = :day AND gsi1sk BETWEEN :since AND :until',
+            ExpressionAttributeValues: {
+              ':day': keys.dayPartition('SANDBOX', day),
+              ':since': since,
+              ':until': until,
+            },
+            ExclusiveStartKey,
+          }),
+        );
+        activity.push(...(page.Items ?? []).map(activityOf));
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+    }
+    return activity;
+  }
+}
+
+/** A ledger item as a line of the activity report. */
+function activityOf(item: Record<string, unknown>): ProcessorActivity {
+  const kind = item.kind as LedgerKind;
+  const result = item.result as SaleResult | ReversalResult;
+  const amount = 'approvedCents' in result ? result.approvedCents : Number(item.amountCents ?? 0);
+  return {
+    kind: kind === 'SALE' ? 'sale' : kind === 'VOID' ? 'void' : 'refund',
+    idempotencyKey: item.idempotencyKey as string,
+    merchantId: item.merchantId as string,
+    processorTransactionId: result.processorTransactionId,
+    ...(item.originalProcessorTransactionId !== undefined && {
+      originalProcessorTransactionId: item.originalProcessorTransactionId as string,
+    }),
+    approved: result.approved,
+    amountCents: result.approved ? amount : 0,
+    responseCode: result.responseCode,
+    at: item.at as string,
+  };
 }

@@ -7,6 +7,9 @@ import { createHash } from 'node:crypto';
 /** Pending groups are spread over this many due-index partitions (no hot key at scale). */
 export const DUE_SHARDS = 4;
 
+/** The day-indexed kinds of items (see `keys.dayIndex`). */
+export type DayKind = 'SANDBOX' | 'TXN' | 'REFUND' | 'PROCESSED';
+
 export const keys = {
   /** Merchant registry: one item per MID form (8 and 11 digits), both holding the 11-digit MID. */
   merchant: (mid: string) => ({ pk: `MID#${mid}`, sk: 'MERCHANT' }),
@@ -46,6 +49,16 @@ export const keys = {
     pk: `SANDBOX#${kind}#${idempotencyKey}`,
     sk: 'LEDGER',
   }),
+  /**
+   * Day indexes (reconciliation lists a window by time without a Scan): the sandbox ledger's calls
+   * and the service's transactions and refunds on GSI1, processed groups on GSI2 (groups use GSI1
+   * for their merchant). Partition `<KIND>#DAY#yyyy-mm-dd`, sort `<ISO time>#<id>`.
+   */
+  dayIndex: (index: 'gsi1' | 'gsi2', kind: DayKind, at: string, id: string) => ({
+    [`${index}pk`]: `${kind}#DAY#${at.slice(0, 10)}`,
+    [`${index}sk`]: `${at}#${id}`,
+  }),
+  dayPartition: (kind: DayKind, day: string) => `${kind}#DAY#${day}`,
   /** GSI1: a merchant's groups ordered by slot. */
   merchantGroups: (merchantId: string) => `MERCHANT#${merchantId}`,
   merchantGroupSort: (slot: string, groupId: string) => `${slot}#${groupId}`,

@@ -29,6 +29,7 @@ export async function installFaults(): Promise<LocalRoute> {
     refund: (r) => processor.refund(r),
     reverseUnanswered: (r) => processor.reverseUnanswered(r),
     settlementTime: (t) => processor.settlementTime(t),
+    listActivity: (since, until) => processor.listActivity(since, until),
     async sale(request) {
       const result = await processor.sale(request);
       const paymentId = request.idempotencyKey.replace(/^payment:/, '');

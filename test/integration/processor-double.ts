@@ -91,6 +91,10 @@ export class FaultyProcessor implements PaymentProcessor {
     return this.apply(fault, () => this.inner.refund(request), reversalDeclined);
   }
 
+  listActivity(since: string, until?: string): ReturnType<PaymentProcessor['listActivity']> {
+    return this.inner.listActivity(since, until);
+  }
+
   /** Passed on to the sandbox (which overwrites its ledger entry of the key with a reversed 96). */
   reverseUnanswered(request: { idempotencyKey: string; merchantId: string }): Promise<void> {
     this.calls.push({ kind: 'REVERSE', key: request.idempotencyKey });

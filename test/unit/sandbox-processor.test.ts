@@ -218,9 +218,15 @@ describe('the sandbox ledger (idempotency of processor calls)', () => {
         Item: {
           pk: 'SANDBOX#SALE#pay-1',
           sk: 'LEDGER',
+          // The day index (listActivity): the day's partition, sorted by time then kind and key.
+          gsi1pk: `SANDBOX#DAY#${result.processedAt.slice(0, 10)}`,
+          gsi1sk: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z#SALE#pay-1$/),
           entity: 'sandbox-ledger',
           kind: 'SALE',
           idempotencyKey: 'pay-1',
+          merchantId: '32350000001',
+          amountCents: 1999,
+          at: expect.any(String),
           result,
           calls: 1,
         },
@@ -303,9 +309,12 @@ describe('reverseUnanswered (timeout reversal)', () => {
     expect(put.Item).toEqual({
       pk: 'SANDBOX#SALE#lost-1',
       sk: 'LEDGER',
+      gsi1pk: expect.stringMatching(/^SANDBOX#DAY#\d{4}-\d\d-\d\d$/),
+      gsi1sk: expect.stringMatching(/#SALE#lost-1$/),
       entity: 'sandbox-ledger',
       kind: 'SALE',
       idempotencyKey: 'lost-1',
+      at: expect.any(String),
       result: {
         approved: false,
         processorTransactionId: expect.stringMatching(/^sbx_/),
