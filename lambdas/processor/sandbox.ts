@@ -69,7 +69,7 @@ interface LedgerRequest {
 function ledgerItem(kind: LedgerKind, key: string, request: LedgerRequest, result: object, at: string) {
   return {
     ...keys.sandboxLedger(kind, key),
-    ...keys.dayIndex('gsi1', 'SANDBOX', at, `${kind}#${key}`),
+    ...keys.dayIndex('SANDBOX', at, `${kind}#${key}`),
     entity: 'sandbox-ledger',
     kind,
     idempotencyKey: key,

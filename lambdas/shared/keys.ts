@@ -6,9 +6,11 @@ import { createHash } from 'node:crypto';
 
 /** Pending groups are spread over this many due-index partitions (no hot key at scale). */
 export const DUE_SHARDS = 4;
+/** Pending sales and refunds are spread over this many sweep-index partitions. */
+export const SWEEP_SHARDS = 4;
 
 /** The day-indexed kinds of items (see `keys.dayIndex`). */
-export type DayKind = 'SANDBOX' | 'TXN' | 'REFUND' | 'PROCESSED';
+export type DayKind = 'SANDBOX' | 'TXN' | 'REFUND';
 
 export const keys = {
   /** Merchant registry: one item per MID form (8 and 11 digits), both holding the 11-digit MID. */
@@ -37,10 +39,13 @@ export const keys = {
     pk: `IDEM#${merchantId}#${scope}#${key}`,
     sk: 'IDEM',
   }),
-  /** Duplicate-check guard: the last approved or in-flight sale of this amount on this method. */
-  duplicateGuard: (merchantId: string, methodId: string, amountCents: number) => ({
+  /**
+   * Duplicate-check guard: the last approved or in-flight sale of this amount on this method for
+   * this orderId (docs/decisions.md "Duplicate check and orderId"; no orderId: sk `DUP`).
+   */
+  duplicateGuard: (merchantId: string, methodId: string, amountCents: number, orderId?: string) => ({
     pk: `DUP#${merchantId}#${methodId}#${amountCents}`,
-    sk: 'DUP',
+    sk: orderId === undefined ? 'DUP' : `DUP#ORDER#${orderId}`,
   }),
   /** Outbox: one item per e-mail to send, written with the change that causes it. */
   outbox: (outboxId: string) => ({ pk: `OUTBOX#${outboxId}`, sk: 'OUTBOX' }),
@@ -50,15 +55,17 @@ export const keys = {
     sk: 'LEDGER',
   }),
   /**
-   * Day indexes (reconciliation lists a window by time without a Scan): the sandbox ledger's calls
-   * and the service's transactions and refunds on GSI1, processed groups on GSI2 (groups use GSI1
-   * for their merchant). Partition `<KIND>#DAY#yyyy-mm-dd`, sort `<ISO time>#<id>`.
+   * Day index on GSI1 (reconciliation lists a window by time without a Scan): the sandbox ledger's
+   * calls and the service's transactions and refunds. Partition `<KIND>#DAY#yyyy-mm-dd`, sort
+   * `<ISO time>#<id>`.
    */
-  dayIndex: (index: 'gsi1' | 'gsi2', kind: DayKind, at: string, id: string) => ({
-    [`${index}pk`]: `${kind}#DAY#${at.slice(0, 10)}`,
-    [`${index}sk`]: `${at}#${id}`,
+  dayIndex: (kind: DayKind, at: string, id: string) => ({
+    gsi1pk: `${kind}#DAY#${at.slice(0, 10)}`,
+    gsi1sk: `${at}#${id}`,
   }),
   dayPartition: (kind: DayKind, day: string) => `${kind}#DAY#${day}`,
+  /** GSI1 partition listing every merchant (its 11-digit registry item). */
+  merchantList: 'MERCHANTS',
   /** GSI1: a merchant's groups ordered by slot. */
   merchantGroups: (merchantId: string) => `MERCHANT#${merchantId}`,
   merchantGroupSort: (slot: string, groupId: string) => `${slot}#${groupId}`,
@@ -69,4 +76,15 @@ export const keys = {
   },
   dueShards: () => Array.from({ length: DUE_SHARDS }, (_, i) => `DUE#${i}`),
   dueSort: (slot: string, groupId: string) => `${slot}#${groupId}`,
+  /**
+   * GSI2 (sparse): a sale or refund while Pending, a sale while its void is reserved; removed when
+   * settled. The sort key starts with the time the work began, so the sweeper reads stale work
+   * with one Query per shard (docs/architecture.md#sweeper).
+   */
+  sweepShard: (id: string) => {
+    const shard = createHash('sha1').update(id).digest()[0]! % SWEEP_SHARDS;
+    return `SWEEP#${shard}`;
+  },
+  sweepShards: () => Array.from({ length: SWEEP_SHARDS }, (_, i) => `SWEEP#${i}`),
+  sweepSort: (at: string, kind: string, id: string) => `${at}#${kind}#${id}`,
 };

@@ -37,7 +37,13 @@ export class MerchantRegistry {
         TransactItems: forms(merchant).map((mid) => ({
           Put: {
             TableName: this.tableName,
-            Item: { ...keys.merchant(mid), entity: 'merchant', ...merchant },
+            Item: {
+              ...keys.merchant(mid),
+              // The 11-digit form is listed (GSI1 `MERCHANTS`): reconciliation reads every merchant's groups.
+              ...(mid === merchant.merchantId && { gsi1pk: keys.merchantList, gsi1sk: mid }),
+              entity: 'merchant',
+              ...merchant,
+            },
             // An 8-digit form must not be taken over from another merchant.
             ConditionExpression: 'attribute_not_exists(pk) OR merchantId = :m',
             ExpressionAttributeValues: { ':m': merchant.merchantId },
