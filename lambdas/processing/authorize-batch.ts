@@ -7,7 +7,6 @@
  * between the processor call and the write) finds the stored sale or gets the processor's first
  * answer back; the authResponse is written only if none is there yet.
  */
-import { v5 as uuidv5 } from 'uuid';
 import { runSale } from '#core/sale';
 import type { Payment } from '#domain/groups';
 import { giveUpOnCharge } from '#core/unanswered';
@@ -15,16 +14,15 @@ import { countOutcome, saleAuthResponse, type AuthResponse, type ProcessingState
 import { transactionView } from '#domain/transactions';
 import { mapLimit, sleep } from '#shared/concurrency';
 import { config } from '#shared/config';
+import { transactionIdOf } from '#shared/ids';
 import { isTransient } from '#shared/ddb';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 import { ProcessorUnavailableError } from '#processor/processor';
 import { paymentStore } from '#store/payments';
 
-/** Namespace of the transaction ids of scheduled payments (UUIDv5 of the paymentId). */
-const PAYMENT_TRANSACTION_NAMESPACE = '6b1c9b1e-5a51-4f3e-9c55-3f1f4a7e2d10';
-export const transactionIdOf = (paymentId: string): string =>
-  uuidv5(paymentId, PAYMENT_TRANSACTION_NAMESPACE);
+// Derived from the paymentId (moved to shared/ids.ts: reconciliation maps processor keys with it too).
+export { transactionIdOf };
 
 const ATTEMPTS = 3;
 

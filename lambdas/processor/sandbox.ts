@@ -17,6 +17,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { DECLINE_CODES } from '#domain/declines';
+import { daysBetween } from '#shared/days';
 import { keys } from '#shared/keys';
 import type {
   PaymentProcessor,
@@ -77,14 +78,6 @@ function ledgerItem(kind: LedgerKind, key: string, request: LedgerRequest, resul
     at,
     result,
   };
-}
-
-/** The UTC days (`yyyy-mm-dd`) from `since` to `until`, both included. */
-export function daysBetween(since: string, until: string): string[] {
-  const days: string[] = [];
-  for (let t = Date.parse(since.slice(0, 10)); t <= Date.parse(until); t += 86_400_000)
-    days.push(new Date(t).toISOString().slice(0, 10));
-  return days;
 }
 
 export class SandboxProcessor implements PaymentProcessor {
