@@ -9,7 +9,7 @@ import type { PaymentProcessor } from './processor';
 import { SandboxProcessor } from './sandbox';
 
 const adapters: Readonly<Record<string, (config: FunctionConfig) => PaymentProcessor>> = {
-  sandbox: (c) => new SandboxProcessor(ddb(), c.tableName, c.settlement),
+  sandbox: (c) => new SandboxProcessor(ddb(), c.tableName, c.settlement, c.sandboxLatencyMs),
 };
 
 const adapterOf = (name: string): ((config: FunctionConfig) => PaymentProcessor) => {

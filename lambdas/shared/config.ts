@@ -21,6 +21,8 @@ export interface FunctionConfig {
   readonly processor: string;
   /** The sandbox processor's settlement cut-offs. */
   readonly settlement: { readonly periodSeconds: number; readonly offsetSeconds: number };
+  /** SANDBOX_LATENCY_MS: the sandbox processor answers every call after this many milliseconds. */
+  readonly sandboxLatencyMs: number;
   /** Payments per AuthorizeBatch task, and sales in flight at once within it. */
   readonly processBatchSize: number;
   readonly processConcurrency: number;
@@ -85,6 +87,7 @@ export function loadConfig(env: Env): FunctionConfig {
       periodSeconds: integer(env, 'SETTLEMENT_PERIOD_SECONDS', 3600, 1),
       offsetSeconds: integer(env, 'SETTLEMENT_OFFSET_SECONDS', 1800),
     }),
+    sandboxLatencyMs: integer(env, 'SANDBOX_LATENCY_MS', 0),
     processBatchSize: integer(env, 'PROCESS_BATCH_SIZE', 250, 1),
     processConcurrency: integer(env, 'PROCESS_CONCURRENCY', 16, 1),
     receiptsPageSize: integer(env, 'RECEIPTS_PAGE_SIZE', 500, 1),

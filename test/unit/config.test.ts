@@ -11,6 +11,7 @@ describe('the functions configuration', () => {
       duplicateWindowSeconds: 300,
       processor: 'sandbox',
       settlement: { periodSeconds: 3600, offsetSeconds: 1800 },
+      sandboxLatencyMs: 0,
       processBatchSize: 250,
       processConcurrency: 16,
       receiptsPageSize: 500,

@@ -1,0 +1,73 @@
+/** SANDBOX_LATENCY_MS (docs/decisions.md): the sandbox answers every call after that long. */
+import './support/env';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { loadConfig } from '#shared/config';
+import { SandboxProcessor } from '#processor/sandbox';
+
+const ddbMock = mockClient(DynamoDBDocumentClient);
+const db = DynamoDBDocumentClient.from(
+  new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } }),
+);
+const schedule = { periodSeconds: 3600, offsetSeconds: 1800 };
+
+beforeEach(() => {
+  ddbMock.reset();
+  ddbMock.on(PutCommand).resolves({});
+});
+
+/** Milliseconds `call` takes to settle. */
+async function timed(call: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await call();
+  return performance.now() - start;
+}
+
+describe('SANDBOX_LATENCY_MS', () => {
+  it('is read into the configuration: 0 by default, a whole number of milliseconds', () => {
+    expect(loadConfig({ TABLE_NAME: 't' }).sandboxLatencyMs).toBe(0);
+    expect(loadConfig({ TABLE_NAME: 't', SANDBOX_LATENCY_MS: '300' }).sandboxLatencyMs).toBe(300);
+    expect(() => loadConfig({ TABLE_NAME: 't', SANDBOX_LATENCY_MS: '-1' })).toThrow(
+      'SANDBOX_LATENCY_MS must be an integer >= 0',
+    );
+  });
+
+  it('delays every call (tokenize, sale, void, refund, reversal) by the latency; 0 answers at once', async () => {
+    const slow = new SandboxProcessor(db, 't', schedule, 120);
+    const { token } = await slow.tokenize({
+      kind: 'card',
+      number: '4111111111111111',
+      expiryMonth: 12,
+      expiryYear: 2030,
+    });
+    const sale = {
+      idempotencyKey: 'k1',
+      merchantId: '32350000001',
+      token,
+      amountCents: 100,
+      allowPartial: false,
+    };
+    const reversal = {
+      idempotencyKey: 'r1',
+      merchantId: '32350000001',
+      processorTransactionId: 'sbx_1',
+      amountCents: 100,
+    };
+    const calls: [string, () => Promise<unknown>][] = [
+      [
+        'tokenize',
+        () => slow.tokenize({ kind: 'bank', routingNumber: '011000015', accountNumber: '000123456789' }),
+      ],
+      ['sale', () => slow.sale(sale)],
+      ['void', () => slow.void(reversal)],
+      ['refund', () => slow.refund({ ...reversal, idempotencyKey: 'r2' })],
+      ['reverseUnanswered', () => slow.reverseUnanswered({ idempotencyKey: 'k2' })],
+    ];
+    for (const [name, call] of calls) {
+      expect([name, (await timed(call)) >= 115]).toEqual([name, true]);
+    }
+    const fast = new SandboxProcessor(db, 't', schedule);
+    expect(await timed(() => fast.sale({ ...sale, idempotencyKey: 'k3' }))).toBeLessThan(100);
+  });
+});
