@@ -1,0 +1,213 @@
+/**
+ * The comparison behind reconciliation: the processor's activity against the service's sales,
+ * refunds and scheduled payments, as a list of differences by kind. Pure: the reads are done by
+ * the caller (core/reconcile.ts), so each rule is tested on constructed inputs.
+ *
+ * Processor keys name the service's records: `sale:<transactionId>` (API sales),
+ * `payment:<paymentId>` (scheduled payments, sale id derived), `void:<transactionId>`,
+ * `refund:<refundId>`.
+ */
+import type { Payment } from '#domain/groups';
+import type { Refund, Transaction } from '#domain/transactions';
+import { transactionIdOf } from '#shared/ids';
+import type { ProcessorActivity } from '#processor/processor';
+
+export const DIFFERENCE_KINDS = [
+  'charge-without-record',
+  'record-without-charge',
+  'amount-mismatch',
+  'status-mismatch',
+  'reversal-missing',
+  'stale-pending',
+  'unanswered-payment',
+] as const;
+export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
+
+export interface Difference {
+  kind: DifferenceKind;
+  merchantId: string;
+  transactionId?: string;
+  refundId?: string;
+  paymentId?: string;
+  paymentGroupId?: string;
+  /** The processor's key and id, when the processor has the call. */
+  processorKey?: string;
+  processorTransactionId?: string;
+  /** Cents as the service records them and as the processor moved them. */
+  recordCents?: number;
+  processorCents?: number;
+  detail: string;
+  /** Gone after the sweeper ran (set by core/reconcile.ts). */
+  healed: boolean;
+}
+
+export interface ReconcileInput {
+  /** The reported window: differences are reported for records and calls in [since, until). */
+  since: string;
+  until: string;
+  now: Date;
+  staleMinutes: number;
+  /** The processor's calls, from somewhat before `since` to now (a record's call may straddle it). */
+  activity: ProcessorActivity[];
+  /** Sales: those written in the window plus any the activity names. */
+  sales: Transaction[];
+  /** Refunds: those written in the window plus those of the sales above. */
+  refunds: Refund[];
+  /** Unanswered payments of processed groups scheduled in the window. */
+  unanswered: Payment[];
+}
+
+/** The sale id a processor key names (undefined for refunds and foreign keys). */
+export function saleIdOfKey(key: string): string | undefined {
+  const [prefix, id] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
+  if (prefix === 'sale' || prefix === 'void') return id;
+  if (prefix === 'payment') return transactionIdOf(id);
+  return undefined;
+}
+
+/** The processor key of a sale's charge. */
+const saleKeyOf = (t: Transaction): string =>
+  t.paymentId !== undefined ? `payment:${t.paymentId}` : `sale:${t.transactionId}`;
+
+const charged = (t: Transaction): boolean => t.status === 'Approved' || t.status === 'Voided';
+
+export function compare(input: ReconcileInput): Difference[] {
+  const { since, until } = input;
+  const inWindow = (at: string) => at >= since && at < until;
+  const staleBefore = new Date(input.now.getTime() - input.staleMinutes * 60_000).toISOString();
+  const sales = new Map(input.sales.map((t) => [t.transactionId, t]));
+  const refunds = new Map(input.refunds.map((r) => [r.refundId, r]));
+  const calls = new Map(input.activity.map((a) => [a.idempotencyKey, a]));
+  const out: Difference[] = [];
+  const add = (d: Omit<Difference, 'healed'>) => out.push({ ...d, healed: false });
+
+  for (const a of input.activity) {
+    if (!inWindow(a.at)) continue;
+    const call = {
+      merchantId: a.merchantId,
+      processorKey: a.idempotencyKey,
+      processorTransactionId: a.processorTransactionId,
+      processorCents: a.amountCents,
+    };
+    if (a.kind === 'refund') {
+      const refundId = a.idempotencyKey.slice('refund:'.length);
+      const r = refunds.get(refundId);
+      if (!a.approved || r?.status === 'Pending') continue; // a Pending refund is judged by its age
+      if (!r || r.status === 'Failed')
+        add({
+          kind: 'reversal-missing',
+          ...call,
+          refundId,
+          detail: 'the processor refunded; the service has no completed refund',
+        });
+      else if (r.amountCents !== a.amountCents)
+        add({
+          kind: 'amount-mismatch',
+          ...call,
+          refundId,
+          transactionId: r.transactionId,
+          recordCents: r.amountCents,
+          detail: 'refund amount differs',
+        });
+      continue;
+    }
+    const transactionId = saleIdOfKey(a.idempotencyKey);
+    if (transactionId === undefined) continue;
+    const t = sales.get(transactionId);
+    const ids = { transactionId, ...(t?.paymentId !== undefined && { paymentId: t.paymentId }) };
+    if (t !== undefined && (t.status as string) === 'Pending') continue; // judged by its age below
+    if (a.kind === 'void') {
+      if (a.approved && t?.status !== 'Voided' && t?.voidingAt === undefined)
+        add({
+          kind: 'reversal-missing',
+          ...call,
+          ...ids,
+          detail: 'the processor voided the sale; the record is not voided',
+        });
+      continue;
+    }
+    if (!t) {
+      if (a.approved)
+        add({
+          kind: 'charge-without-record',
+          ...call,
+          ...ids,
+          detail: 'the processor charged; the service has no record',
+        });
+    } else if (a.approved !== charged(t)) {
+      add({
+        kind: 'status-mismatch',
+        ...call,
+        ...ids,
+        recordCents: t.approvedCents,
+        detail: `the processor ${a.approved ? 'approved' : `declined (${a.responseCode})`}; the record is ${t.status}`,
+      });
+    } else if (a.approved && a.amountCents !== t.approvedCents) {
+      add({
+        kind: 'amount-mismatch',
+        ...call,
+        ...ids,
+        recordCents: t.approvedCents,
+        detail: 'charged amount differs',
+      });
+    }
+  }
+
+  for (const t of input.sales) {
+    if (!inWindow(t.processedAt)) continue;
+    const ids = {
+      merchantId: t.merchantId,
+      transactionId: t.transactionId,
+      ...(t.paymentId !== undefined && { paymentId: t.paymentId }),
+      recordCents: t.approvedCents,
+    };
+    if ((t.status as string) === 'Pending') {
+      if (t.processedAt < staleBefore)
+        add({ kind: 'stale-pending', ...ids, detail: `sale Pending since ${t.processedAt}` });
+      continue;
+    }
+    if (t.voidingAt !== undefined && t.status !== 'Voided' && t.voidingAt < staleBefore)
+      add({ kind: 'stale-pending', ...ids, detail: `void reserved since ${t.voidingAt}, not finished` });
+    if (charged(t) && !calls.has(saleKeyOf(t)))
+      add({
+        kind: 'record-without-charge',
+        ...ids,
+        detail: `the record is ${t.status}; the processor has no such sale`,
+      });
+    if (t.status === 'Voided' && calls.get(`void:${t.transactionId}`)?.approved !== true)
+      add({ kind: 'reversal-missing', ...ids, detail: 'the record is Voided; the processor has no void' });
+  }
+
+  for (const r of input.refunds) {
+    if (!inWindow(r.date)) continue;
+    const ids = {
+      merchantId: sales.get(r.transactionId)?.merchantId ?? '',
+      transactionId: r.transactionId,
+      refundId: r.refundId,
+      recordCents: r.amountCents,
+    };
+    if (r.status === 'Pending' && r.date < staleBefore)
+      add({ kind: 'stale-pending', ...ids, detail: `refund Pending since ${r.date}` });
+    if (r.status === 'Completed' && calls.get(`refund:${r.refundId}`)?.approved !== true)
+      add({
+        kind: 'reversal-missing',
+        ...ids,
+        detail: 'the refund is Completed; the processor has no refund',
+      });
+  }
+
+  for (const p of input.unanswered)
+    add({
+      kind: 'unanswered-payment',
+      merchantId: p.merchantId,
+      paymentGroupId: p.paymentGroupId,
+      paymentId: p.paymentId,
+      recordCents: p.amountCents,
+      detail: 'the group is processed; this payment has no authResponse',
+    });
+  return out;
+}
+
+/** What identifies a difference from one run to the next (to tell healed from remaining). */
+export const differenceKey = (d: Difference): string =>
+  [d.kind, d.transactionId, d.refundId, d.paymentId, d.processorKey].map((v) => v ?? '').join('|');

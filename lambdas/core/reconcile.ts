@@ -1,0 +1,142 @@
+/**
+ * Reconciliation (docs/architecture.md#reconciliation): the processor's activity over a window
+ * against the service's sales, refunds and scheduled payments, every difference reported by kind.
+ *
+ * The sweeper runs between two comparisons: a difference found before it and gone after it is
+ * reported as healed; what the second comparison still finds is unhealed (an operator's work, and
+ * the alarm's metric). Without a sweeper (`heal: false`) one comparison is made and nothing heals.
+ */
+import { config } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { paymentProcessor } from '#processor/index';
+import type { PaymentProcessor } from '#processor/processor';
+import { ReconciliationRecords } from '#store/reconciliation';
+import {
+  compare,
+  differenceKey,
+  DIFFERENCE_KINDS,
+  saleIdOfKey,
+  type Difference,
+  type DifferenceKind,
+} from './reconcile-compare';
+import { sweep } from './sweeper';
+
+export { DIFFERENCE_KINDS, type Difference, type DifferenceKind };
+
+export interface ReconcileOptions {
+  since: string;
+  /** Default: now. */
+  until?: string;
+  now?: Date;
+  /** Pending work older than this is a difference (default 30). */
+  staleMinutes?: number;
+  /** Run the sweeper between the comparisons (default true). */
+  heal?: boolean;
+}
+
+export interface ReconcileReport {
+  since: string;
+  until: string;
+  generatedAt: string;
+  staleMinutes: number;
+  /** Per kind: healed by the sweeper, and remaining. */
+  counts: Record<DifferenceKind, { healed: number; unhealed: number }>;
+  healed: number;
+  unhealed: number;
+  differences: Difference[];
+}
+
+export interface ReconcileDeps {
+  records: ReconciliationRecords;
+  processor: PaymentProcessor;
+  /** Settles stale Pending work (core/sweeper.ts). */
+  sweep: (now: Date, olderThanSeconds: number) => Promise<unknown>;
+}
+
+/** A record's processor call can fall just outside the window (a sale recorded after its answer). */
+const SLACK_MS = 24 * 3600_000;
+
+export const DEFAULT_STALE_MINUTES = 30;
+
+const defaultDeps = (): ReconcileDeps => ({
+  records: new ReconciliationRecords(ddb(), config().tableName),
+  processor: paymentProcessor(),
+  sweep: (now, olderThanSeconds) => sweep(now, { olderThanSeconds }),
+});
+
+/** One comparison: reads both sides, then compares. */
+async function differences(
+  deps: ReconcileDeps,
+  window: { since: string; until: string; now: Date; staleMinutes: number },
+): Promise<Difference[]> {
+  const { since, until, now } = window;
+  const from = new Date(Date.parse(since) - SLACK_MS).toISOString();
+  const [activity, listed, refunds, unanswered] = await Promise.all([
+    deps.processor.listActivity(from, now.toISOString()),
+    deps.records.salesBetween(from, until),
+    deps.records.refundsBetween(since, until),
+    deps.records.unansweredPayments(since, until),
+  ]);
+  // Sales the processor or a refund names that were written outside the listing: read by id.
+  const sales = new Map(listed.map((t) => [t.transactionId, t]));
+  const named = new Set([
+    ...activity.map((a) => saleIdOfKey(a.idempotencyKey)),
+    ...refunds.map((r) => r.transactionId),
+  ]);
+  const refundIds = new Set(refunds.map((r) => r.refundId));
+  const missing = [...named].filter((id): id is string => id !== undefined && !sales.has(id));
+  const extra = await Promise.all(missing.map((id) => deps.records.sale(id)));
+  for (const found of extra) if (found) sales.set(found.transaction.transactionId, found.transaction);
+  // Refunds of the processor's refund calls that were reserved before the window.
+  const unmatchedRefundCalls = activity.filter(
+    (a) => a.kind === 'refund' && !refundIds.has(a.idempotencyKey.slice('refund:'.length)),
+  );
+  const more = unmatchedRefundCalls.length > 0 ? await deps.records.refundsBetween(from, since) : [];
+  return compare({
+    ...window,
+    activity,
+    sales: [...sales.values()],
+    refunds: [...refunds, ...more.filter((r) => !refundIds.has(r.refundId))],
+    unanswered,
+  });
+}
+
+export async function reconcile(
+  options: ReconcileOptions,
+  deps: ReconcileDeps = defaultDeps(),
+): Promise<ReconcileReport> {
+  const now = options.now ?? new Date();
+  const window = {
+    since: options.since,
+    until: options.until ?? now.toISOString(),
+    now,
+    staleMinutes: options.staleMinutes ?? DEFAULT_STALE_MINUTES,
+  };
+  const before = await differences(deps, window);
+  let found = before;
+  if (options.heal !== false && before.length > 0) {
+    await deps.sweep(now, window.staleMinutes * 60);
+    const after = await differences(deps, { ...window, now: new Date() });
+    const remaining = new Set(after.map(differenceKey));
+    const seen = new Set(before.map(differenceKey));
+    found = [
+      ...before.map((d) => ({ ...d, healed: !remaining.has(differenceKey(d)) })),
+      ...after.filter((d) => !seen.has(differenceKey(d))),
+    ];
+  }
+  const counts = Object.fromEntries(
+    DIFFERENCE_KINDS.map((k) => [k, { healed: 0, unhealed: 0 }]),
+  ) as ReconcileReport['counts'];
+  for (const d of found) counts[d.kind][d.healed ? 'healed' : 'unhealed'] += 1;
+  const healed = found.filter((d) => d.healed).length;
+  return {
+    since: window.since,
+    until: window.until,
+    generatedAt: now.toISOString(),
+    staleMinutes: window.staleMinutes,
+    counts,
+    healed,
+    unhealed: found.length - healed,
+    differences: found,
+  };
+}
