@@ -7,13 +7,21 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { handlerModules, routeList as routes, type Route } from '#contract/routes/index';
 import { apiScope, type Stage } from '../../contract/stage';
 import { bindProcessor } from './processor';
-import { bindTable, handlerSlug, logRetention, SERVICE_NAME, ServiceFunction } from './service-function';
+import {
+  bindTable,
+  handlerSlug,
+  logRetention,
+  prodRefusalFunction,
+  SERVICE_NAME,
+  ServiceFunction,
+} from './service-function';
 
 /**
  * API Gateway's own error responses (authorizer refusals, unknown paths, throttling, ...) with the
@@ -86,7 +94,8 @@ export interface ServiceApiProps {
   /**
    * Called once per handler module after its function is created and bound to the table: the
    * place for extra environment variables and grants of one handler, e.g. a trigger's
-   * states:StartExecution outside prod. Routes with `nonProdOnly` get nothing extra here.
+   * states:StartExecution outside prod. In prod, handlers whose routes are all `nonProdOnly` are
+   * a refusal function (see prodRefusalFunction) and are not passed here.
    * @default - no extra configuration
    */
   readonly configureFunction?: (fn: NodejsFunction, handler: string, routes: readonly Route[]) => void;
@@ -97,7 +106,7 @@ export class ServiceApi extends Construct {
   readonly authorizer: apigw.CognitoUserPoolsAuthorizer;
   readonly accessLogGroup: logs.LogGroup;
   /** One function per handler module (`groups/create-group` → its function). */
-  readonly functions: ReadonlyMap<string, NodejsFunction>;
+  readonly functions: ReadonlyMap<string, lambda.Function>;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
@@ -159,21 +168,25 @@ export class ServiceApi extends Construct {
       });
     }
 
-    const functions = new Map<string, NodejsFunction>();
+    const functions = new Map<string, lambda.Function>();
     const integrations = new Map<string, apigw.LambdaIntegration>();
     const fnScope = new Construct(this, 'Functions');
     for (const handler of handlerModules()) {
+      const handlerRoutes = routes.filter((r) => r.handler === handler);
+      // Prod's trigger endpoints only answer 403: a function that holds nothing says so.
+      if (prod && handlerRoutes.every((r) => r.nonProdOnly === true)) {
+        const fn = prodRefusalFunction(fnScope, handler, stage);
+        functions.set(handler, fn);
+        integrations.set(handler, new apigw.LambdaIntegration(fn, { allowTestInvoke: false }));
+        continue;
+      }
       const { fn } = new ServiceFunction(fnScope, handlerSlug(handler), { handler, stage });
       // Least privilege: a handler that only serves GETs only reads.
-      const readOnly = routes.filter((r) => r.handler === handler).every((r) => r.method === 'GET');
+      const readOnly = handlerRoutes.every((r) => r.method === 'GET');
       bindTable(fn, props.table, readOnly ? 'read' : 'readWrite');
       // Only a writing handler may charge, refund or tokenize.
       if (!readOnly) bindProcessor(fn, stage);
-      props.configureFunction?.(
-        fn,
-        handler,
-        routes.filter((r) => r.handler === handler),
-      );
+      props.configureFunction?.(fn, handler, handlerRoutes);
       functions.set(handler, fn);
       // The console's "test invoke" is not used; skipping it halves the function's resource policy.
       integrations.set(handler, new apigw.LambdaIntegration(fn, { allowTestInvoke: false }));

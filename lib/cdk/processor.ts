@@ -14,16 +14,30 @@ interface ProcessorSettings {
   readonly grant: (fn: lambda.IFunction) => void;
 }
 
-/** The processor of a stage. Every stage uses the sandbox until an acquirer adapter exists. */
-function processorSettings(_stage: Stage): ProcessorSettings {
-  // The sandbox keeps its ledger in the service table, which each bound function has already,
-  // and settles on the default cut-offs (SETTLEMENT_PERIOD_SECONDS, SETTLEMENT_OFFSET_SECONDS).
-  return { environment: { PROCESSOR: 'sandbox' }, grant: () => undefined };
+/** Context key of dev's sandbox settlement period (lib/cdk/app.ts validates it). */
+export const SETTLEMENT_PERIOD_CONTEXT = 'settlementPeriodSeconds';
+
+/**
+ * The processor of a stage. Every stage uses the sandbox until an acquirer adapter exists. Its
+ * ledger lives in the service table, which each bound function has already. Prod settles on the
+ * default cut-offs (hourly at :30); dev takes `settlementPeriodSeconds` from the stack's context
+ * so that testers see refunds and receipts within minutes, cut-offs half a period past each period.
+ */
+function processorSettings(stage: Stage, periodSeconds: number | undefined): ProcessorSettings {
+  const settlement: Record<string, string> =
+    stage !== 'prod' && periodSeconds !== undefined
+      ? {
+          SETTLEMENT_PERIOD_SECONDS: String(periodSeconds),
+          SETTLEMENT_OFFSET_SECONDS: String(Math.floor(periodSeconds / 2)),
+        }
+      : {};
+  return { environment: { PROCESSOR: 'sandbox', ...settlement }, grant: () => undefined };
 }
 
 /** Give a function that may charge, refund or tokenize the processor's settings. */
 export function bindProcessor(fn: lambda.Function, stage: Stage): void {
-  const settings = processorSettings(stage);
+  const period: unknown = fn.node.tryGetContext(SETTLEMENT_PERIOD_CONTEXT);
+  const settings = processorSettings(stage, typeof period === 'number' ? period : undefined);
   for (const [name, value] of Object.entries(settings.environment)) fn.addEnvironment(name, value);
   settings.grant(fn);
 }

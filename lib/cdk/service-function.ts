@@ -60,24 +60,36 @@ export interface ServiceFunctionProps {
 export class ServiceFunction extends Construct {
   readonly fn: NodejsFunction;
   readonly logGroup: logs.LogGroup;
+  /** The handler module's file, which the bundle check (scripts/check-bundles.ts) bundles. */
+  readonly entry: string;
+  /**
+   * esbuild options of every bundle, shared with the bundle check. esbuild from node_modules, no
+   * Docker; it resolves the package.json "imports" aliases.
+   */
+  static readonly bundling = {
+    format: OutputFormat.CJS,
+    target: 'node22',
+    minify: true,
+    // Stack traces point at the TypeScript sources through the bundled source maps; shipping the
+    // sources as well would only add size.
+    sourceMap: true,
+    sourcesContent: false,
+    // The Node.js 22 runtime provides AWS SDK v3; bundling our own would only add size.
+    externalModules: ['@aws-sdk/*'],
+  } as const;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const { handler, stage } = props;
-    const prod = stage === 'prod';
     const functionName = props.functionName ?? `${SERVICE_NAME}-${stage}-${handlerSlug(handler)}`;
 
-    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      logGroupName: `/aws/lambda/${functionName}`,
-      retention: logRetention(stage),
-      // Keep production logs when the stack goes; dev logs go with it.
-      removalPolicy: prod ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    });
+    this.logGroup = functionLogGroup(this, stage, functionName);
+    this.entry = handlerEntry(handler);
 
     this.fn = new NodejsFunction(this, 'Function', {
       functionName,
       description: props.description ?? `${handler} (${stage})`,
-      entry: handlerEntry(handler),
+      entry: this.entry,
       handler: 'handler',
       projectRoot: REPO_ROOT,
       depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
@@ -95,18 +107,55 @@ export class ServiceFunction extends Construct {
         ...props.environment,
       },
       bundling: {
-        // esbuild from node_modules; no Docker. It resolves the package.json "imports" aliases.
-        format: OutputFormat.CJS,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        // Source maps give file and line; shipping the sources as well would only add size.
-        sourcesContent: false,
-        // The Node.js 22 runtime provides AWS SDK v3; bundling our own would only add size.
-        externalModules: ['@aws-sdk/*'],
+        ...ServiceFunction.bundling,
+        externalModules: [...ServiceFunction.bundling.externalModules],
       },
     });
   }
+}
+
+/** The answer of a non-production-only endpoint in prod: the service's error body, 403. */
+export const PROD_REFUSAL = {
+  message: 'process-payments is not available in production',
+  responseCode: 403,
+} as const;
+
+/**
+ * Prod's function of a non-production-only handler (the trigger endpoints): inline code that
+ * answers 403 with the service's error body, with no variables and no grant beyond its logs. The
+ * handler module would read the table (authorization) before refusing; this holds no table access.
+ */
+export function prodRefusalFunction(scope: Construct, handler: string, stage: Stage): lambda.Function {
+  const holder = new Construct(scope, handlerSlug(handler));
+  const functionName = `${SERVICE_NAME}-${stage}-${handlerSlug(handler)}`;
+  const logGroup = functionLogGroup(holder, stage, functionName);
+  const response = {
+    statusCode: PROD_REFUSAL.responseCode,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(PROD_REFUSAL),
+  };
+  return new lambda.Function(holder, 'Function', {
+    functionName,
+    description: `${handler} (${stage}): refuses, not available in production`,
+    code: lambda.Code.fromInline(`exports.handler = async () => (${JSON.stringify(response)});\n`),
+    handler: 'index.handler',
+    runtime: lambda.Runtime.NODEJS_22_X,
+    architecture: lambda.Architecture.ARM_64,
+    timeout: Duration.seconds(3),
+    memorySize: 128,
+    tracing: lambda.Tracing.ACTIVE,
+    logGroup,
+    environment: { SERVICE_STAGE: stage },
+  });
+}
+
+function functionLogGroup(scope: Construct, stage: Stage, functionName: string): logs.LogGroup {
+  return new logs.LogGroup(scope, 'LogGroup', {
+    logGroupName: `/aws/lambda/${functionName}`,
+    retention: logRetention(stage),
+    // Keep production logs when the stack goes; dev logs go with it.
+    removalPolicy: stage === 'prod' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+  });
 }
 
 export type TableAccess = 'read' | 'write' | 'readWrite';

@@ -8,6 +8,9 @@ import { SERVICE_NAME } from './service-function';
 import { ServiceTable } from './table';
 import { ServiceProcessing } from './processing';
 import { ServiceNotifications } from './notifications';
+import { ServiceMonitoring } from './monitoring';
+import { addNagSuppressions } from './nag';
+import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
 import { bindStateMachine } from './service-function';
 
 export interface ServiceStackProps extends StackProps {
@@ -29,12 +32,18 @@ export interface ServiceStackProps extends StackProps {
    */
   readonly configureFunction?: ServiceApiProps['configureFunction'];
   /**
-   * Sender address of the payor e-mails (its domain is the SES identity).
+   * Sender address of the payor e-mails (its domain is the SES identity). lib/cdk/app.ts requires
+   * a verifiable one for prod.
    * @default payments@scheduled-payments.example
    */
   readonly senderAddress?: string;
   /** @default - true in prod, false otherwise */
   readonly terminationProtection?: boolean;
+  /**
+   * The sandbox processor's settlement period in seconds (dev only; lib/cdk/processor.ts).
+   * @default 3600
+   */
+  readonly settlementPeriodSeconds?: number;
 }
 
 export class ServiceStack extends Stack {
@@ -44,16 +53,27 @@ export class ServiceStack extends Stack {
   readonly api: ServiceApi;
   readonly processing: ServiceProcessing;
   readonly notifications: ServiceNotifications;
+  readonly monitoring: ServiceMonitoring;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
-    const { stage, authDomainSuffix, apiCloudWatchRole, configureFunction, senderAddress, ...stackProps } =
-      props;
+    const {
+      stage,
+      authDomainSuffix,
+      apiCloudWatchRole,
+      configureFunction,
+      senderAddress,
+      settlementPeriodSeconds,
+      ...stackProps
+    } = props;
     super(scope, id, {
       description: `Scheduled Payments Service (${stage})`,
       ...stackProps,
       terminationProtection: stackProps.terminationProtection ?? stage === 'prod',
     });
     this.stage = stage;
+    // Read by bindProcessor; context must be set before any child exists.
+    if (settlementPeriodSeconds !== undefined)
+      this.node.setContext(SETTLEMENT_PERIOD_CONTEXT, settlementPeriodSeconds);
     Tags.of(this).add('service', SERVICE_NAME);
     Tags.of(this).add('stage', stage);
 
@@ -97,5 +117,16 @@ export class ServiceStack extends Stack {
       this.auth.client.userPoolClientId,
       'App client id; its secret: aws cognito-idp describe-user-pool-client',
     );
+
+    // Keep these two last: they cover every function, alarm and resource built above.
+    this.monitoring = new ServiceMonitoring(this, 'Monitoring', {
+      stage,
+      topic: this.processing.alarmTopic,
+      api: this.api.api,
+      table: this.table.table,
+      stateMachine,
+    });
+    output('DashboardName', this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard of the stage');
+    addNagSuppressions(this);
   }
 }

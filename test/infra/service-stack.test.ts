@@ -3,6 +3,7 @@ import { handlerModules, routeList as routes } from '../../contract/routes/index
 import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../../contract/stage';
 import { tableDef, tableName } from '../../contract/table';
 import type { ServiceStack } from '../../lib/cdk/service-stack';
+import { PROD_REFUSAL } from '../../lib/cdk/service-function';
 import {
   actionsOf,
   flatten,
@@ -13,6 +14,7 @@ import {
   roleIdOf,
   roleStatements,
   SYNTH_TIMEOUT_MS,
+  PROD_CONTEXT,
   synthStage,
   type Resource,
   type Statement,
@@ -93,6 +95,10 @@ describe.each([
   let template: Template;
   let tableId: string;
   let poolId: string;
+  const prod = stage === 'prod';
+  /** The API functions that run a handler module (prod's triggers only refuse: tested apart). */
+  const servingFunctions = () =>
+    apiFunctions(template, stage).filter(({ handler }) => !(prod && TRIGGER_HANDLERS.includes(handler)));
   beforeAll(() => {
     ({ stack, template } = synthStage(stage));
     [tableId] = only(resourcesOf(template, 'AWS::DynamoDB::Table'));
@@ -157,9 +163,13 @@ describe.each([
         expect(apiFunctionArns).toContain(flatten(p.FunctionName));
         return `${flatten(p.FunctionName)} ${flatten(p.SourceArn)}`;
       });
+      // Prod is pinned to its account and region (lib/cdk/app.ts); dev is environment-agnostic.
+      const arnEnv = prod
+        ? `aws:execute-api:${PROD_CONTEXT.region}:${PROD_CONTEXT.prodAccount}`
+        : '${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}';
       const expected = routes.map((r) => {
         const path = r.path.replace(/\{[^}]+\}/g, '*');
-        return `\${${fnIds.get(r.handler)}.Arn} arn:\${AWS::Partition}:execute-api:\${AWS::Region}:\${AWS::AccountId}:\${${apiId}}/\${${stageId}}/${r.method}${path}`;
+        return `\${${fnIds.get(r.handler)}.Arn} arn:${arnEnv}:\${${apiId}}/\${${stageId}}/${r.method}${path}`;
       });
       expect(granted.sort()).toEqual(expected.sort());
     });
@@ -245,14 +255,32 @@ describe.each([
         id.startsWith('ApiFunctions'),
       );
       expect(underApi.sort()).toEqual(ids.sort());
-      for (const { handler, fn } of apiFunctions(template, stage)) {
+      for (const { handler, fn } of servingFunctions()) {
         expect(props(fn).Description).toBe(`${handler} (${stage})`);
       }
     });
 
+    if (prod)
+      it('answers the trigger endpoints with inline 403 functions that hold no table, no state machine, no variables', () => {
+        const refusing = apiFunctions(template, stage).filter(({ handler }) =>
+          TRIGGER_HANDLERS.includes(handler),
+        );
+        expect(refusing).toHaveLength(TRIGGER_HANDLERS.length);
+        for (const { fn } of refusing) {
+          const code = (props(fn).Code as { ZipFile: string }).ZipFile;
+          expect(code).toContain(JSON.stringify(JSON.stringify(PROD_REFUSAL)).slice(1, -1));
+          expect(code).toContain('"statusCode":403');
+          expect((props(fn).Environment as { Variables: unknown }).Variables).toEqual({
+            SERVICE_STAGE: 'prod',
+          });
+          const actions = roleStatements(template, roleIdOf(fn)).flatMap(actionsOf);
+          expect(actions.every((a) => a.startsWith('xray:'))).toBe(true);
+        }
+      });
+
     it('runs every API function on Node.js 22, arm64, with the service defaults and only its variables', () => {
       const [stateMachineId] = only(resourcesOf(template, 'AWS::StepFunctions::StateMachine'));
-      for (const { handler, fn } of apiFunctions(template, stage)) {
+      for (const { handler, fn } of servingFunctions()) {
         expect(props(fn)).toMatchObject({
           Runtime: 'nodejs22.x',
           Architectures: ['arm64'],
@@ -293,7 +321,7 @@ describe.each([
     it('grants each API function the service table and nothing else (but dev triggers: starting executions); GET-only handlers only read', () => {
       const [stateMachineId] = only(resourcesOf(template, 'AWS::StepFunctions::StateMachine'));
       const tableArn = `\${${tableId}.Arn}`;
-      for (const { handler, fn } of apiFunctions(template, stage)) {
+      for (const { handler, fn } of servingFunctions()) {
         const roleId = roleIdOf(fn);
         const statements = roleStatements(template, roleId);
         const actions = statements.flatMap(actionsOf);
@@ -428,6 +456,7 @@ describe.each([
         'AlarmTopicArn',
         'ApiUrl',
         'ClientId',
+        'DashboardName',
         'StateMachineArn',
         'TableName',
         'TokenUrl',
@@ -449,7 +478,7 @@ describe.each([
       const [apiId] = only(resourcesOf(template, 'AWS::ApiGateway::RestApi'));
       const [stageId] = only(resourcesOf(template, 'AWS::ApiGateway::Stage'));
       expect(flatten(outputs.ApiUrl?.Value)).toBe(
-        `https://\${${apiId}}.execute-api.\${AWS::Region}.\${AWS::URLSuffix}/\${${stageId}}/`,
+        `https://\${${apiId}}.execute-api.${prod ? PROD_CONTEXT.region : '${AWS::Region}'}.\${AWS::URLSuffix}/\${${stageId}}/`,
       );
     });
 

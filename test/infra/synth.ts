@@ -16,8 +16,16 @@ export function testApp(context: Record<string, unknown> = {}): App {
   return new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...context } });
 }
 
+/** The context prod cannot synthesize without (lib/cdk/app.ts): an account, a region, a real sender. */
+export const PROD_CONTEXT = {
+  prodAccount: '222222222222',
+  region: 'eu-west-1',
+  senderAddress: 'payments@payments.example.org',
+} as const;
+
+/** A stage's stack as `cdk synth -c stage=<stage>` builds it (prod with PROD_CONTEXT). */
 export function synthStage(stage: Stage): { stack: ServiceStack; template: Template } {
-  const [stack, ...others] = addServiceStacks(testApp({ stage }));
+  const [stack, ...others] = addServiceStacks(testApp({ stage, ...(stage === 'prod' ? PROD_CONTEXT : {}) }));
   if (stack === undefined || others.length > 0) throw new Error(`expected one stack for stage ${stage}`);
   return { stack, template: Template.fromStack(stack) };
 }
