@@ -34,7 +34,24 @@ export const NOTIFIER_HANDLER = 'notifications/send-notifications';
 /** The hourly EventBridge rule's target. */
 export const SCHEDULER_HANDLER = 'processing/schedule-tick';
 
-/** Execution names are deterministic per group: a second start of the same group is not a second run. */
-export const executionName = (groupId: string): string => `pg-${groupId}`;
+/**
+ * One execution name per processing attempt of a group (at most 80 characters, no `:`): a repeated
+ * start of the same attempt is not a second run, and a re-drive after a closed execution is a new
+ * name (Step Functions never runs a name twice).
+ */
+export const executionName = (groupId: string, attempt: number): string => `pg-${groupId}-${attempt}`;
 
 export const STATE_MACHINE_NAME = (stage: string): string => `scheduled-payments-${stage}-process-group`;
+
+/** Processing's executions time out after this (the ASL file's TimeoutSeconds). */
+export const EXECUTION_TIMEOUT_SECONDS = 6 * 3600;
+
+/**
+ * The tick's metric (CloudWatch embedded metric format): groups still processing longer than an
+ * execution may run, which only a wedged group can be. CDK alarms on it.
+ */
+export const STUCK_GROUPS_METRIC = {
+  namespace: 'ScheduledPayments',
+  name: 'GroupsProcessingTooLong',
+  dimension: 'Stage',
+} as const;

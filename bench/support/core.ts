@@ -22,8 +22,9 @@ type Task<I, O> = (input: I, context: Context) => Promise<O>;
 
 export interface LocalCore {
   /** Claims the group as a trigger does (pending → processing, with the execution's name). */
-  claim(groupId: string): Promise<void>;
-  begin: Task<{ paymentGroupId: string; merchantId: string }, ProcessingState>;
+  /** Claims the group as a trigger does; the attempt's execution name. */
+  claim(groupId: string): Promise<string>;
+  begin: Task<{ paymentGroupId: string; merchantId: string; executionName: string }, ProcessingState>;
   authorizeBatch: Task<ProcessingState, ProcessingState>;
   complete: Task<ProcessingState, ProcessingState>;
   /** A Lambda context for one in-process invocation. */
@@ -56,12 +57,11 @@ async function load(runtime: BenchRuntime, settlementSeconds: number): Promise<L
     SETTLEMENT_PERIOD_SECONDS: String(settlementSeconds),
     SETTLEMENT_OFFSET_SECONDS: '0',
   });
-  const [begin, authorize, complete, store, lib, ddbModule, http] = await Promise.all([
+  const [begin, authorize, complete, store, ddbModule, http] = await Promise.all([
     import('../../lambdas/processing/begin-group'),
     import('../../lambdas/processing/authorize-batch'),
     import('../../lambdas/processing/complete-group'),
     import('../../lambdas/store/claims'),
-    import('../../contract/processing'),
     import('../../lambdas/shared/ddb'),
     import('../../lib/local/http-server'),
   ]);
@@ -77,9 +77,13 @@ async function load(runtime: BenchRuntime, settlementSeconds: number): Promise<L
 
   return {
     async claim(groupId) {
-      const outcome = await store.claimStore().claim(groupId, lib.executionName(groupId), new Date());
+      const group = await store.claimStore().read(groupId);
+      const outcome = group
+        ? await store.claimStore().claim(group, new Date())
+        : { claimed: false as const, group };
       if (!outcome.claimed)
         throw new Error(`group ${groupId} could not be claimed (${outcome.group?.status})`);
+      return outcome.executionName;
     },
     begin: begin.handler as unknown as LocalCore['begin'],
     authorizeBatch: authorize.handler as unknown as LocalCore['authorizeBatch'],

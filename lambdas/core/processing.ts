@@ -1,14 +1,14 @@
 /**
- * Starting the processing of a group, shared by the hourly scheduler and the trigger endpoints.
- * A group is claimed (pending → processing) by one conditional write, so of any number of
- * concurrent starters exactly one starts the execution; its name is derived from the group, so
- * even a repeated start is not a second run.
+ * Starting and supervising the processing of a group, shared by the hourly scheduler and the
+ * trigger endpoints. A group is claimed (pending → processing) by one conditional write that also
+ * requires the slot the starter saw, so of any number of concurrent starters exactly one starts
+ * the execution, and a reschedule answered 200 wins over a stale read. Each attempt has its own
+ * execution name: the tick re-drives a group whose execution closed before the group was done.
  */
 import type { Group } from '#domain/groups';
-import { executionName } from '#contract/processing';
 import { logger } from '#shared/logger';
-import { startExecution } from '#shared/sfn';
-import { claimStore } from '#store/claims';
+import { executionStatus, startExecution } from '#shared/sfn';
+import { claimStore, type ClaimTarget } from '#store/claims';
 
 export type StartOutcome =
   { paymentGroupId: string; executionArn: string } | { paymentGroupId: string; error: string };
@@ -20,39 +20,64 @@ const refusal: Record<Group['status'], string> = {
   deleted: 'the group is deleted',
 };
 
-/** The execution's input: the same for every starter, so that duplicate starts are one run. */
-export const executionInput = (group: Pick<Group, 'paymentGroupId' | 'merchantId'>) => ({
+/** The execution's input: the attempt's name lets BeginGroup tell a superseded attempt. */
+export const executionInput = (
+  group: Pick<Group, 'paymentGroupId' | 'merchantId'>,
+  executionName: string,
+) => ({
   paymentGroupId: group.paymentGroupId,
   merchantId: group.merchantId,
+  executionName,
 });
 
+async function startAttempt(group: Pick<Group, 'paymentGroupId' | 'merchantId'>, name: string) {
+  const executionArn = await startExecution(name, executionInput(group, name));
+  await claimStore().recordExecution(group.paymentGroupId, name, executionArn);
+  return executionArn;
+}
+
 export async function startProcessing(
-  group: Pick<Group, 'paymentGroupId' | 'merchantId'>,
+  group: ClaimTarget & Pick<Group, 'merchantId'>,
   now: Date,
 ): Promise<StartOutcome> {
   const { paymentGroupId } = group;
-  const name = executionName(paymentGroupId);
   const store = claimStore();
-  const claim = await store.claim(paymentGroupId, name, now);
+  const claim = await store.claim(group, now);
   if (!claim.claimed) {
     return { paymentGroupId, error: claim.group ? refusal[claim.group.status] : 'the group does not exist' };
   }
   try {
-    return { paymentGroupId, executionArn: await startExecution(name, executionInput(group)) };
+    return { paymentGroupId, executionArn: await startAttempt(group, claim.executionName) };
   } catch (error) {
+    // The start may have happened (an ambiguous failure): the attempt's name is never reused, and
+    // such an execution finds the group pending in BeginGroup and ends without charging.
     logger.error('could not start processing; claim released', { paymentGroupId, error });
-    await store.releaseClaim(paymentGroupId, name, now);
+    await store.releaseClaim(paymentGroupId, claim.executionName, now);
     return { paymentGroupId, error: 'processing could not be started; try again' };
   }
 }
 
+export type Supervised = Pick<Group, 'paymentGroupId' | 'merchantId' | 'executionName' | 'executionArn'>;
+
 /**
- * Starts the execution of a group claimed earlier whose execution may never have started (the
- * starter crashed between claim and start). Harmless when it did start: same name, same run.
+ * A group claimed a while ago and still in the due index (processing, or processed with receipts
+ * not yet queued): nothing when its execution is running; the recorded attempt started when the
+ * starter crashed before recording it; otherwise (closed, or never started) the next attempt.
  */
-export async function resumeProcessing(
-  group: Pick<Group, 'paymentGroupId' | 'merchantId'>,
-): Promise<StartOutcome> {
-  const executionArn = await startExecution(executionName(group.paymentGroupId), executionInput(group));
-  return { paymentGroupId: group.paymentGroupId, executionArn };
+export async function superviseProcessing(group: Supervised, now: Date): Promise<StartOutcome | undefined> {
+  const { paymentGroupId } = group;
+  if (group.executionName && !group.executionArn) {
+    return { paymentGroupId, executionArn: await startAttempt(group, group.executionName) };
+  }
+  const status = group.executionArn ? await executionStatus(group.executionArn) : 'MISSING';
+  if (status === 'RUNNING') return undefined;
+  const name = await claimStore().redrive(group, now);
+  if (!name) return undefined; // finished or re-driven meanwhile
+  logger.warn('re-driving a group whose execution closed early', {
+    paymentGroupId,
+    closed: group.executionArn,
+    status,
+    next: name,
+  });
+  return { paymentGroupId, executionArn: await startAttempt(group, name) };
 }

@@ -31,9 +31,17 @@ export interface Group {
   totalCents: Cents;
   dateCreated: string;
   lastUpdated: string;
-  /** Set by the claim that moves the group to processing. */
+  /** Set by the claim that moves the group to processing, and by each re-drive (a new attempt). */
   executionName?: string;
+  processingAttempt?: number;
+  /** The attempt's execution, once started (shown in group responses). */
+  executionArn?: string;
+  /** When the current attempt was claimed or re-driven. */
   claimedAt?: string;
+  /** When the group was claimed (kept across re-drives: the stuck-group alarm counts from it). */
+  processingSince?: string;
+  /** Set when the last receipt of a processed group is queued. */
+  receiptsQueuedAt?: string;
   /** Set when processing completes. */
   processingSummary?: ProcessingSummary;
 }
@@ -228,6 +236,7 @@ export const groupView = (g: Group): GroupView => ({
   dateCreated: g.dateCreated,
   lastUpdated: g.lastUpdated,
   ...(g.processingSummary && { processingSummary: summaryView(g.processingSummary) }),
+  ...(g.executionArn !== undefined && { executionArn: g.executionArn }),
 });
 
 export const paymentView = (p: Payment): PaymentView => ({

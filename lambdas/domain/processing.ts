@@ -38,6 +38,8 @@ export interface ProcessingState {
   merchantId: string;
   /** True when the group is claimed for processing (status processing); false ends the run. */
   claimed: boolean;
+  /** A processed group whose receipts were not all queued (a re-drive): receipts only. */
+  receiptsOnly?: boolean;
   allowPartial: boolean;
   /** Sort key of the last payment handled; null when none is left. */
   cursor: string | null;
@@ -109,8 +111,9 @@ export function failedAuthResponse(
  */
 export function saleAuthResponse(view: TransactionView): AuthResponse {
   const { status } = view;
-  if (status === 'Voided')
-    throw new Error(`sale ${view.transactionId} is voided before its payment recorded it`);
+  // Voided before its payment recorded it, or not answered yet: neither is a payment's answer.
+  if (status !== 'Approved' && status !== 'Declined')
+    throw new Error(`sale ${view.transactionId} is ${status}: not an answer for its payment`);
   return { ...view, status };
 }
 

@@ -1,31 +1,61 @@
-import { emptyTotals, type ProcessingState } from '#domain/processing';
-import { executionName } from '#contract/processing';
+/**
+ * State machine task BeginGroup: continue only with a group claimed for this execution's attempt.
+ *
+ * The group is read consistently. A group still `pending` means the claim that started this
+ * execution is not visible (yet): the task fails and the state machine retries it, rather than
+ * ending the run as if there were nothing to do. A processed group whose receipts are not queued
+ * yet (its previous attempt closed after CompleteGroup) continues with the receipts only.
+ */
+import {
+  emptyTotals,
+  type ProcessingState,
+  type ProcessingSummary,
+  type ProcessingTotals,
+} from '#domain/processing';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { groupStore } from '#store/groups';
+import { claimStore } from '#store/claims';
 
-/** State machine task BeginGroup: continue only with a group claimed for this execution. */
-export const handler = taskHandler(
-  async (input: { paymentGroupId: string; merchantId: string }): Promise<ProcessingState> => {
-    logger.appendKeys({ paymentGroupId: input.paymentGroupId, merchantId: input.merchantId });
-    const group = await groupStore().getGroup(input.paymentGroupId);
-    const claimed =
-      group !== undefined &&
-      group.merchantId === input.merchantId &&
-      group.status === 'processing' &&
-      group.executionName === executionName(input.paymentGroupId);
-    if (!claimed)
-      logger.info('group not claimed for this execution: nothing to do', { status: group?.status });
-    return {
-      paymentGroupId: input.paymentGroupId,
-      merchantId: input.merchantId,
-      claimed,
-      allowPartial: group?.allowPartial ?? false,
-      cursor: null,
-      totals: emptyTotals(),
-      batches: 0,
-      receiptCursor: null,
-      receiptsDone: false,
-    };
-  },
-);
+export class ClaimNotVisibleError extends Error {
+  override readonly name = 'ClaimNotVisible';
+}
+
+export interface BeginInput {
+  paymentGroupId: string;
+  merchantId: string;
+  /** The attempt's execution name (executions started before attempts had names have none). */
+  executionName?: string;
+}
+
+export const handler = taskHandler(async (input: BeginInput): Promise<ProcessingState> => {
+  logger.appendKeys({ paymentGroupId: input.paymentGroupId, merchantId: input.merchantId });
+  const group = await claimStore().read(input.paymentGroupId);
+  const ours =
+    group !== undefined &&
+    group.merchantId === input.merchantId &&
+    group.executionName !== undefined &&
+    group.executionName === input.executionName;
+  if (group?.status === 'pending' && group.merchantId === input.merchantId)
+    throw new ClaimNotVisibleError('the group reads as pending: the claim is not visible yet');
+  const claimed = ours && group.status === 'processing';
+  const receiptsOnly = ours && group.status === 'processed' && group.due;
+  if (!claimed && !receiptsOnly)
+    logger.info('group not claimed for this execution: nothing to do', { status: group?.status });
+  return {
+    paymentGroupId: input.paymentGroupId,
+    merchantId: input.merchantId,
+    claimed,
+    receiptsOnly,
+    allowPartial: group?.allowPartial ?? false,
+    cursor: null,
+    totals: receiptsOnly && group.processingSummary ? totalsOf(group.processingSummary) : emptyTotals(),
+    batches: 0,
+    receiptCursor: null,
+    receiptsDone: false,
+  };
+});
+
+function totalsOf(summary: ProcessingSummary): ProcessingTotals {
+  const { processedAt: _processedAt, ...totals } = summary;
+  return totals;
+}

@@ -2,7 +2,9 @@
  * State machine task EmitReceipts (after the Wait for the settlement cut-off): one receipt
  * outbox item per approved payment whose `sendEmailReceipt` is true as the payment stands now
  * (PUT could change it until processing began) and whose sale is not voided. Pages through the
- * payments with its own cursor; the item id `receipt:<paymentId>` makes a retried page harmless.
+ * payments with its own cursor; the item id `receipt:<paymentId>` makes a retried page, or a
+ * re-drive of a processed group whose earlier execution closed before its receipts were all
+ * queued (issue 13, defect 9), queue only the receipts not queued yet.
  */
 import type { ProcessingState } from '#domain/processing';
 import { parseProfileId } from '#domain/payors';
@@ -11,6 +13,7 @@ import { ddb } from '#shared/ddb';
 import { logger } from '#shared/logger';
 import { MerchantRegistry } from '#shared/merchants';
 import { taskHandler } from '#shared/task';
+import { claimStore } from '#store/claims';
 import { paymentStore } from '#store/payments';
 import { outboxStore } from '#store/outbox';
 import { payorStore } from '#store/payors';
@@ -70,6 +73,8 @@ export const handler = taskHandler(async (state: ReceiptState): Promise<ReceiptS
     }
   }
   logger.info('receipts queued', { queued, page: payments.length });
+  // All queued: the group leaves the due index (until then a closed execution is re-driven).
+  if (cursor === null) await claimStore().receiptsQueued(state.paymentGroupId, new Date().toISOString());
   return {
     ...state,
     receiptCursor: cursor,

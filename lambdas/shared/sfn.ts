@@ -1,12 +1,13 @@
 /**
- * Starting executions of the processing state machine (STATE_MACHINE_ARN). Locally the SDK is
- * pointed at the local Step Functions endpoint through AWS_ENDPOINT_URL_SFN.
+ * Starting and describing executions of the processing state machine (STATE_MACHINE_ARN).
+ * Locally the SDK is pointed at the local Step Functions endpoint through AWS_ENDPOINT_URL_SFN.
  */
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { needed } from './config';
 import { tracer } from './tracer';
 
 let client: SFNClient | undefined;
+const sfnClient = (): SFNClient => (client ??= tracer.captureAWSv3Client(new SFNClient({ maxAttempts: 4 })));
 
 /** arn:...:stateMachine:NAME → arn:...:execution:NAME:EXECUTION */
 const executionArnOf = (machineArn: string, name: string): string =>
@@ -14,19 +15,30 @@ const executionArnOf = (machineArn: string, name: string): string =>
 
 /**
  * Starts a named execution. Starting one that exists already (same name) is not an error here:
- * Step Functions runs a name once, so the existing execution is the answer.
+ * Step Functions runs a name once, so the existing execution is the answer (each processing
+ * attempt has its own name, so this never hides a closed attempt behind a new one).
  */
 export async function startExecution(name: string, input: object): Promise<string> {
-  client ??= tracer.captureAWSv3Client(new SFNClient({ maxAttempts: 4 }));
   const machine = needed('stateMachineArn');
   try {
-    const out = await client.send(
+    const out = await sfnClient().send(
       new StartExecutionCommand({ stateMachineArn: machine, name, input: JSON.stringify(input) }),
     );
     return out.executionArn!;
   } catch (error) {
     if (error instanceof Error && error.name === 'ExecutionAlreadyExists')
       return executionArnOf(machine, name);
+    throw error;
+  }
+}
+
+/** RUNNING, a closed status (SUCCEEDED, FAILED, TIMED_OUT, ABORTED), or `MISSING` (never started). */
+export async function executionStatus(executionArn: string): Promise<string> {
+  try {
+    const out = await sfnClient().send(new DescribeExecutionCommand({ executionArn }));
+    return out.status ?? 'MISSING';
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ExecutionDoesNotExist') return 'MISSING';
     throw error;
   }
 }

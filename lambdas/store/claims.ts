@@ -1,27 +1,54 @@
 /**
- * Processing claims on group items: pending → processing (exactly one starter wins), the
- * release of a claim whose execution never started, and processing → processed.
+ * Processing claims on group items: pending → processing (exactly one starter wins, and only at
+ * the slot the starter saw), one execution per attempt, and processing → processed.
+ *
+ * A group stays in the due index (GSI2) from creation until its receipts are queued: pending,
+ * processing, and processed while its receipts are still due. So the tick finds every group whose
+ * execution closed before the work was done, and re-drives it with the next attempt's execution.
  */
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { executionName } from '#contract/processing';
 import { keys } from '#shared/keys';
 import type { Group } from '#domain/groups';
 import type { ProcessingSummary } from '#domain/processing';
-import { containerStore, isConditionFailure } from './items';
-import { readGroup } from './groups';
+import { containerStore, isConditionFailure, strip } from './items';
 
-export type ClaimOutcome = { claimed: true } | { claimed: false; group?: Group };
+export type ClaimOutcome = { claimed: true; executionName: string } | { claimed: false; group?: Group };
+
+/** What a starter saw of the group: its slot and its last attempt. */
+export type ClaimTarget = Pick<
+  Group,
+  'paymentGroupId' | 'scheduleDate' | 'scheduleHour' | 'processingAttempt'
+>;
+
+/** A group as processing sees it, read consistently; `due` while it is in the due index. */
+export type ClaimedGroup = Group & { due: boolean };
 
 export interface ClaimStore {
   /**
-   * Claims a pending group for processing. The group keeps its due-index keys until it
-   * completes, so a claim whose execution never started is found again by the next tick.
-   * When refused: the group as stored (undefined when it does not exist).
+   * Claims a pending group for processing if it is still scheduled at the slot the starter saw
+   * (a reschedule answered 200 wins over a tick that read the group before it). When refused:
+   * the group as stored (undefined when it does not exist).
    */
-  claim(groupId: string, executionName: string, now: Date): Promise<ClaimOutcome>;
-  /** Undoes a claim whose execution could not be started (only if still ours and unstarted). */
+  claim(target: ClaimTarget, now: Date): Promise<ClaimOutcome>;
+  /** Records the ARN of the attempt's execution (only while that attempt is the group's). */
+  recordExecution(groupId: string, executionName: string, executionArn: string): Promise<void>;
+  /**
+   * The next attempt of a group whose execution `seen` closed before the group left the due
+   * index: its new execution name, or undefined when the group moved on meanwhile.
+   */
+  redrive(group: Pick<Group, 'paymentGroupId' | 'executionName'>, now: Date): Promise<string | undefined>;
+  /** Undoes a claim whose execution could not be started (only if still ours). */
   releaseClaim(groupId: string, executionName: string, now: Date): Promise<void>;
-  /** processing → processed, with the outcome summary; leaves the due index. Idempotent. */
+  /**
+   * processing → processed, with the outcome summary. Idempotent. With receipts to send, the
+   * group stays in the due index until `receiptsQueued`.
+   */
   complete(groupId: string, summary: ProcessingSummary): Promise<void>;
+  /** The group's receipts are all queued: it leaves the due index. Idempotent. */
+  receiptsQueued(groupId: string, at: string): Promise<void>;
+  /** The group, read consistently (a claim just made is visible). */
+  read(groupId: string): Promise<ClaimedGroup | undefined>;
 }
 
 export class DynamoClaimStore implements ClaimStore {
@@ -30,76 +57,149 @@ export class DynamoClaimStore implements ClaimStore {
     private readonly tableName: string,
   ) {}
 
-  async claim(groupId: string, executionName: string, now: Date): Promise<ClaimOutcome> {
+  async claim(target: ClaimTarget, now: Date): Promise<ClaimOutcome> {
+    const groupId = target.paymentGroupId;
+    const attempt = (target.processingAttempt ?? 0) + 1;
+    const name = executionName(groupId, attempt);
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.group(groupId),
-          UpdateExpression:
-            'SET #status = :processing, executionName = :e, claimedAt = :now, lastUpdated = :now',
-          ConditionExpression: '#status = :pending',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':processing': 'processing',
-            ':pending': 'pending',
-            ':e': executionName,
-            ':now': now.toISOString(),
-          },
-        }),
-      );
-      return { claimed: true };
+      await this.update({
+        Key: keys.group(groupId),
+        UpdateExpression:
+          'SET #status = :processing, executionName = :e, processingAttempt = :a, claimedAt = :now, ' +
+          'processingSince = :now, ' +
+          'lastUpdated = :now REMOVE executionArn',
+        ConditionExpression:
+          '#status = :pending AND scheduleDate = :d AND scheduleHour = :h AND ' +
+          (target.processingAttempt === undefined
+            ? 'attribute_not_exists(processingAttempt)'
+            : 'processingAttempt = :seen'),
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ':pending': 'pending',
+          ':e': name,
+          ':a': attempt,
+          ':now': now.toISOString(),
+          ':d': target.scheduleDate,
+          ':h': target.scheduleHour,
+          ...(target.processingAttempt !== undefined && { ':seen': target.processingAttempt }),
+        },
+      });
+      return { claimed: true, executionName: name };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      return { claimed: false, group: await readGroup(this.db, this.tableName, groupId) };
+      return { claimed: false, group: await this.read(groupId) };
     }
   }
 
-  async releaseClaim(groupId: string, executionName: string, now: Date): Promise<void> {
-    await this.db
-      .send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.group(groupId),
-          UpdateExpression: 'SET #status = :pending, lastUpdated = :now REMOVE executionName, claimedAt',
-          ConditionExpression: '#status = :processing AND executionName = :e',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':processing': 'processing',
-            ':pending': 'pending',
-            ':e': executionName,
-            ':now': now.toISOString(),
-          },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
+  async recordExecution(groupId: string, name: string, executionArn: string): Promise<void> {
+    await this.update({
+      Key: keys.group(groupId),
+      UpdateExpression: 'SET executionArn = :arn',
+      ConditionExpression: 'executionName = :e',
+      ExpressionAttributeValues: { ':arn': executionArn, ':e': name },
+    }).catch(ignoreConditionFailure);
+  }
+
+  async redrive(
+    group: Pick<Group, 'paymentGroupId' | 'executionName'>,
+    now: Date,
+  ): Promise<string | undefined> {
+    const seen = group.executionName;
+    const attempt = seen ? Number(seen.slice(seen.lastIndexOf('-') + 1)) + 1 : 1;
+    const name = executionName(group.paymentGroupId, Number.isInteger(attempt) ? attempt : 1);
+    try {
+      await this.update({
+        Key: keys.group(group.paymentGroupId),
+        UpdateExpression:
+          'SET executionName = :e, processingAttempt = :a, claimedAt = :now, lastUpdated = :now ' +
+          'REMOVE executionArn',
+        ConditionExpression:
+          '#status IN (:processing, :processed) AND attribute_exists(gsi2pk) AND ' +
+          (seen ? 'executionName = :seen' : 'attribute_not_exists(executionName)'),
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ':processed': 'processed',
+          ':e': name,
+          ':a': attempt,
+          ':now': now.toISOString(),
+          ...(seen && { ':seen': seen }),
+        },
       });
+      return name;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return undefined;
+    }
+  }
+
+  async releaseClaim(groupId: string, name: string, now: Date): Promise<void> {
+    // processingAttempt stays: the released attempt's name is never used again.
+    await this.update({
+      Key: keys.group(groupId),
+      UpdateExpression:
+        'SET #status = :pending, lastUpdated = :now REMOVE executionName, executionArn, claimedAt',
+      ConditionExpression: '#status = :processing AND executionName = :e',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':processing': 'processing',
+        ':pending': 'pending',
+        ':e': name,
+        ':now': now.toISOString(),
+      },
+    }).catch(ignoreConditionFailure);
   }
 
   async complete(groupId: string, summary: ProcessingSummary): Promise<void> {
-    await this.db
-      .send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.group(groupId),
-          UpdateExpression:
-            'SET #status = :processed, processingSummary = :s, lastUpdated = :now REMOVE gsi2pk, gsi2sk',
-          ConditionExpression: '#status = :processing',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':processed': 'processed',
-            ':processing': 'processing',
-            ':s': summary,
-            ':now': summary.processedAt,
-          },
-        }),
-      )
-      .catch((error: unknown) => {
-        // Completed already (a retried step): nothing to do.
-        if (!isConditionFailure(error)) throw error;
-      });
+    const leaveDueIndex = summary.settlesAt === null;
+    await this.update({
+      Key: keys.group(groupId),
+      UpdateExpression:
+        'SET #status = :processed, processingSummary = :s, lastUpdated = :now' +
+        (leaveDueIndex ? ' REMOVE gsi2pk, gsi2sk' : ''),
+      // Completed already (a retried step) changes nothing.
+      ConditionExpression: '#status = :processing',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':processed': 'processed',
+        ':processing': 'processing',
+        ':s': summary,
+        ':now': summary.processedAt,
+      },
+    }).catch(ignoreConditionFailure);
   }
+
+  async receiptsQueued(groupId: string, at: string): Promise<void> {
+    await this.update({
+      Key: keys.group(groupId),
+      UpdateExpression: 'SET receiptsQueuedAt = :at REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: '#status = :processed AND begins_with(gsi2pk, :due)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':processed': 'processed',
+        ':due': 'DUE#',
+        ':at': at,
+      },
+    }).catch(ignoreConditionFailure);
+  }
+
+  async read(groupId: string): Promise<ClaimedGroup | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.group(groupId), ConsistentRead: true }),
+    );
+    if (Item?.entity !== 'group') return undefined;
+    const due = typeof Item.gsi2pk === 'string' && Item.gsi2pk.startsWith('DUE#');
+    return { ...strip<Group>(Item), due };
+  }
+
+  private async update(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>) {
+    await this.db.send(new UpdateCommand({ TableName: this.tableName, ...input }));
+  }
+}
+
+function ignoreConditionFailure(error: unknown): void {
+  if (!isConditionFailure(error)) throw error;
 }
 
 /** The container's store, on the configured table (made on first use). */

@@ -1,6 +1,7 @@
 /**
- * The due index (GSI2, sparse): pending groups and claimed-but-unfinished ones by slot, spread
- * over a few shards so that no partition takes every group of an hour.
+ * The due index (GSI2, sparse): pending groups, claimed-but-unfinished ones and processed ones
+ * whose receipts are not queued yet, by slot, spread over a few shards so that no partition takes
+ * every group of an hour. Eventually consistent: claims check what the tick saw (see claims.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/keys';
@@ -9,7 +10,16 @@ import { containerStore, queryAll, strip } from './items';
 
 export type DueGroup = Pick<
   Group,
-  'paymentGroupId' | 'merchantId' | 'status' | 'claimedAt' | 'executionName'
+  | 'paymentGroupId'
+  | 'merchantId'
+  | 'status'
+  | 'scheduleDate'
+  | 'scheduleHour'
+  | 'claimedAt'
+  | 'processingSince'
+  | 'executionName'
+  | 'executionArn'
+  | 'processingAttempt'
 >;
 
 export interface DueIndex {
@@ -32,7 +42,9 @@ export class DynamoDueIndex implements DueIndex {
           IndexName: 'gsi2',
           KeyConditionExpression: 'gsi2pk = :s AND gsi2sk < :end',
           ExpressionAttributeValues: { ':s': shard, ':end': `${slot}#\uffff` },
-          ProjectionExpression: 'paymentGroupId, merchantId, #status, claimedAt, executionName',
+          ProjectionExpression:
+            'paymentGroupId, merchantId, #status, scheduleDate, scheduleHour, claimedAt, processingSince, ' +
+            'executionName, executionArn, processingAttempt',
           ExpressionAttributeNames: { '#status': 'status' },
         }),
       ),

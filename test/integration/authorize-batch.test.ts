@@ -103,7 +103,7 @@ async function aGroup(
   group.totalCents = payments.reduce((s, p) => s + p.amountCents, 0);
   await groups.createGroup(group, payments);
   for (const i of deleted) expect(await payStore.softDeletePayment(payments[i]!, now)).toBe('ok');
-  await claims.claim(group.paymentGroupId, `exec-${group.paymentGroupId}`, now);
+  await claims.claim(group, now);
   return { group, payments };
 }
 

@@ -64,34 +64,39 @@ const summary = (approved: number): ProcessingSummary => ({
 describe('claims', () => {
   test('of 20 concurrent claims exactly one wins; the others see the group processing', async () => {
     const { group } = await aGroup();
-    const names = Array.from({ length: 20 }, (_, i) => `exec-${i}`);
-    const results = await Promise.all(
-      names.map((name) => claims.claim(group.paymentGroupId, name, new Date())),
-    );
-    const winners = names.filter((_, i) => results[i]!.claimed);
-    expect(winners).toHaveLength(1);
+    const results = await Promise.all(Array.from({ length: 20 }, () => claims.claim(group, new Date())));
+    const winners = results.filter((r) => r.claimed);
+    expect(winners).toEqual([{ claimed: true, executionName: `pg-${group.paymentGroupId}-1` }]);
     for (const r of results.filter((x) => !x.claimed)) {
-      expect(r).toMatchObject({ claimed: false, group: { status: 'processing', executionName: winners[0] } });
+      expect(r).toMatchObject({
+        claimed: false,
+        group: { status: 'processing', executionName: `pg-${group.paymentGroupId}-1` },
+      });
     }
     const stored = await rawGroup(group.paymentGroupId);
-    expect(stored).toMatchObject({ status: 'processing', executionName: winners[0] });
+    expect(stored).toMatchObject({
+      status: 'processing',
+      executionName: `pg-${group.paymentGroupId}-1`,
+      processingAttempt: 1,
+    });
     expect(stored.claimedAt).toBeDefined();
     // A claimed group stays in the due index until it completes (a lost start is found again).
     expect(stored.gsi2pk).toBeDefined();
   });
 
   test('claiming a missing, deleted or processed group is refused', async () => {
-    expect(await claims.claim(newId(), 'x', new Date())).toEqual({ claimed: false, group: undefined });
+    const missing = { ...(await aGroup()).group, paymentGroupId: newId() };
+    expect(await claims.claim(missing, new Date())).toEqual({ claimed: false, group: undefined });
     const deleted = (await aGroup()).group;
     await store.markDeleted(deleted.paymentGroupId, new Date());
-    expect(await claims.claim(deleted.paymentGroupId, 'x', new Date())).toMatchObject({
+    expect(await claims.claim(deleted, new Date())).toMatchObject({
       claimed: false,
       group: { status: 'deleted' },
     });
     const done = (await aGroup()).group;
-    await claims.claim(done.paymentGroupId, 'first', new Date());
+    await claims.claim(done, new Date());
     await claims.complete(done.paymentGroupId, summary(0));
-    expect(await claims.claim(done.paymentGroupId, 'x', new Date())).toMatchObject({
+    expect(await claims.claim({ ...done, processingAttempt: 1 }, new Date())).toMatchObject({
       claimed: false,
       group: { status: 'processed' },
     });
@@ -99,29 +104,36 @@ describe('claims', () => {
 
   test('releaseClaim undoes only our own claim', async () => {
     const { group } = await aGroup();
-    expect((await claims.claim(group.paymentGroupId, 'mine', new Date())).claimed).toBe(true);
+    const mine = `pg-${group.paymentGroupId}-1`;
+    const next = `pg-${group.paymentGroupId}-2`;
+    expect(await claims.claim(group, new Date())).toEqual({ claimed: true, executionName: mine });
     await claims.releaseClaim(group.paymentGroupId, 'someone-else', new Date());
     expect(await rawGroup(group.paymentGroupId)).toMatchObject({
       status: 'processing',
-      executionName: 'mine',
+      executionName: mine,
     });
-    await claims.releaseClaim(group.paymentGroupId, 'mine', new Date());
+    await claims.releaseClaim(group.paymentGroupId, mine, new Date());
     const released = await rawGroup(group.paymentGroupId);
     expect(released.status).toBe('pending');
     expect(released.executionName).toBeUndefined();
     expect(released.claimedAt).toBeUndefined();
-    // Released twice: nothing happens; a new claim is possible.
-    await claims.releaseClaim(group.paymentGroupId, 'mine', new Date());
-    expect((await claims.claim(group.paymentGroupId, 'next', new Date())).claimed).toBe(true);
+    // The attempt stays counted: a released attempt's name is never used again.
+    expect(released.processingAttempt).toBe(1);
+    // Released twice: nothing happens; a new claim (of the group as read now) is the next attempt.
+    await claims.releaseClaim(group.paymentGroupId, mine, new Date());
+    expect(await claims.claim({ ...group, processingAttempt: 1 }, new Date())).toEqual({
+      claimed: true,
+      executionName: next,
+    });
     // A stale release of the earlier claim does not undo the new one.
-    await claims.releaseClaim(group.paymentGroupId, 'mine', new Date());
+    await claims.releaseClaim(group.paymentGroupId, mine, new Date());
     expect(await rawGroup(group.paymentGroupId)).toMatchObject({
       status: 'processing',
-      executionName: 'next',
+      executionName: next,
     });
     // Nor does a release undo a completed group.
     await claims.complete(group.paymentGroupId, summary(1));
-    await claims.releaseClaim(group.paymentGroupId, 'next', new Date());
+    await claims.releaseClaim(group.paymentGroupId, next, new Date());
     expect((await rawGroup(group.paymentGroupId)).status).toBe('processed');
   });
 
@@ -131,7 +143,7 @@ describe('claims', () => {
     await claims.complete(group.paymentGroupId, summary(9));
     expect(await rawGroup(group.paymentGroupId)).toMatchObject({ status: 'pending' });
     expect((await rawGroup(group.paymentGroupId)).processingSummary).toBeUndefined();
-    await claims.claim(group.paymentGroupId, 'e', new Date());
+    await claims.claim(group, new Date());
     const first = summary(3);
     await claims.complete(group.paymentGroupId, first);
     const done = await rawGroup(group.paymentGroupId);
@@ -146,6 +158,67 @@ describe('claims', () => {
     // A retried completion keeps the first summary.
     await claims.complete(group.paymentGroupId, summary(7));
     expect((await rawGroup(group.paymentGroupId)).processingSummary).toEqual(first);
+  });
+});
+
+describe('issue 13: claims by slot and attempt', () => {
+  // Defect 3: the tick read the due index (eventually consistent) before a PUT moved the group;
+  // the stale read is injected as the group the tick saw, and its claim must lose.
+  test('defect 3: a rescheduled group is not claimed at its old slot (stale due-index read)', async () => {
+    const { group } = await aGroup(0, '2031-07-01', 10);
+    const [seenByTick] = (await dueIndex.dueGroups('2031-07-01T10')).filter(
+      (g) => g.paymentGroupId === group.paymentGroupId,
+    );
+    expect(seenByTick).toMatchObject({ status: 'pending', scheduleHour: 10 });
+    await store.updateSettings({ ...group, scheduleHour: 15 }); // the PUT answered 200 pending
+    expect(await claims.claim(seenByTick!, new Date())).toMatchObject({
+      claimed: false,
+      group: { status: 'pending', scheduleHour: 15 },
+    });
+    expect(await rawGroup(group.paymentGroupId)).toMatchObject({ status: 'pending', scheduleHour: 15 });
+    // At its new slot it is claimed.
+    expect((await claims.claim({ ...group, scheduleHour: 15 }, new Date())).claimed).toBe(true);
+  });
+
+  test('defect 6: a re-drive is the next attempt, once, and only while the group is due', async () => {
+    const { group } = await aGroup();
+    await claims.claim(group, new Date());
+    const first = `pg-${group.paymentGroupId}-1`;
+    await claims.recordExecution(group.paymentGroupId, first, 'arn:exec:1');
+    expect(await claims.read(group.paymentGroupId)).toMatchObject({ executionArn: 'arn:exec:1', due: true });
+    const seen = { paymentGroupId: group.paymentGroupId, executionName: first };
+    const [a, b] = await Promise.all([claims.redrive(seen, new Date()), claims.redrive(seen, new Date())]);
+    expect([a, b].filter(Boolean)).toEqual([`pg-${group.paymentGroupId}-2`]);
+    const raw = await rawGroup(group.paymentGroupId);
+    expect(raw).toMatchObject({ status: 'processing', processingAttempt: 2 });
+    expect(raw.executionArn).toBeUndefined();
+    // A late record of the superseded attempt's ARN is ignored.
+    await claims.recordExecution(group.paymentGroupId, first, 'arn:exec:1');
+    expect((await rawGroup(group.paymentGroupId)).executionArn).toBeUndefined();
+    await claims.complete(group.paymentGroupId, summary(0));
+    expect(
+      await claims.redrive({ ...seen, executionName: `pg-${group.paymentGroupId}-2` }, new Date()),
+    ).toBeUndefined();
+  });
+
+  test('defect 9: a processed group with receipts to send stays due until they are queued', async () => {
+    const { group } = await aGroup();
+    await claims.claim(group, new Date());
+    await claims.complete(group.paymentGroupId, { ...summary(1), settlesAt: '2031-01-01T00:30:00.000Z' });
+    expect(await claims.read(group.paymentGroupId)).toMatchObject({ status: 'processed', due: true });
+    // An execution that closed now is re-driven for the receipts.
+    const next = await claims.redrive(
+      { paymentGroupId: group.paymentGroupId, executionName: `pg-${group.paymentGroupId}-1` },
+      new Date(),
+    );
+    expect(next).toBe(`pg-${group.paymentGroupId}-2`);
+    await claims.receiptsQueued(group.paymentGroupId, new Date().toISOString());
+    const done = await rawGroup(group.paymentGroupId);
+    expect(done.gsi2pk).toBeUndefined();
+    expect(done.receiptsQueuedAt).toBeDefined();
+    expect(
+      await claims.redrive({ paymentGroupId: group.paymentGroupId, executionName: next }, new Date()),
+    ).toBeUndefined();
   });
 });
 
@@ -167,8 +240,8 @@ describe('dueGroups', () => {
     await at('movedLater', date, 6);
     await at('movedEarlier', date, 9);
     for (let i = 0; i < 12; i++) await at(`many${i}`, date, 3);
-    await claims.claim(made.claimed!.paymentGroupId, 'exec-claimed', new Date());
-    await claims.claim(made.processed!.paymentGroupId, 'exec-processed', new Date());
+    await claims.claim(made.claimed!, new Date());
+    await claims.claim(made.processed!, new Date());
     await claims.complete(made.processed!.paymentGroupId, summary(1));
     await store.markDeleted(made.deleted!.paymentGroupId, new Date());
     await store.updateSettings({ ...made.movedLater!, scheduleHour: 12 });
@@ -187,8 +260,10 @@ describe('dueGroups', () => {
     expect(names).toEqual(['claimed', 'earlier', 'earlierDay', ...many, 'movedEarlier', 'sameSlot'].sort());
     expect(found.find((g) => g.paymentGroupId === made.claimed!.paymentGroupId)).toMatchObject({
       status: 'processing',
-      executionName: 'exec-claimed',
+      executionName: `pg-${made.claimed!.paymentGroupId}-1`,
       merchantId: MERCHANT,
+      scheduleDate: date,
+      scheduleHour: 7,
     });
     expect(found.find((g) => g.paymentGroupId === made.earlier!.paymentGroupId)).toMatchObject({
       status: 'pending',

@@ -1,5 +1,5 @@
 import './support/env';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Payment } from '#domain/groups';
 import { emptyTotals } from '#domain/processing';
 import type { Transaction } from '#domain/transactions';
@@ -80,6 +80,8 @@ beforeEach(() => {
   resetDb();
   pages = [];
   transactions = new Map();
+  // The last page takes the group out of the due index (claims.receiptsQueued).
+  ddbMock.on(UpdateCommand).resolves({});
   ddbMock.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: Record<string, string> }) => {
     const pk = input.ExpressionAttributeValues[':pk']!;
     if (pk === `GROUP#${GROUP_ID}`) {
@@ -236,7 +238,8 @@ describe('EmitReceipts', () => {
   it('a page with nothing due reads neither the merchant nor any payor', async () => {
     pages = [{ payments: [processed(1, 'Declined'), processed(2, 'Approved', { sendEmailReceipt: false })] }];
     const out = await emit(state());
-    expect(sentCommands()).toEqual(['QueryCommand']);
+    // The one page is the last: the group then leaves the due index (issue 13, defect 9).
+    expect(sentCommands()).toEqual(['QueryCommand', 'UpdateCommand']);
     expect(out).toMatchObject({ receiptCursor: null, receiptsDone: true, receiptsQueued: 0 });
   });
 
