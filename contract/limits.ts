@@ -17,6 +17,15 @@ export const MAX_PAGE_SIZE = 500;
 /** pageSize when only pageNumber is given. */
 export const DEFAULT_PAGE_SIZE = 25;
 
+/** A group's payments come as one array up to this many (deleted included); above, only paged. */
+export const MAX_UNPAGED_PAYMENTS = 2_000;
+
+/**
+ * Lambda's limit on a synchronous response (the API Gateway proxy result, its JSON-escaped body
+ * included) is 6 MB; a list answer keeps 64 KiB of it for the status line, headers and envelope.
+ */
+export const MAX_RESPONSE_BYTES = 6 * 1024 * 1024 - 64 * 1024;
+
 /** Saved payment methods a payor may hold. */
 export const MAX_METHODS_PER_PAYOR = 20;
 

@@ -1,5 +1,13 @@
 /** Scheduled payments of a group, under `/payments` and the identical `/transactions` alias. */
-import { addPaymentSchema, paymentSchema, updatePaymentSchema } from '../schemas/payments';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_UNPAGED_PAYMENTS } from '../limits';
+import {
+  addPaymentSchema,
+  listPaymentsQueryDocs,
+  listPaymentsQuerySchema,
+  paymentListingSchema,
+  paymentSchema,
+  updatePaymentSchema,
+} from '../schemas/payments';
 import { G, PROFILE_RULE } from './groups';
 import { route, type Route } from './types';
 
@@ -16,9 +24,18 @@ export const paymentRoutes = {
     handler: 'payments/list-payments',
     status: 200,
     summary: "List a group's payments, deleted ones included",
-    description:
-      'Every payment of the group as a JSON array, in the order they were added, soft-deleted ones included (`deleted: true`). `authResponse` is null until the group is processed; `voidOrRefundResponses` appear after a void-or-refund.',
-    response: { schema: { type: 'array', items: paymentSchema }, description: 'The payments.' },
+    description: `The group's payments in the order they were added, soft-deleted ones included (\`deleted: true\`). \`authResponse\` is null until the group is processed; \`voidOrRefundResponses\` appear after a void-or-refund.
+
+Response shape: without paging parameters, a JSON **array** of every payment when the group holds at most ${MAX_UNPAGED_PAYMENTS.toLocaleString('en-US')} (more: 400, page instead). With pageNumber, pageSize or pageToken, the **paged envelope** \`{meta, items}\`, as the group lists answer it: a missing pageNumber is 1, a missing pageSize ${DEFAULT_PAGE_SIZE}; pageSize is at most ${MAX_PAGE_SIZE}; a page past the end is \`items: []\` with the true totals.
+
+\`meta.nextPageToken\` (absent on the last page) continues with \`pageToken\` right after the page, at the same cost for every page, however deep (pageNumber costs more the further it goes). pageToken takes pageSize but not pageNumber (400). A token is opaque, checked and bound to this group: an altered or foreign token is 400.
+
+Every answer stays under Lambda's 6 MB response limit: a page (or the array) that would not fit is 400 asking for a smaller pageSize. With the largest customAttributes, fees and orderId the contract allows, a payment takes up to about 240 KB of the response, so the default pageSize ${DEFAULT_PAGE_SIZE} always fits; typical payments (under 2 KB) fit at pageSize ${MAX_PAGE_SIZE}.`,
+    query: { schema: listPaymentsQuerySchema, parameters: listPaymentsQueryDocs },
+    response: {
+      schema: paymentListingSchema,
+      description: 'The payments: an array, or the paged envelope when paging parameters are given.',
+    },
   }),
   AddPayment: route({
     id: 'AddPayment',

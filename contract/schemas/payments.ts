@@ -1,6 +1,7 @@
 /** Scheduled payments of a group: request schemas and the Payment response (paymentView). */
 import type { FromSchema } from 'json-schema-to-ts';
-import { amount, dateTime, MONEY_MAX, money, profileId, responseUuid, uuid } from './common';
+import { amount, count, dateTime, MONEY_MAX, money, profileId, queryInt, responseUuid, uuid } from './common';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_UNPAGED_PAYMENTS } from '../limits';
 import { authResponseSchema } from './transactions';
 
 export const customAttributesSchema = {
@@ -62,6 +63,37 @@ export const updatePaymentSchema = {
   additionalProperties: false,
   required: ['paymentId', 'paymentGroupId', 'profileId', 'amount'],
   properties: { paymentId: uuid, paymentGroupId: uuid, ...paymentProperties },
+} as const;
+
+/** Query parameters of the payment list. Values arrive as strings; ranges are checked in code. */
+export const listPaymentsQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    pageNumber: queryInt(999999999, 'must be an integer >= 1'),
+    pageSize: queryInt(MAX_PAGE_SIZE, `must be an integer 1-${MAX_PAGE_SIZE}`),
+    pageToken: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_.-]{1,400}$',
+      description: 'must be a nextPageToken of this group',
+    },
+  },
+} as const;
+
+/** What the document shows for each list parameter (the validator sees strings). */
+export const listPaymentsQueryDocs = {
+  pageNumber: {
+    description: `1-based page. Given alone, pageSize is ${DEFAULT_PAGE_SIZE}; either paging parameter returns the paged envelope. Not with pageToken.`,
+    schema: { type: 'integer', minimum: 1, maximum: 999999999 },
+  },
+  pageSize: {
+    description: `Items per page, 1-${MAX_PAGE_SIZE} (above: 400). Given alone, pageNumber is 1. With pageToken: the size of the pages from there on (default: the size the token was made with).`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
+  },
+  pageToken: {
+    description:
+      'meta.nextPageToken of the previous page: continues right after it at constant cost, however deep. Opaque and bound to this group: any other value is 400.',
+  },
 } as const;
 
 export type InlinePaymentInput = FromSchema<typeof inlinePaymentSchema>;
@@ -148,5 +180,40 @@ export const paymentSchema = {
   },
 } as const;
 
+export const paymentListSchema = {
+  type: 'array',
+  items: paymentSchema,
+  description: `Without paging parameters: every payment, when the group holds at most ${MAX_UNPAGED_PAYMENTS}.`,
+} as const;
+
+export const paymentPageSchema = {
+  type: 'object',
+  description: 'The paged envelope: with pageNumber, pageSize or pageToken.',
+  required: ['meta', 'items'],
+  properties: {
+    meta: {
+      type: 'object',
+      required: ['page', 'pageSize', 'totalItems', 'totalPages'],
+      properties: {
+        page: count('The page returned (pageNumber; with pageToken, counted from the first page).', 1),
+        pageSize: count('Items per page.', 1),
+        totalItems: count(
+          'Payments in all pages, deleted included. With pageToken: as counted when paging began (payments can be added only while the group is pending).',
+        ),
+        totalPages: count('ceil(totalItems / pageSize); 0 when the group has none.'),
+        nextPageToken: {
+          type: 'string',
+          description: 'Pass as pageToken for the next page. Absent on the last page.',
+        },
+      },
+    },
+    items: { type: 'array', items: paymentSchema, description: 'This page; [] for a page past the end.' },
+  },
+} as const;
+
+/** Either list answer: every payment, or a page of them. */
+export const paymentListingSchema = { oneOf: [paymentListSchema, paymentPageSchema] } as const;
+
+export type ListPaymentsQuery = FromSchema<typeof listPaymentsQuerySchema>;
 export type PaymentView = FromSchema<typeof paymentSchema>;
 export type VoidOrRefundResponse = FromSchema<typeof voidOrRefundResponseSchema>;

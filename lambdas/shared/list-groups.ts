@@ -10,7 +10,12 @@ import type { routes } from '#contract/routes/index';
 import { merchantRoute } from './http';
 import { groupStore } from '#store/groups';
 
-function intParam(name: string, raw: string | undefined, min: number, max: number): number | undefined {
+export function intParam(
+  name: string,
+  raw: string | undefined,
+  min: number,
+  max: number,
+): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
   if (value < min || value > max)

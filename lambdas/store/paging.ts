@@ -1,7 +1,8 @@
 /**
- * Paging through a Query: numbered pages with a total (the list endpoints) and cursor pages
- * (the processing steps). Generic over the query, so every list and the bench page alike.
+ * Paging through a Query: numbered pages with a total (the list endpoints), cursor pages
+ * (the processing steps) and the opaque page tokens of the payment list. Generic over the query, so every list and the bench page alike.
  */
+import { createHash } from 'node:crypto';
 import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Item } from './items';
 
@@ -72,4 +73,47 @@ export async function readAfter(
   );
   const last = out.LastEvaluatedKey?.sk as string | undefined;
   return { items: out.Items ?? [], cursor: last ?? null };
+}
+
+/** Where a token page starts: after `after` (a sort-key id), `offset` items in, of `total`. */
+export interface PageCursor {
+  after: string;
+  offset: number;
+  total: number;
+  pageSize: number;
+}
+
+const tokenDigest = (payload: string, scope: string): string =>
+  createHash('sha256').update(`${scope}\n${payload}`).digest('base64url').slice(0, 22);
+
+/**
+ * An opaque page token: the cursor as base64url JSON and a digest of it with the scope (the
+ * group), so an altered token, or one of another group, is refused. A digest, not a signature:
+ * the cursor only names a position inside the scope's own partition, which the caller may read
+ * anyway, so a forged position could only page oddly, never read anything else.
+ */
+export function encodePageToken(cursor: PageCursor, scope: string): string {
+  const payload = Buffer.from(
+    JSON.stringify([cursor.after, cursor.offset, cursor.total, cursor.pageSize]),
+  ).toString('base64url');
+  return `${payload}.${tokenDigest(payload, scope)}`;
+}
+
+/** The cursor of a token made for `scope`, or undefined for anything else. */
+export function decodePageToken(token: string, scope: string): PageCursor | undefined {
+  const [payload, digest, extra] = token.split('.');
+  if (!payload || !digest || extra !== undefined || tokenDigest(payload, scope) !== digest) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(value) || value.length !== 4) return undefined;
+  const [after, offset, total, pageSize] = value as unknown[];
+  const whole = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+  if (typeof after !== 'string' || !whole(offset) || !whole(total) || !whole(pageSize) || pageSize < 1) {
+    return undefined;
+  }
+  return { after, offset, total, pageSize };
 }

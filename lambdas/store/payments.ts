@@ -14,7 +14,7 @@ import type { OutboxItem } from '#domain/notifications';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
 import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
 import { outboxPut } from './outbox';
-import { readAfter } from './paging';
+import { readAfter, readPage, type Page } from './paging';
 
 export const paymentItem = (payment: Payment): Item => ({
   ...keys.payment(payment.paymentGroupId, payment.paymentId),
@@ -38,6 +38,10 @@ export interface PaymentStore {
     cursor: string | null,
     limit: number,
   ): Promise<{ payments: Payment[]; cursor: string | null }>;
+  /** A numbered page of the payments (deleted included) and how many there are in all. */
+  pagePayments(groupId: string, page: Page): Promise<{ payments: Payment[]; total: number }>;
+  /** Up to `limit` payments after the payment `afterId` (null: from the first), in creation order. */
+  paymentsAfterId(groupId: string, afterId: string | null, limit: number): Promise<Payment[]>;
   /**
    * A new payment, its group's totals and its outbox items, while the group is pending, has
    * room, and (with `slot`) is still scheduled at the slot the notice names.
@@ -90,6 +94,24 @@ export class DynamoPaymentStore implements PaymentStore {
     );
     const payments = page.items.filter((i) => i.entity === 'payment').map((i) => strip<Payment>(i));
     return { payments, cursor: page.cursor };
+  }
+
+  async pagePayments(groupId: string, page: Page): Promise<{ payments: Payment[]; total: number }> {
+    const { items, total } = await readPage(
+      this.db,
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':p': keys.paymentPrefix },
+      },
+      page,
+    );
+    return { payments: items.map((i) => strip<Payment>(i)), total };
+  }
+
+  async paymentsAfterId(groupId: string, afterId: string | null, limit: number): Promise<Payment[]> {
+    const cursor = afterId === null ? null : keys.payment(groupId, afterId).sk;
+    return (await this.paymentsAfter(groupId, cursor, limit)).payments;
   }
 
   /** The group-side half of every payment change: totals move only while it is pending. */

@@ -156,6 +156,17 @@ export class FakePaymentStore implements PaymentStore {
     return { payments, cursor: from + limit < all.length && last ? last.paymentId : null };
   }
 
+  async pagePayments(groupId: string, page: Page) {
+    const all = await this.listPayments(groupId);
+    const start = (page.pageNumber - 1) * page.pageSize;
+    return { payments: all.slice(start, start + page.pageSize), total: all.length };
+  }
+
+  async paymentsAfterId(groupId: string, afterId: string | null, limit: number) {
+    const all = await this.listPayments(groupId);
+    return all.filter((p) => afterId === null || p.paymentId > afterId).slice(0, limit);
+  }
+
   /** The group-side condition of every payment change. */
   private groupTakes(payment: Payment, countDelta: number, slot?: Slot): boolean {
     const group = this.table.groups.get(payment.paymentGroupId);
