@@ -14,6 +14,11 @@ export const MAX_PAYMENTS_PER_CREATE = 10_000;
 
 /** Largest pageSize of the group lists (above: 400). */
 export const MAX_PAGE_SIZE = 500;
+/**
+ * Largest pageNumber of the group lists (above: 400): pageNumber × pageSize stays below 2^31−1,
+ * the offset arithmetic's bound, and 5×10^8 groups is past any merchant's list.
+ */
+export const MAX_PAGE_NUMBER = 1_000_000;
 /** pageSize when only pageNumber is given. */
 export const DEFAULT_PAGE_SIZE = 25;
 

@@ -11,6 +11,7 @@ import { transactionRoutes } from './transactions';
 import type { Route } from './types';
 
 export type { ErrorStatus, HttpMethod, Route, RouteBody, RouteQuery } from './types';
+export { NO_QUERY } from './types';
 
 /** Every route by id; the order is the document's. */
 export const routes = {

@@ -68,5 +68,17 @@ export interface Route {
   readonly aliasOf?: string;
 }
 
-/** Declares a route keeping its literal types (path template, schemas) for the handler's types. */
-export const route = <const R extends Route>(entry: R): R => entry;
+/** The query schema of a route that takes no query parameters: any name is refused (400). */
+export const NO_QUERY = {
+  schema: { type: 'object', additionalProperties: false, properties: {} },
+} as const;
+
+/** A route as declared, with NO_QUERY when it declares no query. */
+export type Declared<R extends Route> = R extends { query: RouteQuery } ? R : R & { query: typeof NO_QUERY };
+
+/**
+ * Declares a route keeping its literal types (path template, schemas) for the handler's types.
+ * Every route gets a query schema: unknown query names are 400 on every operation.
+ */
+export const route = <const R extends Route>(entry: R): Declared<R> =>
+  (entry.query ? entry : { ...entry, query: NO_QUERY }) as Declared<R>;

@@ -18,6 +18,46 @@ export const amount = {
 
 export const uuid = { type: 'string', format: 'uuid' } as const;
 
+/**
+ * Names of Object.prototype (and `prototype`): refused as keys of free-form objects
+ * (customAttributes, customerData), which code reads as plain JavaScript objects
+ * (docs/decisions.md "Reserved keys").
+ */
+export const RESERVED_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'toLocaleString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+] as const;
+
+/** The key rule of a free-form object: at most 100 characters, no reserved name. */
+export const freeFormKeys = { maxLength: 100, not: { enum: RESERVED_KEYS } } as const;
+
+/** No C0 control character (U+0000-U+001F, so no CR, LF or tab) and no DEL (U+007F). */
+export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001F\\u007F]*$';
+
+/**
+ * Merchant free text (docs/decisions.md "Free text"): it reaches e-mails, reports and logs, so it
+ * holds no control characters.
+ */
+export const freeText = <Min extends number, Max extends number>(minLength: Min, maxLength: Max) =>
+  ({
+    type: 'string',
+    minLength,
+    maxLength,
+    pattern: NO_CONTROL_CHARACTERS,
+    description: 'must not contain control characters',
+  }) as const;
+
 export const midPattern = '^\\d{8}(\\d{3})?$';
 
 /** A query parameter holding a whole number: values arrive as strings; ranges are checked in code. */
@@ -80,5 +120,19 @@ export const errorSchema = {
         'What was wrong, naming the field (e.g. `payments[3].amount must have at most 2 decimal places`).',
     },
     responseCode: { type: 'integer', description: 'The HTTP status, repeated.', example: 400 },
+    errors: {
+      type: 'array',
+      maxItems: 100,
+      description:
+        'A 400 for a body or query that failed its schema only: every problem found (at most 100), the first being `message`.',
+      items: {
+        type: 'object',
+        required: ['field', 'message'],
+        properties: {
+          field: { type: 'string', description: 'The field by path, e.g. `payments[3].amount`.' },
+          message: { type: 'string', description: 'The problem, naming the field.' },
+        },
+      },
+    },
   },
 } as const;

@@ -1,6 +1,6 @@
 /** Payment groups: request schemas, the list query, and the Group responses (groupView). */
 import type { FromSchema } from 'json-schema-to-ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE } from '../limits';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE } from '../limits';
 import { count, dateTime, midPattern, money, queryInt, uuid } from './common';
 import { inlinePaymentSchema, paymentSchema } from './payments';
 import { processingSummarySchema } from './processing';
@@ -46,7 +46,7 @@ export const listGroupsQuerySchema = {
     date: { type: 'string', format: 'date' },
     time: queryInt(23, 'must be an integer hour 0-23'),
     locationID: queryInt(2147483647, 'must be an integer >= 0'),
-    pageNumber: queryInt(999999999, 'must be an integer >= 1'),
+    pageNumber: queryInt(MAX_PAGE_NUMBER, `must be an integer 1-${MAX_PAGE_NUMBER}`),
     pageSize: queryInt(MAX_PAGE_SIZE, `must be an integer 1-${MAX_PAGE_SIZE}`),
   },
 } as const;
@@ -64,7 +64,7 @@ export const listGroupsQueryDocs = {
   },
   pageNumber: {
     description: `1-based page. Given alone, pageSize is ${DEFAULT_PAGE_SIZE}; either paging parameter returns the paged envelope.`,
-    schema: { type: 'integer', minimum: 1, maximum: 999999999 },
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_NUMBER },
   },
   pageSize: {
     description: `Items per page, 1-${MAX_PAGE_SIZE} (above: 400). Given alone, pageNumber is 1; either paging parameter returns the paged envelope.`,

@@ -1,22 +1,35 @@
 /** Scheduled payments of a group: request schemas and the Payment response (paymentView). */
 import type { FromSchema } from 'json-schema-to-ts';
-import { amount, count, dateTime, MONEY_MAX, money, profileId, queryInt, responseUuid, uuid } from './common';
+import {
+  amount,
+  count,
+  dateTime,
+  freeFormKeys,
+  freeText,
+  MONEY_MAX,
+  money,
+  NO_CONTROL_CHARACTERS,
+  profileId,
+  queryInt,
+  responseUuid,
+  uuid,
+} from './common';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_UNPAGED_PAYMENTS } from '../limits';
 import { authResponseSchema } from './transactions';
 
 export const customAttributesSchema = {
   type: 'object',
   maxProperties: 50,
-  propertyNames: { maxLength: 100 },
+  propertyNames: freeFormKeys,
   additionalProperties: {
     anyOf: [
-      { type: 'string', maxLength: 1000 },
+      { type: 'string', maxLength: 1000, pattern: NO_CONTROL_CHARACTERS },
       // Numbers DynamoDB and JSON both keep exactly.
       { type: 'number', minimum: -1e15, maximum: 1e15, maxDecimals: 6 },
       { type: 'boolean' },
     ],
     description:
-      'must be a string (up to 1000 characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 } as const;
 
@@ -25,7 +38,7 @@ export const feeSchema = {
   additionalProperties: false,
   required: ['name', 'amount'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100 },
+    name: freeText(1, 100),
     amount: { type: 'number', minimum: 0, maximum: MONEY_MAX, maxDecimals: 2 },
   },
 } as const;
@@ -33,7 +46,7 @@ export const feeSchema = {
 const paymentProperties = {
   profileId,
   amount,
-  orderId: { type: 'string', minLength: 1, maxLength: 100 },
+  orderId: freeText(1, 100),
   recurring: { type: 'boolean' },
   allowPartial: { type: 'boolean' },
   sendEmailReceipt: { type: 'boolean' },

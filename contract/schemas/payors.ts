@@ -1,12 +1,12 @@
 /** Payors and saved payment methods: request schemas and the Payor and SavedPaymentMethod responses. */
 import type { FromSchema } from 'json-schema-to-ts';
-import { accountType, dateTime, uuid } from './common';
+import { accountType, dateTime, freeFormKeys, freeText, uuid } from './common';
 
 export const customerDataSchema = {
   type: 'object',
   maxProperties: 50,
-  propertyNames: { maxLength: 100 },
-  additionalProperties: { type: 'string', maxLength: 500 },
+  propertyNames: freeFormKeys,
+  additionalProperties: freeText(0, 500),
 } as const;
 
 export const billingAddressSchema = {
@@ -14,11 +14,11 @@ export const billingAddressSchema = {
   additionalProperties: false,
   required: ['line1', 'city', 'state', 'postalCode', 'country'],
   properties: {
-    line1: { type: 'string', minLength: 1, maxLength: 100 },
-    line2: { type: 'string', maxLength: 100 },
-    city: { type: 'string', minLength: 1, maxLength: 60 },
-    state: { type: 'string', minLength: 1, maxLength: 50 },
-    postalCode: { type: 'string', minLength: 1, maxLength: 20 },
+    line1: freeText(1, 100),
+    line2: freeText(0, 100),
+    city: freeText(1, 60),
+    state: freeText(1, 50),
+    postalCode: freeText(1, 20),
     country: {
       type: 'string',
       pattern: '^[A-Z]{2}$',
@@ -83,9 +83,9 @@ export const updateMethodSchema = {
 } as const;
 
 const payorFields = {
-  customerAccountId: { type: 'string', minLength: 1, maxLength: 50 },
-  customerAccountType: { type: 'string', minLength: 1, maxLength: 50 },
-  sponsorKey: { type: 'string', minLength: 1, maxLength: 8 },
+  customerAccountId: freeText(1, 50),
+  customerAccountType: freeText(1, 50),
+  sponsorKey: freeText(1, 8),
   customerData: customerDataSchema,
   email: { type: 'string', format: 'email', maxLength: 254 },
 } as const;

@@ -3,6 +3,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { DECLINE_CATEGORY_DESCRIPTIONS } from '../declines';
 import {
   accountType,
+  freeText,
   amount,
   count,
   dateTime,
@@ -20,7 +21,7 @@ export const saleSchema = {
   properties: {
     profileId,
     amount,
-    orderId: { type: 'string', minLength: 1, maxLength: 100 },
+    orderId: freeText(1, 100),
     idempotencyKey,
     allowPartial: { type: 'boolean' },
   },

@@ -8,21 +8,33 @@ export type Cents = number;
 export const MAX_AMOUNT = 999_999.99;
 
 /**
- * True when `amount` is a whole number of cents. The tolerance is one rounding step of the
- * product (|amount * 100| * EPSILON): wide enough for binary floating point (19.99 * 100 is
- * 1998.9999999999998; every cent value up to 999999.99 passes), too narrow for any third decimal.
+ * True when `amount` is a whole number of cents: its shortest JSON form has at most 2 decimals.
  */
 export function isWholeCents(amount: number): boolean {
   return hasAtMostDecimals(amount, 2);
 }
 
-/** `value` has at most `decimals` decimal places (same tolerance as isWholeCents). */
+/**
+ * Decimal places of the number's shortest round-trip form (what JSON.stringify writes):
+ * `0.30000000000000004` has 17, `19.99` has 2, `1e-7` has 7. One rule for every number
+ * (docs/decisions.md "Decimals"): a request's number is taken as written, never rounded.
+ */
+export function decimalsOf(value: number): number {
+  const [mantissa = '', exponent = '0'] = String(Math.abs(value)).split('e');
+  const fraction = mantissa.split('.')[1] ?? '';
+  return Math.max(0, fraction.length - Number(exponent));
+}
+
+/**
+ * `value` has at most `decimals` decimal places (decimalsOf) and is a safe integer or, scaled by
+ * them, still one (so cents convert exactly).
+ */
 export function hasAtMostDecimals(value: number, decimals: number): boolean {
-  if (!Number.isFinite(value)) return false;
-  if (Number.isSafeInteger(value)) return true;
-  const scaled = value * 10 ** decimals;
-  const cents = Math.round(scaled);
-  return Number.isSafeInteger(cents) && Math.abs(cents - scaled) <= Math.abs(scaled) * Number.EPSILON;
+  return (
+    Number.isFinite(value) &&
+    decimalsOf(value) <= decimals &&
+    (Number.isSafeInteger(value) || Number.isSafeInteger(Math.round(value * 10 ** decimals)))
+  );
 }
 
 export function toCents(amount: number): Cents {

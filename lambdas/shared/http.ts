@@ -10,7 +10,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { pathParams, type PathParam, type PathParams } from '#contract/params';
-import type { Route } from '#contract/routes/index';
+import { NO_QUERY, type Route } from '#contract/routes/index';
 import { apiScope } from '#contract/stage';
 import { config } from './config';
 import { ddb, isTransient } from './ddb';
@@ -18,7 +18,7 @@ import { BadRequestError, ForbiddenError, ServiceError, UnauthorizedError } from
 import { logger } from './logger';
 import { MerchantRegistry, type Merchant } from './merchants';
 import { tracer } from './tracer';
-import { validator, type Validator } from './validation';
+import { validator, ValidationError, type Problem, type Validator } from './validation';
 
 // Every function fails its cold start on a missing or malformed variable, not a later request.
 config();
@@ -77,7 +77,11 @@ const json = (status: number, body: unknown): APIGatewayProxyResult => ({
   body: status === 204 || body === undefined ? '' : JSON.stringify(body),
 });
 
-export const errorBody = (status: number, message: string) => ({ message, responseCode: status });
+export const errorBody = (status: number, message: string, errors?: readonly Problem[]) => ({
+  message,
+  responseCode: status,
+  ...(errors && { errors }),
+});
 
 let registry: MerchantRegistry | undefined;
 const grantCache = new Map<string, { merchant: Merchant; until: number }>();
@@ -169,7 +173,8 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
   if (error instanceof ServiceError) {
     if (error.status >= 500) logger.warn('request failed', { error });
     else logger.info('request refused', { status: error.status, reason: error.message });
-    return json(error.status, errorBody(error.status, error.message));
+    const problems = error instanceof ValidationError ? error.problems : undefined;
+    return json(error.status, errorBody(error.status, error.message, problems));
   }
   if (isTransient(error)) {
     logger.warn('transient dependency failure', { error });
@@ -189,7 +194,8 @@ export function merchantRoute<const R extends Route>(
   options: RouteOptions = {},
 ) {
   const parseBody = bodyParser(route, options);
-  const queryValidator = route.query ? validator(route.query.schema, 'query') : undefined;
+  // A route without a query schema takes none: every name is refused.
+  const queryValidator = validator((route.query ?? NO_QUERY).schema, 'query');
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(captureLambdaHandler(tracer))
     .use(injectLambdaContext(logger, { resetKeys: true }))
@@ -204,7 +210,7 @@ export function merchantRoute<const R extends Route>(
       logger.appendKeys({ merchantId: merchant.merchantId });
       const body = parseBody(event) as BodyOf<R>;
       // Validated after the body, as the handlers did before the route table declared queries.
-      const checkedQuery = (queryValidator ? queryValidator(query) : query) as QueryOf<R>;
+      const checkedQuery = queryValidator(query) as QueryOf<R>;
       // The path matched the route's template, so exactly its placeholders are present.
       const typedParams = params as PathParams<R['path']>;
       const result = await fn({

@@ -5,7 +5,7 @@
  */
 import { groupView, type GroupFilter } from '#domain/groups';
 import { BadRequestError } from './errors';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#contract/limits';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE } from '#contract/limits';
 import type { routes } from '#contract/routes/index';
 import { merchantRoute } from './http';
 import { groupStore } from '#store/groups';
@@ -39,7 +39,7 @@ export function listGroupsHandler(
       const groups = await store.listGroups(merchant.merchantId, filter);
       return { status: 200, body: groups.map(groupView) };
     }
-    const pageNumber = intParam('pageNumber', q.pageNumber, 1, 999999999) ?? 1;
+    const pageNumber = intParam('pageNumber', q.pageNumber, 1, MAX_PAGE_NUMBER) ?? 1;
     const pageSize = intParam('pageSize', q.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
     const { items, total } = await store.pageGroups(merchant.merchantId, filter, { pageNumber, pageSize });
     return {

@@ -1,20 +1,25 @@
 /**
  * JSON Schema validation (ajv). Schemas are the one source for validation, for the TypeScript
  * types (json-schema-to-ts) and for the OpenAPI document. Every failure becomes a 400 whose
- * message names the field, e.g. `payments[3].amount must have at most 2 decimal places`.
+ * message names the field, e.g. `payments[3].amount must have at most 2 decimal places`, and
+ * whose `errors` lists every problem found (docs/decisions.md "errors[]").
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { errorSchema } from '#contract/schemas/common';
 import { hasAtMostDecimals } from '#domain/money';
 import { BadRequestError } from './errors';
 
 const ajv = new Ajv({
-  allErrors: false,
+  allErrors: true, // every problem in one answer, not one per round trip
   strict: true,
   verbose: true, // gives errors their parentSchema, whose `description` words pattern errors
 });
 addFormats(ajv, ['date', 'date-time', 'uuid', 'email']);
-/** `maxDecimals: n`: at most n decimal places (money: 2, a whole number of cents; see isWholeCents). */
+/**
+ * `maxDecimals: n`: at most n decimal places in the number's shortest JSON form (money: 2; see
+ * hasAtMostDecimals: `0.30000000000000004` has 17).
+ */
 ajv.addKeyword({
   keyword: 'maxDecimals',
   type: 'number',
@@ -35,14 +40,27 @@ export function fieldName(instancePath: string, child?: string): string {
   return name;
 }
 
+/** The field a problem is about: the path, or the key for a propertyNames problem. */
+export function fieldOf(error: ErrorObject, root: string): string {
+  return fieldName(error.instancePath, error.propertyName) || root;
+}
+
 export function describe(error: ErrorObject, root: string): string {
-  const field = (child?: string) => fieldName(error.instancePath, child) || root;
+  const field = (child?: string) => fieldName(error.instancePath, child ?? error.propertyName) || root;
   const params = error.params as Record<string, unknown>;
+  if (error.propertyName !== undefined) {
+    // An object key broke the propertyNames rule (freeFormKeys: length, reserved names).
+    if (error.keyword === 'not') return `${field()} is a reserved name`;
+    if (error.keyword === 'maxLength')
+      return `${field()} is a key longer than ${String(params.limit)} characters`;
+  }
   switch (error.keyword) {
     case 'required':
       return `${field(String(params.missingProperty))} is required`;
     case 'additionalProperties':
-      return `${field(String(params.additionalProperty))} is not a known field`;
+      return root === 'query' && error.instancePath === ''
+        ? `query parameter ${String(params.additionalProperty)} is not known`
+        : `${field(String(params.additionalProperty))} is not a known field`;
     case 'type':
       return `${field()} must be ${String(params.type).replace(',', ' or ')}`;
     case 'enum':
@@ -69,18 +87,55 @@ export interface Validator<T> {
   (value: unknown): T;
 }
 
+/** One problem of a refused value: the field by path (`payments[3].amount`) and the sentence. */
+export interface Problem {
+  field: string;
+  message: string;
+}
+
+/** Problems listed in one answer at most (the error schema's bound): a 10,000-payment body can hold far more. */
+export const MAX_PROBLEMS = errorSchema.properties.errors.maxItems;
+
+/** A 400 for a value that failed its schema: `message` is the first problem, `problems` all of them. */
+export class ValidationError extends BadRequestError {
+  constructor(readonly problems: readonly Problem[]) {
+    super(problems[0]?.message ?? 'the request is invalid');
+  }
+}
+
 /**
- * Compiles a schema into a function that returns the value typed, or throws a 400 naming the
- * first offending field. `root` names the whole value in messages ("body", "query").
+ * ajv's errors as problems. Inside anyOf/oneOf ajv reports each branch's errors first and the
+ * alternative itself last: the alternative says what is allowed, so it stands for its branches.
+ * A propertyNames failure is reported by its inner error (which names the key).
+ */
+export function problemsOf(errors: readonly ErrorObject[], root: string): Problem[] {
+  const alternatives = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const inBranch = (e: ErrorObject) =>
+    alternatives.some((a) => a !== e && e.schemaPath.startsWith(`${a.schemaPath}/`));
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    if (error.keyword === 'propertyNames' || inBranch(error)) continue;
+    const problem = { field: fieldOf(error, root), message: describe(error, root) };
+    if (seen.has(problem.message)) continue;
+    seen.add(problem.message);
+    problems.push(problem);
+    if (problems.length === MAX_PROBLEMS) break;
+  }
+  return problems;
+}
+
+/**
+ * Compiles a schema into a function that returns the value typed, or throws a ValidationError
+ * (400) naming every offending field. `root` names the whole value in messages ("body", "query").
  */
 export function validator<T>(schema: object, root = 'body'): Validator<T> {
   const validate: ValidateFunction = ajv.compile(schema);
   return (value: unknown): T => {
     if (validate(value)) return value as T;
-    const errors = validate.errors ?? [];
-    // Inside anyOf/oneOf ajv reports each branch's error first and the alternative itself last:
-    // the alternative says what is allowed.
-    const first = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf') ?? errors[0];
-    throw new BadRequestError(first ? describe(first, root) : `${root} is invalid`);
+    const problems = problemsOf(validate.errors ?? [], root);
+    throw new ValidationError(
+      problems.length > 0 ? problems : [{ field: root, message: `${root} is invalid` }],
+    );
   };
 }

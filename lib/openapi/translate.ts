@@ -101,9 +101,12 @@ export function toOpenApiSchema(
         }
         break;
       case 'propertyNames': {
-        const names = value as { maxLength?: number; pattern?: string };
+        const names = value as { maxLength?: number; pattern?: string; not?: { enum?: readonly string[] } };
         if (names.maxLength !== undefined) notes.push(`Keys are at most ${names.maxLength} characters.`);
         if (names.pattern !== undefined) notes.push(`Keys match \`${names.pattern}\`.`);
+        if (names.not?.enum !== undefined) {
+          notes.push(`These keys are reserved (400): ${names.not.enum.map((n) => `\`${n}\``).join(', ')}.`);
+        }
         break;
       }
       case '$ref':

@@ -3,14 +3,13 @@
  * openapi.json against the local runtime. Properties: no 5xx; every error body is
  * {message, responseCode[, errors]} with responseCode equal to the status; a refused write changes
  * nothing of the fuzz merchant's groups, payments, totals and outbox; requests that must be refused
- * are; the runtime stays up. Known defects excused only through KNOWN_DEFECTS (counted, printed).
+ * are; the runtime stays up. Nothing is excused.
  *
  * Reproduce a failure: FUZZ_SEED=<seed printed> npx jest test/e2e/fuzz.test.ts --selectProjects e2e
  */
 import fc from 'fast-check';
 import { baseUrl, call, PROD_LIKE_MID, tokenFor } from '../support/api';
 import { declaredQuery, fuzzCase, issueExamples, type FuzzCase } from '../support/fuzz-cases';
-import { KNOWN_DEFECTS, type KnownDefect, type Property } from '../support/fuzz-known-defects';
 import { snapshotter } from '../support/fuzz-snapshot';
 import { makeResources, operations } from '../support/security-operations';
 
@@ -20,6 +19,8 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 const BUDGET_MS = 180_000;
 /** Granted to local-tester and used by no other test's writes: its state is the fuzz suite's alone. */
 const FUZZ_MID = PROD_LIKE_MID;
+
+type Property = 'no 5xx' | 'error body' | 'refused request changes nothing' | 'must refuse';
 
 interface Answer {
   status: number;
@@ -73,7 +74,6 @@ test(`fuzz: ${RUNS} seeded hostile requests over every operation hold the proper
     ...ops.map((op) => fuzzCase(op, ids, declared.get(op.operationId) ?? new Set())),
   );
   const snapshot = snapshotter(FUZZ_MID);
-  const excused = new Map<KnownDefect, number>(KNOWN_DEFECTS.map((d) => [d, 0]));
   let baseline = await snapshot.take();
   let cases = 0;
   let snapshotMs = 0;
@@ -108,14 +108,9 @@ test(`fuzz: ${RUNS} seeded hostile requests over every operation hold the proper
         });
       baseline = after;
     }
-    const unexcused = problems.filter((p) => {
-      const defect = KNOWN_DEFECTS.find((d) => d.properties.includes(p.property) && d.matches(c, p.reason));
-      if (defect) excused.set(defect, excused.get(defect)! + 1);
-      return !defect;
-    });
-    if (unexcused.length > 0)
+    if (problems.length > 0)
       throw new Error(
-        `${unexcused.map((p) => `${p.property}: ${p.detail}`).join('; ')}\n  request: ${describeCase(c)}`,
+        `${problems.map((p) => `${p.property}: ${p.detail}`).join('; ')}\n  request: ${describeCase(c)}`,
       );
     if (Date.now() - started > BUDGET_MS)
       throw new Error(`over the ${BUDGET_MS / 1000} s budget after ${cases} cases`);
@@ -130,11 +125,8 @@ test(`fuzz: ${RUNS} seeded hostile requests over every operation hold the proper
   } finally {
     snapshot.close();
     console.log(
-      [
-        `fuzz: seed ${SEED}, ${cases} cases in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
-          `(snapshots ${(snapshotMs / 1000).toFixed(1)} s); excused by KNOWN_DEFECTS:`,
-        ...KNOWN_DEFECTS.map((d) => `  ${excused.get(d)} × ${d.defect} [${d.pattern}]`),
-      ].join('\n'),
+      `fuzz: seed ${SEED}, ${cases} cases in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
+        `(snapshots ${(snapshotMs / 1000).toFixed(1)} s)`,
     );
   }
   expect(cases).toBeGreaterThanOrEqual(RUNS);

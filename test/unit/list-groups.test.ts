@@ -100,15 +100,15 @@ describe.each([
     [{ pageSize: '501' }, 'pageSize must be an integer 1-500 (got 501)'],
     [{ pageSize: '0' }, 'pageSize must be an integer 1-500 (got 0)'],
     [{ pageSize: 'ten' }, 'pageSize must be an integer 1-500'],
-    [{ pageNumber: '0' }, 'pageNumber must be an integer 1-999999999 (got 0)'],
-    [{ pageNumber: '-1' }, 'pageNumber must be an integer >= 1'],
+    [{ pageNumber: '0' }, 'pageNumber must be an integer 1-1000000 (got 0)'],
+    [{ pageNumber: '-1' }, 'pageNumber must be an integer 1-1000000'],
     [{ time: '24' }, 'time must be an integer 0-23 (got 24)'],
     [{ time: 'noon' }, 'time must be an integer hour 0-23'],
     [{ date: '2026-02-30' }, 'date must be a valid date (yyyy-MM-dd)'],
     [{ locationID: 'x' }, 'locationID must be an integer >= 0'],
     [{ locationID: '9999999999' }, 'locationID must be an integer 0-2147483647 (got 9999999999)'],
-    [{ status: 'pending' }, 'status is not a known field'],
-    [{ pagesize: '10' }, 'pagesize is not a known field'],
+    [{ status: 'pending' }, 'query parameter status is not known'],
+    [{ pagesize: '10' }, 'query parameter pagesize is not known'],
   ])('400 for %p, without querying', async (query, message) => {
     const response = await list(query, handler);
     expect(expectError(response, 400)).toBe(message);

@@ -280,8 +280,8 @@ describe('schema translation', () => {
     expect(amount).toMatchObject({ type: 'number', minimum: 0.01, maximum: 999999.99, multipleOf: 0.01 });
     const fee = doc.components.schemas.Fee as { properties: Json };
     expect(fee.properties.amount).toMatchObject({ multipleOf: 0.01 });
-    expect((doc.components.schemas.CustomerData as Json).description).toBe(
-      'Keys are at most 100 characters.',
+    expect((doc.components.schemas.CustomerData as Json).description).toMatch(
+      /^Keys are at most 100 characters\. These keys are reserved \(400\): `__proto__`, `constructor`, /,
     );
   });
 

@@ -68,7 +68,7 @@ describe('describe (error message of one ajv error)', () => {
   it('words an anyOf error of a customAttributes value with the schema description', () => {
     const schema = addPaymentSchema.properties.customAttributes.additionalProperties;
     expect(describeError(anyOfError(schema), 'body')).toBe(
-      'customAttributes.x must be a string (up to 1000 characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'customAttributes.x must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
     );
   });
 
@@ -414,13 +414,13 @@ describe('list query schema', () => {
     [{ time: '123' }, 'time must be an integer hour 0-23'],
     [{ time: '1.5' }, 'time must be an integer hour 0-23'],
     [{ locationID: 'abc' }, 'locationID must be an integer >= 0'],
-    [{ pageNumber: '-1' }, 'pageNumber must be an integer >= 1'],
+    [{ pageNumber: '-1' }, 'pageNumber must be an integer 1-1000000'],
     [{ pageSize: '5000' }, 'pageSize must be an integer 1-500'],
     [{ pageSize: '' }, 'pageSize must be an integer 1-500'],
     [{ date: '2026-02-30' }, 'date must be a valid date (yyyy-MM-dd)'],
     [{ date: 'today' }, 'date must be a valid date (yyyy-MM-dd)'],
-    [{ page: '1' }, 'page is not a known field'],
-    [{ locationId: '1' }, 'locationId is not a known field'],
+    [{ page: '1' }, 'query parameter page is not known'],
+    [{ locationId: '1' }, 'query parameter locationId is not known'],
   ])('refuses %p: %p', (query, message) => {
     expect(messageOf(() => listQuery(query))).toBe(message);
   });

@@ -116,11 +116,19 @@ export async function invoke(handler: unknown, input: EventInput = {}): Promise<
   };
 }
 
-/** Asserts the `{message, responseCode}` error body and returns the message. */
+/**
+ * Asserts the `{message, responseCode}` error body (with `errors`, every problem, when a value
+ * failed its schema: the first one is the message) and returns the message.
+ */
 export function expectError(response: Response, status: number): string {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toBe('application/json');
-  expect(Object.keys(response.body).sort()).toEqual(['message', 'responseCode']);
+  const { errors, ...rest } = response.body as { errors?: { field: string; message: string }[] };
+  expect(Object.keys(rest).sort()).toEqual(['message', 'responseCode']);
+  if (errors !== undefined) {
+    expect(status).toBe(400);
+    expect(errors[0]?.message).toBe(response.body.message);
+  }
   expect(response.body.responseCode).toBe(status);
   expect(typeof response.body.message).toBe('string');
   return response.body.message as string;
