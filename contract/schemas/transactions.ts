@@ -54,11 +54,16 @@ export const refundHistoryItemSchema = {
 const transactionFields = {
   transactionId: uuid,
   type: { type: 'string', enum: ['sale'] },
-  status: { type: 'string', enum: ['Approved', 'Declined', 'Voided'] },
+  status: {
+    type: 'string',
+    enum: ['Pending', 'Approved', 'Declined', 'Voided'],
+    description:
+      'Pending: recorded before the processor was asked and not answered yet (a request that crashed or timed out); the service settles it within minutes, or on the next GET or retry, to Approved or Declined. Nothing can be voided or refunded while Pending.',
+  },
   responseCode: {
     type: 'string',
     description:
-      'Processor code: `00` approved, `10` partial approval, `19` duplicate; see the decline table.',
+      'Processor code: `00` approved, `10` partial approval, `19` duplicate, `PD` pending; see the decline table.',
   },
   responseMessage: { type: 'string', description: 'Reason text.' },
   declineCategory: {
@@ -87,7 +92,7 @@ const transactionFields = {
   maskedAccountNumber: { type: 'string', description: 'All but the last four digits masked.' },
   orderId: { type: 'string' },
   paymentId: responseUuid('The scheduled payment this sale charged, when it came from a group.'),
-  processedAt: dateTime('When the processor answered.'),
+  processedAt: dateTime('When the processor answered (Pending: when the sale was received).'),
   settled: { type: 'boolean', description: 'Settled sales are refunded; unsettled ones are voided.' },
   settlementTime: dateTime('Settlement cut-off of an approved, unvoided sale.'),
   voidedAt: dateTime('When the sale was voided.'),

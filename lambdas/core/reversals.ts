@@ -4,7 +4,14 @@
  * transaction or refund id, so repeating them moves no money twice.
  */
 import { BadRequestError } from '#shared/errors';
-import { availableRefundCents, isSettled, type Refund, type Transaction } from '#domain/transactions';
+import {
+  availableRefundCents,
+  isSettled,
+  VOID_CUTOFF_MARGIN_SECONDS,
+  withinVoidMargin,
+  type Refund,
+  type Transaction,
+} from '#domain/transactions';
 import { formatCents } from '#domain/money';
 import { paymentProcessor } from '#processor/index';
 import { transactionStore } from '#store/transactions';
@@ -12,7 +19,9 @@ import { transactionStore } from '#store/transactions';
 /**
  * Voids an approved, unsettled sale. The void is reserved on the sale first (no refund can start
  * after that), so a void and a refund never both reverse one sale; a reserved void is finished by
- * a repeat even after the cut-off. Voiding a voided sale returns it unchanged.
+ * a repeat (or the sweeper) even after the cut-off, and released when the processor refuses it.
+ * No void is reserved within VOID_CUTOFF_MARGIN_SECONDS of the cut-off. Voiding a voided sale
+ * returns it unchanged.
  */
 export async function voidSale(merchantId: string, transactionId: string, now: Date): Promise<Transaction> {
   const store = transactionStore();
@@ -20,22 +29,33 @@ export async function voidSale(merchantId: string, transactionId: string, now: D
   if (transaction.status === 'Voided') return transaction;
   if (transaction.status === 'Declined')
     throw new BadRequestError(`transaction ${transactionId} was declined; nothing to void`);
+  if (transaction.status === 'Pending')
+    throw new BadRequestError(`transaction ${transactionId} is Pending; nothing to void yet`);
   if (transaction.voidingAt === undefined) {
     if (isSettled(transaction, now)) {
       throw new BadRequestError(`transaction ${transactionId} has settled; refund it instead of voiding`);
+    }
+    if (withinVoidMargin(transaction, now)) {
+      throw new BadRequestError(
+        `transaction ${transactionId} reaches its settlement cut-off at ${transaction.settlesAt} (less than ${VOID_CUTOFF_MARGIN_SECONDS} s away); refund it after the cut-off`,
+      );
     }
     if (!(await store.reserveVoid(transactionId, now.toISOString()))) {
       throw new BadRequestError(`transaction ${transactionId} has refunds; it cannot be voided`);
     }
   }
+  // A reserved void is finished whatever the time: the reservation was made before the margin.
   const result = await paymentProcessor().void({
     idempotencyKey: `void:${transactionId}`,
     merchantId,
     processorTransactionId: transaction.processorTransactionId!,
     amountCents: transaction.approvedCents,
   });
-  if (!result.approved)
+  if (!result.approved) {
+    // A definite refusal: the reservation goes, so that the sale can be refunded once settled.
+    await store.releaseVoid(transactionId);
     throw new BadRequestError(`the processor refused the void: ${result.responseMessage}`);
+  }
   await store.markVoided(transactionId, result.processedAt);
   return (await store.require(transactionId, merchantId)).transaction;
 }

@@ -4,18 +4,23 @@
  * processing of groups both charge through `runSale`.
  *
  * `runSale` is idempotent for a given transactionId: called again (a retried step, a resumed
- * request) it returns the stored transaction, or repeats the processor call with the same key,
- * which the processor answers with the first result and no second charge.
+ * request, the sweeper) it returns the stored transaction, or repeats the processor call with the
+ * same key, which the processor answers with the first result and no second charge.
+ *
+ * No charge without a record: the sale is written `Pending` before the processor is asked and
+ * settled with its answer afterwards (conditionally, the first answer wins). A crash in between
+ * leaves the Pending sale, which the sweeper (core/sweeper.ts), a GET of it or a retry settles.
  */
 import { config } from '#shared/config';
 import { BadRequestError } from '#shared/errors';
 import { declineOf } from '#domain/declines';
 import { parseProfileId } from '#domain/payors';
-import type { Transaction } from '#domain/transactions';
+import { PENDING_CODE, PENDING_MESSAGE, type Transaction } from '#domain/transactions';
 import { paymentProcessor } from '#processor/index';
 import { ProcessorUnavailableError, type SaleResult } from '#processor/processor';
 import { methodStore } from '#store/methods';
-import { duplicateGuards } from '#store/duplicates';
+import { logger } from '#shared/logger';
+import { duplicateGuards, type DuplicateKey } from '#store/duplicates';
 import { transactionStore } from '#store/transactions';
 
 export interface SaleRequest {
@@ -45,129 +50,202 @@ export interface SaleRequest {
 /** docs/product.md#duplicate-check: 5 minutes by default; DUPLICATE_WINDOW_SECONDS overrides it. */
 export const duplicateWindowSeconds = (): number => config().duplicateWindowSeconds;
 
-export async function runSale(request: SaleRequest, now: Date): Promise<Transaction> {
-  const transactions = transactionStore();
-  const existing = await transactions.find(request.transactionId);
-  if (existing) return existing.transaction;
+/** The response message of a sale whose processor call was reversed for want of an answer. */
+export const REVERSED_MESSAGE = 'Processor did not answer; the authorization was reversed';
 
+const duplicateKey = (t: Transaction): DuplicateKey => ({
+  merchantId: t.merchantId,
+  methodId: t.savedPaymentMethodId,
+  amountCents: t.amountCents,
+  ...(t.orderId !== undefined && { orderId: t.orderId }),
+});
+
+/** The sale as it is written before the processor is asked. */
+function pendingSale(request: SaleRequest, now: Date): Transaction {
   const { payorId, savedPaymentMethodId } = parseProfileId(request.profileId);
-  const base = {
+  return {
     transactionId: request.transactionId,
     merchantId: request.merchantId,
-    type: 'sale' as const,
+    type: 'sale',
+    status: 'Pending',
+    responseCode: PENDING_CODE,
+    responseMessage: PENDING_MESSAGE,
     amountCents: request.amountCents,
+    approvedCents: 0,
+    isDuplicate: false,
     profileId: request.profileId,
     payorId,
     savedPaymentMethodId,
     ...(request.orderId !== undefined && { orderId: request.orderId }),
     ...(request.paymentId !== undefined && { paymentId: request.paymentId }),
+    processedAt: now.toISOString(),
     refundedCents: 0,
     refundCount: 0,
+    processorKey: request.processorKey,
+    allowPartial: request.allowPartial,
   };
-  const declined = (code: string, extra: Partial<Transaction> = {}): Transaction => ({
-    ...base,
+}
+
+/** A sale's final record: the Pending one with a decline. */
+function declined(pending: Transaction, code: string, extra: Partial<Transaction> = {}): Transaction {
+  return {
+    ...pending,
     status: 'Declined',
     responseCode: code,
     responseMessage: declineOf(code).message,
     approvedCents: 0,
-    isDuplicate: false,
-    processedAt: now.toISOString(),
+    processedAt: new Date().toISOString(),
     ...extra,
-  });
+  };
+}
 
+/** A sale's final record: the Pending one with the processor's answer. */
+function answered(
+  pending: Transaction,
+  result: SaleResult,
+  settlementTime: (at: string) => string,
+): Transaction {
+  if (!result.approved)
+    return declined(pending, result.responseCode, {
+      responseMessage: result.responseMessage,
+      ...(result.processorTransactionId !== '' && { processorTransactionId: result.processorTransactionId }),
+      processedAt: result.processedAt,
+    });
+  return {
+    ...pending,
+    status: 'Approved',
+    responseCode: result.responseCode,
+    responseMessage: result.responseMessage,
+    approvedCents: result.approvedCents,
+    ...(result.authCode !== undefined && { authCode: result.authCode }),
+    processorTransactionId: result.processorTransactionId,
+    processedAt: result.processedAt,
+    settlesAt: settlementTime(result.processedAt),
+  };
+}
+
+/**
+ * Records a sale's answer. If the write's response is lost (it may have succeeded), the record is
+ * read back before anything else: a settled record is the answer. A sale still Pending stays so:
+ * the error propagates, nothing is reversed, and the sweeper or a retry settles it with its key.
+ */
+async function settle(txn: Transaction): Promise<Transaction> {
+  const transactions = transactionStore();
+  let stored: Transaction;
+  try {
+    stored = await transactions.settleSale(txn);
+  } catch (error) {
+    const found = await transactions.find(txn.transactionId).catch(() => undefined);
+    if (!found || found.transaction.status === 'Pending') throw error;
+    logger.warn('the response to a sale record was lost; read back', { transactionId: txn.transactionId });
+    stored = found.transaction;
+  }
+  if (stored.status === 'Declined')
+    await duplicateGuards().releaseGuard(duplicateKey(stored), stored.transactionId);
+  return stored;
+}
+
+export async function runSale(request: SaleRequest, now: Date): Promise<Transaction> {
+  const transactions = transactionStore();
+  const existing = (await transactions.find(request.transactionId))?.transaction;
+  if (existing && existing.status !== 'Pending') return existing;
+
+  const { payorId, savedPaymentMethodId } = parseProfileId(request.profileId);
   const method = await methodStore().findMethod(payorId, savedPaymentMethodId, request.merchantId);
   if (!method) {
+    // A Pending sale may have charged before its method went: reverse it, never just decline.
+    if (existing) return (await giveUpSale(request, 'the payment method is gone', now)).transaction;
     if (request.missingMethod === 'reject') {
       throw new BadRequestError(
         `profileId ${request.profileId} names no saved payment method of this merchant`,
       );
     }
-    return transactions.recordSale(declined('PM'));
+    return transactions.recordSale(
+      declined(pendingSale(request, now), 'PM', { processedAt: now.toISOString() }),
+    );
   }
   const card = { accountType: method.accountType, maskedAccountNumber: method.maskedAccountNumber };
+  const fresh: Transaction = { ...pendingSale(request, now), ...card };
+  const pending = existing ?? (await transactions.beginSale(fresh));
+  if (pending.status !== 'Pending') return pending;
+  // Resumed: the processor may have been asked before (a crash, a lost answer).
+  const resumed = pending !== fresh;
 
+  // The guard is taken at the time the sale was received, also when it is resumed later.
   const original = await duplicateGuards().guardDuplicate(
-    request.merchantId,
-    savedPaymentMethodId,
-    request.amountCents,
-    request.transactionId,
-    now,
+    duplicateKey(pending),
+    pending.transactionId,
+    new Date(pending.processedAt),
     duplicateWindowSeconds(),
   );
-  if (original)
-    return transactions.recordSale(
-      declined('19', { ...card, isDuplicate: true, originalTransactionId: original }),
-    );
-
   const processor = paymentProcessor();
+  const key = {
+    idempotencyKey: pending.processorKey ?? request.processorKey,
+    merchantId: request.merchantId,
+  };
+  if (original) {
+    // A resumed duplicate may have been charged before it lost its guard: reverse that first.
+    if (resumed) await processor.reverseUnanswered(key);
+    return settle(declined(pending, '19', { isDuplicate: true, originalTransactionId: original }));
+  }
+
   let result: SaleResult;
   try {
     result = await processor.sale({
-      idempotencyKey: request.processorKey,
+      idempotencyKey: key.idempotencyKey,
       merchantId: request.merchantId,
       token: method.processorToken,
-      amountCents: request.amountCents,
-      allowPartial: request.allowPartial,
+      amountCents: pending.amountCents,
+      allowPartial: pending.allowPartial ?? request.allowPartial,
     });
   } catch (error) {
     if (!(error instanceof ProcessorUnavailableError) || request.onNoAnswer === 'throw') throw error;
-    // No answer: reverse whatever may have happened, so that the sale is a definite decline
-    // (and the duplicate guard, released below, names a transaction that exists).
-    await processor.reverseUnanswered({
-      idempotencyKey: request.processorKey,
-      merchantId: request.merchantId,
-    });
-    result = {
-      approved: false,
-      processorTransactionId: '',
-      responseCode: '96',
-      responseMessage: 'Processor did not answer; the authorization was reversed',
-      approvedCents: 0,
-      processedAt: new Date().toISOString(),
-    };
+    // No answer: a definite decline recorded first, then whatever may have happened reversed
+    // (a sweeper that recorded an approval meanwhile wins, and nothing is reversed).
+    return (await giveUpSale(request, 'the processor did not answer', now)).transaction;
   }
-  const txn: Transaction = result.approved
-    ? {
-        ...base,
-        ...card,
-        status: 'Approved',
-        responseCode: result.responseCode,
-        responseMessage: result.responseMessage,
-        approvedCents: result.approvedCents,
-        ...(result.authCode !== undefined && { authCode: result.authCode }),
-        isDuplicate: false,
-        processorTransactionId: result.processorTransactionId,
-        processedAt: result.processedAt,
-        settlesAt: processor.settlementTime(result.processedAt),
-      }
-    : declined(result.responseCode, {
-        ...card,
-        responseMessage: result.responseMessage,
-        ...(result.processorTransactionId !== '' && {
-          processorTransactionId: result.processorTransactionId,
-        }),
-        processedAt: result.processedAt,
-      });
-  let stored: Transaction;
+  return settle(answered(pending, result, (at) => processor.settlementTime(at)));
+}
+
+/**
+ * Gives up on a sale that may have charged (a payment out of retries, a Pending sale whose method
+ * is gone): a Declined 96 record with `reversalDue` is written first, conditionally on the sale
+ * being absent or Pending, so that a charge still in flight can no longer record an approval;
+ * then the processor reverses the key. If the processor cannot be reached, the record keeps its
+ * sweep entry and the sweeper reverses later. `abandoned` is false when the sale had an answer.
+ */
+export async function giveUpSale(
+  request: Omit<SaleRequest, 'missingMethod'>,
+  reason: string,
+  now: Date,
+): Promise<{ transaction: Transaction; abandoned: boolean }> {
+  const transactions = transactionStore();
+  const found = (await transactions.find(request.transactionId))?.transaction;
+  if (found && found.status !== 'Pending' && !found.reversalDue)
+    return { transaction: found, abandoned: false };
+  const tombstone: Transaction = {
+    ...(found ?? pendingSale({ ...request, missingMethod: 'decline' }, now)),
+    status: 'Declined',
+    responseCode: '96',
+    responseMessage: REVERSED_MESSAGE,
+    approvedCents: 0,
+    processedAt: now.toISOString(),
+    reversalDue: true,
+  };
+  const stored = found?.reversalDue ? found : await transactions.settleSale(tombstone);
+  if (!stored.reversalDue) return { transaction: stored, abandoned: false };
+  logger.info('giving up on a sale', { transactionId: stored.transactionId, reason });
+  await duplicateGuards().releaseGuard(duplicateKey(stored), stored.transactionId);
   try {
-    stored = await transactions.recordSale(txn);
+    await paymentProcessor().reverseUnanswered({
+      idempotencyKey: stored.processorKey ?? request.processorKey,
+      merchantId: stored.merchantId,
+    });
+    await transactions.reversalDone(stored.transactionId);
   } catch (error) {
-    // Charged but not recorded: reverse at the processor (the caller sees the error and no
-    // money moved). If the reversal fails too, a retry with the same key finds the approval.
-    if (txn.status === 'Approved') {
-      await processor
-        .reverseUnanswered({ idempotencyKey: request.processorKey, merchantId: request.merchantId })
-        .catch(() => undefined);
-    }
-    throw error;
+    if (!(error instanceof ProcessorUnavailableError)) throw error;
+    logger.warn('timeout reversal left to the sweeper', { transactionId: stored.transactionId });
   }
-  if (stored.status === 'Declined') {
-    await duplicateGuards().releaseGuard(
-      request.merchantId,
-      savedPaymentMethodId,
-      request.amountCents,
-      request.transactionId,
-    );
-  }
-  return stored;
+  const { reversalDue: _due, ...transaction } = stored;
+  return { transaction, abandoned: true };
 }

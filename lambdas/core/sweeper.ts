@@ -3,9 +3,38 @@
  * (docs/architecture.md#sweeper). Every sale and refund is written `Pending` before the processor
  * is asked; `sweep` finds those still Pending after `olderThanSeconds` through the sparse sweep
  * index and settles each with its own processor key (a replay moves no money twice).
+ *
+ * - a Pending sale: its processor call replayed with its key, the answer recorded (runSale); a
+ *   sale whose method is gone, or that turns out to be a duplicate, is reversed and Declined;
+ * - a Pending refund: its processor call replayed with its key, Completed or Failed;
+ * - a reserved void: finished (Voided), or released when the processor refuses it;
+ * - a sale given up on (Declined 96) whose timeout reversal is due: reversed.
+ *
+ * Idempotency claims need no entry of their own: a claim's work is one of the above (settled
+ * here), and a retry of the request then resumes the claim onto the settled record.
  */
+import { ProcessorUnavailableError } from '#processor/processor';
+import { paymentProcessor } from '#processor/index';
+import { mapLimit } from '#shared/concurrency';
+import { ServiceError } from '#shared/errors';
+import { logger } from '#shared/logger';
+import type { Transaction } from '#domain/transactions';
+import { sweepIndex, type SweepKind as StoredSweepKind, type SweepWork } from '#store/sweep-index';
+import { transactionStore } from '#store/transactions';
+import { refundSale, voidSale } from './reversals';
+import { REVERSED_MESSAGE, runSale } from './sale';
 
-export type SweepKind = 'sale' | 'refund' | 'void';
+/** Work settled at once: the processor's and the table's load stay modest. */
+const CONCURRENCY = 8;
+
+/**
+ * Work Pending longer than this is stale: longer than an API function may run (10 s), so no live
+ * API request is overtaken. A scheduled charge still in flight may be replayed, which is safe: the
+ * same key gets the same answer, and the first record wins (docs/architecture.md#sweeper).
+ */
+export const STALE_AFTER_SECONDS = 15;
+
+export type SweepKind = StoredSweepKind;
 
 export interface SweepEntry {
   kind: SweepKind;
@@ -31,9 +60,116 @@ export interface SweepOptions {
   olderThanSeconds: number;
 }
 
-/** Settles every stale Pending sale, refund and reserved void; see SweepReport. */
+type Bucket = keyof SweepReport;
+
+/** Settles one Pending sale (also on the next touch: a GET of it). */
+export async function sweepSale(txn: Transaction, now: Date): Promise<[Bucket, SweepEntry]> {
+  const entry = (result: string): SweepEntry => ({
+    kind: 'sale',
+    merchantId: txn.merchantId,
+    transactionId: txn.transactionId,
+    result,
+  });
+  try {
+    const settled = await runSale(
+      {
+        transactionId: txn.transactionId,
+        processorKey: txn.processorKey ?? '',
+        merchantId: txn.merchantId,
+        profileId: txn.profileId,
+        amountCents: txn.amountCents,
+        allowPartial: txn.allowPartial ?? false,
+        ...(txn.orderId !== undefined && { orderId: txn.orderId }),
+        ...(txn.paymentId !== undefined && { paymentId: txn.paymentId }),
+        missingMethod: 'decline',
+        onNoAnswer: 'throw',
+      },
+      now,
+    );
+    const undone = settled.isDuplicate || settled.responseMessage === REVERSED_MESSAGE;
+    return [undone ? 'reversed' : 'settled', entry(settled.status)];
+  } catch (error) {
+    if (!(error instanceof ProcessorUnavailableError)) throw error;
+    return ['unsettled', entry(`processor unavailable: ${error.message}`)];
+  }
+}
+
+async function settleWork(work: SweepWork, now: Date): Promise<[Bucket, SweepEntry] | undefined> {
+  const store = transactionStore();
+  const found = await store.find(work.transactionId);
+  if (!found) return undefined;
+  const txn = found.transaction;
+  const entry = (result: string): SweepEntry => ({
+    kind: work.kind,
+    merchantId: txn.merchantId,
+    transactionId: txn.transactionId,
+    ...(work.refundId !== undefined && { refundId: work.refundId }),
+    result,
+  });
+  try {
+    switch (work.kind) {
+      case 'sale':
+        return txn.status === 'Pending' ? await sweepSale(txn, now) : undefined;
+      case 'refund': {
+        const refund = found.refunds.find((r) => r.refundId === work.refundId);
+        if (!refund || refund.status !== 'Pending') return undefined;
+        const done = await refundSale(
+          txn.merchantId,
+          txn.transactionId,
+          refund.amountCents,
+          refund.refundId,
+          now,
+        );
+        return ['settled', entry(done.refund.status)];
+      }
+      case 'void': {
+        if (txn.status !== 'Approved' || txn.voidingAt === undefined) return undefined;
+        try {
+          return ['settled', entry((await voidSale(txn.merchantId, txn.transactionId, now)).status)];
+        } catch (error) {
+          // A definite refusal: voidSale released the reservation (a refund may follow).
+          if (error instanceof ServiceError && error.status < 500) return ['reversed', entry('void refused')];
+          throw error;
+        }
+      }
+      case 'reverse':
+        if (!txn.reversalDue) return undefined;
+        await paymentProcessor().reverseUnanswered({
+          idempotencyKey: txn.processorKey ?? '',
+          merchantId: txn.merchantId,
+        });
+        await store.reversalDone(txn.transactionId);
+        return ['reversed', entry(txn.status)];
+    }
+  } catch (error) {
+    if (!(error instanceof ProcessorUnavailableError)) throw error;
+    return ['unsettled', entry(`processor unavailable: ${error.message}`)];
+  }
+}
+
+/** Settles every stale Pending sale, refund, reserved void and due reversal; see SweepReport. */
 export async function sweep(now: Date, options: SweepOptions): Promise<SweepReport> {
-  void now;
-  void options;
-  return { settled: [], reversed: [], unsettled: [] };
+  const before = new Date(now.getTime() - options.olderThanSeconds * 1000).toISOString();
+  const work = await sweepIndex().staleWork(before);
+  const report: SweepReport = { settled: [], reversed: [], unsettled: [] };
+  const outcomes = await mapLimit(work, CONCURRENCY, async (item) => {
+    try {
+      return await settleWork(item, now);
+    } catch (error) {
+      // One item's failure must not stop the others: it stays in the index for the next sweep.
+      logger.error('sweep: could not settle', { ...item, error });
+      return [
+        'unsettled',
+        { kind: item.kind, merchantId: '', transactionId: item.transactionId, result: String(error) },
+      ] as [Bucket, SweepEntry];
+    }
+  });
+  for (const outcome of outcomes) if (outcome) report[outcome[0]].push(outcome[1]);
+  if (work.length > 0)
+    logger.info('sweep', {
+      settled: report.settled.length,
+      reversed: report.reversed.length,
+      unsettled: report.unsettled.length,
+    });
+  return report;
 }

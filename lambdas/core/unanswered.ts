@@ -1,13 +1,14 @@
 /**
- * Giving up on a scheduled payment's charge without ever leaving money behind: if the sale was
- * recorded, that record is the answer; otherwise the processor reverses whatever may have
- * happened under the payment's key (timeout reversal) before the payment is called Failed.
+ * Giving up on a scheduled payment's charge without ever leaving money behind (core/sale.ts
+ * `giveUpSale`): a Declined 96 record goes first, conditionally on the sale being absent or
+ * Pending, so that an invocation still between approval and its record loses; then the processor
+ * reverses whatever may have happened under the payment's key (timeout reversal), now or, when it
+ * cannot be reached, from the sweeper. If the sale already had an answer, that is the answer.
  */
 import { failedAuthResponse, saleAuthResponse, type AuthResponse } from '#domain/processing';
 import type { Payment } from '#domain/groups';
 import { transactionView } from '#domain/transactions';
-import { paymentProcessor } from '#processor/index';
-import { transactionStore } from '#store/transactions';
+import { giveUpSale } from './sale';
 
 export async function giveUpOnCharge(
   payment: Payment,
@@ -15,9 +16,21 @@ export async function giveUpOnCharge(
   merchantId: string,
   reason: string,
 ): Promise<AuthResponse> {
-  const recorded = await transactionStore().find(transactionId);
-  if (recorded) return saleAuthResponse(transactionView(recorded.transaction, recorded.refunds, new Date()));
-  // Throws if the processor cannot be reached either: the state machine then retries the step.
-  await paymentProcessor().reverseUnanswered({ idempotencyKey: `payment:${payment.paymentId}`, merchantId });
-  return failedAuthResponse(payment, reason, new Date());
+  const now = new Date();
+  const { transaction, abandoned } = await giveUpSale(
+    {
+      transactionId,
+      processorKey: `payment:${payment.paymentId}`,
+      merchantId,
+      profileId: payment.profileId,
+      amountCents: payment.amountCents,
+      allowPartial: payment.allowPartial ?? false,
+      ...(payment.orderId !== undefined && { orderId: payment.orderId }),
+      paymentId: payment.paymentId,
+    },
+    reason,
+    now,
+  );
+  if (!abandoned) return saleAuthResponse(transactionView(transaction, [], now));
+  return failedAuthResponse(payment, reason, now);
 }

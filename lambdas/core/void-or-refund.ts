@@ -44,7 +44,12 @@ async function reverseSale(
 ): Promise<PaymentOutcome> {
   const { paymentId } = payment;
   const { transaction } = await transactionStore().require(transactionId, merchantId);
-  if (transaction.status === 'Voided' || !isSettled(transaction, now)) {
+  // A reserved void is finished whatever the time (a refund could never start after it).
+  if (
+    transaction.status === 'Voided' ||
+    transaction.voidingAt !== undefined ||
+    !isSettled(transaction, now)
+  ) {
     const voided = await voidSale(merchantId, transaction.transactionId, now);
     const response: VoidOrRefundResponse = {
       type: 'Void',
@@ -138,9 +143,13 @@ export async function voidOrRefundGroup(
 ): Promise<GroupReversal> {
   const group = await requireGroup(groupId, merchantId);
   const payments = await selectPayments(group, paymentIds);
+  // The clock runs on while a large group is reversed: each payment decides void or refund at
+  // its own time (the request's `now` plus the time elapsed), not at the request's start.
+  const started = Date.now();
+  const clock = () => new Date(now.getTime() + (Date.now() - started));
   const outcomes = await mapLimit(payments, CONCURRENCY, async (payment): Promise<PaymentOutcome> => {
     try {
-      return await reverse(payment, merchantId, now);
+      return await reverse(payment, merchantId, clock());
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       logger.warn('reversal refused', { paymentId: payment.paymentId, reason: error.message });

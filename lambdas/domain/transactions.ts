@@ -7,7 +7,14 @@ import type { RefundResponse, TransactionView } from '#contract/schemas/transact
 import { declineOf } from './declines';
 import { fromCents, type Cents } from './money';
 
-export type TransactionStatus = 'Approved' | 'Declined' | 'Voided';
+/**
+ * `Pending`: written before the processor is asked, so that no charge exists without a record;
+ * a sale stays Pending only while its request runs, or until the sweeper settles it after a crash
+ * (docs/product.md#transaction-responses).
+ */
+export type TransactionStatus = 'Pending' | 'Approved' | 'Declined' | 'Voided';
+/** The status a sale ends in (runSale never returns a Pending sale). */
+export type SettledStatus = Exclude<TransactionStatus, 'Pending'>;
 export type RefundStatus = 'Pending' | 'Completed' | 'Failed';
 
 export interface Transaction {
@@ -43,7 +50,30 @@ export interface Transaction {
   voidedAt?: string;
   /** Set when a void is reserved (before the processor is asked); no refund after it. */
   voidingAt?: string;
+  /** The processor idempotency key of the sale: the sweeper replays a Pending sale with it. */
+  processorKey?: string;
+  /** As requested: the sweeper's replay asks the same. */
+  allowPartial?: boolean;
+  /**
+   * Set on a sale given up on (Declined 96) until the processor confirms the timeout reversal of
+   * its key; the sweeper retries that reversal.
+   */
+  reversalDue?: boolean;
 }
+
+/** A Pending sale's response code and message (docs/product.md#transaction-responses). */
+export const PENDING_CODE = 'PD';
+export const PENDING_MESSAGE = 'Pending: the processor has not answered yet; GET the transaction again';
+
+/**
+ * No void is reserved this close to the settlement cut-off: the void must reach the processor
+ * before the cut-off, and a reservation made just before it could be answered after it
+ * (docs/decisions.md "Void safety margin"). Within the margin the sale is refunded after the cut-off.
+ */
+export const VOID_CUTOFF_MARGIN_SECONDS = 120;
+
+export const withinVoidMargin = (t: Transaction, now: Date): boolean =>
+  t.settlesAt !== undefined && Date.parse(t.settlesAt) - now.getTime() < VOID_CUTOFF_MARGIN_SECONDS * 1000;
 
 export interface Refund {
   refundId: string;

@@ -7,6 +7,7 @@ import { config, type FunctionConfig } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import type { PaymentProcessor } from './processor';
 import { SandboxProcessor } from './sandbox';
+import { withProcessorTimeout } from './timeout';
 
 const adapters: Readonly<Record<string, (config: FunctionConfig) => PaymentProcessor>> = {
   sandbox: (c) => new SandboxProcessor(ddb(), c.tableName, c.settlement, c.sandboxLatencyMs),
@@ -25,7 +26,8 @@ adapterOf(config().processor);
 let processor: PaymentProcessor | undefined;
 
 export function paymentProcessor(): PaymentProcessor {
-  processor ??= adapterOf(config().processor)(config());
+  // Every adapter's calls are bounded well below the function's timeout (timeout.ts).
+  processor ??= withProcessorTimeout(adapterOf(config().processor)(config()));
   return processor;
 }
 

@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 
 /** Pending groups are spread over this many due-index partitions (no hot key at scale). */
 export const DUE_SHARDS = 4;
+/** Pending sales and refunds are spread over this many sweep-index partitions. */
+export const SWEEP_SHARDS = 4;
 
 /** The day-indexed kinds of items (see `keys.dayIndex`). */
 export type DayKind = 'SANDBOX' | 'TXN' | 'REFUND';
@@ -37,10 +39,13 @@ export const keys = {
     pk: `IDEM#${merchantId}#${scope}#${key}`,
     sk: 'IDEM',
   }),
-  /** Duplicate-check guard: the last approved or in-flight sale of this amount on this method. */
-  duplicateGuard: (merchantId: string, methodId: string, amountCents: number) => ({
+  /**
+   * Duplicate-check guard: the last approved or in-flight sale of this amount on this method for
+   * this orderId (docs/decisions.md "Duplicate check and orderId"; no orderId: sk `DUP`).
+   */
+  duplicateGuard: (merchantId: string, methodId: string, amountCents: number, orderId?: string) => ({
     pk: `DUP#${merchantId}#${methodId}#${amountCents}`,
-    sk: 'DUP',
+    sk: orderId === undefined ? 'DUP' : `DUP#ORDER#${orderId}`,
   }),
   /** Outbox: one item per e-mail to send, written with the change that causes it. */
   outbox: (outboxId: string) => ({ pk: `OUTBOX#${outboxId}`, sk: 'OUTBOX' }),
@@ -71,4 +76,15 @@ export const keys = {
   },
   dueShards: () => Array.from({ length: DUE_SHARDS }, (_, i) => `DUE#${i}`),
   dueSort: (slot: string, groupId: string) => `${slot}#${groupId}`,
+  /**
+   * GSI2 (sparse): a sale or refund while Pending, a sale while its void is reserved; removed when
+   * settled. The sort key starts with the time the work began, so the sweeper reads stale work
+   * with one Query per shard (docs/architecture.md#sweeper).
+   */
+  sweepShard: (id: string) => {
+    const shard = createHash('sha1').update(id).digest()[0]! % SWEEP_SHARDS;
+    return `SWEEP#${shard}`;
+  },
+  sweepShards: () => Array.from({ length: SWEEP_SHARDS }, (_, i) => `SWEEP#${i}`),
+  sweepSort: (at: string, kind: string, id: string) => `${at}#${kind}#${id}`,
 };

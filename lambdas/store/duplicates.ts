@@ -1,6 +1,8 @@
 /**
- * Duplicate-check guards in DynamoDB: `DUP#mid#method#cents` names the last approved (or
- * in-flight) sale; claiming it is a conditional put that succeeds only when it is absent, older
+ * Duplicate-check guards in DynamoDB: `DUP#mid#method#cents` / `DUP` or `DUP#ORDER#<orderId>`
+ * names the last approved (or in-flight) sale of that amount on that method for that orderId
+ * (two sales differing only in orderId are not duplicates; docs/decisions.md "Duplicate check
+ * and orderId"); claiming it is a conditional put that succeeds only when it is absent, older
  * than the window, or ours. Of N identical concurrent sales exactly one claims it; the others are
  * duplicates.
  */
@@ -8,24 +10,28 @@ import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } fr
 import { keys } from '#shared/keys';
 import { containerStore, epoch, isConditionFailure, RECORD_TTL_SECONDS } from './items';
 
+/** What makes two sales duplicates of each other (within the window). */
+export interface DuplicateKey {
+  merchantId: string;
+  methodId: string;
+  amountCents: number;
+  /** Absent: equal to every other sale without orderId. */
+  orderId?: string;
+}
+
 export interface DuplicateGuards {
   /** Claims the duplicate guard; the earlier transaction's id when this sale is a duplicate. */
   guardDuplicate(
-    merchantId: string,
-    methodId: string,
-    amountCents: number,
+    key: DuplicateKey,
     transactionId: string,
     now: Date,
     windowSeconds: number,
   ): Promise<string | undefined>;
   /** A declined sale blocks nothing: its guard is removed (only if it is still ours). */
-  releaseGuard(
-    merchantId: string,
-    methodId: string,
-    amountCents: number,
-    transactionId: string,
-  ): Promise<void>;
+  releaseGuard(key: DuplicateKey, transactionId: string): Promise<void>;
 }
+
+const guardKey = (k: DuplicateKey) => keys.duplicateGuard(k.merchantId, k.methodId, k.amountCents, k.orderId);
 
 export class DynamoDuplicateGuards implements DuplicateGuards {
   constructor(
@@ -35,14 +41,12 @@ export class DynamoDuplicateGuards implements DuplicateGuards {
 
   /** Claims the duplicate guard; returns the earlier transaction's id when this sale is a duplicate. */
   async guardDuplicate(
-    merchantId: string,
-    methodId: string,
-    amountCents: number,
+    key: DuplicateKey,
     transactionId: string,
     now: Date,
     windowSeconds: number,
   ): Promise<string | undefined> {
-    const Key = keys.duplicateGuard(merchantId, methodId, amountCents);
+    const Key = guardKey(key);
     try {
       await this.db.send(
         new PutCommand({
@@ -70,23 +74,17 @@ export class DynamoDuplicateGuards implements DuplicateGuards {
       new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
     );
     // Released in between: try once more.
-    if (!Item)
-      return this.guardDuplicate(merchantId, methodId, amountCents, transactionId, now, windowSeconds);
+    if (!Item) return this.guardDuplicate(key, transactionId, now, windowSeconds);
     return Item.transactionId as string;
   }
 
   /** A declined sale blocks nothing: its guard is removed (only if it is still ours). */
-  async releaseGuard(
-    merchantId: string,
-    methodId: string,
-    amountCents: number,
-    transactionId: string,
-  ): Promise<void> {
+  async releaseGuard(key: DuplicateKey, transactionId: string): Promise<void> {
     await this.db
       .send(
         new DeleteCommand({
           TableName: this.tableName,
-          Key: keys.duplicateGuard(merchantId, methodId, amountCents),
+          Key: guardKey(key),
           ConditionExpression: 'transactionId = :me',
           ExpressionAttributeValues: { ':me': transactionId },
         }),

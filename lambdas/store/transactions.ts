@@ -5,6 +5,9 @@
  * - Refunds reserve their amount on the sale with `refundedCents <= approvedCents - amount` as the
  *   condition, in the same transaction that writes the Pending refund: racing refunds can never
  *   exceed the charge.
+ * - A sale is written Pending before the processor is asked and settled conditionally on still
+ *   being Pending. Pending sales, Pending refunds and reserved voids carry a sweep-index entry
+ *   (GSI2 `SWEEP#shard`, `sweep-index.ts`), removed in the write that settles them.
  */
 import {
   PutCommand,
@@ -17,6 +20,7 @@ import { NotFoundError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { Refund, Transaction } from '#domain/transactions';
 import { containerStore, isConditionFailure, queryAll, strip } from './items';
+import { sweepEntry } from './sweep-index';
 
 export class TransactionNotFoundError extends NotFoundError {
   constructor(transactionId: string) {
@@ -32,11 +36,22 @@ export interface SaleWithRefunds {
 export interface TransactionStore {
   /** Writes a sale once; the stored one when it exists. */
   recordSale(txn: Transaction): Promise<Transaction>;
+  /** Writes a Pending sale (with its sweep entry) once; the stored one when it exists. */
+  beginSale(pending: Transaction): Promise<Transaction>;
+  /**
+   * Settles a Pending (or absent) sale with its answer and drops its sweep entry; the stored one
+   * when it was settled already (the first answer wins). With `reversalDue`, the entry stays.
+   */
+  settleSale(txn: Transaction): Promise<Transaction>;
+  /** The processor confirmed a due timeout reversal: the sweep entry goes. */
+  reversalDone(transactionId: string): Promise<void>;
   find(transactionId: string): Promise<SaleWithRefunds | undefined>;
   /** As `find`; 404 when absent or another merchant's. */
   require(transactionId: string, merchantId: string): Promise<SaleWithRefunds>;
   reserveVoid(transactionId: string, at: string): Promise<boolean>;
   markVoided(transactionId: string, at: string): Promise<void>;
+  /** The processor refused the void: the reservation goes (a refund may follow). */
+  releaseVoid(transactionId: string): Promise<void>;
   reserveRefund(txn: Transaction, refund: Refund): Promise<boolean>;
   finishRefund(
     refund: Refund,
@@ -52,6 +67,25 @@ export class DynamoTransactionStore implements TransactionStore {
 
   /** Writes a sale once; if it already exists (a resumed request), the stored one wins. */
   async recordSale(txn: Transaction): Promise<Transaction> {
+    return this.putSale(txn, 'attribute_not_exists(pk)');
+  }
+
+  async beginSale(pending: Transaction): Promise<Transaction> {
+    return this.putSale(
+      pending,
+      'attribute_not_exists(pk)',
+      sweepEntry('sale', pending.transactionId, pending.processedAt),
+    );
+  }
+
+  async settleSale(txn: Transaction): Promise<Transaction> {
+    const entry = txn.reversalDue ? sweepEntry('reverse', txn.transactionId, txn.processedAt) : {};
+    return this.putSale(txn, 'attribute_not_exists(pk) OR #status = :pending', entry);
+  }
+
+  /** Puts a sale on `condition`; when it fails, the stored sale wins. */
+  private async putSale(txn: Transaction, condition: string, entry: object = {}): Promise<Transaction> {
+    const pending = condition.includes(':pending');
     try {
       await this.db.send(
         new PutCommand({
@@ -60,10 +94,15 @@ export class DynamoTransactionStore implements TransactionStore {
             ...keys.transaction(txn.transactionId),
             // Listed by day for reconciliation (core/reconcile.ts).
             ...keys.dayIndex('TXN', txn.processedAt, txn.transactionId),
+            ...entry,
             entity: 'transaction',
             ...txn,
           },
-          ConditionExpression: 'attribute_not_exists(pk)',
+          ConditionExpression: condition,
+          ...(pending && {
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':pending': 'Pending' },
+          }),
         }),
       );
       return txn;
@@ -71,6 +110,17 @@ export class DynamoTransactionStore implements TransactionStore {
       if (!isConditionFailure(error)) throw error;
       return (await this.find(txn.transactionId))!.transaction;
     }
+  }
+
+  async reversalDone(transactionId: string): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.transaction(transactionId),
+        UpdateExpression: 'REMOVE reversalDue, gsi2pk, gsi2sk',
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
   }
 
   async find(transactionId: string): Promise<{ transaction: Transaction; refunds: Refund[] } | undefined> {
@@ -106,15 +156,23 @@ export class DynamoTransactionStore implements TransactionStore {
    * repeat (a retry after a crash) finishes the void whatever the time. False when refunds exist.
    */
   async reserveVoid(transactionId: string, at: string): Promise<boolean> {
+    const entry = sweepEntry('void', transactionId, at);
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.transaction(transactionId),
-          UpdateExpression: 'SET voidingAt = if_not_exists(voidingAt, :at)',
+          UpdateExpression:
+            'SET voidingAt = if_not_exists(voidingAt, :at), gsi2pk = :shard, gsi2sk = if_not_exists(gsi2sk, :sort)',
           ConditionExpression: '#status = :approved AND refundedCents = :zero',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':approved': 'Approved', ':at': at, ':zero': 0 },
+          ExpressionAttributeValues: {
+            ':approved': 'Approved',
+            ':at': at,
+            ':zero': 0,
+            ':shard': entry.gsi2pk,
+            ':sort': entry.gsi2sk,
+          },
         }),
       );
       return true;
@@ -131,10 +189,27 @@ export class DynamoTransactionStore implements TransactionStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.transaction(transactionId),
-          UpdateExpression: 'SET #status = :voided, voidedAt = :at',
+          UpdateExpression: 'SET #status = :voided, voidedAt = :at REMOVE gsi2pk, gsi2sk',
           ConditionExpression: '#status = :approved AND attribute_exists(voidingAt)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':voided': 'Voided', ':approved': 'Approved', ':at': at },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async releaseVoid(transactionId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.transaction(transactionId),
+          UpdateExpression: 'REMOVE voidingAt, gsi2pk, gsi2sk',
+          ConditionExpression: '#status = :approved AND attribute_exists(voidingAt)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':approved': 'Approved' },
         }),
       );
     } catch (error) {
@@ -173,6 +248,7 @@ export class DynamoTransactionStore implements TransactionStore {
                 Item: {
                   ...keys.refund(txn.transactionId, refund.refundId),
                   ...keys.dayIndex('REFUND', refund.date, refund.refundId),
+                  ...sweepEntry('refund', refund.refundId, refund.date),
                   entity: 'refund',
                   ...refund,
                 },
@@ -200,7 +276,7 @@ export class DynamoTransactionStore implements TransactionStore {
       Update: {
         TableName: this.tableName,
         Key: keys.refund(refund.transactionId, refund.refundId),
-        UpdateExpression: 'SET #status = :s, responseCode = :c, responseMessage = :m',
+        UpdateExpression: 'SET #status = :s, responseCode = :c, responseMessage = :m REMOVE gsi2pk, gsi2sk',
         ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {

@@ -6,6 +6,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { idempotent } from '../../lambdas/core/idempotency';
 import { refundSale, voidSale } from '../../lambdas/core/reversals';
 import { runSale, type SaleRequest } from '../../lambdas/core/sale';
+import { sweep } from '../../lambdas/core/sweeper';
 import { DECLINE_CATEGORY_DESCRIPTIONS } from '../../lambdas/domain/declines';
 import { transactionView, type Transaction } from '../../lambdas/domain/transactions';
 import { useProcessor } from '../../lambdas/processor/index';
@@ -192,7 +193,8 @@ describe('duplicate check', () => {
     const request = sale(await aProfile(), 888, { onNoAnswer: 'throw' });
     processor.failNext(request.processorKey, 'unavailable-after');
     await expect(runSale(request, base)).rejects.toThrow('the answer was lost');
-    expect(await transactionStore().find(request.transactionId)).toBeUndefined();
+    // Recorded Pending before the processor was asked (issue 13, defect 1).
+    expect((await transactionStore().find(request.transactionId))?.transaction.status).toBe('Pending');
     const txn = await runSale(request, at(1));
     expect(txn).toMatchObject({ status: 'Approved', isDuplicate: false });
     expect(await ledgerCalls('SALE', request.processorKey)).toBe(2);
@@ -341,14 +343,14 @@ describe('timeout reversal (the processor gives no answer)', () => {
     expect((await runSale(sale(profile, 6200), at(1))).status).toBe('Approved');
   });
 
-  test("onNoAnswer 'throw': the error propagates, nothing is recorded, the guard still names the sale", async () => {
+  test("onNoAnswer 'throw': the error propagates, the sale stays Pending, the guard still names it", async () => {
     const profile = await aProfile();
     const request = sale(profile, 6300, { onNoAnswer: 'throw' });
     processor.failNext(request.processorKey, 'unavailable-before');
     const error = await runSale(request, base).catch((e: unknown) => e);
     expect(nameOf(error)).toBe('ProcessorUnavailableError');
     expect(callsOf(request.processorKey)).toEqual(['SALE']);
-    expect(await transactionStore().find(request.transactionId)).toBeUndefined();
+    expect((await transactionStore().find(request.transactionId))?.transaction.status).toBe('Pending');
     expect(await sandbox.ledger('SALE', request.processorKey)).toBeUndefined();
     expect(await guardOf(profile, 6300)).toBe(request.transactionId);
 
@@ -366,28 +368,39 @@ describe('timeout reversal (the processor gives no answer)', () => {
     expect(await guardOf(profile, 6300)).toBe(request.transactionId);
   });
 
-  test('other processor errors propagate without a reversal', async () => {
+  test('other processor errors propagate without a reversal; the sale stays Pending', async () => {
     const profile = await aProfile();
     const request = sale(profile, 6400);
     processor.failNext(request.processorKey, 'crash-after');
     await expect(runSale(request, base)).rejects.toThrow('simulated crash');
     expect(callsOf(request.processorKey)).toEqual(['SALE']);
-    expect(await transactionStore().find(request.transactionId)).toBeUndefined();
+    expect((await transactionStore().find(request.transactionId))?.transaction.status).toBe('Pending');
     expect(await sandbox.ledger('SALE', request.processorKey)).not.toHaveProperty('reversed');
   });
 
-  test('a reversal that gets no answer either propagates; the retry completes the sale', async () => {
+  test('a reversal that gets no answer either: Declined 96 recorded first, the sweeper reverses later', async () => {
     const profile = await aProfile();
     const request = sale(profile, 6500);
     processor.failNext(request.processorKey, 'unavailable-before');
     processor.reverseFault = 'unavailable-before';
-    const error = await runSale(request, base).catch((e: unknown) => e);
-    expect(nameOf(error)).toBe('ProcessorUnavailableError');
+    const txn = await runSale(request, base);
+    expect(txn).toMatchObject({ status: 'Declined', responseCode: '96', approvedCents: 0 });
     expect(callsOf(request.processorKey)).toEqual(['SALE', 'REVERSE']);
-    expect(await transactionStore().find(request.transactionId)).toBeUndefined();
-    expect(await guardOf(profile, 6500)).toBe(request.transactionId);
+    expect((await transactionStore().find(request.transactionId))?.transaction).toMatchObject({
+      status: 'Declined',
+      reversalDue: true,
+    });
+    expect(await guardOf(profile, 6500)).toBeUndefined();
     processor.reverseFault = 'none';
-    expect(await runSale(request, at(1))).toMatchObject({ status: 'Approved', isDuplicate: false });
+    // A retry returns the decline; the sweeper makes the reversal.
+    expect(await runSale(request, at(1))).toMatchObject({ status: 'Declined', responseCode: '96' });
+    const report = await sweep(at(60), { olderThanSeconds: 30 });
+    expect(report.reversed).toContainEqual(
+      expect.objectContaining({ kind: 'reverse', transactionId: request.transactionId }),
+    );
+    expect(await sandbox.ledger('SALE', request.processorKey)).toMatchObject({ reversed: true });
+    const after = (await transactionStore().find(request.transactionId))!.transaction;
+    expect(after.reversalDue).toBeUndefined();
   });
 });
 

@@ -1,0 +1,35 @@
+/**
+ * The adapter timeout: every processor call gives up after a bound well below the function's own
+ * timeout (API functions: 10 s), so that a slow processor ends in ProcessorUnavailableError and
+ * the caller's timeout reversal (or retry with the same key) runs, instead of the function being
+ * killed half-way with nothing recorded. docs/decisions.md "Processor timeout".
+ */
+import { ProcessorUnavailableError, type PaymentProcessor } from './processor';
+
+/** One processor call; a sale plus its timeout reversal (2 × 3 s) fits in an API function's 10 s. */
+export const PROCESSOR_TIMEOUT_MS = 3_000;
+
+function bounded<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ProcessorUnavailableError(`processor ${what} gave no answer within ${ms} ms`)),
+      ms,
+    );
+  });
+  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The adapter with every network call bounded by `ms` (settlementTime is local arithmetic). */
+export function withProcessorTimeout(inner: PaymentProcessor, ms = PROCESSOR_TIMEOUT_MS): PaymentProcessor {
+  return {
+    tokenize: (r) => bounded(inner.tokenize(r), ms, 'tokenize'),
+    sale: (r) => bounded(inner.sale(r), ms, 'sale'),
+    void: (r) => bounded(inner.void(r), ms, 'void'),
+    refund: (r) => bounded(inner.refund(r), ms, 'refund'),
+    reverseUnanswered: (r) => bounded(inner.reverseUnanswered(r), ms, 'reversal'),
+    settlementTime: (t) => inner.settlementTime(t),
+    // A report read by the daily reconciliation, not a call an API function waits on.
+    listActivity: (since, until) => inner.listActivity(since, until),
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The sweep index (GSI2, sparse, `SWEEP#shard` / `<began at>#<kind>#<id>`): money-moving work
+ * that has begun and not been settled. A Pending sale, a Pending refund, a sale whose void is
+ * reserved, and a sale given up on whose timeout reversal the processor has not confirmed carry
+ * the entry; the write that settles them removes it. The sweeper reads what began before a
+ * cut-off with one Query per shard, never a Scan (docs/architecture.md#sweeper).
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from '#shared/keys';
+import { containerStore, queryAll } from './items';
+
+/** `reverse`: a sale given up on (Declined 96) whose timeout reversal is still due. */
+export type SweepKind = 'sale' | 'refund' | 'void' | 'reverse';
+
+export interface SweepWork {
+  kind: SweepKind;
+  transactionId: string;
+  refundId?: string;
+  /** When the work began (ISO-8601). */
+  since: string;
+}
+
+/** The GSI2 attributes of a sweep entry; `id` spreads entries over the shards. */
+export const sweepEntry = (kind: SweepKind, id: string, at: string) => ({
+  gsi2pk: keys.sweepShard(id),
+  gsi2sk: keys.sweepSort(at, kind, id),
+});
+
+export interface SweepIndex {
+  /** Work begun before `before` (ISO-8601) and not settled yet, oldest first per shard. */
+  staleWork(before: string): Promise<SweepWork[]>;
+}
+
+export class DynamoSweepIndex implements SweepIndex {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async staleWork(before: string): Promise<SweepWork[]> {
+    const pages = await Promise.all(
+      keys.sweepShards().map((shard) =>
+        queryAll(this.db, {
+          TableName: this.tableName,
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :s AND gsi2sk < :before',
+          ExpressionAttributeValues: { ':s': shard, ':before': before },
+          ProjectionExpression: 'pk, sk, gsi2sk',
+        }),
+      ),
+    );
+    return pages.flat().map((item) => {
+      const sort = String(item.gsi2sk).split('#');
+      const transactionId = String(item.pk).slice('TXN#'.length);
+      const sk = String(item.sk);
+      return {
+        kind: sort[1] as SweepKind,
+        transactionId,
+        ...(sk.startsWith(keys.refundPrefix) && { refundId: sk.slice(keys.refundPrefix.length) }),
+        since: sort[0]!,
+      };
+    });
+  }
+}
+
+/** The container's index, on the configured table (made on first use). */
+export const sweepIndex: () => SweepIndex = containerStore(DynamoSweepIndex);
