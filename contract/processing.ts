@@ -35,6 +35,15 @@ export const NOTIFIER_HANDLER = 'notifications/send-notifications';
 export const SCHEDULER_HANDLER = 'processing/schedule-tick';
 
 /**
+ * The daily reconciliation rule's target (docs/architecture.md#reconciliation), and the message of
+ * the log line holding its report, which the unhealed-differences metric filter matches.
+ */
+export const RECONCILIATION = {
+  handler: 'processing/reconcile',
+  reportMessage: 'reconciliation report',
+} as const;
+
+/**
  * One execution name per processing attempt of a group (at most 80 characters, no `:`): a repeated
  * start of the same attempt is not a second run, and a re-drive after a closed execution is a new
  * name (Step Functions never runs a name twice).

@@ -8,6 +8,7 @@ import { SERVICE_NAME } from './service-function';
 import { ServiceTable } from './table';
 import { ServiceProcessing } from './processing';
 import { ServiceNotifications } from './notifications';
+import { ServiceReconciliation } from './reconciliation';
 import { ServiceMonitoring } from './monitoring';
 import { addNagSuppressions } from './nag';
 import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
@@ -53,6 +54,7 @@ export class ServiceStack extends Stack {
   readonly api: ServiceApi;
   readonly processing: ServiceProcessing;
   readonly notifications: ServiceNotifications;
+  readonly reconciliation: ServiceReconciliation;
   readonly monitoring: ServiceMonitoring;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
@@ -86,6 +88,11 @@ export class ServiceStack extends Stack {
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
       senderAddress,
+    });
+    this.reconciliation = new ServiceReconciliation(this, 'Reconciliation', {
+      stage,
+      table: this.table.table,
+      alarmTopic: this.processing.alarmTopic,
     });
     this.api = new ServiceApi(this, 'Api', {
       stage,
