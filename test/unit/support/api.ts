@@ -9,13 +9,12 @@ import type { Group, Payment } from '#domain/groups';
 import { apiScope } from '#contract/stage';
 import { groupItem } from '#store/groups';
 import { paymentItem } from '#store/payments';
+import { GROUP_ID, MID, PAYMENT_ID } from '../../fixtures';
 
-export const MID = '32350000001';
+export { GROUP_ID, MID, PAYMENT_ID };
 export const SHORT_MID = '23500001';
 export const OTHER_MID = '41000000001';
 export const CLIENT_ID = 'c1';
-export const GROUP_ID = '01890a5d-ac96-774b-bcce-b302099a8057';
-export const PAYMENT_ID = '01890a5d-ac96-774b-bcce-b302099a8058';
 export const FUTURE_DATE = '2099-06-01';
 
 export const ddbMock = mockClient(DynamoDBDocumentClient);
@@ -261,38 +260,8 @@ export function grant(mid: string, merchant = merchantItem): void {
     .resolves({ Item: { ...grantKey(mid), entity: 'grant', clientId: CLIENT_ID, ...merchant } });
 }
 
-export const group = (over: Partial<Group> = {}): Group => ({
-  paymentGroupId: GROUP_ID,
-  merchantId: MID,
-  scheduleDate: FUTURE_DATE,
-  scheduleHour: 9,
-  locationId: 7,
-  transactionInitiator: 'Merchant',
-  surchargeCompliance: false,
-  allowPartial: false,
-  status: 'pending',
-  paymentCount: 1,
-  totalCents: 1999,
-  dateCreated: '2026-05-01T00:00:00.000Z',
-  lastUpdated: '2026-05-01T00:00:00.000Z',
-  ...over,
-});
-
-export const payment = (over: Partial<Payment> = {}): Payment => ({
-  paymentId: PAYMENT_ID,
-  paymentGroupId: GROUP_ID,
-  merchantId: MID,
-  profileId: 'payor1/method1',
-  amountCents: 1999,
-  recurring: false,
-  sendEmailReceipt: false,
-  sendPaymentScheduledNotification: false,
-  deleted: false,
-  dateCreated: '2026-05-01T00:00:00.000Z',
-  lastUpdated: '2026-05-01T00:00:00.000Z',
-  authResponse: null,
-  ...over,
-});
+// The records themselves are the shared fixtures' (same ids, dates and amounts).
+export { group, payment } from '../../fixtures';
 
 /** The stored group (as its table item) returned by the group GetItem. */
 export function storedGroup(g: Group | undefined): void {
