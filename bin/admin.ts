@@ -8,6 +8,7 @@
  *   npm run admin -- grants --client <app client id> [target]
  *   npm run admin -- merchant --mid 23500009 [target]
  *   npm run admin -- resend-notification --outbox notice:<paymentId> [target]
+ *   npm run admin -- reconcile [--since <ISO-8601>] [--stale-minutes N] [--json] [target]
  *
  * target: --local (default; the running `npm start`, found through DATA_DIR/runtime.json) or
  * --stage dev|prod (the deployed table, with the usual AWS credentials and region).
@@ -28,16 +29,21 @@ const USAGE = `usage: npm run admin -- <register-merchant|grant|revoke|grants|me
   grant|revoke      --client <client id> --mid <8 or 11 digits>
   grants            --client <client id>
   merchant          --mid <8 or 11 digits>
-  resend-notification --outbox <outbox id, e.g. notice:<paymentId>>`;
+  resend-notification --outbox <outbox id, e.g. notice:<paymentId>>
+  reconcile         [--since <ISO-8601, default 24 h ago>] [--stale-minutes <default 30>] [--json]
+                    exits 1 when differences the sweeper could not heal remain`;
 
 function target(values: { local?: boolean; stage?: string }): {
   client: DynamoDBClient;
   table: string;
   where: string;
+  /** The variables a function of this target would have (reconcile runs the functions' code). */
+  env: Record<string, string>;
 } {
   if (values.stage) {
     const stage = parseStage(values.stage);
-    return { client: new DynamoDBClient({}), table: tableName(stage), where: `stage ${stage}` };
+    const env = { TABLE_NAME: tableName(stage), SERVICE_STAGE: stage };
+    return { client: new DynamoDBClient({}), table: tableName(stage), where: `stage ${stage}`, env };
   }
   const dataDir = process.env.DATA_DIR ?? '.data';
   let runtime: { dynamodbEndpoint: string; tableName: string };
@@ -53,7 +59,15 @@ function target(values: { local?: boolean; stage?: string }): {
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  return { client, table: runtime.tableName, where: `local runtime (${runtime.dynamodbEndpoint})` };
+  const env = {
+    TABLE_NAME: runtime.tableName,
+    SERVICE_STAGE: 'dev',
+    AWS_ENDPOINT_URL_DYNAMODB: runtime.dynamodbEndpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  };
+  return { client, table: runtime.tableName, where: `local runtime (${runtime.dynamodbEndpoint})`, env };
 }
 
 function need(value: string | undefined, flag: string): string {
@@ -72,11 +86,14 @@ async function main(): Promise<void> {
       outbox: { type: 'string' },
       local: { type: 'boolean' },
       stage: { type: 'string' },
+      since: { type: 'string' },
+      'stale-minutes': { type: 'string' },
+      json: { type: 'boolean' },
     },
   });
   const command = positionals[0];
   if (!command) throw new Error(USAGE);
-  const { client, table, where } = target(values);
+  const { client, table, where, env } = target(values);
   const registry = new MerchantRegistry(DynamoDBDocumentClient.from(client), table);
   switch (command) {
     case 'register-merchant': {
@@ -114,6 +131,20 @@ async function main(): Promise<void> {
     case 'resend-notification': {
       const item = await requeue(DynamoDBDocumentClient.from(client), table, need(values.outbox, 'outbox'));
       console.log(`queued ${item.outboxId} (${item.kind} to ${item.recipient}) again in ${where}`);
+      break;
+    }
+    case 'reconcile': {
+      const since = values.since ?? new Date(Date.now() - 24 * 3600_000).toISOString();
+      if (Number.isNaN(Date.parse(since))) throw new Error(`--since ${since} is not an ISO-8601 time`);
+      const staleMinutes =
+        values['stale-minutes'] === undefined ? undefined : Number(values['stale-minutes']);
+      // The functions' code reads its configuration from the environment on first use.
+      Object.assign(process.env, env);
+      const { reconcile } = await import('../lambdas/core/reconcile');
+      const { renderReport } = await import('../lambdas/core/reconcile-table');
+      const report = await reconcile({ since: new Date(since).toISOString(), staleMinutes });
+      console.log(values.json ? JSON.stringify(report, null, 2) : `${where}\n${renderReport(report)}`);
+      if (report.unhealed > 0) process.exitCode = 1;
       break;
     }
     default:
