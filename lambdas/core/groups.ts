@@ -77,6 +77,14 @@ export async function createGroup(
 }
 
 /**
+ * Removes group creates abandoned half-way (a crash or timeout between the group's write-ahead and
+ * its commit) with their payments and notices; the groups removed. For the hourly tick.
+ */
+export function sweepAbandonedCreates(now: Date): Promise<string[]> {
+  return groupStore().sweepAbandonedCreates(now);
+}
+
+/**
  * Changes the fields present. A processing or processed group is returned unchanged (the update
  * is ignored); a claim between read and write turns the update into that case.
  */

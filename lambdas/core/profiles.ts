@@ -3,7 +3,7 @@
  * Resolving them also yields what a payment-scheduled notice needs (mask, type, payor e-mail).
  */
 import type { Group, Payment } from '#domain/groups';
-import type { OutboxItem } from '#domain/notifications';
+import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
 import { parseProfileId } from '#domain/payors';
 import { BadRequestError } from '#shared/errors';
 import { methodStore } from '#store/methods';
@@ -62,7 +62,7 @@ export async function scheduledNotices(
     if (!email || !profile) return [];
     return [
       {
-        outboxId: `notice:${payment.paymentId}`,
+        outboxId: noticeOutboxId(payment.paymentId),
         kind: 'payment-scheduled',
         recipient: email,
         status: 'pending',

@@ -37,9 +37,17 @@ export function hasAtMostDecimals(value: number, decimals: number): boolean {
   );
 }
 
+/**
+ * An amount in cents. Request amounts were checked by the schema (hasAtMostDecimals); this is a
+ * conversion, so it tolerates one rounding step of binary floating point (|amount * 100| *
+ * EPSILON: 19.99 * 100 is 1998.9999999999998), never a third decimal.
+ */
 export function toCents(amount: number): Cents {
-  if (!isWholeCents(amount)) throw new RangeError(`amount ${amount} has more than two decimals`);
-  return Math.round(amount * 100);
+  const scaled = amount * 100;
+  const cents = Math.round(scaled);
+  if (!Number.isSafeInteger(cents) || Math.abs(cents - scaled) > Math.abs(scaled) * Number.EPSILON)
+    throw new RangeError(`amount ${amount} has more than two decimals`);
+  return cents;
 }
 
 export const fromCents = (cents: Cents): number => cents / 100;

@@ -31,6 +31,9 @@ export interface ReceiptData {
   orderId?: string;
 }
 
+/** The outbox id of a payment's payment-scheduled notice: one per payment. */
+export const noticeOutboxId = (paymentId: string): string => `notice:${paymentId}`;
+
 interface OutboxBase {
   /** Deterministic (`notice:<paymentId>`, `receipt:<paymentId>`): one e-mail per intent. */
   outboxId: string;

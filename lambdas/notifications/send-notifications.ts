@@ -8,7 +8,10 @@
  * - A failing or throttled send puts the item back to pending and reports the record as failed,
  *   so the stream delivers it again (Lambda retries; locally the stream reader does); after
  *   MAX_SEND_ATTEMPTS the item is marked `failed`: visible in the table, never silently dropped.
- * - A notice whose group never committed (a >99-payment create that failed half-way) is not sent.
+ * - A notice whose group is not committed is not ready: a >99-payment create writes its group
+ *   ahead as `creating` (invisible to getGroup) and commits it last; the record is delivered again
+ *   until the group is `pending`, and given up after COMMIT_GRACE_MS (the create failed or died;
+ *   it deletes its notices itself, or the sweep of abandoned creates does).
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { renderEmail } from '#domain/notifications';

@@ -77,6 +77,12 @@ export const keys = {
   dueShards: () => Array.from({ length: DUE_SHARDS }, (_, i) => `DUE#${i}`),
   dueSort: (slot: string, groupId: string) => `${slot}#${groupId}`,
   /**
+   * GSI2 (sparse): a group still being created (written ahead of its payments), ordered by the
+   * time the create began, so the sweep finds abandoned creates with one Query.
+   */
+  creatingPartition: 'CREATING',
+  creatingSort: (createdAt: string, groupId: string) => `${createdAt}#${groupId}`,
+  /**
    * GSI2 (sparse): a sale or refund while Pending, a sale while its void is reserved; removed when
    * settled. The sort key starts with the time the work began, so the sweeper reads stale work
    * with one Query per shard (docs/architecture.md#sweeper).

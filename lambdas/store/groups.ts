@@ -3,13 +3,14 @@
  * it, and a merchant's groups by slot (GSI1). Payment changes are in `payments.ts`, processing
  * claims in `claims.ts`, the due index in `due.ts`.
  */
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/keys';
 import type { OutboxItem } from '#domain/notifications';
 import { slotOf, type Group, type GroupFilter, type Payment } from '#domain/groups';
-import { batchWriteAll, containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
-import { outboxPut, outboxRecord } from './outbox';
+import { CREATING, createWrittenAhead, sweepAbandonedCreates } from './group-create';
+import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
+import { outboxPut } from './outbox';
 import { readPage, type Page } from './paging';
 import { paymentItem } from './payments';
 
@@ -35,6 +36,8 @@ export interface GroupStore {
   getGroup(groupId: string): Promise<Group | undefined>;
   /** A new group with its payments and their outbox items: all of them or none. */
   createGroup(group: Group, payments: Payment[], outbox?: OutboxItem[]): Promise<void>;
+  /** Removes creates abandoned half-way (group-create.ts); the groups removed. */
+  sweepAbandonedCreates(now: Date): Promise<string[]>;
   /** The group as stored after the change, or undefined when it is no longer pending. */
   updateSettings(next: Group): Promise<Group | undefined>;
   /** False when the group is not pending. */
@@ -43,14 +46,17 @@ export interface GroupStore {
   pageGroups(merchantId: string, filter: GroupFilter, page: Page): Promise<{ items: Group[]; total: number }>;
 }
 
-/** The group item, read strongly consistent by key (shared with the claim store). */
+/**
+ * The group item, read strongly consistent by key (shared with the claim store); a group still
+ * being created (group-create.ts) does not exist yet.
+ */
 export async function readGroup(
   db: DynamoDBDocumentClient,
   tableName: string,
   groupId: string,
 ): Promise<Group | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.group(groupId) }));
-  return Item?.entity === 'group' ? strip<Group>(Item) : undefined;
+  return Item?.entity === 'group' && Item.status !== CREATING ? strip<Group>(Item) : undefined;
 }
 
 export class DynamoGroupStore implements GroupStore {
@@ -64,52 +70,34 @@ export class DynamoGroupStore implements GroupStore {
   }
 
   /**
-   * Up to 99 payments: one transaction. More: the payments are batch-written first and the
-   * group item last, as the commit: until it exists no read or write path can reach the
-   * payments (every path starts from the group), so the group appears whole or not at all. A
-   * failed commit removes the written payments (best effort; leftovers are unreachable).
+   * Up to 99 payments (with their notices, 100 items): one transaction. More: written ahead and
+   * committed by one conditional write (group-create.ts), all or nothing even across a crash.
    */
   async createGroup(group: Group, payments: Payment[], outbox: OutboxItem[] = []): Promise<void> {
-    const groupPut = {
-      TableName: this.tableName,
-      Item: groupItem(group),
-      ConditionExpression: 'attribute_not_exists(pk)',
-    };
-    if (1 + payments.length + outbox.length <= MAX_TRANSACTION_ITEMS) {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: groupPut },
-            ...payments.map((p) => ({
-              Put: {
-                TableName: this.tableName,
-                Item: paymentItem(p),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            })),
-            ...outbox.map((o) => outboxPut(this.tableName, o)),
-          ],
-        }),
-      );
+    const item = groupItem(group);
+    if (1 + payments.length + outbox.length > MAX_TRANSACTION_ITEMS) {
+      await createWrittenAhead(this.db, this.tableName, item, group, payments, outbox);
       return;
     }
-    // Outbox items go with the payments: the notifier sends nothing until the group exists.
-    await batchWriteAll(this.db, this.tableName, [
-      ...payments.map((p) => ({ PutRequest: { Item: paymentItem(p) } })),
-      ...outbox.map((o) => ({ PutRequest: { Item: outboxRecord(o) } })),
-    ]);
-    try {
-      await this.db.send(new PutCommand(groupPut));
-    } catch (error) {
-      // A retried Put whose first attempt was applied fails its condition: the group is ours.
-      const stored = isConditionFailure(error) ? await this.getGroup(group.paymentGroupId) : undefined;
-      if (stored?.dateCreated === group.dateCreated) return;
-      await batchWriteAll(this.db, this.tableName, [
-        ...payments.map((p) => ({ DeleteRequest: { Key: keys.payment(p.paymentGroupId, p.paymentId) } })),
-        ...outbox.map((o) => ({ DeleteRequest: { Key: keys.outbox(o.outboxId) } })),
-      ]).catch(() => undefined);
-      throw error;
-    }
+    await this.db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ...payments.map((p) => ({
+            Put: {
+              TableName: this.tableName,
+              Item: paymentItem(p),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          })),
+          ...outbox.map((o) => outboxPut(this.tableName, o)),
+        ],
+      }),
+    );
+  }
+
+  sweepAbandonedCreates(now: Date): Promise<string[]> {
+    return sweepAbandonedCreates(this.db, this.tableName, now);
   }
 
   /** Changes a pending group's settings (never its totals or status). */

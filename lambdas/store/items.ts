@@ -41,33 +41,61 @@ export const isConditionFailure = (error: unknown): boolean =>
 
 /** BatchWriteItem takes at most 25 requests. */
 const BATCH_SIZE = 25;
-/** Batches in flight at once: fast for large groups without throttling a fresh table. */
+/**
+ * Batches in flight at once: enough to keep one partition at DynamoDB's ~1,000 writes/s (a batch
+ * takes ~10-30 ms) without flooding it with throttled requests.
+ */
 const BATCH_CONCURRENCY = 8;
+/** How long a batch write keeps retrying unprocessed (throttled) items before it fails. */
+export const BATCH_WRITE_BUDGET_MS = 20_000;
+/** Longest pause between two retries of unprocessed items. */
+const MAX_BACKOFF_MS = 500;
 
 /**
- * Writes (puts or deletes) every request, 25 a batch, retrying unprocessed items with backoff.
- * Not atomic: callers make the result reachable only once all of it is written.
+ * Writes (puts or deletes) every request, 25 a batch, several batches in flight, retrying
+ * unprocessed items with capped, jittered backoff until `budgetMs` has passed. The first failure
+ * stops every worker from taking another batch (batches in flight finish) and is thrown. Not
+ * atomic: callers make the result reachable only once all of it is written.
  */
 export async function batchWriteAll(
   db: DynamoDBDocumentClient,
   tableName: string,
   requests: Item[],
+  budgetMs = BATCH_WRITE_BUDGET_MS,
 ): Promise<void> {
+  const deadline = Date.now() + budgetMs;
   const chunks: Item[][] = [];
   for (let i = 0; i < requests.length; i += BATCH_SIZE) chunks.push(requests.slice(i, i + BATCH_SIZE));
   let next = 0;
+  let failed = false;
+  const writeChunk = async (chunk: Item[]) => {
+    let pending = chunk;
+    for (let attempt = 0; pending.length > 0 && !failed; attempt++) {
+      if (attempt > 0) {
+        if (Date.now() > deadline) throw new Error('batch write: unprocessed items after retries');
+        const pause = Math.min(MAX_BACKOFF_MS, 2 ** attempt * 10);
+        await new Promise((r) => setTimeout(r, pause / 2 + Math.random() * (pause / 2)));
+      }
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } }));
+      pending = (out.UnprocessedItems?.[tableName] ?? []) as Item[];
+    }
+  };
   const worker = async () => {
-    while (next < chunks.length) {
-      let pending = chunks[next++]!;
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 8) throw new Error('batch write: unprocessed items after retries');
-        if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
-        const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } }));
-        pending = (out.UnprocessedItems?.[tableName] ?? []) as Item[];
+    while (!failed && next < chunks.length) {
+      try {
+        await writeChunk(chunks[next++]!);
+      } catch (error) {
+        failed = true;
+        throw error;
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, chunks.length) }, worker));
+  const results = await Promise.allSettled(
+    Array.from({ length: Math.min(BATCH_CONCURRENCY, chunks.length) }, worker),
+  );
+  // Every worker has stopped: the caller may now undo what was written.
+  const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) throw rejected.reason;
 }
 
 /**

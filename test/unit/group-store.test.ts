@@ -7,10 +7,12 @@
 import './support/env';
 import {
   BatchWriteCommand,
+  DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { newPayment, type Payment } from '#domain/groups';
 import type { OutboxItem } from '#domain/notifications';
@@ -119,15 +121,14 @@ describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + 
     expect(ddbMock.commandCalls(BatchWriteCommand)).toHaveLength(0);
   });
 
-  it('98 payments with 2 notices (101 items): payments and notices batch-written, then the group Put', async () => {
+  it('98 payments with 2 notices (101 items): the group written ahead as creating, then payments and notices, then the commit', async () => {
+    ddbMock.on(UpdateCommand).resolves({});
     const payments = paymentsOf(98);
-    await store.createGroup(group({ paymentCount: 98 }), payments, payments.slice(0, 2).map(notice));
+    const g = group({ paymentCount: 98 });
+    await store.createGroup(g, payments, payments.slice(0, 2).map(notice));
     const sent = sentCommands();
     expect(sent.filter((c) => c === 'TransactWriteCommand')).toHaveLength(0);
-    expect(sent.filter((c) => c === 'BatchWriteCommand')).toHaveLength(4);
-    // The group is written last, after every payment and notice.
-    expect(sent[sent.length - 1]).toBe('PutCommand');
-    expect(sent.filter((c) => c === 'PutCommand')).toHaveLength(1);
+    expect(sent).toEqual(['PutCommand', ...Array<string>(4).fill('BatchWriteCommand'), 'UpdateCommand']);
     const written = batchPuts();
     expect(written).toHaveLength(100);
     expect(written.filter((i) => i.entity === 'payment')).toHaveLength(98);
@@ -140,15 +141,36 @@ describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + 
       },
       { pk: `OUTBOX#notice:${payments[1]!.paymentId}`, sk: 'OUTBOX' },
     ]);
-    const groupPut = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
-    expect(groupPut.Item).toMatchObject({ entity: 'group', paymentCount: 98 });
-    expect(groupPut.ConditionExpression).toBe('attribute_not_exists(pk)');
+    // Written ahead: invisible (status creating, in no list or due index), found by the sweep.
+    const ahead = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
+    expect(ahead.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(ahead.Item).toMatchObject({
+      entity: 'group',
+      paymentCount: 98,
+      status: 'creating',
+      gsi2pk: 'CREATING',
+      gsi2sk: `${g.dateCreated}#${g.paymentGroupId}`,
+    });
+    expect(ahead.Item).not.toHaveProperty('gsi1pk');
+    // The commit: one conditional write to pending with the list and due keys.
+    const commit = ddbMock.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(commit.ConditionExpression).toBe('#status = :creating');
+    expect(commit.ExpressionAttributeValues).toMatchObject({
+      ':status': 'pending',
+      ':g1pk': `MERCHANT#${g.merchantId}`,
+      ':g2sk': `2099-06-01T09#${g.paymentGroupId}`,
+    });
   });
 
-  it('writes 150 payments 25 per batch and then the group', async () => {
+  it('writes 150 payments 25 per batch between the write-ahead and the commit', async () => {
+    ddbMock.on(UpdateCommand).resolves({});
     const payments = paymentsOf(150);
     await store.createGroup(group({ paymentCount: 150 }), payments);
-    expect(sentCommands()).toEqual([...Array<string>(6).fill('BatchWriteCommand'), 'PutCommand']);
+    expect(sentCommands()).toEqual([
+      'PutCommand',
+      ...Array<string>(6).fill('BatchWriteCommand'),
+      'UpdateCommand',
+    ]);
     const sizes = ddbMock.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems!.t!.length);
     expect(sizes).toEqual([25, 25, 25, 25, 25, 25]);
     expect(new Set(batchPuts().map((p) => p.paymentId)).size).toBe(150);
@@ -165,26 +187,66 @@ it('retries unprocessed batch items', async () => {
     return {};
   });
   ddbMock.on(PutCommand).resolves({});
+  ddbMock.on(UpdateCommand).resolves({});
   await store.createGroup(group(), paymentsOf(100));
   const sizes = ddbMock.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems!.t!.length);
   expect(sizes.sort((a, b) => a - b)).toEqual([3, 25, 25, 25, 25]);
 });
 
-it('removes the batch-written payments and notices when the group write fails, and throws its error', async () => {
-  ddbMock.on(BatchWriteCommand).resolves({});
-  ddbMock.on(PutCommand).rejects(awsError('ThrottlingException'));
-  const payments = paymentsOf(120);
-  await expect(store.createGroup(group(), payments, payments.slice(0, 2).map(notice))).rejects.toMatchObject({
-    name: 'ThrottlingException',
-  });
+describe('a failed large create leaves nothing', () => {
   const key = (k: AnyItem) => `${k.pk}|${k.sk}`;
-  const puts = batchPuts().map(key);
-  const deletes = batchRequests().flatMap((r) =>
-    r.DeleteRequest ? [key(r.DeleteRequest.Key as AnyItem)] : [],
-  );
-  expect(puts).toHaveLength(122);
-  // Notices left behind would name a group that never committed: they go too.
-  expect(deletes.sort()).toEqual([...puts].sort());
+  const deletes = () =>
+    batchRequests().flatMap((r) => (r.DeleteRequest ? [key(r.DeleteRequest.Key as AnyItem)] : []));
+  beforeEach(() => {
+    ddbMock.on(PutCommand).resolves({});
+    ddbMock.on(DeleteCommand).resolves({});
+  });
+
+  it('a failed commit: payments and notices deleted, then the creating group; the commit error thrown', async () => {
+    ddbMock.on(BatchWriteCommand).resolves({});
+    ddbMock.on(UpdateCommand).rejects(awsError('ThrottlingException'));
+    const payments = paymentsOf(120);
+    await expect(
+      store.createGroup(group(), payments, payments.slice(0, 2).map(notice)),
+    ).rejects.toMatchObject({
+      name: 'ThrottlingException',
+    });
+    const puts = batchPuts().map(key);
+    expect(puts).toHaveLength(122);
+    // Notices left behind would name a group that never committed: they go too.
+    expect(deletes().sort()).toEqual([...puts].sort());
+    expect(sentCommands().at(-1)).toBe('DeleteCommand');
+    const groupDelete = ddbMock.commandCalls(DeleteCommand)[0]!.args[0].input;
+    expect(groupDelete.Key).toEqual({ pk: `GROUP#${GROUP_ID}`, sk: 'GROUP' });
+    expect(groupDelete.ConditionExpression).toBe('#status = :creating');
+  });
+
+  it('a batch failing in the middle: no worker takes another batch, and everything is deleted', async () => {
+    let puts = 0;
+    ddbMock.on(BatchWriteCommand).callsFake(async (input: { RequestItems: Record<string, AnyItem[]> }) => {
+      const requests = input.RequestItems.t!;
+      if (requests[0]!.DeleteRequest) return {};
+      puts++;
+      await new Promise((r) => setTimeout(r, 5));
+      if (puts === 10) throw new Error('marshalling failed');
+      return {};
+    });
+    const payments = paymentsOf(1000); // 40 batches
+    await expect(store.createGroup(group(), payments)).rejects.toThrow('marshalling failed');
+    // 10 batches were started; the 7 others in flight finish, and no worker starts another.
+    expect(puts).toBeLessThanOrEqual(10 + 7);
+    expect(deletes()).toHaveLength(1000);
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(sentCommands().at(-1)).toBe('DeleteCommand');
+  });
+
+  it('a cleanup that fails too leaves the creating group to the sweep and throws the first error', async () => {
+    ddbMock.on(BatchWriteCommand).callsFake((input: { RequestItems: Record<string, AnyItem[]> }) => {
+      throw new Error(input.RequestItems.t![0]!.DeleteRequest ? 'cleanup failed' : 'write failed');
+    });
+    await expect(store.createGroup(group(), paymentsOf(120))).rejects.toThrow('write failed');
+    expect(ddbMock.commandCalls(DeleteCommand)).toHaveLength(0);
+  });
 });
 
 describe('reads', () => {

@@ -88,6 +88,11 @@ export class FakeGroupStore implements GroupStore {
     this.table.outbox.push(...copy(outbox));
   }
 
+  /** The fake's create is atomic: nothing is ever abandoned half-way. */
+  async sweepAbandonedCreates(): Promise<string[]> {
+    return [];
+  }
+
   async updateSettings(next: Group): Promise<Group | undefined> {
     const allowed = this.table.groupWrite();
     const stored = this.table.groups.get(next.paymentGroupId);

@@ -1,0 +1,170 @@
+/**
+ * Issue 9: the batch create path (more than 99 payments) left orphan payment and outbox items on
+ * any failure. Against DynamoDB Local: an injected failure in the middle of the batch leaves no
+ * item; an injected crash (nothing runs after it) leaves an invisible `creating` group that the
+ * sweep removes with every item; a committed group is never swept.
+ */
+import {
+  BatchWriteCommand,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
+import { noticeOutboxId, type OutboxItem } from '../../lambdas/domain/notifications';
+import { newId } from '../../lambdas/shared/ids';
+import { keys } from '../../lambdas/shared/keys';
+import { ABANDONED_CREATE_MS } from '../../lambdas/store/group-create';
+import { DynamoGroupStore } from '../../lambdas/store/groups';
+import { createTestTable, type TestTable } from '../support/ddb';
+
+let table: TestTable;
+let store: DynamoGroupStore;
+const MERCHANT = '32350000001';
+const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  table = await createTestTable();
+  store = new DynamoGroupStore(table.db, table.tableName);
+});
+afterAll(() => table.drop());
+
+function makeGroup(count: number): { group: Group; payments: Payment[]; notices: OutboxItem[] } {
+  const now = new Date();
+  const group = newGroup(
+    { servicePayId: MERCHANT, scheduleDate: tomorrow(), scheduleHour: 10, locationId: 1 },
+    MERCHANT,
+    newId(),
+    now,
+  );
+  const payments = Array.from({ length: count }, (_, i) =>
+    newPayment({ profileId: 'payor/method', amount: (i % 7) + 1 }, group, newId(), now),
+  );
+  group.paymentCount = count;
+  group.totalCents = payments.reduce((s, p) => s + p.amountCents, 0);
+  const notices = payments.map((p): OutboxItem => ({
+    outboxId: noticeOutboxId(p.paymentId),
+    kind: 'payment-scheduled',
+    recipient: 'payor@example.com',
+    status: 'pending',
+    attempts: 0,
+    createdAt: now.toISOString(),
+    paymentGroupId: group.paymentGroupId,
+    data: {
+      merchantName: 'M',
+      amountCents: p.amountCents,
+      maskedAccountNumber: '************1111',
+      accountType: 'VISA',
+      scheduleDate: group.scheduleDate,
+      scheduleHour: group.scheduleHour,
+      paymentId: p.paymentId,
+    },
+  }));
+  return { group, payments, notices };
+}
+
+/** Every item a create of this group may have written: its partition and its notices. */
+async function leftovers(group: Group, notices: OutboxItem[]): Promise<number> {
+  const { Items = [] } = await table.db.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.group(group.paymentGroupId).pk },
+      ConsistentRead: true,
+    }),
+  );
+  let outbox = 0;
+  for (const n of notices) {
+    const { Item } = await table.db.send(
+      new GetCommand({ TableName: table.tableName, Key: keys.outbox(n.outboxId), ConsistentRead: true }),
+    );
+    if (Item) outbox++;
+  }
+  return Items.length + outbox;
+}
+
+/**
+ * The table's client with a fault: `fault(command, n)` (n counts the commands sent) throws to
+ * inject a failure; after a crash every later command throws too (the process is gone).
+ */
+function faulty(fault: (command: object, n: number) => 'fail' | 'crash' | undefined) {
+  let n = 0;
+  let crashed = false;
+  const sent: string[] = [];
+  const db = {
+    send: async (command: object) => {
+      sent.push(command.constructor.name);
+      if (crashed) throw new Error('the process is gone');
+      const what = fault(command, ++n);
+      if (what === 'crash') crashed = true;
+      if (what) throw new Error(`injected ${what}`);
+      return table.db.send(command as never);
+    },
+  } as unknown as DynamoDBDocumentClient;
+  return { store: new DynamoGroupStore(db, table.tableName), sent };
+}
+
+let putBatches = 0;
+const isPutBatch = (command: object) =>
+  command instanceof BatchWriteCommand &&
+  Object.values(command.input.RequestItems ?? {}).some((r) => r.some((x) => x.PutRequest));
+
+describe('the batch create path leaves orphan payment and outbox items on any failure', () => {
+  test('an injected failure in the middle of the batch: no item remains, no batch starts after it', async () => {
+    const { group, payments, notices } = makeGroup(300);
+    putBatches = 0;
+    const { store: failing, sent } = faulty((command) =>
+      isPutBatch(command) && ++putBatches === 8 ? 'fail' : undefined,
+    );
+    await expect(failing.createGroup(group, payments, notices)).rejects.toThrow('injected fail');
+    expect(await leftovers(group, notices)).toBe(0);
+    // 24 batches of puts were needed; at most the 7 others in flight went out after the failure.
+    expect(putBatches).toBeLessThanOrEqual(8 + 7);
+    expect(sent).not.toContain('UpdateCommand');
+    expect(await store.getGroup(group.paymentGroupId)).toBeUndefined();
+  });
+
+  test('an injected crash before the commit: the group is invisible, and the sweep removes everything', async () => {
+    const { group, payments, notices } = makeGroup(250);
+    const { store: crashing } = faulty((command) => (command instanceof UpdateCommand ? 'crash' : undefined));
+    await expect(crashing.createGroup(group, payments, notices)).rejects.toThrow('injected crash');
+    expect(await leftovers(group, notices)).toBe(1 + 250 + 250);
+
+    // Invisible: not readable, in no list, not due.
+    expect(await store.getGroup(group.paymentGroupId)).toBeUndefined();
+    const listed = await store.listGroups(MERCHANT, {});
+    expect(listed.map((g) => g.paymentGroupId)).not.toContain(group.paymentGroupId);
+
+    // Too young to be abandoned: kept (its create may still be running).
+    expect(await store.sweepAbandonedCreates(new Date())).not.toContain(group.paymentGroupId);
+    expect(await leftovers(group, notices)).toBe(501);
+
+    const later = new Date(Date.now() + ABANDONED_CREATE_MS + 1000);
+    expect(await store.sweepAbandonedCreates(later)).toContain(group.paymentGroupId);
+    expect(await leftovers(group, notices)).toBe(0);
+  });
+
+  test('an injected crash in the middle of the batch: the sweep removes what was written', async () => {
+    const { group, payments, notices } = makeGroup(400);
+    putBatches = 0;
+    const { store: crashing } = faulty((command) =>
+      isPutBatch(command) && ++putBatches === 12 ? 'crash' : undefined,
+    );
+    await expect(crashing.createGroup(group, payments, notices)).rejects.toThrow();
+    expect(await leftovers(group, notices)).toBeGreaterThan(1);
+    await store.sweepAbandonedCreates(new Date(Date.now() + ABANDONED_CREATE_MS + 1000));
+    expect(await leftovers(group, notices)).toBe(0);
+  });
+
+  test('a committed group is never swept', async () => {
+    const { group, payments, notices } = makeGroup(120);
+    await store.createGroup(group, payments, notices);
+    await store.sweepAbandonedCreates(new Date(Date.now() + 24 * 3600 * 1000));
+    expect(await store.getGroup(group.paymentGroupId)).toMatchObject({
+      status: 'pending',
+      paymentCount: 120,
+    });
+    expect(await leftovers(group, notices)).toBe(1 + 120 + 120);
+  });
+});
