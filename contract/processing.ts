@@ -34,6 +34,10 @@ export const NOTIFIER_HANDLER = 'notifications/send-notifications';
 /** The hourly EventBridge rule's target. */
 export const SCHEDULER_HANDLER = 'processing/schedule-tick';
 
+/** The sweeper's EventBridge rule target (every SWEEP_INTERVAL_MINUTES): settles stale Pending work. */
+export const SWEEPER_HANDLER = 'processing/sweep';
+export const SWEEP_INTERVAL_MINUTES = 5;
+
 /**
  * The daily reconciliation rule's target (docs/architecture.md#reconciliation), and the message of
  * the log line holding its report, which the unhealed-differences metric filter matches.

@@ -1,13 +1,24 @@
+import { STALE_AFTER_SECONDS, sweepSale } from '#core/sweeper';
 import { transactionView } from '#domain/transactions';
 import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
 import { transactionStore } from '#store/transactions';
 
-/** GET /v1/rest/merchants/{MID}/transactions/{TransactionID}: with refund fields and history. */
+/**
+ * GET /v1/rest/merchants/{MID}/transactions/{TransactionID}: with refund fields and history. A sale
+ * Pending for longer than a request can run is settled on this touch (core/sweeper.ts), so that
+ * an integrator never waits for the scheduled sweep.
+ */
 export const handler = merchantRoute(routes.GetTransaction, async ({ merchant, params, now }) => {
-  const { transaction, refunds } = await transactionStore().require(
-    params.TransactionID,
-    merchant.merchantId,
-  );
-  return { status: 200, body: transactionView(transaction, refunds, now) };
+  const store = transactionStore();
+  let found = await store.require(params.TransactionID, merchant.merchantId);
+  const { transaction } = found;
+  if (
+    transaction.status === 'Pending' &&
+    now.getTime() - Date.parse(transaction.processedAt) > STALE_AFTER_SECONDS * 1000
+  ) {
+    await sweepSale(transaction, now);
+    found = await store.require(params.TransactionID, merchant.merchantId);
+  }
+  return { status: 200, body: transactionView(found.transaction, found.refunds, now) };
 });

@@ -23,6 +23,9 @@ import {
   ServiceFunction,
 } from './service-function';
 
+/** The GET handler that settles what it reads (a stale Pending sale): not read-only. */
+export const SETTLES_ON_READ_HANDLER = 'transactions/get-transaction';
+
 /**
  * API Gateway's own error responses (authorizer refusals, unknown paths, throttling, ...) with the
  * status each answers and, where the gateway's message would mislead, a fixed message.
@@ -181,8 +184,9 @@ export class ServiceApi extends Construct {
         continue;
       }
       const { fn } = new ServiceFunction(fnScope, handlerSlug(handler), { handler, stage });
-      // Least privilege: a handler that only serves GETs only reads.
-      const readOnly = handlerRoutes.every((r) => r.method === 'GET');
+      // Least privilege: a handler that only serves GETs only reads, but for GetTransaction, which
+      // settles a stale Pending sale on the touch (lambdas/core/sweeper.ts): it writes and charges.
+      const readOnly = handlerRoutes.every((r) => r.method === 'GET') && handler !== SETTLES_ON_READ_HANDLER;
       bindTable(fn, props.table, readOnly ? 'read' : 'readWrite');
       // Only a writing handler may charge, refund or tokenize.
       if (!readOnly) bindProcessor(fn, stage);

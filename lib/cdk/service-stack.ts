@@ -7,6 +7,7 @@ import { ServiceAuth } from './auth';
 import { SERVICE_NAME } from './service-function';
 import { ServiceTable } from './table';
 import { ServiceProcessing } from './processing';
+import { ServiceSweeper } from './sweeper';
 import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
 import { ServiceMonitoring } from './monitoring';
@@ -82,6 +83,11 @@ export class ServiceStack extends Stack {
     this.table = new ServiceTable(this, 'Data', { stage });
     this.auth = new ServiceAuth(this, 'Auth', { stage, domainSuffix: authDomainSuffix });
     this.processing = new ServiceProcessing(this, 'Processing', { stage, table: this.table.table });
+    new ServiceSweeper(this, 'Sweeper', {
+      stage,
+      table: this.table.table,
+      alarmTopic: this.processing.alarmTopic,
+    });
     const stateMachine = this.processing.stateMachine;
     this.notifications = new ServiceNotifications(this, 'Notifications', {
       stage,
@@ -134,6 +140,6 @@ export class ServiceStack extends Stack {
       stateMachine,
     });
     output('DashboardName', this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard of the stage');
-    addNagSuppressions(this);
+    addNagSuppressions(this, { userPool: this.auth.userPool, api: this.api.api });
   }
 }

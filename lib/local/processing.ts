@@ -9,6 +9,7 @@ import type { Context } from 'aws-lambda';
 import { PROCESS_GROUP_DEFINITION, processGroupTasks, SCHEDULER_HANDLER } from '../../contract/processing';
 import { invokeAs, type LocalRoute } from './http-server';
 import { executionJson, LocalStepFunctions } from './step-functions';
+import { localSweeper } from './sweeper';
 
 type Handler = (input: unknown, context: Context) => Promise<unknown>;
 
@@ -75,5 +76,11 @@ export async function localProcessing(stateMachineArn: string) {
       async () => ({ status: 200, body: sfn.list().map((e) => ({ ...executionJson(e), stats: e.stats })) }),
     ],
   ];
-  return { sfn, localRoutes, stopTimer: () => clearTimeout(timer) };
+  const sweeper = await localSweeper();
+  localRoutes.push(...sweeper.routes);
+  const stopTimer = () => {
+    clearTimeout(timer);
+    sweeper.stop();
+  };
+  return { sfn, localRoutes, stopTimer };
 }

@@ -4,6 +4,7 @@ import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../../c
 import { tableDef, tableName } from '../../contract/table';
 import type { ServiceStack } from '../../lib/cdk/service-stack';
 import { PROD_REFUSAL } from '../../lib/cdk/service-function';
+import { SETTLES_ON_READ_HANDLER } from '../../lib/cdk/api';
 import {
   actionsOf,
   flatten,
@@ -292,7 +293,9 @@ describe.each([
         // Outside prod the trigger endpoints start executions: they, and only they, get the ARN.
         const startsExecutions = stage !== 'prod' && TRIGGER_HANDLERS.includes(handler);
         // Writing handlers may charge, refund or tokenize: they, and only they, name the processor.
-        const writes = routes.some((r) => r.handler === handler && r.method !== 'GET');
+        const writes =
+          routes.some((r) => r.handler === handler && r.method !== 'GET') ||
+          handler === SETTLES_ON_READ_HANDLER;
         expect((props(fn).Environment as { Variables: unknown }).Variables).toEqual({
           TABLE_NAME: { Ref: tableId },
           SERVICE_STAGE: stage,
@@ -326,7 +329,9 @@ describe.each([
         const statements = roleStatements(template, roleId);
         const actions = statements.flatMap(actionsOf);
         expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-        const readOnly = routes.filter((r) => r.handler === handler).every((r) => r.method === 'GET');
+        const readOnly =
+          routes.filter((r) => r.handler === handler).every((r) => r.method === 'GET') &&
+          handler !== SETTLES_ON_READ_HANDLER;
         if (readOnly) {
           expect(
             actions.filter((a) => a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a)),

@@ -1,0 +1,56 @@
+/**
+ * The sweeper (docs/architecture.md#sweeper): one function run every SWEEP_INTERVAL_MINUTES by an
+ * EventBridge rule, settling stale Pending sales and refunds, reserved voids and due reversals
+ * with their processor keys; an alarm when it fails.
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { SWEEP_INTERVAL_MINUTES, SWEEPER_HANDLER } from '../../contract/processing';
+import type { Stage } from '../../contract/stage';
+import { serviceAlarm } from './alarms';
+import { bindProcessor } from './processor';
+import { bindTable, handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
+
+export interface ServiceSweeperProps {
+  readonly stage: Stage;
+  readonly table: ITable;
+  readonly alarmTopic: sns.ITopic;
+}
+
+export class ServiceSweeper extends Construct {
+  readonly fn: NodejsFunction;
+  readonly rule: events.Rule;
+
+  constructor(scope: Construct, id: string, props: ServiceSweeperProps) {
+    super(scope, id);
+    const { stage, table, alarmTopic } = props;
+    this.fn = new ServiceFunction(this, handlerSlug(SWEEPER_HANDLER), {
+      handler: SWEEPER_HANDLER,
+      stage,
+      // Each item is bounded by the processor timeout (3 s); a backlog is worked 8 at a time.
+      timeout: Duration.minutes(5),
+    }).fn;
+    bindTable(this.fn, table, 'readWrite');
+    bindProcessor(this.fn, stage);
+    this.rule = new events.Rule(this, 'Every', {
+      ruleName: `${SERVICE_NAME}-${stage}-sweep`,
+      description: 'Settles stale Pending sales and refunds, reserved voids and due reversals',
+      schedule: events.Schedule.rate(Duration.minutes(SWEEP_INTERVAL_MINUTES)),
+      // A missed run is not retried: the next one comes within minutes and does the same work.
+      targets: [new targets.LambdaFunction(this.fn, { retryAttempts: 0 })],
+    });
+    serviceAlarm(
+      this,
+      stage,
+      alarmTopic,
+      'sweeper-errors',
+      this.fn.metricErrors({ period: Duration.minutes(15) }),
+      'The sweeper failed: stale Pending work waits for its next run (see the runbook)',
+    );
+  }
+}
