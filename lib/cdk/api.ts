@@ -115,6 +115,7 @@ export class ServiceApi extends Construct {
     super(scope, id);
     const { stage } = props;
     const prod = stage === 'prod';
+    const cloudWatchRole = props.cloudWatchRole ?? true;
 
     this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
       retention: logRetention(stage),
@@ -126,9 +127,10 @@ export class ServiceApi extends Construct {
       description: `Scheduled Payments Service (${stage})`,
       // Callers are servers, not browsers: a regional endpoint, no CloudFront hop.
       endpointTypes: [apigw.EndpointType.REGIONAL],
-      cloudWatchRole: props.cloudWatchRole ?? true,
+      cloudWatchRole,
       // The role is shared by every API of the account and region: never delete it with a stack.
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      // (CDK refuses a removal policy without the role.)
+      ...(cloudWatchRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
       deployOptions: {
         stageName: stage,
         throttlingRateLimit: props.throttlingRateLimit ?? 100,

@@ -4,7 +4,7 @@
  * responses, retries, and an SQS on-failure destination whose messages raise an alarm; the
  * configuration set's sending events become CloudWatch metrics with bounce and complaint alarms.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { serviceAlarm, type AlarmOptions } from './alarms';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -72,6 +72,11 @@ export class ServiceNotifications extends Construct {
       retentionPeriod: Duration.days(14),
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "This queue is itself the stream's on-failure destination; its messages raise an alarm and stay 14 days.",
     });
     fn.addEventSource(
       new DynamoEventSource(table, {

@@ -1,10 +1,11 @@
 /**
  * E-mail in the cloud: the SES identity of the sender's domain and the configuration set, the
  * notifier that consumes new outbox items from the table's stream, its least-privilege role, its
- * on-failure queue and the alarms.
+ * on-failure queue, the configuration set's sending events and the alarms.
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { addServiceStacks } from '../../lib/cdk/app';
+import { SES_DIMENSION } from '../../lib/cdk/notifications';
 import type { ServiceStack } from '../../lib/cdk/service-stack';
 import { NOTIFIER_HANDLER } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
@@ -17,6 +18,7 @@ import {
   resourcesOfStatement,
   roleIdOf,
   roleStatements,
+  PROD_CONTEXT,
   SYNTH_TIMEOUT_MS,
   synthStage,
   testApp,
@@ -27,6 +29,9 @@ const DEFAULT_SENDER = 'payments@scheduled-payments.example';
 const DEFAULT_DOMAIN = 'scheduled-payments.example';
 const CUSTOM_SENDER = 'payments@payments.example.org';
 const CUSTOM_DOMAIN = 'payments.example.org';
+/** Dev keeps the default sender; prod cannot synthesize without a verifiable one (PROD_CONTEXT). */
+const senderOf = (stage: Stage): string => (stage === 'prod' ? PROD_CONTEXT.senderAddress : DEFAULT_SENDER);
+const domainOf = (stage: Stage): string => senderOf(stage).split('@')[1] as string;
 
 const configurationSetName = (stage: Stage): string => `scheduled-payments-${stage}`;
 const queueName = (stage: Stage): string => `scheduled-payments-${stage}-notifier-failures`;
@@ -114,11 +119,16 @@ const sesArn = (n: Notifications, rest: string): RegExp =>
     `^arn:(aws|\\$\\{AWS::Partition\\}):ses:${escape(n.region)}:${escape(n.account)}:${escape(rest)}$`,
   );
 
-/** The ses:SendEmail grant is exactly the identity of `domain` and the stage's configuration set. */
+/**
+ * The ses:SendEmail grant is exactly the stage's identities and configuration set: prod its
+ * domain identity; dev any identity of the account, as the SES sandbox also authorizes the
+ * verified recipients (the sender stays fixed by the ses:FromAddress condition).
+ */
 function expectSendEmailOnlyAs(n: Notifications, stage: Stage, domain: string): void {
   const resources = sesResources(n);
   expect(resources).toHaveLength(2);
-  const identity = resources.filter((r) => sesArn(n, `identity/${domain}`).test(r));
+  const identities = stage === 'prod' ? `identity/${domain}` : 'identity/*';
+  const identity = resources.filter((r) => sesArn(n, identities).test(r));
   const configurationSet = resources.filter(
     (r) =>
       sesArn(n, `configuration-set/${configurationSetName(stage)}`).test(r) ||
@@ -148,9 +158,40 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
   const streamArn = (): string => `\${${n.tableId}.StreamArn}`;
 
   describe('SES', () => {
-    it(`verifies the default sender's domain ${DEFAULT_DOMAIN} as the e-mail identity`, () => {
+    it(`verifies the sender's domain ${domainOf(stage)} as the e-mail identity`, () => {
       const identity = resourcesOf(template, 'AWS::SES::EmailIdentity')[n.identityId] as Resource;
-      expect(props(identity).EmailIdentity).toBe(DEFAULT_DOMAIN);
+      expect(props(identity).EmailIdentity).toBe(domainOf(stage));
+    });
+
+    it('sends the sends, bounces and complaints of the configuration set to CloudWatch, by set name', () => {
+      const destinations = Object.values(
+        resourcesOf(template, 'AWS::SES::ConfigurationSetEventDestination'),
+      ).map(props);
+      expect(destinations).toHaveLength(1);
+      const destination = destinations[0] as {
+        ConfigurationSetName: unknown;
+        EventDestination: Record<string, unknown>;
+      };
+      expect(namesConfigurationSet(n, destination.ConfigurationSetName, stage)).toBe(true);
+      expect(destination.EventDestination).toMatchObject({
+        Enabled: true,
+        MatchingEventTypes: expect.arrayContaining(['send', 'bounce', 'complaint']),
+        CloudWatchDestination: {
+          DimensionConfigurations: [
+            {
+              DimensionName: SES_DIMENSION,
+              DimensionValueSource: 'messageTag',
+              DefaultDimensionValue: expect.anything(),
+            },
+          ],
+        },
+      });
+      const [dimension] = (
+        destination.EventDestination.CloudWatchDestination as {
+          DimensionConfigurations: { DefaultDimensionValue: unknown }[];
+        }
+      ).DimensionConfigurations;
+      expect(namesConfigurationSet(n, dimension?.DefaultDimensionValue, stage)).toBe(true);
     });
 
     it(`has the configuration set ${configurationSetName(stage)}, sending enabled`, () => {
@@ -190,21 +231,21 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
       expect(variables).toMatchObject({
         SERVICE_STAGE: stage,
         POWERTOOLS_SERVICE_NAME: 'scheduled-payments',
-        SES_FROM_ADDRESS: DEFAULT_SENDER,
+        SES_FROM_ADDRESS: senderOf(stage),
         TABLE_NAME: { Ref: n.tableId },
       });
       expect(namesConfigurationSet(n, variables.SES_CONFIGURATION_SET, stage)).toBe(true);
     });
 
-    it('may send e-mail only as the identity, through the configuration set', () => {
-      expectSendEmailOnlyAs(n, stage, DEFAULT_DOMAIN);
+    it(`may send e-mail only from the sender address, ${stage === 'prod' ? 'as its domain identity' : 'as any identity (SES sandbox)'}, through the configuration set`, () => {
+      expectSendEmailOnlyAs(n, stage, domainOf(stage));
       const ses = roleStatements(template, roleIdOf(n.notifier)).filter((s) =>
         actionsOf(s).some((a) => a.startsWith('ses:')),
       );
       expect(ses.flatMap(actionsOf)).toEqual(['ses:SendEmail']);
       for (const s of ses) {
         expect(s.Effect).toBe('Allow');
-        expect(s).not.toHaveProperty('Condition');
+        expect(s.Condition).toEqual({ StringEquals: { 'ses:FromAddress': senderOf(stage) } });
       }
     });
 
@@ -230,7 +271,9 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
       const pairs: [string, string][] = [];
       for (const s of roleStatements(template, roleId)) {
         expect(s.Effect).toBe('Allow');
-        for (const key of ['NotAction', 'NotResource', 'Condition']) expect(s).not.toHaveProperty(key);
+        for (const key of ['NotAction', 'NotResource']) expect(s).not.toHaveProperty(key);
+        // Only the SES statement has a condition (asserted above).
+        if (!actionsOf(s).includes('ses:SendEmail')) expect(s).not.toHaveProperty('Condition');
         for (const action of actionsOf(s))
           for (const resource of resourcesOfStatement(s)) pairs.push([action, resource]);
       }
@@ -349,13 +392,56 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
       );
     });
 
-    it('alarms the topic on the first notifier error', () => {
-      const alarms = alarmsOn('AWS/Lambda', 'Errors', [
+    it('alarms the topic when the notifier is 10 minutes behind the stream (it reports failures, never throws)', () => {
+      const alarms = alarmsOn('AWS/Lambda', 'IteratorAge', [
         { Name: 'FunctionName', Value: { Ref: n.notifierId } },
       ]);
-      expectOneAlarm(alarms, 'notifier-errors');
-      expect(alarms[0]?.Statistic).toBe('Sum');
+      expect(alarms).toHaveLength(1);
+      expect(alarms[0]).toMatchObject({
+        AlarmName: `scheduled-payments-${stage}-notifier-iterator-age`,
+        Statistic: 'Maximum',
+        Threshold: 600_000,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [topicRef],
+      });
+      // The notifier's Errors metric stays at 0 when records fail: no alarm watches it.
+      expect(
+        alarmsOn('AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: { Ref: n.notifierId } }]),
+      ).toEqual([]);
     });
+
+    it.each([
+      ['ses-bounce-rate', 'Bounce', 5],
+      ['ses-complaint-rate', 'Complaint', 0.1],
+    ])(
+      'alarms the topic on %s: %s events per send of the hour, in percent, at %s',
+      (name, event, threshold) => {
+        const alarm = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'))
+          .map(props)
+          .find((a) => a.AlarmName === `scheduled-payments-${stage}-${name}`);
+        expect(alarm).toMatchObject({ Threshold: threshold, AlarmActions: [topicRef] });
+        const metrics = (alarm?.Metrics ?? []) as {
+          Expression?: string;
+          MetricStat?: {
+            Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] };
+          };
+        }[];
+        expect(metrics.find((m) => m.Expression !== undefined)?.Expression).toBe(
+          'IF(sent >= 20, 100 * events / sent, 0)',
+        );
+        const stats = metrics.flatMap((m) => (m.MetricStat === undefined ? [] : [m.MetricStat.Metric]));
+        expect(stats.map((m) => [m.Namespace, m.MetricName]).sort()).toEqual(
+          [
+            ['AWS/SES', event],
+            ['AWS/SES', 'Send'],
+          ].sort(),
+        );
+        for (const m of stats) {
+          expect(m.Dimensions.map((d) => d.Name)).toEqual([SES_DIMENSION]);
+          expect(namesConfigurationSet(n, m.Dimensions[0]?.Value, stage)).toBe(true);
+        }
+      },
+    );
   });
 });
 
@@ -363,7 +449,7 @@ describe('senderAddress context', () => {
   const stacks = new Map<Stage, ServiceStack>();
   beforeAll(() => {
     // Both stages in one app: one synthesis.
-    for (const stack of addServiceStacks(testApp({ senderAddress: CUSTOM_SENDER })))
+    for (const stack of addServiceStacks(testApp({ ...PROD_CONTEXT, senderAddress: CUSTOM_SENDER })))
       stacks.set(stack.stage, stack);
   }, SYNTH_TIMEOUT_MS);
 
