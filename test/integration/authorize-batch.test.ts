@@ -204,7 +204,8 @@ test('a crash after the processor charged makes the batch fail; the re-run compl
   await new Promise((resolve) => setTimeout(resolve, 500));
   expect(await saleCalls(victim)).toBe(1);
   expect((await stored(victim))!.authResponse).toBeNull();
-  expect(await transactionsOf([victim])).toHaveLength(0);
+  // The sale was recorded Pending before the processor was asked (issue 13, defect 1).
+  expect((await transactionsOf([victim])).map((t) => t.status)).toEqual(['Pending']);
 
   const state = await runAll(initialState(group));
   expect(state.totals).toMatchObject({ approved: 3, failed: 0, declined: 0 });
@@ -285,16 +286,19 @@ test('a processor that answers on the third attempt: approved, charged once, not
   expect((await stored(payment))!.authResponse).toMatchObject({ status: 'Approved', responseCode: '00' });
 });
 
-test('when the timeout reversal fails too, the batch fails (for the state machine to retry) and writes nothing', async () => {
+test('when the timeout reversal fails too, Declined 96 is recorded first and the reversal is left to the sweeper', async () => {
   const { group, payments } = await aGroup(['ok']);
   const payment = payments[0]!;
   const key = `payment:${payment.paymentId}`;
   processor.failAlways(key, 'unavailable-before');
   processor.reverseFault = 'unavailable-before';
-  // Calling the payment Failed while the processor may hold an approval could leave money
-  // without a record: the step fails instead, and its retries (or FailRemaining) try again.
-  await expect(handler(initialState(group), context)).rejects.toThrow(ProcessorUnavailableError);
-  expect((await stored(payment))!.authResponse).toBeNull();
-  expect(await transactionsOf([payment])).toHaveLength(0);
+  // The decline is recorded before any reversal (a charge in flight can no longer record an
+  // approval), and the reversal the processor did not confirm stays due (issue 13, defects 1, 7).
+  const state = await handler(initialState(group), context);
+  expect(state.totals).toMatchObject({ declined: 1, approved: 0 });
+  expect((await stored(payment))!.authResponse).toMatchObject({ status: 'Declined', responseCode: '96' });
+  expect(await transactionsOf([payment])).toEqual([
+    expect.objectContaining({ status: 'Declined', responseCode: '96', reversalDue: true }),
+  ]);
   expect(await sandbox.ledger('SALE', key)).toBeUndefined();
 });
