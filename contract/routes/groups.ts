@@ -67,10 +67,12 @@ export const groupRoutes = {
 - scheduleDate and scheduleHour are UTC (convert local time first: 5 PM at UTC-5 is scheduleHour 22). A slot earlier than the current UTC hour is 400.
 - locationId is an integer >= 0. transactionInitiator defaults to \`Merchant\`; surchargeCompliance and allowPartial to false.
 - Payments: ${PROFILE_RULE} recurring, sendEmailReceipt and sendPaymentScheduledNotification default to false; with sendPaymentScheduledNotification the payor is e-mailed a notice at creation.
+- idempotencyKey (optional, the sale's rules): the same key and body within 24 hours answer 201 with the group that key created, as it is now (same paymentGroupId and paymentIds; nothing is created twice); the same key with another body is 409; while the first request is still running, 409 (retry shortly). A refused request (4xx) frees its key. Send one whenever a create may be retried after a timeout or a 5xx.
 
-201: the group with its \`payments\`, each with its assigned paymentId. There is no idempotency key: after a timeout or a 5xx, list the merchant's groups before sending again.`,
+201: the group with its \`payments\`, each with its assigned paymentId.`,
     body: { schema: createGroupSchema },
     response: { schema: groupWithPaymentsSchema, description: 'The group created, with its payments.' },
+    errors: [409],
   }),
   GetGroup: route({
     id: 'GetGroup',

@@ -1,7 +1,7 @@
 /** Payment groups: request schemas, the list query, and the Group responses (groupView). */
 import type { FromSchema } from 'json-schema-to-ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE } from '../limits';
-import { count, dateTime, midPattern, money, queryInt, uuid } from './common';
+import { count, dateTime, idempotencyKey, midPattern, money, queryInt, uuid } from './common';
 import { inlinePaymentSchema, paymentSchema } from './payments';
 import { processingSummarySchema } from './processing';
 
@@ -28,6 +28,7 @@ export const createGroupSchema = {
     servicePayId,
     ...groupSettings,
     payments: { type: 'array', maxItems: MAX_PAYMENTS_PER_CREATE, items: inlinePaymentSchema },
+    idempotencyKey,
   },
 } as const;
 

@@ -23,6 +23,7 @@ import type { Merchant } from '#shared/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { groupStore } from '#store/groups';
 import { paymentStore } from '#store/payments';
+import { idempotent } from './idempotency';
 import { resolveProfiles, scheduledNotices } from './profiles';
 
 /** The group if it exists and belongs to this merchant; 404 otherwise. */
@@ -58,14 +59,53 @@ export async function explainGroupRejection(groupId: string, merchantId: string)
 
 /**
  * A new group with its payments, all or nothing, with the payment-scheduled notices of the
- * payments that ask for one.
+ * payments that ask for one. With an idempotencyKey (docs/decisions.md "Idempotent group
+ * create"): the same key and body within 24 hours answer the group it created, as stored now
+ * (same group and payment ids; nothing created twice); another body, or a request still in
+ * flight, is 409.
  */
 export async function createGroup(
   input: CreateGroupInput,
   merchant: Merchant,
   now: Date,
 ): Promise<{ group: Group; payments: Payment[] }> {
-  const { group, payments } = newGroupWithPayments(input, merchant.merchantId, newId, now);
+  const ref = input.idempotencyKey
+    ? { merchantId: merchant.merchantId, scope: 'group', key: input.idempotencyKey }
+    : undefined;
+  let created: { group: Group; payments: Payment[] } | undefined;
+  // The record keeps the group's id only: a 10,000-payment answer is far over an item's 400 KB.
+  const recorded = await idempotent(ref, input, newId(), now, async (groupId, resumed) => {
+    created = await createOnce(groupId, resumed, input, merchant, now);
+    return { status: 201, body: { paymentGroupId: groupId } };
+  });
+  if (created) return created;
+  return storedGroup((recorded.body as { paymentGroupId: string }).paymentGroupId, merchant.merchantId);
+}
+
+/** The group as stored now, with its payments. */
+async function storedGroup(
+  groupId: string,
+  merchantId: string,
+): Promise<{ group: Group; payments: Payment[] }> {
+  const group = await requireGroup(groupId, merchantId);
+  return { group, payments: await paymentStore().listPayments(groupId) };
+}
+
+async function createOnce(
+  groupId: string,
+  resumed: boolean,
+  input: CreateGroupInput,
+  merchant: Merchant,
+  now: Date,
+): Promise<{ group: Group; payments: Payment[] }> {
+  if (resumed) {
+    // The first attempt died: after its commit (answer that group), or before (start over).
+    if (await groupStore().getGroup(groupId)) return storedGroup(groupId, merchant.merchantId);
+    await groupStore().discardCreate(groupId);
+  }
+  let groupIdGiven = false;
+  const ids = () => (groupIdGiven ? newId() : ((groupIdGiven = true), groupId));
+  const { group, payments } = newGroupWithPayments(input, merchant.merchantId, ids, now);
   const profiles = await resolveProfiles(
     merchant.merchantId,
     payments.map((p) => p.profileId),

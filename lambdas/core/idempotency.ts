@@ -23,16 +23,17 @@ export const requestHash = (body: unknown): string =>
 
 /**
  * Runs `work` once per key. `work` gets the id of the resource to create: new on the first call,
- * the same one when a retry resumes a request that crashed half-way (its lease ran out).
+ * the same one when a retry resumes a request that crashed half-way (its lease ran out; then
+ * `resumed` is true).
  */
 export async function idempotent(
   ref: IdempotencyRef | undefined,
   body: unknown,
   newResourceId: string,
   now: Date,
-  work: (resourceId: string) => Promise<StoredResponse>,
+  work: (resourceId: string, resumed: boolean) => Promise<StoredResponse>,
 ): Promise<StoredResponse> {
-  if (!ref) return work(newResourceId);
+  if (!ref) return work(newResourceId, false);
   const store = idempotencyStore();
   const claim = await store.claim(ref, requestHash(body), newResourceId, now);
   switch (claim.kind) {
@@ -46,7 +47,7 @@ export async function idempotent(
     case 'resume': {
       let response: StoredResponse;
       try {
-        response = await work(claim.resourceId);
+        response = await work(claim.resourceId, claim.kind === 'resume');
       } catch (error) {
         // A refused request did nothing: free the key. Anything else keeps the claim, so that a
         // retry resumes the same resource once the lease runs out.

@@ -163,22 +163,33 @@ export async function sweepAbandonedCreates(
   const removed: string[] = [];
   for (const item of stuck) {
     const groupId = String(item.paymentGroupId);
-    const payments = await queryAll(db, {
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
-      ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':payment': keys.paymentPrefix },
-      ProjectionExpression: 'paymentId',
-    });
-    const paymentIds = payments.map((p) => String(p.paymentId));
-    // A payment's notice is the only outbox item a create writes (noticeOutboxId).
-    await removeCreate(
-      db,
-      tableName,
-      groupId,
-      childKeys(groupId, paymentIds, paymentIds.map(noticeOutboxId)),
-    );
-    logger.warn('abandoned group create removed', { paymentGroupId: groupId, payments: paymentIds.length });
+    await discardCreate(db, tableName, groupId);
+    logger.warn('abandoned group create removed', { paymentGroupId: groupId });
     removed.push(groupId);
   }
   return removed;
+}
+
+/**
+ * Removes one group left `creating` with the payments and notices it wrote (a committed group is
+ * never touched). The sweep's step, and an idempotent retry's before it creates again.
+ */
+export async function discardCreate(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  groupId: string,
+): Promise<void> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: keys.group(groupId), ConsistentRead: true }),
+  );
+  if (Item?.status !== CREATING) return;
+  const payments = await queryAll(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
+    ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':payment': keys.paymentPrefix },
+    ProjectionExpression: 'paymentId',
+  });
+  const paymentIds = payments.map((p) => String(p.paymentId));
+  // A payment's notice is the only outbox item a create writes (noticeOutboxId).
+  await removeCreate(db, tableName, groupId, childKeys(groupId, paymentIds, paymentIds.map(noticeOutboxId)));
 }

@@ -8,7 +8,7 @@ import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dyn
 import { keys } from '#shared/keys';
 import type { OutboxItem } from '#domain/notifications';
 import { slotOf, type Group, type GroupFilter, type Payment } from '#domain/groups';
-import { CREATING, createWrittenAhead, sweepAbandonedCreates } from './group-create';
+import { CREATING, createWrittenAhead, discardCreate, sweepAbandonedCreates } from './group-create';
 import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
 import { outboxPut } from './outbox';
 import { readPage, type Page } from './paging';
@@ -38,6 +38,8 @@ export interface GroupStore {
   createGroup(group: Group, payments: Payment[], outbox?: OutboxItem[]): Promise<void>;
   /** Removes creates abandoned half-way (group-create.ts); the groups removed. */
   sweepAbandonedCreates(now: Date): Promise<string[]>;
+  /** Removes this group if it was left `creating`, with what it wrote (group-create.ts). */
+  discardCreate(groupId: string): Promise<void>;
   /** The group as stored after the change, or undefined when it is no longer pending. */
   updateSettings(next: Group): Promise<Group | undefined>;
   /** False when the group is not pending. */
@@ -98,6 +100,10 @@ export class DynamoGroupStore implements GroupStore {
 
   sweepAbandonedCreates(now: Date): Promise<string[]> {
     return sweepAbandonedCreates(this.db, this.tableName, now);
+  }
+
+  discardCreate(groupId: string): Promise<void> {
+    return discardCreate(this.db, this.tableName, groupId);
   }
 
   /** Changes a pending group's settings (never its totals or status). */

@@ -14,8 +14,11 @@ const REQUEST_KEYS = ['clientId', 'mid', 'merchantId', 'paymentGroupId'];
 async function printed(run: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
   const sink = (logger as unknown as { console: Console }).console;
   const lines: string[] = [];
+  const capture = (...args: unknown[]) => {
+    lines.push(String(args[0]));
+  };
   const spies = (['info', 'warn', 'error'] as const).map((m) =>
-    jest.spyOn(sink, m).mockImplementation((line: unknown) => void lines.push(String(line))),
+    jest.spyOn(sink, m).mockImplementation(capture),
   );
   try {
     await run();

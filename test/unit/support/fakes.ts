@@ -93,6 +93,8 @@ export class FakeGroupStore implements GroupStore {
     return [];
   }
 
+  async discardCreate(): Promise<void> {}
+
   async updateSettings(next: Group): Promise<Group | undefined> {
     const allowed = this.table.groupWrite();
     const stored = this.table.groups.get(next.paymentGroupId);
