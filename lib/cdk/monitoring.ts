@@ -3,7 +3,7 @@
  * alarm topic, the alarms that cover the whole stage (API 5XX rate, Lambda throttles, DynamoDB
  * throttled requests, aborted executions) and one CloudWatch dashboard with every alarm on it.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack, Tags } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -97,6 +97,9 @@ export class ServiceMonitoring extends Construct {
       dashboardName: `${SERVICE_NAME}-${stage}`,
       defaultInterval: Duration.hours(6),
     });
+    // Dashboard tags are recent in CloudFormation (cfn-lint's schema refuses them): the stack's
+    // tags stay off it; its name carries the service and stage.
+    for (const key of ['service', 'stage']) Tags.of(this.dashboard).remove(key);
     const alarms = stack.node
       .findAll()
       .filter((c): c is cloudwatch.Alarm => c instanceof cloudwatch.Alarm)

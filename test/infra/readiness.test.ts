@@ -1,0 +1,171 @@
+/**
+ * Ready for a real account (issue 11), on both stages synthesized once: the AwsSolutions cdk-nag
+ * pack finds nothing unacknowledged, cfn-lint finds no error (where it is installed), every alarm
+ * watches a metric the service emits and notifies the TLS-only topic, and one dashboard shows
+ * them all.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { addServiceStacks } from '../../lib/cdk/app';
+import { acknowledgementsOf } from '../../lib/cdk/nag';
+import type { ServiceStack } from '../../lib/cdk/service-stack';
+import { emittedMetricProblem, metricsOfAlarm } from './metrics';
+import { PROD_CONTEXT, props, resourcesOf, SYNTH_TIMEOUT_MS, testApp } from './synth';
+
+const stacks: { stack: ServiceStack; template: Template }[] = [];
+beforeAll(() => {
+  // Both stages in one app, as `cdk synth` builds them with prod's context: one synthesis.
+  const app = testApp({ ...PROD_CONTEXT, devAccount: '111111111111' });
+  for (const stack of addServiceStacks(app)) stacks.push({ stack, template: Template.fromStack(stack) });
+}, SYNTH_TIMEOUT_MS);
+
+describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s', (stage) => {
+  const current = (): { stack: ServiceStack; template: Template } => {
+    const found = stacks.find((s) => s.stack.stage === stage);
+    if (found === undefined) throw new Error(`no ${stage} stack`);
+    return found;
+  };
+
+  it('has no cdk-nag AwsSolutions finding left unacknowledged', () => {
+    const { stack } = current();
+    const report = new AwsSolutionsChecks(stack).validateScope(stack);
+    const findings = report.violations.flatMap((v) =>
+      v.violatingResources.map((r) => `${v.ruleName} ${r.constructPath ?? r.resourceLogicalId}`),
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it('acknowledges each finding with its rule, its construct and a reason of a sentence', () => {
+    const acknowledgements = acknowledgementsOf(current().stack);
+    expect(acknowledgements.length).toBeGreaterThan(0);
+    for (const { rule, path, reason } of acknowledgements) {
+      expect(rule).toMatch(/^AwsSolutions-[A-Z]+\d+(\[.+\])?$/);
+      expect(path).toMatch(new RegExp(`^ScheduledPayments-${stage}/.+`));
+      expect(reason).toMatch(/^\S.{20,}[.)]$/);
+    }
+  });
+
+  it(
+    'passes cfn-lint without errors (where cfn-lint is installed)',
+    () => {
+      const found = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
+      if (found.error !== undefined || found.status !== 0) {
+        // Not a skipped test: the check does not apply on this machine, and says so.
+        console.log('cfn-lint is not installed: template lint not run (pip install cfn-lint to run it)');
+        return;
+      }
+      const dir = mkdtempSync(join(tmpdir(), 'sps-cfn-lint-'));
+      try {
+        const file = join(dir, `${stage}.template.json`);
+        writeFileSync(file, JSON.stringify(current().template.toJSON()));
+        const lint = spawnSync('cfn-lint', ['--format', 'parseable', file], { encoding: 'utf8' });
+        // Exit status bits: 2 errors, 4 warnings, 8 informational. Only errors fail.
+        const lines = lint.stdout.split('\n').filter((l) => l.trim() !== '');
+        // W3005 (a DependsOn a GetAtt implies too) is how CDK writes function roles: counted only.
+        const shown = lines.filter((l) => !l.includes(':W3005:'));
+        console.log(
+          `cfn-lint ${stage}: ${lines.length} findings (${lines.length - shown.length} W3005)\n${shown.join('\n')}`,
+        );
+        expect(lint.status === null ? 'killed' : lint.status & 3).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    SYNTH_TIMEOUT_MS,
+  );
+
+  it('watches only metrics the service emits, each alarm notifying the alarm topic', () => {
+    const { template } = current();
+    const topicRef = template.findOutputs('AlarmTopicArn').AlarmTopicArn?.Value as { Ref: string };
+    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map(props);
+    expect(alarms.length).toBeGreaterThan(10);
+    const problems: string[] = [];
+    for (const alarm of alarms) {
+      expect([alarm.AlarmName, alarm.AlarmActions]).toEqual([alarm.AlarmName, [topicRef]]);
+      const metrics = metricsOfAlarm(alarm);
+      expect(metrics.length).toBeGreaterThan(0);
+      for (const metric of metrics) {
+        const problem = emittedMetricProblem(template, metric);
+        if (problem !== undefined) problems.push(`${String(alarm.AlarmName)}: ${problem}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it.each([
+    ['api-5xx-rate', 'AWS/ApiGateway', '5XXError'],
+    ['table-throttled-requests', 'AWS/DynamoDB', 'ThrottledRequests'],
+    ['lambda-throttles-1', 'AWS/Lambda', 'Throttles'],
+    ['executions-aborted', 'AWS/States', 'ExecutionsAborted'],
+    ['executions-failed', 'AWS/States', 'ExecutionsFailed'],
+    ['executions-timed-out', 'AWS/States', 'ExecutionsTimedOut'],
+    ['notifier-iterator-age', 'AWS/Lambda', 'IteratorAge'],
+    ['notifier-dead-letters', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible'],
+    ['ses-bounce-rate', 'AWS/SES', 'Bounce'],
+  ])('has the alarm %s on %s %s', (name, namespace, metricName) => {
+    const alarm = Object.values(resourcesOf(current().template, 'AWS::CloudWatch::Alarm'))
+      .map(props)
+      .find((a) => a.AlarmName === `scheduled-payments-${stage}-${name}`);
+    expect(alarm).toBeDefined();
+    expect(metricsOfAlarm(alarm ?? {}).map((m) => [m.namespace, m.metricName])).toContainEqual([
+      namespace,
+      metricName,
+    ]);
+  });
+
+  it("watches every function's throttles", () => {
+    const { template } = current();
+    const functionIds = Object.keys(resourcesOf(template, 'AWS::Lambda::Function'));
+    const watched = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'))
+      .flatMap((a) => metricsOfAlarm(props(a)))
+      .filter((m) => m.namespace === 'AWS/Lambda' && m.metricName === 'Throttles')
+      .map((m) => (m.dimensions.FunctionName as { Ref?: string }).Ref);
+    expect([...new Set(watched)].sort()).toEqual(functionIds.sort());
+  });
+
+  it('has one dashboard for the stage showing every alarm', () => {
+    const { template } = current();
+    const dashboards = Object.values(resourcesOf(template, 'AWS::CloudWatch::Dashboard')).map(props);
+    expect(dashboards.map((d) => d.DashboardName)).toEqual([`scheduled-payments-${stage}`]);
+    const body = JSON.stringify(dashboards[0]?.DashboardBody);
+    for (const id of Object.keys(resourcesOf(template, 'AWS::CloudWatch::Alarm')))
+      expect([id, body.includes(`"${id}","Arn"`)]).toEqual([id, true]);
+  });
+
+  it('refuses every publish to the alarm topic without TLS and lets CloudWatch alarms publish', () => {
+    const { template } = current();
+    const [topicId] = Object.keys(resourcesOf(template, 'AWS::SNS::Topic'));
+    const policies = Object.values(resourcesOf(template, 'AWS::SNS::TopicPolicy'))
+      .map(props)
+      .filter((p) => (p.Topics as { Ref: string }[]).some((t) => t.Ref === topicId));
+    const statements = policies.flatMap(
+      (p) => (p.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+    );
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 'sns:Publish',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'cloudwatch.amazonaws.com' } }),
+    );
+  });
+});
+
+describe('README', () => {
+  it('lists every acknowledged cdk-nag rule in its cdk-nag summary', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const summary = readme.slice(readme.indexOf('### cdk-nag'));
+    const rules = new Set(
+      stacks.flatMap(({ stack }) => acknowledgementsOf(stack).map((a) => a.rule.replace(/\[.*$/, ''))),
+    );
+    for (const rule of rules) expect([rule, summary.includes(rule)]).toEqual([rule, true]);
+  });
+});
