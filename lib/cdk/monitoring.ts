@@ -10,7 +10,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { Stage } from '../../contract/stage';
 import { serviceAlarm } from './alarms';
@@ -87,11 +87,20 @@ export class ServiceMonitoring extends Construct {
     });
     alarm('table-throttled-requests', tableThrottles, 'DynamoDB throttled requests on the service table');
 
-    alarm(
-      'executions-aborted',
-      stateMachine.metricAborted({ period: PERIOD }),
-      'A group processing execution was stopped by hand: its group stays "processing" (see the runbook)',
-    );
+    // Failed and timed-out executions are alarmed where each state machine is built; a stopped
+    // (aborted) execution leaves its work half done just the same, on every state machine.
+    const stateMachines = stack.node
+      .findAll()
+      .filter((c): c is sfn.StateMachine => c instanceof sfn.StateMachine);
+    for (const machine of stateMachines) {
+      const name =
+        machine === stateMachine ? 'executions' : kebab(machine.node.scope?.node.id ?? machine.node.id);
+      alarm(
+        `${name}-aborted`,
+        machine.metricAborted({ period: PERIOD }),
+        `An execution of ${machine.node.path.split('/').slice(1).join('/')} was stopped by hand: its work is left half done (see the runbook)`,
+      );
+    }
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: `${SERVICE_NAME}-${stage}`,
@@ -113,13 +122,15 @@ export class ServiceMonitoring extends Construct {
       graph('API latency p99', [api.deploymentStage.metricLatency({ statistic: 'p99', period: PERIOD })]),
       graph('Lambda throttles', throttles),
       graph('DynamoDB throttled requests', [tableThrottles]),
-      graph('Executions', [
-        stateMachine.metricStarted({ period: PERIOD }),
-        stateMachine.metricSucceeded({ period: PERIOD }),
-        stateMachine.metricFailed({ period: PERIOD }),
-        stateMachine.metricTimedOut({ period: PERIOD }),
-        stateMachine.metricAborted({ period: PERIOD }),
-      ]),
+      ...stateMachines.map((machine) =>
+        graph(`Executions: ${machine.node.scope?.node.id ?? machine.node.id}`, [
+          machine.metricStarted({ period: PERIOD }),
+          machine.metricSucceeded({ period: PERIOD }),
+          machine.metricFailed({ period: PERIOD }),
+          machine.metricTimedOut({ period: PERIOD }),
+          machine.metricAborted({ period: PERIOD }),
+        ]),
+      ),
     );
   }
 }
@@ -150,3 +161,6 @@ function enforceTls(topic: sns.Topic, account: string): void {
     }),
   );
 }
+
+/** `VoidOrRefund` → `void-or-refund`, for alarm names. */
+const kebab = (id: string): string => id.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();

@@ -117,6 +117,17 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s', (stage) => {
     ]);
   });
 
+  it('alarms on aborted executions of every state machine', () => {
+    const { template } = current();
+    const watched = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'))
+      .flatMap((a) => metricsOfAlarm(props(a)))
+      .filter((m) => m.namespace === 'AWS/States' && m.metricName === 'ExecutionsAborted')
+      .map((m) => (m.dimensions.StateMachineArn as { Ref?: string }).Ref);
+    expect(watched.sort()).toEqual(
+      Object.keys(resourcesOf(template, 'AWS::StepFunctions::StateMachine')).sort(),
+    );
+  });
+
   it("watches every function's throttles", () => {
     const { template } = current();
     const functionIds = Object.keys(resourcesOf(template, 'AWS::Lambda::Function'));
