@@ -28,6 +28,40 @@ export const processGroupTasks: readonly TaskBinding[] = [
   { state: 'EmitReceipts', substitution: 'EmitReceiptsFunctionArn', handler: 'processing/emit-receipts' },
 ];
 
+/**
+ * The background void-or-refund (docs/decisions.md "Background void-or-refund"): its own state
+ * machine, run for a group with more than `syncLimit` non-deleted payments; each ReverseBatch task
+ * reverses up to `batchSize` payments, `concurrency` at once (CDK sizes its timeout from these).
+ */
+export const VOID_OR_REFUND_DEFINITION = resolve(__dirname, '..', 'statemachines', 'void-or-refund.asl.json');
+
+export const VOID_OR_REFUND = {
+  apiHandler: 'groups/void-or-refund',
+  syncLimit: 1000,
+  batchSize: 250,
+  concurrency: 16,
+} as const;
+
+export const voidOrRefundTasks: readonly TaskBinding[] = [
+  { state: 'BeginReversal', substitution: 'BeginReversalFunctionArn', handler: 'void-or-refund/begin' },
+  { state: 'ReverseBatch', substitution: 'ReverseBatchFunctionArn', handler: 'void-or-refund/reverse-batch' },
+  {
+    state: 'CompleteReversal',
+    substitution: 'CompleteReversalFunctionArn',
+    handler: 'void-or-refund/complete',
+  },
+];
+
+/**
+ * One execution name per void-or-refund request generation of a group (at most 80 characters, no
+ * `:`): a repeat while it runs finds the same execution; a repeat after it is done is a new one.
+ */
+export const voidOrRefundExecutionName = (groupId: string, generation: number): string =>
+  `vr-${groupId}-${generation}`;
+
+export const VOID_OR_REFUND_STATE_MACHINE_NAME = (stage: string): string =>
+  `scheduled-payments-${stage}-void-or-refund`;
+
 /** The stream consumer that sends the outbox's e-mails. */
 export const NOTIFIER_HANDLER = 'notifications/send-notifications';
 

@@ -1,8 +1,10 @@
 /** Processing a group and reversing its payments. */
 import { TEST_MID_RANGE } from '../limits';
+import { VOID_OR_REFUND } from '../processing';
 import {
   triggerMerchantSchema,
   triggerResultSchema,
+  voidOrRefundAcceptedSchema,
   voidOrRefundResultSchema,
   voidOrRefundSchema,
 } from '../schemas/processing';
@@ -23,9 +25,14 @@ export const processingRoutes = {
 
 - Optional body \`{paymentIds}\`: only these payments (each must be a payment of this group, else 400). No body: every payment of the group.
 - Payments never charged (the group not processed yet, deleted, declined or failed), already reversed, or with nothing left to refund are skipped and counted in skippedCount; a reversal refused by the processor or the rules is counted in failedCount with a reason. Either way the answer is 200 (a pending group: everything skipped).
-- Safe to repeat: a payment with a recorded reversal is skipped, so nothing is reversed twice.`,
+- Safe to repeat: a payment with a recorded reversal is skipped, so nothing is reversed twice.
+- A group with more than ${VOID_OR_REFUND.syncLimit.toLocaleString('en-US')} non-deleted payments, without \`paymentIds\`, is reversed in the background: 202 \`{paymentGroupId, status: "accepted", executionArn}\`. The group's \`voidOrRefundSummary\` shows \`status: "running"\` and the counts so far, then \`"done"\` with voided + refunded + skipped + failed = its non-deleted payments; each payment's \`voidOrRefundResponses\` shows its reversal. Repeating the call while it runs answers 202 with the same executionArn; repeating it after it is done starts a new run, which reverses nothing twice (the payments reversed before count as skipped).`,
     body: { schema: voidOrRefundSchema, optional: true },
     response: { schema: voidOrRefundResultSchema, description: 'Counts, and the outcome of each payment.' },
+    accepted: {
+      schema: voidOrRefundAcceptedSchema,
+      description: 'More than 1,000 non-deleted payments: the reversal runs in the background.',
+    },
   }),
   ProcessGroup: route({
     id: 'ProcessGroup',

@@ -57,6 +57,8 @@ export interface Route {
   readonly query?: RouteQuery;
   /** The success body (a JSON Schema of contract/schemas); absent exactly when status is 204. */
   readonly response?: { readonly schema: object; readonly description: string };
+  /** A 202 the operation answers instead when its work continues in the background. */
+  readonly accepted?: { readonly schema: object; readonly description: string };
   /**
    * Error statuses besides those of every operation (400, 401, 403, 429, 500, 503; 404 when the
    * path names a resource below the merchant).

@@ -3,7 +3,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE } from '../limits';
 import { count, dateTime, idempotencyKey, midPattern, money, queryInt, uuid } from './common';
 import { inlinePaymentSchema, paymentSchema } from './payments';
-import { processingSummarySchema } from './processing';
+import { processingSummarySchema, voidOrRefundSummarySchema } from './processing';
 
 const groupSettings = {
   scheduleDate: { type: 'string', format: 'date' },
@@ -124,6 +124,7 @@ export const groupSchema = {
       description:
         'The processing execution (Step Functions) of the latest attempt; present once processing has started. A re-driven group names its new execution.',
     },
+    voidOrRefundSummary: voidOrRefundSummarySchema,
   },
 } as const;
 

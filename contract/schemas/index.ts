@@ -39,6 +39,7 @@ import {
 import {
   triggerMerchantSchema,
   triggerResultSchema,
+  voidOrRefundAcceptedSchema,
   voidOrRefundResultSchema,
   voidOrRefundSchema,
 } from './processing';
@@ -94,4 +95,5 @@ export const responseComponents: ReadonlyMap<string, object> = new Map<string, o
   ['Refund', refundResponseSchema],
   ['TriggerResult', triggerResultSchema],
   ['VoidOrRefundResult', voidOrRefundResultSchema],
+  ['VoidOrRefundAccepted', voidOrRefundAcceptedSchema],
 ]);

@@ -104,6 +104,37 @@ export const voidOrRefundResultSchema = {
   },
 } as const;
 
+/** 202 of a void-or-refund that runs in the background (docs/decisions.md "Background void-or-refund"). */
+export const voidOrRefundAcceptedSchema = {
+  type: 'object',
+  description:
+    'The group has more than 1,000 non-deleted payments: the reversal runs in the background. Follow it on the group (voidOrRefundSummary) and on each payment (voidOrRefundResponses).',
+  required: ['paymentGroupId', 'status', 'executionArn'],
+  properties: {
+    paymentGroupId: uuid,
+    status: { type: 'string', enum: ['accepted'] },
+    executionArn: {
+      type: 'string',
+      description: 'The background execution (Step Functions); a repeat while it runs names the same one.',
+    },
+  },
+} as const;
+
+export const voidOrRefundSummarySchema = {
+  type: 'object',
+  description:
+    'The latest background void-or-refund of the group (more than 1,000 non-deleted payments). While running, the counts grow batch by batch; when done, voided + refunded + skipped + failed = the non-deleted payments.',
+  required: ['status', 'voidedCount', 'refundedCount', 'skippedCount', 'failedCount'],
+  properties: {
+    status: { type: 'string', enum: ['running', 'done'] },
+    voidedCount: count('Payments voided by this run.'),
+    refundedCount: count('Payments refunded by this run.'),
+    skippedCount: count('Payments never charged, already reversed before this run, or with nothing left to refund.'),
+    failedCount: count('Reversals refused (by the processor or the rules); the payment shows why.'),
+    executionArn: { type: 'string', description: 'The background execution (Step Functions).' },
+  },
+} as const;
+
 export type ProcessingSummaryView = FromSchema<typeof processingSummarySchema>;
 export type TriggerResult = FromSchema<typeof triggerResultSchema>;
 export type VoidOrRefundResult = FromSchema<typeof voidOrRefundResultSchema>;

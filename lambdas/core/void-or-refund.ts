@@ -131,10 +131,7 @@ async function selectPayments(group: Group, paymentIds: string[] | undefined): P
   return [...new Map(named.map((p) => [p.paymentId, p])).values()];
 }
 
-/**
- * Reverses the named payments of a group (all without `paymentIds`). A reversal the service
- * refuses (a typed error) is that payment's failure; anything else fails the request.
- */
+/** Reverses the named payments of a group (all without `paymentIds`), each by `reversePayment`. */
 export async function voidOrRefundGroup(
   groupId: string,
   merchantId: string,
@@ -147,14 +144,27 @@ export async function voidOrRefundGroup(
   // its own time (the request's `now` plus the time elapsed), not at the request's start.
   const started = Date.now();
   const clock = () => new Date(now.getTime() + (Date.now() - started));
-  const outcomes = await mapLimit(payments, CONCURRENCY, async (payment): Promise<PaymentOutcome> => {
-    try {
-      return await reverse(payment, merchantId, clock());
-    } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
-      logger.warn('reversal refused', { paymentId: payment.paymentId, reason: error.message });
-      return { paymentId: payment.paymentId, outcome: 'failed', reason: error.message };
-    }
-  });
+  const outcomes = await mapLimit(payments, CONCURRENCY, (payment) =>
+    reversePayment(payment, merchantId, clock()),
+  );
   return { group, outcomes };
+}
+
+/**
+ * Reverses one payment of a group (the request above, and the background void-or-refund's
+ * batches). A reversal the service refuses (a typed error) is that payment's failure; anything
+ * else is thrown.
+ */
+export async function reversePayment(
+  payment: Payment,
+  merchantId: string,
+  now: Date,
+): Promise<PaymentOutcome> {
+  try {
+    return await reverse(payment, merchantId, now);
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    logger.warn('reversal refused', { paymentId: payment.paymentId, reason: error.message });
+    return { paymentId: payment.paymentId, outcome: 'failed', reason: error.message };
+  }
 }

@@ -44,6 +44,23 @@ export interface Group {
   receiptsQueuedAt?: string;
   /** Set when processing completes. */
   processingSummary?: ProcessingSummary;
+  /** The latest background void-or-refund (more than 1,000 payments). */
+  voidOrRefundSummary?: VoidOrRefundSummary;
+}
+
+/**
+ * A background void-or-refund run as the group keeps it. `generation` numbers the runs (each its
+ * own execution); the counts are this run's, written after each batch and when it is done.
+ */
+export interface VoidOrRefundSummary {
+  status: 'running' | 'done';
+  generation: number;
+  executionArn: string;
+  startedAt: string;
+  voidedCount: number;
+  refundedCount: number;
+  skippedCount: number;
+  failedCount: number;
 }
 
 export interface Fee {
@@ -237,6 +254,16 @@ export const groupView = (g: Group): GroupView => ({
   lastUpdated: g.lastUpdated,
   ...(g.processingSummary && { processingSummary: summaryView(g.processingSummary) }),
   ...(g.executionArn !== undefined && { executionArn: g.executionArn }),
+  ...(g.voidOrRefundSummary && {
+    voidOrRefundSummary: {
+      status: g.voidOrRefundSummary.status,
+      voidedCount: g.voidOrRefundSummary.voidedCount,
+      refundedCount: g.voidOrRefundSummary.refundedCount,
+      skippedCount: g.voidOrRefundSummary.skippedCount,
+      failedCount: g.voidOrRefundSummary.failedCount,
+      executionArn: g.voidOrRefundSummary.executionArn,
+    },
+  }),
 });
 
 export const paymentView = (p: Payment): PaymentView => ({

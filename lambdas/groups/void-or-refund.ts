@@ -1,14 +1,27 @@
 /**
  * POST /rest/merchants/{MID}/groups/{GroupID}/void-or-refund, optional `{paymentIds: [...]}`:
- * reverses the group's approved payments (core/void-or-refund.ts) and counts the outcomes.
+ * reverses the group's approved payments (core/void-or-refund.ts) and counts the outcomes. A
+ * whole group of more than 1,000 non-deleted payments cannot be reversed within one request: it
+ * is reversed in the background (void-or-refund/start.ts), 202 with the execution.
  */
-import { voidOrRefundGroup, type Outcome } from '#core/void-or-refund';
+import { VOID_OR_REFUND } from '#contract/processing';
 import { routes } from '#contract/routes/index';
+import { requireGroup } from '#core/groups';
+import { voidOrRefundGroup, type Outcome } from '#core/void-or-refund';
 import { merchantRoute } from '#shared/http';
+import { reverseInBackground } from '../void-or-refund/start';
 
 export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant, params, body, now }) => {
   const groupId = params.GroupID;
-  const { group, outcomes } = await voidOrRefundGroup(groupId, merchant.merchantId, body?.paymentIds, now);
+  const paymentIds = body?.paymentIds;
+  if (paymentIds === undefined) {
+    const group = await requireGroup(groupId, merchant.merchantId);
+    if (group.paymentCount > VOID_OR_REFUND.syncLimit) {
+      const executionArn = await reverseInBackground(group, now);
+      return { status: 202, body: { paymentGroupId: groupId, status: 'accepted', executionArn } };
+    }
+  }
+  const { group, outcomes } = await voidOrRefundGroup(groupId, merchant.merchantId, paymentIds, now);
   const count = (o: Outcome) => outcomes.filter((x) => x.outcome === o).length;
   return {
     status: 200,

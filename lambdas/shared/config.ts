@@ -32,6 +32,8 @@ export interface FunctionConfig {
   readonly maxSendAttempts: number;
   /** Only the functions that start executions (triggers, scheduler) have these; see `needed`. */
   readonly stateMachineArn: string | undefined;
+  /** Only the void-or-refund API function starts the background void-or-refund. */
+  readonly voidOrRefundStateMachineArn: string | undefined;
   /** Only the notifier sends e-mail. */
   readonly sesFromAddress: string | undefined;
   readonly sesConfigurationSet: string | undefined;
@@ -40,6 +42,7 @@ export interface FunctionConfig {
 /** The variable behind each value a function may lack; `needed` names it when missing. */
 const OPTIONAL_VARIABLES = {
   stateMachineArn: 'STATE_MACHINE_ARN',
+  voidOrRefundStateMachineArn: 'VOID_OR_REFUND_STATE_MACHINE_ARN',
   sesFromAddress: 'SES_FROM_ADDRESS',
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
 } as const;
@@ -93,6 +96,7 @@ export function loadConfig(env: Env): FunctionConfig {
     receiptsPageSize: integer(env, 'RECEIPTS_PAGE_SIZE', 500, 1),
     maxSendAttempts: integer(env, 'MAX_SEND_ATTEMPTS', 5, 1),
     stateMachineArn: text(env, OPTIONAL_VARIABLES.stateMachineArn),
+    voidOrRefundStateMachineArn: text(env, OPTIONAL_VARIABLES.voidOrRefundStateMachineArn),
     sesFromAddress: text(env, OPTIONAL_VARIABLES.sesFromAddress),
     sesConfigurationSet: text(env, OPTIONAL_VARIABLES.sesConfigurationSet),
   });

@@ -10,7 +10,7 @@ let client: SFNClient | undefined;
 const sfnClient = (): SFNClient => (client ??= tracer.captureAWSv3Client(new SFNClient({ maxAttempts: 4 })));
 
 /** arn:...:stateMachine:NAME → arn:...:execution:NAME:EXECUTION */
-const executionArnOf = (machineArn: string, name: string): string =>
+export const executionArnOf = (machineArn: string, name: string): string =>
   `${machineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 
 /**
@@ -18,8 +18,12 @@ const executionArnOf = (machineArn: string, name: string): string =>
  * Step Functions runs a name once, so the existing execution is the answer (each processing
  * attempt has its own name, so this never hides a closed attempt behind a new one).
  */
-export async function startExecution(name: string, input: object): Promise<string> {
-  const machine = needed('stateMachineArn');
+export async function startExecution(
+  name: string,
+  input: object,
+  machineSetting: 'stateMachineArn' | 'voidOrRefundStateMachineArn' = 'stateMachineArn',
+): Promise<string> {
+  const machine = needed(machineSetting);
   try {
     const out = await sfnClient().send(
       new StartExecutionCommand({ stateMachineArn: machine, name, input: JSON.stringify(input) }),

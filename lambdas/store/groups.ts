@@ -7,7 +7,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/keys';
 import type { OutboxItem } from '#domain/notifications';
-import { slotOf, type Group, type GroupFilter, type Payment } from '#domain/groups';
+import { slotOf, type Group, type GroupFilter, type Payment, type VoidOrRefundSummary } from '#domain/groups';
 import { CREATING, createWrittenAhead, discardCreate, sweepAbandonedCreates } from './group-create';
 import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
 import { outboxPut } from './outbox';
@@ -46,6 +46,15 @@ export interface GroupStore {
   markDeleted(groupId: string, now: Date): Promise<boolean>;
   listGroups(merchantId: string, filter: GroupFilter): Promise<Group[]>;
   pageGroups(merchantId: string, filter: GroupFilter, page: Page): Promise<{ items: Group[]; total: number }>;
+  /**
+   * Writes the group's background void-or-refund summary if the stored one is still of generation
+   * `expected` (undefined: none yet); false otherwise. A new run claims generation n + 1 this way.
+   */
+  putVoidOrRefundSummary(
+    groupId: string,
+    summary: VoidOrRefundSummary,
+    expected: number | undefined,
+  ): Promise<boolean>;
 }
 
 /**
@@ -156,6 +165,31 @@ export class DynamoGroupStore implements GroupStore {
             ':pending': 'pending',
             ':now': now.toISOString(),
           },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async putVoidOrRefundSummary(
+    groupId: string,
+    summary: VoidOrRefundSummary,
+    expected: number | undefined,
+  ): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.group(groupId),
+          UpdateExpression: 'SET voidOrRefundSummary = :s',
+          ConditionExpression:
+            expected === undefined
+              ? 'attribute_exists(pk) AND attribute_not_exists(voidOrRefundSummary)'
+              : 'voidOrRefundSummary.generation = :g',
+          ExpressionAttributeValues: { ':s': summary, ...(expected !== undefined && { ':g': expected }) },
         }),
       );
       return true;

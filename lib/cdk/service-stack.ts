@@ -11,9 +11,11 @@ import { ServiceSweeper } from './sweeper';
 import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
 import { ServiceMonitoring } from './monitoring';
+import { ServiceVoidOrRefund } from './void-or-refund';
 import { addNagSuppressions } from './nag';
 import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
 import { bindStateMachine } from './service-function';
+import { VOID_OR_REFUND } from '../../contract/processing';
 
 export interface ServiceStackProps extends StackProps {
   /** The stage this stack deploys: names, retention and protection follow it. */
@@ -57,6 +59,7 @@ export class ServiceStack extends Stack {
   readonly notifications: ServiceNotifications;
   readonly reconciliation: ServiceReconciliation;
   readonly monitoring: ServiceMonitoring;
+  readonly voidOrRefund: ServiceVoidOrRefund;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     const {
@@ -100,6 +103,11 @@ export class ServiceStack extends Stack {
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
     });
+    this.voidOrRefund = new ServiceVoidOrRefund(this, 'VoidOrRefund', {
+      stage,
+      table: this.table.table,
+      alarmTopic: this.processing.alarmTopic,
+    });
     this.api = new ServiceApi(this, 'Api', {
       stage,
       table: this.table.table,
@@ -109,6 +117,7 @@ export class ServiceStack extends Stack {
         // The trigger endpoints start executions outside production only; in prod their
         // function answers 403 and holds no permission on the state machine.
         if (stage !== 'prod' && handlerRoutes.some((r) => r.nonProdOnly)) bindStateMachine(fn, stateMachine);
+        if (handler === VOID_OR_REFUND.apiHandler) this.voidOrRefund.bindApiFunction(fn);
         configureFunction?.(fn, handler, handlerRoutes);
       },
     });

@@ -6,7 +6,14 @@
  * cloud; they live here, not in lambdas/.
  */
 import type { Context } from 'aws-lambda';
-import { PROCESS_GROUP_DEFINITION, processGroupTasks, SCHEDULER_HANDLER } from '../../contract/processing';
+import {
+  PROCESS_GROUP_DEFINITION,
+  processGroupTasks,
+  SCHEDULER_HANDLER,
+  type TaskBinding,
+  VOID_OR_REFUND_DEFINITION,
+  voidOrRefundTasks,
+} from '../../contract/processing';
 import { invokeAs, type LocalRoute } from './http-server';
 import { executionJson, LocalStepFunctions } from './step-functions';
 import { localSweeper } from './sweeper';
@@ -25,15 +32,30 @@ const json = (body: string): Record<string, unknown> => {
   }
 };
 
-export async function localProcessing(stateMachineArn: string) {
+/** A state machine file run locally, each Task bound in-process to its handler. */
+async function localMachine(
+  definition: string,
+  stateMachineArn: string,
+  bindings: readonly TaskBinding[],
+): Promise<LocalStepFunctions> {
   const tasks: Record<string, (input: unknown) => Promise<unknown>> = {};
   const substitutions: Record<string, string> = {};
-  for (const task of processGroupTasks) {
+  for (const task of bindings) {
     const handler = await load(task.handler);
     tasks[task.state] = (input) => invokeAs(task.state, 900_000, (context) => handler(input, context));
     substitutions[task.substitution] = `arn:aws:lambda:us-east-1:000000000000:function:local-${task.state}`;
   }
-  const sfn = new LocalStepFunctions(PROCESS_GROUP_DEFINITION, stateMachineArn, substitutions, tasks);
+  return new LocalStepFunctions(definition, stateMachineArn, substitutions, tasks);
+}
+
+export async function localProcessing(stateMachineArn: string, voidOrRefundStateMachineArn: string) {
+  const sfn = await localMachine(PROCESS_GROUP_DEFINITION, stateMachineArn, processGroupTasks);
+  // The background void-or-refund (statemachines/void-or-refund.asl.json), run the same way.
+  const voidOrRefund = await localMachine(
+    VOID_OR_REFUND_DEFINITION,
+    voidOrRefundStateMachineArn,
+    voidOrRefundTasks,
+  );
   const scheduler = await load(SCHEDULER_HANDLER);
   const tick = (time: string) =>
     invokeAs('Scheduler', 60_000, (context) =>
@@ -73,7 +95,10 @@ export async function localProcessing(stateMachineArn: string) {
     ],
     [
       'GET /__local/executions',
-      async () => ({ status: 200, body: sfn.list().map((e) => ({ ...executionJson(e), stats: e.stats })) }),
+      async () => ({
+        status: 200,
+        body: [...sfn.list(), ...voidOrRefund.list()].map((e) => ({ ...executionJson(e), stats: e.stats })),
+      }),
     ],
   ];
   const sweeper = await localSweeper();
@@ -82,5 +107,5 @@ export async function localProcessing(stateMachineArn: string) {
     clearTimeout(timer);
     sweeper.stop();
   };
-  return { sfn, localRoutes, stopTimer };
+  return { sfn, voidOrRefund, localRoutes, stopTimer };
 }

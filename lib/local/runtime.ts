@@ -12,7 +12,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { routeList as routes } from '#contract/routes/index';
 import { apiScope, parseStage, type Stage } from '../../contract/stage';
 import { tableName as tableNameOf } from '../../contract/table';
-import { STATE_MACHINE_NAME } from '../../contract/processing';
+import { STATE_MACHINE_NAME, VOID_OR_REFUND_STATE_MACHINE_NAME } from '../../contract/processing';
 import { loadOrCreateKey, tokenIssuer } from './auth';
 import { freePort, localAwsEnv, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createHttpServer, type ApiHandler, type LocalRoute } from './http-server';
@@ -84,6 +84,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       AWS_ENDPOINT_URL_SESV2: `http://127.0.0.1:${sesPort}`,
       SES_FROM_ADDRESS: process.env.SES_FROM_ADDRESS ?? 'payments@scheduled-payments.example',
       STATE_MACHINE_ARN: `arn:aws:states:us-east-1:000000000000:stateMachine:${STATE_MACHINE_NAME(`local-${stage}`)}`,
+      VOID_OR_REFUND_STATE_MACHINE_ARN: `arn:aws:states:us-east-1:000000000000:stateMachine:${VOID_OR_REFUND_STATE_MACHINE_NAME(`local-${stage}`)}`,
     });
     const client = new DynamoDBClient({});
     await ensureTable(client, tableName);
@@ -96,14 +97,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       handlers.set(module, loaded.handler);
     }
 
-    processing = await localProcessing(process.env.STATE_MACHINE_ARN!);
+    processing = await localProcessing(
+      process.env.STATE_MACHINE_ARN!,
+      process.env.VOID_OR_REFUND_STATE_MACHINE_ARN!,
+    );
     const faults = await installFaults();
     const deadLetters: DeadLetter[] = [];
     const notifier = (await import(`../../lambdas/${NOTIFIER_HANDLER}`)) as {
       handler: Parameters<typeof startStreamReader>[1];
     };
     streamReader = startStreamReader(tableName, notifier.handler, deadLetters);
-    sfnServer = createSfnServer(processing.sfn);
+    sfnServer = createSfnServer(processing.sfn, processing.voidOrRefund);
     await new Promise<void>((ok, fail) => {
       sfnServer!.once('error', fail);
       sfnServer!.listen(sfnPort, '127.0.0.1', () => ok());
@@ -152,6 +156,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
           server!.closeAllConnections();
         });
         await processing!.sfn.stop();
+        await processing!.voidOrRefund.stop();
         await new Promise<void>((ok) => sfnServer!.close(() => ok()));
         await streamReader!.stop();
         await new Promise<void>((ok) => ses!.close(() => ok()));

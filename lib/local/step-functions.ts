@@ -199,8 +199,18 @@ export const executionJson = (e: LocalExecution) => ({
   cause: e.cause,
 });
 
-/** The AWS JSON 1.0 endpoint the SFN client talks to (AWS_ENDPOINT_URL_SFN). */
-export function createSfnServer(sfn: LocalStepFunctions): Server {
+/** The AWS JSON 1.0 endpoint the SFN client talks to (AWS_ENDPOINT_URL_SFN), for every machine. */
+export function createSfnServer(...machines: LocalStepFunctions[]): Server {
+  const machineOf = (arn: unknown): LocalStepFunctions => {
+    const found = machines.find((m) => m.stateMachineArn === arn);
+    if (!found)
+      throw new SfnError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${String(arn)}'`);
+    return found;
+  };
+  // An execution ARN is its machine's ARN with `execution` for `stateMachine`, plus `:name`.
+  const machineOfExecution = (arn: string): LocalStepFunctions =>
+    machines.find((m) => arn.startsWith(`${m.stateMachineArn.replace(':stateMachine:', ':execution:')}:`)) ??
+    machines[0]!;
   return createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -214,19 +224,22 @@ export function createSfnServer(sfn: LocalStepFunctions): Server {
         const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
         switch (action) {
           case 'StartExecution': {
-            if (body.stateMachineArn !== sfn.stateMachineArn) {
-              throw new SfnError(
-                'StateMachineDoesNotExist',
-                `State Machine Does Not Exist: '${String(body.stateMachineArn)}'`,
-              );
-            }
-            const e = sfn.start(String(body.name ?? crypto.randomUUID()), String(body.input ?? '{}'));
+            const e = machineOf(body.stateMachineArn).start(
+              String(body.name ?? crypto.randomUUID()),
+              String(body.input ?? '{}'),
+            );
             return reply(200, { executionArn: e.executionArn, startDate: seconds(e.startDate) });
           }
           case 'DescribeExecution':
-            return reply(200, executionJson(sfn.describe(String(body.executionArn))));
+            return reply(
+              200,
+              executionJson(
+                machineOfExecution(String(body.executionArn)).describe(String(body.executionArn)),
+              ),
+            );
           case 'ListExecutions': {
             const max = Number(body.maxResults ?? 100) || 100;
+            const sfn = body.stateMachineArn === undefined ? machines[0]! : machineOf(body.stateMachineArn);
             const executions = sfn.list(body.statusFilter as ExecutionStatus | undefined).slice(0, max);
             return reply(200, {
               executions: executions.map(

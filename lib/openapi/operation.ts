@@ -66,6 +66,12 @@ function responsesOf(route: Route): OperationObject['responses'] {
         ? { description: 'Done; no body.' }
         : { description: route.response.description, content: json(responseSchema(route.response.schema)) },
   };
+  if (route.accepted) {
+    responses['202'] = {
+      description: route.accepted.description,
+      content: json(responseSchema(route.accepted.schema)),
+    };
+  }
   for (const status of [...errors].sort((a, b) => a - b)) {
     responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
   }

@@ -17,6 +17,7 @@ describe('the functions configuration', () => {
       receiptsPageSize: 500,
       maxSendAttempts: 5,
       stateMachineArn: undefined,
+      voidOrRefundStateMachineArn: undefined,
       sesFromAddress: undefined,
       sesConfigurationSet: undefined,
     });

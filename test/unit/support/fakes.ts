@@ -8,7 +8,7 @@
  * A test file wires them in by importing './support/fake-stores' first.
  */
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
-import type { Group, GroupFilter, Payment } from '#domain/groups';
+import type { Group, GroupFilter, Payment, VoidOrRefundSummary } from '#domain/groups';
 import type { OutboxItem } from '#domain/notifications';
 import type { AuthResponse } from '#domain/processing';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
@@ -86,6 +86,18 @@ export class FakeGroupStore implements GroupStore {
     this.table.groups.set(group.paymentGroupId, copy(group));
     for (const p of payments) this.table.paymentsOf(group.paymentGroupId).set(p.paymentId, copy(p));
     this.table.outbox.push(...copy(outbox));
+  }
+
+  async putVoidOrRefundSummary(
+    groupId: string,
+    summary: VoidOrRefundSummary,
+    expected: number | undefined,
+  ): Promise<boolean> {
+    const stored = this.table.groups.get(groupId);
+    if (!this.table.groupWrite() || !stored || stored.voidOrRefundSummary?.generation !== expected)
+      return false;
+    this.table.groups.set(groupId, { ...stored, voidOrRefundSummary: copy(summary) });
+    return true;
   }
 
   /** The fake's create is atomic: nothing is ever abandoned half-way. */
