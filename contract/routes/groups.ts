@@ -69,7 +69,7 @@ export const groupRoutes = {
 - Payments: ${PROFILE_RULE} recurring, sendEmailReceipt and sendPaymentScheduledNotification default to false; with sendPaymentScheduledNotification the payor is e-mailed a notice at creation.
 - idempotencyKey (optional, the sale's rules): the same key and body within 24 hours answer 201 with the group that key created, as it is now (same paymentGroupId and paymentIds; nothing is created twice); the same key with another body is 409; while the first request is still running, 409 (retry shortly). A refused request (4xx) frees its key. Send one whenever a create may be retried after a timeout or a 5xx.
 
-201: the group with its \`payments\`, each with its assigned paymentId.`,
+201: the group with its \`payments\`, each with its assigned paymentId. A create of 10,000 payments takes about 10-15 seconds (one group's payments are written at about 1,000 per second); send it with an idempotencyKey.`,
     body: { schema: createGroupSchema },
     response: { schema: groupWithPaymentsSchema, description: 'The group created, with its payments.' },
     errors: [409],

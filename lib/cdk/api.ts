@@ -3,7 +3,7 @@
  * Lambda function per distinct handler module, one Cognito-authorized method per route, and
  * gateway responses that answer API Gateway's own errors with the service's error body.
  */
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -11,6 +11,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { CREATE_GROUP_TIMEOUT_SECONDS } from '#contract/limits';
 import { handlerModules, routeList as routes, type Route } from '#contract/routes/index';
 import { apiScope, type Stage } from '../../contract/stage';
 import { bindProcessor } from './processor';
@@ -25,6 +26,8 @@ import {
 
 /** The GET handler that settles what it reads (a stale Pending sale): not read-only. */
 export const SETTLES_ON_READ_HANDLER = 'transactions/get-transaction';
+/** The group-create function: its own timeout (CREATE_GROUP_TIMEOUT_SECONDS). */
+export const CREATE_GROUP_HANDLER = 'groups/create-group';
 
 /**
  * API Gateway's own error responses (authorizer refusals, unknown paths, throttling, ...) with the
@@ -185,7 +188,12 @@ export class ServiceApi extends Construct {
         integrations.set(handler, new apigw.LambdaIntegration(fn, { allowTestInvoke: false }));
         continue;
       }
-      const { fn } = new ServiceFunction(fnScope, handlerSlug(handler), { handler, stage });
+      const { fn } = new ServiceFunction(fnScope, handlerSlug(handler), {
+        handler,
+        stage,
+        // A 10,000-payment create writes for ~10 s into one partition (contract/limits.ts).
+        ...(handler === CREATE_GROUP_HANDLER && { timeout: Duration.seconds(CREATE_GROUP_TIMEOUT_SECONDS) }),
+      });
       // Least privilege: a handler that only serves GETs only reads, but for GetTransaction, which
       // settles a stale Pending sale on the touch (lambdas/core/sweeper.ts): it writes and charges.
       const readOnly = handlerRoutes.every((r) => r.method === 'GET') && handler !== SETTLES_ON_READ_HANDLER;

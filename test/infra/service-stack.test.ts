@@ -4,7 +4,8 @@ import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../../c
 import { tableDef, tableName } from '../../contract/table';
 import type { ServiceStack } from '../../lib/cdk/service-stack';
 import { PROD_REFUSAL } from '../../lib/cdk/service-function';
-import { SETTLES_ON_READ_HANDLER } from '../../lib/cdk/api';
+import { CREATE_GROUP_HANDLER, SETTLES_ON_READ_HANDLER } from '../../lib/cdk/api';
+import { CREATE_GROUP_TIMEOUT_SECONDS } from '../../contract/limits';
 import {
   actionsOf,
   flatten,
@@ -286,7 +287,7 @@ describe.each([
           Runtime: 'nodejs22.x',
           Architectures: ['arm64'],
           Handler: 'index.handler',
-          Timeout: 10,
+          Timeout: handler === CREATE_GROUP_HANDLER ? CREATE_GROUP_TIMEOUT_SECONDS : 10,
           MemorySize: 512,
           TracingConfig: { Mode: 'Active' },
         });
