@@ -57,20 +57,42 @@ export async function startProcessing(
   }
 }
 
-export type Supervised = Pick<Group, 'paymentGroupId' | 'merchantId' | 'executionName' | 'executionArn'>;
+export type Supervised = Pick<
+  Group,
+  'paymentGroupId' | 'merchantId' | 'executionName' | 'executionArn' | 'claimedAt'
+>;
 
 /**
- * A group claimed a while ago and still in the due index (processing, or processed with receipts
- * not yet queued): nothing when its execution is running; the recorded attempt started when the
- * starter crashed before recording it; otherwise (closed, or never started) the next attempt.
+ * A claim younger than this whose execution cannot be described is left alone: its starter may
+ * still be between the claim and StartExecution (or its record of the ARN).
+ */
+export const SUPERVISE_AFTER_MS = 5 * 60 * 1000;
+
+const claimedBefore = (group: Supervised, now: Date, ms: number) =>
+  group.claimedAt !== undefined && now.getTime() - Date.parse(group.claimedAt) > ms;
+
+/** Whether the tick should look at a claimed group now (see superviseProcessing). */
+export const needsSupervision = (group: Supervised, now: Date): boolean =>
+  group.executionArn !== undefined || claimedBefore(group, now, SUPERVISE_AFTER_MS);
+
+/**
+ * A group claimed and still in the due index (processing, or processed with receipts not yet
+ * queued). Its execution running: nothing. Closed (SUCCEEDED early, FAILED, TIMED_OUT, ABORTED):
+ * the next attempt at once, since a closed execution does nothing more. Not found, or no ARN
+ * recorded, for longer than SUPERVISE_AFTER_MS: the recorded attempt is started if its ARN was
+ * never recorded (the starter crashed in between; the same name is the same run), else the next.
+ * Every re-drive is one conditional write on the attempt seen, so two ticks re-drive it once.
  */
 export async function superviseProcessing(group: Supervised, now: Date): Promise<StartOutcome | undefined> {
   const { paymentGroupId } = group;
-  if (group.executionName && !group.executionArn) {
-    return { paymentGroupId, executionArn: await startAttempt(group, group.executionName) };
+  const settledIn = claimedBefore(group, now, SUPERVISE_AFTER_MS);
+  if (!group.executionArn) {
+    if (!settledIn) return undefined;
+    if (group.executionName)
+      return { paymentGroupId, executionArn: await startAttempt(group, group.executionName) };
   }
   const status = group.executionArn ? await executionStatus(group.executionArn) : 'MISSING';
-  if (status === 'RUNNING') return undefined;
+  if (status === 'RUNNING' || (status === 'MISSING' && !settledIn)) return undefined;
   const name = await claimStore().redrive(group, now);
   if (!name) return undefined; // finished or re-driven meanwhile
   logger.warn('re-driving a group whose execution closed early', {

@@ -5,23 +5,21 @@
  * The due index is eventually consistent: each claim also requires the slot the tick saw, so a
  * group rescheduled in between is not processed at its old slot.
  *
- * It also supervises the groups claimed a while ago that are still in the due index: an
- * execution that closed (failed, timed out, aborted, never started, or ended early) before its
- * group was done is re-driven as the next attempt; and it emits how many groups have been
- * processing longer than an execution may run (an alarm watches that metric).
+ * It also supervises the claimed groups still in the due index (core/processing.ts
+ * superviseProcessing): an execution that closed (failed, timed out, aborted, or ended early)
+ * before its group was done is re-driven as the next attempt, and so is a claim whose execution
+ * never started (after a few minutes); and it emits how many groups have been processing longer
+ * than an execution may run (the GroupsProcessingTooLong alarm watches that metric).
  */
 import type { ScheduledEvent } from 'aws-lambda';
 import { EXECUTION_TIMEOUT_SECONDS, STUCK_GROUPS_METRIC } from '#contract/processing';
-import { startProcessing, superviseProcessing, type StartOutcome } from '#core/processing';
+import { needsSupervision, startProcessing, superviseProcessing, type StartOutcome } from '#core/processing';
 import { currentSlot } from '#domain/groups';
 import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 import { dueIndex, type DueGroup } from '#store/due';
-
-/** A claim this old is checked against its execution (a running one is left alone). */
-export const SUPERVISE_AFTER_MS = 5 * 60 * 1000;
 
 export interface TickResult {
   slot: string;
@@ -58,9 +56,7 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
   const due = await dueIndex().dueGroups(slot);
   const now = new Date();
   const pending = due.filter((g) => g.status === 'pending');
-  const supervised = due.filter(
-    (g: DueGroup) => g.status !== 'pending' && olderThan(g.claimedAt, SUPERVISE_AFTER_MS, now),
-  );
+  const supervised = due.filter((g: DueGroup) => g.status !== 'pending' && needsSupervision(g, now));
   const stuck = due.filter(
     (g) => g.status === 'processing' && olderThan(g.processingSince, EXECUTION_TIMEOUT_SECONDS * 1000, now),
   ).length;

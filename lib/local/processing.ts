@@ -100,6 +100,16 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
         body: [...sfn.list(), ...voidOrRefund.list()].map((e) => ({ ...executionJson(e), stats: e.stats })),
       }),
     ],
+    [
+      // StopExecution for tests (the SFN endpoint's port is internal): {"executionArn": ...}.
+      'POST /__local/executions/stop',
+      async (_req, body) => {
+        const arn = json(body).executionArn;
+        const execution = sfn.list().find((e) => e.executionArn === arn);
+        if (!execution) return { status: 404, body: { message: 'no such execution', responseCode: 404 } };
+        return { status: 200, body: executionJson(await sfn.stopExecution(execution.executionArn)) };
+      },
+    ],
   ];
   const sweeper = await localSweeper();
   localRoutes.push(...sweeper.routes);

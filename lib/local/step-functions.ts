@@ -1,8 +1,9 @@
 /**
  * The local stand-in for Step Functions: the same ASL file run by aws-local-stepfunctions, each
  * Task state bound in-process to the handler the cloud binds through definitionSubstitutions,
- * behind a minimal Step Functions endpoint (StartExecution, DescribeExecution, ListExecutions;
- * AWS JSON 1.0) so that handlers use the real SFN client. Wait states wait real time.
+ * behind a minimal Step Functions endpoint (StartExecution, DescribeExecution, StopExecution,
+ * ListExecutions; AWS JSON 1.0) so that handlers use the real SFN client. Wait states wait real
+ * time.
  *
  * For each execution it also keeps what Step Functions' quotas are about: the number of history
  * events the run would have written in the cloud (mapped from the local event log) and the
@@ -173,6 +174,20 @@ export class LocalStepFunctions {
       .sort((a, b) => b.startDate.getTime() - a.startDate.getTime());
   }
 
+  /**
+   * StopExecution: a running execution ends ABORTED. As in the cloud, a task invocation already
+   * under way is not interrupted (its Lambda runs to its end); the run takes no further step.
+   */
+  async stopExecution(executionArn: string): Promise<LocalExecution> {
+    const execution = this.describe(executionArn);
+    if (execution.status === 'RUNNING') {
+      execution.status = 'ABORTED';
+      execution.abort();
+      await execution.done;
+    }
+    return execution;
+  }
+
   /** Aborts running executions (runtime shutdown) and waits for them to end. */
   async stop(): Promise<void> {
     const running = this.list('RUNNING');
@@ -237,6 +252,17 @@ export function createSfnServer(...machines: LocalStepFunctions[]): Server {
                 machineOfExecution(String(body.executionArn)).describe(String(body.executionArn)),
               ),
             );
+          case 'StopExecution': {
+            void sfn
+              .stopExecution(String(body.executionArn))
+              .then((e) => reply(200, { stopDate: seconds(e.stopDate) }))
+              .catch((error: unknown) =>
+                error instanceof SfnError
+                  ? reply(400, { __type: error.type, message: error.message })
+                  : reply(500, { __type: 'InternalFailure', message: (error as Error).message }),
+              );
+            return;
+          }
           case 'ListExecutions': {
             const max = Number(body.maxResults ?? 100) || 100;
             const sfn = body.stateMachineArn === undefined ? machines[0]! : machineOf(body.stateMachineArn);

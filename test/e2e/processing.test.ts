@@ -241,7 +241,7 @@ describe('a group larger than one batch', () => {
   test('every payment of a 620-payment group (three batches of 250) is charged, each once', async () => {
     const profileId = await aProfile();
     // Distinct amounts: one saved method, no duplicate-check collisions.
-    const list = Array.from({ length: 620 }, (_, i) => ({ profileId, amount: 1 + i / 100 }));
+    const list = Array.from({ length: 620 }, (_, i) => ({ profileId, amount: (100 + i) / 100 }));
     const group = await createGroup({ scheduleDate: farFutureDate(130), scheduleHour: 7, payments: list });
     const id = group.paymentGroupId as string;
     expect((await trigger(id)).body.totalTriggered).toBe(1);

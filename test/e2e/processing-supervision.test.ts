@@ -1,0 +1,130 @@
+/**
+ * Issue 13, defect 6 (a group can stay `processing` forever, silently) against the local runtime:
+ * an execution stopped in the middle of its group is re-driven by the next hourly tick under the
+ * next attempt's execution name, and the group ends processed with every payment answered once.
+ *
+ * The runtime is shared with the other e2e files, so the stopped group is moved to a slot in 2001
+ * (as a group whose tick was missed long ago) and the tick is delivered for that slot: no other
+ * file's group is due then.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { baseUrl } from '../support/api';
+import { aProfile } from '../fixtures/api';
+import {
+  closeLocalTable,
+  createGroup,
+  executionsNamed,
+  farFutureDate,
+  getGroup,
+  hourlyTick,
+  localTable,
+  payments,
+  scan,
+  sleep,
+  trigger,
+  waitForStatus,
+  type Json,
+} from '../support/processing';
+import { keys } from '../../lambdas/shared/keys';
+import { slotOf } from '../../lambdas/domain/groups';
+
+afterAll(() => closeLocalTable());
+
+const PAST = { scheduleDate: '2001-01-01', scheduleHour: 5 };
+
+async function stopExecution(executionArn: string): Promise<Json> {
+  const res = await fetch(`${baseUrl()}/__local/executions/stop`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ executionArn }),
+  });
+  if (res.status !== 200) throw new Error(`stop failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Json;
+}
+
+/** Moves a group to an old slot directly in the table (its due-index entry follows). */
+async function moveToPastSlot(groupId: string): Promise<void> {
+  const slot = slotOf(PAST.scheduleDate, PAST.scheduleHour);
+  const { client, tableName } = localTable();
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.group(groupId),
+      UpdateExpression: 'SET scheduleDate = :d, scheduleHour = :h, gsi1sk = :g1, gsi2sk = :g2',
+      ConditionExpression: 'attribute_exists(gsi2sk)',
+      ExpressionAttributeValues: {
+        ':d': PAST.scheduleDate,
+        ':h': PAST.scheduleHour,
+        ':g1': keys.merchantGroupSort(slot, groupId),
+        ':g2': keys.dueSort(slot, groupId),
+      },
+    }),
+  );
+}
+
+const countBy = (values: string[]) => {
+  const counts: Record<string, number> = {};
+  for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
+  return counts;
+};
+const once = (ids: Set<string>) => Object.fromEntries([...ids].map((id) => [id, 1]));
+
+const answered = (list: Json[]) => list.filter((p) => p.authResponse != null).length;
+
+describe('issue 13, defect 6: a group can stay processing forever, silently', () => {
+  test('an execution stopped mid-group is re-driven by the tick (a new name) and every payment is answered once', async () => {
+    const profileId = await aProfile();
+    const COUNT = 620;
+    const list = Array.from({ length: COUNT }, (_, i) => ({ profileId, amount: (200 + i) / 100 }));
+    const group = await createGroup({ scheduleDate: farFutureDate(150), scheduleHour: 3, payments: list });
+    const id = group.paymentGroupId as string;
+    expect((await trigger(id)).body.totalTriggered).toBe(1);
+
+    // Stop the first attempt as soon as its first payments are answered (mid-group).
+    const first = await getGroup(id);
+    expect(first.executionArn).toMatch(new RegExp(`:pg-${id}-1$`));
+    for (let i = 0; i < 400 && answered(await payments(id)) === 0; i++) await sleep(25);
+    const stopped = await stopExecution(first.executionArn as string);
+    expect(stopped.status).toBe('ABORTED');
+    // A batch under way when the execution stopped still finishes its writes (as a Lambda does).
+    await sleep(1_000);
+    const midway = await payments(id);
+    expect(answered(midway)).toBeGreaterThan(0);
+    expect(answered(midway)).toBeLessThan(COUNT);
+    expect((await getGroup(id)).status).toBe('processing');
+
+    await moveToPastSlot(id);
+    const tick = await hourlyTick(`${PAST.scheduleDate}T0${PAST.scheduleHour}:00:00Z`);
+    const resumed = (tick.resumed as Json[]).filter((o) => o.paymentGroupId === id);
+    expect(resumed).toEqual([{ paymentGroupId: id, executionArn: expect.stringMatching(`:pg-${id}-2$`) }]);
+
+    const done = await waitForStatus(id, 'processed', 60_000);
+    expect(done.executionArn).toBe(resumed[0]!.executionArn);
+    expect(done.processingSummary).toMatchObject({ approvedCount: COUNT, failedCount: 0 });
+    const all = await payments(id);
+    expect(all.filter((p) => (p.authResponse as Json | null)?.status === 'Approved')).toHaveLength(COUNT);
+    // One sale record and one processor charge per payment (one scan each: 620 payments).
+    const ids = new Set(all.map((p) => p.paymentId as string));
+    const sales = (await scan('#e = :t', { ':t': 'transaction' }, { '#e': 'entity' })).filter((t) =>
+      ids.has(t.paymentId as string),
+    );
+    const charges = (
+      await scan(
+        '#e = :e AND #k = :k',
+        { ':e': 'sandbox-ledger', ':k': 'SALE' },
+        { '#e': 'entity', '#k': 'kind' },
+      )
+    ).filter((l) => ids.has(String(l.idempotencyKey).replace('payment:', '')));
+    expect(countBy(sales.map((t) => t.paymentId as string))).toEqual(once(ids));
+    expect(countBy(charges.map((l) => l.idempotencyKey as string))).toEqual(
+      once(new Set([...ids].map((p) => `payment:${p}`))),
+    );
+
+    // Two attempts, two names; a later tick leaves the group alone (no third name).
+    expect((await executionsNamed(`pg-${id}-1`)).map((e) => e.status)).toEqual(['ABORTED']);
+    expect(await executionsNamed(`pg-${id}-2`)).toHaveLength(1);
+    const again = await hourlyTick(`${PAST.scheduleDate}T0${PAST.scheduleHour}:00:00Z`);
+    expect((again.resumed as Json[]).filter((o) => o.paymentGroupId === id)).toEqual([]);
+    expect(await executionsNamed(`pg-${id}-3`)).toEqual([]);
+  }, 120_000);
+});
