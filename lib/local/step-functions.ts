@@ -253,8 +253,9 @@ export function createSfnServer(...machines: LocalStepFunctions[]): Server {
               ),
             );
           case 'StopExecution': {
-            void sfn
-              .stopExecution(String(body.executionArn))
+            const arn = String(body.executionArn);
+            void machineOfExecution(arn)
+              .stopExecution(arn)
               .then((e) => reply(200, { stopDate: seconds(e.stopDate) }))
               .catch((error: unknown) =>
                 error instanceof SfnError
