@@ -1,10 +1,11 @@
 /**
  * Starts the local runtime (`bin/local.ts`, what `npm start` runs) in a child process on free
  * ports, with in-memory DynamoDB and a data directory of its own, and waits for its ready line.
- * The end-to-end tests and the bench both launch it through here.
+ * The end-to-end tests and the bench both launch it through here; the crash test restarts it on
+ * the same ports and data directory (`port`, `sesPort`, `dataDir`).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from './dynamodb-local';
@@ -12,6 +13,8 @@ import { freePort } from './dynamodb-local';
 const ROOT = resolve(__dirname, '..', '..');
 const READY_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 20_000;
+/** DynamoDB Local's watchdog checks its parent every second; a killed runtime's Java ends soon after. */
+const ORPHAN_GRACE_MS = 10_000;
 /** Output kept in memory for error messages; all of it is in `<dataDir>/runtime.log`. */
 const OUTPUT_TAIL_CHARS = 64_000;
 
@@ -20,6 +23,14 @@ export interface LaunchOptions {
   env?: Record<string, string>;
   /** Prefix of the temporary data directory's name. */
   dataDirPrefix?: string;
+  /**
+   * An existing data directory to use instead of a new temporary one (a restart): the caller owns
+   * it, so `stop` keeps it. With `DYNAMODB_IN_MEMORY: 'false'` in `env` the table survives restarts.
+   */
+  dataDir?: string;
+  /** The API's and local SES's ports (a restart reuses them); default: free ones. */
+  port?: number;
+  sesPort?: number;
   /**
    * Node flags and `--import`ed modules. Given (even empty), the runtime runs as
    * `node --import tsx <nodeArgs> bin/local.ts`, so that the child pid is the runtime itself
@@ -42,13 +53,16 @@ export interface LocalRuntimeProcess {
   readonly dynamodbEndpoint: string;
   readonly tableName: string;
   readonly dataDir: string;
+  readonly port: number;
+  readonly sesPort: number;
   /** The child's pid: the runtime itself with `nodeArgs`, else the tsx CLI in front of it. */
   readonly pid: number;
   /** The latest output of the runtime (stdout and stderr). */
   output(): string;
   /**
    * Sends `signal` (SIGINT: as Ctrl-C), waits for the exit (SIGKILL after 20 s), then checks that
-   * no DynamoDB Local of this runtime is left; the data directory is removed when none is.
+   * no DynamoDB Local of this runtime is left (after SIGKILL its watchdog is given up to 10 s to
+   * end it); a temporary data directory is removed when none is.
    */
   stop(signal?: NodeJS.Signals): Promise<StopResult>;
 }
@@ -70,9 +84,14 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
 }
 
 export async function launchLocalRuntime(options: LaunchOptions = {}): Promise<LocalRuntimeProcess> {
-  const port = await freePort();
-  const sesPort = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), `${options.dataDirPrefix ?? 'sps-local'}-`));
+  const port = options.port ?? (await freePort());
+  const sesPort = options.sesPort ?? (await freePort());
+  const ownsDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `${options.dataDirPrefix ?? 'sps-local'}-`));
+  mkdirSync(dataDir, { recursive: true });
+  const removeDataDir = () => {
+    if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
   const [command, args] = options.nodeArgs
     ? [process.execPath, ['--import', 'tsx', ...options.nodeArgs, 'bin/local.ts']]
     : [join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/local.ts']];
@@ -89,7 +108,7 @@ export async function launchLocalRuntime(options: LaunchOptions = {}): Promise<L
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // Everything the runtime prints is kept in <dataDir>/runtime.log (tests search it for leaks).
-  const log = createWriteStream(join(dataDir, 'runtime.log'));
+  const log = createWriteStream(join(dataDir, 'runtime.log'), { flags: 'a' });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
   let output = '';
@@ -116,7 +135,7 @@ export async function launchLocalRuntime(options: LaunchOptions = {}): Promise<L
   } catch (error) {
     // Not ready in time (or exited): make sure it is gone, and DynamoDB Local with it.
     await killAndWait('SIGINT');
-    rmSync(dataDir, { recursive: true, force: true });
+    removeDataDir();
     throw error;
   }
   const info = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as RuntimeFile;
@@ -128,19 +147,28 @@ export async function launchLocalRuntime(options: LaunchOptions = {}): Promise<L
     dynamodbEndpoint: info.dynamodbEndpoint,
     tableName: info.tableName,
     dataDir,
+    port,
+    sesPort,
     pid: child.pid!,
     output: () => output,
     async stop(signal: NodeJS.Signals = 'SIGINT') {
       const exitCode = await killAndWait(signal);
-      // DynamoDB Local of this runtime is the java process listening on its port.
-      const probe = spawnSync('pgrep', ['-f', `DynamoDBLocal.jar -port ${dynamoPort} `], {
-        encoding: 'utf8',
-      });
-      const orphans = (probe.stdout ?? '').split('\n').filter((line) => line.trim() !== '');
-      if (orphans.length === 0) rmSync(dataDir, { recursive: true, force: true });
+      let orphans = dynamoProcesses(dynamoPort);
+      // Killed without a chance to stop it, the runtime leaves Java to its watchdog.
+      for (const until = Date.now() + ORPHAN_GRACE_MS; orphans.length > 0 && Date.now() < until;) {
+        await new Promise((ok) => setTimeout(ok, 200));
+        orphans = dynamoProcesses(dynamoPort);
+      }
+      if (orphans.length === 0) removeDataDir();
       return { exitCode, orphans };
     },
   };
+}
+
+/** DynamoDB Local of a runtime is the java process listening on its port: their command lines. */
+function dynamoProcesses(dynamoPort: string): string[] {
+  const probe = spawnSync('pgrep', ['-af', `DynamoDBLocal.jar -port ${dynamoPort} `], { encoding: 'utf8' });
+  return (probe.stdout ?? '').split('\n').filter((line) => line.trim() !== '');
 }
 
 /** The URL of the runtime's `ready at` line; fails when it exits first or takes over 90 s. */
