@@ -312,5 +312,13 @@ export class DynamoTransactionStore implements TransactionStore {
   }
 }
 
+const containerTransactions = containerStore(DynamoTransactionStore);
+let substitute: TransactionStore | undefined;
+
 /** The container's store, on the configured table (made on first use). */
-export const transactionStore: () => TransactionStore = containerStore(DynamoTransactionStore);
+export const transactionStore = (): TransactionStore => substitute ?? containerTransactions();
+
+/** Test hook (the local runtime's fault injection): use this store instead of the container's. */
+export const useTransactionStore = (store: TransactionStore | undefined): void => {
+  substitute = store;
+};

@@ -1,31 +1,108 @@
 /**
  * Local-only fault injection, for the tests a real deployment cannot run on demand:
  *
- *   POST /__local/faults {"crashAfterSale": [paymentId, ...], "sesFailures": N}
+ *   POST /__local/faults {"crashAfterSale": [paymentId, ...], "sesFailures": N,
+ *     "crashAfterApproval": [{"profileId": ..., "amount": 12.34}, ...],
+ *     "lostRecordResponse": [{"profileId": ..., "amount": 12.34}, ...],
+ *     "crashBeforeVoid": [transactionId, ...], "refuseVoid": [transactionId, ...]}
  *
- * - crashAfterSale: the next processor sale of each payment succeeds at the processor and then
- *   crashes before the service writes anything (what a retry must survive without a second charge);
+ * - crashAfterSale: the next processor sale of each scheduled payment succeeds at the processor
+ *   and then crashes before the service records the answer (what a retry must survive without a
+ *   second charge);
+ * - crashAfterApproval: the same for the next API sale of this profile and amount (the API's sale
+ *   has no id the client knows beforehand; the processor request's token names the method);
+ * - lostRecordResponse: the next write that settles a sale of this profile and amount succeeds,
+ *   and its answer is lost (the caller sees an error);
+ * - crashBeforeVoid: the next void of each sale crashes after the void was reserved on the sale
+ *   and before the processor is asked;
+ * - refuseVoid: the processor refuses the next void of each sale (a definite answer);
  * - sesFailures: the next N e-mail sends fail as a throttled SES would (N large: SES down).
  *
- * The wrappers are installed around the configured processor and mailer through their test hooks;
- * nothing of this exists in lambdas/ or in the cloud.
+ * Each fault is spent by the call it hits. The wrappers are installed around the configured
+ * processor, mailer and transaction store through their test hooks; nothing of this exists in
+ * lambdas/ or in the cloud.
  */
+import type { SaleRequest as ProcessorSale } from '../../lambdas/processor/processor';
 import type { LocalRoute } from './http-server';
 
 /** Enough to keep SES "down" for any test; a bound so that 1e308 is refused, not taken as N. */
 const MAX_SES_FAILURES = 1_000_000;
 
+/** A sale named by what its request carried: the profile and the amount (dollars, as sent). */
+interface SaleMatch {
+  profileId: string;
+  amount: number;
+}
+
+/** One-shot sale faults, each for a profile (any case) and an amount in cents. */
+class SaleFaults {
+  private readonly pending: { profileId: string; cents: number }[] = [];
+
+  constructor(private readonly toCents: (amount: number) => number) {}
+
+  add(match: SaleMatch): void {
+    this.pending.push({ profileId: match.profileId.toLowerCase(), cents: this.toCents(match.amount) });
+  }
+
+  /** True (and spent) when a fault waits for this amount and a profile `isIt` recognises. */
+  async take(amountCents: number, isIt: (profileId: string) => boolean | Promise<boolean>): Promise<boolean> {
+    for (const [i, fault] of this.pending.entries()) {
+      if (fault.cents === amountCents && (await isIt(fault.profileId))) {
+        this.pending.splice(i, 1);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  list(): string[] {
+    return this.pending.map((f) => `${f.profileId} ${f.cents}`);
+  }
+}
+
+const isSaleMatch = (value: unknown): value is SaleMatch => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { profileId, amount } = value as Record<string, unknown>;
+  return (
+    typeof profileId === 'string' &&
+    profileId !== '' &&
+    typeof amount === 'number' &&
+    Number.isFinite(amount) &&
+    amount > 0 &&
+    Number.isSafeInteger(Math.round(amount * 100))
+  );
+};
+
+const isIdList = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((id) => typeof id === 'string' && id !== '');
+
 export async function installFaults(): Promise<LocalRoute> {
   const { paymentProcessor, useProcessor } = await import('../../lambdas/processor/index');
   const { emailSender, useMailer } = await import('../../lambdas/shared/mailer');
+  const { transactionStore, useTransactionStore } = await import('../../lambdas/store/transactions');
+  const { toCents } = await import('../../lambdas/domain/money');
+  const { parseProfileId } = await import('../../lambdas/domain/payors');
+  const { methodStore } = await import('../../lambdas/store/methods');
   const processor = paymentProcessor();
   const mailer = emailSender();
+  const transactions = transactionStore();
   const crashAfterSale = new Set<string>();
+  const crashAfterApproval = new SaleFaults(toCents);
+  const lostRecordResponse = new SaleFaults(toCents);
+  const crashBeforeVoid = new Set<string>();
+  const refuseVoid = new Set<string>();
   let sesFailures = 0;
+
+  /** Whether an API sale's processor request charges this profile's saved method. */
+  const chargesProfile = async (request: ProcessorSale, profileId: string): Promise<boolean> => {
+    const { payorId, savedPaymentMethodId } = parseProfileId(profileId);
+    const method = await methodStore().findMethod(payorId, savedPaymentMethodId, request.merchantId);
+    return method?.processorToken === request.token;
+  };
+  const voidedTransactionId = (idempotencyKey: string) => idempotencyKey.replace(/^void:/, '').toLowerCase();
 
   useProcessor({
     tokenize: (r) => processor.tokenize(r),
-    void: (r) => processor.void(r),
     refund: (r) => processor.refund(r),
     reverseUnanswered: (r) => processor.reverseUnanswered(r),
     settlementTime: (t) => processor.settlementTime(t),
@@ -35,9 +112,42 @@ export async function installFaults(): Promise<LocalRoute> {
       const paymentId = request.idempotencyKey.replace(/^payment:/, '');
       if (crashAfterSale.delete(paymentId))
         throw new Error(`injected crash after the processor charged payment ${paymentId}`);
+      if (
+        result.approved &&
+        request.idempotencyKey.startsWith('sale:') &&
+        (await crashAfterApproval.take(request.amountCents, (p) => chargesProfile(request, p)))
+      )
+        throw new Error(`injected crash after the processor approved ${request.idempotencyKey}`);
       return result;
     },
+    async void(request) {
+      const transactionId = voidedTransactionId(request.idempotencyKey);
+      if (crashBeforeVoid.delete(transactionId))
+        throw new Error(`injected crash after the void of ${transactionId} was reserved`);
+      if (refuseVoid.delete(transactionId)) {
+        return {
+          approved: false,
+          processorTransactionId: '',
+          responseCode: '12',
+          responseMessage: 'Void refused (injected)',
+          processedAt: new Date().toISOString(),
+        };
+      }
+      return processor.void(request);
+    },
   });
+  // Only settleSale is wrapped; every other method is the store's own (the prototype's).
+  useTransactionStore(
+    Object.assign(Object.create(transactions) as typeof transactions, {
+      async settleSale(txn: Parameters<typeof transactions.settleSale>[0]) {
+        const stored = await transactions.settleSale(txn);
+        const ofSale = (profileId: string) => profileId === txn.profileId.toLowerCase();
+        if (stored.status !== 'Pending' && (await lostRecordResponse.take(txn.amountCents, ofSale)))
+          throw new Error(`injected loss of the answer to the record of sale ${txn.transactionId}`);
+        return stored;
+      },
+    }),
+  );
   useMailer({
     async send(to, email) {
       if (sesFailures > 0) {
@@ -63,16 +173,43 @@ export async function installFaults(): Promise<LocalRoute> {
     const body = parsed as Record<string, unknown>;
     const ids = body.crashAfterSale ?? [];
     const failures = body.sesFailures ?? 0;
-    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
-      return refuse('crashAfterSale must be an array of paymentIds');
+    const approvals = body.crashAfterApproval ?? [];
+    const lostRecords = body.lostRecordResponse ?? [];
+    const voidCrashes = body.crashBeforeVoid ?? [];
+    const voidRefusals = body.refuseVoid ?? [];
+    if (!isIdList(ids)) return refuse('crashAfterSale must be an array of paymentIds');
     if (
       !Number.isSafeInteger(failures) ||
       (failures as number) < 0 ||
       (failures as number) > MAX_SES_FAILURES
     )
       return refuse(`sesFailures must be an integer from 0 to ${MAX_SES_FAILURES}`);
+    for (const [name, list] of [
+      ['crashAfterApproval', approvals],
+      ['lostRecordResponse', lostRecords],
+    ] as const) {
+      if (!Array.isArray(list) || !list.every(isSaleMatch))
+        return refuse(`${name} must be an array of {profileId, amount} (amount > 0, in dollars)`);
+    }
+    if (!isIdList(voidCrashes)) return refuse('crashBeforeVoid must be an array of transactionIds');
+    if (!isIdList(voidRefusals)) return refuse('refuseVoid must be an array of transactionIds');
+
     for (const id of ids) crashAfterSale.add(id.toLowerCase());
+    for (const match of approvals as SaleMatch[]) crashAfterApproval.add(match);
+    for (const match of lostRecords as SaleMatch[]) lostRecordResponse.add(match);
+    for (const id of voidCrashes) crashBeforeVoid.add(id.toLowerCase());
+    for (const id of voidRefusals) refuseVoid.add(id.toLowerCase());
     if (body.sesFailures !== undefined) sesFailures = failures as number;
-    return { status: 200, body: { crashAfterSale: [...crashAfterSale], sesFailures } };
+    return {
+      status: 200,
+      body: {
+        crashAfterSale: [...crashAfterSale],
+        crashAfterApproval: crashAfterApproval.list(),
+        lostRecordResponse: lostRecordResponse.list(),
+        crashBeforeVoid: [...crashBeforeVoid],
+        refuseVoid: [...refuseVoid],
+        sesFailures,
+      },
+    };
   };
 }

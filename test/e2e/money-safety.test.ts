@@ -1,0 +1,137 @@
+/**
+ * Issue 13 against the local runtime: API sales and voids with injected crashes, lost answers and
+ * refusals (POST /__local/faults), settled by the sweeper (POST /__local/events/sweep) or the next
+ * touch, with the sandbox processor's ledger as the proof that no money moved twice. Each test is
+ * named after the defect it proves fixed.
+ */
+import { baseUrl, call, MID } from '../support/api';
+import { closeLocalTable, ledger } from '../support/processing';
+import { aProfile } from '../fixtures/api';
+
+const base = `/v1/rest/merchants/${MID}/transactions`;
+type Txn = Record<string, any>;
+
+const sale = (body: Record<string, unknown>) => call<Txn>('POST', base, body);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function faults(body: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${baseUrl()}/__local/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 200) throw new Error(`faults failed: ${res.status} ${await res.text()}`);
+}
+
+async function sweepNow(): Promise<Record<string, { transactionId: string; result: string }[]>> {
+  const res = await fetch(`${baseUrl()}/__local/events/sweep`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ olderThanSeconds: 0 }),
+  });
+  if (res.status !== 200) throw new Error(`sweep failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, { transactionId: string; result: string }[]>;
+}
+
+/** Waits past a sale's settlement cut-off (cut-offs are 8 s apart in the e2e runtime). */
+async function settled(txn: Txn): Promise<void> {
+  await sleep(Math.max(0, Date.parse(txn.settlementTime) - Date.now()) + 200);
+}
+
+/** An approved sale with at least 3 s before its cut-off, so that a void may still be reserved. */
+async function unsettledSale(profileId: string, amount: number): Promise<Txn> {
+  for (;;) {
+    const res = await sale({ profileId, amount });
+    expect(res.body.status).toBe('Approved');
+    if (Date.parse(res.body.settlementTime) - Date.now() >= 3000) return res.body;
+    await settled(res.body);
+    amount += 0.01; // a different amount: not a duplicate of the previous one
+  }
+}
+
+/** A keyless sale whose process dies after the processor approved it: the retry names it. */
+async function crashedSale(profileId: string, amount: number): Promise<{ pendingId: string; retry: Txn }> {
+  await faults({ crashAfterApproval: [{ profileId, amount }] });
+  const crashed = await sale({ profileId, amount });
+  expect(crashed.status).toBeGreaterThanOrEqual(500);
+  const retry = await sale({ profileId, amount });
+  expect(retry.status).toBe(201);
+  expect(retry.body).toMatchObject({ status: 'Declined', responseCode: '19', isDuplicate: true });
+  return { pendingId: retry.body.originalTransactionId as string, retry: retry.body };
+}
+
+afterAll(() => closeLocalTable());
+
+describe('defect 1: a charge without a record, and a second charge after it', () => {
+  test('a keyless sale that crashed after approval leaves a Pending record that the retry names, the sweeper settles, and nothing is charged twice', async () => {
+    const profileId = await aProfile();
+    const { pendingId, retry } = await crashedSale(profileId, 31.17);
+
+    const pending = await call<Txn>('GET', `${base}/${pendingId}`);
+    expect(pending.status).toBe(200);
+    expect(pending.body).toMatchObject({ transactionId: pendingId, status: 'Pending', responseCode: 'PD' });
+
+    const report = await sweepNow();
+    expect(report.settled).toContainEqual(
+      expect.objectContaining({ transactionId: pendingId, result: 'Approved' }),
+    );
+    const after = await call<Txn>('GET', `${base}/${pendingId}`);
+    expect(after.body).toMatchObject({ status: 'Approved', responseCode: '00', approvedAmount: 31.17 });
+
+    // The replay reached the processor under the first sale's key and got its first answer.
+    const charged = await ledger('SALE', `sale:${pendingId}`);
+    expect(charged).toMatchObject({ calls: 2, result: expect.objectContaining({ approved: true }) });
+    expect(charged).not.toHaveProperty('reversed');
+    expect(await ledger('SALE', `sale:${retry.transactionId}`)).toBeUndefined();
+  });
+
+  test('a GET of a stale Pending sale settles it', async () => {
+    const profileId = await aProfile();
+    const { pendingId } = await crashedSale(profileId, 32.18);
+    // Stale: older than any API request may run (the sweeper's 15 s).
+    await sleep(16_000);
+    const got = await call<Txn>('GET', `${base}/${pendingId}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ status: 'Approved', responseCode: '00', approvedAmount: 32.18 });
+    expect(await ledger('SALE', `sale:${pendingId}`)).toMatchObject({ calls: 2 });
+  });
+});
+
+describe('defect 5: a lost response to a successful record write triggers a reversal', () => {
+  test('the record is read back and answered, and the charge is not reversed', async () => {
+    const profileId = await aProfile();
+    await faults({ lostRecordResponse: [{ profileId, amount: 33.19 }] });
+    const res = await sale({ profileId, amount: 33.19 });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'Approved', responseCode: '00' });
+    const charged = await ledger('SALE', `sale:${res.body.transactionId}`);
+    expect(charged).toMatchObject({ calls: 1, result: expect.objectContaining({ approved: true }) });
+    expect(charged).not.toHaveProperty('reversed');
+  });
+});
+
+describe('defect 2: an interrupted void wedges the sale for good', () => {
+  test('a void interrupted after its reservation is finished by a repeat after the cut-off', async () => {
+    const txn = await unsettledSale(await aProfile(), 41.5);
+    await faults({ crashBeforeVoid: [txn.transactionId] });
+    expect((await call('POST', `${base}/${txn.transactionId}/void`)).status).toBeGreaterThanOrEqual(500);
+    await settled(txn);
+
+    const repeat = await call<Txn>('POST', `${base}/${txn.transactionId}/void`);
+    expect(repeat.status).toBe(200);
+    expect(repeat.body).toMatchObject({ status: 'Voided', availableRefundAmount: 0 });
+    expect(await ledger('VOID', `void:${txn.transactionId}`)).toMatchObject({ calls: 1 });
+  });
+
+  test('a void the processor refuses releases its reservation, and the refund proceeds', async () => {
+    const txn = await unsettledSale(await aProfile(), 42.5);
+    await faults({ refuseVoid: [txn.transactionId] });
+    const refused = await call('POST', `${base}/${txn.transactionId}/void`);
+    expect(refused).toMatchObject({ status: 400, body: { message: expect.stringContaining('refused') } });
+    await settled(txn);
+
+    const refund = await call<Txn>('POST', `${base}/${txn.transactionId}/refunds`, { amount: 42.5 });
+    expect(refund.status).toBe(201);
+    expect(refund.body).toMatchObject({ status: 'Completed', availableRefundAmount: 0 });
+  });
+});
