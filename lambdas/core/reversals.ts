@@ -3,11 +3,12 @@
  * up to the available amount). Both carry processor idempotency keys derived from the
  * transaction or refund id, so repeating them moves no money twice.
  */
+import { config } from '#shared/config';
 import { BadRequestError } from '#shared/errors';
 import {
   availableRefundCents,
   isSettled,
-  VOID_CUTOFF_MARGIN_SECONDS,
+  voidMarginSeconds,
   withinVoidMargin,
   type Refund,
   type Transaction,
@@ -20,7 +21,7 @@ import { transactionStore } from '#store/transactions';
  * Voids an approved, unsettled sale. The void is reserved on the sale first (no refund can start
  * after that), so a void and a refund never both reverse one sale; a reserved void is finished by
  * a repeat (or the sweeper) even after the cut-off, and released when the processor refuses it.
- * No void is reserved within VOID_CUTOFF_MARGIN_SECONDS of the cut-off. Voiding a voided sale
+ * No void is reserved within the safety margin of the cut-off (voidMarginSeconds). Voiding a voided sale
  * returns it unchanged.
  */
 export async function voidSale(merchantId: string, transactionId: string, now: Date): Promise<Transaction> {
@@ -35,9 +36,10 @@ export async function voidSale(merchantId: string, transactionId: string, now: D
     if (isSettled(transaction, now)) {
       throw new BadRequestError(`transaction ${transactionId} has settled; refund it instead of voiding`);
     }
-    if (withinVoidMargin(transaction, now)) {
+    const margin = voidMarginSeconds(config().settlement.periodSeconds);
+    if (withinVoidMargin(transaction, now, margin)) {
       throw new BadRequestError(
-        `transaction ${transactionId} reaches its settlement cut-off at ${transaction.settlesAt} (less than ${VOID_CUTOFF_MARGIN_SECONDS} s away); refund it after the cut-off`,
+        `transaction ${transactionId} reaches its settlement cut-off at ${transaction.settlesAt} (less than ${margin} s away); refund it after the cut-off`,
       );
     }
     if (!(await store.reserveVoid(transactionId, now.toISOString()))) {
