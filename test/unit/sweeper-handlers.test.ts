@@ -1,0 +1,115 @@
+/**
+ * The sweeper's two entry points (issue 13): the scheduled handler processing/sweep (staleness
+ * bound, report) and GetTransaction, which settles a stale Pending sale on the touch. The sweep
+ * itself is proven on DynamoDB Local (test/integration/money-safety.test.ts); here it is a mock.
+ */
+import './support/env';
+import type { Transaction } from '#domain/transactions';
+import { voidMarginSeconds } from '#domain/transactions';
+import { invoke, lambdaContext, MID, resetDb } from './support/api';
+import { transaction, TXN_ID } from '../fixtures';
+
+const sweep = jest.fn();
+const sweepSale = jest.fn();
+const stored = new Map<string, Transaction>();
+const requireSale = jest.fn(async (id: string) => ({ transaction: stored.get(id)!, refunds: [] }));
+
+jest.doMock('#core/sweeper', () => ({ STALE_AFTER_SECONDS: 15, sweep, sweepSale }));
+jest.doMock('#store/transactions', () => ({ transactionStore: () => ({ require: requireSale }) }));
+
+type Handler = (input: unknown, context: unknown) => Promise<unknown>;
+let sweepHandler: Handler;
+let getTransaction: unknown;
+beforeAll(async () => {
+  sweepHandler = (await import('../../lambdas/processing/sweep')).handler as Handler;
+  getTransaction = (await import('../../lambdas/transactions/get-transaction')).handler;
+});
+beforeEach(() => {
+  resetDb();
+  sweep.mockReset();
+  sweepSale.mockReset();
+  requireSale.mockClear();
+  stored.clear();
+});
+
+const EMPTY = { settled: [], reversed: [], unsettled: [] };
+
+describe('processing/sweep (the scheduled sweeper)', () => {
+  test('sweeps work older than the staleness bound by default and returns the report', async () => {
+    sweep.mockResolvedValue(EMPTY);
+    const before = Date.now();
+    await expect(sweepHandler({ time: new Date().toISOString() }, lambdaContext)).resolves.toEqual(EMPTY);
+    expect(sweep).toHaveBeenCalledWith(expect.any(Date), { olderThanSeconds: 15 });
+    expect((sweep.mock.calls[0] as [Date])[0].getTime()).toBeGreaterThanOrEqual(before);
+  });
+
+  test('takes olderThanSeconds from the event (the local route: 0 sweeps everything)', async () => {
+    const report = {
+      ...EMPTY,
+      unsettled: [{ kind: 'sale', merchantId: MID, transactionId: TXN_ID, result: 'processor unavailable' }],
+    };
+    sweep.mockResolvedValue(report);
+    await expect(sweepHandler({ olderThanSeconds: 0 }, lambdaContext)).resolves.toEqual(report);
+    expect(sweep).toHaveBeenCalledWith(expect.any(Date), { olderThanSeconds: 0 });
+  });
+
+  test('a failed sweep fails the invocation (the sweeper-errors alarm counts it)', async () => {
+    sweep.mockRejectedValue(new Error('table unavailable'));
+    await expect(sweepHandler({}, lambdaContext)).rejects.toThrow('table unavailable');
+  });
+});
+
+describe('GetTransaction settles a stale Pending sale on the touch', () => {
+  const get = () =>
+    invoke(getTransaction, {
+      method: 'GET',
+      path: `/v1/rest/merchants/${MID}/transactions/${TXN_ID}`,
+      pathParameters: { MID, TransactionID: TXN_ID },
+    });
+  const pending = (ageSeconds: number) =>
+    transaction({
+      status: 'Pending',
+      responseCode: 'PD',
+      responseMessage: 'Pending',
+      approvedCents: 0,
+      processedAt: new Date(Date.now() - ageSeconds * 1000).toISOString(),
+      processorKey: `sale:${TXN_ID}`,
+    });
+
+  test('a Pending sale older than the bound is settled, and the settled sale is answered', async () => {
+    const stale = pending(20);
+    stored.set(TXN_ID, stale);
+    sweepSale.mockImplementation(async () => {
+      stored.set(TXN_ID, { ...stale, status: 'Approved', responseCode: '00', approvedCents: 1999 });
+      return ['settled', { kind: 'sale', merchantId: MID, transactionId: TXN_ID, result: 'Approved' }];
+    });
+    const res = await get();
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ transactionId: TXN_ID, status: 'Approved', responseCode: '00' });
+    expect(sweepSale).toHaveBeenCalledWith(stale, expect.any(Date));
+  });
+
+  test('a Pending sale younger than the bound is answered Pending (its request may still run)', async () => {
+    stored.set(TXN_ID, pending(5));
+    const res = await get();
+    expect(res.body).toMatchObject({ status: 'Pending', responseCode: 'PD' });
+    expect(sweepSale).not.toHaveBeenCalled();
+  });
+
+  test('a settled sale is answered as stored, without the sweeper', async () => {
+    stored.set(TXN_ID, transaction());
+    expect((await get()).body).toMatchObject({ status: 'Approved' });
+    expect(sweepSale).not.toHaveBeenCalled();
+  });
+});
+
+describe('the void safety margin', () => {
+  test.each([
+    [86_400, 120],
+    [3600, 120],
+    [300, 30],
+    [8, 0.8],
+  ])('settlement every %i s: no void within %d s of the cut-off', (period, margin) => {
+    expect(voidMarginSeconds(period)).toBe(margin);
+  });
+});
