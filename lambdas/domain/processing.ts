@@ -4,6 +4,7 @@
  */
 import { declineOf } from './declines';
 import { fromCents, type Cents } from './money';
+import { STUCK_GROUPS_METRIC } from '#contract/processing';
 import type { ProcessingSummaryView } from '#contract/schemas/processing';
 import type { AuthResponse } from '#contract/schemas/transactions';
 import type { TransactionView } from './transactions';
@@ -128,3 +129,22 @@ export const summaryView = (s: ProcessingSummary): ProcessingSummaryView => ({
   approvedAmount: fromCents(s.approvedCents),
   processedAt: s.processedAt,
 });
+
+/**
+ * The tick's stuck-groups count as one CloudWatch embedded-metric-format log line: CloudWatch
+ * turns it into the GroupsProcessingTooLong metric (namespace and dimension from the contract,
+ * which the CDK alarm uses too) without an API call.
+ */
+export function stuckGroupsMetricLine(count: number, stage: string, at: Date): string {
+  const { namespace, name, dimension } = STUCK_GROUPS_METRIC;
+  return JSON.stringify({
+    _aws: {
+      Timestamp: at.getTime(),
+      CloudWatchMetrics: [
+        { Namespace: namespace, Dimensions: [[dimension]], Metrics: [{ Name: name, Unit: 'Count' }] },
+      ],
+    },
+    [dimension]: stage,
+    [name]: count,
+  });
+}

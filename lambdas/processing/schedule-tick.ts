@@ -12,9 +12,10 @@
  * than an execution may run (the GroupsProcessingTooLong alarm watches that metric).
  */
 import type { ScheduledEvent } from 'aws-lambda';
-import { EXECUTION_TIMEOUT_SECONDS, STUCK_GROUPS_METRIC } from '#contract/processing';
+import { EXECUTION_TIMEOUT_SECONDS } from '#contract/processing';
 import { needsSupervision, startProcessing, superviseProcessing, type StartOutcome } from '#core/processing';
 import { currentSlot } from '#domain/groups';
+import { stuckGroupsMetricLine } from '#domain/processing';
 import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
@@ -32,22 +33,6 @@ export interface TickResult {
 const olderThan = (at: string | undefined, ms: number, now: Date) =>
   at !== undefined && now.getTime() - Date.parse(at) > ms;
 
-/** One EMF line: CloudWatch turns it into a metric without an API call. */
-function emitStuckGroups(count: number, now: Date): void {
-  const { namespace, name, dimension } = STUCK_GROUPS_METRIC;
-  const line = {
-    _aws: {
-      Timestamp: now.getTime(),
-      CloudWatchMetrics: [
-        { Namespace: namespace, Dimensions: [[dimension]], Metrics: [{ Name: name, Unit: 'Count' }] },
-      ],
-    },
-    [dimension]: config().stage,
-    [name]: count,
-  };
-  process.stdout.write(`${JSON.stringify(line)}\n`);
-}
-
 export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): Promise<TickResult> => {
   const time = new Date(event.time);
   if (Number.isNaN(time.getTime()))
@@ -55,8 +40,11 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
   const slot = currentSlot(time);
   const due = await dueIndex().dueGroups(slot);
   const now = new Date();
+  const superviseAfterMs = config().superviseAfterSeconds * 1000;
   const pending = due.filter((g) => g.status === 'pending');
-  const supervised = due.filter((g: DueGroup) => g.status !== 'pending' && needsSupervision(g, now));
+  const supervised = due.filter(
+    (g: DueGroup) => g.status !== 'pending' && needsSupervision(g, now, superviseAfterMs),
+  );
   const stuck = due.filter(
     (g) => g.status === 'processing' && olderThan(g.processingSince, EXECUTION_TIMEOUT_SECONDS * 1000, now),
   ).length;
@@ -64,14 +52,15 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
   const resumed = (
     await mapLimit(supervised, 8, async (group) => {
       try {
-        return await superviseProcessing(group, now);
+        return await superviseProcessing(group, now, superviseAfterMs);
       } catch (error) {
         logger.error('could not supervise a group', { paymentGroupId: group.paymentGroupId, error });
         return { paymentGroupId: group.paymentGroupId, error: (error as Error).message };
       }
     })
   ).filter((o): o is StartOutcome => o !== undefined);
-  emitStuckGroups(stuck, now);
+  // One EMF line: CloudWatch turns it into the metric the stuck-groups alarm watches.
+  process.stdout.write(`${stuckGroupsMetricLine(stuck, config().stage, now)}\n`);
   if (stuck > 0) logger.error('groups processing longer than an execution may run', { stuck });
   logger.info('hourly tick', { slot, due: due.length, started: started.length, resumed: resumed.length });
   return { slot, started, resumed, stuck };

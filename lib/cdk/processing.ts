@@ -1,10 +1,11 @@
 /**
  * Processing in the cloud: the state machine from statemachines/process-group.asl.json (used
  * unchanged: DefinitionBody.fromFile + definitionSubstitutions naming one function per Task),
- * the hourly EventBridge rule and its scheduler function, and alarms on failed executions.
+ * the hourly EventBridge rule and its scheduler function, and alarms on failed executions and on
+ * groups processing too long (the tick's GroupsProcessingTooLong metric).
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { serviceAlarm } from './alarms';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -19,6 +20,7 @@ import {
   processGroupTasks,
   SCHEDULER_HANDLER,
   STATE_MACHINE_NAME,
+  STUCK_GROUPS_METRIC,
 } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
 import { bindProcessor } from './processor';
@@ -96,6 +98,8 @@ export class ServiceProcessing extends Construct {
     });
     bindTable(scheduler, table, 'readWrite');
     bindStateMachine(scheduler, this.stateMachine);
+    // Supervision: the tick describes the executions of claimed groups to re-drive closed ones.
+    this.stateMachine.grantExecution(scheduler, 'states:DescribeExecution');
     this.scheduler = scheduler;
     this.rule = new events.Rule(this, 'Hourly', {
       ruleName: `${SERVICE_NAME}-${stage}-hourly`,
@@ -111,12 +115,25 @@ export class ServiceProcessing extends Construct {
     alarm(
       'executions-failed',
       this.stateMachine.metricFailed({ period }),
-      'A group processing execution failed: its group stays "processing" (see the runbook)',
+      'A group processing execution failed: the next hourly tick re-drives its group (see the runbook)',
     );
     alarm(
       'executions-timed-out',
       this.stateMachine.metricTimedOut({ period }),
       'A group processing execution timed out',
+    );
+    // The tick's count of groups processing longer than an execution may run (it re-drives closed
+    // executions itself; a group still counted is one that supervision could not unstick).
+    alarm(
+      'groups-processing-too-long',
+      new cloudwatch.Metric({
+        namespace: STUCK_GROUPS_METRIC.namespace,
+        metricName: STUCK_GROUPS_METRIC.name,
+        dimensionsMap: { [STUCK_GROUPS_METRIC.dimension]: stage },
+        statistic: 'Maximum',
+        period: Duration.hours(1),
+      }),
+      'A group has been "processing" longer than an execution may run (see the runbook)',
     );
     alarm(
       'scheduler-errors',

@@ -10,7 +10,9 @@ import {
   processGroupTasks,
   SCHEDULER_HANDLER,
   STATE_MACHINE_NAME,
+  STUCK_GROUPS_METRIC,
 } from '../../contract/processing';
+import { stuckGroupsMetricLine } from '../../lambdas/domain/processing';
 import { routeList as routes } from '../../contract/routes/index';
 import type { Stage } from '../../contract/stage';
 import {
@@ -287,12 +289,16 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       ]);
     });
 
-    it('lets the scheduler start executions of the state machine, with the table and nothing else', () => {
+    it('lets the scheduler start executions of the state machine and describe them, with the table and nothing else', () => {
       expect(props(fn(schedulerId)).Environment).toMatchObject({
         Variables: { STATE_MACHINE_ARN: { Ref: stateMachineId } },
       });
       expectTableReadWrite(schedulerId);
-      expect(stateGrants(schedulerId)).toEqual(startExecutionOnly());
+      // DescribeExecution on this machine's executions only: the tick re-drives closed ones (defect 6).
+      expect(stateGrants(schedulerId)).toEqual([
+        ...startExecutionOnly(),
+        ['Allow', ['states:DescribeExecution'], [expect.stringMatching(/:execution:.*:\*$/)]],
+      ]);
       expect(beyondTable(schedulerId).filter((s) => !isOnStates(s))).toEqual([]);
     });
   });
@@ -373,6 +379,36 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
           AlarmActions: expect.arrayContaining([topicRef]),
         });
       }
+    });
+
+    it('alarms on GroupsProcessingTooLong > 0 exactly as the tick emits it (namespace, name, dimension)', () => {
+      const topicRef = template.findOutputs('AlarmTopicArn').AlarmTopicArn?.Value as { Ref: string };
+      // What the tick writes (an embedded-metric log line), read back as CloudWatch would.
+      const line = JSON.parse(stuckGroupsMetricLine(2, stage, new Date())) as {
+        _aws: {
+          CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[];
+        };
+        [key: string]: unknown;
+      };
+      const [emitted] = line._aws.CloudWatchMetrics;
+      const dimension = emitted!.Dimensions[0]![0]!;
+      expect(emitted).toMatchObject({
+        Namespace: STUCK_GROUPS_METRIC.namespace,
+        Metrics: [{ Name: STUCK_GROUPS_METRIC.name }],
+      });
+      const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'))
+        .map(props)
+        .filter((a) => a.MetricName === emitted!.Metrics[0]!.Name);
+      expect(alarms).toHaveLength(1);
+      expect(alarms[0]).toMatchObject({
+        Namespace: emitted!.Namespace,
+        Dimensions: [{ Name: dimension, Value: line[dimension] }],
+        Statistic: 'Maximum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: expect.arrayContaining([topicRef]),
+      });
+      expect(line[STUCK_GROUPS_METRIC.name]).toBe(2);
     });
 
     it('outputs the state machine ARN and the alarm topic ARN', () => {

@@ -168,9 +168,14 @@ describe('issue 13, defect 6: a group can stay processing forever, silently', ()
     });
     const run = machine.run(
       { paymentGroupId: id, merchantId: MERCHANT, executionName: `pg-${id}-1` },
-      { overrides: { taskResourceLocalHandlers: handlers, retryIntervalOverrides: { BeginGroup: 0 } } },
+      {
+        overrides: {
+          taskResourceLocalHandlers: handlers as never,
+          retryIntervalOverrides: { BeginGroup: 0 },
+        },
+      },
     );
-    const output = (await run.result) as ProcessingState;
+    const output = (await run.result) as unknown as ProcessingState;
     expect(stale).toHaveBeenCalledTimes(2);
     expect(output).toMatchObject({ paymentGroupId: id, claimed: true });
     expect(reached).toEqual(['AuthorizeBatch', 'CompleteGroup']);
