@@ -619,6 +619,11 @@ describe('saleAuthResponse', () => {
 
   it('refuses a voided sale: a payment records its sale before anything can void it', () => {
     const view = transactionView(transaction({ status: 'Voided', voidedAt: NOW.toISOString() }), [], NOW);
-    expect(() => saleAuthResponse(view)).toThrow('is voided before its payment recorded it');
+    expect(() => saleAuthResponse(view)).toThrow('is Voided: not an answer for its payment');
+  });
+
+  it('refuses a Pending sale: the processor has not answered it yet', () => {
+    const view = transactionView(transaction({ status: 'Pending', responseCode: 'PD' }), [], NOW);
+    expect(() => saleAuthResponse(view)).toThrow('is Pending: not an answer for its payment');
   });
 });

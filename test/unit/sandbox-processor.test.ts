@@ -355,24 +355,36 @@ describe('reverseUnanswered (timeout reversal)', () => {
 });
 
 describe('the processor registry', () => {
+  /** The registry and the sandbox module, loaded in their own module registry. */
   const load = (processor: string) => {
     const saved = { ...process.env };
     Object.assign(process.env, { TABLE_NAME: 't', PROCESSOR: processor, AWS_REGION: 'us-east-1' });
     try {
       let loaded: typeof import('../../lambdas/processor/index') | undefined;
+      let sandboxModule: typeof import('../../lambdas/processor/sandbox') | undefined;
       jest.isolateModules(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        sandboxModule = require('../../lambdas/processor/sandbox');
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         loaded = require('../../lambdas/processor/index');
       });
-      return loaded!;
+      return Object.assign(loaded!, { sandboxModule: sandboxModule! });
     } finally {
       process.env = saved;
     }
   };
 
-  it('builds the sandbox adapter for PROCESSOR=sandbox', () => {
-    // Its own module registry: the class is another copy, so compare by name.
-    expect(load('sandbox').paymentProcessor().constructor.name).toBe(SandboxProcessor.name);
+  it('builds the sandbox adapter for PROCESSOR=sandbox, wrapped in the processor timeout', () => {
+    // Its own module registry: the class is another copy, the one loaded with the registry.
+    const registry = load('sandbox');
+    const { SandboxProcessor: Isolated } = registry.sandboxModule;
+    const settlementTime = jest.spyOn(Isolated.prototype, 'settlementTime').mockReturnValue('settles');
+    const adapter = registry.paymentProcessor();
+    // The calls go to a sandbox adapter, through the wrapper that bounds them (processor/timeout.ts).
+    expect(adapter.settlementTime('2030-01-01T00:00:00.000Z')).toBe('settles');
+    expect(settlementTime).toHaveBeenCalledWith('2030-01-01T00:00:00.000Z');
+    expect(adapter).not.toBeInstanceOf(Isolated);
+    settlementTime.mockRestore();
   });
 
   it('fails at load on an unknown PROCESSOR, naming the available adapters', () => {
