@@ -5,8 +5,9 @@
 import type { Group, Payment } from '#domain/groups';
 import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
 import { parseProfileId } from '#domain/payors';
-import { BadRequestError } from '#shared/errors';
+import { BadRequestError, ServiceUnavailableError } from '#shared/errors';
 import { methodStore } from '#store/methods';
+import { IncompleteReadError } from '#store/payor-items';
 import { payorStore } from '#store/payors';
 
 export interface ProfileDetails {
@@ -19,6 +20,17 @@ const keyOf = (profileId: string) => {
   return `${ref.payorId}/${ref.savedPaymentMethodId}`;
 };
 
+/** A batch read DynamoDB kept throttling is a 503 the client retries. */
+async function unlessThrottled<T>(read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof IncompleteReadError)
+      throw new ServiceUnavailableError('could not read the saved payment methods; retry the request');
+    throw error;
+  }
+}
+
 /**
  * The saved method behind each profileId, keyed by normalized profileId; 400 naming the first
  * payment whose profileId is not a saved method of this merchant. `field(i)` names payment i.
@@ -29,7 +41,7 @@ export async function resolveProfiles(
   field: (index: number) => string = () => 'profileId',
 ): Promise<Map<string, ProfileDetails>> {
   if (profileIds.length === 0) return new Map();
-  const found = await methodStore().methodsByRef(profileIds.map(parseProfileId), merchantId);
+  const found = await unlessThrottled(methodStore().methodsByRef(profileIds.map(parseProfileId), merchantId));
   const index = profileIds.findIndex((id) => !found.has(keyOf(id)));
   if (index >= 0) {
     throw new BadRequestError(
@@ -52,9 +64,11 @@ export async function scheduledNotices(
 ): Promise<OutboxItem[]> {
   const flagged = payments.filter((p) => p.sendPaymentScheduledNotification);
   if (flagged.length === 0) return [];
-  const emails = await payorStore().emailsOf(
-    flagged.map((p) => parseProfileId(p.profileId).payorId),
-    group.merchantId,
+  const emails = await unlessThrottled(
+    payorStore().emailsOf(
+      flagged.map((p) => parseProfileId(p.profileId).payorId),
+      group.merchantId,
+    ),
   );
   return flagged.flatMap((payment): OutboxItem[] => {
     const email = emails.get(parseProfileId(payment.profileId).payorId);

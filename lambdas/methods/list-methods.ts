@@ -1,10 +1,10 @@
 import { methodView } from '#domain/payors';
 import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
-import { payorStore } from '#store/payors';
+import { requirePayor } from '#core/payors';
 
 /** GET /v1/rest/merchants/{MID}/payors/{PayorID}/savedPaymentMethods */
 export const handler = merchantRoute(routes.ListMethods, async ({ merchant, params }) => {
-  const { payor, methods } = await payorStore().require(params.PayorID, merchant.merchantId);
+  const { payor, methods } = await requirePayor(params.PayorID, merchant.merchantId);
   return { status: 200, body: methods.map((m) => methodView(m, payor.defaultPaymentMethodId)) };
 });

@@ -4,7 +4,7 @@ import { createMethod } from '#core/methods';
 import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
 import { newId } from '#shared/ids';
-import { payorStore } from '#store/payors';
+import { savePayor } from '#core/payors';
 
 /** POST /v1/rest/merchants/{MID}/payors: a payor with its first saved method (the default). */
 export const handler = merchantRoute(routes.CreatePayor, async ({ merchant, body, now }) => {
@@ -30,6 +30,6 @@ export const handler = merchantRoute(routes.CreatePayor, async ({ merchant, body
     dateCreated: ts,
     lastUpdated: ts,
   };
-  await payorStore().create(payor, method);
+  await savePayor(payor, method);
   return { status: 201, body: payorView(payor, [method]) };
 });

@@ -1,6 +1,7 @@
 import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
 import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { requirePayor } from '#core/payors';
 import { payorStore } from '#store/payors';
 
 /**
@@ -12,7 +13,7 @@ export const handler = merchantRoute(routes.DeletePayor, async ({ merchant, para
   const store = payorStore();
   await withOptimisticRetry(
     async () =>
-      (await store.delete(await store.require(params.PayorID, merchant.merchantId))) ? true : undefined,
+      (await store.delete(await requirePayor(params.PayorID, merchant.merchantId))) ? true : undefined,
     PAYOR,
   );
   return { status: 204 };

@@ -1,10 +1,10 @@
 import { payorView } from '#domain/payors';
 import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
-import { payorStore } from '#store/payors';
+import { requirePayor } from '#core/payors';
 
 /** GET /v1/rest/merchants/{MID}/payors/{PayorID} */
 export const handler = merchantRoute(routes.GetPayor, async ({ merchant, params }) => {
-  const { payor, methods } = await payorStore().require(params.PayorID, merchant.merchantId);
+  const { payor, methods } = await requirePayor(params.PayorID, merchant.merchantId);
   return { status: 200, body: payorView(payor, methods) };
 });

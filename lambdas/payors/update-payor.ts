@@ -3,15 +3,14 @@ import { payorView, type Payor } from '#domain/payors';
 import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
 import { PAYOR, withOptimisticRetry } from '#shared/retry';
-import { payorStore } from '#store/payors';
+import { changePayor, requirePayor } from '#core/payors';
 
 /** PUT /v1/rest/merchants/{MID}/payors/{PayorID}: fields present are changed. */
 export const handler = merchantRoute(routes.UpdatePayor, async ({ merchant, params, body, now }) => {
   const payorId = params.PayorID;
   assertSameId('payorId', body.payorId, payorId);
-  const store = payorStore();
   const result = await withOptimisticRetry(async () => {
-    const { payor, methods } = await store.require(payorId, merchant.merchantId);
+    const { payor, methods } = await requirePayor(payorId, merchant.merchantId);
     const next: Payor = {
       ...payor,
       customerAccountId: body.customerAccountId ?? payor.customerAccountId,
@@ -21,7 +20,7 @@ export const handler = merchantRoute(routes.UpdatePayor, async ({ merchant, para
       email: body.email ?? payor.email,
       lastUpdated: now.toISOString(),
     };
-    return (await store.update(payor, next)) ? payorView(next, methods) : undefined;
+    return (await changePayor(payor, next)) ? payorView(next, methods) : undefined;
   }, PAYOR);
   return { status: 200, body: result };
 });

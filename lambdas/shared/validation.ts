@@ -40,9 +40,14 @@ export function fieldName(instancePath: string, child?: string): string {
   return name;
 }
 
-/** The field a problem is about: the path, or the key for a propertyNames problem. */
+/**
+ * The field a problem is about, by path: the missing or unknown property itself, the key of a
+ * propertyNames problem, else the value's path.
+ */
 export function fieldOf(error: ErrorObject, root: string): string {
-  return fieldName(error.instancePath, error.propertyName) || root;
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  const child = params.missingProperty ?? params.additionalProperty ?? error.propertyName;
+  return fieldName(error.instancePath, child) || root;
 }
 
 export function describe(error: ErrorObject, root: string): string {

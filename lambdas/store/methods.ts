@@ -9,18 +9,11 @@
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
 import { cancellationCodes } from '#shared/ddb';
-import { BadRequestError, NotFoundError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { Payor, SavedMethod } from '#domain/payors';
 import { containerStore, strip } from './items';
 import { batchGet, methodItem } from './payor-items';
-import { PayorNotFoundError, readPayor } from './payors';
-
-export class MethodNotFoundError extends NotFoundError {
-  constructor(methodId: string) {
-    super(`saved payment method ${methodId} not found`);
-  }
-}
+import { readPayor } from './payors';
 
 /** What a scheduled payment needs of the method it names. */
 export type MethodRef = Pick<
@@ -35,10 +28,22 @@ export interface MethodStore {
     refs: { payorId: string; savedPaymentMethodId: string }[],
     merchantId: string,
   ): Promise<Map<string, MethodRef>>;
-  addMethod(method: SavedMethod, setAsDefault: boolean, now: Date): Promise<void>;
-  updateMethod(next: SavedMethod, setAsDefault: boolean): Promise<void>;
-  /** False when the payor changed since read. */
-  deleteMethod(payor: Payor, methodId: string, replacement: string | undefined): Promise<boolean>;
+  /** `limit-reached`: the payor holds MAX_METHODS_PER_PAYOR already. */
+  addMethod(
+    method: SavedMethod,
+    setAsDefault: boolean,
+    now: Date,
+  ): Promise<'ok' | 'payor-not-found' | 'limit-reached'>;
+  updateMethod(
+    next: SavedMethod,
+    setAsDefault: boolean,
+  ): Promise<'ok' | 'method-not-found' | 'payor-not-found'>;
+  /** `changed` when the payor changed since read; `only-method` for the payor's only method. */
+  deleteMethod(
+    payor: Payor,
+    methodId: string,
+    replacement: string | undefined,
+  ): Promise<'ok' | 'changed' | 'method-not-found' | 'only-method'>;
 }
 
 export class DynamoMethodStore implements MethodStore {
@@ -80,7 +85,11 @@ export class DynamoMethodStore implements MethodStore {
   }
 
   /** Adds a method; it becomes the default only when `setAsDefault`. */
-  async addMethod(method: SavedMethod, setAsDefault: boolean, now: Date): Promise<void> {
+  async addMethod(
+    method: SavedMethod,
+    setAsDefault: boolean,
+    now: Date,
+  ): Promise<'ok' | 'payor-not-found' | 'limit-reached'> {
     const update = setAsDefault
       ? 'ADD methodCount :one SET lastUpdated = :now, defaultPaymentMethodId = :m'
       : 'ADD methodCount :one SET lastUpdated = :now';
@@ -113,18 +122,21 @@ export class DynamoMethodStore implements MethodStore {
           ],
         }),
       );
+      return 'ok';
     } catch (error) {
       if (cancellationCodes(error)?.[1] === 'ConditionalCheckFailed') {
         const found = await readPayor(this.db, this.tableName, method.payorId, method.merchantId);
-        if (!found) throw new PayorNotFoundError(method.payorId);
-        throw new BadRequestError(`a payor can have at most ${MAX_METHODS_PER_PAYOR} saved payment methods`);
+        return found ? 'limit-reached' : 'payor-not-found';
       }
       throw error;
     }
   }
 
   /** Replaces a method's mutable fields and, with `setAsDefault`, makes it the default: one transaction. */
-  async updateMethod(next: SavedMethod, setAsDefault: boolean): Promise<void> {
+  async updateMethod(
+    next: SavedMethod,
+    setAsDefault: boolean,
+  ): Promise<'ok' | 'method-not-found' | 'payor-not-found'> {
     const items: object[] = [
       {
         Put: {
@@ -152,21 +164,26 @@ export class DynamoMethodStore implements MethodStore {
     }
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
+      return 'ok';
     } catch (error) {
       const codes = cancellationCodes(error);
-      if (codes?.[0] === 'ConditionalCheckFailed') throw new MethodNotFoundError(next.savedPaymentMethodId);
-      if (codes?.[1] === 'ConditionalCheckFailed') throw new PayorNotFoundError(next.payorId);
+      if (codes?.[0] === 'ConditionalCheckFailed') return 'method-not-found';
+      if (codes?.[1] === 'ConditionalCheckFailed') return 'payor-not-found';
       throw error;
     }
   }
 
   /**
-   * Deletes a method. Refused (400) when it is the only one. When it is the default, the
+   * Deletes a method. Refused (`only-method`) when it is the only one. When it is the default, the
    * replacement becomes default in the same transaction, on the condition that the payor still
-   * names the deleted method as default and the replacement still exists. Returns false when the
+   * names the deleted method as default and the replacement still exists. `changed` when the
    * payor changed since read (the caller re-reads and retries).
    */
-  async deleteMethod(payor: Payor, methodId: string, replacement: string | undefined): Promise<boolean> {
+  async deleteMethod(
+    payor: Payor,
+    methodId: string,
+    replacement: string | undefined,
+  ): Promise<'ok' | 'changed' | 'method-not-found' | 'only-method'> {
     const isDefault = payor.defaultPaymentMethodId === methodId;
     const items: object[] = [
       {
@@ -197,8 +214,7 @@ export class DynamoMethodStore implements MethodStore {
       },
     ];
     if (isDefault) {
-      if (!replacement)
-        throw new BadRequestError('the only saved payment method of a payor cannot be deleted');
+      if (!replacement) return 'only-method';
       items.push({
         ConditionCheck: {
           TableName: this.tableName,
@@ -209,11 +225,11 @@ export class DynamoMethodStore implements MethodStore {
     }
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
-      return true;
+      return 'ok';
     } catch (error) {
       const codes = cancellationCodes(error);
-      if (codes?.[0] === 'ConditionalCheckFailed') throw new MethodNotFoundError(methodId);
-      if (codes?.some((c) => c === 'ConditionalCheckFailed')) return false;
+      if (codes?.[0] === 'ConditionalCheckFailed') return 'method-not-found';
+      if (codes?.some((c) => c === 'ConditionalCheckFailed')) return 'changed';
       throw error;
     }
   }

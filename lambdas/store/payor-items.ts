@@ -4,7 +4,6 @@
  * and method stores.
  */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ServiceUnavailableError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { Payor, SavedMethod } from '#domain/payors';
 import type { Item } from './items';
@@ -32,6 +31,14 @@ export function customerPut(tableName: string, p: Payor) {
   };
 }
 
+/** DynamoDB still left keys unprocessed after the retries (throttling): the read is incomplete. */
+export class IncompleteReadError extends Error {
+  constructor() {
+    super('batch read: unprocessed keys after retries');
+    this.name = 'IncompleteReadError';
+  }
+}
+
 /** BatchGet in chunks of 100, asking again (with backoff, bounded) for unprocessed keys. */
 export async function batchGet(
   db: DynamoDBDocumentClient,
@@ -45,8 +52,7 @@ export async function batchGet(
       [tableName]: { Keys: keyList.slice(i, i + 100), ProjectionExpression: projection },
     };
     for (let attempt = 0; request && Object.keys(request).length > 0; attempt++) {
-      if (attempt > 8)
-        throw new ServiceUnavailableError('could not read the saved payment methods; retry the request');
+      if (attempt > 8) throw new IncompleteReadError();
       if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
       const out = await db.send(new BatchGetCommand({ RequestItems: request }));
       found.push(...(out.Responses?.[tableName] ?? []));

@@ -6,23 +6,13 @@
  */
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes } from '#shared/ddb';
-import { BadRequestError, NotFoundError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { Payor, SavedMethod } from '#domain/payors';
 import { containerStore, queryAll, strip } from './items';
 import { batchGet, customerPut, methodItem, payorItem } from './payor-items';
 
-export class PayorNotFoundError extends NotFoundError {
-  constructor(payorId: string) {
-    super(`payor ${payorId} not found`);
-  }
-}
-
-export class DuplicateCustomerAccountIdError extends BadRequestError {
-  constructor(customerAccountId: string) {
-    super(`customerAccountId ${customerAccountId} already belongs to another payor of this merchant`);
-  }
-}
+/** A write refused because the customerAccountId belongs to another payor of the merchant. */
+export type DuplicateCustomer = 'duplicate-customer';
 
 export interface PayorWithMethods {
   payor: Payor;
@@ -52,15 +42,14 @@ export async function readPayor(
 
 export interface PayorStore {
   /** A new payor with its first method (and customerAccountId entry): all or nothing. */
-  create(payor: Payor, method: SavedMethod): Promise<void>;
+  create(payor: Payor, method: SavedMethod): Promise<'ok' | DuplicateCustomer>;
+  /** The payor with its methods, if it exists and belongs to the merchant. */
   find(payorId: string, merchantId: string): Promise<PayorWithMethods | undefined>;
-  /** As `find`; 404 when absent or another merchant's. */
-  require(payorId: string, merchantId: string): Promise<PayorWithMethods>;
   /** E-mail addresses of these payors of the merchant (payors without one are left out). */
   emailsOf(payorIds: string[], merchantId: string): Promise<Map<string, string>>;
   payorIdByCustomer(merchantId: string, customerAccountId: string): Promise<string | undefined>;
-  /** False when the payor changed since read. */
-  update(previous: Payor, next: Payor): Promise<boolean>;
+  /** `changed` when the payor changed since read. */
+  update(previous: Payor, next: Payor): Promise<'ok' | 'changed' | DuplicateCustomer>;
   /** False when the payor changed since read. */
   delete(found: PayorWithMethods): Promise<boolean>;
 }
@@ -71,7 +60,7 @@ export class DynamoPayorStore implements PayorStore {
     private readonly tableName: string,
   ) {}
 
-  async create(payor: Payor, method: SavedMethod): Promise<void> {
+  async create(payor: Payor, method: SavedMethod): Promise<'ok' | DuplicateCustomer> {
     const items: object[] = [
       {
         Put: {
@@ -91,10 +80,9 @@ export class DynamoPayorStore implements PayorStore {
     if (payor.customerAccountId !== undefined) items.push(customerPut(this.tableName, payor));
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
+      return 'ok';
     } catch (error) {
-      if (cancellationCodes(error)?.[2] === 'ConditionalCheckFailed') {
-        throw new DuplicateCustomerAccountIdError(payor.customerAccountId!);
-      }
+      if (cancellationCodes(error)?.[2] === 'ConditionalCheckFailed') return 'duplicate-customer';
       throw error;
     }
   }
@@ -102,12 +90,6 @@ export class DynamoPayorStore implements PayorStore {
   /** The payor with its methods, if it exists and belongs to the merchant. */
   find(payorId: string, merchantId: string): Promise<PayorWithMethods | undefined> {
     return readPayor(this.db, this.tableName, payorId, merchantId);
-  }
-
-  async require(payorId: string, merchantId: string): Promise<PayorWithMethods> {
-    const found = await this.find(payorId, merchantId);
-    if (!found) throw new PayorNotFoundError(payorId);
-    return found;
   }
 
   /** E-mail addresses of these payors of the merchant (payors without one are left out). */
@@ -133,7 +115,7 @@ export class DynamoPayorStore implements PayorStore {
   }
 
   /** Writes changed payor fields if the payor is unchanged since read; moves the uniqueness item. */
-  async update(previous: Payor, next: Payor): Promise<boolean> {
+  async update(previous: Payor, next: Payor): Promise<'ok' | 'changed' | DuplicateCustomer> {
     const items: object[] = [
       {
         Put: {
@@ -163,7 +145,7 @@ export class DynamoPayorStore implements PayorStore {
     }
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
-      return true;
+      return 'ok';
     } catch (error) {
       const codes = cancellationCodes(error);
       if (
@@ -171,9 +153,9 @@ export class DynamoPayorStore implements PayorStore {
         codes?.[1] === 'ConditionalCheckFailed' &&
         previous.customerAccountId !== next.customerAccountId
       ) {
-        throw new DuplicateCustomerAccountIdError(next.customerAccountId);
+        return 'duplicate-customer';
       }
-      if (codes?.[0] === 'ConditionalCheckFailed') return false;
+      if (codes?.[0] === 'ConditionalCheckFailed') return 'changed';
       throw error;
     }
   }

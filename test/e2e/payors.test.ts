@@ -1,6 +1,7 @@
 /** Payors and saved methods over HTTP: docs/product.md#payors-and-saved-methods, concurrency too. */
 import { randomUUID } from 'node:crypto';
 import { call, MID, OTHER, tokenFor } from '../support/api';
+import { expectRefusal } from '../support/refusal';
 import { address, cardInput, checkingInput, expiry } from '../fixtures';
 import { createPayor, groupBody } from '../fixtures/api';
 
@@ -112,7 +113,7 @@ describe('payors', () => {
   ])('refuses %s with 400 naming the field', async (_what, body, word) => {
     const res = await call('POST', base, { paymentMethod: cardInput(), ...body });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: expect.stringContaining(word), responseCode: 400 });
+    expectRefusal(res.body, word);
     expect(res.text).not.toMatch(/\d{12,}/);
   });
 

@@ -6,7 +6,16 @@ import { keys } from '../../lambdas/shared/keys';
 import { MAX_METHODS_PER_PAYOR } from '../../contract/limits';
 import { PAYOR, withOptimisticRetry } from '../../lambdas/shared/retry';
 import { DynamoMethodStore } from '../../lambdas/store/methods';
-import { DuplicateCustomerAccountIdError, DynamoPayorStore } from '../../lambdas/store/payors';
+import { DynamoPayorStore } from '../../lambdas/store/payors';
+import {
+  addMethod,
+  changeMethod,
+  changePayor,
+  DuplicateCustomerAccountIdError,
+  removeMethod,
+  requirePayor,
+  savePayor,
+} from '../../lambdas/core/payors';
 import { createTestTable, type TestTable } from '../support/ddb';
 import { makeMethod, makePayor, nameOf, settle } from '../fixtures';
 
@@ -71,12 +80,12 @@ async function expectConsistent(payorId: string) {
 /** The delete-method handler's loop: re-read, pick the replacement, conditional delete, retry. */
 function deleteMethod(payorId: string, methodId: string) {
   return withOptimisticRetry(async () => {
-    const { payor, methods } = await store.require(payorId, MERCHANT);
+    const { payor, methods } = await requirePayor(payorId, MERCHANT, store);
     if (!methods.some((m) => m.savedPaymentMethodId === methodId))
       throw new NotFoundError(`method ${methodId} gone`);
     if (methods.length === 1)
       throw new BadRequestError('the only saved payment method of a payor cannot be deleted');
-    return (await methodStore.deleteMethod(payor, methodId, replacementDefault(methods, methodId)))
+    return (await removeMethod(payor, methods, methodId, replacementDefault(methods, methodId), methodStore))
       ? true
       : undefined;
   }, PAYOR);
@@ -86,7 +95,7 @@ describe('customerAccountId is unique per merchant', () => {
   test('a second payor with the same customerAccountId is refused with a 400', async () => {
     const first = await stored(MERCHANT, { customerAccountId: 'cust-dup-1' });
     const second = makePayor(MERCHANT, { customerAccountId: 'cust-dup-1' });
-    const refusal = await store.create(second.payor, second.method).catch((e: unknown) => e);
+    const refusal = await savePayor(second.payor, second.method, store).catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(DuplicateCustomerAccountIdError);
     expect((refusal as BadRequestError).status).toBe(400);
     expect((await customerItem('cust-dup-1'))?.payorId).toBe(first.payor.payorId);
@@ -99,7 +108,7 @@ describe('customerAccountId is unique per merchant', () => {
     const candidates = Array.from({ length: 10 }, () =>
       makePayor(MERCHANT, { customerAccountId: 'cust-race-1' }),
     );
-    const outcomes = await Promise.allSettled(candidates.map((c) => store.create(c.payor, c.method)));
+    const outcomes = await Promise.allSettled(candidates.map((c) => savePayor(c.payor, c.method, store)));
     const winners = candidates.filter((_, i) => outcomes[i]!.status === 'fulfilled');
     expect(winners).toHaveLength(1);
     const reasons = outcomes.filter((o) => o.status === 'rejected').map((o) => nameOf(o.reason));
@@ -117,7 +126,7 @@ describe('customerAccountId is unique per merchant', () => {
       customerAccountId: 'cust-move-new',
       lastUpdated: new Date(Date.now() + 1).toISOString(),
     };
-    expect(await store.update(payor, next)).toBe(true);
+    expect(await changePayor(payor, next, store)).toBe(true);
     expect(await customerItem('cust-move-old')).toBeUndefined();
     expect((await customerItem('cust-move-new'))?.payorId).toBe(payor.payorId);
     expect(await store.payorIdByCustomer(MERCHANT, 'cust-move-new')).toBe(payor.payorId);
@@ -125,11 +134,11 @@ describe('customerAccountId is unique per merchant', () => {
     const other = await stored(MERCHANT, { customerAccountId: 'cust-move-old' });
     expect((await customerItem('cust-move-old'))?.payorId).toBe(other.payor.payorId);
     const third = makePayor(MERCHANT, { customerAccountId: 'cust-move-new' });
-    await expect(store.create(third.payor, third.method)).rejects.toBeInstanceOf(
+    await expect(savePayor(third.payor, third.method, store)).rejects.toBeInstanceOf(
       DuplicateCustomerAccountIdError,
     );
     // A stale update (payor changed since read) is refused and changes nothing.
-    expect(await store.update(payor, { ...payor, customerAccountId: 'cust-move-stale' })).toBe(false);
+    expect(await changePayor(payor, { ...payor, customerAccountId: 'cust-move-stale' }, store)).toBe(false);
     expect(await customerItem('cust-move-stale')).toBeUndefined();
   });
 
@@ -145,8 +154,8 @@ describe('customerAccountId is unique per merchant', () => {
           lastUpdated: new Date(Date.now() + 1).toISOString(),
         };
         const [updated, created] = await Promise.allSettled([
-          store.update(payor, next),
-          store.create(rival.payor, rival.method),
+          changePayor(payor, next, store),
+          savePayor(rival.payor, rival.method, store),
         ]);
         return { round, payor, rival, updated, created, target };
       }),
@@ -177,10 +186,10 @@ describe('saved methods', () => {
   test(`addMethod stops at ${MAX_METHODS_PER_PAYOR} methods`, async () => {
     const { payor } = await stored();
     for (let i = 1; i < MAX_METHODS_PER_PAYOR; i++) {
-      await methodStore.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date());
+      await addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date(), methodStore);
     }
     const extra = makeMethod(payor.payorId, MERCHANT);
-    const refusal = await methodStore.addMethod(extra, false, new Date()).catch((e: unknown) => e);
+    const refusal = await addMethod(extra, false, new Date(), methodStore).catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(BadRequestError);
     expect((refusal as Error).message).toMatch(/at most 20/);
     const { methods } = await expectConsistent(payor.payorId);
@@ -191,7 +200,7 @@ describe('saved methods', () => {
   test('concurrent adds never take a payor beyond the limit', async () => {
     const { payor } = await stored();
     const adds = Array.from({ length: 30 }, () =>
-      methodStore.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date()),
+      addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date(), methodStore),
     );
     const { ok, errors } = await settle(adds);
     const { methods } = await expectConsistent(payor.payorId);
@@ -203,10 +212,10 @@ describe('saved methods', () => {
     expect((await partition(payor.payorId)).payor!.defaultPaymentMethodId).toBe(payor.defaultPaymentMethodId);
     // Topping up sequentially reaches exactly the limit, then refuses.
     for (let i = methods.length; i < MAX_METHODS_PER_PAYOR; i++) {
-      await methodStore.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date());
+      await addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date(), methodStore);
     }
     await expect(
-      methodStore.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date()),
+      addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date(), methodStore),
     ).rejects.toBeInstanceOf(BadRequestError);
     expect((await expectConsistent(payor.payorId)).methods).toHaveLength(MAX_METHODS_PER_PAYOR);
   });
@@ -214,10 +223,10 @@ describe('saved methods', () => {
   test('addMethod on a payor of another merchant or a missing payor is 404', async () => {
     const { payor } = await stored();
     await expect(
-      methodStore.addMethod(makeMethod(payor.payorId, '32350000002'), false, new Date()),
+      addMethod(makeMethod(payor.payorId, '32350000002'), false, new Date(), methodStore),
     ).rejects.toBeInstanceOf(NotFoundError);
     await expect(
-      methodStore.addMethod(makeMethod('no-such-payor', MERCHANT), false, new Date()),
+      addMethod(makeMethod('no-such-payor', MERCHANT), false, new Date(), methodStore),
     ).rejects.toBeInstanceOf(NotFoundError);
     expect((await expectConsistent(payor.payorId)).methods).toHaveLength(1);
   });
@@ -227,13 +236,15 @@ describe('saved methods', () => {
     const existing = [method];
     for (let i = 0; i < 4; i++) {
       const m = makeMethod(payor.payorId, MERCHANT);
-      await methodStore.addMethod(m, false, new Date());
+      await addMethod(m, false, new Date(), methodStore);
       existing.push(m);
     }
     const added = Array.from({ length: 10 }, () => makeMethod(payor.payorId, MERCHANT));
     const work = [
-      ...added.map((m) => methodStore.addMethod(m, true, new Date())),
-      ...existing.map((m) => methodStore.updateMethod({ ...m, lastUpdated: new Date().toISOString() }, true)),
+      ...added.map((m) => addMethod(m, true, new Date(), methodStore)),
+      ...existing.map((m) =>
+        changeMethod({ ...m, lastUpdated: new Date().toISOString() }, true, methodStore),
+      ),
     ];
     const { ok } = await settle(work);
     expect(ok.length).toBeGreaterThan(0);
@@ -247,13 +258,13 @@ describe('saved methods', () => {
   test('adding without setAsDefault keeps the default; updateMethod(setAsDefault) moves it', async () => {
     const { payor, method } = await stored();
     const second = makeMethod(payor.payorId, MERCHANT);
-    await methodStore.addMethod(second, false, new Date());
+    await addMethod(second, false, new Date(), methodStore);
     expect((await partition(payor.payorId)).payor!.defaultPaymentMethodId).toBe(method.savedPaymentMethodId);
-    await methodStore.updateMethod({ ...second, lastUpdated: new Date().toISOString() }, true);
+    await changeMethod({ ...second, lastUpdated: new Date().toISOString() }, true, methodStore);
     expect((await partition(payor.payorId)).payor!.defaultPaymentMethodId).toBe(second.savedPaymentMethodId);
     // Updating a method that does not exist is 404 and moves nothing.
     const ghost = makeMethod(payor.payorId, MERCHANT);
-    await expect(methodStore.updateMethod(ghost, true)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(changeMethod(ghost, true, methodStore)).rejects.toBeInstanceOf(NotFoundError);
     expect((await expectConsistent(payor.payorId)).payor.defaultPaymentMethodId).toBe(
       second.savedPaymentMethodId,
     );
@@ -262,7 +273,7 @@ describe('saved methods', () => {
   test('deleting the default makes the oldest other method default; the last one is kept', async () => {
     const { payor, method } = await stored();
     const second = makeMethod(payor.payorId, MERCHANT, 'ok', new Date(Date.now() + 1000));
-    await methodStore.addMethod(second, false, new Date());
+    await addMethod(second, false, new Date(), methodStore);
     await deleteMethod(payor.payorId, method.savedPaymentMethodId);
     const { payor: after, methods } = await expectConsistent(payor.payorId);
     expect(after.defaultPaymentMethodId).toBe(second.savedPaymentMethodId);
@@ -271,9 +282,7 @@ describe('saved methods', () => {
       BadRequestError,
     );
     // The store refuses it too, whatever the caller read.
-    await expect(
-      methodStore.deleteMethod(after, second.savedPaymentMethodId, undefined),
-    ).rejects.toBeInstanceOf(BadRequestError);
+    expect(await methodStore.deleteMethod(after, second.savedPaymentMethodId, undefined)).toBe('only-method');
     expect((await expectConsistent(payor.payorId)).methods).toHaveLength(1);
   });
 
@@ -283,7 +292,7 @@ describe('saved methods', () => {
       const all = [method];
       for (let i = 0; i < 5; i++) {
         const m = makeMethod(payor.payorId, MERCHANT, 'ok', new Date(Date.now() + (i + 1) * 1000));
-        await methodStore.addMethod(m, false, new Date());
+        await addMethod(m, false, new Date(), methodStore);
         all.push(m);
       }
       const { ok, errors } = await settle(
@@ -306,11 +315,11 @@ describe('saved methods', () => {
     const all = [method];
     for (let i = 0; i < 7; i++) {
       const m = makeMethod(payor.payorId, MERCHANT, 'ok', new Date(Date.now() + (i + 1) * 1000));
-      await methodStore.addMethod(m, false, new Date());
+      await addMethod(m, false, new Date(), methodStore);
       all.push(m);
     }
     // Every deleter works from the same snapshot; moves of the default race with them.
-    const snapshot = (await store.require(payor.payorId, MERCHANT)).payor;
+    const snapshot = (await requirePayor(payor.payorId, MERCHANT, store)).payor;
     await settle<unknown>([
       ...all.map((m) =>
         methodStore.deleteMethod(
@@ -321,7 +330,7 @@ describe('saved methods', () => {
       ),
       ...all
         .slice(4)
-        .map((m) => methodStore.updateMethod({ ...m, lastUpdated: new Date().toISOString() }, true)),
+        .map((m) => changeMethod({ ...m, lastUpdated: new Date().toISOString() }, true, methodStore)),
     ]);
     await expectConsistent(payor.payorId);
   });
@@ -330,14 +339,14 @@ describe('saved methods', () => {
 test('deleting a payor removes the payor, its methods and its customerAccountId in one go', async () => {
   const { payor } = await stored(MERCHANT, { customerAccountId: 'cust-delete-1' });
   for (let i = 0; i < 3; i++)
-    await methodStore.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date());
-  const found = await store.require(payor.payorId, MERCHANT);
+    await addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date(), methodStore);
+  const found = await requirePayor(payor.payorId, MERCHANT, store);
   expect(found.methods).toHaveLength(4);
   // A stale read (a method added since) is refused and deletes nothing.
-  await methodStore.addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date());
+  await addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date(), methodStore);
   expect(await store.delete(found)).toBe(false);
   expect((await partition(payor.payorId)).items).toHaveLength(6);
-  expect(await store.delete(await store.require(payor.payorId, MERCHANT))).toBe(true);
+  expect(await store.delete(await requirePayor(payor.payorId, MERCHANT, store))).toBe(true);
   expect((await partition(payor.payorId)).items).toHaveLength(0);
   expect(await customerItem('cust-delete-1')).toBeUndefined();
   expect(await store.find(payor.payorId, MERCHANT)).toBeUndefined();

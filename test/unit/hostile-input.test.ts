@@ -113,3 +113,42 @@ describe('one rule for decimals (0.30000000000000004 accepted as 0.30)', () => {
     expect(() => add({ paymentGroupId: GROUP_ID, ...pay, amount })).not.toThrow();
   });
 });
+
+describe('validation errors list every problem', () => {
+  it('a 400 for an invalid body keeps the first problem as message and lists all in errors[]', async () => {
+    const response = await invoke(createGroup, {
+      method: 'POST',
+      body: {
+        ...group,
+        scheduleHour: 24,
+        color: 'red',
+        payments: [pay, { ...pay, amount: 1.234 }, { amount: 5 }],
+      },
+    });
+    expect(response.status).toBe(400);
+    const { errors } = response.body as { errors: { field: string; message: string }[] };
+    expect(errors.map((e) => e.field).sort()).toEqual(
+      ['color', 'payments[1].amount', 'payments[2].profileId', 'scheduleHour'].sort(),
+    );
+    expect(errors).toContainEqual({
+      field: 'payments[1].amount',
+      message: 'payments[1].amount must have at most 2 decimal places',
+    });
+    expect(response.body.message).toBe(errors[0]!.message);
+    expect(expectError(response, 400)).toBe(errors[0]!.message);
+  });
+
+  it('a query names every unknown parameter', async () => {
+    const response = await invoke(getGroup, { pathParameters: groupPath(), query: { a: '1', b: '2' } });
+    expect(response.body.errors).toEqual([
+      { field: 'a', message: 'query parameter a is not known' },
+      { field: 'b', message: 'query parameter b is not known' },
+    ]);
+  });
+
+  it('an error the schema did not find has no errors[]', async () => {
+    const response = await invoke(getGroup, { pathParameters: groupPath() });
+    expect(response.status).toBe(404);
+    expect(response.body).not.toHaveProperty('errors');
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Payors and saved methods as the API sees them: the stores answer outcomes, this module turns
+ * them into the errors a client can act on (a payor or method of another merchant is not found,
+ * exactly like a missing one). The stores default to the container's (tests pass their own).
+ */
+import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
+import type { Payor, SavedMethod } from '#domain/payors';
+import { BadRequestError, NotFoundError } from '#shared/errors';
+import { methodStore, type MethodStore } from '#store/methods';
+import { payorStore, type PayorStore, type PayorWithMethods } from '#store/payors';
+
+export class PayorNotFoundError extends NotFoundError {
+  constructor(payorId: string) {
+    super(`payor ${payorId} not found`);
+  }
+}
+
+export class MethodNotFoundError extends NotFoundError {
+  constructor(methodId: string) {
+    super(`saved payment method ${methodId} not found`);
+  }
+}
+
+export class DuplicateCustomerAccountIdError extends BadRequestError {
+  constructor(customerAccountId: string) {
+    super(`customerAccountId ${customerAccountId} already belongs to another payor of this merchant`);
+  }
+}
+
+const ONLY_METHOD = 'the only saved payment method of a payor cannot be deleted';
+
+/** The payor with its methods; 404 when absent or another merchant's. */
+export async function requirePayor(
+  payorId: string,
+  merchantId: string,
+  store: PayorStore = payorStore(),
+): Promise<PayorWithMethods> {
+  const found = await store.find(payorId, merchantId);
+  if (!found) throw new PayorNotFoundError(payorId);
+  return found;
+}
+
+/** A new payor with its first method; 400 when its customerAccountId is taken. */
+export async function savePayor(
+  payor: Payor,
+  method: SavedMethod,
+  store: PayorStore = payorStore(),
+): Promise<void> {
+  if ((await store.create(payor, method)) === 'duplicate-customer')
+    throw new DuplicateCustomerAccountIdError(payor.customerAccountId!);
+}
+
+/** False when the payor changed since read (retry); 400 when the new customerAccountId is taken. */
+export async function changePayor(
+  previous: Payor,
+  next: Payor,
+  store: PayorStore = payorStore(),
+): Promise<boolean> {
+  const outcome = await store.update(previous, next);
+  if (outcome === 'duplicate-customer') throw new DuplicateCustomerAccountIdError(next.customerAccountId!);
+  return outcome === 'ok';
+}
+
+export async function addMethod(
+  method: SavedMethod,
+  setAsDefault: boolean,
+  now: Date,
+  store: MethodStore = methodStore(),
+): Promise<void> {
+  const outcome = await store.addMethod(method, setAsDefault, now);
+  if (outcome === 'payor-not-found') throw new PayorNotFoundError(method.payorId);
+  if (outcome === 'limit-reached')
+    throw new BadRequestError(`a payor can have at most ${MAX_METHODS_PER_PAYOR} saved payment methods`);
+}
+
+export async function changeMethod(
+  next: SavedMethod,
+  setAsDefault: boolean,
+  store: MethodStore = methodStore(),
+): Promise<void> {
+  const outcome = await store.updateMethod(next, setAsDefault);
+  if (outcome === 'method-not-found') throw new MethodNotFoundError(next.savedPaymentMethodId);
+  if (outcome === 'payor-not-found') throw new PayorNotFoundError(next.payorId);
+}
+
+/** False when the payor changed since read (retry); 404 for a missing method, 400 for the only one. */
+export async function removeMethod(
+  payor: Payor,
+  methods: readonly SavedMethod[],
+  methodId: string,
+  replacement: string | undefined,
+  store: MethodStore = methodStore(),
+): Promise<boolean> {
+  if (!methods.some((m) => m.savedPaymentMethodId === methodId)) throw new MethodNotFoundError(methodId);
+  if (methods.length === 1) throw new BadRequestError(ONLY_METHOD);
+  const outcome = await store.deleteMethod(payor, methodId, replacement);
+  if (outcome === 'method-not-found') throw new MethodNotFoundError(methodId);
+  if (outcome === 'only-method') throw new BadRequestError(ONLY_METHOD);
+  return outcome === 'ok';
+}
