@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-/** CDK app: `npm run synth`, `npx cdk deploy ScheduledPayments-dev` (see lib/cdk/app.ts for context keys). */
-import { App } from 'aws-cdk-lib';
+/** CDK app: `npm run synth`, `npx cdk deploy ScheduledPayments-dev -c stage=dev …` (README "Deploy"; context keys in lib/cdk/app.ts). */
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { addServiceStacks } from '../lib/cdk/app';
 
 const app = new App();
 addServiceStacks(app);
+// `-c nag=true`: the AwsSolutions pack at synth (the infra tests always run it).
+if (String(app.node.tryGetContext('nag')) === 'true')
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 app.synth();

@@ -58,9 +58,9 @@ function wildcardReason(resource: string, actions: readonly string[]): string | 
     return "Queries on the service table's global secondary indexes, named by the table's ARN.";
   if (/^<[^>]+\.Arn>:\*$/.test(resource) && all('lambda:InvokeFunction'))
     return 'Invoking a task function by any version or alias of that one function (CDK grantInvoke).';
-  if (/:states:[^:]+:[^:]+:execution:.+:\*$/.test(resource) && all('states:'))
+  if (/:states:.+:execution:.+:\*$/.test(resource) && all('states:'))
     return 'The executions of one state machine, named by execution (CDK grantRead/grantExecution on the state machine).';
-  if (/:ses:[^:]+:[^:]+:identity\/\*$/.test(resource) && all('ses:SendEmail'))
+  if (/:ses:.+:identity\/\*$/.test(resource) && all('ses:SendEmail'))
     return 'Dev only: in the SES sandbox SES also authorizes the verified recipient identities; the sender stays fixed by the ses:FromAddress condition.';
   return undefined;
 }

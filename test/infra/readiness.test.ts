@@ -170,6 +170,17 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s', (stage) => {
   });
 });
 
+it(
+  'has no unacknowledged cdk-nag finding in an environment-agnostic dev (offline npm run synth) either',
+  () => {
+    const [stack] = addServiceStacks(testApp({ stage: 'dev' }));
+    Template.fromStack(stack!);
+    const report = new AwsSolutionsChecks(stack!).validateScope(stack!);
+    expect(report.violations.map((v) => v.ruleName)).toEqual([]);
+  },
+  SYNTH_TIMEOUT_MS,
+);
+
 describe('README', () => {
   it('lists every acknowledged cdk-nag rule in its cdk-nag summary', () => {
     const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
