@@ -23,7 +23,7 @@ export const processGroupTasks: readonly TaskBinding[] = [
     substitution: 'AuthorizeBatchFunctionArn',
     handler: 'processing/authorize-batch',
   },
-  { state: 'FailRemaining', substitution: 'FailRemainingFunctionArn', handler: 'processing/fail-remaining' },
+  { state: 'FailBatch', substitution: 'FailBatchFunctionArn', handler: 'processing/fail-batch' },
   { state: 'CompleteGroup', substitution: 'CompleteGroupFunctionArn', handler: 'processing/complete-group' },
   { state: 'EmitReceipts', substitution: 'EmitReceiptsFunctionArn', handler: 'processing/emit-receipts' },
 ];

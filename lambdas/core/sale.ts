@@ -211,13 +211,16 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
  * Gives up on a sale that may have charged (a payment out of retries, a Pending sale whose method
  * is gone): a Declined 96 record with `reversalDue` is written first, conditionally on the sale
  * being absent or Pending, so that a charge still in flight can no longer record an approval;
- * then the processor reverses the key. If the processor cannot be reached, the record keeps its
- * sweep entry and the sweeper reverses later. `abandoned` is false when the sale had an answer.
+ * then the processor reverses the key. If the processor cannot be reached (or the caller defers
+ * the reversal: `reverse: 'later'`), the record keeps its sweep entry and the sweeper reverses
+ * later. `abandoned` is false when the sale had an answer.
  */
 export async function giveUpSale(
   request: Omit<SaleRequest, 'missingMethod'>,
   reason: string,
   now: Date,
+  // 'later': the processor is not asked now (it is what failed); the sweeper reverses.
+  options: { reverse?: 'now' | 'later' } = {},
 ): Promise<{ transaction: Transaction; abandoned: boolean }> {
   const transactions = transactionStore();
   const found = (await transactions.find(request.transactionId))?.transaction;
@@ -236,15 +239,19 @@ export async function giveUpSale(
   if (!stored.reversalDue) return { transaction: stored, abandoned: false };
   logger.info('giving up on a sale', { transactionId: stored.transactionId, reason });
   await duplicateGuards().releaseGuard(duplicateKey(stored), stored.transactionId);
-  try {
-    await paymentProcessor().reverseUnanswered({
-      idempotencyKey: stored.processorKey ?? request.processorKey,
-      merchantId: stored.merchantId,
-    });
-    await transactions.reversalDone(stored.transactionId);
-  } catch (error) {
-    if (!(error instanceof ProcessorUnavailableError)) throw error;
-    logger.warn('timeout reversal left to the sweeper', { transactionId: stored.transactionId });
+  if (options.reverse === 'later') {
+    logger.info('timeout reversal left to the sweeper', { transactionId: stored.transactionId });
+  } else {
+    try {
+      await paymentProcessor().reverseUnanswered({
+        idempotencyKey: stored.processorKey ?? request.processorKey,
+        merchantId: stored.merchantId,
+      });
+      await transactions.reversalDone(stored.transactionId);
+    } catch (error) {
+      if (!(error instanceof ProcessorUnavailableError)) throw error;
+      logger.warn('timeout reversal left to the sweeper', { transactionId: stored.transactionId });
+    }
   }
   const { reversalDue: _due, ...transaction } = stored;
   return { transaction, abandoned: true };

@@ -15,6 +15,7 @@ export async function giveUpOnCharge(
   transactionId: string,
   merchantId: string,
   reason: string,
+  options: { reverse?: 'now' | 'later' } = {},
 ): Promise<AuthResponse> {
   const now = new Date();
   const { transaction, abandoned } = await giveUpSale(
@@ -30,6 +31,7 @@ export async function giveUpOnCharge(
     },
     reason,
     now,
+    options,
   );
   if (!abandoned) return saleAuthResponse(transactionView(transaction, [], now));
   return failedAuthResponse(payment, reason, now);

@@ -46,7 +46,7 @@ export interface ServiceProcessingProps {
 /** Per-task function settings: the batch task charges up to 250 payments per invocation. */
 const TASK_SETTINGS: Record<string, { timeout: Duration; memorySize: number }> = {
   'processing/authorize-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
-  'processing/fail-remaining': { timeout: Duration.minutes(5), memorySize: 512 },
+  'processing/fail-batch': { timeout: Duration.minutes(2), memorySize: 512 },
 };
 
 export class ServiceProcessing extends Construct {

@@ -1,7 +1,8 @@
 /**
  * The AuthorizeBatch task against DynamoDB Local and the sandbox processor: every payment is
- * charged exactly once, also when a batch is re-run after a crash, and a processor that never
- * answers gives a Declined 96 authResponse (after a timeout reversal) instead of failing the batch.
+ * charged exactly once, also when a batch is re-run after a crash; a payment the processor does
+ * not answer is left unanswered (its sale Pending) and fails the batch for the state machine to
+ * retry later, after the batch's other payments are answered (issue 13, defect 7).
  */
 import { ProcessorUnavailableError } from '../../lambdas/processor/processor';
 import type { Context } from 'aws-lambda';
@@ -199,7 +200,8 @@ test('a crash after the processor charged makes the batch fail; the re-run compl
   const { group, payments } = await aGroup(['ok', 'ok', 'ok']);
   const victim = payments[1]!;
   processor.failNext(`payment:${victim.paymentId}`, 'crash-after');
-  await expect(handler(initialState(group), context)).rejects.toThrow('simulated crash');
+  // The batch's other payments are answered; the task fails for the state machine to retry.
+  await expect(handler(initialState(group), context)).rejects.toMatchObject({ name: 'BatchIncomplete' });
   // Let the batch's other charges (still running when the handler threw) finish.
   await new Promise((resolve) => setTimeout(resolve, 500));
   expect(await saleCalls(victim)).toBe(1);
@@ -225,45 +227,31 @@ test('a crash after the processor charged makes the batch fail; the re-run compl
   expect(await transactionsOf(payments)).toHaveLength(3);
 });
 
-test('a processor that never answers: 2 retries, then a timeout reversal and a Declined 96 (category 2)', async () => {
+test('defect 7: a processor that never answers: 3 attempts with one key, then the batch fails (ProcessorUnavailable) and nothing is given up', async () => {
   const { group, payments } = await aGroup(['ok', 'ok']);
   const unlucky = payments[0]!;
   const key = `payment:${unlucky.paymentId}`;
   processor.failAlways(key, 'unavailable-before');
-  const state = await runAll(initialState(group));
-  expect(state.totals).toMatchObject({ approved: 1, declined: 1, failed: 0 });
-  // Attempts 1 and 2 throw and are retried with the same key; attempt 3 reverses.
-  expect(processor.calls.filter((c) => c.key === key).map((c) => c.kind)).toEqual([
-    'SALE',
-    'SALE',
-    'SALE',
-    'REVERSE',
-  ]);
-  const auth = (await stored(unlucky))!.authResponse!;
-  expect(auth).toMatchObject({
-    status: 'Declined',
-    responseCode: '96',
-    responseMessage: 'Processor did not answer; the authorization was reversed',
-    declineCategory: '2',
-    isDuplicate: false,
-    approvedAmount: 0,
-    availableRefundAmount: 0,
-    transactionId: transactionIdOf(unlucky.paymentId),
-    paymentId: unlucky.paymentId,
-  });
-  expect(auth).not.toHaveProperty('settlementTime');
-  expect((await stored(payments[1]!))!.authResponse).toMatchObject({ status: 'Approved' });
-  // The ledger holds the reversal (no money moved); the declined sale is recorded once.
-  const ledger = await sandbox.ledger('SALE', key);
-  expect(ledger).toMatchObject({ reversed: true, calls: 0, result: { approved: false, responseCode: '96' } });
+  const failure = handler(initialState(group), context);
+  await expect(failure).rejects.toThrow('1 of 2 payments of batch 1 not answered');
+  await expect(failure).rejects.toMatchObject({ name: 'ProcessorUnavailable' });
+  expect(processor.calls.filter((c) => c.key === key).map((c) => c.kind)).toEqual(['SALE', 'SALE', 'SALE']);
+  // Not answered, not reversed: its sale waits, Pending, for the retry (or the sweeper).
+  expect((await stored(unlucky))!.authResponse).toBeNull();
   const txns = await transactionsOf([unlucky]);
   expect(txns).toHaveLength(1);
-  expect(txns[0]).toMatchObject({ status: 'Declined', responseCode: '96', approvedCents: 0 });
-  expect(txns[0]).not.toHaveProperty('processorTransactionId');
-  // A re-run leaves the declined payment alone.
+  expect(txns[0]).toMatchObject({ status: 'Pending' });
+  expect(await sandbox.ledger('SALE', key)).toBeUndefined();
+  // The batch's other payment was answered before the task failed.
+  expect((await stored(payments[1]!))!.authResponse).toMatchObject({ status: 'Approved' });
+
+  // The processor is back: the retried batch charges the payment, once, and completes.
   processor.clear();
-  await runAll(initialState(group));
-  expect(processor.calls).toEqual([]);
+  const state = await runAll(initialState(group));
+  expect(state.totals).toMatchObject({ approved: 2, declined: 0, failed: 0 });
+  expect(await saleCalls(unlucky)).toBe(1);
+  expect(await saleCalls(payments[1]!)).toBe(1);
+  expect(processor.calls.filter((c) => c.kind === 'REVERSE')).toEqual([]);
 });
 
 test('a processor that answers on the third attempt: approved, charged once, nothing reversed', async () => {
@@ -284,21 +272,4 @@ test('a processor that answers on the third attempt: approved, charged once, not
     (ledger!.result as { processorTransactionId: string }).processorTransactionId,
   );
   expect((await stored(payment))!.authResponse).toMatchObject({ status: 'Approved', responseCode: '00' });
-});
-
-test('when the timeout reversal fails too, Declined 96 is recorded first and the reversal is left to the sweeper', async () => {
-  const { group, payments } = await aGroup(['ok']);
-  const payment = payments[0]!;
-  const key = `payment:${payment.paymentId}`;
-  processor.failAlways(key, 'unavailable-before');
-  processor.reverseFault = 'unavailable-before';
-  // The decline is recorded before any reversal (a charge in flight can no longer record an
-  // approval), and the reversal the processor did not confirm stays due (issue 13, defects 1, 7).
-  const state = await handler(initialState(group), context);
-  expect(state.totals).toMatchObject({ declined: 1, approved: 0 });
-  expect((await stored(payment))!.authResponse).toMatchObject({ status: 'Declined', responseCode: '96' });
-  expect(await transactionsOf([payment])).toEqual([
-    expect.objectContaining({ status: 'Declined', responseCode: '96', reversalDue: true }),
-  ]);
-  expect(await sandbox.ledger('SALE', key)).toBeUndefined();
 });

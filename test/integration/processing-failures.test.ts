@@ -1,0 +1,229 @@
+/**
+ * Issue 13, defect 7 (one failed batch fails the rest of the group, and FailRemaining needs the
+ * processor): the deployed state machine (aws-local-stepfunctions on the ASL file, retry waits
+ * shortened) with the real BeginGroup, AuthorizeBatch, FailBatch and CompleteGroup tasks, against
+ * DynamoDB Local and the sandbox processor with faults.
+ */
+import { readFileSync } from 'node:fs';
+import type { Context } from 'aws-lambda';
+import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import { PROCESS_GROUP_DEFINITION } from '../../contract/processing';
+import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
+import { useProcessor } from '../../lambdas/processor/index';
+import { ProcessorUnavailableError, type PaymentProcessor } from '../../lambdas/processor/processor';
+import { SandboxProcessor } from '../../lambdas/processor/sandbox';
+import { reloadConfigForTests } from '../../lambdas/shared/config';
+import { ddb } from '../../lambdas/shared/ddb';
+import { newId, transactionIdOf } from '../../lambdas/shared/ids';
+import { DynamoClaimStore } from '../../lambdas/store/claims';
+import { DynamoGroupStore } from '../../lambdas/store/groups';
+import { DynamoPaymentStore } from '../../lambdas/store/payments';
+import { DynamoPayorStore } from '../../lambdas/store/payors';
+import { DynamoTransactionStore } from '../../lambdas/store/transactions';
+import { createTestTable, type TestTable } from '../support/ddb';
+import { makePayor } from '../fixtures';
+import { FaultyProcessor } from './processor-double';
+
+type Task = (input: unknown, context: Context) => Promise<unknown>;
+const context = {
+  functionName: 'test',
+  awsRequestId: 'req',
+  getRemainingTimeInMillis: () => 60_000,
+} as Context;
+
+let table: TestTable;
+let groups: DynamoGroupStore;
+let payStore: DynamoPaymentStore;
+let claims: DynamoClaimStore;
+let sandbox: SandboxProcessor;
+let faulty: FaultyProcessor;
+let tasks: Record<string, Task>;
+let sweep: typeof import('../../lambdas/core/sweeper').sweep;
+const MERCHANT = '32350000001';
+const BATCH = 4;
+
+/** While true, the processor answers nothing (sales and reversals time out). */
+let down = false;
+const unavailable = () => Promise.reject(new ProcessorUnavailableError('processor outage (injected)'));
+
+beforeAll(async () => {
+  table = await createTestTable();
+  process.env.TABLE_NAME = table.tableName;
+  process.env.PROCESS_BATCH_SIZE = String(BATCH);
+  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  reloadConfigForTests();
+  groups = new DynamoGroupStore(table.db, table.tableName);
+  payStore = new DynamoPaymentStore(table.db, table.tableName);
+  claims = new DynamoClaimStore(table.db, table.tableName);
+  sandbox = new SandboxProcessor(ddb(), table.tableName, { periodSeconds: 3600, offsetSeconds: 1800 });
+  faulty = new FaultyProcessor(sandbox);
+  const outage: PaymentProcessor = {
+    tokenize: (r) => faulty.tokenize(r),
+    settlementTime: (t) => faulty.settlementTime(t),
+    listActivity: (since, until) => faulty.listActivity(since, until),
+    void: (r) => (down ? unavailable() : faulty.void(r)),
+    refund: (r) => (down ? unavailable() : faulty.refund(r)),
+    sale: (r) => (down ? unavailable() : faulty.sale(r)),
+    reverseUnanswered: (r) => (down ? unavailable() : faulty.reverseUnanswered(r)),
+  };
+  useProcessor(outage);
+  tasks = {};
+  for (const [state, module] of [
+    ['BeginGroup', 'begin-group'],
+    ['AuthorizeBatch', 'authorize-batch'],
+    ['FailBatch', 'fail-batch'],
+    ['CompleteGroup', 'complete-group'],
+  ] as const)
+    tasks[state] = ((await import(`../../lambdas/processing/${module}`)) as { handler: Task }).handler;
+  sweep = (await import('../../lambdas/core/sweeper')).sweep;
+});
+afterEach(() => {
+  down = false;
+  faulty.clear();
+});
+afterAll(async () => {
+  useProcessor(undefined);
+  await table.drop();
+});
+
+/** A stored, claimed group of `count` payments, each on its own approving card. */
+async function aClaimedGroup(count: number): Promise<{ group: Group; payments: Payment[]; name: string }> {
+  const payors = new DynamoPayorStore(table.db, table.tableName);
+  const now = new Date();
+  const group = newGroup(
+    { servicePayId: MERCHANT, scheduleDate: '2031-09-01', scheduleHour: 9, locationId: 1 },
+    MERCHANT,
+    newId(),
+    now,
+  );
+  const payments: Payment[] = [];
+  for (let i = 0; i < count; i++) {
+    const { payor, method } = makePayor(MERCHANT, {}, 'ok');
+    await payors.create(payor, method);
+    const profileId = `${payor.payorId}/${method.savedPaymentMethodId}`;
+    payments.push(newPayment({ profileId, amount: 10 + i }, group, newId(), now));
+  }
+  group.paymentCount = payments.length;
+  group.totalCents = payments.reduce((s, p) => s + p.amountCents, 0);
+  await groups.createGroup(group, payments);
+  const claim = await claims.claim(group, now);
+  if (!claim.claimed) throw new Error('not claimed');
+  return { group, payments, name: claim.executionName };
+}
+
+/** Runs the deployed definition for a group; `before` sees each task invocation first. */
+async function runExecution(
+  group: Group,
+  name: string,
+  before: (state: string) => void = () => undefined,
+): Promise<unknown> {
+  const text = readFileSync(PROCESS_GROUP_DEFINITION, 'utf8').replace(
+    /\$\{(\w+)\}/g,
+    (_m, sub: string) => `arn:aws:lambda:us-east-1:000000000000:function:${sub}`,
+  );
+  const handlers: Record<string, (input: unknown) => Promise<unknown>> = {
+    // Receipts are another test's subject: nothing to queue here.
+    EmitReceipts: async (input) => ({ ...(input as object), receiptsDone: true }),
+  };
+  for (const [state, task] of Object.entries(tasks))
+    handlers[state] = (input) => {
+      before(state);
+      return task(input, context);
+    };
+  const machine = new StateMachine(JSON.parse(text) as StateMachineDefinition, {
+    validationOptions: { checkArn: false },
+  });
+  const run = machine.run(
+    { paymentGroupId: group.paymentGroupId, merchantId: MERCHANT, executionName: name },
+    {
+      overrides: {
+        taskResourceLocalHandlers: handlers as never,
+        waitTimeOverrides: { WaitForSettlement: 0 },
+        retryIntervalOverrides: { BeginGroup: 0, AuthorizeBatch: 0, FailBatch: 0, CompleteGroup: 0 },
+      },
+    },
+  );
+  return run.result;
+}
+
+const stored = (p: Payment) => payStore.getPayment(p.paymentGroupId, p.paymentId);
+const sale = async (p: Payment) =>
+  (await new DynamoTransactionStore(table.db, table.tableName).find(transactionIdOf(p.paymentId)))
+    ?.transaction;
+const charges = async (p: Payment) =>
+  ((await sandbox.ledger('SALE', `payment:${p.paymentId}`))?.calls as number | undefined) ?? 0;
+
+describe('issue 13, defect 7: one failed batch fails the rest of the group, and FailRemaining needs the processor', () => {
+  test('the state machine waits a long, bounded while for the processor before giving up on a batch', () => {
+    interface Retrier {
+      ErrorEquals: string[];
+      IntervalSeconds: number;
+      BackoffRate: number;
+      MaxAttempts: number;
+      MaxDelaySeconds: number;
+    }
+    const asl = JSON.parse(readFileSync(PROCESS_GROUP_DEFINITION, 'utf8')) as {
+      States: Record<string, { Retry?: Retrier[] }>;
+    };
+    const retrier = asl.States.AuthorizeBatch!.Retry!.find((r) =>
+      r.ErrorEquals.includes('ProcessorUnavailable'),
+    )!;
+    const waits = Array.from({ length: retrier.MaxAttempts }, (_, k) =>
+      Math.min(retrier.IntervalSeconds * retrier.BackoffRate ** k, retrier.MaxDelaySeconds),
+    );
+    const total = waits.reduce((a, b) => a + b, 0);
+    // FULL jitter: each wait is uniform up to its bound, so about half of this on average.
+    expect(total).toBeGreaterThanOrEqual(20 * 60);
+    expect(total).toBeLessThanOrEqual(30 * 60);
+  });
+
+  test('a processor outage of a few minutes does not fail the execution or mark payments Failed that a later retry would charge', async () => {
+    const { group, payments, name } = await aClaimedGroup(6);
+    // Down for the first five attempts at the first batch (up to 7.75 minutes of backoff in the cloud).
+    let attempts = 0;
+    await runExecution(group, name, (state) => {
+      if (state === 'AuthorizeBatch') down = ++attempts <= 5;
+    });
+    expect(attempts).toBe(5 + 2); // five failed attempts, then the two batches
+    const done = await claims.read(group.paymentGroupId);
+    expect(done).toMatchObject({ status: 'processed', processingSummary: { approved: 6, failed: 0 } });
+    for (const p of payments) {
+      expect((await stored(p))!.authResponse).toMatchObject({ status: 'Approved', responseCode: '00' });
+      expect(await sale(p)).toMatchObject({ status: 'Approved' });
+      expect(await charges(p)).toBe(1);
+    }
+    expect(faulty.calls.filter((c) => c.kind === 'REVERSE')).toEqual([]);
+  }, 60_000);
+
+  test('a batch that fails for good fails only its own payments, without the processor, and the next batches still run', async () => {
+    const { group, payments, name } = await aClaimedGroup(10); // batches of 4: [0-3] [4-7] [8-9]
+    const victim = payments[5]!;
+    // Every sale of the victim is charged and then crashes before it is recorded; and the
+    // processor does not answer reversals while the group runs.
+    faulty.failAlways(`payment:${victim.paymentId}`, 'crash-after');
+    faulty.reverseFault = 'unavailable-before';
+    await runExecution(group, name);
+
+    const done = await claims.read(group.paymentGroupId);
+    expect(done).toMatchObject({
+      status: 'processed',
+      processingSummary: { approved: 9, failed: 1, declined: 0 },
+    });
+    for (const p of payments.filter((x) => x !== victim))
+      expect((await stored(p))!.authResponse).toMatchObject({ status: 'Approved' });
+    expect((await stored(victim))!.authResponse).toMatchObject({ status: 'Failed', responseCode: '96' });
+    // Recorded as given up and marked for reversal; the processor was not asked to reverse yet.
+    expect(await sale(victim)).toMatchObject({ status: 'Declined', responseCode: '96', reversalDue: true });
+    expect(faulty.calls.filter((c) => c.kind === 'REVERSE')).toEqual([]);
+    expect(await charges(victim)).toBeGreaterThan(0);
+
+    // The sweeper reverses it once the processor answers.
+    faulty.clear();
+    const report = await sweep(new Date(Date.now() + 60_000), { olderThanSeconds: 15 });
+    expect(report.reversed).toEqual(
+      expect.arrayContaining([expect.objectContaining({ transactionId: transactionIdOf(victim.paymentId) })]),
+    );
+    expect(await sandbox.ledger('SALE', `payment:${victim.paymentId}`)).toMatchObject({ reversed: true });
+    expect(await sale(victim)).not.toHaveProperty('reversalDue');
+  }, 60_000);
+});
