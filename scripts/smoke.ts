@@ -198,7 +198,7 @@ async function main(): Promise<void> {
       async () => {
         const result = await call(`${merchant}/groups/${state.groupId}/void-or-refund`, json(), [200, 202]);
         const reversed = Number(result.voidedCount ?? 0) + Number(result.refundedCount ?? 0);
-        if (reversed !== 1 && result.status !== 'running')
+        if (reversed !== 1 && result.status !== 'accepted')
           throw new Error(`nothing reversed: ${JSON.stringify(result)}`);
         return `voided ${String(result.voidedCount)}, refunded ${String(result.refundedCount)}`;
       },
