@@ -135,3 +135,21 @@ describe('defect 2: an interrupted void wedges the sale for good', () => {
     expect(refund.body).toMatchObject({ status: 'Completed', availableRefundAmount: 0 });
   });
 });
+
+test.each([
+  ['crashAfterApproval not an array', { crashAfterApproval: { profileId: 'a/b', amount: 1 } }],
+  ['crashAfterApproval without an amount', { crashAfterApproval: [{ profileId: 'a/b' }] }],
+  ['lostRecordResponse with a negative amount', { lostRecordResponse: [{ profileId: 'a/b', amount: -1 }] }],
+  ['lostRecordResponse with amount 1e308', { lostRecordResponse: [{ profileId: 'a/b', amount: 1e308 }] }],
+  ['crashAfterApproval with three decimals', { crashAfterApproval: [{ profileId: 'a/b', amount: 1.234 }] }],
+  ['crashBeforeVoid with a number', { crashBeforeVoid: [7] }],
+  ['refuseVoid not an array', { refuseVoid: 'txn' }],
+])('POST /__local/faults with %s gives 400 with the error body', async (_what, body) => {
+  const res = await fetch(`${baseUrl()}/__local/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(400);
+  expect(await res.json()).toEqual({ message: expect.any(String), responseCode: 400 });
+});
