@@ -1,10 +1,14 @@
 /**
  * The notifier: consumes the table's stream (new outbox items only; CDK filters the rest out)
- * and sends each e-mail through SES once.
+ * and sends each e-mail through SES, at least once (docs/decisions.md, "E-mail delivery: at least
+ * once"): every send of an outbox item carries the item's id as its stable message id
+ * (MESSAGE_ID_HEADER), so a repeat can be told from a new e-mail.
  *
  * - A record delivered twice sends one e-mail: the item is claimed (pending → sending) first;
  *   a delivery that meets a live claim of another asks to be delivered again later, so that an
- *   item whose sender died mid-send is taken over when the claim expires.
+ *   item whose sender died mid-send is taken over when the claim expires. A sender that died
+ *   after SES accepted the message and before recording it makes that takeover a second send of
+ *   the same message id: the one repeat the promise allows, rather than an e-mail never sent.
  * - A failing or throttled send puts the item back to pending and reports the record as failed,
  *   so the stream delivers it again (Lambda retries; locally the stream reader does); after
  *   MAX_SEND_ATTEMPTS the item is marked `failed`: visible in the table, never silently dropped.
@@ -52,7 +56,7 @@ async function deliver(outboxId: string): Promise<void> {
 
   let messageId: string;
   try {
-    ({ messageId } = await emailSender().send(item.recipient, renderEmail(item)));
+    ({ messageId } = await emailSender().send(item.recipient, renderEmail(item), item.outboxId));
   } catch (error) {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     if (item.attempts + 1 >= config().maxSendAttempts) {
@@ -66,8 +70,8 @@ async function deliver(outboxId: string): Promise<void> {
     await store.release(outboxId, reason, true);
     throw error;
   }
-  // Sent: from here on nothing may lead to a second send. Recording it is retried; if it still
-  // fails, the item stays claimed ("sending") and is logged, rather than released and re-sent.
+  // Sent: recording it is retried; if it still fails, the item stays claimed ("sending") and is
+  // logged rather than released, so no delivery re-sends it before the claim expires.
   for (let attempt = 1; ; attempt++) {
     try {
       await store.markSent(outboxId, messageId, new Date());

@@ -8,8 +8,16 @@ import type { RenderedEmail } from '#domain/notifications';
 import { config, needed } from './config';
 import { tracer } from './tracer';
 
+/**
+ * The header that carries an e-mail's stable id (its outbox item's id): delivery is at least once
+ * (docs/decisions.md, "E-mail delivery: at least once"), and a repeated send of one outbox item
+ * carries the same id, so that a receiving system or a person can tell a repeat from a new e-mail.
+ */
+export const MESSAGE_ID_HEADER = 'X-Scheduled-Payments-Message-Id';
+
 export interface Mailer {
-  send(to: string, email: RenderedEmail): Promise<{ messageId: string }>;
+  /** Sends `email` to `to`; `messageId` is the outbox item's id, the same on every attempt. */
+  send(to: string, email: RenderedEmail, messageId: string): Promise<{ messageId: string }>;
 }
 
 class SesMailer implements Mailer {
@@ -17,7 +25,7 @@ class SesMailer implements Mailer {
   private readonly from = needed('sesFromAddress');
   private readonly configurationSet = config().sesConfigurationSet;
 
-  async send(to: string, email: RenderedEmail): Promise<{ messageId: string }> {
+  async send(to: string, email: RenderedEmail, messageId: string): Promise<{ messageId: string }> {
     const out = await this.client.send(
       new SendEmailCommand({
         FromEmailAddress: this.from,
@@ -30,6 +38,8 @@ class SesMailer implements Mailer {
               Text: { Data: email.text, Charset: 'UTF-8' },
               Html: { Data: email.html, Charset: 'UTF-8' },
             },
+            // SES sets its own Message-ID per send; this one is ours and never changes.
+            Headers: [{ Name: MESSAGE_ID_HEADER, Value: messageId }],
           },
         },
       }),

@@ -1,9 +1,12 @@
 /**
  * The e-mail outbox. An outbox item is written in the same transaction as the change that causes
  * the e-mail (a payment with the notice flag), so the intent to send is never lost; the table's
- * stream hands new items to the notifier. Delivery is at most once per item: the notifier claims
- * an item (pending → sending) with a conditional write before sending, so a stream record
- * delivered twice sends one e-mail. An item that keeps failing ends `failed`, visible, never dropped.
+ * stream hands new items to the notifier. Delivery is at least once per item, with the item's id
+ * as the e-mail's stable message id: the notifier claims an item (pending → sending) with a
+ * conditional write before sending, so a stream record delivered twice sends one e-mail; a claim
+ * left unfinished (the notifier died, perhaps after SES accepted the message) expires after
+ * CLAIM_LEASE_MS and the item is sent again, with the same id. An item that keeps failing ends
+ * `failed`, visible, never dropped.
  */
 import {
   DeleteCommand,

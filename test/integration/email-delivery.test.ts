@@ -1,0 +1,127 @@
+/**
+ * Issue 13, defect 10 (the e-mail delivery promise): delivery is at least once, with a stable
+ * message id per outbox item. A notifier that dies after SES accepted a message leaves the item
+ * claimed; when the claim expires the item is sent again, and that second send carries the same
+ * message id (the MESSAGE_ID_HEADER) as the first. DynamoDB Local holds the outbox; SES is mocked
+ * at the SDK (the real mailer builds the request).
+ */
+import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { newGroup } from '../../lambdas/domain/groups';
+import type { OutboxItem } from '../../lambdas/domain/notifications';
+import { reloadConfigForTests } from '../../lambdas/shared/config';
+import { newId } from '../../lambdas/shared/ids';
+import { keys } from '../../lambdas/shared/keys';
+import { MESSAGE_ID_HEADER, useMailer } from '../../lambdas/shared/mailer';
+import { DynamoGroupStore } from '../../lambdas/store/groups';
+import { OutboxStore } from '../../lambdas/store/outbox';
+import { createTestTable, type TestTable } from '../support/ddb';
+
+type Handler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
+const context = {
+  functionName: 'notifier',
+  awsRequestId: 'req',
+  getRemainingTimeInMillis: () => 60_000,
+} as Context;
+
+const ses = mockClient(SESv2Client);
+let table: TestTable;
+let outbox: OutboxStore;
+let notify: (outboxId: string) => Promise<DynamoDBBatchResponse>;
+const MERCHANT = '32350000001';
+
+beforeAll(async () => {
+  table = await createTestTable();
+  process.env.TABLE_NAME = table.tableName;
+  process.env.SES_FROM_ADDRESS = 'payments@scheduled-payments.example';
+  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  reloadConfigForTests();
+  useMailer(undefined); // the real SES mailer
+  outbox = new OutboxStore(table.db, table.tableName);
+  const { handler } = (await import('../../lambdas/notifications/send-notifications')) as unknown as {
+    handler: Handler;
+  };
+  notify = (outboxId) => handler({ Records: [streamRecord(outboxId)] }, context);
+});
+afterAll(async () => {
+  ses.restore();
+  await table.drop();
+});
+
+/** The stream record of a new outbox item, as the table's stream hands it to the notifier. */
+const streamRecord = (outboxId: string): DynamoDBRecord => ({
+  eventName: 'INSERT',
+  eventSource: 'aws:dynamodb',
+  dynamodb: {
+    NewImage: { entity: { S: 'outbox' }, outboxId: { S: outboxId }, status: { S: 'pending' } },
+    SequenceNumber: '1',
+    StreamViewType: 'NEW_IMAGE',
+  },
+});
+
+const headersOfSends = () =>
+  ses.commandCalls(SendEmailCommand).map((call) => call.args[0].input.Content?.Simple?.Headers);
+
+describe('issue 13, defect 10: the e-mail delivery promise', () => {
+  test('a redelivery after an expired claim (the notifier died after SES accepted) carries the same message id', async () => {
+    const now = new Date();
+    const group = newGroup(
+      { servicePayId: MERCHANT, scheduleDate: '2031-10-01', scheduleHour: 9, locationId: 1 },
+      MERCHANT,
+      newId(),
+      now,
+    );
+    await new DynamoGroupStore(table.db, table.tableName).createGroup(group, []);
+    const paymentId = newId();
+    const item: OutboxItem = {
+      outboxId: `notice:${paymentId}`,
+      kind: 'payment-scheduled',
+      recipient: 'payor@example.com',
+      status: 'pending',
+      attempts: 0,
+      createdAt: now.toISOString(),
+      paymentGroupId: group.paymentGroupId,
+      data: {
+        merchantName: 'Springfield Elementary',
+        amountCents: 1250,
+        maskedAccountNumber: '************1111',
+        accountType: 'VISA',
+        scheduleDate: '2031-10-01',
+        scheduleHour: 9,
+        paymentId,
+      },
+    };
+    expect(await outbox.putOnce(item)).toBe(true);
+    ses.on(SendEmailCommand).resolvesOnce({ MessageId: 'ses-1' }).resolvesOnce({ MessageId: 'ses-2' });
+
+    // SES accepts the message, then the notifier cannot record it (it dies, in effect).
+    const died = jest.spyOn(OutboxStore.prototype, 'markSent').mockRejectedValue(new Error('gone'));
+    await notify(item.outboxId);
+    died.mockRestore();
+    expect(await outbox.get(item.outboxId)).toMatchObject({ status: 'sending' });
+
+    // The stream delivers the record again: while the claim is live, nothing is sent.
+    expect((await notify(item.outboxId)).batchItemFailures).toHaveLength(1);
+    expect(headersOfSends()).toHaveLength(1);
+
+    // The claim expires: the next delivery sends again, with the same message id.
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.outbox(item.outboxId),
+        UpdateExpression: 'SET leaseUntil = :past',
+        ExpressionAttributeValues: { ':past': Date.now() - 1 },
+      }),
+    );
+    expect((await notify(item.outboxId)).batchItemFailures).toEqual([]);
+    const stable = [{ Name: MESSAGE_ID_HEADER, Value: item.outboxId }];
+    expect(headersOfSends()).toEqual([stable, stable]);
+    expect(await outbox.get(item.outboxId)).toMatchObject({ status: 'sent', messageId: 'ses-2' });
+
+    // Sent and recorded: a further delivery sends nothing.
+    await notify(item.outboxId);
+    expect(headersOfSends()).toHaveLength(2);
+  }, 30_000);
+});
