@@ -69,7 +69,9 @@ const isSaleMatch = (value: unknown): value is SaleMatch => {
     typeof amount === 'number' &&
     Number.isFinite(amount) &&
     amount > 0 &&
-    Number.isSafeInteger(Math.round(amount * 100))
+    Number.isSafeInteger(Math.round(amount * 100)) &&
+    // At most two decimals, as the API takes it (toCents would throw on a third).
+    Math.abs(amount * 100 - Math.round(amount * 100)) < 1e-6
   );
 };
 
@@ -189,7 +191,9 @@ export async function installFaults(): Promise<LocalRoute> {
       ['lostRecordResponse', lostRecords],
     ] as const) {
       if (!Array.isArray(list) || !list.every(isSaleMatch))
-        return refuse(`${name} must be an array of {profileId, amount} (amount > 0, in dollars)`);
+        return refuse(
+          `${name} must be an array of {profileId, amount} (amount > 0, in dollars, at most two decimals)`,
+        );
     }
     if (!isIdList(voidCrashes)) return refuse('crashBeforeVoid must be an array of transactionIds');
     if (!isIdList(voidRefusals)) return refuse('refuseVoid must be an array of transactionIds');
