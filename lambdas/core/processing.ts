@@ -71,9 +71,12 @@ export const SUPERVISE_AFTER_MS = 5 * 60 * 1000;
 const claimedBefore = (group: Supervised, now: Date, ms: number) =>
   group.claimedAt !== undefined && now.getTime() - Date.parse(group.claimedAt) > ms;
 
-/** Whether the tick should look at a claimed group now (see superviseProcessing). */
-export const needsSupervision = (group: Supervised, now: Date): boolean =>
-  group.executionArn !== undefined || claimedBefore(group, now, SUPERVISE_AFTER_MS);
+/**
+ * Whether the tick should look at a claimed group now (see superviseProcessing). `afterMs`: the
+ * tick's configured age (SUPERVISE_AFTER_SECONDS; the crash test shortens it).
+ */
+export const needsSupervision = (group: Supervised, now: Date, afterMs = SUPERVISE_AFTER_MS): boolean =>
+  group.executionArn !== undefined || claimedBefore(group, now, afterMs);
 
 /**
  * A group claimed and still in the due index (processing, or processed with receipts not yet
@@ -83,9 +86,13 @@ export const needsSupervision = (group: Supervised, now: Date): boolean =>
  * never recorded (the starter crashed in between; the same name is the same run), else the next.
  * Every re-drive is one conditional write on the attempt seen, so two ticks re-drive it once.
  */
-export async function superviseProcessing(group: Supervised, now: Date): Promise<StartOutcome | undefined> {
+export async function superviseProcessing(
+  group: Supervised,
+  now: Date,
+  afterMs = SUPERVISE_AFTER_MS,
+): Promise<StartOutcome | undefined> {
   const { paymentGroupId } = group;
-  const settledIn = claimedBefore(group, now, SUPERVISE_AFTER_MS);
+  const settledIn = claimedBefore(group, now, afterMs);
   if (!group.executionArn) {
     if (!settledIn) return undefined;
     if (group.executionName)

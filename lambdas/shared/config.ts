@@ -30,6 +30,11 @@ export interface FunctionConfig {
   readonly receiptsPageSize: number;
   /** Sends of one e-mail before its outbox item is given up. */
   readonly maxSendAttempts: number;
+  /**
+   * SUPERVISE_AFTER_SECONDS: how old a processing claim must be before the hourly tick treats a
+   * missing execution as lost and re-drives it (core/processing.ts SUPERVISE_AFTER_MS, 300 s).
+   */
+  readonly superviseAfterSeconds: number;
   /** Only the functions that start executions (triggers, scheduler) have these; see `needed`. */
   readonly stateMachineArn: string | undefined;
   /** Only the void-or-refund API function starts the background void-or-refund. */
@@ -95,6 +100,7 @@ export function loadConfig(env: Env): FunctionConfig {
     processConcurrency: integer(env, 'PROCESS_CONCURRENCY', 16, 1),
     receiptsPageSize: integer(env, 'RECEIPTS_PAGE_SIZE', 500, 1),
     maxSendAttempts: integer(env, 'MAX_SEND_ATTEMPTS', 5, 1),
+    superviseAfterSeconds: integer(env, 'SUPERVISE_AFTER_SECONDS', 300, 1),
     stateMachineArn: text(env, OPTIONAL_VARIABLES.stateMachineArn),
     voidOrRefundStateMachineArn: text(env, OPTIONAL_VARIABLES.voidOrRefundStateMachineArn),
     sesFromAddress: text(env, OPTIONAL_VARIABLES.sesFromAddress),

@@ -16,6 +16,7 @@ describe('the functions configuration', () => {
       processConcurrency: 16,
       receiptsPageSize: 500,
       maxSendAttempts: 5,
+      superviseAfterSeconds: 300,
       stateMachineArn: undefined,
       voidOrRefundStateMachineArn: undefined,
       sesFromAddress: undefined,
