@@ -34,14 +34,17 @@ export function metricsOfAlarm(alarm: Record<string, unknown>): AlarmMetric[] {
 
 const REPO = join(__dirname, '..', '..');
 
-/** Every TypeScript source under lambdas/, concatenated (read once). */
-let lambdaSources: string | undefined;
+/** Every TypeScript source the functions are built from (lambdas/ and contract/), read once. */
+let functionSources: string | undefined;
 function sources(): string {
-  lambdaSources ??= (readdirSync(join(REPO, 'lambdas'), { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => readFileSync(join(REPO, 'lambdas', f), 'utf8'))
+  functionSources ??= ['lambdas', 'contract']
+    .flatMap((dir) =>
+      (readdirSync(join(REPO, dir), { recursive: true }) as string[])
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => readFileSync(join(REPO, dir, f), 'utf8')),
+    )
     .join('\n');
-  return lambdaSources;
+  return functionSources;
 }
 
 /** DynamoDB document-client commands → the operation DynamoDB reports them under. */

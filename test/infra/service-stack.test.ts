@@ -5,6 +5,10 @@ import { tableDef, tableName } from '../../contract/table';
 import type { ServiceStack } from '../../lib/cdk/service-stack';
 import { PROD_REFUSAL } from '../../lib/cdk/service-function';
 import { CREATE_GROUP_HANDLER, SETTLES_ON_READ_HANDLER } from '../../lib/cdk/api';
+import { VOID_OR_REFUND_API_TIMEOUT } from '../../lib/cdk/void-or-refund';
+
+/** The void-or-refund endpoint's handler: it also drives the background reversal. */
+const VOID_OR_REFUND_HANDLER = 'groups/void-or-refund';
 import { CREATE_GROUP_TIMEOUT_SECONDS } from '../../contract/limits';
 import {
   actionsOf,
@@ -98,6 +102,24 @@ describe.each([
   let tableId: string;
   let poolId: string;
   const prod = stage === 'prod';
+  /** The group processing state machine (void-or-refund has its own). */
+  const processGroupId = (): string =>
+    only(
+      Object.fromEntries(
+        Object.entries(resourcesOf(template, 'AWS::StepFunctions::StateMachine')).filter(
+          ([, r]) => props(r).StateMachineName === `scheduled-payments-${stage}-process-group`,
+        ),
+      ),
+    )[0];
+  /** The background void-or-refund state machine. */
+  const voidOrRefundId = (): string =>
+    only(
+      Object.fromEntries(
+        Object.entries(resourcesOf(template, 'AWS::StepFunctions::StateMachine')).filter(
+          ([, r]) => props(r).StateMachineName === `scheduled-payments-${stage}-void-or-refund`,
+        ),
+      ),
+    )[0];
   /** The API functions that run a handler module (prod's triggers only refuse: tested apart). */
   const servingFunctions = () =>
     apiFunctions(template, stage).filter(({ handler }) => !(prod && TRIGGER_HANDLERS.includes(handler)));
@@ -281,13 +303,18 @@ describe.each([
       });
 
     it('runs every API function on Node.js 22, arm64, with the service defaults and only its variables', () => {
-      const [stateMachineId] = only(resourcesOf(template, 'AWS::StepFunctions::StateMachine'));
+      const stateMachineId = processGroupId();
       for (const { handler, fn } of servingFunctions()) {
         expect(props(fn)).toMatchObject({
           Runtime: 'nodejs22.x',
           Architectures: ['arm64'],
           Handler: 'index.handler',
-          Timeout: handler === CREATE_GROUP_HANDLER ? CREATE_GROUP_TIMEOUT_SECONDS : 10,
+          Timeout:
+            handler === CREATE_GROUP_HANDLER
+              ? CREATE_GROUP_TIMEOUT_SECONDS
+              : handler === VOID_OR_REFUND_HANDLER
+                ? VOID_OR_REFUND_API_TIMEOUT.toSeconds()
+                : 10,
           MemorySize: 512,
           TracingConfig: { Mode: 'Active' },
         });
@@ -304,6 +331,10 @@ describe.each([
           NODE_OPTIONS: '--enable-source-maps',
           ...(startsExecutions ? { STATE_MACHINE_ARN: { Ref: stateMachineId } } : {}),
           ...(writes ? { PROCESSOR: 'sandbox' } : {}),
+          // The void-or-refund endpoint starts the background reversal of large groups.
+          ...(handler === VOID_OR_REFUND_HANDLER
+            ? { VOID_OR_REFUND_STATE_MACHINE_ARN: { Ref: voidOrRefundId() } }
+            : {}),
         });
       }
     });
@@ -323,7 +354,7 @@ describe.each([
     });
 
     it('grants each API function the service table and nothing else (but dev triggers: starting executions); GET-only handlers only read', () => {
-      const [stateMachineId] = only(resourcesOf(template, 'AWS::StepFunctions::StateMachine'));
+      const stateMachineId = processGroupId();
       const tableArn = `\${${tableId}.Arn}`;
       for (const { handler, fn } of servingFunctions()) {
         const roleId = roleIdOf(fn);
@@ -344,8 +375,21 @@ describe.each([
         const otherStatements = statements.filter((s) => !onStates(s));
         // Outside prod a trigger may start executions of the state machine, and do nothing else
         // with Step Functions; in prod (and for every other handler) Step Functions is out of reach.
+        // The void-or-refund endpoint starts and describes executions of its own state machine only.
+        const expectedStates = startsExecutions
+          ? [['Allow', ['states:StartExecution'], [`\${${stateMachineId}}`]]]
+          : handler === VOID_OR_REFUND_HANDLER
+            ? [
+                ['Allow', ['states:StartExecution'], [`\${${voidOrRefundId()}}`]],
+                [
+                  'Allow',
+                  ['states:DescribeExecution'],
+                  [expect.stringContaining(`"Ref":"${voidOrRefundId()}"`)],
+                ],
+              ]
+            : [];
         expect(stateStatements.map((s) => [s.Effect, actionsOf(s), resourcesOfStatement(s)])).toEqual(
-          startsExecutions ? [['Allow', ['states:StartExecution'], [`\${${stateMachineId}}`]]] : [],
+          expectedStates,
         );
         for (const statement of otherStatements) {
           expect(statement.Effect).toBe('Allow');
@@ -469,7 +513,7 @@ describe.each([
         'UserPoolId',
       ]);
       const [clientId] = only(resourcesOf(template, 'AWS::Cognito::UserPoolClient'));
-      const [stateMachineId] = only(resourcesOf(template, 'AWS::StepFunctions::StateMachine'));
+      const stateMachineId = processGroupId();
       const [topicId] = only(resourcesOf(template, 'AWS::SNS::Topic'));
       // A state machine's and a topic's Ref are their ARNs.
       expect(outputs.StateMachineArn?.Value).toEqual({ Ref: stateMachineId });
