@@ -5,7 +5,17 @@
  * named after the defect it proves fixed.
  */
 import { baseUrl, call, MID } from '../support/api';
-import { closeLocalTable, ledger } from '../support/processing';
+import {
+  closeLocalTable,
+  createGroup,
+  farFutureDate,
+  groupPath,
+  ledger,
+  paymentsById,
+  trigger,
+  waitForStatus,
+  type Json,
+} from '../support/processing';
 import { aProfile } from '../fixtures/api';
 
 const base = `/v1/rest/merchants/${MID}/transactions`;
@@ -111,7 +121,7 @@ describe('defect 5: a lost response to a successful record write triggers a reve
 });
 
 describe('defect 2: an interrupted void wedges the sale for good', () => {
-  test('a void interrupted after its reservation is finished by a repeat after the cut-off', async () => {
+  test('a void through the API interrupted after its reservation is finished by a repeat after the cut-off', async () => {
     const txn = await unsettledSale(await aProfile(), 41.5);
     await faults({ crashBeforeVoid: [txn.transactionId] });
     expect((await call('POST', `${base}/${txn.transactionId}/void`)).status).toBeGreaterThanOrEqual(500);
@@ -120,6 +130,33 @@ describe('defect 2: an interrupted void wedges the sale for good', () => {
     const repeat = await call<Txn>('POST', `${base}/${txn.transactionId}/void`);
     expect(repeat.status).toBe(200);
     expect(repeat.body).toMatchObject({ status: 'Voided', availableRefundAmount: 0 });
+    expect(await ledger('VOID', `void:${txn.transactionId}`)).toMatchObject({ calls: 1 });
+  });
+
+  test("a group's void-or-refund interrupted after the void was reserved is finished by a repeat after the cut-off, not skipped", async () => {
+    let txn: Txn;
+    let group: Json;
+    for (let amount = 43.5; ; amount += 0.01) {
+      group = await createGroup({
+        scheduleDate: farFutureDate(131),
+        payments: [{ profileId: await aProfile(), amount }],
+      });
+      expect((await trigger(group.paymentGroupId)).body.totalTriggered).toBe(1);
+      await waitForStatus(group.paymentGroupId, 'processed');
+      const [payment] = [...(await paymentsById(group.paymentGroupId)).values()];
+      txn = payment!.authResponse as Txn;
+      expect(txn.status).toBe('Approved');
+      if (Date.parse(txn.settlementTime) - Date.now() >= 2000) break;
+    }
+    const reverse = () => call<Json>('POST', `${groupPath(group.paymentGroupId)}/void-or-refund`);
+    await faults({ crashBeforeVoid: [txn.transactionId] });
+    expect((await reverse()).status).toBeGreaterThanOrEqual(500);
+    await settled(txn);
+
+    const repeat = await reverse();
+    expect(repeat.status).toBe(200);
+    expect(repeat.body).toMatchObject({ voidedCount: 1, refundedCount: 0, skippedCount: 0 });
+    expect((await call<Txn>('GET', `${base}/${txn.transactionId}`)).body).toMatchObject({ status: 'Voided' });
     expect(await ledger('VOID', `void:${txn.transactionId}`)).toMatchObject({ calls: 1 });
   });
 
