@@ -4,7 +4,6 @@
  * not answer is left unanswered (its sale Pending) and fails the batch for the state machine to
  * retry later, after the batch's other payments are answered (issue 13, defect 7).
  */
-import { ProcessorUnavailableError } from '../../lambdas/processor/processor';
 import type { Context } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
