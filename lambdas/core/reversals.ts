@@ -16,6 +16,7 @@ import {
 import { formatCents } from '#domain/money';
 import { paymentProcessor } from '#processor/index';
 import { transactionStore } from '#store/transactions';
+import { requireTransaction } from './transactions';
 
 /**
  * Voids an approved, unsettled sale. The void is reserved on the sale first (no refund can start
@@ -26,7 +27,7 @@ import { transactionStore } from '#store/transactions';
  */
 export async function voidSale(merchantId: string, transactionId: string, now: Date): Promise<Transaction> {
   const store = transactionStore();
-  const { transaction } = await store.require(transactionId, merchantId);
+  const { transaction } = await requireTransaction(transactionId, merchantId);
   if (transaction.status === 'Voided') return transaction;
   if (transaction.status === 'Declined')
     throw new BadRequestError(`transaction ${transactionId} was declined; nothing to void`);
@@ -59,7 +60,7 @@ export async function voidSale(merchantId: string, transactionId: string, now: D
     throw new BadRequestError(`the processor refused the void: ${result.responseMessage}`);
   }
   await store.markVoided(transactionId, result.processedAt);
-  return (await store.require(transactionId, merchantId)).transaction;
+  return (await requireTransaction(transactionId, merchantId)).transaction;
 }
 
 /**
@@ -76,7 +77,7 @@ export async function refundSale(
   now: Date,
 ): Promise<{ refund: Refund; transaction: Transaction }> {
   const store = transactionStore();
-  const found = await store.require(transactionId, merchantId);
+  const found = await requireTransaction(transactionId, merchantId);
   let refund = found.refunds.find((r) => r.refundId === refundId);
   if (!refund) {
     const txn = found.transaction;
@@ -97,7 +98,7 @@ export async function refundSale(
     refund = { refundId, transactionId, amountCents, status: 'Pending', date: now.toISOString() };
     if (!(await store.reserveRefund(txn, refund))) {
       // Lost a race: to the same refund (a concurrent repeat: go on with it) or to others.
-      const current = await store.require(transactionId, merchantId);
+      const current = await requireTransaction(transactionId, merchantId);
       const same = current.refunds.find((r) => r.refundId === refundId);
       if (!same) throw tooMuch(availableRefundCents(current.transaction));
       refund = same;
@@ -116,5 +117,5 @@ export async function refundSale(
       responseMessage: result.responseMessage,
     });
   }
-  return { refund, transaction: (await store.require(transactionId, merchantId)).transaction };
+  return { refund, transaction: (await requireTransaction(transactionId, merchantId)).transaction };
 }

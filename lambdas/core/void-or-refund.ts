@@ -14,7 +14,7 @@ import { BadRequestError, ServiceError, ServiceUnavailableError } from '#shared/
 import { logger } from '#shared/logger';
 import { withOptimisticRetry } from '#shared/retry';
 import { paymentStore } from '#store/payments';
-import { transactionStore } from '#store/transactions';
+import { requireTransaction } from './transactions';
 import { requireGroup } from './groups';
 import { refundSale, voidSale } from './reversals';
 
@@ -43,7 +43,7 @@ async function reverseSale(
   now: Date,
 ): Promise<PaymentOutcome> {
   const { paymentId } = payment;
-  const { transaction } = await transactionStore().require(transactionId, merchantId);
+  const { transaction } = await requireTransaction(transactionId, merchantId);
   // A reserved void is finished whatever the time (a refund could never start after it).
   if (
     transaction.status === 'Voided' ||
@@ -66,7 +66,7 @@ async function reverseSale(
   const failedBefore = (payment.voidOrRefundResponses ?? []).filter((r) => r.status === 'Failed').length;
   const refundId = uuidv5(`reversal:${paymentId}:${failedBefore}`, REVERSAL_NAMESPACE);
   const available = availableRefundCents(transaction);
-  const { refunds } = await transactionStore().require(transaction.transactionId, merchantId);
+  const { refunds } = await requireTransaction(transaction.transactionId, merchantId);
   if (available === 0 && !refunds.some((r) => r.refundId === refundId)) {
     return { paymentId, outcome: 'skipped', reason: 'nothing left to refund' };
   }

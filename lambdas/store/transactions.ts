@@ -16,17 +16,10 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes } from '#shared/ddb';
-import { NotFoundError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import type { Refund, Transaction } from '#domain/transactions';
 import { containerStore, isConditionFailure, queryAll, strip } from './items';
 import { sweepEntry } from './sweep-index';
-
-export class TransactionNotFoundError extends NotFoundError {
-  constructor(transactionId: string) {
-    super(`transaction ${transactionId} not found`);
-  }
-}
 
 export interface SaleWithRefunds {
   transaction: Transaction;
@@ -46,8 +39,8 @@ export interface TransactionStore {
   /** The processor confirmed a due timeout reversal: the sweep entry goes. */
   reversalDone(transactionId: string): Promise<void>;
   find(transactionId: string): Promise<SaleWithRefunds | undefined>;
-  /** As `find`; 404 when absent or another merchant's. */
-  require(transactionId: string, merchantId: string): Promise<SaleWithRefunds>;
+  /** The transaction and its refunds when it exists and is this merchant's. */
+  findForMerchant(transactionId: string, merchantId: string): Promise<SaleWithRefunds | undefined>;
   reserveVoid(transactionId: string, at: string): Promise<boolean>;
   markVoided(transactionId: string, at: string): Promise<void>;
   /** The processor refused the void: the reservation goes (a refund may follow). */
@@ -141,14 +134,9 @@ export class DynamoTransactionStore implements TransactionStore {
     };
   }
 
-  async require(
-    transactionId: string,
-    merchantId: string,
-  ): Promise<{ transaction: Transaction; refunds: Refund[] }> {
+  async findForMerchant(transactionId: string, merchantId: string): Promise<SaleWithRefunds | undefined> {
     const found = await this.find(transactionId);
-    if (!found || found.transaction.merchantId !== merchantId)
-      throw new TransactionNotFoundError(transactionId);
-    return found;
+    return found?.transaction.merchantId === merchantId ? found : undefined;
   }
 
   /**

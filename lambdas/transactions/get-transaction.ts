@@ -2,7 +2,7 @@ import { STALE_AFTER_SECONDS, sweepSale } from '#core/sweeper';
 import { transactionView } from '#domain/transactions';
 import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
-import { transactionStore } from '#store/transactions';
+import { requireTransaction } from '#core/transactions';
 
 /**
  * GET /v1/rest/merchants/{MID}/transactions/{TransactionID}: with refund fields and history. A sale
@@ -10,15 +10,14 @@ import { transactionStore } from '#store/transactions';
  * an integrator never waits for the scheduled sweep.
  */
 export const handler = merchantRoute(routes.GetTransaction, async ({ merchant, params, now }) => {
-  const store = transactionStore();
-  let found = await store.require(params.TransactionID, merchant.merchantId);
+  let found = await requireTransaction(params.TransactionID, merchant.merchantId);
   const { transaction } = found;
   if (
     transaction.status === 'Pending' &&
     now.getTime() - Date.parse(transaction.processedAt) > STALE_AFTER_SECONDS * 1000
   ) {
     await sweepSale(transaction, now);
-    found = await store.require(params.TransactionID, merchant.merchantId);
+    found = await requireTransaction(params.TransactionID, merchant.merchantId);
   }
   return { status: 200, body: transactionView(found.transaction, found.refunds, now) };
 });

@@ -2,14 +2,11 @@ import { voidSale } from '#core/reversals';
 import { transactionView } from '#domain/transactions';
 import { routes } from '#contract/routes/index';
 import { merchantRoute } from '#shared/http';
-import { transactionStore } from '#store/transactions';
+import { requireTransaction } from '#core/transactions';
 
 /** POST /v1/rest/merchants/{MID}/transactions/{TransactionID}/void: 200 with the voided sale. */
 export const handler = merchantRoute(routes.VoidTransaction, async ({ merchant, params, now }) => {
   await voidSale(merchant.merchantId, params.TransactionID, now);
-  const { transaction, refunds } = await transactionStore().require(
-    params.TransactionID,
-    merchant.merchantId,
-  );
+  const { transaction, refunds } = await requireTransaction(params.TransactionID, merchant.merchantId);
   return { status: 200, body: transactionView(transaction, refunds, now) };
 });

@@ -2,6 +2,7 @@
  * The transactions core (sale, refund, void, request idempotency) against DynamoDB Local with the
  * sandbox processor, whose ledger in the same table counts every processor call per key.
  */
+import { requireTransaction } from '#core/transactions';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { idempotent } from '../../lambdas/core/idempotency';
 import { refundSale, voidSale } from '../../lambdas/core/reversals';
@@ -80,7 +81,7 @@ const ledgerCalls = async (kind: 'SALE' | 'VOID' | 'REFUND', key: string) =>
   ((await sandbox.ledger(kind, key))?.calls as number | undefined) ?? 0;
 
 async function view(transactionId: string) {
-  const found = await transactionStore().require(transactionId, MERCHANT);
+  const found = await requireTransaction(transactionId, MERCHANT);
   return transactionView(found.transaction, found.refunds, settled());
 }
 
@@ -642,7 +643,7 @@ describe('refunds and voids', () => {
     expect(ok).toHaveLength(5);
     expect(errors).toHaveLength(15);
     for (const e of errors) expect(e).toBeInstanceOf(BadRequestError);
-    const { transaction, refunds } = await transactionStore().require(txn.transactionId, MERCHANT);
+    const { transaction, refunds } = await requireTransaction(txn.transactionId, MERCHANT);
     expect(transaction).toMatchObject({ refundedCents: 5000, refundCount: 5 });
     expect(refunds).toHaveLength(5);
     expect(refunds.every((r) => r.status === 'Completed')).toBe(true);
@@ -655,7 +656,7 @@ describe('refunds and voids', () => {
     const ids = Array.from({ length: 12 }, () => newId());
     ids.slice(0, 4).forEach((id) => processor.failNext(`refund:${id}`, 'decline'));
     await settle(ids.map((id) => refundSale(MERCHANT, txn.transactionId, 700, id, settled())));
-    const { transaction, refunds } = await transactionStore().require(txn.transactionId, MERCHANT);
+    const { transaction, refunds } = await requireTransaction(txn.transactionId, MERCHANT);
     const live = refunds.filter((r) => r.status !== 'Failed');
     expect(transaction.refundedCents).toBe(live.reduce((s, r) => s + r.amountCents, 0));
     expect(transaction.refundCount).toBe(live.length);
@@ -680,9 +681,7 @@ describe('refunds and voids', () => {
     expect(refused).toBeInstanceOf(BadRequestError);
     expect((refused as Error).message).toMatch(/settled/);
     expect(await ledgerCalls('VOID', `void:${other.transactionId}`)).toBe(0);
-    expect((await transactionStore().require(other.transactionId, MERCHANT)).transaction.status).toBe(
-      'Approved',
-    );
+    expect((await requireTransaction(other.transactionId, MERCHANT)).transaction.status).toBe('Approved');
   });
 
   test('concurrent voids of one sale void it once', async () => {
