@@ -1,8 +1,11 @@
 /**
  * The scheduled sweeper (EventBridge rule every 5 minutes; locally a timer and
  * `POST /__local/events/sweep`): settles stale Pending sales, Pending refunds, reserved voids and
- * due reversals (core/sweeper.ts). Its report is logged and returned.
+ * due reversals (core/sweeper.ts), and removes group creates abandoned half-way (a `creating`
+ * group older than a few minutes, with its payments and notices: core/groups.ts). Its report is
+ * logged and returned.
  */
+import { sweepAbandonedCreates } from '#core/groups';
 import { STALE_AFTER_SECONDS, sweep, type SweepReport } from '#core/sweeper';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
@@ -14,10 +17,16 @@ export interface SweepEvent {
   olderThanSeconds?: number;
 }
 
-export const handler = taskHandler(async (event: SweepEvent): Promise<SweepReport> => {
-  const report = await sweep(new Date(), {
-    olderThanSeconds: event.olderThanSeconds ?? STALE_AFTER_SECONDS,
-  });
+export interface SweepResult extends SweepReport {
+  /** Ids of the groups whose abandoned create was removed. */
+  abandonedCreates: string[];
+}
+
+export const handler = taskHandler(async (event: SweepEvent): Promise<SweepResult> => {
+  const now = new Date();
+  const report = await sweep(now, { olderThanSeconds: event.olderThanSeconds ?? STALE_AFTER_SECONDS });
   if (report.unsettled.length > 0) logger.warn('sweep left work unsettled', { unsettled: report.unsettled });
-  return report;
+  const abandonedCreates = await sweepAbandonedCreates(now);
+  if (abandonedCreates.length > 0) logger.warn('abandoned group creates removed', { abandonedCreates });
+  return { ...report, abandonedCreates };
 });

@@ -14,8 +14,11 @@ const sweepSale = jest.fn();
 const stored = new Map<string, Transaction>();
 const requireSale = jest.fn(async (id: string) => ({ transaction: stored.get(id)!, refunds: [] }));
 
+const sweepAbandonedCreates = jest.fn();
+
 jest.doMock('#core/sweeper', () => ({ STALE_AFTER_SECONDS: 15, sweep, sweepSale }));
-jest.doMock('#store/transactions', () => ({ transactionStore: () => ({ require: requireSale }) }));
+jest.doMock('#core/groups', () => ({ sweepAbandonedCreates }));
+jest.doMock('#store/transactions', () => ({ transactionStore: () => ({ findForMerchant: requireSale }) }));
 
 type Handler = (input: unknown, context: unknown) => Promise<unknown>;
 let sweepHandler: Handler;
@@ -28,17 +31,22 @@ beforeEach(() => {
   resetDb();
   sweep.mockReset();
   sweepSale.mockReset();
+  sweepAbandonedCreates.mockReset().mockResolvedValue([]);
   requireSale.mockClear();
   stored.clear();
 });
 
 const EMPTY = { settled: [], reversed: [], unsettled: [] };
+const NOTHING_ABANDONED = { abandonedCreates: [] };
 
 describe('processing/sweep (the scheduled sweeper)', () => {
   test('sweeps work older than the staleness bound by default and returns the report', async () => {
     sweep.mockResolvedValue(EMPTY);
     const before = Date.now();
-    await expect(sweepHandler({ time: new Date().toISOString() }, lambdaContext)).resolves.toEqual(EMPTY);
+    await expect(sweepHandler({ time: new Date().toISOString() }, lambdaContext)).resolves.toEqual({
+      ...EMPTY,
+      ...NOTHING_ABANDONED,
+    });
     expect(sweep).toHaveBeenCalledWith(expect.any(Date), { olderThanSeconds: 15 });
     expect((sweep.mock.calls[0] as [Date])[0].getTime()).toBeGreaterThanOrEqual(before);
   });
@@ -49,8 +57,21 @@ describe('processing/sweep (the scheduled sweeper)', () => {
       unsettled: [{ kind: 'sale', merchantId: MID, transactionId: TXN_ID, result: 'processor unavailable' }],
     };
     sweep.mockResolvedValue(report);
-    await expect(sweepHandler({ olderThanSeconds: 0 }, lambdaContext)).resolves.toEqual(report);
+    await expect(sweepHandler({ olderThanSeconds: 0 }, lambdaContext)).resolves.toEqual({
+      ...report,
+      ...NOTHING_ABANDONED,
+    });
     expect(sweep).toHaveBeenCalledWith(expect.any(Date), { olderThanSeconds: 0 });
+  });
+
+  test('removes group creates abandoned half-way, and says which', async () => {
+    sweep.mockResolvedValue(EMPTY);
+    sweepAbandonedCreates.mockResolvedValue(['g-1', 'g-2']);
+    await expect(sweepHandler({}, lambdaContext)).resolves.toEqual({
+      ...EMPTY,
+      abandonedCreates: ['g-1', 'g-2'],
+    });
+    expect(sweepAbandonedCreates).toHaveBeenCalledWith(expect.any(Date));
   });
 
   test('a failed sweep fails the invocation (the sweeper-errors alarm counts it)', async () => {
