@@ -19,8 +19,13 @@ import { requireGroup } from './groups';
 import { refundSale, voidSale } from './reversals';
 
 const REVERSAL_NAMESPACE = 'f0a3c1d2-7b4e-4c8a-9e21-5d6f7a8b9c0d';
-/** Payments reversed at once: the processor's and the table's load stay modest. */
-const CONCURRENCY = 8;
+/**
+ * Payments reversed at once. The synchronous path answers up to 1,000 payments inside API
+ * Gateway's 29 s: at a card network's 0.5 s per reversal, 1,000 / 64 × 0.5 s ≈ 8 s (at 8 in
+ * flight it would be about a minute). Each reversal is a few single-item writes: the table's
+ * load stays far below one partition's limit.
+ */
+const CONCURRENCY = 64;
 
 export type Outcome = 'voided' | 'refunded' | 'skipped' | 'failed';
 export interface PaymentOutcome {
