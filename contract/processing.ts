@@ -68,6 +68,13 @@ export const NOTIFIER_HANDLER = 'notifications/send-notifications';
 /** The hourly EventBridge rule's target. */
 export const SCHEDULER_HANDLER = 'processing/schedule-tick';
 
+/**
+ * The due sweep (docs/decisions.md, "The current hour"): every minute (EventBridge; locally every
+ * LOCAL_DUE_SWEEP_SECONDS) it starts the pending groups of the current and earlier slots, so that
+ * a group created in, or moved into, the current hour after its tick waits no longer than that.
+ */
+export const DUE_SWEEP_HANDLER = 'processing/start-due';
+
 /** The sweeper's EventBridge rule target (every SWEEP_INTERVAL_MINUTES): settles stale Pending work. */
 export const SWEEPER_HANDLER = 'processing/sweep';
 export const SWEEP_INTERVAL_MINUTES = 5;

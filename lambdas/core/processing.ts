@@ -6,6 +6,7 @@
  * execution name: the tick re-drives a group whose execution closed before the group was done.
  */
 import type { Group } from '#domain/groups';
+import { mapLimit } from '#shared/concurrency';
 import { logger } from '#shared/logger';
 import { executionStatus, startExecution } from '#shared/sfn';
 import { claimStore, type ClaimTarget } from '#store/claims';
@@ -55,6 +56,15 @@ export async function startProcessing(
     await store.releaseClaim(paymentGroupId, claim.executionName, now);
     return { paymentGroupId, error: 'processing could not be started; try again' };
   }
+}
+
+/** Starts every pending group among those the due index returned (8 claims at a time). */
+export async function startPendingGroups(
+  due: readonly (ClaimTarget & Pick<Group, 'merchantId' | 'status'>)[],
+  now: Date,
+): Promise<StartOutcome[]> {
+  const pending = due.filter((g) => g.status === 'pending');
+  return mapLimit(pending, 8, (group) => startProcessing(group, now));
 }
 
 export type Supervised = Pick<

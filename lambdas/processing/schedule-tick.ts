@@ -13,7 +13,12 @@
  */
 import type { ScheduledEvent } from 'aws-lambda';
 import { EXECUTION_TIMEOUT_SECONDS } from '#contract/processing';
-import { needsSupervision, startProcessing, superviseProcessing, type StartOutcome } from '#core/processing';
+import {
+  needsSupervision,
+  startPendingGroups,
+  superviseProcessing,
+  type StartOutcome,
+} from '#core/processing';
 import { currentSlot } from '#domain/groups';
 import { stuckGroupsMetricLine } from '#domain/processing';
 import { mapLimit } from '#shared/concurrency';
@@ -41,14 +46,13 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
   const due = await dueIndex().dueGroups(slot);
   const now = new Date();
   const superviseAfterMs = config().superviseAfterSeconds * 1000;
-  const pending = due.filter((g) => g.status === 'pending');
   const supervised = due.filter(
     (g: DueGroup) => g.status !== 'pending' && needsSupervision(g, now, superviseAfterMs),
   );
   const stuck = due.filter(
     (g) => g.status === 'processing' && olderThan(g.processingSince, EXECUTION_TIMEOUT_SECONDS * 1000, now),
   ).length;
-  const started = await mapLimit(pending, 8, (group) => startProcessing(group, now));
+  const started = await startPendingGroups(due, now);
   const resumed = (
     await mapLimit(supervised, 8, async (group) => {
       try {

@@ -1,12 +1,13 @@
 /**
  * Processing in the cloud: the state machine from statemachines/process-group.asl.json (used
  * unchanged: DefinitionBody.fromFile + definitionSubstitutions naming one function per Task),
- * the hourly EventBridge rule and its scheduler function, and alarms on failed executions and on
- * groups processing too long (the tick's GroupsProcessingTooLong metric).
+ * the hourly EventBridge rule and its scheduler function, the due sweep every minute, and alarms
+ * on failed executions and on groups processing too long (the tick's GroupsProcessingTooLong
+ * metric).
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { serviceAlarm } from './alarms';
+import { serviceAlarm, type AlarmOptions } from './alarms';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -16,6 +17,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import {
+  DUE_SWEEP_HANDLER,
   PROCESS_GROUP_DEFINITION,
   processGroupTasks,
   SCHEDULER_HANDLER,
@@ -52,6 +54,7 @@ const TASK_SETTINGS: Record<string, { timeout: Duration; memorySize: number }> =
 export class ServiceProcessing extends Construct {
   readonly stateMachine: sfn.StateMachine;
   readonly scheduler: NodejsFunction;
+  readonly dueSweep: NodejsFunction;
   readonly rule: events.Rule;
   readonly alarmTopic: sns.Topic;
   readonly taskFunctions: ReadonlyMap<string, NodejsFunction>;
@@ -108,9 +111,27 @@ export class ServiceProcessing extends Construct {
       targets: [new targets.LambdaFunction(scheduler, { retryAttempts: 4, maxEventAge: Duration.hours(1) })],
     });
 
+    // The due sweep: groups created in (or moved into) the current hour after its tick start
+    // within a minute (docs/decisions.md, "The current hour").
+    const { fn: dueSweep } = new ServiceFunction(this, handlerSlug(DUE_SWEEP_HANDLER), {
+      handler: DUE_SWEEP_HANDLER,
+      stage,
+      timeout: Duration.seconds(50),
+    });
+    bindTable(dueSweep, table, 'readWrite');
+    bindStateMachine(dueSweep, this.stateMachine);
+    this.dueSweep = dueSweep;
+    new events.Rule(this, 'EveryMinute', {
+      ruleName: `${SERVICE_NAME}-${stage}-due-sweep`,
+      description: 'Starts the pending groups of the current and earlier hours',
+      schedule: events.Schedule.rate(Duration.minutes(1)),
+      // A missed minute is caught up by the next one: no retries, no old events.
+      targets: [new targets.LambdaFunction(dueSweep, { retryAttempts: 0, maxEventAge: Duration.minutes(2) })],
+    });
+
     this.alarmTopic = new sns.Topic(this, 'Alarms', { topicName: `${SERVICE_NAME}-${stage}-alarms` });
-    const alarm = (name: string, metric: cloudwatch.IMetric, description: string) =>
-      serviceAlarm(this, stage, this.alarmTopic, name, metric, description);
+    const alarm = (name: string, metric: cloudwatch.IMetric, description: string, options?: AlarmOptions) =>
+      serviceAlarm(this, stage, this.alarmTopic, name, metric, description, options);
     const period = Duration.minutes(5);
     alarm(
       'executions-failed',
@@ -134,6 +155,12 @@ export class ServiceProcessing extends Construct {
         period: Duration.hours(1),
       }),
       'A group has been "processing" longer than an execution may run (see the runbook)',
+    );
+    alarm(
+      'due-sweep-errors',
+      dueSweep.metricErrors({ period: Duration.minutes(15) }),
+      'The due sweep failed; groups of the current hour wait for the next minute or tick',
+      { threshold: 3 },
     );
     alarm(
       'scheduler-errors',

@@ -10,6 +10,7 @@ import {
   PROCESS_GROUP_DEFINITION,
   processGroupTasks,
   SCHEDULER_HANDLER,
+  DUE_SWEEP_HANDLER,
   type TaskBinding,
   VOID_OR_REFUND_DEFINITION,
   voidOrRefundTasks,
@@ -82,6 +83,24 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
   };
   arm();
 
+  // The due sweep, like the cloud's every-minute rule: LOCAL_DUE_SWEEP_SECONDS (default 30, so a
+  // group of the current hour starts within 60 s without a tick; 0 turns it off).
+  const dueSweep = await load(DUE_SWEEP_HANDLER);
+  const dueEvery = Number(process.env.LOCAL_DUE_SWEEP_SECONDS ?? '30');
+  const dueTimer =
+    Number.isFinite(dueEvery) && dueEvery > 0
+      ? setInterval(() => {
+          const time = new Date().toISOString();
+          invokeAs('DueSweep', 50_000, (context) =>
+            dueSweep(
+              { id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', time, detail: {} },
+              context,
+            ),
+          ).catch((error: unknown) => console.error('local due sweep failed', error));
+        }, dueEvery * 1000)
+      : undefined;
+  dueTimer?.unref();
+
   const localRoutes: [string, LocalRoute][] = [
     [
       'POST /__local/events/hourly',
@@ -115,6 +134,7 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
   localRoutes.push(...sweeper.routes);
   const stopTimer = () => {
     clearTimeout(timer);
+    clearInterval(dueTimer);
     sweeper.stop();
   };
   return { sfn, voidOrRefund, localRoutes, stopTimer };

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { ServiceStack } from '../../lib/cdk/service-stack';
 import {
+  DUE_SWEEP_HANDLER,
   PROCESS_GROUP_DEFINITION,
   processGroupTasks,
   SCHEDULER_HANDLER,
@@ -209,12 +210,12 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
   });
 
   describe('functions', () => {
-    it('has one function per Task plus the scheduler in the processing construct', () => {
+    it('has one function per Task plus the scheduler and the due sweep in the processing construct', () => {
       const processingNames = Object.entries(functions)
         .filter(([id]) => id.startsWith('Processing'))
         .map(([, f]) => props(f).FunctionName);
       expect(processingNames.sort()).toEqual(
-        [...processGroupTasks.map((t) => t.handler), SCHEDULER_HANDLER]
+        [...processGroupTasks.map((t) => t.handler), SCHEDULER_HANDLER, DUE_SWEEP_HANDLER]
           .map((h) => functionName(stage, h))
           .sort(),
       );
@@ -258,6 +259,25 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
   });
 
   describe('hourly schedule', () => {
+    it('the current hour: invokes the due sweep every minute, which may start executions and nothing else on Step Functions', () => {
+      const dueSweepId = functionIdOf(template, stage, DUE_SWEEP_HANDLER);
+      const rules = Object.values(resourcesOf(template, 'AWS::Events::Rule')).filter((r) =>
+        ((props(r).Targets ?? []) as { Arn: unknown }[]).some(
+          (t) => flatten(t.Arn) === `\${${dueSweepId}.Arn}`,
+        ),
+      );
+      expect(rules).toHaveLength(1);
+      expect(props(rules[0]!)).toMatchObject({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
+      const targets = props(rules[0]!).Targets as Record<string, unknown>[];
+      for (const key of ['Input', 'InputPath', 'InputTransformer'])
+        expect(targets[0]).not.toHaveProperty(key);
+      expect(props(fn(dueSweepId)).Environment).toMatchObject({
+        Variables: { STATE_MACHINE_ARN: { Ref: stateMachineId } },
+      });
+      expectTableReadWrite(dueSweepId);
+      expect(stateGrants(dueSweepId)).toEqual(startExecutionOnly());
+    });
+
     it('invokes the scheduler, with the scheduled event itself, at minute 0 of every hour', () => {
       const rules = Object.entries(resourcesOf(template, 'AWS::Events::Rule')).filter(([, r]) =>
         ((props(r).Targets ?? []) as { Arn: unknown }[]).some(
@@ -324,7 +344,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       },
     );
 
-    it(`leaves Step Functions permissions to the scheduler${prod ? '' : ' and the triggers'} alone`, () => {
+    it(`leaves Step Functions permissions to the scheduler, the due sweep${prod ? '' : ' and the triggers'} alone`, () => {
       const holders = Object.entries(resourcesOf(template, 'AWS::IAM::Policy'))
         .filter(([, p]) =>
           (props(p).PolicyDocument as { Statement: Statement[] }).Statement.some(
@@ -334,7 +354,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
           ),
         )
         .flatMap(([, p]) => (props(p).Roles as { Ref: string }[]).map((r) => r.Ref));
-      const expected = [SCHEDULER_HANDLER, ...(prod ? [] : TRIGGER_HANDLERS)].map((h) =>
+      const expected = [SCHEDULER_HANDLER, DUE_SWEEP_HANDLER, ...(prod ? [] : TRIGGER_HANDLERS)].map((h) =>
         roleIdOf(fn(functionIdOf(template, stage, h))),
       );
       expect(holders.sort()).toEqual(expected.sort());

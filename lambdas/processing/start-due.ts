@@ -1,0 +1,25 @@
+/**
+ * The due sweep (EventBridge every minute; locally a timer): starts every pending group of the
+ * event's slot and earlier ones, through the same claim as the hourly tick (which also supervises
+ * claimed groups; this one only starts). Why: a group created in, or moved into, the current UTC
+ * hour after that hour's tick must not wait for the next tick (docs/decisions.md, "The current
+ * hour"). Cheap when nothing is due: one Query per due-index shard.
+ */
+import type { ScheduledEvent } from 'aws-lambda';
+import { startPendingGroups, type StartOutcome } from '#core/processing';
+import { currentSlot } from '#domain/groups';
+import { logger } from '#shared/logger';
+import { taskHandler } from '#shared/task';
+import { dueIndex } from '#store/due';
+
+export const handler = taskHandler(
+  async (event: Pick<ScheduledEvent, 'time'>): Promise<{ slot: string; started: StartOutcome[] }> => {
+    const time = new Date(event.time);
+    if (Number.isNaN(time.getTime()))
+      throw new Error(`scheduled event without a valid time: ${String(event.time)}`);
+    const slot = currentSlot(time);
+    const started = await startPendingGroups(await dueIndex().dueGroups(slot), new Date());
+    if (started.length > 0) logger.info('due sweep started groups', { slot, started: started.length });
+    return { slot, started };
+  },
+);
