@@ -129,7 +129,9 @@ export const voidOrRefundSummarySchema = {
     status: { type: 'string', enum: ['running', 'done'] },
     voidedCount: count('Payments voided by this run.'),
     refundedCount: count('Payments refunded by this run.'),
-    skippedCount: count('Payments never charged, already reversed before this run, or with nothing left to refund.'),
+    skippedCount: count(
+      'Payments never charged, already reversed before this run, or with nothing left to refund.',
+    ),
     failedCount: count('Reversals refused (by the processor or the rules); the payment shows why.'),
     executionArn: { type: 'string', description: 'The background execution (Step Functions).' },
   },
