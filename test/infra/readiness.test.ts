@@ -190,4 +190,23 @@ describe('README', () => {
     );
     for (const rule of rules) expect([rule, summary.includes(rule)]).toEqual([rule, true]);
   });
+
+  it('gives each rule the number of findings acknowledged on each stage', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const summary = readme.slice(readme.indexOf('### cdk-nag'));
+    const counted = (stage: string): Record<string, number> => {
+      const found = stacks.find((s) => s.stack.stage === stage);
+      const by: Record<string, number> = {};
+      for (const { rule } of acknowledgementsOf(found!.stack)) {
+        const base = rule.replace(/\[.*$/, '');
+        by[base] = (by[base] ?? 0) + 1;
+      }
+      return by;
+    };
+    const [dev, prod] = [counted('dev'), counted('prod')];
+    const rows = [...summary.matchAll(/^\| (AwsSolutions-\w+)\s*\| (\d+)\s*\| (\d+)\s*\|/gm)];
+    expect(rows.length).toBeGreaterThan(0);
+    for (const [, rule, d, p] of rows)
+      expect([rule, Number(d), Number(p)]).toEqual([rule, dev[rule!] ?? 0, prod[rule!] ?? 0]);
+  });
 });
