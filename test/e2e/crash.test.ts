@@ -1,0 +1,155 @@
+/**
+ * Issue 13, "What it must show": the crash test. The local runtime (its own, not the e2e tier's
+ * shared one) is killed with SIGKILL at seeded random moments, at least 20 times, while groups are
+ * processed and clients sell (with and without idempotencyKey), refund, void and reverse groups;
+ * it is restarted each time on the same data directory (DynamoDB Local on disk) and ports. After
+ * the last restart, ticks and sweeps run until the groups are done and nothing is Pending; then
+ * the reconciliation must report no unhealed difference, no payment or sale intent may be charged
+ * twice at the sandbox, every payment of every group has its authResponse, no group is left
+ * processing, and every sale a client saw Approved is recorded so.
+ *
+ * Reproduce a run with its printed seed: `CRASH_SEED=<seed> npx jest test/e2e/crash.test.ts
+ * --selectProjects e2e`. CRASH_KILLS changes the number of kills (at least 20).
+ */
+import { CrashClient } from '../support/crash-client';
+import { judge, readTable, reconcileLocal } from '../support/crash-oracle';
+import { between, CrashRuntime, pick, seededRandom, sleep } from '../support/crash-runtime';
+import { createGroups, Observations, runWorker, seedPayors, type Workload } from '../support/crash-workload';
+
+const SEED = Number(process.env.CRASH_SEED ?? 20261122);
+const KILLS = Math.max(20, Number(process.env.CRASH_KILLS ?? 20));
+const GROUPS = 6;
+const WORKERS = 6;
+/** Life of the runtime between its ready line and the kill: a random moment of its work. */
+const LIFE_MS: [number, number] = [400, 3_000];
+/** After the last restart: ticks and sweeps until quiet, at most this long. */
+const SETTLE_MS = 90_000;
+/** Everything, start to stop; jest's own limit is a little above. */
+const BUDGET_MS = 7 * 60_000;
+
+const runtime = new CrashRuntime();
+const started = Date.now();
+const since = new Date(started - 60_000).toISOString();
+
+/** Set when the test ends, however: every loop below stops at it. */
+let ended = false;
+
+afterAll(async () => {
+  // Whatever happened, nothing of the test runs on and no runtime or Java is left behind.
+  ended = true;
+  const keep = process.env.CRASH_KEEP_DATA === '1';
+  await runtime.stop(keep);
+  if (keep) console.log(`crash test: data kept in ${runtime.dataDir}`);
+}, 60_000);
+
+/** The hourly event for the due hour, and now and then the sweeper; a dead runtime is skipped. */
+async function drive(
+  client: CrashClient,
+  time: () => string,
+  sweepOlderThan: number | undefined,
+  until: () => boolean,
+) {
+  for (let n = 0; !until() && !ended; n++) {
+    await client.local('/__local/events/hourly', { time: time() });
+    if (n % 4 === 3)
+      await client.local(
+        '/__local/events/sweep',
+        sweepOlderThan === undefined ? {} : { olderThanSeconds: sweepOlderThan },
+      );
+    await sleep(700);
+  }
+}
+
+test(
+  `SIGKILL at ${KILLS} random moments (seed ${SEED}): money stays safe`,
+  async () => {
+    const random = seededRandom(SEED);
+    const lives = Array.from({ length: KILLS }, () => between(random, ...LIFE_MS));
+    // Group k becomes due (the tick's hour reaches k) after a few kills, so groups start at random
+    // moments of the schedule too.
+    const dueAfterKill = Array.from({ length: GROUPS }, (_, k) => Math.floor((k * KILLS) / (2 * GROUPS)));
+    console.log(`crash test: seed ${SEED}, ${KILLS} kills after ${lives.join(', ')} ms of life`);
+
+    await runtime.start();
+    const deadline = () => (ended ? 0 : started + BUDGET_MS - SETTLE_MS);
+    const client = new CrashClient(runtime.url, deadline);
+    const scheduleDate = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+    const profiles = await seedPayors(client, random, 24);
+    const groups = await createGroups(client, random, profiles, scheduleDate, GROUPS);
+    const reversals = new Map<string, number>();
+    while (reversals.size < 2) reversals.set(pick(random, groups).paymentGroupId, 0);
+
+    let stopping = false;
+    let dueHour = 0;
+    const hour = () => `${scheduleDate}T${String(dueHour).padStart(2, '0')}:00:00Z`;
+    const workload: Workload = {
+      client,
+      observed: new Observations(),
+      profiles,
+      groups,
+      reversals,
+      stopping: () => stopping || ended,
+    };
+    const workers = Array.from({ length: WORKERS }, (_, i) =>
+      runWorker(workload, i, seededRandom(SEED + 1 + i)),
+    );
+    let chaosOver = false;
+    const driver = drive(client, hour, undefined, () => chaosOver);
+
+    for (let kill = 0; kill < KILLS && !ended; kill++) {
+      dueHour = Math.max(0, ...dueAfterKill.map((after, k) => (kill >= after ? k : 0)));
+      await sleep(lives[kill]!);
+      await runtime.kill();
+      await runtime.start();
+    }
+    console.log(
+      `crash test: ${runtime.kills} kills done after ${Math.round((Date.now() - started) / 1000)} s`,
+    );
+
+    // Clients finish what they started (with retries), then the ticks and the sweeper settle it.
+    stopping = true;
+    await Promise.all(workers);
+    chaosOver = true;
+    await driver;
+    dueHour = GROUPS - 1;
+    const chaosEnded = Date.now();
+    let busy = ['not looked at yet'];
+    const settleUntil = Date.now() + SETTLE_MS;
+    const sweeps = drive(client, hour, 0, () => busy.length === 0 || Date.now() > settleUntil);
+    while (busy.length > 0 && Date.now() < settleUntil) {
+      await sleep(2_000);
+      const table = await readTable(runtime.dataDir);
+      busy = [
+        ...(table.get('group') ?? []).filter((g) => g.status !== 'processed').map((g) => `group ${g.status}`),
+        ...(table.get('transaction') ?? []).filter((t) => t.status === 'Pending').map(() => 'sale Pending'),
+        ...(table.get('refund') ?? []).filter((r) => r.status === 'Pending').map(() => 'refund Pending'),
+      ];
+    }
+    await sweeps;
+    console.log(
+      `crash test: settled in ${Math.round((Date.now() - chaosEnded) / 1000)} s` +
+        (busy.length > 0 ? `; still busy: ${busy.join(', ')}` : ''),
+    );
+    await client.local('/__local/events/sweep', { olderThanSeconds: 0 });
+
+    const reconciled = await reconcileLocal(runtime.dataDir, since);
+    const { problems, summary } = judge(await readTable(runtime.dataDir), groups, workload.observed);
+    console.log(
+      `crash test: seed ${SEED}, ${runtime.kills} kills, ${Math.round((Date.now() - started) / 1000)} s; ` +
+        `${JSON.stringify(workload.observed.counts)}, unknown outcomes ${workload.observed.unknown}, ` +
+        `${JSON.stringify(summary)}, reconciliation healed ${reconciled.report.healed}, ` +
+        `unhealed ${reconciled.report.unhealed}; refusals: ${workload.observed.refusals.slice(0, 10).join(' | ')}`,
+    );
+
+    expect(runtime.kills).toBeGreaterThanOrEqual(20);
+    expect(reconciled.report.differences.filter((d) => d.healed !== true)).toEqual([]);
+    expect(reconciled.report.unhealed).toBe(0);
+    expect(reconciled.code).toBe(0);
+    expect(problems).toEqual([]);
+    expect(workload.observed.approved.size).toBeGreaterThan(0);
+
+    expect(await runtime.stop()).toBe(0);
+    expect(runtime.orphans).toEqual([]);
+  },
+  BUDGET_MS + 60_000,
+);

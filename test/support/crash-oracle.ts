@@ -1,0 +1,161 @@
+/**
+ * The crash test's oracle, read after the last restart once ticks and sweeps have run:
+ * `npm run admin -- reconcile --local --json` (its exit code and unhealed differences), and the
+ * table read directly (DynamoDB Local): the sandbox ledger's charges per payment and per sale
+ * intent, the groups and their payments, what is still Pending, and what the clients saw.
+ * Every finding is a line in `problems`; the test expects none.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { CrashGroup, Observations } from './crash-workload';
+
+const run = promisify(execFile);
+const ROOT = resolve(__dirname, '..', '..');
+
+type Item = Record<string, any>;
+
+export interface ReconcileRun {
+  code: number;
+  report: { unhealed: number; healed: number; differences: Item[]; counts: Item };
+}
+
+/** The admin command against this runtime (DATA_DIR); it exits 1 while unhealed differences remain. */
+export async function reconcileLocal(dataDir: string, since: string): Promise<ReconcileRun> {
+  const args = ['bin/admin.ts', 'reconcile', '--since', since, '--stale-minutes', '0', '--json', '--local'];
+  const env = { ...process.env, DATA_DIR: dataDir };
+  let stdout: string;
+  let code = 0;
+  try {
+    ({ stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), args, { cwd: ROOT, env }));
+  } catch (error) {
+    const failed = error as { stdout?: string; code?: number };
+    if (failed.code !== 1 || !failed.stdout) throw error;
+    ({ stdout } = failed as { stdout: string });
+    code = 1;
+  }
+  // The report is the last thing printed (the functions' code may log a line or two before it).
+  const report = stdout.slice(stdout.lastIndexOf('\n{\n') + 1);
+  return { code, report: JSON.parse(report) as ReconcileRun['report'] };
+}
+
+/** Every item of the runtime's table by entity (the table holds only this test's data). */
+export async function readTable(dataDir: string): Promise<Map<string, Item[]>> {
+  const runtime = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as Item;
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: runtime.dynamodbEndpoint as string,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+  const byEntity = new Map<string, Item[]>();
+  try {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new ScanCommand({ TableName: runtime.tableName as string, ExclusiveStartKey, ConsistentRead: true }),
+      );
+      for (const item of page.Items ?? []) {
+        const entity = String(item.entity);
+        byEntity.set(entity, [...(byEntity.get(entity) ?? []), item]);
+      }
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+  } finally {
+    client.destroy();
+  }
+  return byEntity;
+}
+
+const countBy = <T>(items: T[], key: (item: T) => string): Map<string, number> => {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  return counts;
+};
+
+/** The oracle's findings (empty when the money is safe) and a summary for the log. */
+export function judge(
+  table: Map<string, Item[]>,
+  groups: CrashGroup[],
+  observed: Observations,
+): { problems: string[]; summary: Record<string, number> } {
+  const problems: string[] = [];
+  const of = (entity: string) => table.get(entity) ?? [];
+  const sales = of('transaction');
+  const byKey = new Map(sales.map((t) => [t.processorKey as string, t]));
+  const byId = new Map(sales.map((t) => [t.transactionId as string, t]));
+
+  // Charges: each ledger sale the sandbox approved and never reversed belongs to one scheduled
+  // payment or one client intent (orderId); none may have two, none may lack a record.
+  const charges = of('sandbox-ledger').filter(
+    (l) => l.kind === 'SALE' && (l.result as Item).approved === true && l.reversed !== true,
+  );
+  const owners = charges.map((l) => {
+    const sale = byKey.get(l.idempotencyKey as string);
+    if (!sale) problems.push(`charge without a record: ledger key ${String(l.idempotencyKey)}`);
+    return sale
+      ? String(sale.paymentId ?? sale.orderId ?? sale.transactionId)
+      : `key ${String(l.idempotencyKey)}`;
+  });
+  for (const [owner, n] of countBy(owners, (o) => o))
+    if (n > 1) problems.push(`charged ${n} times at the sandbox: ${owner}`);
+  for (const [paymentId, n] of countBy(
+    sales.filter((t) => t.paymentId !== undefined),
+    (t) => String(t.paymentId),
+  ))
+    if (n > 1) problems.push(`payment ${paymentId} has ${n} sales`);
+
+  for (const t of sales.filter((s) => s.status === 'Pending'))
+    problems.push(`sale ${String(t.transactionId)} still Pending`);
+  for (const r of of('refund').filter((x) => x.status === 'Pending'))
+    problems.push(`refund ${String(r.refundId)} still Pending`);
+
+  // Groups: every one processed, every payment answered.
+  const groupItems = new Map(of('group').map((g) => [g.paymentGroupId as string, g]));
+  const payments = of('payment');
+  for (const g of groups) {
+    const status = groupItems.get(g.paymentGroupId)?.status as string | undefined;
+    if (status !== 'processed') problems.push(`group ${g.paymentGroupId} is ${String(status)}`);
+    const own = payments.filter((p) => p.paymentGroupId === g.paymentGroupId && p.deleted !== true);
+    if (own.length !== g.paymentCount)
+      problems.push(`group ${g.paymentGroupId} has ${own.length} payments, created with ${g.paymentCount}`);
+    const unanswered = own.filter((p) => p.authResponse === undefined || p.authResponse === null);
+    if (unanswered.length > 0)
+      problems.push(`group ${g.paymentGroupId}: ${unanswered.length} payments without authResponse`);
+  }
+  for (const g of of('group').filter((x) => x.status === 'processing'))
+    problems.push(`group ${String(g.paymentGroupId)} left processing`);
+
+  // What the clients saw is what is recorded.
+  for (const [transactionId, approvedCents] of observed.approved) {
+    const sale = byId.get(transactionId);
+    if (
+      !sale ||
+      !['Approved', 'Voided'].includes(sale.status as string) ||
+      sale.approvedCents !== approvedCents
+    )
+      problems.push(
+        `sale ${transactionId} seen Approved (${approvedCents}) is recorded ${JSON.stringify(sale?.status)}`,
+      );
+  }
+  for (const transactionId of observed.voided)
+    if (byId.get(transactionId)?.status !== 'Voided')
+      problems.push(`sale ${transactionId} seen Voided is not`);
+  const refunds = new Map(of('refund').map((r) => [r.refundId as string, r]));
+  for (const [refundId] of observed.completedRefunds)
+    if (refunds.get(refundId)?.status !== 'Completed')
+      problems.push(`refund ${refundId} seen Completed is recorded ${String(refunds.get(refundId)?.status)}`);
+
+  const summary = {
+    ledgerCharges: charges.length,
+    sales: sales.length,
+    refunds: refunds.size,
+    payments: payments.length,
+    answered: payments.filter((p) => p.authResponse != null).length,
+  };
+  return { problems, summary };
+}
