@@ -137,6 +137,7 @@ test(
     console.log(
       `crash test: seed ${SEED}, ${runtime.kills} kills, ${Math.round((Date.now() - started) / 1000)} s; ` +
         `${JSON.stringify(workload.observed.counts)}, unknown outcomes ${workload.observed.unknown}, ` +
+        `requests interrupted and retried ${client.interrupted}, ` +
         `${JSON.stringify(summary)}, reconciliation healed ${reconciled.report.healed}, ` +
         `unhealed ${reconciled.report.unhealed}; refusals: ${workload.observed.refusals.slice(0, 10).join(' | ')}`,
     );

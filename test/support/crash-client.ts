@@ -33,6 +33,8 @@ const retryable = (reply: Reply): boolean =>
 
 export class CrashClient {
   private token: string | undefined;
+  /** Requests sent again after a failure once sent (reset, timeout, 5xx): a kill hit them. */
+  interrupted = 0;
 
   /** `url`: the runtime's address; `deadline`: no request is retried after this time (ms). */
   constructor(
@@ -100,6 +102,7 @@ export class CrashClient {
       } catch (error) {
         wait = refused(error) ? REFUSED_RETRY_MS : backoff;
       }
+      if (wait === backoff) this.interrupted += 1;
       if (Date.now() + wait > this.deadline()) return undefined;
       if (wait >= backoff) backoff = Math.min(backoff * 2, 4_000);
       await sleep(wait === 0 ? 0 : wait + Math.round((Math.random() - 0.5) * 400));

@@ -238,6 +238,6 @@ export async function runWorker(w: Workload, index: number, random: Random): Pro
     else if (roll < 0.18) done = await voidSale(w, random);
     else if (roll < 0.26) done = await reverseGroup(w);
     if (!done) await sell(w, random, orderId, roll > 0.44 || roll < 0.26);
-    await sleep(between(random, 20, 200));
+    await sleep(between(random, 10, 100));
   }
 }
