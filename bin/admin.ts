@@ -46,7 +46,7 @@ function target(values: { local?: boolean; stage?: string }): {
     return { client: new DynamoDBClient({}), table: tableName(stage), where: `stage ${stage}`, env };
   }
   const dataDir = process.env.DATA_DIR ?? '.data';
-  let runtime: { dynamodbEndpoint: string; tableName: string };
+  let runtime: { dynamodbEndpoint: string; tableName: string; settlement?: Record<string, string> };
   try {
     runtime = JSON.parse(readFileSync(runtimeFile(dataDir), 'utf8'));
   } catch {
@@ -66,6 +66,9 @@ function target(values: { local?: boolean; stage?: string }): {
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
+    // The runtime's settlement schedule (SANDBOX_SETTLEMENT_SECONDS), so that a sale the sweeper
+    // heals gets the cut-off the runtime's own handlers would give it.
+    ...runtime.settlement,
   };
   return { client, table: runtime.tableName, where: `local runtime (${runtime.dynamodbEndpoint})`, env };
 }

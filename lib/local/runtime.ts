@@ -139,6 +139,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
           stage,
           sesUrl: `http://127.0.0.1:${sesPort}`,
           pid: process.pid,
+          // The settlement schedule its handlers run with, for `npm run admin -- reconcile --local`.
+          settlement: {
+            SETTLEMENT_PERIOD_SECONDS: process.env.SETTLEMENT_PERIOD_SECONDS,
+            SETTLEMENT_OFFSET_SECONDS: process.env.SETTLEMENT_OFFSET_SECONDS,
+          },
         },
         null,
         2,

@@ -2,11 +2,13 @@
 import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { call, MID } from '../support/api';
+import { baseUrl, call, MID } from '../support/api';
 import { aProfile } from '../fixtures/api';
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..', '..');
+/** SANDBOX_SETTLEMENT_SECONDS of the e2e runtime (test/support/e2e-global-setup.ts). */
+const SETTLEMENT_MS = 8_000;
 
 /** The admin command's output and exit code (it exits 1 when unhealed differences remain). */
 async function reconcile(...args: string[]): Promise<{ stdout: string; code: number }> {
@@ -46,4 +48,31 @@ test('prints the table for people, and refuses a malformed --since', async () =>
   await expect(reconcile('--since', 'yesterday')).rejects.toMatchObject({
     stderr: expect.stringContaining('not an ISO-8601 time'),
   });
+});
+
+test("a Pending sale healed by reconcile --local gets the runtime's settlement cut-off, not the cloud default", async () => {
+  const since = new Date(Date.now() - 1000).toISOString();
+  const profileId = await aProfile();
+  const amount = 27.41;
+  // A keyless sale whose process dies after the processor approved it stays Pending.
+  const faults = await fetch(`${baseUrl()}/__local/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ crashAfterApproval: [{ profileId, amount }] }),
+  });
+  expect(faults.status).toBe(200);
+  const base = `/v1/rest/merchants/${MID}/transactions`;
+  expect((await call('POST', base, { profileId, amount })).status).toBeGreaterThanOrEqual(500);
+  const retry = await call('POST', base, { profileId, amount });
+  const pendingId = retry.body.originalTransactionId as string;
+  expect((await call('GET', `${base}/${pendingId}`)).body).toMatchObject({ status: 'Pending' });
+
+  await reconcile('--since', since, '--stale-minutes', '0', '--json');
+  const healed = (await call('GET', `${base}/${pendingId}`)).body;
+  expect(healed).toMatchObject({ status: 'Approved', responseCode: '00' });
+  // The runtime's cut-offs are every SANDBOX_SETTLEMENT_SECONDS from the epoch: the next one after
+  // the answer, not the cloud default's next half hour.
+  const cutOff = Date.parse(healed.settlementTime);
+  expect(cutOff % SETTLEMENT_MS).toBe(0);
+  expect(cutOff - Date.parse(healed.processedAt)).toBeLessThanOrEqual(SETTLEMENT_MS);
 });
