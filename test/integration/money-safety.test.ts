@@ -6,7 +6,7 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { voidOrRefundGroup } from '../../lambdas/core/void-or-refund';
 import { refundSale, voidSale } from '../../lambdas/core/reversals';
-import { runSale, type SaleRequest } from '../../lambdas/core/sale';
+import { giveUpSale, runSale, type SaleRequest } from '../../lambdas/core/sale';
 import { sweep } from '../../lambdas/core/sweeper';
 import { saleAuthResponse } from '../../lambdas/domain/processing';
 import { transactionView } from '../../lambdas/domain/transactions';
@@ -165,6 +165,47 @@ describe('defect 1: a charge without a record', () => {
     const txn = await runSale(request, base);
     expect(Date.now() - started).toBeLessThan(1_500);
     expect(txn).toMatchObject({ status: 'Declined', responseCode: '96' });
+  });
+});
+
+describe('defect 4: giving up on a payment can race a charge in flight', () => {
+  test('a give-up written between the approval and its record wins: the late record loses, the charge is reversed', async () => {
+    const at = new Date('2031-04-02T10:00:00.000Z');
+    const profileId = await aProfile();
+    const request = sale(profileId, 4321, { missingMethod: 'decline', paymentId: newId() });
+    // The processor approves, then this invocation stalls before recording (a frozen Lambda).
+    let approved!: () => void;
+    const atRecord = new Promise<void>((ok) => (approved = ok));
+    let thaw!: () => void;
+    const frozen = new Promise<void>((ok) => (thaw = ok));
+    const realSale = processor.sale.bind(processor);
+    jest.spyOn(processor, 'sale').mockImplementationOnce(async (req) => {
+      const result = await realSale(req);
+      approved();
+      await frozen;
+      return result;
+    });
+    const inFlight = runSale(request, at);
+    await atRecord;
+    expect((await stored(request.transactionId)).transaction.status).toBe('Pending');
+
+    // Another invocation gives up on the payment meanwhile: its record is written first, then reversed.
+    const gaveUp = await giveUpSale(request, 'out of retries', at);
+    expect(gaveUp).toMatchObject({
+      abandoned: true,
+      transaction: { status: 'Declined', responseCode: '96' },
+    });
+    thaw();
+    const late = await inFlight;
+
+    expect(late).toMatchObject({ status: 'Declined', responseCode: '96' });
+    expect((await stored(request.transactionId)).transaction).toMatchObject({
+      status: 'Declined',
+      responseCode: '96',
+      approvedCents: 0,
+    });
+    expect(processor.calls).toContainEqual({ kind: 'REVERSE', key: request.processorKey });
+    expect(await sandbox.ledger('SALE', request.processorKey)).toMatchObject({ reversed: true });
   });
 });
 
