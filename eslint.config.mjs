@@ -49,6 +49,24 @@ export default tseslint.config(
       ],
     },
   },
+  // The TypeScript client is what an integrator copies or installs: it stands alone, typed from
+  // openapi.json only (client/schema.d.ts), never from the service's own code.
+  {
+    files: ['client/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: String.raw`^(\.\./)+(lambdas|lib|contract|bin|bench|scripts|test)(/|$)|^#`,
+              message: 'client/ imports only its own modules and node: built-ins, typed from openapi.json.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['lib/cdk/**'],
     rules: {
