@@ -1,0 +1,268 @@
+/**
+ * The TypeScript client's retry rules (README "TypeScript client") against a real HTTP server on
+ * 127.0.0.1 that fails on purpose. The clock is injected: every wait and read timeout is recorded and
+ * fired by the test, so the exact attempts and waits are asserted without waiting for them.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  ApiError,
+  NetworkError,
+  ScheduledPaymentsClient,
+  backoffMs,
+  type Clock,
+  type RequestBody,
+} from '../../client';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface Seen {
+  method: string;
+  url: string;
+  authorization: string | undefined;
+  body: string;
+}
+
+const MID = '32350000001';
+const GROUP = '01890a5d-ac96-774b-bcce-b302099a8057';
+
+/** A clock whose sleeps return at once and whose timers fire only when the test says so. */
+function fakeClock() {
+  const sleeps: number[] = [];
+  const timers = new Set<{ ms: number; fn: () => void }>();
+  let now = 1_700_000_000_000;
+  const clock: Clock = {
+    now: () => now,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    setTimer: (ms, fn) => {
+      const timer = { ms, fn };
+      timers.add(timer);
+      return () => timers.delete(timer);
+    },
+    random: () => 0.5,
+  };
+  return {
+    clock,
+    sleeps,
+    timers,
+    advance: (ms: number) => (now += ms),
+    fire: (ms: number) => [...timers].filter((t) => t.ms === ms).forEach((t) => (timers.delete(t), t.fn())),
+  };
+}
+
+let server: Server;
+let baseUrl: string;
+let script: Handler[];
+let seen: Seen[];
+let tokensIssued: number;
+let arrived: (() => void) | undefined;
+
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+const answer =
+  (status: number, body: unknown): Handler =>
+  (_req, res) =>
+    json(res, status, body);
+const group = { paymentGroupId: GROUP, payments: [] };
+const newGroup: RequestBody<'CreateGroup'> = {
+  servicePayId: 'rent',
+  scheduleDate: '2030-01-01',
+  scheduleHour: 9,
+  locationId: 1,
+  payments: [],
+};
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      if (req.url === '/oauth2/token') {
+        tokensIssued += 1;
+        return json(res, 200, {
+          access_token: `token-${tokensIssued}`,
+          token_type: 'Bearer',
+          expires_in: 21_600,
+        });
+      }
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        authorization: req.headers.authorization,
+        body,
+      });
+      arrived?.();
+      const handler = script.shift() ?? answer(200, group);
+      handler(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+let time: ReturnType<typeof fakeClock>;
+let client: ScheduledPaymentsClient;
+
+beforeEach(() => {
+  script = [];
+  seen = [];
+  tokensIssued = 0;
+  arrived = undefined;
+  time = fakeClock();
+  client = new ScheduledPaymentsClient({
+    baseUrl,
+    tokenUrl: `${baseUrl}/oauth2/token`,
+    clientId: 'id',
+    clientSecret: 'secret',
+    clock: time.clock,
+  });
+});
+
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => Promise.reject(new Error('resolved')),
+    (e) => e,
+  );
+
+test('401 once then OK: the token is fetched again and the call retried once', async () => {
+  script = [answer(401, { message: 'Unauthorized', responseCode: 401 })];
+  await expect(client.getGroup(MID, GROUP)).resolves.toEqual(group);
+  expect(seen.map((s) => s.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
+  expect(tokensIssued).toBe(2);
+  expect(time.sleeps).toEqual([]);
+});
+
+test('401 twice: retried once only, then the typed 401', async () => {
+  script = [
+    answer(401, { message: 'Unauthorized', responseCode: 401 }),
+    answer(401, { message: 'Unauthorized' }),
+  ];
+  const error = await failure(client.getGroup(MID, GROUP));
+  expect(error).toBeInstanceOf(ApiError);
+  expect(error).toMatchObject({ responseCode: 401, message: 'Unauthorized' });
+  expect(seen).toHaveLength(2);
+});
+
+test('503 twice then OK: 3 attempts, waits of 1 s and 2 s, the same idempotencyKey every time', async () => {
+  const unavailable = answer(503, { message: 'Service unavailable', responseCode: 503 });
+  script = [unavailable, unavailable, answer(201, group)];
+  await expect(client.createGroup(MID, newGroup)).resolves.toEqual(group);
+  expect(seen).toHaveLength(3);
+  expect(time.sleeps).toEqual([1000, 2000]);
+  const keys = seen.map((s) => (JSON.parse(s.body) as { idempotencyKey: string }).idempotencyKey);
+  expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(new Set(keys).size).toBe(1);
+});
+
+test('500 three times: gives up after 3 attempts with a typed error', async () => {
+  const broken = answer(500, { message: 'Internal error', responseCode: 500 });
+  script = [broken, broken, broken, answer(200, group)];
+  const error = await failure(client.getGroup(MID, GROUP));
+  expect(error).toBeInstanceOf(ApiError);
+  expect(error).toMatchObject({ message: 'Internal error', responseCode: 500, errors: [], attempts: 3 });
+  expect(seen).toHaveLength(3);
+  expect(time.sleeps).toEqual([1000, 2000]);
+});
+
+test('400 with errors[]: no retry, a typed error carrying the errors', async () => {
+  const errors = [
+    { field: 'amount', message: 'amount must be greater than 0' },
+    { field: 'payor.email', message: 'payor.email must be an e-mail address' },
+  ];
+  script = [answer(400, { message: errors[0]!.message, responseCode: 400, errors })];
+  const error = await failure(
+    client.createSale(MID, { profileId: 'p/m', amount: 0, idempotencyKey: 'mine' }),
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  expect(error).toMatchObject({
+    message: 'amount must be greater than 0',
+    responseCode: 400,
+    errors,
+    attempts: 1,
+  });
+  expect(seen).toHaveLength(1);
+  expect(JSON.parse(seen[0]!.body)).toMatchObject({ idempotencyKey: 'mine' });
+  expect(time.sleeps).toEqual([]);
+});
+
+test('404: no retry', async () => {
+  script = [answer(404, { message: 'Group not found', responseCode: 404 })];
+  const error = await failure(client.getGroup(MID, GROUP));
+  expect(error).toMatchObject({ message: 'Group not found', responseCode: 404, attempts: 1 });
+  expect(seen).toHaveLength(1);
+  expect(time.sleeps).toEqual([]);
+});
+
+test('other 4xx (409) are not retried either', async () => {
+  script = [answer(409, { message: 'Key in use', responseCode: 409 })];
+  await expect(failure(client.refundTransaction(MID, GROUP, { amount: 1 }))).resolves.toMatchObject({
+    responseCode: 409,
+  });
+  expect(seen).toHaveLength(1);
+});
+
+test('a read that stalls past the 30 s read timeout is a network error, retried after 1 s', async () => {
+  const stall: Handler = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"paymentGroupId":'); // and nothing more
+  };
+  script = [stall];
+  const first = new Promise<void>((resolve) => (arrived = resolve));
+  const call = client.getGroup(MID, GROUP);
+  await first;
+  // Headers arrive, then the body stops: wait for the body's read timer (restarted after the headers).
+  await waitFor(() => [...time.timers].length === 1 && seen.length === 1);
+  time.fire(30_000);
+  await expect(call).resolves.toEqual(group);
+  expect(seen).toHaveLength(2);
+  expect(time.sleeps).toEqual([1000]);
+});
+
+test('stalled three times: a NetworkError after 3 attempts', async () => {
+  const silent: Handler = () => undefined; // never answers
+  script = [silent, silent, silent];
+  const call = failure(client.getGroup(MID, GROUP));
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    await waitFor(() => seen.length === attempt && time.timers.size === 1);
+    expect([...time.timers][0]!.ms).toBe(30_000);
+    time.fire(30_000);
+  }
+  const error = await call;
+  expect(error).toBeInstanceOf(NetworkError);
+  expect(error).toMatchObject({ responseCode: 0, attempts: 3, errors: [] });
+  expect((error as Error).message).toContain('read timeout');
+  expect(time.sleeps).toEqual([1000, 2000]);
+});
+
+test('the token is cached and refreshed shortly before it expires', async () => {
+  await client.getGroup(MID, GROUP);
+  await client.getGroup(MID, GROUP);
+  expect(tokensIssued).toBe(1);
+  time.advance(21_600_000 - 61_000);
+  await client.getGroup(MID, GROUP);
+  expect(tokensIssued).toBe(1);
+  time.advance(2_000);
+  await client.getGroup(MID, GROUP);
+  expect(tokensIssued).toBe(2);
+});
+
+test('backoff: about 1, 2 and 4 s, each within ±200 ms', () => {
+  expect([1, 2, 3].map((n) => backoffMs(n, () => 0.5))).toEqual([1000, 2000, 4000]);
+  expect(backoffMs(1, () => 0)).toBe(800);
+  expect(backoffMs(1, () => 0.999_999)).toBe(1200);
+  expect(backoffMs(2, () => 0)).toBe(1800);
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i += 1) await new Promise((resolve) => setImmediate(resolve));
+  if (!condition()) throw new Error('condition not met');
+}
