@@ -14,6 +14,11 @@ export interface TaskBinding {
   readonly substitution: string;
   /** Handler module under `lambdas/`. */
   readonly handler: string;
+  /**
+   * The task may charge or reverse (its imports reach lambdas/processor/): CDK gives it the
+   * processor's settings and grants, and only it.
+   */
+  readonly callsProcessor?: true;
 }
 
 export const processGroupTasks: readonly TaskBinding[] = [
@@ -22,8 +27,16 @@ export const processGroupTasks: readonly TaskBinding[] = [
     state: 'AuthorizeBatch',
     substitution: 'AuthorizeBatchFunctionArn',
     handler: 'processing/authorize-batch',
+    callsProcessor: true,
   },
-  { state: 'FailBatch', substitution: 'FailBatchFunctionArn', handler: 'processing/fail-batch' },
+  // Leaves its reversals to the sweeper, but loads the adapter (core/sale.ts), which checks
+  // PROCESSOR at cold start.
+  {
+    state: 'FailBatch',
+    substitution: 'FailBatchFunctionArn',
+    handler: 'processing/fail-batch',
+    callsProcessor: true,
+  },
   { state: 'CompleteGroup', substitution: 'CompleteGroupFunctionArn', handler: 'processing/complete-group' },
   { state: 'EmitReceipts', substitution: 'EmitReceiptsFunctionArn', handler: 'processing/emit-receipts' },
 ];
@@ -44,7 +57,12 @@ export const VOID_OR_REFUND = {
 
 export const voidOrRefundTasks: readonly TaskBinding[] = [
   { state: 'BeginReversal', substitution: 'BeginReversalFunctionArn', handler: 'void-or-refund/begin' },
-  { state: 'ReverseBatch', substitution: 'ReverseBatchFunctionArn', handler: 'void-or-refund/reverse-batch' },
+  {
+    state: 'ReverseBatch',
+    substitution: 'ReverseBatchFunctionArn',
+    handler: 'void-or-refund/reverse-batch',
+    callsProcessor: true,
+  },
   {
     state: 'CompleteReversal',
     substitution: 'CompleteReversalFunctionArn',

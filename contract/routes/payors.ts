@@ -22,6 +22,7 @@ export const payorRoutes = {
     method: 'POST',
     path: `${V1}/payors`,
     handler: 'payors/create-payor',
+    callsProcessor: true,
     status: 201,
     summary: 'Create a payor with its first saved payment method',
     description: `Creates a payor with its first saved payment method (\`paymentMethod\`), which becomes the default. All payor fields are optional; customerAccountId, when given, must not belong to another payor of this merchant (400).
@@ -113,6 +114,7 @@ A card method is \`{accountType: VISA|MASTERCARD|AMEX|DISCOVER, cardNumber, expi
     method: 'POST',
     path: PM,
     handler: 'methods/add-method',
+    callsProcessor: true,
     status: 201,
     summary: 'Add a saved payment method',
     description: `Adds a saved method (a card or a CHECKING account, as in CreatePayor). The payor's default does not change unless \`setAsDefault\` is true. A payor has at most ${MAX_METHODS_PER_PAYOR} methods (400 beyond).`,

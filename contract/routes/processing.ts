@@ -19,6 +19,7 @@ export const processingRoutes = {
     method: 'POST',
     path: `${G}/void-or-refund`,
     handler: 'groups/void-or-refund',
+    callsProcessor: true,
     status: 200,
     summary: "Reverse a group's approved payments (void before settlement, refund after)",
     description: `Reverses the group's approved payments: each approved payment not yet reversed is voided before its settlement (the whole amount) or refunded after it (its availableRefundAmount). The reversal is recorded in the payment's \`voidOrRefundResponses\`.

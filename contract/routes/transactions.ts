@@ -12,6 +12,7 @@ export const transactionRoutes = {
     method: 'POST',
     path: T,
     handler: 'transactions/create-sale',
+    callsProcessor: true,
     status: 201,
     summary: 'Charge a saved payment method (sale)',
     description: `Charges a saved method now. ${PROFILE_RULE}
@@ -30,6 +31,7 @@ idempotencyKey: sending the same key with the same body again returns the first 
     method: 'GET',
     path: `${T}/{TransactionID}`,
     handler: 'transactions/get-transaction',
+    callsProcessor: true,
     status: 200,
     summary: 'Get a transaction with refund fields',
     description:
@@ -41,6 +43,7 @@ idempotencyKey: sending the same key with the same body again returns the first 
     method: 'POST',
     path: `${T}/{TransactionID}/void`,
     handler: 'transactions/void-transaction',
+    callsProcessor: true,
     status: 200,
     summary: 'Void an unsettled sale',
     description:
@@ -52,6 +55,7 @@ idempotencyKey: sending the same key with the same body again returns the first 
     method: 'POST',
     path: `${T}/{TransactionID}/refunds`,
     handler: 'transactions/refund-transaction',
+    callsProcessor: true,
     status: 201,
     summary: 'Refund a settled sale, whole or in part',
     description: `Refunds a settled sale, whole or in part. An amount above availableRefundAmount is 400; an unsettled sale is 400 (void it instead). A refund the processor refuses ends Failed and is not counted against availableRefundAmount.

@@ -64,6 +64,11 @@ export interface Route {
    * path names a resource below the merchant).
    */
   readonly errors?: readonly ErrorStatus[];
+  /**
+   * The handler may call the payment processor (charge, void, refund, settle or tokenize; its
+   * imports reach lambdas/processor/): CDK gives it the processor's settings and grants, and only it.
+   */
+  readonly callsProcessor?: true;
   /** Non-production only: the handler answers 403 when SERVICE_STAGE is prod. */
   readonly nonProdOnly?: boolean;
   /** Id of the route this one is an identical alias of (same handler and method, another path). */

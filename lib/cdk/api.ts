@@ -198,8 +198,8 @@ export class ServiceApi extends Construct {
       // settles a stale Pending sale on the touch (lambdas/core/sweeper.ts): it writes and charges.
       const readOnly = handlerRoutes.every((r) => r.method === 'GET') && handler !== SETTLES_ON_READ_HANDLER;
       bindTable(fn, props.table, readOnly ? 'read' : 'readWrite');
-      // Only a writing handler may charge, refund or tokenize.
-      if (!readOnly) bindProcessor(fn, stage);
+      // Only a handler whose route says it calls the processor gets its settings and grants.
+      if (handlerRoutes.some((r) => r.callsProcessor === true)) bindProcessor(fn, stage);
       props.configureFunction?.(fn, handler, handlerRoutes);
       functions.set(handler, fn);
       // The console's "test invoke" is not used; skipping it halves the function's resource policy.

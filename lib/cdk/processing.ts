@@ -72,7 +72,7 @@ export class ServiceProcessing extends Construct {
         ...(TASK_SETTINGS[task.handler] ?? { timeout: Duration.seconds(30) }),
       });
       bindTable(fn, table, 'readWrite');
-      bindProcessor(fn, stage);
+      if (task.callsProcessor === true) bindProcessor(fn, stage);
       functions.set(task.handler, fn);
       substitutions[task.substitution] = fn.functionArn;
     }

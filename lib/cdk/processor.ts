@@ -1,8 +1,9 @@
 /**
  * The one place that gives the payment processor adapter its configuration in the cloud: its
  * variables and, for a real acquirer, its secret grants. Every function that may call the
- * processor (the API's writing handlers and the processing tasks) is bound here, so a new
- * adapter adds its variables and grants in `processorSettings` only.
+ * processor is bound here, and only those: the API handlers and Step Functions tasks flagged
+ * `callsProcessor` in the contract (contract/routes, contract/processing.ts), the sweeper and the
+ * reconciliation. A new adapter adds its variables and grants in `processorSettings` only.
  */
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Stage } from '../../contract/stage';

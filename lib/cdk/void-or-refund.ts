@@ -48,19 +48,15 @@ export const REVERSE_BATCH_TIMEOUT = Duration.seconds(
  */
 export const VOID_OR_REFUND_API_TIMEOUT = Duration.seconds(28);
 
-/** What each task does to the table, and whether it calls the processor. */
-const TASK_ACCESS: Record<
-  string,
-  { table: TableAccess; processor: boolean; timeout: Duration; memorySize?: number }
-> = {
-  'void-or-refund/begin': { table: 'read', processor: false, timeout: Duration.seconds(10) },
+/** What each task does to the table (whether it calls the processor: contract/processing.ts). */
+const TASK_ACCESS: Record<string, { table: TableAccess; timeout: Duration; memorySize?: number }> = {
+  'void-or-refund/begin': { table: 'read', timeout: Duration.seconds(10) },
   'void-or-refund/reverse-batch': {
     table: 'readWrite',
-    processor: true,
     timeout: REVERSE_BATCH_TIMEOUT,
     memorySize: 1024,
   },
-  'void-or-refund/complete': { table: 'write', processor: false, timeout: Duration.seconds(10) },
+  'void-or-refund/complete': { table: 'write', timeout: Duration.seconds(10) },
 };
 
 export interface ServiceVoidOrRefundProps {
@@ -89,7 +85,7 @@ export class ServiceVoidOrRefund extends Construct {
         ...(access.memorySize !== undefined && { memorySize: access.memorySize }),
       });
       bindTable(fn, table, access.table);
-      if (access.processor) bindProcessor(fn, stage);
+      if (task.callsProcessor === true) bindProcessor(fn, stage);
       functions.set(task.handler, fn);
       substitutions[task.substitution] = fn.functionArn;
     }

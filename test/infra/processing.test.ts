@@ -244,9 +244,17 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       }
     });
 
-    it('names the processor adapter to each task function, and not to the scheduler', () => {
-      for (const id of taskIds.values())
-        expect(props(fn(id)).Environment).toMatchObject({ Variables: { PROCESSOR: 'sandbox' } });
+    it('names the processor adapter to the tasks that charge or give up on charges, and to no other function', () => {
+      // AuthorizeBatch charges; FailBatch records give-ups whose reversals the sweeper makes, and
+      // loads the adapter (lambdas/core/sale.ts). The others only read and write the table.
+      const calling = ['processing/authorize-batch', 'processing/fail-batch'];
+      for (const [handler, id] of taskIds) {
+        const variables = (props(fn(id)).Environment as { Variables: Record<string, unknown> }).Variables;
+        expect([handler, variables.PROCESSOR]).toEqual([
+          handler,
+          calling.includes(handler) ? 'sandbox' : undefined,
+        ]);
+      }
       const scheduler = (props(fn(schedulerId)).Environment as { Variables: object }).Variables;
       expect(Object.keys(scheduler)).not.toContain('PROCESSOR');
     });

@@ -92,6 +92,19 @@ function apiFunctions(template: Template, stage: Stage): { handler: string; id: 
 
 /** Handlers that start state machine executions outside prod (their routes are non-prod only). */
 const TRIGGER_HANDLERS = [...new Set(routes.filter((r) => r.nonProdOnly).map((r) => r.handler))];
+/**
+ * The API handlers that call the processor (their imports reach lambdas/processor/): they charge,
+ * void, refund, settle a stale Pending sale (GetTransaction) or tokenize a card.
+ */
+const PROCESSOR_HANDLERS = [
+  'transactions/create-sale',
+  'transactions/get-transaction',
+  'transactions/void-transaction',
+  'transactions/refund-transaction',
+  'groups/void-or-refund',
+  'payors/create-payor',
+  'methods/add-method',
+];
 
 describe.each([
   { stage: 'dev' as const, retain: false, retentionDays: 30 },
@@ -320,17 +333,15 @@ describe.each([
         });
         // Outside prod the trigger endpoints start executions: they, and only they, get the ARN.
         const startsExecutions = stage !== 'prod' && TRIGGER_HANDLERS.includes(handler);
-        // Writing handlers may charge, refund or tokenize: they, and only they, name the processor.
-        const writes =
-          routes.some((r) => r.handler === handler && r.method !== 'GET') ||
-          handler === SETTLES_ON_READ_HANDLER;
+        // The handlers that call the processor, and only they, name it.
+        const callsProcessor = PROCESSOR_HANDLERS.includes(handler);
         expect((props(fn).Environment as { Variables: unknown }).Variables).toEqual({
           TABLE_NAME: { Ref: tableId },
           SERVICE_STAGE: stage,
           POWERTOOLS_SERVICE_NAME: 'scheduled-payments',
           NODE_OPTIONS: '--enable-source-maps',
           ...(startsExecutions ? { STATE_MACHINE_ARN: { Ref: stateMachineId } } : {}),
-          ...(writes ? { PROCESSOR: 'sandbox' } : {}),
+          ...(callsProcessor ? { PROCESSOR: 'sandbox' } : {}),
           // The void-or-refund endpoint starts the background reversal of large groups.
           ...(handler === VOID_OR_REFUND_HANDLER
             ? { VOID_OR_REFUND_STATE_MACHINE_ARN: { Ref: voidOrRefundId() } }
