@@ -236,11 +236,11 @@ export class ScheduledPaymentsClient {
     const path = { MID: mid, GroupID: groupId };
     return this.call<'ProcessGroup'>('POST', '/rest/merchants/{MID}/groups/{GroupID}/process-payments', path);
   }
-  processMerchant(mid: string, body: RequestBody<'ProcessMerchant'>) {
+  processMerchant(mid: string, body?: RequestBody<'ProcessMerchant'>) {
     const template = '/rest/merchants/{MID}/process-payments';
     return this.call<'ProcessMerchant'>('POST', template, { MID: mid }, { body });
   }
-  voidOrRefundGroup(mid: string, groupId: string, body: RequestBody<'VoidOrRefundGroup'>) {
+  voidOrRefundGroup(mid: string, groupId: string, body?: RequestBody<'VoidOrRefundGroup'>) {
     const path = { MID: mid, GroupID: groupId };
     const template = '/rest/merchants/{MID}/groups/{GroupID}/void-or-refund';
     return this.call<'VoidOrRefundGroup'>('POST', template, path, { body });

@@ -255,6 +255,22 @@ test('the token is cached and refreshed shortly before it expires', async () => 
   expect(tokensIssued).toBe(2);
 });
 
+test('allPayments pages with pageToken until the last page', async () => {
+  const page = (items: string[], nextPageToken?: string): Handler =>
+    answer(200, {
+      meta: { page: 1, pageSize: 2, totalItems: 3, nextPageToken },
+      items: items.map((paymentId) => ({ paymentId })),
+    });
+  script = [page(['a', 'b'], 'next/1'), page(['c'])];
+  const ids: string[] = [];
+  for await (const payment of client.allPayments(MID, GROUP, 2)) ids.push(payment.paymentId ?? '');
+  expect(ids).toEqual(['a', 'b', 'c']);
+  expect(seen.map((s) => s.url)).toEqual([
+    `/rest/merchants/${MID}/groups/${GROUP}/payments?pageNumber=1&pageSize=2`,
+    `/rest/merchants/${MID}/groups/${GROUP}/payments?pageToken=next%2F1&pageSize=2`,
+  ]);
+});
+
 test('backoff: about 1, 2 and 4 s, each within ±200 ms', () => {
   expect([1, 2, 3].map((n) => backoffMs(n, () => 0.5))).toEqual([1000, 2000, 4000]);
   expect(backoffMs(1, () => 0)).toBe(800);
