@@ -69,7 +69,7 @@ const answer =
     json(res, status, body);
 const group = { paymentGroupId: GROUP, payments: [] };
 const newGroup: RequestBody<'CreateGroup'> = {
-  servicePayId: 'rent',
+  servicePayId: MID,
   scheduleDate: '2030-01-01',
   scheduleHour: 9,
   locationId: 1,
