@@ -24,10 +24,10 @@ import { newId } from '../../lambdas/shared/ids';
 import { keys } from '../../lambdas/shared/keys';
 import { groupStore } from '../../lambdas/store/groups';
 import { paymentStore } from '../../lambdas/store/payments';
-import { DynamoPayorStore } from '../../lambdas/store/payors';
 import { transactionStore } from '../../lambdas/store/transactions';
 import { createTestTable, type TestTable } from '../support/ddb';
-import { makeGroup, makePayor } from '../fixtures';
+import { saleRequest, storedProfile } from './sales';
+import { makeGroup } from '../fixtures';
 import { FaultyProcessor } from './processor-double';
 
 let table: TestTable;
@@ -61,25 +61,9 @@ afterAll(async () => {
   await table.drop();
 });
 
-async function aProfile(profile = 'ok'): Promise<string> {
-  const { payor, method } = makePayor(MERCHANT, {}, profile);
-  await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
-  return `${payor.payorId}/${method.savedPaymentMethodId}`;
-}
-
-function sale(profileId: string, amountCents: number, extra: Partial<SaleRequest> = {}): SaleRequest {
-  const transactionId = newId();
-  return {
-    transactionId,
-    processorKey: `sale:${transactionId}`,
-    merchantId: MERCHANT,
-    profileId,
-    amountCents,
-    allowPartial: false,
-    missingMethod: 'reject',
-    ...extra,
-  };
-}
+const aProfile = (profile = 'ok'): Promise<string> => storedProfile(table, MERCHANT, profile);
+const sale = (profileId: string, amountCents: number, extra: Partial<SaleRequest> = {}): SaleRequest =>
+  saleRequest(MERCHANT, profileId, amountCents, extra);
 
 const ledgerCalls = async (kind: 'SALE' | 'VOID' | 'REFUND', key: string) =>
   ((await sandbox.ledger(kind, key))?.calls as number | undefined) ?? 0;

@@ -23,11 +23,11 @@ import {
 import { newId } from '../../lambdas/shared/ids';
 import { keys } from '../../lambdas/shared/keys';
 import { DynamoMethodStore } from '../../lambdas/store/methods';
-import { DynamoPayorStore } from '../../lambdas/store/payors';
 import { idempotencyStore, type StoredResponse } from '../../lambdas/store/idempotency';
 import { transactionStore } from '../../lambdas/store/transactions';
 import { createTestTable, type TestTable } from '../support/ddb';
-import { makePayor, nameOf, settle } from '../fixtures';
+import { saleRequest, storedProfile } from './sales';
+import { nameOf, settle } from '../fixtures';
 import { FaultyProcessor } from './processor-double';
 
 let table: TestTable;
@@ -56,26 +56,9 @@ afterAll(async () => {
   await table.drop();
 });
 
-/** A stored payor whose default method behaves as `profile` at the sandbox; its profileId. */
-async function aProfile(profile = 'ok'): Promise<string> {
-  const { payor, method } = makePayor(MERCHANT, {}, profile);
-  await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
-  return `${payor.payorId}/${method.savedPaymentMethodId}`;
-}
-
-function sale(profileId: string, amountCents: number, extra: Partial<SaleRequest> = {}): SaleRequest {
-  const transactionId = newId();
-  return {
-    transactionId,
-    processorKey: `sale:${transactionId}`,
-    merchantId: MERCHANT,
-    profileId,
-    amountCents,
-    allowPartial: false,
-    missingMethod: 'reject',
-    ...extra,
-  };
-}
+const aProfile = (profile = 'ok'): Promise<string> => storedProfile(table, MERCHANT, profile);
+const sale = (profileId: string, amountCents: number, extra: Partial<SaleRequest> = {}): SaleRequest =>
+  saleRequest(MERCHANT, profileId, amountCents, extra);
 
 const ledgerCalls = async (kind: 'SALE' | 'VOID' | 'REFUND', key: string) =>
   ((await sandbox.ledger(kind, key))?.calls as number | undefined) ?? 0;
