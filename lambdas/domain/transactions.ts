@@ -69,13 +69,14 @@ export const PENDING_MESSAGE = 'Pending: the processor has not answered yet; GET
  * No void is reserved this close to the settlement cut-off: the void must reach the processor
  * before the cut-off, and a reservation made just before it could be answered after it
  * (docs/decisions.md "Void safety margin"). Within the margin the sale is refunded after the
- * cut-off. The margin is 120 s, or a tenth of the settlement period when that is shorter (a
- * sandbox settling every few seconds would otherwise never let a void through).
+ * cut-off. The margin is 120 s, or a hundredth of the settlement period when that is shorter
+ * (36 s for hourly cut-offs; a sandbox settling every few seconds would otherwise never let a
+ * void through).
  */
 export const VOID_CUTOFF_MARGIN_SECONDS = 120;
 
 export const voidMarginSeconds = (settlementPeriodSeconds: number): number =>
-  Math.min(VOID_CUTOFF_MARGIN_SECONDS, settlementPeriodSeconds / 10);
+  Math.min(VOID_CUTOFF_MARGIN_SECONDS, settlementPeriodSeconds / 100);
 
 export const withinVoidMargin = (t: Transaction, now: Date, marginSeconds: number): boolean =>
   t.settlesAt !== undefined && Date.parse(t.settlesAt) - now.getTime() < marginSeconds * 1000;

@@ -32,7 +32,7 @@ export const sleep = (ms: number) => new Promise<void>((ok) => setTimeout(ok, ms
 export const CRASH_RUNTIME_ENV = {
   // The table survives the kills: DynamoDB Local keeps it in the data directory.
   DYNAMODB_IN_MEMORY: 'false',
-  // Cut-offs every 30 s, so that sales settle and are refunded within the test (void margin 3 s).
+  // Cut-offs every 30 s, so that sales settle and are refunded within the test (void margin 0.3 s).
   SANDBOX_SETTLEMENT_SECONDS: '30',
   // Each processor call takes a little time, as a card network's does: kills land inside them.
   SANDBOX_LATENCY_MS: '15',

@@ -127,9 +127,9 @@ describe('GetTransaction settles a stale Pending sale on the touch', () => {
 describe('the void safety margin', () => {
   test.each([
     [86_400, 120],
-    [3600, 120],
-    [300, 30],
-    [8, 0.8],
+    [3600, 36],
+    [300, 3],
+    [8, 0.08],
   ])('settlement every %i s: no void within %d s of the cut-off', (period, margin) => {
     expect(voidMarginSeconds(period)).toBe(margin);
   });
