@@ -29,18 +29,45 @@ import type {
   TokenizeRequest,
 } from './processor';
 
-/** Test cards: number → behaviour profile (a decline code, `p5000` partial up to 50.00). */
+/**
+ * Test cards: number → behaviour profile (a decline code, `p5000` partial up to 50.00). Every one
+ * passes the service's card checks (Luhn, Visa), so its outcome is the processor's answer at sale
+ * time: `14` is a well-formed number no issuer knows (a Luhn-invalid one never gets here: 400).
+ * `96` is the processor answering that it lost the issuer link: a definite decline that moved no
+ * money, the same code and category the service records when the processor itself gives no
+ * answer (core/sale.ts reverses that sale under its key, then answers Declined 96).
+ */
 export const SANDBOX_CARDS: Record<string, string> = {
   '4000000000000002': '05',
+  '4000000000000143': '14',
   '4000000000009987': '41',
   '4000000000009979': '43',
   '4000000000000069': '54',
+  '4000000000000622': '62',
+  '4000000000000788': '78',
+  '4000000000000200': 'R2',
   '4000000000000127': 'N7',
   '4000000000009995': '51',
   '4000000000000119': '91',
   '4000000000006975': '61',
+  '4000000000000960': '96',
   '4000000000000077': 'p5000',
 };
+
+/**
+ * Test bank accounts (CHECKING, any valid routing number): account number → decline code, as an
+ * ACH return would give them (R01 insufficient funds, R02 account closed). Other accounts approve.
+ */
+export const SANDBOX_BANK_ACCOUNTS: Record<string, string> = {
+  '9900000001': '51',
+  '9900000002': 'R2',
+};
+
+/** The behaviour profile a method's token carries: a test number's, else `ok` or `bank`. */
+export function sandboxProfile(request: TokenizeRequest): string {
+  if (request.kind === 'bank') return SANDBOX_BANK_ACCOUNTS[request.accountNumber] ?? 'bank';
+  return SANDBOX_CARDS[request.number] ?? 'ok';
+}
 
 export interface SettlementSchedule {
   /** Seconds between settlement cut-offs. */
@@ -96,8 +123,7 @@ export class SandboxProcessor implements PaymentProcessor {
 
   async tokenize(request: TokenizeRequest): Promise<{ token: string }> {
     await this.answerLater();
-    const profile = request.kind === 'bank' ? 'bank' : (SANDBOX_CARDS[request.number] ?? 'ok');
-    return { token: `sbx.${profile}.${randomBytes(12).toString('hex')}` };
+    return { token: `sbx.${sandboxProfile(request)}.${randomBytes(12).toString('hex')}` };
   }
 
   settlementTime(processedAt: string): string {

@@ -1,0 +1,113 @@
+/**
+ * Issue 12, item 6: the sandbox has an outcome for every decline the specification names
+ * (docs/product.md#decline-categories-and-codes), by test card and by test bank account, and each
+ * test number passes the service's own checks, so that its outcome is the processor's answer.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { DECLINE_CODES } from '#contract/declines';
+import { assertBankAccount, assertCardNumber } from '#domain/cards';
+import { declineOf } from '#domain/declines';
+import type { TokenizeRequest } from '#processor/processor';
+import { SANDBOX_BANK_ACCOUNTS, SANDBOX_CARDS, SandboxProcessor, sandboxProfile } from '#processor/sandbox';
+
+const ddbMock = mockClient(DynamoDBDocumentClient);
+const db = DynamoDBDocumentClient.from(
+  new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } }),
+);
+const sandbox = new SandboxProcessor(db, 't', { periodSeconds: 3600, offsetSeconds: 1800 });
+const ROUTING = '021000021';
+
+beforeEach(() => {
+  ddbMock.reset();
+  ddbMock.on(PutCommand).resolves({});
+});
+
+let keys = 0;
+async function saleWith(method: TokenizeRequest, amountCents = 1999) {
+  const { token } = await sandbox.tokenize(method);
+  const idempotencyKey = `d${++keys}`;
+  return sandbox.sale({ idempotencyKey, merchantId: '32350000001', token, amountCents, allowPartial: false });
+}
+
+const card = (number: string): TokenizeRequest => ({
+  kind: 'card',
+  number,
+  expiryMonth: 12,
+  expiryYear: 2030,
+});
+const bank = (accountNumber: string): TokenizeRequest => ({
+  kind: 'bank',
+  routingNumber: ROUTING,
+  accountNumber,
+});
+
+describe('test cards for every named decline', () => {
+  it.each([
+    ['4000000000000622', '62', 'Restricted card', '1'],
+    ['4000000000000143', '14', 'Invalid card number', '1'],
+    ['4000000000000200', 'R2', 'Account closed', '1'],
+    ['4000000000000788', '78', 'Card not activated', '1'],
+    ['4000000000000960', '96', 'Communication error', '2'],
+  ])('%p declines with %p (%s), category %p', async (number, code, message, category) => {
+    const result = await saleWith(card(number));
+    expect(result).toMatchObject({
+      approved: false,
+      responseCode: code,
+      responseMessage: message,
+      approvedCents: 0,
+    });
+    expect(result).not.toHaveProperty('authCode');
+    expect(declineOf(result.responseCode).category).toBe(category);
+  });
+
+  it.each(Object.keys(SANDBOX_CARDS))('%p passes the service card checks (Luhn, Visa)', (number) => {
+    expect(() => assertCardNumber(number, 'VISA')).not.toThrow();
+  });
+
+  it('every processor decline code of the table has a test card', () => {
+    const processorCodes = Object.keys(DECLINE_CODES).filter((code) => !['19', 'PM'].includes(code));
+    const covered = new Set(Object.values(SANDBOX_CARDS));
+    expect(processorCodes.filter((code) => !covered.has(code))).toEqual([]);
+  });
+});
+
+describe('test bank accounts (CHECKING)', () => {
+  it.each([
+    ['9900000001', '51', 'Insufficient funds', '2'],
+    ['9900000002', 'R2', 'Account closed', '1'],
+  ])('%p declines with %p (%s), category %p', async (accountNumber, code, message, category) => {
+    const result = await saleWith(bank(accountNumber));
+    expect(result).toMatchObject({
+      approved: false,
+      responseCode: code,
+      responseMessage: message,
+      approvedCents: 0,
+    });
+    expect(declineOf(result.responseCode).category).toBe(category);
+  });
+
+  it.each(Object.keys(SANDBOX_BANK_ACCOUNTS))(
+    '%p passes the service bank-account checks',
+    (accountNumber) => {
+      expect(() => assertBankAccount(ROUTING, accountNumber)).not.toThrow();
+    },
+  );
+
+  it('any other account approves in full', async () => {
+    expect(await saleWith(bank('000123456789'), 123456)).toMatchObject({
+      approved: true,
+      responseCode: '00',
+      approvedCents: 123456,
+    });
+  });
+
+  it('the token carries the profile, never the account or routing number', async () => {
+    expect(sandboxProfile(bank('9900000002'))).toBe('R2');
+    const { token } = await sandbox.tokenize(bank('9900000001'));
+    expect(token).toMatch(/^sbx\.51\.[0-9a-f]{24}$/);
+    expect(token).not.toContain('9900000001');
+    expect(token).not.toContain(ROUTING);
+  });
+});
