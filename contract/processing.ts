@@ -50,9 +50,21 @@ export const VOID_OR_REFUND_DEFINITION = resolve(__dirname, '..', 'statemachines
 
 export const VOID_OR_REFUND = {
   apiHandler: 'groups/void-or-refund',
+  /** Payments reversed within the request: a whole group up to this size, or this many paymentIds. */
   syncLimit: 1000,
   batchSize: 250,
   concurrency: 16,
+  /**
+   * The API function's timeout: as long as API Gateway waits (29 s) less a second, so that the
+   * function, not the gateway, answers.
+   */
+  apiTimeoutSeconds: 28,
+  /**
+   * The longest one payment's reversal takes: one processor call, bounded at 3 s by the adapter
+   * (lambdas/processor/timeout.ts), and a few DynamoDB reads and writes with their retries. The
+   * request starts no reversal later than this (plus a margin) before its timeout.
+   */
+  reversalSeconds: 6,
 } as const;
 
 export const voidOrRefundTasks: readonly TaskBinding[] = [

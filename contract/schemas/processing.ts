@@ -1,5 +1,6 @@
 /** Processing and reversal of groups: request schemas and result responses. */
 import type { FromSchema } from 'json-schema-to-ts';
+import { VOID_OR_REFUND } from '../processing';
 import { count, dateTime, money, uuid } from './common';
 import { voidOrRefundResponseSchema } from './payments';
 
@@ -18,7 +19,13 @@ export const voidOrRefundSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    paymentIds: { type: 'array', minItems: 1, maxItems: 10000, items: { type: 'string', format: 'uuid' } },
+    // Reversed within the request: no more than the synchronous limit (docs/decisions.md).
+    paymentIds: {
+      type: 'array',
+      minItems: 1,
+      maxItems: VOID_OR_REFUND.syncLimit,
+      items: { type: 'string', format: 'uuid' },
+    },
   },
 } as const;
 
@@ -87,7 +94,9 @@ export const voidOrRefundResultSchema = {
     skippedCount: count(
       'Payments never charged (not processed, deleted, declined, failed), already reversed, or with nothing left to refund.',
     ),
-    failedCount: count('Reversals refused (by the processor or the rules); see reason.'),
+    failedCount: count(
+      'Reversals refused (by the processor or the rules), or not attempted before the request ran out of time; see reason. Repeating the request is safe and reverses them.',
+    ),
     payments: {
       type: 'array',
       items: {

@@ -7,7 +7,7 @@ import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
 import { parseProfileId } from '#domain/payors';
 import { BadRequestError, ServiceUnavailableError } from '#shared/errors';
 import { methodStore } from '#store/methods';
-import { IncompleteReadError } from '#store/payor-items';
+import { IncompleteReadError } from '#store/items';
 import { payorStore } from '#store/payors';
 
 export interface ProfileDetails {

@@ -123,25 +123,37 @@ async function reverse(payment: Payment, merchantId: string, now: Date): Promise
   return outcome;
 }
 
-/** The group's payments named by `paymentIds` (any case, duplicates once), or all of them. */
+/**
+ * The group's payments named by `paymentIds` (any case, duplicates once), read by key so that the
+ * cost follows the list, not the group; or all of them.
+ */
 async function selectPayments(group: Group, paymentIds: string[] | undefined): Promise<Payment[]> {
-  const payments = await paymentStore().listPayments(group.paymentGroupId);
-  if (!paymentIds) return payments;
-  const byId = new Map(payments.map((p) => [p.paymentId, p]));
-  const named = paymentIds.map((id, i) => {
-    const payment = byId.get(id.toLowerCase());
-    if (!payment) throw new BadRequestError(`paymentIds[${i}] ${id} is not a payment of this group`);
-    return payment;
-  });
-  return [...new Map(named.map((p) => [p.paymentId, p])).values()];
+  if (!paymentIds) return paymentStore().listPayments(group.paymentGroupId);
+  const wanted = [...new Set(paymentIds.map((id) => id.toLowerCase()))];
+  const byId = new Map(
+    (await paymentStore().getPayments(group.paymentGroupId, wanted)).map((p) => [p.paymentId, p]),
+  );
+  const missing = paymentIds.findIndex((id) => !byId.has(id.toLowerCase()));
+  if (missing >= 0)
+    throw new BadRequestError(`paymentIds[${missing}] ${paymentIds[missing]} is not a payment of this group`);
+  return wanted.map((id) => byId.get(id)!);
 }
 
-/** Reverses the named payments of a group (all without `paymentIds`), each by `reversePayment`. */
+/** What a payment not reached before the request's deadline answers: repeating it is safe. */
+export const NOT_ATTEMPTED =
+  "not attempted: the request's time ran out first; repeat the request to reverse it";
+
+/**
+ * Reverses the named payments of a group (all without `paymentIds`), each by `reversePayment`.
+ * No reversal starts after `deadline` (epoch ms): those payments answer `failed` with
+ * NOT_ATTEMPTED, so that a slow processor cannot hold the request past the API's time limit.
+ */
 export async function voidOrRefundGroup(
   groupId: string,
   merchantId: string,
   paymentIds: string[] | undefined,
   now: Date,
+  deadline = Number.POSITIVE_INFINITY,
 ): Promise<GroupReversal> {
   const group = await requireGroup(groupId, merchantId);
   const payments = await selectPayments(group, paymentIds);
@@ -150,7 +162,13 @@ export async function voidOrRefundGroup(
   const started = Date.now();
   const clock = () => new Date(now.getTime() + (Date.now() - started));
   const outcomes = await mapLimit(payments, CONCURRENCY, (payment) =>
-    reversePayment(payment, merchantId, clock()),
+    Date.now() > deadline
+      ? Promise.resolve<PaymentOutcome>({
+          paymentId: payment.paymentId,
+          outcome: 'failed',
+          reason: NOT_ATTEMPTED,
+        })
+      : reversePayment(payment, merchantId, clock()),
   );
   return { group, outcomes };
 }

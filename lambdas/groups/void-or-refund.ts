@@ -2,7 +2,8 @@
  * POST /rest/merchants/{MID}/groups/{GroupID}/void-or-refund, optional `{paymentIds: [...]}`:
  * reverses the group's approved payments (core/void-or-refund.ts) and counts the outcomes. A
  * whole group of more than 1,000 non-deleted payments cannot be reversed within one request: it
- * is reversed in the background (void-or-refund/start.ts), 202 with the execution.
+ * is reversed in the background (void-or-refund/start.ts), 202 with the execution; at most 1,000
+ * `paymentIds` (the schema) are reversed within the request, none started past its deadline.
  */
 import { VOID_OR_REFUND } from '#contract/processing';
 import { routes } from '#contract/routes/index';
@@ -21,7 +22,16 @@ export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant
       return { status: 202, body: { paymentGroupId: groupId, status: 'accepted', executionArn } };
     }
   }
-  const { group, outcomes } = await voidOrRefundGroup(groupId, merchant.merchantId, paymentIds, now);
+  // The last reversal starts early enough to end before the function's timeout.
+  const deadline =
+    Date.now() + (VOID_OR_REFUND.apiTimeoutSeconds - VOID_OR_REFUND.reversalSeconds - 2) * 1000;
+  const { group, outcomes } = await voidOrRefundGroup(
+    groupId,
+    merchant.merchantId,
+    paymentIds,
+    now,
+    deadline,
+  );
   const count = (o: Outcome) => outcomes.filter((x) => x.outcome === o).length;
   return {
     status: 200,

@@ -1,5 +1,9 @@
-/** Helpers shared by the stores: stripping key attributes, paging through a Query, batch writes. */
+/**
+ * Helpers shared by the stores: stripping key attributes, paging through a Query, batch reads and
+ * writes.
+ */
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   QueryCommand,
   type DynamoDBDocumentClient,
@@ -105,4 +109,37 @@ export async function batchWriteAll(
 export function containerStore<T>(make: new (db: DynamoDBDocumentClient, tableName: string) => T): () => T {
   let store: T | undefined;
   return () => (store ??= new make(ddb(), config().tableName));
+}
+
+export class IncompleteReadError extends Error {
+  constructor() {
+    super('batch read: unprocessed keys after retries');
+    this.name = 'IncompleteReadError';
+  }
+}
+
+/** BatchGet in chunks of 100, asking again (with backoff, bounded) for unprocessed keys. */
+export async function batchGet(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  keyList: Item[],
+  projection?: string,
+): Promise<Item[]> {
+  const found: Item[] = [];
+  for (let i = 0; i < keyList.length; i += 100) {
+    let request: Record<string, { Keys: Item[]; ProjectionExpression?: string }> | undefined = {
+      [tableName]: {
+        Keys: keyList.slice(i, i + 100),
+        ...(projection !== undefined && { ProjectionExpression: projection }),
+      },
+    };
+    for (let attempt = 0; request && Object.keys(request).length > 0; attempt++) {
+      if (attempt > 8) throw new IncompleteReadError();
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
+      const out = await db.send(new BatchGetCommand({ RequestItems: request }));
+      found.push(...(out.Responses?.[tableName] ?? []));
+      request = out.UnprocessedKeys as typeof request;
+    }
+  }
+  return found;
 }

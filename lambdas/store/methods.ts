@@ -11,8 +11,8 @@ import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
 import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import type { Payor, SavedMethod } from '#domain/payors';
-import { containerStore, strip } from './items';
-import { batchGet, methodItem } from './payor-items';
+import { batchGet, containerStore, strip } from './items';
+import { methodItem } from './payor-items';
 import { readPayor } from './payors';
 
 /** What a scheduled payment needs of the method it names. */

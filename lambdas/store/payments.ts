@@ -12,7 +12,7 @@ import type { Group, Payment } from '#domain/groups';
 import type { AuthResponse } from '#domain/processing';
 import type { OutboxItem } from '#domain/notifications';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
-import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
+import { batchGet, containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
 import { outboxPut } from './outbox';
 import { readAfter, readPage, type Page } from './paging';
 
@@ -30,6 +30,8 @@ export type Slot = Pick<Group, 'scheduleDate' | 'scheduleHour'>;
 
 export interface PaymentStore {
   getPayment(groupId: string, paymentId: string): Promise<Payment | undefined>;
+  /** The named payments of a group that exist (by key: the cost follows the list, not the group). */
+  getPayments(groupId: string, paymentIds: readonly string[]): Promise<Payment[]>;
   /** All payments of a group, deleted ones included, in creation order. */
   listPayments(groupId: string): Promise<Payment[]>;
   /** Up to `limit` payments after the cursor (sort key), and the cursor to continue from. */
@@ -67,6 +69,15 @@ export class DynamoPaymentStore implements PaymentStore {
       new GetCommand({ TableName: this.tableName, Key: keys.payment(groupId, paymentId) }),
     );
     return Item?.entity === 'payment' ? strip<Payment>(Item) : undefined;
+  }
+
+  async getPayments(groupId: string, paymentIds: readonly string[]): Promise<Payment[]> {
+    const items = await batchGet(
+      this.db,
+      this.tableName,
+      paymentIds.map((id) => keys.payment(groupId, id)),
+    );
+    return items.filter((i) => i.entity === 'payment').map((i) => strip<Payment>(i));
   }
 
   /** Creation order: payment ids are UUIDv7. */

@@ -8,8 +8,8 @@ import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@
 import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import type { Payor, SavedMethod } from '#domain/payors';
-import { containerStore, queryAll, strip } from './items';
-import { batchGet, customerPut, methodItem, payorItem } from './payor-items';
+import { batchGet, containerStore, queryAll, strip } from './items';
+import { customerPut, methodItem, payorItem } from './payor-items';
 
 /** A write refused because the customerAccountId belongs to another payor of the merchant. */
 export type DuplicateCustomer = 'duplicate-customer';

@@ -31,11 +31,8 @@ import {
   type TableAccess,
 } from './service-function';
 
-/**
- * The longest one payment's reversal takes: one processor call, bounded at 3 s by the adapter
- * (lambdas/processor/timeout.ts), and a few DynamoDB reads and writes with their retries.
- */
-export const REVERSAL_SECONDS = 6;
+/** The longest one payment's reversal takes (contract/processing.ts). */
+export const REVERSAL_SECONDS = VOID_OR_REFUND.reversalSeconds;
 
 /** A ReverseBatch task: ⌈batch / concurrency⌉ rounds of reversals, with room for the reads. */
 export const REVERSE_BATCH_TIMEOUT = Duration.seconds(
@@ -43,10 +40,10 @@ export const REVERSE_BATCH_TIMEOUT = Duration.seconds(
 );
 
 /**
- * The API function: up to 1,000 payments reversed within the request, so it gets as long as API
- * Gateway waits (29 s) less a second, to answer its own 500 rather than the gateway's 504.
+ * The API function: up to 1,000 payments reversed within the request, none started in its last
+ * seconds (lambdas/groups/void-or-refund.ts), so it gets as long as API Gateway waits less a second.
  */
-export const VOID_OR_REFUND_API_TIMEOUT = Duration.seconds(28);
+export const VOID_OR_REFUND_API_TIMEOUT = Duration.seconds(VOID_OR_REFUND.apiTimeoutSeconds);
 
 /** What each task does to the table (whether it calls the processor: contract/processing.ts). */
 const TASK_ACCESS: Record<string, { table: TableAccess; timeout: Duration; memorySize?: number }> = {

@@ -161,6 +161,14 @@ export class FakePaymentStore implements PaymentStore {
     return payment && copy(payment);
   }
 
+  async getPayments(groupId: string, paymentIds: readonly string[]): Promise<Payment[]> {
+    const payments = this.table.paymentsOf(groupId);
+    return [...new Set(paymentIds)].flatMap((id) => {
+      const payment = payments.get(id);
+      return payment ? [copy(payment)] : [];
+    });
+  }
+
   async listPayments(groupId: string): Promise<Payment[]> {
     return [...this.table.paymentsOf(groupId).values()]
       .sort((a, b) => (a.paymentId < b.paymentId ? -1 : 1))
