@@ -5,8 +5,16 @@
  * refunds and group creates carry an idempotencyKey that stays the same across those retries.
  */
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import { ApiError } from './errors';
-import { READ_TIMEOUT_MS, sendWithRetry, systemClock, type Clock, type TransportOptions } from './transport';
+import {
+  CONNECT_TIMEOUT_MS,
+  READ_TIMEOUT_MS,
+  sendWithRetry,
+  systemClock,
+  type Clock,
+  type TransportOptions,
+} from './transport';
 import type { OperationId, Query, RequestBody, Result, TokenResponse } from './types';
 
 export * from './errors';
@@ -24,10 +32,14 @@ export interface ClientOptions {
   scope?: string;
   /** Refresh the token this long before it expires (default 60 s), so no call goes out with a stale one. */
   refreshMarginMs?: number;
+  /** Connecting (TCP, and TLS for https) may take this long; 10 s by default. */
+  connectTimeoutMs?: number;
+  /** No byte for this long, before the headers or between body chunks, aborts the attempt; 30 s by default. */
   readTimeoutMs?: number;
-  /** Injected for tests; the system clock and Node's fetch otherwise. */
+  /** Injected for tests: the system clock otherwise. */
   clock?: Clock;
-  fetch?: typeof fetch;
+  /** Injected for tests: the connection to use instead of a new TCP (or TLS) one. */
+  createConnection?: () => Duplex;
   /** Makes idempotency keys; crypto.randomUUID by default. */
   newKey?: () => string;
 }
@@ -50,8 +62,9 @@ export class ScheduledPaymentsClient {
   constructor(private readonly options: ClientOptions) {
     this.transport = {
       clock: options.clock ?? systemClock,
-      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
       readTimeoutMs: options.readTimeoutMs ?? READ_TIMEOUT_MS,
+      ...(options.createConnection && { createConnection: options.createConnection }),
     };
     this.newKey = options.newKey ?? randomUUID;
   }

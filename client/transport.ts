@@ -1,3 +1,7 @@
+import { request as httpRequest, type ClientRequest, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ApiError, NetworkError, errorFromResponse } from './errors';
 
 /** Time as the client sees it: injectable so tests assert every wait and timeout without waiting. */
@@ -24,7 +28,7 @@ export const systemClock: Clock = {
 export const MAX_ATTEMPTS = 3;
 export const BACKOFF_BASE_MS = 1_000;
 export const JITTER_MS = 200;
-/** Node's fetch (undici) gives up connecting after 10 s by default; this is the figure we rely on. */
+/** No connection within 10 s (TCP, and TLS for https) is a network error, timed apart from the read. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 export const READ_TIMEOUT_MS = 30_000;
 
@@ -36,10 +40,19 @@ export interface RawResponse {
   text: string;
 }
 
+/** One request as the client sends it: the body is already serialised, so every retry repeats it. */
+export interface OutgoingRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
 export interface TransportOptions {
   clock: Clock;
-  fetch: typeof fetch;
+  connectTimeoutMs: number;
   readTimeoutMs: number;
+  /** Injected for tests: the connection to use instead of a new TCP (or TLS) one. */
+  createConnection?: () => Duplex;
 }
 
 /** The wait before attempt `attempt + 1`: 1 s, 2 s, 4 s... each ±200 ms, so clients do not retry in step. */
@@ -49,37 +62,64 @@ export function backoffMs(attempt: number, random: () => number): number {
 }
 
 /**
- * One HTTP exchange. The read timeout runs from sending until the headers, then restarts on every body
- * chunk: a server that stops sending for 30 s is a network error, however long the whole body takes.
+ * One HTTP exchange over node:http (node:https for https URLs). Two timers: connecting (a new socket
+ * until it is connected) may take CONNECT_TIMEOUT_MS; then the read timeout runs until the headers
+ * and restarts on every body chunk, so a server that stops sending for 30 s is a network error
+ * however long the whole body takes. A kept-alive socket is connected already: only the read timer.
  */
-async function exchange(url: string, init: RequestInit, options: TransportOptions): Promise<RawResponse> {
-  const controller = new AbortController();
-  const abort = () => controller.abort(new Error(`no data for ${options.readTimeoutMs} ms (read timeout)`));
-  let cancel = options.clock.setTimer(options.readTimeoutMs, abort);
-  try {
-    const response = await options.fetch(url, { ...init, signal: controller.signal });
-    cancel();
-    cancel = options.clock.setTimer(options.readTimeoutMs, abort);
-    const decoder = new TextDecoder();
-    let text = '';
-    if (response.body) {
-      const reader = response.body.getReader();
-      for (;;) {
-        const chunk = await reader.read();
-        if (chunk.done) break;
-        cancel();
-        cancel = options.clock.setTimer(options.readTimeoutMs, abort);
-        text += decoder.decode(chunk.value, { stream: true });
-      }
-      text += decoder.decode();
-    }
-    return { status: response.status, text };
-  } catch (error) {
-    const reason = controller.signal.aborted ? controller.signal.reason : error;
-    throw new NetworkError(`${init.method ?? 'GET'} ${url}: ${describe(reason)}`, 0, reason);
-  } finally {
-    cancel();
-  }
+function exchange(url: string, init: OutgoingRequest, options: TransportOptions): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const headers = { ...init.headers };
+    if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+    const requestOptions: RequestOptions = { method: init.method, headers };
+    if (options.createConnection) requestOptions.createConnection = options.createConnection;
+    let timedOut: Error | undefined;
+    let cancel = () => {};
+    let done = false;
+    const finish = (outcome: () => void) => {
+      if (done) return;
+      done = true;
+      cancel();
+      outcome();
+    };
+    const fail = (error: unknown) =>
+      finish(() => {
+        const reason = timedOut ?? error;
+        reject(new NetworkError(`${init.method} ${url}: ${describe(reason)}`, 0, reason));
+      });
+    const arm = (ms: number, what: string) => {
+      cancel();
+      cancel = options.clock.setTimer(ms, () => {
+        timedOut = new Error(`no ${what} for ${ms} ms (${what} timeout)`);
+        req.destroy(timedOut);
+      });
+    };
+    const armRead = () => arm(options.readTimeoutMs, 'read');
+    const req: ClientRequest = send(target, requestOptions, (response) => {
+      armRead();
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        armRead();
+      });
+      response.on('error', fail);
+      response.on('aborted', () => fail(new Error('the connection closed mid-response')));
+      response.on('end', () =>
+        finish(() =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        ),
+      );
+    });
+    req.on('socket', (socket: Duplex) => {
+      if (!(socket as Partial<Socket>).connecting) return armRead();
+      arm(options.connectTimeoutMs, 'connection');
+      socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', armRead);
+    });
+    req.on('error', fail);
+    req.end(init.body);
+  });
 }
 
 function describe(error: unknown): string {
@@ -95,7 +135,7 @@ function describe(error: unknown): string {
  */
 export async function sendWithRetry(
   url: string,
-  init: RequestInit,
+  init: OutgoingRequest,
   options: TransportOptions,
 ): Promise<RawResponse> {
   for (let attempt = 1; ; attempt += 1) {

@@ -1,11 +1,14 @@
 /**
  * The TypeScript client's retry rules (README "TypeScript client") against a real HTTP server on
  * 127.0.0.1 that fails on purpose. The clock is injected: every wait and read timeout is recorded and
- * fired by the test, so the exact attempts and waits are asserted without waiting for them.
+ * fired by the test, so the exact attempts and waits are asserted without waiting for them. A stalled
+ * connection is injected (createConnection) for the connect timeout.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import { Duplex } from 'node:stream';
 import {
+  CONNECT_TIMEOUT_MS,
   ApiError,
   NetworkError,
   ScheduledPaymentsClient,
@@ -282,3 +285,56 @@ async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !condition(); i += 1) await new Promise((resolve) => setImmediate(resolve));
   if (!condition()) throw new Error('condition not met');
 }
+
+describe('connect timeout', () => {
+  /** A connection that never completes: what a black-holed address looks like to the client. */
+  const stalledConnection = () => {
+    const socket = new Duplex({ read: () => undefined, write: (_chunk, _encoding, done) => done() });
+    return Object.assign(socket, { connecting: true });
+  };
+
+  test('a connection not made within 10 s is a network error, retried after 1 s on a new one', async () => {
+    const port = (server.address() as AddressInfo).port;
+    let connections = 0;
+    client = new ScheduledPaymentsClient({
+      baseUrl,
+      tokenUrl: `${baseUrl}/oauth2/token`,
+      clientId: 'id',
+      clientSecret: 'secret',
+      clock: time.clock,
+      createConnection: () => (++connections === 1 ? stalledConnection() : connect(port, '127.0.0.1')),
+    });
+    const call = client.getGroup(MID, GROUP);
+    await waitFor(() => time.timers.size === 1);
+    // Only the connect timer runs while connecting (the read timer starts once connected).
+    expect([...time.timers].map((t) => t.ms)).toEqual([10_000]);
+    time.fire(10_000);
+    await expect(call).resolves.toEqual(group);
+    expect(connections).toBeGreaterThanOrEqual(2);
+    expect(time.sleeps).toEqual([1000]);
+  });
+
+  test('never connecting: a NetworkError naming the connect timeout after 3 attempts', async () => {
+    client = new ScheduledPaymentsClient({
+      baseUrl,
+      tokenUrl: `${baseUrl}/oauth2/token`,
+      clientId: 'id',
+      clientSecret: 'secret',
+      clock: time.clock,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      createConnection: stalledConnection,
+    });
+    const call = failure(client.getGroup(MID, GROUP));
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      await waitFor(() => time.timers.size === 1 && time.sleeps.length === attempt - 1);
+      expect([...time.timers][0]!.ms).toBe(10_000);
+      time.fire(10_000);
+    }
+    const error = await call;
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ responseCode: 0, attempts: 3 });
+    expect((error as Error).message).toContain('connection timeout');
+    expect(time.sleeps).toEqual([1000, 2000]);
+    expect(tokensIssued).toBe(0);
+  });
+});
