@@ -249,7 +249,8 @@ export interface paths {
      * Reverse a group's approved payments (void before settlement, refund after)
      * @description Reverses the group's approved payments: each approved payment not yet reversed is voided before its settlement (the whole amount) or refunded after it (its availableRefundAmount). The reversal is recorded in the payment's `voidOrRefundResponses`.
      *
-     *     - Optional body `{paymentIds}`: only these payments (each must be a payment of this group, else 400). No body: every payment of the group.
+     *     - Optional body `{paymentIds}`: only these payments, at most 1,000 (each must be a payment of this group, else 400), always reversed within the request. No body: every payment of the group.
+     *     - The request starts no reversal in its last 8 s before its 28 s limit (a processor slower than usual): payments not reached are counted in failedCount with the reason "not attempted"; repeat the request for them.
      *     - Payments never charged (the group not processed yet, deleted, declined or failed), already reversed, or with nothing left to refund are skipped and counted in skippedCount; a reversal refused by the processor or the rules is counted in failedCount with a reason. Either way the answer is 200 (a pending group: everything skipped).
      *     - Safe to repeat: a payment with a recorded reversal is skipped, so nothing is reversed twice.
      *     - A group with more than 1,000 non-deleted payments, without `paymentIds`, is reversed in the background: 202 `{paymentGroupId, status: "accepted", executionArn}`. The group's `voidOrRefundSummary` shows `status: "running"` and the counts so far, then `"done"` with voided + refunded + skipped + failed = its non-deleted payments; each payment's `voidOrRefundResponses` shows its reversal. Repeating the call while it runs answers 202 with the same executionArn; repeating it after it is done starts a new run, which reverses nothing twice (the payments reversed before count as skipped).
@@ -301,6 +302,30 @@ export interface paths {
      *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Processes the merchant's pending groups now, one entry per group. Optional body: `{scheduleDate, scheduleHour}` selects the pending groups of that UTC slot; scheduleDate alone, every pending group of that date; scheduleHour alone, pending groups at that hour on any date; no body, every pending group of the merchant. No matching group: 200 with `triggeredGroups: []`.
      */
     post: operations['ProcessMerchant'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rest/merchants/{MID}/settle-now': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Settle a test merchant's approved sales now (non-production test clock)
+     * @description **Non-production only**: in production this operation answers 403.
+     *
+     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403).
+     *
+     *     A tester need not wait for the settlement cut-off: every approved sale of the merchant whose cut-off is still ahead, processed before this call, is settled now (its `settlementTime` becomes `settledAt`, `settled` is true). From then on such a sale is refunded, not voided (void-or-refund refunds it), and a processed group whose sales were all settled this way goes on to its receipts within a minute. Sales processed after the call, and sales still Pending, keep their cut-off. Voided sales and sales whose void is under way are left alone. No body; safe to repeat (a repeat settles only sales approved since).
+     */
+    post: operations['SettleNow'];
     delete?: never;
     options?: never;
     head?: never;
@@ -621,26 +646,11 @@ export interface components {
       customerData?: components['schemas']['CustomerData'];
       /** Format: email */
       email?: string;
-      paymentMethod: Record<string, never>;
+      paymentMethod: components['schemas']['NewSavedPaymentMethod'];
     };
     /** @description Keys are at most 100 characters. These keys are reserved (400): `__proto__`, `constructor`, `prototype`, `toString`, `toLocaleString`, `valueOf`, `hasOwnProperty`, `isPrototypeOf`, `propertyIsEnumerable`, `__defineGetter__`, `__defineSetter__`, `__lookupGetter__`, `__lookupSetter__`. */
     CustomerData: {
       [key: string]: string;
-    };
-    UpdatePayorRequest: {
-      /** @description must not contain control characters */
-      customerAccountId?: string;
-      /** @description must not contain control characters */
-      customerAccountType?: string;
-      /** @description must not contain control characters */
-      sponsorKey?: string;
-      customerData?: components['schemas']['CustomerData'];
-      /** Format: email */
-      email?: string;
-      payorId?: string;
-    };
-    BulkSearchPayorsRequest: {
-      customerAccountIds: string[];
     };
     NewSavedPaymentMethod:
       components['schemas']['NewCardMethod'] | components['schemas']['NewCheckingMethod'];
@@ -682,6 +692,21 @@ export interface components {
       billingAddress: components['schemas']['BillingAddress'];
       customerData?: components['schemas']['CustomerData'];
       setAsDefault?: boolean;
+    };
+    UpdatePayorRequest: {
+      /** @description must not contain control characters */
+      customerAccountId?: string;
+      /** @description must not contain control characters */
+      customerAccountType?: string;
+      /** @description must not contain control characters */
+      sponsorKey?: string;
+      customerData?: components['schemas']['CustomerData'];
+      /** Format: email */
+      email?: string;
+      payorId?: string;
+    };
+    BulkSearchPayorsRequest: {
+      customerAccountIds: string[];
     };
     UpdateMethodRequest: {
       expiryMonth?: number;
@@ -1189,7 +1214,7 @@ export interface components {
       refundedCount: number;
       /** @description Payments never charged (not processed, deleted, declined, failed), already reversed, or with nothing left to refund. */
       skippedCount: number;
-      /** @description Reversals refused (by the processor or the rules); see reason. */
+      /** @description Reversals refused (by the processor or the rules), or not attempted before the request ran out of time; see reason. Repeating the request is safe and reverses them. */
       failedCount: number;
       payments: {
         /** Format: uuid */
@@ -1212,7 +1237,7 @@ export interface components {
     };
   };
   responses: {
-    /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Do not retry unchanged. */
+    /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
     BadRequest: {
       headers: {
         [name: string]: unknown;
@@ -2094,6 +2119,48 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  SettleNow: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description How many sales were settled, and when. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The 11-digit MID. */
+            merchantId: string;
+            /**
+             * Format: date-time
+             * @description The new settlement time of the sales settled, and the time the test clock settled up to. UTC (ISO 8601, `Z`).
+             */
+            settledAt: string;
+            /** @description Approved sales whose settlement cut-off was still ahead: they are settled now. */
+            settledCount: number;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   SearchPayors: {
     parameters: {
       query: {
@@ -2144,9 +2211,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': components['schemas']['CreatePayorRequest'] & {
-          paymentMethod?: components['schemas']['NewSavedPaymentMethod'];
-        };
+        'application/json': components['schemas']['CreatePayorRequest'];
       };
     };
     responses: {

@@ -12,7 +12,8 @@
  * --check       write nothing; exit 1 when the file is missing or differs (for CI)
  *
  * Either way the document is first validated with @apidevtools/swagger-parser (the OpenAPI 3.0
- * schema, and every $ref resolved): an invalid document fails the run.
+ * schema, and every $ref resolved) and linted with `redocly lint` (redocly.yaml: recommended-strict;
+ * lib/openapi/lint.ts): an invalid document or a lint problem fails the run.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -20,6 +21,7 @@ import { parseArgs } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { format, resolveConfig } from 'prettier';
 import { openApiDocument } from '../lib/openapi/index';
+import { lintOpenApi } from '../lib/openapi/lint';
 import { parseStage } from '../contract/stage';
 
 async function main(): Promise<void> {
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
   await SwaggerParser.validate(structuredClone(document) as never);
   const options = (await resolveConfig(out)) ?? {};
   const text = await format(JSON.stringify(document), { ...options, filepath: out });
+  lintOpenApi(text); // redocly lint, recommended-strict (redocly.yaml)
 
   if (values.check) {
     if (!existsSync(out) || readFileSync(out, 'utf8') !== text) {

@@ -2,6 +2,7 @@
  * Named schema components: each contract schema listed in contract/schemas/index.ts is emitted
  * once, under its name, and referenced (`$ref`) wherever it occurs inside another schema.
  */
+import { routes, type Route } from '#contract/routes/index';
 import { requestComponents, responseComponents } from '#contract/schemas/index';
 import { toOpenApiSchema } from './translate';
 import { ref, type JsonSchema, type ReferenceObject, type SchemaObject } from './types';
@@ -14,6 +15,28 @@ export class SchemaComponents {
   readonly schemas: Record<string, SchemaObject> = {};
   private readonly names = byObject(requestComponents);
   private readonly sources = new Map<string, object>();
+  /**
+   * Body schemas whose properties the handler validates in code (`validatedInCode`): the
+   * component shows those properties as the schemas they are checked against, so that a
+   * generated client types them (a bare `{type: object}` would type them as an empty record).
+   */
+  private readonly narrowed = new Map<object, JsonSchema>();
+
+  constructor() {
+    for (const route of Object.values(routes) as Route[]) {
+      const body = route.body;
+      if (body?.validatedInCode === undefined) continue;
+      const root = body.schema as { properties?: Record<string, unknown> };
+      const properties = { ...root.properties };
+      for (const [property, list] of Object.entries(body.validatedInCode)) {
+        if (!this.names.has(list)) {
+          this.names.set(list, `${route.id}${property.charAt(0).toUpperCase()}${property.slice(1)}`);
+        }
+        properties[property] = list;
+      }
+      this.narrowed.set(body.schema, { ...root, properties });
+    }
+  }
 
   /** A `$ref` to the component of a validator schema (or one-of list), emitting it once. */
   refTo(schema: JsonSchema | readonly JsonSchema[], fallbackName: string): ReferenceObject {
@@ -45,7 +68,7 @@ export class SchemaComponents {
     this.schemas[name] = {}; // reserves the name (and the order) before subschemas are emitted
     this.schemas[name] = Array.isArray(schema)
       ? this.oneOf(schema as readonly JsonSchema[], (i) => `${name}${i + 1}`)
-      : toOpenApiSchema(schema, (subschema) => {
+      : toOpenApiSchema(this.narrowed.get(schema) ?? schema, (subschema) => {
           const subName = this.names.get(subschema);
           if (subName !== undefined) this.emit(subschema, subName);
           return subName;

@@ -17,6 +17,16 @@ import {
   type SchemaObject,
 } from './types';
 
+/**
+ * package.json says `UNLICENSED`: proprietary, no license granted to anyone. OpenAPI 3.0 has no
+ * SPDX `identifier` and there is no published terms page, so the URL is npm's definition of
+ * `UNLICENSED` (docs/decisions.md "The API description's license").
+ */
+const LICENSE = {
+  name: 'Proprietary (UNLICENSED): all rights reserved',
+  url: 'https://docs.npmjs.com/cli/v10/configuring-npm/package-json#license',
+};
+
 function mergeSchemas(
   a: Record<string, SchemaObject>,
   b: Record<string, SchemaObject>,
@@ -57,6 +67,7 @@ export function openApiDocument(stage: Stage, options: OpenApiOptions = {}): Ope
       title: 'Scheduled Payments Service',
       version: packageJson.version,
       description: overview(stage, tokenUrl),
+      license: LICENSE,
     },
     servers: options.serverUrl
       ? [{ url: options.serverUrl, description: `Stage ${stage}` }]
@@ -79,7 +90,7 @@ export function openApiDocument(stage: Stage, options: OpenApiOptions = {}): Ope
       securitySchemes: {
         [SECURITY_SCHEME]: {
           type: 'oauth2',
-          description: `OAuth 2.0 client credentials. Send the access token as \`Authorization: Bearer <token>\`; tokens are valid ${TOKEN_VALIDITY_SECONDS / 3600} hours.`,
+          description: `OAuth 2.0 client credentials. \`POST\` the form body \`grant_type=client_credentials\` to the token URL with the client ID and secret as HTTP Basic credentials; the answer is \`{access_token, token_type: "Bearer", expires_in: ${TOKEN_VALIDITY_SECONDS}}\`. Send the access token as \`Authorization: Bearer <token>\`; tokens are valid ${TOKEN_VALIDITY_SECONDS / 3600} hours and carry the scope \`${scope}\`, which every operation requires.`,
           flows: { clientCredentials: { tokenUrl, scopes: { [scope]: 'Call the Scheduled Payments API' } } },
         },
       },

@@ -5,7 +5,7 @@ import type { SchemaComponents } from './components';
 import { responseSchema } from './components';
 import { COMMON_ERRORS, ERROR_RESPONSES } from './errors';
 import { parametersOf } from './parameters';
-import { json, type OperationObject, type SchemaObject } from './types';
+import { json, type OperationObject } from './types';
 
 export const TAGS: Record<string, { name: string; description: string }> = {
   groups: {
@@ -16,6 +16,10 @@ export const TAGS: Record<string, { name: string; description: string }> = {
   payors: { name: 'Payors', description: 'Customer payment profiles.' },
   methods: { name: 'Saved payment methods', description: 'Tokenized cards and bank accounts of a payor.' },
   transactions: { name: 'Transactions', description: 'Sales with saved methods, voids and refunds.' },
+  processing: {
+    name: 'Processing',
+    description: 'Processing groups now instead of at their scheduled hour (non-production, test MIDs).',
+  },
 };
 
 export function tagOf(route: Route): string {
@@ -36,17 +40,8 @@ export function aliasTarget(route: Route): Route | undefined {
 function requestBodyOf(route: Route, components: SchemaComponents): OperationObject['requestBody'] {
   const body = route.body;
   if (!body) return undefined;
-  let schema: SchemaObject = components.refTo(body.schema, `${route.id}Request`);
-  if (body.validatedInCode) {
-    // The validator's component stays as the validator says; this body narrows the properties.
-    const properties = Object.fromEntries(
-      Object.entries(body.validatedInCode).map(([property, list]) => [
-        property,
-        components.refTo(list, `${route.id}${property.charAt(0).toUpperCase()}${property.slice(1)}`),
-      ]),
-    );
-    schema = { allOf: [schema, { type: 'object', properties }] };
-  }
+  // Properties validated in code are narrowed in the component itself (SchemaComponents).
+  const schema = components.refTo(body.schema, `${route.id}Request`);
   return {
     ...(body.description !== undefined && { description: body.description }),
     required: body.optional !== true,

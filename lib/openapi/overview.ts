@@ -32,7 +32,7 @@ The token must carry the scope \`${apiScope(stage)}\` (\`<scope host>/api.execut
 
 ## Errors
 
-Every error answers \`{"message": "...", "responseCode": <the HTTP status>}\` (schema \`Error\`); the message names the offending field.
+Every error answers \`{"message": "...", "responseCode": <the HTTP status>}\` (schema \`Error\`); the message names the offending field. A 400 for a body or query that fails its schema adds \`errors\`, every problem found (at most 100) as \`{field, message}\` with the field by path (\`payments[3].amount\`), the first being \`message\`: fix them all in one round trip.
 
 | Status | When | Retry? |
 |---|---|---|

@@ -43,7 +43,7 @@ export type PathItemObject = Partial<Record<HttpVerb, OperationObject>>;
 
 export interface OpenApiDocument {
   openapi: '3.0.3';
-  info: { title: string; version: string; description: string };
+  info: { title: string; version: string; description: string; license: { name: string; url: string } };
   servers: {
     url: string;
     description: string;
