@@ -19,6 +19,7 @@ import { createHttpServer, type ApiHandler, type LocalRoute } from './http-serve
 import { createSfnServer } from './step-functions';
 import { localProcessing } from './processing';
 import { installFaults } from './faults';
+import { docsRoutes } from './docs';
 import { startSes, startStreamReader, type DeadLetter } from './notifications';
 import { NOTIFIER_HANDLER } from '../../contract/processing';
 import { localClients, localMerchants } from './identities';
@@ -121,6 +122,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...processing.localRoutes,
       ['POST /__local/faults', faults],
       ['GET /__local/dlq', async () => ({ status: 200, body: deadLetters })],
+      ...docsRoutes(stage, url),
     ]);
     server = createHttpServer({ routes, handlers, issuer, stage, localRoutes });
     await new Promise<void>((ok, fail) => {
