@@ -1,6 +1,6 @@
 /**
- * Processing of a group: the state the state machine carries between batches (ids, a cursor and
- * counters: a few hundred bytes whatever the group's size) and the outcome summary.
+ * Processing of a group: the state the state machine carries between batches (ids, cursors and
+ * counters per key range: a few kilobytes whatever the group's size) and the outcome summary.
  */
 import { declineOf } from './declines';
 import { fromCents, type Cents } from './money';
@@ -34,21 +34,81 @@ export interface ProcessingTotals {
   settlesAt: string | null;
 }
 
-export interface ProcessingState {
+/**
+ * One key range of a group's payments, as one iteration of the state machine's Map carries it
+ * through its AuthorizeBatch/FailBatch loop: its own cursor and totals.
+ */
+export interface BatchState {
   paymentGroupId: string;
   merchantId: string;
+  allowPartial: boolean;
+  /** Sort key of the last payment handled (or of the previous range's end); null: from the first. */
+  cursor: string | null;
+  /** Sort key of the range's last payment (inclusive); null or absent: to the group's last. */
+  upTo?: string | null;
+  totals: ProcessingTotals;
+  batches: number;
+}
+
+export interface ProcessingState extends BatchState {
   /** True when the group is claimed for processing (status processing); false ends the run. */
   claimed: boolean;
   /** A processed group whose receipts were not all queued (a re-drive): receipts only. */
   receiptsOnly?: boolean;
-  allowPartial: boolean;
-  /** Sort key of the last payment handled; null when none is left. */
-  cursor: string | null;
-  totals: ProcessingTotals;
-  batches: number;
+  /** The key ranges processed in parallel (BeginGroup); empty once CompleteGroup summed them. */
+  ranges?: BatchState[];
+  /** How many ranges run at once (the Map's MaxConcurrencyPath). */
+  fanOut?: number;
   /** Receipts paging (EmitReceipts). */
   receiptCursor: string | null;
   receiptsDone: boolean;
+}
+
+/**
+ * Step Functions runs at most 40 iterations of an inline Map at once: a larger PROCESS_FAN_OUT
+ * would only queue.
+ */
+export const MAX_FAN_OUT = 40;
+
+/**
+ * How many ranges a group is cut into: one per batch up to the fan-out, so a group of one batch
+ * stays one range, and the range size (payments per range, the last one takes any rest).
+ */
+export function rangePlan(paymentCount: number, batchSize: number, fanOut: number) {
+  const ranges = Math.max(1, Math.min(fanOut, MAX_FAN_OUT, Math.ceil(paymentCount / batchSize)));
+  return { ranges, size: Math.max(1, Math.ceil(paymentCount / ranges)) };
+}
+
+/**
+ * The ranges between cut points (sort keys, ascending): the first from the start, each next one
+ * after the key the previous ends on, the last to the end, so together they cover every key.
+ */
+export function rangesBetween(
+  cuts: readonly string[],
+  base: Pick<BatchState, 'paymentGroupId' | 'merchantId' | 'allowPartial'>,
+): BatchState[] {
+  return [null, ...cuts].map((from, i) => ({
+    ...base,
+    cursor: from,
+    upTo: cuts[i] ?? null,
+    totals: emptyTotals(),
+    batches: 0,
+  }));
+}
+
+/** The ranges' totals as one (settlesAt: the latest). */
+export function sumTotals(parts: readonly ProcessingTotals[]): ProcessingTotals {
+  const sum = emptyTotals();
+  for (const t of parts) {
+    sum.approved += t.approved;
+    sum.partial += t.partial;
+    sum.declined += t.declined;
+    sum.failed += t.failed;
+    sum.skipped += t.skipped;
+    sum.approvedCents += t.approvedCents;
+    if (t.settlesAt && (!sum.settlesAt || t.settlesAt > sum.settlesAt)) sum.settlesAt = t.settlesAt;
+  }
+  return sum;
 }
 
 export const emptyTotals = (): ProcessingTotals => ({

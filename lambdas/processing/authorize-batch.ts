@@ -1,6 +1,7 @@
 /**
- * State machine task AuthorizeBatch: charges the next batch of a group's payments through the
- * transactions core and writes each authResponse.
+ * State machine task AuthorizeBatch: charges the next batch of a key range of a group's payments
+ * (one iteration of the state machine's Map) through the transactions core and writes each
+ * authResponse.
  *
  * Exactly once per payment: the sale's transaction id is derived from the paymentId and its
  * processor idempotency key is `payment:<paymentId>`, so a batch retried after a crash (even one
@@ -16,7 +17,7 @@
  */
 import { runSale } from '#core/sale';
 import type { Payment } from '#domain/groups';
-import { countOutcome, saleAuthResponse, type AuthResponse, type ProcessingState } from '#domain/processing';
+import { countOutcome, saleAuthResponse, type AuthResponse, type BatchState } from '#domain/processing';
 import { transactionView } from '#domain/transactions';
 import { mapLimit, sleep } from '#shared/concurrency';
 import { config } from '#shared/config';
@@ -25,6 +26,7 @@ import { isTransient } from '#shared/ddb';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 import { ProcessorUnavailableError } from '#processor/processor';
+import { paymentRangeStore } from '#store/payment-ranges';
 import { paymentStore } from '#store/payments';
 
 // Derived from the paymentId (moved to shared/ids.ts: reconciliation maps processor keys with it too).
@@ -45,7 +47,7 @@ export class BatchIncompleteError extends Error {
 }
 
 /** The sale's answer, with quick retries under the same key; throws when there is none. */
-async function charge(payment: Payment, state: ProcessingState): Promise<AuthResponse> {
+async function charge(payment: Payment, state: BatchState): Promise<AuthResponse> {
   for (let attempt = 1; ; attempt++) {
     try {
       const txn = await runSale(
@@ -73,12 +75,13 @@ async function charge(payment: Payment, state: ProcessingState): Promise<AuthRes
   }
 }
 
-export const handler = taskHandler(async (state: ProcessingState): Promise<ProcessingState> => {
+export const handler = taskHandler(async (state: BatchState): Promise<BatchState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
   const store = paymentStore();
-  const { payments, cursor } = await store.paymentsAfter(
+  const { payments, cursor } = await paymentRangeStore().paymentsIn(
     state.paymentGroupId,
     state.cursor,
+    state.upTo ?? null,
     config().processBatchSize,
   );
   const totals = { ...state.totals };

@@ -1,7 +1,7 @@
 /**
  * State machine task FailBatch (after AuthorizeBatch ran out of retries; issue 13, defect 7): the
  * batch that failed gives up on its own unanswered payments, and processing goes on with the next
- * batch. Bounded by one batch: it reads the batch AuthorizeBatch read (from the same cursor, the
+ * batch of its key range (the other ranges go on by themselves). Bounded by one batch: it reads the batch AuthorizeBatch read (from the same cursor, the
  * same size) and returns the cursor after it.
  *
  * Giving up needs no answer from the processor (it is often what failed): each payment's sale is
@@ -10,23 +10,25 @@
  * giveUpSale). A sale that was answered meanwhile (the sweeper settled it) is the payment's answer.
  */
 import { giveUpOnCharge } from '#core/unanswered';
-import { countOutcome, type ProcessingState } from '#domain/processing';
+import { countOutcome, type BatchState } from '#domain/processing';
 import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { transactionIdOf } from '#shared/ids';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
+import { paymentRangeStore } from '#store/payment-ranges';
 import { paymentStore } from '#store/payments';
 
-export type FailedBatchState = ProcessingState & { error?: { Error?: string; Cause?: string } };
+export type FailedBatchState = BatchState & { error?: { Error?: string; Cause?: string } };
 
-export const handler = taskHandler(async (state: FailedBatchState): Promise<ProcessingState> => {
+export const handler = taskHandler(async (state: FailedBatchState): Promise<BatchState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
   const store = paymentStore();
   const reason = state.error?.Error ?? 'processing error';
-  const { payments, cursor } = await store.paymentsAfter(
+  const { payments, cursor } = await paymentRangeStore().paymentsIn(
     state.paymentGroupId,
     state.cursor,
+    state.upTo ?? null,
     config().processBatchSize,
   );
   const totals = { ...state.totals };

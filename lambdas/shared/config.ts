@@ -26,6 +26,8 @@ export interface FunctionConfig {
   /** Payments per AuthorizeBatch task, and sales in flight at once within it. */
   readonly processBatchSize: number;
   readonly processConcurrency: number;
+  /** PROCESS_FAN_OUT: key ranges of one group processed at once (the state machine's Map). */
+  readonly processFanOut: number;
   /** Payments read per EmitReceipts page. */
   readonly receiptsPageSize: number;
   /** Sends of one e-mail before its outbox item is given up. */
@@ -98,6 +100,7 @@ export function loadConfig(env: Env): FunctionConfig {
     sandboxLatencyMs: integer(env, 'SANDBOX_LATENCY_MS', 0),
     processBatchSize: integer(env, 'PROCESS_BATCH_SIZE', 250, 1),
     processConcurrency: integer(env, 'PROCESS_CONCURRENCY', 16, 1),
+    processFanOut: integer(env, 'PROCESS_FAN_OUT', 16, 1),
     receiptsPageSize: integer(env, 'RECEIPTS_PAGE_SIZE', 500, 1),
     maxSendAttempts: integer(env, 'MAX_SEND_ATTEMPTS', 5, 1),
     superviseAfterSeconds: integer(env, 'SUPERVISE_AFTER_SECONDS', 300, 1),

@@ -21,6 +21,7 @@ import {
   PROCESS_GROUP_DEFINITION,
   processGroupTasks,
   SCHEDULER_HANDLER,
+  settlementClock,
   STATE_MACHINE_NAME,
   STUCK_GROUPS_METRIC,
 } from '../../contract/processing';
@@ -45,8 +46,18 @@ export interface ServiceProcessingProps {
   readonly schedule?: events.Schedule;
 }
 
-/** Per-task function settings: the batch task charges up to 250 payments per invocation. */
+/**
+ * Per-task function settings. The batch tasks charge (or give up) up to 250 payments per
+ * invocation, 16 at once. BeginGroup counts through the group's keys to cut its ranges (Select
+ * COUNT, about 1 MB of payments per query: some 40 queries for 100,000 payments).
+ *
+ * Lambda concurrency: a group runs up to PROCESS_FAN_OUT (default 16) batch tasks at once, so
+ * groups processing at the same time × 16 of the account's concurrency (1,000 by default; README
+ * "Large groups in the cloud"). None is reserved: a reservation would also cap, and a throttled
+ * invocation is retried by the state machine (Lambda.TooManyRequestsException) without charging.
+ */
 const TASK_SETTINGS: Record<string, { timeout: Duration; memorySize: number }> = {
+  'processing/begin-group': { timeout: Duration.minutes(2), memorySize: 512 },
   'processing/authorize-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
   'processing/fail-batch': { timeout: Duration.minutes(2), memorySize: 512 },
 };
@@ -71,11 +82,13 @@ export class ServiceProcessing extends Construct {
         stage,
         ...(TASK_SETTINGS[task.handler] ?? { timeout: Duration.seconds(30) }),
       });
-      bindTable(fn, table, 'readWrite');
+      bindTable(fn, table, task.readsOnly === true ? 'read' : 'readWrite');
       if (task.callsProcessor === true) bindProcessor(fn, stage);
       functions.set(task.handler, fn);
       substitutions[task.substitution] = fn.functionArn;
     }
+    // Production waits for the cut-off; other stages poll, honouring the test clock.
+    substitutions.SettlementClock = settlementClock(stage);
     this.taskFunctions = functions;
 
     const logGroup = new logs.LogGroup(this, 'ExecutionLogs', {

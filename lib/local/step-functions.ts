@@ -56,10 +56,15 @@ const HISTORY_EVENTS: Record<string, (type: string) => number> = {
   ExecutionFailed: () => 1,
   ExecutionAborted: () => 1,
   ExecutionTimeout: () => 1,
-  // TaskStateEntered + TaskScheduled + TaskStarted, or XStateEntered
-  StateEntered: (type) => (type === 'Task' ? 3 : 1),
-  // TaskSucceeded + TaskStateExited, or XStateExited
-  StateExited: (type) => (type === 'Task' ? 2 : 1),
+  // TaskStateEntered + TaskScheduled + TaskStarted, MapStateEntered + MapStateStarted, or XStateEntered
+  StateEntered: (type) => (type === 'Task' ? 3 : type === 'Map' ? 2 : 1),
+  // TaskSucceeded + TaskStateExited, MapStateSucceeded + MapStateExited, or XStateExited
+  StateExited: (type) => (type === 'Task' || type === 'Map' ? 2 : 1),
+  // An inline Map's iterations write their events (the states above) into the execution's history,
+  // and a start and an end each.
+  MapIterationStarted: () => 1,
+  MapIterationSucceeded: () => 1,
+  MapIterationFailed: () => 1,
   // TaskFailed, then TaskScheduled + TaskStarted for the retry
   StateRetried: () => 3,
   StateFailed: () => 1,

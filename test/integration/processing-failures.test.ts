@@ -1,14 +1,17 @@
 /**
  * Issue 13, defect 7 (one failed batch fails the rest of the group, and FailRemaining needs the
- * processor): the deployed state machine (aws-local-stepfunctions on the ASL file, retry waits
- * shortened) with the real BeginGroup, AuthorizeBatch, FailBatch and CompleteGroup tasks, against
- * DynamoDB Local and the sandbox processor with faults.
+ * processor), and the fan-out over key ranges (issue 10, item 1): the deployed state machine
+ * (aws-local-stepfunctions on the ASL file, retry waits shortened) with the real BeginGroup,
+ * AuthorizeBatch, FailBatch and CompleteGroup tasks, against DynamoDB Local and the sandbox
+ * processor with faults.
  */
 import { readFileSync } from 'node:fs';
 import type { Context } from 'aws-lambda';
+import { v7 } from 'uuid';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { PROCESS_GROUP_DEFINITION } from '../../contract/processing';
 import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
+import type { ProcessingState } from '../../lambdas/domain/processing';
 import { useProcessor } from '../../lambdas/processor/index';
 import { ProcessorUnavailableError, type PaymentProcessor } from '../../lambdas/processor/processor';
 import { SandboxProcessor } from '../../lambdas/processor/sandbox';
@@ -86,8 +89,15 @@ afterAll(async () => {
   await table.drop();
 });
 
-/** A stored, claimed group of `count` payments, each on its own approving card. */
-async function aClaimedGroup(count: number): Promise<{ group: Group; payments: Payment[]; name: string }> {
+/**
+ * A stored, claimed group of `count` payments on approving cards (each its own, up to 20 cards;
+ * amounts differ, so the duplicate check declines none), with the given paymentIds if any.
+ */
+async function aClaimedGroup(
+  count: number,
+  ids: readonly string[] = [],
+  deleted: readonly number[] = [],
+): Promise<{ group: Group; payments: Payment[]; name: string }> {
   const payors = new DynamoPayorStore(table.db, table.tableName);
   const now = new Date();
   const group = newGroup(
@@ -97,25 +107,36 @@ async function aClaimedGroup(count: number): Promise<{ group: Group; payments: P
     now,
   );
   const payments: Payment[] = [];
-  for (let i = 0; i < count; i++) {
+  const profiles: string[] = [];
+  for (let i = 0; i < Math.min(count, 20); i++) {
     const { payor, method } = makePayor(MERCHANT, {}, 'ok');
     await payors.create(payor, method);
-    const profileId = `${payor.payorId}/${method.savedPaymentMethodId}`;
-    payments.push(newPayment({ profileId, amount: 10 + i }, group, newId(), now));
+    profiles.push(`${payor.payorId}/${method.savedPaymentMethodId}`);
+  }
+  for (let i = 0; i < count; i++) {
+    const profileId = profiles[i % profiles.length]!;
+    payments.push(newPayment({ profileId, amount: 10 + i }, group, ids[i] ?? newId(), now));
   }
   group.paymentCount = payments.length;
   group.totalCents = payments.reduce((s, p) => s + p.amountCents, 0);
   await groups.createGroup(group, payments);
+  for (const i of deleted) {
+    expect(await payStore.softDeletePayment(payments[i]!, now)).toBe('ok');
+    payments[i] = { ...payments[i]!, deleted: true };
+  }
   const claim = await claims.claim(group, now);
   if (!claim.claimed) throw new Error('not claimed');
   return { group, payments, name: claim.executionName };
 }
 
-/** Runs the deployed definition for a group; `before` sees each task invocation first. */
+/**
+ * Runs the deployed definition for a group; `before` sees each task invocation (its state and
+ * input) first, and what it returns is called when the invocation ends.
+ */
 async function runExecution(
   group: Group,
   name: string,
-  before: (state: string) => void = () => undefined,
+  before: (state: string, input: unknown) => void | (() => void) = () => undefined,
 ): Promise<unknown> {
   const text = readFileSync(PROCESS_GROUP_DEFINITION, 'utf8').replace(
     /\$\{(\w+)\}/g,
@@ -126,9 +147,13 @@ async function runExecution(
     EmitReceipts: async (input) => ({ ...(input as object), receiptsDone: true }),
   };
   for (const [state, task] of Object.entries(tasks))
-    handlers[state] = (input) => {
-      before(state);
-      return task(input, context);
+    handlers[state] = async (input) => {
+      const after = before(state, input);
+      try {
+        return await task(input, context);
+      } finally {
+        after?.();
+      }
     };
   const machine = new StateMachine(JSON.parse(text) as StateMachineDefinition, {
     validationOptions: { checkArn: false },
@@ -144,6 +169,21 @@ async function runExecution(
     },
   );
   return run.result;
+}
+
+/** Runs `fn` with these function settings, then the file's own again. */
+async function withSettings<T>(env: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  reloadConfigForTests();
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of Object.entries(before))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    reloadConfigForTests();
+  }
 }
 
 const stored = (p: Payment) => payStore.getPayment(p.paymentGroupId, p.paymentId);
@@ -163,9 +203,10 @@ describe('issue 13, defect 7: one failed batch fails the rest of the group, and 
       MaxDelaySeconds: number;
     }
     const asl = JSON.parse(readFileSync(PROCESS_GROUP_DEFINITION, 'utf8')) as {
-      States: Record<string, { Retry?: Retrier[] }>;
+      States: Record<string, { ItemProcessor?: { States: Record<string, { Retry?: Retrier[] }> } }>;
     };
-    const retrier = asl.States.AuthorizeBatch!.Retry!.find((r) =>
+    // The batch loop runs inside the Map over the group's key ranges.
+    const retrier = asl.States.AuthorizeRanges!.ItemProcessor!.States.AuthorizeBatch!.Retry!.find((r) =>
       r.ErrorEquals.includes('ProcessorUnavailable'),
     )!;
     const waits = Array.from({ length: retrier.MaxAttempts }, (_, k) =>
@@ -180,10 +221,14 @@ describe('issue 13, defect 7: one failed batch fails the rest of the group, and 
   test('a processor outage of a few minutes does not fail the execution or mark payments Failed that a later retry would charge', async () => {
     const { group, payments, name } = await aClaimedGroup(6);
     // Down for the first five attempts at the first batch (up to 7.75 minutes of backoff in the cloud).
+    // One range, so the attempts come one after another (with two, a call could start while the
+    // flag is up and run after it is down).
     let attempts = 0;
-    await runExecution(group, name, (state) => {
-      if (state === 'AuthorizeBatch') down = ++attempts <= 5;
-    });
+    await withSettings({ PROCESS_FAN_OUT: '1' }, () =>
+      runExecution(group, name, (state) => {
+        if (state === 'AuthorizeBatch') down = ++attempts <= 5;
+      }),
+    );
     expect(attempts).toBe(5 + 2); // five failed attempts, then the two batches
     const done = await claims.read(group.paymentGroupId);
     expect(done).toMatchObject({ status: 'processed', processingSummary: { approved: 6, failed: 0 } });
@@ -225,5 +270,96 @@ describe('issue 13, defect 7: one failed batch fails the rest of the group, and 
     );
     expect(await sandbox.ledger('SALE', `payment:${victim.paymentId}`)).toMatchObject({ reversed: true });
     expect(await sale(victim)).not.toHaveProperty('reversalDue');
+  }, 60_000);
+});
+
+describe('issue 10, item 1: a group is processed over key ranges at once', () => {
+  /** Runs the group with these settings; the most AuthorizeBatch tasks in flight at once and CompleteGroup's input. */
+  async function runRanges(group: Group, name: string, env: Record<string, string>) {
+    let inFlight = 0;
+    let most = 0;
+    let completeInput: ProcessingState | undefined;
+    await withSettings(env, () =>
+      runExecution(group, name, (state, input) => {
+        if (state === 'CompleteGroup') completeInput = input as ProcessingState;
+        if (state !== 'AuthorizeBatch') return undefined;
+        most = Math.max(most, ++inFlight);
+        return () => void inFlight--;
+      }),
+    );
+    return { most, ranges: completeInput?.ranges ?? [], fanOut: completeInput?.fanOut };
+  }
+
+  const salesOf = (p: Payment) =>
+    faulty.calls.filter((c) => c.kind === 'SALE' && c.key === `payment:${p.paymentId}`).length;
+
+  test('1,200 payments with unevenly spread ids (a burst, outliers, both ends of the id space) are each charged exactly once, and the ranges add up', async () => {
+    // paymentIds are UUIDv7 made by the service: a bulk create writes a thousand within a few
+    // milliseconds (one dense slice of the id space), later adds land far from it. Ranges are cut
+    // at real keys, so they stay balanced, and cover the lowest and highest ids possible too.
+    const year = 365 * 24 * 3600 * 1000;
+    const ids = [
+      '00000000-0000-7000-8000-000000000000',
+      'ffffffff-ffff-7fff-bfff-ffffffffffff',
+      ...Array.from({ length: 1000 }, () => newId()),
+      ...Array.from({ length: 198 }, (_, i) =>
+        v7({ msecs: Date.now() - 5 * year + i * 7 * 24 * 3600 * 1000 }),
+      ),
+    ];
+    const deleted = [3, 500, 1001, 1199];
+    const { group, payments, name } = await aClaimedGroup(ids.length, ids, deleted);
+    const env = { PROCESS_BATCH_SIZE: '25', PROCESS_FAN_OUT: '6' };
+    const { most, ranges, fanOut } = await runRanges(group, name, env);
+
+    // Six ranges, run at most six at once (and more than one at once).
+    expect(fanOut).toBe(6);
+    expect(ranges).toHaveLength(6);
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(6);
+    // Each range about a sixth of the group, whatever the ids' spread.
+    const sizes = ranges.map((r) => r.totals.approved + r.totals.skipped);
+    for (const size of sizes) expect(size).toBeGreaterThanOrEqual(190);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(1200);
+
+    const live = payments.filter((p) => !p.deleted);
+    const cents = live.reduce((sum, p) => sum + p.amountCents, 0);
+    expect((await claims.read(group.paymentGroupId))?.processingSummary).toMatchObject({
+      approved: 1196,
+      skipped: 4,
+      declined: 0,
+      failed: 0,
+      approvedCents: cents,
+    });
+    for (const p of payments) {
+      expect([p.paymentId, salesOf(p)]).toEqual([p.paymentId, p.deleted ? 0 : 1]);
+      const auth = (await stored(p))!.authResponse;
+      expect([p.paymentId, auth?.status ?? null]).toEqual([p.paymentId, p.deleted ? null : 'Approved']);
+    }
+  }, 180_000);
+
+  test('a batch that fails for good in one range gives up only that batch; the other ranges are processed in full', async () => {
+    // 40 payments, batches of 4, 4 ranges of 10: the victim is in the second range's second batch.
+    const { group, payments, name } = await aClaimedGroup(40);
+    const victim = payments[15]!;
+    faulty.failAlways(`payment:${victim.paymentId}`, 'crash-after');
+    faulty.reverseFault = 'unavailable-before';
+    const { ranges } = await runRanges(group, name, { PROCESS_FAN_OUT: '4' });
+
+    expect(ranges.map((r) => [r.totals.approved, r.totals.failed])).toEqual([
+      [10, 0],
+      [9, 1],
+      [10, 0],
+      [10, 0],
+    ]);
+    expect((await claims.read(group.paymentGroupId))?.processingSummary).toMatchObject({
+      approved: 39,
+      failed: 1,
+      declined: 0,
+    });
+    for (const p of payments.filter((x) => x !== victim)) {
+      expect((await stored(p))!.authResponse).toMatchObject({ status: 'Approved' });
+      expect(salesOf(p)).toBe(1);
+    }
+    expect((await stored(victim))!.authResponse).toMatchObject({ status: 'Failed', responseCode: '96' });
   }, 60_000);
 });

@@ -1,0 +1,101 @@
+/**
+ * A group's payments as key ranges, for processing them in parallel (the state machine's Map over
+ * ranges; docs/architecture.md "Processing").
+ *
+ * Payments are items of their group's partition, sort key `PAYMENT#<paymentId>`, and paymentIds
+ * are UUIDv7 made by the service: they start with their creation time, so a group's ids crowd
+ * into a thin slice of the id space, denser where a bulk create wrote thousands in a second.
+ * Ranges are therefore cut at real payments' keys, every `size` items, not by dividing the id
+ * space. Whatever the cuts, the ranges cover the whole prefix: the first starts before the first
+ * key, the last has no end, and each range starts exactly after the key the previous one ends on
+ * (inclusive), so no payment is in two ranges and none in none.
+ */
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Payment } from '#domain/groups';
+import { keys } from '#shared/keys';
+import { containerStore, type Item, strip } from './items';
+
+export interface PaymentRangeStore {
+  /**
+   * The sort keys that cut the group's payments (deleted included) into ranges of `size`: the
+   * key of every `size`-th payment, at most `cuts` of them, fewer when the group is smaller.
+   */
+  cutPoints(groupId: string, size: number, cuts: number): Promise<string[]>;
+  /**
+   * Up to `limit` payments after `cursor` (a sort key; null: from the first) up to and including
+   * `upTo` (null: to the last), and the cursor to continue from (null when the range is done).
+   */
+  paymentsIn(
+    groupId: string,
+    cursor: string | null,
+    upTo: string | null,
+    limit: number,
+  ): Promise<{ payments: Payment[]; cursor: string | null }>;
+}
+
+export class DynamoPaymentRangeStore implements PaymentRangeStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /**
+   * Counts through the partition without reading items out (Select COUNT with a Limit answers
+   * the key it stopped at); a page that stops early at DynamoDB's 1 MB goes on from there.
+   * Eventually consistent: the group is processing, its payments no longer change, and any cuts
+   * are correct (only the balance of the ranges depends on them).
+   */
+  async cutPoints(groupId: string, size: number, cuts: number): Promise<string[]> {
+    const found: string[] = [];
+    let start: Item | undefined;
+    let counted = 0;
+    while (found.length < cuts) {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+          ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':p': keys.paymentPrefix },
+          Select: 'COUNT',
+          Limit: size - counted,
+          ExclusiveStartKey: start,
+        }),
+      );
+      start = out.LastEvaluatedKey;
+      if (!start) break; // the end of the payments: the last range takes the rest
+      counted += out.Count ?? 0;
+      if (counted >= size) {
+        found.push(String(start.sk));
+        counted = 0;
+      }
+    }
+    return found;
+  }
+
+  async paymentsIn(
+    groupId: string,
+    cursor: string | null,
+    upTo: string | null,
+    limit: number,
+  ): Promise<{ payments: Payment[]; cursor: string | null }> {
+    const { pk } = keys.group(groupId);
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: upTo
+          ? 'pk = :pk AND sk BETWEEN :p AND :upTo'
+          : 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': pk, ':p': keys.paymentPrefix, ...(upTo && { ':upTo': upTo }) },
+        ...(cursor && { ExclusiveStartKey: { pk, sk: cursor } }),
+        Limit: limit,
+        ConsistentRead: true,
+      }),
+    );
+    const last = out.LastEvaluatedKey?.sk as string | undefined;
+    const payments = (out.Items ?? []).filter((i) => i.entity === 'payment').map((i) => strip<Payment>(i));
+    // A page ending on the range's last key is the range's end: no empty read after it.
+    return { payments, cursor: last === undefined || last === upTo ? null : last };
+  }
+}
+
+/** The container's store, on the configured table (made on first use). */
+export const paymentRangeStore: () => PaymentRangeStore = containerStore(DynamoPaymentRangeStore);
