@@ -108,6 +108,12 @@ export const DUE_SWEEP_HANDLER = 'processing/start-due';
 /** The sweeper's EventBridge rule target (every SWEEP_INTERVAL_MINUTES): settles stale Pending work. */
 export const SWEEPER_HANDLER = 'processing/sweep';
 export const SWEEP_INTERVAL_MINUTES = 5;
+/**
+ * How long one sweep starts work: its function's timeout leaves room after it for the last items
+ * (one processor call each, 3 s, with its writes) and for one abandoned create's removal.
+ */
+export const SWEEP_BUDGET_SECONDS = 180;
+export const SWEEP_TIMEOUT_SECONDS = 300;
 
 /**
  * The daily reconciliation rule's target (docs/architecture.md#reconciliation), and the message of

@@ -120,8 +120,8 @@ async function createOnce(
  * Removes group creates abandoned half-way (a crash or timeout between the group's write-ahead and
  * its commit) with their payments and notices; the groups removed. For the hourly tick.
  */
-export function sweepAbandonedCreates(now: Date): Promise<string[]> {
-  return groupStore().sweepAbandonedCreates(now);
+export function sweepAbandonedCreates(now: Date, deadline?: number): Promise<string[]> {
+  return groupStore().sweepAbandonedCreates(now, deadline);
 }
 
 /**

@@ -53,14 +53,27 @@ export interface SweepReport {
   reversed: SweepEntry[];
   /** Left Pending: the processor did not answer; the next sweep tries again. */
   unsettled: SweepEntry[];
+  /** Work read but not started before the deadline: the next sweep takes it. */
+  deferred: number;
 }
+
+/**
+ * The most work one sweep reads: a backlog (a processor outage of an hour) is worked through over
+ * successive sweeps, each bounded. Normal work (tens of ms per item, 8 at a time) clears this in
+ * well under a minute.
+ */
+export const SWEEP_MAX_ITEMS = 2_000;
 
 export interface SweepOptions {
   /** Only work Pending for longer than this is touched (a request still running is left alone). */
   olderThanSeconds: number;
+  /** At most this much work is read (default SWEEP_MAX_ITEMS). */
+  maxItems?: number;
+  /** No item is started after this (epoch ms): the rest is left for the next sweep. */
+  deadline?: number;
 }
 
-type Bucket = keyof SweepReport;
+type Bucket = 'settled' | 'reversed' | 'unsettled';
 
 /** Settles one Pending sale (also on the next touch: a GET of it). */
 export async function sweepSale(txn: Transaction, now: Date): Promise<[Bucket, SweepEntry]> {
@@ -150,9 +163,14 @@ async function settleWork(work: SweepWork, now: Date): Promise<[Bucket, SweepEnt
 /** Settles every stale Pending sale, refund, reserved void and due reversal; see SweepReport. */
 export async function sweep(now: Date, options: SweepOptions): Promise<SweepReport> {
   const before = new Date(now.getTime() - options.olderThanSeconds * 1000).toISOString();
-  const work = await sweepIndex().staleWork(before);
-  const report: SweepReport = { settled: [], reversed: [], unsettled: [] };
+  const work = await sweepIndex().staleWork(before, options.maxItems ?? SWEEP_MAX_ITEMS);
+  const report: SweepReport = { settled: [], reversed: [], unsettled: [], deferred: 0 };
+  const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const outcomes = await mapLimit(work, CONCURRENCY, async (item) => {
+    if (Date.now() > deadline) {
+      report.deferred++;
+      return undefined;
+    }
     try {
       return await settleWork(item, now);
     } catch (error) {
@@ -170,6 +188,7 @@ export async function sweep(now: Date, options: SweepOptions): Promise<SweepRepo
       settled: report.settled.length,
       reversed: report.reversed.length,
       unsettled: report.unsettled.length,
+      deferred: report.deferred,
     });
   return report;
 }

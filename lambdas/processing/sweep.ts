@@ -3,8 +3,10 @@
  * `POST /__local/events/sweep`): settles stale Pending sales, Pending refunds, reserved voids and
  * due reversals (core/sweeper.ts), and removes group creates abandoned half-way (a `creating`
  * group older than a few minutes, with its payments and notices: core/groups.ts). Its report is
- * logged and returned.
+ * logged and returned. Each run reads a bounded page of work and starts none after its budget
+ * (SWEEP_BUDGET_SECONDS), so it ends within its timeout however large a backlog is.
  */
+import { SWEEP_BUDGET_SECONDS } from '#contract/processing';
 import { sweepAbandonedCreates } from '#core/groups';
 import { STALE_AFTER_SECONDS, sweep, type SweepReport } from '#core/sweeper';
 import { logger } from '#shared/logger';
@@ -24,9 +26,15 @@ export interface SweepResult extends SweepReport {
 
 export const handler = taskHandler(async (event: SweepEvent): Promise<SweepResult> => {
   const now = new Date();
-  const report = await sweep(now, { olderThanSeconds: event.olderThanSeconds ?? STALE_AFTER_SECONDS });
+  // Bounded work: no item is started after the budget; what is left waits for the next sweep.
+  const deadline = now.getTime() + SWEEP_BUDGET_SECONDS * 1000;
+  const report = await sweep(now, {
+    olderThanSeconds: event.olderThanSeconds ?? STALE_AFTER_SECONDS,
+    deadline,
+  });
   if (report.unsettled.length > 0) logger.warn('sweep left work unsettled', { unsettled: report.unsettled });
-  const abandonedCreates = await sweepAbandonedCreates(now);
+  if (report.deferred > 0) logger.warn('sweep left work for the next run', { deferred: report.deferred });
+  const abandonedCreates = await sweepAbandonedCreates(now, deadline);
   if (abandonedCreates.length > 0) logger.warn('abandoned group creates removed', { abandonedCreates });
   return { ...report, abandonedCreates };
 });

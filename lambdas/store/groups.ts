@@ -37,7 +37,8 @@ export interface GroupStore {
   /** A new group with its payments and their outbox items: all of them or none. */
   createGroup(group: Group, payments: Payment[], outbox?: OutboxItem[]): Promise<void>;
   /** Removes creates abandoned half-way (group-create.ts); the groups removed. */
-  sweepAbandonedCreates(now: Date): Promise<string[]>;
+  /** Removes creates abandoned half-way; none is started after `deadline` (epoch ms). */
+  sweepAbandonedCreates(now: Date, deadline?: number): Promise<string[]>;
   /** Removes this group if it was left `creating`, with what it wrote (group-create.ts). */
   discardCreate(groupId: string): Promise<void>;
   /** The group as stored after the change, or undefined when it is no longer pending. */
@@ -107,8 +108,8 @@ export class DynamoGroupStore implements GroupStore {
     );
   }
 
-  sweepAbandonedCreates(now: Date): Promise<string[]> {
-    return sweepAbandonedCreates(this.db, this.tableName, now);
+  sweepAbandonedCreates(now: Date, deadline?: number): Promise<string[]> {
+    return sweepAbandonedCreates(this.db, this.tableName, now, deadline);
   }
 
   discardCreate(groupId: string): Promise<void> {

@@ -23,15 +23,20 @@ export function strip<T>(item: Item): T {
   return copy as T;
 }
 
-export async function queryAll(db: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Item[]> {
+/** Every item a Query matches, page after page; with `max`, it stops once it has that many. */
+export async function queryAll(
+  db: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+  max = Number.POSITIVE_INFINITY,
+): Promise<Item[]> {
   const items: Item[] = [];
   let ExclusiveStartKey: Item | undefined;
   do {
     const out = await db.send(new QueryCommand({ ...input, ExclusiveStartKey }));
     items.push(...(out.Items ?? []));
     ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
+  } while (ExclusiveStartKey && items.length < max);
+  return items.slice(0, max);
 }
 
 /** Idempotency records and duplicate guards outlive their use by a day (TTL). */

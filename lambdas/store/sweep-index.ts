@@ -27,8 +27,11 @@ export const sweepEntry = (kind: SweepKind, id: string, at: string) => ({
 });
 
 export interface SweepIndex {
-  /** Work begun before `before` (ISO-8601) and not settled yet, oldest first per shard. */
-  staleWork(before: string): Promise<SweepWork[]>;
+  /**
+   * Work begun before `before` (ISO-8601) and not settled yet, oldest first per shard: at most
+   * `limit` entries (spread over the shards), so one sweep reads a bounded page of a backlog.
+   */
+  staleWork(before: string, limit: number): Promise<SweepWork[]>;
 }
 
 export class DynamoSweepIndex implements SweepIndex {
@@ -37,29 +40,39 @@ export class DynamoSweepIndex implements SweepIndex {
     private readonly tableName: string,
   ) {}
 
-  async staleWork(before: string): Promise<SweepWork[]> {
+  async staleWork(before: string, limit: number): Promise<SweepWork[]> {
+    const shards = keys.sweepShards();
+    const perShard = Math.max(1, Math.ceil(limit / shards.length));
     const pages = await Promise.all(
-      keys.sweepShards().map((shard) =>
-        queryAll(this.db, {
-          TableName: this.tableName,
-          IndexName: 'gsi2',
-          KeyConditionExpression: 'gsi2pk = :s AND gsi2sk < :before',
-          ExpressionAttributeValues: { ':s': shard, ':before': before },
-          ProjectionExpression: 'pk, sk, gsi2sk',
-        }),
+      shards.map((shard) =>
+        queryAll(
+          this.db,
+          {
+            TableName: this.tableName,
+            IndexName: 'gsi2',
+            KeyConditionExpression: 'gsi2pk = :s AND gsi2sk < :before',
+            ExpressionAttributeValues: { ':s': shard, ':before': before },
+            ProjectionExpression: 'pk, sk, gsi2sk',
+            Limit: perShard,
+          },
+          perShard,
+        ),
       ),
     );
-    return pages.flat().map((item) => {
-      const sort = String(item.gsi2sk).split('#');
-      const transactionId = String(item.pk).slice('TXN#'.length);
-      const sk = String(item.sk);
-      return {
-        kind: sort[1] as SweepKind,
-        transactionId,
-        ...(sk.startsWith(keys.refundPrefix) && { refundId: sk.slice(keys.refundPrefix.length) }),
-        since: sort[0]!,
-      };
-    });
+    return pages
+      .flat()
+      .slice(0, limit)
+      .map((item) => {
+        const sort = String(item.gsi2sk).split('#');
+        const transactionId = String(item.pk).slice('TXN#'.length);
+        const sk = String(item.sk);
+        return {
+          kind: sort[1] as SweepKind,
+          transactionId,
+          ...(sk.startsWith(keys.refundPrefix) && { refundId: sk.slice(keys.refundPrefix.length) }),
+          since: sort[0]!,
+        };
+      });
   }
 }
 

@@ -10,7 +10,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { SWEEP_INTERVAL_MINUTES, SWEEPER_HANDLER } from '../../contract/processing';
+import { SWEEP_INTERVAL_MINUTES, SWEEP_TIMEOUT_SECONDS, SWEEPER_HANDLER } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
 import { serviceAlarm } from './alarms';
 import { bindProcessor } from './processor';
@@ -32,8 +32,9 @@ export class ServiceSweeper extends Construct {
     this.fn = new ServiceFunction(this, handlerSlug(SWEEPER_HANDLER), {
       handler: SWEEPER_HANDLER,
       stage,
-      // Each item is bounded by the processor timeout (3 s); a backlog is worked 8 at a time.
-      timeout: Duration.minutes(5),
+      // Starts work for SWEEP_BUDGET_SECONDS (each item bounded by the processor timeout, 3 s,
+      // 8 at a time), then finishes what it started.
+      timeout: Duration.seconds(SWEEP_TIMEOUT_SECONDS),
     }).fn;
     bindTable(this.fn, table, 'readWrite');
     bindProcessor(this.fn, stage);

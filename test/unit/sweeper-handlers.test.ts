@@ -4,6 +4,7 @@
  * itself is proven on DynamoDB Local (test/integration/money-safety.test.ts); here it is a mock.
  */
 import './support/env';
+import { SWEEP_BUDGET_SECONDS, SWEEP_TIMEOUT_SECONDS } from '#contract/processing';
 import type { Transaction } from '#domain/transactions';
 import { voidMarginSeconds } from '#domain/transactions';
 import { invoke, lambdaContext, MID, resetDb } from './support/api';
@@ -36,7 +37,7 @@ beforeEach(() => {
   stored.clear();
 });
 
-const EMPTY = { settled: [], reversed: [], unsettled: [] };
+const EMPTY = { settled: [], reversed: [], unsettled: [], deferred: 0 };
 const NOTHING_ABANDONED = { abandonedCreates: [] };
 
 describe('processing/sweep (the scheduled sweeper)', () => {
@@ -47,8 +48,15 @@ describe('processing/sweep (the scheduled sweeper)', () => {
       ...EMPTY,
       ...NOTHING_ABANDONED,
     });
-    expect(sweep).toHaveBeenCalledWith(expect.any(Date), { olderThanSeconds: 15 });
-    expect((sweep.mock.calls[0] as [Date])[0].getTime()).toBeGreaterThanOrEqual(before);
+    expect(sweep).toHaveBeenCalledWith(expect.any(Date), {
+      olderThanSeconds: 15,
+      deadline: expect.any(Number),
+    });
+    const [now, { deadline }] = sweep.mock.calls[0] as [Date, { deadline: number }];
+    expect(now.getTime()).toBeGreaterThanOrEqual(before);
+    // Bounded work: no item is started after the budget, which ends well before the timeout.
+    expect(deadline - now.getTime()).toBe(SWEEP_BUDGET_SECONDS * 1000);
+    expect(SWEEP_BUDGET_SECONDS).toBeLessThanOrEqual(SWEEP_TIMEOUT_SECONDS - 60);
   });
 
   test('takes olderThanSeconds from the event (the local route: 0 sweeps everything)', async () => {
@@ -61,7 +69,10 @@ describe('processing/sweep (the scheduled sweeper)', () => {
       ...report,
       ...NOTHING_ABANDONED,
     });
-    expect(sweep).toHaveBeenCalledWith(expect.any(Date), { olderThanSeconds: 0 });
+    expect(sweep).toHaveBeenCalledWith(expect.any(Date), {
+      olderThanSeconds: 0,
+      deadline: expect.any(Number),
+    });
   });
 
   test('removes group creates abandoned half-way, and says which', async () => {
@@ -71,7 +82,7 @@ describe('processing/sweep (the scheduled sweeper)', () => {
       ...EMPTY,
       abandonedCreates: ['g-1', 'g-2'],
     });
-    expect(sweepAbandonedCreates).toHaveBeenCalledWith(expect.any(Date));
+    expect(sweepAbandonedCreates).toHaveBeenCalledWith(expect.any(Date), expect.any(Number));
   });
 
   test('a failed sweep fails the invocation (the sweeper-errors alarm counts it)', async () => {

@@ -1,0 +1,75 @@
+/**
+ * Issue 10 item 5, defect "the sweeper's work was unbounded": one sweep read every stale entry of
+ * the sweep index and worked them all, so a backlog (an hour of processor outage during a large
+ * group) would outlast the function's 5 minutes and be cut off mid-way, every run. A sweep now
+ * reads at most `maxItems` entries and starts none after its deadline; the rest is counted as
+ * deferred and taken by the next sweep.
+ */
+import { sweep } from '../../lambdas/core/sweeper';
+import { runSale } from '../../lambdas/core/sale';
+import { useProcessor } from '../../lambdas/processor/index';
+import { SandboxProcessor } from '../../lambdas/processor/sandbox';
+import { reloadConfigForTests } from '../../lambdas/shared/config';
+import { ddb } from '../../lambdas/shared/ddb';
+import { transactionStore } from '../../lambdas/store/transactions';
+import { createTestTable, type TestTable } from '../support/ddb';
+import { FaultyProcessor } from './processor-double';
+import { saleRequest, storedProfile } from './sales';
+
+let table: TestTable;
+let processor: FaultyProcessor;
+const MERCHANT = '32350000003';
+const base = new Date('2031-04-01T10:00:00.000Z');
+const later = (seconds: number) => new Date(base.getTime() + seconds * 1000);
+const STALE = { olderThanSeconds: 30 };
+
+beforeAll(async () => {
+  table = await createTestTable();
+  process.env.TABLE_NAME = table.tableName;
+  process.env.SERVICE_STAGE = 'dev';
+  delete process.env.DUPLICATE_WINDOW_SECONDS;
+  reloadConfigForTests();
+  processor = new FaultyProcessor(
+    new SandboxProcessor(ddb(), table.tableName, { periodSeconds: 3600, offsetSeconds: 0 }),
+  );
+  useProcessor(processor);
+});
+afterAll(async () => {
+  useProcessor(undefined);
+  await table.drop();
+});
+
+/** `count` sales left Pending by a crash after the processor approved them. */
+async function pendingSales(count: number, firstCents: number): Promise<string[]> {
+  const profile = await storedProfile(table, MERCHANT, 'ok');
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const request = saleRequest(MERCHANT, profile, firstCents + i);
+    processor.failNext(request.processorKey, 'crash-after');
+    await expect(runSale(request, base)).rejects.toThrow('simulated crash');
+    ids.push(request.transactionId);
+  }
+  return ids;
+}
+
+const statusOf = async (id: string) => (await transactionStore().find(id))!.transaction.status;
+
+test('defect "the sweeper\'s work was unbounded": one sweep reads at most maxItems entries', async () => {
+  const ids = await pendingSales(12, 9100);
+  const first = await sweep(later(60), { ...STALE, maxItems: 5 });
+  expect(first.settled.length).toBeLessThanOrEqual(5);
+  expect(first.settled.length).toBeGreaterThan(0);
+  const rest = await sweep(later(120), STALE);
+  expect(first.settled.length + rest.settled.length).toBe(12);
+  for (const id of ids) expect(await statusOf(id)).toBe('Approved');
+});
+
+test('defect "the sweeper\'s work was unbounded": no item is started after the deadline; the next sweep takes it', async () => {
+  const ids = await pendingSales(4, 9300);
+  const late = await sweep(later(60), { ...STALE, deadline: Date.now() - 1 });
+  expect(late).toMatchObject({ settled: [], reversed: [], unsettled: [], deferred: 4 });
+  for (const id of ids) expect(await statusOf(id)).toBe('Pending');
+  const next = await sweep(later(120), STALE);
+  expect(next.deferred).toBe(0);
+  expect(next.settled.map((e) => e.transactionId).sort()).toEqual([...ids].sort());
+});
