@@ -14,6 +14,7 @@ import { Construct } from 'constructs';
 import { CREATE_GROUP_TIMEOUT_SECONDS } from '#contract/limits';
 import { handlerModules, routeList as routes, type Route } from '#contract/routes/index';
 import { apiScope, type Stage } from '../../contract/stage';
+import { addRouteFallbacks } from './api-fallbacks';
 import { bindProcessor } from './processor';
 import {
   bindTable,
@@ -49,8 +50,9 @@ export const GATEWAY_ERROR_RESPONSES: readonly {
   { type: apigw.ResponseType.INVALID_SIGNATURE, status: 403 },
   { type: apigw.ResponseType.WAF_FILTERED, status: 403 },
   // With a Cognito authorizer on every method, a missing token is UNAUTHORIZED (401). This type
-  // is what API Gateway answers for a path or method no route has (its default is a misleading
-  // 403 "Missing Authentication Token"), so it is the service's 404.
+  // is what API Gateway answers for a path no resource has (its default is a misleading 403
+  // "Missing Authentication Token"), so it is the service's 404. A route's path with another
+  // method and a path under the wrong prefix have their own answers (api-fallbacks.ts).
   { type: apigw.ResponseType.MISSING_AUTHENTICATION_TOKEN, status: 404, message: 'not found' },
   { type: apigw.ResponseType.RESOURCE_NOT_FOUND, status: 404 },
   { type: apigw.ResponseType.REQUEST_TOO_LARGE, status: 413 },
@@ -207,19 +209,23 @@ export class ServiceApi extends Construct {
     }
     this.functions = functions;
 
-    const scopes = [apiScope(stage)];
+    const authorization: apigw.MethodOptions = {
+      authorizer: this.authorizer,
+      // Stated explicitly: with scopes the authorizer validates access tokens (which carry no
+      // `aud`), and CDK drops authorizationScopes unless the type is COGNITO.
+      authorizationType: apigw.AuthorizationType.COGNITO,
+      authorizationScopes: [apiScope(stage)],
+    };
     for (const route of routes) {
       const integration = integrations.get(route.handler);
       if (integration === undefined) throw new Error(`no function for handler ${route.handler}`);
-      this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
-        operationName: route.id,
-        authorizer: this.authorizer,
-        // Stated explicitly: with scopes the authorizer validates access tokens (which carry no
-        // `aud`), and CDK drops authorizationScopes unless the type is COGNITO.
-        authorizationType: apigw.AuthorizationType.COGNITO,
-        authorizationScopes: scopes,
-      });
+      this.api.root
+        .resourceForPath(route.path)
+        .addMethod(route.method, integration, { operationName: route.id, ...authorization });
     }
+    // 405 with Allow for a route's path with another method, 404 naming the prefix for a path
+    // under the wrong one (contract/fallbacks.ts).
+    addRouteFallbacks(this.api, routes, authorization);
   }
 }
 

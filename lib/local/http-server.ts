@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { methodNotAllowedMessage, wrongPrefixMessage } from '#contract/fallbacks';
 import type { Route } from '#contract/routes/index';
 import type { TokenIssuer } from './auth';
 
@@ -135,6 +136,19 @@ export function lambdaContext(name: string, timeoutMs = 10_000): Context {
   };
 }
 
+/** The 405 (with `Allow`) or wrong-prefix 404 for a request no route takes, if either applies. */
+function fallbackOf(
+  compiled: readonly CompiledRoute[],
+  path: string,
+): { status: number; message: string; headers?: Record<string, string> } | undefined {
+  const isRoute = (p: string) => compiled.some((c) => c.pattern.test(p));
+  const allow = [...new Set(compiled.filter((c) => c.pattern.test(path)).map((c) => c.route.method))];
+  if (allow.length > 0)
+    return { status: 405, message: methodNotAllowedMessage(allow), headers: { allow: allow.join(', ') } };
+  const message = wrongPrefixMessage(path, isRoute);
+  return message === undefined ? undefined : { status: 404, message };
+}
+
 export function createHttpServer(options: HttpServerOptions): Server {
   const compiled = options.routes.map((route) => {
     const handler = options.handlers.get(route.handler);
@@ -170,11 +184,18 @@ export function createHttpServer(options: HttpServerOptions): Server {
           break;
         }
       }
-      if (!match) return send(res, 404, { message: 'no such route', responseCode: 404 });
+      // A route's path with another method, or a route's path under the other prefix, is answered
+      // after the token is checked, as API Gateway's fallback methods are (contract/fallbacks.ts).
+      const fallback = match ? undefined : fallbackOf(compiled, url.pathname);
+      if (!match && !fallback) return send(res, 404, { message: 'no such route', responseCode: 404 });
 
       const auth = await options.issuer.verify(req.headers.authorization);
       if ('status' in auth)
         return send(res, auth.status, { message: auth.message, responseCode: auth.status });
+      if (!match) {
+        const { status, message, headers } = fallback!;
+        return send(res, status, { message, responseCode: status }, headers);
+      }
 
       const { route, names, handler } = match.compiled;
       // A Map, then own properties: names like `__proto__` or `constructor` stay plain keys, as in

@@ -1,5 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { handlerModules, routeList as routes } from '../../contract/routes/index';
+import { MERCHANT_PREFIXES, methodNotAllowedMessage, methodsByPath } from '../../contract/fallbacks';
 import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../../contract/stage';
 import { tableDef, tableName } from '../../contract/table';
 import type { ServiceStack } from '../../lib/cdk/service-stack';
@@ -156,7 +157,9 @@ describe.each([
       );
 
       const key = (method: unknown, path: unknown): string => `${String(method)} ${String(path)}`;
-      expect(methods.map((m) => key(m.HttpMethod, m.path)).sort()).toEqual(
+      // `ANY` methods are the mock fallbacks (405, wrong prefix), asserted in the next test.
+      const routeMethods = methods.filter((m) => m.HttpMethod !== 'ANY');
+      expect(routeMethods.map((m) => key(m.HttpMethod, m.path)).sort()).toEqual(
         routes.map((r) => key(r.method, r.path)).sort(),
       );
       for (const route of routes) {
@@ -173,6 +176,50 @@ describe.each([
           `:lambda:path/2015-03-31/functions/\${${fnIds.get(route.handler)}.Arn}/invocations`,
         );
       }
+    });
+
+    it('answers a route path with another method 405 with Allow, and a path under the wrong prefix 404 naming the right one (issue 12)', () => {
+      const paths = resourcePaths(template);
+      const [authorizerId] = only(resourcesOf(template, 'AWS::ApiGateway::Authorizer'));
+      const fallbacks = Object.values(resourcesOf(template, 'AWS::ApiGateway::Method'))
+        .map(props)
+        .filter((p) => p.HttpMethod === 'ANY');
+      const answerOf = (p: Record<string, unknown>) => {
+        const integration = p.Integration as { Type: string; IntegrationResponses: Record<string, any>[] };
+        const [response] = integration.IntegrationResponses;
+        return {
+          path: paths.get((p.ResourceId as { Ref: string }).Ref),
+          type: integration.Type,
+          status: response?.StatusCode,
+          allow: response?.ResponseParameters['method.response.header.Allow'],
+          body: JSON.parse(response?.ResponseTemplates['application/json']),
+        };
+      };
+      const expected = [
+        ...[...methodsByPath(routes)].map(([path, allow]) => ({
+          path,
+          type: 'MOCK',
+          status: '405',
+          allow: `'${allow.join(', ')}'`,
+          body: { message: methodNotAllowedMessage(allow), responseCode: 405 },
+        })),
+        ...MERCHANT_PREFIXES.map(({ catchAll, message }) => ({
+          path: catchAll,
+          type: 'MOCK',
+          status: '404',
+          allow: undefined,
+          body: { message, responseCode: 404 },
+        })),
+      ];
+      const byPath = (a: { path?: string }, b: { path?: string }) =>
+        String(a.path).localeCompare(String(b.path));
+      expect(fallbacks.map(answerOf).sort(byPath)).toEqual(expected.sort(byPath));
+      for (const method of fallbacks)
+        expect(method).toMatchObject({
+          AuthorizationType: 'COGNITO_USER_POOLS',
+          AuthorizationScopes: [apiScope(stage)],
+          AuthorizerId: { Ref: authorizerId },
+        });
     });
 
     it('has a Cognito user pools authorizer on the Authorization header, pointing at the pool', () => {
