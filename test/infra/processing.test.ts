@@ -13,7 +13,7 @@ import {
   STATE_MACHINE_NAME,
   STUCK_GROUPS_METRIC,
 } from '../../contract/processing';
-import { stuckGroupsMetricLine } from '../../lambdas/domain/processing';
+import { MAX_FAN_OUT, rangePlan, stuckGroupsMetricLine } from '../../lambdas/domain/processing';
 import { routeList as routes } from '../../contract/routes/index';
 import type { Stage } from '../../contract/stage';
 import {
@@ -140,6 +140,40 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
     it('deploys statemachines/process-group.asl.json unchanged', () => {
       const deployed = deployedDefinition(stack, stateMachine);
       expect(JSON.parse(deployed)).toEqual(JSON.parse(definitionFile()));
+    });
+
+    it('runs the batch loop per key range in an inline Map whose concurrency is bounded (issue 10, item 1)', () => {
+      interface MapState {
+        Type: string;
+        ItemsPath?: string;
+        MaxConcurrency?: number;
+        MaxConcurrencyPath?: string;
+        ResultPath?: string;
+        ItemProcessor?: { ProcessorConfig?: { Mode?: string }; States: Record<string, unknown> };
+      }
+      const states = (JSON.parse(definitionFile()) as { States: Record<string, MapState> }).States;
+      const map = states.AuthorizeRanges!;
+      expect(map).toMatchObject({
+        Type: 'Map',
+        ItemsPath: '$.ranges',
+        MaxConcurrencyPath: '$.fanOut',
+        ResultPath: '$.ranges',
+        ItemProcessor: { ProcessorConfig: { Mode: 'INLINE' } },
+      });
+      // No fixed MaxConcurrency (0 would be unbounded): BeginGroup's fanOut bounds it, and that is
+      // PROCESS_FAN_OUT capped at the 40 an inline Map runs at once; the ranges are no more.
+      expect(map.MaxConcurrency).toBeUndefined();
+      expect(Object.keys(map.ItemProcessor!.States).sort()).toEqual(
+        ['AuthorizeBatch', 'FailBatch', 'MorePayments', 'RangeDone'].sort(),
+      );
+      expect(rangePlan(100_000, 250, 10_000).ranges).toBe(MAX_FAN_OUT);
+      expect(MAX_FAN_OUT).toBe(40);
+      // Only the Map's iterations charge: no batch task outside it.
+      expect(Object.keys(states)).not.toContain('AuthorizeBatch');
+    });
+
+    it('gives BeginGroup time to count through a group of 100,000 payments to cut its ranges', () => {
+      expect(props(fn(taskIds.get('processing/begin-group')!)).Timeout).toBeGreaterThanOrEqual(120);
     });
 
     it('substitutes each Task resource with the ARN of its own handler function, and nothing else', () => {

@@ -7,7 +7,7 @@
 import type { Context } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
-import { emptyTotals, type ProcessingState } from '../../lambdas/domain/processing';
+import { emptyTotals, rangesBetween, type ProcessingState } from '../../lambdas/domain/processing';
 import { useProcessor } from '../../lambdas/processor/index';
 import { SandboxProcessor } from '../../lambdas/processor/sandbox';
 import { reloadConfigForTests } from '../../lambdas/shared/config';
@@ -15,6 +15,7 @@ import { ddb } from '../../lambdas/shared/ddb';
 import { newId } from '../../lambdas/shared/ids';
 import { DynamoClaimStore } from '../../lambdas/store/claims';
 import { DynamoGroupStore } from '../../lambdas/store/groups';
+import { DynamoPaymentRangeStore } from '../../lambdas/store/payment-ranges';
 import { DynamoPaymentStore } from '../../lambdas/store/payments';
 import { DynamoPayorStore } from '../../lambdas/store/payors';
 import { createTestTable, type TestTable } from '../support/ddb';
@@ -154,6 +155,28 @@ async function transactionsOf(payments: Payment[]): Promise<Record<string, unkno
 }
 
 const stored = (payment: Payment) => payStore.getPayment(payment.paymentGroupId, payment.paymentId);
+
+test('a key range stops at its last key: ranges cut at payments charge each payment once, the cut ones included (issue 10, item 1)', async () => {
+  const { group, payments } = await aGroup(Array<string>(11).fill('ok'));
+  const cuts = await new DynamoPaymentRangeStore(table.db, table.tableName).cutPoints(
+    group.paymentGroupId,
+    5,
+    5,
+  );
+  // Every 5th payment's key, as many as there are: 11 payments make 2 cuts and 3 ranges (5, 5, 1).
+  const sorted = payments.map((p) => `PAYMENT#${p.paymentId}`).sort();
+  expect(cuts).toEqual([sorted[4], sorted[9]]);
+  const ranges = rangesBetween(cuts, {
+    paymentGroupId: group.paymentGroupId,
+    merchantId: MERCHANT,
+    allowPartial: false,
+  });
+  const done = await Promise.all(ranges.map((r) => runAll({ ...initialState(group), ...r })));
+  expect(done.map((d) => d.totals.approved)).toEqual([5, 5, 1]);
+  expect(done.map((d) => d.batches)).toEqual([2, 2, 1]); // batches of 4: a range's last one is short
+  for (const p of payments) expect([p.paymentId, await saleCalls(p)]).toEqual([p.paymentId, 1]);
+  expect(await transactionsOf(payments)).toHaveLength(11);
+});
 
 test('each payment is charged once; re-running the batches charges nothing again', async () => {
   const { group, payments } = await aGroup(['ok', 'ok', '05', 'ok', 'ok', 'p5000', 'ok'], [4]);

@@ -14,6 +14,7 @@ describe('the functions configuration', () => {
       sandboxLatencyMs: 0,
       processBatchSize: 250,
       processConcurrency: 16,
+      processFanOut: 16,
       receiptsPageSize: 500,
       maxSendAttempts: 5,
       superviseAfterSeconds: 300,
