@@ -1,0 +1,152 @@
+/**
+ * Issue 10: every function's timeout fits its caller and covers its bounded work.
+ *
+ * - API functions answer inside API Gateway's 29 s integration timeout (their own timeout is
+ *   under it, so the function, not the gateway, ends a slow request).
+ * - Each state machine Task's function has a timeout at least its declared worst-case work, and
+ *   no longer than the Task's own TimeoutSeconds (else the state machine would give up on a
+ *   function still running, and retry it alongside).
+ * - Every task must declare its bound here: a new task fails this test until it does.
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Template } from 'aws-cdk-lib/assertions';
+import {
+  PROCESS_GROUP_DEFINITION,
+  processGroupTasks,
+  SWEEP_TIMEOUT_SECONDS,
+  SWEEPER_HANDLER,
+  VOID_OR_REFUND,
+  VOID_OR_REFUND_DEFINITION,
+  voidOrRefundTasks,
+  type TaskBinding,
+} from '../../contract/processing';
+import { routes } from '../../contract/routes/index';
+import type { Stage } from '../../contract/stage';
+import { PROCESSOR_TIMEOUT_MS } from '../../lambdas/processor/timeout';
+import { functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, synthStage } from './synth';
+
+/** API Gateway's integration timeout (REST APIs, default and maximum without a quota raise). */
+const API_GATEWAY_TIMEOUT_SECONDS = 29;
+/** Lambda's maximum timeout. */
+const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
+
+const PROCESSOR_SECONDS = PROCESSOR_TIMEOUT_MS / 1000;
+/** A handful of single-item DynamoDB calls with their SDK retries. */
+const TABLE_SECONDS = 1;
+/** Charges (or reversals) in flight in one batch task, and the batch's size (config defaults). */
+const IN_FLIGHT = 16;
+const BATCH = 250;
+const rounds = Math.ceil(BATCH / IN_FLIGHT);
+
+/**
+ * Each task's worst-case work in seconds, with the reasoning. A charge or a reversal is one
+ * processor call bounded by the adapter (3 s) and its writes; once the processor has not answered,
+ * AuthorizeBatch starts no further charge (its remaining payments wait for the retry).
+ */
+const WORK_BOUNDS: Record<string, { seconds: number; why: string }> = {
+  'processing/begin-group': {
+    seconds: 40 * TABLE_SECONDS,
+    why: 'counts through the group keys to cut ranges: ~40 one-MB queries for 100,000 payments',
+  },
+  'processing/authorize-batch': {
+    seconds: rounds * (PROCESSOR_SECONDS + TABLE_SECONDS) + 2 * (2 * PROCESSOR_SECONDS + 2),
+    why: 'rounds of 16 charges at the processor bound, plus one round that fails (sale and its timeout reversal, retried with backoff) after which nothing new starts',
+  },
+  'processing/fail-batch': {
+    seconds: rounds * 2 * TABLE_SECONDS,
+    why: 'a Declined record and a Failed answer per unanswered payment, 16 at once; no processor call',
+  },
+  'processing/complete-group': { seconds: 2 * TABLE_SECONDS, why: 'one conditional write of the group' },
+  'processing/check-settlement': { seconds: 2 * TABLE_SECONDS, why: 'reads the group and the test clock' },
+  'processing/emit-receipts': {
+    seconds: 10 * TABLE_SECONDS,
+    why: 'one page of payments and one batch of outbox writes per invocation (its own cursor)',
+  },
+  'void-or-refund/begin': { seconds: 2 * TABLE_SECONDS, why: 'reads the group' },
+  'void-or-refund/reverse-batch': {
+    seconds:
+      Math.ceil(VOID_OR_REFUND.batchSize / VOID_OR_REFUND.concurrency) * (PROCESSOR_SECONDS + TABLE_SECONDS),
+    why: 'rounds of reversals at the processor bound',
+  },
+  'void-or-refund/complete': { seconds: 2 * TABLE_SECONDS, why: 'one write of the group summary' },
+};
+
+interface AslState {
+  Type: string;
+  Resource?: string;
+  TimeoutSeconds?: number;
+  ItemProcessor?: { States: Record<string, AslState> };
+}
+
+/** Every state of a definition by name, Map iterations' states included. */
+function statesOf(file: string): Map<string, AslState> {
+  const found = new Map<string, AslState>();
+  const walk = (states: Record<string, AslState>) => {
+    for (const [name, state] of Object.entries(states)) {
+      found.set(name, state);
+      if (state.ItemProcessor) walk(state.ItemProcessor.States);
+    }
+  };
+  walk((JSON.parse(readFileSync(file, 'utf8')) as { States: Record<string, AslState> }).States);
+  return found;
+}
+
+const machines: [string, string, readonly TaskBinding[]][] = [
+  [basename(PROCESS_GROUP_DEFINITION), PROCESS_GROUP_DEFINITION, processGroupTasks],
+  [basename(VOID_OR_REFUND_DEFINITION), VOID_OR_REFUND_DEFINITION, voidOrRefundTasks],
+];
+
+describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s function timeouts', (stage: Stage) => {
+  let template: Template;
+  beforeAll(() => {
+    ({ template } = synthStage(stage));
+  }, SYNTH_TIMEOUT_MS);
+
+  const timeoutOf = (handler: string): number =>
+    props(resourcesOf(template, 'AWS::Lambda::Function')[functionIdOf(template, stage, handler)]!)
+      .Timeout as number;
+
+  it('gives every API function a timeout under API Gateway’s 29 s', () => {
+    const handlers = [...new Set(Object.values(routes).map((r) => r.handler))].filter(
+      (handler) => stage !== 'prod' || !routes[handler as keyof typeof routes]?.nonProdOnly,
+    );
+    expect(handlers.length).toBeGreaterThan(20);
+    for (const handler of handlers) {
+      const timeout = timeoutOf(handler);
+      expect({ handler, fits: timeout < API_GATEWAY_TIMEOUT_SECONDS }).toEqual({ handler, fits: true });
+    }
+    // No integration asks the gateway to wait longer than it can.
+    for (const method of Object.values(resourcesOf(template, 'AWS::ApiGateway::Method'))) {
+      const integration = props(method).Integration as { TimeoutInMillis?: number } | undefined;
+      expect(integration?.TimeoutInMillis ?? 29_000).toBeLessThanOrEqual(API_GATEWAY_TIMEOUT_SECONDS * 1000);
+    }
+  });
+
+  it.each(machines)(
+    'covers each Task of %s with its function timeout, under the Task’s own',
+    (_name, file, tasks) => {
+      const states = statesOf(file);
+      for (const task of tasks) {
+        const bound = WORK_BOUNDS[task.handler];
+        expect({ task: task.handler, declared: bound !== undefined }).toEqual({
+          task: task.handler,
+          declared: true,
+        });
+        const timeout = timeoutOf(task.handler);
+        expect({ task: task.handler, covers: timeout >= bound!.seconds }).toEqual({
+          task: task.handler,
+          covers: true,
+        });
+        expect(timeout).toBeLessThanOrEqual(LAMBDA_MAX_TIMEOUT_SECONDS);
+        const state = states.get(task.state);
+        expect(state?.Type).toBe('Task');
+        if (state?.TimeoutSeconds !== undefined) expect(timeout).toBeLessThan(state.TimeoutSeconds);
+      }
+    },
+  );
+
+  it('gives the sweeper the timeout its budget was planned with', () => {
+    expect(timeoutOf(SWEEPER_HANDLER)).toBe(SWEEP_TIMEOUT_SECONDS);
+  });
+});
