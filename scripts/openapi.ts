@@ -13,7 +13,9 @@
  *
  * Either way the document is first validated with @apidevtools/swagger-parser (the OpenAPI 3.0
  * schema, and every $ref resolved) and linted with `redocly lint` (redocly.yaml: recommended-strict;
- * lib/openapi/lint.ts): an invalid document or a lint problem fails the run.
+ * lib/openapi/lint.ts): an invalid document or a lint problem fails the run. The request
+ * validators compiled from the same schemas (scripts/generate-validators.ts) are written, or
+ * checked, as well.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -23,6 +25,7 @@ import { format, resolveConfig } from 'prettier';
 import { openApiDocument } from '../lib/openapi/index';
 import { lintOpenApi } from '../lib/openapi/lint';
 import { parseStage } from '../contract/stage';
+import { VALIDATORS_FILE, writeValidators } from './generate-validators';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -44,6 +47,10 @@ async function main(): Promise<void> {
   lintOpenApi(text); // redocly lint, recommended-strict (redocly.yaml)
 
   if (values.check) {
+    if (!(await writeValidators(true))) {
+      console.error(`${VALIDATORS_FILE} is out of date: run npm run openapi`);
+      process.exit(1);
+    }
     if (!existsSync(out) || readFileSync(out, 'utf8') !== text) {
       console.error(`${out} is out of date: run npm run openapi`);
       process.exit(1);
@@ -52,6 +59,7 @@ async function main(): Promise<void> {
     return;
   }
   writeFileSync(out, text);
+  await writeValidators(false);
   const operations = Object.values(document.paths).reduce((n, item) => n + Object.keys(item).length, 0);
   console.log(`wrote ${out}: OpenAPI ${document.openapi}, ${operations} operations, stage ${stage}`);
 }

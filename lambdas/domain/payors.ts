@@ -6,9 +6,6 @@
  */
 import { BadRequestError } from '#shared/errors';
 import {
-  accountTypeSchema,
-  cardMethodSchema,
-  checkingMethodSchema,
   type CardMethodInput,
   type CheckingMethodInput,
   type MethodInput,
@@ -17,6 +14,7 @@ import {
   type UpdateMethodInput,
 } from '#contract/schemas/payors';
 import { validator } from '#shared/validation';
+import { codeValidated } from '#shared/validators.generated';
 import {
   assertBankAccount,
   assertCardNumber,
@@ -67,9 +65,9 @@ export interface SavedMethod {
   lastUpdated: string;
 }
 
-const parseAccountType = validator<{ accountType: AccountType }>(accountTypeSchema);
-const parseCard = validator<CardMethodInput>(cardMethodSchema);
-const parseChecking = validator<CheckingMethodInput>(checkingMethodSchema);
+const parseAccountType = validator<{ accountType: AccountType }>(codeValidated.accountType);
+const parseCard = validator<CardMethodInput>(codeValidated.cardMethod);
+const parseChecking = validator<CheckingMethodInput>(codeValidated.checkingMethod);
 
 /**
  * Validates a new method (card: Luhn, brand, expiry not past; CHECKING: ABA routing number).

@@ -1,6 +1,6 @@
 import { createGroup } from '#core/groups';
 import { assertServicePayId, groupView, paymentView } from '#domain/groups';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 
 /**

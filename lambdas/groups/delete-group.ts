@@ -1,5 +1,5 @@
 import { deleteGroup } from '#core/groups';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 
 /**

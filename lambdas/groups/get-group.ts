@@ -1,5 +1,5 @@
 import { groupView } from '#domain/groups';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 import { requireGroup } from '#core/groups';
 

@@ -1,4 +1,4 @@
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { listGroupsHandler } from '#shared/list-groups';
 
 /** GET /rest/merchants/{MID}: groups not deleted and not yet processed (pending or processing). */

@@ -6,7 +6,7 @@
  * `paymentIds` (the schema) are reversed within the request, none started past its deadline.
  */
 import { VOID_OR_REFUND } from '#contract/processing';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { requireGroup } from '#core/groups';
 import { voidOrRefundGroup, type Outcome } from '#core/void-or-refund';
 import { merchantRoute } from '#shared/http';

@@ -1,6 +1,6 @@
 import { methodView } from '#domain/payors';
 import { createMethod } from '#core/methods';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 import { addMethod, requirePayor } from '#core/payors';
 

@@ -1,5 +1,5 @@
 import { replacementDefault } from '#domain/payors';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { removeMethod, requirePayor } from '#core/payors';

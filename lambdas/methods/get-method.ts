@@ -1,5 +1,5 @@
 import { methodView } from '#domain/payors';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 import { MethodNotFoundError, requirePayor } from '#core/payors';
 

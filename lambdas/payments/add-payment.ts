@@ -1,6 +1,6 @@
 import { addPayment } from '#core/payments';
 import { assertSameId, paymentView } from '#domain/groups';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 
 /** POST .../groups/{GroupID}/payments (alias .../transactions) */

@@ -1,5 +1,5 @@
 import { deletePayment } from '#core/payments';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 
 /**

@@ -5,7 +5,7 @@
  * (docs/decisions.md "Paged payments"). No answer passes Lambda's response limit.
  */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_RESPONSE_BYTES, MAX_UNPAGED_PAYMENTS } from '#contract/limits';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { paymentView, type Payment } from '#domain/groups';
 import { BadRequestError } from '#shared/errors';
 import { merchantRoute } from '#shared/http';

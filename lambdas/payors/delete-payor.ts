@@ -1,4 +1,4 @@
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { requirePayor } from '#core/payors';

@@ -1,5 +1,5 @@
 import { payorView } from '#domain/payors';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 import { requirePayor } from '#core/payors';
 

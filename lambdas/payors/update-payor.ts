@@ -1,6 +1,6 @@
 import { assertSameId } from '#domain/groups';
 import { payorView, type Payor } from '#domain/payors';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { changePayor, requirePayor } from '#core/payors';

@@ -1,6 +1,6 @@
 import { startProcessing } from '#core/processing';
 import { assertTriggerAllowed, triggerResult } from '#core/triggers';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 import { requireGroup } from '#core/groups';
 

@@ -10,7 +10,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { pathParams, type PathParam, type PathParams } from '#contract/params';
-import { NO_QUERY, type Route } from '#contract/routes/index';
+import type { Route } from '#contract/routes/index';
 import { apiScope } from '#contract/stage';
 import { config } from './config';
 import { ddb, isTransient } from './ddb';
@@ -19,6 +19,7 @@ import { logger } from './logger';
 import { MerchantRegistry, type Merchant } from './merchants';
 import { tracer } from './tracer';
 import { validator, ValidationError, type Problem, type Validator } from './validation';
+import type { ValidatedRoute } from './validators';
 
 // Every function fails its cold start on a missing or malformed variable, not a later request.
 config();
@@ -131,10 +132,14 @@ function parseQuery(event: APIGatewayProxyEvent): Record<string, string> {
 }
 
 /** The route's body: ignored without a body schema; a list of schemas passes the JSON through. */
-function bodyParser(route: Route, options: RouteOptions): (event: APIGatewayProxyEvent) => unknown {
+function bodyParser(route: ValidatedRoute, options: RouteOptions): (event: APIGatewayProxyEvent) => unknown {
   const body = route.body;
   if (!body) return () => undefined;
-  const validate: Validator<unknown> = Array.isArray(body.schema) ? (value) => value : validator(body.schema);
+  const compiled = route.validators.body;
+  if (!Array.isArray(body.schema) && compiled === undefined) {
+    throw new Error(`${route.id}: no compiled body validator (run npm run openapi)`);
+  }
+  const validate: Validator<unknown> = compiled === undefined ? (value) => value : validator(compiled);
   return (event) => {
     let raw = event.body ?? '';
     if (event.isBase64Encoded) raw = Buffer.from(raw, 'base64').toString('utf8');
@@ -186,16 +191,17 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
 
 /**
  * The handler of a route under `/rest/merchants/{MID}` (or `/v1/rest/merchants/{MID}`): its path
- * parameters, body and query are checked as its entry in the route table declares.
+ * parameters, body and query are checked as its entry in the route table declares, with the
+ * validators compiled from it (a route of validators.generated.ts).
  */
-export function merchantRoute<const R extends Route>(
+export function merchantRoute<const R extends ValidatedRoute>(
   route: R,
   fn: (request: ApiRequest<R>) => Promise<ApiResult>,
   options: RouteOptions = {},
 ) {
   const parseBody = bodyParser(route, options);
   // A route without a query schema takes none: every name is refused.
-  const queryValidator = validator((route.query ?? NO_QUERY).schema, 'query');
+  const queryValidator = validator(route.validators.query, 'query');
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(captureLambdaHandler(tracer))
     .use(injectLambdaContext(logger, { resetKeys: true }))

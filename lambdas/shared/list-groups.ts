@@ -6,7 +6,7 @@
 import { groupView, type GroupFilter } from '#domain/groups';
 import { BadRequestError } from './errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE } from '#contract/limits';
-import type { routes } from '#contract/routes/index';
+import type * as routes from './validators.generated';
 import { merchantRoute } from './http';
 import { groupStore } from '#store/groups';
 

@@ -1,32 +1,14 @@
 /**
- * JSON Schema validation (ajv). Schemas are the one source for validation, for the TypeScript
- * types (json-schema-to-ts) and for the OpenAPI document. Every failure becomes a 400 whose
- * message names the field, e.g. `payments[3].amount must have at most 2 decimal places`, and
- * whose `errors` lists every problem found (docs/decisions.md "errors[]").
+ * JSON Schema validation. Schemas are the one source for validation, for the TypeScript types
+ * (json-schema-to-ts) and for the OpenAPI document; ajv compiles them at build time
+ * (validators.generated.ts, see validators.ts). Every failure becomes a 400 whose message names
+ * the field, e.g. `payments[3].amount must have at most 2 decimal places`, and whose `errors`
+ * lists every problem found (docs/decisions.md "errors[]").
  */
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { errorSchema } from '#contract/schemas/common';
-import { hasAtMostDecimals } from '#domain/money';
 import { BadRequestError } from './errors';
-
-const ajv = new Ajv({
-  allErrors: true, // every problem in one answer, not one per round trip
-  strict: true,
-  verbose: true, // gives errors their parentSchema, whose `description` words pattern errors
-});
-addFormats(ajv, ['date', 'date-time', 'uuid', 'email']);
-/**
- * `maxDecimals: n`: at most n decimal places in the number's shortest JSON form (money: 2; see
- * hasAtMostDecimals: `0.30000000000000004` has 17).
- */
-ajv.addKeyword({
-  keyword: 'maxDecimals',
-  type: 'number',
-  schemaType: 'number',
-  errors: false,
-  validate: (decimals: number, value: number) => hasAtMostDecimals(value, decimals),
-});
+import type { CompiledValidate } from './validators';
 
 /** `/payments/3/amount` → `payments[3].amount` */
 export function fieldName(instancePath: string, child?: string): string {
@@ -131,11 +113,11 @@ export function problemsOf(errors: readonly ErrorObject[], root: string): Proble
 }
 
 /**
- * Compiles a schema into a function that returns the value typed, or throws a ValidationError
- * (400) naming every offending field. `root` names the whole value in messages ("body", "query").
+ * A precompiled validator (validators.generated.ts) as a function that returns the value typed, or
+ * throws a ValidationError (400) naming every offending field. `root` names the whole value in
+ * messages ("body", "query").
  */
-export function validator<T>(schema: object, root = 'body'): Validator<T> {
-  const validate: ValidateFunction = ajv.compile(schema);
+export function validator<T>(validate: CompiledValidate, root = 'body'): Validator<T> {
   return (value: unknown): T => {
     if (validate(value)) return value as T;
     const problems = problemsOf(validate.errors ?? [], root);

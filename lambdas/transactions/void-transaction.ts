@@ -1,6 +1,6 @@
 import { voidSale } from '#core/reversals';
 import { transactionView } from '#domain/transactions';
-import { routes } from '#contract/routes/index';
+import * as routes from '#shared/validators.generated';
 import { merchantRoute } from '#shared/http';
 import { requireTransaction } from '#core/transactions';
 
