@@ -3,15 +3,19 @@
  * ready; Ctrl-C (SIGINT) or SIGTERM stops everything, DynamoDB Local included.
  *
  * Environment: PORT (3000), SES_PORT (8005), SERVICE_STAGE (dev | prod), DATA_DIR (.data),
- * DYNAMODB_IN_MEMORY (false), SANDBOX_SETTLEMENT_SECONDS (300).
+ * DYNAMODB_IN_MEMORY (false), SANDBOX_SETTLEMENT_SECONDS (300). A busy port names its variable.
  */
 import { parseStage } from '../contract/stage';
 import { startRuntime } from '../lib/local/runtime';
+import { startupErrorMessage } from '../lib/local/startup-errors';
+
+// The ports a variable sets: a busy one is reported with its variable's name.
+const ports = { PORT: Number(process.env.PORT ?? 3000), SES_PORT: Number(process.env.SES_PORT ?? 8005) };
 
 async function main(): Promise<void> {
   const runtime = await startRuntime({
-    port: Number(process.env.PORT ?? 3000),
-    sesPort: Number(process.env.SES_PORT ?? 8005),
+    port: ports.PORT,
+    sesPort: ports.SES_PORT,
     stage: parseStage(process.env.SERVICE_STAGE),
     dataDir: process.env.DATA_DIR ?? '.data',
     inMemory: process.env.DYNAMODB_IN_MEMORY === 'true',
@@ -36,6 +40,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(startupErrorMessage(error, ports));
   process.exit(1);
 });

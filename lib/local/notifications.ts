@@ -23,7 +23,14 @@ export async function startSes(port: number): Promise<Server> {
   const { default: server } = (await import('aws-ses-v2-local')) as unknown as {
     default: (config: { host: string; port: number }) => Promise<Server>;
   };
-  return server({ host: '127.0.0.1', port });
+  const ses = await server({ host: '127.0.0.1', port });
+  // Express 5 hands a listen error to its callback, so the server resolves without listening: the
+  // busy port becomes the error Node's own listen gives (bin/local.ts names SES_PORT for it).
+  if (!ses.listening) {
+    const message = `listen EADDRINUSE: address already in use 127.0.0.1:${port}`;
+    throw Object.assign(new Error(message), { code: 'EADDRINUSE', address: '127.0.0.1', port });
+  }
+  return ses;
 }
 
 export interface DeadLetter {

@@ -1,0 +1,50 @@
+/**
+ * Issue 12, item 7: `npm start` on a busy port exits 1 with a line naming the variable to change,
+ * for the API's port (PORT) and the local SES's (SES_PORT), and leaves nothing running.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../../lib/local/dynamodb-local';
+
+const run = promisify(execFile);
+const ROOT = resolve(__dirname, '..', '..');
+
+let blocker: Server;
+let busy: number;
+beforeAll(async () => {
+  busy = await freePort();
+  blocker = createServer();
+  await new Promise<void>((ok) => blocker.listen(busy, '127.0.0.1', ok));
+});
+afterAll(() => new Promise<void>((ok) => blocker.close(() => ok())));
+
+async function start(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'busy-port-'));
+  try {
+    await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/local.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, DYNAMODB_IN_MEMORY: 'true', DATA_DIR: dataDir, ...env },
+      timeout: 60_000,
+    });
+    return { code: 0, stderr: '' };
+  } catch (error) {
+    const { code, stderr } = error as { code: number; stderr: string };
+    return { code, stderr };
+  }
+}
+
+test.each(['PORT', 'SES_PORT'])(
+  'a busy %s is named',
+  async (variable) => {
+    const other = variable === 'PORT' ? 'SES_PORT' : 'PORT';
+    const { code, stderr } = await start({ [variable]: String(busy), [other]: String(await freePort()) });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`port ${busy} is already in use`);
+    expect(stderr).toContain(`set ${variable} to a free port`);
+  },
+  90_000,
+);
