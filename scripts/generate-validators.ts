@@ -17,7 +17,6 @@ import { parseArgs } from 'node:util';
 import Ajv, { _, type KeywordCxt } from 'ajv';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone';
-import { format, resolveConfig } from 'prettier';
 import { NO_QUERY, routes, type Route } from '../contract/routes/index';
 import { requestComponents } from '../contract/schemas/index';
 import { accountTypeSchema, cardMethodSchema, checkingMethodSchema } from '../contract/schemas/payors';
@@ -36,7 +35,7 @@ const CODE_VALIDATED = {
 } as const;
 
 /** The compiler, with the options the service validated with when it compiled at run time. */
-function compiler(): Ajv {
+export function compiler(): Ajv {
   const ajv = new Ajv({
     allErrors: true, // every problem in one answer, not one per round trip
     strict: true,
@@ -136,6 +135,8 @@ export async function generateValidators(): Promise<string> {
     `export const compiledSchemas = (): ReadonlyMap<object, CompiledValidate> => new Map<object, CompiledValidate>([${bySchema.join(', ')}]);`,
     '',
   ].join('\n');
+  // Loaded here, so that the equivalence test can import compiler() under Jest (no ESM loader).
+  const { format, resolveConfig } = await import('prettier');
   const options = (await resolveConfig(VALIDATORS_FILE)) ?? {};
   return format(text, { ...options, filepath: VALIDATORS_FILE });
 }
