@@ -9,6 +9,7 @@
  *   npm run admin -- merchant --mid 23500009 [target]
  *   npm run admin -- resend-notification --outbox notice:<paymentId> [target]
  *   npm run admin -- reconcile [--since <ISO-8601>] [--stale-minutes N] [--json] [target]
+ *   npm run admin -- --help
  *
  * target: --local (default; the running `npm start`, found through DATA_DIR/runtime.json) or
  * --stage dev|prod (the deployed table, with the usual AWS credentials and region).
@@ -24,7 +25,10 @@ import { runtimeFile } from '../lib/local/runtime';
 import { parseStage } from '../contract/stage';
 import { tableName } from '../contract/table';
 
-const USAGE = `usage: npm run admin -- <register-merchant|grant|revoke|grants|merchant|resend-notification> [options] [--local | --stage dev|prod]
+const USAGE = `usage: npm run admin -- <command> [options] [--local | --stage dev|prod]
+  --local (default) the running \`npm start\` (DATA_DIR/runtime.json); --stage the deployed table
+  --help, -h        this text
+commands:
   register-merchant --mid <11 digits> [--mid8 <8 digits>] --name <name>
   grant|revoke      --client <client id> --mid <8 or 11 digits>
   grants            --client <client id>
@@ -92,9 +96,12 @@ async function main(): Promise<void> {
       since: { type: 'string' },
       'stale-minutes': { type: 'string' },
       json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
   const command = positionals[0];
+  // Asked for, the usage is the answer (stdout, exit 0); without a command it is the error.
+  if (values.help || command === 'help') return void console.log(USAGE);
   if (!command) throw new Error(USAGE);
   const { client, table, where, env } = target(values);
   const registry = new MerchantRegistry(DynamoDBDocumentClient.from(client), table);
