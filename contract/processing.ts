@@ -92,8 +92,11 @@ export const voidOrRefundExecutionName = (groupId: string, generation: number): 
 export const VOID_OR_REFUND_STATE_MACHINE_NAME = (stage: string): string =>
   `scheduled-payments-${stage}-void-or-refund`;
 
-/** The stream consumer that sends the outbox's e-mails. */
+/** The queue consumer that sends the outbox's e-mails, paced. */
 export const NOTIFIER_HANDLER = 'notifications/send-notifications';
+
+/** The stream consumer that puts each new outbox item on the notifier's queue. */
+export const OUTBOX_FORWARDER_HANDLER = 'notifications/enqueue-outbox';
 
 /** The hourly EventBridge rule's target. */
 export const SCHEDULER_HANDLER = 'processing/schedule-tick';

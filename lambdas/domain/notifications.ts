@@ -5,7 +5,8 @@
  */
 import { formatCents } from './money';
 
-type OutboxStatus = 'pending' | 'sending' | 'sent' | 'failed';
+/** `stuck`: SES kept throttling past the notifier's retries (docs/decisions.md, e-mail pacing). */
+export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'stuck';
 
 export interface ScheduledNoticeData {
   merchantName: string;
@@ -39,7 +40,9 @@ interface OutboxBase {
   outboxId: string;
   recipient: string;
   status: OutboxStatus;
+  /** Sends SES answered (accepted or refused); a throttled send is not one (`throttles`). */
   attempts: number;
+  throttles?: number;
   createdAt: string;
   /** The payment whose group must exist (committed) before the notice goes out. */
   paymentGroupId: string;

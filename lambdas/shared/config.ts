@@ -30,8 +30,18 @@ export interface FunctionConfig {
   readonly processFanOut: number;
   /** Payments read per EmitReceipts page. */
   readonly receiptsPageSize: number;
-  /** Sends of one e-mail before its outbox item is given up. */
+  /** Sends of one e-mail before its outbox item is given up (throttled sends do not count). */
   readonly maxSendAttempts: number;
+  /**
+   * E-mail pacing (docs/decisions.md, "E-mail pacing"): EMAIL_SEND_RATE sends per second in all,
+   * shared by EMAIL_SEND_CONCURRENCY senders at once; MAX_NOT_READY_RETRIES retries of an e-mail
+   * that was throttled (or not ready) before its item is marked `stuck`, each delayed up to
+   * EMAIL_RETRY_MAX_DELAY_SECONDS.
+   */
+  readonly emailSendRate: number;
+  readonly emailSendConcurrency: number;
+  readonly maxNotReadyRetries: number;
+  readonly emailRetryMaxDelaySeconds: number;
   /**
    * SUPERVISE_AFTER_SECONDS: how old a processing claim must be before the hourly tick treats a
    * missing execution as lost and re-drives it (core/processing.ts SUPERVISE_AFTER_MS, 300 s).
@@ -44,6 +54,8 @@ export interface FunctionConfig {
   /** Only the notifier sends e-mail. */
   readonly sesFromAddress: string | undefined;
   readonly sesConfigurationSet: string | undefined;
+  /** The notifier's queue (the stream forwarder writes it; the notifier re-enqueues retries). */
+  readonly notificationQueueUrl: string | undefined;
 }
 
 /** The variable behind each value a function may lack; `needed` names it when missing. */
@@ -52,6 +64,7 @@ const OPTIONAL_VARIABLES = {
   voidOrRefundStateMachineArn: 'VOID_OR_REFUND_STATE_MACHINE_ARN',
   sesFromAddress: 'SES_FROM_ADDRESS',
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
+  notificationQueueUrl: 'NOTIFICATION_QUEUE_URL',
 } as const;
 type OptionalSetting = keyof typeof OPTIONAL_VARIABLES;
 
@@ -103,11 +116,16 @@ export function loadConfig(env: Env): FunctionConfig {
     processFanOut: integer(env, 'PROCESS_FAN_OUT', 16, 1),
     receiptsPageSize: integer(env, 'RECEIPTS_PAGE_SIZE', 500, 1),
     maxSendAttempts: integer(env, 'MAX_SEND_ATTEMPTS', 5, 1),
+    emailSendRate: integer(env, 'EMAIL_SEND_RATE', 14, 1),
+    emailSendConcurrency: integer(env, 'EMAIL_SEND_CONCURRENCY', 1, 1),
+    maxNotReadyRetries: integer(env, 'MAX_NOT_READY_RETRIES', 140, 0),
+    emailRetryMaxDelaySeconds: integer(env, 'EMAIL_RETRY_MAX_DELAY_SECONDS', 900, 1),
     superviseAfterSeconds: integer(env, 'SUPERVISE_AFTER_SECONDS', 300, 1),
     stateMachineArn: text(env, OPTIONAL_VARIABLES.stateMachineArn),
     voidOrRefundStateMachineArn: text(env, OPTIONAL_VARIABLES.voidOrRefundStateMachineArn),
     sesFromAddress: text(env, OPTIONAL_VARIABLES.sesFromAddress),
     sesConfigurationSet: text(env, OPTIONAL_VARIABLES.sesConfigurationSet),
+    notificationQueueUrl: text(env, OPTIONAL_VARIABLES.notificationQueueUrl),
   });
 }
 

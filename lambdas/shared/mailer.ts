@@ -48,6 +48,19 @@ class SesMailer implements Mailer {
   }
 }
 
+/**
+ * Whether a send failed because SES is sending too fast for the account, not because it refused
+ * this message: SES v2's TooManyRequestsException ("Maximum sending rate exceeded"), the SDK's
+ * throttling names, and the daily quota (it passes with time too). A throttled send is no attempt.
+ */
+export function isThrottle(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (
+    /^(TooManyRequests(Exception)?|Throttling(Exception)?|ThrottledException)$/.test(error.name) ||
+    /maximum sending rate exceeded|daily message quota exceeded/i.test(error.message)
+  );
+}
+
 let mailer: Mailer | undefined;
 
 export function emailSender(): Mailer {

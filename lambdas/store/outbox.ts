@@ -5,22 +5,31 @@
  * as the e-mail's stable message id: the notifier claims an item (pending → sending) with a
  * conditional write before sending, so a stream record delivered twice sends one e-mail; a claim
  * left unfinished (the notifier died, perhaps after SES accepted the message) expires after
- * CLAIM_LEASE_MS and the item is sent again, with the same id. An item that keeps failing ends
- * `failed`, visible, never dropped.
+ * CLAIM_LEASE_MS and the item is sent again, with the same id. An item SES keeps refusing ends
+ * `failed`, one it keeps throttling ends `stuck`: visible, never dropped. `attempts` counts the
+ * sends SES answered; `throttles` the sends it asked to slow down (docs/decisions.md).
  */
 import {
   DeleteCommand,
   GetCommand,
   PutCommand,
+  ScanCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/keys';
-import type { OutboxItem } from '#domain/notifications';
+import type { OutboxItem, OutboxStatus } from '#domain/notifications';
 import { containerStore, isConditionFailure, strip } from './items';
 
 /** A claim not finished within this time (the notifier crashed mid-send) may be taken again. */
 export const CLAIM_LEASE_MS = 30_000;
+
+export type ReleaseOutcome = 'attempt' | 'throttled' | 'not-ready';
+const COUNTER: Record<ReleaseOutcome, string> = {
+  attempt: 'attempts',
+  throttled: 'throttles',
+  'not-ready': 'attempts',
+};
 
 export const outboxRecord = (item: OutboxItem) => ({
   ...keys.outbox(item.outboxId),
@@ -111,12 +120,25 @@ export class OutboxStore {
     });
   }
 
-  /** Back to pending for the next delivery; `counted` false when nothing was tried (not ready). */
-  release(outboxId: string, error: string, counted: boolean): Promise<void> {
-    return this.finish(outboxId, 'SET #status = :pending, lastError = :e ADD attempts :n', {
+  /**
+   * Back to pending for the next delivery, counting what happened: `attempt` when SES answered
+   * (refused), `throttled` when SES asked to slow down (no attempt), `not-ready` when nothing was
+   * tried (the group is not committed yet).
+   */
+  release(outboxId: string, error: string, outcome: ReleaseOutcome): Promise<void> {
+    return this.finish(outboxId, `SET #status = :pending, lastError = :e ADD ${COUNTER[outcome]} :n`, {
       ':pending': 'pending',
       ':e': error,
-      ':n': counted ? 1 : 0,
+      ':n': outcome === 'not-ready' ? 0 : 1,
+    });
+  }
+
+  /** Throttled (or not ready) for longer than the notifier retries: visible to the runbook. */
+  markStuck(outboxId: string, error: string, outcome: Exclude<ReleaseOutcome, 'attempt'>): Promise<void> {
+    return this.finish(outboxId, `SET #status = :stuck, lastError = :e ADD ${COUNTER[outcome]} :n`, {
+      ':stuck': 'stuck',
+      ':e': error,
+      ':n': outcome === 'not-ready' ? 0 : 1,
     });
   }
 
@@ -130,7 +152,35 @@ export class OutboxStore {
 }
 
 /**
- * Operator action: queues a failed (or stuck pending) item again. The stream hands only new items
+ * Operator view (`npm run admin -- outbox --status <status>`): the outbox items of a status. The
+ * outbox has no index of its own, so this reads the whole table (an operator's occasional read,
+ * never a function's): each page filtered to outbox items of that status.
+ */
+export async function listOutbox(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  status: OutboxStatus,
+): Promise<OutboxItem[]> {
+  const items: OutboxItem[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'entity = :outbox AND #status = :s',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':outbox': 'outbox', ':s': status },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []).map((i) => strip<OutboxItem>(i)));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/**
+ * Operator action: queues a failed, stuck (or stuck pending) item again. The stream hands only new items
  * to the notifier, so the item is deleted and written anew, as pending with no attempts.
  */
 export async function requeue(
@@ -143,8 +193,10 @@ export async function requeue(
   );
   if (!Item) throw new Error(`outbox item ${outboxId} not found`);
   const item = strip<OutboxItem>(Item);
-  if (item.status !== 'failed' && item.status !== 'pending')
-    throw new Error(`outbox item ${outboxId} is ${item.status}; only failed or pending items are requeued`);
+  if (item.status !== 'failed' && item.status !== 'stuck' && item.status !== 'pending')
+    throw new Error(
+      `outbox item ${outboxId} is ${item.status}; only failed, stuck or pending items are requeued`,
+    );
   await db.send(
     new DeleteCommand({
       TableName: tableName,
@@ -154,7 +206,7 @@ export async function requeue(
       ExpressionAttributeValues: { ':s': item.status },
     }),
   );
-  const { lastError: _e, ...rest } = item;
+  const { lastError: _e, throttles: _t, ...rest } = item;
   const fresh: OutboxItem = { ...rest, status: 'pending', attempts: 0, createdAt: new Date().toISOString() };
   await db.send(new PutCommand(outboxPut(tableName, fresh).Put));
   return fresh;

@@ -2,6 +2,7 @@
  * Local-only fault injection, for the tests a real deployment cannot run on demand:
  *
  *   POST /__local/faults {"crashAfterSale": [paymentId, ...], "sesFailures": N,
+ *     "sesRefusals": N, "sesRateLimit": N,
  *     "crashAfterApproval": [{"profileId": ..., "amount": 12.34}, ...],
  *     "lostRecordResponse": [{"profileId": ..., "amount": 12.34}, ...],
  *     "crashBeforeVoid": [transactionId, ...], "refuseVoid": [transactionId, ...]}
@@ -16,7 +17,11 @@
  * - crashBeforeVoid: the next void of each sale crashes after the void was reserved on the sale
  *   and before the processor is asked;
  * - refuseVoid: the processor refuses the next void of each sale (a definite answer);
- * - sesFailures: the next N e-mail sends fail as a throttled SES would (N large: SES down).
+ * - sesFailures: the next N e-mail sends fail as a throttled SES would (N large: SES down);
+ * - sesRefusals: SES refuses the next N sends (MessageRejected: an attempt of the e-mail);
+ * - sesRateLimit: SES accepts at most N sends in any one second and throttles the rest, as SES
+ *   does past the account's maximum send rate ("Maximum sending rate exceeded"); 0: no limit.
+ *   Not spent: it stays until set again. The answer counts the sends it throttled (sesThrottled).
  *
  * Each fault is spent by the call it hits. The wrappers are installed around the configured
  * processor, mailer and transaction store through their test hooks; nothing of this exists in
@@ -94,6 +99,11 @@ export async function installFaults(): Promise<LocalRoute> {
   const crashBeforeVoid = new Set<string>();
   const refuseVoid = new Set<string>();
   let sesFailures = 0;
+  let sesRefusals = 0;
+  let sesRateLimit = 0;
+  let sesThrottled = 0;
+  /** When the sends of the last second were accepted (sesRateLimit). */
+  let accepted: number[] = [];
 
   /** Whether an API sale's processor request charges this profile's saved method. */
   const chargesProfile = async (request: ProcessorSale, profileId: string): Promise<boolean> => {
@@ -152,11 +162,28 @@ export async function installFaults(): Promise<LocalRoute> {
   );
   useMailer({
     async send(to, email, messageId) {
-      if (sesFailures > 0) {
-        sesFailures--;
-        throw Object.assign(new Error('Maximum sending rate exceeded (injected)'), {
+      const throttled = () =>
+        Object.assign(new Error('Maximum sending rate exceeded (injected)'), {
           name: 'TooManyRequestsException',
         });
+      if (sesFailures > 0) {
+        sesFailures--;
+        throw throttled();
+      }
+      if (sesRefusals > 0) {
+        sesRefusals--;
+        throw Object.assign(new Error('Email address is not verified (injected refusal)'), {
+          name: 'MessageRejected',
+        });
+      }
+      if (sesRateLimit > 0) {
+        const now = Date.now();
+        accepted = accepted.filter((t) => t > now - 1000);
+        if (accepted.length >= sesRateLimit) {
+          sesThrottled++;
+          throw throttled();
+        }
+        accepted.push(now);
       }
       return mailer.send(to, email, messageId);
     },
@@ -175,6 +202,8 @@ export async function installFaults(): Promise<LocalRoute> {
     const body = parsed as Record<string, unknown>;
     const ids = body.crashAfterSale ?? [];
     const failures = body.sesFailures ?? 0;
+    const refusals = body.sesRefusals ?? 0;
+    const rateLimit = body.sesRateLimit ?? 0;
     const approvals = body.crashAfterApproval ?? [];
     const lostRecords = body.lostRecordResponse ?? [];
     const voidCrashes = body.crashBeforeVoid ?? [];
@@ -186,6 +215,13 @@ export async function installFaults(): Promise<LocalRoute> {
       (failures as number) > MAX_SES_FAILURES
     )
       return refuse(`sesFailures must be an integer from 0 to ${MAX_SES_FAILURES}`);
+    for (const [name, n] of [
+      ['sesRefusals', refusals],
+      ['sesRateLimit', rateLimit],
+    ] as const) {
+      if (!Number.isSafeInteger(n) || (n as number) < 0 || (n as number) > MAX_SES_FAILURES)
+        return refuse(`${name} must be an integer from 0 to ${MAX_SES_FAILURES}`);
+    }
     for (const [name, list] of [
       ['crashAfterApproval', approvals],
       ['lostRecordResponse', lostRecords],
@@ -204,6 +240,8 @@ export async function installFaults(): Promise<LocalRoute> {
     for (const id of voidCrashes) crashBeforeVoid.add(id.toLowerCase());
     for (const id of voidRefusals) refuseVoid.add(id.toLowerCase());
     if (body.sesFailures !== undefined) sesFailures = failures as number;
+    if (body.sesRefusals !== undefined) sesRefusals = refusals as number;
+    if (body.sesRateLimit !== undefined) sesRateLimit = rateLimit as number;
     return {
       status: 200,
       body: {
@@ -213,6 +251,9 @@ export async function installFaults(): Promise<LocalRoute> {
         crashBeforeVoid: [...crashBeforeVoid],
         refuseVoid: [...refuseVoid],
         sesFailures,
+        sesRefusals,
+        sesRateLimit,
+        sesThrottled,
       },
     };
   };

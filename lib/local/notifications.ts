@@ -1,9 +1,10 @@
 /**
  * Local e-mail: aws-ses-v2-local (its web page and `GET /store` show every e-mail sent) and a
- * DynamoDB Streams reader that hands the table's stream to the notifier as real
- * `DynamoDBStreamEvent`s, with Lambda's semantics for a stream source: records in order per shard,
- * a batch retried (with backoff) from the first record the handler reports as failed, and after
- * the retries the batch goes to an on-failure destination (here: `GET /__local/dlq`).
+ * DynamoDB Streams reader that hands the table's stream to the stream forwarder (which puts each
+ * new outbox item on the notifier's queue, lib/local/queue.ts) as real `DynamoDBStreamEvent`s,
+ * with Lambda's semantics for a stream source: records in order per shard, a batch retried (with
+ * backoff) from the first record the handler reports as failed, and after the retries the batch
+ * goes to an on-failure destination (here: `GET /__local/dlq`).
  */
 import type { Server } from 'node:http';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,6 +16,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
 import { invokeAs } from './http-server';
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
@@ -33,12 +35,10 @@ export async function startSes(port: number): Promise<Server> {
   return ses;
 }
 
-export interface DeadLetter {
-  at: string;
-  shardId: string;
-  sequenceNumbers: string[];
-  reason: string;
-}
+/** What `GET /__local/dlq` lists: stream records the forwarder gave up on, queue messages the notifier did. */
+export type DeadLetter = { at: string; reason: string } & (
+  { shardId: string; sequenceNumbers: string[] } | { messageId: string; body: string }
+);
 
 const MAX_RETRIES = 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -79,7 +79,7 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
       let failedFrom: number;
       let reason: string;
       try {
-        const result = await invokeAs('Notifier', 60_000, (context) =>
+        const result = await invokeAs('OutboxForwarder', 60_000, (context) =>
           handler({ Records: pending.map((r) => toLambdaRecord(r, streamArn)) }, context),
         );
         const failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
@@ -159,6 +159,38 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
       await done;
       ddb.destroy();
       streams.destroy();
+    },
+  };
+}
+
+/** The notifier's queue as the cloud's event source mapping runs it (lib/cdk/notifications.ts). */
+const LOCAL_QUEUE = {
+  batchSize: 10,
+  concurrency: 2,
+  // The cloud's is 360 s; locally a broken delivery is handed out again within seconds.
+  visibilityTimeoutSeconds: 5,
+  maxReceiveCount: 5,
+};
+
+/**
+ * E-mail as in the cloud: the stream → the stream forwarder → the notifier's queue (in process)
+ * → the notifier, at EMAIL_SEND_RATE. Both handlers are the functions' own modules.
+ */
+export async function startLocalNotifications(tableName: string, deadLetters: DeadLetter[]) {
+  const { useOutboxQueue } = await import('../../lambdas/notifications/queue');
+  const { LocalQueue, startQueuePoller } = await import('./queue');
+  const forwarder = (await import(`../../lambdas/${OUTBOX_FORWARDER_HANDLER}`)) as { handler: StreamHandler };
+  const notifier = (await import(`../../lambdas/${NOTIFIER_HANDLER}`)) as {
+    handler: Parameters<typeof startQueuePoller>[1];
+  };
+  const queue = new LocalQueue();
+  useOutboxQueue(queue);
+  const reader = startStreamReader(tableName, forwarder.handler, deadLetters);
+  const poller = startQueuePoller(queue, notifier.handler, LOCAL_QUEUE, deadLetters);
+  return {
+    async stop() {
+      await reader.stop();
+      await poller.stop();
     },
   };
 }

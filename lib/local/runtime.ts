@@ -20,8 +20,7 @@ import { createSfnServer } from './step-functions';
 import { localProcessing } from './processing';
 import { installFaults } from './faults';
 import { docsRoutes } from './docs';
-import { startSes, startStreamReader, type DeadLetter } from './notifications';
-import { NOTIFIER_HANDLER } from '../../contract/processing';
+import { startLocalNotifications, startSes, type DeadLetter } from './notifications';
 import { localClients, localMerchants } from './identities';
 import { ensureTable } from './table';
 import { MerchantRegistry } from '../../lambdas/shared/merchants';
@@ -68,7 +67,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let sfnServer: Server | undefined;
   let processing: Awaited<ReturnType<typeof localProcessing>> | undefined;
   let ses: Server | undefined;
-  let streamReader: ReturnType<typeof startStreamReader> | undefined;
+  let notifications: Awaited<ReturnType<typeof startLocalNotifications>> | undefined;
   try {
     const sesPort = options.sesPort ?? 8005;
     ses = await startSes(sesPort);
@@ -84,6 +83,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       AWS_ENDPOINT_URL_SFN: `http://127.0.0.1:${sfnPort}`,
       AWS_ENDPOINT_URL_SESV2: `http://127.0.0.1:${sesPort}`,
       SES_FROM_ADDRESS: process.env.SES_FROM_ADDRESS ?? 'payments@scheduled-payments.example',
+      // The notifier's invocations share this process: one container paces EMAIL_SEND_RATE.
+      EMAIL_SEND_CONCURRENCY: '1',
       STATE_MACHINE_ARN: `arn:aws:states:us-east-1:000000000000:stateMachine:${STATE_MACHINE_NAME(`local-${stage}`)}`,
       VOID_OR_REFUND_STATE_MACHINE_ARN: `arn:aws:states:us-east-1:000000000000:stateMachine:${VOID_OR_REFUND_STATE_MACHINE_NAME(`local-${stage}`)}`,
     });
@@ -104,10 +105,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     );
     const faults = await installFaults();
     const deadLetters: DeadLetter[] = [];
-    const notifier = (await import(`../../lambdas/${NOTIFIER_HANDLER}`)) as {
-      handler: Parameters<typeof startStreamReader>[1];
-    };
-    streamReader = startStreamReader(tableName, notifier.handler, deadLetters);
+    notifications = await startLocalNotifications(tableName, deadLetters);
     sfnServer = createSfnServer(processing.sfn, processing.voidOrRefund);
     await new Promise<void>((ok, fail) => {
       sfnServer!.once('error', fail);
@@ -165,7 +163,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         await processing!.sfn.stop();
         await processing!.voidOrRefund.stop();
         await new Promise<void>((ok) => sfnServer!.close(() => ok()));
-        await streamReader!.stop();
+        await notifications!.stop();
         await new Promise<void>((ok) => ses!.close(() => ok()));
         await dynamo.stop();
         rmSync(runtimeFile(dataDir), { force: true });
@@ -175,7 +173,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     server?.close();
     sfnServer?.close();
     ses?.close();
-    await streamReader?.stop();
+    await notifications?.stop();
     processing?.stopTimer();
     await dynamo.stop();
     throw error;

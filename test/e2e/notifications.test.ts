@@ -1,7 +1,7 @@
 /**
  * E-mail notifications over the whole pipeline (docs/product.md#e-mails): the payment-scheduled
  * notice at creation, the receipt after settlement, what the e-mails carry, and delivery through
- * the outbox under duplicate stream records and SES faults.
+ * the outbox under duplicate queue messages and SES faults (throttles and refusals).
  *
  * The runtime (and its SES store and fault switch) is shared with the other e2e files: every payor
  * gets its own address and only e-mails to this file's addresses are counted; the SES faults are
@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { QueuedMessage } from '../../lambdas/notifications/queue';
 import { call, futureDate, MID } from '../support/api';
 import { cardInput } from '../fixtures';
 import { createPayor, groupBody } from '../fixtures/api';
@@ -23,6 +24,7 @@ import {
   rawOutboxItem,
   sesEmails,
   setSesFailures,
+  setSesFaults,
   sleep,
   uniqueAddress,
   waitForEmails,
@@ -422,13 +424,15 @@ describe('receipts after processing and settlement', () => {
   });
 });
 
-describe('a stream record delivered twice sends one e-mail', () => {
-  type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
-  let notifier: StreamHandler;
+describe('a queue message delivered twice sends one e-mail', () => {
+  type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+  let notifier: QueueHandler;
   let context: () => Context;
+  /** What this file's notifier put back on the queue (a delivery that met another's claim). */
+  const requeued: QueuedMessage[] = [];
 
-  // The notifier function itself, pointed at the runtime's table and SES, receives the record a
-  // second (and third) time, as a Lambda event source mapping may deliver it.
+  // The notifier function itself, pointed at the runtime's table and SES, receives the message a
+  // second (and third) time, as SQS may deliver it; its retries are caught here.
   beforeAll(async () => {
     const runtime = JSON.parse(readFileSync(join(process.env.E2E_DATA_DIR!, 'runtime.json'), 'utf8'));
     Object.assign(process.env, {
@@ -441,7 +445,13 @@ describe('a stream record delivered twice sends one e-mail', () => {
       AWS_SECRET_ACCESS_KEY: 'local',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
     });
-    notifier = (await import('../../lambdas/notifications/send-notifications')).handler as StreamHandler;
+    (await import('../../lambdas/notifications/queue')).useOutboxQueue({
+      send: async (messages) => {
+        requeued.push(...messages);
+        return [];
+      },
+    });
+    notifier = (await import('../../lambdas/notifications/send-notifications')).handler as QueueHandler;
     const { lambdaContext } = await import('../../lib/local/http-server');
     context = () => lambdaContext('Notifier', 60_000);
   });
@@ -449,26 +459,34 @@ describe('a stream record delivered twice sends one e-mail', () => {
     (await import('../../lambdas/shared/ddb')).ddb().destroy();
   });
 
-  const insertRecord = async (outboxId: string): Promise<DynamoDBStreamEvent> => {
-    const image = await rawOutboxItem(outboxId);
-    return {
-      Records: [
-        {
-          eventID: randomUUID(),
-          eventName: 'INSERT',
-          eventVersion: '1.1',
-          eventSource: 'aws:dynamodb',
-          awsRegion: 'us-east-1',
-          dynamodb: {
-            Keys: { pk: image!.pk, sk: image!.sk } as never,
-            // The image as inserted: pending, nothing tried yet.
-            NewImage: { ...image, status: { S: 'pending' }, attempts: { N: '0' } } as never,
-            SequenceNumber: `${Date.now()}${Math.floor(Math.random() * 1e6)}`,
-            StreamViewType: 'NEW_AND_OLD_IMAGES',
-          },
+  const queueMessage = (outboxId: string): SQSEvent => ({
+    Records: [
+      {
+        messageId: randomUUID(),
+        receiptHandle: randomUUID(),
+        body: JSON.stringify({ outboxId, notReady: 0 }),
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: String(Date.now()),
+          SenderId: 'e2e',
+          ApproximateFirstReceiveTimestamp: String(Date.now()),
         },
-      ],
-    };
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:e2e',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  });
+
+  /** Each delivery succeeded; one that met another's live claim put the message back, delayed. */
+  const expectNoneSentTwice = (results: SQSBatchResponse[], outboxId: string) => {
+    for (const result of results) expect(result.batchItemFailures).toEqual([]);
+    for (const queued of requeued.splice(0)) {
+      expect(queued.message).toEqual({ outboxId, notReady: 1 });
+      expect(queued.delaySeconds).toBeGreaterThanOrEqual(1);
+    }
   };
 
   test('a sent notice delivered again sends nothing', async () => {
@@ -483,14 +501,11 @@ describe('a stream record delivered twice sends one e-mail', () => {
     const sent = await waitForOutbox(outboxId, ['sent', 'failed']);
     expect(sent).toMatchObject({ status: 'sent', attempts: 1 });
 
-    const event = await insertRecord(outboxId);
+    const event = queueMessage(outboxId);
     const results = await Promise.all([notifier(event, context()), notifier(event, context())]);
     // A delivery that meets another's live claim asks to be delivered again later (in case that
     // one dies mid-send); it never sends itself.
-    const sequence = event.Records[0]!.dynamodb!.SequenceNumber!;
-    for (const result of results) {
-      expect([[], [{ itemIdentifier: sequence }]]).toContainEqual(result.batchItemFailures);
-    }
+    expectNoneSentTwice(results, outboxId);
 
     await sleep(1_000);
     const emails = await emailsTo(payor.address!);
@@ -510,8 +525,8 @@ describe('a stream record delivered twice sends one e-mail', () => {
     });
     const template = await waitForOutbox(`notice:${added.body.paymentId}`, ['sent', 'failed']);
 
-    // A second intent like the one the service writes, to a fresh address: the runtime's stream
-    // reader delivers its INSERT, and the same record is delivered twice more concurrently.
+    // A second intent like the one the service writes, to a fresh address: the runtime's queue
+    // delivers its message, and the same message is delivered twice more concurrently.
     const address = uniqueAddress('notify-race-copy');
     recipients.set(address, payor.masked);
     const outboxId = `notice:${randomUUID()}`;
@@ -524,14 +539,11 @@ describe('a stream record delivered twice sends one e-mail', () => {
       attempts: 0,
       createdAt: new Date().toISOString(),
     });
-    const event = await insertRecord(outboxId);
+    const event = queueMessage(outboxId);
     const results = await Promise.all([notifier(event, context()), notifier(event, context())]);
     // A delivery that meets another's live claim asks to be delivered again later (in case that
     // one dies mid-send); it never sends itself.
-    const sequence = event.Records[0]!.dynamodb!.SequenceNumber!;
-    for (const result of results) {
-      expect([[], [{ itemIdentifier: sequence }]]).toContainEqual(result.batchItemFailures);
-    }
+    expectNoneSentTwice(results, outboxId);
 
     const item = await waitForOutbox(outboxId, ['sent', 'failed']);
     expect(item).toMatchObject({ status: 'sent', attempts: 1 });
@@ -567,7 +579,7 @@ describe('SES faults (the fault switch is runtime-wide: set here only, always re
     await Promise.allSettled([receipts, voids, ...stragglers]);
   });
   afterAll(async () => {
-    await setSesFailures(0);
+    await setSesFaults({ sesFailures: 0, sesRefusals: 0 });
   });
 
   async function flaggedPayment(tag: string) {
@@ -587,40 +599,42 @@ describe('SES faults (the fault switch is runtime-wide: set here only, always re
     };
   }
 
-  test('two throttled sends, then success: one e-mail, the item sent after 3 attempts', async () => {
+  // Issue 10, item 6: throttling alone sent an item to `failed` after MAX_SEND_ATTEMPTS (5).
+  test('five throttled sends (as many as the attempts), then success: sent, 1 attempt, 5 throttles, never failed', async () => {
     const { payor, add } = await flaggedPayment('fault-retry');
     let item: Json;
     try {
-      await setSesFailures(2);
-      item = await waitForOutbox(await add(), ['sent', 'failed']);
+      await setSesFailures(5);
+      item = await waitForOutbox(await add(), ['sent', 'failed', 'stuck'], 60_000);
     } finally {
       await setSesFailures(0);
     }
     expect(item).toMatchObject({
       status: 'sent',
-      attempts: 3,
+      attempts: 1,
+      throttles: 5,
       lastError: expect.stringMatching(/TooManyRequests|rate exceeded/i),
     });
     await sleep(2_000);
     const emails = await emailsTo(payor.address!);
     expect(emails).toHaveLength(1);
     expect(emails[0]!.messageId).toBe(item.messageId);
-  });
+  }, 90_000);
 
-  test('SES down: the item ends failed after 5 attempts with the reason, nothing sent; e-mail resumes after', async () => {
+  test('SES refuses every send: the item ends failed after 5 attempts with the reason, nothing sent; e-mail resumes after', async () => {
     const down = await flaggedPayment('fault-down');
     const up = await flaggedPayment('fault-up');
     let item: Json;
     try {
-      await setSesFailures(12);
-      item = await waitForOutbox(await down.add(), ['sent', 'failed']);
+      await setSesFaults({ sesRefusals: 12 });
+      item = await waitForOutbox(await down.add(), ['sent', 'failed'], 60_000);
     } finally {
-      await setSesFailures(0);
+      await setSesFaults({ sesRefusals: 0 });
     }
     expect(item).toMatchObject({
       status: 'failed',
       attempts: 5,
-      lastError: expect.stringMatching(/TooManyRequests|rate exceeded/i),
+      lastError: expect.stringMatching(/MessageRejected/),
     });
     expect(item).not.toHaveProperty('messageId');
     expect(await emailsTo(down.payor.address!)).toHaveLength(0);
@@ -631,5 +645,5 @@ describe('SES faults (the fault switch is runtime-wide: set here only, always re
     // The failed item stays failed and visible; it is not sent behind the operator's back.
     expect(await outboxItem(item.outboxId)).toMatchObject({ status: 'failed', attempts: 5 });
     expect(await emailsTo(down.payor.address!)).toHaveLength(0);
-  });
+  }, 90_000);
 });

@@ -7,7 +7,7 @@
  */
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { newGroup } from '../../lambdas/domain/groups';
 import type { OutboxItem } from '../../lambdas/domain/notifications';
@@ -17,9 +17,10 @@ import { keys } from '../../lambdas/shared/keys';
 import { MESSAGE_ID_HEADER, useMailer } from '../../lambdas/shared/mailer';
 import { DynamoGroupStore } from '../../lambdas/store/groups';
 import { OutboxStore } from '../../lambdas/store/outbox';
+import { useOutboxQueue, type QueuedMessage } from '../../lambdas/notifications/queue';
 import { createTestTable, type TestTable } from '../support/ddb';
 
-type Handler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
+type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 const context = {
   functionName: 'notifier',
   awsRequestId: 'req',
@@ -29,7 +30,9 @@ const context = {
 const ses = mockClient(SESv2Client);
 let table: TestTable;
 let outbox: OutboxStore;
-let notify: (outboxId: string) => Promise<DynamoDBBatchResponse>;
+let notify: (outboxId: string) => Promise<SQSBatchResponse>;
+/** Messages the notifier put back on its queue. */
+const requeued: QueuedMessage[] = [];
 const MERCHANT = '32350000001';
 
 beforeAll(async () => {
@@ -39,26 +42,39 @@ beforeAll(async () => {
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
   reloadConfigForTests();
   useMailer(undefined); // the real SES mailer
+  useOutboxQueue({
+    send: async (messages) => {
+      requeued.push(...messages);
+      return [];
+    },
+  });
   outbox = new OutboxStore(table.db, table.tableName);
   const { handler } = (await import('../../lambdas/notifications/send-notifications')) as unknown as {
     handler: Handler;
   };
-  notify = (outboxId) => handler({ Records: [streamRecord(outboxId)] }, context);
+  notify = (outboxId) => handler({ Records: [queueRecord(outboxId)] }, context);
 });
 afterAll(async () => {
   ses.restore();
   await table.drop();
 });
 
-/** The stream record of a new outbox item, as the table's stream hands it to the notifier. */
-const streamRecord = (outboxId: string): DynamoDBRecord => ({
-  eventName: 'INSERT',
-  eventSource: 'aws:dynamodb',
-  dynamodb: {
-    NewImage: { entity: { S: 'outbox' }, outboxId: { S: outboxId }, status: { S: 'pending' } },
-    SequenceNumber: '1',
-    StreamViewType: 'NEW_IMAGE',
+/** The queue message of a new outbox item, as the stream forwarder enqueues it. */
+const queueRecord = (outboxId: string): SQSRecord => ({
+  messageId: `m-${outboxId}`,
+  receiptHandle: 'r',
+  body: JSON.stringify({ outboxId, notReady: 0 }),
+  attributes: {
+    ApproximateReceiveCount: '1',
+    SentTimestamp: String(Date.now()),
+    SenderId: 'test',
+    ApproximateFirstReceiveTimestamp: String(Date.now()),
   },
+  messageAttributes: {},
+  md5OfBody: '',
+  eventSource: 'aws:sqs',
+  eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:notifications',
+  awsRegion: 'us-east-1',
 });
 
 const headersOfSends = () =>
@@ -102,9 +118,11 @@ describe('issue 13, defect 10: the e-mail delivery promise', () => {
     died.mockRestore();
     expect(await outbox.get(item.outboxId)).toMatchObject({ status: 'sending' });
 
-    // The stream delivers the record again: while the claim is live, nothing is sent.
-    expect((await notify(item.outboxId)).batchItemFailures).toHaveLength(1);
+    // The queue delivers the message again: while the claim is live, nothing is sent; the message
+    // goes back on the queue, delayed, for when the claim may have expired.
+    expect((await notify(item.outboxId)).batchItemFailures).toEqual([]);
     expect(headersOfSends()).toHaveLength(1);
+    expect(requeued).toEqual([{ message: { outboxId: item.outboxId, notReady: 1 }, delaySeconds: 1 }]);
 
     // The claim expires: the next delivery sends again, with the same message id.
     await table.db.send(

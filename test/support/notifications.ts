@@ -68,12 +68,18 @@ export async function waitForEmails(
 
 /** POST /__local/faults {"sesFailures": n}: the next n sends (by any sender) fail as throttled. */
 export async function setSesFailures(n: number): Promise<void> {
+  await setSesFaults({ sesFailures: n });
+}
+
+/** POST /__local/faults with SES faults (sesFailures, sesRefusals, sesRateLimit); the switch's state. */
+export async function setSesFaults(faults: Record<string, number>): Promise<Json> {
   const res = await fetch(`${baseUrl()}/__local/faults`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ sesFailures: n }),
+    body: JSON.stringify(faults),
   });
   if (res.status !== 200) throw new Error(`faults: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Json;
 }
 
 /** The runtime's table, read directly (DynamoDB Local). */

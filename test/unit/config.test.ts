@@ -17,11 +17,16 @@ describe('the functions configuration', () => {
       processFanOut: 16,
       receiptsPageSize: 500,
       maxSendAttempts: 5,
+      emailSendRate: 14,
+      emailSendConcurrency: 1,
+      maxNotReadyRetries: 140,
+      emailRetryMaxDelaySeconds: 900,
       superviseAfterSeconds: 300,
       stateMachineArn: undefined,
       voidOrRefundStateMachineArn: undefined,
       sesFromAddress: undefined,
       sesConfigurationSet: undefined,
+      notificationQueueUrl: undefined,
     });
   });
 

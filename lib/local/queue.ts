@@ -1,0 +1,147 @@
+/**
+ * Local SQS for the notifier's queue: an in-process queue with SQS's semantics as the notifier
+ * meets them, and a poller that hands it to the notifier as real `SQSEvent`s, the way a Lambda
+ * event source mapping with a maximum concurrency does:
+ *
+ * - a message is invisible until its delay has passed (DelaySeconds), then received in batches
+ *   of up to `batchSize` by at most `concurrency` invocations at once;
+ * - a message the handler reports failed (or all of them, when it throws) is handed out again
+ *   after the visibility timeout, and after `maxReceiveCount` receives goes to the dead-letter
+ *   list (`GET /__local/dlq`, like the stream's on-failure destination);
+ * - the others are deleted.
+ *
+ * The notifier's own pacing (EMAIL_SEND_RATE) applies unchanged: its invocations share this
+ * process, so the runtime runs them as one container (EMAIL_SEND_CONCURRENCY=1).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { OutboxQueue, QueuedMessage } from '../../lambdas/notifications/queue';
+import { invokeAs } from './http-server';
+import type { DeadLetter } from './notifications';
+
+type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+
+export interface LocalQueueOptions {
+  batchSize: number;
+  concurrency: number;
+  /** Seconds; the cloud queue's is 360 (6 × the notifier's timeout), locally shorter. */
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount: number;
+}
+
+interface Message {
+  id: string;
+  body: string;
+  visibleAt: number;
+  receiveCount: number;
+  sentAt: number;
+}
+
+const QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:local-notifications';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class LocalQueue implements OutboxQueue {
+  private readonly messages = new Map<string, Message>();
+
+  async send(messages: QueuedMessage[]): Promise<number[]> {
+    const now = Date.now();
+    for (const { message, delaySeconds } of messages) {
+      const id = randomUUID();
+      const body = JSON.stringify(message);
+      this.messages.set(id, { id, body, visibleAt: now + delaySeconds * 1000, receiveCount: 0, sentAt: now });
+    }
+    return [];
+  }
+
+  /** Up to `max` visible messages, made invisible for `visibilityMs`. */
+  receive(max: number, visibilityMs: number): Message[] {
+    const now = Date.now();
+    const taken: Message[] = [];
+    for (const message of this.messages.values()) {
+      if (taken.length >= max) break;
+      if (message.visibleAt > now) continue;
+      message.visibleAt = now + visibilityMs;
+      message.receiveCount++;
+      taken.push(message);
+    }
+    return taken;
+  }
+
+  delete(id: string): void {
+    this.messages.delete(id);
+  }
+
+  get size(): number {
+    return this.messages.size;
+  }
+}
+
+const toRecord = (m: Message): SQSRecord => ({
+  messageId: m.id,
+  receiptHandle: m.id,
+  body: m.body,
+  attributes: {
+    ApproximateReceiveCount: String(m.receiveCount),
+    SentTimestamp: String(m.sentAt),
+    SenderId: 'local',
+    ApproximateFirstReceiveTimestamp: String(Date.now()),
+  },
+  messageAttributes: {},
+  md5OfBody: '',
+  eventSource: 'aws:sqs',
+  eventSourceARN: QUEUE_ARN,
+  awsRegion: 'us-east-1',
+});
+
+/** Polls `queue` and invokes `handler`; `stop()` ends the pollers after their current batch. */
+export function startQueuePoller(
+  queue: LocalQueue,
+  handler: QueueHandler,
+  options: LocalQueueOptions,
+  deadLetters: DeadLetter[],
+) {
+  let running = true;
+  const visibilityMs = options.visibilityTimeoutSeconds * 1000;
+
+  const invoke = async (batch: Message[]) => {
+    let failed: Set<string>;
+    let reason = 'reported as failed by the handler';
+    try {
+      const result = await invokeAs('Notifier', 60_000, (context) =>
+        handler({ Records: batch.map(toRecord) }, context),
+      );
+      failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    } catch (error) {
+      failed = new Set(batch.map((m) => m.id));
+      reason = (error as Error).message;
+    }
+    for (const message of batch) {
+      if (!failed.has(message.id)) queue.delete(message.id);
+      else if (message.receiveCount >= options.maxReceiveCount) {
+        queue.delete(message.id);
+        deadLetters.push({ at: new Date().toISOString(), messageId: message.id, body: message.body, reason });
+        console.error(`local queue: message ${message.body} sent to the dead-letter list: ${reason}`);
+      }
+    }
+  };
+
+  const worker = async () => {
+    while (running) {
+      const batch = queue.receive(options.batchSize, visibilityMs);
+      if (batch.length === 0) {
+        await sleep(100);
+        continue;
+      }
+      await invoke(batch);
+    }
+  };
+  const workers = Array.from({ length: options.concurrency }, () =>
+    worker().catch((error: unknown) => console.error('local queue poller failed', error)),
+  );
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(workers);
+    },
+  };
+}
