@@ -1235,17 +1235,20 @@ export interface components {
       /** @description The background execution (Step Functions); a repeat while it runs names the same one. */
       executionArn: string;
     };
+    /** @description Result of the test clock: the merchant's approved sales settled now. */
+    SettleNowResult: {
+      /** @description The 11-digit MID. */
+      merchantId: string;
+      /**
+       * Format: date-time
+       * @description The new settlement time of the sales settled, and the time the test clock settled up to. UTC (ISO 8601, `Z`).
+       */
+      settledAt: string;
+      /** @description Approved sales whose settlement cut-off was still ahead: they are settled now. */
+      settledCount: number;
+    };
   };
   responses: {
-    /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
-    BadRequest: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['Error'];
-      };
-    };
     /** @description The bearer token is missing, malformed or expired. Get a new token and retry once. */
     Unauthorized: {
       headers: {
@@ -1354,7 +1357,15 @@ export interface operations {
           'application/json': components['schemas']['GroupList'] | components['schemas']['GroupPage'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
@@ -1365,7 +1376,10 @@ export interface operations {
   ListGroups: {
     parameters: {
       query?: {
-        /** @description Only groups scheduled on this UTC date (yyyy-MM-dd). */
+        /**
+         * @description Only groups scheduled on this UTC date (yyyy-MM-dd).
+         * @example 2030-06-03
+         */
         date?: string;
         /** @description Only groups scheduled at this UTC hour (0-23). */
         time?: number;
@@ -1397,7 +1411,15 @@ export interface operations {
           'application/json': components['schemas']['GroupList'] | components['schemas']['GroupPage'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
@@ -1433,7 +1455,15 @@ export interface operations {
           'application/json': components['schemas']['GroupWithPayments'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       409: components['responses']['Conflict'];
@@ -1454,7 +1484,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
       };
@@ -1471,7 +1501,15 @@ export interface operations {
           'application/json': components['schemas']['Group'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -1492,7 +1530,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
       };
@@ -1513,7 +1551,15 @@ export interface operations {
           'application/json': components['schemas']['Group'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -1534,7 +1580,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
       };
@@ -1549,7 +1595,15 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -1577,7 +1631,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
       };
@@ -1594,7 +1648,15 @@ export interface operations {
           'application/json': components['schemas']['PaymentList'] | components['schemas']['PaymentPage'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -1615,7 +1677,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
       };
@@ -1636,7 +1698,15 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -1657,12 +1727,12 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
         /**
          * @description Payment ID (`paymentId`); on the `/transactions` alias paths the same ID (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e02
          */
         PaymentID: string;
       };
@@ -1679,7 +1749,15 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -1700,12 +1778,12 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
         /**
          * @description Payment ID (`paymentId`); on the `/transactions` alias paths the same ID (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e02
          */
         PaymentID: string;
       };
@@ -1726,7 +1804,15 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -1747,12 +1833,12 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
         /**
          * @description Payment ID (`paymentId`); on the `/transactions` alias paths the same ID (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e02
          */
         PaymentID: string;
       };
@@ -1767,7 +1853,15 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -1795,7 +1889,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
       };
@@ -1812,7 +1906,15 @@ export interface operations {
           'application/json': components['schemas']['PaymentList'] | components['schemas']['PaymentPage'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -1833,7 +1935,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
       };
@@ -1854,7 +1956,15 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -1875,12 +1985,12 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
         /**
          * @description Payment ID (`paymentId`); on the `/transactions` alias paths the same ID (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e02
          */
         PaymentID: string;
       };
@@ -1897,7 +2007,15 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -1918,12 +2036,12 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
         /**
          * @description Payment ID (`paymentId`); on the `/transactions` alias paths the same ID (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e02
          */
         PaymentID: string;
       };
@@ -1944,7 +2062,15 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -1965,12 +2091,12 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
         /**
          * @description Payment ID (`paymentId`); on the `/transactions` alias paths the same ID (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e02
          */
         PaymentID: string;
       };
@@ -1985,7 +2111,15 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2006,7 +2140,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
       };
@@ -2036,7 +2170,15 @@ export interface operations {
           'application/json': components['schemas']['VoidOrRefundAccepted'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2057,7 +2199,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
          */
         GroupID: string;
       };
@@ -2074,7 +2216,15 @@ export interface operations {
           'application/json': components['schemas']['TriggerResult'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2111,7 +2261,15 @@ export interface operations {
           'application/json': components['schemas']['TriggerResult'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
@@ -2140,20 +2298,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @description The 11-digit MID. */
-            merchantId: string;
-            /**
-             * Format: date-time
-             * @description The new settlement time of the sales settled, and the time the test clock settled up to. UTC (ISO 8601, `Z`).
-             */
-            settledAt: string;
-            /** @description Approved sales whose settlement cut-off was still ahead: they are settled now. */
-            settledCount: number;
-          };
+          'application/json': components['schemas']['SettleNowResult'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
@@ -2164,7 +2320,10 @@ export interface operations {
   SearchPayors: {
     parameters: {
       query: {
-        /** @description The integrator's customer ID (exact match). */
+        /**
+         * @description The integrator's customer ID (exact match).
+         * @example cust-1042
+         */
         customerAccountId: string;
       };
       header?: never;
@@ -2188,7 +2347,15 @@ export interface operations {
           'application/json': components['schemas']['Payor'][];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
@@ -2224,7 +2391,15 @@ export interface operations {
           'application/json': components['schemas']['Payor'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
@@ -2260,7 +2435,15 @@ export interface operations {
           'application/json': components['schemas']['Payor'][];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
@@ -2280,7 +2463,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payor ID (`payorId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e03
          */
         PayorID: string;
       };
@@ -2297,7 +2480,15 @@ export interface operations {
           'application/json': components['schemas']['Payor'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2318,7 +2509,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payor ID (`payorId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e03
          */
         PayorID: string;
       };
@@ -2339,7 +2530,15 @@ export interface operations {
           'application/json': components['schemas']['Payor'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2360,7 +2559,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payor ID (`payorId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e03
          */
         PayorID: string;
       };
@@ -2375,7 +2574,15 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2396,7 +2603,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payor ID (`payorId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e03
          */
         PayorID: string;
       };
@@ -2413,7 +2620,15 @@ export interface operations {
           'application/json': components['schemas']['SavedPaymentMethod'][];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2434,7 +2649,7 @@ export interface operations {
         MID: string;
         /**
          * @description Payor ID (`payorId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e03
          */
         PayorID: string;
       };
@@ -2455,7 +2670,15 @@ export interface operations {
           'application/json': components['schemas']['SavedPaymentMethod'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2476,12 +2699,12 @@ export interface operations {
         MID: string;
         /**
          * @description Payor ID (`payorId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e03
          */
         PayorID: string;
         /**
          * @description Saved payment method ID (`savedPaymentMethodId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e04
          */
         PaymentMethodID: string;
       };
@@ -2498,7 +2721,15 @@ export interface operations {
           'application/json': components['schemas']['SavedPaymentMethod'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2519,12 +2750,12 @@ export interface operations {
         MID: string;
         /**
          * @description Payor ID (`payorId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e03
          */
         PayorID: string;
         /**
          * @description Saved payment method ID (`savedPaymentMethodId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e04
          */
         PaymentMethodID: string;
       };
@@ -2545,7 +2776,15 @@ export interface operations {
           'application/json': components['schemas']['SavedPaymentMethod'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2566,12 +2805,12 @@ export interface operations {
         MID: string;
         /**
          * @description Payor ID (`payorId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e03
          */
         PayorID: string;
         /**
          * @description Saved payment method ID (`savedPaymentMethodId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e04
          */
         PaymentMethodID: string;
       };
@@ -2586,7 +2825,15 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2623,7 +2870,15 @@ export interface operations {
           'application/json': components['schemas']['Transaction'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       409: components['responses']['Conflict'];
@@ -2644,7 +2899,7 @@ export interface operations {
         MID: string;
         /**
          * @description Transaction ID (`transactionId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e05
          */
         TransactionID: string;
       };
@@ -2661,7 +2916,15 @@ export interface operations {
           'application/json': components['schemas']['Transaction'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2682,7 +2945,7 @@ export interface operations {
         MID: string;
         /**
          * @description Transaction ID (`transactionId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e05
          */
         TransactionID: string;
       };
@@ -2699,7 +2962,15 @@ export interface operations {
           'application/json': components['schemas']['Transaction'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
@@ -2720,7 +2991,7 @@ export interface operations {
         MID: string;
         /**
          * @description Transaction ID (`transactionId`) (a UUID; any letter case). Malformed: 400.
-         * @example 01890a5d-ac96-774b-bcce-b302099a8057
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e05
          */
         TransactionID: string;
       };
@@ -2741,7 +3012,15 @@ export interface operations {
           'application/json': components['schemas']['Refund'];
         };
       };
-      400: components['responses']['BadRequest'];
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];

@@ -42,10 +42,14 @@ export const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: s
 
 export const COMMON_ERRORS: readonly ErrorStatus[] = [400, 401, 403, 429, 500, 503];
 
-/** The shared response components, keyed by name. */
+/**
+ * The shared response components, keyed by name. Not the 400: each operation has its own, with
+ * the example of its invalid request (lib/openapi/examples.ts).
+ */
 export function errorResponses(): Record<string, ResponseObject> {
   const responses: Record<string, ResponseObject> = {};
   for (const [status, { name, description }] of Object.entries(ERROR_RESPONSES)) {
+    if (status === '400') continue;
     responses[name] = {
       description,
       ...(status === '401' && {

@@ -4,8 +4,14 @@ import { routes, type ErrorStatus, type Route } from '#contract/routes/index';
 import type { SchemaComponents } from './components';
 import { responseSchema } from './components';
 import { COMMON_ERRORS, ERROR_RESPONSES } from './errors';
+import { badRequest, examplesOf } from './examples';
 import { parametersOf } from './parameters';
-import { json, type OperationObject } from './types';
+import { json, type MediaTypeObject, type OperationObject } from './types';
+
+/** `application/json` content: the schema, with named examples when there are any. */
+const content = (schema: MediaTypeObject['schema'], examples?: MediaTypeObject['examples']) => ({
+  'application/json': { schema, ...(examples && { examples }) },
+});
 
 export const TAGS: Record<string, { name: string; description: string }> = {
   groups: {
@@ -45,7 +51,7 @@ function requestBodyOf(route: Route, components: SchemaComponents): OperationObj
   return {
     ...(body.description !== undefined && { description: body.description }),
     required: body.optional !== true,
-    content: json(schema),
+    content: content(schema, examplesOf(route).requests),
   };
 }
 
@@ -55,11 +61,15 @@ function responsesOf(route: Route): OperationObject['responses'] {
   }
   const errors = new Set<ErrorStatus>([...COMMON_ERRORS, ...(route.errors ?? [])]);
   if (pathParamNames(route.path).some((p) => p !== 'MID')) errors.add(404);
+  const example = examplesOf(route).response;
   const responses: OperationObject['responses'] = {
     [String(route.status)]:
       route.status === 204 || !route.response
         ? { description: 'Done; no body.' }
-        : { description: route.response.description, content: json(responseSchema(route.response.schema)) },
+        : {
+            description: route.response.description,
+            content: content(responseSchema(route.response.schema), example && { success: example }),
+          },
   };
   if (route.accepted) {
     responses['202'] = {
@@ -68,7 +78,9 @@ function responsesOf(route: Route): OperationObject['responses'] {
     };
   }
   for (const status of [...errors].sort((a, b) => a - b)) {
-    responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+    // The 400 carries the operation's own example; the others are shared.
+    responses[String(status)] =
+      status === 400 ? badRequest(route) : { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
   }
   return responses;
 }
@@ -83,6 +95,7 @@ export function operationOf(
     route.nonProdOnly ? '**Non-production only**: in production this operation answers 403.' : undefined,
     alias ? `Identical alias of \`${alias.method} ${alias.path}\` (${alias.id}).` : undefined,
   ].filter((n): n is string => n !== undefined);
+  const responses = responsesOf(route); // first: a missing response schema is the error to report
   const parameters = parametersOf(route);
   const requestBody = requestBodyOf(route, components);
   return {
@@ -92,7 +105,7 @@ export function operationOf(
     tags: [tagOf(route)],
     parameters,
     ...(requestBody && { requestBody }),
-    responses: responsesOf(route),
+    responses,
     security,
     ...(route.nonProdOnly && { 'x-non-production-only': true as const }),
   };

@@ -1,6 +1,7 @@
 /** Path parameters (declared once in contract/params) and query parameters (the route's query). */
 import { pathParamNames, pathParams, type PathParam } from '#contract/params';
 import type { Route } from '#contract/routes/index';
+import { examplesOf, pathExample } from './examples';
 import { toOpenApiSchema } from './translate';
 import type { JsonSchema, ParameterObject } from './types';
 
@@ -19,7 +20,8 @@ function pathParameter(route: Route, name: string): ParameterObject {
       ...(param.format !== undefined && { format: param.format }),
       pattern: param.pattern,
     },
-    example: param.example,
+    // The placeholder the operation's examples use, so that parameters and bodies agree.
+    example: pathExample(name) ?? param.example,
   };
 }
 
@@ -29,14 +31,17 @@ function queryParameters(route: Route): ParameterObject[] {
     properties?: Record<string, JsonSchema>;
     required?: readonly string[];
   };
+  const examples = examplesOf(route).query ?? {};
   return Object.entries(properties).map(([name, schema]) => {
     const extra = route.query?.parameters?.[name];
+    const example = examples[name];
     return {
       name,
       in: 'query',
       required: required.includes(name),
       ...(extra?.description !== undefined && { description: extra.description }),
       schema: extra?.schema ? { ...extra.schema } : toOpenApiSchema(schema),
+      ...(example !== undefined && { example }),
     };
   });
 }

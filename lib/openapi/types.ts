@@ -14,8 +14,15 @@ export interface ParameterObject {
   example?: unknown;
 }
 
+export interface ExampleObject {
+  summary: string;
+  description?: string;
+  value: unknown;
+}
+
 export interface MediaTypeObject {
   schema: SchemaObject;
+  examples?: Readonly<Record<string, ExampleObject>>;
 }
 
 export interface ResponseObject {

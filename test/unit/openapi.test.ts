@@ -400,17 +400,32 @@ describe('responses', () => {
       expect(success).toEqual([String(route.status), ...(route.accepted ? ['202'] : [])]);
       const ok = op.responses[String(route.status)] as { content?: Json };
       if (route.status === 204) expect(ok.content).toBeUndefined();
-      else expect(ok.content?.['application/json']).toEqual({ schema: expect.any(Object) });
+      else {
+        // With its example (test/unit/openapi-examples.test.ts checks the examples).
+        expect(ok.content?.['application/json']).toEqual({
+          schema: expect.any(Object),
+          examples: { success: expect.any(Object) },
+        });
+      }
 
       const expected = ['400', '401', '403', '429', '500', '503'];
       if (pathParameterNames(route.path).some((p) => p !== 'MID')) expected.push('404');
       for (const status of expected) {
-        const response = resolvePointer(doc, (op.responses[status] as { $ref: string }).$ref) as {
+        // The 400 is the operation's own (its example); the others are shared components.
+        const entry = op.responses[status] as { $ref?: string };
+        const response = (entry.$ref === undefined ? entry : resolvePointer(doc, entry.$ref)) as {
           description: string;
-          content: Json;
+          content: Record<string, Json>;
         };
         expect(response.description.length).toBeGreaterThan(5);
-        expect(response.content).toEqual({ 'application/json': { schema: errorSchema } });
+        expect(Object.keys(response.content)).toEqual(['application/json']);
+        expect(response.content['application/json']!.schema).toEqual(errorSchema);
+        if (status === '400') {
+          expect(response.description).toMatch(/`errors`: every problem found/);
+          expect(response.content['application/json']!.examples).toEqual({ invalid: expect.any(Object) });
+        } else {
+          expect(response.content['application/json']!.examples).toBeUndefined();
+        }
       }
     },
   );
@@ -437,12 +452,34 @@ describe('responses', () => {
     }
   });
 
-  it('describes the error body', () => {
+  it('describes the error body, with errors[] of a 400 for a body or query that fails its schema', () => {
     expect(doc.components.schemas.Error).toMatchObject({
       type: 'object',
       required: ['message', 'responseCode'],
-      properties: { message: { type: 'string' }, responseCode: { type: 'integer' } },
+      properties: {
+        message: { type: 'string' },
+        responseCode: { type: 'integer' },
+        errors: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['field', 'message'],
+            properties: { field: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
     });
+    expect(
+      (doc.components.schemas.Error as { properties: { errors: Json } }).properties.errors.description,
+    ).toMatch(/A 400 for a body or query that failed its schema only: every problem found/);
+  });
+
+  it('has a license and a description of every tag (redocly.yaml, linted by npm run openapi)', () => {
+    expect(doc.info.license).toEqual({
+      name: expect.stringMatching(/^Proprietary/),
+      url: expect.any(String),
+    });
+    for (const tag of doc.tags) expect(tag.description).toEqual(expect.any(String));
   });
 });
 

@@ -1,0 +1,171 @@
+/** Examples of the group, payment and processing operations (contract/examples/types.ts). */
+import { refused, unknownQuery } from './refusals';
+import { PLACEHOLDERS as P, type OperationExamples } from './types';
+import { executionArn, groupView, paymentView, plainPaymentView, profileId, updated } from './views';
+
+const noSuchQuery = unknownQuery('expand', 'payments');
+const success = (summary: string, value: unknown) => ({ summary, value });
+const triggered = (groupId: string) => ({
+  triggeredGroups: [{ paymentGroupId: groupId, executionArn: executionArn(groupId) }],
+  totalTriggered: 1,
+  totalFailed: 0,
+});
+
+export const newGroup = {
+  servicePayId: P.MID,
+  scheduleDate: '2030-06-03',
+  scheduleHour: 14,
+  locationId: 42,
+  transactionInitiator: 'Merchant',
+  payments: [
+    {
+      profileId,
+      amount: 125.5,
+      orderId: 'INV-2030-0601',
+      sendEmailReceipt: true,
+      customAttributes: { studentId: 'S-1001', term: 'fall' },
+      fees: [{ name: 'Service fee', amount: 2.5 }],
+    },
+  ],
+  idempotencyKey: 'create-group-2030-06-03-42',
+};
+
+export const newPayment = {
+  paymentGroupId: P.GroupID,
+  profileId,
+  amount: 42.1,
+  orderId: 'INV-2030-0602',
+  sendPaymentScheduledNotification: true,
+};
+
+export const groupExamples: Record<string, OperationExamples> = {
+  ListPendingGroups: {
+    response: success('The pending and processing groups', [groupView]),
+    invalid: noSuchQuery,
+  },
+  ListGroups: {
+    query: { date: '2030-06-03' },
+    response: success('The groups of that date (no paging parameters: an array)', [groupView]),
+    invalid: {
+      summary: 'An hour that is not a number',
+      query: { time: 'noon' },
+      response: refused(['time', 'time must be an integer hour 0-23']),
+    },
+  },
+  CreateGroup: {
+    requests: { group: { summary: 'A group with one card payment', value: newGroup } },
+    response: success('The group with its payment', { ...groupView, payments: [paymentView] }),
+    invalid: {
+      summary: 'An hour out of range and an amount with 3 decimals',
+      body: { ...newGroup, scheduleHour: 24, payments: [{ profileId, amount: 19.999 }] },
+      response: refused(
+        ['scheduleHour', 'scheduleHour must be <= 23'],
+        ['payments[0].amount', 'payments[0].amount must have at most 2 decimal places'],
+      ),
+    },
+  },
+  GetGroup: { response: success('The group', groupView), invalid: noSuchQuery },
+  UpdateGroup: {
+    requests: {
+      reschedule: {
+        summary: 'Move the group to another hour',
+        value: { scheduleDate: '2030-06-03', scheduleHour: 16 },
+      },
+    },
+    response: success('The group, rescheduled', { ...groupView, scheduleHour: 16, ...updated }),
+    invalid: {
+      summary: 'A field of the wrong type',
+      body: { scheduleHour: '16' },
+      response: refused(['scheduleHour', 'scheduleHour must be integer']),
+    },
+  },
+  DeleteGroup: { invalid: noSuchQuery },
+  ListPayments: {
+    response: success("The group's payments (no paging parameters: an array)", [paymentView]),
+    invalid: noSuchQuery,
+  },
+  AddPayment: {
+    requests: { payment: { summary: 'A payment with a saved card', value: newPayment } },
+    response: success('The payment added', {
+      ...plainPaymentView,
+      paymentId: '0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e12',
+      amount: 42.1,
+      orderId: 'INV-2030-0602',
+      sendEmailReceipt: false,
+      sendPaymentScheduledNotification: true,
+    }),
+    invalid: {
+      summary: 'No amount',
+      body: { paymentGroupId: P.GroupID, profileId },
+      response: refused(['amount', 'amount is required']),
+    },
+  },
+  GetPayment: { response: success('The payment', paymentView), invalid: noSuchQuery },
+  UpdatePayment: {
+    requests: {
+      payment: {
+        summary: 'Change the amount (a full replacement)',
+        value: {
+          paymentId: P.PaymentID,
+          paymentGroupId: P.GroupID,
+          profileId,
+          amount: 45,
+          orderId: 'INV-2030-0601',
+        },
+      },
+    },
+    response: success('The payment after the update (a full replacement)', {
+      ...plainPaymentView,
+      amount: 45,
+      sendEmailReceipt: false,
+      ...updated,
+    }),
+    invalid: {
+      summary: 'A negative amount',
+      body: { paymentId: P.PaymentID, paymentGroupId: P.GroupID, profileId, amount: -5 },
+      response: refused(['amount', 'amount must be >= 0.01']),
+    },
+  },
+  DeletePayment: { invalid: noSuchQuery },
+  VoidOrRefundGroup: {
+    requests: {
+      some: { summary: 'Reverse one payment of the group', value: { paymentIds: [P.PaymentID] } },
+    },
+    response: success('A pending group: nothing was charged, so the payment is skipped', {
+      paymentGroupId: P.GroupID,
+      voidedCount: 0,
+      refundedCount: 0,
+      skippedCount: 1,
+      failedCount: 0,
+      payments: [{ paymentId: P.PaymentID, outcome: 'skipped', reason: 'not processed' }],
+    }),
+    invalid: {
+      summary: 'An empty list of payments',
+      body: { paymentIds: [] },
+      response: refused(['paymentIds', 'paymentIds must NOT have fewer than 1 items']),
+    },
+  },
+  ProcessGroup: { response: success('The group started', triggered(P.GroupID)), invalid: noSuchQuery },
+  ProcessMerchant: {
+    requests: {
+      slot: {
+        summary: 'Process the pending groups of one UTC slot',
+        value: { scheduleDate: '2030-06-03', scheduleHour: 14 },
+      },
+    },
+    response: success('The one pending group of that slot, started', triggered(P.GroupID)),
+    invalid: {
+      summary: 'A date that is not yyyy-MM-dd',
+      body: { scheduleDate: '06/03/2030' },
+      response: refused(['scheduleDate', 'scheduleDate must be a valid date (yyyy-MM-dd)']),
+    },
+  },
+  SettleNow: {
+    response: success('Two approved sales settled', {
+      merchantId: P.MID,
+      settledAt: '2030-05-20T15:10:00.000Z',
+      settledCount: 2,
+    }),
+    invalid: noSuchQuery,
+  },
+};

@@ -1,0 +1,13 @@
+/** Every operation's examples, by route id (aliases use their target's). */
+import { groupExamples } from './groups';
+import { payorExamples } from './payors';
+import { transactionExamples } from './transactions';
+import type { OperationExamples } from './types';
+
+export { PLACEHOLDERS, type Example, type OperationExamples, type Placeholder } from './types';
+
+export const operationExamples: Readonly<Record<string, OperationExamples>> = {
+  ...groupExamples,
+  ...payorExamples,
+  ...transactionExamples,
+};
