@@ -23,7 +23,8 @@ test('the README walk-through runs start to finish', async () => {
     .replaceAll('http://127.0.0.1:8005', process.env.E2E_SES_URL!)
     // Other files share this runtime and own the current hour's groups: tick a slot long past.
     .replaceAll('$(date -u +%FT%H:00:00Z)', '2000-01-01T00:00:00Z');
-  const { stdout } = await run('bash', ['-c', script], { timeout: 60_000 });
+  // The refund step waits for a sale's settlement cut-off (8 s apart in this tier).
+  const { stdout } = await run('bash', ['-c', script], { timeout: 90_000 });
   expect(stdout).toContain('"maskedAccountNumber": "************1111"');
   expect(stdout).toContain('"isDuplicate": true');
   expect(stdout).toContain('"status": "Voided"');
@@ -31,4 +32,9 @@ test('the README walk-through runs start to finish', async () => {
   // Void before the settlement cut-off, refund after it (the e2e runtime's cut-offs are 8 s apart).
   expect(stdout).toMatch(/"voidedCount": 3|"refundedCount": 3/);
   expect(stdout).not.toContain('4111111111111111');
-});
+  // The refund step runs (issue 12): 10.00 of the 40.00 sale refunded after its cut-off.
+  expect(stdout).toContain('"availableRefundAmount": 30');
+  expect(stdout).toContain('"refundCount": 1');
+  // Dates work with BSD (macOS) date too: GNU-only `date -d` only as the fallback after `||`.
+  expect(section).not.toMatch(/^(?!.*\|\| date).*\bdate\b[^\n]* -d /m);
+}, 120_000);
