@@ -1,0 +1,233 @@
+/**
+ * Contract tests (issue 12): every operation of openapi.json, sent its documented request examples
+ * (bodies and query parameters) against the local runtime, answers its documented success status
+ * with a body valid against the documented schema; and its invalid example request answers exactly
+ * its documented 400 example (with `errors[]`), valid against the 400 schema. Examples name
+ * resources by placeholder (contract/examples/types.ts); this test makes the resources, on a
+ * merchant of its own so that the merchant-wide triggers touch nothing of the other tests.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { operationExamples, PLACEHOLDERS, type Placeholder } from '../../contract/examples/index';
+import { routeList } from '../../contract/routes/index';
+import { call, type Reply } from '../support/api';
+import {
+  openApi,
+  problemsOf,
+  requestSchemaPointer,
+  responseSchemaPointer,
+  validatorAt,
+} from '../support/openapi-schemas';
+import { checkingInput } from '../fixtures';
+import { createPayor, groupBody } from '../fixtures/api';
+
+type Json = Record<string, unknown>;
+type Ids = Record<Placeholder, string>;
+interface Operation {
+  id: string;
+  method: string;
+  path: string;
+  op: Json;
+}
+
+const ROOT = resolve(__dirname, '..', '..');
+const run = promisify(execFile);
+const admin = (...args: string[]) =>
+  run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/admin.ts', ...args, '--local'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR! },
+  });
+
+/** The route whose examples an operation shows (an alias shows its target's). */
+const exampleRoute = new Map(routeList.map((r) => [r.id, r.aliasOf ?? r.id]));
+
+const operations: Operation[] = Object.entries(openApi.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]) => ({ id: String(op.operationId), method, path, op: op as Json })),
+);
+
+/** `value` with every placeholder replaced by the real value of `ids`. */
+function substitute<T>(value: T, ids: Ids): T {
+  let text = JSON.stringify(value);
+  if (text === undefined) return value;
+  for (const [name, placeholder] of Object.entries(PLACEHOLDERS)) {
+    text = text.split(placeholder).join(ids[name as Placeholder]);
+  }
+  return JSON.parse(text) as T;
+}
+
+/** The URL of an operation: the path with the real ids, and the query. */
+function urlOf(operation: Operation, ids: Ids, query: Record<string, string> = {}): string {
+  const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name as Placeholder]);
+  const search = new URLSearchParams(substitute(query, ids)).toString();
+  return search === '' ? path : `${path}?${search}`;
+}
+
+/** The documented query parameter examples of an operation. */
+const documentedQuery = (operation: Operation): Record<string, string> =>
+  Object.fromEntries(
+    ((operation.op.parameters ?? []) as Json[])
+      .filter((p) => p.in === 'query' && p.example !== undefined)
+      .map((p) => [String(p.name), String(p.example)]),
+  );
+
+/** The documented request examples of an operation: `[name, body]`, or one bodiless request. */
+function documentedRequests(operation: Operation): [string, unknown][] {
+  const body = operation.op.requestBody as { content: Record<string, Json> } | undefined;
+  const examples = body?.content['application/json']?.examples as Record<string, Json> | undefined;
+  if (!examples) return [['no body', undefined]];
+  return Object.entries(examples).map(([name, example]) => [name, example.value]);
+}
+
+/** Fails with the body and ajv's problems unless `reply` has `status` and a body of its schema. */
+function expectDocumented(operation: Operation, reply: Reply, status: string): void {
+  if (String(reply.status) !== status) {
+    throw new Error(`${operation.id}: expected ${status}, got ${reply.status} ${reply.text}`);
+  }
+  const pointer = responseSchemaPointer(operation.path, operation.method, status);
+  if (pointer === undefined) {
+    expect(reply.text).toBe('');
+    return;
+  }
+  const validate = validatorAt(pointer);
+  const valid = validate(reply.body);
+  expect({ valid, problems: valid ? [] : problemsOf(validate), body: reply.body }).toMatchObject({
+    valid: true,
+  });
+}
+
+const successStatus = (operation: Operation): string =>
+  Object.keys(operation.op.responses as Json).find((s) => s.startsWith('2'))!;
+
+let ids: Ids;
+/**
+ * Per operation, the resources it consumes (deletes, processes, voids) or waits for, made just
+ * before it runs: a sale is voided before its settlement cut-off (8 s in the e2e runtime).
+ */
+const prepare: Record<string, () => Promise<Partial<Ids>>> = {};
+
+async function made<T = Json>(method: string, path: string, body?: unknown): Promise<T> {
+  const reply = await call<T>(method, path, body);
+  if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${reply.text}`);
+  return reply.body;
+}
+
+beforeAll(async () => {
+  const suffix = String(Date.now()).slice(-4);
+  const mid = `3235008${suffix}`;
+  await admin('register-merchant', '--mid', mid, '--mid8', `2358${suffix}`, '--name', 'Contract Examples');
+  await admin('grant', '--client', 'local-tester', '--mid', mid);
+  const customerAccountId = `cust-${randomUUID().slice(0, 8)}`;
+  const payor = await createPayor({ customerAccountId }, mid);
+  const profileId = `${payor.payorId}/${payor.defaultPaymentMethodId}`;
+  const v1 = `/v1/rest/merchants/${mid}`;
+  const groups = `/rest/merchants/${mid}/groups`;
+  const newGroup = async () =>
+    made<{ paymentGroupId: string; payments: { paymentId: string }[] }>(
+      'POST',
+      groups,
+      groupBody({ servicePayId: mid, payments: [{ profileId, amount: 11 }] }),
+    );
+  const group = await newGroup();
+  const addPayment = async () => ({
+    PaymentID: (
+      await made<{ paymentId: string }>('POST', `${groups}/${group.paymentGroupId}/payments`, {
+        paymentGroupId: group.paymentGroupId,
+        profileId,
+        amount: 12,
+      })
+    ).paymentId,
+  });
+  const sale = async (amount: number) =>
+    (await made<{ transactionId: string }>('POST', `${v1}/transactions`, { profileId, amount }))
+      .transactionId;
+  ids = {
+    MID: mid,
+    GroupID: group.paymentGroupId,
+    PaymentID: group.payments[0]!.paymentId,
+    PayorID: payor.payorId,
+    PaymentMethodID: payor.defaultPaymentMethodId,
+    TransactionID: await sale(30),
+    customerAccountId,
+    newCustomerAccountId: `cust-${randomUUID().slice(0, 8)}`,
+  };
+  Object.assign(prepare, {
+    DeleteGroup: async () => ({ GroupID: (await newGroup()).paymentGroupId }),
+    ProcessGroup: async () => ({ GroupID: (await newGroup()).paymentGroupId }),
+    DeletePayment: addPayment,
+    DeletePaymentAlias: addPayment,
+    DeletePayor: async () => ({ PayorID: (await createPayor({}, mid)).payorId }),
+    DeleteMethod: async () => ({
+      PaymentMethodID: (
+        await made<{ savedPaymentMethodId: string }>(
+          'POST',
+          `${v1}/payors/${payor.payorId}/savedPaymentMethods`,
+          checkingInput(),
+        )
+      ).savedPaymentMethodId,
+    }),
+    VoidTransaction: async () => ({ TransactionID: await sale(31) }),
+    // A refund needs a settled sale: the test clock (SettleNow, just before) or the cut-off.
+    RefundTransaction: async () => {
+      for (let i = 0; i < 40; i++) {
+        const { settled } = await made<{ settled: boolean }>(
+          'GET',
+          `${v1}/transactions/${ids.TransactionID}`,
+        );
+        if (settled) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      return {};
+    },
+  });
+}, 60_000);
+
+// The test clock settles the merchant's sales, which the refund needs: both go last.
+const LAST = ['SettleNow', 'RefundTransaction'];
+const ordered = [
+  ...operations.filter((o) => !LAST.includes(o.id)),
+  ...LAST.flatMap((id) => operations.filter((o) => o.id === id)),
+];
+
+test('every operation has examples', () => {
+  const missing = operations.filter((o) => !operationExamples[exampleRoute.get(o.id) ?? o.id]);
+  expect(missing.map((o) => o.id)).toEqual([]);
+});
+
+describe.each(ordered.map((o) => [o.id, o] as const))('%s', (_id, operation) => {
+  let opIds: Ids;
+  beforeAll(async () => {
+    opIds = { ...ids, ...(await prepare[operation.id]?.()) };
+  }, 30_000);
+
+  test('its documented requests answer the documented status and schema', async () => {
+    for (const [, body] of documentedRequests(operation)) {
+      if (body !== undefined) {
+        const validate = validatorAt(requestSchemaPointer(operation.path, operation.method));
+        expect(problemsOf(validate).length === 0 && validate(body)).toBe(true);
+      }
+      const reply = await call(
+        operation.method.toUpperCase(),
+        urlOf(operation, opIds, documentedQuery(operation)),
+        substitute(body, opIds),
+      );
+      expectDocumented(operation, reply, successStatus(operation));
+    }
+  });
+
+  test('its invalid example request answers its documented 400', async () => {
+    const response = (operation.op.responses as Record<string, Json>)['400'] as {
+      content: Record<string, { examples: { invalid: { value: unknown } } }>;
+    };
+    const documented = response.content['application/json']!.examples.invalid.value;
+    const { invalid } = operationExamples[exampleRoute.get(operation.id) ?? operation.id]!;
+    const reply = await call(
+      operation.method.toUpperCase(),
+      urlOf(operation, opIds, invalid.query),
+      substitute(invalid.body, opIds),
+    );
+    expectDocumented(operation, reply, '400');
+    expect(reply.body).toEqual(substitute(documented, opIds));
+  });
+});
