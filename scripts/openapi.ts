@@ -25,7 +25,7 @@ import { format, resolveConfig } from 'prettier';
 import { openApiDocument } from '../lib/openapi/index';
 import { lintOpenApi } from '../lib/openapi/lint';
 import { parseStage } from '../contract/stage';
-import { VALIDATORS_FILE, writeValidators } from './generate-validators';
+import { writeValidators } from './generate-validators';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -47,8 +47,9 @@ async function main(): Promise<void> {
   lintOpenApi(text); // redocly lint, recommended-strict (redocly.yaml)
 
   if (values.check) {
-    if (!(await writeValidators(true))) {
-      console.error(`${VALIDATORS_FILE} is out of date: run npm run openapi`);
+    const stale = await writeValidators(true);
+    if (stale.length > 0) {
+      console.error(`${stale.join(', ')} out of date: run npm run openapi`);
       process.exit(1);
     }
     if (!existsSync(out) || readFileSync(out, 'utf8') !== text) {

@@ -19,7 +19,7 @@ import { logger } from './logger';
 import { MerchantRegistry, type Merchant } from './merchants';
 import { tracer } from './tracer';
 import { validator, ValidationError, type Problem, type Validator } from './validation';
-import type { ValidatedRoute } from './validators';
+import type { RouteCheck } from './validators';
 
 // Every function fails its cold start on a missing or malformed variable, not a later request.
 config();
@@ -37,6 +37,9 @@ const PATH_RULES = new Map(
 
 /** A schema's value type; a list of schemas is validated by the handler itself (`unknown`). */
 type SchemaValue<S> = S extends readonly unknown[] ? unknown : S extends JSONSchema ? FromSchema<S> : unknown;
+
+/** The contract entry of a route's checks (each member's, for a union). */
+type RouteOf<C> = C extends RouteCheck<infer R> ? R : never;
 
 /** The validated body of route `R`: undefined without a body schema, or when an optional body is absent. */
 export type BodyOf<R extends Route> = R extends { body: { schema: infer S } }
@@ -132,14 +135,10 @@ function parseQuery(event: APIGatewayProxyEvent): Record<string, string> {
 }
 
 /** The route's body: ignored without a body schema; a list of schemas passes the JSON through. */
-function bodyParser(route: ValidatedRoute, options: RouteOptions): (event: APIGatewayProxyEvent) => unknown {
+function bodyParser(route: RouteCheck, options: RouteOptions): (event: APIGatewayProxyEvent) => unknown {
   const body = route.body;
   if (!body) return () => undefined;
-  const compiled = route.validators.body;
-  if (!Array.isArray(body.schema) && compiled === undefined) {
-    throw new Error(`${route.id}: no compiled body validator (run npm run openapi)`);
-  }
-  const validate: Validator<unknown> = compiled === undefined ? (value) => value : validator(compiled);
+  const validate: Validator<unknown> = body.validate ? validator(body.validate) : (value) => value;
   return (event) => {
     let raw = event.body ?? '';
     if (event.isBase64Encoded) raw = Buffer.from(raw, 'base64').toString('utf8');
@@ -192,16 +191,16 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
 /**
  * The handler of a route under `/rest/merchants/{MID}` (or `/v1/rest/merchants/{MID}`): its path
  * parameters, body and query are checked as its entry in the route table declares, with the
- * validators compiled from it (a route of validators.generated.ts).
+ * validators compiled from it (a RouteCheck of validators.generated.ts).
  */
-export function merchantRoute<const R extends ValidatedRoute>(
-  route: R,
+export function merchantRoute<const C extends RouteCheck, R extends Route = RouteOf<C>>(
+  route: C,
   fn: (request: ApiRequest<R>) => Promise<ApiResult>,
   options: RouteOptions = {},
 ) {
   const parseBody = bodyParser(route, options);
   // A route without a query schema takes none: every name is refused.
-  const queryValidator = validator(route.validators.query, 'query');
+  const queryValidator = validator(route.query, 'query');
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(captureLambdaHandler(tracer))
     .use(injectLambdaContext(logger, { resetKeys: true }))

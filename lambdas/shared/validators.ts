@@ -1,9 +1,10 @@
 /**
  * Precompiled validation (issue 11): ajv compiles the contract's request schemas at build time
  * (scripts/generate-validators.ts, run by `npm run openapi`) into validators.generated.ts, so
- * that no function bundles ajv's compiler. That module exports every route as a `ValidatedRoute`:
- * a handler imports it as a namespace (`import * as routes from '#shared/validators.generated'`)
- * and names its route statically, so esbuild keeps that route's validators and drops the rest.
+ * that no function bundles ajv's compiler, nor the route table. That module exports every route
+ * as a RouteCheck: a handler imports it as a namespace
+ * (`import * as routes from '#shared/validators.generated'`) and names its route statically, so
+ * esbuild keeps that route's validators and drops the rest.
  */
 import type { ErrorObject } from 'ajv';
 import type { Route } from '#contract/routes/index';
@@ -14,23 +15,30 @@ export interface CompiledValidate {
   errors?: ErrorObject[] | null;
 }
 
-/** What a route's handler checks its request with: the body (when it has a schema) and the query. */
-export interface RouteValidators {
-  readonly body?: CompiledValidate;
-  readonly query: CompiledValidate;
-}
-
-/** A route entry of the contract with its precompiled validators. */
-export type ValidatedRoute<R extends Route = Route> = R & { readonly validators: RouteValidators };
+/** Carries a route's contract entry in the type only. */
+declare const contractEntry: unique symbol;
 
 /**
- * Pairs a route with its validators (called by the generated module only). The route comes
- * through a function: esbuild keeps a call whose arguments read a property, however pure the call.
+ * What a handler needs of its route at run time: how to check the request. The contract entry
+ * (`R`) is there for the types (body and query types, path parameters), not at run time.
  */
-export function validatedRoute<const R extends Route>(
-  route: () => R,
-  body: CompiledValidate | undefined,
+export interface RouteCheck<R extends Route = Route> {
+  readonly id: R['id'];
+  /**
+   * Absent when the route takes no body. `validate` is absent when the body is one of a list of
+   * schemas, which the handler tells apart and validates itself.
+   */
+  readonly body?: { readonly optional: boolean; readonly validate?: CompiledValidate };
+  /** The query's validator; a route without a query schema refuses every parameter. */
+  readonly query: CompiledValidate;
+  readonly [contractEntry]?: R;
+}
+
+/** A route's checks (called by the generated module only). */
+export function routeCheck<R extends Route>(
+  id: R['id'],
+  body: RouteCheck['body'],
   query: CompiledValidate,
-): ValidatedRoute<R> {
-  return { ...route(), validators: body === undefined ? { query } : { body, query } };
+): RouteCheck<R> {
+  return body === undefined ? { id, query } : { id, body, query };
 }

@@ -3,11 +3,11 @@
  * the same verdict and the same errors, so 400 messages and `errors[]` stay as they were.
  */
 import fc from 'fast-check';
-import { compiledSchemas } from '#shared/validators.generated';
+import { compiledSchemas } from '#shared/validators-by-schema.generated';
 import { compiler } from '../../scripts/generate-validators';
 
 const ajv = compiler();
-const schemas = [...compiledSchemas()];
+const schemas = [...compiledSchemas];
 
 /** Values shaped like the schema's objects: its property names with arbitrary values, and extras. */
 function shaped(schema: object): fc.Arbitrary<unknown> {
