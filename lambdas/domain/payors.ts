@@ -14,7 +14,11 @@ import {
   type UpdateMethodInput,
 } from '#contract/schemas/payors';
 import { validator } from '#shared/validation';
-import { codeValidated } from '#shared/validators.generated';
+import {
+  validateAccountType,
+  validateCardMethod,
+  validateCheckingMethod,
+} from '#shared/validators.generated';
 import {
   assertBankAccount,
   assertCardNumber,
@@ -65,9 +69,10 @@ export interface SavedMethod {
   lastUpdated: string;
 }
 
-const parseAccountType = validator<{ accountType: AccountType }>(codeValidated.accountType);
-const parseCard = validator<CardMethodInput>(codeValidated.cardMethod);
-const parseChecking = validator<CheckingMethodInput>(codeValidated.checkingMethod);
+// Pure: a bundle that never parses a method (the batch functions) drops these validators.
+const parseAccountType = /* @__PURE__ */ validator<{ accountType: AccountType }>(validateAccountType);
+const parseCard = /* @__PURE__ */ validator<CardMethodInput>(validateCardMethod);
+const parseChecking = /* @__PURE__ */ validator<CheckingMethodInput>(validateCheckingMethod);
 
 /**
  * Validates a new method (card: Luhn, brand, expiry not past; CHECKING: ABA routing number).

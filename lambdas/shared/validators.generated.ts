@@ -13609,7 +13609,7 @@ export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.Refund
   s0,
 );
 
-/** Schemas validated in handler code, by name. */
-export const codeValidated: Readonly<
-  Record<'accountType' | 'cardMethod' | 'checkingMethod', CompiledValidate>
-> = /* @__PURE__ */ Object.freeze({ accountType: s18, cardMethod: s10, checkingMethod: s11 });
+// Schemas validated in handler code, by name.
+export const validateAccountType: CompiledValidate = s18;
+export const validateCardMethod: CompiledValidate = s10;
+export const validateCheckingMethod: CompiledValidate = s11;
