@@ -1,10 +1,9 @@
 /** Examples of the group, payment and processing operations (contract/examples/types.ts). */
 import { refused, unknownQuery } from './refusals';
-import { PLACEHOLDERS as P, type OperationExamples } from './types';
+import { PLACEHOLDERS as P, success, type OperationExamples } from './types';
 import { executionArn, groupView, paymentView, plainPaymentView, profileId, updated } from './views';
 
 const noSuchQuery = unknownQuery('expand', 'payments');
-const success = (summary: string, value: unknown) => ({ summary, value });
 const triggered = (groupId: string) => ({
   triggeredGroups: [{ paymentGroupId: groupId, executionArn: executionArn(groupId) }],
   totalTriggered: 1,

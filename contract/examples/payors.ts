@@ -1,6 +1,6 @@
 /** Examples of the payor and saved-method operations (contract/examples/types.ts). */
 import { refused, unknownQuery } from './refusals';
-import { PLACEHOLDERS as P, type OperationExamples } from './types';
+import { PLACEHOLDERS as P, success, type OperationExamples } from './types';
 import { bankAccountView, billingAddress, cardView, payorView, updated } from './views';
 
 export const newCard = {
@@ -19,7 +19,6 @@ export const newBankAccount = {
 };
 
 const noSuchQuery = unknownQuery('expand', 'methods');
-const success = (summary: string, value: unknown) => ({ summary, value });
 
 export const payorExamples: Record<string, OperationExamples> = {
   CreatePayor: {

@@ -1,10 +1,9 @@
 /** Examples of the sale, void and refund operations (contract/examples/types.ts). */
 import { refused, unknownQuery } from './refusals';
-import { PLACEHOLDERS as P, type OperationExamples } from './types';
+import { PLACEHOLDERS as P, success, type OperationExamples } from './types';
 import { profileId, transactionView } from './views';
 
 const noSuchQuery = unknownQuery('verbose', 'true');
-const success = (summary: string, value: unknown) => ({ summary, value });
 
 export const transactionExamples: Record<string, OperationExamples> = {
   CreateSale: {

@@ -27,6 +27,9 @@ export interface Example {
   readonly value: unknown;
 }
 
+/** A success body's example. */
+export const success = (summary: string, value: unknown): Example => ({ summary, value });
+
 /** The error body of an invalid request's 400. */
 export interface ErrorExample {
   readonly message: string;
