@@ -18,15 +18,13 @@ export function examplesOf(route: Route): OperationExamples {
 export const pathExample = (name: string): string | undefined =>
   (PLACEHOLDERS as Record<string, string>)[name];
 
-/** The Example Objects of a request body. */
-export const requestExamples = (examples: OperationExamples) => examples.requests;
-
 /** The 400 of an operation: the shared words, and the answer to its invalid example request. */
 export function badRequest(route: Route): ResponseObject {
   const { invalid } = examplesOf(route);
+  const query = invalid.query && new URLSearchParams(invalid.query).toString();
   const sent = [
-    invalid.query && `query \`${new URLSearchParams(invalid.query).toString() || '(none)'}\``,
-    invalid.body !== undefined && `body \`${JSON.stringify(invalid.body)}\``,
+    query === '' ? 'no query parameters' : query && `the query \`${query}\``,
+    invalid.body !== undefined && `the body \`${JSON.stringify(invalid.body)}\``,
   ].filter((s): s is string => typeof s === 'string');
   return {
     description: ERROR_RESPONSES[400].description,
@@ -36,7 +34,7 @@ export function badRequest(route: Route): ResponseObject {
         examples: {
           invalid: {
             summary: invalid.summary,
-            description: `The answer to the ${sent.join(' and ')}.`,
+            description: `The answer to a request with ${sent.join(' and ')}.`,
             value: invalid.response,
           },
         },
