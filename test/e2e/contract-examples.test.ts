@@ -205,7 +205,8 @@ describe.each(ordered.map((o) => [o.id, o] as const))('%s', (_id, operation) => 
     for (const [, body] of documentedRequests(operation)) {
       if (body !== undefined) {
         const validate = validatorAt(requestSchemaPointer(operation.path, operation.method));
-        expect(problemsOf(validate).length === 0 && validate(body)).toBe(true);
+        const valid = validate(body);
+        expect({ valid, problems: valid ? [] : problemsOf(validate) }).toEqual({ valid: true, problems: [] });
       }
       const reply = await call(
         operation.method.toUpperCase(),
