@@ -6,6 +6,7 @@
 import { createPayment } from './create-payment';
 import { listGroups } from './list-groups';
 import { processing } from './processing';
+import { processingLatency } from './processing-latency';
 import type { AnySection } from './section';
 
-export const sections: readonly AnySection[] = [createPayment, listGroups, processing];
+export const sections: readonly AnySection[] = [createPayment, listGroups, processing, processingLatency];

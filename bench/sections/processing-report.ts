@@ -41,6 +41,9 @@ export interface ProcessingResult {
   payments: number;
   batchSize: number;
   concurrency: number;
+  /** Key ranges at once (PROCESS_FAN_OUT) and how many the group was cut into. */
+  fanOut?: number;
+  ranges?: number;
   settlementSeconds: number;
   groupCreateSeconds: number[];
   warmUp: { raw: number; stateMachine: number; asExpected: boolean };
@@ -86,6 +89,10 @@ export function report(results: Results) {
   const warm = r.warmUp.asExpected
     ? ''
     : `The warm-up groups (${r.warmUp.raw} and ${r.warmUp.stateMachine} payments) did not all come out approved either.`;
+  const fanOut =
+    r.fanOut === undefined
+      ? 'one range (before the fan-out)'
+      : `${r.ranges ?? '?'} key ranges, up to ${r.fanOut} at once`;
   const outcome = (x: Side) =>
     `${x.approved} approved, ${x.declined} declined, ${x.failed} failed in ${x.batches} batches`;
   const cpu = (x: Side) =>
@@ -117,11 +124,11 @@ export function report(results: Results) {
       `${r.groupCreateSeconds[0]} s) processed by the local state machine (\`statemachines/process-group.asl.json\` on ` +
       `aws-local-stepfunctions, in the runtime), timed from \`POST .../process-payments\` to the group's status ` +
       `\`processed\` (polled every ${POLL_MS} ms). "Raw core" is a second group of the same size run through the same ` +
-      `task handlers in the bench process (claim, BeginGroup, AuthorizeBatch until the cursor is null, CompleteGroup): ` +
-      `runSale (duplicate check, sandbox processor) and setAuthResponse per payment, with no state machine, ` +
-      `HTTP trigger or runtime event loop, on the same DynamoDB Local. Both sides: batches of ${r.batchSize}, ` +
-      `${r.concurrency} payments in flight (PROCESS_BATCH_SIZE, PROCESS_CONCURRENCY). The raw group is processed ` +
-      `in two halves, before and after the state machine's run, so that drift falls on both sides alike, after an ` +
+      `task handlers in the bench process (claim, BeginGroup, AuthorizeBatch on each of its key ranges at once until ` +
+      `the range is done, CompleteGroup): runSale (duplicate check, sandbox processor) and setAuthResponse per ` +
+      `payment, with no state machine, HTTP trigger or runtime event loop, on the same DynamoDB Local. Both sides: ` +
+      `batches of ${r.batchSize}, ${r.concurrency} payments in flight per task, ${fanOut} (PROCESS_BATCH_SIZE, ` +
+      `PROCESS_CONCURRENCY, PROCESS_FAN_OUT). The raw group is processed in two halves, before and after the state machine's run, so that drift falls on both sides alike, after an ` +
       `unmeasured warm-up of each side on a small group (${r.warmUp.raw} and ${r.warmUp.stateMachine} payments).`,
     '',
     '| measure | state machine | raw core | target |',

@@ -20,62 +20,21 @@
  * first half, the state machine's group, the raw group's second half (A B A), so that drift (the
  * JIT still compiling, the table growing by ~5 items per payment) falls on both sides alike.
  */
-import { mapLimit, sleep } from '../../lambdas/shared/concurrency';
-import { createProfile, MID, scheduleDate, type BenchContext } from '../support/context';
+import { MID, type BenchContext } from '../support/context';
 import { cpuSampler, type CpuUsage } from '../support/cpu';
 import { round } from '../support/load';
 import { localCore, type LocalCore } from '../support/core';
-import type { ProcessingState } from '../../lambdas/domain/processing';
+import { sumTotals, type BatchState, type ProcessingState } from '../../lambdas/domain/processing';
 import type { CustomSection, Results } from './section';
-import { POLL_MS, PROCESSING_TARGETS, report, type ProcessingResult } from './processing-report';
+import { PROCESSING_TARGETS, report, type ProcessingResult } from './processing-report';
+import { createGroup, createPayors, delta, stateMachineRun } from './processing-run';
 
 const PAYORS = 25;
 /** Unmeasured runs first, one per side; their amounts start at 500.00, clear of the measured ones. */
 const WARM_UP = { raw: 1000, stateMachine: 500, amountBase: 500 };
-/** Past this the section fails rather than hold the bench. */
-const PROCESS_LIMIT_MS = 300_000;
-const SUCCEED_LIMIT_MS = 120_000;
 
-const answered = (s: ProcessingState) =>
+const answered = (s: Pick<ProcessingState, 'totals'>) =>
   s.totals.approved + s.totals.declined + s.totals.failed + s.totals.skipped;
-
-function createPayors(ctx: BenchContext, count: number): Promise<string[]> {
-  return mapLimit(Array.from({ length: count }), 8, (_x, i) => createProfile(ctx.api, `${i + 1} Bench Way`));
-}
-
-/** One pending group (a week ahead: the hourly tick leaves it alone) with `n` payments, one request. */
-async function createGroup(ctx: BenchContext, profiles: string[], n: number, amountBase: number) {
-  const payments = Array.from({ length: n }, (_x, i) => ({
-    profileId: profiles[i % profiles.length]!,
-    amount: round(amountBase + i / 100),
-  }));
-  const started = performance.now();
-  const group = await ctx.api.json<{ paymentGroupId: string; paymentCount: number }>(
-    'POST',
-    `/rest/merchants/${MID}/groups`,
-    { servicePayId: MID, scheduleDate: scheduleDate(), scheduleHour: 12, locationId: 42, payments },
-    201,
-  );
-  if (group.paymentCount !== n) throw new Error(`group has ${group.paymentCount} payments, not ${n}`);
-  return { groupId: group.paymentGroupId, seconds: (performance.now() - started) / 1000 };
-}
-
-interface GroupView {
-  status: string;
-  processingSummary?: {
-    approvedCount: number;
-    declinedCount: number;
-    failedCount: number;
-    skippedCount: number;
-  };
-}
-
-interface ExecutionView {
-  executionArn: string;
-  status: string;
-  output?: string;
-  stats: { historyEvents: number; maxPayloadBytes: number; retries: number };
-}
 
 const addUsage = (into: CpuUsage, u: CpuUsage) => {
   for (const [k, ms] of Object.entries(u)) into[k] = (into[k] ?? 0) + ms;
@@ -86,9 +45,6 @@ const sum = (a: Record<string, number>, b: Record<string, number>) => {
   for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
   return out;
 };
-
-const delta = (after: Record<string, number>, before: Record<string, number>) =>
-  Object.fromEntries(Object.entries(after).map(([k, n]) => [k, n - (before[k] ?? 0)]));
 
 function perPayment(counts: Record<string, number>, n: number): Record<string, number> {
   return Object.fromEntries(
@@ -108,95 +64,63 @@ function cpuOf(usage: CpuUsage, n: number, seconds: number) {
   };
 }
 
-/** The raw core on one group, in steps: each runs batches until `upTo` payments are answered. */
+/**
+ * The raw core on one group, in steps, as the state machine runs it: BeginGroup's key ranges all
+ * at once (as the Map runs them, up to its fan-out), each AuthorizeBatch after AuthorizeBatch
+ * until it has answered its share of `upTo` or its range is done; CompleteGroup at the end.
+ */
 function rawRunner(core: LocalCore, runtime: BenchContext['runtime'], groupId: string) {
-  let state: ProcessingState | undefined;
+  let begun: ProcessingState | undefined;
+  let ranges: BatchState[] = [];
+  let completed: ProcessingState | undefined;
   const usage: CpuUsage = {};
   let census: Record<string, number> = {};
   const calls: Record<string, number> = {};
   const steps: number[] = [];
+  const rangeDone = (r: BatchState) => r.batches > 0 && r.cursor === null;
+  const batches = () => ranges.reduce((n, r) => n + r.batches, 0);
   return {
-    /** Claim + BeginGroup first; AuthorizeBatch until `upTo` are answered or none is left; CompleteGroup last. */
+    /** Claim + BeginGroup first; each range until its share of `upTo` is answered; CompleteGroup last. */
     async step(upTo: number) {
-      // Done already (a small group, finished in the first step): cursor null after a batch.
-      if (state && state.batches > 0 && state.cursor === null) return void steps.push(0);
+      if (completed) return void steps.push(0); // a small group, done in the first step
       const before = await runtime.census();
       const callsBefore = { ...core.calls };
       const cpu = cpuSampler([runtime.pid]);
       const started = performance.now();
-      if (!state) {
+      if (!begun) {
         const executionName = await core.claim(groupId);
-        state = await core.begin(
+        begun = await core.begin(
           { paymentGroupId: groupId, merchantId: MID, executionName },
           core.context('BeginGroup'),
         );
-        if (!state.claimed) throw new Error('raw core: BeginGroup did not see the claim');
+        if (!begun.claimed) throw new Error('raw core: BeginGroup did not see the claim');
+        ranges = begun.ranges ?? [];
       }
-      do state = await core.authorizeBatch(state, core.context('AuthorizeBatch'));
-      while (state.cursor !== null && answered(state) < upTo);
-      if (state.cursor === null) state = await core.complete(state, core.context('CompleteGroup'));
+      const share = upTo / ranges.length;
+      ranges = await Promise.all(
+        ranges.map(async (range) => {
+          let r = range;
+          while (!rangeDone(r) && answered(r) < share)
+            r = await core.authorizeBatch(r, core.context('AuthorizeBatch'));
+          return r;
+        }),
+      );
+      if (ranges.every(rangeDone))
+        completed = await core.complete({ ...begun, ranges }, core.context('CompleteGroup'));
       steps.push((performance.now() - started) / 1000);
       addUsage(usage, cpu.stop());
       census = sum(census, delta(await runtime.census(), before));
       Object.assign(calls, sum(calls, delta(core.calls, callsBefore)));
     },
-    result: () => ({ state: state!, steps, usage, census, calls }),
-  };
-}
-
-/** The state machine on one group: trigger → 'processed' (timed), then the execution to its end. */
-async function stateMachineRun(ctx: BenchContext, groupId: string) {
-  const { api, runtime } = ctx;
-  const path = `/rest/merchants/${MID}/groups/${groupId}`;
-  const before = await runtime.census();
-  const cpu = cpuSampler([runtime.pid]);
-  const started = performance.now();
-  const trigger = await api.json<{ triggeredGroups: { executionArn?: string; error?: string }[] }>(
-    'POST',
-    `${path}/process-payments`,
-    undefined,
-    200,
-  );
-  const triggerMs = performance.now() - started;
-  const executionArn = trigger.triggeredGroups[0]?.executionArn;
-  if (!executionArn) throw new Error(`trigger started nothing: ${JSON.stringify(trigger)}`);
-  let group: GroupView;
-  for (;;) {
-    group = await api.json<GroupView>('GET', path, undefined, 200);
-    if (group.status === 'processed') break;
-    if (performance.now() - started > PROCESS_LIMIT_MS)
-      throw new Error(`state machine: group not processed after ${PROCESS_LIMIT_MS / 1000} s`);
-    await sleep(POLL_MS);
-  }
-  const seconds = (performance.now() - started) / 1000;
-  const usage = cpu.stop();
-  const census = delta(await runtime.census(), before);
-
-  // The execution goes on: the settlement Wait, then EmitReceipts; its stats are final at the end.
-  let execution: ExecutionView | undefined;
-  for (;;) {
-    const reply = await api.send('GET', '/__local/executions');
-    execution = (JSON.parse(reply.text) as ExecutionView[]).find((e) => e.executionArn === executionArn);
-    if (execution && execution.status !== 'RUNNING') break;
-    if (performance.now() - started > seconds * 1000 + SUCCEED_LIMIT_MS)
-      throw new Error(`state machine: execution still ${execution?.status} long after processing`);
-    await sleep(POLL_MS);
-  }
-  const afterProcessedSeconds = (performance.now() - started) / 1000 - seconds;
-  const output = execution.output ? (JSON.parse(execution.output) as Partial<ProcessingState>) : {};
-  const s = group.processingSummary;
-  const answeredCount =
-    (s?.approvedCount ?? 0) + (s?.declinedCount ?? 0) + (s?.failedCount ?? 0) + (s?.skippedCount ?? 0);
-  return {
-    seconds,
-    triggerMs,
-    usage,
-    census,
-    execution,
-    output,
-    summary: s,
-    answeredCount,
-    afterProcessedSeconds,
+    result: () => ({
+      totals: completed?.totals ?? sumTotals(ranges.map((r) => r.totals)),
+      batches: batches(),
+      ranges: ranges.length,
+      steps,
+      usage,
+      census,
+      calls,
+    }),
   };
 }
 
@@ -221,11 +145,11 @@ async function run(ctx: BenchContext): Promise<Results> {
   await warmRawRun.step(Infinity);
   const warmSmRun = await stateMachineRun(ctx, warmSm.groupId);
   const warmOk =
-    warmRawRun.result().state.totals.approved === WARM_UP.raw &&
+    warmRawRun.result().totals.approved === WARM_UP.raw &&
     warmSmRun.summary?.approvedCount === WARM_UP.stateMachine;
   console.log(
     `  processing: groups of ${n} created in ${sm.seconds.toFixed(1)} s and ${raw.seconds.toFixed(1)} s; ` +
-      `warm-up ${warmOk ? 'done' : `gave unexpected outcomes (raw ${warmRawRun.result().state.totals.approved}, state machine ${warmSmRun.summary?.approvedCount ?? 0} approved)`}; ` +
+      `warm-up ${warmOk ? 'done' : `gave unexpected outcomes (raw ${warmRawRun.result().totals.approved}, state machine ${warmSmRun.summary?.approvedCount ?? 0} approved)`}; ` +
       `raw core first half, state machine, raw core second half ...`,
   );
 
@@ -246,7 +170,7 @@ async function run(ctx: BenchContext): Promise<Results> {
   );
 
   const smAnswered = smRun.answeredCount;
-  const rawAnswered = answered(rawResult.state);
+  const rawAnswered = answered(rawResult);
   for (const [side, count] of [
     ['state machine', smAnswered],
     ['raw core', rawAnswered],
@@ -272,10 +196,10 @@ async function run(ctx: BenchContext): Promise<Results> {
       answered: rawAnswered,
       seconds: round(rawSeconds),
       paymentsPerSecond: round(rawAnswered / rawSeconds, 1),
-      batches: rawResult.state.batches,
-      approved: rawResult.state.totals.approved,
-      declined: rawResult.state.totals.declined,
-      failed: rawResult.state.totals.failed,
+      batches: rawResult.batches,
+      approved: rawResult.totals.approved,
+      declined: rawResult.totals.declined,
+      failed: rawResult.totals.failed,
       ...cpuOf(rawResult.usage, Math.max(rawAnswered, 1), rawSeconds),
       // The handlers' calls in this process, plus the runtime's background calls meanwhile.
       ddbCallsPerPayment: perPayment(sum(rawResult.calls, rawResult.census), Math.max(rawAnswered, 1)),
@@ -286,6 +210,8 @@ async function run(ctx: BenchContext): Promise<Results> {
     payments: n,
     batchSize: core.batchSize,
     concurrency: core.concurrency,
+    fanOut: core.fanOut,
+    ranges: rawResult.ranges,
     settlementSeconds: config.settlementSeconds,
     groupCreateSeconds: [round(sm.seconds), round(raw.seconds)],
     warmUp: { raw: WARM_UP.raw, stateMachine: WARM_UP.stateMachine, asExpected: warmOk },

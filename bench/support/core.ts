@@ -4,7 +4,7 @@
  * pointed at the runtime's DynamoDB Local and table, with the group claimed as a trigger claims
  * it. This is "the transactions core on the same DynamoDB Local": per payment, runSale (the
  * sandbox processor included) and setAuthResponse, PROCESS_CONCURRENCY at a time, in batches of
- * PROCESS_BATCH_SIZE, exactly as in the runtime, minus the local Step Functions, the HTTP trigger
+ * PROCESS_BATCH_SIZE, over up to PROCESS_FAN_OUT key ranges at once, exactly as in the runtime, minus the local Step Functions, the HTTP trigger
  * and the runtime's event loop.
  *
  * The lambdas read their configuration from the environment at load (batch size, concurrency,
@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ProcessingState } from '../../lambdas/domain/processing';
+import type { BatchState, ProcessingState } from '../../lambdas/domain/processing';
 import { countCall } from './count-call';
 import type { BenchRuntime } from './runtime';
 
@@ -25,15 +25,19 @@ export interface LocalCore {
   /** Claims the group as a trigger does; the attempt's execution name. */
   claim(groupId: string): Promise<string>;
   begin: Task<{ paymentGroupId: string; merchantId: string; executionName: string }, ProcessingState>;
-  authorizeBatch: Task<ProcessingState, ProcessingState>;
+  authorizeBatch: Task<BatchState, BatchState>;
   complete: Task<ProcessingState, ProcessingState>;
   /** A Lambda context for one in-process invocation. */
   context(name: string): Context;
   /** DynamoDB calls the handlers made in this process so far, by command name (see count-call.ts). */
   calls: Record<string, number>;
-  /** Batch size and concurrency the handlers run with (the runtime's, from the same environment). */
+  /**
+   * Batch size, concurrency per task and key ranges at once the handlers run with (the runtime's,
+   * from the same environment).
+   */
   batchSize: number;
   concurrency: number;
+  fanOut: number;
 }
 
 let loaded: Promise<LocalCore> | undefined;
@@ -92,5 +96,6 @@ async function load(runtime: BenchRuntime, settlementSeconds: number): Promise<L
     calls,
     batchSize: Number(process.env.PROCESS_BATCH_SIZE || 250),
     concurrency: Number(process.env.PROCESS_CONCURRENCY || 16),
+    fanOut: Number(process.env.PROCESS_FAN_OUT || 16),
   };
 }

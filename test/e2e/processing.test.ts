@@ -240,7 +240,7 @@ describe('trigger processing of one group', () => {
 });
 
 describe('a group larger than one batch', () => {
-  test('every payment of a 620-payment group (three batches of 250) is charged, each once', async () => {
+  test('every payment of a 620-payment group (three key ranges of one batch each, at once) is charged, each once', async () => {
     const profileId = await aProfile();
     // Distinct amounts: one saved method, no duplicate-check collisions.
     const list = Array.from({ length: 620 }, (_, i) => ({ profileId, amount: (100 + i) / 100 }));
@@ -251,6 +251,10 @@ describe('a group larger than one batch', () => {
     expect(done.processingSummary).toMatchObject({ approvedCount: 620, declinedCount: 0, failedCount: 0 });
     const all = await payments(id);
     expect(all.filter((p) => (p.authResponse as Json | null)?.status === 'Approved')).toHaveLength(620);
+    const charged = await Promise.all(
+      all.map(async (p) => (await ledger('SALE', `payment:${p.paymentId as string}`))?.calls),
+    );
+    expect(charged.filter((calls) => calls !== 1)).toEqual([]);
   }, 120_000);
 });
 
