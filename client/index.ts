@@ -253,6 +253,10 @@ export class ScheduledPaymentsClient {
     const template = '/rest/merchants/{MID}/process-payments';
     return this.call<'ProcessMerchant'>('POST', template, { MID: mid }, { body });
   }
+  /** The test clock (non-production, test MIDs): settles the merchant's approved sales now. */
+  settleNow(mid: string) {
+    return this.call<'SettleNow'>('POST', '/rest/merchants/{MID}/settle-now', { MID: mid });
+  }
   voidOrRefundGroup(mid: string, groupId: string, body?: RequestBody<'VoidOrRefundGroup'>) {
     const path = { MID: mid, GroupID: groupId };
     const template = '/rest/merchants/{MID}/groups/{GroupID}/void-or-refund';

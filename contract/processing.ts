@@ -4,6 +4,7 @@
  * by aws-local-stepfunctions, each Task bound to the same handler in-process).
  */
 import { resolve } from 'node:path';
+import type { Stage } from './stage';
 
 export const PROCESS_GROUP_DEFINITION = resolve(__dirname, '..', 'statemachines', 'process-group.asl.json');
 
@@ -19,6 +20,8 @@ export interface TaskBinding {
    * processor's settings and grants, and only it.
    */
   readonly callsProcessor?: true;
+  /** The task only reads the table: CDK grants it read access alone. */
+  readonly readsOnly?: true;
 }
 
 export const processGroupTasks: readonly TaskBinding[] = [
@@ -38,8 +41,23 @@ export const processGroupTasks: readonly TaskBinding[] = [
     callsProcessor: true,
   },
   { state: 'CompleteGroup', substitution: 'CompleteGroupFunctionArn', handler: 'processing/complete-group' },
+  // Invoked outside production only (see settlementClock): reads the group and the test clock's mark.
+  {
+    state: 'CheckSettlement',
+    substitution: 'CheckSettlementFunctionArn',
+    handler: 'processing/check-settlement',
+    readsOnly: true,
+  },
   { state: 'EmitReceipts', substitution: 'EmitReceiptsFunctionArn', handler: 'processing/emit-receipts' },
 ];
+
+/**
+ * How processing waits for the settlement cut-off (the ASL's `${SettlementClock}`): production
+ * waits for it (a plain Wait); other stages poll with CheckSettlement at least every minute, so
+ * that the test clock (POST .../settle-now) sends a group to its receipts within a minute.
+ */
+export const settlementClock = (stage: Stage): 'cut-off' | 'test-clock' =>
+  stage === 'prod' ? 'cut-off' : 'test-clock';
 
 /**
  * The background void-or-refund (docs/decisions.md "Background void-or-refund"): its own state

@@ -7,6 +7,7 @@ import { groupRoutes } from './groups';
 import { paymentAliasRoutes, paymentRoutes } from './payments';
 import { payorRoutes } from './payors';
 import { processingRoutes } from './processing';
+import { testClockRoutes } from './test-clock';
 import { transactionRoutes } from './transactions';
 import type { Route } from './types';
 
@@ -19,6 +20,7 @@ export const routes = {
   ...paymentRoutes,
   ...paymentAliasRoutes,
   ...processingRoutes,
+  ...testClockRoutes,
   ...payorRoutes,
   ...transactionRoutes,
 };

@@ -51,6 +51,7 @@ import {
   saleSchema,
   transactionSchema,
 } from './transactions';
+import { settleNowResultSchema } from './test-clock';
 
 /** Request-side components (validator schemas), by name. */
 export const requestComponents: ReadonlyMap<string, object> = new Map<string, object>([
@@ -96,4 +97,5 @@ export const responseComponents: ReadonlyMap<string, object> = new Map<string, o
   ['TriggerResult', triggerResultSchema],
   ['VoidOrRefundResult', voidOrRefundResultSchema],
   ['VoidOrRefundAccepted', voidOrRefundAcceptedSchema],
+  ['SettleNowResult', settleNowResultSchema],
 ]);

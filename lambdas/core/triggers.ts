@@ -4,12 +4,13 @@ import { ForbiddenError } from '#shared/errors';
 import type { StartOutcome } from './processing';
 import { TEST_MID_RANGE } from '#contract/limits';
 
-export function assertTriggerAllowed(pathMid: string): void {
-  if (config().stage === 'prod') throw new ForbiddenError('process-payments is not available in production');
+/** `operation`: the non-production operation named in the 403 (process-payments, settle-now). */
+export function assertTriggerAllowed(pathMid: string, operation = 'process-payments'): void {
+  if (config().stage === 'prod') throw new ForbiddenError(`${operation} is not available in production`);
   const mid = Number(pathMid);
   if (!/^\d{11}$/.test(pathMid) || mid < TEST_MID_RANGE.from || mid > TEST_MID_RANGE.to) {
     throw new ForbiddenError(
-      `process-payments needs an 11-digit test MID within ${TEST_MID_RANGE.from}-${TEST_MID_RANGE.to} (got ${pathMid})`,
+      `${operation} needs an 11-digit test MID within ${TEST_MID_RANGE.from}-${TEST_MID_RANGE.to} (got ${pathMid})`,
     );
   }
 }

@@ -77,6 +77,15 @@ export interface PaymentProcessor {
    * key is answered as declined).
    */
   reverseUnanswered(request: { idempotencyKey: string; merchantId: string }): Promise<void>;
+  /**
+   * Test clock (non-production): settles these approved sales now, as an acquirer's test
+   * environment can; answers the settlement time. An adapter without one leaves it out, and the
+   * settle-now operation answers 403.
+   */
+  settleNow?(request: {
+    merchantId: string;
+    processorTransactionIds: string[];
+  }): Promise<{ settledAt: string }>;
   /** When a sale approved at `processedAt` settles (settlement cut-off). */
   settlementTime(processedAt: string): string;
   /**

@@ -130,6 +130,12 @@ export class SandboxProcessor implements PaymentProcessor {
     return nextCutoff(processedAt, this.schedule);
   }
 
+  /** The test clock: the sandbox settles by time alone, so settling now is answering now. */
+  async settleNow(): Promise<{ settledAt: string }> {
+    await this.answerLater();
+    return { settledAt: new Date().toISOString() };
+  }
+
   /**
    * The ledger entry of a key (its recorded `result`, `calls` and `reversed` mark): how tests and
    * operators count the charges a key made at the sandbox.

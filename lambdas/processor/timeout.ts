@@ -29,6 +29,7 @@ export function withProcessorTimeout(inner: PaymentProcessor, ms = PROCESSOR_TIM
     refund: (r) => bounded(inner.refund(r), ms, 'refund'),
     reverseUnanswered: (r) => bounded(inner.reverseUnanswered(r), ms, 'reversal'),
     settlementTime: (t) => inner.settlementTime(t),
+    ...(inner.settleNow && { settleNow: (r) => bounded(inner.settleNow!(r), ms, 'settle') }),
     // A report read by the daily reconciliation, not a call an API function waits on.
     listActivity: (since, until) => inner.listActivity(since, until),
   };

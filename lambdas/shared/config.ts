@@ -28,6 +28,11 @@ export interface FunctionConfig {
   readonly processConcurrency: number;
   /** PROCESS_FAN_OUT: key ranges of one group processed at once (the state machine's Map). */
   readonly processFanOut: number;
+  /**
+   * SETTLEMENT_POLL_SECONDS (1-60, default 60): outside production, how often processing waiting
+   * for settlement checks whether the test clock settled its sales (core/test-clock.ts).
+   */
+  readonly settlementPollSeconds: number;
   /** Payments read per EmitReceipts page. */
   readonly receiptsPageSize: number;
   /** Sends of one e-mail before its outbox item is given up (throttled sends do not count). */
@@ -114,6 +119,7 @@ export function loadConfig(env: Env): FunctionConfig {
     processBatchSize: integer(env, 'PROCESS_BATCH_SIZE', 250, 1),
     processConcurrency: integer(env, 'PROCESS_CONCURRENCY', 16, 1),
     processFanOut: integer(env, 'PROCESS_FAN_OUT', 16, 1),
+    settlementPollSeconds: Math.min(60, integer(env, 'SETTLEMENT_POLL_SECONDS', 60, 1)),
     receiptsPageSize: integer(env, 'RECEIPTS_PAGE_SIZE', 500, 1),
     maxSendAttempts: integer(env, 'MAX_SEND_ATTEMPTS', 5, 1),
     emailSendRate: integer(env, 'EMAIL_SEND_RATE', 14, 1),

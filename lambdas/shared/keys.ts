@@ -49,6 +49,11 @@ export const keys = {
   }),
   /** Outbox: one item per e-mail to send, written with the change that causes it. */
   outbox: (outboxId: string) => ({ pk: `OUTBOX#${outboxId}`, sk: 'OUTBOX' }),
+  /**
+   * The test clock's mark (non-production): the time up to which it settled a merchant's approved
+   * sales (core/test-clock.ts).
+   */
+  testClock: (merchantId: string) => ({ pk: `TESTCLOCK#${merchantId}`, sk: 'TESTCLOCK' }),
   /** The sandbox processor's ledger: one item per call kind and idempotency key. */
   sandboxLedger: (kind: 'SALE' | 'VOID' | 'REFUND', idempotencyKey: string) => ({
     pk: `SANDBOX#${kind}#${idempotencyKey}`,

@@ -9,12 +9,14 @@ import type { Context } from 'aws-lambda';
 import {
   PROCESS_GROUP_DEFINITION,
   processGroupTasks,
+  settlementClock,
   SCHEDULER_HANDLER,
   DUE_SWEEP_HANDLER,
   type TaskBinding,
   VOID_OR_REFUND_DEFINITION,
   voidOrRefundTasks,
 } from '../../contract/processing';
+import { parseStage } from '../../contract/stage';
 import { invokeAs, type LocalRoute } from './http-server';
 import { executionJson, LocalStepFunctions } from './step-functions';
 import { localSweeper } from './sweeper';
@@ -38,9 +40,10 @@ async function localMachine(
   definition: string,
   stateMachineArn: string,
   bindings: readonly TaskBinding[],
+  constants: Record<string, string> = {},
 ): Promise<LocalStepFunctions> {
   const tasks: Record<string, (input: unknown) => Promise<unknown>> = {};
-  const substitutions: Record<string, string> = {};
+  const substitutions: Record<string, string> = { ...constants };
   for (const task of bindings) {
     const handler = await load(task.handler);
     tasks[task.state] = (input) => invokeAs(task.state, 900_000, (context) => handler(input, context));
@@ -50,7 +53,10 @@ async function localMachine(
 }
 
 export async function localProcessing(stateMachineArn: string, voidOrRefundStateMachineArn: string) {
-  const sfn = await localMachine(PROCESS_GROUP_DEFINITION, stateMachineArn, processGroupTasks);
+  const sfn = await localMachine(PROCESS_GROUP_DEFINITION, stateMachineArn, processGroupTasks, {
+    // The runtime's stage (SERVICE_STAGE, set before this runs), as CDK substitutes it per stage.
+    SettlementClock: settlementClock(parseStage(process.env.SERVICE_STAGE)),
+  });
   // The background void-or-refund (statemachines/void-or-refund.asl.json), run the same way.
   const voidOrRefund = await localMachine(
     VOID_OR_REFUND_DEFINITION,
@@ -118,6 +124,16 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
         status: 200,
         body: [...sfn.list(), ...voidOrRefund.list()].map((e) => ({ ...executionJson(e), stats: e.stats })),
       }),
+    ],
+    [
+      // The top-level steps of an execution with their times (the tester CLI's `group steps`).
+      'GET /__local/executions/steps',
+      async (req) => {
+        const arn = new URL(req.url ?? '', 'http://local').searchParams.get('executionArn');
+        const execution = [...sfn.list(), ...voidOrRefund.list()].find((e) => e.executionArn === arn);
+        if (!execution) return { status: 404, body: { message: 'no such execution', responseCode: 404 } };
+        return { status: 200, body: { ...executionJson(execution), steps: execution.steps } };
+      },
     ],
     [
       // StopExecution for tests (the SFN endpoint's port is internal): {"executionArn": ...}.

@@ -24,6 +24,17 @@ export interface ExecutionStats {
   retries: number;
 }
 
+/** A top-level state the run went through (`GET /__local/executions/steps`, the tester CLI). */
+export interface LocalStep {
+  name: string;
+  type: string;
+  enteredAt: string;
+  exitedAt?: string;
+}
+
+/** Steps kept per execution: an hour of settlement polls is some 200; a run never needs more. */
+const MAX_STEPS = 2_000;
+
 export interface LocalExecution {
   executionArn: string;
   stateMachineArn: string;
@@ -36,6 +47,7 @@ export interface LocalExecution {
   error?: string;
   cause?: string;
   stats: ExecutionStats;
+  steps: LocalStep[];
   done: Promise<void>;
   abort: () => void;
 }
@@ -130,6 +142,7 @@ export class LocalStepFunctions {
       startDate: new Date(),
       input,
       stats: { historyEvents: 0, maxPayloadBytes: payloadBytes(parsed), retries: 0 },
+      steps: [],
       done: Promise.resolve(),
       abort: run.abort,
     };
@@ -138,6 +151,15 @@ export class LocalStepFunctions {
         const stateType = 'state' in event ? event.state.type : '';
         execution.stats.historyEvents += HISTORY_EVENTS[event.type]?.(stateType) ?? 0;
         if (event.type === 'StateRetried') execution.stats.retries++;
+        // Top-level states only (a Map's iterations carry an index).
+        if ('state' in event && event.index === undefined) {
+          const at = new Date(event.timestamp).toISOString();
+          const { name, type } = event.state;
+          if (event.type === 'StateEntered' && execution.steps.length < MAX_STEPS)
+            execution.steps.push({ name, type, enteredAt: at });
+          const open = execution.steps.findLast((s) => s.name === name && s.exitedAt === undefined);
+          if (event.type === 'StateExited' && open) open.exitedAt = at;
+        }
         if ('state' in event) {
           execution.stats.maxPayloadBytes = Math.max(
             execution.stats.maxPayloadBytes,

@@ -15,6 +15,7 @@ describe('the functions configuration', () => {
       processBatchSize: 250,
       processConcurrency: 16,
       processFanOut: 16,
+      settlementPollSeconds: 60,
       receiptsPageSize: 500,
       maxSendAttempts: 5,
       emailSendRate: 14,

@@ -1,0 +1,147 @@
+/**
+ * `spay group ...` and `spay groups`: create a group from a file of payments, process it (non-
+ * production) and watch it, show its outcomes, reverse it, list groups, show its execution steps.
+ */
+import type { Command } from 'commander';
+import { readPayments } from './payments-file';
+import { clientOf, loadSession } from './session';
+import { executionSteps } from './steps';
+import {
+  groupTable,
+  outcomeTable,
+  outcomesOf,
+  paymentsOf,
+  readable,
+  summaryLine,
+  table,
+  watchProcessing,
+  watchReversal,
+} from './views';
+
+const tomorrow = (): string => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+
+interface CreateOptions {
+  file: string;
+  date: string;
+  hour: string;
+  location: string;
+  quiet?: boolean;
+}
+
+export function groupCommands(program: Command): void {
+  const group = program.command('group').description('payment groups');
+
+  group
+    .command('create')
+    .description('create a group from a CSV or JSON file of payments')
+    .requiredOption(
+      '-f, --file <file>',
+      'payments: .csv with a header (profileId,amount,orderId,...) or .json',
+    )
+    .option('--date <yyyy-mm-dd>', 'schedule date (UTC)', tomorrow())
+    .option('--hour <0-23>', 'schedule hour (UTC)', '14')
+    .option('--location <id>', 'locationId', '1')
+    .option('-q, --quiet', 'print only the group id (for scripts)')
+    .action(async (options: CreateOptions) => {
+      const session = loadSession();
+      const created = await clientOf(session).createGroup(session.mid, {
+        servicePayId: session.mid,
+        scheduleDate: options.date,
+        scheduleHour: Number(options.hour),
+        locationId: Number(options.location),
+        payments: readPayments(options.file),
+      });
+      if (options.quiet) return console.log(created.paymentGroupId);
+      console.log(groupTable([created]));
+    });
+
+  group
+    .command('process <groupId>')
+    .description('process the group now (non-production, test MIDs) and watch it until it is processed')
+    .option('--no-watch', 'start it and return')
+    .action(async (groupId: string, options: { watch: boolean }) => {
+      const session = loadSession();
+      const api = clientOf(session);
+      const started = await api.processGroup(session.mid, groupId);
+      const entry = started.triggeredGroups[0];
+      if (entry?.error) throw new Error(entry.error);
+      console.log(`Started ${entry?.executionArn ?? ''}`);
+      if (!options.watch) return;
+      const processed = await watchProcessing(api, session.mid, groupId);
+      const payments = await paymentsOf(api, session.mid, groupId);
+      console.log(outcomeTable(payments));
+      console.log(`Group ${processed.status}: ${summaryLine(outcomesOf(payments))}`);
+    });
+
+  group
+    .command('show <groupId>')
+    .description("the group and each payment's outcome")
+    .action(async (groupId: string) => {
+      const session = loadSession();
+      const api = clientOf(session);
+      const found = await api.getGroup(session.mid, groupId);
+      const payments = await paymentsOf(api, session.mid, groupId);
+      console.log(groupTable([found]));
+      console.log(outcomeTable(payments));
+      console.log(summaryLine(outcomesOf(payments)));
+    });
+
+  group
+    .command('reverse <groupId>')
+    .description("void-or-refund the group's approved payments (void before settlement, refund after)")
+    .action(async (groupId: string) => {
+      const session = loadSession();
+      const api = clientOf(session);
+      const answer = await api.voidOrRefundGroup(session.mid, groupId);
+      if ('executionArn' in answer) {
+        console.log(`Reversing in the background: ${answer.executionArn}`);
+        const found = await api.getGroup(session.mid, groupId);
+        await watchReversal(api, session.mid, groupId, found.paymentCount);
+      }
+      const payments = await paymentsOf(api, session.mid, groupId);
+      console.log(outcomeTable(payments));
+      const summary = (await api.getGroup(session.mid, groupId)).voidOrRefundSummary;
+      const counts = 'voidedCount' in answer ? answer : summary;
+      if (counts) {
+        const { voidedCount, refundedCount, skippedCount, failedCount } = counts;
+        console.log(
+          `Voided ${voidedCount}, refunded ${refundedCount}, skipped ${skippedCount}, failed ${failedCount}`,
+        );
+      }
+    });
+
+  group
+    .command('steps <groupId>')
+    .description("the steps of the group's processing execution, with their times")
+    .action(async (groupId: string) => {
+      const session = loadSession();
+      const found = await clientOf(session).getGroup(session.mid, groupId);
+      if (!found.executionArn) throw new Error('the group has not been processed yet');
+      const steps = await executionSteps(session, found.executionArn);
+      console.log(
+        table(
+          ['#', 'Step', 'Type', 'Entered', 'Took'],
+          steps.map((s, i) => [
+            i + 1,
+            s.name,
+            s.type,
+            readable(s.enteredAt),
+            s.tookMs === undefined ? 'running' : `${(s.tookMs / 1000).toFixed(1)} s`,
+          ]),
+        ),
+      );
+    });
+
+  program
+    .command('groups')
+    .description("the merchant's groups (not deleted), by slot")
+    .option('--date <yyyy-mm-dd>', 'only groups scheduled on this date')
+    .action(async (options: { date?: string }) => {
+      const session = loadSession();
+      const groups = await clientOf(session).listGroups(session.mid, {
+        ...(options.date && { date: options.date }),
+        pageSize: 500,
+      });
+      console.log(groupTable(Array.isArray(groups) ? groups : groups.items));
+    });
+}

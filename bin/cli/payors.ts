@@ -1,0 +1,72 @@
+/** `spay payor create`: payors with one saved card each, for the groups a tester builds. */
+import { randomBytes } from 'node:crypto';
+import type { Command } from 'commander';
+import type { RequestBody } from '../../client';
+import { clientOf, loadSession } from './session';
+import { table } from './views';
+
+const ACCOUNT_TYPES: Record<string, 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER'> = {
+  '3': 'AMEX',
+  '4': 'VISA',
+  '5': 'MASTERCARD',
+  '6': 'DISCOVER',
+};
+
+interface CreateOptions {
+  email?: string;
+  card: string;
+  customer?: string;
+  count: string;
+  quiet?: boolean;
+}
+
+export function payorCommands(program: Command): void {
+  const payor = program.command('payor').description('payors and their saved cards');
+  payor
+    .command('create')
+    .description('create payors, each with one saved card (the default), and print their profile ids')
+    .option('--email <address>', 'the payor’s e-mail (receipts and notices go there)')
+    .option('--card <number>', 'card number (sandbox test cards decide the outcome)', '4111111111111111')
+    .option('--customer <id>', 'customerAccountId (unique per merchant; default: a new one)')
+    .option('--count <n>', 'how many payors (customer ids get -1, -2...)', '1')
+    .option('-q, --quiet', 'print only the profile ids, one a line (for scripts)')
+    .action(async (options: CreateOptions) => {
+      const session = loadSession();
+      const api = clientOf(session);
+      const accountType = ACCOUNT_TYPES[options.card[0] ?? ''];
+      if (!accountType) throw new Error(`--card ${options.card}: not a card number this CLI knows`);
+      const count = Number(options.count);
+      const base = options.customer ?? `tester-${randomBytes(4).toString('hex')}`;
+      const rows: string[][] = [];
+      for (let i = 1; i <= count; i += 1) {
+        const body: RequestBody<'CreatePayor'> = {
+          customerAccountId: count === 1 ? base : `${base}-${i}`,
+          ...(options.email && { email: options.email }),
+          paymentMethod: {
+            accountType,
+            cardNumber: options.card,
+            expiryMonth: 12,
+            expiryYear: new Date().getUTCFullYear() + 4,
+            billingAddress: {
+              line1: '742 Evergreen Terrace',
+              city: 'Springfield',
+              state: 'OR',
+              postalCode: '97475',
+              country: 'US',
+            },
+          },
+        };
+        const created = await api.createPayor(session.mid, body);
+        const profileId = `${created.payorId}/${created.defaultPaymentMethodId}`;
+        const method = created.savedPaymentMethods.find((m) => m.isDefault);
+        rows.push([
+          created.customerAccountId ?? '',
+          created.email ?? '',
+          method?.maskedAccountNumber ?? '',
+          profileId,
+        ]);
+      }
+      if (options.quiet) console.log(rows.map((r) => r[3]).join('\n'));
+      else console.log(table(['Customer', 'E-mail', 'Card', 'Profile id'], rows));
+    });
+}

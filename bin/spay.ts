@@ -1,0 +1,31 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * The tester CLI (`npm run cli -- <command>`, or `spay` once linked), built on the TypeScript
+ * client: log in, create payors and groups, process a group and watch it, read its outcomes,
+ * reverse it, settle sales now (test clock), and read the e-mails sent. README "Tester CLI".
+ */
+import { Command } from 'commander';
+import { ApiError } from '../client';
+import { emailCommands } from './cli/emails';
+import { groupCommands } from './cli/groups';
+import { loginCommands } from './cli/login';
+import { payorCommands } from './cli/payors';
+
+const program = new Command('spay').description('Scheduled Payments tester CLI').showHelpAfterError();
+loginCommands(program);
+payorCommands(program);
+groupCommands(program);
+emailCommands(program);
+
+/** An API error as a person reads it: the status, the message, and each field's problem. */
+function report(error: unknown): string {
+  if (!(error instanceof ApiError)) return `Error: ${error instanceof Error ? error.message : String(error)}`;
+  const lines = [`Error ${error.responseCode || 'network'}: ${error.message}`];
+  for (const problem of error.errors) lines.push(`  ${problem.field}: ${problem.message}`);
+  return lines.join('\n');
+}
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  console.error(report(error));
+  process.exitCode = 1;
+});

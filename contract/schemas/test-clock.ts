@@ -1,0 +1,19 @@
+/** The test clock (non-production): its result. */
+import type { FromSchema } from 'json-schema-to-ts';
+import { count, dateTime } from './common';
+
+export const settleNowResultSchema = {
+  type: 'object',
+  description: "Result of the test clock: the merchant's approved sales settled now.",
+  additionalProperties: false,
+  required: ['merchantId', 'settledAt', 'settledCount'],
+  properties: {
+    merchantId: { type: 'string', description: 'The 11-digit MID.' },
+    settledAt: dateTime(
+      'The new settlement time of the sales settled, and the time the test clock settled up to.',
+    ),
+    settledCount: count('Approved sales whose settlement cut-off was still ahead: they are settled now.'),
+  },
+} as const;
+
+export type SettleNowResult = FromSchema<typeof settleNowResultSchema>;

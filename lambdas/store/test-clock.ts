@@ -1,0 +1,97 @@
+/**
+ * The test clock's reads and writes (non-production; core/test-clock.ts): a merchant's approved
+ * sales whose cut-off is still ahead, found on the transactions' day index, their cut-off moved,
+ * and the merchant's mark (the time up to which the clock settled).
+ */
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Transaction } from '#domain/transactions';
+import { daysBetween } from '#shared/days';
+import { keys } from '#shared/keys';
+import { containerStore, isConditionFailure, queryAll, strip } from './items';
+
+export interface TestClockStore {
+  /** Approved, unvoided sales of the merchant processed in [since, until] whose cut-off is after `until`. */
+  unsettledSales(merchantId: string, since: string, until: string): Promise<Transaction[]>;
+  /** Moves a sale's cut-off to `at` if it is still approved, unvoided and at `from`; false otherwise. */
+  settle(transactionId: string, from: string, at: string): Promise<boolean>;
+  /** Records that the merchant's sales processed up to `through` are settled (a later mark wins). */
+  mark(merchantId: string, through: string): Promise<void>;
+  /** The merchant's mark, if the clock ever ran for it. */
+  settledThrough(merchantId: string): Promise<string | undefined>;
+}
+
+export class DynamoTestClockStore implements TestClockStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async unsettledSales(merchantId: string, since: string, until: string): Promise<Transaction[]> {
+    const sales: Transaction[] = [];
+    for (const day of daysBetween(since, until)) {
+      const items = await queryAll(this.db, {
+        TableName: this.tableName,
+        IndexName: 'gsi1',
+        // Sort keys are `<processedAt>#<id>`: the window's sales of that day, every merchant's.
+        KeyConditionExpression: 'gsi1pk = :day AND gsi1sk BETWEEN :since AND :until',
+        FilterExpression:
+          'merchantId = :mid AND #status = :approved AND settlesAt > :until AND attribute_not_exists(voidingAt)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':day': keys.dayPartition('TXN', day),
+          ':since': since,
+          ':until': `${until}~`,
+          ':mid': merchantId,
+          ':approved': 'Approved',
+        },
+      });
+      sales.push(...items.map((item) => strip<Transaction>(item)));
+    }
+    return sales;
+  }
+
+  async settle(transactionId: string, from: string, at: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.transaction(transactionId),
+          UpdateExpression: 'SET settlesAt = :at',
+          // A void reserved, or anything else changed meanwhile: that sale is left as it is.
+          ConditionExpression:
+            '#status = :approved AND settlesAt = :from AND attribute_not_exists(voidingAt)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':approved': 'Approved', ':from': from, ':at': at },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async mark(merchantId: string, through: string): Promise<void> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...keys.testClock(merchantId), entity: 'test-clock', merchantId, settledThrough: through },
+          ConditionExpression: 'attribute_not_exists(pk) OR settledThrough < :through',
+          ExpressionAttributeValues: { ':through': through },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async settledThrough(merchantId: string): Promise<string | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.testClock(merchantId), ConsistentRead: true }),
+    );
+    return typeof Item?.settledThrough === 'string' ? Item.settledThrough : undefined;
+  }
+}
+
+export const testClockStore = containerStore(DynamoTestClockStore);
