@@ -8,6 +8,7 @@
  *   npm run admin -- grants --client <app client id> [target]
  *   npm run admin -- merchant --mid 23500009 [target]
  *   npm run admin -- resend-notification --outbox notice:<paymentId> [target]
+ *   npm run admin -- outbox --status failed|stuck|pending|sending|sent [--json] [target]
  *   npm run admin -- reconcile [--since <ISO-8601>] [--stale-minutes N] [--json] [target]
  *   npm run admin -- --help
  *
@@ -20,7 +21,8 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MerchantRegistry } from '../lambdas/shared/merchants';
-import { requeue } from '../lambdas/store/outbox';
+import { listOutbox, requeue } from '../lambdas/store/outbox';
+import type { OutboxStatus } from '../lambdas/domain/notifications';
 import { runtimeFile } from '../lib/local/runtime';
 import { parseStage } from '../contract/stage';
 import { tableName } from '../contract/table';
@@ -34,6 +36,8 @@ commands:
   grants            --client <client id>
   merchant          --mid <8 or 11 digits>
   resend-notification --outbox <outbox id, e.g. notice:<paymentId>>
+  outbox            --status <failed|stuck|pending|sending|sent> [--json]
+                    the e-mails of that status (reads the whole table)
   reconcile         [--since <ISO-8601, default 24 h ago>] [--stale-minutes <default 30>] [--json]
                     exits 1 when differences the sweeper could not heal remain`;
 
@@ -77,6 +81,8 @@ function target(values: { local?: boolean; stage?: string }): {
   return { client, table: runtime.tableName, where: `local runtime (${runtime.dynamodbEndpoint})`, env };
 }
 
+const OUTBOX_STATUSES: readonly OutboxStatus[] = ['failed', 'stuck', 'pending', 'sending', 'sent'];
+
 function need(value: string | undefined, flag: string): string {
   if (!value) throw new Error(`--${flag} is required\n${USAGE}`);
   return value;
@@ -91,6 +97,7 @@ async function main(): Promise<void> {
       name: { type: 'string' },
       client: { type: 'string' },
       outbox: { type: 'string' },
+      status: { type: 'string' },
       local: { type: 'boolean' },
       stage: { type: 'string' },
       since: { type: 'string' },
@@ -141,6 +148,21 @@ async function main(): Promise<void> {
     case 'resend-notification': {
       const item = await requeue(DynamoDBDocumentClient.from(client), table, need(values.outbox, 'outbox'));
       console.log(`queued ${item.outboxId} (${item.kind} to ${item.recipient}) again in ${where}`);
+      break;
+    }
+    case 'outbox': {
+      const status = need(values.status, 'status');
+      if (!OUTBOX_STATUSES.includes(status as OutboxStatus))
+        throw new Error(`--status must be one of ${OUTBOX_STATUSES.join(', ')}\n${USAGE}`);
+      const items = await listOutbox(DynamoDBDocumentClient.from(client), table, status as OutboxStatus);
+      if (values.json) console.log(JSON.stringify(items, null, 2));
+      else {
+        console.log(`${items.length} ${status} e-mail(s) in ${where}`);
+        for (const i of items)
+          console.log(
+            `${i.outboxId}  ${i.kind}  to ${i.recipient}  created ${i.createdAt}  attempts ${i.attempts}  throttles ${i.throttles ?? 0}${i.lastError ? `  ${i.lastError}` : ''}`,
+          );
+      }
       break;
     }
     case 'reconcile': {

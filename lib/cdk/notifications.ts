@@ -1,7 +1,9 @@
 /**
- * E-mail in the cloud: the SES identity and configuration set, and the notifier that consumes the
- * table's stream (only new outbox items reach it: an event-source filter), with partial batch
- * responses, retries, and an SQS on-failure destination whose messages raise an alarm; the
+ * E-mail in the cloud (docs/decisions.md, "E-mail pacing"): the SES identity and configuration
+ * set; the stream forwarder that consumes the table's stream (only new outbox items reach it: an
+ * event-source filter) and puts one message per item on the notifier's SQS queue; the notifier
+ * that consumes the queue at a bounded concurrency and paces its sends to `emailSendRate`; one
+ * dead-letter queue for both, alarmed, with the queue's age and the stream's lag. The
  * configuration set's sending events become CloudWatch metrics with bounce and complaint alarms.
  */
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
@@ -10,13 +12,13 @@ import { serviceAlarm, type AlarmOptions } from './alarms';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { NOTIFIER_HANDLER } from '../../contract/processing';
+import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
 import { bindTable, handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
@@ -30,6 +32,24 @@ export interface ServiceNotificationsProps {
    * @default payments@scheduled-payments.example
    */
   readonly senderAddress?: string;
+  /**
+   * E-mails per second, all senders together (SES's maximum send rate of the account, 14 for a
+   * new one). Default: the `emailSendRate` context value, else 14.
+   */
+  readonly emailSendRate?: number;
+}
+
+const NOTIFIER_TIMEOUT_SECONDS = 60;
+
+/** The `emailSendRate` prop or context value (per deploy, so per stage), 1 to 1000; default 14. */
+function emailSendRate(scope: Construct, given: number | undefined): number {
+  const raw: unknown = given ?? scope.node.tryGetContext('emailSendRate') ?? 14;
+  const rate = typeof raw === 'string' ? Number(raw) : raw;
+  if (typeof rate !== 'number' || !Number.isInteger(rate) || rate < 1 || rate > 1000)
+    throw new Error(
+      `emailSendRate must be an integer from 1 to 1000 e-mails per second, got "${String(raw)}"`,
+    );
+  return rate;
 }
 
 export class ServiceNotifications extends Construct {
@@ -37,6 +57,10 @@ export class ServiceNotifications extends Construct {
   readonly identity: ses.EmailIdentity;
   readonly configurationSet: ses.ConfigurationSet;
   readonly deadLetterQueue: sqs.Queue;
+  /** The notifier's queue: one message per outbox item, consumed at the e-mail rate. */
+  readonly queue: sqs.Queue;
+  /** The stream consumer that fills the queue. */
+  readonly forwarder: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: ServiceNotificationsProps) {
     super(scope, id);
@@ -54,19 +78,13 @@ export class ServiceNotifications extends Construct {
       sendingEnabled: true,
     });
 
-    const { fn } = new ServiceFunction(this, handlerSlug(NOTIFIER_HANDLER), {
-      handler: NOTIFIER_HANDLER,
-      stage,
-      timeout: Duration.seconds(60),
-      environment: {
-        SES_FROM_ADDRESS: sender,
-        SES_CONFIGURATION_SET: this.configurationSet.configurationSetName,
-      },
-    });
-    bindTable(fn, table, 'readWrite');
-    fn.addToRolePolicy(sendPolicy(this, stage, domain, sender, this.configurationSet));
-    this.notifier = fn;
+    const sendRate = emailSendRate(this, props.emailSendRate);
+    // Each container sends at most about 10 e-mails a second one after another (SES answers in
+    // tens of milliseconds), so the rate sets how many run at once; 2 is SQS's least maximum.
+    const concurrency = Math.max(2, Math.ceil(sendRate / 10));
 
+    // Messages the notifier could not handle in maxReceiveCount receives (throttles never count:
+    // they go back as new messages), and stream records the forwarder could not enqueue.
     this.deadLetterQueue = new sqs.Queue(this, 'NotifierFailures', {
       queueName: `${SERVICE_NAME}-${stage}-notifier-failures`,
       retentionPeriod: Duration.days(14),
@@ -76,12 +94,29 @@ export class ServiceNotifications extends Construct {
     Validations.of(this.deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason:
-        "This queue is itself the stream's on-failure destination; its messages raise an alarm and stay 14 days.",
+        "This queue is itself the dead-letter queue (of the notifier's queue and the forwarder's stream); its messages raise an alarm and stay 14 days.",
     });
-    fn.addEventSource(
+    this.queue = new sqs.Queue(this, 'NotifierQueue', {
+      queueName: `${SERVICE_NAME}-${stage}-notifications`,
+      // AWS's advice for a Lambda source: six times the function's timeout.
+      visibilityTimeout: Duration.seconds(6 * NOTIFIER_TIMEOUT_SECONDS),
+      retentionPeriod: Duration.days(4),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
+    });
+
+    const forwarder = new ServiceFunction(this, handlerSlug(OUTBOX_FORWARDER_HANDLER), {
+      handler: OUTBOX_FORWARDER_HANDLER,
+      stage,
+      timeout: Duration.seconds(30),
+      environment: { NOTIFICATION_QUEUE_URL: this.queue.queueUrl },
+    }).fn;
+    this.queue.grantSendMessages(forwarder);
+    forwarder.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-        batchSize: 25,
+        batchSize: 100,
         retryAttempts: 10,
         bisectBatchOnError: true,
         reportBatchItemFailures: true,
@@ -95,6 +130,32 @@ export class ServiceNotifications extends Construct {
         ],
       }),
     );
+    this.forwarder = forwarder;
+
+    const { fn } = new ServiceFunction(this, handlerSlug(NOTIFIER_HANDLER), {
+      handler: NOTIFIER_HANDLER,
+      stage,
+      timeout: Duration.seconds(NOTIFIER_TIMEOUT_SECONDS),
+      environment: {
+        SES_FROM_ADDRESS: sender,
+        SES_CONFIGURATION_SET: this.configurationSet.configurationSetName,
+        NOTIFICATION_QUEUE_URL: this.queue.queueUrl,
+        EMAIL_SEND_RATE: String(sendRate),
+        EMAIL_SEND_CONCURRENCY: String(concurrency),
+      },
+    });
+    bindTable(fn, table, 'readWrite');
+    fn.addToRolePolicy(sendPolicy(this, stage, domain, sender, this.configurationSet));
+    // Retries go back on the queue as new messages (with a delay).
+    this.queue.grantSendMessages(fn);
+    fn.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: 10,
+        maxConcurrency: concurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    this.notifier = fn;
 
     this.configurationSet.addEventDestination('Reputation', {
       configurationSetEventDestinationName: 'reputation',
@@ -114,15 +175,23 @@ export class ServiceNotifications extends Construct {
     alarm(
       'notifier-dead-letters',
       this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-      'Stream records the notifier gave up on: their outbox items stay pending or failed (see the runbook)',
+      'E-mails the notifier or the stream forwarder gave up on: their outbox items stay pending (see the runbook)',
     );
-    // The notifier reports failed records instead of throwing, so its Errors metric stays at 0;
+    // The forwarder reports failed records instead of throwing, so its Errors metric stays at 0;
     // a stuck or failing stream shows as records waiting longer and longer.
     alarm(
       'notifier-iterator-age',
-      fn.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(5) }),
-      'The notifier is 10 minutes or more behind the table stream: e-mails are late (see the runbook)',
+      forwarder.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(5) }),
+      'The stream forwarder is 10 minutes or more behind the table stream: e-mails are late (see the runbook)',
       { threshold: Duration.minutes(10).toMilliseconds() },
+    );
+    // A new message waits its turn at the e-mail rate; throttled ones go back as new messages, so
+    // only a queue that does not drain grows old. 100,000 receipts at 14/s take 2 hours.
+    alarm(
+      'notifier-queue-age',
+      this.queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: Duration.minutes(5) }),
+      'An e-mail has waited 3 hours or more in the notifier queue: sending is slower than the outbox fills (see the runbook)',
+      { threshold: Duration.hours(3).toSeconds() },
     );
     const sesMetric = (metricName: string): cloudwatch.Metric =>
       new cloudwatch.Metric({

@@ -164,13 +164,14 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
 }
 
 /** The notifier's queue as the cloud's event source mapping runs it (lib/cdk/notifications.ts). */
-const LOCAL_QUEUE = {
+const localQueueOptions = () => ({
   batchSize: 10,
-  concurrency: 2,
+  // As many invocations at once as the cloud runs for this rate (about 10 sends a second each).
+  concurrency: Math.max(2, Math.ceil(Number(process.env.EMAIL_SEND_RATE ?? 14) / 10)),
   // The cloud's is 360 s; locally a broken delivery is handed out again within seconds.
   visibilityTimeoutSeconds: 5,
   maxReceiveCount: 5,
-};
+});
 
 /**
  * E-mail as in the cloud: the stream → the stream forwarder → the notifier's queue (in process)
@@ -186,7 +187,7 @@ export async function startLocalNotifications(tableName: string, deadLetters: De
   const queue = new LocalQueue();
   useOutboxQueue(queue);
   const reader = startStreamReader(tableName, forwarder.handler, deadLetters);
-  const poller = startQueuePoller(queue, notifier.handler, LOCAL_QUEUE, deadLetters);
+  const poller = startQueuePoller(queue, notifier.handler, localQueueOptions(), deadLetters);
   return {
     async stop() {
       await reader.stop();

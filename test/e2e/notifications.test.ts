@@ -21,7 +21,6 @@ import {
   emailsTo,
   outboxItem,
   putOutboxItem,
-  rawOutboxItem,
   sesEmails,
   setSesFailures,
   setSesFaults,

@@ -1,6 +1,6 @@
 /** Shared parts of the notification infra tests (test/infra/notifications.test.ts). */ import { Template } from 'aws-cdk-lib/assertions';
 import type { ServiceStack } from '../../lib/cdk/service-stack';
-import { NOTIFIER_HANDLER } from '../../contract/processing';
+import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
 import {
   actionsOf,
@@ -11,6 +11,7 @@ import {
   roleIdOf,
   roleStatements,
   PROD_CONTEXT,
+  props,
   type Resource,
 } from './synth';
 
@@ -25,6 +26,8 @@ export const domainOf = (stage: Stage): string => senderOf(stage).split('@')[1] 
 
 export const configurationSetName = (stage: Stage): string => `scheduled-payments-${stage}`;
 export const queueName = (stage: Stage): string => `scheduled-payments-${stage}-notifier-failures`;
+/** The notifier's queue, between the stream forwarder and the notifier. */
+export const workQueueName = (stage: Stage): string => `scheduled-payments-${stage}-notifications`;
 
 /** What CDK's grantReadWriteData gives on the table and its indexes. */
 export const TABLE_ACTIONS = new Set([
@@ -47,8 +50,16 @@ export const STREAM_ACTIONS = new Set([
   'dynamodb:GetRecords',
   'dynamodb:GetShardIterator',
 ]);
-/** What the SQS on-failure destination adds. */
+/** What the SQS on-failure destination (and any grant to send) adds. */
 export const QUEUE_ACTIONS = new Set(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+/** What an SQS event source adds to consume its queue. */
+export const CONSUME_ACTIONS = new Set([
+  'sqs:ReceiveMessage',
+  'sqs:ChangeMessageVisibility',
+  'sqs:GetQueueUrl',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+]);
 export const XRAY_ACTIONS = new Set(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
 
 export const only = (record: Record<string, Resource>): [string, Resource] => {
@@ -71,6 +82,11 @@ export interface Notifications {
   configurationSetId: string;
   notifierId: string;
   notifier: Resource;
+  forwarderId: string;
+  forwarder: Resource;
+  /** The notifier's queue and the dead-letter queue. */
+  workQueueId: string;
+  deadLetterQueueId: string;
   region: string;
   account: string;
 }
@@ -81,6 +97,16 @@ export function notificationsOf(stack: ServiceStack, template: Template, stage: 
   const [configurationSetId] = only(resourcesOf(template, 'AWS::SES::ConfigurationSet'));
   const notifierId = functionIdOf(template, stage, NOTIFIER_HANDLER);
   const notifier = resourcesOf(template, 'AWS::Lambda::Function')[notifierId] as Resource;
+  const forwarderId = functionIdOf(template, stage, OUTBOX_FORWARDER_HANDLER);
+  const forwarder = resourcesOf(template, 'AWS::Lambda::Function')[forwarderId] as Resource;
+  const queueNamed = (name: string): string =>
+    only(
+      Object.fromEntries(
+        Object.entries(resourcesOf(template, 'AWS::SQS::Queue')).filter(
+          ([, q]) => props(q).QueueName === name,
+        ),
+      ),
+    )[0];
   return {
     template,
     tableId,
@@ -88,6 +114,10 @@ export function notificationsOf(stack: ServiceStack, template: Template, stage: 
     configurationSetId,
     notifierId,
     notifier,
+    forwarderId,
+    forwarder,
+    workQueueId: queueNamed(workQueueName(stage)),
+    deadLetterQueueId: queueNamed(queueName(stage)),
     region: flatten(stack.resolve(stack.region)),
     account: flatten(stack.resolve(stack.account)),
   };

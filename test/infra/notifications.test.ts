@@ -1,7 +1,8 @@
 /**
  * E-mail in the cloud: the SES identity of the sender's domain and the configuration set, the
- * notifier that consumes new outbox items from the table's stream, its least-privilege role, its
- * on-failure queue, the configuration set's sending events and the alarms.
+ * notifier that consumes its queue, its least-privilege role, the stream forwarder's feed, the
+ * dead-letter queue, the configuration set's sending events and the alarms. The queue between
+ * them is test/infra/notifications-queue.test.ts.
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { addServiceStacks } from '../../lib/cdk/app';
@@ -18,8 +19,8 @@ import {
   configurationSetName,
   queueName,
   TABLE_ACTIONS,
-  STREAM_ACTIONS,
   QUEUE_ACTIONS,
+  CONSUME_ACTIONS,
   XRAY_ACTIONS,
   getAtt,
   notificationsOf,
@@ -61,6 +62,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
   }, SYNTH_TIMEOUT_MS);
 
   const queueArn = (): string => `\${${queueId}.Arn}`;
+  const workQueueArn = (): string => `\${${n.workQueueId}.Arn}`;
   const streamArn = (): string => `\${${n.tableId}.StreamArn}`;
 
   describe('SES', () => {
@@ -122,10 +124,13 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
       });
     });
 
-    it('gets the sender address, the configuration set and the table, and nothing else beyond the defaults', () => {
+    it('gets the sender address, the configuration set, the table, its queue and its rate, and nothing else beyond the defaults', () => {
       const variables = (props(n.notifier).Environment as { Variables: Record<string, unknown> }).Variables;
       expect(Object.keys(variables).sort()).toEqual(
         [
+          'EMAIL_SEND_CONCURRENCY',
+          'EMAIL_SEND_RATE',
+          'NOTIFICATION_QUEUE_URL',
           'NODE_OPTIONS',
           'POWERTOOLS_SERVICE_NAME',
           'SERVICE_STAGE',
@@ -139,6 +144,10 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
         POWERTOOLS_SERVICE_NAME: 'scheduled-payments',
         SES_FROM_ADDRESS: senderOf(stage),
         TABLE_NAME: { Ref: n.tableId },
+        // SES's rate of a new account, shared by two senders at most.
+        EMAIL_SEND_RATE: '14',
+        EMAIL_SEND_CONCURRENCY: '2',
+        NOTIFICATION_QUEUE_URL: { Ref: n.workQueueId },
       });
       expect(namesConfigurationSet(n, variables.SES_CONFIGURATION_SET, stage)).toBe(true);
     });
@@ -155,7 +164,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
       }
     });
 
-    it('holds nothing else than the table, its stream, the failure queue and X-Ray', () => {
+    it('holds nothing else than the table, its queue (to consume it and to put retries back) and X-Ray', () => {
       const roleId = roleIdOf(n.notifier);
       const role = resourcesOf(template, 'AWS::IAM::Role')[roleId] as Resource;
       // Logs go through the AWS managed basic execution role, and only that.
@@ -167,11 +176,8 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
       const allowed = (action: string, resource: string): boolean => {
         if (action.startsWith('ses:')) return action === 'ses:SendEmail'; // checked exactly above
         if (XRAY_ACTIONS.has(action)) return resource === '*';
-        // ListStreams takes no stream ARN: CDK grants it on '*'.
-        if (action === 'dynamodb:ListStreams') return resource === '*' || resource === streamArn();
-        if (STREAM_ACTIONS.has(action) && resource === streamArn()) return true;
         if (TABLE_ACTIONS.has(action)) return resource === tableArn || resource === `${tableArn}/index/*`;
-        if (QUEUE_ACTIONS.has(action)) return resource === queueArn();
+        if (QUEUE_ACTIONS.has(action) || CONSUME_ACTIONS.has(action)) return resource === workQueueArn();
         return false;
       };
       const pairs: [string, string][] = [];
@@ -190,9 +196,11 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
         pairs.some(([a, r]) => a === action && r === resource);
       for (const action of ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'])
         expect([action, has(action, tableArn)]).toEqual([action, true]);
-      for (const action of STREAM_ACTIONS) expect([action, has(action, streamArn())]).toEqual([action, true]);
-      expect(pairs.some(([a]) => a === 'dynamodb:ListStreams')).toBe(true);
-      expect(has('sqs:SendMessage', queueArn())).toBe(true);
+      for (const action of CONSUME_ACTIONS)
+        expect([action, has(action, workQueueArn())]).toEqual([action, true]);
+      expect(has('sqs:SendMessage', workQueueArn())).toBe(true);
+      // Not the stream (the forwarder reads it), not the dead-letter queue (SQS moves messages).
+      expect(pairs.filter(([, r]) => r === streamArn() || r === queueArn())).toEqual([]);
     });
   });
 
@@ -204,16 +212,16 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
       expect(['NEW_IMAGE', 'NEW_AND_OLD_IMAGES']).toContain(viewType);
     });
 
-    it('feeds new outbox items to the notifier in batches of 25 with partial failures, bisection and retries', () => {
+    it('feeds new outbox items to the stream forwarder in batches of 100 with partial failures, bisection and retries', () => {
       const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))
         .map(props)
-        .filter((p) => flatten(p.FunctionName) === `\${${n.notifierId}}`);
+        .filter((p) => flatten(p.FunctionName) === `\${${n.forwarderId}}`);
       expect(mappings).toHaveLength(1);
       const mapping = mappings[0] as Record<string, unknown>;
       expect(mapping).toMatchObject({
         EventSourceArn: getAtt(n.tableId, 'StreamArn'),
         StartingPosition: 'TRIM_HORIZON',
-        BatchSize: 25,
+        BatchSize: 100,
         MaximumRetryAttempts: 10,
         BisectBatchOnFunctionError: true,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -234,12 +242,12 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
       const consumers = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))
         .map(props)
         .filter((p) => flatten(p.EventSourceArn) === streamArn());
-      expect(consumers.map((p) => p.FunctionName)).toEqual([{ Ref: n.notifierId }]);
+      expect(consumers.map((p) => p.FunctionName)).toEqual([{ Ref: n.forwarderId }]);
     });
   });
 
-  describe('on-failure queue', () => {
-    it('keeps failed records 14 days, encrypted with SQS managed keys', () => {
+  describe("dead-letter queue (the forwarder's on-failure destination, the notifier queue's redrive target)", () => {
+    it('keeps failed records and messages 14 days, encrypted with SQS managed keys', () => {
       const queue = resourcesOf(template, 'AWS::SQS::Queue')[queueId] as Resource;
       expect(props(queue)).toMatchObject({ MessageRetentionPeriod: 1209600, SqsManagedSseEnabled: true });
       expect(props(queue)).not.toHaveProperty('KmsMasterKeyId');
@@ -289,7 +297,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
       });
     };
 
-    it('alarms the topic on the first message in the on-failure queue', () => {
+    it('alarms the topic on the first message in the dead-letter queue', () => {
       expectOneAlarm(
         alarmsOn('AWS/SQS', 'ApproximateNumberOfMessagesVisible', [
           { Name: 'QueueName', Value: getAtt(queueId, 'QueueName') },
@@ -298,9 +306,9 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
       );
     });
 
-    it('alarms the topic when the notifier is 10 minutes behind the stream (it reports failures, never throws)', () => {
+    it('alarms the topic when the forwarder is 10 minutes behind the stream (it reports failures, never throws)', () => {
       const alarms = alarmsOn('AWS/Lambda', 'IteratorAge', [
-        { Name: 'FunctionName', Value: { Ref: n.notifierId } },
+        { Name: 'FunctionName', Value: { Ref: n.forwarderId } },
       ]);
       expect(alarms).toHaveLength(1);
       expect(alarms[0]).toMatchObject({
@@ -310,10 +318,24 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         AlarmActions: [topicRef],
       });
-      // The notifier's Errors metric stays at 0 when records fail: no alarm watches it.
+      // The forwarder's Errors metric stays at 0 when records fail: no alarm watches it.
       expect(
-        alarmsOn('AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: { Ref: n.notifierId } }]),
+        alarmsOn('AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: { Ref: n.forwarderId } }]),
       ).toEqual([]);
+    });
+
+    it("alarms the topic when the notifier queue's oldest message is 3 hours old (sending slower than the outbox fills)", () => {
+      const alarms = alarmsOn('AWS/SQS', 'ApproximateAgeOfOldestMessage', [
+        { Name: 'QueueName', Value: getAtt(n.workQueueId, 'QueueName') },
+      ]);
+      expect(alarms).toHaveLength(1);
+      expect(alarms[0]).toMatchObject({
+        AlarmName: `scheduled-payments-${stage}-notifier-queue-age`,
+        Statistic: 'Maximum',
+        Threshold: 3 * 3600,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [topicRef],
+      });
     });
 
     it.each([

@@ -1,47 +1,42 @@
 import './support/env';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { renderEmail, type OutboxItem, type RenderedEmail } from '#domain/notifications';
 import { config } from '#shared/config';
-import { useMailer } from '#shared/mailer';
+import { isThrottle, useMailer } from '#shared/mailer';
+import { backoffSeconds } from '../../lambdas/notifications/deliver';
+import { Pacer } from '../../lambdas/notifications/pacer';
+import { useOutboxQueue, type QueuedMessage } from '../../lambdas/notifications/queue';
 import { handler } from '../../lambdas/notifications/send-notifications';
 import { awsError, ddbMock, group, GROUP_ID, lambdaContext } from './support/api';
 
 const MAX_SEND_ATTEMPTS = config().maxSendAttempts;
+const MAX_NOT_READY_RETRIES = config().maxNotReadyRetries;
 
-type Handler = (event: DynamoDBStreamEvent, context: typeof lambdaContext) => Promise<DynamoDBBatchResponse>;
-const notify = (records: DynamoDBRecord[]) =>
-  (handler as unknown as Handler)({ Records: records }, lambdaContext);
+type Handler = (event: SQSEvent, context: typeof lambdaContext) => Promise<SQSBatchResponse>;
+const notify = (records: SQSRecord[]) => (handler as unknown as Handler)({ Records: records }, lambdaContext);
 
 const OUTBOX_ID = 'notice:01890a5d-ac96-774b-bcce-b302099a8058';
 const outboxKey = (id = OUTBOX_ID) => ({ pk: `OUTBOX#${id}`, sk: 'OUTBOX' });
 const groupKey = { pk: `GROUP#${GROUP_ID}`, sk: 'GROUP' };
 
-/** The stream record of a new outbox item (what the table's stream hands the notifier). */
-function record(
-  over: {
-    eventName?: DynamoDBRecord['eventName'];
-    entity?: string;
-    outboxId?: string | null;
-    seq?: string;
-  } = {},
-): DynamoDBRecord {
-  const outboxId = over.outboxId === undefined ? OUTBOX_ID : over.outboxId;
+/** The queue message of an outbox item (what the forwarder, or a retry, put on the queue). */
+function record(over: { outboxId?: string; notReady?: number; id?: string } = {}): SQSRecord {
   return {
-    eventName: over.eventName ?? 'INSERT',
-    eventSource: 'aws:dynamodb',
-    dynamodb: {
-      Keys: { pk: { S: `OUTBOX#${outboxId}` }, sk: { S: 'OUTBOX' } },
-      NewImage: {
-        pk: { S: `OUTBOX#${outboxId}` },
-        sk: { S: 'OUTBOX' },
-        entity: { S: over.entity ?? 'outbox' },
-        ...(outboxId !== null && { outboxId: { S: outboxId } }),
-        status: { S: 'pending' },
-      },
-      SequenceNumber: over.seq ?? '100',
-      StreamViewType: 'NEW_IMAGE',
+    messageId: over.id ?? 'm-1',
+    receiptHandle: 'r',
+    body: JSON.stringify({ outboxId: over.outboxId ?? OUTBOX_ID, notReady: over.notReady ?? 0 }),
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: '1',
+      SenderId: 'test',
+      ApproximateFirstReceiveTimestamp: '1',
     },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:notifications',
+    awsRegion: 'us-east-1',
   };
 }
 
@@ -68,6 +63,9 @@ const item = (over: Partial<OutboxItem> = {}): OutboxItem =>
 
 const sent: { to: string; email: RenderedEmail }[] = [];
 let sendError: Error | undefined;
+/** What the notifier put back on its queue; `queueDown` makes enqueueing fail. */
+const requeued: QueuedMessage[] = [];
+let queueDown = false;
 
 beforeEach(() => {
   ddbMock.reset();
@@ -76,6 +74,15 @@ beforeEach(() => {
   });
   sent.length = 0;
   sendError = undefined;
+  requeued.length = 0;
+  queueDown = false;
+  useOutboxQueue({
+    async send(messages) {
+      if (queueDown) return messages.map((_m, i) => i);
+      requeued.push(...messages);
+      return [];
+    },
+  });
   useMailer({
     async send(to, email) {
       if (sendError) throw sendError;
@@ -85,7 +92,10 @@ beforeEach(() => {
   });
   groupExists(true);
 });
-afterAll(() => useMailer(undefined));
+afterAll(() => {
+  useMailer(undefined);
+  useOutboxQueue(undefined);
+});
 
 /** The claim answers with this item (as stored: keys included); every other update succeeds. */
 function claimable(claimed: OutboxItem | 'refused' | Error) {
@@ -118,29 +128,22 @@ const finishes = () =>
     .filter((u) => u.ReturnValues !== 'ALL_NEW')
     .map((u) => ({
       status: Object.entries(u.ExpressionAttributeValues).find(
-        ([k]) => k === ':sent' || k === ':pending' || k === ':failed',
+        ([k]) => k === ':sent' || k === ':pending' || k === ':failed' || k === ':stuck',
       )?.[1],
       values: u.ExpressionAttributeValues,
       update: u,
     }));
 
-describe('the notifier (DynamoDB stream → SES)', () => {
-  it(`gives up after ${MAX_SEND_ATTEMPTS} attempts by default`, () => {
+describe('the notifier (SQS queue → SES)', () => {
+  it(`gives up after ${MAX_SEND_ATTEMPTS} attempts and ${MAX_NOT_READY_RETRIES} not-ready retries by default`, () => {
     expect(MAX_SEND_ATTEMPTS).toBe(5);
+    expect(MAX_NOT_READY_RETRIES).toBe(140);
   });
 
-  it('ignores records that are not new outbox items', async () => {
-    const result = await notify([
-      record({ eventName: 'MODIFY' }),
-      record({ eventName: 'REMOVE' }),
-      record({ entity: 'payment' }),
-      record({ entity: 'group' }),
-      record({ outboxId: null }),
-      { eventName: 'INSERT', dynamodb: { SequenceNumber: '1' } },
-    ]);
-    expect(result).toEqual({ batchItemFailures: [] });
+  it('reports a message that is not an outbox message (it reaches the dead-letter queue)', async () => {
+    const bad = { ...record({ id: 'bad' }), body: '{"nothing":1}' };
+    expect(await notify([bad])).toEqual({ batchItemFailures: [{ itemIdentifier: 'bad' }] });
     expect(ddbMock.calls()).toHaveLength(0);
-    expect(sent).toHaveLength(0);
   });
 
   it('claims the item, checks the group, sends once and marks it sent', async () => {
@@ -168,7 +171,7 @@ describe('the notifier (DynamoDB stream → SES)', () => {
     expect(done!.UpdateExpression).toContain('REMOVE leaseUntil');
   });
 
-  it.each(['sent', 'failed'] as const)(
+  it.each(['sent', 'failed', 'stuck'] as const)(
     'sends nothing when the claim is refused because the item is %s',
     async (status) => {
       claimable('refused');
@@ -179,16 +182,18 @@ describe('the notifier (DynamoDB stream → SES)', () => {
       expect(result).toEqual({ batchItemFailures: [] });
       expect(sent).toHaveLength(0);
       expect(updates()).toHaveLength(1);
+      expect(requeued).toEqual([]);
     },
   );
 
-  it('asks for the record again when another delivery holds a live claim (it may yet die mid-send)', async () => {
+  it('puts the message back, delayed, when another delivery holds a live claim (it may yet die mid-send)', async () => {
     claimable('refused');
     ddbMock.on(GetCommand, { Key: outboxKey(item().outboxId) }).resolves({
       Item: { ...outboxKey(item().outboxId), entity: 'outbox', ...item({ status: 'sending' }) },
     });
-    const result = await notify([record({ seq: '7' })]);
-    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '7' }] });
+    const result = await notify([record({ id: '7' })]);
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(requeued).toEqual([{ message: { outboxId: OUTBOX_ID, notReady: 1 }, delaySeconds: 1 }]);
     expect(sent).toHaveLength(0);
   });
 
@@ -216,39 +221,72 @@ describe('the notifier (DynamoDB stream → SES)', () => {
     expect(updates().filter((u) => /#status = :pending, /.test(u.UpdateExpression))).toHaveLength(0);
   });
 
-  it.each([0, 1, MAX_SEND_ATTEMPTS - 2])(
-    'a send failure after %p earlier attempts puts the item back to pending and reports the record',
+  // Issue 10, item 6: a throttled send used up an attempt, and MAX_SEND_ATTEMPTS throttles sent
+  // the item to `failed`.
+  it.each([0, MAX_SEND_ATTEMPTS - 1])(
+    'a throttled send (item at %p attempts) counts a throttle, not an attempt, and goes back on the queue delayed',
     async (attempts) => {
       claimable(item({ attempts }));
       sendError = awsError('TooManyRequestsException', 'Maximum sending rate exceeded');
-      const result = await notify([record({ seq: '42' })]);
-      expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '42' }] });
+      const result = await notify([record({ id: '42', notReady: 3 })]);
+      expect(result).toEqual({ batchItemFailures: [] });
       expect(finishes()).toHaveLength(1);
       expect(finishes()[0]).toMatchObject({
         status: 'pending',
         values: { ':e': 'TooManyRequestsException: Maximum sending rate exceeded', ':n': 1 },
       });
+      expect(finishes()[0]!.update.UpdateExpression).toContain('ADD throttles :n');
+      expect(finishes()[0]!.update.UpdateExpression).not.toContain('attempts');
       expect(finishes()[0]!.update.ConditionExpression).toBe('#status = :sending');
+      expect(requeued).toHaveLength(1);
+      expect(requeued[0]!.message).toEqual({ outboxId: OUTBOX_ID, notReady: 4 });
+      // The 4th retry waits 4 to 8 seconds.
+      expect(requeued[0]!.delaySeconds).toBeGreaterThanOrEqual(4);
+      expect(requeued[0]!.delaySeconds).toBeLessThanOrEqual(8);
     },
   );
 
-  it(`at the ${MAX_SEND_ATTEMPTS}th failed attempt the item is marked failed and the record is not reported`, async () => {
+  it(`throttled for the ${MAX_NOT_READY_RETRIES + 1}th time: the item is stuck (never failed), with the reason`, async () => {
     claimable(item({ attempts: MAX_SEND_ATTEMPTS - 1 }));
-    sendError = awsError('MessageRejected', 'Email address is not verified');
-    const result = await notify([record()]);
+    sendError = awsError('ThrottlingException', 'Daily message quota exceeded');
+    const result = await notify([record({ notReady: MAX_NOT_READY_RETRIES })]);
     expect(result).toEqual({ batchItemFailures: [] });
+    expect(requeued).toEqual([]);
     expect(finishes()).toHaveLength(1);
     expect(finishes()[0]).toMatchObject({
-      status: 'failed',
-      values: { ':e': 'MessageRejected: Email address is not verified', ':one': 1 },
+      status: 'stuck',
+      values: {
+        ':e': `throttled ${MAX_NOT_READY_RETRIES + 1} times; last: ThrottlingException: Daily message quota exceeded`,
+        ':n': 1,
+      },
     });
+    expect(finishes()[0]!.update.UpdateExpression).toContain('ADD throttles :n');
   });
 
-  it('a group not committed yet: released without counting an attempt, nothing sent, reported', async () => {
+  it.each([0, 1, MAX_SEND_ATTEMPTS - 2])(
+    'a refused send after %p earlier attempts counts an attempt and goes back on the queue delayed',
+    async (attempts) => {
+      claimable(item({ attempts }));
+      sendError = awsError('MessageRejected', 'Email address is not verified');
+      const result = await notify([record({ notReady: 2 })]);
+      expect(result).toEqual({ batchItemFailures: [] });
+      expect(finishes()).toHaveLength(1);
+      expect(finishes()[0]).toMatchObject({
+        status: 'pending',
+        values: { ':e': 'MessageRejected: Email address is not verified', ':n': 1 },
+      });
+      expect(finishes()[0]!.update.UpdateExpression).toContain('ADD attempts :n');
+      // A refusal does not spend the not-ready retries.
+      expect(requeued.map((q) => q.message)).toEqual([{ outboxId: OUTBOX_ID, notReady: 2 }]);
+    },
+  );
+
+  it('a group not committed yet: released without counting anything, nothing sent, put back delayed', async () => {
     groupExists(false);
     claimable(item({ createdAt: new Date(Date.now() - 60_000).toISOString() }));
-    const result = await notify([record({ seq: '7' })]);
-    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '7' }] });
+    const result = await notify([record()]);
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(requeued.map((q) => q.message)).toEqual([{ outboxId: OUTBOX_ID, notReady: 1 }]);
     expect(sent).toHaveLength(0);
     expect(finishes()).toHaveLength(1);
     expect(finishes()[0]).toMatchObject({
@@ -270,41 +308,57 @@ describe('the notifier (DynamoDB stream → SES)', () => {
     });
   });
 
-  it('a throttled claim reports the record for another delivery', async () => {
+  it('a throttled claim (the table) reports the message: SQS hands it out again', async () => {
     claimable(awsError('ProvisionedThroughputExceededException'));
-    const result = await notify([record({ seq: '9' })]);
+    const result = await notify([record({ id: '9' })]);
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '9' }] });
     expect(sent).toHaveLength(0);
   });
 
-  it('handles each record of a batch on its own: only the failing ones are reported', async () => {
+  it('a retry that cannot be enqueued reports its message: SQS hands it out again', async () => {
+    claimable(item());
+    sendError = awsError('TooManyRequestsException', 'Maximum sending rate exceeded');
+    queueDown = true;
+    expect(await notify([record({ id: '5' })])).toEqual({ batchItemFailures: [{ itemIdentifier: '5' }] });
+  });
+
+  it('handles each message of a batch on its own: only the broken ones are reported', async () => {
     const a = item({ outboxId: 'notice:a', recipient: 'a@example.com' });
     const b = item({ outboxId: 'notice:b', recipient: 'b@example.com' });
     const c = item({ outboxId: 'notice:c', recipient: 'c@example.com' });
-    const byId = new Map([a, b, c].map((i) => [i.outboxId, i]));
+    const claimOf = new Map<string, OutboxItem | Error>([a, b, c].map((i) => [i.outboxId, i]));
     ddbMock.on(UpdateCommand).callsFake((input: UpdateInput) => {
       if (input.ReturnValues !== 'ALL_NEW') return {};
-      const claimed = byId.get(input.Key.pk!.slice('OUTBOX#'.length))!;
+      const claimed = claimOf.get(input.Key.pk!.slice('OUTBOX#'.length))!;
+      if (claimed instanceof Error) throw claimed;
       return { Attributes: { ...outboxKey(claimed.outboxId), entity: 'outbox', ...claimed } };
     });
     useMailer({
       async send(to, email) {
         if (to === 'b@example.com') throw awsError('ServiceUnavailable');
+        if (to === 'c@example.com' && sent.length === 1) throw awsError('TooManyRequestsException');
         sent.push({ to, email });
         return { messageId: `msg-${to}` };
       },
     });
+    ddbMock.on(GetCommand, { Key: outboxKey('notice:d') }).resolves({});
+    claimOf.set('notice:d', new Error('table unreachable'));
     const result = await notify([
-      record({ outboxId: 'notice:a', seq: '1' }),
-      record({ outboxId: 'notice:b', seq: '2' }),
-      record({ outboxId: 'notice:c', seq: '3' }),
+      record({ outboxId: 'notice:a', id: '1' }),
+      record({ outboxId: 'notice:b', id: '2' }),
+      record({ outboxId: 'notice:c', id: '3' }),
+      record({ outboxId: 'notice:d', id: '4' }),
     ]);
-    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '2' }] });
-    expect(sent.map((s) => s.to)).toEqual(['a@example.com', 'c@example.com']);
-    expect(finishes().map((f) => [f.update.Key.pk, f.status])).toEqual([
-      ['OUTBOX#notice:a', 'sent'],
-      ['OUTBOX#notice:b', 'pending'],
-      ['OUTBOX#notice:c', 'sent'],
+    // b (refused) and c (throttled) go back on the queue; only d, whose delivery broke, is reported.
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '4' }] });
+    expect(sent.map((s) => s.to)).toEqual(['a@example.com']);
+    expect(requeued.map((q) => q.message.outboxId)).toEqual(['notice:b', 'notice:c']);
+    expect(
+      finishes().map((f) => [f.update.Key.pk, f.status, f.update.UpdateExpression.split(' ADD ')[1]]),
+    ).toEqual([
+      ['OUTBOX#notice:a', 'sent', 'attempts :one REMOVE leaseUntil'],
+      ['OUTBOX#notice:b', 'pending', 'attempts :n REMOVE leaseUntil'],
+      ['OUTBOX#notice:c', 'pending', 'throttles :n REMOVE leaseUntil'],
     ]);
   });
 
@@ -327,5 +381,63 @@ describe('the notifier (DynamoDB stream → SES)', () => {
     expect(await notify([record({ outboxId: 'receipt:p' })])).toEqual({ batchItemFailures: [] });
     expect(sent).toEqual([{ to: 'payor@example.com', email: renderEmail(receipt) }]);
     expect(sent[0]!.email.subject).toContain('receipt');
+  });
+});
+
+describe('what counts as a throttle', () => {
+  it.each([
+    ['TooManyRequestsException', 'Maximum sending rate exceeded.'],
+    ['ThrottlingException', 'Rate exceeded'],
+    ['Throttling', 'Maximum sending rate exceeded.'],
+    ['LimitExceededException', 'Daily message quota exceeded.'],
+  ])('%s: %s', (name, message) => {
+    expect(isThrottle(awsError(name, message))).toBe(true);
+  });
+
+  it.each([
+    ['MessageRejected', 'Email address is not verified.'],
+    ['BadRequestException', 'Missing final @domain'],
+    ['AccountSuspendedException', 'Account suspended'],
+    ['ServiceUnavailable', 'unavailable'],
+  ])('not %s: %s (an attempt)', (name, message) => {
+    expect(isThrottle(awsError(name, message))).toBe(false);
+  });
+});
+
+describe('retry delays', () => {
+  it('double from 1 s to the 15-minute cap, each between half and all of its step', () => {
+    expect([1, 2, 3, 4, 11, 50].map((n) => backoffSeconds(n, () => 1))).toEqual([1, 2, 4, 8, 900, 900]);
+    expect([1, 2, 3, 4, 11, 50].map((n) => backoffSeconds(n, () => 0))).toEqual([1, 1, 2, 4, 450, 450]);
+  });
+});
+
+describe('the pacer', () => {
+  it('gives one slot per interval (14/s over 2 containers: one send every 143 ms each)', async () => {
+    let now = 1_000;
+    const pacer = new Pacer(1000 / 7, () => now);
+    const waits: number[] = [];
+    jest.spyOn(global, 'setTimeout').mockImplementation(((fn: () => void, ms: number) => {
+      waits.push(Math.round(ms));
+      fn();
+      return 0 as unknown as NodeJS.Timeout;
+    }) as typeof setTimeout);
+    try {
+      await pacer.take();
+      await pacer.take();
+      await pacer.take();
+      expect(waits).toEqual([143, 286]);
+      now += 1_000; // idle: no debt carried over
+      await pacer.take();
+      expect(waits).toEqual([143, 286]);
+      pacer.holdBack(250);
+      await pacer.take();
+      expect(waits).toEqual([143, 286, 250]);
+    } finally {
+      jest.restoreAllMocks();
+    }
+  });
+
+  it('divides the rate among the containers', () => {
+    expect(Pacer.of(14, 2)).toEqual(new Pacer(1000 / 7));
   });
 });
