@@ -108,9 +108,11 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s function timeouts'
       .Timeout as number;
 
   it('gives every API function a timeout under API Gateway’s 29 s', () => {
-    const handlers = [...new Set(Object.values(routes).map((r) => r.handler))].filter(
-      (handler) => stage !== 'prod' || !routes[handler as keyof typeof routes]?.nonProdOnly,
-    );
+    // Prod has no functions for the non-production routes (its triggers answer 403 inline).
+    const deployed = Object.values(
+      routes as Record<string, { handler: string; nonProdOnly?: boolean }>,
+    ).filter((r) => stage !== 'prod' || r.nonProdOnly !== true);
+    const handlers = [...new Set(deployed.map((r) => r.handler))];
     expect(handlers.length).toBeGreaterThan(20);
     for (const handler of handlers) {
       const timeout = timeoutOf(handler);
