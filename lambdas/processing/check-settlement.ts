@@ -1,4 +1,4 @@
-import { settlementOf, type SettlementCheck } from '#core/test-clock';
+import { settlementOf, type SettlementCheck } from '#core/settlement';
 import type { ProcessingState } from '#domain/processing';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';

@@ -10,6 +10,7 @@ import {
   PROCESS_GROUP_DEFINITION,
   processGroupTasks,
   SCHEDULER_HANDLER,
+  settlementClock,
   STATE_MACHINE_NAME,
   STUCK_GROUPS_METRIC,
 } from '../../contract/processing';
@@ -176,9 +177,14 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       expect(props(fn(taskIds.get('processing/begin-group')!)).Timeout).toBeGreaterThanOrEqual(120);
     });
 
-    it('substitutes each Task resource with the ARN of its own handler function, and nothing else', () => {
+    it('substitutes each Task resource with the ARN of its own handler function, and the stage’s settlement clock', () => {
       const substitutions = props(stateMachine).DefinitionSubstitutions as Record<string, unknown>;
-      expect(Object.keys(substitutions).sort()).toEqual(processGroupTasks.map((t) => t.substitution).sort());
+      expect(Object.keys(substitutions).sort()).toEqual(
+        [...processGroupTasks.map((t) => t.substitution), 'SettlementClock'].sort(),
+      );
+      // Production waits for the cut-off; other stages poll, honouring the test clock.
+      expect(substitutions.SettlementClock).toBe(stage === 'prod' ? 'cut-off' : 'test-clock');
+      expect(substitutions.SettlementClock).toBe(settlementClock(stage));
       for (const task of processGroupTasks) {
         expect(substitutions[task.substitution]).toEqual(
           getAttArn(functionIdOf(template, stage, task.handler)),
@@ -268,9 +274,17 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       }
     });
 
-    it('gives each task function read/write access to the table and nothing else', () => {
-      for (const id of taskIds.values()) {
-        expectTableReadWrite(id);
+    it('gives each task function read/write access to the table (read only where it only reads) and nothing else', () => {
+      for (const task of processGroupTasks) {
+        const id = taskIds.get(task.handler)!;
+        const actions = statementsOf(id).flatMap(actionsOf);
+        if (task.readsOnly) {
+          expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+          expect(
+            actions.filter((a) => a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a)),
+          ).toEqual([]);
+          expect(props(fn(id)).Environment).toMatchObject({ Variables: { TABLE_NAME: { Ref: tableId } } });
+        } else expectTableReadWrite(id);
         expect(beyondTable(id)).toEqual([]);
         expect(Object.keys((props(fn(id)).Environment as { Variables: object }).Variables)).not.toContain(
           'STATE_MACHINE_ARN',

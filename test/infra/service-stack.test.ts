@@ -95,9 +95,11 @@ function apiFunctions(template: Template, stage: Stage): { handler: string; id: 
 const TRIGGER_HANDLERS = [...new Set(routes.filter((r) => r.nonProdOnly).map((r) => r.handler))];
 /**
  * The API handlers that call the processor (their imports reach lambdas/processor/): they charge,
- * void, refund, settle a stale Pending sale (GetTransaction) or tokenize a card.
+ * void, refund, settle a stale Pending sale (GetTransaction), tokenize a card or settle sales now
+ * (the non-production test clock).
  */
 const PROCESSOR_HANDLERS = [
+  'processing/settle-now',
   'transactions/create-sale',
   'transactions/get-transaction',
   'transactions/void-transaction',
