@@ -128,7 +128,7 @@ export function report(results: Results) {
       `the range is done, CompleteGroup): runSale (duplicate check, sandbox processor) and setAuthResponse per ` +
       `payment, with no state machine, HTTP trigger or runtime event loop, on the same DynamoDB Local. Both sides: ` +
       `batches of ${r.batchSize}, ${r.concurrency} payments in flight per task, ${fanOut} (PROCESS_BATCH_SIZE, ` +
-      `PROCESS_CONCURRENCY, PROCESS_FAN_OUT). The raw group is processed in two halves, before and after the state machine's run, so that drift falls on both sides alike, after an ` +
+      `PROCESS_CONCURRENCY, PROCESS_FAN_OUT). The raw group is processed in two steps (about half each, in whole batches per range), before and after the state machine's run, so that drift falls on both sides alike, after an ` +
       `unmeasured warm-up of each side on a small group (${r.warmUp.raw} and ${r.warmUp.stateMachine} payments).`,
     '',
     '| measure | state machine | raw core | target |',

@@ -67,7 +67,7 @@ function cpuOf(usage: CpuUsage, n: number, seconds: number) {
 /**
  * The raw core on one group, in steps, as the state machine runs it: BeginGroup's key ranges all
  * at once (as the Map runs them, up to its fan-out), each AuthorizeBatch after AuthorizeBatch
- * until it has answered its share of `upTo` or its range is done; CompleteGroup at the end.
+ * until it has answered about its share of `upTo` or its range is done; CompleteGroup at the end.
  */
 function rawRunner(core: LocalCore, runtime: BenchContext['runtime'], groupId: string) {
   let begun: ProcessingState | undefined;
@@ -96,7 +96,8 @@ function rawRunner(core: LocalCore, runtime: BenchContext['runtime'], groupId: s
         if (!begun.claimed) throw new Error('raw core: BeginGroup did not see the claim');
         ranges = begun.ranges ?? [];
       }
-      const share = upTo / ranges.length;
+      // Whole batches: a range stops at the batch that ends nearest its share of `upTo`.
+      const share = upTo / ranges.length - core.batchSize / 2;
       ranges = await Promise.all(
         ranges.map(async (range) => {
           let r = range;
