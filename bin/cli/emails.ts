@@ -9,21 +9,35 @@ interface StoredEmail {
   destination: { to: string[] };
 }
 
+/** How long `--wait-for` waits: receipts follow the test clock within a minute. */
+const WAIT_MS = 120_000;
+
 export function emailCommands(program: Command): void {
   program
     .command('emails')
     .description('the e-mails sent (local runtime: its SES store), newest last')
     .option('--to <address>', 'only those sent to this address')
-    .action(async (options: { to?: string }) => {
+    .option('--wait-for <n>', 'wait (up to 2 minutes) until there are at least n of them')
+    .action(async (options: { to?: string; waitFor?: string }) => {
       const session = loadSession();
-      if (!session.sesUrl) throw new Error('e-mails are shown for the local runtime only (its SES store)');
-      const response = await fetch(`${session.sesUrl}/store`);
-      if (!response.ok) throw new Error(`${session.sesUrl}/store: HTTP ${response.status}`);
-      const { emails } = (await response.json()) as { emails: StoredEmail[] };
+      const sesUrl = session.sesUrl;
+      if (!sesUrl) throw new Error('e-mails are shown for the local runtime only (its SES store)');
       const to = options.to?.toLowerCase();
-      const shown = emails.filter(
-        (e) => !to || e.destination.to.some((address) => address.toLowerCase().includes(to)),
-      );
+      const read = async (): Promise<StoredEmail[]> => {
+        const response = await fetch(`${sesUrl}/store`);
+        if (!response.ok) throw new Error(`${sesUrl}/store: HTTP ${response.status}`);
+        const { emails } = (await response.json()) as { emails: StoredEmail[] };
+        return emails.filter(
+          (e) => !to || e.destination.to.some((address) => address.toLowerCase().includes(to)),
+        );
+      };
+      const wanted = Number(options.waitFor ?? 0);
+      const until = Date.now() + WAIT_MS;
+      let shown = await read();
+      while (shown.length < wanted && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        shown = await read();
+      }
       console.log(
         table(
           ['Sent', 'To', 'Subject'],

@@ -758,7 +758,7 @@ describe('the executions of this file', () => {
 });
 
 describe('production stage', () => {
-  test('both trigger endpoints answer 403', async () => {
+  test('both trigger endpoints and the test clock answer 403', async () => {
     const runtime = await prodRuntime!;
     const tokenRes = await fetch(`${runtime.url}/oauth2/token`, {
       method: 'POST',
@@ -800,5 +800,9 @@ describe('production stage', () => {
       body: { responseCode: 403 },
     });
     expect((await send('GET', groupPath(id))).body.status).toBe('pending');
+    expect(await send('POST', `${merchantPath()}/settle-now`)).toMatchObject({
+      status: 403,
+      body: { responseCode: 403, message: 'settle-now is not available in production' },
+    });
   });
 });

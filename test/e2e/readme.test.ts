@@ -1,10 +1,12 @@
 /**
- * The README's walk-through works as written: its bash blocks run, in order, against this tier's
- * runtime (only the two addresses are swapped), and every step succeeds.
+ * The README's walk-throughs work as written: their bash blocks run, in order, against this tier's
+ * runtime (only the addresses are swapped), and every step succeeds: the curl walk-through, and
+ * the tester CLI's (logged in to this runtime through its data directory).
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -13,7 +15,7 @@ test('the README walk-through runs start to finish', async () => {
   const readme = readFileSync(resolve(__dirname, '..', '..', 'README.md'), 'utf8');
   const section = readme.slice(
     readme.indexOf('## Walk-through (local)'),
-    readme.indexOf('## Sandbox processor'),
+    readme.indexOf('## TypeScript client'),
   );
   const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
   expect(blocks.length).toBeGreaterThanOrEqual(4);
@@ -37,4 +39,46 @@ test('the README walk-through runs start to finish', async () => {
   expect(stdout).toContain('"refundCount": 1');
   // Dates work with BSD (macOS) date too: GNU-only `date -d` only as the fallback after `||`.
   expect(section).not.toMatch(/^(?!.*\|\| date).*\bdate\b[^\n]* -d /m);
+}, 120_000);
+
+const README_MID = '32350000077';
+
+test("the README's tester CLI walk-through runs start to finish", async () => {
+  const readme = readFileSync(resolve(__dirname, '..', '..', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Tester CLI'), readme.indexOf('### Test clock'));
+  const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  expect(blocks).toHaveLength(1);
+  // A merchant of its own: its `settle` must not settle the sales other files of the tier void.
+  const ROOT = resolve(__dirname, '..', '..');
+  const admin = (...args: string[]) =>
+    run('npm', ['run', '-s', 'admin', '--', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR! },
+    });
+  await admin('register-merchant', '--mid', README_MID, '--name', 'Ogdenville Middle');
+  await admin('grant', '--client', 'local-tester', '--mid', README_MID);
+  const script = ['set -euo pipefail', ...blocks]
+    .join('\n')
+    // This tier's runtime instead of `npm start`'s: its data directory names its ports.
+    .replaceAll('cli -- login', `cli -- login --data-dir ${process.env.E2E_DATA_DIR!} --mid ${README_MID}`);
+  const home = mkdtempSync(join(tmpdir(), 'spay-readme-'));
+  try {
+    const { stdout } = await run('bash', ['-c', script], {
+      timeout: 90_000,
+      cwd: ROOT,
+      env: { ...process.env, SPAY_HOME: home },
+    });
+    expect(stdout).toMatch(
+      /Logged in to local \(http:\/\/127\.0\.0\.1:\d+\) as local-tester, merchant 32350000077/,
+    );
+    expect(stdout).toContain('Group processed: 3/3 answered: 2 approved, 1 declined, 0 failed');
+    expect(stdout).toMatch(/│ INV-3 │ 9\.99\s+│ Declined │ 05\s+│ Do not honor/);
+    expect(stdout).toMatch(/Settled 2 sales of 32350000077/);
+    expect(stdout).toContain('receipt for your payment of 45.50');
+    expect(stdout).toContain('3 e-mails');
+    expect(stdout).toContain('Voided 0, refunded 2, skipped 1, failed 0');
+    expect(stdout).toMatch(/│ EmitReceipts\s+│ Task/);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }, 120_000);
