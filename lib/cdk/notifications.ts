@@ -110,7 +110,9 @@ export class ServiceNotifications extends Construct {
       handler: OUTBOX_FORWARDER_HANDLER,
       stage,
       timeout: Duration.seconds(30),
-      environment: { NOTIFICATION_QUEUE_URL: this.queue.queueUrl },
+      // TABLE_NAME: every function's configuration names the table (lambdas/shared/config.ts);
+      // the forwarder is granted no access to it.
+      environment: { NOTIFICATION_QUEUE_URL: this.queue.queueUrl, TABLE_NAME: table.tableName },
     }).fn;
     this.queue.grantSendMessages(forwarder);
     forwarder.addEventSource(

@@ -94,7 +94,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifier queue', (
   });
 
   describe('stream forwarder', () => {
-    it('runs on Node.js 22, arm64, traced, with the queue URL and nothing else beyond the defaults', () => {
+    it('runs on Node.js 22, arm64, traced, with the queue URL and the table name (no access) and nothing else beyond the defaults', () => {
       expect(props(n.forwarder)).toMatchObject({
         FunctionName: `scheduled-payments-${stage}-notifications-enqueue-outbox`,
         Runtime: 'nodejs22.x',
@@ -104,9 +104,18 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifier queue', (
       });
       const variables = variablesOf(n.forwarder);
       expect(Object.keys(variables).sort()).toEqual(
-        ['NODE_OPTIONS', 'NOTIFICATION_QUEUE_URL', 'POWERTOOLS_SERVICE_NAME', 'SERVICE_STAGE'].sort(),
+        [
+          'NODE_OPTIONS',
+          'NOTIFICATION_QUEUE_URL',
+          'POWERTOOLS_SERVICE_NAME',
+          'SERVICE_STAGE',
+          'TABLE_NAME',
+        ].sort(),
       );
-      expect(variables.NOTIFICATION_QUEUE_URL).toEqual({ Ref: n.workQueueId });
+      expect(variables).toMatchObject({
+        NOTIFICATION_QUEUE_URL: { Ref: n.workQueueId },
+        TABLE_NAME: { Ref: n.tableId },
+      });
     });
 
     it('may read the stream and send to the queue (and the dead-letter queue, its on-failure destination), nothing else', () => {
