@@ -1,0 +1,141 @@
+/**
+ * The test clock (docs/decisions.md "Test clock") on DynamoDB Local with the sandbox processor:
+ * settle-now settles the merchant's approved, unsettled sales and only those, a settled sale is
+ * refunded rather than voided, and CheckSettlement's answer follows the merchant's mark.
+ */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { refundSale, voidSale } from '../../lambdas/core/reversals';
+import { runSale } from '../../lambdas/core/sale';
+import { settlementOf } from '../../lambdas/core/settlement';
+import { settleNow } from '../../lambdas/core/test-clock';
+import { requireTransaction } from '../../lambdas/core/transactions';
+import { isSettled } from '../../lambdas/domain/transactions';
+import { paymentProcessor, useProcessor } from '../../lambdas/processor/index';
+import type { PaymentProcessor } from '../../lambdas/processor/processor';
+import { SandboxProcessor } from '../../lambdas/processor/sandbox';
+import { reloadConfigForTests } from '../../lambdas/shared/config';
+import { ddb } from '../../lambdas/shared/ddb';
+import { ForbiddenError } from '../../lambdas/shared/errors';
+import { newId } from '../../lambdas/shared/ids';
+import { keys } from '../../lambdas/shared/keys';
+import { createTestTable, type TestTable } from '../support/ddb';
+import { saleRequest, storedProfile } from './sales';
+
+let table: TestTable;
+const MERCHANT = '32350000001';
+const OTHER = '32350000002';
+/** Hourly cut-offs, the next one about 30 minutes away whenever the test runs. */
+const SCHEDULE = { periodSeconds: 3600, offsetSeconds: (Math.floor(Date.now() / 1000) + 1800) % 3600 };
+
+beforeAll(async () => {
+  table = await createTestTable();
+  process.env.TABLE_NAME = table.tableName;
+  process.env.SERVICE_STAGE = 'dev';
+  process.env.SETTLEMENT_PERIOD_SECONDS = String(SCHEDULE.periodSeconds);
+  process.env.SETTLEMENT_POLL_SECONDS = '60';
+  reloadConfigForTests();
+  useProcessor(new SandboxProcessor(ddb(), table.tableName, SCHEDULE));
+});
+afterAll(async () => {
+  useProcessor(undefined);
+  delete process.env.SETTLEMENT_PERIOD_SECONDS;
+  delete process.env.SETTLEMENT_POLL_SECONDS;
+  await table.drop();
+});
+
+async function approved(merchantId: string, amountCents: number) {
+  const profileId = await storedProfile(table, merchantId);
+  const txn = await runSale(saleRequest(merchantId, profileId, amountCents), new Date());
+  expect(txn.status).toBe('Approved');
+  return txn;
+}
+
+/** A processed group as CompleteGroup leaves it, completed at `processedAt`. */
+async function processedGroup(merchantId: string, processedAt: string): Promise<string> {
+  const paymentGroupId = newId();
+  await table.db.send(
+    new PutCommand({
+      TableName: table.tableName,
+      Item: {
+        ...keys.group(paymentGroupId),
+        entity: 'group',
+        paymentGroupId,
+        merchantId,
+        status: 'processed',
+        processingSummary: { processedAt },
+      },
+    }),
+  );
+  return paymentGroupId;
+}
+
+test("settles the merchant's approved, unsettled sales now, and no other merchant's nor a voided one", async () => {
+  const mine = await approved(MERCHANT, 4550);
+  const voided = await approved(MERCHANT, 1225);
+  await voidSale(MERCHANT, voided.transactionId, new Date());
+  const theirs = await approved(OTHER, 999);
+  const now = new Date();
+  expect(isSettled(mine, now)).toBe(false);
+
+  const result = await settleNow(MERCHANT, now);
+  expect(result).toMatchObject({ merchantId: MERCHANT, settledCount: 1 });
+
+  const later = new Date(Date.parse(result.settledAt) + 1);
+  const { transaction } = await requireTransaction(mine.transactionId, MERCHANT);
+  expect(transaction.settlesAt).toBe(result.settledAt);
+  expect(isSettled(transaction, later)).toBe(true);
+  expect((await requireTransaction(voided.transactionId, MERCHANT)).transaction).toMatchObject({
+    status: 'Voided',
+    settlesAt: voided.settlesAt,
+  });
+  expect((await requireTransaction(theirs.transactionId, OTHER)).transaction.settlesAt).toBe(
+    theirs.settlesAt,
+  );
+
+  // Settled: a void is refused, a refund goes through.
+  await expect(voidSale(MERCHANT, mine.transactionId, later)).rejects.toThrow(/has settled; refund it/);
+  const { refund } = await refundSale(MERCHANT, mine.transactionId, 1000, newId(), later);
+  expect(refund.status).toBe('Completed');
+
+  // Repeated: nothing left to settle.
+  expect(await settleNow(MERCHANT, new Date())).toMatchObject({ settledCount: 0 });
+});
+
+test('CheckSettlement: settled by the cut-off, or by a mark after the group completed; else a minute later', async () => {
+  const now = new Date();
+  const settlesAt = new Date(now.getTime() + 30 * 60_000).toISOString();
+  const before = await processedGroup(MERCHANT, new Date(now.getTime() - 1000).toISOString());
+  await settleNow(MERCHANT, now);
+  const after = await processedGroup(MERCHANT, new Date(now.getTime() + 1000).toISOString());
+  const unmarked = await processedGroup(OTHER, new Date(now.getTime() - 1000).toISOString());
+  const check = (paymentGroupId: string, merchantId: string, at: string = settlesAt) =>
+    settlementOf({ paymentGroupId, merchantId, settlesAt: at }, new Date(now.getTime() + 2000));
+
+  expect(await check(before, MERCHANT)).toMatchObject({ settled: true });
+  const minuteLater = new Date(now.getTime() + 62_000).toISOString();
+  expect(await check(after, MERCHANT)).toEqual({ settled: false, checkAt: minuteLater });
+  expect(await check(unmarked, OTHER)).toEqual({ settled: false, checkAt: minuteLater });
+  // A cut-off sooner than a minute is the next look; a cut-off passed is settled.
+  const soon = new Date(now.getTime() + 10_000).toISOString();
+  expect(await check(unmarked, OTHER, soon)).toEqual({ settled: false, checkAt: soon });
+  expect(await check(unmarked, OTHER, now.toISOString())).toMatchObject({ settled: true });
+});
+
+test('an adapter without a test clock makes settle-now a 403', async () => {
+  const sandbox = paymentProcessor();
+  const withoutClock: PaymentProcessor = {
+    tokenize: (r) => sandbox.tokenize(r),
+    sale: (r) => sandbox.sale(r),
+    void: (r) => sandbox.void(r),
+    refund: (r) => sandbox.refund(r),
+    reverseUnanswered: (r) => sandbox.reverseUnanswered(r),
+    settlementTime: (t) => sandbox.settlementTime(t),
+    listActivity: (since, until) => sandbox.listActivity(since, until),
+  };
+  useProcessor(withoutClock);
+  try {
+    await expect(settleNow(MERCHANT, new Date())).rejects.toBeInstanceOf(ForbiddenError);
+  } finally {
+    useProcessor(sandbox);
+  }
+});
