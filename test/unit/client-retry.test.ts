@@ -13,6 +13,7 @@ import {
   NetworkError,
   ScheduledPaymentsClient,
   backoffMs,
+  type ClientOptions,
   type Clock,
   type RequestBody,
 } from '../../client';
@@ -121,14 +122,19 @@ beforeEach(() => {
   tokensIssued = 0;
   arrived = undefined;
   time = fakeClock();
-  client = new ScheduledPaymentsClient({
+  client = clientWith();
+});
+
+/** A client of the test server on the fake clock, with `extra` options. */
+const clientWith = (extra: Partial<ClientOptions> = {}) =>
+  new ScheduledPaymentsClient({
     baseUrl,
     tokenUrl: `${baseUrl}/oauth2/token`,
     clientId: 'id',
     clientSecret: 'secret',
     clock: time.clock,
+    ...extra,
   });
-});
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(
@@ -296,12 +302,7 @@ describe('connect timeout', () => {
   test('a connection not made within 10 s is a network error, retried after 1 s on a new one', async () => {
     const port = (server.address() as AddressInfo).port;
     let connections = 0;
-    client = new ScheduledPaymentsClient({
-      baseUrl,
-      tokenUrl: `${baseUrl}/oauth2/token`,
-      clientId: 'id',
-      clientSecret: 'secret',
-      clock: time.clock,
+    client = clientWith({
       createConnection: () => (++connections === 1 ? stalledConnection() : connect(port, '127.0.0.1')),
     });
     const call = client.getGroup(MID, GROUP);
@@ -315,15 +316,7 @@ describe('connect timeout', () => {
   });
 
   test('never connecting: a NetworkError naming the connect timeout after 3 attempts', async () => {
-    client = new ScheduledPaymentsClient({
-      baseUrl,
-      tokenUrl: `${baseUrl}/oauth2/token`,
-      clientId: 'id',
-      clientSecret: 'secret',
-      clock: time.clock,
-      connectTimeoutMs: CONNECT_TIMEOUT_MS,
-      createConnection: stalledConnection,
-    });
+    client = clientWith({ connectTimeoutMs: CONNECT_TIMEOUT_MS, createConnection: stalledConnection });
     const call = failure(client.getGroup(MID, GROUP));
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       await waitFor(() => time.timers.size === 1 && time.sleeps.length === attempt - 1);
