@@ -1,0 +1,118 @@
+/**
+ * The tester CLI's pieces that the tmux test does not reach: payments from CSV and JSON files, a
+ * stage's target from a CDK outputs file, the session file's permissions, and the watch of a
+ * background void-or-refund (a 202: more than 1,000 payments) until its summary is done.
+ */
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ScheduledPaymentsClient, Schemas } from '../../client';
+import { readPayments } from '../../bin/cli/payments-file';
+import { loadSession, saveSession, stageTarget } from '../../bin/cli/session';
+import { watchReversal } from '../../bin/cli/views';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'spay-unit-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const file = (name: string, text: string): string => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+describe('payments file', () => {
+  test('CSV: a header names the fields; numbers, booleans and quoted fields as a spreadsheet writes them', () => {
+    const csv = file(
+      'p.csv',
+      'profileId,amount,orderId,sendEmailReceipt,description\r\n' +
+        'a/b,45.50,INV-1,true,"Lunch, March"\r\n' +
+        'c/d,12,,no,"The ""big"" trip"\r\n\r\n',
+    );
+    expect(readPayments(csv)).toEqual([
+      {
+        profileId: 'a/b',
+        amount: 45.5,
+        orderId: 'INV-1',
+        sendEmailReceipt: true,
+        description: 'Lunch, March',
+      },
+      { profileId: 'c/d', amount: 12, sendEmailReceipt: false, description: 'The "big" trip' },
+    ]);
+  });
+
+  test('CSV: a header without profileId and amount, or an amount that is not a number, is refused', () => {
+    expect(() => readPayments(file('a.csv', 'orderId\nINV-1\n'))).toThrow(/profileId and amount/);
+    expect(() => readPayments(file('b.csv', 'profileId,amount\na/b,ten\n'))).toThrow(
+      'line 2: amount "ten" is not a number',
+    );
+  });
+
+  test('JSON: an array of payments or {"payments": [...]}', () => {
+    const payments = [{ profileId: 'a/b', amount: 1.25 }];
+    expect(readPayments(file('a.json', JSON.stringify(payments)))).toEqual(payments);
+    expect(readPayments(file('b.json', JSON.stringify({ payments })))).toEqual(payments);
+    expect(() => readPayments(file('c.json', '{"items": []}'))).toThrow(/expected an array of payments/);
+  });
+});
+
+describe('session', () => {
+  test('a stage from a CDK outputs file: its ApiUrl and TokenUrl; several stacks need --stack', () => {
+    const outputs = {
+      'ScheduledPayments-dev': {
+        ApiUrl: 'https://dev.example/v1/',
+        TokenUrl: 'https://auth.dev/oauth2/token',
+      },
+      Other: { BucketName: 'x' },
+    };
+    const one = file('outputs.json', JSON.stringify(outputs));
+    expect(stageTarget(one)).toEqual({
+      target: 'ScheduledPayments-dev',
+      baseUrl: 'https://dev.example/v1/',
+      tokenUrl: 'https://auth.dev/oauth2/token',
+    });
+    const two = file(
+      'two.json',
+      JSON.stringify({ ...outputs, 'ScheduledPayments-prod': { ApiUrl: 'p', TokenUrl: 't' } }),
+    );
+    expect(() => stageTarget(two)).toThrow(/name the stack with --stack/);
+    expect(stageTarget(two, 'ScheduledPayments-prod')).toMatchObject({ baseUrl: 'p', tokenUrl: 't' });
+  });
+
+  test('is kept readable by its owner only (it holds the client secret)', () => {
+    process.env.SPAY_HOME = join(dir, 'home');
+    try {
+      const session = {
+        target: 'local',
+        baseUrl: 'http://127.0.0.1:3000',
+        tokenUrl: 'http://127.0.0.1:3000/oauth2/token',
+        clientId: 'local-tester',
+        clientSecret: 'local-tester-secret',
+        mid: '32350000001',
+      };
+      saveSession(session);
+      expect(loadSession()).toEqual(session);
+      expect(statSync(join(dir, 'home', 'session.json')).mode & 0o777).toBe(0o600);
+    } finally {
+      delete process.env.SPAY_HOME;
+    }
+  });
+});
+
+test('a background void-or-refund is watched until its summary is done', async () => {
+  type Summary = NonNullable<Schemas['Group']['voidOrRefundSummary']>;
+  const summaries: (Summary | undefined)[] = [
+    undefined,
+    { status: 'running', voidedCount: 400, refundedCount: 0, skippedCount: 1, failedCount: 0 },
+    { status: 'done', voidedCount: 1200, refundedCount: 0, skippedCount: 1, failedCount: 0 },
+  ];
+  let reads = 0;
+  const api = {
+    getGroup: async () => ({ voidOrRefundSummary: summaries[Math.min(reads++, summaries.length - 1)] }),
+  } as unknown as ScheduledPaymentsClient;
+  const done = await watchReversal(api, '32350000001', 'g', 1201, 1);
+  expect(done).toMatchObject({ status: 'done', voidedCount: 1200, skippedCount: 1 });
+  expect(reads).toBe(3);
+});
