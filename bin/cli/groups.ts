@@ -59,7 +59,8 @@ export function groupCommands(program: Command): void {
     .command('process <groupId>')
     .description('process the group now (non-production, test MIDs) and watch it until it is processed')
     .option('--no-watch', 'start it and return')
-    .action(async (groupId: string, options: { watch: boolean }) => {
+    .option('--timeout <minutes>', 'stop watching after this long', '30')
+    .action(async (groupId: string, options: { watch: boolean; timeout: string }) => {
       const session = loadSession();
       const api = clientOf(session);
       const started = await api.processGroup(session.mid, groupId);
@@ -67,10 +68,19 @@ export function groupCommands(program: Command): void {
       if (entry?.error) throw new Error(entry.error);
       console.log(`Started ${entry?.executionArn ?? ''}`);
       if (!options.watch) return;
-      const processed = await watchProcessing(api, session.mid, groupId);
+      const processed = await watchProcessing(
+        api,
+        session.mid,
+        groupId,
+        500,
+        Number(options.timeout) * 60_000,
+      );
       const payments = await paymentsOf(api, session.mid, groupId);
       console.log(outcomeTable(payments));
       console.log(`Group ${processed.status}: ${summaryLine(outcomesOf(payments))}`);
+      if (processed.status === 'processing') {
+        console.log(`Still processing; \`spay group show ${groupId}\` shows it later`);
+      }
     });
 
   group

@@ -58,7 +58,10 @@ export async function watchProcessing(
   mid: string,
   groupId: string,
   pollMs = 500,
+  /** Stop watching after this long (the group may be waiting for a re-drive by the hourly tick). */
+  timeoutMs = 30 * 60_000,
 ): Promise<Group> {
+  const until = Date.now() + timeoutMs;
   const bar = new SingleBar(
     {
       format:
@@ -77,7 +80,7 @@ export async function watchProcessing(
       outcomes = outcomesOf(await paymentsOf(api, mid, groupId));
       bar.setTotal(outcomes.total);
       bar.update(outcomes.answered, outcomes);
-      if (group.status !== 'processing') return group;
+      if (group.status !== 'processing' || Date.now() > until) return group;
       await sleep(pollMs);
     }
   } finally {
