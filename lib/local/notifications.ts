@@ -168,8 +168,9 @@ const localQueueOptions = () => ({
   batchSize: 10,
   // As many invocations at once as the cloud runs for this rate (about 10 sends a second each).
   concurrency: Math.max(2, Math.ceil(Number(process.env.EMAIL_SEND_RATE ?? 14) / 10)),
-  // The cloud's is 360 s; locally a broken delivery is handed out again within seconds.
-  visibilityTimeoutSeconds: 5,
+  // At least the notifier's timeout, as SQS requires of a Lambda source (the cloud's is 360 s):
+  // a message is never handed out again while a delivery of it may still be running.
+  visibilityTimeoutSeconds: 60,
   maxReceiveCount: 5,
 });
 

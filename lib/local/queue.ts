@@ -24,7 +24,7 @@ type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchRespo
 export interface LocalQueueOptions {
   batchSize: number;
   concurrency: number;
-  /** Seconds; the cloud queue's is 360 (6 × the notifier's timeout), locally shorter. */
+  /** Seconds; the cloud queue's is 360 (6 × the notifier's timeout), locally 60 (its timeout). */
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
 }
