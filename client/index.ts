@@ -107,9 +107,11 @@ export class ScheduledPaymentsClient {
     path: Params,
     extra: { query?: Params; body?: unknown } = {},
   ): Promise<Result<K>> {
+    // Appended to the base URL's path: a stage's ApiUrl ends with its stage (`.../dev/`), which
+    // resolving an absolute path against it would drop.
     const url = new URL(
-      template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(path[name]))),
-      this.options.baseUrl,
+      this.options.baseUrl.replace(/\/+$/, '') +
+        template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(path[name]))),
     );
     for (const [name, value] of Object.entries(extra.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));

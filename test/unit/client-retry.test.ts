@@ -280,6 +280,11 @@ test('allPayments pages with pageToken until the last page', async () => {
   ]);
 });
 
+test("a base URL with a path (a stage's ApiUrl, `.../dev/`) keeps it", async () => {
+  await clientWith({ baseUrl: `${baseUrl}/dev/` }).getGroup(MID, GROUP);
+  expect(seen.map((s) => s.url)).toEqual([`/dev/rest/merchants/${MID}/groups/${GROUP}`]);
+});
+
 test('backoff: about 1, 2 and 4 s, each within ±200 ms', () => {
   expect([1, 2, 3].map((n) => backoffMs(n, () => 0.5))).toEqual([1000, 2000, 4000]);
   expect(backoffMs(1, () => 0)).toBe(800);
