@@ -16,7 +16,7 @@ import { newId } from '../../lambdas/shared/ids';
 import { keys } from '../../lambdas/shared/keys';
 import { MESSAGE_ID_HEADER, useMailer } from '../../lambdas/shared/mailer';
 import { DynamoGroupStore } from '../../lambdas/store/groups';
-import { OutboxStore } from '../../lambdas/store/outbox';
+import { listOutbox, OutboxStore, requeue } from '../../lambdas/store/outbox';
 import { useOutboxQueue, type QueuedMessage } from '../../lambdas/notifications/queue';
 import { createTestTable, type TestTable } from '../support/ddb';
 
@@ -141,5 +141,52 @@ describe('issue 13, defect 10: the e-mail delivery promise', () => {
     // Sent and recorded: a further delivery sends nothing.
     await notify(item.outboxId);
     expect(headersOfSends()).toHaveLength(2);
+  }, 30_000);
+});
+
+describe('issue 10, item 6: e-mails SES kept throttling are found and sent again', () => {
+  test('a stuck item (throttles, no attempt) is listed by the runbook view and requeued as new', async () => {
+    const outboxId = `receipt:${newId()}`;
+    const item: OutboxItem = {
+      outboxId,
+      kind: 'receipt',
+      recipient: 'payor@example.com',
+      status: 'pending',
+      attempts: 0,
+      createdAt: new Date(Date.now() - 86_400_000).toISOString(),
+      paymentGroupId: newId(),
+      data: {
+        merchantName: 'Springfield Elementary',
+        amountCents: 500,
+        approvedCents: 500,
+        maskedAccountNumber: '************1111',
+        accountType: 'VISA',
+        transactionId: newId(),
+        date: '2031-10-01',
+        paymentId: newId(),
+      },
+    };
+    expect(await outbox.putOnce(item)).toBe(true);
+    expect('item' in (await outbox.claim(outboxId, new Date()))).toBe(true);
+    await outbox.markStuck(outboxId, 'throttled 141 times; last: TooManyRequestsException', 'throttled');
+
+    const stuck = await listOutbox(table.db, table.tableName, 'stuck');
+    expect(stuck.map((i) => i.outboxId)).toContain(outboxId);
+    expect(stuck.find((i) => i.outboxId === outboxId)).toMatchObject({
+      status: 'stuck',
+      attempts: 0,
+      throttles: 1,
+      lastError: 'throttled 141 times; last: TooManyRequestsException',
+    });
+    expect((await listOutbox(table.db, table.tableName, 'failed')).map((i) => i.outboxId)).not.toContain(
+      outboxId,
+    );
+
+    const fresh = await requeue(table.db, table.tableName, outboxId);
+    expect(fresh).toMatchObject({ status: 'pending', attempts: 0 });
+    const stored = await outbox.get(outboxId);
+    expect(stored).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(stored).not.toHaveProperty('throttles');
+    expect(stored).not.toHaveProperty('lastError');
   }, 30_000);
 });
