@@ -3,9 +3,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { renderEmail, type OutboxItem, type RenderedEmail } from '#domain/notifications';
 import { config } from '#shared/config';
-import { isThrottle, useMailer } from '#shared/mailer';
-import { backoffSeconds } from '../../lambdas/notifications/deliver';
-import { Pacer } from '../../lambdas/notifications/pacer';
+import { useMailer } from '#shared/mailer';
 import { useOutboxQueue, type QueuedMessage } from '../../lambdas/notifications/queue';
 import { handler } from '../../lambdas/notifications/send-notifications';
 import { awsError, ddbMock, group, GROUP_ID, lambdaContext } from './support/api';
@@ -381,63 +379,5 @@ describe('the notifier (SQS queue → SES)', () => {
     expect(await notify([record({ outboxId: 'receipt:p' })])).toEqual({ batchItemFailures: [] });
     expect(sent).toEqual([{ to: 'payor@example.com', email: renderEmail(receipt) }]);
     expect(sent[0]!.email.subject).toContain('receipt');
-  });
-});
-
-describe('what counts as a throttle', () => {
-  it.each([
-    ['TooManyRequestsException', 'Maximum sending rate exceeded.'],
-    ['ThrottlingException', 'Rate exceeded'],
-    ['Throttling', 'Maximum sending rate exceeded.'],
-    ['LimitExceededException', 'Daily message quota exceeded.'],
-  ])('%s: %s', (name, message) => {
-    expect(isThrottle(awsError(name, message))).toBe(true);
-  });
-
-  it.each([
-    ['MessageRejected', 'Email address is not verified.'],
-    ['BadRequestException', 'Missing final @domain'],
-    ['AccountSuspendedException', 'Account suspended'],
-    ['ServiceUnavailable', 'unavailable'],
-  ])('not %s: %s (an attempt)', (name, message) => {
-    expect(isThrottle(awsError(name, message))).toBe(false);
-  });
-});
-
-describe('retry delays', () => {
-  it('double from 1 s to the 15-minute cap, each between half and all of its step', () => {
-    expect([1, 2, 3, 4, 11, 50].map((n) => backoffSeconds(n, () => 1))).toEqual([1, 2, 4, 8, 900, 900]);
-    expect([1, 2, 3, 4, 11, 50].map((n) => backoffSeconds(n, () => 0))).toEqual([1, 1, 2, 4, 450, 450]);
-  });
-});
-
-describe('the pacer', () => {
-  it('gives one slot per interval (14/s over 2 containers: one send every 143 ms each)', async () => {
-    let now = 1_000;
-    const pacer = new Pacer(1000 / 7, () => now);
-    const waits: number[] = [];
-    jest.spyOn(global, 'setTimeout').mockImplementation(((fn: () => void, ms: number) => {
-      waits.push(Math.round(ms));
-      fn();
-      return 0 as unknown as NodeJS.Timeout;
-    }) as typeof setTimeout);
-    try {
-      await pacer.take();
-      await pacer.take();
-      await pacer.take();
-      expect(waits).toEqual([143, 286]);
-      now += 1_000; // idle: no debt carried over
-      await pacer.take();
-      expect(waits).toEqual([143, 286]);
-      pacer.holdBack(250);
-      await pacer.take();
-      expect(waits).toEqual([143, 286, 250]);
-    } finally {
-      jest.restoreAllMocks();
-    }
-  });
-
-  it('divides the rate among the containers', () => {
-    expect(Pacer.of(14, 2)).toEqual(new Pacer(1000 / 7));
   });
 });
