@@ -13,6 +13,12 @@ export interface Page {
 
 /** Smallest Limit of a page read: tiny pages would cost a round trip per item. */
 const MIN_READ = 25;
+/**
+ * Largest Limit of one read: a page far past the end (pageNumber × pageSize in the billions) must
+ * not ask DynamoDB for a Limit it refuses (it takes a 32-bit integer); DynamoDB returns at most
+ * 1 MB per read anyway.
+ */
+export const MAX_READ = 10_000;
 
 /**
  * One numbered page of a query's items and the total count. Items are read up to the end of
@@ -34,7 +40,7 @@ export async function readPage(
       new QueryCommand({
         ...input,
         ExclusiveStartKey,
-        ...(counting ? { Select: 'COUNT' } : { Limit: Math.max(end - seen, MIN_READ) }),
+        ...(counting ? { Select: 'COUNT' } : { Limit: Math.min(Math.max(end - seen, MIN_READ), MAX_READ) }),
       }),
     );
     if (!counting) {

@@ -319,3 +319,15 @@ describe('listing a merchant’s groups', () => {
     expect(pending.total).toBe(6);
   });
 });
+
+describe('defect "a payments page far past the end answered 500" (fuzz, seed 90210)', () => {
+  test('pageNumber 999,999,999 reads a bounded Limit and answers an empty page with the true total', async () => {
+    const { group, payments } = makeGroup(30);
+    await store.createGroup(group, payments);
+    const far = await payStore.pagePayments(group.paymentGroupId, { pageNumber: 999_999_999, pageSize: 500 });
+    expect(far).toEqual({ payments: [], total: 30 });
+    const last = await payStore.pagePayments(group.paymentGroupId, { pageNumber: 2, pageSize: 25 });
+    expect(last.payments.map((p) => p.paymentId)).toEqual(payments.slice(25).map((p) => p.paymentId));
+    expect(last.total).toBe(30);
+  });
+});
