@@ -112,7 +112,7 @@ async function runAt(base: BenchContext, latencyMs: number, n: number): Promise<
 async function run(ctx: BenchContext): Promise<Results> {
   const n = ctx.config.processingPayments;
   const batchSize = setting('PROCESS_BATCH_SIZE', 250);
-  const fanOut = setting('PROCESS_FAN_OUT', 16);
+  const fanOut = setting('PROCESS_FAN_OUT', 8);
   console.log(
     `  processing-latency: a group of ${n} payments at SANDBOX_LATENCY_MS ${LATENCIES_MS.join(' then ')}, ` +
       `each in a runtime of its own ...`,

@@ -96,6 +96,6 @@ async function load(runtime: BenchRuntime, settlementSeconds: number): Promise<L
     calls,
     batchSize: Number(process.env.PROCESS_BATCH_SIZE || 250),
     concurrency: Number(process.env.PROCESS_CONCURRENCY || 16),
-    fanOut: Number(process.env.PROCESS_FAN_OUT || 16),
+    fanOut: Number(process.env.PROCESS_FAN_OUT || 8),
   };
 }

@@ -51,8 +51,8 @@ export interface ServiceProcessingProps {
  * invocation, 16 at once. BeginGroup counts through the group's keys to cut its ranges (Select
  * COUNT, about 1 MB of payments per query: some 40 queries for 100,000 payments).
  *
- * Lambda concurrency: a group runs up to PROCESS_FAN_OUT (default 16) batch tasks at once, so
- * groups processing at the same time × 16 of the account's concurrency (1,000 by default; README
+ * Lambda concurrency: a group runs up to PROCESS_FAN_OUT (default 8) batch tasks at once, so
+ * groups processing at the same time × 8 of the account's concurrency (1,000 by default; README
  * "Large groups in the cloud"). None is reserved: a reservation would also cap, and a throttled
  * invocation is retried by the state machine (Lambda.TooManyRequestsException) without charging.
  */

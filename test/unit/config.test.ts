@@ -14,7 +14,7 @@ describe('the functions configuration', () => {
       sandboxLatencyMs: 0,
       processBatchSize: 250,
       processConcurrency: 16,
-      processFanOut: 16,
+      processFanOut: 8,
       settlementPollSeconds: 60,
       receiptsPageSize: 500,
       maxSendAttempts: 5,
