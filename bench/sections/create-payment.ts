@@ -28,7 +28,9 @@ import { compareSection } from './section';
 type Item = Record<string, unknown>;
 
 /** 1.00 .. 999.99, varied so that items are not all alike. */
-const amountOf = (seq: number) => 1 + (seq % 99_900) / 100;
+// Whole cents over 100: the double prints with at most two decimals (1 + 0.29 would not), which
+// the API requires of an amount as written.
+const amountOf = (seq: number) => (100 + (seq % 99_900)) / 100;
 
 /** The handler's grant cache (lambdas/shared/http.ts), per measured side. */
 export function grantCache(db: DynamoDBDocumentClient, tableName: string, ttlSeconds: number) {
