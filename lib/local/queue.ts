@@ -16,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { OutboxQueue, QueuedMessage } from '../../lambdas/notifications/queue';
+import { sleep } from '../../lambdas/shared/concurrency';
 import { invokeAs } from './http-server';
 import type { DeadLetter } from './notifications';
 
@@ -38,7 +39,6 @@ interface Message {
 }
 
 const QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:local-notifications';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class LocalQueue implements OutboxQueue {
   private readonly messages = new Map<string, Message>();
