@@ -24,7 +24,8 @@ export interface DynamoDbLocalOptions {
 }
 
 /** A free TCP port on loopback, chosen by the OS. */
-export async function freePort(): Promise<number> {
+/** A port the system has free right now (listen on 0, close). */
+function pickPort(): Promise<number> {
   return new Promise((ok, fail) => {
     const server = createServer();
     server.once('error', fail);
@@ -35,6 +36,19 @@ export async function freePort(): Promise<number> {
       );
     });
   });
+}
+
+/**
+ * A free port other than `taken` and the ports this process's runtime is told to serve on (PORT,
+ * SES_PORT): a port chosen and closed by the launcher is free again until its server binds it, and
+ * the next pick (DynamoDB Local's, the local Step Functions') could otherwise be the same one.
+ */
+export async function freePort(taken: readonly number[] = []): Promise<number> {
+  const reserved = new Set([...taken, Number(process.env.PORT), Number(process.env.SES_PORT)]);
+  for (;;) {
+    const port = await pickPort();
+    if (!reserved.has(port)) return port;
+  }
 }
 
 function assertJava(): void {

@@ -85,7 +85,7 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
 
 export async function launchLocalRuntime(options: LaunchOptions = {}): Promise<LocalRuntimeProcess> {
   const port = options.port ?? (await freePort());
-  const sesPort = options.sesPort ?? (await freePort());
+  const sesPort = options.sesPort ?? (await freePort([port]));
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `${options.dataDirPrefix ?? 'sps-local'}-`));
   mkdirSync(dataDir, { recursive: true });
