@@ -16,37 +16,32 @@ import {
 import { formatCents } from '#domain/money';
 import { paymentProcessor } from '#processor/index';
 import { transactionStore } from '#store/transactions';
+import { withOptimisticRetry } from '#shared/retry';
 import { requireTransaction } from './transactions';
 
 /**
  * Voids an approved, unsettled sale. The void is reserved on the sale first (no refund can start
  * after that), so a void and a refund never both reverse one sale; a reserved void is finished by
  * a repeat (or the sweeper) even after the cut-off, and released when the processor refuses it.
- * No void is reserved within the safety margin of the cut-off (voidMarginSeconds). Voiding a voided sale
- * returns it unchanged.
+ * No void is reserved within the safety margin of the cut-off (voidMarginSeconds). Voiding a voided
+ * sale returns it unchanged.
+ *
+ * Concurrent voids follow the winner: a caller whose reservation is refused reads the sale again
+ * (strongly consistent) and answers from what it finds, the voided sale or the true reason
+ * (refunds, a decline); a caller that finds the void reserved finishes it under the same
+ * processor key. An approved void is always recorded, even when a concurrent refusal released the
+ * reservation meanwhile.
  */
 export async function voidSale(merchantId: string, transactionId: string, now: Date): Promise<Transaction> {
   const store = transactionStore();
-  const { transaction } = await requireTransaction(transactionId, merchantId);
+  const transaction = await withOptimisticRetry(async () => {
+    const { transaction: txn } = await requireTransaction(transactionId, merchantId);
+    if (txn.status === 'Voided' || txn.voidingAt !== undefined) return txn;
+    assertVoidable(txn, now);
+    // Refused: another void was recorded meanwhile, or a refund reserved; the next read says which.
+    return (await store.reserveVoid(transactionId, now.toISOString())) ? txn : undefined;
+  });
   if (transaction.status === 'Voided') return transaction;
-  if (transaction.status === 'Declined')
-    throw new BadRequestError(`transaction ${transactionId} was declined; nothing to void`);
-  if (transaction.status === 'Pending')
-    throw new BadRequestError(`transaction ${transactionId} is Pending; nothing to void yet`);
-  if (transaction.voidingAt === undefined) {
-    if (isSettled(transaction, now)) {
-      throw new BadRequestError(`transaction ${transactionId} has settled; refund it instead of voiding`);
-    }
-    const margin = voidMarginSeconds(config().settlement.periodSeconds);
-    if (withinVoidMargin(transaction, now, margin)) {
-      throw new BadRequestError(
-        `transaction ${transactionId} reaches its settlement cut-off at ${transaction.settlesAt} (less than ${margin} s away); refund it after the cut-off`,
-      );
-    }
-    if (!(await store.reserveVoid(transactionId, now.toISOString()))) {
-      throw new BadRequestError(`transaction ${transactionId} has refunds; it cannot be voided`);
-    }
-  }
   // A reserved void is finished whatever the time: the reservation was made before the margin.
   const result = await paymentProcessor().void({
     idempotencyKey: `void:${transactionId}`,
@@ -55,12 +50,32 @@ export async function voidSale(merchantId: string, transactionId: string, now: D
     amountCents: transaction.approvedCents,
   });
   if (!result.approved) {
-    // A definite refusal: the reservation goes, so that the sale can be refunded once settled.
+    // A definite refusal: the reservation goes, so that the sale can be refunded once settled. A
+    // concurrent caller's approval of the same void may have been recorded first: that stands.
     await store.releaseVoid(transactionId);
+    const { transaction: after } = await requireTransaction(transactionId, merchantId);
+    if (after.status === 'Voided') return after;
     throw new BadRequestError(`the processor refused the void: ${result.responseMessage}`);
   }
   await store.markVoided(transactionId, result.processedAt);
   return (await requireTransaction(transactionId, merchantId)).transaction;
+}
+
+/** Throws the true reason an unreserved sale cannot be voided now. */
+function assertVoidable(txn: Transaction, now: Date): void {
+  const id = txn.transactionId;
+  if (txn.status === 'Declined') throw new BadRequestError(`transaction ${id} was declined; nothing to void`);
+  if (txn.status === 'Pending')
+    throw new BadRequestError(`transaction ${id} is Pending; nothing to void yet`);
+  if (txn.refundedCents > 0) throw new BadRequestError(`transaction ${id} has refunds; it cannot be voided`);
+  if (isSettled(txn, now))
+    throw new BadRequestError(`transaction ${id} has settled; refund it instead of voiding`);
+  const margin = voidMarginSeconds(config().settlement.periodSeconds);
+  if (withinVoidMargin(txn, now, margin)) {
+    throw new BadRequestError(
+      `transaction ${id} reaches its settlement cut-off at ${txn.settlesAt} (less than ${margin} s away); refund it after the cut-off`,
+    );
+  }
 }
 
 /**
@@ -68,6 +83,10 @@ export async function voidSale(merchantId: string, transactionId: string, now: D
  * refunds cannot exceed the charge), then sent to the processor, then marked Completed or Failed
  * (a failed refund gives its amount back). A processor that cannot be reached leaves the refund
  * Pending, still counted, and the error propagates: a retry with the same idempotencyKey resumes it.
+ * A reservation refused by a concurrent change reads the sale again and answers from it: the same
+ * refund reserved by a concurrent repeat goes on, a void reserved meanwhile refuses it as such, an
+ * amount that no longer fits names the available amount as it now is, and one that fits again (a
+ * failed refund gave its amount back) is reserved afresh.
  */
 export async function refundSale(
   merchantId: string,
@@ -77,11 +96,11 @@ export async function refundSale(
   now: Date,
 ): Promise<{ refund: Refund; transaction: Transaction }> {
   const store = transactionStore();
-  const found = await requireTransaction(transactionId, merchantId);
-  let refund = found.refunds.find((r) => r.refundId === refundId);
-  if (!refund) {
-    const txn = found.transaction;
-    if (txn.voidingAt !== undefined)
+  const reserved = await withOptimisticRetry(async () => {
+    const { transaction: txn, refunds } = await requireTransaction(transactionId, merchantId);
+    const same = refunds.find((r) => r.refundId === refundId);
+    if (same) return { refund: same, txn };
+    if (txn.voidingAt !== undefined && txn.status === 'Approved')
       throw new BadRequestError(`transaction ${transactionId} is being voided; nothing to refund`);
     if (txn.status !== 'Approved')
       throw new BadRequestError(`transaction ${transactionId} is ${txn.status}; nothing to refund`);
@@ -90,25 +109,27 @@ export async function refundSale(
         `transaction ${transactionId} has not settled yet (settles ${txn.settlesAt}); void it instead`,
       );
     }
-    const tooMuch = (available: number) =>
-      new BadRequestError(
+    const available = availableRefundCents(txn);
+    if (amountCents > available) {
+      throw new BadRequestError(
         `refund amount ${formatCents(amountCents)} exceeds availableRefundAmount ${formatCents(available)}`,
       );
-    if (amountCents > availableRefundCents(txn)) throw tooMuch(availableRefundCents(txn));
-    refund = { refundId, transactionId, amountCents, status: 'Pending', date: now.toISOString() };
-    if (!(await store.reserveRefund(txn, refund))) {
-      // Lost a race: to the same refund (a concurrent repeat: go on with it) or to others.
-      const current = await requireTransaction(transactionId, merchantId);
-      const same = current.refunds.find((r) => r.refundId === refundId);
-      if (!same) throw tooMuch(availableRefundCents(current.transaction));
-      refund = same;
     }
-  }
+    const pending: Refund = {
+      refundId,
+      transactionId,
+      amountCents,
+      status: 'Pending',
+      date: now.toISOString(),
+    };
+    return (await store.reserveRefund(txn, pending)) ? { refund: pending, txn } : undefined;
+  });
+  let { refund } = reserved;
   if (refund.status === 'Pending') {
     const result = await paymentProcessor().refund({
       idempotencyKey: `refund:${refundId}`,
       merchantId,
-      processorTransactionId: found.transaction.processorTransactionId!,
+      processorTransactionId: reserved.txn.processorTransactionId!,
       amountCents: refund.amountCents,
     });
     refund = await store.finishRefund(refund, {

@@ -170,21 +170,34 @@ export class DynamoTransactionStore implements TransactionStore {
     }
   }
 
-  /** Approved (void reserved) → Voided; a repeat is a no-op. */
+  /**
+   * Approved → Voided once the processor approved the void; a repeat is a no-op. The reservation
+   * is not a condition: a concurrent caller whose processor call was refused may have released it
+   * meanwhile, and an approved void must be recorded all the same. Throws if the sale is neither
+   * Approved nor Voided (a void is never approved for a sale that was not).
+   */
   async markVoided(transactionId: string, at: string): Promise<void> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.transaction(transactionId),
-          UpdateExpression: 'SET #status = :voided, voidedAt = :at REMOVE gsi2pk, gsi2sk',
-          ConditionExpression: '#status = :approved AND attribute_exists(voidingAt)',
+          UpdateExpression:
+            'SET #status = :voided, voidedAt = :at, voidingAt = if_not_exists(voidingAt, :at) REMOVE gsi2pk, gsi2sk',
+          ConditionExpression: '#status = :approved',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':voided': 'Voided', ':approved': 'Approved', ':at': at },
         }),
       );
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
+      const found = await this.find(transactionId);
+      if (found?.transaction.status !== 'Voided') {
+        throw new Error(
+          `void of ${transactionId} approved, but the sale is ${found?.transaction.status ?? 'missing'}`,
+          { cause: error },
+        );
+      }
     }
   }
 
