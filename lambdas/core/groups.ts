@@ -12,12 +12,7 @@ import {
   type Group,
   type Payment,
 } from '#domain/groups';
-import {
-  BadRequestError,
-  GroupNotFoundError,
-  PaymentNotFoundError,
-  ServiceUnavailableError,
-} from '#shared/errors';
+import { BadRequestError, GroupNotFoundError, PaymentNotFoundError } from '#shared/errors';
 import { newId } from '#shared/ids';
 import type { Merchant } from '#shared/merchants';
 import { withOptimisticRetry } from '#shared/retry';
@@ -46,15 +41,16 @@ export async function requirePayment(
 
 /**
  * Throws the error that explains why a group refused a payment change: 404 when it is not this
- * merchant's, 400 when it is not pending or full, 503 when it changed back and forth under us.
+ * merchant's, 400 when it is not pending or full. Returns when none of these holds: the group
+ * changed between the caller's read and write (a reschedule under a notice), and the caller
+ * retries with the group as it is now.
  */
-export async function explainGroupRejection(groupId: string, merchantId: string): Promise<never> {
+export async function explainGroupRejection(groupId: string, merchantId: string): Promise<void> {
   const group = await requireGroup(groupId, merchantId);
   assertPaymentsEditable(group);
   if (group.paymentCount >= MAX_PAYMENTS_PER_GROUP) {
     throw new BadRequestError(`a group holds at most ${MAX_PAYMENTS_PER_GROUP} payments`);
   }
-  throw new ServiceUnavailableError('the group changed concurrently; retry the request');
 }
 
 /**
@@ -126,7 +122,10 @@ export function sweepAbandonedCreates(now: Date, deadline?: number): Promise<str
 
 /**
  * Changes the fields present. A processing or processed group is returned unchanged (the update
- * is ignored); a claim between read and write turns the update into that case.
+ * is ignored); a claim between read and write turns the update into that case. The write holds
+ * only if no other update was written since the read (the group's revision), so concurrent
+ * updates of different fields all take effect: the loser reads again and applies its fields to
+ * the winner's group.
  */
 export function updateGroup(
   groupId: string,

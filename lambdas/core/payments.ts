@@ -26,20 +26,24 @@ export async function addPayment(
     newId(),
     now,
   );
-  // The notice names the slot: read the group for it only when a notice is asked for.
-  const group = payment.sendPaymentScheduledNotification
-    ? await requireGroup(groupId, merchant.merchantId)
-    : undefined;
-  const notices = group ? await scheduledNotices([payment], group, merchant.name, profiles, now) : [];
-  const outcome = await paymentStore().addPayment(
-    payment,
-    now,
-    notices,
-    notices.length > 0 ? group : undefined,
-  );
-  // The group is missing, not this merchant's, or no longer pending: say which.
-  if (outcome !== 'ok') await explainGroupRejection(groupId, merchant.merchantId);
-  return payment;
+  return withOptimisticRetry(async () => {
+    // The notice names the slot: read the group for it only when a notice is asked for. The add
+    // holds only while the group is still at that slot; a reschedule in between is a lost race.
+    const group = payment.sendPaymentScheduledNotification
+      ? await requireGroup(groupId, merchant.merchantId)
+      : undefined;
+    const notices = group ? await scheduledNotices([payment], group, merchant.name, profiles, now) : [];
+    const outcome = await paymentStore().addPayment(
+      payment,
+      now,
+      notices,
+      notices.length > 0 ? group : undefined,
+    );
+    if (outcome === 'ok') return payment;
+    // The group is missing, not this merchant's, no longer pending or full: say which; else retry.
+    await explainGroupRejection(groupId, merchant.merchantId);
+    return undefined;
+  });
 }
 
 /** Full replacement of a payment of a pending group. */

@@ -31,6 +31,11 @@ export interface Group {
   totalCents: Cents;
   dateCreated: string;
   lastUpdated: string;
+  /**
+   * Counts the settings changes (update group): each is written on the condition that the
+   * revision is still the one read, so two concurrent updates never lose one another. Absent: 0.
+   */
+  revision?: number;
   /** Set by the claim that moves the group to processing, and by each re-drive (a new attempt). */
   executionName?: string;
   processingAttempt?: number;
@@ -174,6 +179,7 @@ export function updatedGroup(group: Group, input: UpdateGroupInput, now: Date): 
     surchargeCompliance: input.surchargeCompliance ?? group.surchargeCompliance,
     allowPartial: input.allowPartial ?? group.allowPartial,
     lastUpdated: now.toISOString(),
+    revision: (group.revision ?? 0) + 1,
   };
   const rescheduled = next.scheduleDate !== group.scheduleDate || next.scheduleHour !== group.scheduleHour;
   if (rescheduled) assertSlotNotPast(next.scheduleDate, next.scheduleHour, now);

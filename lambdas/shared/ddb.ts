@@ -27,6 +27,8 @@ const TRANSIENT = new Set([
   'InternalServerError',
   'ServiceUnavailable',
   'TransactionInProgressException',
+  // A single-item write that met a transaction holding the item.
+  'TransactionConflictException',
 ]);
 
 /** Cancellation reasons that mean contention or throttling, not a failed condition. */
@@ -40,6 +42,15 @@ export const isTransient = (error: unknown): boolean =>
   error instanceof Error &&
   (TRANSIENT.has(error.name) ||
     (cancellationCodes(error) ?? []).some((code) => TRANSIENT_CANCELLATIONS.has(code)));
+
+/**
+ * A write that met another writer: a transaction cancelled for a conflict, or a single-item write
+ * that met a transaction holding the item. The loser of such a race reads again and retries.
+ */
+export const isConflict = (error: unknown): boolean =>
+  error instanceof Error &&
+  (error.name === 'TransactionConflictException' ||
+    (cancellationCodes(error) ?? []).includes('TransactionConflict'));
 
 /** Reasons of a cancelled transaction, by item index ('None' where that item was fine). */
 export function cancellationCodes(error: unknown): string[] | undefined {

@@ -41,7 +41,11 @@ export interface GroupStore {
   sweepAbandonedCreates(now: Date, deadline?: number): Promise<string[]>;
   /** Removes this group if it was left `creating`, with what it wrote (group-create.ts). */
   discardCreate(groupId: string): Promise<void>;
-  /** The group as stored after the change, or undefined when it is no longer pending. */
+  /**
+   * Writes a pending group's settings if no other settings change was written since it was read
+   * at `next.revision - 1` (a lost update is impossible): the group as stored after the change,
+   * or undefined when it changed or is no longer pending (the caller reads it again).
+   */
   updateSettings(next: Group): Promise<Group | undefined>;
   /** False when the group is not pending. */
   markDeleted(groupId: string, now: Date): Promise<boolean>;
@@ -59,15 +63,18 @@ export interface GroupStore {
 }
 
 /**
- * The group item, read strongly consistent by key (shared with the claim store); a group still
- * being created (group-create.ts) does not exist yet.
+ * The group item, read strongly consistent by key (shared with the claim store): a change is
+ * decided on the group as it is, never on a replica's older copy; a group still being created
+ * (group-create.ts) does not exist yet.
  */
 export async function readGroup(
   db: DynamoDBDocumentClient,
   tableName: string,
   groupId: string,
 ): Promise<Group | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.group(groupId) }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: keys.group(groupId), ConsistentRead: true }),
+  );
   return Item?.entity === 'group' && Item.status !== CREATING ? strip<Group>(Item) : undefined;
 }
 
@@ -116,9 +123,10 @@ export class DynamoGroupStore implements GroupStore {
     return discardCreate(this.db, this.tableName, groupId);
   }
 
-  /** Changes a pending group's settings (never its totals or status). */
+  /** Changes a pending group's settings (never its totals or status), at the revision read. */
   async updateSettings(next: Group): Promise<Group | undefined> {
     const slot = slotOf(next.scheduleDate, next.scheduleHour);
+    const seen = (next.revision ?? 1) - 1;
     try {
       const { Attributes } = await this.db.send(
         new UpdateCommand({
@@ -126,8 +134,11 @@ export class DynamoGroupStore implements GroupStore {
           Key: keys.group(next.paymentGroupId),
           UpdateExpression:
             'SET scheduleDate = :d, scheduleHour = :h, locationId = :l, transactionInitiator = :ti, ' +
-            'surchargeCompliance = :sc, allowPartial = :ap, lastUpdated = :lu, gsi1sk = :g1, gsi2sk = :g2',
-          ConditionExpression: '#status = :pending',
+            'surchargeCompliance = :sc, allowPartial = :ap, lastUpdated = :lu, gsi1sk = :g1, gsi2sk = :g2, ' +
+            'revision = :rev',
+          // Groups written before revisions existed have none: revision 0.
+          ConditionExpression:
+            '#status = :pending AND ' + (seen === 0 ? 'attribute_not_exists(revision)' : 'revision = :seen'),
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':d': next.scheduleDate,
@@ -140,6 +151,8 @@ export class DynamoGroupStore implements GroupStore {
             ':g1': keys.merchantGroupSort(slot, next.paymentGroupId),
             ':g2': keys.dueSort(slot, next.paymentGroupId),
             ':pending': 'pending',
+            ':rev': seen + 1,
+            ...(seen !== 0 && { ':seen': seen }),
           },
           ReturnValues: 'ALL_NEW',
         }),

@@ -66,7 +66,12 @@ export class DynamoPaymentStore implements PaymentStore {
 
   async getPayment(groupId: string, paymentId: string): Promise<Payment | undefined> {
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.payment(groupId, paymentId) }),
+      // Strongly consistent: payment changes are decided on the payment as it is.
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keys.payment(groupId, paymentId),
+        ConsistentRead: true,
+      }),
     );
     return Item?.entity === 'payment' ? strip<Payment>(Item) : undefined;
   }

@@ -215,7 +215,13 @@ describe('updatedGroup', () => {
   it('merges the fields present and keeps the others', () => {
     const before = group();
     const next = updatedGroup(before, { locationId: 99, allowPartial: false }, NOW);
-    expect(next).toEqual({ ...before, locationId: 99, allowPartial: false, lastUpdated: NOW.toISOString() });
+    expect(next).toEqual({
+      ...before,
+      locationId: 99,
+      allowPartial: false,
+      lastUpdated: NOW.toISOString(),
+      revision: 1,
+    });
   });
 
   it('changes every setting when all are given', () => {

@@ -193,15 +193,15 @@ describe('POST .../payments (add payment)', () => {
       expect(memory.outbox).toEqual([]);
     });
 
-    it('refuses the write when the group moved to another slot after it was read', async () => {
+    it('retries the write with the group as it now is when the group moved to another slot after it was read', async () => {
       stored(group({ scheduleHour: 9 }));
       payorEmail('payor1', 'payor@example.com');
-      // A concurrent reschedule between the read and the write: the notice would name a stale slot.
+      // A concurrent reschedule between the read and the write: the notice would name a stale
+      // slot, so that write is refused, and the next attempt reads the group again.
       memory.interference.push('group-not-editable');
-      expect(expectError(await add(body({ sendPaymentScheduledNotification: true })), 503)).toBe(
-        'the group changed concurrently; retry the request',
-      );
-      expect(memory.outbox).toEqual([]);
+      expect((await add(body({ sendPaymentScheduledNotification: true }))).status).toBe(201);
+      expect(memory.paymentWrites).toBe(2);
+      expect(memory.outbox).toHaveLength(1);
     });
   });
 
@@ -303,10 +303,20 @@ describe('POST .../payments (add payment)', () => {
     expect(memory.paymentsOf(GROUP_ID).size).toBe(0);
   });
 
-  it('503 when the group is pending again when read (it changed concurrently)', async () => {
+  it('retries when the group refused the write but is pending and has room when read again (it changed concurrently)', async () => {
     stored();
     memory.interference.push('group-not-editable');
-    expect(expectError(await add(body()), 503)).toBe('the group changed concurrently; retry the request');
+    expect((await add(body())).status).toBe(201);
+    expect(memory.paymentWrites).toBe(2);
+  });
+
+  it(`503 after ${MAX_ATTEMPTS} writes refused by a group that keeps changing`, async () => {
+    stored();
+    memory.interference.push(...Array<'group-not-editable'>(MAX_ATTEMPTS).fill('group-not-editable'));
+    expect(expectError(await add(body()), 503)).toBe(
+      'too many concurrent changes to this resource; retry the request',
+    );
+    expect(memory.paymentWrites).toBe(MAX_ATTEMPTS);
   });
 
   it('503 for a throttled write, 500 for an unknown failure', async () => {
@@ -317,11 +327,11 @@ describe('POST .../payments (add payment)', () => {
     expect((await add(body())).body).toEqual({ message: 'Internal server error', responseCode: 500 });
   });
 
-  it('503 when the write is cancelled for a TransactionConflict, without retrying', async () => {
+  it('retries a write cancelled for a TransactionConflict (another writer held the group): 201', async () => {
     stored();
     memory.failures.push(transactionCanceled('TransactionConflict', 'None'));
-    expect(expectError(await add(body()), 503)).toBe('Service temporarily unavailable; retry with backoff');
-    expect(memory.paymentWrites).toBe(1);
+    expect((await add(body())).status).toBe(201);
+    expect(memory.paymentWrites).toBe(2);
   });
 });
 
@@ -409,11 +419,11 @@ describe('PUT .../payments/{PaymentID} (update payment)', () => {
     expect(methodLookups()).toHaveLength(0);
   });
 
-  it('503 without retrying when the write is cancelled for a TransactionConflict', async () => {
+  it('retries a write cancelled for a TransactionConflict: 200', async () => {
     stored(group(), payment());
     memory.failures.push(transactionCanceled('TransactionConflict', 'None'));
-    expect(expectError(await put(body()), 503)).toBe('Service temporarily unavailable; retry with backoff');
-    expect(memory.paymentWrites).toBe(1);
+    expect((await put(body())).status).toBe(200);
+    expect(memory.paymentWrites).toBe(2);
   });
 
   it('400 for a deleted payment', async () => {
