@@ -4,8 +4,10 @@
  * exactly like a missing one). The stores default to the container's (tests pass their own).
  */
 import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
-import type { Payor, SavedMethod } from '#domain/payors';
+import type { UpdateMethodInput, UpdatePayorInput } from '#contract/schemas/payors';
+import { updatedMethod, type Payor, type SavedMethod } from '#domain/payors';
 import { BadRequestError, NotFoundError } from '#shared/errors';
+import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { methodStore, type MethodStore } from '#store/methods';
 import { payorStore, type PayorStore, type PayorWithMethods } from '#store/payors';
 
@@ -73,14 +75,55 @@ export async function addMethod(
     throw new BadRequestError(`a payor can have at most ${MAX_METHODS_PER_PAYOR} saved payment methods`);
 }
 
-export async function changeMethod(
-  next: SavedMethod,
-  setAsDefault: boolean,
+/**
+ * Changes the fields present of a payor (PUT). The write holds only if the payor item is as read
+ * (its revision), so concurrent updates, method changes and default switches are never lost: the
+ * loser reads again and applies its fields to what it finds.
+ */
+export async function updatePayor(
+  payorId: string,
+  merchantId: string,
+  input: UpdatePayorInput,
+  now: Date,
+  store: PayorStore = payorStore(),
+): Promise<PayorWithMethods> {
+  return withOptimisticRetry(async () => {
+    const { payor, methods } = await requirePayor(payorId, merchantId, store);
+    const next: Payor = {
+      ...payor,
+      customerAccountId: input.customerAccountId ?? payor.customerAccountId,
+      customerAccountType: input.customerAccountType ?? payor.customerAccountType,
+      sponsorKey: input.sponsorKey ?? payor.sponsorKey,
+      customerData: (input.customerData as Record<string, string> | undefined) ?? payor.customerData,
+      email: input.email ?? payor.email,
+      lastUpdated: now.toISOString(),
+    };
+    return (await changePayor(payor, next, store)) ? { payor: next, methods } : undefined;
+  }, PAYOR);
+}
+
+/**
+ * Changes a saved method's expiry, billing address or customerData (PUT), and with `setAsDefault`
+ * makes it the default. The write holds only at the method's revision read: two concurrent edits
+ * (an expiry and an address) both take effect, the loser applying its fields to the winner's.
+ */
+export async function updateMethod(
+  payorId: string,
+  methodId: string,
+  merchantId: string,
+  input: UpdateMethodInput,
+  now: Date,
   store: MethodStore = methodStore(),
-): Promise<void> {
-  const outcome = await store.updateMethod(next, setAsDefault);
-  if (outcome === 'method-not-found') throw new MethodNotFoundError(next.savedPaymentMethodId);
-  if (outcome === 'payor-not-found') throw new PayorNotFoundError(next.payorId);
+): Promise<SavedMethod> {
+  return withOptimisticRetry(async () => {
+    const current = await store.findMethod(payorId, methodId, merchantId);
+    if (!current) throw new MethodNotFoundError(methodId);
+    const next = updatedMethod(current, input, now);
+    const outcome = await store.updateMethod(next, input.setAsDefault === true);
+    if (outcome === 'method-not-found') throw new MethodNotFoundError(methodId);
+    if (outcome === 'payor-not-found') throw new PayorNotFoundError(payorId);
+    return outcome === 'ok' ? next : undefined;
+  }, PAYOR);
 }
 
 /** False when the payor changed since read (retry); 404 for a missing method, 400 for the only one. */

@@ -51,6 +51,11 @@ export interface Payor {
   methodCount: number;
   dateCreated: string;
   lastUpdated: string;
+  /**
+   * Counts the writes of the payor item (its fields, its default, its method count): each write
+   * adds one, and a payor update holds only at the revision it read. Absent: 0.
+   */
+  revision?: number;
 }
 
 export interface SavedMethod {
@@ -67,6 +72,8 @@ export interface SavedMethod {
   customerData?: Record<string, string>;
   dateCreated: string;
   lastUpdated: string;
+  /** Counts the method's updates; one holds only at the revision it read. Absent: 0. */
+  revision?: number;
 }
 
 // Pure: a bundle that never parses a method (the batch functions) drops these validators.
@@ -135,6 +142,7 @@ export function updatedMethod(method: SavedMethod, input: UpdateMethodInput, now
     billingAddress: input.billingAddress ?? method.billingAddress,
     customerData: input.customerData ?? method.customerData,
     lastUpdated: now.toISOString(),
+    revision: (method.revision ?? 0) + 1,
   };
   if (touchesExpiry) assertNotExpired(next.expiryMonth!, next.expiryYear!, now);
   return next;

@@ -13,7 +13,7 @@ import { keys } from '#shared/keys';
 import type { Payor, SavedMethod } from '#domain/payors';
 import { batchGet, containerStore, strip } from './items';
 import { methodItem } from './payor-items';
-import { readPayor } from './payors';
+import { atRevision, readPayor } from './payors';
 
 /** What a scheduled payment needs of the method it names. */
 export type MethodRef = Pick<
@@ -34,10 +34,14 @@ export interface MethodStore {
     setAsDefault: boolean,
     now: Date,
   ): Promise<'ok' | 'payor-not-found' | 'limit-reached'>;
+  /**
+   * Writes a method's new fields if it is still at the revision read (`next.revision - 1`);
+   * `changed` when another update came between (the caller reads it again).
+   */
   updateMethod(
     next: SavedMethod,
     setAsDefault: boolean,
-  ): Promise<'ok' | 'method-not-found' | 'payor-not-found'>;
+  ): Promise<'ok' | 'changed' | 'method-not-found' | 'payor-not-found'>;
   /** `changed` when the payor changed since read; `only-method` for the payor's only method. */
   deleteMethod(
     payor: Payor,
@@ -55,7 +59,12 @@ export class DynamoMethodStore implements MethodStore {
   /** A saved method (with its payor's default id) if it is this merchant's. */
   async findMethod(payorId: string, methodId: string, merchantId: string): Promise<SavedMethod | undefined> {
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.method(payorId, methodId) }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keys.method(payorId, methodId),
+        // Changes are decided on the method as it is, never on a replica's older copy.
+        ConsistentRead: true,
+      }),
     );
     return Item?.entity === 'method' && Item.merchantId === merchantId ? strip<SavedMethod>(Item) : undefined;
   }
@@ -91,8 +100,8 @@ export class DynamoMethodStore implements MethodStore {
     now: Date,
   ): Promise<'ok' | 'payor-not-found' | 'limit-reached'> {
     const update = setAsDefault
-      ? 'ADD methodCount :one SET lastUpdated = :now, defaultPaymentMethodId = :m'
-      : 'ADD methodCount :one SET lastUpdated = :now';
+      ? 'ADD methodCount :one, revision :one SET lastUpdated = :now, defaultPaymentMethodId = :m'
+      : 'ADD methodCount :one, revision :one SET lastUpdated = :now';
     try {
       await this.db.send(
         new TransactWriteCommand({
@@ -136,14 +145,15 @@ export class DynamoMethodStore implements MethodStore {
   async updateMethod(
     next: SavedMethod,
     setAsDefault: boolean,
-  ): Promise<'ok' | 'method-not-found' | 'payor-not-found'> {
+  ): Promise<'ok' | 'changed' | 'method-not-found' | 'payor-not-found'> {
+    const seen = atRevision((next.revision ?? 1) - 1);
     const items: object[] = [
       {
         Put: {
           TableName: this.tableName,
           Item: methodItem(next),
-          ConditionExpression: 'attribute_exists(pk) AND merchantId = :mid',
-          ExpressionAttributeValues: { ':mid': next.merchantId },
+          ConditionExpression: `${seen.ConditionExpression} AND merchantId = :mid`,
+          ExpressionAttributeValues: { ...seen.ExpressionAttributeValues, ':mid': next.merchantId },
         },
       },
     ];
@@ -152,12 +162,13 @@ export class DynamoMethodStore implements MethodStore {
         Update: {
           TableName: this.tableName,
           Key: keys.payor(next.payorId),
-          UpdateExpression: 'SET defaultPaymentMethodId = :m, lastUpdated = :now',
+          UpdateExpression: 'SET defaultPaymentMethodId = :m, lastUpdated = :now ADD revision :one',
           ConditionExpression: 'merchantId = :mid',
           ExpressionAttributeValues: {
             ':m': next.savedPaymentMethodId,
             ':now': next.lastUpdated,
             ':mid': next.merchantId,
+            ':one': 1,
           },
         },
       });
@@ -167,7 +178,10 @@ export class DynamoMethodStore implements MethodStore {
       return 'ok';
     } catch (error) {
       const codes = cancellationCodes(error);
-      if (codes?.[0] === 'ConditionalCheckFailed') return 'method-not-found';
+      if (codes?.[0] === 'ConditionalCheckFailed') {
+        const current = await this.findMethod(next.payorId, next.savedPaymentMethodId, next.merchantId);
+        return current ? 'changed' : 'method-not-found';
+      }
       if (codes?.[1] === 'ConditionalCheckFailed') return 'payor-not-found';
       throw error;
     }
@@ -198,13 +212,14 @@ export class DynamoMethodStore implements MethodStore {
           TableName: this.tableName,
           Key: keys.payor(payor.payorId),
           UpdateExpression: isDefault
-            ? 'ADD methodCount :minus SET defaultPaymentMethodId = :r, lastUpdated = :now'
-            : 'ADD methodCount :minus SET lastUpdated = :now',
+            ? 'ADD methodCount :minus, revision :plus SET defaultPaymentMethodId = :r, lastUpdated = :now'
+            : 'ADD methodCount :minus, revision :plus SET lastUpdated = :now',
           ConditionExpression: isDefault
             ? 'methodCount > :one AND defaultPaymentMethodId = :m'
             : 'methodCount > :one AND defaultPaymentMethodId <> :m',
           ExpressionAttributeValues: {
             ':minus': -1,
+            ':plus': 1,
             ':one': 1,
             ':m': methodId,
             ':now': new Date().toISOString(),

@@ -48,7 +48,7 @@ export interface PayorStore {
   /** E-mail addresses of these payors of the merchant (payors without one are left out). */
   emailsOf(payorIds: string[], merchantId: string): Promise<Map<string, string>>;
   payorIdByCustomer(merchantId: string, customerAccountId: string): Promise<string | undefined>;
-  /** `changed` when the payor changed since read. */
+  /** `changed` when the payor item was written since `previous` was read (its revision). */
   update(previous: Payor, next: Payor): Promise<'ok' | 'changed' | DuplicateCustomer>;
   /** False when the payor changed since read. */
   delete(found: PayorWithMethods): Promise<boolean>;
@@ -114,19 +114,18 @@ export class DynamoPayorStore implements PayorStore {
     return Item?.payorId as string | undefined;
   }
 
-  /** Writes changed payor fields if the payor is unchanged since read; moves the uniqueness item. */
+  /**
+   * Writes changed payor fields if the payor item is unchanged since read (no write of its own,
+   * of a method or of its default came between: each adds one to its revision); moves the
+   * uniqueness item.
+   */
   async update(previous: Payor, next: Payor): Promise<'ok' | 'changed' | DuplicateCustomer> {
     const items: object[] = [
       {
         Put: {
           TableName: this.tableName,
-          Item: payorItem(next),
-          ConditionExpression: 'lastUpdated = :lu AND defaultPaymentMethodId = :d AND methodCount = :n',
-          ExpressionAttributeValues: {
-            ':lu': previous.lastUpdated,
-            ':d': previous.defaultPaymentMethodId,
-            ':n': previous.methodCount,
-          },
+          Item: payorItem({ ...next, revision: (previous.revision ?? 0) + 1 }),
+          ...atRevision(previous.revision),
         },
       },
     ];
@@ -168,8 +167,8 @@ export class DynamoPayorStore implements PayorStore {
         Delete: {
           TableName: this.tableName,
           Key: keys.payor(payor.payorId),
-          ConditionExpression: 'methodCount = :n AND lastUpdated = :lu',
-          ExpressionAttributeValues: { ':n': methods.length, ':lu': payor.lastUpdated },
+          // Unchanged since read: no method added (it would be left behind) or removed.
+          ...atRevision(payor.revision),
         },
       },
       ...methods.map((m) => ({
@@ -189,6 +188,19 @@ export class DynamoPayorStore implements PayorStore {
       throw error;
     }
   }
+}
+
+/**
+ * The condition that a payor-partition item is still at the revision read (absent is 0: items
+ * written before revisions existed).
+ */
+export function atRevision(seen: number | undefined): {
+  ConditionExpression: string;
+  ExpressionAttributeValues?: Record<string, number>;
+} {
+  return seen === undefined || seen === 0
+    ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revision)' }
+    : { ConditionExpression: 'revision = :seen', ExpressionAttributeValues: { ':seen': seen } };
 }
 
 /** The container's store, on the configured table (made on first use). */

@@ -9,7 +9,7 @@ import { DynamoMethodStore } from '../../lambdas/store/methods';
 import { DynamoPayorStore } from '../../lambdas/store/payors';
 import {
   addMethod,
-  changeMethod,
+  updateMethod,
   changePayor,
   DuplicateCustomerAccountIdError,
   removeMethod,
@@ -240,10 +240,17 @@ describe('saved methods', () => {
       existing.push(m);
     }
     const added = Array.from({ length: 10 }, () => makeMethod(payor.payorId, MERCHANT));
-    const work = [
+    const work: Promise<unknown>[] = [
       ...added.map((m) => addMethod(m, true, new Date(), methodStore)),
       ...existing.map((m) =>
-        changeMethod({ ...m, lastUpdated: new Date().toISOString() }, true, methodStore),
+        updateMethod(
+          m.payorId,
+          m.savedPaymentMethodId,
+          MERCHANT,
+          { setAsDefault: true },
+          new Date(),
+          methodStore,
+        ),
       ),
     ];
     const { ok } = await settle(work);
@@ -260,11 +267,27 @@ describe('saved methods', () => {
     const second = makeMethod(payor.payorId, MERCHANT);
     await addMethod(second, false, new Date(), methodStore);
     expect((await partition(payor.payorId)).payor!.defaultPaymentMethodId).toBe(method.savedPaymentMethodId);
-    await changeMethod({ ...second, lastUpdated: new Date().toISOString() }, true, methodStore);
+    await updateMethod(
+      payor.payorId,
+      second.savedPaymentMethodId,
+      MERCHANT,
+      { setAsDefault: true },
+      new Date(),
+      methodStore,
+    );
     expect((await partition(payor.payorId)).payor!.defaultPaymentMethodId).toBe(second.savedPaymentMethodId);
     // Updating a method that does not exist is 404 and moves nothing.
     const ghost = makeMethod(payor.payorId, MERCHANT);
-    await expect(changeMethod(ghost, true, methodStore)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      updateMethod(
+        payor.payorId,
+        ghost.savedPaymentMethodId,
+        MERCHANT,
+        { setAsDefault: true },
+        new Date(),
+        methodStore,
+      ),
+    ).rejects.toBeInstanceOf(NotFoundError);
     expect((await expectConsistent(payor.payorId)).payor.defaultPaymentMethodId).toBe(
       second.savedPaymentMethodId,
     );
@@ -330,7 +353,16 @@ describe('saved methods', () => {
       ),
       ...all
         .slice(4)
-        .map((m) => changeMethod({ ...m, lastUpdated: new Date().toISOString() }, true, methodStore)),
+        .map((m) =>
+          updateMethod(
+            m.payorId,
+            m.savedPaymentMethodId,
+            MERCHANT,
+            { setAsDefault: true },
+            new Date(),
+            methodStore,
+          ),
+        ),
     ]);
     await expectConsistent(payor.payorId);
   });
