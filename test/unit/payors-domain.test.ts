@@ -168,10 +168,17 @@ describe('newMethod', () => {
 });
 
 describe('updatedMethod', () => {
-  it('changes the expiry of a card and stamps lastUpdated, keeping the rest', () => {
+  it('changes the expiry of a card, stamps lastUpdated and counts a revision, keeping the rest', () => {
     const before = savedMethod();
     const next = updatedMethod(before, { expiryMonth: 1, expiryYear: 2031 }, LATER);
-    expect(next).toEqual({ ...before, expiryMonth: 1, expiryYear: 2031, lastUpdated: LATER.toISOString() });
+    expect(next).toEqual({
+      ...before,
+      expiryMonth: 1,
+      expiryYear: 2031,
+      lastUpdated: LATER.toISOString(),
+      revision: 1,
+    });
+    expect(updatedMethod(next, { expiryMonth: 2 }, LATER).revision).toBe(2);
   });
 
   it('changes one half of the expiry, keeping the other', () => {
