@@ -132,9 +132,12 @@ export async function batchGet(
 ): Promise<Item[]> {
   const found: Item[] = [];
   for (let i = 0; i < keyList.length; i += 100) {
-    let request: Record<string, { Keys: Item[]; ProjectionExpression?: string }> | undefined = {
+    let request:
+      Record<string, { Keys: Item[]; ProjectionExpression?: string; ConsistentRead: boolean }> | undefined = {
       [tableName]: {
         Keys: keyList.slice(i, i + 100),
+        // What a write decides on (a payment's method, a payor's e-mail) is read as it is now.
+        ConsistentRead: true,
         ...(projection !== undefined && { ProjectionExpression: projection }),
       },
     };

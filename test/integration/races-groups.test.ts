@@ -195,6 +195,37 @@ describe('concurrent group updates', () => {
   });
 });
 
+describe('group updates against the tick', () => {
+  test('reschedules racing a tick claim: either the claim wins and every update answers the group processing at its old slot, or every reschedule answered pending holds and the claim at the old slot fails', async () => {
+    const seen = { claimed: 0, rescheduled: 0 };
+    for (let round = 0; round < 6; round++) {
+      const group = await storedGroup();
+      const claims = new DynamoClaimStore(table.db, table.tableName);
+      const hours = [11, 12, 13, 14, 15, 16, 17, 18];
+      const [claim, ...updates] = await Promise.all([
+        claims.claim(group, new Date()),
+        ...hours.map((scheduleHour) => updateGroup(group.paymentGroupId, MID, { scheduleHour }, new Date())),
+      ]);
+      const end = await requireGroup(group.paymentGroupId, MID);
+      if (claim!.claimed) {
+        seen.claimed++;
+        // Updates written before the claim would have moved the slot and failed it.
+        for (const u of updates as Group[])
+          expect(u).toMatchObject({ status: 'processing', scheduleHour: 10 });
+        expect(end).toMatchObject({ status: 'processing', scheduleHour: 10 });
+      } else {
+        seen.rescheduled++;
+        for (const [i, u] of (updates as Group[]).entries()) {
+          expect(u).toMatchObject({ status: 'pending', scheduleHour: hours[i] });
+        }
+        expect(end.status).toBe('pending');
+        expect(hours).toContain(end.scheduleHour);
+      }
+    }
+    expect(seen.claimed + seen.rescheduled).toBe(6);
+  });
+});
+
 describe('payment changes against a reschedule or a claim', () => {
   test('payments added with a notice while the group is rescheduled are all added, each notice naming the slot it was added at', async () => {
     const group = await storedGroup();

@@ -1,0 +1,115 @@
+/**
+ * Races on the starts of background work (issue 25, defect 3): the background void-or-refund of a
+ * group, started by 8 callers at once (with the group's reads stale, as DynamoDB may answer them
+ * for about a second), and the test clock's settle-now called 8 times at once. DynamoDB Local,
+ * the local Step Functions endpoint on the real ASL file, and the sandbox processor.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { settleNow } from '../../lambdas/core/test-clock';
+import { runSale } from '../../lambdas/core/sale';
+import { requireTransaction } from '../../lambdas/core/transactions';
+import { useProcessor } from '../../lambdas/processor/index';
+import { SandboxProcessor } from '../../lambdas/processor/sandbox';
+import { reloadConfigForTests } from '../../lambdas/shared/config';
+import { ddb } from '../../lambdas/shared/ddb';
+import { keys } from '../../lambdas/shared/keys';
+import { groupStore } from '../../lambdas/store/groups';
+import { reverseInBackground } from '../../lambdas/void-or-refund/start';
+import {
+  VOID_OR_REFUND_DEFINITION,
+  voidOrRefundExecutionName,
+  voidOrRefundTasks,
+} from '../../contract/processing';
+import { createSfnServer, LocalStepFunctions } from '../../lib/local/step-functions';
+import { makeGroup } from '../fixtures';
+import { createTestTable, type TestTable } from '../support/ddb';
+import { injectFaults } from '../support/ddb-faults';
+import { saleRequest, storedProfile } from './sales';
+
+let table: TestTable;
+let server: Server;
+let machine: LocalStepFunctions;
+let release: () => void = () => undefined;
+const MERCHANT = '32350000001';
+const ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:races-void-or-refund';
+
+beforeAll(async () => {
+  table = await createTestTable();
+  // Every task waits until the test is over: the executions stay RUNNING while callers race.
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const tasks = Object.fromEntries(voidOrRefundTasks.map((t) => [t.state, () => held]));
+  const substitutions = Object.fromEntries(
+    voidOrRefundTasks.map((t) => [
+      t.substitution,
+      `arn:aws:lambda:us-east-1:000000000000:function:${t.state}`,
+    ]),
+  );
+  machine = new LocalStepFunctions(VOID_OR_REFUND_DEFINITION, ARN, substitutions, tasks);
+  server = createSfnServer(machine);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  Object.assign(process.env, {
+    TABLE_NAME: table.tableName,
+    SERVICE_STAGE: 'dev',
+    VOID_OR_REFUND_STATE_MACHINE_ARN: ARN,
+    AWS_ENDPOINT_URL_SFN: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+  });
+  reloadConfigForTests();
+});
+afterAll(async () => {
+  const stopped = machine.stop();
+  release();
+  await stopped;
+  useProcessor(undefined);
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await table.drop();
+});
+
+const outcome = (r: PromiseSettledResult<unknown>) =>
+  r.status === 'rejected' ? `${(r.reason as Error).name}: ${(r.reason as Error).message}` : 'fulfilled';
+
+test('8 concurrent starts of a group background void-or-refund, its reads stale, all answer one execution (not 503)', async () => {
+  const { group, payments } = makeGroup(3, { scheduleDate: '2031-05-01' });
+  await groupStore().createGroup(group, payments);
+  const faults = await injectFaults(ddb(), table.tableName, { stale: [keys.group(group.paymentGroupId)] });
+  try {
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, () => reverseInBackground(group, new Date())),
+    );
+    expect(results.map(outcome)).toEqual(Array(8).fill('fulfilled'));
+    const arns = new Set(results.map((r) => (r as PromiseFulfilledResult<string>).value));
+    expect([...arns]).toEqual([
+      `${ARN.replace(':stateMachine:', ':execution:')}:${voidOrRefundExecutionName(group.paymentGroupId, 1)}`,
+    ]);
+    // A repeat while it runs answers the same execution.
+    expect(await reverseInBackground(group, new Date())).toBe([...arns][0]);
+  } finally {
+    faults.remove();
+  }
+});
+
+test('8 concurrent settle-now calls settle each sale once: their counts add up to the sales settled', async () => {
+  const period = 86_400;
+  const offset = (Math.floor(Date.now() / 1000) + 43_200) % period;
+  const sandbox = new SandboxProcessor(ddb(), table.tableName, {
+    periodSeconds: period,
+    offsetSeconds: offset,
+  });
+  useProcessor(sandbox);
+  const profileId = await storedProfile(table, MERCHANT);
+  const sales = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => runSale(saleRequest(MERCHANT, profileId, 500 + i), new Date())),
+  );
+  expect(sales.every((s) => s.status === 'Approved')).toBe(true);
+  const results = await Promise.allSettled(Array.from({ length: 8 }, () => settleNow(MERCHANT, new Date())));
+  expect(results.map(outcome)).toEqual(Array(8).fill('fulfilled'));
+  const counts = results.map(
+    (r) => (r as PromiseFulfilledResult<{ settledCount: number }>).value.settledCount,
+  );
+  expect(counts.reduce((a, b) => a + b, 0)).toBe(12);
+  for (const sale of sales) {
+    const { transaction } = await requireTransaction(sale.transactionId, MERCHANT);
+    expect(Date.parse(transaction.settlesAt!)).toBeLessThanOrEqual(Date.now());
+  }
+});
