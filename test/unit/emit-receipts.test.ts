@@ -156,6 +156,7 @@ describe('EmitReceipts', () => {
         { pk: 'PAYOR#payor2', sk: 'PAYOR' },
       ],
       ProjectionExpression: EMAIL_PROJECTION,
+      ConsistentRead: true,
     });
     // Payment 6's payor has no e-mail: its transaction is not even read.
     expect(txnReads()).toEqual([`TXN#${txnId(1)}`, `TXN#${txnId(5)}`, `TXN#${txnId(8)}`]);

@@ -82,6 +82,7 @@ describe('POST /groups (create group)', () => {
           t: {
             Keys: [{ pk: 'PAYOR#payor1', sk: 'METHOD#method1' }],
             ProjectionExpression: METHOD_PROJECTION,
+            ConsistentRead: true,
           },
         },
       },
@@ -368,7 +369,12 @@ describe('POST /groups (create group)', () => {
       expect(emailLookups()).toEqual([
         {
           RequestItems: {
-            t: { Keys: [{ pk: 'PAYOR#payor1', sk: 'PAYOR' }], ProjectionExpression: EMAIL_PROJECTION },
+            t: {
+              Keys: [{ pk: 'PAYOR#payor1', sk: 'PAYOR' }],
+              ProjectionExpression: EMAIL_PROJECTION,
+              ConsistentRead: true,
+              ConsistentRead: true,
+            },
           },
         },
       ]);

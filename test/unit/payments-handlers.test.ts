@@ -76,6 +76,7 @@ describe('POST .../payments (add payment)', () => {
           t: {
             Keys: [{ pk: 'PAYOR#payor1', sk: 'METHOD#method1' }],
             ProjectionExpression: METHOD_PROJECTION,
+            ConsistentRead: true,
           },
         },
       },
@@ -123,7 +124,12 @@ describe('POST .../payments (add payment)', () => {
       expect(emailLookups()).toEqual([
         {
           RequestItems: {
-            t: { Keys: [{ pk: 'PAYOR#payor1', sk: 'PAYOR' }], ProjectionExpression: EMAIL_PROJECTION },
+            t: {
+              Keys: [{ pk: 'PAYOR#payor1', sk: 'PAYOR' }],
+              ProjectionExpression: EMAIL_PROJECTION,
+              ConsistentRead: true,
+              ConsistentRead: true,
+            },
           },
         },
       ]);
