@@ -23,6 +23,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/e2e-global-setup.ts',
       globalTeardown: '<rootDir>/test/support/e2e-global-teardown.ts',
+      setupFiles: ['<rootDir>/test/support/e2e-worker-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/slow-timeout.ts'],
     },
   ],

@@ -1,21 +1,34 @@
-/** E2E tier: one local runtime for the run (each test works on its own groups). */
+/**
+ * E2E tier: one local runtime per Jest worker (E2E_WORKERS, default 2, as `npm run test:e2e`
+ * passes to --maxWorkers), so that two test files run at once, each against a runtime of its
+ * own: a file never sees another file's groups, e-mails or faults. Each worker reads its runtime's
+ * addresses through the unsuffixed variables (test/support/e2e-worker-env.ts).
+ */
 import { launchLocalRuntime, type LocalRuntimeProcess } from '../../lib/local/launcher';
 
+export const e2eWorkers = (): number => Math.max(1, Number(process.env.E2E_WORKERS ?? 2) || 1);
+
 export default async function setup(): Promise<void> {
-  // Short settlement cut-offs so that refunds can be tested; INFO logs so that leaks would show.
-  const runtime = await launchLocalRuntime({
-    dataDirPrefix: 'sps-e2e',
-    // No due sweep: the files' current-hour groups are started by their own ticks and triggers
-    // (test/e2e/current-hour.test.ts runs a runtime of its own with the sweep).
-    env: {
-      AUTHZ_CACHE_SECONDS: '0',
-      SANDBOX_SETTLEMENT_SECONDS: '8',
-      POWERTOOLS_LOG_LEVEL: 'INFO',
-      LOCAL_DUE_SWEEP_SECONDS: '0',
-    },
-  });
-  process.env.E2E_BASE_URL = runtime.url;
-  process.env.E2E_DATA_DIR = runtime.dataDir;
-  process.env.E2E_SES_URL = runtime.sesUrl;
-  (globalThis as { __E2E_RUNTIME__?: LocalRuntimeProcess }).__E2E_RUNTIME__ = runtime;
+  const runtimes = await Promise.all(
+    Array.from({ length: e2eWorkers() }, () =>
+      launchLocalRuntime({
+        dataDirPrefix: 'sps-e2e',
+        // Short settlement cut-offs so that refunds can be tested; INFO logs so that leaks would
+        // show. No due sweep: the files' current-hour groups are started by their own ticks and
+        // triggers (test/e2e/current-hour.test.ts runs a runtime of its own with the sweep).
+        env: {
+          AUTHZ_CACHE_SECONDS: '0',
+          SANDBOX_SETTLEMENT_SECONDS: '8',
+          POWERTOOLS_LOG_LEVEL: 'INFO',
+          LOCAL_DUE_SWEEP_SECONDS: '0',
+        },
+      }),
+    ),
+  );
+  for (const [i, runtime] of runtimes.entries()) {
+    process.env[`E2E_BASE_URL_${i + 1}`] = runtime.url;
+    process.env[`E2E_DATA_DIR_${i + 1}`] = runtime.dataDir;
+    process.env[`E2E_SES_URL_${i + 1}`] = runtime.sesUrl;
+  }
+  (globalThis as { __E2E_RUNTIMES__?: LocalRuntimeProcess[] }).__E2E_RUNTIMES__ = runtimes;
 }

@@ -1,5 +1,6 @@
 import type { LocalRuntimeProcess } from '../../lib/local/launcher';
 
 export default async function teardown(): Promise<void> {
-  await (globalThis as { __E2E_RUNTIME__?: LocalRuntimeProcess }).__E2E_RUNTIME__?.stop();
+  const runtimes = (globalThis as { __E2E_RUNTIMES__?: LocalRuntimeProcess[] }).__E2E_RUNTIMES__ ?? [];
+  await Promise.all(runtimes.map((runtime) => runtime.stop()));
 }
