@@ -50,7 +50,7 @@ export default tseslint.config(
     },
   },
   // The TypeScript client is what an integrator copies or installs: it stands alone, typed from
-  // openapi.json only (client/schema.d.ts), never from the service's own code.
+  // openapi.json only (client/generated/schema.d.ts), never from the service's own code.
   {
     files: ['client/**'],
     rules: {

@@ -4,10 +4,10 @@
  * (docs/product.md#listing-groups-and-paging: the missing one takes its default, pageNumber 1 / pageSize 25).
  */
 import { groupView, type GroupFilter } from '#domain/groups';
-import { BadRequestError } from './errors';
+import { BadRequestError } from '#shared/errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE } from '#contract/limits';
-import type * as routes from './validators.generated';
-import { merchantRoute } from './http';
+import type * as routes from '#generated/validators';
+import { merchantRoute } from '#shared/http';
 import { groupStore } from '#store/groups';
 
 export function intParam(

@@ -17,8 +17,8 @@ import { logger } from '#shared/logger';
 import { emailSender, isThrottle } from '#shared/mailer';
 import { groupStore } from '#store/groups';
 import { outboxStore } from '#store/outbox';
-import { Pacer } from './pacer';
-import { MAX_DELAY_SECONDS, type OutboxMessage } from './queue';
+import { Pacer } from '#shared/pacer';
+import { MAX_DELAY_SECONDS, type OutboxMessage } from '#shared/outbox-queue';
 
 /** How long a notice may wait for its group to commit before it is given up. */
 const COMMIT_GRACE_MS = 5 * 60 * 1000;

@@ -6,7 +6,7 @@
 import type { AddPaymentInput, UpdatePaymentInput } from '#contract/schemas/payments';
 import { newPayment, replacedPayment, type Payment } from '#domain/groups';
 import { newId } from '#shared/ids';
-import type { Merchant } from '#shared/merchants';
+import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { paymentStore } from '#store/payments';
 import { explainGroupRejection, requireGroup, requirePayment } from './groups';

@@ -16,7 +16,7 @@ import { needed } from '#shared/config';
 import { ServiceUnavailableError } from '#shared/errors';
 import { executionArnOf, executionStatus, startExecution } from '#shared/sfn';
 import { groupStore } from '#store/groups';
-import type { ReversalInput } from './state';
+import type { ReversalInput } from './void-or-refund-state';
 
 /** Claims lost in a row before the caller is asked to retry (each loss means another run exists). */
 const CLAIM_ATTEMPTS = 3;

@@ -2,7 +2,7 @@
  * The background void-or-refund's state (statemachines/void-or-refund.asl.json): ids, a cursor
  * and this run's counts, never payment bodies, so it stays a few hundred bytes for any group.
  */
-import type { Outcome } from '#core/void-or-refund';
+import type { Outcome } from './void-or-refund';
 import type { VoidOrRefundSummary } from '#domain/groups';
 
 /** What the API function starts an execution with. */

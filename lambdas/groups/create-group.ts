@@ -1,6 +1,6 @@
 import { createGroup } from '#core/groups';
 import { assertServicePayId, groupView, paymentView } from '#domain/groups';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 
 /**

@@ -1,5 +1,5 @@
 import { groupView } from '#domain/groups';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 import { requireGroup } from '#core/groups';
 

@@ -1,5 +1,5 @@
-import * as routes from '#shared/validators.generated';
-import { listGroupsHandler } from '#shared/list-groups';
+import * as routes from '#generated/validators';
+import { listGroupsHandler } from '#core/lists';
 
 /** GET /rest/merchants/{MID}/groups: groups in every stage. */
 export const handler = listGroupsHandler(routes.ListGroups, false);

@@ -1,5 +1,5 @@
-import * as routes from '#shared/validators.generated';
-import { listGroupsHandler } from '#shared/list-groups';
+import * as routes from '#generated/validators';
+import { listGroupsHandler } from '#core/lists';
 
 /** GET /rest/merchants/{MID}: groups not deleted and not yet processed (pending or processing). */
 export const handler = listGroupsHandler(routes.ListPendingGroups, true);

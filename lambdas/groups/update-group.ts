@@ -1,7 +1,7 @@
 import { updateGroup } from '#core/groups';
 import { assertSameId, assertServicePayId, groupView } from '#domain/groups';
 import { BadRequestError } from '#shared/errors';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 
 /** Refused before the schema, with words the schema cannot give. */

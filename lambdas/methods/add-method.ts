@@ -1,6 +1,6 @@
 import { methodView } from '#domain/payors';
 import { createMethod } from '#core/methods';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 import { addMethod, requirePayor } from '#core/payors';
 

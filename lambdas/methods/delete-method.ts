@@ -1,5 +1,5 @@
 import { replacementDefault } from '#domain/payors';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { removeMethod, requirePayor } from '#core/payors';

@@ -1,6 +1,6 @@
 import { addPayment } from '#core/payments';
 import { assertSameId, paymentView } from '#domain/groups';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 
 /** POST .../groups/{GroupID}/payments (alias .../transactions) */

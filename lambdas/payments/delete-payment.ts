@@ -1,5 +1,5 @@
 import { deletePayment } from '#core/payments';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 
 /**

@@ -5,11 +5,11 @@
  * (docs/decisions.md "Paged payments"). No answer passes Lambda's response limit.
  */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_RESPONSE_BYTES, MAX_UNPAGED_PAYMENTS } from '#contract/limits';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { paymentView, type Payment } from '#domain/groups';
 import { BadRequestError } from '#shared/errors';
 import { merchantRoute } from '#shared/http';
-import { intParam } from '#shared/list-groups';
+import { intParam } from '#core/lists';
 import { requireGroup } from '#core/groups';
 import { decodePageToken, encodePageToken } from '#store/paging';
 import { paymentStore } from '#store/payments';

@@ -1,7 +1,7 @@
 import { updatePayment } from '#core/payments';
 import { assertSameId, paymentView } from '#domain/groups';
 import { BadRequestError } from '#shared/errors';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 
 /** Refused before the schema, with words the schema cannot give. */

@@ -1,4 +1,4 @@
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { requirePayor } from '#core/payors';

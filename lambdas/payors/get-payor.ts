@@ -1,5 +1,5 @@
 import { payorView } from '#domain/payors';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 import { requirePayor } from '#core/payors';
 

@@ -1,6 +1,6 @@
 import { assertSameId } from '#domain/groups';
 import { payorView, type Payor } from '#domain/payors';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { changePayor, requirePayor } from '#core/payors';

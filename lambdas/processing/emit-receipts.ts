@@ -11,7 +11,7 @@ import { parseProfileId } from '#domain/payors';
 import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { logger } from '#shared/logger';
-import { MerchantRegistry } from '#shared/merchants';
+import { MerchantRegistry } from '#store/merchants';
 import { taskHandler } from '#shared/task';
 import { claimStore } from '#store/claims';
 import { paymentStore } from '#store/payments';

@@ -1,4 +1,4 @@
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { settleNow } from '#core/test-clock';
 import { assertTriggerAllowed } from '#core/triggers';
 import { merchantRoute } from '#shared/http';

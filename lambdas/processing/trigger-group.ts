@@ -1,6 +1,6 @@
 import { startProcessing } from '#core/processing';
 import { assertTriggerAllowed, triggerResult } from '#core/triggers';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 import { requireGroup } from '#core/groups';
 

@@ -1,7 +1,7 @@
 import { startProcessing } from '#core/processing';
 import { assertTriggerAllowed, triggerResult } from '#core/triggers';
 import { mapLimit } from '#shared/concurrency';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 import { groupStore } from '#store/groups';
 

@@ -16,10 +16,10 @@ import { config } from './config';
 import { ddb, isTransient } from './ddb';
 import { BadRequestError, ForbiddenError, ServiceError, UnauthorizedError } from './errors';
 import { logger } from './logger';
-import { MerchantRegistry, type Merchant } from './merchants';
+import { MerchantRegistry, type Merchant } from '#store/merchants';
 import { tracer } from './tracer';
 import { validator, ValidationError, type Problem, type Validator } from './validation';
-import type { RouteCheck } from './validators';
+import type { RouteCheck } from './route-check';
 
 // Every function fails its cold start on a missing or malformed variable, not a later request.
 config();
@@ -191,7 +191,7 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
 /**
  * The handler of a route under `/rest/merchants/{MID}` (or `/v1/rest/merchants/{MID}`): its path
  * parameters, body and query are checked as its entry in the route table declares, with the
- * validators compiled from it (a RouteCheck of validators.generated.ts).
+ * validators compiled from it (a RouteCheck of lambdas/generated/validators.ts).
  */
 export function merchantRoute<const C extends RouteCheck, R extends Route = RouteOf<C>>(
   route: C,

@@ -1,9 +1,9 @@
 /**
  * Precompiled validation (issue 11): ajv compiles the contract's request schemas at build time
- * (scripts/generate-validators.ts, run by `npm run openapi`) into validators.generated.ts, so
+ * (scripts/generate-validators.ts, run by `npm run openapi`) into lambdas/generated/validators.ts, so
  * that no function bundles ajv's compiler, nor the route table. That module exports every route
  * as a RouteCheck: a handler imports it as a namespace
- * (`import * as routes from '#shared/validators.generated'`) and names its route statically, so
+ * (`import * as routes from '#generated/validators'`) and names its route statically, so
  * esbuild keeps that route's validators and drops the rest.
  */
 import type { ErrorObject } from 'ajv';

@@ -9,7 +9,7 @@
  */
 import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from './keys';
+import { keys } from '#shared/keys';
 
 export interface Merchant {
   /** The 11-digit MID records hold. */

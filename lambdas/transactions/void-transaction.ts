@@ -1,6 +1,6 @@
 import { voidSale } from '#core/reversals';
 import { transactionView } from '#domain/transactions';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { merchantRoute } from '#shared/http';
 import { requireTransaction } from '#core/transactions';
 

@@ -6,7 +6,7 @@
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 import { groupStore } from '#store/groups';
-import { noCounts, type ReversalInput, type ReversalState } from './state';
+import { noCounts, type ReversalInput, type ReversalState } from '#core/void-or-refund-state';
 
 export const handler = taskHandler(async (input: ReversalInput): Promise<ReversalState> => {
   logger.appendKeys({ paymentGroupId: input.paymentGroupId, merchantId: input.merchantId });

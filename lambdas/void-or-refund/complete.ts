@@ -2,7 +2,7 @@
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 import { groupStore } from '#store/groups';
-import { summaryOf, type ReversalState } from './state';
+import { summaryOf, type ReversalState } from '#core/void-or-refund-state';
 
 export const handler = taskHandler(async (state: ReversalState): Promise<ReversalState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });

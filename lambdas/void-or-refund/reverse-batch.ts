@@ -15,7 +15,7 @@ import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 import { groupStore } from '#store/groups';
 import { paymentStore } from '#store/payments';
-import { summaryOf, type ReversalState } from './state';
+import { summaryOf, type ReversalState } from '#core/void-or-refund-state';
 
 /** The outcome of a reversal this run recorded already, if any. */
 function recordedByThisRun(payment: Payment, startedAt: string): Outcome | undefined {

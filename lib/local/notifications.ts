@@ -179,7 +179,7 @@ const localQueueOptions = () => ({
  * → the notifier, at EMAIL_SEND_RATE. Both handlers are the functions' own modules.
  */
 export async function startLocalNotifications(tableName: string, deadLetters: DeadLetter[]) {
-  const { useOutboxQueue } = await import('../../lambdas/notifications/queue');
+  const { useOutboxQueue } = await import('../../lambdas/shared/outbox-queue');
   const { LocalQueue, startQueuePoller } = await import('./queue');
   const forwarder = (await import(`../../lambdas/${OUTBOX_FORWARDER_HANDLER}`)) as { handler: StreamHandler };
   const notifier = (await import(`../../lambdas/${NOTIFIER_HANDLER}`)) as {

@@ -23,7 +23,7 @@ import { docsRoutes } from './docs';
 import { startLocalNotifications, startSes, type DeadLetter } from './notifications';
 import { localClients, localMerchants } from './identities';
 import { ensureTable } from './table';
-import { MerchantRegistry } from '../../lambdas/shared/merchants';
+import { MerchantRegistry } from '../../lambdas/store/merchants';
 
 export interface RuntimeOptions {
   port: number;

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { QueuedMessage } from '../../lambdas/notifications/queue';
+import type { QueuedMessage } from '../../lambdas/shared/outbox-queue';
 import { call, futureDate, MID } from '../support/api';
 import { cardInput } from '../fixtures';
 import { createPayor, groupBody } from '../fixtures/api';
@@ -444,7 +444,7 @@ describe('a queue message delivered twice sends one e-mail', () => {
       AWS_SECRET_ACCESS_KEY: 'local',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
     });
-    (await import('../../lambdas/notifications/queue')).useOutboxQueue({
+    (await import('../../lambdas/shared/outbox-queue')).useOutboxQueue({
       send: async (messages) => {
         requeued.push(...messages);
         return [];

@@ -17,7 +17,7 @@ import { keys } from '../../lambdas/shared/keys';
 import { MESSAGE_ID_HEADER, useMailer } from '../../lambdas/shared/mailer';
 import { DynamoGroupStore } from '../../lambdas/store/groups';
 import { listOutbox, OutboxStore, requeue } from '../../lambdas/store/outbox';
-import { useOutboxQueue, type QueuedMessage } from '../../lambdas/notifications/queue';
+import { useOutboxQueue, type QueuedMessage } from '../../lambdas/shared/outbox-queue';
 import { createTestTable, type TestTable } from '../support/ddb';
 
 type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;

@@ -12,7 +12,7 @@ import { SandboxProcessor } from '../../lambdas/processor/sandbox';
 import { reloadConfigForTests } from '../../lambdas/shared/config';
 import { ddb } from '../../lambdas/shared/ddb';
 import { newId } from '../../lambdas/shared/ids';
-import { MerchantRegistry } from '../../lambdas/shared/merchants';
+import { MerchantRegistry } from '../../lambdas/store/merchants';
 import { DynamoGroupStore } from '../../lambdas/store/groups';
 import { DynamoPayorStore } from '../../lambdas/store/payors';
 import { ReconciliationRecords } from '../../lambdas/store/reconciliation';

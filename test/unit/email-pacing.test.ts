@@ -4,8 +4,8 @@
  */
 import './support/env';
 import { isThrottle } from '#shared/mailer';
-import { backoffSeconds } from '../../lambdas/notifications/deliver';
-import { Pacer } from '../../lambdas/notifications/pacer';
+import { backoffSeconds } from '../../lambdas/core/outbox';
+import { Pacer } from '../../lambdas/shared/pacer';
 import { awsError } from './support/api';
 
 describe('what counts as a throttle', () => {

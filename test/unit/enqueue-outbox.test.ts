@@ -6,7 +6,7 @@
 import './support/env';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { handler } from '../../lambdas/notifications/enqueue-outbox';
-import { useOutboxQueue, type QueuedMessage } from '../../lambdas/notifications/queue';
+import { useOutboxQueue, type QueuedMessage } from '../../lambdas/shared/outbox-queue';
 import { lambdaContext } from './support/api';
 
 type Handler = (event: DynamoDBStreamEvent, context: typeof lambdaContext) => Promise<DynamoDBBatchResponse>;

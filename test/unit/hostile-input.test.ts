@@ -6,7 +6,7 @@ import './support/env';
 import { createGroupSchema } from '#contract/schemas/groups';
 import { addPaymentSchema } from '#contract/schemas/payments';
 import { createPayorSchema, customerDataSchema, updateMethodSchema } from '#contract/schemas/payors';
-import { validator } from '#shared/validators-by-schema';
+import { validator } from '#support/validators-by-schema';
 import { handler as getGroup } from '../../lambdas/groups/get-group';
 import { handler as listGroups } from '../../lambdas/groups/list-groups';
 import { handler as createGroup } from '../../lambdas/groups/create-group';

@@ -39,7 +39,7 @@ describe('the layering rule', () => {
     ['contract/schemas/x.ts', "import { x } from '../limits';"],
     ['lib/cdk/x.ts', "import { x } from '../../contract/processing';"],
     ['lib/cdk/x.ts', "import { x } from 'aws-cdk-lib/aws-lambda';"],
-    ['lib/local/x.ts', "import { x } from '../../lambdas/shared/merchants';"],
+    ['lib/local/x.ts', "import { x } from '../../lambdas/store/merchants';"],
   ])('allows, in %s, %s', async (path, code) => {
     expect(await layerErrors(path, code)).toEqual([]);
   });

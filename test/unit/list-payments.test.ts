@@ -9,7 +9,7 @@ import { memory } from './support/fakes';
 import { MAX_RESPONSE_BYTES, MAX_UNPAGED_PAYMENTS } from '#contract/limits';
 import { addPaymentSchema } from '#contract/schemas/payments';
 import { newPayment, paymentView, type Group, type Payment } from '#domain/groups';
-import { validator } from '#shared/validators-by-schema';
+import { validator } from '#support/validators-by-schema';
 import { encodePageToken } from '#store/paging';
 import { handler as listPayments } from '../../lambdas/payments/list-payments';
 import { expectError, group, GROUP_ID, groupPath, invoke, payment, resetDb } from './support/api';

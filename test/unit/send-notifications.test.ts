@@ -4,7 +4,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { renderEmail, type OutboxItem, type RenderedEmail } from '#domain/notifications';
 import { config } from '#shared/config';
 import { useMailer } from '#shared/mailer';
-import { useOutboxQueue, type QueuedMessage } from '../../lambdas/notifications/queue';
+import { useOutboxQueue, type QueuedMessage } from '../../lambdas/shared/outbox-queue';
 import { handler } from '../../lambdas/notifications/send-notifications';
 import { awsError, ddbMock, group, GROUP_ID, lambdaContext } from './support/api';
 

@@ -1,8 +1,8 @@
 /**
  * Compiled by test/unit/openapi-client-payor.test.ts (and by `npm run typecheck`): a payor with a
- * card and a payor with a bank account, typed with the client's generated types (client/schema.d.ts).
+ * card and a payor with a bank account, typed with the client's generated types (client/generated/schema.d.ts).
  */
-import type { components, operations } from '../../../client/schema';
+import type { components, operations } from '../../../client/generated/schema';
 
 type CreatePayorBody = operations['CreatePayor']['requestBody']['content']['application/json'];
 
