@@ -16,6 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { sleep } from '../lambdas/shared/concurrency';
 
 interface Target {
   readonly baseUrl: string;
@@ -87,8 +88,6 @@ async function call(url: string, init: RequestInit, expected: number[]): Promise
     throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${text.slice(0, 300)}`);
   return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
   const t = target();

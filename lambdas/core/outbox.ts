@@ -12,6 +12,7 @@
  *   counted; retried like a throttle.
  */
 import { renderEmail } from '#domain/notifications';
+import { backoffDelay, withBackoff } from '#shared/backoff';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
 import { emailSender, isThrottle } from '#shared/mailer';
@@ -35,8 +36,8 @@ const pace = (): Pacer => (pacer ??= Pacer.of(config().emailSendRate, config().e
 /** Exponential, from 1 s to the cap, with jitter (half to all of it) so that retries spread out. */
 export function backoffSeconds(retry: number, random: () => number = Math.random): number {
   const cap = Math.min(MAX_DELAY_SECONDS, config().emailRetryMaxDelaySeconds);
-  const full = Math.min(cap, 2 ** Math.max(0, retry - 1));
-  return Math.max(1, Math.round(full / 2 + (random() * full) / 2));
+  const ms = backoffDelay(Math.max(1, retry), { firstMs: 1000, maxMs: cap * 1000, jitter: 'half' }, random);
+  return Math.max(1, Math.round(ms / 1000));
 }
 
 const reasonOf = (error: unknown): string =>
@@ -90,19 +91,13 @@ export async function deliver(message: OutboxMessage): Promise<Outcome> {
   }
   // Sent: recording it is retried; if it still fails, the item stays claimed ("sending") and is
   // logged rather than released, so no delivery re-sends it before the claim expires.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await store.markSent(outboxId, messageId, new Date());
-      logger.info('e-mail sent', { messageId });
-      return DONE;
-    } catch (error) {
-      if (attempt >= 3) {
-        logger.error('e-mail sent but not recorded; outbox item left in "sending"', { messageId, error });
-        return DONE;
-      }
-      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
-    }
+  try {
+    await withBackoff(() => store.markSent(outboxId, messageId, new Date()), { attempts: 3, firstMs: 200 });
+    logger.info('e-mail sent', { messageId });
+  } catch (error) {
+    logger.error('e-mail sent but not recorded; outbox item left in "sending"', { messageId, error });
   }
+  return DONE;
 }
 
 async function failedSend(message: OutboxMessage, attempts: number, error: unknown): Promise<Outcome> {

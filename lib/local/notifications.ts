@@ -18,6 +18,8 @@ import {
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
 import { invokeAs } from './http-server';
+import { backoffDelay } from '../../lambdas/shared/backoff';
+import { sleep } from '../../lambdas/shared/concurrency';
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
@@ -41,7 +43,8 @@ export type DeadLetter = { at: string; reason: string } & (
 );
 
 const MAX_RETRIES = 10;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits between deliveries of a failed batch: 0.5 s, doubling, at most 8 s. */
+const STREAM_RETRY_BACKOFF = { firstMs: 500, maxMs: 8000 };
 
 function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBStreamEvent['Records'][number] {
   const d = record.dynamodb ?? {};
@@ -103,7 +106,7 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
         );
         return;
       }
-      await sleep(Math.min(8000, 500 * 2 ** attempt));
+      await sleep(backoffDelay(attempt + 1, STREAM_RETRY_BACKOFF));
     }
   };
 

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '../../lib/local/launcher';
+import { sleep } from '#shared/concurrency';
 
 const ROOT = resolve(__dirname, '..', '..');
 const SOCKET = `spay-cli-${process.pid}`;
@@ -71,7 +72,7 @@ async function waitForScreen(pattern: RegExp, ms = 20_000): Promise<string> {
     const text = screen();
     if (pattern.test(text)) return text;
     if (Date.now() > until) throw new Error(`the screen never showed ${pattern}:\n${text}`);
-    await new Promise((ok) => setTimeout(ok, 250));
+    await sleep(250);
   }
 }
 

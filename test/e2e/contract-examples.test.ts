@@ -22,6 +22,7 @@ import {
 } from '../support/openapi-schemas';
 import { checkingInput } from '../fixtures';
 import { createPayor, groupBody } from '../fixtures/api';
+import { sleep } from '#shared/concurrency';
 
 type Json = Record<string, unknown>;
 type Ids = Record<Placeholder, string>;
@@ -176,7 +177,7 @@ beforeAll(async () => {
           `${v1}/transactions/${ids.TransactionID}`,
         );
         if (settled) break;
-        await new Promise((r) => setTimeout(r, 500));
+        await sleep(500);
       }
       return {};
     },

@@ -13,7 +13,8 @@
  */
 import { CrashClient } from '../support/crash-client';
 import { judge, readTable, reconcileLocal } from '../support/crash-oracle';
-import { between, CrashRuntime, pick, seededRandom, sleep } from '../support/crash-runtime';
+import { sleep } from '#shared/concurrency';
+import { between, CrashRuntime, pick, seededRandom } from '../support/crash-runtime';
 import { createGroups, Observations, runWorker, seedPayors, type Workload } from '../support/crash-workload';
 
 const SEED = Number(process.env.CRASH_SEED ?? 20261122);

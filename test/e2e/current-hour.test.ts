@@ -14,10 +14,10 @@ import {
   farFutureDate,
   groupPath,
   hourlyTick,
-  sleep,
   slotOfTime,
   waitForStatus,
 } from '../support/processing';
+import { sleep } from '#shared/concurrency';
 
 let runtime: LocalRuntimeProcess | undefined;
 let sharedUrl: string | undefined;

@@ -20,10 +20,10 @@ import {
   localTable,
   sesEmails,
   setSesFaults,
-  sleep,
   uniqueAddress,
   type Json,
 } from '../support/notifications';
+import { sleep } from '#shared/concurrency';
 
 const PAYMENTS = 2_000;
 const PAYORS = 20;

@@ -17,12 +17,12 @@ import {
   type Json,
 } from '../support/processing';
 import { aProfile } from '../fixtures/api';
+import { sleep } from '#shared/concurrency';
 
 const base = `/v1/rest/merchants/${MID}/transactions`;
 type Txn = Record<string, any>;
 
 const sale = (body: Record<string, unknown>) => call<Txn>('POST', base, body);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function faults(body: Record<string, unknown>): Promise<void> {
   const res = await fetch(`${baseUrl()}/__local/faults`, {

@@ -24,13 +24,13 @@ import {
   sesEmails,
   setSesFailures,
   setSesFaults,
-  sleep,
   uniqueAddress,
   waitForEmails,
   waitForOutbox,
   type Json,
   type SesEmail,
 } from '../support/notifications';
+import { sleep } from '#shared/concurrency';
 
 const groupsPath = `/rest/merchants/${MID}/groups`;
 const MERCHANT = 'Springfield Elementary';

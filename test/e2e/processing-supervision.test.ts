@@ -20,13 +20,13 @@ import {
   localTable,
   payments,
   scan,
-  sleep,
   trigger,
   waitForStatus,
   type Json,
 } from '../support/processing';
 import { keys } from '../../lambdas/shared/keys';
 import { slotOf } from '../../lambdas/domain/groups';
+import { sleep } from '#shared/concurrency';
 
 afterAll(() => closeLocalTable());
 

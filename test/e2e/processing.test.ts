@@ -40,7 +40,6 @@ import {
   paymentIdsOf,
   paymentsById,
   saleLedgerItemsOfPayment,
-  sleep,
   slotOfTime,
   transactionsOfPayment,
   trigger,
@@ -49,6 +48,7 @@ import {
 } from '../support/processing';
 import { keys } from '../../lambdas/shared/keys';
 import { slotOf } from '../../lambdas/domain/groups';
+import { sleep } from '#shared/concurrency';
 
 const transactionPath = (transactionId: string) => `/v1/rest/merchants/${MID}/transactions/${transactionId}`;
 const voidOrRefund = (groupId: string, body?: unknown) =>

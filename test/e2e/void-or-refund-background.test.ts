@@ -6,7 +6,8 @@
  * payments (paymentIds) stay within the request: 200.
  */
 import { call } from '../support/api';
-import { createGroup, groupPath, sleep, trigger, waitForStatus, type Json } from '../support/processing';
+import { sleep } from '#shared/concurrency';
+import { createGroup, groupPath, trigger, waitForStatus, type Json } from '../support/processing';
 import { aProfile } from '../fixtures/api';
 
 const COUNT = 1_200;

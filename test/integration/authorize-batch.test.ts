@@ -12,7 +12,7 @@ import { useProcessor } from '../../lambdas/processor/index';
 import { SandboxProcessor } from '../../lambdas/processor/sandbox';
 import { reloadConfigForTests } from '../../lambdas/shared/config';
 import { ddb } from '../../lambdas/shared/ddb';
-import { newId } from '../../lambdas/shared/ids';
+import { newId, transactionIdOf } from '../../lambdas/shared/ids';
 import { DynamoClaimStore } from '../../lambdas/store/claims';
 import { DynamoGroupStore } from '../../lambdas/store/groups';
 import { DynamoPaymentRangeStore } from '../../lambdas/store/payment-ranges';
@@ -21,6 +21,7 @@ import { DynamoPayorStore } from '../../lambdas/store/payors';
 import { createTestTable, type TestTable } from '../support/ddb';
 import { makePayor } from '../fixtures';
 import { FaultyProcessor } from './processor-double';
+import { sleep } from '../../lambdas/shared/concurrency';
 
 type Handler = (state: ProcessingState, context: Context) => Promise<ProcessingState>;
 
@@ -31,7 +32,6 @@ let claims: DynamoClaimStore;
 let processor: FaultyProcessor;
 let sandbox: SandboxProcessor;
 let handler: Handler;
-let transactionIdOf: (paymentId: string) => string;
 const MERCHANT = '32350000001';
 const BATCH = 4;
 
@@ -66,7 +66,6 @@ beforeAll(async () => {
   // Imported after the environment is set: the logger reads it at load.
   const module = await import('../../lambdas/processing/authorize-batch');
   handler = module.handler as unknown as Handler;
-  transactionIdOf = module.transactionIdOf;
 });
 afterEach(() => processor.clear());
 afterAll(async () => {
@@ -225,7 +224,7 @@ test('a crash after the processor charged makes the batch fail; the re-run compl
   // The batch's other payments are answered; the task fails for the state machine to retry.
   await expect(handler(initialState(group), context)).rejects.toMatchObject({ name: 'BatchIncomplete' });
   // Let the batch's other charges (still running when the handler threw) finish.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await sleep(500);
   expect(await saleCalls(victim)).toBe(1);
   expect((await stored(victim))!.authResponse).toBeNull();
   // The sale was recorded Pending before the processor was asked (issue 13, defect 1).

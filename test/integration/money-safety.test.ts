@@ -29,6 +29,7 @@ import { createTestTable, type TestTable } from '../support/ddb';
 import { saleRequest, storedProfile } from './sales';
 import { makeGroup } from '../fixtures';
 import { FaultyProcessor } from './processor-double';
+import { sleep } from '../../lambdas/shared/concurrency';
 
 let table: TestTable;
 let processor: FaultyProcessor;
@@ -139,7 +140,7 @@ describe('defect 1: a charge without a record', () => {
   test('a slow processor is cut off by the adapter timeout and the sale reversed (Declined 96)', async () => {
     const slow = new (class extends FaultyProcessor {
       override async sale(request: ProcessorSaleRequest) {
-        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        await sleep(2_000);
         return super.sale(request);
       }
     })(sandbox);

@@ -26,8 +26,6 @@ export const between = (random: () => number, min: number, max: number): number 
 export const pick = <T>(random: () => number, items: readonly T[]): T =>
   items[Math.floor(random() * items.length)]!;
 
-export const sleep = (ms: number) => new Promise<void>((ok) => setTimeout(ok, ms));
-
 /** The runtime's settings for the crash test (README "Local runtime" and "Tests"). */
 export const CRASH_RUNTIME_ENV = {
   // The table survives the kills: DynamoDB Local keeps it in the data directory.

@@ -6,7 +6,8 @@
  */
 import { cardInput, checkingInput, groupInput } from '../fixtures/inputs';
 import { CRASH_MID, type CrashClient } from './crash-client';
-import { between, pick, sleep } from './crash-runtime';
+import { sleep } from '#shared/concurrency';
+import { between, pick } from './crash-runtime';
 
 const V1 = `/v1/rest/merchants/${CRASH_MID}`;
 export const SALES = `${V1}/transactions`;

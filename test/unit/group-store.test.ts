@@ -30,6 +30,7 @@ import {
   resetDb,
   sentCommands,
 } from './support/api';
+import { sleep } from '#shared/concurrency';
 
 type AnyItem = Record<string, any>;
 
@@ -227,7 +228,7 @@ describe('a failed large create leaves nothing', () => {
       const requests = input.RequestItems.t!;
       if (requests[0]!.DeleteRequest) return {};
       puts++;
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
       if (puts === 10) throw new Error('marshalling failed');
       return {};
     });
