@@ -63,3 +63,16 @@ export async function reverseInBackground(group: Group, now: Date): Promise<stri
   }
   throw new ServiceUnavailableError('void-or-refund is being started by another request; retry shortly');
 }
+
+/** The group as stored, whichever merchant's: a run's tasks check that it is theirs. */
+export const groupOfRun = (groupId: string): Promise<Group | undefined> => groupStore().getGroup(groupId);
+
+/**
+ * Shows a run's summary on the group if the stored one is still of generation `expected`; false
+ * when a newer run took it over (store/groups.ts putVoidOrRefundSummary).
+ */
+export const showRunSummary = (
+  groupId: string,
+  summary: VoidOrRefundSummary,
+  expected: number | undefined,
+): Promise<boolean> => groupStore().putVoidOrRefundSummary(groupId, summary, expected);

@@ -1,5 +1,9 @@
 import * as routes from '#generated/validators';
-import { listGroupsHandler } from '#core/lists';
+import { listGroups } from '#core/lists';
+import { merchantRoute } from '#core/merchants';
 
 /** GET /rest/merchants/{MID}: groups not deleted and not yet processed (pending or processing). */
-export const handler = listGroupsHandler(routes.ListPendingGroups, true);
+export const handler = merchantRoute(routes.ListPendingGroups, async ({ merchant, query }) => ({
+  status: 200,
+  body: await listGroups(merchant.merchantId, query, true),
+}));

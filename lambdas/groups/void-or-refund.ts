@@ -9,7 +9,7 @@ import { VOID_OR_REFUND } from '#contract/processing';
 import * as routes from '#generated/validators';
 import { requireGroup } from '#core/groups';
 import { voidOrRefundGroup, type Outcome } from '#core/void-or-refund';
-import { merchantRoute } from '#shared/http';
+import { merchantRoute } from '#core/merchants';
 import { reverseInBackground } from '#core/void-or-refund-run';
 
 export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant, params, body, now }) => {

@@ -2,7 +2,7 @@ import type { Payor } from '#domain/payors';
 import { payorView } from '#domain/payors';
 import { createMethod } from '#core/methods';
 import * as routes from '#generated/validators';
-import { merchantRoute } from '#shared/http';
+import { merchantRoute } from '#core/merchants';
 import { newId } from '#shared/ids';
 import { savePayor } from '#core/payors';
 

@@ -1,7 +1,7 @@
 import { assertSameId } from '#domain/groups';
 import { payorView, type Payor } from '#domain/payors';
 import * as routes from '#generated/validators';
-import { merchantRoute } from '#shared/http';
+import { merchantRoute } from '#core/merchants';
 import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { changePayor, requirePayor } from '#core/payors';
 

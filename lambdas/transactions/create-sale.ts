@@ -3,7 +3,7 @@ import { runSale } from '#core/sale';
 import { toCents } from '#domain/money';
 import { transactionView } from '#domain/transactions';
 import * as routes from '#generated/validators';
-import { merchantRoute } from '#shared/http';
+import { merchantRoute } from '#core/merchants';
 import { newId } from '#shared/ids';
 
 /**

@@ -3,7 +3,7 @@ import { refundSale } from '#core/reversals';
 import { fromCents, toCents } from '#domain/money';
 import { availableRefundCents, refundView } from '#domain/transactions';
 import * as routes from '#generated/validators';
-import { merchantRoute } from '#shared/http';
+import { merchantRoute } from '#core/merchants';
 import { newId } from '#shared/ids';
 
 /**
