@@ -236,4 +236,4 @@ export class DynamoMethodStore implements MethodStore {
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const methodStore: () => MethodStore = containerStore(DynamoMethodStore);
+export const methodStore: () => MethodStore = /* @__PURE__ */ containerStore(DynamoMethodStore);

@@ -265,4 +265,4 @@ export class DynamoPaymentStore implements PaymentStore {
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const paymentStore: () => PaymentStore = containerStore(DynamoPaymentStore);
+export const paymentStore: () => PaymentStore = /* @__PURE__ */ containerStore(DynamoPaymentStore);

@@ -192,4 +192,4 @@ export class DynamoPayorStore implements PayorStore {
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const payorStore: () => PayorStore = containerStore(DynamoPayorStore);
+export const payorStore: () => PayorStore = /* @__PURE__ */ containerStore(DynamoPayorStore);

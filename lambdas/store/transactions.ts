@@ -300,7 +300,7 @@ export class DynamoTransactionStore implements TransactionStore {
   }
 }
 
-const containerTransactions = containerStore(DynamoTransactionStore);
+const containerTransactions = /* @__PURE__ */ containerStore(DynamoTransactionStore);
 let substitute: TransactionStore | undefined;
 
 /** The container's store, on the configured table (made on first use). */
