@@ -19,7 +19,7 @@ import standaloneCode from 'ajv/dist/standalone';
 import { NO_QUERY, routes, type Route } from '../contract/routes/index';
 import { requestComponents } from '../contract/schemas/index';
 import { accountTypeSchema, cardMethodSchema, checkingMethodSchema } from '../contract/schemas/payors';
-import { hasAtMostDecimals } from '../lambdas/domain/money';
+import { hasAtMostDecimals } from '../lambdas/shared/decimals';
 
 export const VALIDATORS_FILE = join(__dirname, '..', 'lambdas', 'generated', 'validators.ts');
 export const BY_SCHEMA_FILE = join(__dirname, '..', 'lambdas', 'generated', 'validators-by-schema.ts');
@@ -52,7 +52,7 @@ export function compiler(): Ajv {
     code(cxt: KeywordCxt) {
       const fn = cxt.gen.scopeValue('func', {
         ref: hasAtMostDecimals,
-        code: _`require("../domain/money").hasAtMostDecimals`,
+        code: _`require("#shared/decimals").hasAtMostDecimals`,
       });
       cxt.fail(_`!${fn}(${cxt.data}, ${cxt.schema})`);
     },

@@ -430,7 +430,7 @@ const schema13 = {
 };
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = require('ajv/dist/runtime/ucs2length').default;
-const func5 = require('../domain/money').hasAtMostDecimals;
+const func5 = require('#shared/decimals').hasAtMostDecimals;
 const pattern4 = new RegExp('^\\d{8}(\\d{3})?$', 'u');
 const pattern5 = new RegExp('^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$', 'u');
 const pattern6 = new RegExp('^[^\\u0000-\\u001F\\u007F]*$', 'u');
