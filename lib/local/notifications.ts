@@ -17,6 +17,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
+import type { DeadLetter } from './dead-letters';
 import { invokeAs } from './http-server';
 import { backoffDelay } from '../../lambdas/shared/backoff';
 import { sleep } from '../../lambdas/shared/concurrency';
@@ -36,11 +37,6 @@ export async function startSes(port: number): Promise<Server> {
   }
   return ses;
 }
-
-/** What `GET /__local/dlq` lists: stream records the forwarder gave up on, queue messages the notifier did. */
-export type DeadLetter = { at: string; reason: string } & (
-  { shardId: string; sequenceNumbers: string[] } | { messageId: string; body: string }
-);
 
 const MAX_RETRIES = 10;
 /** Waits between deliveries of a failed batch: 0.5 s, doubling, at most 8 s. */
