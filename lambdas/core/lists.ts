@@ -95,7 +95,7 @@ export async function listPayments(merchantId: string, groupId: string, q: ListP
     const total = Math.max(cursor.total, cursor.offset + payments.length);
     page = { payments, offset: cursor.offset, total, pageSize, more: read.length > pageSize };
   } else {
-    const pageNumber = intParam('pageNumber', q.pageNumber, 1, 999999999) ?? 1;
+    const pageNumber = intParam('pageNumber', q.pageNumber, 1, MAX_PAGE_NUMBER) ?? 1;
     const pageSize = size ?? DEFAULT_PAGE_SIZE;
     const { payments, total } = await store.pagePayments(groupId, { pageNumber, pageSize });
     const offset = (pageNumber - 1) * pageSize;

@@ -2384,7 +2384,7 @@ const schema15 = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    pageNumber: { type: 'string', pattern: '^\\d{1,9}$', description: 'must be an integer >= 1' },
+    pageNumber: { type: 'string', pattern: '^\\d{1,7}$', description: 'must be an integer 1-1000000' },
     pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
     pageToken: {
       type: 'string',
@@ -2393,7 +2393,6 @@ const schema15 = {
     },
   },
 };
-const pattern11 = new RegExp('^\\d{1,9}$', 'u');
 const pattern13 = new RegExp('^[A-Za-z0-9_.-]{1,400}$', 'u');
 function validate14(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
@@ -2422,14 +2421,14 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.pageNumber !== undefined) {
       let data0 = data.pageNumber;
       if (typeof data0 === 'string') {
-        if (!pattern11.test(data0)) {
+        if (!pattern2.test(data0)) {
           const err1 = {
             instancePath: instancePath + '/pageNumber',
             schemaPath: '#/properties/pageNumber/pattern',
             keyword: 'pattern',
-            params: { pattern: '^\\d{1,9}$' },
-            message: 'must match pattern "' + '^\\d{1,9}$' + '"',
-            schema: '^\\d{1,9}$',
+            params: { pattern: '^\\d{1,7}$' },
+            message: 'must match pattern "' + '^\\d{1,7}$' + '"',
+            schema: '^\\d{1,7}$',
             parentSchema: schema15.properties.pageNumber,
             data: data0,
           };

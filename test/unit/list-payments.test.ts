@@ -106,6 +106,16 @@ describe('GET .../payments paged', () => {
     expect(next.meta).not.toHaveProperty('nextPageToken');
   });
 
+  it.each([
+    [{ pageNumber: '1000001' }, 'pageNumber must be an integer 1-1000000 (got 1000001)'],
+    [{ pageNumber: '0' }, 'pageNumber must be an integer 1-1000000 (got 0)'],
+    [{ pageNumber: '12345678' }, 'pageNumber must be an integer 1-1000000'],
+    [{ pageSize: '501' }, 'pageSize must be an integer 1-500 (got 501)'],
+  ])("has the group lists' page limits: 400 for %p", async (query, message) => {
+    storedGroup(3);
+    expect(expectError(await list(query), 400)).toBe(message);
+  });
+
   it('refuses pageToken with pageNumber, and forged, altered or foreign tokens, with 400', async () => {
     storedGroup(5);
     const token = String(((await list({ pageSize: '2' })).body as Page).meta.nextPageToken);
