@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { withBackoff, type BackoffDelays } from '#shared/backoff';
 import { config } from '#shared/config';
-import { ddb } from '#shared/ddb';
+import { cancellationCodes, ddb } from '#shared/ddb';
 
 export type Item = Record<string, unknown>;
 
@@ -48,6 +48,26 @@ export const epoch = (d: Date): number => Math.floor(d.getTime() / 1000);
 
 export const isConditionFailure = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/** An item of a transaction (its index in TransactItems), or `any` of them. */
+export type TransactionItem = number | 'any';
+
+/**
+ * What a cancelled transaction (TransactWriteItems) means to its store: the outcome of the first
+ * of `outcomes` whose item failed its condition. Anything else is thrown again: another error, or
+ * a cancellation for another reason (a conflict or a throttle, which the caller's retry handles).
+ */
+export function conditionOutcome<O>(
+  error: unknown,
+  outcomes: readonly (readonly [item: TransactionItem, outcome: O])[],
+): O {
+  const codes = cancellationCodes(error) ?? [];
+  const failed = (item: TransactionItem) =>
+    item === 'any' ? codes.includes('ConditionalCheckFailed') : codes[item] === 'ConditionalCheckFailed';
+  const found = outcomes.find(([item]) => failed(item));
+  if (found === undefined) throw error;
+  return found[1];
+}
 
 /** BatchWriteItem takes at most 25 requests. */
 const BATCH_SIZE = 25;

@@ -8,10 +8,9 @@
  */
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
-import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import type { Payor, SavedMethod } from '#domain/payors';
-import { batchGet, containerStore, strip } from './items';
+import { batchGet, conditionOutcome, containerStore, strip } from './items';
 import { methodItem } from './payor-items';
 import { readPayor } from './payors';
 
@@ -124,11 +123,10 @@ export class DynamoMethodStore implements MethodStore {
       );
       return 'ok';
     } catch (error) {
-      if (cancellationCodes(error)?.[1] === 'ConditionalCheckFailed') {
-        const found = await readPayor(this.db, this.tableName, method.payorId, method.merchantId);
-        return found ? 'limit-reached' : 'payor-not-found';
-      }
-      throw error;
+      // The payor refused it: full, or gone.
+      conditionOutcome(error, [[1, 'refused']]);
+      const found = await readPayor(this.db, this.tableName, method.payorId, method.merchantId);
+      return found ? 'limit-reached' : 'payor-not-found';
     }
   }
 
@@ -166,10 +164,10 @@ export class DynamoMethodStore implements MethodStore {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[0] === 'ConditionalCheckFailed') return 'method-not-found';
-      if (codes?.[1] === 'ConditionalCheckFailed') return 'payor-not-found';
-      throw error;
+      return conditionOutcome(error, [
+        [0, 'method-not-found'],
+        [1, 'payor-not-found'],
+      ]);
     }
   }
 
@@ -227,10 +225,10 @@ export class DynamoMethodStore implements MethodStore {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[0] === 'ConditionalCheckFailed') return 'method-not-found';
-      if (codes?.some((c) => c === 'ConditionalCheckFailed')) return 'changed';
-      throw error;
+      return conditionOutcome(error, [
+        [0, 'method-not-found'],
+        ['any', 'changed'],
+      ]);
     }
   }
 }
