@@ -64,7 +64,7 @@ async function answerBatch(
 }
 
 /** The batch left payments unanswered; the name is what the state machine's Retry matches. */
-export class BatchIncompleteError extends Error {
+class BatchIncompleteError extends Error {
   constructor(
     override readonly name: 'ProcessorUnavailable' | 'BatchIncomplete',
     message: string,

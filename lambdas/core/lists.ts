@@ -15,12 +15,7 @@ import { decodePageToken, encodePageToken } from '#store/paging';
 import { paymentStore } from '#store/payments';
 import { requireGroup } from './groups';
 
-export function intParam(
-  name: string,
-  raw: string | undefined,
-  min: number,
-  max: number,
-): number | undefined {
+function intParam(name: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
   if (value < min || value > max)

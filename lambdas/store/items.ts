@@ -50,7 +50,7 @@ export const isConditionFailure = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
 /** An item of a transaction (its index in TransactItems), or `any` of them. */
-export type TransactionItem = number | 'any';
+type TransactionItem = number | 'any';
 
 /**
  * What a cancelled transaction (TransactWriteItems) means to its store: the outcome of the first

@@ -52,7 +52,7 @@ export interface TaskStateMachineProps {
 }
 
 /** An alarm's name (under the stage's prefix) and its description. */
-export interface AlarmText {
+interface AlarmText {
   readonly name: string;
   readonly description: string;
 }
