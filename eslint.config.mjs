@@ -20,11 +20,11 @@ const OUTSIDE_THE_FUNCTIONS = {
     'Functions import only the contract (#contract/...) and their own modules, never lib/, bin/, bench/, scripts/ or test/.',
 };
 
-/** Inside lambdas/ another folder is reached by its alias, which names the layer crossed. */
+/** Inside lambdas/ another folder is reached by its layer's alias, which names the layer crossed. */
 const RELATIVE_CROSSING = {
-  regex: String.raw`^(\.\./)+(?!\.\./|(lib|bin|bench|scripts|test)(/|$))`,
+  regex: String.raw`^(\.\./)+(?!\.\./|(lib|bin|bench|scripts|test)(/|$))|^#lambdas/`,
   message:
-    'Inside lambdas/, import another folder through its alias (#core/..., #shared/...), not a ../ path.',
+    "Inside lambdas/, import another folder through its layer's alias (#core/..., #shared/...), not a ../ path or #lambdas/.",
 };
 
 const aliases = (...folders) => String.raw`^#(${folders.join('|')})/`;
@@ -195,7 +195,30 @@ export default tseslint.config(
     },
   },
   // Tests read JSON bodies of many shapes; `any` there is the honest type of a parsed response.
-  { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  // Every tier imports the code, and test/support/, through the aliases the code itself uses.
+  {
+    files: ['test/**'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: String.raw`^(\.\./)+(lambdas|contract|lib|support)(/|$)`,
+              message:
+                'Tests import the code and test/support/ through #aliases (#core/..., #lib/..., #support/...).',
+            },
+            {
+              regex: String.raw`^#lambdas/(core|domain|store|processor|shared|generated)/`,
+              message:
+                'A layer of lambdas/ is imported through its own alias (#core/...); #lambdas/ names handlers.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['jest.config.js', 'test/support/esbuild-transform.js'],
     languageOptions: {

@@ -2,8 +2,8 @@
 import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { baseUrl, call, MID } from '../support/api';
-import { aProfile } from '../fixtures/api';
+import { baseUrl, call, MID } from '#support/api';
+import { aProfile } from '#support/fixtures/e2e-resources';
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..', '..');

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { launchLocalRuntime, type LocalRuntimeProcess } from '../../lib/local/launcher';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { sleep } from '#shared/concurrency';
 
 const ROOT = resolve(__dirname, '..', '..');

@@ -10,7 +10,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
-import { baseUrl } from '../support/api';
+import { baseUrl } from '#support/api';
 
 const ROOT = resolve(__dirname, '..', '..');
 const ARTIFACTS = join(ROOT, 'test', 'artifacts');

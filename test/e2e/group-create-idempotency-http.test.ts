@@ -3,8 +3,8 @@
  * written ahead and committed) that replays with the same ids and is listed once.
  */
 import { randomUUID } from 'node:crypto';
-import { call, MID } from '../support/api';
-import { aProfile, groupBody } from '../fixtures/api';
+import { call, MID } from '#support/api';
+import { aProfile, groupBody } from '#support/fixtures/e2e-resources';
 
 const base = `/rest/merchants/${MID}`;
 let profileId: string;

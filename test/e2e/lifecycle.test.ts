@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { launchLocalRuntime } from '../../lib/local/launcher';
+import { launchLocalRuntime } from '#lib/local/launcher';
 import { sleep } from '#shared/concurrency';
 
 /** Whether something accepts connections on this loopback port. */

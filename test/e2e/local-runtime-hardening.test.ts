@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { SignJWT, importJWK } from 'jose';
-import { baseUrl, call, MID, OTHER, OTHER_MID, tokenFor } from '../support/api';
-import { apiScope } from '../../contract/stage';
+import { baseUrl, call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
+import { apiScope } from '#contract/stage';
 import { sleep } from '#shared/concurrency';
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;

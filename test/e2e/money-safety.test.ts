@@ -4,7 +4,7 @@
  * touch, with the sandbox processor's ledger as the proof that no money moved twice. Each test is
  * named after the defect it proves fixed.
  */
-import { baseUrl, call, MID } from '../support/api';
+import { baseUrl, call, MID } from '#support/api';
 import {
   closeLocalTable,
   createGroup,
@@ -15,8 +15,8 @@ import {
   trigger,
   waitForStatus,
   type Json,
-} from '../support/processing';
-import { aProfile } from '../fixtures/api';
+} from '#support/processing';
+import { aProfile } from '#support/fixtures/e2e-resources';
 import { sleep } from '#shared/concurrency';
 
 const base = `/v1/rest/merchants/${MID}/transactions`;

@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createPayor } from '../fixtures/api';
-import { cardInput, checkingInput } from '../fixtures/inputs';
-import { createGroup, payments, trigger, waitForStatus, type Json } from '../support/processing';
-import { cardTypeOf } from '../../lambdas/domain/cards';
+import { createPayor } from '#support/fixtures/e2e-resources';
+import { cardInput, checkingInput } from '#support/fixtures/inputs';
+import { createGroup, payments, trigger, waitForStatus, type Json } from '#support/processing';
+import { cardTypeOf } from '#domain/cards';
 
 interface Row {
   numbers: string[];

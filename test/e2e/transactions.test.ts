@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { call, MID, OTHER, OTHER_MID, tokenFor } from '../support/api';
-import { localTable } from '../support/processing';
-import { cardInput, checkingInput } from '../fixtures';
-import { aProfile, createPayor } from '../fixtures/api';
+import { call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
+import { localTable } from '#support/processing';
+import { cardInput, checkingInput } from '#support/fixtures/index';
+import { aProfile, createPayor } from '#support/fixtures/e2e-resources';
 import { sleep } from '#shared/concurrency';
 
 const base = `/v1/rest/merchants/${MID}/transactions`;

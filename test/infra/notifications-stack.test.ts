@@ -5,11 +5,11 @@
  * them is test/infra/notifications-queue.test.ts.
  */
 import { Template } from 'aws-cdk-lib/assertions';
-import { addServiceStacks } from '../../lib/cdk/app';
-import { SES_DIMENSION } from '../../lib/cdk/notifications';
-import type { ServiceStack } from '../../lib/cdk/service-stack';
-import { NOTIFIER_HANDLER } from '../../contract/processing';
-import type { Stage } from '../../contract/stage';
+import { addServiceStacks } from '#lib/cdk/app';
+import { SES_DIMENSION } from '#lib/cdk/notifications';
+import type { ServiceStack } from '#lib/cdk/service-stack';
+import { NOTIFIER_HANDLER } from '#contract/processing';
+import type { Stage } from '#contract/stage';
 import {
   DEFAULT_DOMAIN,
   CUSTOM_SENDER,
@@ -28,7 +28,7 @@ import {
   sesResources,
   expectSendEmailOnlyAs,
   type Notifications,
-} from './notifications-support';
+} from '#support/cdk/notifications-stack';
 import {
   actionsOf,
   flatten,
@@ -42,7 +42,7 @@ import {
   synthStage,
   testApp,
   type Resource,
-} from './synth';
+} from '#support/cdk/synth';
 
 describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (stage: Stage) => {
   let n: Notifications;

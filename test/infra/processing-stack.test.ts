@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
-import type { ServiceStack } from '../../lib/cdk/service-stack';
+import type { ServiceStack } from '#lib/cdk/service-stack';
 import {
   DUE_SWEEP_HANDLER,
   PROCESS_GROUP_DEFINITION,
@@ -13,10 +13,10 @@ import {
   settlementClock,
   STATE_MACHINE_NAME,
   STUCK_GROUPS_METRIC,
-} from '../../contract/processing';
-import { MAX_FAN_OUT, rangePlan, stuckGroupsMetricLine } from '../../lambdas/domain/processing';
-import { routeList as routes } from '../../contract/routes/index';
-import type { Stage } from '../../contract/stage';
+} from '#contract/processing';
+import { MAX_FAN_OUT, rangePlan, stuckGroupsMetricLine } from '#domain/processing';
+import { routeList as routes } from '#contract/routes/index';
+import type { Stage } from '#contract/stage';
 import {
   actionsOf,
   flatten,
@@ -32,7 +32,7 @@ import {
   synthStage,
   type Resource,
   type Statement,
-} from './synth';
+} from '#support/cdk/synth';
 
 const TRIGGER_HANDLERS = [...new Set(routes.filter((r) => r.nonProdOnly).map((r) => r.handler))];
 

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { addServiceStacks } from '../../lib/cdk/app';
-import { acknowledgementsOf } from '../../lib/cdk/nag';
-import type { ServiceStack } from '../../lib/cdk/service-stack';
-import { emittedMetricProblem, metricsOfAlarm } from './metrics';
-import { PROD_CONTEXT, props, resourcesOf, SYNTH_TIMEOUT_MS, testApp } from './synth';
+import { addServiceStacks } from '#lib/cdk/app';
+import { acknowledgementsOf } from '#lib/cdk/nag';
+import type { ServiceStack } from '#lib/cdk/service-stack';
+import { emittedMetricProblem, metricsOfAlarm } from '#support/cdk/metrics';
+import { PROD_CONTEXT, props, resourcesOf, SYNTH_TIMEOUT_MS, testApp } from '#support/cdk/synth';
 
 const stacks: { stack: ServiceStack; template: Template }[] = [];
 beforeAll(() => {

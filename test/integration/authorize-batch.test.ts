@@ -6,22 +6,22 @@
  */
 import type { Context } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
-import { emptyTotals, rangesBetween, type ProcessingState } from '../../lambdas/domain/processing';
-import { useProcessor } from '../../lambdas/processor/index';
-import { SandboxProcessor } from '../../lambdas/processor/sandbox';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { ddb } from '../../lambdas/shared/ddb';
-import { newId, transactionIdOf } from '../../lambdas/shared/ids';
-import { DynamoClaimStore } from '../../lambdas/store/claims';
-import { DynamoGroupStore } from '../../lambdas/store/groups';
-import { DynamoPaymentRangeStore } from '../../lambdas/store/payment-ranges';
-import { DynamoPaymentStore } from '../../lambdas/store/payments';
-import { DynamoPayorStore } from '../../lambdas/store/payors';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { makePayor } from '../fixtures';
-import { FaultyProcessor } from './processor-double';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { newGroup, newPayment, type Group, type Payment } from '#domain/groups';
+import { emptyTotals, rangesBetween, type ProcessingState } from '#domain/processing';
+import { useProcessor } from '#processor/index';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { newId, transactionIdOf } from '#shared/ids';
+import { DynamoClaimStore } from '#store/claims';
+import { DynamoGroupStore } from '#store/groups';
+import { DynamoPaymentRangeStore } from '#store/payment-ranges';
+import { DynamoPaymentStore } from '#store/payments';
+import { DynamoPayorStore } from '#store/payors';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { makePayor } from '#support/fixtures/index';
+import { FaultyProcessor } from '#support/processor-double';
+import { sleep } from '#shared/concurrency';
 
 type Handler = (state: ProcessingState, context: Context) => Promise<ProcessingState>;
 
@@ -64,7 +64,7 @@ beforeAll(async () => {
   processor = new FaultyProcessor(sandbox);
   useProcessor(processor);
   // Imported after the environment is set: the logger reads it at load.
-  const module = await import('../../lambdas/processing/authorize-batch');
+  const module = await import('#lambdas/processing/authorize-batch');
   handler = module.handler as unknown as Handler;
 });
 afterEach(() => processor.clear());

@@ -4,32 +4,29 @@
  * Each test is named after the defect it proves fixed.
  */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { voidOrRefundGroup } from '../../lambdas/core/void-or-refund';
-import { refundSale, voidSale } from '../../lambdas/core/reversals';
-import { giveUpSale, runSale, type SaleRequest } from '../../lambdas/core/sale';
-import { sweep } from '../../lambdas/core/sweeper';
-import { saleAuthResponse } from '../../lambdas/domain/processing';
-import { transactionView } from '../../lambdas/domain/transactions';
-import { useProcessor } from '../../lambdas/processor/index';
-import {
-  ProcessorUnavailableError,
-  type SaleRequest as ProcessorSaleRequest,
-} from '../../lambdas/processor/processor';
-import { SandboxProcessor } from '../../lambdas/processor/sandbox';
-import { withProcessorTimeout } from '../../lambdas/processor/timeout';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { ddb } from '../../lambdas/shared/ddb';
-import { BadRequestError } from '../../lambdas/shared/errors';
-import { newId } from '../../lambdas/shared/ids';
-import { keys } from '../../lambdas/shared/keys';
-import { groupStore } from '../../lambdas/store/groups';
-import { paymentStore } from '../../lambdas/store/payments';
-import { transactionStore } from '../../lambdas/store/transactions';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { saleRequest, storedProfile } from './sales';
-import { makeGroup } from '../fixtures';
-import { FaultyProcessor } from './processor-double';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { voidOrRefundGroup } from '#core/void-or-refund';
+import { refundSale, voidSale } from '#core/reversals';
+import { giveUpSale, runSale, type SaleRequest } from '#core/sale';
+import { sweep } from '#core/sweeper';
+import { saleAuthResponse } from '#domain/processing';
+import { transactionView } from '#domain/transactions';
+import { useProcessor } from '#processor/index';
+import { ProcessorUnavailableError, type SaleRequest as ProcessorSaleRequest } from '#processor/processor';
+import { SandboxProcessor } from '#processor/sandbox';
+import { withProcessorTimeout } from '#processor/timeout';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { BadRequestError } from '#shared/errors';
+import { newId } from '#shared/ids';
+import { keys } from '#shared/keys';
+import { groupStore } from '#store/groups';
+import { paymentStore } from '#store/payments';
+import { transactionStore } from '#store/transactions';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { saleRequest, storedProfile } from '#support/sales';
+import { makeGroup } from '#support/fixtures/index';
+import { FaultyProcessor } from '#support/processor-double';
+import { sleep } from '#shared/concurrency';
 
 let table: TestTable;
 let processor: FaultyProcessor;

@@ -10,14 +10,14 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from 'aws-lambda';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
-import { PROCESS_GROUP_DEFINITION, processGroupTasks } from '../../contract/processing';
-import { newGroup, type Group } from '../../lambdas/domain/groups';
-import type { ProcessingState } from '../../lambdas/domain/processing';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { newId } from '../../lambdas/shared/ids';
-import { DynamoClaimStore } from '../../lambdas/store/claims';
-import { DynamoGroupStore } from '../../lambdas/store/groups';
-import { createTestTable, type TestTable } from '../support/ddb';
+import { PROCESS_GROUP_DEFINITION, processGroupTasks } from '#contract/processing';
+import { newGroup, type Group } from '#domain/groups';
+import type { ProcessingState } from '#domain/processing';
+import { reloadConfigForTests } from '#shared/config';
+import { newId } from '#shared/ids';
+import { DynamoClaimStore } from '#store/claims';
+import { DynamoGroupStore } from '#store/groups';
+import { createTestTable, type TestTable } from '#support/ddb';
 
 const MACHINE = 'arn:aws:states:us-east-1:000000000000:stateMachine:test';
 const arnOf = (name: string) => `${MACHINE.replace(':stateMachine:', ':execution:')}:${name}`;
@@ -25,7 +25,7 @@ const arnOf = (name: string) => `${MACHINE.replace(':stateMachine:', ':execution
 /** The fake Step Functions: every name started, and each execution's status. */
 const started: string[] = [];
 const statuses = new Map<string, string>();
-jest.mock('../../lambdas/shared/sfn', () => ({
+jest.mock('#shared/sfn', () => ({
   startExecution: jest.fn(async (name: string) => {
     started.push(name);
     statuses.set(arnOf(name), 'RUNNING');
@@ -58,8 +58,8 @@ beforeAll(async () => {
   reloadConfigForTests();
   groups = new DynamoGroupStore(table.db, table.tableName);
   claims = new DynamoClaimStore(table.db, table.tableName);
-  tick = (await import('../../lambdas/processing/schedule-tick')).handler as unknown as typeof tick;
-  begin = (await import('../../lambdas/processing/begin-group')).handler as unknown as typeof begin;
+  tick = (await import('#lambdas/processing/schedule-tick')).handler as unknown as typeof tick;
+  begin = (await import('#lambdas/processing/begin-group')).handler as unknown as typeof begin;
 });
 afterAll(() => table.drop());
 

@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchLocalRuntime, type LocalRuntimeProcess } from '../../lib/local/launcher';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 
 /** mulberry32: a small seeded generator; each call gives a number in [0, 1). */
 export function seededRandom(seed: number): () => number {

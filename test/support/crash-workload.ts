@@ -4,10 +4,10 @@
  * ones and reversing groups (void-or-refund) while the runtime is killed and restarted under them.
  * What each client saw is kept in `Observations` for the oracle.
  */
-import { cardInput, checkingInput, groupInput } from '../fixtures/inputs';
-import { CRASH_MID, type CrashClient } from './crash-client';
+import { cardInput, checkingInput, groupInput } from '#support/fixtures/inputs';
+import { CRASH_MID, type CrashClient } from '#support/crash-client';
 import { sleep } from '#shared/concurrency';
-import { between, pick } from './crash-runtime';
+import { between, pick } from '#support/crash-runtime';
 
 const V1 = `/v1/rest/merchants/${CRASH_MID}`;
 export const SALES = `${V1}/transactions`;

@@ -1,5 +1,5 @@
 /** E2E tier: one local runtime for the run (each test works on its own groups). */
-import { launchLocalRuntime, type LocalRuntimeProcess } from '../../lib/local/launcher';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 
 export default async function setup(): Promise<void> {
   // Short settlement cut-offs so that refunds can be tested; INFO logs so that leaks would show.

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { baseUrl, call, MID } from './api';
-import { groupBody } from '../fixtures/api';
+import { baseUrl, call, MID } from '#support/api';
+import { groupBody } from '#support/fixtures/e2e-resources';
 import { sleep } from '#shared/concurrency';
 
 export type Json = Record<string, any>;

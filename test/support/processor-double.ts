@@ -7,8 +7,8 @@ import {
   type SaleRequest,
   type SaleResult,
   type TokenizeRequest,
-} from '../../lambdas/processor/processor';
-import type { SandboxProcessor } from '../../lambdas/processor/sandbox';
+} from '#processor/processor';
+import type { SandboxProcessor } from '#processor/sandbox';
 
 /** What to do with a call: pass it on, or fail it before or after the sandbox saw it. */
 export type Fault = 'none' | 'unavailable-before' | 'unavailable-after' | 'crash-after' | 'decline';

@@ -1,9 +1,9 @@
 /** Sales for the transactions-core tests: a stored payor's profile, and a sale request on it. */
-import type { SaleRequest } from '../../lambdas/core/sale';
-import { newId } from '../../lambdas/shared/ids';
-import { DynamoPayorStore } from '../../lambdas/store/payors';
-import type { TestTable } from '../support/ddb';
-import { makePayor } from '../fixtures';
+import type { SaleRequest } from '#core/sale';
+import { newId } from '#shared/ids';
+import { DynamoPayorStore } from '#store/payors';
+import type { TestTable } from '#support/ddb';
+import { makePayor } from '#support/fixtures/index';
 
 /** A stored payor whose default method behaves as `profile` at the sandbox; its profileId. */
 export async function storedProfile(table: TestTable, merchantId: string, profile = 'ok'): Promise<string> {

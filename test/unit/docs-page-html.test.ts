@@ -1,8 +1,8 @@
 /** The API reference page (lib/local/docs.ts) and its static writer (scripts/docs.ts). */
 import { createHash } from 'node:crypto';
 import { routeList } from '#contract/routes/index';
-import { openApiDocument } from '../../lib/openapi/index';
-import { DOCS_PATH, docsPage, docsRoutes } from '../../lib/local/docs';
+import { openApiDocument } from '#lib/openapi/index';
+import { DOCS_PATH, docsPage, docsRoutes } from '#lib/local/docs';
 import { staticDocs, urlsFromOutputs } from '../../scripts/docs';
 
 const inlineScripts = (html: string): string[] =>

@@ -2,13 +2,13 @@
  * Idempotent group create (issue 13 item 11): the create body's optional idempotencyKey, with the
  * sale's rules, against in-memory group, payment and idempotency stores.
  */
-import './support/env';
-import './support/fake-stores';
-import { idempotency } from './support/fake-idempotency';
+import '#support/handlers/env';
+import '#support/handlers/fake-stores';
+import { idempotency } from '#support/handlers/fake-idempotency';
 import { requestHash } from '#core/idempotency';
-import { handler as createGroup } from '../../lambdas/groups/create-group';
-import { expectError, FUTURE_DATE, invoke, MID, resetDb } from './support/api';
-import { memory } from './support/fakes';
+import { handler as createGroup } from '#lambdas/groups/create-group';
+import { expectError, FUTURE_DATE, invoke, MID, resetDb } from '#support/handlers/invoke';
+import { memory } from '#support/handlers/fakes';
 
 beforeEach(() => {
   resetDb();

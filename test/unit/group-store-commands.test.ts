@@ -4,7 +4,7 @@
  * batch items, a failed group write). Conditions and results on a real table:
  * test/integration/group-store.test.ts.
  */
-import './support/env';
+import '#support/handlers/env';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -29,7 +29,7 @@ import {
   PAYMENT_ID,
   resetDb,
   sentCommands,
-} from './support/api';
+} from '#support/handlers/invoke';
 import { sleep } from '#shared/concurrency';
 
 type AnyItem = Record<string, any>;

@@ -35,6 +35,9 @@ describe('the layering rule between top-level folders', () => {
     ['lib/cdk/x.ts', "import { x } from '#shared/keys';"],
     ['lib/cdk/x.ts', "import { x } from '../local/runtime';"],
     ['client/x.ts', "import { x } from '#contract/limits';"],
+    ['test/unit/x.test.ts', "import { x } from '../../lambdas/core/groups';"],
+    ['test/e2e/x.test.ts', "import { x } from '../support/api';"],
+    ['test/unit/x.test.ts', "import { x } from '#lambdas/core/groups';"],
   ])('forbids, in %s, %s', async (path, code) => {
     expect(await layerErrors(path, code)).toHaveLength(1);
   });
@@ -46,6 +49,9 @@ describe('the layering rule between top-level folders', () => {
     ['lib/cdk/x.ts', "import { x } from '../../contract/processing';"],
     ['lib/cdk/x.ts', "import { x } from 'aws-cdk-lib/aws-lambda';"],
     ['lib/local/x.ts', "import { x } from '../../lambdas/store/merchants';"],
+    ['test/unit/x.test.ts', "import { handler } from '#lambdas/groups/create-group';"],
+    ['test/unit/x.test.ts', "import { x } from '#core/groups';"],
+    ['test/e2e/x.test.ts', "import { x } from '#support/api';"],
   ])('allows, in %s, %s', async (path, code) => {
     expect(await layerErrors(path, code)).toEqual([]);
   });
@@ -58,6 +64,7 @@ describe('the layering rule inside lambdas/', () => {
     ['lambdas/processing/x.ts', "import type { x } from '#processor/processor';"],
     ['lambdas/notifications/x.ts', "import { x } from './queue';"],
     ['lambdas/groups/x.ts', "import { x } from '../void-or-refund/start';"],
+    ['lambdas/groups/x.ts', "import { x } from '#lambdas/store/groups';"],
     // core/ never imports a handler.
     ['lambdas/core/x.ts', "import { x } from '../groups/create-group';"],
     // store/ and processor/ sit side by side, below core/.

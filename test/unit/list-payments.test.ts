@@ -3,16 +3,16 @@
  * over the in-memory payment store, the unpaged limit, forged tokens, and the response-size
  * guard with the largest payment the contract accepts.
  */
-import './support/env';
-import './support/fake-stores';
-import { memory } from './support/fakes';
+import '#support/handlers/env';
+import '#support/handlers/fake-stores';
+import { memory } from '#support/handlers/fakes';
 import { MAX_RESPONSE_BYTES, MAX_UNPAGED_PAYMENTS } from '#contract/limits';
 import { addPaymentSchema } from '#contract/schemas/payments';
 import { newPayment, paymentView, type Group, type Payment } from '#domain/groups';
 import { validator } from '#support/validators-by-schema';
 import { encodePageToken } from '#store/paging';
-import { handler as listPayments } from '../../lambdas/payments/list-payments';
-import { expectError, group, GROUP_ID, groupPath, invoke, payment, resetDb } from './support/api';
+import { handler as listPayments } from '#lambdas/payments/list-payments';
+import { expectError, group, GROUP_ID, groupPath, invoke, payment, resetDb } from '#support/handlers/invoke';
 
 type Page = { meta: Record<string, unknown>; items: { paymentId: string }[] };
 

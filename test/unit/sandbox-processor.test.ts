@@ -360,13 +360,13 @@ describe('the processor registry', () => {
     const saved = { ...process.env };
     Object.assign(process.env, { TABLE_NAME: 't', PROCESSOR: processor, AWS_REGION: 'us-east-1' });
     try {
-      let loaded: typeof import('../../lambdas/processor/index') | undefined;
-      let sandboxModule: typeof import('../../lambdas/processor/sandbox') | undefined;
+      let loaded: typeof import('#processor/index') | undefined;
+      let sandboxModule: typeof import('#processor/sandbox') | undefined;
       jest.isolateModules(() => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        sandboxModule = require('../../lambdas/processor/sandbox');
+        sandboxModule = require('#processor/sandbox');
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        loaded = require('../../lambdas/processor/index');
+        loaded = require('#processor/index');
       });
       return Object.assign(loaded!, { sandboxModule: sandboxModule! });
     } finally {

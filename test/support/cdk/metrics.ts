@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { props, resourcesOf } from './synth';
+import { props, resourcesOf } from '#support/cdk/synth';
 
 export interface AlarmMetric {
   readonly namespace: string;
@@ -32,7 +32,7 @@ export function metricsOfAlarm(alarm: Record<string, unknown>): AlarmMetric[] {
   );
 }
 
-const REPO = join(__dirname, '..', '..');
+const REPO = join(__dirname, '..', '..', '..');
 
 /** Every TypeScript source the functions are built from (lambdas/ and contract/), read once. */
 let functionSources: string | undefined;

@@ -1,7 +1,7 @@
 /** Shared parts of the notification infra tests (test/infra/notifications.test.ts). */ import { Template } from 'aws-cdk-lib/assertions';
-import type { ServiceStack } from '../../lib/cdk/service-stack';
-import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
-import type { Stage } from '../../contract/stage';
+import type { ServiceStack } from '#lib/cdk/service-stack';
+import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '#contract/processing';
+import type { Stage } from '#contract/stage';
 import {
   actionsOf,
   flatten,
@@ -13,7 +13,7 @@ import {
   PROD_CONTEXT,
   props,
   type Resource,
-} from './synth';
+} from '#support/cdk/synth';
 
 export const DEFAULT_SENDER = 'payments@scheduled-payments.example';
 export const DEFAULT_DOMAIN = 'scheduled-payments.example';

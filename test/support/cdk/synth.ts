@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stage as CdkStage, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import cdkJson from '../../cdk.json';
-import { addServiceStacks } from '../../lib/cdk/app';
-import type { ServiceStack } from '../../lib/cdk/service-stack';
-import type { Stage } from '../../contract/stage';
+import cdkJson from '../../../cdk.json';
+import { addServiceStacks } from '#lib/cdk/app';
+import type { ServiceStack } from '#lib/cdk/service-stack';
+import type { Stage } from '#contract/stage';
 
 /**
  * A CDK app with cdk.json's feature flags and no asset bundling: `aws:cdk:bundling-stacks` set to

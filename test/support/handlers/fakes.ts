@@ -5,7 +5,7 @@
  * payment change holds only if the payment is as read). What DynamoDB is sent is asserted once,
  * by the store tests on DynamoDB Local (test/integration/group-store.test.ts).
  *
- * A test file wires them in by importing './support/fake-stores' first.
+ * A test file wires them in by importing '#support/handlers/fake-stores' first.
  */
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
 import type { Group, GroupFilter, Payment, VoidOrRefundSummary } from '#domain/groups';

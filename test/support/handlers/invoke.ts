@@ -1,6 +1,6 @@
 /**
  * Helpers of the handler tests: hand-built API Gateway events, a minimal Lambda context, the
- * DynamoDB document-client mock and item builders. Import './env' before this module.
+ * DynamoDB document-client mock and item builders. Import '#support/handlers/env' before this module.
  */
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -9,7 +9,7 @@ import type { Group, Payment } from '#domain/groups';
 import { apiScope } from '#contract/stage';
 import { groupItem } from '#store/groups';
 import { paymentItem } from '#store/payments';
-import { GROUP_ID, MID, PAYMENT_ID } from '../../fixtures';
+import { GROUP_ID, MID, PAYMENT_ID } from '#support/fixtures/index';
 
 export { GROUP_ID, MID, PAYMENT_ID };
 export const SHORT_MID = '23500001';
@@ -261,7 +261,7 @@ export function grant(mid: string, merchant = merchantItem): void {
 }
 
 // The records themselves are the shared fixtures' (same ids, dates and amounts).
-export { group, payment } from '../../fixtures';
+export { group, payment } from '#support/fixtures/index';
 
 /** The stored group (as its table item) returned by the group GetItem. */
 export function storedGroup(g: Group | undefined): void {
