@@ -9,7 +9,7 @@
  * With --outputs (the file `cdk deploy --outputs-file` writes) the API URL, token URL and client id
  * come from the stack's outputs and the client secret from SMOKE_CLIENT_SECRET or, when unset,
  * from `aws cognito-idp describe-user-pool-client`. The merchant (--mid, default 32350000001, in the
- * test range the trigger accepts) must be registered and granted to the client (README "Deploy").
+ * test range the trigger accepts) must be registered and granted to the client (docs/operating.md "Deploy").
  * The trigger exists outside prod only: the smoke test is for dev (and the local runtime).
  */
 import { execFileSync } from 'node:child_process';

@@ -135,7 +135,7 @@ export function addNagSuppressions(stack: Stack, targets: NagTargets): void {
   acknowledge(
     api.deploymentStage,
     'APIG3',
-    'Callers are authenticated servers and the stage is throttled; a WAF web ACL is an account-level choice left to the operator (README "Deploy").',
+    'Callers are authenticated servers and the stage is throttled; a WAF web ACL is an account-level choice left to the operator (docs/operating.md "Deploy").',
   );
   const cloudWatchRole = api.node.tryFindChild('CloudWatchRole');
   if (cloudWatchRole !== undefined)

@@ -42,7 +42,7 @@ export interface ServiceProcessingProps {
  * COUNT, about 1 MB of payments per query: some 40 queries for 100,000 payments).
  *
  * Lambda concurrency: a group runs up to PROCESS_FAN_OUT (default 8) batch tasks at once, so
- * groups processing at the same time × 8 of the account's concurrency (1,000 by default; README
+ * groups processing at the same time × 8 of the account's concurrency (1,000 by default; docs/operating.md
  * "Large groups in the cloud"). None is reserved: a reservation would also cap, and a throttled
  * invocation is retried by the state machine (Lambda.TooManyRequestsException) without charging.
  */

@@ -1,7 +1,7 @@
 /**
- * Issue 12, item 6: a group whose payments use every test card and test bank account of the README's
+ * Issue 12, item 6: a group whose payments use every test card and test bank account of docs/integrating.md's
  * "Sandbox processor" tables gets, per payment, the documented responseCode and declineCategory.
- * The rows are read from the README itself, so the table and the sandbox cannot drift apart.
+ * The rows are read from that guide itself, so the table and the sandbox cannot drift apart.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -16,10 +16,10 @@ interface Row {
   categories: string[];
 }
 
-/** The rows of the README table whose header starts with `header`: numbers, codes, categories. */
+/** The rows of the guide's table whose header starts with `header`: numbers, codes, categories. */
 function tableRows(header: string): Row[] {
-  const readme = readFileSync(resolve(__dirname, '..', '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Sandbox processor'));
+  const guide = readFileSync(resolve(__dirname, '..', '..', 'docs', 'integrating.md'), 'utf8');
+  const section = guide.slice(guide.indexOf('## Sandbox processor'));
   const lines = section.slice(section.indexOf(`| ${header}`)).split('\n');
   const rows: Row[] = [];
   for (const line of lines.slice(2)) {

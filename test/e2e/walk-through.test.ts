@@ -1,7 +1,7 @@
 /**
- * The README's walk-throughs work as written: their bash blocks run, in order, against this tier's
- * runtime (only the addresses are swapped), and every step succeeds: the curl walk-through, and
- * the tester CLI's (logged in to this runtime through its data directory).
+ * The walk-throughs of docs/integrating.md work as written: their bash blocks run, in order,
+ * against this tier's runtime (only the addresses are swapped), and every step succeeds: the curl
+ * walk-through, and the tester CLI's (logged in to this runtime through its data directory).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,11 +14,13 @@ const run = promisify(execFile);
 /** Seconds until 0.3 s after the tier's next settlement cut-off (every 8 s from the epoch), as bash computes it. */
 const JUST_AFTER_CUT_OFF = `$(node -e 'console.log(((8000 - (Date.now() % 8000) + 300) / 1000).toFixed(3))')`;
 
-test('the README walk-through runs start to finish', async () => {
-  const readme = readFileSync(resolve(__dirname, '..', '..', 'README.md'), 'utf8');
-  const section = readme.slice(
-    readme.indexOf('## Walk-through (local)'),
-    readme.indexOf('## TypeScript client'),
+const GUIDE = resolve(__dirname, '..', '..', 'docs', 'integrating.md');
+
+test('the curl walk-through runs start to finish', async () => {
+  const guide = readFileSync(GUIDE, 'utf8');
+  const section = guide.slice(
+    guide.indexOf('## Walk-through (local)'),
+    guide.indexOf('## TypeScript client'),
   );
   const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
   expect(blocks.length).toBeGreaterThanOrEqual(4);
@@ -51,11 +53,11 @@ test('the README walk-through runs start to finish', async () => {
   expect(section).not.toMatch(/^(?!.*\|\| date).*\bdate\b[^\n]* -d /m);
 }, 120_000);
 
-const README_MID = '32350000077';
+const WALK_THROUGH_MID = '32350000077';
 
-test("the README's tester CLI walk-through runs start to finish", async () => {
-  const readme = readFileSync(resolve(__dirname, '..', '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Tester CLI'), readme.indexOf('### Test clock'));
+test("the tester CLI's walk-through runs start to finish", async () => {
+  const guide = readFileSync(GUIDE, 'utf8');
+  const section = guide.slice(guide.indexOf('## Tester CLI'), guide.indexOf('### Test clock'));
   const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
   expect(blocks).toHaveLength(1);
   // A merchant of its own: its `settle` must not settle the sales other files of the tier void.
@@ -65,13 +67,16 @@ test("the README's tester CLI walk-through runs start to finish", async () => {
       cwd: ROOT,
       env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR! },
     });
-  await admin('register-merchant', '--mid', README_MID, '--name', 'Ogdenville Middle');
-  await admin('grant', '--client', 'local-tester', '--mid', README_MID);
+  await admin('register-merchant', '--mid', WALK_THROUGH_MID, '--name', 'Ogdenville Middle');
+  await admin('grant', '--client', 'local-tester', '--mid', WALK_THROUGH_MID);
   const script = ['set -euo pipefail', ...blocks]
     .join('\n')
     // This tier's runtime instead of `npm start`'s: its data directory names its ports.
-    .replaceAll('cli -- login', `cli -- login --data-dir ${process.env.E2E_DATA_DIR!} --mid ${README_MID}`);
-  const home = mkdtempSync(join(tmpdir(), 'spay-readme-'));
+    .replaceAll(
+      'cli -- login',
+      `cli -- login --data-dir ${process.env.E2E_DATA_DIR!} --mid ${WALK_THROUGH_MID}`,
+    );
+  const home = mkdtempSync(join(tmpdir(), 'spay-walk-through-'));
   try {
     const { stdout } = await run('bash', ['-c', script], {
       timeout: 90_000,

@@ -26,7 +26,7 @@ export const between = (random: () => number, min: number, max: number): number 
 export const pick = <T>(random: () => number, items: readonly T[]): T =>
   items[Math.floor(random() * items.length)]!;
 
-/** The runtime's settings for the crash test (README "Local runtime" and "Tests"). */
+/** The runtime's settings for the crash test (docs/integrating.md "Local runtime", README "Tests"). */
 export const CRASH_RUNTIME_ENV = {
   // The table survives the kills: DynamoDB Local keeps it in the data directory.
   DYNAMODB_IN_MEMORY: 'false',

@@ -16,7 +16,7 @@ export const GROUPS = `/rest/merchants/${CRASH_MID}/groups`;
 type Json = Record<string, unknown>;
 type Random = () => number;
 
-/** Approving methods mostly; a few declining cards from the README's sandbox table. */
+/** Approving methods mostly; a few declining cards from the sandbox table of docs/integrating.md. */
 const APPROVING = [
   cardInput(),
   cardInput({ accountType: 'MASTERCARD', cardNumber: '5555555555554444' }),

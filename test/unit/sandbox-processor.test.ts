@@ -107,7 +107,7 @@ describe('tokenize', () => {
   });
 });
 
-describe('sale outcomes (README.md#sandbox-processor table)', () => {
+describe('sale outcomes (docs/integrating.md#sandbox-processor table)', () => {
   it.each(['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117'])(
     '%p approves the full amount: 00',
     async (number) => {
