@@ -1,7 +1,7 @@
 /**
  * The sweeper's two entry points (issue 13): the scheduled handler processing/sweep (staleness
  * bound, report) and GetTransaction, which settles a stale Pending sale on the touch. The sweep
- * itself is proven on DynamoDB Local (test/integration/money-safety.test.ts); here it is a mock.
+ * itself is proven on DynamoDB Local (test/integration/money-safety-core.test.ts); here it is a mock.
  */
 import '#support/handlers/env';
 import { SWEEP_BUDGET_SECONDS, SWEEP_TIMEOUT_SECONDS } from '#contract/processing';

@@ -1,4 +1,4 @@
-/** Shared parts of the notification infra tests (test/infra/notifications.test.ts). */ import { Template } from 'aws-cdk-lib/assertions';
+/** Shared parts of the notification infra tests (test/infra/notifications-stack.test.ts). */ import { Template } from 'aws-cdk-lib/assertions';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '#contract/processing';
 import type { Stage } from '#contract/stage';
