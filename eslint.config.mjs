@@ -1,6 +1,126 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** The folders of lambdas/ that hold handlers, one file per entry point (contract/ names them). */
+const HANDLER_FOLDERS = [
+  'groups',
+  'payments',
+  'payors',
+  'methods',
+  'transactions',
+  'processing',
+  'notifications',
+  'void-or-refund',
+];
+
+/** What no file of lambdas/ imports: the infrastructure, the tools and the tests. */
+const OUTSIDE_THE_FUNCTIONS = {
+  regex: String.raw`^(\.\./)+(lib|bin|bench|scripts|test)(/|$)|^#(lib|support)/`,
+  message:
+    'Functions import only the contract (#contract/...) and their own modules, never lib/, bin/, bench/, scripts/ or test/.',
+};
+
+/** Inside lambdas/ another folder is reached by its layer's alias, which names the layer crossed. */
+const RELATIVE_CROSSING = {
+  regex: String.raw`^(\.\./)+(?!\.\./|(lib|bin|bench|scripts|test)(/|$))|^#lambdas/`,
+  message:
+    "Inside lambdas/, import another folder through its layer's alias (#core/..., #shared/...), not a ../ path or #lambdas/.",
+};
+
+const aliases = (...folders) => String.raw`^#(${folders.join('|')})/`;
+
+/**
+ * The layers of lambdas/, from the top: each may import the ones below it, never one above (nor,
+ * for handler folders, a sibling module: they hold handlers only). store/ and processor/ are
+ * adapters side by side that do not import each other; domain/ is rules without AWS.
+ */
+const LAYERS = [
+  {
+    folders: HANDLER_FOLDERS,
+    forbidden: [
+      {
+        regex: aliases('store', 'processor'),
+        message: 'Handlers reach stores and the processor through core/ (#core/...), never directly.',
+      },
+      {
+        regex: String.raw`^\./`,
+        message: 'Handler folders hold handlers only: a helper module belongs in core/ or shared/.',
+      },
+    ],
+  },
+  { folders: ['core'], forbidden: [] },
+  {
+    folders: ['store'],
+    forbidden: [
+      {
+        regex: aliases('core', 'processor'),
+        message: 'store/ imports only domain/, generated/, shared/ and the contract.',
+      },
+    ],
+  },
+  {
+    folders: ['processor'],
+    forbidden: [
+      {
+        regex: aliases('core', 'store'),
+        message: 'processor/ imports only domain/, generated/, shared/ and the contract.',
+      },
+    ],
+  },
+  {
+    folders: ['domain'],
+    forbidden: [
+      {
+        regex: aliases('core', 'store', 'processor'),
+        message: 'domain/ imports only generated/, shared/ and the contract.',
+      },
+      {
+        regex: String.raw`^(@aws-sdk|@aws-lambda-powertools|@middy)/|^aws-lambda$`,
+        message: 'domain/ is rules without AWS: no AWS SDK, Lambda or middleware import.',
+      },
+    ],
+  },
+  {
+    folders: ['generated'],
+    forbidden: [
+      {
+        regex: aliases('core', 'store', 'processor', 'domain'),
+        message: 'Generated code imports only shared/ and the contract.',
+      },
+    ],
+  },
+  {
+    folders: ['shared'],
+    forbidden: [
+      {
+        regex: aliases('core', 'store', 'processor', 'domain', 'generated'),
+        message:
+          'shared/ is mechanics: it imports nothing of core/, store/, processor/, domain/ or generated/.',
+      },
+    ],
+  },
+];
+
+/** One no-restricted-imports setting per layer, each with the rules every file of lambdas/ keeps. */
+function functionLayers() {
+  const layered = LAYERS.map(({ folders, forbidden }) => ({
+    files: folders.map((folder) => `lambdas/${folder}/**`),
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [OUTSIDE_THE_FUNCTIONS, RELATIVE_CROSSING, ...forbidden] },
+      ],
+    },
+  }));
+  return [
+    {
+      files: ['lambdas/**'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [OUTSIDE_THE_FUNCTIONS, RELATIVE_CROSSING] }] },
+    },
+    ...layered,
+  ];
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.data/', '.dynamodb-local/', 'coverage/'] },
   js.configs.recommended,
@@ -32,25 +152,11 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    files: ['lambdas/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: String.raw`^(\.\./)+(lib|bin|bench|scripts|test)(/|$)|^#lib/`,
-              message:
-                'Functions import only the contract (#contract/...) and their own modules, never lib/, bin/, bench/, scripts/ or test/.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // Inside lambdas/ (README "Layers"): handler folders → core/ → store/, processor/ → domain/ →
+  // generated/ → shared/, each importing only the folders after it (and the contract).
+  ...functionLayers(),
   // The TypeScript client is what an integrator copies or installs: it stands alone, typed from
-  // openapi.json only (client/schema.d.ts), never from the service's own code.
+  // openapi.json only (client/generated/schema.d.ts), never from the service's own code.
   {
     files: ['client/**'],
     rules: {
@@ -89,7 +195,30 @@ export default tseslint.config(
     },
   },
   // Tests read JSON bodies of many shapes; `any` there is the honest type of a parsed response.
-  { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  // Every tier imports the code, and test/support/, through the aliases the code itself uses.
+  {
+    files: ['test/**'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: String.raw`^(\.\./)+(lambdas|contract|lib|support)(/|$)`,
+              message:
+                'Tests import the code and test/support/ through #aliases (#core/..., #lib/..., #support/...).',
+            },
+            {
+              regex: String.raw`^#lambdas/(core|domain|store|processor|shared|generated)/`,
+              message:
+                'A layer of lambdas/ is imported through its own alias (#core/...); #lambdas/ names handlers.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['jest.config.js', 'test/support/esbuild-transform.js'],
     languageOptions: {

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { MerchantRegistry } from '../lambdas/shared/merchants';
+import { MerchantRegistry } from '../lambdas/store/merchants';
 import { listOutbox, requeue } from '../lambdas/store/outbox';
 import type { OutboxStatus } from '../lambdas/domain/notifications';
 import { runtimeFile } from '../lib/local/runtime';

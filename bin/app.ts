@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** CDK app: `npm run synth`, `npx cdk deploy ScheduledPayments-dev -c stage=dev …` (README "Deploy"; context keys in lib/cdk/app.ts). */
+/** CDK app: `npm run synth`, `npx cdk deploy ScheduledPayments-dev -c stage=dev …` (docs/operating.md "Deploy"; context keys in lib/cdk/app.ts). */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { addServiceStacks } from '../lib/cdk/app';

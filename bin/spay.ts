@@ -2,7 +2,7 @@
 /**
  * The tester CLI (`npm run cli -- <command>`, or `spay` once linked), built on the TypeScript
  * client: log in, create payors and groups, process a group and watch it, read its outcomes,
- * reverse it, settle sales now (test clock), and read the e-mails sent. README "Tester CLI".
+ * reverse it, settle sales now (test clock), and read the e-mails sent. docs/integrating.md "Tester CLI".
  */
 import { Command } from 'commander';
 import { ApiError } from '../client';

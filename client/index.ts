@@ -1,5 +1,5 @@
 /**
- * The Scheduled Payments API's TypeScript client (README "TypeScript client"): the client guidance of
+ * The Scheduled Payments API's TypeScript client (docs/integrating.md "TypeScript client"): the client guidance of
  * docs/product.md in one place. Tokens are fetched and cached; 500, 503 and network errors are retried
  * (at most 3 attempts, 1 s then 2 s ±200 ms apart); a 401 refreshes the token and retries once; sales,
  * refunds and group creates carry an idempotencyKey that stays the same across those retries.

@@ -24,7 +24,7 @@ export const systemClock: Clock = {
   random: () => Math.random(),
 };
 
-/** The client guidance's retry policy (README "TypeScript client"). */
+/** The client guidance's retry policy (docs/integrating.md "TypeScript client"). */
 export const MAX_ATTEMPTS = 3;
 export const BACKOFF_BASE_MS = 1_000;
 export const JITTER_MS = 200;

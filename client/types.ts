@@ -1,7 +1,7 @@
-import type { components, operations } from './schema';
+import type { components, operations } from './generated/schema';
 
-/** Types derived from the generated schema (client/schema.d.ts, `npm run client:types`). */
-export type { components, operations, paths } from './schema';
+/** Types derived from the generated schema (client/generated/schema.d.ts, `npm run client:types`). */
+export type { components, operations, paths } from './generated/schema';
 export type Schemas = components['schemas'];
 export type OperationId = keyof operations;
 

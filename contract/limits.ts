@@ -23,11 +23,12 @@ export const MAX_PAYMENTS_PER_CREATE = 10_000;
  */
 export const CREATE_GROUP_TIMEOUT_SECONDS = 27;
 
-/** Largest pageSize of the group lists (above: 400). */
+/** Largest pageSize of every list, groups and payments (above: 400). */
 export const MAX_PAGE_SIZE = 500;
 /**
- * Largest pageNumber of the group lists (above: 400): pageNumber × pageSize stays below 2^31−1,
- * the offset arithmetic's bound, and 5×10^8 groups is past any merchant's list.
+ * Largest pageNumber of every list, groups and payments (above: 400): pageNumber × pageSize stays
+ * below 2^31−1, the offset arithmetic's bound; 5×10^8 groups is past any merchant's list, and a
+ * group's 100,000 payments end by page 100,000 even at pageSize 1.
  */
 export const MAX_PAGE_NUMBER = 1_000_000;
 /** pageSize when only pageNumber is given. */

@@ -46,8 +46,6 @@ export const pathParams = {
   TransactionID: uuidParam('Transaction ID (`transactionId`)'),
 } as const satisfies Record<string, PathParam>;
 
-export type PathParamName = keyof typeof pathParams;
-
 /** The `{Name}` placeholders of a path template, as a union of names. */
 export type PathParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
   ? Name | PathParamNames<Rest>

@@ -1,15 +1,15 @@
 /**
- * Writes lambdas/shared/validators.generated.ts: the contract's request schemas compiled by ajv's
+ * Writes lambdas/generated/validators.ts: the contract's request schemas compiled by ajv's
  * standalone code generation, so that functions validate without bundling ajv's compiler (issue
  * 11: ~130 KB of every bundle). `npm run openapi` runs it beside the OpenAPI document, and
  * `npm run openapi -- --check` fails when the module is stale.
  *
  *   tsx scripts/generate-validators.ts [--check]
  *
- * The module exports every route as a RouteCheck (lambdas/shared/validators.ts) and the schemas
+ * The module exports every route as a RouteCheck (lambdas/shared/route-check.ts) and the schemas
  * validated in handler code (`validateCardMethod`, ...); it imports the contract for types only, and each
  * export is free of side effects, so a bundle keeps only what it names. A second module,
- * validators-by-schema.generated.ts, maps every request schema object to its validator (tests). */
+ * lambdas/generated/validators-by-schema.ts, maps every request schema object to its validator (tests). */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,10 +19,10 @@ import standaloneCode from 'ajv/dist/standalone';
 import { NO_QUERY, routes, type Route } from '../contract/routes/index';
 import { requestComponents } from '../contract/schemas/index';
 import { accountTypeSchema, cardMethodSchema, checkingMethodSchema } from '../contract/schemas/payors';
-import { hasAtMostDecimals } from '../lambdas/domain/money';
+import { hasAtMostDecimals } from '../lambdas/shared/decimals';
 
-export const VALIDATORS_FILE = join(__dirname, '..', 'lambdas', 'shared', 'validators.generated.ts');
-export const BY_SCHEMA_FILE = join(__dirname, '..', 'lambdas', 'shared', 'validators-by-schema.generated.ts');
+export const VALIDATORS_FILE = join(__dirname, '..', 'lambdas', 'generated', 'validators.ts');
+export const BY_SCHEMA_FILE = join(__dirname, '..', 'lambdas', 'generated', 'validators-by-schema.ts');
 
 /**
  * Schemas handler code validates itself (lambdas/domain/payors.ts), by export name; the
@@ -52,7 +52,7 @@ export function compiler(): Ajv {
     code(cxt: KeywordCxt) {
       const fn = cxt.gen.scopeValue('func', {
         ref: hasAtMostDecimals,
-        code: _`require("../domain/money").hasAtMostDecimals`,
+        code: _`require("#shared/decimals").hasAtMostDecimals`,
       });
       cxt.fail(_`!${fn}(${cxt.data}, ${cxt.schema})`);
     },
@@ -124,9 +124,9 @@ export async function generateValidators(): Promise<Map<string, string>> {
 
   const validators = [
     ...header,
-    '// ajv standalone code: see lambdas/shared/validators.ts.',
+    '// ajv standalone code: see lambdas/shared/route-check.ts.',
     "import type { routes } from '#contract/routes/index';",
-    "import { routeCheck, type CompiledValidate } from './validators';",
+    "import { routeCheck, type CompiledValidate } from '#shared/route-check';",
     code,
     '',
     ...routeExports,
@@ -137,14 +137,14 @@ export async function generateValidators(): Promise<Map<string, string>> {
   ];
   const bySchemaModule = [
     ...header,
-    '// Every compiled schema by its object, for tests (validators-by-schema.ts); no function imports it.',
+    '// Every compiled schema by its object, for tests (test/support/validators-by-schema.ts); no function imports it.',
     "import { NO_QUERY, routes } from '#contract/routes/index';",
     "import { requestComponents } from '#contract/schemas/index';",
     `import { ${Object.values(CODE_VALIDATED)
       .map((v) => v.expression)
       .join(', ')} } from '#contract/schemas/payors';`,
-    "import type { CompiledValidate } from './validators';",
-    "import * as compiled from './validators.generated';",
+    "import type { CompiledValidate } from '#shared/route-check';",
+    "import * as compiled from './validators';",
     '',
     `export const compiledSchemas: ReadonlyMap<object, CompiledValidate> = new Map<object, CompiledValidate>([${bySchema.join(', ')}]);`,
     '',

@@ -9,13 +9,14 @@
  * With --outputs (the file `cdk deploy --outputs-file` writes) the API URL, token URL and client id
  * come from the stack's outputs and the client secret from SMOKE_CLIENT_SECRET or, when unset,
  * from `aws cognito-idp describe-user-pool-client`. The merchant (--mid, default 32350000001, in the
- * test range the trigger accepts) must be registered and granted to the client (README "Deploy").
+ * test range the trigger accepts) must be registered and granted to the client (docs/operating.md "Deploy").
  * The trigger exists outside prod only: the smoke test is for dev (and the local runtime).
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { sleep } from '../lambdas/shared/concurrency';
 
 interface Target {
   readonly baseUrl: string;
@@ -87,8 +88,6 @@ async function call(url: string, init: RequestInit, expected: number[]): Promise
     throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${text.slice(0, 300)}`);
   return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
   const t = target();

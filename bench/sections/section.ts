@@ -34,7 +34,7 @@ export interface CustomSection extends Section {
 
 export type AnySection = CompareSection | CustomSection;
 
-/** The pass mark of an API-versus-raw ratio (README: "API >= 70% of raw DynamoDB Local"). */
+/** The pass mark of an API-versus-raw ratio (docs/operating.md "Benchmark": "API >= 70% of raw DynamoDB Local"). */
 export const RATIO_TARGET = 0.7;
 
 export function compareSection(spec: {

@@ -1,7 +1,7 @@
 /**
  * The bench's outputs: a console table, `bench/results.json` (merged with the previous file so
  * that `--only` keeps the other sections' last results) and `bench/results.md`, a table ready to
- * paste into the README. Both files are formatted with the project's prettier settings, so
+ * paste into docs/operating.md ("Benchmark"). Both files are formatted with the project's prettier settings, so
  * `prettier --check bench` stays green after a run.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

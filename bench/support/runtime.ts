@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchLocalRuntime, type LocalRuntimeProcess, type StopResult } from '../../lib/local/launcher';
+import { sleep } from '../../lambdas/shared/concurrency';
 
 export interface BenchRuntime extends Omit<LocalRuntimeProcess, 'stop'> {
   /** DynamoDB calls made by the runtime so far, by command name. */
@@ -37,9 +38,9 @@ export async function startBenchRuntime(options: StartOptions = {}): Promise<Ben
     async census() {
       rmSync(censusFile, { force: true });
       process.kill(runtime.pid, 'SIGUSR2');
-      for (let i = 0; i < 200 && !existsSync(censusFile); i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 200 && !existsSync(censusFile); i++) await sleep(10);
       // The file is written synchronously in one call; a short grace for the rename-free write.
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(10);
       return JSON.parse(readFileSync(censusFile, 'utf8')) as Record<string, number>;
     },
   };

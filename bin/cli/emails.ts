@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { loadSession } from './session';
 import { readable, table } from './views';
+import { sleep } from '../../lambdas/shared/concurrency';
 
 interface StoredEmail {
   at: number;
@@ -35,7 +36,7 @@ export function emailCommands(program: Command): void {
       const until = Date.now() + WAIT_MS;
       let shown = await read();
       while (shown.length < wanted && Date.now() < until) {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await sleep(1000);
         shown = await read();
       }
       console.log(

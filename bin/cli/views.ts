@@ -5,6 +5,7 @@
 import { Presets, SingleBar } from 'cli-progress';
 import Table from 'cli-table3';
 import type { ScheduledPaymentsClient, Schemas } from '../../client';
+import { sleep } from '../../lambdas/shared/concurrency';
 
 type Payment = Schemas['Payment'];
 type Group = Schemas['Group'];
@@ -17,7 +18,6 @@ export const table = (head: string[], rows: (string | number)[][]): string => {
   return t.toString();
 };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const money = (n: number | undefined) => (n ?? 0).toFixed(2);
 
 /** A readable UTC time: `2030-06-03 14:00:05 UTC`. */

@@ -14,7 +14,7 @@ import {
   responseUuid,
   uuid,
 } from './common';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_UNPAGED_PAYMENTS } from '../limits';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_UNPAGED_PAYMENTS } from '../limits';
 import { authResponseSchema } from './transactions';
 
 export const customAttributesSchema = {
@@ -83,7 +83,7 @@ export const listPaymentsQuerySchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    pageNumber: queryInt(999999999, 'must be an integer >= 1'),
+    pageNumber: queryInt(MAX_PAGE_NUMBER, `must be an integer 1-${MAX_PAGE_NUMBER}`),
     pageSize: queryInt(MAX_PAGE_SIZE, `must be an integer 1-${MAX_PAGE_SIZE}`),
     pageToken: {
       type: 'string',
@@ -97,7 +97,7 @@ export const listPaymentsQuerySchema = {
 export const listPaymentsQueryDocs = {
   pageNumber: {
     description: `1-based page. Given alone, pageSize is ${DEFAULT_PAGE_SIZE}; either paging parameter returns the paged envelope. Not with pageToken.`,
-    schema: { type: 'integer', minimum: 1, maximum: 999999999 },
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_NUMBER },
   },
   pageSize: {
     description: `Items per page, 1-${MAX_PAGE_SIZE} (above: 400). Given alone, pageNumber is 1. With pageToken: the size of the pages from there on (default: the size the token was made with).`,

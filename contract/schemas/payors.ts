@@ -129,10 +129,7 @@ export type CardMethodInput = FromSchema<typeof cardMethodSchema>;
 export type CheckingMethodInput = FromSchema<typeof checkingMethodSchema>;
 export type MethodInput = CardMethodInput | CheckingMethodInput;
 export type UpdateMethodInput = FromSchema<typeof updateMethodSchema>;
-export type CreatePayorInput = FromSchema<typeof createPayorSchema>;
 export type UpdatePayorInput = FromSchema<typeof updatePayorSchema>;
-export type BulkSearchInput = FromSchema<typeof bulkSearchSchema>;
-export type SearchPayorsQuery = FromSchema<typeof searchPayorsQuerySchema>;
 
 // ---- Responses ----
 

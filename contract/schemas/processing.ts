@@ -29,9 +29,6 @@ export const voidOrRefundSchema = {
   },
 } as const;
 
-export type TriggerMerchantInput = FromSchema<typeof triggerMerchantSchema>;
-export type VoidOrRefundInput = FromSchema<typeof voidOrRefundSchema>;
-
 // ---- Responses ----
 
 export const processingSummarySchema = {

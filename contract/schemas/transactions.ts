@@ -34,9 +34,6 @@ export const refundSchema = {
   properties: { amount, idempotencyKey },
 } as const;
 
-export type SaleInput = FromSchema<typeof saleSchema>;
-export type RefundInput = FromSchema<typeof refundSchema>;
-
 // ---- Responses ----
 
 export const refundHistoryItemSchema = {

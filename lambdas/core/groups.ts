@@ -14,7 +14,7 @@ import {
 } from '#domain/groups';
 import { BadRequestError, GroupNotFoundError, PaymentNotFoundError } from '#shared/errors';
 import { newId } from '#shared/ids';
-import type { Merchant } from '#shared/merchants';
+import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { groupStore } from '#store/groups';
 import { paymentStore } from '#store/payments';

@@ -6,7 +6,7 @@
 import type { AddPaymentInput, UpdatePaymentInput } from '#contract/schemas/payments';
 import { newPayment, replacedPayment, type Payment } from '#domain/groups';
 import { newId } from '#shared/ids';
-import type { Merchant } from '#shared/merchants';
+import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { paymentStore } from '#store/payments';
 import { explainGroupRejection, requireGroup, requirePayment } from './groups';
@@ -81,3 +81,14 @@ export async function deletePayment(
     return undefined;
   });
 }
+
+/**
+ * Up to `limit` of the group's payments after the cursor (a sort key; null: from the first), in
+ * creation order, and the cursor to continue from (null after the last): the batch tasks' pages.
+ */
+export const paymentsAfter = (
+  groupId: string,
+  cursor: string | null,
+  limit: number,
+): Promise<{ payments: Payment[]; cursor: string | null }> =>
+  paymentStore().paymentsAfter(groupId, cursor, limit);

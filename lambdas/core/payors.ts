@@ -42,6 +42,32 @@ export async function requirePayor(
   return found;
 }
 
+/** The payor of the merchant with this customerAccountId, with its methods, if there is one. */
+export async function findByCustomer(
+  merchantId: string,
+  customerAccountId: string,
+  store: PayorStore = payorStore(),
+): Promise<PayorWithMethods | undefined> {
+  const payorId = await store.payorIdByCustomer(merchantId, customerAccountId);
+  return payorId ? store.find(payorId, merchantId) : undefined;
+}
+
+/** E-mail addresses of these payors of the merchant, by payor id (payors without one are left out). */
+export const emailsOf = (payorIds: string[], merchantId: string): Promise<Map<string, string>> =>
+  payorStore().emailsOf(payorIds, merchantId);
+
+/**
+ * Removes the payor, its saved methods and its customerAccountId, read again and retried when it
+ * changed under us; 404 when absent or another merchant's.
+ */
+export async function deletePayor(payorId: string, merchantId: string): Promise<void> {
+  const store = payorStore();
+  await withOptimisticRetry(
+    async () => ((await store.delete(await requirePayor(payorId, merchantId, store))) ? true : undefined),
+    PAYOR,
+  );
+}
+
 /** A new payor with its first method; 400 when its customerAccountId is taken. */
 export async function savePayor(
   payor: Payor,
@@ -73,6 +99,18 @@ export async function addMethod(
   if (outcome === 'payor-not-found') throw new PayorNotFoundError(method.payorId);
   if (outcome === 'limit-reached')
     throw new BadRequestError(`a payor can have at most ${MAX_METHODS_PER_PAYOR} saved payment methods`);
+}
+
+/** The saved method of the payor; 404 when absent or another merchant's. */
+export async function requireMethod(
+  payorId: string,
+  methodId: string,
+  merchantId: string,
+  store: MethodStore = methodStore(),
+): Promise<SavedMethod> {
+  const method = await store.findMethod(payorId, methodId, merchantId);
+  if (!method) throw new MethodNotFoundError(methodId);
+  return method;
 }
 
 /**

@@ -10,6 +10,8 @@ import { mapLimit } from '#shared/concurrency';
 import { logger } from '#shared/logger';
 import { executionStatus, startExecution } from '#shared/sfn';
 import { claimStore, type ClaimTarget } from '#store/claims';
+import { dueIndex, type DueGroup } from '#store/due';
+import { groupStore } from '#store/groups';
 
 export type StartOutcome =
   { paymentGroupId: string; executionArn: string } | { paymentGroupId: string; error: string };
@@ -65,6 +67,26 @@ export async function startPendingGroups(
 ): Promise<StartOutcome[]> {
   const pending = due.filter((g) => g.status === 'pending');
   return mapLimit(pending, 8, (group) => startProcessing(group, now));
+}
+
+/** The groups in the due index at this slot and earlier ones: pending, processing, or receipts not yet queued. */
+export const dueGroups = (slot: string): Promise<DueGroup[]> => dueIndex().dueGroups(slot);
+
+/**
+ * Starts the merchant's pending groups of a slot: of that hour of that date, of that date with
+ * only a date, every pending group with neither.
+ */
+export async function startMerchantGroups(
+  merchantId: string,
+  slot: { date?: string; hour?: number },
+  now: Date,
+): Promise<StartOutcome[]> {
+  const groups = await groupStore().listGroups(merchantId, {
+    date: slot.date,
+    hour: slot.hour,
+    pendingOnly: true,
+  });
+  return startPendingGroups(groups, now);
 }
 
 export type Supervised = Pick<

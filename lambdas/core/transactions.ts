@@ -1,7 +1,7 @@
-/** Reading a merchant's transaction for a request: a foreign or unknown id is the same 404. */
+/** Reading a transaction: for a request a foreign or unknown id is the same 404. */
 import { NotFoundError } from '#shared/errors';
 import type { Refund, Transaction } from '#domain/transactions';
-import { transactionStore } from '#store/transactions';
+import { transactionStore, type SaleWithRefunds } from '#store/transactions';
 
 export async function requireTransaction(
   transactionId: string,
@@ -11,3 +11,7 @@ export async function requireTransaction(
   if (!found) throw new NotFoundError(`transaction ${transactionId} not found`);
   return found;
 }
+
+/** The sale with its refunds, whichever merchant's (for the service's own tasks). */
+export const findTransaction = (transactionId: string): Promise<SaleWithRefunds | undefined> =>
+  transactionStore().find(transactionId);

@@ -2,6 +2,8 @@
  * Money is integer cents inside the service. JSON carries amounts as numbers with at most two
  * decimals (validated by the schemas: multipleOf 0.01); conversion happens only at the edges.
  */
+import { hasAtMostDecimals } from '#shared/decimals';
+
 export type Cents = number;
 
 /** Largest single amount the service accepts (docs/product.md#money). */
@@ -12,29 +14,6 @@ export const MAX_AMOUNT = 999_999.99;
  */
 export function isWholeCents(amount: number): boolean {
   return hasAtMostDecimals(amount, 2);
-}
-
-/**
- * Decimal places of the number's shortest round-trip form (what JSON.stringify writes):
- * `0.30000000000000004` has 17, `19.99` has 2, `1e-7` has 7. One rule for every number
- * (docs/decisions.md "Decimals"): a request's number is taken as written, never rounded.
- */
-export function decimalsOf(value: number): number {
-  const [mantissa = '', exponent = '0'] = String(Math.abs(value)).split('e');
-  const fraction = mantissa.split('.')[1] ?? '';
-  return Math.max(0, fraction.length - Number(exponent));
-}
-
-/**
- * `value` has at most `decimals` decimal places (decimalsOf) and is a safe integer or, scaled by
- * them, still one (so cents convert exactly).
- */
-export function hasAtMostDecimals(value: number, decimals: number): boolean {
-  return (
-    Number.isFinite(value) &&
-    decimalsOf(value) <= decimals &&
-    (Number.isSafeInteger(value) || Number.isSafeInteger(Math.round(value * 10 ** decimals)))
-  );
 }
 
 /**

@@ -14,11 +14,7 @@ import {
   type UpdateMethodInput,
 } from '#contract/schemas/payors';
 import { validator } from '#shared/validation';
-import {
-  validateAccountType,
-  validateCardMethod,
-  validateCheckingMethod,
-} from '#shared/validators.generated';
+import { validateAccountType, validateCardMethod, validateCheckingMethod } from '#generated/validators';
 import {
   assertBankAccount,
   assertCardNumber,

@@ -13,8 +13,6 @@ import { fromCents, type Cents } from './money';
  * (docs/product.md#transaction-responses).
  */
 export type TransactionStatus = 'Pending' | 'Approved' | 'Declined' | 'Voided';
-/** The status a sale ends in (runSale never returns a Pending sale). */
-export type SettledStatus = Exclude<TransactionStatus, 'Pending'>;
 export type RefundStatus = 'Pending' | 'Completed' | 'Failed';
 
 export interface Transaction {

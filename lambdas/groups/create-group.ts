@@ -1,7 +1,7 @@
 import { createGroup } from '#core/groups';
 import { assertServicePayId, groupView, paymentView } from '#domain/groups';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 
 /**
  * POST /rest/merchants/{MID}/groups: a group and (optionally) its payments, all or nothing, with

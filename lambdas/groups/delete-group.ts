@@ -1,6 +1,6 @@
 import { deleteGroup } from '#core/groups';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 
 /**
  * DELETE /rest/merchants/{MID}/groups/{GroupID}: cancels a pending group (soft delete; the

@@ -1,6 +1,6 @@
 import { groupView } from '#domain/groups';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 import { requireGroup } from '#core/groups';
 
 /** GET /rest/merchants/{MID}/groups/{GroupID} */

@@ -1,5 +1,9 @@
-import * as routes from '#shared/validators.generated';
-import { listGroupsHandler } from '#shared/list-groups';
+import * as routes from '#generated/validators';
+import { listGroups } from '#core/lists';
+import { merchantRoute } from '#core/merchants';
 
 /** GET /rest/merchants/{MID}: groups not deleted and not yet processed (pending or processing). */
-export const handler = listGroupsHandler(routes.ListPendingGroups, true);
+export const handler = merchantRoute(routes.ListPendingGroups, async ({ merchant, query }) => ({
+  status: 200,
+  body: await listGroups(merchant.merchantId, query, true),
+}));

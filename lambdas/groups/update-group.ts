@@ -1,8 +1,8 @@
 import { updateGroup } from '#core/groups';
 import { assertSameId, assertServicePayId, groupView } from '#domain/groups';
 import { BadRequestError } from '#shared/errors';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 
 /** Refused before the schema, with words the schema cannot give. */
 const refuseDeleted = (value: unknown): void => {

@@ -2,15 +2,15 @@
  * POST /rest/merchants/{MID}/groups/{GroupID}/void-or-refund, optional `{paymentIds: [...]}`:
  * reverses the group's approved payments (core/void-or-refund.ts) and counts the outcomes. A
  * whole group of more than 1,000 non-deleted payments cannot be reversed within one request: it
- * is reversed in the background (void-or-refund/start.ts), 202 with the execution; at most 1,000
+ * is reversed in the background (core/void-or-refund-run.ts), 202 with the execution; at most 1,000
  * `paymentIds` (the schema) are reversed within the request, none started past its deadline.
  */
 import { VOID_OR_REFUND } from '#contract/processing';
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { requireGroup } from '#core/groups';
 import { voidOrRefundGroup, type Outcome } from '#core/void-or-refund';
-import { merchantRoute } from '#shared/http';
-import { reverseInBackground } from '../void-or-refund/start';
+import { merchantRoute } from '#core/merchants';
+import { reverseInBackground } from '#core/void-or-refund-run';
 
 export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant, params, body, now }) => {
   const groupId = params.GroupID;

@@ -1,7 +1,7 @@
 import { methodView } from '#domain/payors';
 import { createMethod } from '#core/methods';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 import { addMethod, requirePayor } from '#core/payors';
 
 /**

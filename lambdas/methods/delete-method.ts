@@ -1,6 +1,6 @@
 import { replacementDefault } from '#domain/payors';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { removeMethod, requirePayor } from '#core/payors';
 

@@ -1,6 +1,6 @@
 import { methodView } from '#domain/payors';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 import { requirePayor } from '#core/payors';
 
 /** GET /v1/rest/merchants/{MID}/payors/{PayorID}/savedPaymentMethods */

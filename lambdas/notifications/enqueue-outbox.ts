@@ -11,7 +11,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { outboxQueue } from './queue';
+import { outboxQueue } from '#shared/outbox-queue';
 
 export const handler = taskHandler(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const records = event.Records.flatMap((record) => {

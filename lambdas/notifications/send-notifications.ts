@@ -11,7 +11,7 @@
  *   after SES accepted the message and before recording it makes that takeover a second send of
  *   the same message id: the one repeat the promise allows, rather than an e-mail never sent.
  * - A throttled, refused or not-ready e-mail goes back on the queue as a new message with a delay
- *   (deliver.ts says what counts as an attempt), and its original is deleted: SQS's receive count,
+ *   (core/outbox.ts says what counts as an attempt), and its original is deleted: SQS's receive count,
  *   which moves a message to the dead-letter queue, counts only deliveries that broke (the table
  *   unreachable, the notifier crashed), never throttles.
  * - A message whose retry could not be enqueued, or whose delivery broke, is reported failed: SQS
@@ -21,8 +21,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { deliver } from './deliver';
-import { outboxQueue, parseOutboxMessage, type QueuedMessage } from './queue';
+import { deliver } from '#core/outbox';
+import { outboxQueue, parseOutboxMessage, type QueuedMessage } from '#shared/outbox-queue';
 
 export const handler = taskHandler(async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const failures: string[] = [];

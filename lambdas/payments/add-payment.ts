@@ -1,7 +1,7 @@
 import { addPayment } from '#core/payments';
 import { assertSameId, paymentView } from '#domain/groups';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 
 /** POST .../groups/{GroupID}/payments (alias .../transactions) */
 export const handler = merchantRoute(routes.AddPayment, async ({ merchant, params, body, now }) => {

@@ -1,6 +1,6 @@
 import { deletePayment } from '#core/payments';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 
 /**
  * DELETE .../groups/{GroupID}/payments/{PaymentID} (alias .../transactions/...): soft delete;

@@ -1,6 +1,6 @@
 import { paymentView } from '#domain/groups';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 import { requirePayment } from '#core/groups';
 
 /** GET .../groups/{GroupID}/payments/{PaymentID} (alias .../transactions/...) */

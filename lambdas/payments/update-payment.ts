@@ -1,8 +1,8 @@
 import { updatePayment } from '#core/payments';
 import { assertSameId, paymentView } from '#domain/groups';
 import { BadRequestError } from '#shared/errors';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 
 /** Refused before the schema, with words the schema cannot give. */
 const refuseDeleted = (value: unknown): void => {

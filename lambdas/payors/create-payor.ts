@@ -1,8 +1,8 @@
 import type { Payor } from '#domain/payors';
 import { payorView } from '#domain/payors';
 import { createMethod } from '#core/methods';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 import { newId } from '#shared/ids';
 import { savePayor } from '#core/payors';
 

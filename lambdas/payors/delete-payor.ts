@@ -1,8 +1,6 @@
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
-import { PAYOR, withOptimisticRetry } from '#shared/retry';
-import { requirePayor } from '#core/payors';
-import { payorStore } from '#store/payors';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
+import { deletePayor } from '#core/payors';
 
 /**
  * DELETE /v1/rest/merchants/{MID}/payors/{PayorID}: removes the payor, its saved methods and its
@@ -10,11 +8,6 @@ import { payorStore } from '#store/payors';
  * processing (category 1, "Payment method no longer exists").
  */
 export const handler = merchantRoute(routes.DeletePayor, async ({ merchant, params }) => {
-  const store = payorStore();
-  await withOptimisticRetry(
-    async () =>
-      (await store.delete(await requirePayor(params.PayorID, merchant.merchantId))) ? true : undefined,
-    PAYOR,
-  );
+  await deletePayor(params.PayorID, merchant.merchantId);
   return { status: 204 };
 });

@@ -1,7 +1,7 @@
 import { assertSameId } from '#domain/groups';
 import { payorView } from '#domain/payors';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 import { updatePayor } from '#core/payors';
 
 /** PUT /v1/rest/merchants/{MID}/payors/{PayorID}: fields present are changed. */

@@ -6,25 +6,19 @@
  * ending the run as if there were nothing to do. A processed group whose receipts are not queued
  * yet (its previous attempt closed after CompleteGroup) continues with the receipts only.
  *
- * A claimed group is cut into key ranges (store/payment-ranges.ts), one per batch up to
+ * A claimed group is cut into key ranges (core/processing-run.ts), one per batch up to
  * PROCESS_FAN_OUT, that the state machine's Map processes at once, each with its own cursor and
  * totals: a group's throughput is fan-out × PROCESS_CONCURRENCY charges in flight, not one batch's.
  */
+import { claimedGroup, cutIntoRanges } from '#core/processing-run';
 import {
   emptyTotals,
-  MAX_FAN_OUT,
-  rangePlan,
-  rangesBetween,
-  type BatchState,
   type ProcessingState,
   type ProcessingSummary,
   type ProcessingTotals,
 } from '#domain/processing';
-import { config } from '#shared/config';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { claimStore } from '#store/claims';
-import { paymentRangeStore } from '#store/payment-ranges';
 
 export class ClaimNotVisibleError extends Error {
   override readonly name = 'ClaimNotVisible';
@@ -39,7 +33,7 @@ export interface BeginInput {
 
 export const handler = taskHandler(async (input: BeginInput): Promise<ProcessingState> => {
   logger.appendKeys({ paymentGroupId: input.paymentGroupId, merchantId: input.merchantId });
-  const group = await claimStore().read(input.paymentGroupId);
+  const group = await claimedGroup(input.paymentGroupId);
   const ours =
     group !== undefined &&
     group.merchantId === input.merchantId &&
@@ -56,7 +50,9 @@ export const handler = taskHandler(async (input: BeginInput): Promise<Processing
     merchantId: input.merchantId,
     allowPartial: group?.allowPartial ?? false,
   };
-  const { ranges, fanOut } = claimed ? await cut(base, group.paymentCount) : { ranges: [], fanOut: 1 };
+  const { ranges, fanOut } = claimed
+    ? await cutIntoRanges(base, group.paymentCount)
+    : { ranges: [], fanOut: 1 };
   return {
     ...base,
     claimed,
@@ -74,17 +70,4 @@ export const handler = taskHandler(async (input: BeginInput): Promise<Processing
 function totalsOf(summary: ProcessingSummary): ProcessingTotals {
   const { processedAt: _processedAt, ...totals } = summary;
   return totals;
-}
-
-/** The group's key ranges (one when it is a batch or less: no query). */
-async function cut(base: Pick<BatchState, 'paymentGroupId' | 'merchantId' | 'allowPartial'>, count: number) {
-  const { processBatchSize, processFanOut } = config();
-  const plan = rangePlan(count, processBatchSize, processFanOut);
-  const cuts =
-    plan.ranges > 1
-      ? await paymentRangeStore().cutPoints(base.paymentGroupId, plan.size, plan.ranges - 1)
-      : [];
-  const ranges = rangesBetween(cuts, base);
-  logger.info('group cut into key ranges', { payments: count, ranges: ranges.length, size: plan.size });
-  return { ranges, fanOut: Math.min(processFanOut, MAX_FAN_OUT) };
 }

@@ -3,10 +3,10 @@
  * of the group's key ranges (the Map's results) summed. The ranges leave the state here, so the
  * settlement wait and the receipts carry the group's totals only.
  */
+import { completeGroup } from '#core/processing-run';
 import { sumTotals, type ProcessingState } from '#domain/processing';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { claimStore } from '#store/claims';
 
 export const handler = taskHandler(async (state: ProcessingState): Promise<ProcessingState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
@@ -14,7 +14,7 @@ export const handler = taskHandler(async (state: ProcessingState): Promise<Proce
   // An execution started on the definition before key ranges (a deploy mid-run) carries them itself.
   const totals = ranges.length > 0 ? sumTotals(ranges.map((r) => r.totals)) : state.totals;
   const batches = ranges.length > 0 ? ranges.reduce((n, r) => n + r.batches, 0) : state.batches;
-  await claimStore().complete(state.paymentGroupId, { ...totals, processedAt: new Date().toISOString() });
+  await completeGroup(state.paymentGroupId, { ...totals, processedAt: new Date().toISOString() });
   logger.info('group processed', { totals, batches, ranges: ranges.length });
   return { ...state, ranges: [], totals, batches };
 });

@@ -9,15 +9,13 @@
 import type { ProcessingState } from '#domain/processing';
 import { parseProfileId } from '#domain/payors';
 import { config } from '#shared/config';
-import { ddb } from '#shared/ddb';
 import { logger } from '#shared/logger';
-import { MerchantRegistry } from '#shared/merchants';
+import { findMerchant } from '#core/merchants';
 import { taskHandler } from '#shared/task';
-import { claimStore } from '#store/claims';
-import { paymentStore } from '#store/payments';
-import { outboxStore } from '#store/outbox';
-import { payorStore } from '#store/payors';
-import { transactionStore } from '#store/transactions';
+import { queueReceipt, receiptsQueued } from '#core/processing-run';
+import { paymentsAfter } from '#core/payments';
+import { emailsOf } from '#core/payors';
+import { findTransaction } from '#core/transactions';
 
 export interface ReceiptState extends ProcessingState {
   receiptsQueued?: number;
@@ -25,7 +23,7 @@ export interface ReceiptState extends ProcessingState {
 
 export const handler = taskHandler(async (state: ReceiptState): Promise<ReceiptState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
-  const { payments, cursor } = await paymentStore().paymentsAfter(
+  const { payments, cursor } = await paymentsAfter(
     state.paymentGroupId,
     state.receiptCursor,
     config().receiptsPageSize,
@@ -35,8 +33,8 @@ export const handler = taskHandler(async (state: ReceiptState): Promise<ReceiptS
   );
   let queued = 0;
   if (due.length > 0) {
-    const merchant = await new MerchantRegistry(ddb(), config().tableName).find(state.merchantId);
-    const emails = await payorStore().emailsOf(
+    const merchant = await findMerchant(state.merchantId);
+    const emails = await emailsOf(
       due.map((p) => parseProfileId(p.profileId).payorId),
       state.merchantId,
     );
@@ -46,10 +44,10 @@ export const handler = taskHandler(async (state: ReceiptState): Promise<ReceiptS
       const auth = payment.authResponse;
       const transactionId = auth?.status === 'Approved' ? auth.transactionId : undefined;
       if (!email || !transactionId) continue;
-      const found = await transactionStore().find(transactionId);
+      const found = await findTransaction(transactionId);
       if (!found || found.transaction.status !== 'Approved') continue; // voided before settlement: no receipt
       const txn = found.transaction;
-      const written = await outboxStore().putOnce({
+      const written = await queueReceipt({
         outboxId: `receipt:${payment.paymentId}`,
         kind: 'receipt',
         recipient: email,
@@ -74,7 +72,7 @@ export const handler = taskHandler(async (state: ReceiptState): Promise<ReceiptS
   }
   logger.info('receipts queued', { queued, page: payments.length });
   // All queued: the group leaves the due index (until then a closed execution is re-driven).
-  if (cursor === null) await claimStore().receiptsQueued(state.paymentGroupId, new Date().toISOString());
+  if (cursor === null) await receiptsQueued(state.paymentGroupId, new Date());
   return {
     ...state,
     receiptCursor: cursor,

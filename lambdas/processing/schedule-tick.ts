@@ -14,6 +14,7 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { EXECUTION_TIMEOUT_SECONDS } from '#contract/processing';
 import {
+  dueGroups,
   needsSupervision,
   startPendingGroups,
   superviseProcessing,
@@ -25,7 +26,6 @@ import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { dueIndex, type DueGroup } from '#store/due';
 
 export interface TickResult {
   slot: string;
@@ -43,12 +43,10 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
   if (Number.isNaN(time.getTime()))
     throw new Error(`scheduled event without a valid time: ${String(event.time)}`);
   const slot = currentSlot(time);
-  const due = await dueIndex().dueGroups(slot);
+  const due = await dueGroups(slot);
   const now = new Date();
   const superviseAfterMs = config().superviseAfterSeconds * 1000;
-  const supervised = due.filter(
-    (g: DueGroup) => g.status !== 'pending' && needsSupervision(g, now, superviseAfterMs),
-  );
+  const supervised = due.filter((g) => g.status !== 'pending' && needsSupervision(g, now, superviseAfterMs));
   const stuck = due.filter(
     (g) => g.status === 'processing' && olderThan(g.processingSince, EXECUTION_TIMEOUT_SECONDS * 1000, now),
   ).length;

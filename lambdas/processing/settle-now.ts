@@ -1,7 +1,7 @@
-import * as routes from '#shared/validators.generated';
+import * as routes from '#generated/validators';
 import { settleNow } from '#core/test-clock';
 import { assertTriggerAllowed } from '#core/triggers';
-import { merchantRoute } from '#shared/http';
+import { merchantRoute } from '#core/merchants';
 
 /**
  * POST /rest/merchants/{MID}/settle-now (non-production test clock): settles the merchant's

@@ -6,11 +6,10 @@
  * hour"). Cheap when nothing is due: one Query per due-index shard.
  */
 import type { ScheduledEvent } from 'aws-lambda';
-import { startPendingGroups, type StartOutcome } from '#core/processing';
+import { dueGroups, startPendingGroups, type StartOutcome } from '#core/processing';
 import { currentSlot } from '#domain/groups';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { dueIndex } from '#store/due';
 
 export const handler = taskHandler(
   async (event: Pick<ScheduledEvent, 'time'>): Promise<{ slot: string; started: StartOutcome[] }> => {
@@ -18,7 +17,7 @@ export const handler = taskHandler(
     if (Number.isNaN(time.getTime()))
       throw new Error(`scheduled event without a valid time: ${String(event.time)}`);
     const slot = currentSlot(time);
-    const started = await startPendingGroups(await dueIndex().dueGroups(slot), new Date());
+    const started = await startPendingGroups(await dueGroups(slot), new Date());
     if (started.length > 0) logger.info('due sweep started groups', { slot, started: started.length });
     return { slot, started };
   },

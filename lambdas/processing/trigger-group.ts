@@ -1,7 +1,7 @@
 import { startProcessing } from '#core/processing';
 import { assertTriggerAllowed, triggerResult } from '#core/triggers';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 import { requireGroup } from '#core/groups';
 
 /**

@@ -1,9 +1,7 @@
-import { startProcessing } from '#core/processing';
+import { startMerchantGroups } from '#core/processing';
 import { assertTriggerAllowed, triggerResult } from '#core/triggers';
-import { mapLimit } from '#shared/concurrency';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
-import { groupStore } from '#store/groups';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 
 /**
  * POST /rest/merchants/{MID}/process-payments (non-production), optional body
@@ -12,12 +10,6 @@ import { groupStore } from '#store/groups';
  */
 export const handler = merchantRoute(routes.ProcessMerchant, async ({ merchant, params, body, now }) => {
   assertTriggerAllowed(params.MID);
-  const groups = await groupStore().listGroups(merchant.merchantId, {
-    date: body?.scheduleDate,
-    hour: body?.scheduleHour,
-    pendingOnly: true,
-  });
-  const pending = groups.filter((g) => g.status === 'pending');
-  const outcomes = await mapLimit(pending, 8, (group) => startProcessing(group, now));
-  return { status: 200, body: triggerResult(outcomes) };
+  const slot = { date: body?.scheduleDate, hour: body?.scheduleHour };
+  return { status: 200, body: triggerResult(await startMerchantGroups(merchant.merchantId, slot, now)) };
 });

@@ -8,7 +8,6 @@
  * from which `listActivity` answers as an acquirer's activity report would.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   GetCommand,
   PutCommand,
@@ -28,6 +27,7 @@ import type {
   SaleResult,
   TokenizeRequest,
 } from './processor';
+import { sleep } from '#shared/concurrency';
 
 /**
  * Test cards: number → behaviour profile (a decline code, `p5000` partial up to 50.00). Every one

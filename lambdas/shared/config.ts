@@ -2,7 +2,7 @@
  * The functions' one configuration: every environment variable they use, parsed once at module
  * load into one typed, frozen object. A missing or malformed value fails the cold start with a
  * message naming the variable, instead of failing a request later. CDK sets the variables; the
- * local runtime sets their local equivalents (README "Local runtime").
+ * local runtime sets their local equivalents (docs/operating.md "Configuration of the functions").
  */
 import { parseStage, type Stage } from '#contract/stage';
 
@@ -28,8 +28,8 @@ export interface FunctionConfig {
   readonly processConcurrency: number;
   /**
    * PROCESS_FAN_OUT: key ranges of one group processed at once (the state machine's Map). 8 keeps
-   * a group's partition at about half its write limit with a processor answering in 0.5 s (README
-   * "Large groups in the cloud").
+   * a group's partition at about half its write limit with a processor answering in 0.5 s
+   * (docs/operating.md "Large groups in the cloud").
    */
   readonly processFanOut: number;
   /**

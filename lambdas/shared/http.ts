@@ -2,7 +2,8 @@
  * The one way an API handler is built: middy with the Powertools logger, a request parser
  * (scope, path parameters, merchant authorization, query, JSON body) and one error mapper that
  * turns typed errors into `{message, responseCode}`. Handlers stay thin: they get a parsed,
- * authorized request and return `{status, body}`.
+ * authorized request and return `{status, body}`. Who may act for a merchant is asked of the
+ * `authorize` function the builder is made with (core/merchants.ts: the merchant registry).
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -13,13 +14,12 @@ import { pathParams, type PathParam, type PathParams } from '#contract/params';
 import type { Route } from '#contract/routes/index';
 import { apiScope } from '#contract/stage';
 import { config } from './config';
-import { ddb, isTransient } from './ddb';
+import { isTransient } from './ddb';
 import { BadRequestError, ForbiddenError, ServiceError, UnauthorizedError } from './errors';
 import { logger } from './logger';
-import { MerchantRegistry, type Merchant } from './merchants';
 import { tracer } from './tracer';
 import { validator, ValidationError, type Problem, type Validator } from './validation';
-import type { RouteCheck } from './validators';
+import type { RouteCheck } from './route-check';
 
 // Every function fails its cold start on a missing or malformed variable, not a later request.
 config();
@@ -51,10 +51,26 @@ export type QueryOf<R extends Route> = R extends { query: { schema: infer S } }
   ? SchemaValue<S>
   : Readonly<Record<string, string>>;
 
-export interface ApiRequest<R extends Route> {
+/** The merchant a request acts for, as `authorize` found it. */
+export interface AuthorizedMerchant {
+  /** The 11-digit MID records hold. */
+  readonly merchantId: string;
+}
+
+/**
+ * The merchant this client may act for under the path's MID (8 or 11 digits); throws (403) for
+ * an unknown merchant or one not granted to the client.
+ */
+export type Authorize<M extends AuthorizedMerchant> = (
+  clientId: string,
+  mid: string,
+  nowMs: number,
+) => Promise<M>;
+
+export interface ApiRequest<R extends Route, M extends AuthorizedMerchant> {
   readonly event: APIGatewayProxyEvent;
   readonly clientId: string;
-  readonly merchant: Merchant;
+  readonly merchant: M;
   /** Validated, normalized path parameters (UUIDs lower-cased): those of the route's path. */
   readonly params: PathParams<R['path']>;
   readonly query: QueryOf<R>;
@@ -86,25 +102,6 @@ export const errorBody = (status: number, message: string, errors?: readonly Pro
   responseCode: status,
   ...(errors && { errors }),
 });
-
-let registry: MerchantRegistry | undefined;
-const grantCache = new Map<string, { merchant: Merchant; until: number }>();
-
-/** The merchant this client may act for under the path MID; 403 for unknown or not granted. */
-async function authorize(clientId: string, mid: string, nowMs: number): Promise<Merchant> {
-  const cacheKey = `${clientId}|${mid}`;
-  const hit = grantCache.get(cacheKey);
-  if (hit && hit.until > nowMs) return hit.merchant;
-  registry ??= new MerchantRegistry(ddb(), config().tableName);
-  const merchant = await registry.authorized(clientId, mid);
-  if (!merchant) {
-    grantCache.delete(cacheKey);
-    throw new ForbiddenError(`client ${clientId} is not authorized for merchant ${mid}`);
-  }
-  const ttl = config().authzCacheSeconds * 1000;
-  if (ttl > 0) grantCache.set(cacheKey, { merchant, until: nowMs + ttl });
-  return merchant;
-}
 
 function parsePathParams(event: APIGatewayProxyEvent): Record<string, string> {
   const params: Record<string, string> = {};
@@ -189,14 +186,27 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
 }
 
 /**
- * The handler of a route under `/rest/merchants/{MID}` (or `/v1/rest/merchants/{MID}`): its path
- * parameters, body and query are checked as its entry in the route table declares, with the
- * validators compiled from it (a RouteCheck of validators.generated.ts).
+ * The builder of the handlers of routes under `/rest/merchants/{MID}` (or
+ * `/v1/rest/merchants/{MID}`), each request acting for the merchant `authorize` answers.
  */
-export function merchantRoute<const C extends RouteCheck, R extends Route = RouteOf<C>>(
-  route: C,
-  fn: (request: ApiRequest<R>) => Promise<ApiResult>,
-  options: RouteOptions = {},
+export function merchantRoutes<M extends AuthorizedMerchant>(authorize: Authorize<M>) {
+  /**
+   * The handler of one route: its path parameters, body and query are checked as its entry in the
+   * route table declares, with the validators compiled from it (a RouteCheck of
+   * lambdas/generated/validators.ts).
+   */
+  return <const C extends RouteCheck, R extends Route = RouteOf<C>>(
+    route: C,
+    fn: (request: ApiRequest<R, M>) => Promise<ApiResult>,
+    options: RouteOptions = {},
+  ) => merchantHandler(route, authorize, fn, options);
+}
+
+function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
+  route: RouteCheck,
+  authorize: Authorize<M>,
+  fn: (request: ApiRequest<R, M>) => Promise<ApiResult>,
+  options: RouteOptions,
 ) {
   const parseBody = bodyParser(route, options);
   // A route without a query schema takes none: every name is refused.

@@ -4,7 +4,6 @@
  * AWS_ENDPOINT_URL_SESV2.
  */
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import type { RenderedEmail } from '#domain/notifications';
 import { config, needed } from './config';
 import { tracer } from './tracer';
 
@@ -15,9 +14,16 @@ import { tracer } from './tracer';
  */
 export const MESSAGE_ID_HEADER = 'X-Scheduled-Payments-Message-Id';
 
+/** An e-mail as sent: its subject and its two bodies (domain/notifications.ts renders them). */
+export interface Email {
+  subject: string;
+  text: string;
+  html: string;
+}
+
 export interface Mailer {
   /** Sends `email` to `to`; `messageId` is the outbox item's id, the same on every attempt. */
-  send(to: string, email: RenderedEmail, messageId: string): Promise<{ messageId: string }>;
+  send(to: string, email: Email, messageId: string): Promise<{ messageId: string }>;
 }
 
 class SesMailer implements Mailer {
@@ -25,7 +31,7 @@ class SesMailer implements Mailer {
   private readonly from = needed('sesFromAddress');
   private readonly configurationSet = config().sesConfigurationSet;
 
-  async send(to: string, email: RenderedEmail, messageId: string): Promise<{ messageId: string }> {
+  async send(to: string, email: Email, messageId: string): Promise<{ messageId: string }> {
     const out = await this.client.send(
       new SendEmailCommand({
         FromEmailAddress: this.from,

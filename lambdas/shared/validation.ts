@@ -1,14 +1,14 @@
 /**
  * JSON Schema validation. Schemas are the one source for validation, for the TypeScript types
  * (json-schema-to-ts) and for the OpenAPI document; ajv compiles them at build time
- * (validators.generated.ts, see validators.ts). Every failure becomes a 400 whose message names
+ * (lambdas/generated/validators.ts, see route-check.ts). Every failure becomes a 400 whose message names
  * the field, e.g. `payments[3].amount must have at most 2 decimal places`, and whose `errors`
  * lists every problem found (docs/decisions.md "errors[]").
  */
 import type { ErrorObject } from 'ajv';
 import { errorSchema } from '#contract/schemas/common';
 import { BadRequestError } from './errors';
-import type { CompiledValidate } from './validators';
+import type { CompiledValidate } from './route-check';
 
 /** `/payments/3/amount` → `payments[3].amount` */
 export function fieldName(instancePath: string, child?: string): string {
@@ -113,7 +113,7 @@ export function problemsOf(errors: readonly ErrorObject[], root: string): Proble
 }
 
 /**
- * A precompiled validator (validators.generated.ts) as a function that returns the value typed, or
+ * A precompiled validator (lambdas/generated/validators.ts) as a function that returns the value typed, or
  * throws a ValidationError (400) naming every offending field. `root` names the whole value in
  * messages ("body", "query").
  */

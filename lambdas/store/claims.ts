@@ -203,4 +203,4 @@ function ignoreConditionFailure(error: unknown): void {
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const claimStore: () => ClaimStore = containerStore(DynamoClaimStore);
+export const claimStore: () => ClaimStore = /* @__PURE__ */ containerStore(DynamoClaimStore);

@@ -54,4 +54,4 @@ export class DynamoDueIndex implements DueIndex {
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const dueIndex: () => DueIndex = containerStore(DynamoDueIndex);
+export const dueIndex: () => DueIndex = /* @__PURE__ */ containerStore(DynamoDueIndex);

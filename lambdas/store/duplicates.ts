@@ -96,4 +96,4 @@ export class DynamoDuplicateGuards implements DuplicateGuards {
 }
 
 /** The container's guards, on the configured table (made on first use). */
-export const duplicateGuards: () => DuplicateGuards = containerStore(DynamoDuplicateGuards);
+export const duplicateGuards: () => DuplicateGuards = /* @__PURE__ */ containerStore(DynamoDuplicateGuards);

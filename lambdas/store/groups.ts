@@ -265,4 +265,4 @@ export class DynamoGroupStore implements GroupStore {
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const groupStore: () => GroupStore = containerStore(DynamoGroupStore);
+export const groupStore: () => GroupStore = /* @__PURE__ */ containerStore(DynamoGroupStore);

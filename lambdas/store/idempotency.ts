@@ -131,4 +131,5 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const idempotencyStore: () => IdempotencyStore = containerStore(DynamoIdempotencyStore);
+export const idempotencyStore: () => IdempotencyStore =
+  /* @__PURE__ */ containerStore(DynamoIdempotencyStore);

@@ -9,8 +9,9 @@ import {
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { withBackoff, type BackoffDelays } from '#shared/backoff';
 import { config } from '#shared/config';
-import { ddb } from '#shared/ddb';
+import { cancellationCodes, ddb } from '#shared/ddb';
 
 export type Item = Record<string, unknown>;
 
@@ -48,6 +49,26 @@ export const epoch = (d: Date): number => Math.floor(d.getTime() / 1000);
 export const isConditionFailure = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
+/** An item of a transaction (its index in TransactItems), or `any` of them. */
+type TransactionItem = number | 'any';
+
+/**
+ * What a cancelled transaction (TransactWriteItems) means to its store: the outcome of the first
+ * of `outcomes` whose item failed its condition. Anything else is thrown again: another error, or
+ * a cancellation for another reason (a conflict or a throttle, which the caller's retry handles).
+ */
+export function conditionOutcome<O>(
+  error: unknown,
+  outcomes: readonly (readonly [item: TransactionItem, outcome: O])[],
+): O {
+  const codes = cancellationCodes(error) ?? [];
+  const failed = (item: TransactionItem) =>
+    item === 'any' ? codes.includes('ConditionalCheckFailed') : codes[item] === 'ConditionalCheckFailed';
+  const found = outcomes.find(([item]) => failed(item));
+  if (found === undefined) throw error;
+  return found[1];
+}
+
 /** BatchWriteItem takes at most 25 requests. */
 const BATCH_SIZE = 25;
 /**
@@ -57,8 +78,14 @@ const BATCH_SIZE = 25;
 const BATCH_CONCURRENCY = 8;
 /** How long a batch write keeps retrying unprocessed (throttled) items before it fails. */
 export const BATCH_WRITE_BUDGET_MS = 20_000;
-/** Longest pause between two retries of unprocessed items. */
-const MAX_BACKOFF_MS = 500;
+/** Pauses between two retries of unprocessed items: from 20 ms, at most 500 ms, jittered. */
+const WRITE_BACKOFF: BackoffDelays = { firstMs: 20, maxMs: 500, jitter: 'half' };
+
+class UnprocessedItemsError extends Error {
+  constructor() {
+    super('batch write: unprocessed items after retries');
+  }
+}
 
 /**
  * Writes (puts or deletes) every request, 25 a batch, several batches in flight, retrying
@@ -79,15 +106,20 @@ export async function batchWriteAll(
   let failed = false;
   const writeChunk = async (chunk: Item[]) => {
     let pending = chunk;
-    for (let attempt = 0; pending.length > 0 && !failed; attempt++) {
-      if (attempt > 0) {
-        if (Date.now() > deadline) throw new Error('batch write: unprocessed items after retries');
-        const pause = Math.min(MAX_BACKOFF_MS, 2 ** attempt * 10);
-        await new Promise((r) => setTimeout(r, pause / 2 + Math.random() * (pause / 2)));
-      }
-      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } }));
-      pending = (out.UnprocessedItems?.[tableName] ?? []) as Item[];
-    }
+    await withBackoff(
+      async () => {
+        if (failed) return;
+        const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } }));
+        pending = (out.UnprocessedItems?.[tableName] ?? []) as Item[];
+        if (pending.length > 0) throw new UnprocessedItemsError();
+      },
+      {
+        ...WRITE_BACKOFF,
+        attempts: Infinity,
+        deadline,
+        retryable: (e) => e instanceof UnprocessedItemsError,
+      },
+    );
   };
   const worker = async () => {
     while (!failed && next < chunks.length) {
@@ -141,13 +173,15 @@ export async function batchGet(
         ...(projection !== undefined && { ProjectionExpression: projection }),
       },
     };
-    for (let attempt = 0; request && Object.keys(request).length > 0; attempt++) {
-      if (attempt > 8) throw new IncompleteReadError();
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 10));
-      const out = await db.send(new BatchGetCommand({ RequestItems: request }));
-      found.push(...(out.Responses?.[tableName] ?? []));
-      request = out.UnprocessedKeys as typeof request;
-    }
+    await withBackoff(
+      async () => {
+        const out = await db.send(new BatchGetCommand({ RequestItems: request! }));
+        found.push(...(out.Responses?.[tableName] ?? []));
+        request = out.UnprocessedKeys as typeof request;
+        if (request && Object.keys(request).length > 0) throw new IncompleteReadError();
+      },
+      { attempts: 9, firstMs: 20, retryable: (e) => e instanceof IncompleteReadError },
+    );
   }
   return found;
 }

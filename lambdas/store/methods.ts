@@ -8,10 +8,9 @@
  */
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
-import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import type { Payor, SavedMethod } from '#domain/payors';
-import { batchGet, containerStore, strip } from './items';
+import { batchGet, conditionOutcome, containerStore, strip } from './items';
 import { methodItem } from './payor-items';
 import { atRevision, readPayor } from './payors';
 
@@ -133,11 +132,10 @@ export class DynamoMethodStore implements MethodStore {
       );
       return 'ok';
     } catch (error) {
-      if (cancellationCodes(error)?.[1] === 'ConditionalCheckFailed') {
-        const found = await readPayor(this.db, this.tableName, method.payorId, method.merchantId);
-        return found ? 'limit-reached' : 'payor-not-found';
-      }
-      throw error;
+      // The payor refused it: full, or gone.
+      conditionOutcome(error, [[1, 'refused']]);
+      const found = await readPayor(this.db, this.tableName, method.payorId, method.merchantId);
+      return found ? 'limit-reached' : 'payor-not-found';
     }
   }
 
@@ -177,13 +175,14 @@ export class DynamoMethodStore implements MethodStore {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[0] === 'ConditionalCheckFailed') {
-        const current = await this.findMethod(next.payorId, next.savedPaymentMethodId, next.merchantId);
-        return current ? 'changed' : 'method-not-found';
-      }
-      if (codes?.[1] === 'ConditionalCheckFailed') return 'payor-not-found';
-      throw error;
+      const outcome = conditionOutcome(error, [
+        [0, 'method-changed' as const],
+        [1, 'payor-not-found' as const],
+      ]);
+      if (outcome !== 'method-changed') return outcome;
+      // Gone, or changed since read (its revision): the caller reads it again.
+      const current = await this.findMethod(next.payorId, next.savedPaymentMethodId, next.merchantId);
+      return current ? 'changed' : 'method-not-found';
     }
   }
 
@@ -242,13 +241,13 @@ export class DynamoMethodStore implements MethodStore {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[0] === 'ConditionalCheckFailed') return 'method-not-found';
-      if (codes?.some((c) => c === 'ConditionalCheckFailed')) return 'changed';
-      throw error;
+      return conditionOutcome(error, [
+        [0, 'method-not-found'],
+        ['any', 'changed'],
+      ]);
     }
   }
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const methodStore: () => MethodStore = containerStore(DynamoMethodStore);
+export const methodStore: () => MethodStore = /* @__PURE__ */ containerStore(DynamoMethodStore);

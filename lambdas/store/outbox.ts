@@ -213,4 +213,4 @@ export async function requeue(
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const outboxStore: () => OutboxStore = containerStore(OutboxStore);
+export const outboxStore: () => OutboxStore = /* @__PURE__ */ containerStore(OutboxStore);

@@ -98,4 +98,5 @@ export class DynamoPaymentRangeStore implements PaymentRangeStore {
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const paymentRangeStore: () => PaymentRangeStore = containerStore(DynamoPaymentRangeStore);
+export const paymentRangeStore: () => PaymentRangeStore =
+  /* @__PURE__ */ containerStore(DynamoPaymentRangeStore);

@@ -6,13 +6,20 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
-import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import type { Group, Payment } from '#domain/groups';
 import type { AuthResponse } from '#domain/processing';
 import type { OutboxItem } from '#domain/notifications';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
-import { batchGet, containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
+import {
+  batchGet,
+  conditionOutcome,
+  containerStore,
+  isConditionFailure,
+  type Item,
+  queryAll,
+  strip,
+} from './items';
 import { outboxPut } from './outbox';
 import { readAfter, readPage, type Page } from './paging';
 
@@ -168,10 +175,10 @@ export class DynamoPaymentStore implements PaymentStore {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[1] === 'ConditionalCheckFailed') return 'group-not-editable';
-      if (codes?.[0] === 'ConditionalCheckFailed') return 'payment-changed';
-      throw error;
+      return conditionOutcome(error, [
+        [1, 'group-not-editable'],
+        [0, 'payment-changed'],
+      ]);
     }
   }
 
@@ -270,4 +277,4 @@ export class DynamoPaymentStore implements PaymentStore {
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const paymentStore: () => PaymentStore = containerStore(DynamoPaymentStore);
+export const paymentStore: () => PaymentStore = /* @__PURE__ */ containerStore(DynamoPaymentStore);

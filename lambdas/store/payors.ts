@@ -5,10 +5,9 @@
  * with attribute_not_exists in the same transaction as the payor (two racing creates: one wins).
  */
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import type { Payor, SavedMethod } from '#domain/payors';
-import { batchGet, containerStore, queryAll, strip } from './items';
+import { batchGet, conditionOutcome, containerStore, queryAll, strip } from './items';
 import { customerPut, methodItem, payorItem } from './payor-items';
 
 /** A write refused because the customerAccountId belongs to another payor of the merchant. */
@@ -82,8 +81,7 @@ export class DynamoPayorStore implements PayorStore {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
     } catch (error) {
-      if (cancellationCodes(error)?.[2] === 'ConditionalCheckFailed') return 'duplicate-customer';
-      throw error;
+      return conditionOutcome(error, [[2, 'duplicate-customer']]);
     }
   }
 
@@ -146,16 +144,12 @@ export class DynamoPayorStore implements PayorStore {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (
-        next.customerAccountId !== undefined &&
-        codes?.[1] === 'ConditionalCheckFailed' &&
-        previous.customerAccountId !== next.customerAccountId
-      ) {
-        return 'duplicate-customer';
-      }
-      if (codes?.[0] === 'ConditionalCheckFailed') return 'changed';
-      throw error;
+      const takesCustomer =
+        next.customerAccountId !== undefined && previous.customerAccountId !== next.customerAccountId;
+      return conditionOutcome<'changed' | DuplicateCustomer>(error, [
+        ...(takesCustomer ? ([[1, 'duplicate-customer']] as const) : []),
+        [0, 'changed'],
+      ]);
     }
   }
 
@@ -184,8 +178,7 @@ export class DynamoPayorStore implements PayorStore {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return true;
     } catch (error) {
-      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return false;
-      throw error;
+      return conditionOutcome(error, [[0, false]]);
     }
   }
 }
@@ -204,4 +197,4 @@ export function atRevision(seen: number | undefined): {
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const payorStore: () => PayorStore = containerStore(DynamoPayorStore);
+export const payorStore: () => PayorStore = /* @__PURE__ */ containerStore(DynamoPayorStore);

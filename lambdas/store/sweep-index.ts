@@ -77,4 +77,4 @@ export class DynamoSweepIndex implements SweepIndex {
 }
 
 /** The container's index, on the configured table (made on first use). */
-export const sweepIndex: () => SweepIndex = containerStore(DynamoSweepIndex);
+export const sweepIndex: () => SweepIndex = /* @__PURE__ */ containerStore(DynamoSweepIndex);

@@ -94,4 +94,4 @@ export class DynamoTestClockStore implements TestClockStore {
   }
 }
 
-export const testClockStore = containerStore(DynamoTestClockStore);
+export const testClockStore = /* @__PURE__ */ containerStore(DynamoTestClockStore);

@@ -15,10 +15,9 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import type { Refund, Transaction } from '#domain/transactions';
-import { containerStore, isConditionFailure, queryAll, strip } from './items';
+import { conditionOutcome, containerStore, isConditionFailure, queryAll, strip } from './items';
 import { sweepEntry } from './sweep-index';
 
 export interface SaleWithRefunds {
@@ -262,8 +261,7 @@ export class DynamoTransactionStore implements TransactionStore {
       return true;
     } catch (error) {
       // The amount no longer fits, or this refund id was reserved by a concurrent repeat.
-      if (cancellationCodes(error)?.some((code) => code === 'ConditionalCheckFailed')) return false;
-      throw error;
+      return conditionOutcome(error, [['any', false]]);
     }
   }
 
@@ -304,16 +302,14 @@ export class DynamoTransactionStore implements TransactionStore {
       return finished;
     } catch (error) {
       // Finished already by a concurrent retry: the stored outcome stands.
-      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
-        const found = await this.find(refund.transactionId);
-        return found!.refunds.find((r) => r.refundId === refund.refundId)!;
-      }
-      throw error;
+      conditionOutcome(error, [[0, 'finished']]);
+      const found = await this.find(refund.transactionId);
+      return found!.refunds.find((r) => r.refundId === refund.refundId)!;
     }
   }
 }
 
-const containerTransactions = containerStore(DynamoTransactionStore);
+const containerTransactions = /* @__PURE__ */ containerStore(DynamoTransactionStore);
 let substitute: TransactionStore | undefined;
 
 /** The container's store, on the configured table (made on first use). */

@@ -1,7 +1,7 @@
 import { STALE_AFTER_SECONDS, sweepSale } from '#core/sweeper';
 import { transactionView } from '#domain/transactions';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 import { requireTransaction } from '#core/transactions';
 
 /**

@@ -2,8 +2,8 @@ import { idempotent } from '#core/idempotency';
 import { refundSale } from '#core/reversals';
 import { fromCents, toCents } from '#domain/money';
 import { availableRefundCents, refundView } from '#domain/transactions';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 import { newId } from '#shared/ids';
 
 /**

@@ -1,7 +1,7 @@
 import { voidSale } from '#core/reversals';
 import { transactionView } from '#domain/transactions';
-import * as routes from '#shared/validators.generated';
-import { merchantRoute } from '#shared/http';
+import * as routes from '#generated/validators';
+import { merchantRoute } from '#core/merchants';
 import { requireTransaction } from '#core/transactions';
 
 /** POST /v1/rest/merchants/{MID}/transactions/{TransactionID}/void: 200 with the voided sale. */

@@ -5,12 +5,12 @@
  */
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { groupStore } from '#store/groups';
-import { noCounts, type ReversalInput, type ReversalState } from './state';
+import { groupOfRun } from '#core/void-or-refund-run';
+import { noCounts, type ReversalInput, type ReversalState } from '#core/void-or-refund-state';
 
 export const handler = taskHandler(async (input: ReversalInput): Promise<ReversalState> => {
   logger.appendKeys({ paymentGroupId: input.paymentGroupId, merchantId: input.merchantId });
-  const group = await groupStore().getGroup(input.paymentGroupId);
+  const group = await groupOfRun(input.paymentGroupId);
   const summary = group?.voidOrRefundSummary;
   const proceed =
     group?.merchantId === input.merchantId &&

@@ -13,9 +13,9 @@ import type { Payment } from '#domain/groups';
 import { mapLimit } from '#shared/concurrency';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { groupStore } from '#store/groups';
-import { paymentStore } from '#store/payments';
-import { summaryOf, type ReversalState } from './state';
+import { paymentsAfter } from '#core/payments';
+import { showRunSummary } from '#core/void-or-refund-run';
+import { summaryOf, type ReversalState } from '#core/void-or-refund-state';
 
 /** The outcome of a reversal this run recorded already, if any. */
 function recordedByThisRun(payment: Payment, startedAt: string): Outcome | undefined {
@@ -28,7 +28,7 @@ function recordedByThisRun(payment: Payment, startedAt: string): Outcome | undef
 
 export const handler = taskHandler(async (state: ReversalState): Promise<ReversalState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
-  const { payments, cursor } = await paymentStore().paymentsAfter(
+  const { payments, cursor } = await paymentsAfter(
     state.paymentGroupId,
     state.cursor,
     VOID_OR_REFUND.batchSize,
@@ -44,13 +44,7 @@ export const handler = taskHandler(async (state: ReversalState): Promise<Reversa
   for (const outcome of outcomes) counts[outcome]++;
   const next = { ...state, cursor, counts, batches: state.batches + 1 };
   // Progress on the group; refused only when a newer run took over, which then shows its own.
-  if (
-    !(await groupStore().putVoidOrRefundSummary(
-      state.paymentGroupId,
-      summaryOf(next, 'running'),
-      state.generation,
-    ))
-  )
+  if (!(await showRunSummary(state.paymentGroupId, summaryOf(next, 'running'), state.generation)))
     logger.warn('void-or-refund summary belongs to another run', { generation: state.generation });
   logger.info('batch reversed', { payments: payments.length, batch: next.batches });
   return next;

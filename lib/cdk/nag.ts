@@ -1,7 +1,7 @@
 /**
  * cdk-nag (AwsSolutions pack) acknowledgements: each names its rule (with the finding for
  * rules that report several), the construct it is placed on, and the reason. The infra tests
- * (test/infra/nag.test.ts) run the pack on both stages and fail on any finding not acknowledged
+ * (test/infra/readiness.test.ts) run the pack on both stages and fail on any finding not acknowledged
  * here, so a new resource that breaks a rule needs a reason of its own. Wildcard resources are
  * acknowledged by what they are (X-Ray, table indexes, function versions, sandbox identities),
  * never blindly: an unknown wildcard stays a finding.
@@ -135,7 +135,7 @@ export function addNagSuppressions(stack: Stack, targets: NagTargets): void {
   acknowledge(
     api.deploymentStage,
     'APIG3',
-    'Callers are authenticated servers and the stage is throttled; a WAF web ACL is an account-level choice left to the operator (README "Deploy").',
+    'Callers are authenticated servers and the stage is throttled; a WAF web ACL is an account-level choice left to the operator (docs/operating.md "Deploy").',
   );
   const cloudWatchRole = api.node.tryFindChild('CloudWatchRole');
   if (cloudWatchRole !== undefined)

@@ -1,21 +1,18 @@
 /**
- * Processing in the cloud: the state machine from statemachines/process-group.asl.json (used
- * unchanged: DefinitionBody.fromFile + definitionSubstitutions naming one function per Task),
- * the hourly EventBridge rule and its scheduler function, the due sweep every minute, and alarms
- * on failed executions and on groups processing too long (the tick's GroupsProcessingTooLong
- * metric).
+ * Processing in the cloud: the state machine from statemachines/process-group.asl.json with one
+ * function per Task (a TaskStateMachine), the hourly EventBridge rule and its scheduler function,
+ * the due sweep every minute, and alarms on failed executions and on groups processing too long
+ * (the tick's GroupsProcessingTooLong metric).
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { serviceAlarm, type AlarmOptions } from './alarms';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import {
   DUE_SWEEP_HANDLER,
   PROCESS_GROUP_DEFINITION,
@@ -26,15 +23,8 @@ import {
   STUCK_GROUPS_METRIC,
 } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
-import { bindProcessor } from './processor';
-import {
-  bindStateMachine,
-  bindTable,
-  handlerSlug,
-  logRetention,
-  SERVICE_NAME,
-  ServiceFunction,
-} from './service-function';
+import { bindStateMachine, bindTable, handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
+import { TaskStateMachine } from './task-state-machine';
 
 export interface ServiceProcessingProps {
   readonly stage: Stage;
@@ -52,7 +42,7 @@ export interface ServiceProcessingProps {
  * COUNT, about 1 MB of payments per query: some 40 queries for 100,000 payments).
  *
  * Lambda concurrency: a group runs up to PROCESS_FAN_OUT (default 8) batch tasks at once, so
- * groups processing at the same time × 8 of the account's concurrency (1,000 by default; README
+ * groups processing at the same time × 8 of the account's concurrency (1,000 by default; docs/operating.md
  * "Large groups in the cloud"). None is reserved: a reservation would also cap, and a throttled
  * invocation is retried by the state machine (Lambda.TooManyRequestsException) without charging.
  */
@@ -62,58 +52,30 @@ const TASK_SETTINGS: Record<string, { timeout: Duration; memorySize: number }> =
   'processing/fail-batch': { timeout: Duration.minutes(2), memorySize: 512 },
 };
 
-export class ServiceProcessing extends Construct {
-  readonly stateMachine: sfn.StateMachine;
+export class ServiceProcessing extends TaskStateMachine {
   readonly scheduler: NodejsFunction;
   readonly dueSweep: NodejsFunction;
   readonly rule: events.Rule;
   readonly alarmTopic: sns.Topic;
-  readonly taskFunctions: ReadonlyMap<string, NodejsFunction>;
 
   constructor(scope: Construct, id: string, props: ServiceProcessingProps) {
-    super(scope, id);
     const { stage, table } = props;
-
-    const functions = new Map<string, NodejsFunction>();
-    const substitutions: Record<string, string> = {};
-    for (const task of processGroupTasks) {
-      const { fn } = new ServiceFunction(this, handlerSlug(task.handler), {
-        handler: task.handler,
-        stage,
-        ...(TASK_SETTINGS[task.handler] ?? { timeout: Duration.seconds(30) }),
-      });
-      bindTable(fn, table, task.readsOnly === true ? 'read' : 'readWrite');
-      if (task.callsProcessor === true) bindProcessor(fn, stage);
-      functions.set(task.handler, fn);
-      substitutions[task.substitution] = fn.functionArn;
-    }
-    // Production waits for the cut-off; other stages poll, honouring the test clock.
-    substitutions.SettlementClock = settlementClock(stage);
-    this.taskFunctions = functions;
-
-    const logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
-      logGroupName: `/aws/vendedlogs/states/${STATE_MACHINE_NAME(stage)}`,
-      retention: logRetention(stage),
-      removalPolicy: stage === 'prod' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    });
-    this.stateMachine = new sfn.StateMachine(this, 'ProcessGroup', {
-      stateMachineName: STATE_MACHINE_NAME(stage),
-      stateMachineType: sfn.StateMachineType.STANDARD,
-      definitionBody: sfn.DefinitionBody.fromFile(PROCESS_GROUP_DEFINITION),
-      definitionSubstitutions: substitutions,
-      tracingEnabled: true,
-      // Every state transition is logged; payloads are ids and counters, but stay out of logs.
-      logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
-    });
-    for (const fn of functions.values()) fn.grantInvoke(this.stateMachine);
-
-    const { fn: scheduler } = new ServiceFunction(this, handlerSlug(SCHEDULER_HANDLER), {
-      handler: SCHEDULER_HANDLER,
+    super(scope, id, {
       stage,
-      timeout: Duration.minutes(5),
+      table,
+      definition: PROCESS_GROUP_DEFINITION,
+      stateMachineName: STATE_MACHINE_NAME(stage),
+      stateMachineId: 'ProcessGroup',
+      tasks: processGroupTasks,
+      settingsOf: (task) => ({
+        ...(TASK_SETTINGS[task.handler] ?? { timeout: Duration.seconds(30) }),
+        table: task.readsOnly === true ? 'read' : 'readWrite',
+      }),
+      // Production waits for the cut-off; other stages poll, honouring the test clock.
+      substitutions: { SettlementClock: settlementClock(stage) },
     });
-    bindTable(scheduler, table, 'readWrite');
-    bindStateMachine(scheduler, this.stateMachine);
+
+    const scheduler = this.starter(SCHEDULER_HANDLER, table, Duration.minutes(5));
     // Supervision: the tick describes the executions of claimed groups to re-drive closed ones.
     this.stateMachine.grantExecution(scheduler, 'states:DescribeExecution');
     this.scheduler = scheduler;
@@ -126,13 +88,7 @@ export class ServiceProcessing extends Construct {
 
     // The due sweep: groups created in (or moved into) the current hour after its tick start
     // within a minute (docs/decisions.md, "The current hour").
-    const { fn: dueSweep } = new ServiceFunction(this, handlerSlug(DUE_SWEEP_HANDLER), {
-      handler: DUE_SWEEP_HANDLER,
-      stage,
-      timeout: Duration.seconds(50),
-    });
-    bindTable(dueSweep, table, 'readWrite');
-    bindStateMachine(dueSweep, this.stateMachine);
+    const dueSweep = this.starter(DUE_SWEEP_HANDLER, table, Duration.seconds(50));
     this.dueSweep = dueSweep;
     new events.Rule(this, 'EveryMinute', {
       ruleName: `${SERVICE_NAME}-${stage}-due-sweep`,
@@ -146,16 +102,14 @@ export class ServiceProcessing extends Construct {
     const alarm = (name: string, metric: cloudwatch.IMetric, description: string, options?: AlarmOptions) =>
       serviceAlarm(this, stage, this.alarmTopic, name, metric, description, options);
     const period = Duration.minutes(5);
-    alarm(
-      'executions-failed',
-      this.stateMachine.metricFailed({ period }),
-      'A group processing execution failed: the next hourly tick re-drives its group (see the runbook)',
-    );
-    alarm(
-      'executions-timed-out',
-      this.stateMachine.metricTimedOut({ period }),
-      'A group processing execution timed out',
-    );
+    this.alarmOnEndings(this.alarmTopic, {
+      failed: {
+        name: 'executions-failed',
+        description:
+          'A group processing execution failed: the next hourly tick re-drives its group (see the runbook)',
+      },
+      timedOut: { name: 'executions-timed-out', description: 'A group processing execution timed out' },
+    });
     // The tick's count of groups processing longer than an execution may run (it re-drives closed
     // executions itself; a group still counted is one that supervision could not unstick).
     alarm(
@@ -180,5 +134,13 @@ export class ServiceProcessing extends Construct {
       scheduler.metricErrors({ period }),
       'The hourly scheduler failed; due groups wait for the next tick',
     );
+  }
+
+  /** A function that claims due groups and starts this machine's executions for them. */
+  private starter(handler: string, table: ITable, timeout: Duration): NodejsFunction {
+    const { fn } = new ServiceFunction(this, handlerSlug(handler), { handler, stage: this.stage, timeout });
+    bindTable(fn, table, 'readWrite');
+    bindStateMachine(fn, this.stateMachine);
+    return fn;
   }
 }

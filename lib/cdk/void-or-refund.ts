@@ -1,18 +1,15 @@
 /**
  * The background void-or-refund in the cloud (docs/decisions.md "Background void-or-refund"): its
- * state machine from statemachines/void-or-refund.asl.json (used unchanged: DefinitionBody.fromFile
- * + definitionSubstitutions naming one function per Task), each task function with only the grants
- * its work needs, and an alarm on runs that end without finishing. Only the void-or-refund API
- * function may start (and describe) its executions: `bindApiFunction`.
+ * state machine from statemachines/void-or-refund.asl.json with one function per Task (a
+ * TaskStateMachine), each task function with only the grants its work needs, and alarms on runs
+ * that end without finishing. Only the void-or-refund API function may start (and describe) its
+ * executions: `bindApiFunction`.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import {
   VOID_OR_REFUND,
   VOID_OR_REFUND_DEFINITION,
@@ -20,16 +17,8 @@ import {
   voidOrRefundTasks,
 } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
-import { serviceAlarm } from './alarms';
-import { bindProcessor } from './processor';
-import {
-  bindStateMachine,
-  bindTable,
-  handlerSlug,
-  logRetention,
-  ServiceFunction,
-  type TableAccess,
-} from './service-function';
+import { bindStateMachine } from './service-function';
+import { TaskStateMachine, type TaskSettings } from './task-state-machine';
 
 /** The longest one payment's reversal takes (contract/processing.ts). */
 export const REVERSAL_SECONDS = VOID_OR_REFUND.reversalSeconds;
@@ -46,7 +35,7 @@ export const REVERSE_BATCH_TIMEOUT = Duration.seconds(
 export const VOID_OR_REFUND_API_TIMEOUT = Duration.seconds(VOID_OR_REFUND.apiTimeoutSeconds);
 
 /** What each task does to the table (whether it calls the processor: contract/processing.ts). */
-const TASK_ACCESS: Record<string, { table: TableAccess; timeout: Duration; memorySize?: number }> = {
+const TASK_ACCESS: Record<string, TaskSettings> = {
   'void-or-refund/begin': { table: 'read', timeout: Duration.seconds(10) },
   'void-or-refund/reverse-batch': {
     table: 'readWrite',
@@ -62,61 +51,32 @@ export interface ServiceVoidOrRefundProps {
   readonly alarmTopic: sns.ITopic;
 }
 
-export class ServiceVoidOrRefund extends Construct {
-  readonly stateMachine: sfn.StateMachine;
-  readonly taskFunctions: ReadonlyMap<string, NodejsFunction>;
-
+export class ServiceVoidOrRefund extends TaskStateMachine {
   constructor(scope: Construct, id: string, props: ServiceVoidOrRefundProps) {
-    super(scope, id);
-    const { stage, table } = props;
-
-    const functions = new Map<string, NodejsFunction>();
-    const substitutions: Record<string, string> = {};
-    for (const task of voidOrRefundTasks) {
-      const access = TASK_ACCESS[task.handler];
-      if (!access) throw new Error(`no settings for void-or-refund task ${task.handler}`);
-      const { fn } = new ServiceFunction(this, handlerSlug(task.handler), {
-        handler: task.handler,
-        stage,
-        timeout: access.timeout,
-        ...(access.memorySize !== undefined && { memorySize: access.memorySize }),
-      });
-      bindTable(fn, table, access.table);
-      if (task.callsProcessor === true) bindProcessor(fn, stage);
-      functions.set(task.handler, fn);
-      substitutions[task.substitution] = fn.functionArn;
-    }
-    this.taskFunctions = functions;
-
-    const logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
-      logGroupName: `/aws/vendedlogs/states/${VOID_OR_REFUND_STATE_MACHINE_NAME(stage)}`,
-      retention: logRetention(stage),
-      removalPolicy: stage === 'prod' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    super(scope, id, {
+      stage: props.stage,
+      table: props.table,
+      definition: VOID_OR_REFUND_DEFINITION,
+      stateMachineName: VOID_OR_REFUND_STATE_MACHINE_NAME(props.stage),
+      stateMachineId: 'VoidOrRefund',
+      tasks: voidOrRefundTasks,
+      settingsOf: (task) => {
+        const settings = TASK_ACCESS[task.handler];
+        if (!settings) throw new Error(`no settings for void-or-refund task ${task.handler}`);
+        return settings;
+      },
     });
-    this.stateMachine = new sfn.StateMachine(this, 'VoidOrRefund', {
-      stateMachineName: VOID_OR_REFUND_STATE_MACHINE_NAME(stage),
-      stateMachineType: sfn.StateMachineType.STANDARD,
-      definitionBody: sfn.DefinitionBody.fromFile(VOID_OR_REFUND_DEFINITION),
-      definitionSubstitutions: substitutions,
-      tracingEnabled: true,
-      // Payloads are ids and counters, but stay out of logs all the same.
-      logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
+    this.alarmOnEndings(props.alarmTopic, {
+      failed: {
+        name: 'void-or-refund-failed',
+        description:
+          'A background void-or-refund failed after its retries: the group shows it running; repeating the request starts a new run',
+      },
+      timedOut: {
+        name: 'void-or-refund-timed-out',
+        description: 'A background void-or-refund timed out; repeating the request starts a new run',
+      },
     });
-    for (const fn of functions.values()) fn.grantInvoke(this.stateMachine);
-
-    const period = Duration.minutes(5);
-    const alarm = (name: string, metric: ReturnType<sfn.StateMachine['metricFailed']>, description: string) =>
-      serviceAlarm(this, stage, props.alarmTopic, name, metric, description);
-    alarm(
-      'void-or-refund-failed',
-      this.stateMachine.metricFailed({ period }),
-      'A background void-or-refund failed after its retries: the group shows it running; repeating the request starts a new run',
-    );
-    alarm(
-      'void-or-refund-timed-out',
-      this.stateMachine.metricTimedOut({ period }),
-      'A background void-or-refund timed out; repeating the request starts a new run',
-    );
   }
 
   /**

@@ -19,7 +19,7 @@ import { openApiDocument, type OpenApiDocument } from '../openapi/index';
 import type { Stage } from '../../contract/stage';
 import type { LocalRoute } from './http-server';
 
-/** The local paths; no API route lives under `/docs` (test/unit/docs-page.test.ts). */
+/** The local paths; no API route lives under `/docs` (test/unit/docs-page-html.test.ts). */
 export const DOCS_PATH = '/docs';
 export const REDOC_PATH = `${DOCS_PATH}/redoc.standalone.js`;
 export const DOCS_DOCUMENT_PATH = `${DOCS_PATH}/openapi.json`;

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { sleep } from '../../lambdas/shared/concurrency';
 
 export const JAR_DIR = resolve(__dirname, '..', '..', '.dynamodb-local');
 
@@ -112,7 +113,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
         child.kill('SIGTERM');
         throw new Error(`DynamoDB Local did not start within 60 s: ${stderr.trim()}`);
       }
-      await new Promise((r) => setTimeout(r, 150));
+      await sleep(150);
     }
   }
   client.destroy();

@@ -1,7 +1,7 @@
 /**
  * Seeded local identities (docs/architecture.md#local-runtime): fixed, because tests and tools rely on them.
  */
-import type { Merchant } from '../../lambdas/shared/merchants';
+import type { Merchant } from '../../lambdas/store/merchants';
 
 export const localMerchants: readonly Merchant[] = [
   { merchantId: '32350000001', shortId: '23500001', name: 'Springfield Elementary' },

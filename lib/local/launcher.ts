@@ -9,6 +9,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from './dynamodb-local';
+import { sleep } from '../../lambdas/shared/concurrency';
 
 const ROOT = resolve(__dirname, '..', '..');
 const READY_TIMEOUT_MS = 90_000;
@@ -156,7 +157,7 @@ export async function launchLocalRuntime(options: LaunchOptions = {}): Promise<L
       let orphans = dynamoProcesses(dynamoPort);
       // Killed without a chance to stop it, the runtime leaves Java to its watchdog.
       for (const until = Date.now() + ORPHAN_GRACE_MS; orphans.length > 0 && Date.now() < until;) {
-        await new Promise((ok) => setTimeout(ok, 200));
+        await sleep(200);
         orphans = dynamoProcesses(dynamoPort);
       }
       if (orphans.length === 0) removeDataDir();

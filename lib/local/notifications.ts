@@ -17,7 +17,10 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
+import type { DeadLetter } from './dead-letters';
 import { invokeAs } from './http-server';
+import { backoffDelay } from '../../lambdas/shared/backoff';
+import { sleep } from '../../lambdas/shared/concurrency';
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
@@ -35,13 +38,9 @@ export async function startSes(port: number): Promise<Server> {
   return ses;
 }
 
-/** What `GET /__local/dlq` lists: stream records the forwarder gave up on, queue messages the notifier did. */
-export type DeadLetter = { at: string; reason: string } & (
-  { shardId: string; sequenceNumbers: string[] } | { messageId: string; body: string }
-);
-
 const MAX_RETRIES = 10;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits between deliveries of a failed batch: 0.5 s, doubling, at most 8 s. */
+const STREAM_RETRY_BACKOFF = { firstMs: 500, maxMs: 8000 };
 
 function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBStreamEvent['Records'][number] {
   const d = record.dynamodb ?? {};
@@ -103,7 +102,7 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
         );
         return;
       }
-      await sleep(Math.min(8000, 500 * 2 ** attempt));
+      await sleep(backoffDelay(attempt + 1, STREAM_RETRY_BACKOFF));
     }
   };
 
@@ -179,7 +178,7 @@ const localQueueOptions = () => ({
  * → the notifier, at EMAIL_SEND_RATE. Both handlers are the functions' own modules.
  */
 export async function startLocalNotifications(tableName: string, deadLetters: DeadLetter[]) {
-  const { useOutboxQueue } = await import('../../lambdas/notifications/queue');
+  const { useOutboxQueue } = await import('../../lambdas/shared/outbox-queue');
   const { LocalQueue, startQueuePoller } = await import('./queue');
   const forwarder = (await import(`../../lambdas/${OUTBOX_FORWARDER_HANDLER}`)) as { handler: StreamHandler };
   const notifier = (await import(`../../lambdas/${NOTIFIER_HANDLER}`)) as {

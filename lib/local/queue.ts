@@ -15,10 +15,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { OutboxQueue, QueuedMessage } from '../../lambdas/notifications/queue';
+import type { OutboxQueue, QueuedMessage } from '../../lambdas/shared/outbox-queue';
 import { sleep } from '../../lambdas/shared/concurrency';
 import { invokeAs } from './http-server';
-import type { DeadLetter } from './notifications';
+import type { DeadLetter } from './dead-letters';
 
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 

@@ -20,10 +20,11 @@ import { createSfnServer } from './step-functions';
 import { localProcessing } from './processing';
 import { installFaults } from './faults';
 import { docsRoutes } from './docs';
-import { startLocalNotifications, startSes, type DeadLetter } from './notifications';
+import type { DeadLetter } from './dead-letters';
+import { startLocalNotifications, startSes } from './notifications';
 import { localClients, localMerchants } from './identities';
 import { ensureTable } from './table';
-import { MerchantRegistry } from '../../lambdas/shared/merchants';
+import { MerchantRegistry } from '../../lambdas/store/merchants';
 
 export interface RuntimeOptions {
   port: number;

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { call, futureDate, OTHER, tokenFor } from '../support/api';
+import { call, futureDate, OTHER, tokenFor } from '#support/api';
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..', '..');

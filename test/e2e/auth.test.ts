@@ -1,6 +1,6 @@
 /** Auth over HTTP: the local authorizer, the token endpoint and client→merchant grants. */
-import { call, futureDate, MID, MID8, OTHER, OTHER_MID, signToken, tokenFor, baseUrl } from '../support/api';
-import { apiScope } from '../../contract/stage';
+import { call, futureDate, MID, MID8, OTHER, OTHER_MID, signToken, tokenFor, baseUrl } from '#support/api';
+import { apiScope } from '#contract/stage';
 
 const listPath = `/rest/merchants/${MID}/groups`;
 

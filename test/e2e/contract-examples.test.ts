@@ -10,18 +10,19 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { operationExamples, PLACEHOLDERS, type Placeholder } from '../../contract/examples/index';
-import { routeList } from '../../contract/routes/index';
-import { call, type Reply } from '../support/api';
+import { operationExamples, PLACEHOLDERS, type Placeholder } from '#contract/examples/index';
+import { routeList } from '#contract/routes/index';
+import { call, type Reply } from '#support/api';
 import {
   openApi,
   problemsOf,
   requestSchemaPointer,
   responseSchemaPointer,
   validatorAt,
-} from '../support/openapi-schemas';
-import { checkingInput } from '../fixtures';
-import { createPayor, groupBody } from '../fixtures/api';
+} from '#support/openapi-schemas';
+import { checkingInput } from '#support/fixtures/index';
+import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
+import { sleep } from '#shared/concurrency';
 
 type Json = Record<string, unknown>;
 type Ids = Record<Placeholder, string>;
@@ -176,7 +177,7 @@ beforeAll(async () => {
           `${v1}/transactions/${ids.TransactionID}`,
         );
         if (settled) break;
-        await new Promise((r) => setTimeout(r, 500));
+        await sleep(500);
       }
       return {};
     },

@@ -11,10 +11,11 @@
  * Reproduce a run with its printed seed: `CRASH_SEED=<seed> npx jest test/e2e/crash.test.ts
  * --selectProjects e2e`. CRASH_KILLS changes the number of kills (at least 20).
  */
-import { CrashClient } from '../support/crash-client';
-import { judge, readTable, reconcileLocal } from '../support/crash-oracle';
-import { between, CrashRuntime, pick, seededRandom, sleep } from '../support/crash-runtime';
-import { createGroups, Observations, runWorker, seedPayors, type Workload } from '../support/crash-workload';
+import { CrashClient } from '#support/crash-client';
+import { judge, readTable, reconcileLocal } from '#support/crash-oracle';
+import { sleep } from '#shared/concurrency';
+import { between, CrashRuntime, pick, seededRandom } from '#support/crash-runtime';
+import { createGroups, Observations, runWorker, seedPayors, type Workload } from '#support/crash-workload';
 
 const SEED = Number(process.env.CRASH_SEED ?? 20261122);
 const KILLS = Math.max(20, Number(process.env.CRASH_KILLS ?? 20));

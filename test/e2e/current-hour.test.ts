@@ -6,18 +6,18 @@
  * The shared e2e runtime runs without the due sweep (its files start their current-hour groups
  * themselves), so this file runs a runtime of its own, with the default sweep interval.
  */
-import { launchLocalRuntime, type LocalRuntimeProcess } from '../../lib/local/launcher';
-import { call } from '../support/api';
-import { aProfile } from '../fixtures/api';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
+import { call } from '#support/api';
+import { aProfile } from '#support/fixtures/e2e-resources';
 import {
   createGroup,
   farFutureDate,
   groupPath,
   hourlyTick,
-  sleep,
   slotOfTime,
   waitForStatus,
-} from '../support/processing';
+} from '#support/processing';
+import { sleep } from '#shared/concurrency';
 
 let runtime: LocalRuntimeProcess | undefined;
 let sharedUrl: string | undefined;

@@ -10,20 +10,20 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { launchLocalRuntime, type LocalRuntimeProcess } from '../../lib/local/launcher';
-import { listOutbox } from '../../lambdas/store/outbox';
-import type { OutboxItem } from '../../lambdas/domain/notifications';
-import { call, futureDate, MID } from '../support/api';
-import { createPayor, groupBody } from '../fixtures/api';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
+import { listOutbox } from '#store/outbox';
+import type { OutboxItem } from '#domain/notifications';
+import { call, futureDate, MID } from '#support/api';
+import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
 import {
   closeLocalTable,
   localTable,
   sesEmails,
   setSesFaults,
-  sleep,
   uniqueAddress,
   type Json,
-} from '../support/notifications';
+} from '#support/notifications';
+import { sleep } from '#shared/concurrency';
 
 const PAYMENTS = 2_000;
 const PAYORS = 20;

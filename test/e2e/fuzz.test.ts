@@ -8,10 +8,10 @@
  * Reproduce a failure: FUZZ_SEED=<seed printed> npx jest test/e2e/fuzz.test.ts --selectProjects e2e
  */
 import fc from 'fast-check';
-import { baseUrl, call, PROD_LIKE_MID, tokenFor } from '../support/api';
-import { declaredQuery, fuzzCase, issueExamples, type FuzzCase } from '../support/fuzz-cases';
-import { snapshotter } from '../support/fuzz-snapshot';
-import { makeResources, operations } from '../support/security-operations';
+import { baseUrl, call, PROD_LIKE_MID, tokenFor } from '#support/api';
+import { declaredQuery, fuzzCase, issueExamples, type FuzzCase } from '#support/fuzz-cases';
+import { snapshotter } from '#support/fuzz-snapshot';
+import { makeResources, operations } from '#support/security-operations';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 90210);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);

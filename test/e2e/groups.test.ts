@@ -1,7 +1,7 @@
 /** Groups and payments over HTTP: every endpoint, rule and error status of the foundation. */
-import { call, futureDate, MID, MID8 } from '../support/api';
-import { expectRefusal } from '../support/refusal';
-import { aProfile, groupBody } from '../fixtures/api';
+import { call, futureDate, MID, MID8 } from '#support/api';
+import { expectRefusal } from '#support/refusal';
+import { aProfile, groupBody } from '#support/fixtures/e2e-resources';
 
 const base = `/rest/merchants/${MID}`;
 let profileId: string;

@@ -5,9 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { launchLocalRuntime } from '../../lib/local/launcher';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { launchLocalRuntime } from '#lib/local/launcher';
+import { sleep } from '#shared/concurrency';
 
 /** Whether something accepts connections on this loopback port. */
 const listening = (port: number) =>

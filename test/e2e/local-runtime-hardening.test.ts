@@ -6,8 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { SignJWT, importJWK } from 'jose';
-import { baseUrl, call, MID, OTHER, OTHER_MID, tokenFor } from '../support/api';
-import { apiScope } from '../../contract/stage';
+import { baseUrl, call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
+import { apiScope } from '#contract/stage';
+import { sleep } from '#shared/concurrency';
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
 
@@ -111,7 +112,7 @@ test('concurrent local handlers keep their log keys apart', async () => {
         : call('GET', `/rest/merchants/${OTHER_MID}/groups?pageSize=1`, undefined, { token: other }),
     ),
   );
-  await new Promise((ok) => setTimeout(ok, 500)); // the runtime's output reaches runtime.log
+  await sleep(500); // the runtime's output reaches runtime.log
   const lines = readFileSync(join(process.env.E2E_DATA_DIR!, 'runtime.log'), 'utf8')
     .split('\n')
     .filter((line) => line.startsWith('{') && line.includes('"clientId"'))

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../../lib/local/dynamodb-local';
+import { freePort } from '#lib/local/dynamodb-local';
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..', '..');

@@ -4,7 +4,7 @@
  * touch, with the sandbox processor's ledger as the proof that no money moved twice. Each test is
  * named after the defect it proves fixed.
  */
-import { baseUrl, call, MID } from '../support/api';
+import { baseUrl, call, MID } from '#support/api';
 import {
   closeLocalTable,
   createGroup,
@@ -15,14 +15,14 @@ import {
   trigger,
   waitForStatus,
   type Json,
-} from '../support/processing';
-import { aProfile } from '../fixtures/api';
+} from '#support/processing';
+import { aProfile } from '#support/fixtures/e2e-resources';
+import { sleep } from '#shared/concurrency';
 
 const base = `/v1/rest/merchants/${MID}/transactions`;
 type Txn = Record<string, any>;
 
 const sale = (body: Record<string, unknown>) => call<Txn>('POST', base, body);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function faults(body: Record<string, unknown>): Promise<void> {
   const res = await fetch(`${baseUrl()}/__local/faults`, {

@@ -11,10 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { QueuedMessage } from '../../lambdas/notifications/queue';
-import { call, futureDate, MID } from '../support/api';
-import { cardInput } from '../fixtures';
-import { createPayor, groupBody } from '../fixtures/api';
+import type { QueuedMessage } from '#shared/outbox-queue';
+import { call, futureDate, MID } from '#support/api';
+import { cardInput } from '#support/fixtures/index';
+import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
 import {
   allTextOf,
   closeLocalTable,
@@ -24,13 +24,13 @@ import {
   sesEmails,
   setSesFailures,
   setSesFaults,
-  sleep,
   uniqueAddress,
   waitForEmails,
   waitForOutbox,
   type Json,
   type SesEmail,
-} from '../support/notifications';
+} from '#support/notifications';
+import { sleep } from '#shared/concurrency';
 
 const groupsPath = `/rest/merchants/${MID}/groups`;
 const MERCHANT = 'Springfield Elementary';
@@ -444,18 +444,18 @@ describe('a queue message delivered twice sends one e-mail', () => {
       AWS_SECRET_ACCESS_KEY: 'local',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
     });
-    (await import('../../lambdas/notifications/queue')).useOutboxQueue({
+    (await import('#shared/outbox-queue')).useOutboxQueue({
       send: async (messages) => {
         requeued.push(...messages);
         return [];
       },
     });
-    notifier = (await import('../../lambdas/notifications/send-notifications')).handler as QueueHandler;
-    const { lambdaContext } = await import('../../lib/local/http-server');
+    notifier = (await import('#lambdas/notifications/send-notifications')).handler as QueueHandler;
+    const { lambdaContext } = await import('#lib/local/http-server');
     context = () => lambdaContext('Notifier', 60_000);
   });
   afterAll(async () => {
-    (await import('../../lambdas/shared/ddb')).ddb().destroy();
+    (await import('#shared/ddb')).ddb().destroy();
   });
 
   const queueMessage = (outboxId: string): SQSEvent => ({

@@ -2,8 +2,8 @@
  * A large group's payments over HTTP (docs/decisions.md "Paged payments"): 2,100 payments paged
  * by number and by token, each payment exactly once; the unpaged list refused above 2,000.
  */
-import { call, MID } from '../support/api';
-import { aProfile, groupBody } from '../fixtures/api';
+import { call, MID } from '#support/api';
+import { aProfile, groupBody } from '#support/fixtures/e2e-resources';
 
 const base = `/rest/merchants/${MID}`;
 const COUNT = 2_100;

@@ -1,9 +1,9 @@
 /** Payors and saved methods over HTTP: docs/product.md#payors-and-saved-methods, concurrency too. */
 import { randomUUID } from 'node:crypto';
-import { call, MID, OTHER, tokenFor } from '../support/api';
-import { expectRefusal } from '../support/refusal';
-import { address, cardInput, checkingInput, expiry } from '../fixtures';
-import { createPayor, groupBody } from '../fixtures/api';
+import { call, MID, OTHER, tokenFor } from '#support/api';
+import { expectRefusal } from '#support/refusal';
+import { address, cardInput, checkingInput, expiry } from '#support/fixtures/index';
+import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
 
 const base = `/v1/rest/merchants/${MID}/payors`;
 const uniqueId = () => `cust-${randomUUID().slice(0, 8)}`;

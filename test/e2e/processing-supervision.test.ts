@@ -8,8 +8,8 @@
  * file's group is due then.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { baseUrl } from '../support/api';
-import { aProfile } from '../fixtures/api';
+import { baseUrl } from '#support/api';
+import { aProfile } from '#support/fixtures/e2e-resources';
 import {
   closeLocalTable,
   createGroup,
@@ -20,13 +20,13 @@ import {
   localTable,
   payments,
   scan,
-  sleep,
   trigger,
   waitForStatus,
   type Json,
-} from '../support/processing';
-import { keys } from '../../lambdas/shared/keys';
-import { slotOf } from '../../lambdas/domain/groups';
+} from '#support/processing';
+import { keys } from '#shared/keys';
+import { slotOf } from '#domain/groups';
+import { sleep } from '#shared/concurrency';
 
 afterAll(() => closeLocalTable());
 

@@ -10,19 +10,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  call,
-  futureDate,
-  MID,
-  MID8,
-  OTHER,
-  OTHER_MID,
-  PROD_LIKE_MID,
-  TESTER,
-  tokenFor,
-} from '../support/api';
-import { aProfile, createPayor } from '../fixtures/api';
-import { launchLocalRuntime, type LocalRuntimeProcess } from '../../lib/local/launcher';
+import { call, futureDate, MID, MID8, OTHER, OTHER_MID, PROD_LIKE_MID, TESTER, tokenFor } from '#support/api';
+import { aProfile, createPayor } from '#support/fixtures/e2e-resources';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import {
   allExecutions,
   closeLocalTable,
@@ -40,15 +30,15 @@ import {
   paymentIdsOf,
   paymentsById,
   saleLedgerItemsOfPayment,
-  sleep,
   slotOfTime,
   transactionsOfPayment,
   trigger,
   waitForStatus,
   type Json,
-} from '../support/processing';
-import { keys } from '../../lambdas/shared/keys';
-import { slotOf } from '../../lambdas/domain/groups';
+} from '#support/processing';
+import { keys } from '#shared/keys';
+import { slotOf } from '#domain/groups';
+import { sleep } from '#shared/concurrency';
 
 const transactionPath = (transactionId: string) => `/v1/rest/merchants/${MID}/transactions/${transactionId}`;
 const voidOrRefund = (groupId: string, body?: unknown) =>

@@ -4,9 +4,9 @@
  * every other path, parallel voids included, with the interleavings forced and stale reads and
  * conflicts injected; these run the whole stack with real requests.
  */
-import { call, MID } from '../support/api';
-import { address } from '../fixtures';
-import { createPayor, groupBody } from '../fixtures/api';
+import { call, MID } from '#support/api';
+import { address } from '#support/fixtures/index';
+import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
 
 test('a reschedule answered 200 is never silently undone by a concurrent update of another field (20 tries)', async () => {
   for (let i = 0; i < 20; i++) {

@@ -3,8 +3,8 @@
  * under the wrong prefix (`/rest` vs `/v1/rest`) answers 404 naming the right one; both with the
  * service's error body, after the token (as API Gateway's fallback methods, lib/cdk/api-fallbacks.ts).
  */
-import { baseUrl, call, MID, tokenFor } from '../support/api';
-import { MERCHANT_PREFIXES, methodNotAllowedMessage } from '../../contract/fallbacks';
+import { baseUrl, call, MID, tokenFor } from '#support/api';
+import { MERCHANT_PREFIXES, methodNotAllowedMessage } from '#contract/fallbacks';
 
 const GROUP = `/rest/merchants/${MID}/groups/4b4f9b36-1d0b-4a55-9d3e-0c1a8f5e7a10`;
 const [REST, V1] = MERCHANT_PREFIXES;

@@ -3,7 +3,7 @@
  * credentials answers the documented status with the error body, and another merchant's ids under
  * one's own MID are indistinguishable from random ids of the same shape.
  */
-import { call, MID, MID8, OTHER, OTHER_MID, tokenFor } from '../support/api';
+import { call, MID, MID8, OTHER, OTHER_MID, tokenFor } from '#support/api';
 import {
   bodyOf,
   idsIn,
@@ -12,8 +12,8 @@ import {
   operations,
   pathOf,
   type Ids,
-} from '../support/security-operations';
-import { tokenCases } from '../support/security-tokens';
+} from '#support/security-operations';
+import { tokenCases } from '#support/security-tokens';
 
 const ops = operations();
 let mine: Ids;

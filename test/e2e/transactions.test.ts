@@ -3,16 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { call, MID, OTHER, OTHER_MID, tokenFor } from '../support/api';
-import { localTable } from '../support/processing';
-import { cardInput, checkingInput } from '../fixtures';
-import { aProfile, createPayor } from '../fixtures/api';
+import { call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
+import { localTable } from '#support/processing';
+import { cardInput, checkingInput } from '#support/fixtures/index';
+import { aProfile, createPayor } from '#support/fixtures/e2e-resources';
+import { sleep } from '#shared/concurrency';
 
 const base = `/v1/rest/merchants/${MID}/transactions`;
 type Txn = Record<string, any>;
 
 const sale = (body: Record<string, unknown>) => call<Txn>('POST', base, body);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function settled(txn: Txn): Promise<void> {
   await sleep(Math.max(0, Date.parse(txn.settlementTime) - Date.now()) + 200);

@@ -5,9 +5,10 @@
  * that add up; every payment shows its reversal, once, also after a repeat once done. Named
  * payments (paymentIds) stay within the request: 200.
  */
-import { call } from '../support/api';
-import { createGroup, groupPath, sleep, trigger, waitForStatus, type Json } from '../support/processing';
-import { aProfile } from '../fixtures/api';
+import { call } from '#support/api';
+import { sleep } from '#shared/concurrency';
+import { createGroup, groupPath, trigger, waitForStatus, type Json } from '#support/processing';
+import { aProfile } from '#support/fixtures/e2e-resources';
 
 const COUNT = 1_200;
 let groupId: string;

@@ -1,7 +1,7 @@
 import { Token } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { addServiceStacks } from '../../lib/cdk/app';
-import { flatten, PROD_CONTEXT, props, resourcesOf, SYNTH_TIMEOUT_MS, testApp } from './synth';
+import { addServiceStacks } from '#lib/cdk/app';
+import { flatten, PROD_CONTEXT, props, resourcesOf, SYNTH_TIMEOUT_MS, testApp } from '#support/cdk/synth';
 
 describe('CDK app', () => {
   const saved = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };

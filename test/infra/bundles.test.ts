@@ -10,7 +10,7 @@ import {
   writeBundlesReport,
   type BundleResult,
 } from '../../scripts/check-bundles';
-import { routeList } from '../../contract/routes/index';
+import { routeList } from '#contract/routes/index';
 
 let results: BundleResult[] = [];
 beforeAll(async () => {

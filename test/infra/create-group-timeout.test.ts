@@ -4,12 +4,12 @@
  * writes for ~10 s into one partition: contract/limits.ts).
  */
 import type { Template } from 'aws-cdk-lib/assertions';
-import { CREATE_GROUP_TIMEOUT_SECONDS } from '../../contract/limits';
-import { routes } from '../../contract/routes/index';
-import type { Stage } from '../../contract/stage';
-import { CREATE_GROUP_HANDLER } from '../../lib/cdk/api';
-import { BATCH_WRITE_BUDGET_MS } from '../../lambdas/store/items';
-import { functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, synthStage } from './synth';
+import { CREATE_GROUP_TIMEOUT_SECONDS } from '#contract/limits';
+import { routes } from '#contract/routes/index';
+import type { Stage } from '#contract/stage';
+import { CREATE_GROUP_HANDLER } from '#lib/cdk/api';
+import { BATCH_WRITE_BUDGET_MS } from '#store/items';
+import { functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, synthStage } from '#support/cdk/synth';
 
 /** API Gateway's integration timeout (REST APIs, default and maximum without a quota raise). */
 const API_GATEWAY_TIMEOUT_SECONDS = 29;

@@ -1,10 +1,10 @@
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { ServiceApi } from '../../lib/cdk/api';
-import { ServiceAuth } from '../../lib/cdk/auth';
-import { ServiceTable } from '../../lib/cdk/table';
-import { handlerModules } from '../../contract/routes/index';
-import { props, resourcesOf, testApp } from './synth';
+import { ServiceApi } from '#lib/cdk/api';
+import { ServiceAuth } from '#lib/cdk/auth';
+import { ServiceTable } from '#lib/cdk/table';
+import { handlerModules } from '#contract/routes/index';
+import { props, resourcesOf, testApp } from '#support/cdk/synth';
 
 describe('ServiceApi extension point', () => {
   it('exposes one function per handler and lets a callback configure a single handler', () => {

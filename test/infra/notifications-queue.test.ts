@@ -4,9 +4,9 @@
  * concurrency; messages that break 5 times go to the dead-letter queue; the rate is a context
  * value (`emailSendRate`), default 14 per second.
  */
-import { addServiceStacks } from '../../lib/cdk/app';
-import { OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
-import type { Stage } from '../../contract/stage';
+import { addServiceStacks } from '#lib/cdk/app';
+import { OUTBOX_FORWARDER_HANDLER } from '#contract/processing';
+import type { Stage } from '#contract/stage';
 import { Template } from 'aws-cdk-lib/assertions';
 import {
   getAtt,
@@ -15,7 +15,7 @@ import {
   STREAM_ACTIONS,
   XRAY_ACTIONS,
   type Notifications,
-} from './notifications-support';
+} from '#support/cdk/notifications-stack';
 import {
   actionsOf,
   flatten,
@@ -28,7 +28,7 @@ import {
   synthStage,
   testApp,
   type Resource,
-} from './synth';
+} from '#support/cdk/synth';
 
 const mappingsOf = (template: Template, functionId: string): Record<string, unknown>[] =>
   Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))

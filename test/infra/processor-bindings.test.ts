@@ -5,8 +5,8 @@
  */
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
-import { routeList as routes } from '../../contract/routes/index';
-import { processGroupTasks, voidOrRefundTasks } from '../../contract/processing';
+import { routeList as routes } from '#contract/routes/index';
+import { processGroupTasks, voidOrRefundTasks } from '#contract/processing';
 
 const ROOT = resolve(__dirname, '..', '..');
 

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { addServiceStacks } from '../../lib/cdk/app';
-import { acknowledgementsOf } from '../../lib/cdk/nag';
-import type { ServiceStack } from '../../lib/cdk/service-stack';
-import { emittedMetricProblem, metricsOfAlarm } from './metrics';
-import { PROD_CONTEXT, props, resourcesOf, SYNTH_TIMEOUT_MS, testApp } from './synth';
+import { addServiceStacks } from '#lib/cdk/app';
+import { acknowledgementsOf } from '#lib/cdk/nag';
+import type { ServiceStack } from '#lib/cdk/service-stack';
+import { emittedMetricProblem, metricsOfAlarm } from '#support/cdk/metrics';
+import { PROD_CONTEXT, props, resourcesOf, SYNTH_TIMEOUT_MS, testApp } from '#support/cdk/synth';
 
 const stacks: { stack: ServiceStack; template: Template }[] = [];
 beforeAll(() => {
@@ -181,10 +181,10 @@ it(
   SYNTH_TIMEOUT_MS,
 );
 
-describe('README', () => {
+describe('docs/operating.md', () => {
   it('lists every acknowledged cdk-nag rule in its cdk-nag summary', () => {
-    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-    const summary = readme.slice(readme.indexOf('### cdk-nag'));
+    const guide = readFileSync(join(__dirname, '..', '..', 'docs', 'operating.md'), 'utf8');
+    const summary = guide.slice(guide.indexOf('### cdk-nag'));
     const rules = new Set(
       stacks.flatMap(({ stack }) => acknowledgementsOf(stack).map((a) => a.rule.replace(/\[.*$/, ''))),
     );
@@ -192,8 +192,8 @@ describe('README', () => {
   });
 
   it('gives each rule the number of findings acknowledged on each stage', () => {
-    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-    const summary = readme.slice(readme.indexOf('### cdk-nag'));
+    const guide = readFileSync(join(__dirname, '..', '..', 'docs', 'operating.md'), 'utf8');
+    const summary = guide.slice(guide.indexOf('### cdk-nag'));
     const counted = (stage: string): Record<string, number> => {
       const found = stacks.find((s) => s.stack.stage === stage);
       const by: Record<string, number> = {};

@@ -3,9 +3,9 @@
  * the metric filter on its report and the alarms on unhealed differences and on failed runs.
  */
 import type { Template } from 'aws-cdk-lib/assertions';
-import { RECONCILIATION } from '../../contract/processing';
-import type { Stage } from '../../contract/stage';
-import { flatten, functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, synthStage } from './synth';
+import { RECONCILIATION } from '#contract/processing';
+import type { Stage } from '#contract/stage';
+import { flatten, functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, synthStage } from '#support/cdk/synth';
 
 describe.each(['dev', 'prod'] as const)('reconciliation (%s)', (stage: Stage) => {
   let template: Template;

@@ -1,16 +1,16 @@
 import type { Template } from 'aws-cdk-lib/assertions';
-import { handlerModules, routeList as routes } from '../../contract/routes/index';
-import { MERCHANT_PREFIXES, methodNotAllowedMessage, methodsByPath } from '../../contract/fallbacks';
-import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../../contract/stage';
-import { tableDef, tableName } from '../../contract/table';
-import type { ServiceStack } from '../../lib/cdk/service-stack';
-import { PROD_REFUSAL } from '../../lib/cdk/service-function';
-import { CREATE_GROUP_HANDLER, SETTLES_ON_READ_HANDLER } from '../../lib/cdk/api';
-import { VOID_OR_REFUND_API_TIMEOUT } from '../../lib/cdk/void-or-refund';
+import { handlerModules, routeList as routes } from '#contract/routes/index';
+import { MERCHANT_PREFIXES, methodNotAllowedMessage, methodsByPath } from '#contract/fallbacks';
+import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '#contract/stage';
+import { tableDef, tableName } from '#contract/table';
+import type { ServiceStack } from '#lib/cdk/service-stack';
+import { PROD_REFUSAL } from '#lib/cdk/service-function';
+import { CREATE_GROUP_HANDLER, SETTLES_ON_READ_HANDLER } from '#lib/cdk/api';
+import { VOID_OR_REFUND_API_TIMEOUT } from '#lib/cdk/void-or-refund';
 
 /** The void-or-refund endpoint's handler: it also drives the background reversal. */
 const VOID_OR_REFUND_HANDLER = 'groups/void-or-refund';
-import { CREATE_GROUP_TIMEOUT_SECONDS } from '../../contract/limits';
+import { CREATE_GROUP_TIMEOUT_SECONDS } from '#contract/limits';
 import {
   actionsOf,
   flatten,
@@ -25,7 +25,7 @@ import {
   synthStage,
   type Resource,
   type Statement,
-} from './synth';
+} from '#support/cdk/synth';
 
 /** Every gateway response type API Gateway has (REST APIs), with the status the service wants. */
 const EXPECTED_GATEWAY_STATUS: Record<string, number> = {

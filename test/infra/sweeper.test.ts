@@ -3,8 +3,8 @@
  * with the table and the processor and nothing else, and the alarm on failed runs.
  */
 import type { Template } from 'aws-cdk-lib/assertions';
-import { SWEEP_INTERVAL_MINUTES, SWEEPER_HANDLER } from '../../contract/processing';
-import type { Stage } from '../../contract/stage';
+import { SWEEP_INTERVAL_MINUTES, SWEEPER_HANDLER } from '#contract/processing';
+import type { Stage } from '#contract/stage';
 import {
   actionsOf,
   flatten,
@@ -16,7 +16,7 @@ import {
   roleStatements,
   SYNTH_TIMEOUT_MS,
   synthStage,
-} from './synth';
+} from '#support/cdk/synth';
 
 describe.each(['dev', 'prod'] as const)('sweeper (%s)', (stage: Stage) => {
   let template: Template;

@@ -20,11 +20,11 @@ import {
   VOID_OR_REFUND_DEFINITION,
   voidOrRefundTasks,
   type TaskBinding,
-} from '../../contract/processing';
-import { routes } from '../../contract/routes/index';
-import type { Stage } from '../../contract/stage';
-import { PROCESSOR_TIMEOUT_MS } from '../../lambdas/processor/timeout';
-import { functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, synthStage } from './synth';
+} from '#contract/processing';
+import { routes } from '#contract/routes/index';
+import type { Stage } from '#contract/stage';
+import { PROCESSOR_TIMEOUT_MS } from '#processor/timeout';
+import { functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, synthStage } from '#support/cdk/synth';
 
 /** API Gateway's integration timeout (REST APIs, default and maximum without a quota raise). */
 const API_GATEWAY_TIMEOUT_SECONDS = 29;

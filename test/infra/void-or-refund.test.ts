@@ -11,10 +11,10 @@ import {
   VOID_OR_REFUND_DEFINITION,
   VOID_OR_REFUND_STATE_MACHINE_NAME,
   voidOrRefundTasks,
-} from '../../contract/processing';
-import type { Stage } from '../../contract/stage';
-import { REVERSAL_SECONDS } from '../../lib/cdk/void-or-refund';
-import { PROCESSOR_TIMEOUT_MS } from '../../lambdas/processor/timeout';
+} from '#contract/processing';
+import type { Stage } from '#contract/stage';
+import { REVERSAL_SECONDS } from '#lib/cdk/void-or-refund';
+import { PROCESSOR_TIMEOUT_MS } from '#processor/timeout';
 import {
   actionsOf,
   functionIdOf,
@@ -27,7 +27,7 @@ import {
   synthStage,
   type Resource,
   type Statement,
-} from './synth';
+} from '#support/cdk/synth';
 
 /** API Gateway's integration timeout (REST APIs, default and maximum without a quota raise). */
 const API_GATEWAY_TIMEOUT_SECONDS = 29;

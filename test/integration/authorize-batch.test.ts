@@ -6,21 +6,22 @@
  */
 import type { Context } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
-import { emptyTotals, rangesBetween, type ProcessingState } from '../../lambdas/domain/processing';
-import { useProcessor } from '../../lambdas/processor/index';
-import { SandboxProcessor } from '../../lambdas/processor/sandbox';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { ddb } from '../../lambdas/shared/ddb';
-import { newId } from '../../lambdas/shared/ids';
-import { DynamoClaimStore } from '../../lambdas/store/claims';
-import { DynamoGroupStore } from '../../lambdas/store/groups';
-import { DynamoPaymentRangeStore } from '../../lambdas/store/payment-ranges';
-import { DynamoPaymentStore } from '../../lambdas/store/payments';
-import { DynamoPayorStore } from '../../lambdas/store/payors';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { makePayor } from '../fixtures';
-import { FaultyProcessor } from './processor-double';
+import { newGroup, newPayment, type Group, type Payment } from '#domain/groups';
+import { emptyTotals, rangesBetween, type ProcessingState } from '#domain/processing';
+import { useProcessor } from '#processor/index';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { newId, transactionIdOf } from '#shared/ids';
+import { DynamoClaimStore } from '#store/claims';
+import { DynamoGroupStore } from '#store/groups';
+import { DynamoPaymentRangeStore } from '#store/payment-ranges';
+import { DynamoPaymentStore } from '#store/payments';
+import { DynamoPayorStore } from '#store/payors';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { makePayor } from '#support/fixtures/index';
+import { FaultyProcessor } from '#support/processor-double';
+import { sleep } from '#shared/concurrency';
 
 type Handler = (state: ProcessingState, context: Context) => Promise<ProcessingState>;
 
@@ -31,7 +32,6 @@ let claims: DynamoClaimStore;
 let processor: FaultyProcessor;
 let sandbox: SandboxProcessor;
 let handler: Handler;
-let transactionIdOf: (paymentId: string) => string;
 const MERCHANT = '32350000001';
 const BATCH = 4;
 
@@ -64,9 +64,8 @@ beforeAll(async () => {
   processor = new FaultyProcessor(sandbox);
   useProcessor(processor);
   // Imported after the environment is set: the logger reads it at load.
-  const module = await import('../../lambdas/processing/authorize-batch');
+  const module = await import('#lambdas/processing/authorize-batch');
   handler = module.handler as unknown as Handler;
-  transactionIdOf = module.transactionIdOf;
 });
 afterEach(() => processor.clear());
 afterAll(async () => {
@@ -225,7 +224,7 @@ test('a crash after the processor charged makes the batch fail; the re-run compl
   // The batch's other payments are answered; the task fails for the state machine to retry.
   await expect(handler(initialState(group), context)).rejects.toMatchObject({ name: 'BatchIncomplete' });
   // Let the batch's other charges (still running when the handler threw) finish.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await sleep(500);
   expect(await saleCalls(victim)).toBe(1);
   expect((await stored(victim))!.authResponse).toBeNull();
   // The sale was recorded Pending before the processor was asked (issue 13, defect 1).

@@ -9,16 +9,16 @@ import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { newGroup } from '../../lambdas/domain/groups';
-import type { OutboxItem } from '../../lambdas/domain/notifications';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { newId } from '../../lambdas/shared/ids';
-import { keys } from '../../lambdas/shared/keys';
-import { MESSAGE_ID_HEADER, useMailer } from '../../lambdas/shared/mailer';
-import { DynamoGroupStore } from '../../lambdas/store/groups';
-import { listOutbox, OutboxStore, requeue } from '../../lambdas/store/outbox';
-import { useOutboxQueue, type QueuedMessage } from '../../lambdas/notifications/queue';
-import { createTestTable, type TestTable } from '../support/ddb';
+import { newGroup } from '#domain/groups';
+import type { OutboxItem } from '#domain/notifications';
+import { reloadConfigForTests } from '#shared/config';
+import { newId } from '#shared/ids';
+import { keys } from '#shared/keys';
+import { MESSAGE_ID_HEADER, useMailer } from '#shared/mailer';
+import { DynamoGroupStore } from '#store/groups';
+import { listOutbox, OutboxStore, requeue } from '#store/outbox';
+import { useOutboxQueue, type QueuedMessage } from '#shared/outbox-queue';
+import { createTestTable, type TestTable } from '#support/ddb';
 
 type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 const context = {
@@ -49,7 +49,7 @@ beforeAll(async () => {
     },
   });
   outbox = new OutboxStore(table.db, table.tableName);
-  const { handler } = (await import('../../lambdas/notifications/send-notifications')) as unknown as {
+  const { handler } = (await import('#lambdas/notifications/send-notifications')) as unknown as {
     handler: Handler;
   };
   notify = (outboxId) => handler({ Records: [queueRecord(outboxId)] }, context);

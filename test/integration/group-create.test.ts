@@ -11,13 +11,13 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
-import { noticeOutboxId, type OutboxItem } from '../../lambdas/domain/notifications';
-import { newId } from '../../lambdas/shared/ids';
-import { keys } from '../../lambdas/shared/keys';
-import { ABANDONED_CREATE_MS } from '../../lambdas/store/group-create';
-import { DynamoGroupStore } from '../../lambdas/store/groups';
-import { createTestTable, type TestTable } from '../support/ddb';
+import { newGroup, newPayment, type Group, type Payment } from '#domain/groups';
+import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
+import { newId } from '#shared/ids';
+import { keys } from '#shared/keys';
+import { ABANDONED_CREATE_MS } from '#store/group-create';
+import { DynamoGroupStore } from '#store/groups';
+import { createTestTable, type TestTable } from '#support/ddb';
 
 let table: TestTable;
 let store: DynamoGroupStore;

@@ -1,13 +1,13 @@
 /** The group store against DynamoDB Local: transactions, conditions and concurrent writers. */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
-import type { OutboxItem } from '../../lambdas/domain/notifications';
-import { newId } from '../../lambdas/shared/ids';
-import { keys } from '../../lambdas/shared/keys';
-import { DynamoGroupStore, MAX_TRANSACTION_ITEMS } from '../../lambdas/store/groups';
-import { DynamoPaymentStore } from '../../lambdas/store/payments';
-import { MAX_PAYMENTS_PER_GROUP } from '../../contract/limits';
-import { createTestTable, type TestTable } from '../support/ddb';
+import { newGroup, newPayment, type Group, type Payment } from '#domain/groups';
+import type { OutboxItem } from '#domain/notifications';
+import { newId } from '#shared/ids';
+import { keys } from '#shared/keys';
+import { DynamoGroupStore, MAX_TRANSACTION_ITEMS } from '#store/groups';
+import { DynamoPaymentStore } from '#store/payments';
+import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
+import { createTestTable, type TestTable } from '#support/ddb';
 
 let table: TestTable;
 let store: DynamoGroupStore;

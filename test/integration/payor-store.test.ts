@@ -1,12 +1,12 @@
 /** The payor store against DynamoDB Local: uniqueness, the method limit and the default under races. */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { replacementDefault, type Payor, type SavedMethod } from '../../lambdas/domain/payors';
-import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../../lambdas/shared/errors';
-import { keys } from '../../lambdas/shared/keys';
-import { MAX_METHODS_PER_PAYOR } from '../../contract/limits';
-import { PAYOR, withOptimisticRetry } from '../../lambdas/shared/retry';
-import { DynamoMethodStore } from '../../lambdas/store/methods';
-import { DynamoPayorStore } from '../../lambdas/store/payors';
+import { replacementDefault, type Payor, type SavedMethod } from '#domain/payors';
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from '#shared/errors';
+import { keys } from '#shared/keys';
+import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
+import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { DynamoMethodStore } from '#store/methods';
+import { DynamoPayorStore } from '#store/payors';
 import {
   addMethod,
   updateMethod,
@@ -15,9 +15,9 @@ import {
   removeMethod,
   requirePayor,
   savePayor,
-} from '../../lambdas/core/payors';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { makeMethod, makePayor, nameOf, settle } from '../fixtures';
+} from '#core/payors';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { makeMethod, makePayor, nameOf, settle } from '#support/fixtures/index';
 
 let table: TestTable;
 let store: DynamoPayorStore;

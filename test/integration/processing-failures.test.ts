@@ -9,23 +9,23 @@ import { readFileSync } from 'node:fs';
 import type { Context } from 'aws-lambda';
 import { v7 } from 'uuid';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
-import { PROCESS_GROUP_DEFINITION } from '../../contract/processing';
-import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
-import type { ProcessingState } from '../../lambdas/domain/processing';
-import { useProcessor } from '../../lambdas/processor/index';
-import { ProcessorUnavailableError, type PaymentProcessor } from '../../lambdas/processor/processor';
-import { SandboxProcessor } from '../../lambdas/processor/sandbox';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { ddb } from '../../lambdas/shared/ddb';
-import { newId, transactionIdOf } from '../../lambdas/shared/ids';
-import { DynamoClaimStore } from '../../lambdas/store/claims';
-import { DynamoGroupStore } from '../../lambdas/store/groups';
-import { DynamoPaymentStore } from '../../lambdas/store/payments';
-import { DynamoPayorStore } from '../../lambdas/store/payors';
-import { DynamoTransactionStore } from '../../lambdas/store/transactions';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { makePayor } from '../fixtures';
-import { FaultyProcessor } from './processor-double';
+import { PROCESS_GROUP_DEFINITION } from '#contract/processing';
+import { newGroup, newPayment, type Group, type Payment } from '#domain/groups';
+import type { ProcessingState } from '#domain/processing';
+import { useProcessor } from '#processor/index';
+import { ProcessorUnavailableError, type PaymentProcessor } from '#processor/processor';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { newId, transactionIdOf } from '#shared/ids';
+import { DynamoClaimStore } from '#store/claims';
+import { DynamoGroupStore } from '#store/groups';
+import { DynamoPaymentStore } from '#store/payments';
+import { DynamoPayorStore } from '#store/payors';
+import { DynamoTransactionStore } from '#store/transactions';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { makePayor } from '#support/fixtures/index';
+import { FaultyProcessor } from '#support/processor-double';
 
 type Task = (input: unknown, context: Context) => Promise<unknown>;
 const context = {
@@ -41,7 +41,7 @@ let claims: DynamoClaimStore;
 let sandbox: SandboxProcessor;
 let faulty: FaultyProcessor;
 let tasks: Record<string, Task>;
-let sweep: typeof import('../../lambdas/core/sweeper').sweep;
+let sweep: typeof import('#core/sweeper').sweep;
 const MERCHANT = '32350000001';
 const BATCH = 4;
 
@@ -77,8 +77,8 @@ beforeAll(async () => {
     ['FailBatch', 'fail-batch'],
     ['CompleteGroup', 'complete-group'],
   ] as const)
-    tasks[state] = ((await import(`../../lambdas/processing/${module}`)) as { handler: Task }).handler;
-  sweep = (await import('../../lambdas/core/sweeper')).sweep;
+    tasks[state] = ((await import(`#lambdas/processing/${module}`)) as { handler: Task }).handler;
+  sweep = (await import('#core/sweeper')).sweep;
 });
 afterEach(() => {
   down = false;

@@ -1,14 +1,14 @@
 /** The processing side of the group store against DynamoDB Local: claims, the due index, batches. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { newGroup, newPayment, type Group, type Payment } from '../../lambdas/domain/groups';
-import { emptyTotals, failedAuthResponse, type ProcessingSummary } from '../../lambdas/domain/processing';
-import { newId } from '../../lambdas/shared/ids';
-import { keys } from '../../lambdas/shared/keys';
-import { DynamoClaimStore } from '../../lambdas/store/claims';
-import { DynamoDueIndex } from '../../lambdas/store/due';
-import { DynamoGroupStore } from '../../lambdas/store/groups';
-import { DynamoPaymentStore } from '../../lambdas/store/payments';
-import { createTestTable, type TestTable } from '../support/ddb';
+import { newGroup, newPayment, type Group, type Payment } from '#domain/groups';
+import { emptyTotals, failedAuthResponse, type ProcessingSummary } from '#domain/processing';
+import { newId } from '#shared/ids';
+import { keys } from '#shared/keys';
+import { DynamoClaimStore } from '#store/claims';
+import { DynamoDueIndex } from '#store/due';
+import { DynamoGroupStore } from '#store/groups';
+import { DynamoPaymentStore } from '#store/payments';
+import { createTestTable, type TestTable } from '#support/ddb';
 
 let table: TestTable;
 let store: DynamoGroupStore;

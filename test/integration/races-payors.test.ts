@@ -13,18 +13,18 @@ import {
   updateMethod,
   updatePayor,
 } from '#core/payors';
-import { idempotent } from '../../lambdas/core/idempotency';
-import { replacementDefault } from '../../lambdas/domain/payors';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { ddb } from '../../lambdas/shared/ddb';
-import { ConflictError } from '../../lambdas/shared/errors';
-import { newId } from '../../lambdas/shared/ids';
-import { keys } from '../../lambdas/shared/keys';
-import { PAYOR, withOptimisticRetry } from '../../lambdas/shared/retry';
-import { DynamoPayorStore } from '../../lambdas/store/payors';
-import { address, makeMethod, makePayor } from '../fixtures';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { injectFaults, type Injection } from '../support/ddb-faults';
+import { idempotent } from '#core/idempotency';
+import { replacementDefault } from '#domain/payors';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { ConflictError } from '#shared/errors';
+import { newId } from '#shared/ids';
+import { keys } from '#shared/keys';
+import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { DynamoPayorStore } from '#store/payors';
+import { address, makeMethod, makePayor } from '#support/fixtures/index';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { injectFaults, type Injection } from '#support/ddb-faults';
 
 let table: TestTable;
 let faults: Injection | undefined;

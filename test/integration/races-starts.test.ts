@@ -6,26 +6,26 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { settleNow } from '../../lambdas/core/test-clock';
-import { runSale } from '../../lambdas/core/sale';
-import { requireTransaction } from '../../lambdas/core/transactions';
-import { useProcessor } from '../../lambdas/processor/index';
-import { SandboxProcessor } from '../../lambdas/processor/sandbox';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { ddb } from '../../lambdas/shared/ddb';
-import { keys } from '../../lambdas/shared/keys';
-import { groupStore } from '../../lambdas/store/groups';
-import { reverseInBackground } from '../../lambdas/void-or-refund/start';
+import { settleNow } from '#core/test-clock';
+import { runSale } from '#core/sale';
+import { requireTransaction } from '#core/transactions';
+import { useProcessor } from '#processor/index';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { keys } from '#shared/keys';
+import { groupStore } from '#store/groups';
+import { reverseInBackground } from '#core/void-or-refund-run';
 import {
   VOID_OR_REFUND_DEFINITION,
   voidOrRefundExecutionName,
   voidOrRefundTasks,
-} from '../../contract/processing';
-import { createSfnServer, LocalStepFunctions } from '../../lib/local/step-functions';
-import { makeGroup } from '../fixtures';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { injectFaults } from '../support/ddb-faults';
-import { saleRequest, storedProfile } from './sales';
+} from '#contract/processing';
+import { createSfnServer, LocalStepFunctions } from '#lib/local/step-functions';
+import { makeGroup } from '#support/fixtures/index';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { injectFaults } from '#support/ddb-faults';
+import { saleRequest, storedProfile } from '#support/sales';
 
 let table: TestTable;
 let server: Server;

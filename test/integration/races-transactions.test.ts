@@ -5,20 +5,20 @@
  * re-reads and answers what happened; it never gives a reason that is not true.
  */
 import { requireTransaction } from '#core/transactions';
-import { refundSale, voidSale } from '../../lambdas/core/reversals';
-import { runSale } from '../../lambdas/core/sale';
-import type { Transaction } from '../../lambdas/domain/transactions';
-import { useProcessor } from '../../lambdas/processor/index';
-import type { ReversalRequest, ReversalResult } from '../../lambdas/processor/processor';
-import { SandboxProcessor } from '../../lambdas/processor/sandbox';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { ddb } from '../../lambdas/shared/ddb';
-import { BadRequestError } from '../../lambdas/shared/errors';
-import { newId } from '../../lambdas/shared/ids';
-import { transactionStore, useTransactionStore } from '../../lambdas/store/transactions';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { FaultyProcessor } from './processor-double';
-import { saleRequest, storedProfile } from './sales';
+import { refundSale, voidSale } from '#core/reversals';
+import { runSale } from '#core/sale';
+import type { Transaction } from '#domain/transactions';
+import { useProcessor } from '#processor/index';
+import type { ReversalRequest, ReversalResult } from '#processor/processor';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { BadRequestError } from '#shared/errors';
+import { newId } from '#shared/ids';
+import { transactionStore, useTransactionStore } from '#store/transactions';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { FaultyProcessor } from '#support/processor-double';
+import { saleRequest, storedProfile } from '#support/sales';
 
 let table: TestTable;
 let sandbox: SandboxProcessor;

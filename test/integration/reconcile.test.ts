@@ -3,22 +3,22 @@
  * and each kind of difference, constructed on purpose, is reported with its ids (and healed when
  * the sweeper settles it).
  */
-import { reconcile, type ReconcileDeps, type ReconcileReport } from '../../lambdas/core/reconcile';
-import { refundSale, voidSale } from '../../lambdas/core/reversals';
-import { runSale } from '../../lambdas/core/sale';
-import type { Refund } from '../../lambdas/domain/transactions';
-import { useProcessor } from '../../lambdas/processor/index';
-import { SandboxProcessor } from '../../lambdas/processor/sandbox';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { ddb } from '../../lambdas/shared/ddb';
-import { newId } from '../../lambdas/shared/ids';
-import { MerchantRegistry } from '../../lambdas/shared/merchants';
-import { DynamoGroupStore } from '../../lambdas/store/groups';
-import { DynamoPayorStore } from '../../lambdas/store/payors';
-import { ReconciliationRecords } from '../../lambdas/store/reconciliation';
-import { DynamoTransactionStore } from '../../lambdas/store/transactions';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { group, makePayor, payment, transaction } from '../fixtures';
+import { reconcile, type ReconcileDeps, type ReconcileReport } from '#core/reconcile';
+import { refundSale, voidSale } from '#core/reversals';
+import { runSale } from '#core/sale';
+import type { Refund } from '#domain/transactions';
+import { useProcessor } from '#processor/index';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { newId } from '#shared/ids';
+import { MerchantRegistry } from '#store/merchants';
+import { DynamoGroupStore } from '#store/groups';
+import { DynamoPayorStore } from '#store/payors';
+import { ReconciliationRecords } from '#store/reconciliation';
+import { DynamoTransactionStore } from '#store/transactions';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { group, makePayor, payment, transaction } from '#support/fixtures/index';
 
 const MERCHANT = '32350000001';
 const T0 = Date.now();

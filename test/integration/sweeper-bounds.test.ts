@@ -5,16 +5,16 @@
  * reads at most `maxItems` entries and starts none after its deadline; the rest is counted as
  * deferred and taken by the next sweep.
  */
-import { sweep } from '../../lambdas/core/sweeper';
-import { runSale } from '../../lambdas/core/sale';
-import { useProcessor } from '../../lambdas/processor/index';
-import { SandboxProcessor } from '../../lambdas/processor/sandbox';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { ddb } from '../../lambdas/shared/ddb';
-import { transactionStore } from '../../lambdas/store/transactions';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { FaultyProcessor } from './processor-double';
-import { saleRequest, storedProfile } from './sales';
+import { sweep } from '#core/sweeper';
+import { runSale } from '#core/sale';
+import { useProcessor } from '#processor/index';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { transactionStore } from '#store/transactions';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { FaultyProcessor } from '#support/processor-double';
+import { saleRequest, storedProfile } from '#support/sales';
 
 let table: TestTable;
 let processor: FaultyProcessor;

@@ -4,22 +4,22 @@
  * refunded rather than voided, and CheckSettlement's answer follows the merchant's mark.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { refundSale, voidSale } from '../../lambdas/core/reversals';
-import { runSale } from '../../lambdas/core/sale';
-import { settlementOf } from '../../lambdas/core/settlement';
-import { settleNow } from '../../lambdas/core/test-clock';
-import { requireTransaction } from '../../lambdas/core/transactions';
-import { isSettled } from '../../lambdas/domain/transactions';
-import { paymentProcessor, useProcessor } from '../../lambdas/processor/index';
-import type { PaymentProcessor } from '../../lambdas/processor/processor';
-import { SandboxProcessor } from '../../lambdas/processor/sandbox';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { ddb } from '../../lambdas/shared/ddb';
-import { ForbiddenError } from '../../lambdas/shared/errors';
-import { newId } from '../../lambdas/shared/ids';
-import { keys } from '../../lambdas/shared/keys';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { saleRequest, storedProfile } from './sales';
+import { refundSale, voidSale } from '#core/reversals';
+import { runSale } from '#core/sale';
+import { settlementOf } from '#core/settlement';
+import { settleNow } from '#core/test-clock';
+import { requireTransaction } from '#core/transactions';
+import { isSettled } from '#domain/transactions';
+import { paymentProcessor, useProcessor } from '#processor/index';
+import type { PaymentProcessor } from '#processor/processor';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { ForbiddenError } from '#shared/errors';
+import { newId } from '#shared/ids';
+import { keys } from '#shared/keys';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { saleRequest, storedProfile } from '#support/sales';
 
 let table: TestTable;
 const MERCHANT = '32350000001';

@@ -4,31 +4,26 @@
  */
 import { requireTransaction } from '#core/transactions';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { idempotent } from '../../lambdas/core/idempotency';
-import { refundSale, voidSale } from '../../lambdas/core/reversals';
-import { runSale, type SaleRequest } from '../../lambdas/core/sale';
-import { sweep } from '../../lambdas/core/sweeper';
-import { DECLINE_CATEGORY_DESCRIPTIONS } from '../../lambdas/domain/declines';
-import { transactionView, type Transaction } from '../../lambdas/domain/transactions';
-import { useProcessor } from '../../lambdas/processor/index';
-import { SandboxProcessor } from '../../lambdas/processor/sandbox';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { ddb } from '../../lambdas/shared/ddb';
-import {
-  BadRequestError,
-  ConflictError,
-  NotFoundError,
-  ServiceUnavailableError,
-} from '../../lambdas/shared/errors';
-import { newId } from '../../lambdas/shared/ids';
-import { keys } from '../../lambdas/shared/keys';
-import { DynamoMethodStore } from '../../lambdas/store/methods';
-import { idempotencyStore, type StoredResponse } from '../../lambdas/store/idempotency';
-import { transactionStore } from '../../lambdas/store/transactions';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { saleRequest, storedProfile } from './sales';
-import { nameOf, settle } from '../fixtures';
-import { FaultyProcessor } from './processor-double';
+import { idempotent } from '#core/idempotency';
+import { refundSale, voidSale } from '#core/reversals';
+import { runSale, type SaleRequest } from '#core/sale';
+import { sweep } from '#core/sweeper';
+import { DECLINE_CATEGORY_DESCRIPTIONS } from '#domain/declines';
+import { transactionView, type Transaction } from '#domain/transactions';
+import { useProcessor } from '#processor/index';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '#shared/errors';
+import { newId } from '#shared/ids';
+import { keys } from '#shared/keys';
+import { DynamoMethodStore } from '#store/methods';
+import { idempotencyStore, type StoredResponse } from '#store/idempotency';
+import { transactionStore } from '#store/transactions';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { saleRequest, storedProfile } from '#support/sales';
+import { nameOf, settle } from '#support/fixtures/index';
+import { FaultyProcessor } from '#support/processor-double';
 
 let table: TestTable;
 let processor: FaultyProcessor;

@@ -10,22 +10,22 @@
  *   gateway gave up (504); it now starts none past its deadline, and those payments answer
  *   `failed` "not attempted", which a repeat reverses.
  */
-import { VOID_OR_REFUND } from '../../contract/processing';
-import { routes } from '../../contract/routes/index';
-import { NOT_ATTEMPTED, voidOrRefundGroup } from '../../lambdas/core/void-or-refund';
-import { runSale } from '../../lambdas/core/sale';
-import { saleAuthResponse } from '../../lambdas/domain/processing';
-import { transactionView } from '../../lambdas/domain/transactions';
-import { useProcessor } from '../../lambdas/processor/index';
-import { SandboxProcessor } from '../../lambdas/processor/sandbox';
-import { reloadConfigForTests } from '../../lambdas/shared/config';
-import { ddb } from '../../lambdas/shared/ddb';
-import { groupStore } from '../../lambdas/store/groups';
-import { DynamoPaymentStore, paymentStore } from '../../lambdas/store/payments';
-import { makeGroup } from '../fixtures';
-import { createTestTable, type TestTable } from '../support/ddb';
-import { FaultyProcessor } from './processor-double';
-import { saleRequest, storedProfile } from './sales';
+import { VOID_OR_REFUND } from '#contract/processing';
+import { routes } from '#contract/routes/index';
+import { NOT_ATTEMPTED, voidOrRefundGroup } from '#core/void-or-refund';
+import { runSale } from '#core/sale';
+import { saleAuthResponse } from '#domain/processing';
+import { transactionView } from '#domain/transactions';
+import { useProcessor } from '#processor/index';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { groupStore } from '#store/groups';
+import { DynamoPaymentStore, paymentStore } from '#store/payments';
+import { makeGroup } from '#support/fixtures/index';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { FaultyProcessor } from '#support/processor-double';
+import { saleRequest, storedProfile } from '#support/sales';
 
 let table: TestTable;
 let processor: FaultyProcessor;

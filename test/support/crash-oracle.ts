@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { CrashGroup, Observations } from './crash-workload';
+import type { CrashGroup, Observations } from '#support/crash-workload';
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..', '..');

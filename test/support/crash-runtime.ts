@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchLocalRuntime, type LocalRuntimeProcess } from '../../lib/local/launcher';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 
 /** mulberry32: a small seeded generator; each call gives a number in [0, 1). */
 export function seededRandom(seed: number): () => number {
@@ -26,9 +26,7 @@ export const between = (random: () => number, min: number, max: number): number 
 export const pick = <T>(random: () => number, items: readonly T[]): T =>
   items[Math.floor(random() * items.length)]!;
 
-export const sleep = (ms: number) => new Promise<void>((ok) => setTimeout(ok, ms));
-
-/** The runtime's settings for the crash test (README "Local runtime" and "Tests"). */
+/** The runtime's settings for the crash test (docs/integrating.md "Local runtime", README "Tests"). */
 export const CRASH_RUNTIME_ENV = {
   // The table survives the kills: DynamoDB Local keeps it in the data directory.
   DYNAMODB_IN_MEMORY: 'false',

@@ -4,9 +4,10 @@
  * ones and reversing groups (void-or-refund) while the runtime is killed and restarted under them.
  * What each client saw is kept in `Observations` for the oracle.
  */
-import { cardInput, checkingInput, groupInput } from '../fixtures/inputs';
-import { CRASH_MID, type CrashClient } from './crash-client';
-import { between, pick, sleep } from './crash-runtime';
+import { cardInput, checkingInput, groupInput } from '#support/fixtures/inputs';
+import { CRASH_MID, type CrashClient } from '#support/crash-client';
+import { sleep } from '#shared/concurrency';
+import { between, pick } from '#support/crash-runtime';
 
 const V1 = `/v1/rest/merchants/${CRASH_MID}`;
 export const SALES = `${V1}/transactions`;
@@ -15,7 +16,7 @@ export const GROUPS = `/rest/merchants/${CRASH_MID}/groups`;
 type Json = Record<string, unknown>;
 type Random = () => number;
 
-/** Approving methods mostly; a few declining cards from the README's sandbox table. */
+/** Approving methods mostly; a few declining cards from the sandbox table of docs/integrating.md. */
 const APPROVING = [
   cardInput(),
   cardInput({ accountType: 'MASTERCARD', cardNumber: '5555555555554444' }),

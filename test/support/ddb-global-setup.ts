@@ -1,5 +1,5 @@
 /** Integration tier: one in-memory DynamoDB Local for the run; each test file makes its own table. */
-import { localAwsEnv, startDynamoDbLocal } from '../../lib/local/dynamodb-local';
+import { localAwsEnv, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 
 export default async function setup(): Promise<void> {
   const ddb = await startDynamoDbLocal();

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTable } from '../../lib/local/table';
+import { ensureTable } from '#lib/local/table';
 
 export interface TestTable {
   readonly db: DynamoDBDocumentClient;

@@ -4,7 +4,7 @@
  * own: a file never sees another file's groups, e-mails or faults. Each worker reads its runtime's
  * addresses through the unsuffixed variables (test/support/e2e-worker-env.ts).
  */
-import { launchLocalRuntime, type LocalRuntimeProcess } from '../../lib/local/launcher';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 
 export const e2eWorkers = (): number => Math.max(1, Number(process.env.E2E_WORKERS ?? 2) || 1);
 

@@ -1,4 +1,4 @@
-import type { LocalRuntimeProcess } from '../../lib/local/launcher';
+import type { LocalRuntimeProcess } from '#lib/local/launcher';
 
 export default async function teardown(): Promise<void> {
   const runtimes = (globalThis as { __E2E_RUNTIMES__?: LocalRuntimeProcess[] }).__E2E_RUNTIMES__ ?? [];

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bodyOf, idsIn, lookalike, pathOf, type Ids, type Operation } from './security-operations';
+import { bodyOf, idsIn, lookalike, pathOf, type Ids, type Operation } from '#support/security-operations';
 
 export interface FuzzCase {
   operationId: string;

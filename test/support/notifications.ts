@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { baseUrl } from './api';
+import { baseUrl } from '#support/api';
+import { sleep } from '#shared/concurrency';
 
 export interface SesEmail {
   messageId: string;
@@ -21,8 +22,6 @@ export interface SesEmail {
 
 export type Json = Record<string, any>;
 export type OutboxRecord = Json;
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** A recipient address no other test (or test file) uses. */
 export const uniqueAddress = (tag: string) => `${tag}-${randomUUID()}@example.com`;

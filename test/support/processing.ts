@@ -6,8 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { baseUrl, call, MID } from './api';
-import { groupBody } from '../fixtures/api';
+import { baseUrl, call, MID } from '#support/api';
+import { groupBody } from '#support/fixtures/e2e-resources';
+import { sleep } from '#shared/concurrency';
 
 export type Json = Record<string, any>;
 
@@ -19,8 +20,6 @@ export function paymentIdsOf<N extends number>(group: Json, n: N): Tuple<N> {
   if (ids.length !== n) throw new Error(`expected ${n} payments, got ${ids.length}`);
   return ids as Tuple<N>;
 }
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export const merchantPath = (mid = MID) => `/rest/merchants/${mid}`;
 export const groupPath = (groupId: string, mid = MID) => `${merchantPath(mid)}/groups/${groupId}`;

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, futureDate } from './api';
-import { cardInput } from '../fixtures/inputs';
+import { call, futureDate } from '#support/api';
+import { cardInput } from '#support/fixtures/inputs';
 
 export interface Operation {
   operationId: string;

@@ -6,8 +6,8 @@ import { createHmac, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT, importJWK, type JWK } from 'jose';
-import { apiScope } from '../../contract/stage';
-import { baseUrl, OTHER, TESTER, tokenFor } from './api';
+import { apiScope } from '#contract/stage';
+import { baseUrl, OTHER, TESTER, tokenFor } from '#support/api';
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 

@@ -10,7 +10,7 @@ import {
   type CardType,
 } from '#domain/cards';
 import { BadRequestError } from '#shared/errors';
-import { messageOf } from '../fixtures';
+import { messageOf } from '#support/fixtures/index';
 
 describe('luhnValid', () => {
   it.each([

@@ -1,5 +1,5 @@
 /**
- * The TypeScript client's retry rules (README "TypeScript client") against a real HTTP server on
+ * The TypeScript client's retry rules (docs/integrating.md "TypeScript client") against a real HTTP server on
  * 127.0.0.1 that fails on purpose. The clock is injected: every wait and read timeout is recorded and
  * fired by the test, so the exact attempts and waits are asserted without waiting for them. A stalled
  * connection is injected (createConnection) for the connect timeout.

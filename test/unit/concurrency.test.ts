@@ -1,4 +1,4 @@
-import { mapLimit, sleep } from '../../lambdas/shared/concurrency';
+import { mapLimit, sleep } from '#shared/concurrency';
 
 describe('mapLimit', () => {
   it('keeps input order under concurrency', async () => {

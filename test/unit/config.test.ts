@@ -1,4 +1,4 @@
-import './support/env';
+import '#support/handlers/env';
 import { loadConfig } from '#shared/config';
 
 describe('the functions configuration', () => {

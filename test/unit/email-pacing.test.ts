@@ -2,11 +2,11 @@
  * E-mail pacing (docs/decisions.md, "E-mail pacing"): which SES errors are throttles (no attempt),
  * the retry delays, and the pacer that spreads a container's sends over its share of the rate.
  */
-import './support/env';
+import '#support/handlers/env';
 import { isThrottle } from '#shared/mailer';
-import { backoffSeconds } from '../../lambdas/notifications/deliver';
-import { Pacer } from '../../lambdas/notifications/pacer';
-import { awsError } from './support/api';
+import { backoffSeconds } from '#core/outbox';
+import { Pacer } from '#shared/pacer';
+import { awsError } from '#support/handlers/invoke';
 
 describe('what counts as a throttle', () => {
   it.each([

@@ -1,10 +1,10 @@
-import './support/env';
+import '#support/handlers/env';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Payment } from '#domain/groups';
 import { emptyTotals } from '#domain/processing';
 import type { Transaction } from '#domain/transactions';
 import { paymentItem } from '#store/payments';
-import { handler, type ReceiptState } from '../../lambdas/processing/emit-receipts';
+import { handler, type ReceiptState } from '#lambdas/processing/emit-receipts';
 import {
   awsError,
   ddbMock,
@@ -18,7 +18,7 @@ import {
   payorEmail,
   resetDb,
   sentCommands,
-} from './support/api';
+} from '#support/handlers/invoke';
 
 type AnyItem = Record<string, any>;
 type Handler = (state: ReceiptState, context: typeof lambdaContext) => Promise<ReceiptState>;

@@ -3,11 +3,11 @@
  * item, nothing for other records; a record whose message was not enqueued is reported, so the
  * stream delivers it again.
  */
-import './support/env';
+import '#support/handlers/env';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { handler } from '../../lambdas/notifications/enqueue-outbox';
-import { useOutboxQueue, type QueuedMessage } from '../../lambdas/notifications/queue';
-import { lambdaContext } from './support/api';
+import { handler } from '#lambdas/notifications/enqueue-outbox';
+import { useOutboxQueue, type QueuedMessage } from '#shared/outbox-queue';
+import { lambdaContext } from '#support/handlers/invoke';
 
 type Handler = (event: DynamoDBStreamEvent, context: typeof lambdaContext) => Promise<DynamoDBBatchResponse>;
 const forward = (records: DynamoDBRecord[]) =>

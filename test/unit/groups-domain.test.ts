@@ -19,7 +19,7 @@ import { BadRequestError, ImmutableFieldViolationError } from '#shared/errors';
 import type { UpdatePaymentInput, VoidOrRefundResponse } from '#contract/schemas/payments';
 import { saleAuthResponse } from '#domain/processing';
 import { transactionView } from '#domain/transactions';
-import { transaction } from '../fixtures';
+import { transaction } from '#support/fixtures/index';
 
 const GROUP_ID = '01890a5d-ac96-774b-bcce-b302099a8057';
 const PAYMENT_ID = '01890a5d-ac96-774b-bcce-b302099a8058';

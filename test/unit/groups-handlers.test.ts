@@ -5,15 +5,15 @@
  * rollback) are asserted in group-store.test.ts, conditions on DynamoDB Local in
  * test/integration/group-store.test.ts.
  */
-import './support/env';
-import './support/fake-stores';
+import '#support/handlers/env';
+import '#support/handlers/fake-stores';
 import { BatchGetCommand, type BatchGetCommandInput } from '@aws-sdk/lib-dynamodb';
 import { currentSlot, type Group } from '#domain/groups';
 import { MAX_ATTEMPTS } from '#shared/retry';
-import { handler as createGroup } from '../../lambdas/groups/create-group';
-import { handler as deleteGroup } from '../../lambdas/groups/delete-group';
-import { handler as getGroup } from '../../lambdas/groups/get-group';
-import { handler as updateGroup } from '../../lambdas/groups/update-group';
+import { handler as createGroup } from '#lambdas/groups/create-group';
+import { handler as deleteGroup } from '#lambdas/groups/delete-group';
+import { handler as getGroup } from '#lambdas/groups/get-group';
+import { handler as updateGroup } from '#lambdas/groups/update-group';
 import {
   awsError,
   ddbMock,
@@ -35,8 +35,8 @@ import {
   savedMethod,
   SHORT_MID,
   transactionCanceled,
-} from './support/api';
-import { memory } from './support/fakes';
+} from '#support/handlers/invoke';
+import { memory } from '#support/handlers/fakes';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -372,7 +372,6 @@ describe('POST /groups (create group)', () => {
             t: {
               Keys: [{ pk: 'PAYOR#payor1', sk: 'PAYOR' }],
               ProjectionExpression: EMAIL_PROJECTION,
-              ConsistentRead: true,
               ConsistentRead: true,
             },
           },

@@ -2,16 +2,24 @@
  * Issue 9, the functions' side: each defect the attack found, named after it, through the
  * handlers (the in-memory DynamoDB mock) or the request schemas.
  */
-import './support/env';
+import '#support/handlers/env';
 import { createGroupSchema } from '#contract/schemas/groups';
 import { addPaymentSchema } from '#contract/schemas/payments';
 import { createPayorSchema, customerDataSchema, updateMethodSchema } from '#contract/schemas/payors';
-import { validator } from '#shared/validators-by-schema';
-import { handler as getGroup } from '../../lambdas/groups/get-group';
-import { handler as listGroups } from '../../lambdas/groups/list-groups';
-import { handler as createGroup } from '../../lambdas/groups/create-group';
-import { handler as addPayment } from '../../lambdas/payments/add-payment';
-import { expectError, FUTURE_DATE, GROUP_ID, groupPath, invoke, MID, resetDb } from './support/api';
+import { validator } from '#support/validators-by-schema';
+import { handler as getGroup } from '#lambdas/groups/get-group';
+import { handler as listGroups } from '#lambdas/groups/list-groups';
+import { handler as createGroup } from '#lambdas/groups/create-group';
+import { handler as addPayment } from '#lambdas/payments/add-payment';
+import {
+  expectError,
+  FUTURE_DATE,
+  GROUP_ID,
+  groupPath,
+  invoke,
+  MID,
+  resetDb,
+} from '#support/handlers/invoke';
 
 beforeEach(() => resetDb());
 

@@ -1,13 +1,13 @@
-import './support/env';
+import '#support/handlers/env';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { apiScope } from '#contract/stage';
 import { errorResponse, MAX_BODY_BYTES } from '#shared/http';
 import { logger } from '#shared/logger';
 import { BadRequestError, ConflictError, GroupNotFoundError, ServiceUnavailableError } from '#shared/errors';
-import { handler as createGroup } from '../../lambdas/groups/create-group';
-import { handler as getGroup } from '../../lambdas/groups/get-group';
-import { handler as getPayment } from '../../lambdas/payments/get-payment';
-import { handler as updateGroup } from '../../lambdas/groups/update-group';
+import { handler as createGroup } from '#lambdas/groups/create-group';
+import { handler as getGroup } from '#lambdas/groups/get-group';
+import { handler as getPayment } from '#lambdas/payments/get-payment';
+import { handler as updateGroup } from '#lambdas/groups/update-group';
 import {
   awsError,
   CLIENT_ID,
@@ -28,7 +28,7 @@ import {
   SHORT_MID,
   storedGroup,
   storedPayment,
-} from './support/api';
+} from '#support/handlers/invoke';
 
 beforeEach(() => {
   resetDb();

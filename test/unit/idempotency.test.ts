@@ -1,5 +1,5 @@
 // #core/idempotency reaches the store, whose configuration is read when the module loads.
-import './support/env';
+import '#support/handlers/env';
 import { canonicalJson, requestHash } from '#core/idempotency';
 
 describe('canonicalJson', () => {

@@ -1,10 +1,19 @@
-import './support/env';
+import '#support/handlers/env';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Group } from '#domain/groups';
 import { groupItem } from '#store/groups';
-import { handler as listGroups } from '../../lambdas/groups/list-groups';
-import { handler as listPendingGroups } from '../../lambdas/groups/list-pending-groups';
-import { ddbMock, expectError, group, invoke, MID, resetDb, sentCommands, SHORT_MID } from './support/api';
+import { handler as listGroups } from '#lambdas/groups/list-groups';
+import { handler as listPendingGroups } from '#lambdas/groups/list-pending-groups';
+import {
+  ddbMock,
+  expectError,
+  group,
+  invoke,
+  MID,
+  resetDb,
+  sentCommands,
+  SHORT_MID,
+} from '#support/handlers/invoke';
 
 type AnyItem = Record<string, any>;
 

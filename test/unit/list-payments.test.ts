@@ -3,16 +3,16 @@
  * over the in-memory payment store, the unpaged limit, forged tokens, and the response-size
  * guard with the largest payment the contract accepts.
  */
-import './support/env';
-import './support/fake-stores';
-import { memory } from './support/fakes';
+import '#support/handlers/env';
+import '#support/handlers/fake-stores';
+import { memory } from '#support/handlers/fakes';
 import { MAX_RESPONSE_BYTES, MAX_UNPAGED_PAYMENTS } from '#contract/limits';
 import { addPaymentSchema } from '#contract/schemas/payments';
 import { newPayment, paymentView, type Group, type Payment } from '#domain/groups';
-import { validator } from '#shared/validators-by-schema';
+import { validator } from '#support/validators-by-schema';
 import { encodePageToken } from '#store/paging';
-import { handler as listPayments } from '../../lambdas/payments/list-payments';
-import { expectError, group, GROUP_ID, groupPath, invoke, payment, resetDb } from './support/api';
+import { handler as listPayments } from '#lambdas/payments/list-payments';
+import { expectError, group, GROUP_ID, groupPath, invoke, payment, resetDb } from '#support/handlers/invoke';
 
 type Page = { meta: Record<string, unknown>; items: { paymentId: string }[] };
 
@@ -104,6 +104,16 @@ describe('GET .../payments paged', () => {
     expect(next.items.map((p) => p.paymentId)).toEqual([idOf(3), idOf(4), idOf(5), idOf(6)]);
     expect(next.meta).toMatchObject({ pageSize: 4, totalItems: 6 });
     expect(next.meta).not.toHaveProperty('nextPageToken');
+  });
+
+  it.each([
+    [{ pageNumber: '1000001' }, 'pageNumber must be an integer 1-1000000 (got 1000001)'],
+    [{ pageNumber: '0' }, 'pageNumber must be an integer 1-1000000 (got 0)'],
+    [{ pageNumber: '12345678' }, 'pageNumber must be an integer 1-1000000'],
+    [{ pageSize: '501' }, 'pageSize must be an integer 1-500 (got 501)'],
+  ])("has the group lists' page limits: 400 for %p", async (query, message) => {
+    storedGroup(3);
+    expect(expectError(await list(query), 400)).toBe(message);
   });
 
   it('refuses pageToken with pageNumber, and forged, altered or foreign tokens, with 400', async () => {

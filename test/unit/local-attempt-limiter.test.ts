@@ -1,5 +1,5 @@
 /** The local token endpoint's failed-attempt limiter (issue 9): a pure class with an injected clock. */
-import { FailedAttemptLimiter, TOKEN_ATTEMPTS } from '../../lib/local/auth';
+import { FailedAttemptLimiter, TOKEN_ATTEMPTS } from '#lib/local/auth';
 
 test('the token endpoint limits failed attempts per remote address, then forgets them after the window', () => {
   let now = 0;

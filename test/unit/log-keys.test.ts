@@ -2,11 +2,11 @@
  * Issue 9: log keys appended in one invocation must not leak into the next in the same container.
  * Both builders (merchantRoute, taskHandler) reset the keys after every invocation, also a failed one.
  */
-import './support/env-info-logs';
+import '#support/handlers/env-info-logs';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { handler as getGroup } from '../../lambdas/groups/get-group';
-import { groupPath, invoke, lambdaContext, resetDb } from './support/api';
+import { handler as getGroup } from '#lambdas/groups/get-group';
+import { groupPath, invoke, lambdaContext, resetDb } from '#support/handlers/invoke';
 
 const REQUEST_KEYS = ['clientId', 'mid', 'merchantId', 'paymentGroupId'];
 

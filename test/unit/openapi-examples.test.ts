@@ -3,16 +3,16 @@
  * operation has them, and each is valid against the schema it illustrates (ajv, as an integrator's
  * validator would check it). test/e2e/contract-examples.test.ts sends them to the local runtime.
  */
-import { operationExamples, PLACEHOLDERS } from '../../contract/examples/index';
-import { routeList } from '../../contract/routes/index';
-import { openApiDocument } from '../../lib/openapi/index';
+import { operationExamples, PLACEHOLDERS } from '#contract/examples/index';
+import { routeList } from '#contract/routes/index';
+import { openApiDocument } from '#lib/openapi/index';
 import {
   openApi,
   problemsOf,
   requestSchemaPointer,
   responseSchemaPointer,
   validatorAt,
-} from '../support/openapi-schemas';
+} from '#support/openapi-schemas';
 
 type Json = Record<string, unknown>;
 interface Example {

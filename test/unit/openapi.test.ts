@@ -4,26 +4,22 @@
  * (@apidevtools/swagger-parser, in scripts/openapi.ts). That the views match the response schemas is checked by the
  * compiler: each view returns the type derived from its schema (contract/schemas).
  */
-import './support/env';
+import '#support/handlers/env';
 import packageJson from '../../package.json';
-import { DECLINE_CODES } from '../../contract/declines';
-import { MAX_PAGE_SIZE } from '../../contract/limits';
-import { pathParamNames as pathParameterNames } from '../../contract/params';
-import { routeList as routes, type Route } from '../../contract/routes/index';
-import { listGroupsQuerySchema } from '../../contract/schemas/groups';
-import {
-  cardMethodSchema,
-  checkingMethodSchema,
-  searchPayorsQuerySchema,
-} from '../../contract/schemas/payors';
-import { apiScope, stages } from '../../contract/stage';
+import { DECLINE_CODES } from '#contract/declines';
+import { MAX_PAGE_SIZE } from '#contract/limits';
+import { pathParamNames as pathParameterNames } from '#contract/params';
+import { routeList as routes, type Route } from '#contract/routes/index';
+import { listGroupsQuerySchema } from '#contract/schemas/groups';
+import { cardMethodSchema, checkingMethodSchema, searchPayorsQuerySchema } from '#contract/schemas/payors';
+import { apiScope, stages } from '#contract/stage';
 import {
   openApiDocument,
   SECURITY_SCHEME,
   toOpenApiSchema,
   type OpenApiDocument,
   type OperationObject,
-} from '../../lib/openapi/index';
+} from '#lib/openapi/index';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -503,7 +499,7 @@ describe('new routes', () => {
     jest.isolateModules(() => {
       jest.doMock('../../contract/routes/index', () => ({ routes: { Extra: route } }));
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const mod = require('../../lib/openapi/index') as typeof import('../../lib/openapi/index');
+      const mod = require('#lib/openapi/index') as typeof import('#lib/openapi/index');
       expect(() => mod.openApiDocument('dev')).toThrow(/Extra answers 200 but declares no response schema/);
     });
     jest.dontMock('../../contract/routes/index');

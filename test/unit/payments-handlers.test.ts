@@ -4,16 +4,16 @@
  * DynamoDB mock (support/api.ts). The DynamoDB commands of each store method are asserted on
  * DynamoDB Local in test/integration/group-store.test.ts.
  */
-import './support/env';
-import './support/fake-stores';
-import { memory } from './support/fakes';
+import '#support/handlers/env';
+import '#support/handlers/fake-stores';
+import { memory } from '#support/handlers/fakes';
 import { MAX_ATTEMPTS } from '#shared/retry';
 import type { Payment } from '#domain/groups';
-import { handler as addPayment } from '../../lambdas/payments/add-payment';
-import { handler as deletePayment } from '../../lambdas/payments/delete-payment';
-import { handler as getPayment } from '../../lambdas/payments/get-payment';
-import { handler as listPayments } from '../../lambdas/payments/list-payments';
-import { handler as updatePayment } from '../../lambdas/payments/update-payment';
+import { handler as addPayment } from '#lambdas/payments/add-payment';
+import { handler as deletePayment } from '#lambdas/payments/delete-payment';
+import { handler as getPayment } from '#lambdas/payments/get-payment';
+import { handler as listPayments } from '#lambdas/payments/list-payments';
+import { handler as updatePayment } from '#lambdas/payments/update-payment';
 import {
   awsError,
   emailLookups,
@@ -36,7 +36,7 @@ import {
   resetDb,
   savedMethod,
   transactionCanceled,
-} from './support/api';
+} from '#support/handlers/invoke';
 
 type AnyItem = Record<string, any>;
 
@@ -127,7 +127,6 @@ describe('POST .../payments (add payment)', () => {
             t: {
               Keys: [{ pk: 'PAYOR#payor1', sk: 'PAYOR' }],
               ProjectionExpression: EMAIL_PROJECTION,
-              ConsistentRead: true,
               ConsistentRead: true,
             },
           },

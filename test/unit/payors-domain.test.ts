@@ -18,7 +18,7 @@ import {
   PAYOR_ID,
   savedChecking,
   savedMethod,
-} from '../fixtures';
+} from '#support/fixtures/index';
 
 const NOW = new Date('2026-05-10T14:37:12.345Z');
 const LATER = new Date('2026-05-11T08:00:00.000Z');

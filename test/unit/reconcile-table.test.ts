@@ -1,7 +1,7 @@
 /** The people's table of a reconciliation report: counts by kind, one aligned line per difference. */
-import type { ReconcileReport } from '../../lambdas/core/reconcile';
-import { DIFFERENCE_KINDS } from '../../lambdas/core/reconcile-compare';
-import { alignColumns, renderReport } from '../../lambdas/core/reconcile-table';
+import type { ReconcileReport } from '#core/reconcile';
+import { DIFFERENCE_KINDS } from '#core/reconcile-compare';
+import { alignColumns, renderReport } from '#core/reconcile-table';
 
 const zero = () =>
   Object.fromEntries(

@@ -1,5 +1,5 @@
 /** SANDBOX_LATENCY_MS (docs/decisions.md): the sandbox answers every call after that long. */
-import './support/env';
+import '#support/handlers/env';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';

@@ -107,7 +107,7 @@ describe('tokenize', () => {
   });
 });
 
-describe('sale outcomes (README.md#sandbox-processor table)', () => {
+describe('sale outcomes (docs/integrating.md#sandbox-processor table)', () => {
   it.each(['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117'])(
     '%p approves the full amount: 00',
     async (number) => {
@@ -360,13 +360,13 @@ describe('the processor registry', () => {
     const saved = { ...process.env };
     Object.assign(process.env, { TABLE_NAME: 't', PROCESSOR: processor, AWS_REGION: 'us-east-1' });
     try {
-      let loaded: typeof import('../../lambdas/processor/index') | undefined;
-      let sandboxModule: typeof import('../../lambdas/processor/sandbox') | undefined;
+      let loaded: typeof import('#processor/index') | undefined;
+      let sandboxModule: typeof import('#processor/sandbox') | undefined;
       jest.isolateModules(() => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        sandboxModule = require('../../lambdas/processor/sandbox');
+        sandboxModule = require('#processor/sandbox');
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        loaded = require('../../lambdas/processor/index');
+        loaded = require('#processor/index');
       });
       return Object.assign(loaded!, { sandboxModule: sandboxModule! });
     } finally {

@@ -1,12 +1,12 @@
-import './support/env';
+import '#support/handlers/env';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { renderEmail, type OutboxItem, type RenderedEmail } from '#domain/notifications';
 import { config } from '#shared/config';
 import { useMailer } from '#shared/mailer';
-import { useOutboxQueue, type QueuedMessage } from '../../lambdas/notifications/queue';
-import { handler } from '../../lambdas/notifications/send-notifications';
-import { awsError, ddbMock, group, GROUP_ID, lambdaContext } from './support/api';
+import { useOutboxQueue, type QueuedMessage } from '#shared/outbox-queue';
+import { handler } from '#lambdas/notifications/send-notifications';
+import { awsError, ddbMock, group, GROUP_ID, lambdaContext } from '#support/handlers/invoke';
 
 const MAX_SEND_ATTEMPTS = config().maxSendAttempts;
 const MAX_NOT_READY_RETRIES = config().maxNotReadyRetries;

@@ -1,5 +1,5 @@
 /** Issue 12, item 7: a busy port at `npm start` names the variable that moves it. */
-import { startupErrorMessage } from '../../lib/local/startup-errors';
+import { startupErrorMessage } from '#lib/local/startup-errors';
 
 const inUse = (port: number) =>
   Object.assign(new Error(`listen EADDRINUSE: address already in use 127.0.0.1:${port}`), {

@@ -1,14 +1,14 @@
 /**
  * The sweeper's two entry points (issue 13): the scheduled handler processing/sweep (staleness
  * bound, report) and GetTransaction, which settles a stale Pending sale on the touch. The sweep
- * itself is proven on DynamoDB Local (test/integration/money-safety.test.ts); here it is a mock.
+ * itself is proven on DynamoDB Local (test/integration/money-safety-core.test.ts); here it is a mock.
  */
-import './support/env';
+import '#support/handlers/env';
 import { SWEEP_BUDGET_SECONDS, SWEEP_TIMEOUT_SECONDS } from '#contract/processing';
 import type { Transaction } from '#domain/transactions';
 import { voidMarginSeconds } from '#domain/transactions';
-import { invoke, lambdaContext, MID, resetDb } from './support/api';
-import { transaction, TXN_ID } from '../fixtures';
+import { invoke, lambdaContext, MID, resetDb } from '#support/handlers/invoke';
+import { transaction, TXN_ID } from '#support/fixtures/index';
 
 const sweep = jest.fn();
 const sweepSale = jest.fn();
@@ -25,8 +25,8 @@ type Handler = (input: unknown, context: unknown) => Promise<unknown>;
 let sweepHandler: Handler;
 let getTransaction: unknown;
 beforeAll(async () => {
-  sweepHandler = (await import('../../lambdas/processing/sweep')).handler as Handler;
-  getTransaction = (await import('../../lambdas/transactions/get-transaction')).handler;
+  sweepHandler = (await import('#lambdas/processing/sweep')).handler as Handler;
+  getTransaction = (await import('#lambdas/transactions/get-transaction')).handler;
 });
 beforeEach(() => {
   resetDb();

@@ -7,7 +7,7 @@ import {
   type Refund,
   type Transaction,
 } from '#domain/transactions';
-import { transaction, TXN_ID } from '../fixtures';
+import { transaction, TXN_ID } from '#support/fixtures/index';
 
 const ORIGINAL_ID = '01890a5d-ac96-774b-bcce-b302099a8081';
 const PROCESSED_AT = '2026-05-10T14:37:12.345Z';

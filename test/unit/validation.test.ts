@@ -15,8 +15,8 @@ import {
   type UpdatePaymentInput,
 } from '#contract/schemas/payments';
 import { describe as describeError, fieldName } from '#shared/validation';
-import { validator } from '#shared/validators-by-schema';
-import { messageOf } from '../fixtures';
+import { validator } from '#support/validators-by-schema';
+import { messageOf } from '#support/fixtures/index';
 
 const GROUP_ID = '01890a5d-ac96-774b-bcce-b302099a8057';
 const PAYMENT_ID = '01890a5d-ac96-774b-bcce-b302099a8058';

@@ -1,0 +1,53 @@
+/**
+ * What an execution of the processing state machine (statemachines/process-group.asl.json) does to
+ * its claimed group around the batches (core/batches.ts), for the task handlers in
+ * lambdas/processing/: the claim read and the key ranges (BeginGroup), the summary
+ * (CompleteGroup) and the receipts (EmitReceipts). Nothing here calls the processor.
+ */
+import type { OutboxItem } from '#domain/notifications';
+import {
+  MAX_FAN_OUT,
+  rangePlan,
+  rangesBetween,
+  type BatchState,
+  type ProcessingSummary,
+} from '#domain/processing';
+import { config } from '#shared/config';
+import { logger } from '#shared/logger';
+import { claimStore, type ClaimedGroup } from '#store/claims';
+import { outboxStore } from '#store/outbox';
+import { paymentRangeStore } from '#store/payment-ranges';
+
+/** The group as its claim stands, read consistently. */
+export const claimedGroup = (groupId: string): Promise<ClaimedGroup | undefined> =>
+  claimStore().read(groupId);
+
+/**
+ * A claimed group's key ranges (store/payment-ranges.ts), one per batch up to PROCESS_FAN_OUT (one
+ * when the group is a batch or less: no query), and how many the state machine's Map runs at once.
+ */
+export async function cutIntoRanges(
+  base: Pick<BatchState, 'paymentGroupId' | 'merchantId' | 'allowPartial'>,
+  count: number,
+) {
+  const { processBatchSize, processFanOut } = config();
+  const plan = rangePlan(count, processBatchSize, processFanOut);
+  const cuts =
+    plan.ranges > 1
+      ? await paymentRangeStore().cutPoints(base.paymentGroupId, plan.size, plan.ranges - 1)
+      : [];
+  const ranges = rangesBetween(cuts, base);
+  logger.info('group cut into key ranges', { payments: count, ranges: ranges.length, size: plan.size });
+  return { ranges, fanOut: Math.min(processFanOut, MAX_FAN_OUT) };
+}
+
+/** processing → processed, with the outcome summary. */
+export const completeGroup = (groupId: string, summary: ProcessingSummary): Promise<void> =>
+  claimStore().complete(groupId, summary);
+
+/** Writes a receipt's outbox item unless one with its id exists (false then); the notifier sends it. */
+export const queueReceipt = (item: OutboxItem): Promise<boolean> => outboxStore().putOnce(item);
+
+/** Every receipt of the group is queued: it leaves the due index (until then a closed execution is re-driven). */
+export const receiptsQueued = (groupId: string, at: Date): Promise<void> =>
+  claimStore().receiptsQueued(groupId, at.toISOString());

@@ -1,0 +1,78 @@
+/**
+ * Starting the background void-or-refund of a group (docs/decisions.md "Background
+ * void-or-refund"), called by the API function. Each run is a generation claimed on the group by
+ * one conditional write and executed under a name derived from it, so:
+ * - a repeat while the run is going finds its summary `running` and answers the same execution;
+ * - concurrent first calls race on the claim: one wins, the others read its run;
+ * - a crash between the claim and the start leaves a `running` summary without an execution: the
+ *   next call starts it under the same name (nothing was reversed in between);
+ * - a run that ended without finishing (failed, timed out, aborted) is followed by a new one;
+ * - a repeat after a run is done is a new run, which reverses nothing twice (the core skips
+ *   payments already reversed).
+ */
+import { voidOrRefundExecutionName } from '#contract/processing';
+import type { Group, VoidOrRefundSummary } from '#domain/groups';
+import { needed } from '#shared/config';
+import { ServiceUnavailableError } from '#shared/errors';
+import { executionArnOf, executionStatus, startExecution } from '#shared/sfn';
+import { groupStore } from '#store/groups';
+import type { ReversalInput } from './void-or-refund-state';
+
+/** Claims lost in a row before the caller is asked to retry (each loss means another run exists). */
+const CLAIM_ATTEMPTS = 3;
+
+async function run(group: Group, summary: VoidOrRefundSummary): Promise<string> {
+  const input: ReversalInput = {
+    paymentGroupId: group.paymentGroupId,
+    merchantId: group.merchantId,
+    generation: summary.generation,
+  };
+  return startExecution(
+    voidOrRefundExecutionName(group.paymentGroupId, summary.generation),
+    input,
+    'voidOrRefundStateMachineArn',
+  );
+}
+
+/** The execution reversing `group` in the background: the running one, or a new one. */
+export async function reverseInBackground(group: Group, now: Date): Promise<string> {
+  let current: Group | undefined = group;
+  for (let attempt = 0; attempt < CLAIM_ATTEMPTS && current; attempt++) {
+    const summary: VoidOrRefundSummary | undefined = current.voidOrRefundSummary;
+    if (summary?.status === 'running') {
+      const status = await executionStatus(summary.executionArn);
+      if (status === 'RUNNING') return summary.executionArn;
+      // Claimed, never started: start it now under the claimed name.
+      if (status === 'MISSING') return run(current, summary);
+    }
+    const generation = (summary?.generation ?? 0) + 1;
+    const name = voidOrRefundExecutionName(group.paymentGroupId, generation);
+    const next: VoidOrRefundSummary = {
+      status: 'running',
+      generation,
+      executionArn: executionArnOf(needed('voidOrRefundStateMachineArn'), name),
+      startedAt: now.toISOString(),
+      voidedCount: 0,
+      refundedCount: 0,
+      skippedCount: 0,
+      failedCount: 0,
+    };
+    if (await groupStore().putVoidOrRefundSummary(group.paymentGroupId, next, summary?.generation))
+      return run(current, next);
+    current = await groupStore().getGroup(group.paymentGroupId);
+  }
+  throw new ServiceUnavailableError('void-or-refund is being started by another request; retry shortly');
+}
+
+/** The group as stored, whichever merchant's: a run's tasks check that it is theirs. */
+export const groupOfRun = (groupId: string): Promise<Group | undefined> => groupStore().getGroup(groupId);
+
+/**
+ * Shows a run's summary on the group if the stored one is still of generation `expected`; false
+ * when a newer run took it over (store/groups.ts putVoidOrRefundSummary).
+ */
+export const showRunSummary = (
+  groupId: string,
+  summary: VoidOrRefundSummary,
+  expected: number | undefined,
+): Promise<boolean> => groupStore().putVoidOrRefundSummary(groupId, summary, expected);

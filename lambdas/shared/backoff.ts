@@ -1,0 +1,61 @@
+/**
+ * The one bounded backoff: waits that grow by a factor from a first one, up to a cap, optionally
+ * spread out by jitter; and the retry loop that sleeps them between the tries of a call, bounded
+ * by a number of tries or a deadline. (The TypeScript client keeps its own, client/transport.ts:
+ * it imports nothing of the service.)
+ */
+import { sleep } from './concurrency';
+
+export interface BackoffDelays {
+  /** The wait after the first failure. */
+  firstMs: number;
+  /** Each wait is this many times the one before (default 2). */
+  factor?: number;
+  /** No wait is longer (default: no cap). */
+  maxMs?: number;
+  /** `half`: each wait is drawn between half of it and all of it, so that retries spread out. */
+  jitter?: 'half';
+}
+
+/** The wait after the `failure`-th failure (1 for the first). */
+export function backoffDelay(
+  failure: number,
+  { firstMs, factor = 2, maxMs = Infinity, jitter }: BackoffDelays,
+  random: () => number = Math.random,
+): number {
+  const full = Math.min(maxMs, firstMs * factor ** (failure - 1));
+  return jitter === 'half' ? full / 2 + (random() * full) / 2 : full;
+}
+
+export interface BackoffOptions extends BackoffDelays {
+  /** Tries in all, the first included. */
+  attempts: number;
+  /** No try starts after this time (milliseconds since the epoch). */
+  deadline?: number;
+  /** Whether a failure is worth another try (default: every failure is). */
+  retryable?: (error: unknown) => boolean;
+  /** Told of each failure that is tried again, before the wait. */
+  onRetry?: (error: unknown, failure: number) => void;
+}
+
+/**
+ * Runs `attempt` until it resolves; after a failure, waits the backoff and tries again. Throws the
+ * last failure once the tries or the time are spent, or at once when it is not retryable.
+ */
+export async function withBackoff<T>(
+  attempt: (failures: number) => Promise<T>,
+  options: BackoffOptions,
+): Promise<T> {
+  for (let failures = 0; ;) {
+    try {
+      return await attempt(failures);
+    } catch (error) {
+      failures++;
+      const spent =
+        failures >= options.attempts || (options.deadline !== undefined && Date.now() > options.deadline);
+      if (spent || !(options.retryable?.(error) ?? true)) throw error;
+      options.onRetry?.(error, failures);
+      await sleep(backoffDelay(failures, options));
+    }
+  }
+}

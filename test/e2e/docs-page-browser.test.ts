@@ -1,0 +1,158 @@
+/**
+ * The API reference in a real browser: Chromium (Debian's `chromium`, driven by playwright-core)
+ * renders the runtime's /docs and the static page `npm run docs` writes, finds every operation of
+ * openapi.json on each, and sees no request leave the machine. Screenshots: test/artifacts/.
+ */
+import { execFile } from 'node:child_process';
+import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium, type Browser } from 'playwright-core';
+import { baseUrl } from '#support/api';
+
+const ROOT = resolve(__dirname, '..', '..');
+const ARTIFACTS = join(ROOT, 'test', 'artifacts');
+const run = promisify(execFile);
+
+const INSTALL_HINT =
+  "install Debian's chromium (sudo apt-get install -y chromium; .ci/run does it) " +
+  'or set CHROMIUM_PATH to a Chromium executable';
+
+/** CHROMIUM_PATH, else `chromium` or `chromium-browser` on the PATH; none is a failure, not a skip. */
+function chromiumPath(): string {
+  const executable = (path: string) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const fromEnv = process.env.CHROMIUM_PATH;
+  if (fromEnv !== undefined && fromEnv !== '') {
+    if (!executable(fromEnv))
+      throw new Error(`CHROMIUM_PATH=${fromEnv} is not an executable: ${INSTALL_HINT}`);
+    return fromEnv;
+  }
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter((d) => d !== '');
+  for (const name of ['chromium', 'chromium-browser'])
+    for (const dir of dirs) if (executable(join(dir, name))) return join(dir, name);
+  throw new Error(`the docs page test needs a Chromium browser and found none: ${INSTALL_HINT}`);
+}
+
+/** Each operation of openapi.json as Redoc names it: its operationId and its summary. */
+function operations(): { operationId: string; summary: string }[] {
+  const document = JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { operationId: string; summary: string }>>;
+  };
+  return Object.values(document.paths).flatMap((item) =>
+    Object.values(item).map(({ operationId, summary }) => ({ operationId, summary })),
+  );
+}
+
+/** Runs in the page before its own scripts: keeps each Content-Security-Policy violation. */
+const RECORD_VIOLATIONS = `window.violations = [];
+document.addEventListener('securitypolicyviolation', (e) =>
+  window.violations.push(e.effectiveDirective + ' ' + e.blockedURI));`;
+
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: chromiumPath(), timeout: 20_000 });
+  mkdirSync(ARTIFACTS, { recursive: true });
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/**
+ * Opens `url`, waits for Redoc, and returns what the page showed: each operation's heading by
+ * operationId, the requests that reached the network, those the page's policy blocked, the
+ * policy violations and script errors. `local` says which URLs stay on this machine.
+ */
+async function render(url: string, local: (url: URL) => boolean, screenshot: string) {
+  const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+  const left: string[] = [];
+  const blocked: string[] = [];
+  const errors: string[] = [];
+  const isLocal = (href: string) =>
+    ['data:', 'blob:'].includes(new URL(href).protocol) || local(new URL(href));
+  // Every request that would reach the network passes here; one off the machine is refused.
+  await context.route('**/*', (route) => {
+    if (isLocal(route.request().url())) return route.continue();
+    left.push(route.request().url());
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.on('requestfailed', (r) => {
+    if (r.failure()?.errorText === 'csp') blocked.push(r.url());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.addInitScript({ content: RECORD_VIOLATIONS });
+  try {
+    await page.goto(url);
+    await page.waitForSelector('.api-content [id^="operation/"]', { timeout: 30_000 });
+    const headings = await page.$$eval('.api-content [id^="operation/"]', (sections) =>
+      Object.fromEntries(
+        sections.map((s) => [s.id.slice('operation/'.length), s.querySelector('h2')?.textContent]),
+      ),
+    );
+    const violations = (await page.evaluate('window.violations')) as string[];
+    await page.screenshot({ path: join(ARTIFACTS, screenshot) });
+    return { headings, left, blocked, violations, errors, isLocal };
+  } finally {
+    await context.close();
+  }
+}
+
+/** What both pages must show: every operation, nothing fetched from off the machine. */
+function expectComplete(shown: Awaited<ReturnType<typeof render>>): void {
+  const expected = operations();
+  expect(expected.length).toBeGreaterThan(10);
+  // Redoc's heading is the summary (whitespace aside); an operation it did not render has none.
+  const missing = expected.filter(
+    ({ operationId, summary }) => shown.headings[operationId]?.replace(/\s+/g, ' ').trim() !== summary,
+  );
+  expect(missing).toEqual([]);
+  expect(shown.left).toEqual([]);
+  // Redoc's footer asks cdn.redoc.ly for a logo: the policy blocks it (the image hides itself).
+  // Nothing else is blocked: not the page's own scripts, styles or Redoc's search worker.
+  expect(shown.blocked.filter(shown.isLocal)).toEqual([]);
+  expect(shown.violations.filter((v) => !/^img-src https:\/\//.test(v))).toEqual([]);
+  expect(shown.errors).toEqual([]);
+}
+
+test('the local runtime serves the rendered reference at /docs, without a token', async () => {
+  const origin = new URL(baseUrl()).origin;
+  const response = await fetch(`${baseUrl()}/docs`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+
+  const shown = await render(`${baseUrl()}/docs`, (u) => u.origin === origin, 'docs-local.png');
+  expectComplete(shown);
+}, 50_000);
+
+test('npm run docs writes the same reference as one static file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sps-docs-'));
+  try {
+    const file = join(dir, 'api-docs.html');
+    await run(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      ['scripts/docs.ts', '--stage', 'dev', '--out', file],
+      {
+        cwd: ROOT,
+      },
+    );
+    const html = readFileSync(file, 'utf8');
+    expect(html).not.toMatch(/<script[^>]*\ssrc=/);
+    const fileUrl = pathToFileURL(file).href;
+    const shown = await render(fileUrl, (u) => u.href === fileUrl, 'docs-static.png');
+    expectComplete(shown);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 50_000);

@@ -1,0 +1,497 @@
+/**
+ * Group processing in the cloud: the state machine deployed from statemachines/process-group.asl.json
+ * with one function per Task, the hourly scheduler, who may start executions, and the alarms.
+ */
+import { readFileSync } from 'node:fs';
+import type { Template } from 'aws-cdk-lib/assertions';
+import type { ServiceStack } from '#lib/cdk/service-stack';
+import {
+  DUE_SWEEP_HANDLER,
+  PROCESS_GROUP_DEFINITION,
+  processGroupTasks,
+  SCHEDULER_HANDLER,
+  settlementClock,
+  STATE_MACHINE_NAME,
+  STUCK_GROUPS_METRIC,
+} from '#contract/processing';
+import { MAX_FAN_OUT, rangePlan, stuckGroupsMetricLine } from '#domain/processing';
+import { routeList as routes } from '#contract/routes/index';
+import type { Stage } from '#contract/stage';
+import {
+  actionsOf,
+  flatten,
+  functionIdOf,
+  functionName,
+  props,
+  resourcesOf,
+  resourcesOfStatement,
+  roleIdOf,
+  roleStatements,
+  stagedAssetText,
+  SYNTH_TIMEOUT_MS,
+  synthStage,
+  type Resource,
+  type Statement,
+} from '#support/cdk/synth';
+
+const TRIGGER_HANDLERS = [...new Set(routes.filter((r) => r.nonProdOnly).map((r) => r.handler))];
+
+const definitionFile = (): string => readFileSync(PROCESS_GROUP_DEFINITION, 'utf8');
+
+interface AslState {
+  Type: string;
+  Resource?: string;
+  States?: Record<string, AslState>;
+  Iterator?: { States: Record<string, AslState> };
+  ItemProcessor?: { States: Record<string, AslState> };
+  Branches?: { States: Record<string, AslState> }[];
+}
+
+/** Every Task state of a definition by name, nested Map and Parallel states included. */
+function taskStates(states: Record<string, AslState>): Map<string, AslState> {
+  const tasks = new Map<string, AslState>();
+  for (const [name, state] of Object.entries(states)) {
+    if (state.Type === 'Task') tasks.set(name, state);
+    const nested = [state.Iterator, state.ItemProcessor, ...(state.Branches ?? [])];
+    for (const inner of nested)
+      if (inner !== undefined) for (const t of taskStates(inner.States)) tasks.set(...t);
+  }
+  return tasks;
+}
+
+/** The definition as deployed: an inline DefinitionString, or the file asset DefinitionS3Location names. */
+function deployedDefinition(stack: ServiceStack, stateMachine: Resource): string {
+  const p = props(stateMachine);
+  if (p.DefinitionString !== undefined) return flatten(p.DefinitionString);
+  const location = p.DefinitionS3Location as { Bucket: unknown; Key: unknown } | undefined;
+  if (location === undefined || typeof location.Key !== 'string') {
+    throw new Error(
+      'state machine has neither a DefinitionString nor a DefinitionS3Location with a literal Key',
+    );
+  }
+  return stagedAssetText(stack, location.Key);
+}
+
+const getAttArn = (id: string): { 'Fn::GetAtt': [string, string] } => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+const isOnStates = (s: Statement): boolean => actionsOf(s).some((a) => a.startsWith('states:') || a === '*');
+
+describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stage: Stage) => {
+  const prod = stage === 'prod';
+  let stack: ServiceStack;
+  let template: Template;
+  let functions: Record<string, Resource>;
+  let tableId: string;
+  let stateMachineId: string;
+  let stateMachine: Resource;
+  let schedulerId: string;
+  let taskIds: Map<string, string>;
+  beforeAll(() => {
+    ({ stack, template } = synthStage(stage));
+    functions = resourcesOf(template, 'AWS::Lambda::Function');
+    const tables = Object.keys(resourcesOf(template, 'AWS::DynamoDB::Table'));
+    // The processing machine (the background void-or-refund has its own: void-or-refund.test.ts).
+    const machines = Object.entries(resourcesOf(template, 'AWS::StepFunctions::StateMachine')).filter(
+      ([, m]) => props(m).StateMachineName === STATE_MACHINE_NAME(stage),
+    );
+    expect(tables).toHaveLength(1);
+    expect(machines).toHaveLength(1);
+    tableId = tables[0] as string;
+    [stateMachineId, stateMachine] = machines[0] as [string, Resource];
+    schedulerId = functionIdOf(template, stage, SCHEDULER_HANDLER);
+    taskIds = new Map(processGroupTasks.map((t) => [t.handler, functionIdOf(template, stage, t.handler)]));
+  }, SYNTH_TIMEOUT_MS);
+
+  const fn = (id: string): Resource => functions[id] as Resource;
+  const statementsOf = (id: string): Statement[] => roleStatements(template, roleIdOf(fn(id)));
+  /** Statements on anything but the table and X-Ray. */
+  const beyondTable = (id: string): Statement[] => {
+    const tableArn = `\${${tableId}.Arn}`;
+    return statementsOf(id).filter((s) => {
+      const actions = actionsOf(s);
+      if (s.Effect === 'Allow' && actions.every((a) => a.startsWith('xray:'))) return false;
+      return !(
+        s.Effect === 'Allow' &&
+        actions.every((a) => a.startsWith('dynamodb:') && a !== 'dynamodb:*') &&
+        resourcesOfStatement(s).every((r) => r === tableArn || r === `${tableArn}/index/*`)
+      );
+    });
+  };
+  const expectTableReadWrite = (id: string): void => {
+    const actions = statementsOf(id).flatMap(actionsOf);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ]),
+    );
+    expect(props(fn(id)).Environment).toMatchObject({ Variables: { TABLE_NAME: { Ref: tableId } } });
+  };
+  const startExecutionOnly = (): unknown[] => [
+    ['Allow', ['states:StartExecution'], [`\${${stateMachineId}}`]],
+  ];
+  const stateGrants = (id: string): unknown[] =>
+    statementsOf(id)
+      .filter(isOnStates)
+      .map((s) => [s.Effect, actionsOf(s), resourcesOfStatement(s)]);
+
+  describe('state machine', () => {
+    it('deploys statemachines/process-group.asl.json unchanged', () => {
+      const deployed = deployedDefinition(stack, stateMachine);
+      expect(JSON.parse(deployed)).toEqual(JSON.parse(definitionFile()));
+    });
+
+    it('runs the batch loop per key range in an inline Map whose concurrency is bounded (issue 10, item 1)', () => {
+      interface MapState {
+        Type: string;
+        ItemsPath?: string;
+        MaxConcurrency?: number;
+        MaxConcurrencyPath?: string;
+        ResultPath?: string;
+        ItemProcessor?: { ProcessorConfig?: { Mode?: string }; States: Record<string, unknown> };
+      }
+      const states = (JSON.parse(definitionFile()) as { States: Record<string, MapState> }).States;
+      const map = states.AuthorizeRanges!;
+      expect(map).toMatchObject({
+        Type: 'Map',
+        ItemsPath: '$.ranges',
+        MaxConcurrencyPath: '$.fanOut',
+        ResultPath: '$.ranges',
+        ItemProcessor: { ProcessorConfig: { Mode: 'INLINE' } },
+      });
+      // No fixed MaxConcurrency (0 would be unbounded): BeginGroup's fanOut bounds it, and that is
+      // PROCESS_FAN_OUT capped at the 40 an inline Map runs at once; the ranges are no more.
+      expect(map.MaxConcurrency).toBeUndefined();
+      expect(Object.keys(map.ItemProcessor!.States).sort()).toEqual(
+        ['AuthorizeBatch', 'FailBatch', 'MorePayments', 'RangeDone'].sort(),
+      );
+      expect(rangePlan(100_000, 250, 10_000).ranges).toBe(MAX_FAN_OUT);
+      expect(MAX_FAN_OUT).toBe(40);
+      // Only the Map's iterations charge: no batch task outside it.
+      expect(Object.keys(states)).not.toContain('AuthorizeBatch');
+    });
+
+    it('gives BeginGroup time to count through a group of 100,000 payments to cut its ranges', () => {
+      expect(props(fn(taskIds.get('processing/begin-group')!)).Timeout).toBeGreaterThanOrEqual(120);
+    });
+
+    it('substitutes each Task resource with the ARN of its own handler function, and the stage’s settlement clock', () => {
+      const substitutions = props(stateMachine).DefinitionSubstitutions as Record<string, unknown>;
+      expect(Object.keys(substitutions).sort()).toEqual(
+        [...processGroupTasks.map((t) => t.substitution), 'SettlementClock'].sort(),
+      );
+      // Production waits for the cut-off; other stages poll, honouring the test clock.
+      expect(substitutions.SettlementClock).toBe(stage === 'prod' ? 'cut-off' : 'test-clock');
+      expect(substitutions.SettlementClock).toBe(settlementClock(stage));
+      for (const task of processGroupTasks) {
+        expect(substitutions[task.substitution]).toEqual(
+          getAttArn(functionIdOf(template, stage, task.handler)),
+        );
+      }
+      // One function per task.
+      expect(new Set(taskIds.values()).size).toBe(processGroupTasks.length);
+
+      // The file's side: every placeholder is substituted, and every Task state calls its binding.
+      const text = definitionFile();
+      const placeholders = new Set([...text.matchAll(/\$\{([^}]+)\}/g)].map((m) => m[1]));
+      expect([...placeholders].sort()).toEqual(Object.keys(substitutions).sort());
+      const tasks = taskStates((JSON.parse(text) as { States: Record<string, AslState> }).States);
+      expect([...tasks.keys()].sort()).toEqual(processGroupTasks.map((t) => t.state).sort());
+      for (const task of processGroupTasks) {
+        expect(tasks.get(task.state)?.Resource).toBe(`\${${task.substitution}}`);
+      }
+    });
+
+    it('is a STANDARD, traced state machine logging every event, without execution data, to its log group', () => {
+      const p = props(stateMachine);
+      expect(p).toMatchObject({
+        StateMachineName: STATE_MACHINE_NAME(stage),
+        StateMachineType: 'STANDARD',
+        TracingConfiguration: { Enabled: true },
+        LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
+      });
+      const destinations = (p.LoggingConfiguration as { Destinations: unknown[] }).Destinations;
+      expect(destinations).toHaveLength(1);
+      const logGroupArn = (destinations[0] as { CloudWatchLogsLogGroup: { LogGroupArn: unknown } })
+        .CloudWatchLogsLogGroup.LogGroupArn as { 'Fn::GetAtt': [string, string] };
+      expect(logGroupArn['Fn::GetAtt'][1]).toBe('Arn');
+      const logGroup = resourcesOf(template, 'AWS::Logs::LogGroup')[logGroupArn['Fn::GetAtt'][0]];
+      expect(logGroup).toBeDefined();
+      expect(props(logGroup as Resource)).toMatchObject({
+        LogGroupName: `/aws/vendedlogs/states/${STATE_MACHINE_NAME(stage)}`,
+        RetentionInDays: prod ? 180 : 30,
+      });
+      expect(logGroup?.DeletionPolicy).toBe(prod ? 'Retain' : 'Delete');
+    });
+
+    it('may invoke exactly the task functions, and touch nothing else but its logs and traces', () => {
+      const roleId = (props(stateMachine).RoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      const role = resourcesOf(template, 'AWS::IAM::Role')[roleId];
+      expect(props(role as Resource).AssumeRolePolicyDocument).toMatchObject({
+        Statement: [expect.objectContaining({ Principal: { Service: 'states.amazonaws.com' } })],
+      });
+      expect(props(role as Resource).ManagedPolicyArns).toBeUndefined();
+      const statements = roleStatements(template, roleId);
+      for (const s of statements) expect(s.Effect).toBe('Allow');
+      const invoke = statements.filter((s) => actionsOf(s).some((a) => !/^(logs|xray):/.test(a)));
+      expect(new Set(invoke.flatMap(actionsOf))).toEqual(new Set(['lambda:InvokeFunction']));
+      const taskArns = [...taskIds.values()].map((id) => `\${${id}.Arn}`);
+      const invocable = invoke.flatMap(resourcesOfStatement);
+      // The functions, and their versions and aliases (`<arn>:*`), of the tasks and of no one else.
+      expect([...new Set(invocable.map((r) => r.replace(/:\*$/, '')))].sort()).toEqual(taskArns.sort());
+      // Log delivery and X-Ray take no resource ARN; they are the only other grants.
+      for (const s of statements.filter((x) => !invoke.includes(x))) {
+        expect(resourcesOfStatement(s)).toEqual(['*']);
+        expect(actionsOf(s).every((a) => /^(logs|xray):\w+$/.test(a) && !a.endsWith(':*'))).toBe(true);
+      }
+    });
+  });
+
+  describe('functions', () => {
+    it('has one function per Task plus the scheduler and the due sweep in the processing construct', () => {
+      const processingNames = Object.entries(functions)
+        .filter(([id]) => id.startsWith('Processing'))
+        .map(([, f]) => props(f).FunctionName);
+      expect(processingNames.sort()).toEqual(
+        [...processGroupTasks.map((t) => t.handler), SCHEDULER_HANDLER, DUE_SWEEP_HANDLER]
+          .map((h) => functionName(stage, h))
+          .sort(),
+      );
+    });
+
+    it('runs every task function and the scheduler on Node.js 22, arm64, traced, for this stage', () => {
+      for (const [handler, id] of [...taskIds, [SCHEDULER_HANDLER, schedulerId] as const]) {
+        expect(props(fn(id))).toMatchObject({
+          Runtime: 'nodejs22.x',
+          Architectures: ['arm64'],
+          Handler: 'index.handler',
+          TracingConfig: { Mode: 'Active' },
+          Description: `${handler} (${stage})`,
+          Environment: { Variables: { SERVICE_STAGE: stage, POWERTOOLS_SERVICE_NAME: 'scheduled-payments' } },
+        });
+      }
+    });
+
+    it('gives each task function read/write access to the table (read only where it only reads) and nothing else', () => {
+      for (const task of processGroupTasks) {
+        const id = taskIds.get(task.handler)!;
+        const actions = statementsOf(id).flatMap(actionsOf);
+        if (task.readsOnly) {
+          expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+          expect(
+            actions.filter((a) => a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a)),
+          ).toEqual([]);
+          expect(props(fn(id)).Environment).toMatchObject({ Variables: { TABLE_NAME: { Ref: tableId } } });
+        } else expectTableReadWrite(id);
+        expect(beyondTable(id)).toEqual([]);
+        expect(Object.keys((props(fn(id)).Environment as { Variables: object }).Variables)).not.toContain(
+          'STATE_MACHINE_ARN',
+        );
+      }
+    });
+
+    it('names the processor adapter to the tasks that charge or give up on charges, and to no other function', () => {
+      // AuthorizeBatch charges; FailBatch records give-ups whose reversals the sweeper makes, and
+      // loads the adapter (lambdas/core/sale.ts). The others only read and write the table.
+      const calling = ['processing/authorize-batch', 'processing/fail-batch'];
+      for (const [handler, id] of taskIds) {
+        const variables = (props(fn(id)).Environment as { Variables: Record<string, unknown> }).Variables;
+        expect([handler, variables.PROCESSOR]).toEqual([
+          handler,
+          calling.includes(handler) ? 'sandbox' : undefined,
+        ]);
+      }
+      const scheduler = (props(fn(schedulerId)).Environment as { Variables: object }).Variables;
+      expect(Object.keys(scheduler)).not.toContain('PROCESSOR');
+    });
+
+    it('lets nothing invoke a task function through a resource policy (the state machine uses its role)', () => {
+      const taskArns = new Set([...taskIds.values()].map((id) => `\${${id}.Arn}`));
+      const permissions = Object.values(resourcesOf(template, 'AWS::Lambda::Permission')).map(props);
+      expect(permissions.filter((p) => taskArns.has(flatten(p.FunctionName)))).toEqual([]);
+    });
+  });
+
+  describe('hourly schedule', () => {
+    it('the current hour: invokes the due sweep every minute, which may start executions and nothing else on Step Functions', () => {
+      const dueSweepId = functionIdOf(template, stage, DUE_SWEEP_HANDLER);
+      const rules = Object.values(resourcesOf(template, 'AWS::Events::Rule')).filter((r) =>
+        ((props(r).Targets ?? []) as { Arn: unknown }[]).some(
+          (t) => flatten(t.Arn) === `\${${dueSweepId}.Arn}`,
+        ),
+      );
+      expect(rules).toHaveLength(1);
+      expect(props(rules[0]!)).toMatchObject({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
+      const targets = props(rules[0]!).Targets as Record<string, unknown>[];
+      for (const key of ['Input', 'InputPath', 'InputTransformer'])
+        expect(targets[0]).not.toHaveProperty(key);
+      expect(props(fn(dueSweepId)).Environment).toMatchObject({
+        Variables: { STATE_MACHINE_ARN: { Ref: stateMachineId } },
+      });
+      expectTableReadWrite(dueSweepId);
+      expect(stateGrants(dueSweepId)).toEqual(startExecutionOnly());
+    });
+
+    it('invokes the scheduler, with the scheduled event itself, at minute 0 of every hour', () => {
+      const rules = Object.entries(resourcesOf(template, 'AWS::Events::Rule')).filter(([, r]) =>
+        ((props(r).Targets ?? []) as { Arn: unknown }[]).some(
+          (t) => flatten(t.Arn) === `\${${schedulerId}.Arn}`,
+        ),
+      );
+      expect(rules).toHaveLength(1);
+      const [ruleId, rule] = rules[0] as [string, Resource];
+      expect(props(rule)).toMatchObject({ ScheduleExpression: 'cron(0 * * * ? *)', State: 'ENABLED' });
+      expect(props(rule).EventPattern).toBeUndefined();
+      const targets = props(rule).Targets as Record<string, unknown>[];
+      expect(targets).toHaveLength(1);
+      expect(targets[0]).toMatchObject({ Arn: getAttArn(schedulerId) });
+      // The scheduler goes by the event's `time`: the target passes the event unchanged.
+      for (const key of ['Input', 'InputPath', 'InputTransformer'])
+        expect(targets[0]).not.toHaveProperty(key);
+
+      // Only that rule may invoke the scheduler.
+      const permissions = Object.values(resourcesOf(template, 'AWS::Lambda::Permission'))
+        .map(props)
+        .filter((p) => flatten(p.FunctionName) === `\${${schedulerId}.Arn}`);
+      expect(permissions).toEqual([
+        {
+          Action: 'lambda:InvokeFunction',
+          FunctionName: getAttArn(schedulerId),
+          Principal: 'events.amazonaws.com',
+          SourceArn: getAttArn(ruleId),
+        },
+      ]);
+    });
+
+    it('lets the scheduler start executions of the state machine and describe them, with the table and nothing else', () => {
+      expect(props(fn(schedulerId)).Environment).toMatchObject({
+        Variables: { STATE_MACHINE_ARN: { Ref: stateMachineId } },
+      });
+      expectTableReadWrite(schedulerId);
+      // DescribeExecution on this machine's executions only: the tick re-drives closed ones (defect 6).
+      expect(stateGrants(schedulerId)).toEqual([
+        ...startExecutionOnly(),
+        ['Allow', ['states:DescribeExecution'], [expect.stringMatching(/:execution:.*:\*$/)]],
+      ]);
+      expect(beyondTable(schedulerId).filter((s) => !isOnStates(s))).toEqual([]);
+    });
+  });
+
+  describe('trigger endpoints', () => {
+    it(
+      prod
+        ? 'give the trigger functions neither the state machine ARN nor any Step Functions permission'
+        : 'let the trigger functions start executions of the state machine, and only that',
+      () => {
+        expect(TRIGGER_HANDLERS.length).toBeGreaterThan(0);
+        for (const handler of TRIGGER_HANDLERS) {
+          const id = functionIdOf(template, stage, handler);
+          const variables = (props(fn(id)).Environment as { Variables: Record<string, unknown> }).Variables;
+          if (prod) {
+            expect(Object.keys(variables)).not.toContain('STATE_MACHINE_ARN');
+            expect(stateGrants(id)).toEqual([]);
+          } else {
+            expect(variables.STATE_MACHINE_ARN).toEqual({ Ref: stateMachineId });
+            expect(stateGrants(id)).toEqual(startExecutionOnly());
+          }
+        }
+      },
+    );
+
+    it(`leaves Step Functions permissions to the scheduler, the due sweep${prod ? '' : ' and the triggers'} alone`, () => {
+      const holders = Object.entries(resourcesOf(template, 'AWS::IAM::Policy'))
+        .filter(([, p]) =>
+          (props(p).PolicyDocument as { Statement: Statement[] }).Statement.some(
+            (st) =>
+              isOnStates(st) &&
+              resourcesOfStatement(st).some((r) => r === '*' || r.includes(`\${${stateMachineId}}`)),
+          ),
+        )
+        .flatMap(([, p]) => (props(p).Roles as { Ref: string }[]).map((r) => r.Ref));
+      const expected = [SCHEDULER_HANDLER, DUE_SWEEP_HANDLER, ...(prod ? [] : TRIGGER_HANDLERS)].map((h) =>
+        roleIdOf(fn(functionIdOf(template, stage, h))),
+      );
+      expect(holders.sort()).toEqual(expected.sort());
+    });
+  });
+
+  describe('alarms and outputs', () => {
+    it('alarms the topic on the first failed or timed-out execution and on the first scheduler error', () => {
+      const topicRef = template.findOutputs('AlarmTopicArn').AlarmTopicArn?.Value as { Ref: string };
+      expect(resourcesOf(template, 'AWS::SNS::Topic')[topicRef.Ref]).toBeDefined();
+      const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map(props);
+      const expected = [
+        {
+          Namespace: 'AWS/States',
+          MetricName: 'ExecutionsFailed',
+          Dimensions: [{ Name: 'StateMachineArn', Value: { Ref: stateMachineId } }],
+        },
+        {
+          Namespace: 'AWS/States',
+          MetricName: 'ExecutionsTimedOut',
+          Dimensions: [{ Name: 'StateMachineArn', Value: { Ref: stateMachineId } }],
+        },
+        {
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Errors',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: schedulerId } }],
+        },
+      ];
+      for (const metric of expected) {
+        const matching = alarms.filter(
+          (a) =>
+            a.Namespace === metric.Namespace &&
+            a.MetricName === metric.MetricName &&
+            JSON.stringify(a.Dimensions) === JSON.stringify(metric.Dimensions),
+        );
+        expect(matching).toHaveLength(1);
+        expect(matching[0]).toMatchObject({
+          Statistic: 'Sum',
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          EvaluationPeriods: 1,
+          AlarmActions: expect.arrayContaining([topicRef]),
+        });
+      }
+    });
+
+    it('alarms on GroupsProcessingTooLong > 0 exactly as the tick emits it (namespace, name, dimension)', () => {
+      const topicRef = template.findOutputs('AlarmTopicArn').AlarmTopicArn?.Value as { Ref: string };
+      // What the tick writes (an embedded-metric log line), read back as CloudWatch would.
+      const line = JSON.parse(stuckGroupsMetricLine(2, stage, new Date())) as {
+        _aws: {
+          CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[];
+        };
+        [key: string]: unknown;
+      };
+      const [emitted] = line._aws.CloudWatchMetrics;
+      const dimension = emitted!.Dimensions[0]![0]!;
+      expect(emitted).toMatchObject({
+        Namespace: STUCK_GROUPS_METRIC.namespace,
+        Metrics: [{ Name: STUCK_GROUPS_METRIC.name }],
+      });
+      const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'))
+        .map(props)
+        .filter((a) => a.MetricName === emitted!.Metrics[0]!.Name);
+      expect(alarms).toHaveLength(1);
+      expect(alarms[0]).toMatchObject({
+        Namespace: emitted!.Namespace,
+        Dimensions: [{ Name: dimension, Value: line[dimension] }],
+        Statistic: 'Maximum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: expect.arrayContaining([topicRef]),
+      });
+      expect(line[STUCK_GROUPS_METRIC.name]).toBe(2);
+    });
+
+    it('outputs the state machine ARN and the alarm topic ARN', () => {
+      const outputs = template.findOutputs('*');
+      expect(outputs.StateMachineArn?.Value).toEqual({ Ref: stateMachineId });
+      const topicRef = outputs.AlarmTopicArn?.Value as { Ref: string } | undefined;
+      expect(resourcesOf(template, 'AWS::SNS::Topic')[topicRef?.Ref ?? '']).toBeDefined();
+    });
+  });
+});

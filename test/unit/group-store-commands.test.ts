@@ -1,0 +1,287 @@
+/**
+ * DynamoGroupStore.createGroup against the DynamoDB document-client mock: the commands of the
+ * one-transaction and batch paths, and the failures DynamoDB Local cannot produce (unprocessed
+ * batch items, a failed group write). Conditions and results on a real table:
+ * test/integration/group-store.test.ts.
+ */
+import '#support/handlers/env';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { newPayment, type Payment } from '#domain/groups';
+import type { OutboxItem } from '#domain/notifications';
+import { ddb } from '#shared/ddb';
+import { newId } from '#shared/ids';
+import { DynamoGroupStore, MAX_TRANSACTION_ITEMS } from '#store/groups';
+import { DynamoPaymentStore } from '#store/payments';
+import {
+  awsError,
+  ddbMock,
+  group,
+  GROUP_ID,
+  payment,
+  PAYMENT_ID,
+  resetDb,
+  sentCommands,
+} from '#support/handlers/invoke';
+import { sleep } from '#shared/concurrency';
+
+type AnyItem = Record<string, any>;
+
+const store = new DynamoGroupStore(ddb(), 't');
+const NOW = new Date('2026-05-01T00:00:00.000Z');
+
+beforeEach(() => {
+  resetDb();
+});
+
+const paymentsOf = (count: number): Payment[] =>
+  Array.from({ length: count }, (_, i) =>
+    newPayment({ profileId: 'payor1/method1', amount: i + 1 }, group(), newId(), NOW),
+  );
+const notice = (p: Payment): OutboxItem => ({
+  outboxId: `notice:${p.paymentId}`,
+  kind: 'payment-scheduled',
+  recipient: 'payor@example.com',
+  status: 'pending',
+  attempts: 0,
+  createdAt: NOW.toISOString(),
+  paymentGroupId: p.paymentGroupId,
+  data: {
+    merchantName: 'M',
+    amountCents: p.amountCents,
+    maskedAccountNumber: '************1111',
+    accountType: 'VISA',
+    scheduleDate: '2099-06-01',
+    scheduleHour: 9,
+    paymentId: p.paymentId,
+  },
+});
+const batchRequests = () =>
+  ddbMock.commandCalls(BatchWriteCommand).flatMap((c) => c.args[0].input.RequestItems!.t!);
+const batchPuts = () => batchRequests().flatMap((r) => (r.PutRequest ? [r.PutRequest.Item as AnyItem] : []));
+
+describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + payments + notices`, () => {
+  beforeEach(() => {
+    ddbMock.on(TransactWriteCommand).resolves({});
+    ddbMock.on(BatchWriteCommand).resolves({});
+    ddbMock.on(PutCommand).resolves({});
+  });
+
+  it('writes the group and its payments in one transaction, each Put conditioned on a new key', async () => {
+    const payments = paymentsOf(4);
+    await store.createGroup(group({ paymentCount: 4 }), payments);
+    expect(sentCommands()).toEqual(['TransactWriteCommand']);
+    const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(items).toHaveLength(5);
+    for (const item of items) {
+      expect(item.Put!.TableName).toBe('t');
+      expect(item.Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
+    }
+    const g = group({ paymentCount: 4 });
+    expect(items[0]!.Put!.Item).toMatchObject({
+      pk: `GROUP#${g.paymentGroupId}`,
+      sk: 'GROUP',
+      entity: 'group',
+      gsi1pk: `MERCHANT#${g.merchantId}`,
+      gsi1sk: `2099-06-01T09#${g.paymentGroupId}`,
+      gsi2sk: `2099-06-01T09#${g.paymentGroupId}`,
+    });
+    expect((items[0]!.Put!.Item as AnyItem).gsi2pk).toMatch(/^DUE#[0-3]$/);
+    expect(items.slice(1).map((i) => i.Put!.Item)).toEqual(
+      payments.map((p) => ({
+        pk: `GROUP#${p.paymentGroupId}`,
+        sk: `PAYMENT#${p.paymentId}`,
+        entity: 'payment',
+        ...p,
+      })),
+    );
+  });
+
+  it('99 payments and no notice: one transaction of 100 items', async () => {
+    await store.createGroup(group(), paymentsOf(99));
+    expect(sentCommands()).toEqual(['TransactWriteCommand']);
+    expect(ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems).toHaveLength(100);
+  });
+
+  it('97 payments with 2 notices: one transaction of exactly 100 items', async () => {
+    const payments = paymentsOf(97);
+    await store.createGroup(group(), payments, payments.slice(0, 2).map(notice));
+    const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(items).toHaveLength(100);
+    const outbox = items.map((i) => i.Put!.Item as AnyItem).filter((i) => i.entity === 'outbox');
+    expect(outbox.map((o) => [o.pk, o.sk])).toEqual(
+      payments.slice(0, 2).map((p) => [`OUTBOX#notice:${p.paymentId}`, 'OUTBOX']),
+    );
+    expect(ddbMock.commandCalls(BatchWriteCommand)).toHaveLength(0);
+  });
+
+  it('98 payments with 2 notices (101 items): the group written ahead as creating, then payments and notices, then the commit', async () => {
+    ddbMock.on(UpdateCommand).resolves({});
+    const payments = paymentsOf(98);
+    const g = group({ paymentCount: 98 });
+    await store.createGroup(g, payments, payments.slice(0, 2).map(notice));
+    const sent = sentCommands();
+    expect(sent.filter((c) => c === 'TransactWriteCommand')).toHaveLength(0);
+    expect(sent).toEqual(['PutCommand', ...Array<string>(4).fill('BatchWriteCommand'), 'UpdateCommand']);
+    const written = batchPuts();
+    expect(written).toHaveLength(100);
+    expect(written.filter((i) => i.entity === 'payment')).toHaveLength(98);
+    expect(written.filter((i) => i.entity === 'outbox')).toMatchObject([
+      {
+        pk: `OUTBOX#notice:${payments[0]!.paymentId}`,
+        sk: 'OUTBOX',
+        kind: 'payment-scheduled',
+        status: 'pending',
+      },
+      { pk: `OUTBOX#notice:${payments[1]!.paymentId}`, sk: 'OUTBOX' },
+    ]);
+    // Written ahead: invisible (status creating, in no list or due index), found by the sweep.
+    const ahead = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
+    expect(ahead.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(ahead.Item).toMatchObject({
+      entity: 'group',
+      paymentCount: 98,
+      status: 'creating',
+      gsi2pk: 'CREATING',
+      gsi2sk: `${g.dateCreated}#${g.paymentGroupId}`,
+    });
+    expect(ahead.Item).not.toHaveProperty('gsi1pk');
+    // The commit: one conditional write to pending with the list and due keys.
+    const commit = ddbMock.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(commit.ConditionExpression).toBe('#status = :creating');
+    expect(commit.ExpressionAttributeValues).toMatchObject({
+      ':status': 'pending',
+      ':g1pk': `MERCHANT#${g.merchantId}`,
+      ':g2sk': `2099-06-01T09#${g.paymentGroupId}`,
+    });
+  });
+
+  it('writes 150 payments 25 per batch between the write-ahead and the commit', async () => {
+    ddbMock.on(UpdateCommand).resolves({});
+    const payments = paymentsOf(150);
+    await store.createGroup(group({ paymentCount: 150 }), payments);
+    expect(sentCommands()).toEqual([
+      'PutCommand',
+      ...Array<string>(6).fill('BatchWriteCommand'),
+      'UpdateCommand',
+    ]);
+    const sizes = ddbMock.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems!.t!.length);
+    expect(sizes).toEqual([25, 25, 25, 25, 25, 25]);
+    expect(new Set(batchPuts().map((p) => p.paymentId)).size).toBe(150);
+  });
+});
+
+it('retries unprocessed batch items', async () => {
+  let first = true;
+  ddbMock.on(BatchWriteCommand).callsFake((input: { RequestItems: Record<string, unknown[]> }) => {
+    if (first) {
+      first = false;
+      return { UnprocessedItems: { t: input.RequestItems.t!.slice(0, 3) } };
+    }
+    return {};
+  });
+  ddbMock.on(PutCommand).resolves({});
+  ddbMock.on(UpdateCommand).resolves({});
+  await store.createGroup(group(), paymentsOf(100));
+  const sizes = ddbMock.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems!.t!.length);
+  expect(sizes.sort((a, b) => a - b)).toEqual([3, 25, 25, 25, 25]);
+});
+
+describe('a failed large create leaves nothing', () => {
+  const key = (k: AnyItem) => `${k.pk}|${k.sk}`;
+  const deletes = () =>
+    batchRequests().flatMap((r) => (r.DeleteRequest ? [key(r.DeleteRequest.Key as AnyItem)] : []));
+  beforeEach(() => {
+    ddbMock.on(PutCommand).resolves({});
+    ddbMock.on(DeleteCommand).resolves({});
+  });
+
+  it('a failed commit: payments and notices deleted, then the creating group; the commit error thrown', async () => {
+    ddbMock.on(BatchWriteCommand).resolves({});
+    ddbMock.on(UpdateCommand).rejects(awsError('ThrottlingException'));
+    const payments = paymentsOf(120);
+    await expect(
+      store.createGroup(group(), payments, payments.slice(0, 2).map(notice)),
+    ).rejects.toMatchObject({
+      name: 'ThrottlingException',
+    });
+    const puts = batchPuts().map(key);
+    expect(puts).toHaveLength(122);
+    // Notices left behind would name a group that never committed: they go too.
+    expect(deletes().sort()).toEqual([...puts].sort());
+    expect(sentCommands().at(-1)).toBe('DeleteCommand');
+    const groupDelete = ddbMock.commandCalls(DeleteCommand)[0]!.args[0].input;
+    expect(groupDelete.Key).toEqual({ pk: `GROUP#${GROUP_ID}`, sk: 'GROUP' });
+    expect(groupDelete.ConditionExpression).toBe('#status = :creating');
+  });
+
+  it('a batch failing in the middle: no worker takes another batch, and everything is deleted', async () => {
+    let puts = 0;
+    ddbMock.on(BatchWriteCommand).callsFake(async (input: { RequestItems: Record<string, AnyItem[]> }) => {
+      const requests = input.RequestItems.t!;
+      if (requests[0]!.DeleteRequest) return {};
+      puts++;
+      await sleep(5);
+      if (puts === 10) throw new Error('marshalling failed');
+      return {};
+    });
+    const payments = paymentsOf(1000); // 40 batches
+    await expect(store.createGroup(group(), payments)).rejects.toThrow('marshalling failed');
+    // 10 batches were started; the 7 others in flight finish, and no worker starts another.
+    expect(puts).toBeLessThanOrEqual(10 + 7);
+    expect(deletes()).toHaveLength(1000);
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(sentCommands().at(-1)).toBe('DeleteCommand');
+  });
+
+  it('a cleanup that fails too leaves the creating group to the sweep and throws the first error', async () => {
+    ddbMock.on(BatchWriteCommand).callsFake((input: { RequestItems: Record<string, AnyItem[]> }) => {
+      throw new Error(input.RequestItems.t![0]!.DeleteRequest ? 'cleanup failed' : 'write failed');
+    });
+    await expect(store.createGroup(group(), paymentsOf(120))).rejects.toThrow('write failed');
+    expect(ddbMock.commandCalls(DeleteCommand)).toHaveLength(0);
+  });
+});
+
+describe('reads', () => {
+  const payments = new DynamoPaymentStore(ddb(), 't');
+
+  it('an item under a group key that is not a group is no group; under a payment key, no payment', async () => {
+    ddbMock
+      .on(GetCommand, { Key: { pk: `GROUP#${GROUP_ID}`, sk: 'GROUP' } })
+      .resolves({ Item: { pk: `GROUP#${GROUP_ID}`, sk: 'GROUP', entity: 'payment' } });
+    ddbMock
+      .on(GetCommand, { Key: { pk: `GROUP#${GROUP_ID}`, sk: `PAYMENT#${PAYMENT_ID}` } })
+      .resolves({ Item: { pk: `GROUP#${GROUP_ID}`, sk: `PAYMENT#${PAYMENT_ID}`, entity: 'group' } });
+    expect(await store.getGroup(GROUP_ID)).toBeUndefined();
+    expect(await payments.getPayment(GROUP_ID, PAYMENT_ID)).toBeUndefined();
+  });
+
+  it('lists every payment of a group, following LastEvaluatedKey, without key attributes', async () => {
+    const second = '01890a5d-ac96-774b-bcce-b302099a8060';
+    ddbMock
+      .on(QueryCommand)
+      .resolvesOnce({
+        Items: [{ ...payment(), pk: 'x', sk: 'y', entity: 'payment' }],
+        LastEvaluatedKey: { pk: 'x' },
+      })
+      .resolvesOnce({ Items: [{ ...payment({ paymentId: second, deleted: true }), entity: 'payment' }] });
+    expect(await payments.listPayments(GROUP_ID)).toEqual([
+      payment(),
+      payment({ paymentId: second, deleted: true }),
+    ]);
+    const queries = ddbMock.commandCalls(QueryCommand).map((c) => c.args[0].input);
+    expect(queries[0]).toMatchObject({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': `GROUP#${GROUP_ID}`, ':p': 'PAYMENT#' },
+    });
+    expect(queries[1]!.ExclusiveStartKey).toEqual({ pk: 'x' });
+  });
+});
