@@ -493,7 +493,7 @@ export interface paths {
     };
     /**
      * Get a transaction with refund fields
-     * @description A transaction with its refund fields (originalAmount, refundedAmount, availableRefundAmount, refundCount, refundHistory).
+     * @description A transaction with its refund fields (originalAmount, refundedAmount, availableRefundAmount, refundCount, refundHistory). A read only: a sale left Pending (responseCode PD) by a request that failed half-way stays Pending here until the sweeper settles it (within about 5 minutes) or a retry with its idempotencyKey resumes it.
      */
     get: operations['GetTransaction'];
     put?: never;
