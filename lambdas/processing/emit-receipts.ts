@@ -32,7 +32,6 @@ import { paymentRangeStore } from '#store/payment-ranges';
 import { payorStore } from '#store/payors';
 import { transactionStore } from '#store/transactions';
 
-
 /** What an execution started before the fan-out passes: the whole group's state. */
 export interface ReceiptState extends ProcessingState {
   receiptsQueued?: number;
