@@ -28,8 +28,8 @@ import { makeGroup, makePayor, transaction } from '../fixtures';
 import { createTestTable, type TestTable } from '../support/ddb';
 
 const MERCHANT = '32350000001';
-/** Five batches of 250: five key ranges (PROCESS_FAN_OUT 8), three pages of receipts each. */
-const COUNT = 1_250;
+/** Three batches of 250: three key ranges (PROCESS_FAN_OUT 8), two pages of receipts each. */
+const COUNT = 750;
 const PAGE = 150;
 
 let table: TestTable;
