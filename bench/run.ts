@@ -10,6 +10,7 @@
  *        --order=api,raw    or raw,api: which side opens the first round
  *        --list-groups=200  --payment-groups=16   --no-write (print only)
  *        --processing-payments=10000   payments per group of the processing section (issue 4: 10,000)
+ *        --receipts-payments=10000     payments (receipts) of the receipts section's group (issue 25)
  *        --settlement-seconds=5        the runtime's SANDBOX_SETTLEMENT_SECONDS (the execution's wait)
  *        --profile          runtime under --cpu-prof; prints where its CPU time went (implies --no-write)
  */
@@ -60,6 +61,7 @@ function parseArgs(argv: string[]) {
     'list-groups',
     'payment-groups',
     'processing-payments',
+    'receipts-payments',
     'settlement-seconds',
     'no-write',
     'profile',
@@ -82,6 +84,7 @@ function parseArgs(argv: string[]) {
     paymentGroups: num('payment-groups', 16),
     pageSize: 25,
     processingPayments: num('processing-payments', 10_000),
+    receiptsPayments: num('receipts-payments', 10_000),
     settlementSeconds: num('settlement-seconds', Number(process.env.SANDBOX_SETTLEMENT_SECONDS ?? 5)),
     order: parseOrder(flags.get('order')),
     authzCacheSeconds: Number(process.env.AUTHZ_CACHE_SECONDS ?? 30),

@@ -10,6 +10,7 @@
  *   npm run admin -- resend-notification --outbox notice:<paymentId> [target]
  *   npm run admin -- outbox --status failed|stuck|pending|sending|sent [--json] [target]
  *   npm run admin -- reconcile [--since <ISO-8601>] [--stale-minutes N] [--json] [target]
+ *   npm run admin -- backfill-merchant-list [target]
  *   npm run admin -- --help
  *
  * target: --local (default; the running `npm start`, found through DATA_DIR/runtime.json) or
@@ -22,6 +23,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MerchantRegistry } from '../lambdas/store/merchants';
 import { listOutbox, requeue } from '../lambdas/store/outbox';
+import { backfillMerchantList } from '../lambdas/store/merchant-list-backfill';
 import type { OutboxStatus } from '../lambdas/domain/notifications';
 import { runtimeFile } from '../lib/local/runtime';
 import { parseStage } from '../contract/stage';
@@ -39,7 +41,10 @@ commands:
   outbox            --status <failed|stuck|pending|sending|sent> [--json]
                     the e-mails of that status (reads the whole table)
   reconcile         [--since <ISO-8601, default 24 h ago>] [--stale-minutes <default 30>] [--json]
-                    exits 1 when differences the sweeper could not heal remain`;
+                    exits 1 when differences the sweeper could not heal remain
+  backfill-merchant-list
+                    migration: lists for reconciliation every merchant registered before it
+                    existed (reads the whole table; safe to repeat)`;
 
 function target(values: { local?: boolean; stage?: string }): {
   client: DynamoDBClient;
@@ -177,6 +182,14 @@ async function main(): Promise<void> {
       const report = await reconcile({ since: new Date(since).toISOString(), staleMinutes });
       console.log(values.json ? JSON.stringify(report, null, 2) : `${where}\n${renderReport(report)}`);
       if (report.unhealed > 0) process.exitCode = 1;
+      break;
+    }
+    case 'backfill-merchant-list': {
+      const { added, alreadyListed } = await backfillMerchantList(DynamoDBDocumentClient.from(client), table);
+      console.log(
+        `${added.length} merchant(s) added to the reconciliation list, ${alreadyListed} listed already, in ${where}` +
+          (added.length > 0 ? `: ${added.join(', ')}` : ''),
+      );
       break;
     }
     default:

@@ -48,8 +48,21 @@ export const processGroupTasks: readonly TaskBinding[] = [
     handler: 'processing/check-settlement',
     readsOnly: true,
   },
+  // One page of one receipt range per invocation (QueueReceipts runs the ranges at once).
   { state: 'EmitReceipts', substitution: 'EmitReceiptsFunctionArn', handler: 'processing/emit-receipts' },
+  {
+    state: 'ReceiptsQueued',
+    substitution: 'ReceiptsQueuedFunctionArn',
+    handler: 'processing/receipts-queued',
+  },
 ];
+
+/**
+ * Receipts of one page queued at once by EmitReceipts (a sale read and a conditional outbox put
+ * each, on their own items): with PROCESS_FAN_OUT receipt ranges at once, 8 × 16 = 128 in flight
+ * per group (issue 25, defect 8). CDK sizes the task's timeout from it.
+ */
+export const RECEIPTS_CONCURRENCY = 16;
 
 /**
  * How processing waits for the settlement cut-off (the ASL's `${SettlementClock}`): production

@@ -7,6 +7,13 @@ import { createPayment } from './create-payment';
 import { listGroups } from './list-groups';
 import { processing } from './processing';
 import { processingLatency } from './processing-latency';
+import { receipts } from './receipts';
 import type { AnySection } from './section';
 
-export const sections: readonly AnySection[] = [createPayment, listGroups, processing, processingLatency];
+export const sections: readonly AnySection[] = [
+  createPayment,
+  listGroups,
+  processing,
+  processingLatency,
+  receipts,
+];

@@ -29,6 +29,8 @@ export interface BenchConfig {
   pageSize: number;
   /** Payments of each group the processing section creates (issue 4: 10,000). */
   processingPayments: number;
+  /** Payments (each asking for a receipt) of the receipts section's group (issue 25: 10,000). */
+  receiptsPayments: number;
   /** The runtime's SANDBOX_SETTLEMENT_SECONDS: the settlement wait of a processed group's execution. */
   settlementSeconds: number;
   /** The runtime's grant cache TTL (its default unless AUTHZ_CACHE_SECONDS is set). */

@@ -8,6 +8,11 @@
  *
  * On SIGUSR2 the counts are written to `<DATA_DIR>/ddb-census.json` (the bench reads them
  * before and after each measured slice). The cost is a couple of Map updates per call.
+ *
+ * `BENCH_DDB_LATENCY_MS` (default 0) holds every DynamoDB call back that many milliseconds first:
+ * DynamoDB Local answers on loopback in about a millisecond, DynamoDB in the Region in 5-10, and
+ * work that calls it one call after another is bound by that round trip, which a CPU-bound local
+ * run hides (the receipts section uses it).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,8 +30,12 @@ const prefixOf = (client: object): string => {
   if (name === 'DynamoDBDocumentClient' || name === 'DynamoDBClient') return '';
   return `${name.replace(/^DynamoDB/, '').replace(/Client$/, '')}.`;
 };
+const latencyMs = Number(process.env.BENCH_DDB_LATENCY_MS ?? '0');
 base.send = function (this: object, command: object, ...rest: unknown[]) {
-  countCall(counts, command, prefixOf(this));
+  const prefix = prefixOf(this);
+  countCall(counts, command, prefix);
+  if (latencyMs > 0 && prefix === '')
+    return new Promise((r) => setTimeout(r, latencyMs)).then(() => send.call(this, command, ...rest));
   return send.call(this, command, ...rest);
 };
 

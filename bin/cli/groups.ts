@@ -113,9 +113,12 @@ export function groupCommands(program: Command): void {
       const summary = (await api.getGroup(session.mid, groupId)).voidOrRefundSummary;
       const counts = 'voidedCount' in answer ? answer : summary;
       if (counts) {
-        const { voidedCount, refundedCount, skippedCount, failedCount } = counts;
+        const { voidedCount, refundedCount, refundScheduledCount, skippedCount, failedCount } = counts;
         console.log(
-          `Voided ${voidedCount}, refunded ${refundedCount}, skipped ${skippedCount}, failed ${failedCount}`,
+          `Voided ${voidedCount}, refunded ${refundedCount}, skipped ${skippedCount}, failed ${failedCount}` +
+            (refundScheduledCount > 0
+              ? `; ${refundScheduledCount} refund(s) scheduled for right after the settlement cut-off (inside the void margin)`
+              : ''),
         );
       }
     });

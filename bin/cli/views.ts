@@ -99,23 +99,24 @@ export async function watchReversal(
   const bar = new SingleBar(
     {
       format:
-        'Reversing |{bar}| {value}/{total} | voided {voided} | refunded {refunded} | skipped {skipped} | failed {failed}',
+        'Reversing |{bar}| {value}/{total} | voided {voided} | refunded {refunded} | refunds scheduled {scheduled} | skipped {skipped} | failed {failed}',
       hideCursor: true,
       noTTYOutput: true,
       notTTYSchedule: 2000,
     },
     Presets.shades_classic,
   );
-  bar.start(total, 0, { voided: 0, refunded: 0, skipped: 0, failed: 0 });
+  bar.start(total, 0, { voided: 0, refunded: 0, scheduled: 0, skipped: 0, failed: 0 });
   try {
     for (;;) {
       const summary = (await api.getGroup(mid, groupId)).voidOrRefundSummary;
       if (summary) {
-        const { voidedCount, refundedCount, skippedCount, failedCount } = summary;
-        const done = voidedCount + refundedCount + skippedCount + failedCount;
+        const { voidedCount, refundedCount, refundScheduledCount, skippedCount, failedCount } = summary;
+        const done = voidedCount + refundedCount + refundScheduledCount + skippedCount + failedCount;
         bar.update(done, {
           voided: voidedCount,
           refunded: refundedCount,
+          scheduled: refundScheduledCount,
           skipped: skippedCount,
           failed: failedCount,
         });

@@ -251,9 +251,10 @@ export interface paths {
      *
      *     - Optional body `{paymentIds}`: only these payments, at most 1,000 (each must be a payment of this group, else 400), always reversed within the request. No body: every payment of the group.
      *     - The request starts no reversal in its last 8 s before its 28 s limit (a processor slower than usual): payments not reached are counted in failedCount with the reason "not attempted"; repeat the request for them.
-     *     - Payments never charged (the group not processed yet, deleted, declined or failed), already reversed, or with nothing left to refund are skipped and counted in skippedCount; a reversal refused by the processor or the rules is counted in failedCount with a reason. Either way the answer is 200 (a pending group: everything skipped).
+     *     - Within the void safety margin before a sale's settlement cut-off (the last min(120 s, 1% of the settlement period): 36 s for hourly cut-offs), no void can start and no refund yet: the payment's refund is recorded now (status Pending, its amount reserved on the sale, `scheduledFor` the cut-off), the outcome is `refund_scheduled` (counted in refundScheduledCount), and the service sends the refund by itself right after the cut-off; the payment's `voidOrRefundResponses` then shows it Completed (or Failed). Nothing more to call.
+     *     - Payments never charged (the group not processed yet, deleted, declined or failed), already reversed (a scheduled refund included), or with nothing left to refund are skipped and counted in skippedCount; a reversal refused by the processor or the rules is counted in failedCount with a reason. Either way the answer is 200 (a pending group: everything skipped).
      *     - Safe to repeat: a payment with a recorded reversal is skipped, so nothing is reversed twice.
-     *     - A group with more than 1,000 non-deleted payments, without `paymentIds`, is reversed in the background: 202 `{paymentGroupId, status: "accepted", executionArn}`. The group's `voidOrRefundSummary` shows `status: "running"` and the counts so far, then `"done"` with voided + refunded + skipped + failed = its non-deleted payments; each payment's `voidOrRefundResponses` shows its reversal. Repeating the call while it runs answers 202 with the same executionArn; repeating it after it is done starts a new run, which reverses nothing twice (the payments reversed before count as skipped).
+     *     - A group with more than 1,000 non-deleted payments, without `paymentIds`, is reversed in the background: 202 `{paymentGroupId, status: "accepted", executionArn}`. The group's `voidOrRefundSummary` shows `status: "running"` and the counts so far, then `"done"` with voided + refunded + refundScheduled + skipped + failed = its non-deleted payments; each payment's `voidOrRefundResponses` shows its reversal. Repeating the call while it runs answers 202 with the same executionArn; repeating it after it is done starts a new run, which reverses nothing twice (the payments reversed before count as skipped).
      */
     post: operations['VoidOrRefundGroup'];
     delete?: never;
@@ -493,7 +494,7 @@ export interface paths {
     };
     /**
      * Get a transaction with refund fields
-     * @description A transaction with its refund fields (originalAmount, refundedAmount, availableRefundAmount, refundCount, refundHistory).
+     * @description A transaction with its refund fields (originalAmount, refundedAmount, availableRefundAmount, refundCount, refundHistory). A read only: a sale left Pending (responseCode PD) by a request that failed half-way stays Pending here until the sweeper settles it (within about 5 minutes) or a retry with its idempotencyKey resumes it.
      */
     get: operations['GetTransaction'];
     put?: never;
@@ -819,7 +820,7 @@ export interface components {
       };
       /** @description The processing execution (Step Functions) of the latest attempt; present once processing has started. A re-driven group names its new execution. */
       executionArn?: string;
-      /** @description The latest background void-or-refund of the group (more than 1,000 non-deleted payments). While running, the counts grow batch by batch; when done, voided + refunded + skipped + failed = the non-deleted payments. */
+      /** @description The latest background void-or-refund of the group (more than 1,000 non-deleted payments). While running, the counts grow batch by batch; when done, voided + refunded + refundScheduled + skipped + failed = the non-deleted payments. */
       voidOrRefundSummary?: {
         /** @enum {string} */
         status: 'running' | 'done';
@@ -827,6 +828,8 @@ export interface components {
         voidedCount: number;
         /** @description Payments refunded by this run. */
         refundedCount: number;
+        /** @description Payments inside the void margin before their cut-off when this run reached them: refunds recorded by this run and sent by the service right after the cut-off (see each payment’s voidOrRefundResponses). */
+        refundScheduledCount: number;
         /** @description Payments never charged, already reversed before this run, or with nothing left to refund. */
         skippedCount: number;
         /** @description Reversals refused (by the processor or the rules); the payment shows why. */
@@ -1000,7 +1003,7 @@ export interface components {
        */
       transactionId: string;
       /**
-       * @description Voided for a void; the refund status for a refund.
+       * @description Voided for a void; the refund status for a refund. A refund scheduled inside the void margin is Pending until it is sent after the cut-off (scheduledFor), then Completed or Failed.
        * @enum {string}
        */
       status: 'Voided' | 'Pending' | 'Completed' | 'Failed';
@@ -1011,9 +1014,14 @@ export interface components {
       responseMessage?: string;
       /**
        * Format: date-time
-       * @description When it happened. UTC (ISO 8601, `Z`).
+       * @description When it happened (a scheduled refund: when it was scheduled). UTC (ISO 8601, `Z`).
        */
       date: string;
+      /**
+       * Format: date-time
+       * @description Present on a refund scheduled because the void-or-refund came within the void safety margin before the sale’s settlement cut-off (when no void may start): the cut-off, right after which the service sends the refund by itself. Its amount is reserved on the sale meanwhile. UTC (ISO 8601, `Z`).
+       */
+      scheduledFor?: string;
     };
     /** @description A payor (payorView): a customer payment profile with one or more saved methods. */
     Payor: {
@@ -1204,7 +1212,7 @@ export interface components {
       /** @description Groups whose run could not be started. */
       totalFailed: number;
     };
-    /** @description Result of a void-or-refund on a group. */
+    /** @description Result of a void-or-refund on a group: voidedCount + refundedCount + refundScheduledCount + skippedCount + failedCount = the payments answered. */
     VoidOrRefundResult: {
       /** Format: uuid */
       paymentGroupId: string;
@@ -1212,6 +1220,8 @@ export interface components {
       voidedCount: number;
       /** @description Payments refunded (after settlement, their available amount). */
       refundedCount: number;
+      /** @description Approved payments whose sale was within the void safety margin of its settlement cut-off (too late for a void, too early for a refund): a refund of the available amount is recorded now (Pending, the amount reserved) and sent by the service right after the cut-off; outcome refund_scheduled. Nothing more to call. */
+      refundScheduledCount: number;
       /** @description Payments never charged (not processed, deleted, declined, failed), already reversed, or with nothing left to refund. */
       skippedCount: number;
       /** @description Reversals refused (by the processor or the rules), or not attempted before the request ran out of time; see reason. Repeating the request is safe and reverses them. */
@@ -1219,8 +1229,11 @@ export interface components {
       payments: {
         /** Format: uuid */
         paymentId: string;
-        /** @enum {string} */
-        outcome: 'voided' | 'refunded' | 'skipped' | 'failed';
+        /**
+         * @description refund_scheduled: inside the void margin before the cut-off; the refund (response, status Pending, scheduledFor the cut-off) is sent after it.
+         * @enum {string}
+         */
+        outcome: 'voided' | 'refunded' | 'refund_scheduled' | 'skipped' | 'failed';
         response?: components['schemas']['VoidOrRefundResponse'];
         /** @description Why it was skipped or failed. */
         reason?: string;

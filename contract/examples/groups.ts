@@ -134,6 +134,7 @@ export const groupExamples: Record<string, OperationExamples> = {
       paymentGroupId: P.GroupID,
       voidedCount: 0,
       refundedCount: 0,
+      refundScheduledCount: 0,
       skippedCount: 1,
       failedCount: 0,
       payments: [{ paymentId: P.PaymentID, outcome: 'skipped', reason: 'not processed' }],

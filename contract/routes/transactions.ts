@@ -31,11 +31,10 @@ idempotencyKey: sending the same key with the same body again returns the first 
     method: 'GET',
     path: `${T}/{TransactionID}`,
     handler: 'transactions/get-transaction',
-    callsProcessor: true,
     status: 200,
     summary: 'Get a transaction with refund fields',
     description:
-      'A transaction with its refund fields (originalAmount, refundedAmount, availableRefundAmount, refundCount, refundHistory).',
+      'A transaction with its refund fields (originalAmount, refundedAmount, availableRefundAmount, refundCount, refundHistory). A read only: a sale left Pending (responseCode PD) by a request that failed half-way stays Pending here until the sweeper settles it (within about 5 minutes) or a retry with its idempotencyKey resumes it.',
     response: { schema: transactionSchema, description: 'The transaction.' },
   }),
   VoidTransaction: route({

@@ -127,12 +127,16 @@ export const voidOrRefundResponseSchema = {
     status: {
       type: 'string',
       enum: ['Voided', 'Pending', 'Completed', 'Failed'],
-      description: 'Voided for a void; the refund status for a refund.',
+      description:
+        'Voided for a void; the refund status for a refund. A refund scheduled inside the void margin is Pending until it is sent after the cut-off (scheduledFor), then Completed or Failed.',
     },
     amount: money('Amount voided or refunded.'),
     responseCode: { type: 'string', description: 'Processor code, once the processor answered.' },
     responseMessage: { type: 'string' },
-    date: dateTime('When it happened.'),
+    date: dateTime('When it happened (a scheduled refund: when it was scheduled).'),
+    scheduledFor: dateTime(
+      'Present on a refund scheduled because the void-or-refund came within the void safety margin before the sale’s settlement cut-off (when no void may start): the cut-off, right after which the service sends the refund by itself. Its amount is reserved on the sale meanwhile.',
+    ),
   },
 } as const;
 

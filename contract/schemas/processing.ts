@@ -82,12 +82,24 @@ export const triggerResultSchema = {
 
 export const voidOrRefundResultSchema = {
   type: 'object',
-  description: 'Result of a void-or-refund on a group.',
-  required: ['paymentGroupId', 'voidedCount', 'refundedCount', 'skippedCount', 'failedCount', 'payments'],
+  description:
+    'Result of a void-or-refund on a group: voidedCount + refundedCount + refundScheduledCount + skippedCount + failedCount = the payments answered.',
+  required: [
+    'paymentGroupId',
+    'voidedCount',
+    'refundedCount',
+    'refundScheduledCount',
+    'skippedCount',
+    'failedCount',
+    'payments',
+  ],
   properties: {
     paymentGroupId: uuid,
     voidedCount: count('Payments voided (before settlement).'),
     refundedCount: count('Payments refunded (after settlement, their available amount).'),
+    refundScheduledCount: count(
+      'Approved payments whose sale was within the void safety margin of its settlement cut-off (too late for a void, too early for a refund): a refund of the available amount is recorded now (Pending, the amount reserved) and sent by the service right after the cut-off; outcome refund_scheduled. Nothing more to call.',
+    ),
     skippedCount: count(
       'Payments never charged (not processed, deleted, declined, failed), already reversed, or with nothing left to refund.',
     ),
@@ -101,7 +113,12 @@ export const voidOrRefundResultSchema = {
         required: ['paymentId', 'outcome'],
         properties: {
           paymentId: uuid,
-          outcome: { type: 'string', enum: ['voided', 'refunded', 'skipped', 'failed'] },
+          outcome: {
+            type: 'string',
+            enum: ['voided', 'refunded', 'refund_scheduled', 'skipped', 'failed'],
+            description:
+              'refund_scheduled: inside the void margin before the cut-off; the refund (response, status Pending, scheduledFor the cut-off) is sent after it.',
+          },
           response: voidOrRefundResponseSchema,
           reason: { type: 'string', description: 'Why it was skipped or failed.' },
         },
@@ -129,12 +146,15 @@ export const voidOrRefundAcceptedSchema = {
 export const voidOrRefundSummarySchema = {
   type: 'object',
   description:
-    'The latest background void-or-refund of the group (more than 1,000 non-deleted payments). While running, the counts grow batch by batch; when done, voided + refunded + skipped + failed = the non-deleted payments.',
-  required: ['status', 'voidedCount', 'refundedCount', 'skippedCount', 'failedCount'],
+    'The latest background void-or-refund of the group (more than 1,000 non-deleted payments). While running, the counts grow batch by batch; when done, voided + refunded + refundScheduled + skipped + failed = the non-deleted payments.',
+  required: ['status', 'voidedCount', 'refundedCount', 'refundScheduledCount', 'skippedCount', 'failedCount'],
   properties: {
     status: { type: 'string', enum: ['running', 'done'] },
     voidedCount: count('Payments voided by this run.'),
     refundedCount: count('Payments refunded by this run.'),
+    refundScheduledCount: count(
+      'Payments inside the void margin before their cut-off when this run reached them: refunds recorded by this run and sent by the service right after the cut-off (see each payment’s voidOrRefundResponses).',
+    ),
     skippedCount: count(
       'Payments never charged, already reversed before this run, or with nothing left to refund.',
     ),

@@ -2,7 +2,7 @@
  * What an execution of the processing state machine (statemachines/process-group.asl.json) does to
  * its claimed group around the batches (core/batches.ts), for the task handlers in
  * lambdas/processing/: the claim read and the key ranges (BeginGroup), the summary
- * (CompleteGroup) and the receipts (EmitReceipts). Nothing here calls the processor.
+ * (CompleteGroup) and the receipts (EmitReceipts, ReceiptsQueued). Nothing here calls the processor.
  */
 import type { OutboxItem } from '#domain/notifications';
 import {
@@ -47,6 +47,10 @@ export const completeGroup = (groupId: string, summary: ProcessingSummary): Prom
 
 /** Writes a receipt's outbox item unless one with its id exists (false then); the notifier sends it. */
 export const queueReceipt = (item: OutboxItem): Promise<boolean> => outboxStore().putOnce(item);
+
+/** Up to `limit` payments of a group after `cursor`, up to `upTo` (a range's end; null: the group's). */
+export const paymentsInRange = (groupId: string, cursor: string | null, upTo: string | null, limit: number) =>
+  paymentRangeStore().paymentsIn(groupId, cursor, upTo, limit);
 
 /** Every receipt of the group is queued: it leaves the due index (until then a closed execution is re-driven). */
 export const receiptsQueued = (groupId: string, at: Date): Promise<void> =>

@@ -55,7 +55,7 @@ export async function startProcessing(
     // The start may have happened (an ambiguous failure): the attempt's name is never reused, and
     // such an execution finds the group pending in BeginGroup and ends without charging.
     logger.error('could not start processing; claim released', { paymentGroupId, error });
-    await store.releaseClaim(paymentGroupId, claim.executionName, now);
+    await store.releaseClaim(group, claim.executionName, now);
     return { paymentGroupId, error: 'processing could not be started; try again' };
   }
 }

@@ -186,8 +186,10 @@ export function compare(input: ReconcileInput): Difference[] {
       refundId: r.refundId,
       recordCents: r.amountCents,
     };
-    if (r.status === 'Pending' && r.date < staleBefore)
-      add({ kind: 'stale-pending', ...ids, detail: `refund Pending since ${r.date}` });
+    // A scheduled refund (issue 25) is due from its cut-off on, not from when it was recorded.
+    const due = r.sendAfter !== undefined && r.sendAfter > r.date ? r.sendAfter : r.date;
+    if (r.status === 'Pending' && due < staleBefore)
+      add({ kind: 'stale-pending', ...ids, detail: `refund Pending since ${due}` });
     if (r.status === 'Completed' && calls.get(`refund:${r.refundId}`)?.approved !== true)
       add({
         kind: 'reversal-missing',

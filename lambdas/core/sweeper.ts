@@ -6,7 +6,9 @@
  *
  * - a Pending sale: its processor call replayed with its key, the answer recorded (runSale); a
  *   sale whose method is gone, or that turns out to be a duplicate, is reversed and Declined;
- * - a Pending refund: its processor call replayed with its key, Completed or Failed;
+ * - a Pending refund: its processor call replayed with its key, Completed or Failed; a refund a
+ *   group's void-or-refund scheduled inside the void margin (issue 25, defect 4) is due from its
+ *   cut-off on (its entry is dated then) and its outcome is shown on its payment;
  * - a reserved void: finished (Voided), or released when the processor refuses it;
  * - a sale given up on (Declined 96) whose timeout reversal is due: reversed.
  *
@@ -23,6 +25,7 @@ import { sweepIndex, type SweepKind as StoredSweepKind, type SweepWork } from '#
 import { transactionStore } from '#store/transactions';
 import { refundSale, voidSale } from './reversals';
 import { REVERSED_MESSAGE, runSale } from './sale';
+import { sendScheduledRefund } from './scheduled-refunds';
 
 /** Work settled at once: the processor's and the table's load stay modest. */
 const CONCURRENCY = 8;
@@ -126,6 +129,11 @@ async function settleWork(work: SweepWork, now: Date): Promise<[Bucket, SweepEnt
       case 'refund': {
         const refund = found.refunds.find((r) => r.refundId === work.refundId);
         if (!refund || refund.status !== 'Pending') return undefined;
+        if (refund.sendAfter !== undefined) {
+          // Scheduled for after the cut-off: never sent before it, whatever the sweep's age bound.
+          if (now.toISOString() < refund.sendAfter) return undefined;
+          return ['settled', entry((await sendScheduledRefund(txn, refund, now)).status)];
+        }
         const done = await refundSale(
           txn.merchantId,
           txn.transactionId,

@@ -54,6 +54,7 @@ export async function reverseInBackground(group: Group, now: Date): Promise<stri
       startedAt: now.toISOString(),
       voidedCount: 0,
       refundedCount: 0,
+      refundScheduledCount: 0,
       skippedCount: 0,
       failedCount: 0,
     };

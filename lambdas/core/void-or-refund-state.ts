@@ -27,7 +27,13 @@ export interface ReversalState extends ReversalInput {
   batches: number;
 }
 
-export const noCounts = (): ReversalCounts => ({ voided: 0, refunded: 0, skipped: 0, failed: 0 });
+export const noCounts = (): ReversalCounts => ({
+  voided: 0,
+  refunded: 0,
+  refund_scheduled: 0,
+  skipped: 0,
+  failed: 0,
+});
 
 /** The group's summary of the run in `state`. */
 export const summaryOf = (
@@ -40,6 +46,8 @@ export const summaryOf = (
   startedAt: state.startedAt,
   voidedCount: state.counts.voided,
   refundedCount: state.counts.refunded,
+  // A run begun before scheduled refunds existed (a deploy mid-run) has no such count.
+  refundScheduledCount: state.counts.refund_scheduled ?? 0,
   skippedCount: state.counts.skipped,
   failedCount: state.counts.failed,
 });

@@ -3,17 +3,34 @@
  * amount after. Payments never charged (pending, deleted, declined, failed) are skipped. Safe to
  * repeat: a payment with a recorded reversal is skipped, and the reversal's ids are derived from
  * the payment, so even a repeat racing the first reverses nothing twice.
+ *
+ * Inside the void safety margin before the sale's settlement cut-off (no void may be reserved
+ * there, docs/decisions.md "Void safety margin") the refund is scheduled instead (issue 25, defect
+ * 4): written ahead as a Pending refund that reserves its amount on the sale, answered
+ * `refund_scheduled`, and sent by the sweeper right after the cut-off (core/scheduled-refunds.ts),
+ * which shows the outcome on the payment. It has the id the refund after the cut-off would have, so a
+ * repeat at any time finds it instead of refunding again.
  */
 import { v5 as uuidv5 } from 'uuid';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
 import type { Group, Payment } from '#domain/groups';
 import { fromCents } from '#domain/money';
-import { availableRefundCents, isSettled } from '#domain/transactions';
+import {
+  availableRefundCents,
+  isSettled,
+  voidMarginSeconds,
+  withinVoidMargin,
+  type Refund,
+  type Transaction,
+} from '#domain/transactions';
 import { mapLimit } from '#shared/concurrency';
+import { config } from '#shared/config';
 import { BadRequestError, ServiceError, ServiceUnavailableError } from '#shared/errors';
 import { logger } from '#shared/logger';
 import { withOptimisticRetry } from '#shared/retry';
 import { paymentStore } from '#store/payments';
+import { transactionStore } from '#store/transactions';
+import { refundResponse } from './scheduled-refunds';
 import { requireTransaction } from './transactions';
 import { requireGroup } from './groups';
 import { refundSale, voidSale } from './reversals';
@@ -27,7 +44,8 @@ const REVERSAL_NAMESPACE = 'f0a3c1d2-7b4e-4c8a-9e21-5d6f7a8b9c0d';
  */
 const CONCURRENCY = 64;
 
-export type Outcome = 'voided' | 'refunded' | 'skipped' | 'failed';
+/** `refund_scheduled`: inside the void margin; its refund is sent right after the cut-off. */
+export type Outcome = 'voided' | 'refunded' | 'refund_scheduled' | 'skipped' | 'failed';
 export interface PaymentOutcome {
   paymentId: string;
   outcome: Outcome;
@@ -40,6 +58,52 @@ export interface GroupReversal {
   outcomes: PaymentOutcome[];
 }
 
+const outcomeOfRefund = (refund: Refund): Outcome =>
+  refund.status === 'Failed' ? 'failed' : refund.status === 'Pending' ? 'refund_scheduled' : 'refunded';
+
+/**
+ * Inside the void margin of an approved, unsettled sale: its available amount is refunded after
+ * the cut-off. The Pending refund is the record written ahead (reserving the amount, so no other
+ * refund or void can take it); the processor is not asked now. A refund of this id found already
+ * (a repeat, or a request that died before recording it on the payment) is answered as it stands.
+ */
+async function scheduleRefund(
+  payment: Payment,
+  transaction: Transaction,
+  refunds: Refund[],
+  refundId: string,
+  now: Date,
+): Promise<PaymentOutcome> {
+  const { paymentId } = payment;
+  let refund = refunds.find((r) => r.refundId === refundId);
+  if (!refund) {
+    const amountCents = availableRefundCents(transaction);
+    if (amountCents === 0) return { paymentId, outcome: 'skipped', reason: 'nothing left to refund' };
+    const planned: Refund = {
+      refundId,
+      transactionId: transaction.transactionId,
+      amountCents,
+      status: 'Pending',
+      date: now.toISOString(),
+      sendAfter: transaction.settlesAt!,
+      paymentGroupId: payment.paymentGroupId,
+      paymentId,
+    };
+    if (await transactionStore().reserveRefund(transaction, planned)) refund = planned;
+    else {
+      // Lost a race: to a concurrent repeat of this refund (go on with it), or to a void or refund
+      // that took the amount (a refusal of this payment's reversal).
+      const current = await requireTransaction(transaction.transactionId, transaction.merchantId);
+      refund = current.refunds.find((r) => r.refundId === refundId);
+      if (!refund)
+        throw new BadRequestError(
+          `transaction ${transaction.transactionId} is being voided or refunded by another request`,
+        );
+    }
+  }
+  return { paymentId, outcome: outcomeOfRefund(refund), response: refundResponse(refund) };
+}
+
 /** Voids an unsettled sale, refunds what is left of a settled one. */
 async function reverseSale(
   payment: Payment,
@@ -48,7 +112,19 @@ async function reverseSale(
   now: Date,
 ): Promise<PaymentOutcome> {
   const { paymentId } = payment;
-  const { transaction } = await requireTransaction(transactionId, merchantId);
+  const { transaction, refunds } = await requireTransaction(transactionId, merchantId);
+  // One refund per payment; after a failed one (recorded), the next attempt gets a new id.
+  const failedBefore = (payment.voidOrRefundResponses ?? []).filter((r) => r.status === 'Failed').length;
+  const refundId = uuidv5(`reversal:${paymentId}:${failedBefore}`, REVERSAL_NAMESPACE);
+  // Too late to void, too early to refund: the refund is scheduled for right after the cut-off.
+  if (
+    transaction.status === 'Approved' &&
+    transaction.voidingAt === undefined &&
+    !isSettled(transaction, now) &&
+    (refunds.some((r) => r.refundId === refundId) ||
+      withinVoidMargin(transaction, now, voidMarginSeconds(config().settlement.periodSeconds)))
+  )
+    return scheduleRefund(payment, transaction, refunds, refundId, now);
   // A reserved void is finished whatever the time (a refund could never start after it).
   if (
     transaction.status === 'Voided' ||
@@ -67,25 +143,16 @@ async function reverseSale(
     };
     return { paymentId, outcome: 'voided', response };
   }
-  // One refund per payment; after a failed one (recorded), the next attempt gets a new id.
-  const failedBefore = (payment.voidOrRefundResponses ?? []).filter((r) => r.status === 'Failed').length;
-  const refundId = uuidv5(`reversal:${paymentId}:${failedBefore}`, REVERSAL_NAMESPACE);
   const available = availableRefundCents(transaction);
-  const { refunds } = await requireTransaction(transaction.transactionId, merchantId);
   if (available === 0 && !refunds.some((r) => r.refundId === refundId)) {
     return { paymentId, outcome: 'skipped', reason: 'nothing left to refund' };
   }
   const { refund } = await refundSale(merchantId, transaction.transactionId, available, refundId, now);
-  const response: VoidOrRefundResponse = {
-    type: 'Refund',
-    transactionId: refund.refundId,
-    status: refund.status,
-    amount: fromCents(refund.amountCents),
-    responseCode: refund.responseCode,
-    responseMessage: refund.responseMessage,
-    date: refund.date,
+  return {
+    paymentId,
+    outcome: refund.status === 'Failed' ? 'failed' : 'refunded',
+    response: refundResponse(refund),
   };
-  return { paymentId, outcome: refund.status === 'Failed' ? 'failed' : 'refunded', response };
 }
 
 /** Records a reversal on its payment once (a concurrent repeat records the same reversal). */

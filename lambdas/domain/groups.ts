@@ -64,6 +64,8 @@ export interface VoidOrRefundSummary {
   startedAt: string;
   voidedCount: number;
   refundedCount: number;
+  /** Refunds scheduled inside the void margin (issue 25; absent on summaries written before). */
+  refundScheduledCount?: number;
   skippedCount: number;
   failedCount: number;
 }
@@ -265,6 +267,7 @@ export const groupView = (g: Group): GroupView => ({
       status: g.voidOrRefundSummary.status,
       voidedCount: g.voidOrRefundSummary.voidedCount,
       refundedCount: g.voidOrRefundSummary.refundedCount,
+      refundScheduledCount: g.voidOrRefundSummary.refundScheduledCount ?? 0,
       skippedCount: g.voidOrRefundSummary.skippedCount,
       failedCount: g.voidOrRefundSummary.failedCount,
       executionArn: g.voidOrRefundSummary.executionArn,

@@ -59,10 +59,55 @@ export interface ProcessingState extends BatchState {
   ranges?: BatchState[];
   /** How many ranges run at once (the Map's MaxConcurrencyPath). */
   fanOut?: number;
-  /** Receipts paging (EmitReceipts). */
+  /**
+   * Receipts paging of an execution started before receipts fanned out (one loop over the group):
+   * EmitReceipts still takes that state; new executions page each receipt range instead.
+   */
   receiptCursor: string | null;
   receiptsDone: boolean;
+  /**
+   * The group's key ranges for its receipts (issue 25, defect 8), queued at once by the state
+   * machine's Map (QueueReceipts), each with its own cursor: set by CompleteGroup from the
+   * processing ranges' cuts (or by BeginGroup for a receipts-only re-drive).
+   */
+  receiptRanges?: ReceiptRange[];
+  /** Receipts queued by this execution (ReceiptsQueued sums the ranges'). */
+  receiptsQueued?: number;
 }
+
+/** One key range of a group's payments whose receipts one iteration of QueueReceipts queues. */
+export interface ReceiptRange {
+  paymentGroupId: string;
+  merchantId: string;
+  /** Its index among the group's receipt ranges (what tells a range from a whole-group state). */
+  receiptRange: number;
+  /** Sort key of the last payment handled (or of the previous range's end); null: from the first. */
+  receiptCursor: string | null;
+  /** Sort key of the range's last payment (inclusive); null: to the group's last. */
+  upTo: string | null;
+  receiptsDone: boolean;
+  receiptsQueued: number;
+}
+
+/** The receipt ranges between cut points (sort keys, ascending), as rangesBetween cuts them. */
+export function receiptRangesBetween(
+  cuts: readonly string[],
+  base: Pick<ReceiptRange, 'paymentGroupId' | 'merchantId'>,
+): ReceiptRange[] {
+  return [null, ...cuts].map((from, i) => ({
+    paymentGroupId: base.paymentGroupId,
+    merchantId: base.merchantId,
+    receiptRange: i,
+    receiptCursor: from,
+    upTo: cuts[i] ?? null,
+    receiptsDone: false,
+    receiptsQueued: 0,
+  }));
+}
+
+/** The cut points of processing ranges (each range's end but the last's). */
+export const cutsOf = (ranges: readonly Pick<BatchState, 'upTo'>[]): string[] =>
+  ranges.map((r) => r.upTo).filter((upTo): upTo is string => typeof upTo === 'string');
 
 /**
  * Step Functions runs at most 40 iterations of an inline Map at once: a larger PROCESS_FAN_OUT

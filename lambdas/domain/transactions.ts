@@ -87,6 +87,15 @@ export interface Refund {
   date: string;
   responseCode?: string;
   responseMessage?: string;
+  /**
+   * A refund scheduled by a group's void-or-refund inside the void margin (issue 25, defect 4):
+   * the sale's settlement cut-off, before which the processor is not asked. The sweeper sends it
+   * right after (its sweep entry is dated then).
+   */
+  sendAfter?: string;
+  /** The scheduled payment it reverses (scheduled refunds: the sweeper shows its outcome there). */
+  paymentGroupId?: string;
+  paymentId?: string;
 }
 
 export const isSettled = (t: Transaction, now: Date): boolean =>

@@ -39,6 +39,7 @@ export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant
       paymentGroupId: group.paymentGroupId,
       voidedCount: count('voided'),
       refundedCount: count('refunded'),
+      refundScheduledCount: count('refund_scheduled'),
       skippedCount: count('skipped'),
       failedCount: count('failed'),
       payments: outcomes,

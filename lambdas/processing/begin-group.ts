@@ -9,10 +9,13 @@
  * A claimed group is cut into key ranges (core/processing-run.ts), one per batch up to
  * PROCESS_FAN_OUT, that the state machine's Map processes at once, each with its own cursor and
  * totals: a group's throughput is fan-out × PROCESS_CONCURRENCY charges in flight, not one batch's.
+ * A receipts-only re-drive is cut the same way into the receipt ranges its Map queues at once.
  */
 import { claimedGroup, cutIntoRanges } from '#core/processing-run';
 import {
+  cutsOf,
   emptyTotals,
+  receiptRangesBetween,
   type ProcessingState,
   type ProcessingSummary,
   type ProcessingTotals,
@@ -50,15 +53,16 @@ export const handler = taskHandler(async (input: BeginInput): Promise<Processing
     merchantId: input.merchantId,
     allowPartial: group?.allowPartial ?? false,
   };
-  const { ranges, fanOut } = claimed
-    ? await cutIntoRanges(base, group.paymentCount)
-    : { ranges: [], fanOut: 1 };
+  const { ranges, fanOut } =
+    claimed || receiptsOnly ? await cutIntoRanges(base, group.paymentCount) : { ranges: [], fanOut: 1 };
   return {
     ...base,
     claimed,
     receiptsOnly,
-    ranges,
+    ranges: claimed ? ranges : [],
     fanOut,
+    // Processing's ranges become the receipt ranges at CompleteGroup; a receipts-only run has them now.
+    receiptRanges: receiptsOnly ? receiptRangesBetween(cutsOf(ranges), base) : [],
     cursor: null,
     totals: receiptsOnly && group.processingSummary ? totalsOf(group.processingSummary) : emptyTotals(),
     batches: 0,

@@ -1,10 +1,11 @@
 /**
  * State machine task CompleteGroup: processing → processed, with the outcome summary: the totals
  * of the group's key ranges (the Map's results) summed. The ranges leave the state here, so the
- * settlement wait and the receipts carry the group's totals only.
+ * settlement wait and the receipts carry the group's totals only, and the ranges' cut points as
+ * the receipt ranges (queued at once after the cut-off, issue 25 defect 8: no second count).
  */
 import { completeGroup } from '#core/processing-run';
-import { sumTotals, type ProcessingState } from '#domain/processing';
+import { cutsOf, receiptRangesBetween, sumTotals, type ProcessingState } from '#domain/processing';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 
@@ -16,5 +17,6 @@ export const handler = taskHandler(async (state: ProcessingState): Promise<Proce
   const batches = ranges.length > 0 ? ranges.reduce((n, r) => n + r.batches, 0) : state.batches;
   await completeGroup(state.paymentGroupId, { ...totals, processedAt: new Date().toISOString() });
   logger.info('group processed', { totals, batches, ranges: ranges.length });
-  return { ...state, ranges: [], totals, batches };
+  const receiptRanges = receiptRangesBetween(cutsOf(ranges), state);
+  return { ...state, ranges: [], totals, batches, receiptRanges };
 });

@@ -5,11 +5,18 @@
  * A group stays in the due index (GSI2) from creation until its receipts are queued: pending,
  * processing, and processed while its receipts are still due. So the tick finds every group whose
  * execution closed before the work was done, and re-drives it with the next attempt's execution.
+ *
+ * A pending group sorts in the due index by its slot; a claimed one by its slot or the hour of its
+ * claim, whichever is earlier (issue 25, defect 7). A group triggered before its slot (the
+ * non-production triggers) therefore sorts by the hour it was claimed, and every tick from then on
+ * (each reads the index up to its own slot) supervises it and counts it in the stuck-groups metric,
+ * however far ahead its slot is. Its slot itself (scheduleDate, scheduleHour, the merchant's list)
+ * does not change; a released claim puts it back at its slot.
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { executionName } from '#contract/processing';
 import { keys } from '#shared/keys';
-import type { Group } from '#domain/groups';
+import { currentSlot, slotOf, type Group } from '#domain/groups';
 import type { ProcessingSummary } from '#domain/processing';
 import { containerStore, isConditionFailure, strip } from './items';
 
@@ -38,8 +45,11 @@ export interface ClaimStore {
    * index: its new execution name, or undefined when the group moved on meanwhile.
    */
   redrive(group: Pick<Group, 'paymentGroupId' | 'executionName'>, now: Date): Promise<string | undefined>;
-  /** Undoes a claim whose execution could not be started (only if still ours). */
-  releaseClaim(groupId: string, executionName: string, now: Date): Promise<void>;
+  /**
+   * Undoes a claim whose execution could not be started (only if still ours): the group is pending
+   * again, in the due index at the slot the claim required (the target's).
+   */
+  releaseClaim(target: ClaimTarget, executionName: string, now: Date): Promise<void>;
   /**
    * processing → processed, with the outcome summary. Idempotent. With receipts to send, the
    * group stays in the due index until `receiptsQueued`.
@@ -64,9 +74,10 @@ export class DynamoClaimStore implements ClaimStore {
     try {
       await this.update({
         Key: keys.group(groupId),
+        // The due-index sort: the earlier of the slot and the claim's hour (see the top).
         UpdateExpression:
           'SET #status = :processing, executionName = :e, processingAttempt = :a, claimedAt = :now, ' +
-          'processingSince = :now, ' +
+          'processingSince = :now, gsi2sk = :claimSort, ' +
           'lastUpdated = :now REMOVE executionArn',
         ConditionExpression:
           '#status = :pending AND scheduleDate = :d AND scheduleHour = :h AND ' +
@@ -82,6 +93,7 @@ export class DynamoClaimStore implements ClaimStore {
           ':now': now.toISOString(),
           ':d': target.scheduleDate,
           ':h': target.scheduleHour,
+          ':claimSort': keys.dueSort(claimSlot(target, now), groupId),
           ...(target.processingAttempt !== undefined && { ':seen': target.processingAttempt }),
         },
       });
@@ -134,12 +146,15 @@ export class DynamoClaimStore implements ClaimStore {
     }
   }
 
-  async releaseClaim(groupId: string, name: string, now: Date): Promise<void> {
-    // processingAttempt stays: the released attempt's name is never used again.
+  async releaseClaim(target: ClaimTarget, name: string, now: Date): Promise<void> {
+    const groupId = target.paymentGroupId;
+    // processingAttempt stays: the released attempt's name is never used again. The claim required
+    // the target's slot, so that is the slot the group sorts by again.
     await this.update({
       Key: keys.group(groupId),
       UpdateExpression:
-        'SET #status = :pending, lastUpdated = :now REMOVE executionName, executionArn, claimedAt',
+        'SET #status = :pending, lastUpdated = :now, gsi2sk = :slotSort ' +
+        'REMOVE executionName, executionArn, claimedAt',
       ConditionExpression: '#status = :processing AND executionName = :e',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
@@ -147,6 +162,7 @@ export class DynamoClaimStore implements ClaimStore {
         ':pending': 'pending',
         ':e': name,
         ':now': now.toISOString(),
+        ':slotSort': keys.dueSort(slotOf(target.scheduleDate, target.scheduleHour), groupId),
       },
     }).catch(ignoreConditionFailure);
   }
@@ -196,6 +212,13 @@ export class DynamoClaimStore implements ClaimStore {
   private async update(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>) {
     await this.db.send(new UpdateCommand({ TableName: this.tableName, ...input }));
   }
+}
+
+/** The slot a claimed group sorts by in the due index: its own, or the claim's hour when earlier. */
+function claimSlot(target: ClaimTarget, now: Date): string {
+  const slot = slotOf(target.scheduleDate, target.scheduleHour);
+  const claimed = currentSlot(now);
+  return claimed < slot ? claimed : slot;
 }
 
 function ignoreConditionFailure(error: unknown): void {

@@ -248,7 +248,8 @@ export class DynamoTransactionStore implements TransactionStore {
                 Item: {
                   ...keys.refund(txn.transactionId, refund.refundId),
                   ...keys.dayIndex('REFUND', refund.date, refund.refundId),
-                  ...sweepEntry('refund', refund.refundId, refund.date),
+                  // A scheduled refund is due from its cut-off on: the sweeper leaves it until then.
+                  ...sweepEntry('refund', refund.refundId, refund.sendAfter ?? refund.date),
                   entity: 'refund',
                   ...refund,
                 },

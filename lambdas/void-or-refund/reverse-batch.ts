@@ -23,7 +23,9 @@ function recordedByThisRun(payment: Payment, startedAt: string): Outcome | undef
     (r) => r.status !== 'Failed' && r.date >= startedAt,
   );
   if (!mine) return undefined;
-  return mine.type === 'Void' ? 'voided' : 'refunded';
+  if (mine.type === 'Void') return 'voided';
+  // A refund scheduled inside the void margin and not sent yet (issue 25, defect 4).
+  return mine.status === 'Pending' && mine.scheduledFor !== undefined ? 'refund_scheduled' : 'refunded';
 }
 
 export const handler = taskHandler(async (state: ReversalState): Promise<ReversalState> => {
@@ -41,7 +43,7 @@ export const handler = taskHandler(async (state: ReversalState): Promise<Reversa
       (await reversePayment(payment, state.merchantId, new Date())).outcome,
   );
   const counts = { ...state.counts };
-  for (const outcome of outcomes) counts[outcome]++;
+  for (const outcome of outcomes) counts[outcome] = (counts[outcome] ?? 0) + 1;
   const next = { ...state, cursor, counts, batches: state.batches + 1 };
   // Progress on the group; refused only when a newer run took over, which then shows its own.
   if (!(await showRunSummary(state.paymentGroupId, summaryOf(next, 'running'), state.generation)))

@@ -25,8 +25,6 @@ import {
   ServiceFunction,
 } from './service-function';
 
-/** The GET handler that settles what it reads (a stale Pending sale): not read-only. */
-export const SETTLES_ON_READ_HANDLER = 'transactions/get-transaction';
 /** The group-create function: its own timeout (CREATE_GROUP_TIMEOUT_SECONDS). */
 export const CREATE_GROUP_HANDLER = 'groups/create-group';
 
@@ -196,9 +194,9 @@ export class ServiceApi extends Construct {
         // A 10,000-payment create writes for ~10 s into one partition (contract/limits.ts).
         ...(handler === CREATE_GROUP_HANDLER && { timeout: Duration.seconds(CREATE_GROUP_TIMEOUT_SECONDS) }),
       });
-      // Least privilege: a handler that only serves GETs only reads, but for GetTransaction, which
-      // settles a stale Pending sale on the touch (lambdas/core/sweeper.ts): it writes and charges.
-      const readOnly = handlerRoutes.every((r) => r.method === 'GET') && handler !== SETTLES_ON_READ_HANDLER;
+      // Least privilege: a handler that only serves GETs only reads (reads are reads: nothing is
+      // settled on a GET; the sweeper does that).
+      const readOnly = handlerRoutes.every((r) => r.method === 'GET');
       bindTable(fn, props.table, readOnly ? 'read' : 'readWrite');
       // Only a handler whose route says it calls the processor gets its settings and grants.
       if (handlerRoutes.some((r) => r.callsProcessor === true)) bindProcessor(fn, stage);

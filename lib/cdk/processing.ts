@@ -50,6 +50,8 @@ const TASK_SETTINGS: Record<string, { timeout: Duration; memorySize: number }> =
   'processing/begin-group': { timeout: Duration.minutes(2), memorySize: 512 },
   'processing/authorize-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
   'processing/fail-batch': { timeout: Duration.minutes(2), memorySize: 512 },
+  // One page of receipts (RECEIPTS_PAGE_SIZE, 500), 16 at once: about 32 rounds of two table calls.
+  'processing/emit-receipts': { timeout: Duration.minutes(2), memorySize: 512 },
 };
 
 export class ServiceProcessing extends TaskStateMachine {

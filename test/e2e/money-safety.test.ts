@@ -1,7 +1,7 @@
 /**
  * Issue 13 against the local runtime: API sales and voids with injected crashes, lost answers and
- * refusals (POST /__local/faults), settled by the sweeper (POST /__local/events/sweep) or the next
- * touch, with the sandbox processor's ledger as the proof that no money moved twice. Each test is
+ * refusals (POST /__local/faults), settled by the sweeper (POST /__local/events/sweep) or a retry
+ * (never by a GET, which only reads: issue 25, defect 5), with the sandbox processor's ledger as the proof that no money moved twice. Each test is
  * named after the defect it proves fixed.
  */
 import { baseUrl, call, MID } from '#support/api';
@@ -95,14 +95,23 @@ describe('defect 1: a charge without a record, and a second charge after it', ()
     expect(await ledger('SALE', `sale:${retry.transactionId}`)).toBeUndefined();
   });
 
-  test('a GET of a stale Pending sale settles it', async () => {
+  test('issue 25, defect 5: a GET of a stale Pending sale only reads it (no write, no processor call); the sweeper settles it', async () => {
     const profileId = await aProfile();
     const { pendingId } = await crashedSale(profileId, 32.18);
     // Stale: older than any API request may run (the sweeper's 15 s).
     await sleep(16_000);
     const got = await call<Txn>('GET', `${base}/${pendingId}`);
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ status: 'Approved', responseCode: '00', approvedAmount: 32.18 });
+    expect(got.body).toMatchObject({ status: 'Pending', responseCode: 'PD' });
+    // The GET asked the processor nothing: its ledger holds the crashed call alone.
+    expect(await ledger('SALE', `sale:${pendingId}`)).toMatchObject({ calls: 1 });
+
+    const report = await sweepNow();
+    expect(report.settled).toContainEqual(
+      expect.objectContaining({ transactionId: pendingId, result: 'Approved' }),
+    );
+    const after = await call<Txn>('GET', `${base}/${pendingId}`);
+    expect(after.body).toMatchObject({ status: 'Approved', responseCode: '00', approvedAmount: 32.18 });
     expect(await ledger('SALE', `sale:${pendingId}`)).toMatchObject({ calls: 2 });
   });
 });

@@ -128,3 +128,47 @@ describe('issue 13, defect 6: a group can stay processing forever, silently', ()
     expect(await executionsNamed(`pg-${id}-3`)).toEqual([]);
   }, 120_000);
 });
+
+describe('issue 25, defect 7: a group triggered before its slot and then interrupted stays processing until its slot, unseen', () => {
+  test('a group triggered two days ahead of its slot and stopped mid-group is re-driven by the tick of the current hour, every payment answered once', async () => {
+    const profileId = await aProfile();
+    const COUNT = 620;
+    const list = Array.from({ length: COUNT }, (_, i) => ({ profileId, amount: (900 + i) / 100 }));
+    // Two days ahead, as a tester triggers a group long before its slot.
+    const group = await createGroup({ scheduleDate: farFutureDate(2), scheduleHour: 12, payments: list });
+    const id = group.paymentGroupId as string;
+    expect((await trigger(id)).body.totalTriggered).toBe(1);
+
+    // The state a crash leaves: the execution gone (stopped) mid-group, the group processing.
+    const first = await getGroup(id);
+    for (let i = 0; i < 400 && answered(await payments(id)) === 0; i++) await sleep(25);
+    expect((await stopExecution(first.executionArn as string)).status).toBe('ABORTED');
+    await sleep(1_000);
+    const midway = answered(await payments(id));
+    expect(midway).toBeGreaterThan(0);
+    expect(midway).toBeLessThan(COUNT);
+    expect((await getGroup(id)).status).toBe('processing');
+
+    // The tick of the current hour (the group's slot is two days ahead) supervises it.
+    const tick = await hourlyTick(`${new Date().toISOString().slice(0, 13)}:00:00Z`);
+    const resumed = (tick.resumed as Json[]).filter((o) => o.paymentGroupId === id);
+    expect(resumed).toEqual([{ paymentGroupId: id, executionArn: expect.stringMatching(`:pg-${id}-2$`) }]);
+
+    const done = await waitForStatus(id, 'processed', 60_000);
+    expect(done).toMatchObject({ scheduleDate: group.scheduleDate, scheduleHour: 12 });
+    expect(done.processingSummary).toMatchObject({ approvedCount: COUNT, failedCount: 0 });
+    const all = await payments(id);
+    expect(all.filter((p) => (p.authResponse as Json | null)?.status === 'Approved')).toHaveLength(COUNT);
+    const ids = new Set(all.map((p) => p.paymentId as string));
+    const charges = (
+      await scan(
+        '#e = :e AND #k = :k',
+        { ':e': 'sandbox-ledger', ':k': 'SALE' },
+        { '#e': 'entity', '#k': 'kind' },
+      )
+    ).filter((l) => ids.has(String(l.idempotencyKey).replace('payment:', '')));
+    expect(countBy(charges.map((l) => l.idempotencyKey as string))).toEqual(
+      once(new Set([...ids].map((p) => `payment:${p}`))),
+    );
+  }, 120_000);
+});

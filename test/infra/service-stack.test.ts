@@ -5,7 +5,7 @@ import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '#contra
 import { tableDef, tableName } from '#contract/table';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import { PROD_REFUSAL } from '#lib/cdk/service-function';
-import { CREATE_GROUP_HANDLER, SETTLES_ON_READ_HANDLER } from '#lib/cdk/api';
+import { CREATE_GROUP_HANDLER } from '#lib/cdk/api';
 import { VOID_OR_REFUND_API_TIMEOUT } from '#lib/cdk/void-or-refund';
 
 /** The void-or-refund endpoint's handler: it also drives the background reversal. */
@@ -95,13 +95,12 @@ function apiFunctions(template: Template, stage: Stage): { handler: string; id: 
 const TRIGGER_HANDLERS = [...new Set(routes.filter((r) => r.nonProdOnly).map((r) => r.handler))];
 /**
  * The API handlers that call the processor (their imports reach lambdas/processor/): they charge,
- * void, refund, settle a stale Pending sale (GetTransaction), tokenize a card or settle sales now
- * (the non-production test clock).
+ * void, refund, tokenize a card or settle sales now (the non-production test clock). No GET does
+ * (test/infra/read-only-gets.test.ts).
  */
 const PROCESSOR_HANDLERS = [
   'processing/settle-now',
   'transactions/create-sale',
-  'transactions/get-transaction',
   'transactions/void-transaction',
   'transactions/refund-transaction',
   'groups/void-or-refund',
@@ -421,9 +420,7 @@ describe.each([
         const statements = roleStatements(template, roleId);
         const actions = statements.flatMap(actionsOf);
         expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-        const readOnly =
-          routes.filter((r) => r.handler === handler).every((r) => r.method === 'GET') &&
-          handler !== SETTLES_ON_READ_HANDLER;
+        const readOnly = routes.filter((r) => r.handler === handler).every((r) => r.method === 'GET');
         if (readOnly) {
           expect(
             actions.filter((a) => a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a)),

@@ -14,6 +14,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import {
   PROCESS_GROUP_DEFINITION,
   processGroupTasks,
+  RECEIPTS_CONCURRENCY,
   SWEEP_TIMEOUT_SECONDS,
   SWEEPER_HANDLER,
   VOID_OR_REFUND,
@@ -38,6 +39,8 @@ const TABLE_SECONDS = 1;
 const IN_FLIGHT = 16;
 const BATCH = 250;
 const rounds = Math.ceil(BATCH / IN_FLIGHT);
+/** A receipts page (RECEIPTS_PAGE_SIZE's default). */
+const RECEIPTS_PAGE = 500;
 
 /**
  * Each task's worst-case work in seconds, with the reasoning. A charge or a reversal is one
@@ -60,9 +63,10 @@ const WORK_BOUNDS: Record<string, { seconds: number; why: string }> = {
   'processing/complete-group': { seconds: 2 * TABLE_SECONDS, why: 'one conditional write of the group' },
   'processing/check-settlement': { seconds: 2 * TABLE_SECONDS, why: 'reads the group and the test clock' },
   'processing/emit-receipts': {
-    seconds: 10 * TABLE_SECONDS,
-    why: 'one page of payments and one batch of outbox writes per invocation (its own cursor)',
+    seconds: (Math.ceil(RECEIPTS_PAGE / RECEIPTS_CONCURRENCY) + 3) * TABLE_SECONDS,
+    why: 'one page of a range: its read, the merchant and the payors, then rounds of 16 receipts (a sale read and an outbox write each)',
   },
+  'processing/receipts-queued': { seconds: 2 * TABLE_SECONDS, why: 'one conditional write of the group' },
   'void-or-refund/begin': { seconds: 2 * TABLE_SECONDS, why: 'reads the group' },
   'void-or-refund/reverse-batch': {
     seconds:

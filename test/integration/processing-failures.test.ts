@@ -143,8 +143,9 @@ async function runExecution(
     (_m, sub: string) => `arn:aws:lambda:us-east-1:000000000000:function:${sub}`,
   );
   const handlers: Record<string, (input: unknown) => Promise<unknown>> = {
-    // Receipts are another test's subject: nothing to queue here.
+    // Receipts are another test's subject (receipts-fan-out.test.ts): nothing to queue here.
     EmitReceipts: async (input) => ({ ...(input as object), receiptsDone: true }),
+    ReceiptsQueued: async (input) => input,
   };
   for (const [state, task] of Object.entries(tasks))
     handlers[state] = async (input) => {

@@ -8,6 +8,7 @@
  * machine itself runs in aws-local-stepfunctions on the deployed ASL file.
  */
 import { readFileSync } from 'node:fs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { PROCESS_GROUP_DEFINITION, processGroupTasks } from '#contract/processing';
@@ -16,6 +17,7 @@ import type { ProcessingState } from '#domain/processing';
 import { reloadConfigForTests } from '#shared/config';
 import { newId } from '#shared/ids';
 import { DynamoClaimStore } from '#store/claims';
+import { DynamoDueIndex } from '#store/due';
 import { DynamoGroupStore } from '#store/groups';
 import { createTestTable, type TestTable } from '#support/ddb';
 
@@ -44,8 +46,14 @@ const context = {
 let table: TestTable;
 let groups: DynamoGroupStore;
 let claims: DynamoClaimStore;
-let tick: Handler<{ time: string }, { resumed: { paymentGroupId: string; executionArn?: string }[] }>;
+let tick: Handler<
+  { time: string },
+  { resumed: { paymentGroupId: string; executionArn?: string }[]; stuck: number; started: unknown[] }
+>;
 let begin: Handler<unknown, ProcessingState>;
+/** Loaded after the fake Step Functions (jest.mock is not hoisted above imports here). */
+let startProcessing: typeof import('#core/processing').startProcessing;
+let startExecution: jest.Mock;
 const MERCHANT = '32350000001';
 const SLOT = { scheduleDate: '2031-08-01', scheduleHour: 6 };
 const TICK = { time: '2031-08-01T06:00:00Z' };
@@ -60,6 +68,8 @@ beforeAll(async () => {
   claims = new DynamoClaimStore(table.db, table.tableName);
   tick = (await import('#lambdas/processing/schedule-tick')).handler as unknown as typeof tick;
   begin = (await import('#lambdas/processing/begin-group')).handler as unknown as typeof begin;
+  ({ startProcessing } = await import('#core/processing'));
+  startExecution = (await import('#shared/sfn')).startExecution as unknown as jest.Mock;
 });
 afterAll(() => table.drop());
 
@@ -180,5 +190,113 @@ describe('issue 13, defect 6: a group can stay processing forever, silently', ()
     expect(output).toMatchObject({ paymentGroupId: id, claimed: true });
     expect(reached).toEqual(['AuthorizeBatch', 'CompleteGroup']);
     stale.mockRestore();
+  });
+});
+
+describe('issue 25, defect 7: a group triggered before its slot and then interrupted stays processing until its slot, unseen', () => {
+  /** Two days ahead of now: the slot of a group a tester triggers early. */
+  const ahead = () => {
+    const at = new Date(Date.now() + 2 * 86_400_000);
+    return { scheduleDate: at.toISOString().slice(0, 10), scheduleHour: at.getUTCHours() };
+  };
+  /** The tick of the current hour, as EventBridge delivers it. */
+  const tickNow = () => tick({ time: `${new Date().toISOString().slice(0, 13)}:00:00Z` }, context);
+
+  /** A group of a slot two days ahead, triggered (claimed) `minutesAgo` minutes ago; its execution recorded. */
+  async function triggeredAhead(minutesAgo: number): Promise<Group> {
+    const claimedAt = new Date(Date.now() - minutesAgo * 60_000);
+    const group = newGroup(
+      { servicePayId: MERCHANT, ...ahead(), locationId: 1 },
+      MERCHANT,
+      newId(),
+      claimedAt,
+    );
+    await groups.createGroup(group, []);
+    const claim = await claims.claim(group, claimedAt);
+    if (!claim.claimed) throw new Error('not claimed');
+    started.push(claim.executionName);
+    statuses.set(arnOf(claim.executionName), 'RUNNING');
+    await claims.recordExecution(group.paymentGroupId, claim.executionName, arnOf(claim.executionName));
+    return group;
+  }
+
+  test('a group triggered ahead of its slot whose execution was stopped is re-driven by the tick of the current hour', async () => {
+    const group = await triggeredAhead(1);
+    const id = group.paymentGroupId;
+    statuses.set(arnOf(`pg-${id}-1`), 'ABORTED');
+    const tickResult = await tickNow();
+    expect(tickResult.resumed.filter((o) => o.paymentGroupId === id)).toEqual([
+      { paymentGroupId: id, executionArn: arnOf(`pg-${id}-2`) },
+    ]);
+    expect(await claims.read(id)).toMatchObject({
+      status: 'processing',
+      processingAttempt: 2,
+      scheduleDate: group.scheduleDate,
+      scheduleHour: group.scheduleHour,
+    });
+    // Its slot is unchanged: the group is listed and rescheduled by its slot as before.
+    const { Item } = await table.db.send(
+      new GetCommand({ TableName: table.tableName, Key: { pk: `GROUP#${id}`, sk: 'GROUP' } }),
+    );
+    expect(Item).toMatchObject({ scheduleDate: group.scheduleDate, scheduleHour: group.scheduleHour });
+  });
+
+  test('a group triggered ahead of its slot that has been processing longer than an execution may run counts in the stuck-groups alarm', async () => {
+    const group = await triggeredAhead(7 * 60);
+    const result = await tickNow();
+    // Its execution is RUNNING (the fake's): supervision leaves it, the metric counts it.
+    expect(result.resumed.filter((o) => o.paymentGroupId === group.paymentGroupId)).toEqual([]);
+    expect(result.stuck).toBe(1);
+  });
+
+  test('a processed group triggered ahead of its slot whose receipts were not all queued is re-driven too', async () => {
+    const group = await triggeredAhead(2);
+    const id = group.paymentGroupId;
+    // CompleteGroup ran (receipts still due: settlesAt set), then the execution was stopped.
+    await claims.complete(id, {
+      approved: 1,
+      partial: 0,
+      declined: 0,
+      failed: 0,
+      skipped: 0,
+      approvedCents: 100,
+      settlesAt: new Date().toISOString(),
+      processedAt: new Date().toISOString(),
+    });
+    statuses.set(arnOf(`pg-${id}-1`), 'ABORTED');
+    const result = await tickNow();
+    expect(result.resumed.filter((o) => o.paymentGroupId === id)).toEqual([
+      { paymentGroupId: id, executionArn: arnOf(`pg-${id}-2`) },
+    ]);
+    expect(await claims.read(id)).toMatchObject({ status: 'processed', due: true, processingAttempt: 2 });
+  });
+
+  test('a claim released because its start failed goes back to its own slot: no tick starts it early', async () => {
+    const group = newGroup(
+      { servicePayId: MERCHANT, ...ahead(), locationId: 1 },
+      MERCHANT,
+      newId(),
+      new Date(),
+    );
+    const id = group.paymentGroupId;
+    await groups.createGroup(group, []);
+    startExecution.mockRejectedValueOnce(new Error('StartExecution unavailable'));
+    expect(await startProcessing(group, new Date())).toEqual({
+      paymentGroupId: id,
+      error: 'processing could not be started; try again',
+    });
+    expect(await claims.read(id)).toMatchObject({ status: 'pending', due: true });
+    const result = await tickNow();
+    expect((result.started as { paymentGroupId: string }[]).filter((o) => o.paymentGroupId === id)).toEqual(
+      [],
+    );
+    expect(
+      (
+        await new DynamoDueIndex(table.db, table.tableName).dueGroups(
+          `${group.scheduleDate}T${String(group.scheduleHour).padStart(2, '0')}`,
+        )
+      ).map((g) => g.paymentGroupId),
+    ).toContain(id);
+    expect((await claims.read(id))?.status).toBe('pending');
   });
 });

@@ -115,7 +115,10 @@ export async function createGroups(
 
 const cents = (amount: unknown) => Math.round(Number(amount) * 100);
 
-/** GETs a sale until it is no longer Pending (the GET settles a stale one); undefined if never. */
+/**
+ * GETs a sale until it is no longer Pending (a GET only reads: the sweeper, which the test's driver
+ * runs every few seconds, settles a stale one); undefined if never.
+ */
 async function settled(w: Workload, transactionId: string): Promise<Json | undefined> {
   for (;;) {
     const reply = await w.client.call<Json>('GET', `${SALES}/${transactionId}`);

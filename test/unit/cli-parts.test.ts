@@ -105,14 +105,28 @@ test('a background void-or-refund is watched until its summary is done', async (
   type Summary = NonNullable<Schemas['Group']['voidOrRefundSummary']>;
   const summaries: (Summary | undefined)[] = [
     undefined,
-    { status: 'running', voidedCount: 400, refundedCount: 0, skippedCount: 1, failedCount: 0 },
-    { status: 'done', voidedCount: 1200, refundedCount: 0, skippedCount: 1, failedCount: 0 },
+    {
+      status: 'running',
+      voidedCount: 400,
+      refundedCount: 0,
+      refundScheduledCount: 0,
+      skippedCount: 1,
+      failedCount: 0,
+    },
+    {
+      status: 'done',
+      voidedCount: 1199,
+      refundedCount: 0,
+      refundScheduledCount: 1,
+      skippedCount: 1,
+      failedCount: 0,
+    },
   ];
   let reads = 0;
   const api = {
     getGroup: async () => ({ voidOrRefundSummary: summaries[Math.min(reads++, summaries.length - 1)] }),
   } as unknown as ScheduledPaymentsClient;
   const done = await watchReversal(api, '32350000001', 'g', 1201, 1);
-  expect(done).toMatchObject({ status: 'done', voidedCount: 1200, skippedCount: 1 });
+  expect(done).toMatchObject({ status: 'done', voidedCount: 1199, refundScheduledCount: 1, skippedCount: 1 });
   expect(reads).toBe(3);
 });

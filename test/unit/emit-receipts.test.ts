@@ -1,7 +1,7 @@
 import '#support/handlers/env';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Payment } from '#domain/groups';
-import { emptyTotals } from '#domain/processing';
+import { emptyTotals, type ReceiptRange } from '#domain/processing';
 import type { Transaction } from '#domain/transactions';
 import { paymentItem } from '#store/payments';
 import { handler, type ReceiptState } from '#lambdas/processing/emit-receipts';
@@ -225,15 +225,47 @@ describe('EmitReceipts', () => {
       .map((c) => c.args[0].input)
       .filter((q) => q.ExpressionAttributeValues![':pk'] === `GROUP#${GROUP_ID}`);
     expect(queries[0]).toMatchObject({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
-      ExpressionAttributeValues: { ':c': 'PAYMENT#' },
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':p': 'PAYMENT#' },
       ConsistentRead: true,
     });
+    expect(queries[0]).not.toHaveProperty('ExclusiveStartKey');
     expect(queries[1]).toMatchObject({
-      KeyConditionExpression: 'pk = :pk AND sk > :c',
-      ExpressionAttributeValues: { ':c': `PAYMENT#${id(1)}` },
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExclusiveStartKey: { pk: `GROUP#${GROUP_ID}`, sk: `PAYMENT#${id(1)}` },
     });
     expect(puts().map((p) => p.Item.outboxId)).toEqual([`receipt:${id(1)}`, `receipt:${id(2)}`]);
+  });
+
+  it('a receipt range (issue 25) pages between its bounds and leaves the due index to ReceiptsQueued', async () => {
+    pages = [{ payments: [processed(3, 'Approved')] }];
+    transactions.set(txnId(3), transaction(3));
+    const range: ReceiptRange = {
+      paymentGroupId: GROUP_ID,
+      merchantId: MID,
+      receiptRange: 2,
+      receiptCursor: `PAYMENT#${id(2)}`,
+      upTo: `PAYMENT#${id(3)}`,
+      receiptsDone: false,
+      receiptsQueued: 0,
+    };
+    const out = await (handler as unknown as (r: ReceiptRange, c: unknown) => Promise<ReceiptRange>)(
+      range,
+      lambdaContext,
+    );
+    expect(out).toEqual({ ...range, receiptCursor: null, receiptsDone: true, receiptsQueued: 1 });
+    const [query] = ddbMock
+      .commandCalls(QueryCommand)
+      .map((c) => c.args[0].input)
+      .filter((q) => q.ExpressionAttributeValues![':pk'] === `GROUP#${GROUP_ID}`);
+    expect(query).toMatchObject({
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :p AND :upTo',
+      ExpressionAttributeValues: { ':upTo': `PAYMENT#${id(3)}` },
+      ExclusiveStartKey: { pk: `GROUP#${GROUP_ID}`, sk: `PAYMENT#${id(2)}` },
+    });
+    expect(puts().map((p) => p.Item.outboxId)).toEqual([`receipt:${id(3)}`]);
+    // Other ranges may still be queuing: the group stays in the due index.
+    expect(ddbMock.commandCalls(UpdateCommand)).toEqual([]);
   });
 
   it('a page with nothing due reads neither the merchant nor any payor', async () => {

@@ -1,7 +1,8 @@
 /**
- * The sweeper's two entry points (issue 13): the scheduled handler processing/sweep (staleness
- * bound, report) and GetTransaction, which settles a stale Pending sale on the touch. The sweep
- * itself is proven on DynamoDB Local (test/integration/money-safety-core.test.ts); here it is a mock.
+ * The sweeper's entry point (issue 13): the scheduled handler processing/sweep (staleness bound,
+ * report); and GetTransaction, which only reads (issue 25, defect 5): a stale Pending sale is
+ * answered as stored, the sweeper settles it. The sweep itself is proven on DynamoDB Local
+ * (test/integration/money-safety-core.test.ts); here it is a mock.
  */
 import '#support/handlers/env';
 import { SWEEP_BUDGET_SECONDS, SWEEP_TIMEOUT_SECONDS } from '#contract/processing';
@@ -91,7 +92,7 @@ describe('processing/sweep (the scheduled sweeper)', () => {
   });
 });
 
-describe('GetTransaction settles a stale Pending sale on the touch', () => {
+describe('GetTransaction only reads (issue 25, defect 5)', () => {
   const get = () =>
     invoke(getTransaction, {
       method: 'GET',
@@ -108,27 +109,15 @@ describe('GetTransaction settles a stale Pending sale on the touch', () => {
       processorKey: `sale:${TXN_ID}`,
     });
 
-  test('a Pending sale older than the bound is settled, and the settled sale is answered', async () => {
-    const stale = pending(20);
-    stored.set(TXN_ID, stale);
-    sweepSale.mockImplementation(async () => {
-      stored.set(TXN_ID, { ...stale, status: 'Approved', responseCode: '00', approvedCents: 1999 });
-      return ['settled', { kind: 'sale', merchantId: MID, transactionId: TXN_ID, result: 'Approved' }];
-    });
+  test('a Pending sale older than the sweep bound is answered Pending, and nothing settles it on the GET', async () => {
+    stored.set(TXN_ID, pending(20));
     const res = await get();
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ transactionId: TXN_ID, status: 'Approved', responseCode: '00' });
-    expect(sweepSale).toHaveBeenCalledWith(stale, expect.any(Date));
-  });
-
-  test('a Pending sale younger than the bound is answered Pending (its request may still run)', async () => {
-    stored.set(TXN_ID, pending(5));
-    const res = await get();
-    expect(res.body).toMatchObject({ status: 'Pending', responseCode: 'PD' });
+    expect(res.body).toMatchObject({ transactionId: TXN_ID, status: 'Pending', responseCode: 'PD' });
     expect(sweepSale).not.toHaveBeenCalled();
   });
 
-  test('a settled sale is answered as stored, without the sweeper', async () => {
+  test('a settled sale is answered as stored', async () => {
     stored.set(TXN_ID, transaction());
     expect((await get()).body).toMatchObject({ status: 'Approved' });
     expect(sweepSale).not.toHaveBeenCalled();

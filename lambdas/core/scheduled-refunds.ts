@@ -1,0 +1,76 @@
+/**
+ * Refunds that a group's void-or-refund scheduled inside the void safety margin before a sale's
+ * settlement cut-off (issue 25, defect 4; docs/decisions.md "Refunds scheduled inside the void
+ * margin"): how a payment shows them, and how the sweeper (core/sweeper.ts) sends them once the
+ * cut-off has passed. Scheduling them is core/void-or-refund.ts's part.
+ */
+import type { VoidOrRefundResponse } from '#contract/schemas/payments';
+import { fromCents } from '#domain/money';
+import type { Refund, Transaction } from '#domain/transactions';
+import { paymentProcessor } from '#processor/index';
+import { withOptimisticRetry } from '#shared/retry';
+import { paymentStore } from '#store/payments';
+import { transactionStore } from '#store/transactions';
+
+/** A refund as a payment's voidOrRefundResponses shows it. */
+export function refundResponse(refund: Refund): VoidOrRefundResponse {
+  return {
+    type: 'Refund',
+    transactionId: refund.refundId,
+    status: refund.status,
+    amount: fromCents(refund.amountCents),
+    ...(refund.responseCode !== undefined && { responseCode: refund.responseCode }),
+    ...(refund.responseMessage !== undefined && { responseMessage: refund.responseMessage }),
+    ...(refund.responseCode === undefined &&
+      refund.sendAfter !== undefined && {
+        responseMessage: `Scheduled: inside the void margin of the settlement cut-off; refunded right after it (${refund.sendAfter})`,
+      }),
+    date: refund.date,
+    ...(refund.sendAfter !== undefined && { scheduledFor: refund.sendAfter }),
+  };
+}
+
+/**
+ * A scheduled refund's outcome on its payment: it replaces the Pending response (or is added, when
+ * the request that scheduled it died before recording it). Idempotent.
+ */
+async function recordRefundOutcome(refund: Refund, now: Date): Promise<void> {
+  const { paymentGroupId, paymentId } = refund;
+  if (paymentGroupId === undefined || paymentId === undefined) return;
+  const store = paymentStore();
+  const response = refundResponse(refund);
+  const same = (r: VoidOrRefundResponse) => r.type === 'Refund' && r.transactionId === refund.refundId;
+  await withOptimisticRetry(async () => {
+    const current = await store.getPayment(paymentGroupId, paymentId);
+    if (!current) return true;
+    const recorded = current.voidOrRefundResponses ?? [];
+    const found = recorded.find(same);
+    if (found?.status === response.status && found.responseCode === response.responseCode) return true;
+    const next = found
+      ? recorded.map((r) => (same(r) ? { ...response, date: r.date } : r))
+      : [...recorded, response];
+    return (await store.setReversals(current, next, now)) || undefined;
+  });
+}
+
+/**
+ * The sweeper's part (core/sweeper.ts): sends a scheduled refund whose cut-off has passed, with its
+ * own processor key (a replay gets the first answer), shows the outcome on the payment, and only
+ * then settles the refund (Completed, or Failed with its amount given back), which drops its sweep
+ * entry: a crash anywhere before that leaves it Pending for the next sweep.
+ */
+export async function sendScheduledRefund(txn: Transaction, refund: Refund, now: Date): Promise<Refund> {
+  const result = await paymentProcessor().refund({
+    idempotencyKey: `refund:${refund.refundId}`,
+    merchantId: txn.merchantId,
+    processorTransactionId: txn.processorTransactionId!,
+    amountCents: refund.amountCents,
+  });
+  const outcome = {
+    status: result.approved ? ('Completed' as const) : ('Failed' as const),
+    responseCode: result.responseCode,
+    responseMessage: result.responseMessage,
+  };
+  await recordRefundOutcome({ ...refund, ...outcome }, now);
+  return transactionStore().finishRefund(refund, outcome);
+}

@@ -1,0 +1,278 @@
+/**
+ * Issue 25, defect 4 ("a processed payment inside the void margin is skipped"), on DynamoDB Local
+ * with the sandbox processor. Within the void safety margin before a sale's settlement cut-off no
+ * void may be reserved (docs/decisions.md "Void safety margin"); a group's void-or-refund then
+ * records a refund ahead (Pending, its amount reserved on the sale), answers `refund_scheduled`,
+ * and the sweeper sends it right after the cut-off, recording the outcome on the payment. The
+ * merchant never has to call again, nothing is refunded twice, and the reconciliation stays clean.
+ *
+ * The sales here settle about 30 s after they are made (a daily cut-off placed there), inside the
+ * 36 s margin of hourly settlement. The sweeper "right after the cut-off" runs on a clock set 16 s
+ * past the sale's cut-off, so that no test waits for it.
+ */
+import type { Context } from 'aws-lambda';
+import { reconcile, type ReconcileDeps } from '#core/reconcile';
+import { runSale } from '#core/sale';
+import { sweep } from '#core/sweeper';
+import { voidOrRefundGroup } from '#core/void-or-refund';
+import { saleAuthResponse } from '#domain/processing';
+import { transactionView, voidMarginSeconds } from '#domain/transactions';
+import type { Group, Payment } from '#domain/groups';
+import { useProcessor } from '#processor/index';
+import { SandboxProcessor } from '#processor/sandbox';
+import { config, reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { transactionIdOf } from '#shared/ids';
+import { groupStore } from '#store/groups';
+import { DynamoPaymentStore, paymentStore } from '#store/payments';
+import { ReconciliationRecords } from '#store/reconciliation';
+import { transactionStore } from '#store/transactions';
+import { makeGroup } from '#support/fixtures/index';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { FaultyProcessor } from '#support/processor-double';
+import { saleRequest, storedProfile } from '#support/sales';
+
+const MERCHANT = '32350000002';
+/** How far ahead of a sale its cut-off falls: inside the margin, with room for the test's own steps. */
+const CUT_OFF_AHEAD_SECONDS = 30;
+
+let table: TestTable;
+let processor: FaultyProcessor;
+let sandbox: SandboxProcessor;
+const T0 = Date.now();
+
+beforeAll(async () => {
+  table = await createTestTable();
+  process.env.TABLE_NAME = table.tableName;
+  process.env.SERVICE_STAGE = 'dev';
+  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  reloadConfigForTests();
+  // The margin of hourly settlement (36 s) holds a cut-off 30 s ahead.
+  expect(voidMarginSeconds(config().settlement.periodSeconds)).toBeGreaterThan(CUT_OFF_AHEAD_SECONDS + 2);
+});
+afterEach(() => {
+  processor.clear();
+  jest.restoreAllMocks();
+});
+afterAll(async () => {
+  useProcessor(undefined);
+  await table.drop();
+});
+
+/**
+ * A processed group of `charged + unprocessed` payments: the first `charged` approved, their sales
+ * settling at one cut-off about CUT_OFF_AHEAD_SECONDS from now (a sandbox whose daily cut-off is
+ * placed there); the others never answered. Returns the charged payments as stored.
+ */
+async function processedGroupNearCutOff(
+  charged: number,
+  unprocessed = 0,
+): Promise<{ group: Group; payments: Payment[] }> {
+  sandbox = new SandboxProcessor(ddb(), table.tableName, {
+    periodSeconds: 86_400,
+    offsetSeconds: (Math.floor(Date.now() / 1000) + CUT_OFF_AHEAD_SECONDS) % 86_400,
+  });
+  processor = new FaultyProcessor(sandbox);
+  useProcessor(processor);
+  const profile = await storedProfile(table, MERCHANT, 'ok');
+  const { group, payments } = makeGroup(charged + unprocessed, {
+    merchantId: MERCHANT,
+    scheduleDate: '2031-05-01',
+    amountOf: (i) => 20 + i / 100,
+  });
+  const stored = payments.map((p) => ({ ...p, profileId: profile }));
+  await groupStore().createGroup({ ...group, status: 'processed' }, stored);
+  const answered: Payment[] = [];
+  for (const payment of stored.slice(0, charged)) {
+    // As processing charges a payment: its sale id and processor key derived from the payment.
+    const txn = await runSale(
+      {
+        ...saleRequest(MERCHANT, profile, payment.amountCents),
+        transactionId: transactionIdOf(payment.paymentId),
+        processorKey: `payment:${payment.paymentId}`,
+        paymentId: payment.paymentId,
+      },
+      new Date(),
+    );
+    expect(txn.status).toBe('Approved');
+    const auth = saleAuthResponse(transactionView(txn, [], new Date()));
+    expect(await paymentStore().setAuthResponse(payment, auth, new Date())).toBe(true);
+    answered.push((await paymentStore().getPayment(group.paymentGroupId, payment.paymentId))!);
+  }
+  return { group, payments: answered };
+}
+
+const saleOf = async (payment: Payment) =>
+  (await transactionStore().find(payment.authResponse!.transactionId!))!;
+const cutOffOf = async (payment: Payment) => Date.parse((await saleOf(payment)).transaction.settlesAt!);
+/** The sweeper's clock right after the cut-off (past the 15 s it leaves work alone). */
+const rightAfter = (cutOff: number) => new Date(cutOff + 16_000);
+const refundCalls = () => processor.calls.filter((c) => c.kind === 'REFUND');
+
+test('defect 4: a processed payment inside the void margin is refunded after the cut-off, not skipped', async () => {
+  const { group, payments } = await processedGroupNearCutOff(2);
+  const cutOff = await cutOffOf(payments[0]!);
+  expect(cutOff - Date.now()).toBeLessThan(voidMarginSeconds(config().settlement.periodSeconds) * 1000);
+
+  const { outcomes } = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, new Date());
+  expect(outcomes.map((o) => o.outcome)).toEqual(['refund_scheduled', 'refund_scheduled']);
+  for (const [i, outcome] of outcomes.entries()) {
+    expect(outcome.response).toMatchObject({
+      type: 'Refund',
+      status: 'Pending',
+      amount: payments[i]!.amountCents / 100,
+      scheduledFor: new Date(cutOff).toISOString(),
+    });
+  }
+  // Nothing went to the processor before the cut-off; the refunds are written ahead, their amounts
+  // reserved (no second refund or void can take them), and shown on the payments.
+  expect(processor.calls.filter((c) => c.kind !== 'SALE')).toEqual([]);
+  for (const [i, payment] of payments.entries()) {
+    const { transaction, refunds } = await saleOf(payment);
+    expect(transaction).toMatchObject({
+      status: 'Approved',
+      refundedCents: payment.amountCents,
+      refundCount: 1,
+    });
+    expect(refunds).toEqual([
+      expect.objectContaining({ status: 'Pending', amountCents: payment.amountCents }),
+    ]);
+    const shown = await paymentStore().getPayment(group.paymentGroupId, payment.paymentId);
+    expect(shown!.voidOrRefundResponses).toEqual([outcomes[i]!.response]);
+  }
+  // A repeat before the cut-off refunds nothing more.
+  const repeat = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, new Date());
+  expect(repeat.outcomes.map((o) => [o.outcome, o.reason])).toEqual([
+    ['skipped', 'already reversed'],
+    ['skipped', 'already reversed'],
+  ]);
+
+  // The sweeper leaves them until the cut-off, then sends each once and records the outcome.
+  expect((await sweep(new Date(), { olderThanSeconds: 0 })).settled).toEqual([]);
+  expect(refundCalls()).toEqual([]);
+  const report = await sweep(rightAfter(cutOff), { olderThanSeconds: 15 });
+  expect(report.settled.map((e) => [e.kind, e.result])).toEqual([
+    ['refund', 'Completed'],
+    ['refund', 'Completed'],
+  ]);
+  expect(refundCalls()).toHaveLength(2);
+  for (const [i, payment] of payments.entries()) {
+    const { transaction, refunds } = await saleOf(payment);
+    expect(transaction).toMatchObject({ refundedCents: payment.amountCents, refundCount: 1 });
+    expect(refunds).toEqual([expect.objectContaining({ status: 'Completed', responseCode: '00' })]);
+    const shown = await paymentStore().getPayment(group.paymentGroupId, payment.paymentId);
+    expect(shown!.voidOrRefundResponses).toEqual([
+      {
+        ...outcomes[i]!.response,
+        status: 'Completed',
+        responseCode: '00',
+        responseMessage: 'Refund accepted',
+      },
+    ]);
+  }
+  // A second sweep sends nothing again.
+  await sweep(rightAfter(cutOff + 60_000), { olderThanSeconds: 15 });
+  expect(refundCalls()).toHaveLength(2);
+
+  // The reconciliation finds the records and the processor in agreement.
+  const deps: ReconcileDeps = {
+    records: new ReconciliationRecords(table.db, table.tableName),
+    processor: sandbox,
+    sweep: async () => undefined,
+  };
+  const reconciled = await reconcile({ since: new Date(T0 - 60_000).toISOString(), heal: false }, deps);
+  expect(reconciled.differences).toEqual([]);
+}, 60_000);
+
+test('defect 4: a crash between the scheduled refund and its record on the payment leaves it to the sweeper, which sends it once and shows it', async () => {
+  const { group, payments } = await processedGroupNearCutOff(1);
+  const payment = payments[0]!;
+  const cutOff = await cutOffOf(payment);
+  jest
+    .spyOn(DynamoPaymentStore.prototype, 'setReversals')
+    .mockRejectedValueOnce(new Error('simulated crash after the refund was reserved'));
+  await expect(voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, new Date())).rejects.toThrow(
+    'simulated crash',
+  );
+  expect(
+    (await paymentStore().getPayment(group.paymentGroupId, payment.paymentId))!.voidOrRefundResponses,
+  ).toBeUndefined();
+  const { refunds } = await saleOf(payment);
+  expect(refunds).toEqual([expect.objectContaining({ status: 'Pending', amountCents: payment.amountCents })]);
+
+  // A crash of the sweeper after the processor refunded: the refund stays Pending for the next run.
+  processor.failNext(`refund:${refunds[0]!.refundId}`, 'crash-after');
+  const crashed = await sweep(rightAfter(cutOff), { olderThanSeconds: 15 });
+  expect(crashed.unsettled).toHaveLength(1);
+  const report = await sweep(rightAfter(cutOff), { olderThanSeconds: 15 });
+  expect(report.settled.map((e) => e.result)).toEqual(['Completed']);
+  // Two calls with one key: the processor answered the replay with its first refund.
+  expect(refundCalls().map((c) => c.key)).toEqual([
+    `refund:${refunds[0]!.refundId}`,
+    `refund:${refunds[0]!.refundId}`,
+  ]);
+  const ledger = await sandbox.listActivity(new Date(T0 - 60_000).toISOString());
+  expect(ledger.filter((a) => a.idempotencyKey === `refund:${refunds[0]!.refundId}`)).toHaveLength(1);
+
+  const shown = await paymentStore().getPayment(group.paymentGroupId, payment.paymentId);
+  expect(shown!.voidOrRefundResponses).toEqual([
+    expect.objectContaining({
+      type: 'Refund',
+      transactionId: refunds[0]!.refundId,
+      status: 'Completed',
+      amount: payment.amountCents / 100,
+      scheduledFor: new Date(cutOff).toISOString(),
+    }),
+  ]);
+  // A void-or-refund after it all reverses nothing again.
+  const after = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, rightAfter(cutOff));
+  expect(after.outcomes.map((o) => o.outcome)).toEqual(['skipped']);
+  expect(refundCalls()).toHaveLength(2);
+}, 60_000);
+
+test('defect 4: the background void-or-refund counts a refund scheduled inside the margin in its summary, and the counts add up', async () => {
+  // Two payments charged inside the margin, one never processed.
+  const { group, payments } = await processedGroupNearCutOff(2, 1);
+  const summary = {
+    status: 'running' as const,
+    generation: 1,
+    executionArn: 'arn:aws:states:us-east-1:000000000000:execution:vr:vr-1',
+    startedAt: new Date().toISOString(),
+    voidedCount: 0,
+    refundedCount: 0,
+    refundScheduledCount: 0,
+    skippedCount: 0,
+    failedCount: 0,
+  };
+  expect(await groupStore().putVoidOrRefundSummary(group.paymentGroupId, summary, undefined)).toBe(true);
+  const { handler: reverseBatch } = await import('#lambdas/void-or-refund/reverse-batch');
+  const { handler: complete } = await import('#lambdas/void-or-refund/complete');
+  const { noCounts } = await import('#core/void-or-refund-state');
+  const context = {
+    functionName: 'test',
+    awsRequestId: 'req',
+    getRemainingTimeInMillis: () => 60_000,
+  } as Context;
+  let state = {
+    paymentGroupId: group.paymentGroupId,
+    merchantId: MERCHANT,
+    generation: 1,
+    proceed: true,
+    executionArn: summary.executionArn,
+    startedAt: summary.startedAt,
+    cursor: null as string | null,
+    counts: noCounts(),
+    batches: 0,
+  };
+  do state = await reverseBatch(state, context);
+  while (state.cursor !== null);
+  await complete(state, context);
+  expect((await groupStore().getGroup(group.paymentGroupId))!.voidOrRefundSummary).toMatchObject({
+    status: 'done',
+    voidedCount: 0,
+    refundedCount: 0,
+    refundScheduledCount: payments.length,
+    skippedCount: 1,
+    failedCount: 0,
+  });
+}, 60_000);
