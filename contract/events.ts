@@ -57,4 +57,3 @@ export const EVENT_ID_PREFIX = 'evt_';
  * object, e.g. `group.*`).
  */
 export const EVENT_PATTERN = `^(\\*|(${EVENT_OBJECTS.join('|')})\\.\\*|${EVENT_TYPES.map((t) => t.replace('.', '\\.')).join('|')})$`;
-
