@@ -44,6 +44,12 @@ export const pathParams = {
   PayorID: uuidParam('Payor ID (`payorId`)'),
   PaymentMethodID: uuidParam('Saved payment method ID (`savedPaymentMethodId`)'),
   TransactionID: uuidParam('Transaction ID (`transactionId`)'),
+  EventID: {
+    pattern: '^evt_[0-9a-f]{32}$',
+    what: 'an event ID (evt_ and 32 hexadecimal digits)',
+    description: 'Event ID (`id`: `evt_` and 32 lower-case hexadecimal digits). Malformed: 400.',
+    example: 'evt_01890a5dac96774bbccebb302099a805',
+  },
 } as const satisfies Record<string, PathParam>;
 
 /** The `{Name}` placeholders of a path template, as a union of names. */

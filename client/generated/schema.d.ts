@@ -547,6 +547,48 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/rest/merchants/{MID}/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the merchant's events
+     * @description The merchant's events of the last 30 days, newest first: every change the service announces (the event catalogue is in docs/integrating.md). Each is written together with its change, so an event exists exactly when its change does.
+     *
+     *     Filters combine: `type`, `objectId` (one object's events) and `since`. Pages: `pageSize` (default 25) and `pageToken` (the previous page's `meta.nextPageToken`, absent on the last page). A month of a busy merchant's events is too many to count per request, so the envelope has no totals.
+     */
+    get: operations['ListEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/rest/merchants/{MID}/events/{EventID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get an event
+     * @description One event of this merchant, by id (the `webhook-id` of its deliveries), for 30 days. Unknown, expired, or another merchant's: 404.
+     */
+    get: operations['GetEvent'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1259,6 +1301,67 @@ export interface components {
       settledAt: string;
       /** @description Approved sales whose settlement cut-off was still ahead: they are settled now. */
       settledCount: number;
+    };
+    Event: {
+      /** @description The event id; the `webhook-id` of its deliveries. */
+      id: string;
+      /**
+       * @description What happened (docs/integrating.md, "Event catalogue").
+       * @enum {string}
+       */
+      type:
+        | 'group.created'
+        | 'group.updated'
+        | 'group.deleted'
+        | 'group.processing'
+        | 'group.processed'
+        | 'group.void_or_refund_completed'
+        | 'payment.created'
+        | 'payment.updated'
+        | 'payment.deleted'
+        | 'payment.approved'
+        | 'payment.declined'
+        | 'payment.failed'
+        | 'payment.retry_scheduled'
+        | 'payment.voided'
+        | 'payment.refunded'
+        | 'transaction.approved'
+        | 'transaction.declined'
+        | 'transaction.voided'
+        | 'refund.completed'
+        | 'refund.failed'
+        | 'payor.created'
+        | 'payor.updated'
+        | 'payor.deleted'
+        | 'payment_method.created'
+        | 'payment_method.updated'
+        | 'payment_method.deleted'
+        | 'payment_method.account_updated'
+        | 'series.created'
+        | 'series.updated'
+        | 'series.canceled';
+      /**
+       * Format: date-time
+       * @description When the change was made. UTC (ISO 8601, `Z`).
+       */
+      createdAt: string;
+      /** @description The 11-digit MID of the merchant. */
+      merchantId: string;
+      /** @description The id of the object the event is about: a paymentGroupId, paymentId, transactionId, refundId, payorId, savedPaymentMethodId or seriesId. */
+      objectId: string;
+      /** @description This object's events counted from 1, without a gap: deliveries of one object arrive in this order. */
+      sequence: number;
+      /** @description The object as the API shows it at that moment (the response of its GET). */
+      data: Record<string, never>;
+    };
+    EventPage: {
+      meta: {
+        /** @description Events per page. */
+        pageSize: number;
+        /** @description Pass as `pageToken` for the next page; absent on the last page. */
+        nextPageToken?: string;
+      };
+      items: components['schemas']['Event'][];
     };
   };
   responses: {
@@ -3038,6 +3141,136 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  ListEvents: {
+    parameters: {
+      query?: {
+        /**
+         * @description Only events of this type.
+         * @example group.created
+         */
+        type?:
+          | 'group.created'
+          | 'group.updated'
+          | 'group.deleted'
+          | 'group.processing'
+          | 'group.processed'
+          | 'group.void_or_refund_completed'
+          | 'payment.created'
+          | 'payment.updated'
+          | 'payment.deleted'
+          | 'payment.approved'
+          | 'payment.declined'
+          | 'payment.failed'
+          | 'payment.retry_scheduled'
+          | 'payment.voided'
+          | 'payment.refunded'
+          | 'transaction.approved'
+          | 'transaction.declined'
+          | 'transaction.voided'
+          | 'refund.completed'
+          | 'refund.failed'
+          | 'payor.created'
+          | 'payor.updated'
+          | 'payor.deleted'
+          | 'payment_method.created'
+          | 'payment_method.updated'
+          | 'payment_method.deleted'
+          | 'payment_method.account_updated'
+          | 'series.created'
+          | 'series.updated'
+          | 'series.canceled';
+        /** @description Only the events of this object (its id), newest first. */
+        objectId?: string;
+        /** @description Only events created at or after this time (ISO 8601). */
+        since?: string;
+        /** @description Events per page, 1-500 (default 25). */
+        pageSize?: number;
+        /** @description The previous page's `meta.nextPageToken`: the page after it. */
+        pageToken?: string;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of events, newest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventPage'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  GetEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+        /**
+         * @description Event ID (`id`: `evt_` and 32 lower-case hexadecimal digits). Malformed: 400.
+         * @example evt_0193c2a45b1e7c3d8e4f5a6b7c8d9e06
+         */
+        EventID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The event. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Event'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];

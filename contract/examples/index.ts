@@ -1,4 +1,5 @@
 /** Every operation's examples, by route id (aliases use their target's). */
+import { eventExamples } from './events';
 import { groupExamples } from './groups';
 import { payorExamples } from './payors';
 import { transactionExamples } from './transactions';
@@ -10,4 +11,5 @@ export const operationExamples: Readonly<Record<string, OperationExamples>> = {
   ...groupExamples,
   ...payorExamples,
   ...transactionExamples,
+  ...eventExamples,
 };

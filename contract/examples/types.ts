@@ -12,6 +12,7 @@ export const PLACEHOLDERS = {
   PayorID: '0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e03',
   PaymentMethodID: '0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e04',
   TransactionID: '0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e05',
+  EventID: 'evt_0193c2a45b1e7c3d8e4f5a6b7c8d9e06',
   /** The customerAccountId of the payor PayorID. */
   customerAccountId: 'cust-1042',
   /** A customerAccountId no payor has yet. */

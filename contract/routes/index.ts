@@ -3,6 +3,7 @@
  * the OpenAPI document. Handlers take their entry by id: `merchantRoute(routes.CreateGroup, ...)`.
  * Aliases (`aliasOf`) share their target's handler, and so one Lambda function.
  */
+import { eventRoutes } from './events';
 import { groupRoutes } from './groups';
 import { paymentAliasRoutes, paymentRoutes } from './payments';
 import { payorRoutes } from './payors';
@@ -23,6 +24,7 @@ export const routes = {
   ...testClockRoutes,
   ...payorRoutes,
   ...transactionRoutes,
+  ...eventRoutes,
 };
 
 export const routeList: readonly Route[] = Object.values(routes);

@@ -4,6 +4,7 @@
  * `<route id>Request`.
  */
 import { errorSchema } from './common';
+import { eventPageSchema, eventSchema } from './events';
 import {
   createGroupSchema,
   groupListSchema,
@@ -98,4 +99,6 @@ export const responseComponents: ReadonlyMap<string, object> = new Map<string, o
   ['VoidOrRefundResult', voidOrRefundResultSchema],
   ['VoidOrRefundAccepted', voidOrRefundAcceptedSchema],
   ['SettleNowResult', settleNowResultSchema],
+  ['Event', eventSchema],
+  ['EventPage', eventPageSchema],
 ]);

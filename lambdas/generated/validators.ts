@@ -10823,12 +10823,395 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
 export const s18 = validate28;
 const schema29 = {
   type: 'object',
+  additionalProperties: false,
+  properties: {
+    type: {
+      type: 'string',
+      enum: [
+        'group.created',
+        'group.updated',
+        'group.deleted',
+        'group.processing',
+        'group.processed',
+        'group.void_or_refund_completed',
+        'payment.created',
+        'payment.updated',
+        'payment.deleted',
+        'payment.approved',
+        'payment.declined',
+        'payment.failed',
+        'payment.retry_scheduled',
+        'payment.voided',
+        'payment.refunded',
+        'transaction.approved',
+        'transaction.declined',
+        'transaction.voided',
+        'refund.completed',
+        'refund.failed',
+        'payor.created',
+        'payor.updated',
+        'payor.deleted',
+        'payment_method.created',
+        'payment_method.updated',
+        'payment_method.deleted',
+        'payment_method.account_updated',
+        'series.created',
+        'series.updated',
+        'series.canceled',
+      ],
+    },
+    objectId: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[0-9A-Za-z_-]+$' },
+    since: { type: 'string', format: 'date-time' },
+    pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
+    pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
+  },
+};
+const pattern55 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+const formats22 = require('ajv-formats/dist/formats').fullFormats['date-time'];
+function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(
+        key0 === 'type' ||
+        key0 === 'objectId' ||
+        key0 === 'since' ||
+        key0 === 'pageSize' ||
+        key0 === 'pageToken'
+      )) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema29,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== undefined) {
+      let data0 = data.type;
+      if (typeof data0 !== 'string') {
+        const err1 = {
+          instancePath: instancePath + '/type',
+          schemaPath: '#/properties/type/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema29.properties.type.type,
+          parentSchema: schema29.properties.type,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (!(
+        data0 === 'group.created' ||
+        data0 === 'group.updated' ||
+        data0 === 'group.deleted' ||
+        data0 === 'group.processing' ||
+        data0 === 'group.processed' ||
+        data0 === 'group.void_or_refund_completed' ||
+        data0 === 'payment.created' ||
+        data0 === 'payment.updated' ||
+        data0 === 'payment.deleted' ||
+        data0 === 'payment.approved' ||
+        data0 === 'payment.declined' ||
+        data0 === 'payment.failed' ||
+        data0 === 'payment.retry_scheduled' ||
+        data0 === 'payment.voided' ||
+        data0 === 'payment.refunded' ||
+        data0 === 'transaction.approved' ||
+        data0 === 'transaction.declined' ||
+        data0 === 'transaction.voided' ||
+        data0 === 'refund.completed' ||
+        data0 === 'refund.failed' ||
+        data0 === 'payor.created' ||
+        data0 === 'payor.updated' ||
+        data0 === 'payor.deleted' ||
+        data0 === 'payment_method.created' ||
+        data0 === 'payment_method.updated' ||
+        data0 === 'payment_method.deleted' ||
+        data0 === 'payment_method.account_updated' ||
+        data0 === 'series.created' ||
+        data0 === 'series.updated' ||
+        data0 === 'series.canceled'
+      )) {
+        const err2 = {
+          instancePath: instancePath + '/type',
+          schemaPath: '#/properties/type/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema29.properties.type.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema29.properties.type.enum,
+          parentSchema: schema29.properties.type,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.objectId !== undefined) {
+      let data1 = data.objectId;
+      if (typeof data1 === 'string') {
+        if (func4(data1) > 64) {
+          const err3 = {
+            instancePath: instancePath + '/objectId',
+            schemaPath: '#/properties/objectId/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 64 },
+            message: 'must NOT have more than 64 characters',
+            schema: 64,
+            parentSchema: schema29.properties.objectId,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (func4(data1) < 1) {
+          const err4 = {
+            instancePath: instancePath + '/objectId',
+            schemaPath: '#/properties/objectId/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema29.properties.objectId,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (!pattern55.test(data1)) {
+          const err5 = {
+            instancePath: instancePath + '/objectId',
+            schemaPath: '#/properties/objectId/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[0-9A-Za-z_-]+$' },
+            message: 'must match pattern "' + '^[0-9A-Za-z_-]+$' + '"',
+            schema: '^[0-9A-Za-z_-]+$',
+            parentSchema: schema29.properties.objectId,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      } else {
+        const err6 = {
+          instancePath: instancePath + '/objectId',
+          schemaPath: '#/properties/objectId/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema29.properties.objectId.type,
+          parentSchema: schema29.properties.objectId,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.since !== undefined) {
+      let data2 = data.since;
+      if (typeof data2 === 'string') {
+        if (!formats22.validate(data2)) {
+          const err7 = {
+            instancePath: instancePath + '/since',
+            schemaPath: '#/properties/since/format',
+            keyword: 'format',
+            params: { format: 'date-time' },
+            message: 'must match format "' + 'date-time' + '"',
+            schema: 'date-time',
+            parentSchema: schema29.properties.since,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = {
+          instancePath: instancePath + '/since',
+          schemaPath: '#/properties/since/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema29.properties.since.type,
+          parentSchema: schema29.properties.since,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.pageSize !== undefined) {
+      let data3 = data.pageSize;
+      if (typeof data3 === 'string') {
+        if (!pattern3.test(data3)) {
+          const err9 = {
+            instancePath: instancePath + '/pageSize',
+            schemaPath: '#/properties/pageSize/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^\\d{1,3}$' },
+            message: 'must match pattern "' + '^\\d{1,3}$' + '"',
+            schema: '^\\d{1,3}$',
+            parentSchema: schema29.properties.pageSize,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+      } else {
+        const err10 = {
+          instancePath: instancePath + '/pageSize',
+          schemaPath: '#/properties/pageSize/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema29.properties.pageSize.type,
+          parentSchema: schema29.properties.pageSize,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.pageToken !== undefined) {
+      let data4 = data.pageToken;
+      if (typeof data4 === 'string') {
+        if (func4(data4) > 1000) {
+          const err11 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 1000 },
+            message: 'must NOT have more than 1000 characters',
+            schema: 1000,
+            parentSchema: schema29.properties.pageToken,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (func4(data4) < 1) {
+          const err12 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema29.properties.pageToken,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + '/pageToken',
+          schemaPath: '#/properties/pageToken/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema29.properties.pageToken.type,
+          parentSchema: schema29.properties.pageToken,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err14 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema29.type,
+      parentSchema: schema29,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err14];
+    } else {
+      vErrors.push(err14);
+    }
+    errors++;
+  }
+  validate28.errors = vErrors;
+  return errors === 0;
+}
+export const s19 = validate29;
+const schema30 = {
+  type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
   },
 };
-function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10839,8 +11222,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema29.required,
-        parentSchema: schema29,
+        schema: schema30.required,
+        parentSchema: schema30,
         data,
       };
       if (vErrors === null) {
@@ -10859,8 +11242,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.accountType.type,
-          parentSchema: schema29.properties.accountType,
+          schema: schema30.properties.accountType.type,
+          parentSchema: schema30.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -10881,10 +11264,10 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema29.properties.accountType.enum },
+          params: { allowedValues: schema30.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema29.properties.accountType.enum,
-          parentSchema: schema29.properties.accountType,
+          schema: schema30.properties.accountType.enum,
+          parentSchema: schema30.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -10902,8 +11285,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema29.type,
-      parentSchema: schema29,
+      schema: schema30.type,
+      parentSchema: schema30,
       data,
     };
     if (vErrors === null) {
@@ -10913,11 +11296,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate28.errors = vErrors;
+  validate29.errors = vErrors;
   return errors === 0;
 }
-export const s19 = validate29;
-const schema30 = {
+export const s20 = validate30;
+const schema31 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -11000,7 +11383,7 @@ const schema30 = {
     },
   },
 };
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11011,8 +11394,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema30.required,
-        parentSchema: schema30,
+        schema: schema31.required,
+        parentSchema: schema31,
         data,
       };
       if (vErrors === null) {
@@ -11029,8 +11412,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema30.required,
-        parentSchema: schema30,
+        schema: schema31.required,
+        parentSchema: schema31,
         data,
       };
       if (vErrors === null) {
@@ -11041,7 +11424,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema30.properties, key0)) {
+      if (!func2.call(schema31.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -11049,7 +11432,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema30,
+          parentSchema: schema31,
           data,
         };
         if (vErrors === null) {
@@ -11071,7 +11454,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema30.properties.profileId,
+            parentSchema: schema31.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11089,7 +11472,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema30.properties.profileId,
+            parentSchema: schema31.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11106,8 +11489,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.profileId.type,
-          parentSchema: schema30.properties.profileId,
+          schema: schema31.properties.profileId.type,
+          parentSchema: schema31.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -11129,7 +11512,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema30.properties.amount,
+            parentSchema: schema31.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -11147,7 +11530,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema30.properties.amount,
+            parentSchema: schema31.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -11165,7 +11548,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema30.properties.amount,
+            parentSchema: schema31.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -11182,8 +11565,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema30.properties.amount.type,
-          parentSchema: schema30.properties.amount,
+          schema: schema31.properties.amount.type,
+          parentSchema: schema31.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -11205,7 +11588,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema30.properties.orderId,
+            parentSchema: schema31.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -11223,7 +11606,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema30.properties.orderId,
+            parentSchema: schema31.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -11241,7 +11624,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema30.properties.orderId,
+            parentSchema: schema31.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -11258,8 +11641,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.orderId.type,
-          parentSchema: schema30.properties.orderId,
+          schema: schema31.properties.orderId.type,
+          parentSchema: schema31.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -11279,8 +11662,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema30.properties.recurring.type,
-          parentSchema: schema30.properties.recurring,
+          schema: schema31.properties.recurring.type,
+          parentSchema: schema31.properties.recurring,
           data: data3,
         };
         if (vErrors === null) {
@@ -11300,8 +11683,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema30.properties.allowPartial.type,
-          parentSchema: schema30.properties.allowPartial,
+          schema: schema31.properties.allowPartial.type,
+          parentSchema: schema31.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -11321,8 +11704,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema30.properties.sendEmailReceipt.type,
-          parentSchema: schema30.properties.sendEmailReceipt,
+          schema: schema31.properties.sendEmailReceipt.type,
+          parentSchema: schema31.properties.sendEmailReceipt,
           data: data5,
         };
         if (vErrors === null) {
@@ -11342,8 +11725,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema30.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema30.properties.sendPaymentScheduledNotification,
+          schema: schema31.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema31.properties.sendPaymentScheduledNotification,
           data: data6,
         };
         if (vErrors === null) {
@@ -11365,7 +11748,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema30.properties.customAttributes,
+            parentSchema: schema31.properties.customAttributes,
             data: data7,
           };
           if (vErrors === null) {
@@ -11410,8 +11793,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema30.properties.customAttributes.propertyNames.not,
-              parentSchema: schema30.properties.customAttributes.propertyNames,
+              schema: schema31.properties.customAttributes.propertyNames.not,
+              parentSchema: schema31.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -11440,7 +11823,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema30.properties.customAttributes.propertyNames,
+                parentSchema: schema31.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -11460,8 +11843,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema30.properties.customAttributes.propertyNames,
-              parentSchema: schema30.properties.customAttributes,
+              schema: schema31.properties.customAttributes.propertyNames,
+              parentSchema: schema31.properties.customAttributes,
               data: data7,
             };
             if (vErrors === null) {
@@ -11487,7 +11870,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema30.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data8,
               };
               if (vErrors === null) {
@@ -11506,7 +11889,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema30.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data8,
               };
               if (vErrors === null) {
@@ -11524,8 +11907,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema30.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema30.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema31.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[0],
               data: data8,
             };
             if (vErrors === null) {
@@ -11549,7 +11932,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema30.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -11568,7 +11951,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema30.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -11587,7 +11970,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema30.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -11605,8 +11988,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema30.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema30.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema31.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data8,
               };
               if (vErrors === null) {
@@ -11628,8 +12011,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema30.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema30.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema31.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -11651,8 +12034,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema30.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema30.properties.customAttributes.additionalProperties,
+              schema: schema31.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema31.properties.customAttributes.additionalProperties,
               data: data8,
             };
             if (vErrors === null) {
@@ -11679,8 +12062,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema30.properties.customAttributes.type,
-          parentSchema: schema30.properties.customAttributes,
+          schema: schema31.properties.customAttributes.type,
+          parentSchema: schema31.properties.customAttributes,
           data: data7,
         };
         if (vErrors === null) {
@@ -11702,7 +12085,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema30.properties.fees,
+            parentSchema: schema31.properties.fees,
             data: data9,
           };
           if (vErrors === null) {
@@ -11723,8 +12106,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema30.properties.fees.items.required,
-                parentSchema: schema30.properties.fees.items,
+                schema: schema31.properties.fees.items.required,
+                parentSchema: schema31.properties.fees.items,
                 data: data10,
               };
               if (vErrors === null) {
@@ -11741,8 +12124,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema30.properties.fees.items.required,
-                parentSchema: schema30.properties.fees.items,
+                schema: schema31.properties.fees.items.required,
+                parentSchema: schema31.properties.fees.items,
                 data: data10,
               };
               if (vErrors === null) {
@@ -11761,7 +12144,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema30.properties.fees.items,
+                  parentSchema: schema31.properties.fees.items,
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -11783,7 +12166,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema30.properties.fees.items.properties.name,
+                    parentSchema: schema31.properties.fees.items.properties.name,
                     data: data11,
                   };
                   if (vErrors === null) {
@@ -11801,7 +12184,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema30.properties.fees.items.properties.name,
+                    parentSchema: schema31.properties.fees.items.properties.name,
                     data: data11,
                   };
                   if (vErrors === null) {
@@ -11819,7 +12202,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema30.properties.fees.items.properties.name,
+                    parentSchema: schema31.properties.fees.items.properties.name,
                     data: data11,
                   };
                   if (vErrors === null) {
@@ -11836,8 +12219,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema30.properties.fees.items.properties.name.type,
-                  parentSchema: schema30.properties.fees.items.properties.name,
+                  schema: schema31.properties.fees.items.properties.name.type,
+                  parentSchema: schema31.properties.fees.items.properties.name,
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -11859,7 +12242,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema30.properties.fees.items.properties.amount,
+                    parentSchema: schema31.properties.fees.items.properties.amount,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -11877,7 +12260,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema30.properties.fees.items.properties.amount,
+                    parentSchema: schema31.properties.fees.items.properties.amount,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -11895,7 +12278,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema30.properties.fees.items.properties.amount,
+                    parentSchema: schema31.properties.fees.items.properties.amount,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -11912,8 +12295,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema30.properties.fees.items.properties.amount.type,
-                  parentSchema: schema30.properties.fees.items.properties.amount,
+                  schema: schema31.properties.fees.items.properties.amount.type,
+                  parentSchema: schema31.properties.fees.items.properties.amount,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -11931,8 +12314,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema30.properties.fees.items.type,
-              parentSchema: schema30.properties.fees.items,
+              schema: schema31.properties.fees.items.type,
+              parentSchema: schema31.properties.fees.items,
               data: data10,
             };
             if (vErrors === null) {
@@ -11950,8 +12333,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema30.properties.fees.type,
-          parentSchema: schema30.properties.fees,
+          schema: schema31.properties.fees.type,
+          parentSchema: schema31.properties.fees,
           data: data9,
         };
         if (vErrors === null) {
@@ -11969,8 +12352,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema30.type,
-      parentSchema: schema30,
+      schema: schema31.type,
+      parentSchema: schema31,
       data,
     };
     if (vErrors === null) {
@@ -11980,11 +12363,11 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate30.errors = vErrors;
   return errors === 0;
 }
-export const s20 = validate30;
-const schema31 = {
+export const s21 = validate31;
+const schema32 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -11999,7 +12382,7 @@ const schema31 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12010,8 +12393,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema31.required,
-        parentSchema: schema31,
+        schema: schema32.required,
+        parentSchema: schema32,
         data,
       };
       if (vErrors === null) {
@@ -12028,8 +12411,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema31.required,
-        parentSchema: schema31,
+        schema: schema32.required,
+        parentSchema: schema32,
         data,
       };
       if (vErrors === null) {
@@ -12048,7 +12431,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema31,
+          parentSchema: schema32,
           data,
         };
         if (vErrors === null) {
@@ -12070,7 +12453,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema31.properties.name,
+            parentSchema: schema32.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -12088,7 +12471,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema31.properties.name,
+            parentSchema: schema32.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -12106,7 +12489,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema31.properties.name,
+            parentSchema: schema32.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -12123,8 +12506,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.name.type,
-          parentSchema: schema31.properties.name,
+          schema: schema32.properties.name.type,
+          parentSchema: schema32.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -12146,7 +12529,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema31.properties.amount,
+            parentSchema: schema32.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12164,7 +12547,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema31.properties.amount,
+            parentSchema: schema32.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12182,7 +12565,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema31.properties.amount,
+            parentSchema: schema32.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12199,8 +12582,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema31.properties.amount.type,
-          parentSchema: schema31.properties.amount,
+          schema: schema32.properties.amount.type,
+          parentSchema: schema32.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -12218,8 +12601,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema31.type,
-      parentSchema: schema31,
+      schema: schema32.type,
+      parentSchema: schema32,
       data,
     };
     if (vErrors === null) {
@@ -12229,11 +12612,11 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate30.errors = vErrors;
+  validate31.errors = vErrors;
   return errors === 0;
 }
-export const s21 = validate31;
-const schema32 = {
+export const s22 = validate32;
+const schema33 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -12266,7 +12649,7 @@ const schema32 = {
       'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12278,7 +12661,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema32,
+        parentSchema: schema33,
         data,
       };
       if (vErrors === null) {
@@ -12323,8 +12706,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema32.propertyNames.not,
-          parentSchema: schema32.propertyNames,
+          schema: schema33.propertyNames.not,
+          parentSchema: schema33.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -12353,7 +12736,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema32.propertyNames,
+            parentSchema: schema33.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -12373,8 +12756,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema32.propertyNames,
-          parentSchema: schema32,
+          schema: schema33.propertyNames,
+          parentSchema: schema33,
           data,
         };
         if (vErrors === null) {
@@ -12399,7 +12782,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema32.additionalProperties.anyOf[0],
+            parentSchema: schema33.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -12417,7 +12800,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema32.additionalProperties.anyOf[0],
+            parentSchema: schema33.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -12434,8 +12817,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.additionalProperties.anyOf[0].type,
-          parentSchema: schema32.additionalProperties.anyOf[0],
+          schema: schema33.additionalProperties.anyOf[0].type,
+          parentSchema: schema33.additionalProperties.anyOf[0],
           data: data0,
         };
         if (vErrors === null) {
@@ -12458,7 +12841,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '<=', limit: 1000000000000000 },
               message: 'must be <= 1000000000000000',
               schema: 1000000000000000,
-              parentSchema: schema32.additionalProperties.anyOf[1],
+              parentSchema: schema33.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -12476,7 +12859,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '>=', limit: -1000000000000000 },
               message: 'must be >= -1000000000000000',
               schema: -1000000000000000,
-              parentSchema: schema32.additionalProperties.anyOf[1],
+              parentSchema: schema33.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -12494,7 +12877,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               params: {},
               message: 'must pass "maxDecimals" keyword validation',
               schema: 6,
-              parentSchema: schema32.additionalProperties.anyOf[1],
+              parentSchema: schema33.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -12511,8 +12894,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'type',
             params: { type: 'number' },
             message: 'must be number',
-            schema: schema32.additionalProperties.anyOf[1].type,
-            parentSchema: schema32.additionalProperties.anyOf[1],
+            schema: schema33.additionalProperties.anyOf[1].type,
+            parentSchema: schema33.additionalProperties.anyOf[1],
             data: data0,
           };
           if (vErrors === null) {
@@ -12533,8 +12916,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema32.additionalProperties.anyOf[2].type,
-              parentSchema: schema32.additionalProperties.anyOf[2],
+              schema: schema33.additionalProperties.anyOf[2].type,
+              parentSchema: schema33.additionalProperties.anyOf[2],
               data: data0,
             };
             if (vErrors === null) {
@@ -12555,8 +12938,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'anyOf',
           params: {},
           message: 'must match a schema in anyOf',
-          schema: schema32.additionalProperties.anyOf,
-          parentSchema: schema32.additionalProperties,
+          schema: schema33.additionalProperties.anyOf,
+          parentSchema: schema33.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -12583,8 +12966,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema32.type,
-      parentSchema: schema32,
+      schema: schema33.type,
+      parentSchema: schema33,
       data,
     };
     if (vErrors === null) {
@@ -12594,11 +12977,11 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate31.errors = vErrors;
+  validate32.errors = vErrors;
   return errors === 0;
 }
-export const s22 = validate32;
-const schema33 = {
+export const s23 = validate33;
+const schema34 = {
   type: 'object',
   additionalProperties: false,
   required: ['line1', 'city', 'state', 'postalCode', 'country'],
@@ -12645,7 +13028,7 @@ const schema33 = {
     },
   },
 };
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12656,8 +13039,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'line1' },
         message: "must have required property '" + 'line1' + "'",
-        schema: schema33.required,
-        parentSchema: schema33,
+        schema: schema34.required,
+        parentSchema: schema34,
         data,
       };
       if (vErrors === null) {
@@ -12674,8 +13057,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'city' },
         message: "must have required property '" + 'city' + "'",
-        schema: schema33.required,
-        parentSchema: schema33,
+        schema: schema34.required,
+        parentSchema: schema34,
         data,
       };
       if (vErrors === null) {
@@ -12692,8 +13075,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'state' },
         message: "must have required property '" + 'state' + "'",
-        schema: schema33.required,
-        parentSchema: schema33,
+        schema: schema34.required,
+        parentSchema: schema34,
         data,
       };
       if (vErrors === null) {
@@ -12710,8 +13093,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'postalCode' },
         message: "must have required property '" + 'postalCode' + "'",
-        schema: schema33.required,
-        parentSchema: schema33,
+        schema: schema34.required,
+        parentSchema: schema34,
         data,
       };
       if (vErrors === null) {
@@ -12728,8 +13111,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'country' },
         message: "must have required property '" + 'country' + "'",
-        schema: schema33.required,
-        parentSchema: schema33,
+        schema: schema34.required,
+        parentSchema: schema34,
         data,
       };
       if (vErrors === null) {
@@ -12755,7 +13138,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema33,
+          parentSchema: schema34,
           data,
         };
         if (vErrors === null) {
@@ -12777,7 +13160,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema33.properties.line1,
+            parentSchema: schema34.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -12795,7 +13178,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema33.properties.line1,
+            parentSchema: schema34.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -12813,7 +13196,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema33.properties.line1,
+            parentSchema: schema34.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -12830,8 +13213,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.line1.type,
-          parentSchema: schema33.properties.line1,
+          schema: schema34.properties.line1.type,
+          parentSchema: schema34.properties.line1,
           data: data0,
         };
         if (vErrors === null) {
@@ -12853,7 +13236,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema33.properties.line2,
+            parentSchema: schema34.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -12871,7 +13254,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema33.properties.line2,
+            parentSchema: schema34.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -12889,7 +13272,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema33.properties.line2,
+            parentSchema: schema34.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -12906,8 +13289,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.line2.type,
-          parentSchema: schema33.properties.line2,
+          schema: schema34.properties.line2.type,
+          parentSchema: schema34.properties.line2,
           data: data1,
         };
         if (vErrors === null) {
@@ -12929,7 +13312,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 60 },
             message: 'must NOT have more than 60 characters',
             schema: 60,
-            parentSchema: schema33.properties.city,
+            parentSchema: schema34.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -12947,7 +13330,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema33.properties.city,
+            parentSchema: schema34.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -12965,7 +13348,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema33.properties.city,
+            parentSchema: schema34.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -12982,8 +13365,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.city.type,
-          parentSchema: schema33.properties.city,
+          schema: schema34.properties.city.type,
+          parentSchema: schema34.properties.city,
           data: data2,
         };
         if (vErrors === null) {
@@ -13005,7 +13388,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema33.properties.state,
+            parentSchema: schema34.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -13023,7 +13406,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema33.properties.state,
+            parentSchema: schema34.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -13041,7 +13424,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema33.properties.state,
+            parentSchema: schema34.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -13058,8 +13441,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.state.type,
-          parentSchema: schema33.properties.state,
+          schema: schema34.properties.state.type,
+          parentSchema: schema34.properties.state,
           data: data3,
         };
         if (vErrors === null) {
@@ -13081,7 +13464,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 characters',
             schema: 20,
-            parentSchema: schema33.properties.postalCode,
+            parentSchema: schema34.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -13099,7 +13482,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema33.properties.postalCode,
+            parentSchema: schema34.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -13117,7 +13500,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema33.properties.postalCode,
+            parentSchema: schema34.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -13134,8 +13517,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.postalCode.type,
-          parentSchema: schema33.properties.postalCode,
+          schema: schema34.properties.postalCode.type,
+          parentSchema: schema34.properties.postalCode,
           data: data4,
         };
         if (vErrors === null) {
@@ -13157,7 +13540,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Z]{2}$' },
             message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
             schema: '^[A-Z]{2}$',
-            parentSchema: schema33.properties.country,
+            parentSchema: schema34.properties.country,
             data: data5,
           };
           if (vErrors === null) {
@@ -13174,8 +13557,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.country.type,
-          parentSchema: schema33.properties.country,
+          schema: schema34.properties.country.type,
+          parentSchema: schema34.properties.country,
           data: data5,
         };
         if (vErrors === null) {
@@ -13193,8 +13576,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema33.type,
-      parentSchema: schema33,
+      schema: schema34.type,
+      parentSchema: schema34,
       data,
     };
     if (vErrors === null) {
@@ -13204,11 +13587,11 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-export const s23 = validate33;
-const schema34 = {
+export const s24 = validate34;
+const schema35 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -13239,7 +13622,7 @@ const schema34 = {
     description: 'must not contain control characters',
   },
 };
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13251,7 +13634,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema34,
+        parentSchema: schema35,
         data,
       };
       if (vErrors === null) {
@@ -13296,8 +13679,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema34.propertyNames.not,
-          parentSchema: schema34.propertyNames,
+          schema: schema35.propertyNames.not,
+          parentSchema: schema35.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -13326,7 +13709,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema34.propertyNames,
+            parentSchema: schema35.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -13346,8 +13729,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema34.propertyNames,
-          parentSchema: schema34,
+          schema: schema35.propertyNames,
+          parentSchema: schema35,
           data,
         };
         if (vErrors === null) {
@@ -13369,7 +13752,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema34.additionalProperties,
+            parentSchema: schema35.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -13387,7 +13770,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema34.additionalProperties,
+            parentSchema: schema35.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -13405,7 +13788,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema34.additionalProperties,
+            parentSchema: schema35.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -13422,8 +13805,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.additionalProperties.type,
-          parentSchema: schema34.additionalProperties,
+          schema: schema35.additionalProperties.type,
+          parentSchema: schema35.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -13441,8 +13824,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema34.type,
-      parentSchema: schema34,
+      schema: schema35.type,
+      parentSchema: schema35,
       data,
     };
     if (vErrors === null) {
@@ -13452,7 +13835,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
 
@@ -13607,8 +13990,10 @@ export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.Refund
   { optional: false, validate: s17 },
   s0,
 );
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s18);
+export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s18;
+export const validateAccountType: CompiledValidate = s19;
 export const validateCardMethod: CompiledValidate = s10;
 export const validateCheckingMethod: CompiledValidate = s11;

@@ -47,6 +47,10 @@ export const keys = {
     pk: `DUP#${merchantId}#${methodId}#${amountCents}`,
     sk: orderId === undefined ? 'DUP' : `DUP#ORDER#${orderId}`,
   }),
+  /** An event, written with the change it announces; by merchant and time on GSI1 (`merchantEvents`). */
+  event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
+  /** GSI1 partition of a merchant's events; sort key `<createdAt>#<eventId>` (newest first when read backward). */
+  merchantEvents: (merchantId: string) => `EVENTS#${merchantId}`,
   /** Outbox: one item per e-mail to send, written with the change that causes it. */
   outbox: (outboxId: string) => ({ pk: `OUTBOX#${outboxId}`, sk: 'OUTBOX' }),
   /**

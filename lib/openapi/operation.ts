@@ -26,6 +26,11 @@ export const TAGS: Record<string, { name: string; description: string }> = {
     name: 'Processing',
     description: 'Processing groups now instead of at their scheduled hour (non-production, test MIDs).',
   },
+  events: {
+    name: 'Events',
+    description:
+      'What changed, newest first: every event the service announces, also sent to webhook endpoints.',
+  },
 };
 
 export function tagOf(route: Route): string {

@@ -150,6 +150,10 @@ beforeAll(async () => {
     PayorID: payor.payorId,
     PaymentMethodID: payor.defaultPaymentMethodId,
     TransactionID: await sale(30),
+    // The group's first event: its group.created.
+    EventID: (
+      await made<{ items: { id: string }[] }>('GET', `${v1}/events?objectId=${group.paymentGroupId}`)
+    ).items.at(-1)!.id,
     customerAccountId,
     newCustomerAccountId: `cust-${randomUUID().slice(0, 8)}`,
   };

@@ -1,0 +1,59 @@
+/**
+ * The merchant's events as the API shows them: one by id, or a page of the list (newest first)
+ * continued with opaque page tokens (docs/decisions.md "Events and webhooks").
+ */
+import type { EventPageView, EventView, ListEventsQuery } from '#contract/schemas/events';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#contract/limits';
+import type { ServiceEvent } from '#domain/events';
+import { BadRequestError, NotFoundError } from '#shared/errors';
+import { eventStore } from '#store/events';
+import { decodePageToken, encodePageToken } from '#store/paging';
+
+export const eventView = (e: ServiceEvent): EventView => ({
+  id: e.id,
+  type: e.type,
+  createdAt: e.createdAt,
+  merchantId: e.merchantId,
+  objectId: e.objectId,
+  sequence: e.sequence,
+  data: e.data as EventView['data'],
+});
+
+export async function getEvent(eventId: string, merchantId: string): Promise<EventView> {
+  const event = await eventStore().get(eventId, merchantId);
+  if (!event) throw new NotFoundError(`event ${eventId} not found`);
+  return eventView(event);
+}
+
+/** A page token names the last event of the page before (and the filters it was made with). */
+const scopeOf = (merchantId: string, q: ListEventsQuery) =>
+  `events\n${merchantId}\n${q.type ?? ''}\n${q.objectId ?? ''}\n${q.since ?? ''}`;
+
+export async function listEvents(merchantId: string, q: ListEventsQuery): Promise<EventPageView> {
+  const pageSize = q.pageSize === undefined ? DEFAULT_PAGE_SIZE : Number(q.pageSize);
+  if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE))
+    throw new BadRequestError(`pageSize must be an integer 1-${MAX_PAGE_SIZE} (got ${q.pageSize})`);
+  let start: Record<string, unknown> | undefined;
+  if (q.pageToken !== undefined) {
+    const cursor = decodePageToken(q.pageToken, scopeOf(merchantId, q));
+    if (!cursor) throw new BadRequestError('pageToken is not a token of this list (filters included)');
+    const [createdAt, id] = cursor.after.split('|');
+    start = { pk: `EVENT#${id}`, sk: 'EVENT', gsi1pk: `EVENTS#${merchantId}`, gsi1sk: `${createdAt}#${id}` };
+  }
+  const filter = { type: q.type, objectId: q.objectId, since: q.since };
+  const { events, next } = await eventStore().page(merchantId, filter, pageSize, start);
+  const last = events[events.length - 1];
+  return {
+    meta: {
+      pageSize,
+      ...(next &&
+        last && {
+          nextPageToken: encodePageToken(
+            { after: `${last.createdAt}|${last.id}`, offset: 0, total: 0, pageSize },
+            scopeOf(merchantId, q),
+          ),
+        }),
+    },
+    items: events.map(eventView),
+  };
+}

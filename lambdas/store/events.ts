@@ -1,0 +1,151 @@
+/**
+ * Events in DynamoDB (docs/decisions.md "Events and webhooks"). An event item is written by the
+ * transaction of the change it announces (`eventPut`), with the object's `eventSeq` moved on in the
+ * same transaction (`sequenced`), so an event exists exactly when its change does and an object's
+ * sequence has no gap. Events are listed per merchant, newest first, on GSI1 (`EVENTS#<mid>` /
+ * `<createdAt>#<eventId>`), and expire by TTL after EVENT_RETENTION_DAYS. The table's stream
+ * hands each new event to the webhook fan-out.
+ */
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { EventType } from '#contract/events';
+import { eventExpiry, type ServiceEvent } from '#domain/events';
+import { keys } from '#shared/keys';
+import { containerStore, strip, type Item } from './items';
+
+export const eventItem = (event: ServiceEvent): Item => ({
+  ...keys.event(event.id),
+  entity: 'event',
+  gsi1pk: keys.merchantEvents(event.merchantId),
+  gsi1sk: `${event.createdAt}#${event.id}`,
+  expiresAt: eventExpiry(event.createdAt),
+  ...event,
+});
+
+/** The transaction item that writes an event once. */
+export const eventPut = (tableName: string, event: ServiceEvent) => ({
+  Put: { TableName: tableName, Item: eventItem(event), ConditionExpression: 'attribute_not_exists(pk)' },
+});
+
+/**
+ * The condition and update of an object's event count for a change that announces one event: the
+ * object must still have had `seen` events (absent is 0), and has `seen + 1` after. Merge the
+ * parts into the object's own Update (or Put: write `eventSeq: seen + 1` in the item).
+ */
+export function sequenced(seen: number | undefined): {
+  condition: string;
+  set: string;
+  values: Record<string, number>;
+} {
+  const n = seen ?? 0;
+  return {
+    condition: n === 0 ? 'attribute_not_exists(eventSeq)' : 'eventSeq = :seenSeq',
+    set: 'eventSeq = :nextSeq',
+    values: { ...(n !== 0 && { ':seenSeq': n }), ':nextSeq': n + 1 },
+  };
+}
+
+export interface EventFilter {
+  type?: EventType;
+  objectId?: string;
+  /** Only events created at or after this time (ISO-8601). */
+  since?: string;
+}
+
+export interface EventPage {
+  events: ServiceEvent[];
+  /** The GSI1 key to continue after, absent on the last page. */
+  next?: Record<string, unknown>;
+}
+
+export interface EventStore {
+  /** The event if it exists and is the merchant's. */
+  get(eventId: string, merchantId: string): Promise<ServiceEvent | undefined>;
+  /** Up to `limit` of the merchant's events, newest first, after `start` (a page's `next`). */
+  page(
+    merchantId: string,
+    filter: EventFilter,
+    limit: number,
+    start?: Record<string, unknown>,
+  ): Promise<EventPage>;
+}
+
+/** Reads at most this many items per Query while filling a filtered page. */
+const READ_LIMIT = 500;
+
+export class DynamoEventStore implements EventStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(eventId: string, merchantId: string): Promise<ServiceEvent | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.event(eventId) }),
+    );
+    return Item?.entity === 'event' && Item.merchantId === merchantId ? strip<ServiceEvent>(Item) : undefined;
+  }
+
+  async page(
+    merchantId: string,
+    filter: EventFilter,
+    limit: number,
+    start?: Record<string, unknown>,
+  ): Promise<EventPage> {
+    const filters: string[] = [];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':m': keys.merchantEvents(merchantId) };
+    let keyCondition = 'gsi1pk = :m';
+    if (filter.since !== undefined) {
+      keyCondition += ' AND gsi1sk >= :since';
+      values[':since'] = filter.since;
+    }
+    if (filter.type !== undefined) {
+      filters.push('#type = :type');
+      names['#type'] = 'type';
+      values[':type'] = filter.type;
+    }
+    if (filter.objectId !== undefined) {
+      filters.push('objectId = :o');
+      values[':o'] = filter.objectId;
+    }
+    const events: ServiceEvent[] = [];
+    let ExclusiveStartKey = start;
+    // A filter can leave reads empty: read on until the page is full or the range ends.
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'gsi1',
+          KeyConditionExpression: keyCondition,
+          ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
+          ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+          ExpressionAttributeValues: values,
+          ScanIndexForward: false,
+          Limit: filters.length > 0 ? READ_LIMIT : limit - events.length,
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        if (events.length === limit) break;
+        events.push(strip<ServiceEvent>(item));
+      }
+      ExclusiveStartKey = out.LastEvaluatedKey;
+      if (events.length === limit && (out.Items?.length ?? 0) > 0) {
+        // Full: continue after the last event taken (not after the read, which may reach further).
+        const last = events[events.length - 1]!;
+        return { events, next: lastKey(last) };
+      }
+    } while (ExclusiveStartKey);
+    return { events };
+  }
+}
+
+/** The GSI1 position of an event (a page token continues after it). */
+const lastKey = (e: ServiceEvent) => ({
+  ...keys.event(e.id),
+  gsi1pk: keys.merchantEvents(e.merchantId),
+  gsi1sk: `${e.createdAt}#${e.id}`,
+});
+
+/** The container's store, on the configured table (made on first use). */
+export const eventStore: () => EventStore = /* @__PURE__ */ containerStore(DynamoEventStore);
