@@ -32,10 +32,12 @@ export interface Group {
   dateCreated: string;
   lastUpdated: string;
   /**
-   * Counts the settings changes (update group): each is written on the condition that the
-   * revision is still the one read, so two concurrent updates never lose one another. Absent: 0.
+   * The number of events announced for the group (the last one's sequence; absent: none). Every
+   * change that announces one (settings, delete, processing, processed, void-or-refund done) holds
+   * only if it is still the number read, so concurrent updates never lose one another and the
+   * group's events have no gap (store/events.ts).
    */
-  revision?: number;
+  eventSeq?: number;
   /** Set by the claim that moves the group to processing, and by each re-drive (a new attempt). */
   executionName?: string;
   processingAttempt?: number;
@@ -94,6 +96,12 @@ export interface Payment {
   /** The sale that charged it (or the Failed answer), once processed. */
   authResponse: AuthResponse | null;
   voidOrRefundResponses?: VoidOrRefundResponse[];
+  /**
+   * The number of events announced for the payment (absent: none; one created with its group is
+   * announced by the group's `group.created`). Each change that announces one holds only if it
+   * is still the number read.
+   */
+  eventSeq?: number;
 }
 
 /** `2026-11-21T09`: the UTC hour a group is processed in; sorts chronologically. */
@@ -181,7 +189,7 @@ export function updatedGroup(group: Group, input: UpdateGroupInput, now: Date): 
     surchargeCompliance: input.surchargeCompliance ?? group.surchargeCompliance,
     allowPartial: input.allowPartial ?? group.allowPartial,
     lastUpdated: now.toISOString(),
-    revision: (group.revision ?? 0) + 1,
+    eventSeq: (group.eventSeq ?? 0) + 1,
   };
   const rescheduled = next.scheduleDate !== group.scheduleDate || next.scheduleHour !== group.scheduleHour;
   if (rescheduled) assertSlotNotPast(next.scheduleDate, next.scheduleHour, now);

@@ -52,6 +52,8 @@ export interface Payor {
    * adds one, and a payor update holds only at the revision it read. Absent: 0.
    */
   revision?: number;
+  /** The number of events announced for the payor (absent: none); moves with its revision. */
+  eventSeq?: number;
 }
 
 export interface SavedMethod {
@@ -70,6 +72,11 @@ export interface SavedMethod {
   lastUpdated: string;
   /** Counts the method's updates; one holds only at the revision it read. Absent: 0. */
   revision?: number;
+  /**
+   * The number of events announced for the method (absent: none; a payor's first method is
+   * announced by its `payor.created`); moves with its revision.
+   */
+  eventSeq?: number;
 }
 
 // Pure: a bundle that never parses a method (the batch functions) drops these validators.
@@ -139,6 +146,7 @@ export function updatedMethod(method: SavedMethod, input: UpdateMethodInput, now
     customerData: input.customerData ?? method.customerData,
     lastUpdated: now.toISOString(),
     revision: (method.revision ?? 0) + 1,
+    eventSeq: (method.eventSeq ?? 0) + 1,
   };
   if (touchesExpiry) assertNotExpired(next.expiryMonth!, next.expiryYear!, now);
   return next;
