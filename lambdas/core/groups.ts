@@ -5,11 +5,10 @@
  */
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
 import type { CreateGroupInput, UpdateGroupInput } from '#contract/schemas/groups';
-import type { EventType } from '#contract/events';
-import { newEvent, nextSequence, type ServiceEvent } from '#domain/events';
+import { nextSequence } from '#domain/events';
 import {
   assertPaymentsEditable,
-  groupView,
+  groupEvent,
   newGroupWithPayments,
   updatedGroup,
   type Group,
@@ -124,22 +123,6 @@ async function createOnce(
 export function sweepAbandonedCreates(now: Date, deadline?: number): Promise<string[]> {
   return groupStore().sweepAbandonedCreates(now, deadline);
 }
-
-/**
- * The event announcing `type` of a group as it is after the change (its `eventSeq` already the
- * event's sequence): the group as GET shows it.
- */
-export const groupEvent = (type: EventType, group: Group, now: Date): ServiceEvent =>
-  newEvent(
-    {
-      type,
-      merchantId: group.merchantId,
-      objectId: group.paymentGroupId,
-      sequence: group.eventSeq ?? 1,
-      data: groupView(group),
-    },
-    now,
-  );
 
 /**
  * Changes the fields present, announced by `group.updated`. A processing or processed group is

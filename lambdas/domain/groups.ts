@@ -10,6 +10,8 @@ import type {
   PaymentView,
   UpdatePaymentInput,
 } from '#contract/schemas/payments';
+import type { EventType } from '#contract/events';
+import { newEvent, type ServiceEvent } from './events';
 import { fromCents, toCents, type Cents } from './money';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
 import { summaryView, type AuthResponse, type ProcessingSummary } from './processing';
@@ -282,6 +284,22 @@ export const groupView = (g: Group): GroupView => ({
     },
   }),
 });
+
+/**
+ * The event announcing `type` of a group as it is after the change (its `eventSeq` already the
+ * event's sequence): the group as GET shows it.
+ */
+export const groupEvent = (type: EventType, group: Group, now: Date): ServiceEvent<GroupView> =>
+  newEvent(
+    {
+      type,
+      merchantId: group.merchantId,
+      objectId: group.paymentGroupId,
+      sequence: group.eventSeq ?? 1,
+      data: groupView(group),
+    },
+    now,
+  );
 
 export const paymentView = (p: Payment): PaymentView => ({
   paymentId: p.paymentId,

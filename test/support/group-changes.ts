@@ -3,9 +3,8 @@
  * processing: each reads the group, then writes the change with the event announcing it, as
  * core/groups.ts does (without its retries: a refused write answers false).
  */
-import { groupEvent } from '#core/groups';
 import { nextSequence } from '#domain/events';
-import type { Group } from '#domain/groups';
+import { groupEvent, type Group } from '#domain/groups';
 import type { GroupStore } from '#store/groups';
 
 /** Soft-deletes the group as it is now; false when it is not pending. */
