@@ -322,6 +322,36 @@ export const paymentView = (p: Payment): PaymentView => ({
   ...(p.voidOrRefundResponses !== undefined && { voidOrRefundResponses: p.voidOrRefundResponses }),
 });
 
+/**
+ * The event announcing `type` of a payment as it is after the change (its `eventSeq` already the
+ * event's sequence): the payment as GET shows it.
+ */
+export const paymentEvent = (type: EventType, payment: Payment, now: Date): ServiceEvent<PaymentView> =>
+  newEvent(
+    {
+      type,
+      merchantId: payment.merchantId,
+      objectId: payment.paymentId,
+      sequence: payment.eventSeq ?? 1,
+      data: paymentView(payment),
+    },
+    now,
+  );
+
+/** The event type of a payment's answer: approved (whole or partial), declined, or failed (no answer). */
+export function answerEventType(auth: AuthResponse): EventType {
+  if (auth.status === 'Approved') return 'payment.approved';
+  return auth.status === 'Failed' ? 'payment.failed' : 'payment.declined';
+}
+
+/** The event a reversal recorded on a payment announces: a void done, a refund completed; else none. */
+export function reversalEventType(
+  response: VoidOrRefundResponse,
+): 'payment.voided' | 'payment.refunded' | undefined {
+  if (response.type === 'Void') return response.status === 'Voided' ? 'payment.voided' : undefined;
+  return response.status === 'Completed' ? 'payment.refunded' : undefined;
+}
+
 /** List filters of both group lists (validated query parameters). */
 export interface GroupFilter {
   date?: string;

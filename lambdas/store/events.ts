@@ -38,14 +38,18 @@ export const eventPut = (tableName: string, event: ServiceEvent) => ({
  */
 export function sequenced(seen: number | undefined): {
   condition: string;
+  /** The condition's values (a Put writes `eventSeq` in its item and needs only these). */
+  conditionValues: Record<string, number>;
   set: string;
   values: Record<string, number>;
 } {
   const n = seen ?? 0;
+  const conditionValues: Record<string, number> = n === 0 ? {} : { ':seenSeq': n };
   return {
     condition: n === 0 ? 'attribute_not_exists(eventSeq)' : 'eventSeq = :seenSeq',
+    conditionValues,
     set: 'eventSeq = :nextSeq',
-    values: { ...(n !== 0 && { ':seenSeq': n }), ':nextSeq': n + 1 },
+    values: { ...conditionValues, ':nextSeq': n + 1 },
   };
 }
 
