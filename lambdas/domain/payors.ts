@@ -4,7 +4,9 @@
  * payor (`defaultPaymentMethodId`), so "exactly one default" holds by construction, under any
  * concurrency; `isDefault` is derived.
  */
+import type { EventType } from '#contract/events';
 import { BadRequestError } from '#shared/errors';
+import { newEvent, type ServiceEvent } from './events';
 import {
   type CardMethodInput,
   type CheckingMethodInput,
@@ -188,6 +190,42 @@ export const payorView = (p: Payor, methods: SavedMethod[]): PayorView => ({
   dateCreated: p.dateCreated,
   lastUpdated: p.lastUpdated,
 });
+
+/** The event announcing `type` of a payor as it is after the change (its `eventSeq` the event's sequence). */
+export const payorEvent = (
+  type: EventType,
+  payor: Payor,
+  methods: SavedMethod[],
+  now: Date,
+): ServiceEvent<PayorView> =>
+  newEvent(
+    {
+      type,
+      merchantId: payor.merchantId,
+      objectId: payor.payorId,
+      sequence: payor.eventSeq ?? 1,
+      data: payorView(payor, methods),
+    },
+    now,
+  );
+
+/** The event announcing `type` of a saved method as it is after the change. */
+export const methodEvent = (
+  type: EventType,
+  method: SavedMethod,
+  defaultId: string,
+  now: Date,
+): ServiceEvent<SavedMethodView> =>
+  newEvent(
+    {
+      type,
+      merchantId: method.merchantId,
+      objectId: method.savedPaymentMethodId,
+      sequence: method.eventSeq ?? 1,
+      data: methodView(method, defaultId),
+    },
+    now,
+  );
 
 /** `{payorId}/{savedPaymentMethodId}` */
 export function parseProfileId(profileId: string): { payorId: string; savedPaymentMethodId: string } {
