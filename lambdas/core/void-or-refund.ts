@@ -28,6 +28,7 @@ import { config } from '#shared/config';
 import { BadRequestError, ServiceError, ServiceUnavailableError } from '#shared/errors';
 import { logger } from '#shared/logger';
 import { withOptimisticRetry } from '#shared/retry';
+import { groupStore } from '#store/groups';
 import { paymentStore } from '#store/payments';
 import { transactionStore } from '#store/transactions';
 import { refundResponse } from './scheduled-refunds';
@@ -240,6 +241,8 @@ export async function voidOrRefundGroup(
         })
       : reversePayment(payment, merchantId, clock()),
   );
+  // Announced once the request is done (each payment's reversal is announced on its own).
+  await groupStore().announceVoidOrRefund(groupId, clock());
   return { group, outcomes };
 }
 

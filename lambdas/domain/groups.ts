@@ -53,6 +53,8 @@ export interface Group {
   receiptsQueuedAt?: string;
   /** Set when processing completes. */
   processingSummary?: ProcessingSummary;
+  /** When a void-or-refund request of the group last finished (announced then). */
+  lastReversedAt?: string;
   /** The latest background void-or-refund (more than 1,000 payments). */
   voidOrRefundSummary?: VoidOrRefundSummary;
 }

@@ -8,13 +8,24 @@ import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dyn
 import { keys } from '#shared/keys';
 import type { ServiceEvent } from '#domain/events';
 import type { OutboxItem } from '#domain/notifications';
-import { slotOf, type Group, type GroupFilter, type Payment, type VoidOrRefundSummary } from '#domain/groups';
+import { nextSequence } from '#domain/events';
+import {
+  groupEvent,
+  slotOf,
+  type Group,
+  type GroupFilter,
+  type Payment,
+  type VoidOrRefundSummary,
+} from '#domain/groups';
 import { CREATING, createWrittenAhead, discardCreate, sweepAbandonedCreates } from './group-create';
 import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
 import { announcedUpdate, eventPut, writeAnnounced } from './events';
 import { outboxPut } from './outbox';
 import { readPage, type Page } from './paging';
 import { paymentItem } from './payments';
+
+/** Lost races (a change announced between read and write) before an announcement gives up. */
+const ANNOUNCE_ATTEMPTS = 5;
 
 /** One transaction holds at most 100 items: the group, its event, its payments and their outbox items. */
 export const MAX_TRANSACTION_ITEMS = 100;
@@ -65,6 +76,8 @@ export interface GroupStore {
     summary: VoidOrRefundSummary,
     expected: number | undefined,
   ): Promise<boolean>;
+  /** A request's void-or-refund of the group is done: announced by `group.void_or_refund_completed`. */
+  announceVoidOrRefund(groupId: string, now: Date): Promise<void>;
 }
 
 /**
@@ -201,6 +214,7 @@ export class DynamoGroupStore implements GroupStore {
     summary: VoidOrRefundSummary,
     expected: number | undefined,
   ): Promise<boolean> {
+    if (summary.status === 'done') return this.putFinalSummary(groupId, summary, expected);
     try {
       await this.db.send(
         new UpdateCommand({
@@ -219,6 +233,58 @@ export class DynamoGroupStore implements GroupStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  /**
+   * A background run's final summary, announced by `group.void_or_refund_completed` in the same
+   * transaction (read first for the group's event count; a change announced meanwhile is read again).
+   */
+  private async putFinalSummary(
+    groupId: string,
+    summary: VoidOrRefundSummary,
+    expected: number | undefined,
+  ): Promise<boolean> {
+    for (let i = 0; i < ANNOUNCE_ATTEMPTS; i++) {
+      const group = await this.getGroup(groupId);
+      const current = group?.voidOrRefundSummary;
+      if (!group || current?.generation !== expected || current?.status === 'done') return false;
+      const done: Group = { ...group, voidOrRefundSummary: summary, eventSeq: nextSequence(group.eventSeq) };
+      const written = await writeAnnounced(
+        this.db,
+        announcedUpdate(
+          this.tableName,
+          {
+            Key: keys.group(groupId),
+            set: 'voidOrRefundSummary = :s',
+            condition: 'voidOrRefundSummary.generation = :g',
+            values: { ':s': summary, ':g': expected },
+          },
+          group.eventSeq,
+          groupEvent('group.void_or_refund_completed', done, new Date()),
+        ),
+      );
+      if (written) return true;
+    }
+    return false;
+  }
+
+  async announceVoidOrRefund(groupId: string, now: Date): Promise<void> {
+    for (let i = 0; i < ANNOUNCE_ATTEMPTS; i++) {
+      const group = await this.getGroup(groupId);
+      if (!group) return;
+      const announced: Group = { ...group, eventSeq: nextSequence(group.eventSeq) };
+      const written = await writeAnnounced(
+        this.db,
+        announcedUpdate(
+          this.tableName,
+          { Key: keys.group(groupId), set: 'lastReversedAt = :now', values: { ':now': now.toISOString() } },
+          group.eventSeq,
+          groupEvent('group.void_or_refund_completed', announced, now),
+        ),
+      );
+      if (written) return;
+    }
+    throw new Error(`group ${groupId}: its void-or-refund could not be announced (it kept changing)`);
   }
 
   /** A merchant's groups by slot (GSI1): one Query, filters on the key where they can be. */

@@ -9,7 +9,13 @@
  */
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
 import type { ServiceEvent } from '#domain/events';
-import type { Group, GroupFilter, Payment, VoidOrRefundSummary } from '#domain/groups';
+import {
+  groupEvent,
+  type Group,
+  type GroupFilter,
+  type Payment,
+  type VoidOrRefundSummary,
+} from '#domain/groups';
 import type { OutboxItem } from '#domain/notifications';
 import type { AuthResponse } from '#domain/processing';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
@@ -149,6 +155,14 @@ export class FakeGroupStore implements GroupStore {
     });
     this.table.events.push(copy(event));
     return true;
+  }
+
+  async announceVoidOrRefund(groupId: string, now: Date): Promise<void> {
+    const stored = this.table.groups.get(groupId);
+    if (!stored) return;
+    const announced: Group = { ...stored, eventSeq: (stored.eventSeq ?? 0) + 1 };
+    this.table.groups.set(groupId, announced);
+    this.table.events.push(copy(groupEvent('group.void_or_refund_completed', announced, now)));
   }
 
   async listGroups(merchantId: string, filter: GroupFilter): Promise<Group[]> {
