@@ -158,7 +158,7 @@ describe("a group's life", () => {
     ]);
   });
 
-  test('10 concurrent updates of one group (each loss means another's write, so 10 attempts are enough): 11 events, sequences without a gap, the last one showing the group as stored', async () => {
+  test('10 concurrent updates of one group (each loss means another write, so 10 attempts are enough): 11 events, sequences without a gap, the last one showing the group as stored', async () => {
     const { group } = await createGroup(
       groupInput({ servicePayId: MID, scheduleDate: day(2) }) as never,
       MERCHANT,
