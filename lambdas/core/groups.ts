@@ -5,8 +5,10 @@
  */
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
 import type { CreateGroupInput, UpdateGroupInput } from '#contract/schemas/groups';
+import { nextSequence } from '#domain/events';
 import {
   assertPaymentsEditable,
+  groupEvent,
   newGroupWithPayments,
   updatedGroup,
   type Group,
@@ -108,8 +110,10 @@ async function createOnce(
     (i) => `payments[${i}].profileId`,
   );
   const notices = await scheduledNotices(payments, group, merchant.name, profiles, now);
-  await groupStore().createGroup(group, payments, notices);
-  return { group, payments };
+  // The group is announced with the payments inside it (no payment.created each).
+  const announced: Group = { ...group, eventSeq: 1 };
+  await groupStore().createGroup(announced, payments, notices, groupEvent('group.created', announced, now));
+  return { group: announced, payments };
 }
 
 /**
@@ -121,11 +125,11 @@ export function sweepAbandonedCreates(now: Date, deadline?: number): Promise<str
 }
 
 /**
- * Changes the fields present. A processing or processed group is returned unchanged (the update
- * is ignored); a claim between read and write turns the update into that case. The write holds
- * only if no other update was written since the read (the group's revision), so concurrent
- * updates of different fields all take effect: the loser reads again and applies its fields to
- * the winner's group.
+ * Changes the fields present, announced by `group.updated`. A processing or processed group is
+ * returned unchanged (the update is ignored); a claim between read and write turns the update
+ * into that case. The write holds only if the group is as read (no change announced since, the
+ * same totals), so concurrent updates of different fields all take effect: the loser reads again
+ * and applies its fields to the winner's group.
  */
 export function updateGroup(
   groupId: string,
@@ -137,11 +141,15 @@ export function updateGroup(
     const group = await requireGroup(groupId, merchantId);
     const next = updatedGroup(group, input, now);
     if (!next) return group;
-    return groupStore().updateSettings(next);
+    const written = await groupStore().updateSettings(group, next, groupEvent('group.updated', next, now));
+    return written ? next : undefined;
   });
 }
 
-/** Cancels a pending group (soft delete); a deleted group stays deleted (no-op). */
+/**
+ * Cancels a pending group (soft delete), announced by `group.deleted`; a deleted group stays
+ * deleted (no-op, no event).
+ */
 export async function deleteGroup(groupId: string, merchantId: string, now: Date): Promise<void> {
   await withOptimisticRetry(async () => {
     const group = await requireGroup(groupId, merchantId);
@@ -154,6 +162,13 @@ export async function deleteGroup(groupId: string, merchantId: string, now: Date
         `payment group ${groupId} has already been processed; use void-or-refund instead`,
       );
     }
-    return (await groupStore().markDeleted(groupId, now)) || undefined;
+    const deleted: Group = {
+      ...group,
+      status: 'deleted',
+      lastUpdated: now.toISOString(),
+      eventSeq: nextSequence(group.eventSeq),
+    };
+    const event = groupEvent('group.deleted', deleted, now);
+    return (await groupStore().markDeleted(group, now, event)) || undefined;
   });
 }

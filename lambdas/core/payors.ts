@@ -5,7 +5,8 @@
  */
 import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
 import type { UpdateMethodInput, UpdatePayorInput } from '#contract/schemas/payors';
-import { updatedMethod, type Payor, type SavedMethod } from '#domain/payors';
+import { nextSequence } from '#domain/events';
+import { methodEvent, payorEvent, updatedMethod, type Payor, type SavedMethod } from '#domain/payors';
 import { BadRequestError, NotFoundError } from '#shared/errors';
 import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { methodStore, type MethodStore } from '#store/methods';
@@ -60,12 +61,14 @@ export const emailsOf = (payorIds: string[], merchantId: string): Promise<Map<st
  * Removes the payor, its saved methods and its customerAccountId, read again and retried when it
  * changed under us; 404 when absent or another merchant's.
  */
-export async function deletePayor(payorId: string, merchantId: string): Promise<void> {
+export async function deletePayor(payorId: string, merchantId: string, now = new Date()): Promise<void> {
   const store = payorStore();
-  await withOptimisticRetry(
-    async () => ((await store.delete(await requirePayor(payorId, merchantId, store))) ? true : undefined),
-    PAYOR,
-  );
+  await withOptimisticRetry(async () => {
+    const found = await requirePayor(payorId, merchantId, store);
+    const deleted: Payor = { ...found.payor, eventSeq: nextSequence(found.payor.eventSeq) };
+    const event = payorEvent('payor.deleted', deleted, found.methods, now);
+    return (await store.delete(found, event)) ? true : undefined;
+  }, PAYOR);
 }
 
 /** A new payor with its first method; 400 when its customerAccountId is taken. */
@@ -78,13 +81,19 @@ export async function savePayor(
     throw new DuplicateCustomerAccountIdError(payor.customerAccountId!);
 }
 
-/** False when the payor changed since read (retry); 400 when the new customerAccountId is taken. */
+/**
+ * The payor's new fields, announced by `payor.updated`. False when the payor changed since read
+ * (retry); 400 when the new customerAccountId is taken.
+ */
 export async function changePayor(
   previous: Payor,
   next: Payor,
+  methods: SavedMethod[],
   store: PayorStore = payorStore(),
 ): Promise<boolean> {
-  const outcome = await store.update(previous, next);
+  const announced: Payor = { ...next, eventSeq: nextSequence(previous.eventSeq) };
+  const event = payorEvent('payor.updated', announced, methods, new Date(next.lastUpdated));
+  const outcome = await store.update(previous, announced, event);
   if (outcome === 'duplicate-customer') throw new DuplicateCustomerAccountIdError(next.customerAccountId!);
   return outcome === 'ok';
 }
@@ -95,7 +104,15 @@ export async function addMethod(
   now: Date,
   store: MethodStore = methodStore(),
 ): Promise<void> {
-  const outcome = await store.addMethod(method, setAsDefault, now);
+  const created: SavedMethod = { ...method, eventSeq: 1 };
+  // Its default flag as this add leaves it: default when asked to be, otherwise not.
+  const event = methodEvent(
+    'payment_method.created',
+    created,
+    setAsDefault ? method.savedPaymentMethodId : '',
+    now,
+  );
+  const outcome = await store.addMethod(created, setAsDefault, now, event);
   if (outcome === 'payor-not-found') throw new PayorNotFoundError(method.payorId);
   if (outcome === 'limit-reached')
     throw new BadRequestError(`a payor can have at most ${MAX_METHODS_PER_PAYOR} saved payment methods`);
@@ -136,7 +153,9 @@ export async function updatePayor(
       email: input.email ?? payor.email,
       lastUpdated: now.toISOString(),
     };
-    return (await changePayor(payor, next, store)) ? { payor: next, methods } : undefined;
+    return (await changePayor(payor, next, methods, store))
+      ? { payor: { ...next, eventSeq: nextSequence(payor.eventSeq) }, methods }
+      : undefined;
   }, PAYOR);
 }
 
@@ -154,10 +173,12 @@ export async function updateMethod(
   store: MethodStore = methodStore(),
 ): Promise<SavedMethod> {
   return withOptimisticRetry(async () => {
-    const current = await store.findMethod(payorId, methodId, merchantId);
-    if (!current) throw new MethodNotFoundError(methodId);
-    const next = updatedMethod(current, input, now);
-    const outcome = await store.updateMethod(next, input.setAsDefault === true);
+    const found = await store.findWithDefault(payorId, methodId, merchantId);
+    if (!found) throw new MethodNotFoundError(methodId);
+    const next = updatedMethod(found.method, input, now);
+    const defaultId = input.setAsDefault === true ? methodId : found.defaultId;
+    const event = methodEvent('payment_method.updated', next, defaultId, now);
+    const outcome = await store.updateMethod(next, input.setAsDefault === true, event);
     if (outcome === 'method-not-found') throw new MethodNotFoundError(methodId);
     if (outcome === 'payor-not-found') throw new PayorNotFoundError(payorId);
     return outcome === 'ok' ? next : undefined;
@@ -172,9 +193,13 @@ export async function removeMethod(
   replacement: string | undefined,
   store: MethodStore = methodStore(),
 ): Promise<boolean> {
-  if (!methods.some((m) => m.savedPaymentMethodId === methodId)) throw new MethodNotFoundError(methodId);
+  const method = methods.find((m) => m.savedPaymentMethodId === methodId);
+  if (!method) throw new MethodNotFoundError(methodId);
   if (methods.length === 1) throw new BadRequestError(ONLY_METHOD);
-  const outcome = await store.deleteMethod(payor, methodId, replacement);
+  // The method as it was, its sequence moved on.
+  const deleted: SavedMethod = { ...method, eventSeq: nextSequence(method.eventSeq) };
+  const event = methodEvent('payment_method.deleted', deleted, payor.defaultPaymentMethodId, new Date());
+  const outcome = await store.deleteMethod(payor, method, replacement, event);
   if (outcome === 'method-not-found') throw new MethodNotFoundError(methodId);
   if (outcome === 'only-method') throw new BadRequestError(ONLY_METHOD);
   return outcome === 'ok';

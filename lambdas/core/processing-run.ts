@@ -41,7 +41,7 @@ export async function cutIntoRanges(
   return { ranges, fanOut: Math.min(processFanOut, MAX_FAN_OUT) };
 }
 
-/** processing → processed, with the outcome summary. */
+/** processing → processed, with the outcome summary, announced by `group.processed` (once). */
 export const completeGroup = (groupId: string, summary: ProcessingSummary): Promise<void> =>
   claimStore().complete(groupId, summary);
 

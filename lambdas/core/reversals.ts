@@ -57,7 +57,7 @@ export async function voidSale(merchantId: string, transactionId: string, now: D
     if (after.status === 'Voided') return after;
     throw new BadRequestError(`the processor refused the void: ${result.responseMessage}`);
   }
-  await store.markVoided(transactionId, result.processedAt);
+  await store.markVoided(transaction, result.processedAt);
   return (await requireTransaction(transactionId, merchantId)).transaction;
 }
 
@@ -132,11 +132,18 @@ export async function refundSale(
       processorTransactionId: reserved.txn.processorTransactionId!,
       amountCents: refund.amountCents,
     });
-    refund = await store.finishRefund(refund, {
-      status: result.approved ? 'Completed' : 'Failed',
-      responseCode: result.responseCode,
-      responseMessage: result.responseMessage,
-    });
+    // A refund of a sale of the transactions API is announced (refund.completed, refund.failed);
+    // one of a scheduled payment's sale is announced by its payment (payment.refunded).
+    const announceFor = reserved.txn.paymentId === undefined ? merchantId : undefined;
+    refund = await store.finishRefund(
+      refund,
+      {
+        status: result.approved ? 'Completed' : 'Failed',
+        responseCode: result.responseCode,
+        responseMessage: result.responseMessage,
+      },
+      announceFor,
+    );
   }
   return { refund, transaction: (await requireTransaction(transactionId, merchantId)).transaction };
 }

@@ -5,6 +5,7 @@
  * cut-off has passed. Scheduling them is core/void-or-refund.ts's part.
  */
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
+import { reversalEventType } from '#domain/groups';
 import { fromCents } from '#domain/money';
 import type { Refund, Transaction } from '#domain/transactions';
 import { paymentProcessor } from '#processor/index';
@@ -49,7 +50,7 @@ async function recordRefundOutcome(refund: Refund, now: Date): Promise<void> {
     const next = found
       ? recorded.map((r) => (same(r) ? { ...response, date: r.date } : r))
       : [...recorded, response];
-    return (await store.setReversals(current, next, now)) || undefined;
+    return (await store.setReversals(current, next, now, reversalEventType(response))) || undefined;
   });
 }
 

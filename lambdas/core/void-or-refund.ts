@@ -13,7 +13,7 @@
  */
 import { v5 as uuidv5 } from 'uuid';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
-import type { Group, Payment } from '#domain/groups';
+import { reversalEventType, type Group, type Payment } from '#domain/groups';
 import { fromCents } from '#domain/money';
 import {
   availableRefundCents,
@@ -28,6 +28,7 @@ import { config } from '#shared/config';
 import { BadRequestError, ServiceError, ServiceUnavailableError } from '#shared/errors';
 import { logger } from '#shared/logger';
 import { withOptimisticRetry } from '#shared/retry';
+import { groupStore } from '#store/groups';
 import { paymentStore } from '#store/payments';
 import { transactionStore } from '#store/transactions';
 import { refundResponse } from './scheduled-refunds';
@@ -164,7 +165,10 @@ async function recordReversal(payment: Payment, response: VoidOrRefundResponse, 
     if (recorded.some((r) => r.transactionId === response.transactionId && r.type === response.type)) {
       return true;
     }
-    return (await store.setReversals(current, [...recorded, response], now)) || undefined;
+    return (
+      (await store.setReversals(current, [...recorded, response], now, reversalEventType(response))) ||
+      undefined
+    );
   }).catch((error: unknown) => {
     // The reversal happened; only its record on the payment lost every race. A repeat of the
     // request finds the reversal by its derived id and records it then.
@@ -237,6 +241,8 @@ export async function voidOrRefundGroup(
         })
       : reversePayment(payment, merchantId, clock()),
   );
+  // Announced once the request is done (each payment's reversal is announced on its own).
+  await groupStore().announceVoidOrRefund(groupId, clock());
   return { group, outcomes };
 }
 

@@ -33,11 +33,16 @@ export interface EventSpec<D = unknown> {
 /** `evt_` + a UUIDv7 without dashes: unique, and sorting by creation time. */
 export const newEventId = (): string => `${EVENT_ID_PREFIX}${newId().replace(/-/g, '')}`;
 
+/**
+ * The event of `spec`, made when its change is written: `now` is the change's time, but an attempt
+ * that lost a race and is written later is stamped with the time of that attempt, so an object's
+ * events also list in their order by time (a change that read another's result comes after it).
+ */
 export function newEvent<D>(spec: EventSpec<D>, now: Date, id = newEventId()): ServiceEvent<D> {
   return {
     id,
     type: spec.type,
-    createdAt: now.toISOString(),
+    createdAt: new Date(Math.max(now.getTime(), Date.now())).toISOString(),
     merchantId: spec.merchantId,
     objectId: spec.objectId,
     sequence: spec.sequence,

@@ -10,6 +10,8 @@ import type {
   PaymentView,
   UpdatePaymentInput,
 } from '#contract/schemas/payments';
+import type { EventType } from '#contract/events';
+import { newEvent, type ServiceEvent } from './events';
 import { fromCents, toCents, type Cents } from './money';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
 import { summaryView, type AuthResponse, type ProcessingSummary } from './processing';
@@ -32,10 +34,12 @@ export interface Group {
   dateCreated: string;
   lastUpdated: string;
   /**
-   * Counts the settings changes (update group): each is written on the condition that the
-   * revision is still the one read, so two concurrent updates never lose one another. Absent: 0.
+   * The number of events announced for the group (the last one's sequence; absent: none). Every
+   * change that announces one (settings, delete, processing, processed, void-or-refund done) holds
+   * only if it is still the number read, so concurrent updates never lose one another and the
+   * group's events have no gap (store/events.ts).
    */
-  revision?: number;
+  eventSeq?: number;
   /** Set by the claim that moves the group to processing, and by each re-drive (a new attempt). */
   executionName?: string;
   processingAttempt?: number;
@@ -49,6 +53,8 @@ export interface Group {
   receiptsQueuedAt?: string;
   /** Set when processing completes. */
   processingSummary?: ProcessingSummary;
+  /** When a void-or-refund request of the group last finished (announced then). */
+  lastReversedAt?: string;
   /** The latest background void-or-refund (more than 1,000 payments). */
   voidOrRefundSummary?: VoidOrRefundSummary;
 }
@@ -94,6 +100,12 @@ export interface Payment {
   /** The sale that charged it (or the Failed answer), once processed. */
   authResponse: AuthResponse | null;
   voidOrRefundResponses?: VoidOrRefundResponse[];
+  /**
+   * The number of events announced for the payment (absent: none; one created with its group is
+   * announced by the group's `group.created`). Each change that announces one holds only if it
+   * is still the number read.
+   */
+  eventSeq?: number;
 }
 
 /** `2026-11-21T09`: the UTC hour a group is processed in; sorts chronologically. */
@@ -181,7 +193,7 @@ export function updatedGroup(group: Group, input: UpdateGroupInput, now: Date): 
     surchargeCompliance: input.surchargeCompliance ?? group.surchargeCompliance,
     allowPartial: input.allowPartial ?? group.allowPartial,
     lastUpdated: now.toISOString(),
-    revision: (group.revision ?? 0) + 1,
+    eventSeq: (group.eventSeq ?? 0) + 1,
   };
   const rescheduled = next.scheduleDate !== group.scheduleDate || next.scheduleHour !== group.scheduleHour;
   if (rescheduled) assertSlotNotPast(next.scheduleDate, next.scheduleHour, now);
@@ -275,6 +287,22 @@ export const groupView = (g: Group): GroupView => ({
   }),
 });
 
+/**
+ * The event announcing `type` of a group as it is after the change (its `eventSeq` already the
+ * event's sequence): the group as GET shows it.
+ */
+export const groupEvent = (type: EventType, group: Group, now: Date): ServiceEvent<GroupView> =>
+  newEvent(
+    {
+      type,
+      merchantId: group.merchantId,
+      objectId: group.paymentGroupId,
+      sequence: group.eventSeq ?? 1,
+      data: groupView(group),
+    },
+    now,
+  );
+
 export const paymentView = (p: Payment): PaymentView => ({
   paymentId: p.paymentId,
   paymentGroupId: p.paymentGroupId,
@@ -295,6 +323,36 @@ export const paymentView = (p: Payment): PaymentView => ({
   authResponse: p.authResponse,
   ...(p.voidOrRefundResponses !== undefined && { voidOrRefundResponses: p.voidOrRefundResponses }),
 });
+
+/**
+ * The event announcing `type` of a payment as it is after the change (its `eventSeq` already the
+ * event's sequence): the payment as GET shows it.
+ */
+export const paymentEvent = (type: EventType, payment: Payment, now: Date): ServiceEvent<PaymentView> =>
+  newEvent(
+    {
+      type,
+      merchantId: payment.merchantId,
+      objectId: payment.paymentId,
+      sequence: payment.eventSeq ?? 1,
+      data: paymentView(payment),
+    },
+    now,
+  );
+
+/** The event type of a payment's answer: approved (whole or partial), declined, or failed (no answer). */
+export function answerEventType(auth: AuthResponse): EventType {
+  if (auth.status === 'Approved') return 'payment.approved';
+  return auth.status === 'Failed' ? 'payment.failed' : 'payment.declined';
+}
+
+/** The event a reversal recorded on a payment announces: a void done, a refund completed; else none. */
+export function reversalEventType(
+  response: VoidOrRefundResponse,
+): 'payment.voided' | 'payment.refunded' | undefined {
+  if (response.type === 'Void') return response.status === 'Voided' ? 'payment.voided' : undefined;
+  return response.status === 'Completed' ? 'payment.refunded' : undefined;
+}
 
 /** List filters of both group lists (validated query parameters). */
 export interface GroupFilter {

@@ -4,7 +4,9 @@
  * payor (`defaultPaymentMethodId`), so "exactly one default" holds by construction, under any
  * concurrency; `isDefault` is derived.
  */
+import type { EventType } from '#contract/events';
 import { BadRequestError } from '#shared/errors';
+import { newEvent, type ServiceEvent } from './events';
 import {
   type CardMethodInput,
   type CheckingMethodInput,
@@ -52,6 +54,8 @@ export interface Payor {
    * adds one, and a payor update holds only at the revision it read. Absent: 0.
    */
   revision?: number;
+  /** The number of events announced for the payor (absent: none); moves with its revision. */
+  eventSeq?: number;
 }
 
 export interface SavedMethod {
@@ -70,6 +74,11 @@ export interface SavedMethod {
   lastUpdated: string;
   /** Counts the method's updates; one holds only at the revision it read. Absent: 0. */
   revision?: number;
+  /**
+   * The number of events announced for the method (absent: none; a payor's first method is
+   * announced by its `payor.created`); moves with its revision.
+   */
+  eventSeq?: number;
 }
 
 // Pure: a bundle that never parses a method (the batch functions) drops these validators.
@@ -139,6 +148,7 @@ export function updatedMethod(method: SavedMethod, input: UpdateMethodInput, now
     customerData: input.customerData ?? method.customerData,
     lastUpdated: now.toISOString(),
     revision: (method.revision ?? 0) + 1,
+    eventSeq: (method.eventSeq ?? 0) + 1,
   };
   if (touchesExpiry) assertNotExpired(next.expiryMonth!, next.expiryYear!, now);
   return next;
@@ -180,6 +190,42 @@ export const payorView = (p: Payor, methods: SavedMethod[]): PayorView => ({
   dateCreated: p.dateCreated,
   lastUpdated: p.lastUpdated,
 });
+
+/** The event announcing `type` of a payor as it is after the change (its `eventSeq` the event's sequence). */
+export const payorEvent = (
+  type: EventType,
+  payor: Payor,
+  methods: SavedMethod[],
+  now: Date,
+): ServiceEvent<PayorView> =>
+  newEvent(
+    {
+      type,
+      merchantId: payor.merchantId,
+      objectId: payor.payorId,
+      sequence: payor.eventSeq ?? 1,
+      data: payorView(payor, methods),
+    },
+    now,
+  );
+
+/** The event announcing `type` of a saved method as it is after the change. */
+export const methodEvent = (
+  type: EventType,
+  method: SavedMethod,
+  defaultId: string,
+  now: Date,
+): ServiceEvent<SavedMethodView> =>
+  newEvent(
+    {
+      type,
+      merchantId: method.merchantId,
+      objectId: method.savedPaymentMethodId,
+      sequence: method.eventSeq ?? 1,
+      data: methodView(method, defaultId),
+    },
+    now,
+  );
 
 /** `{payorId}/{savedPaymentMethodId}` */
 export function parseProfileId(profileId: string): { payorId: string; savedPaymentMethodId: string } {

@@ -4,7 +4,9 @@
  */
 import type { AccountType } from './cards';
 import type { RefundResponse, TransactionView } from '#contract/schemas/transactions';
+import type { EventType } from '#contract/events';
 import { declineOf } from './declines';
+import { newEvent, type ServiceEvent } from './events';
 import { fromCents, type Cents } from './money';
 
 /**
@@ -37,6 +39,8 @@ export interface Transaction {
   orderId?: string;
   /** The scheduled payment this sale charged, when it came from a group. */
   paymentId?: string;
+  /** Events announced for the sale (a sale of the transactions API: answered 1, voided 2). */
+  eventSeq?: number;
   processorTransactionId?: string;
   processedAt: string;
   /** Settlement cut-off of an approved sale. */
@@ -154,3 +158,32 @@ export function transactionView(t: Transaction, refunds: Refund[], now: Date): T
 }
 
 export type { TransactionView };
+
+/**
+ * The event announcing `type` of a sale of the transactions API as it is after the change: the
+ * transaction as GET shows it (no refunds: a sale is announced when answered and when voided).
+ */
+export const transactionEvent = (
+  type: EventType,
+  txn: Transaction,
+  now: Date,
+): ServiceEvent<TransactionView> =>
+  newEvent(
+    {
+      type,
+      merchantId: txn.merchantId,
+      objectId: txn.transactionId,
+      sequence: txn.eventSeq ?? 1,
+      data: transactionView(txn, [], now),
+    },
+    now,
+  );
+
+/** The event announcing a refund's outcome: the refund as its POST answers it, less the sale's available amount. */
+export const refundEvent = (
+  type: EventType,
+  refund: Refund,
+  merchantId: string,
+  now: Date,
+): ServiceEvent<ReturnType<typeof refundView>> =>
+  newEvent({ type, merchantId, objectId: refund.refundId, sequence: 1, data: refundView(refund) }, now);

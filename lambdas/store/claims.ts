@@ -16,9 +16,14 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { executionName } from '#contract/processing';
 import { keys } from '#shared/keys';
-import { currentSlot, slotOf, type Group } from '#domain/groups';
+import { nextSequence } from '#domain/events';
+import { currentSlot, groupEvent, slotOf, type Group } from '#domain/groups';
 import type { ProcessingSummary } from '#domain/processing';
+import { announcedUpdate, writeAnnounced } from './events';
 import { containerStore, isConditionFailure, strip } from './items';
+
+/** Lost races (a change announced between read and write) before a claim gives up. */
+const CLAIM_ATTEMPTS = 5;
 
 export type ClaimOutcome = { claimed: true; executionName: string } | { claimed: false; group?: Group };
 
@@ -71,37 +76,62 @@ export class DynamoClaimStore implements ClaimStore {
     const groupId = target.paymentGroupId;
     const attempt = (target.processingAttempt ?? 0) + 1;
     const name = executionName(groupId, attempt);
-    try {
-      await this.update({
-        Key: keys.group(groupId),
-        // The due-index sort: the earlier of the slot and the claim's hour (see the top).
-        UpdateExpression:
-          'SET #status = :processing, executionName = :e, processingAttempt = :a, claimedAt = :now, ' +
-          'processingSince = :now, gsi2sk = :claimSort, ' +
-          'lastUpdated = :now REMOVE executionArn',
-        ConditionExpression:
-          '#status = :pending AND scheduleDate = :d AND scheduleHour = :h AND ' +
-          (target.processingAttempt === undefined
-            ? 'attribute_not_exists(processingAttempt)'
-            : 'processingAttempt = :seen'),
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':processing': 'processing',
-          ':pending': 'pending',
-          ':e': name,
-          ':a': attempt,
-          ':now': now.toISOString(),
-          ':d': target.scheduleDate,
-          ':h': target.scheduleHour,
-          ':claimSort': keys.dueSort(claimSlot(target, now), groupId),
-          ...(target.processingAttempt !== undefined && { ':seen': target.processingAttempt }),
-        },
-      });
-      return { claimed: true, executionName: name };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      return { claimed: false, group: await this.read(groupId) };
+    // A change announced meanwhile (a settings update of other fields) is a lost race: read again.
+    for (let i = 0; i < CLAIM_ATTEMPTS; i++) {
+      const group = await this.read(groupId);
+      const claimable =
+        group?.status === 'pending' &&
+        group.scheduleDate === target.scheduleDate &&
+        group.scheduleHour === target.scheduleHour &&
+        group.processingAttempt === target.processingAttempt;
+      if (!claimable) return { claimed: false, group };
+      const { due: _due, executionArn: _arn, ...read } = group;
+      const claimed: Group = {
+        ...read,
+        status: 'processing',
+        executionName: name,
+        processingAttempt: attempt,
+        claimedAt: now.toISOString(),
+        processingSince: now.toISOString(),
+        lastUpdated: now.toISOString(),
+        eventSeq: nextSequence(group.eventSeq),
+      };
+      const written = await writeAnnounced(
+        this.db,
+        announcedUpdate(
+          this.tableName,
+          {
+            Key: keys.group(groupId),
+            // The due-index sort: the earlier of the slot and the claim's hour (see the top).
+            set:
+              '#status = :processing, executionName = :e, processingAttempt = :a, claimedAt = :now, ' +
+              'processingSince = :now, gsi2sk = :claimSort, lastUpdated = :now',
+            remove: 'executionArn',
+            condition:
+              '#status = :pending AND scheduleDate = :d AND scheduleHour = :h AND ' +
+              (target.processingAttempt === undefined
+                ? 'attribute_not_exists(processingAttempt)'
+                : 'processingAttempt = :seen'),
+            names: { '#status': 'status' },
+            values: {
+              ':processing': 'processing',
+              ':pending': 'pending',
+              ':e': name,
+              ':a': attempt,
+              ':now': now.toISOString(),
+              ':d': target.scheduleDate,
+              ':h': target.scheduleHour,
+              ':claimSort': keys.dueSort(claimSlot(target, now), groupId),
+              ...(target.processingAttempt !== undefined && { ':seen': target.processingAttempt }),
+            },
+          },
+          group.eventSeq,
+          groupEvent('group.processing', claimed, now),
+        ),
+      );
+      if (written) return { claimed: true, executionName: name };
     }
+    return { claimed: false, group: await this.read(groupId) };
   }
 
   async recordExecution(groupId: string, name: string, executionArn: string): Promise<void> {
@@ -148,42 +178,83 @@ export class DynamoClaimStore implements ClaimStore {
 
   async releaseClaim(target: ClaimTarget, name: string, now: Date): Promise<void> {
     const groupId = target.paymentGroupId;
-    // processingAttempt stays: the released attempt's name is never used again. The claim required
-    // the target's slot, so that is the slot the group sorts by again.
-    await this.update({
-      Key: keys.group(groupId),
-      UpdateExpression:
-        'SET #status = :pending, lastUpdated = :now, gsi2sk = :slotSort ' +
-        'REMOVE executionName, executionArn, claimedAt',
-      ConditionExpression: '#status = :processing AND executionName = :e',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':processing': 'processing',
-        ':pending': 'pending',
-        ':e': name,
-        ':now': now.toISOString(),
-        ':slotSort': keys.dueSort(slotOf(target.scheduleDate, target.scheduleHour), groupId),
-      },
-    }).catch(ignoreConditionFailure);
+    for (let i = 0; i < CLAIM_ATTEMPTS; i++) {
+      const group = await this.read(groupId);
+      if (group?.status !== 'processing' || group.executionName !== name) return;
+      const { due: _due, executionArn: _arn, executionName: _name, claimedAt: _at, ...read } = group;
+      const released: Group = {
+        ...read,
+        status: 'pending',
+        lastUpdated: now.toISOString(),
+        eventSeq: nextSequence(group.eventSeq),
+      };
+      // processingAttempt stays: the released attempt's name is never used again. The claim
+      // required the target's slot, so that is the slot the group sorts by again.
+      const written = await writeAnnounced(
+        this.db,
+        announcedUpdate(
+          this.tableName,
+          {
+            Key: keys.group(groupId),
+            set: '#status = :pending, lastUpdated = :now, gsi2sk = :slotSort',
+            remove: 'executionName, executionArn, claimedAt',
+            condition: '#status = :processing AND executionName = :e',
+            names: { '#status': 'status' },
+            values: {
+              ':processing': 'processing',
+              ':pending': 'pending',
+              ':e': name,
+              ':now': now.toISOString(),
+              ':slotSort': keys.dueSort(slotOf(target.scheduleDate, target.scheduleHour), groupId),
+            },
+          },
+          group.eventSeq,
+          // Back to pending: announced as an update of the group (its status).
+          groupEvent('group.updated', released, now),
+        ),
+      );
+      if (written) return;
+    }
   }
 
   async complete(groupId: string, summary: ProcessingSummary): Promise<void> {
     const leaveDueIndex = summary.settlesAt === null;
-    await this.update({
-      Key: keys.group(groupId),
-      UpdateExpression:
-        'SET #status = :processed, processingSummary = :s, lastUpdated = :now' +
-        (leaveDueIndex ? ' REMOVE gsi2pk, gsi2sk' : ''),
-      // Completed already (a retried step) changes nothing.
-      ConditionExpression: '#status = :processing',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':processed': 'processed',
-        ':processing': 'processing',
-        ':s': summary,
-        ':now': summary.processedAt,
-      },
-    }).catch(ignoreConditionFailure);
+    for (let i = 0; i < CLAIM_ATTEMPTS; i++) {
+      const group = await this.read(groupId);
+      // Completed already (a retried step) changes nothing and announces nothing.
+      if (group?.status !== 'processing') return;
+      const { due: _due, ...read } = group;
+      const processed: Group = {
+        ...read,
+        status: 'processed',
+        processingSummary: summary,
+        lastUpdated: summary.processedAt,
+        eventSeq: nextSequence(group.eventSeq),
+      };
+      const written = await writeAnnounced(
+        this.db,
+        announcedUpdate(
+          this.tableName,
+          {
+            Key: keys.group(groupId),
+            set: '#status = :processed, processingSummary = :s, lastUpdated = :now',
+            ...(leaveDueIndex && { remove: 'gsi2pk, gsi2sk' }),
+            condition: '#status = :processing',
+            names: { '#status': 'status' },
+            values: {
+              ':processed': 'processed',
+              ':processing': 'processing',
+              ':s': summary,
+              ':now': summary.processedAt,
+            },
+          },
+          group.eventSeq,
+          groupEvent('group.processed', processed, new Date(summary.processedAt)),
+        ),
+      );
+      if (written) return;
+    }
+    throw new Error(`group ${groupId}: could not record its completion (it kept changing)`);
   }
 
   async receiptsQueued(groupId: string, at: string): Promise<void> {

@@ -6,11 +6,16 @@
  * `<createdAt>#<eventId>`), and expire by TTL after EVENT_RETENTION_DAYS. The table's stream
  * hands each new event to the webhook fan-out.
  */
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '#contract/events';
 import { eventExpiry, type ServiceEvent } from '#domain/events';
 import { keys } from '#shared/keys';
-import { containerStore, strip, type Item } from './items';
+import { conditionOutcome, containerStore, strip, type Item } from './items';
 
 export const eventItem = (event: ServiceEvent): Item => ({
   ...keys.event(event.id),
@@ -33,15 +38,75 @@ export const eventPut = (tableName: string, event: ServiceEvent) => ({
  */
 export function sequenced(seen: number | undefined): {
   condition: string;
+  /** The condition's values (a Put writes `eventSeq` in its item and needs only these). */
+  conditionValues: Record<string, number>;
   set: string;
   values: Record<string, number>;
 } {
   const n = seen ?? 0;
+  const conditionValues: Record<string, number> = n === 0 ? {} : { ':seenSeq': n };
   return {
     condition: n === 0 ? 'attribute_not_exists(eventSeq)' : 'eventSeq = :seenSeq',
+    conditionValues,
     set: 'eventSeq = :nextSeq',
-    values: { ...(n !== 0 && { ':seenSeq': n }), ':nextSeq': n + 1 },
+    values: { ...conditionValues, ':nextSeq': n + 1 },
   };
+}
+
+/** An object's change (an Update of its item) that one event announces. */
+export interface AnnouncedUpdate {
+  Key: Record<string, string>;
+  /** The SET clause's assignments, without `SET` (the event count is added). */
+  set: string;
+  /** A REMOVE clause's attributes, without `REMOVE`. */
+  remove?: string;
+  /** The change's own condition, besides the event count's. */
+  condition?: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+/**
+ * The transaction items of a change announced by `event`: the object's Update, on its own
+ * condition and on its event count still being `seen` (then `seen + 1`), and the event's Put.
+ */
+export function announcedUpdate(
+  tableName: string,
+  change: AnnouncedUpdate,
+  seen: number | undefined,
+  event: ServiceEvent,
+): object[] {
+  const seq = sequenced(seen);
+  return [
+    {
+      Update: {
+        TableName: tableName,
+        Key: change.Key,
+        UpdateExpression: `SET ${change.set}, ${seq.set}${change.remove ? ` REMOVE ${change.remove}` : ''}`,
+        ConditionExpression: change.condition ? `(${change.condition}) AND ${seq.condition}` : seq.condition,
+        ...(change.names && { ExpressionAttributeNames: change.names }),
+        ExpressionAttributeValues: { ...change.values, ...seq.values },
+      },
+    },
+    eventPut(tableName, event),
+  ];
+}
+
+/**
+ * Writes `items` in one transaction: true when written, false when item `refusedAt` (the
+ * object's change) failed its condition (the caller reads again). Anything else is thrown.
+ */
+export async function writeAnnounced(
+  db: DynamoDBDocumentClient,
+  items: object[],
+  refusedAt = 0,
+): Promise<boolean> {
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: items as never }));
+    return true;
+  } catch (error) {
+    return conditionOutcome(error, [[refusedAt, false]]);
+  }
 }
 
 export interface EventFilter {

@@ -11,13 +11,15 @@
  * A create that fails deletes what it wrote (the group item last); one that dies on the way
  * (crash, timeout) leaves a `creating` group, which sweepAbandonedCreates removes with its items.
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ServiceEvent } from '#domain/events';
 import type { Group, Payment } from '#domain/groups';
 import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
 import { keys } from '#shared/keys';
 import { logger } from '#shared/logger';
-import { batchWriteAll, isConditionFailure, type Item, queryAll } from './items';
+import { eventPut } from './events';
+import { batchWriteAll, conditionOutcome, isConditionFailure, type Item, queryAll } from './items';
 import { outboxRecord } from './outbox';
 import { paymentItem } from './payments';
 
@@ -83,6 +85,7 @@ export async function createWrittenAhead(
   group: Group,
   payments: readonly Payment[],
   outbox: readonly OutboxItem[],
+  event?: ServiceEvent,
 ): Promise<void> {
   await db.send(
     new PutCommand({
@@ -96,7 +99,7 @@ export async function createWrittenAhead(
       ...payments.map((p) => ({ PutRequest: { Item: paymentItem(p) } })),
       ...outbox.map((o) => ({ PutRequest: { Item: outboxRecord(o) } })),
     ]);
-    await commit(db, tableName, committed, group);
+    await commit(db, tableName, committed, group, event);
   } catch (error) {
     const children = childKeys(
       group.paymentGroupId,
@@ -111,30 +114,43 @@ export async function createWrittenAhead(
   }
 }
 
-/** creating → pending with the index keys, in one conditional write. */
-async function commit(db: DynamoDBDocumentClient, tableName: string, committed: Item, group: Group) {
+/** creating → pending with the index keys, and the event announcing the group, in one transaction. */
+async function commit(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  committed: Item,
+  group: Group,
+  event: ServiceEvent | undefined,
+) {
+  const update = {
+    Update: {
+      TableName: tableName,
+      Key: keys.group(group.paymentGroupId),
+      UpdateExpression:
+        'SET #status = :status, gsi1pk = :g1pk, gsi1sk = :g1sk, gsi2pk = :g2pk, gsi2sk = :g2sk' +
+        (event ? ', eventSeq = :seq' : ''),
+      ConditionExpression: '#status = :creating',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':status': committed.status,
+        ':g1pk': committed.gsi1pk,
+        ':g1sk': committed.gsi1sk,
+        ':g2pk': committed.gsi2pk,
+        ':g2sk': committed.gsi2sk,
+        ':creating': CREATING,
+        ...(event && { ':seq': event.sequence }),
+      },
+    },
+  };
   try {
     await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.group(group.paymentGroupId),
-        UpdateExpression:
-          'SET #status = :status, gsi1pk = :g1pk, gsi1sk = :g1sk, gsi2pk = :g2pk, gsi2sk = :g2sk',
-        ConditionExpression: '#status = :creating',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':status': committed.status,
-          ':g1pk': committed.gsi1pk,
-          ':g1sk': committed.gsi1sk,
-          ':g2pk': committed.gsi2pk,
-          ':g2sk': committed.gsi2sk,
-          ':creating': CREATING,
-        },
+      new TransactWriteCommand({
+        TransactItems: [update, ...(event ? [eventPut(tableName, event)] : [])] as never,
       }),
     );
   } catch (error) {
     // A retried commit whose first attempt was applied fails its condition: committed already.
-    if (!isConditionFailure(error)) throw error;
+    conditionOutcome(error, [[0, true]]);
     const { Item: stored } = await db.send(
       new GetCommand({ TableName: tableName, Key: keys.group(group.paymentGroupId), ConsistentRead: true }),
     );

@@ -6,15 +6,28 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/keys';
+import type { ServiceEvent } from '#domain/events';
 import type { OutboxItem } from '#domain/notifications';
-import { slotOf, type Group, type GroupFilter, type Payment, type VoidOrRefundSummary } from '#domain/groups';
+import { nextSequence } from '#domain/events';
+import {
+  groupEvent,
+  slotOf,
+  type Group,
+  type GroupFilter,
+  type Payment,
+  type VoidOrRefundSummary,
+} from '#domain/groups';
 import { CREATING, createWrittenAhead, discardCreate, sweepAbandonedCreates } from './group-create';
 import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
+import { announcedUpdate, eventPut, writeAnnounced } from './events';
 import { outboxPut } from './outbox';
 import { readPage, type Page } from './paging';
 import { paymentItem } from './payments';
 
-/** One transaction holds at most 100 items: the group, its payments and their outbox items. */
+/** Lost races (a change announced between read and write) before an announcement gives up. */
+const ANNOUNCE_ATTEMPTS = 5;
+
+/** One transaction holds at most 100 items: the group, its event, its payments and their outbox items. */
 export const MAX_TRANSACTION_ITEMS = 100;
 
 export function groupItem(group: Group): Item {
@@ -34,21 +47,24 @@ export function groupItem(group: Group): Item {
 
 export interface GroupStore {
   getGroup(groupId: string): Promise<Group | undefined>;
-  /** A new group with its payments and their outbox items: all of them or none. */
-  createGroup(group: Group, payments: Payment[], outbox?: OutboxItem[]): Promise<void>;
+  /**
+   * A new group with its payments and their outbox items, and the event announcing it: all of
+   * them or none.
+   */
+  createGroup(group: Group, payments: Payment[], outbox?: OutboxItem[], event?: ServiceEvent): Promise<void>;
   /** Removes creates abandoned half-way (group-create.ts); the groups removed. */
   /** Removes creates abandoned half-way; none is started after `deadline` (epoch ms). */
   sweepAbandonedCreates(now: Date, deadline?: number): Promise<string[]>;
   /** Removes this group if it was left `creating`, with what it wrote (group-create.ts). */
   discardCreate(groupId: string): Promise<void>;
   /**
-   * Writes a pending group's settings if no other settings change was written since it was read
-   * at `next.revision - 1` (a lost update is impossible): the group as stored after the change,
-   * or undefined when it changed or is no longer pending (the caller reads it again).
+   * Writes a pending group's settings with the event announcing them, if the group is as it was
+   * read (`previous`: no change announced since, same totals), so a lost update is impossible:
+   * false when it changed or is no longer pending (the caller reads it again).
    */
-  updateSettings(next: Group): Promise<Group | undefined>;
-  /** False when the group is not pending. */
-  markDeleted(groupId: string, now: Date): Promise<boolean>;
+  updateSettings(previous: Group, next: Group, event: ServiceEvent): Promise<boolean>;
+  /** Marks a pending group deleted, with its event, if it is as read; false otherwise. */
+  markDeleted(previous: Group, now: Date, event: ServiceEvent): Promise<boolean>;
   listGroups(merchantId: string, filter: GroupFilter): Promise<Group[]>;
   pageGroups(merchantId: string, filter: GroupFilter, page: Page): Promise<{ items: Group[]; total: number }>;
   /**
@@ -60,6 +76,8 @@ export interface GroupStore {
     summary: VoidOrRefundSummary,
     expected: number | undefined,
   ): Promise<boolean>;
+  /** A request's void-or-refund of the group is done: announced by `group.void_or_refund_completed`. */
+  announceVoidOrRefund(groupId: string, now: Date): Promise<void>;
 }
 
 /**
@@ -92,10 +110,15 @@ export class DynamoGroupStore implements GroupStore {
    * Up to 99 payments (with their notices, 100 items): one transaction. More: written ahead and
    * committed by one conditional write (group-create.ts), all or nothing even across a crash.
    */
-  async createGroup(group: Group, payments: Payment[], outbox: OutboxItem[] = []): Promise<void> {
+  async createGroup(
+    group: Group,
+    payments: Payment[],
+    outbox: OutboxItem[] = [],
+    event?: ServiceEvent,
+  ): Promise<void> {
     const item = groupItem(group);
-    if (1 + payments.length + outbox.length > MAX_TRANSACTION_ITEMS) {
-      await createWrittenAhead(this.db, this.tableName, item, group, payments, outbox);
+    if (2 + payments.length + outbox.length > MAX_TRANSACTION_ITEMS) {
+      await createWrittenAhead(this.db, this.tableName, item, group, payments, outbox, event);
       return;
     }
     await this.db.send(
@@ -110,6 +133,7 @@ export class DynamoGroupStore implements GroupStore {
             },
           })),
           ...outbox.map((o) => outboxPut(this.tableName, o)),
+          ...(event ? [eventPut(this.tableName, event)] : []),
         ],
       }),
     );
@@ -123,24 +147,22 @@ export class DynamoGroupStore implements GroupStore {
     return discardCreate(this.db, this.tableName, groupId);
   }
 
-  /** Changes a pending group's settings (never its totals or status), at the revision read. */
-  async updateSettings(next: Group): Promise<Group | undefined> {
+  /** Changes a pending group's settings (never its totals or status), as read, with its event. */
+  async updateSettings(previous: Group, next: Group, event: ServiceEvent): Promise<boolean> {
     const slot = slotOf(next.scheduleDate, next.scheduleHour);
-    const seen = (next.revision ?? 1) - 1;
-    try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
+    return writeAnnounced(
+      this.db,
+      announcedUpdate(
+        this.tableName,
+        {
           Key: keys.group(next.paymentGroupId),
-          UpdateExpression:
-            'SET scheduleDate = :d, scheduleHour = :h, locationId = :l, transactionInitiator = :ti, ' +
-            'surchargeCompliance = :sc, allowPartial = :ap, lastUpdated = :lu, gsi1sk = :g1, gsi2sk = :g2, ' +
-            'revision = :rev',
-          // Groups written before revisions existed have none: revision 0.
-          ConditionExpression:
-            '#status = :pending AND ' + (seen === 0 ? 'attribute_not_exists(revision)' : 'revision = :seen'),
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
+          set:
+            'scheduleDate = :d, scheduleHour = :h, locationId = :l, transactionInitiator = :ti, ' +
+            'surchargeCompliance = :sc, allowPartial = :ap, lastUpdated = :lu, gsi1sk = :g1, gsi2sk = :g2',
+          // The event shows the group as written: its totals as read too.
+          condition: '#status = :pending AND paymentCount = :pc AND totalCents = :tc',
+          names: { '#status': 'status' },
+          values: {
             ':d': next.scheduleDate,
             ':h': next.scheduleHour,
             ':l': next.locationId,
@@ -151,41 +173,40 @@ export class DynamoGroupStore implements GroupStore {
             ':g1': keys.merchantGroupSort(slot, next.paymentGroupId),
             ':g2': keys.dueSort(slot, next.paymentGroupId),
             ':pending': 'pending',
-            ':rev': seen + 1,
-            ...(seen !== 0 && { ':seen': seen }),
+            ':pc': previous.paymentCount,
+            ':tc': previous.totalCents,
           },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return strip<Group>(Attributes!);
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+        },
+        previous.eventSeq,
+        event,
+      ),
+    );
   }
 
-  /** Marks a pending group deleted and takes it out of the due index. */
-  async markDeleted(groupId: string, now: Date): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.group(groupId),
-          UpdateExpression: 'SET #status = :deleted, lastUpdated = :now REMOVE gsi2pk, gsi2sk',
-          ConditionExpression: '#status = :pending',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
+  /** Marks a pending group deleted and takes it out of the due index, with its event. */
+  async markDeleted(previous: Group, now: Date, event: ServiceEvent): Promise<boolean> {
+    return writeAnnounced(
+      this.db,
+      announcedUpdate(
+        this.tableName,
+        {
+          Key: keys.group(previous.paymentGroupId),
+          set: '#status = :deleted, lastUpdated = :now',
+          remove: 'gsi2pk, gsi2sk',
+          condition: '#status = :pending AND paymentCount = :pc AND totalCents = :tc',
+          names: { '#status': 'status' },
+          values: {
             ':deleted': 'deleted',
             ':pending': 'pending',
             ':now': now.toISOString(),
+            ':pc': previous.paymentCount,
+            ':tc': previous.totalCents,
           },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+        },
+        previous.eventSeq,
+        event,
+      ),
+    );
   }
 
   async putVoidOrRefundSummary(
@@ -193,6 +214,7 @@ export class DynamoGroupStore implements GroupStore {
     summary: VoidOrRefundSummary,
     expected: number | undefined,
   ): Promise<boolean> {
+    if (summary.status === 'done') return this.putFinalSummary(groupId, summary, expected);
     try {
       await this.db.send(
         new UpdateCommand({
@@ -211,6 +233,58 @@ export class DynamoGroupStore implements GroupStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  /**
+   * A background run's final summary, announced by `group.void_or_refund_completed` in the same
+   * transaction (read first for the group's event count; a change announced meanwhile is read again).
+   */
+  private async putFinalSummary(
+    groupId: string,
+    summary: VoidOrRefundSummary,
+    expected: number | undefined,
+  ): Promise<boolean> {
+    for (let i = 0; i < ANNOUNCE_ATTEMPTS; i++) {
+      const group = await this.getGroup(groupId);
+      const current = group?.voidOrRefundSummary;
+      if (!group || current?.generation !== expected || current?.status === 'done') return false;
+      const done: Group = { ...group, voidOrRefundSummary: summary, eventSeq: nextSequence(group.eventSeq) };
+      const written = await writeAnnounced(
+        this.db,
+        announcedUpdate(
+          this.tableName,
+          {
+            Key: keys.group(groupId),
+            set: 'voidOrRefundSummary = :s',
+            condition: 'voidOrRefundSummary.generation = :g',
+            values: { ':s': summary, ':g': expected },
+          },
+          group.eventSeq,
+          groupEvent('group.void_or_refund_completed', done, new Date()),
+        ),
+      );
+      if (written) return true;
+    }
+    return false;
+  }
+
+  async announceVoidOrRefund(groupId: string, now: Date): Promise<void> {
+    for (let i = 0; i < ANNOUNCE_ATTEMPTS; i++) {
+      const group = await this.getGroup(groupId);
+      if (!group) return;
+      const announced: Group = { ...group, eventSeq: nextSequence(group.eventSeq) };
+      const written = await writeAnnounced(
+        this.db,
+        announcedUpdate(
+          this.tableName,
+          { Key: keys.group(groupId), set: 'lastReversedAt = :now', values: { ':now': now.toISOString() } },
+          group.eventSeq,
+          groupEvent('group.void_or_refund_completed', announced, now),
+        ),
+      );
+      if (written) return;
+    }
+    throw new Error(`group ${groupId}: its void-or-refund could not be announced (it kept changing)`);
   }
 
   /** A merchant's groups by slot (GSI1): one Query, filters on the key where they can be. */

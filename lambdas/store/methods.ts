@@ -9,8 +9,10 @@
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
 import { keys } from '#shared/keys';
+import type { ServiceEvent } from '#domain/events';
 import type { Payor, SavedMethod } from '#domain/payors';
 import { batchGet, conditionOutcome, containerStore, strip } from './items';
+import { eventPut } from './events';
 import { methodItem } from './payor-items';
 import { atRevision, readPayor } from './payors';
 
@@ -22,6 +24,12 @@ export type MethodRef = Pick<
 
 export interface MethodStore {
   findMethod(payorId: string, methodId: string, merchantId: string): Promise<SavedMethod | undefined>;
+  /** The method and its payor's default method id (one consistent read of the payor's partition). */
+  findWithDefault(
+    payorId: string,
+    methodId: string,
+    merchantId: string,
+  ): Promise<{ method: SavedMethod; defaultId: string } | undefined>;
   /** The merchant's methods these references name, keyed `payorId/methodId`. */
   methodsByRef(
     refs: { payorId: string; savedPaymentMethodId: string }[],
@@ -32,6 +40,7 @@ export interface MethodStore {
     method: SavedMethod,
     setAsDefault: boolean,
     now: Date,
+    event: ServiceEvent,
   ): Promise<'ok' | 'payor-not-found' | 'limit-reached'>;
   /**
    * Writes a method's new fields if it is still at the revision read (`next.revision - 1`);
@@ -40,12 +49,17 @@ export interface MethodStore {
   updateMethod(
     next: SavedMethod,
     setAsDefault: boolean,
+    event: ServiceEvent,
   ): Promise<'ok' | 'changed' | 'method-not-found' | 'payor-not-found'>;
-  /** `changed` when the payor changed since read; `only-method` for the payor's only method. */
+  /**
+   * `changed` when the payor or the method changed since read; `only-method` for the payor's only
+   * method.
+   */
   deleteMethod(
     payor: Payor,
-    methodId: string,
+    method: SavedMethod,
     replacement: string | undefined,
+    event: ServiceEvent,
   ): Promise<'ok' | 'changed' | 'method-not-found' | 'only-method'>;
 }
 
@@ -66,6 +80,16 @@ export class DynamoMethodStore implements MethodStore {
       }),
     );
     return Item?.entity === 'method' && Item.merchantId === merchantId ? strip<SavedMethod>(Item) : undefined;
+  }
+
+  async findWithDefault(
+    payorId: string,
+    methodId: string,
+    merchantId: string,
+  ): Promise<{ method: SavedMethod; defaultId: string } | undefined> {
+    const found = await readPayor(this.db, this.tableName, payorId, merchantId);
+    const method = found?.methods.find((m) => m.savedPaymentMethodId === methodId);
+    return found && method ? { method, defaultId: found.payor.defaultPaymentMethodId } : undefined;
   }
 
   /**
@@ -97,6 +121,7 @@ export class DynamoMethodStore implements MethodStore {
     method: SavedMethod,
     setAsDefault: boolean,
     now: Date,
+    event: ServiceEvent,
   ): Promise<'ok' | 'payor-not-found' | 'limit-reached'> {
     const update = setAsDefault
       ? 'ADD methodCount :one, revision :one SET lastUpdated = :now, defaultPaymentMethodId = :m'
@@ -108,7 +133,7 @@ export class DynamoMethodStore implements MethodStore {
             {
               Put: {
                 TableName: this.tableName,
-                Item: methodItem(method),
+                Item: methodItem({ ...method, eventSeq: event.sequence }),
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
@@ -127,6 +152,7 @@ export class DynamoMethodStore implements MethodStore {
                 },
               },
             },
+            eventPut(this.tableName, event),
           ],
         }),
       );
@@ -143,6 +169,7 @@ export class DynamoMethodStore implements MethodStore {
   async updateMethod(
     next: SavedMethod,
     setAsDefault: boolean,
+    event: ServiceEvent,
   ): Promise<'ok' | 'changed' | 'method-not-found' | 'payor-not-found'> {
     const seen = atRevision((next.revision ?? 1) - 1);
     const items: object[] = [
@@ -171,6 +198,7 @@ export class DynamoMethodStore implements MethodStore {
         },
       });
     }
+    items.push(eventPut(this.tableName, event));
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
@@ -194,16 +222,19 @@ export class DynamoMethodStore implements MethodStore {
    */
   async deleteMethod(
     payor: Payor,
-    methodId: string,
+    method: SavedMethod,
     replacement: string | undefined,
+    event: ServiceEvent,
   ): Promise<'ok' | 'changed' | 'method-not-found' | 'only-method'> {
+    const methodId = method.savedPaymentMethodId;
     const isDefault = payor.defaultPaymentMethodId === methodId;
     const items: object[] = [
       {
         Delete: {
           TableName: this.tableName,
           Key: keys.method(payor.payorId, methodId),
-          ConditionExpression: 'attribute_exists(pk)',
+          // As read: an update between read and delete would leave its event out of sequence.
+          ...atRevision(method.revision),
         },
       },
       {
@@ -237,14 +268,18 @@ export class DynamoMethodStore implements MethodStore {
         },
       });
     }
+    items.push(eventPut(this.tableName, event));
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
     } catch (error) {
-      return conditionOutcome(error, [
-        [0, 'method-not-found'],
-        ['any', 'changed'],
+      const outcome = conditionOutcome(error, [
+        [0, 'method-refused' as const],
+        ['any', 'changed' as const],
       ]);
+      if (outcome === 'changed') return outcome;
+      const current = await this.findMethod(payor.payorId, methodId, method.merchantId);
+      return current ? 'changed' : 'method-not-found';
     }
   }
 }

@@ -7,7 +7,8 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
 import { keys } from '#shared/keys';
-import type { Group, Payment } from '#domain/groups';
+import { nextSequence } from '#domain/events';
+import { answerEventType, paymentEvent, type Group, type Payment } from '#domain/groups';
 import type { AuthResponse } from '#domain/processing';
 import type { OutboxItem } from '#domain/notifications';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
@@ -20,6 +21,7 @@ import {
   queryAll,
   strip,
 } from './items';
+import { announcedUpdate, eventPut, sequenced, writeAnnounced } from './events';
 import { outboxPut } from './outbox';
 import { readAfter, readPage, type Page } from './paging';
 
@@ -28,6 +30,9 @@ export const paymentItem = (payment: Payment): Item => ({
   entity: 'payment',
   ...payment,
 });
+
+/** Lost races (a change announced between read and write) before an answer's record gives up. */
+const ANSWER_ATTEMPTS = 5;
 
 /** Outcome of a conditional payment change. */
 export type WriteOutcome = 'ok' | 'group-not-editable' | 'payment-changed';
@@ -61,8 +66,16 @@ export interface PaymentStore {
   softDeletePayment(previous: Payment, now: Date): Promise<WriteOutcome>;
   /** Writes a payment's authResponse once; false when one is there already. */
   setAuthResponse(payment: Payment, authResponse: AuthResponse, now: Date): Promise<boolean>;
-  /** Records the void-or-refund responses; false when the payment changed since read. */
-  setReversals(payment: Payment, responses: VoidOrRefundResponse[], now: Date): Promise<boolean>;
+  /**
+   * Records the void-or-refund responses, announced by `announce` when given; false when the
+   * payment changed since read.
+   */
+  setReversals(
+    payment: Payment,
+    responses: VoidOrRefundResponse[],
+    now: Date,
+    announce?: 'payment.voided' | 'payment.refunded',
+  ): Promise<boolean>;
 }
 
 export class DynamoPaymentStore implements PaymentStore {
@@ -182,86 +195,144 @@ export class DynamoPaymentStore implements PaymentStore {
     }
   }
 
+  /** A new payment (its first event, `payment.created`, written with it) and its group's totals. */
   async addPayment(
     payment: Payment,
     now: Date,
     outbox: OutboxItem[] = [],
     slot?: Slot,
   ): Promise<WriteOutcome> {
+    const created: Payment = { ...payment, eventSeq: 1 };
     return this.transact([
       {
         Put: {
           TableName: this.tableName,
-          Item: paymentItem(payment),
+          Item: paymentItem(created),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
       this.groupTotals(payment, 1, payment.amountCents, now, slot),
       ...outbox.map((o) => outboxPut(this.tableName, o)),
+      eventPut(this.tableName, paymentEvent('payment.created', created, now)),
     ]);
   }
 
+  /** The payment replaced, announced by `payment.updated`, if it is as read. */
   async replacePayment(previous: Payment, next: Payment, now: Date): Promise<WriteOutcome> {
+    const seq = sequenced(previous.eventSeq);
+    const announced: Payment = { ...next, eventSeq: nextSequence(previous.eventSeq) };
     return this.transact([
       {
         Put: {
           TableName: this.tableName,
-          Item: paymentItem(next),
-          ConditionExpression: 'amountCents = :old AND deleted = :false AND lastUpdated = :lu',
+          Item: paymentItem(announced),
+          ConditionExpression: `amountCents = :old AND deleted = :false AND lastUpdated = :lu AND ${seq.condition}`,
           ExpressionAttributeValues: {
             ':old': previous.amountCents,
             ':false': false,
             ':lu': previous.lastUpdated,
+            ...seq.conditionValues,
           },
         },
       },
       this.groupTotals(next, 0, next.amountCents - previous.amountCents, now),
+      eventPut(this.tableName, paymentEvent('payment.updated', announced, now)),
     ]);
   }
 
+  /** The payment soft-deleted, announced by `payment.deleted`, if it is as read. */
   async softDeletePayment(previous: Payment, now: Date): Promise<WriteOutcome> {
-    return this.transact([
+    const deleted: Payment = {
+      ...previous,
+      deleted: true,
+      lastUpdated: now.toISOString(),
+      eventSeq: nextSequence(previous.eventSeq),
+    };
+    const [update, event] = announcedUpdate(
+      this.tableName,
       {
-        Update: {
-          TableName: this.tableName,
-          Key: keys.payment(previous.paymentGroupId, previous.paymentId),
-          UpdateExpression: 'SET deleted = :true, lastUpdated = :now',
-          ConditionExpression: 'deleted = :false AND amountCents = :old',
-          ExpressionAttributeValues: {
-            ':true': true,
-            ':false': false,
-            ':now': now.toISOString(),
-            ':old': previous.amountCents,
-          },
-        },
+        Key: keys.payment(previous.paymentGroupId, previous.paymentId),
+        set: 'deleted = :true, lastUpdated = :now',
+        condition: 'deleted = :false AND amountCents = :old',
+        values: { ':true': true, ':false': false, ':now': now.toISOString(), ':old': previous.amountCents },
       },
-      this.groupTotals(previous, -1, -previous.amountCents, now),
-    ]);
+      previous.eventSeq,
+      paymentEvent('payment.deleted', deleted, now),
+    );
+    return this.transact([update!, this.groupTotals(previous, -1, -previous.amountCents, now), event!]);
   }
 
-  /** A second write (a retried step) is ignored. */
+  /**
+   * The payment's answer, announced by `payment.approved`, `.declined` or `.failed`, once: false
+   * when it has one already (a retried step). A change announced between the batch's read and this
+   * write (a stale read of the page) is read again and the write retried.
+   */
   async setAuthResponse(payment: Payment, authResponse: AuthResponse, now: Date): Promise<boolean> {
-    return this.conditionally({
-      TableName: this.tableName,
-      Key: keys.payment(payment.paymentGroupId, payment.paymentId),
-      UpdateExpression: 'SET authResponse = :a, lastUpdated = :now',
-      ConditionExpression: 'attribute_not_exists(authResponse) OR authResponse = :null',
-      ExpressionAttributeValues: { ':a': authResponse, ':null': null, ':now': now.toISOString() },
-    });
+    let current: Payment | undefined = payment;
+    for (let i = 0; i < ANSWER_ATTEMPTS && current; i++) {
+      if (current.authResponse) return false;
+      const answered: Payment = {
+        ...current,
+        authResponse,
+        lastUpdated: now.toISOString(),
+        eventSeq: nextSequence(current.eventSeq),
+      };
+      const written = await writeAnnounced(
+        this.db,
+        announcedUpdate(
+          this.tableName,
+          {
+            Key: keys.payment(payment.paymentGroupId, payment.paymentId),
+            set: 'authResponse = :a, lastUpdated = :now',
+            condition: 'attribute_not_exists(authResponse) OR authResponse = :null',
+            values: { ':a': authResponse, ':null': null, ':now': now.toISOString() },
+          },
+          current.eventSeq,
+          paymentEvent(answerEventType(authResponse), answered, now),
+        ),
+      );
+      if (written) return true;
+      current = await this.getPayment(payment.paymentGroupId, payment.paymentId);
+    }
+    if (current?.authResponse) return false;
+    throw new Error(`payment ${payment.paymentId}: its answer could not be recorded (it kept changing)`);
   }
 
-  async setReversals(payment: Payment, responses: VoidOrRefundResponse[], now: Date): Promise<boolean> {
-    return this.conditionally({
-      TableName: this.tableName,
+  /**
+   * The payment's reversals, if the payment is as read; with `announce`, announced by that event
+   * (a reversal done: `payment.voided`, `payment.refunded`), without (a refund only scheduled), not.
+   */
+  async setReversals(
+    payment: Payment,
+    responses: VoidOrRefundResponse[],
+    now: Date,
+    announce?: 'payment.voided' | 'payment.refunded',
+  ): Promise<boolean> {
+    const change = {
       Key: keys.payment(payment.paymentGroupId, payment.paymentId),
-      UpdateExpression: 'SET voidOrRefundResponses = :r, lastUpdated = :now',
-      ConditionExpression: 'lastUpdated = :seen',
-      ExpressionAttributeValues: {
-        ':r': responses,
-        ':now': now.toISOString(),
-        ':seen': payment.lastUpdated,
-      },
-    });
+      set: 'voidOrRefundResponses = :r, lastUpdated = :now',
+      condition: 'lastUpdated = :seen',
+      values: { ':r': responses, ':now': now.toISOString(), ':seen': payment.lastUpdated },
+    };
+    if (!announce) {
+      return this.conditionally({
+        TableName: this.tableName,
+        Key: change.Key,
+        UpdateExpression: `SET ${change.set}`,
+        ConditionExpression: change.condition,
+        ExpressionAttributeValues: change.values,
+      });
+    }
+    const reversed: Payment = {
+      ...payment,
+      voidOrRefundResponses: responses,
+      lastUpdated: now.toISOString(),
+      eventSeq: nextSequence(payment.eventSeq),
+    };
+    return writeAnnounced(
+      this.db,
+      announcedUpdate(this.tableName, change, payment.eventSeq, paymentEvent(announce, reversed, now)),
+    );
   }
 
   /** An update that may be refused by its condition: true when applied. */

@@ -6,8 +6,10 @@
  */
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/keys';
-import type { Payor, SavedMethod } from '#domain/payors';
+import type { ServiceEvent } from '#domain/events';
+import { payorEvent, type Payor, type SavedMethod } from '#domain/payors';
 import { batchGet, conditionOutcome, containerStore, queryAll, strip } from './items';
+import { eventPut } from './events';
 import { customerPut, methodItem, payorItem } from './payor-items';
 
 /** A write refused because the customerAccountId belongs to another payor of the merchant. */
@@ -40,7 +42,10 @@ export async function readPayor(
 }
 
 export interface PayorStore {
-  /** A new payor with its first method (and customerAccountId entry): all or nothing. */
+  /**
+   * A new payor with its first method (and customerAccountId entry) and the `payor.created` event
+   * announcing both: all or nothing.
+   */
   create(payor: Payor, method: SavedMethod): Promise<'ok' | DuplicateCustomer>;
   /** The payor with its methods, if it exists and belongs to the merchant. */
   find(payorId: string, merchantId: string): Promise<PayorWithMethods | undefined>;
@@ -48,9 +53,9 @@ export interface PayorStore {
   emailsOf(payorIds: string[], merchantId: string): Promise<Map<string, string>>;
   payorIdByCustomer(merchantId: string, customerAccountId: string): Promise<string | undefined>;
   /** `changed` when the payor item was written since `previous` was read (its revision). */
-  update(previous: Payor, next: Payor): Promise<'ok' | 'changed' | DuplicateCustomer>;
+  update(previous: Payor, next: Payor, event: ServiceEvent): Promise<'ok' | 'changed' | DuplicateCustomer>;
   /** False when the payor changed since read. */
-  delete(found: PayorWithMethods): Promise<boolean>;
+  delete(found: PayorWithMethods, event: ServiceEvent): Promise<boolean>;
 }
 
 export class DynamoPayorStore implements PayorStore {
@@ -60,11 +65,14 @@ export class DynamoPayorStore implements PayorStore {
   ) {}
 
   async create(payor: Payor, method: SavedMethod): Promise<'ok' | DuplicateCustomer> {
+    // Announced by payor.created, with its first method (no payment_method.created for it).
+    const created: Payor = { ...payor, eventSeq: 1 };
+    const event = payorEvent('payor.created', created, [method], new Date(payor.dateCreated));
     const items: object[] = [
       {
         Put: {
           TableName: this.tableName,
-          Item: payorItem(payor),
+          Item: payorItem(created),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -77,6 +85,7 @@ export class DynamoPayorStore implements PayorStore {
       },
     ];
     if (payor.customerAccountId !== undefined) items.push(customerPut(this.tableName, payor));
+    items.push(eventPut(this.tableName, event));
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
@@ -117,12 +126,16 @@ export class DynamoPayorStore implements PayorStore {
    * of a method or of its default came between: each adds one to its revision); moves the
    * uniqueness item.
    */
-  async update(previous: Payor, next: Payor): Promise<'ok' | 'changed' | DuplicateCustomer> {
+  async update(
+    previous: Payor,
+    next: Payor,
+    event: ServiceEvent,
+  ): Promise<'ok' | 'changed' | DuplicateCustomer> {
     const items: object[] = [
       {
         Put: {
           TableName: this.tableName,
-          Item: payorItem({ ...next, revision: (previous.revision ?? 0) + 1 }),
+          Item: payorItem({ ...next, revision: (previous.revision ?? 0) + 1, eventSeq: event.sequence }),
           ...atRevision(previous.revision),
         },
       },
@@ -140,6 +153,8 @@ export class DynamoPayorStore implements PayorStore {
         });
       }
     }
+    // Last: the customer items' indexes say which refused.
+    items.push(eventPut(this.tableName, event));
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
@@ -154,7 +169,7 @@ export class DynamoPayorStore implements PayorStore {
   }
 
   /** Deletes a payor, all its methods and its customerAccountId entry, if unchanged since read. */
-  async delete(found: PayorWithMethods): Promise<boolean> {
+  async delete(found: PayorWithMethods, event: ServiceEvent): Promise<boolean> {
     const { payor, methods } = found;
     const items: object[] = [
       {
@@ -174,6 +189,7 @@ export class DynamoPayorStore implements PayorStore {
         Delete: { TableName: this.tableName, Key: keys.customer(payor.merchantId, payor.customerAccountId) },
       });
     }
+    items.push(eventPut(this.tableName, event));
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return true;

@@ -16,8 +16,9 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/keys';
-import type { Refund, Transaction } from '#domain/transactions';
+import { refundEvent, transactionEvent, type Refund, type Transaction } from '#domain/transactions';
 import { conditionOutcome, containerStore, isConditionFailure, queryAll, strip } from './items';
+import { eventPut } from './events';
 import { sweepEntry } from './sweep-index';
 
 export interface SaleWithRefunds {
@@ -41,13 +42,16 @@ export interface TransactionStore {
   /** The transaction and its refunds when it exists and is this merchant's. */
   findForMerchant(transactionId: string, merchantId: string): Promise<SaleWithRefunds | undefined>;
   reserveVoid(transactionId: string, at: string): Promise<boolean>;
-  markVoided(transactionId: string, at: string): Promise<void>;
+  /** Approved → Voided (the processor approved the void), announced for a sale of the API. */
+  markVoided(txn: Transaction, at: string): Promise<void>;
   /** The processor refused the void: the reservation goes (a refund may follow). */
   releaseVoid(transactionId: string): Promise<void>;
   reserveRefund(txn: Transaction, refund: Refund): Promise<boolean>;
+  /** Pending → its outcome; with `announceFor` (the merchant), announced by refund.completed/failed. */
   finishRefund(
     refund: Refund,
     outcome: Pick<Refund, 'status' | 'responseCode' | 'responseMessage'>,
+    announceFor?: string,
   ): Promise<Refund>;
 }
 
@@ -75,31 +79,53 @@ export class DynamoTransactionStore implements TransactionStore {
     return this.putSale(txn, 'attribute_not_exists(pk) OR #status = :pending', entry);
   }
 
-  /** Puts a sale on `condition`; when it fails, the stored sale wins. */
+  /**
+   * Puts a sale on `condition`; when it fails, the stored sale wins. A sale of the transactions API
+   * (not a scheduled payment's, which its payment's events announce) that this write makes final
+   * is announced by `transaction.approved` or `transaction.declined`, its first event, in the same
+   * transaction: the first answer written is the one announced, once.
+   */
   private async putSale(txn: Transaction, condition: string, entry: object = {}): Promise<Transaction> {
     const pending = condition.includes(':pending');
+    const announced = txn.paymentId === undefined && txn.status !== 'Pending';
+    const put = {
+      TableName: this.tableName,
+      Item: {
+        ...keys.transaction(txn.transactionId),
+        // Listed by day for reconciliation (core/reconcile.ts).
+        ...keys.dayIndex('TXN', txn.processedAt, txn.transactionId),
+        ...entry,
+        entity: 'transaction',
+        ...txn,
+        ...(announced && { eventSeq: 1 }),
+      },
+      ConditionExpression: condition,
+      ...(pending && {
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': 'Pending' },
+      }),
+    };
     try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...keys.transaction(txn.transactionId),
-            // Listed by day for reconciliation (core/reconcile.ts).
-            ...keys.dayIndex('TXN', txn.processedAt, txn.transactionId),
-            ...entry,
-            entity: 'transaction',
-            ...txn,
-          },
-          ConditionExpression: condition,
-          ...(pending && {
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':pending': 'Pending' },
+      if (announced) {
+        const type = txn.status === 'Approved' ? 'transaction.approved' : 'transaction.declined';
+        await this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: put },
+              eventPut(
+                this.tableName,
+                transactionEvent(type, { ...txn, eventSeq: 1 }, new Date(txn.processedAt)),
+              ),
+            ] as never,
           }),
-        }),
-      );
-      return txn;
+        );
+      } else {
+        await this.db.send(new PutCommand(put));
+      }
+      return announced ? { ...txn, eventSeq: 1 } : txn;
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (announced) conditionOutcome(error, [[0, true]]);
+      else if (!isConditionFailure(error)) throw error;
       return (await this.find(txn.transactionId))!.transaction;
     }
   }
@@ -175,21 +201,40 @@ export class DynamoTransactionStore implements TransactionStore {
    * meanwhile, and an approved void must be recorded all the same. Throws if the sale is neither
    * Approved nor Voided (a void is never approved for a sale that was not).
    */
-  async markVoided(transactionId: string, at: string): Promise<void> {
+  async markVoided(txn: Transaction, at: string): Promise<void> {
+    const transactionId = txn.transactionId;
+    const update = {
+      TableName: this.tableName,
+      Key: keys.transaction(transactionId),
+      UpdateExpression:
+        'SET #status = :voided, voidedAt = :at, voidingAt = if_not_exists(voidingAt, :at) REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: '#status = :approved',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':voided': 'Voided', ':approved': 'Approved', ':at': at } as Record<
+        string,
+        unknown
+      >,
+    };
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.transaction(transactionId),
-          UpdateExpression:
-            'SET #status = :voided, voidedAt = :at, voidingAt = if_not_exists(voidingAt, :at) REMOVE gsi2pk, gsi2sk',
-          ConditionExpression: '#status = :approved',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':voided': 'Voided', ':approved': 'Approved', ':at': at },
-        }),
-      );
+      if (txn.paymentId === undefined) {
+        // Announced by transaction.voided (after its transaction.approved): Approved → Voided once.
+        const voided: Transaction = { ...txn, status: 'Voided', voidedAt: at, eventSeq: 2 };
+        update.UpdateExpression = update.UpdateExpression.replace('SET ', 'SET eventSeq = :seq, ');
+        update.ExpressionAttributeValues[':seq'] = 2;
+        await this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Update: update },
+              eventPut(this.tableName, transactionEvent('transaction.voided', voided, new Date(at))),
+            ] as never,
+          }),
+        );
+      } else {
+        await this.db.send(new UpdateCommand(update));
+      }
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (txn.paymentId === undefined) conditionOutcome(error, [[0, true]]);
+      else if (!isConditionFailure(error)) throw error;
       const found = await this.find(transactionId);
       if (found?.transaction.status !== 'Voided') {
         throw new Error(
@@ -270,6 +315,8 @@ export class DynamoTransactionStore implements TransactionStore {
   async finishRefund(
     refund: Refund,
     outcome: Pick<Refund, 'status' | 'responseCode' | 'responseMessage'>,
+    /** The merchant of a refund of the transactions API, announced; absent: not announced. */
+    announceFor?: string,
   ): Promise<Refund> {
     const finished: Refund = { ...refund, ...outcome };
     const refundUpdate = {
@@ -297,6 +344,11 @@ export class DynamoTransactionStore implements TransactionStore {
           ExpressionAttributeValues: { ':minus': -refund.amountCents, ':minusOne': -1 },
         },
       });
+    }
+    if (announceFor !== undefined) {
+      // A refund of the transactions API: refund.completed or refund.failed, its one event.
+      const type = outcome.status === 'Completed' ? 'refund.completed' : 'refund.failed';
+      items.push(eventPut(this.tableName, refundEvent(type, finished, announceFor, new Date())));
     }
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));

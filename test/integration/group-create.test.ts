@@ -8,7 +8,7 @@ import {
   BatchWriteCommand,
   GetCommand,
   QueryCommand,
-  UpdateCommand,
+  TransactWriteCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { newGroup, newPayment, type Group, type Payment } from '#domain/groups';
@@ -121,13 +121,15 @@ describe('the batch create path leaves orphan payment and outbox items on any fa
     expect(await leftovers(group, notices)).toBe(0);
     // 24 batches of puts were needed; at most the 7 others in flight went out after the failure.
     expect(putBatches).toBeLessThanOrEqual(8 + 7);
-    expect(sent).not.toContain('UpdateCommand');
+    expect(sent).not.toContain('TransactWriteCommand');
     expect(await store.getGroup(group.paymentGroupId)).toBeUndefined();
   });
 
   test('an injected crash before the commit: the group is invisible, and the sweep removes everything', async () => {
     const { group, payments, notices } = makeGroup(250);
-    const { store: crashing } = faulty((command) => (command instanceof UpdateCommand ? 'crash' : undefined));
+    const { store: crashing } = faulty((command) =>
+      command instanceof TransactWriteCommand ? 'crash' : undefined,
+    );
     await expect(crashing.createGroup(group, payments, notices)).rejects.toThrow('injected crash');
     expect(await leftovers(group, notices)).toBe(1 + 250 + 250);
 

@@ -203,7 +203,7 @@ describe('defect 5: a lost response to a successful record write', () => {
       const recordsApproval =
         text.includes(`TXN#${request.transactionId}`) &&
         text.includes('"Approved"') &&
-        /^(Put|Update)Command$/.test((command as object).constructor.name);
+        /^(Put|Update|TransactWrite)Command$/.test((command as object).constructor.name);
       if (recordsApproval && !lost) {
         lost = true;
         throw Object.assign(new Error('socket hang up after the write'), { name: 'TimeoutError' });

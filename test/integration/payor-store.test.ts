@@ -17,6 +17,7 @@ import {
   savePayor,
 } from '#core/payors';
 import { createTestTable, type TestTable } from '#support/ddb';
+import { anEvent } from '#support/events';
 import { makeMethod, makePayor, nameOf, settle } from '#support/fixtures/index';
 
 let table: TestTable;
@@ -126,7 +127,7 @@ describe('customerAccountId is unique per merchant', () => {
       customerAccountId: 'cust-move-new',
       lastUpdated: new Date(Date.now() + 1).toISOString(),
     };
-    expect(await changePayor(payor, next, store)).toBe(true);
+    expect(await changePayor(payor, next, [], store)).toBe(true);
     expect(await customerItem('cust-move-old')).toBeUndefined();
     expect((await customerItem('cust-move-new'))?.payorId).toBe(payor.payorId);
     expect(await store.payorIdByCustomer(MERCHANT, 'cust-move-new')).toBe(payor.payorId);
@@ -138,7 +139,9 @@ describe('customerAccountId is unique per merchant', () => {
       DuplicateCustomerAccountIdError,
     );
     // A stale update (payor changed since read) is refused and changes nothing.
-    expect(await changePayor(payor, { ...payor, customerAccountId: 'cust-move-stale' }, store)).toBe(false);
+    expect(await changePayor(payor, { ...payor, customerAccountId: 'cust-move-stale' }, [], store)).toBe(
+      false,
+    );
     expect(await customerItem('cust-move-stale')).toBeUndefined();
   });
 
@@ -154,7 +157,7 @@ describe('customerAccountId is unique per merchant', () => {
           lastUpdated: new Date(Date.now() + 1).toISOString(),
         };
         const [updated, created] = await Promise.allSettled([
-          changePayor(payor, next, store),
+          changePayor(payor, next, [], store),
           savePayor(rival.payor, rival.method, store),
         ]);
         return { round, payor, rival, updated, created, target };
@@ -305,7 +308,9 @@ describe('saved methods', () => {
       BadRequestError,
     );
     // The store refuses it too, whatever the caller read.
-    expect(await methodStore.deleteMethod(after, second.savedPaymentMethodId, undefined)).toBe('only-method');
+    expect(
+      await methodStore.deleteMethod(after, methods[0]!, undefined, anEvent(second.savedPaymentMethodId)),
+    ).toBe('only-method');
     expect((await expectConsistent(payor.payorId)).methods).toHaveLength(1);
   });
 
@@ -347,8 +352,9 @@ describe('saved methods', () => {
       ...all.map((m) =>
         methodStore.deleteMethod(
           snapshot,
-          m.savedPaymentMethodId,
+          m,
           replacementDefault(all, m.savedPaymentMethodId),
+          anEvent(m.savedPaymentMethodId, 'payment_method.deleted'),
         ),
       ),
       ...all
@@ -376,9 +382,14 @@ test('deleting a payor removes the payor, its methods and its customerAccountId 
   expect(found.methods).toHaveLength(4);
   // A stale read (a method added since) is refused and deletes nothing.
   await addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date(), methodStore);
-  expect(await store.delete(found)).toBe(false);
+  expect(await store.delete(found, anEvent(payor.payorId, 'payor.deleted'))).toBe(false);
   expect((await partition(payor.payorId)).items).toHaveLength(6);
-  expect(await store.delete(await requirePayor(payor.payorId, MERCHANT, store))).toBe(true);
+  expect(
+    await store.delete(
+      await requirePayor(payor.payorId, MERCHANT, store),
+      anEvent(payor.payorId, 'payor.deleted'),
+    ),
+  ).toBe(true);
   expect((await partition(payor.payorId)).items).toHaveLength(0);
   expect(await customerItem('cust-delete-1')).toBeUndefined();
   expect(await store.find(payor.payorId, MERCHANT)).toBeUndefined();

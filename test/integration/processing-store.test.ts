@@ -9,6 +9,7 @@ import { DynamoDueIndex } from '#store/due';
 import { DynamoGroupStore } from '#store/groups';
 import { DynamoPaymentStore } from '#store/payments';
 import { createTestTable, type TestTable } from '#support/ddb';
+import { changeGroupSettings, markGroupDeleted } from '#support/group-changes';
 
 let table: TestTable;
 let store: DynamoGroupStore;
@@ -88,7 +89,7 @@ describe('claims', () => {
     const missing = { ...(await aGroup()).group, paymentGroupId: newId() };
     expect(await claims.claim(missing, new Date())).toEqual({ claimed: false, group: undefined });
     const deleted = (await aGroup()).group;
-    await store.markDeleted(deleted.paymentGroupId, new Date());
+    await markGroupDeleted(store, deleted.paymentGroupId);
     expect(await claims.claim(deleted, new Date())).toMatchObject({
       claimed: false,
       group: { status: 'deleted' },
@@ -170,7 +171,7 @@ describe('issue 13: claims by slot and attempt', () => {
       (g) => g.paymentGroupId === group.paymentGroupId,
     );
     expect(seenByTick).toMatchObject({ status: 'pending', scheduleHour: 10 });
-    await store.updateSettings({ ...group, scheduleHour: 15 }); // the PUT answered 200 pending
+    await changeGroupSettings(store, group.paymentGroupId, { scheduleHour: 15 }); // the PUT answered 200 pending
     expect(await claims.claim(seenByTick!, new Date())).toMatchObject({
       claimed: false,
       group: { status: 'pending', scheduleHour: 15 },
@@ -243,9 +244,9 @@ describe('dueGroups', () => {
     await claims.claim(made.claimed!, new Date());
     await claims.claim(made.processed!, new Date());
     await claims.complete(made.processed!.paymentGroupId, summary(1));
-    await store.markDeleted(made.deleted!.paymentGroupId, new Date());
-    await store.updateSettings({ ...made.movedLater!, scheduleHour: 12 });
-    await store.updateSettings({ ...made.movedEarlier!, scheduleHour: 4 });
+    await markGroupDeleted(store, made.deleted!.paymentGroupId);
+    await changeGroupSettings(store, made.movedLater!.paymentGroupId, { scheduleHour: 12 });
+    await changeGroupSettings(store, made.movedEarlier!.paymentGroupId, { scheduleHour: 4 });
   });
 
   const due = async (slot: string) => {

@@ -181,7 +181,7 @@ describe('reconciliation', () => {
     });
     const other = await approvedSale(1400);
     await store.reserveVoid(other.transactionId, new Date().toISOString());
-    await store.markVoided(other.transactionId, new Date().toISOString());
+    await store.markVoided(other, new Date().toISOString());
     const report = await run();
     expect(about(report, txn.transactionId)).toEqual([
       expect.objectContaining({ kind: 'reversal-missing', processorKey: `void:${txn.transactionId}` }),

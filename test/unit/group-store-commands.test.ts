@@ -12,8 +12,8 @@ import {
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
-  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { newEvent, type ServiceEvent } from '#domain/events';
 import { newPayment, type Payment } from '#domain/groups';
 import type { OutboxItem } from '#domain/notifications';
 import { ddb } from '#shared/ddb';
@@ -25,6 +25,7 @@ import {
   ddbMock,
   group,
   GROUP_ID,
+  MID,
   payment,
   PAYMENT_ID,
   resetDb,
@@ -63,11 +64,18 @@ const notice = (p: Payment): OutboxItem => ({
     paymentId: p.paymentId,
   },
 });
+/** The group.created event a create writes (one per test: a fixed id). */
+const created = (): ServiceEvent =>
+  newEvent(
+    { type: 'group.created', merchantId: MID, objectId: GROUP_ID, sequence: 1, data: {} },
+    NOW,
+    'evt_01890a5dac96774bbccebb302099a805',
+  );
 const batchRequests = () =>
   ddbMock.commandCalls(BatchWriteCommand).flatMap((c) => c.args[0].input.RequestItems!.t!);
 const batchPuts = () => batchRequests().flatMap((r) => (r.PutRequest ? [r.PutRequest.Item as AnyItem] : []));
 
-describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + payments + notices`, () => {
+describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + event + payments + notices`, () => {
   beforeEach(() => {
     ddbMock.on(TransactWriteCommand).resolves({});
     ddbMock.on(BatchWriteCommand).resolves({});
@@ -104,15 +112,21 @@ describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + 
     );
   });
 
-  it('99 payments and no notice: one transaction of 100 items', async () => {
-    await store.createGroup(group(), paymentsOf(99));
+  it('98 payments, no notice and the event: one transaction of 100 items', async () => {
+    await store.createGroup(group(), paymentsOf(98), [], created());
     expect(sentCommands()).toEqual(['TransactWriteCommand']);
-    expect(ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems).toHaveLength(100);
+    const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(items).toHaveLength(100);
+    // The event is written in the same transaction, once.
+    expect(items.at(-1)!.Put).toMatchObject({
+      Item: { pk: `EVENT#${created().id}`, sk: 'EVENT', entity: 'event', type: 'group.created' },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   });
 
-  it('97 payments with 2 notices: one transaction of exactly 100 items', async () => {
-    const payments = paymentsOf(97);
-    await store.createGroup(group(), payments, payments.slice(0, 2).map(notice));
+  it('96 payments with 2 notices and the event: one transaction of exactly 100 items', async () => {
+    const payments = paymentsOf(96);
+    await store.createGroup(group(), payments, payments.slice(0, 2).map(notice), created());
     const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
     expect(items).toHaveLength(100);
     const outbox = items.map((i) => i.Put!.Item as AnyItem).filter((i) => i.entity === 'outbox');
@@ -122,17 +136,19 @@ describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + 
     expect(ddbMock.commandCalls(BatchWriteCommand)).toHaveLength(0);
   });
 
-  it('98 payments with 2 notices (101 items): the group written ahead as creating, then payments and notices, then the commit', async () => {
-    ddbMock.on(UpdateCommand).resolves({});
-    const payments = paymentsOf(98);
-    const g = group({ paymentCount: 98 });
-    await store.createGroup(g, payments, payments.slice(0, 2).map(notice));
+  it('97 payments with 2 notices and the event (101 items): the group written ahead as creating, then payments and notices, then the commit with the event', async () => {
+    const payments = paymentsOf(97);
+    const g = group({ paymentCount: 97 });
+    await store.createGroup(g, payments, payments.slice(0, 2).map(notice), created());
     const sent = sentCommands();
-    expect(sent.filter((c) => c === 'TransactWriteCommand')).toHaveLength(0);
-    expect(sent).toEqual(['PutCommand', ...Array<string>(4).fill('BatchWriteCommand'), 'UpdateCommand']);
+    expect(sent).toEqual([
+      'PutCommand',
+      ...Array<string>(4).fill('BatchWriteCommand'),
+      'TransactWriteCommand',
+    ]);
     const written = batchPuts();
-    expect(written).toHaveLength(100);
-    expect(written.filter((i) => i.entity === 'payment')).toHaveLength(98);
+    expect(written).toHaveLength(99);
+    expect(written.filter((i) => i.entity === 'payment')).toHaveLength(97);
     expect(written.filter((i) => i.entity === 'outbox')).toMatchObject([
       {
         pk: `OUTBOX#notice:${payments[0]!.paymentId}`,
@@ -147,30 +163,31 @@ describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + 
     expect(ahead.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(ahead.Item).toMatchObject({
       entity: 'group',
-      paymentCount: 98,
+      paymentCount: 97,
       status: 'creating',
       gsi2pk: 'CREATING',
       gsi2sk: `${g.dateCreated}#${g.paymentGroupId}`,
     });
     expect(ahead.Item).not.toHaveProperty('gsi1pk');
-    // The commit: one conditional write to pending with the list and due keys.
-    const commit = ddbMock.commandCalls(UpdateCommand)[0]!.args[0].input;
-    expect(commit.ConditionExpression).toBe('#status = :creating');
-    expect(commit.ExpressionAttributeValues).toMatchObject({
+    // The commit: one conditional write to pending with the list and due keys, and the event.
+    const [commit, event] = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(commit!.Update!.ConditionExpression).toBe('#status = :creating');
+    expect(commit!.Update!.ExpressionAttributeValues).toMatchObject({
       ':status': 'pending',
       ':g1pk': `MERCHANT#${g.merchantId}`,
       ':g2sk': `2099-06-01T09#${g.paymentGroupId}`,
+      ':seq': 1,
     });
+    expect(event!.Put!.Item).toMatchObject({ entity: 'event', type: 'group.created', sequence: 1 });
   });
 
   it('writes 150 payments 25 per batch between the write-ahead and the commit', async () => {
-    ddbMock.on(UpdateCommand).resolves({});
     const payments = paymentsOf(150);
-    await store.createGroup(group({ paymentCount: 150 }), payments);
+    await store.createGroup(group({ paymentCount: 150 }), payments, [], created());
     expect(sentCommands()).toEqual([
       'PutCommand',
       ...Array<string>(6).fill('BatchWriteCommand'),
-      'UpdateCommand',
+      'TransactWriteCommand',
     ]);
     const sizes = ddbMock.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems!.t!.length);
     expect(sizes).toEqual([25, 25, 25, 25, 25, 25]);
@@ -188,7 +205,7 @@ it('retries unprocessed batch items', async () => {
     return {};
   });
   ddbMock.on(PutCommand).resolves({});
-  ddbMock.on(UpdateCommand).resolves({});
+  ddbMock.on(TransactWriteCommand).resolves({});
   await store.createGroup(group(), paymentsOf(100));
   const sizes = ddbMock.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems!.t!.length);
   expect(sizes.sort((a, b) => a - b)).toEqual([3, 25, 25, 25, 25]);
@@ -205,7 +222,7 @@ describe('a failed large create leaves nothing', () => {
 
   it('a failed commit: payments and notices deleted, then the creating group; the commit error thrown', async () => {
     ddbMock.on(BatchWriteCommand).resolves({});
-    ddbMock.on(UpdateCommand).rejects(awsError('ThrottlingException'));
+    ddbMock.on(TransactWriteCommand).rejects(awsError('ThrottlingException'));
     const payments = paymentsOf(120);
     await expect(
       store.createGroup(group(), payments, payments.slice(0, 2).map(notice)),
@@ -237,7 +254,7 @@ describe('a failed large create leaves nothing', () => {
     // 10 batches were started; the 7 others in flight finish, and no worker starts another.
     expect(puts).toBeLessThanOrEqual(10 + 7);
     expect(deletes()).toHaveLength(1000);
-    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
     expect(sentCommands().at(-1)).toBe('DeleteCommand');
   });
 

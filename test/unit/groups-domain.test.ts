@@ -220,7 +220,7 @@ describe('updatedGroup', () => {
       locationId: 99,
       allowPartial: false,
       lastUpdated: NOW.toISOString(),
-      revision: 1,
+      eventSeq: 1,
     });
   });
 

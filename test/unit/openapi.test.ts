@@ -354,6 +354,8 @@ describe('path parameters', () => {
         expect(param.required).toBe(true);
         if (param.name === 'MID') {
           expect(param.schema).toEqual({ type: 'string', pattern: '^\\d{8}(\\d{3})?$' });
+        } else if (param.name === 'EventID') {
+          expect(param.schema).toEqual({ type: 'string', pattern: '^evt_[0-9a-f]{32}$' });
         } else {
           expect(UUIDS).toContain(param.name);
           expect(param.schema).toMatchObject({ type: 'string', format: 'uuid' });

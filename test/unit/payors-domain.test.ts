@@ -177,8 +177,9 @@ describe('updatedMethod', () => {
       expiryYear: 2031,
       lastUpdated: LATER.toISOString(),
       revision: 1,
+      eventSeq: 1,
     });
-    expect(updatedMethod(next, { expiryMonth: 2 }, LATER).revision).toBe(2);
+    expect(updatedMethod(next, { expiryMonth: 2 }, LATER)).toMatchObject({ revision: 2, eventSeq: 2 });
   });
 
   it('changes one half of the expiry, keeping the other', () => {

@@ -8,7 +8,14 @@
  * A test file wires them in by importing '#support/handlers/fake-stores' first.
  */
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
-import type { Group, GroupFilter, Payment, VoidOrRefundSummary } from '#domain/groups';
+import type { ServiceEvent } from '#domain/events';
+import {
+  groupEvent,
+  type Group,
+  type GroupFilter,
+  type Payment,
+  type VoidOrRefundSummary,
+} from '#domain/groups';
 import type { OutboxItem } from '#domain/notifications';
 import type { AuthResponse } from '#domain/processing';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
@@ -21,6 +28,8 @@ export class MemoryTable {
   readonly groups = new Map<string, Group>();
   readonly payments = new Map<string, Map<string, Payment>>();
   readonly outbox: OutboxItem[] = [];
+  /** Events written with the changes they announce. */
+  readonly events: ServiceEvent[] = [];
   /** Outcomes forced on the next payment writes (a concurrent writer won), in order. */
   readonly interference: WriteOutcome[] = [];
   /** Errors the next payment writes throw (DynamoDB failed), in order. */
@@ -46,6 +55,7 @@ export class MemoryTable {
     this.groups.clear();
     this.payments.clear();
     this.outbox.length = 0;
+    this.events.length = 0;
     this.interference.length = 0;
     this.failures.length = 0;
     this.paymentWrites = 0;
@@ -80,12 +90,18 @@ export class FakeGroupStore implements GroupStore {
     return group && copy(group);
   }
 
-  async createGroup(group: Group, payments: Payment[], outbox: OutboxItem[] = []): Promise<void> {
+  async createGroup(
+    group: Group,
+    payments: Payment[],
+    outbox: OutboxItem[] = [],
+    event?: ServiceEvent,
+  ): Promise<void> {
     this.table.groupWrite();
     if (this.table.groups.has(group.paymentGroupId)) throw new Error('group exists');
     this.table.groups.set(group.paymentGroupId, copy(group));
     for (const p of payments) this.table.paymentsOf(group.paymentGroupId).set(p.paymentId, copy(p));
     this.table.outbox.push(...copy(outbox));
+    if (event) this.table.events.push(copy(event));
   }
 
   async putVoidOrRefundSummary(
@@ -107,10 +123,10 @@ export class FakeGroupStore implements GroupStore {
 
   async discardCreate(): Promise<void> {}
 
-  async updateSettings(next: Group): Promise<Group | undefined> {
+  async updateSettings(previous: Group, next: Group, event: ServiceEvent): Promise<boolean> {
     const allowed = this.table.groupWrite();
     const stored = this.table.groups.get(next.paymentGroupId);
-    if (!allowed || stored?.status !== 'pending') return undefined;
+    if (!allowed || stored?.status !== 'pending' || stored.eventSeq !== previous.eventSeq) return false;
     const updated: Group = {
       ...stored,
       scheduleDate: next.scheduleDate,
@@ -120,17 +136,33 @@ export class FakeGroupStore implements GroupStore {
       surchargeCompliance: next.surchargeCompliance,
       allowPartial: next.allowPartial,
       lastUpdated: next.lastUpdated,
+      eventSeq: event.sequence,
     };
     this.table.groups.set(next.paymentGroupId, updated);
-    return copy(updated);
+    this.table.events.push(copy(event));
+    return true;
   }
 
-  async markDeleted(groupId: string, now: Date): Promise<boolean> {
+  async markDeleted(previous: Group, now: Date, event: ServiceEvent): Promise<boolean> {
     const allowed = this.table.groupWrite();
-    const stored = this.table.groups.get(groupId);
-    if (!allowed || stored?.status !== 'pending') return false;
-    this.table.groups.set(groupId, { ...stored, status: 'deleted', lastUpdated: now.toISOString() });
+    const stored = this.table.groups.get(previous.paymentGroupId);
+    if (!allowed || stored?.status !== 'pending' || stored.eventSeq !== previous.eventSeq) return false;
+    this.table.groups.set(previous.paymentGroupId, {
+      ...stored,
+      status: 'deleted',
+      lastUpdated: now.toISOString(),
+      eventSeq: event.sequence,
+    });
+    this.table.events.push(copy(event));
     return true;
+  }
+
+  async announceVoidOrRefund(groupId: string, now: Date): Promise<void> {
+    const stored = this.table.groups.get(groupId);
+    if (!stored) return;
+    const announced: Group = { ...stored, eventSeq: (stored.eventSeq ?? 0) + 1 };
+    this.table.groups.set(groupId, announced);
+    this.table.events.push(copy(groupEvent('group.void_or_refund_completed', announced, now)));
   }
 
   async listGroups(merchantId: string, filter: GroupFilter): Promise<Group[]> {

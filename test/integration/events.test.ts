@@ -1,0 +1,363 @@
+/**
+ * Events (issue 18, item 1) against DynamoDB Local: every change a merchant cares about writes its
+ * event in the same transaction, so an event exists exactly when its change does (none for a
+ * refused or cancelled write), and each object's events count 1, 2, 3... without a gap, also
+ * under concurrent changes.
+ */
+import { createGroup, deleteGroup, updateGroup } from '#core/groups';
+import { addPayment, deletePayment, updatePayment } from '#core/payments';
+import {
+  addMethod,
+  deletePayor,
+  DuplicateCustomerAccountIdError,
+  removeMethod,
+  requirePayor,
+  savePayor,
+  updateMethod,
+  updatePayor,
+} from '#core/payors';
+import { refundSale, voidSale } from '#core/reversals';
+import { runSale } from '#core/sale';
+import { startProcessing } from '#core/processing';
+import { completeGroup } from '#core/processing-run';
+import type { EventType } from '#contract/events';
+import type { ServiceEvent } from '#domain/events';
+import { emptyTotals } from '#domain/processing';
+import { useProcessor } from '#processor/index';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { newId } from '#shared/ids';
+import type { Merchant } from '#store/merchants';
+import { eventStore } from '#store/events';
+import { paymentStore } from '#store/payments';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { injectFaults } from '#support/ddb-faults';
+import { groupInput, makeMethod, makePayor } from '#support/fixtures/index';
+import { saleRequest, storedProfile } from '#support/sales';
+
+let table: TestTable;
+const MERCHANT: Merchant = { merchantId: '32350000001', shortId: '23500001', name: 'Springfield Elementary' };
+const MID = MERCHANT.merchantId;
+const T0 = Date.now();
+const SCHEDULE = { periodSeconds: 86_400, offsetSeconds: (Math.floor(T0 / 1000) + 43_200) % 86_400 };
+const day = (ahead: number) => new Date(Date.now() + ahead * 86_400_000).toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  table = await createTestTable();
+  Object.assign(process.env, {
+    TABLE_NAME: table.tableName,
+    SERVICE_STAGE: 'dev',
+    STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:events-test',
+    // No Step Functions here: a start fails, and the claim is released (announced too).
+    AWS_ENDPOINT_URL_SFN: 'http://127.0.0.1:9',
+  });
+  reloadConfigForTests();
+  useProcessor(new SandboxProcessor(ddb(), table.tableName, SCHEDULE));
+});
+afterAll(async () => {
+  useProcessor(undefined);
+  await table.drop();
+});
+
+/** The object's events, oldest first. */
+async function eventsOf(objectId: string): Promise<ServiceEvent[]> {
+  const { events } = await eventStore().page(MID, { objectId }, 500);
+  return events.reverse();
+}
+
+const typesOf = (events: ServiceEvent[]) => events.map((e) => e.type);
+
+/** The sequences count 1, 2, 3... without a gap or a repeat. */
+function expectGapless(events: ServiceEvent[]): void {
+  expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+  expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+  for (const e of events)
+    expect(e).toMatchObject({ merchantId: MID, id: expect.stringMatching(/^evt_[0-9a-f]{32}$/) });
+}
+
+async function aPayment(groupId: string, amount = 5) {
+  const profileId = await storedProfile(table, MID);
+  return addPayment(groupId, MERCHANT, { paymentGroupId: groupId, profileId, amount }, new Date());
+}
+
+describe("a group's life", () => {
+  test('create, update, payments added, changed and deleted, then deleted: each announced with the group as written', async () => {
+    const profileId = await storedProfile(table, MID);
+    const { group } = await createGroup(
+      groupInput({ servicePayId: MID, scheduleDate: day(2), payments: [{ profileId, amount: 10 }] }) as never,
+      MERCHANT,
+      new Date(),
+    );
+    const id = group.paymentGroupId;
+    await updateGroup(id, MID, { scheduleHour: 20 }, new Date());
+    const added = await aPayment(id, 7);
+    await updatePayment(
+      id,
+      added.paymentId,
+      MID,
+      { paymentId: added.paymentId, paymentGroupId: id, profileId: added.profileId, amount: 8 },
+      new Date(),
+    );
+    await deletePayment(id, added.paymentId, MID, new Date());
+    await deleteGroup(id, MID, new Date());
+
+    const groupEvents = await eventsOf(id);
+    expect(typesOf(groupEvents)).toEqual(['group.created', 'group.updated', 'group.deleted']);
+    expectGapless(groupEvents);
+    expect(groupEvents[0]!.data).toMatchObject({ paymentGroupId: id, status: 'pending', paymentCount: 1 });
+    expect(groupEvents[1]!.data).toMatchObject({ scheduleHour: 20 });
+    // The group as written: its totals at the time (the added payment was deleted before).
+    expect(groupEvents[2]!.data).toMatchObject({
+      status: 'deleted',
+      deleted: true,
+      paymentCount: 1,
+      totalAmount: 10,
+    });
+
+    const paymentEvents = await eventsOf(added.paymentId);
+    expect(typesOf(paymentEvents)).toEqual(['payment.created', 'payment.updated', 'payment.deleted']);
+    expectGapless(paymentEvents);
+    expect(paymentEvents.map((e) => (e.data as { amount: number }).amount)).toEqual([7, 8, 8]);
+    expect(paymentEvents[2]!.data).toMatchObject({ deleted: true });
+  });
+
+  test('refused and ignored changes announce nothing: an update of a deleted group, a second delete', async () => {
+    const { group } = await createGroup(
+      groupInput({ servicePayId: MID, scheduleDate: day(2) }) as never,
+      MERCHANT,
+      new Date(),
+    );
+    await deleteGroup(group.paymentGroupId, MID, new Date());
+    await expect(updateGroup(group.paymentGroupId, MID, { locationId: 3 }, new Date())).rejects.toThrow(
+      'is deleted',
+    );
+    await deleteGroup(group.paymentGroupId, MID, new Date()); // a no-op
+    expect(typesOf(await eventsOf(group.paymentGroupId))).toEqual(['group.created', 'group.deleted']);
+  });
+
+  test('a write cancelled with its event (a transaction conflict) leaves neither: the retry announces it once', async () => {
+    const { group } = await createGroup(
+      groupInput({ servicePayId: MID, scheduleDate: day(2) }) as never,
+      MERCHANT,
+      new Date(),
+    );
+    const faults = await injectFaults(ddb(), table.tableName, { conflictRate: 0.5, seed: 3 });
+    try {
+      for (let i = 0; i < 6; i++)
+        await updateGroup(group.paymentGroupId, MID, { locationId: 100 + i }, new Date());
+      expect(faults.conflicts).toBeGreaterThan(0);
+    } finally {
+      faults.remove();
+    }
+    const events = await eventsOf(group.paymentGroupId);
+    expect(typesOf(events)).toEqual(['group.created', ...Array(6).fill('group.updated')]);
+    expectGapless(events);
+    expect(events.map((e) => (e.data as { locationId: number }).locationId).slice(1)).toEqual([
+      100, 101, 102, 103, 104, 105,
+    ]);
+  });
+
+  test('10 concurrent updates of one group (each loss means another write, so 10 attempts are enough): 11 events, sequences without a gap, the last one showing the group as stored', async () => {
+    const { group } = await createGroup(
+      groupInput({ servicePayId: MID, scheduleDate: day(2) }) as never,
+      MERCHANT,
+      new Date(),
+    );
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        updateGroup(group.paymentGroupId, MID, { locationId: 200 + i }, new Date()),
+      ),
+    );
+    const events = await eventsOf(group.paymentGroupId);
+    expect(events).toHaveLength(11);
+    expectGapless(events);
+    const stored = await (await import('#core/groups')).requireGroup(group.paymentGroupId, MID);
+    expect(events.at(-1)!.data).toMatchObject({ locationId: stored.locationId });
+    expect(stored.eventSeq).toBe(11);
+  });
+});
+
+describe('processing', () => {
+  test('a claim announces group.processing; a start that fails releases it (group.updated, pending); completion announces group.processed once', async () => {
+    const { group } = await createGroup(
+      groupInput({ servicePayId: MID, scheduleDate: day(2) }) as never,
+      MERCHANT,
+      new Date(),
+    );
+    const started = await startProcessing({ ...group, merchantId: MID }, new Date());
+    expect(started).toMatchObject({ error: 'processing could not be started; try again' });
+    const stored = await (await import('#core/groups')).requireGroup(group.paymentGroupId, MID);
+    await startProcessing({ ...stored, merchantId: MID }, new Date());
+    const claimed = await (await import('#core/groups')).requireGroup(group.paymentGroupId, MID);
+    expect(claimed.status).toBe('pending');
+    // Claim once more by hand and complete twice (a retried step): one group.processed.
+    const { DynamoClaimStore } = await import('#store/claims');
+    const claims = new DynamoClaimStore(table.db, table.tableName);
+    expect((await claims.claim(claimed, new Date())).claimed).toBe(true);
+    const summary = { ...emptyTotals(), processedAt: new Date().toISOString(), settlesAt: null };
+    await completeGroup(group.paymentGroupId, summary);
+    await completeGroup(group.paymentGroupId, summary);
+    const events = await eventsOf(group.paymentGroupId);
+    expect(typesOf(events)).toEqual([
+      'group.created',
+      'group.processing',
+      'group.updated',
+      'group.processing',
+      'group.updated',
+      'group.processing',
+      'group.processed',
+    ]);
+    expectGapless(events);
+    expect(events[1]!.data).toMatchObject({ status: 'processing' });
+    expect(events[2]!.data).toMatchObject({ status: 'pending' });
+    expect(events.at(-1)!.data).toMatchObject({ status: 'processed' });
+  });
+
+  test("a payment's answer is announced once, as approved, declined or failed", async () => {
+    const { group } = await createGroup(
+      groupInput({ servicePayId: MID, scheduleDate: day(2) }) as never,
+      MERCHANT,
+      new Date(),
+    );
+    const payments = await Promise.all([
+      aPayment(group.paymentGroupId, 1),
+      aPayment(group.paymentGroupId, 2),
+      aPayment(group.paymentGroupId, 3),
+    ]);
+    const store = paymentStore();
+    const answer = (status: string, responseCode: string) => ({ status, responseCode }) as never;
+    expect(await store.setAuthResponse(payments[0]!, answer('Approved', '00'), new Date())).toBe(true);
+    expect(await store.setAuthResponse(payments[1]!, answer('Declined', '51'), new Date())).toBe(true);
+    expect(await store.setAuthResponse(payments[2]!, answer('Failed', '96'), new Date())).toBe(true);
+    // A retried step: refused, nothing announced.
+    expect(await store.setAuthResponse(payments[0]!, answer('Approved', '00'), new Date())).toBe(false);
+    expect(typesOf(await eventsOf(payments[0]!.paymentId))).toEqual(['payment.created', 'payment.approved']);
+    expect(typesOf(await eventsOf(payments[1]!.paymentId))).toEqual(['payment.created', 'payment.declined']);
+    expect(typesOf(await eventsOf(payments[2]!.paymentId))).toEqual(['payment.created', 'payment.failed']);
+  });
+});
+
+describe('transactions and refunds', () => {
+  const settled = () => new Date(T0 + 13 * 3600_000);
+
+  test('a sale of the transactions API is announced approved, then voided; a declined one declined', async () => {
+    const approved = await runSale(saleRequest(MID, await storedProfile(table, MID), 1234), new Date());
+    await voidSale(MID, approved.transactionId, new Date());
+    await voidSale(MID, approved.transactionId, new Date()); // a repeat: no second event
+    const events = await eventsOf(approved.transactionId);
+    expect(typesOf(events)).toEqual(['transaction.approved', 'transaction.voided']);
+    expectGapless(events);
+    expect(events[1]!.data).toMatchObject({ status: 'Voided', transactionId: approved.transactionId });
+
+    const declined = await runSale(saleRequest(MID, await storedProfile(table, MID, '05'), 1235), new Date());
+    expect(typesOf(await eventsOf(declined.transactionId))).toEqual(['transaction.declined']);
+  });
+
+  test("a scheduled payment's sale is not announced as a transaction (its payment is)", async () => {
+    const sale = await runSale(
+      saleRequest(MID, await storedProfile(table, MID), 1236, {
+        paymentId: newId(),
+        missingMethod: 'decline',
+      }),
+      new Date(),
+    );
+    expect(sale.status).toBe('Approved');
+    expect(await eventsOf(sale.transactionId)).toEqual([]);
+  });
+
+  test('a refund is announced completed, once, with the refund as its POST answers it', async () => {
+    const sale = await runSale(saleRequest(MID, await storedProfile(table, MID), 5000), new Date());
+    const refundId = newId();
+    await refundSale(MID, sale.transactionId, 1000, refundId, settled());
+    await refundSale(MID, sale.transactionId, 1000, refundId, settled()); // a repeat
+    const events = await eventsOf(refundId);
+    expect(typesOf(events)).toEqual(['refund.completed']);
+    expect(events[0]!.data).toMatchObject({
+      refundId,
+      transactionId: sale.transactionId,
+      amount: 10,
+      status: 'Completed',
+    });
+  });
+});
+
+describe('payors and saved methods', () => {
+  test("a payor's life and its methods' are announced; a duplicate customerAccountId announces nothing", async () => {
+    const { payor, method } = makePayor(MID, { customerAccountId: `family-${newId()}` });
+    await savePayor(payor, method);
+    const rival = makePayor(MID, { customerAccountId: payor.customerAccountId });
+    await expect(savePayor(rival.payor, rival.method)).rejects.toBeInstanceOf(
+      DuplicateCustomerAccountIdError,
+    );
+    expect(await eventsOf(rival.payor.payorId)).toEqual([]);
+
+    await updatePayor(payor.payorId, MID, { email: 'new@example.com' }, new Date());
+    const second = makeMethod(payor.payorId, MID);
+    await addMethod(second, true, new Date());
+    await updateMethod(
+      payor.payorId,
+      second.savedPaymentMethodId,
+      MID,
+      { customerData: { note: 'x' } },
+      new Date(),
+    );
+    const found = await requirePayor(payor.payorId, MID);
+    await removeMethod(found.payor, found.methods, method.savedPaymentMethodId, undefined);
+    await deletePayor(payor.payorId, MID);
+
+    const payorEvents = await eventsOf(payor.payorId);
+    expect(typesOf(payorEvents)).toEqual(['payor.created', 'payor.updated', 'payor.deleted']);
+    expectGapless(payorEvents);
+    expect(payorEvents[0]!.data).toMatchObject({
+      payorId: payor.payorId,
+      savedPaymentMethods: [{ isDefault: true }],
+    });
+    expect(payorEvents[1]!.data).toMatchObject({ email: 'new@example.com' });
+    const methodEvents = await eventsOf(second.savedPaymentMethodId);
+    expect(typesOf(methodEvents)).toEqual(['payment_method.created', 'payment_method.updated']);
+    expect(methodEvents.map((e) => (e.data as { isDefault: boolean }).isDefault)).toEqual([true, true]);
+    expect(typesOf(await eventsOf(method.savedPaymentMethodId))).toEqual(['payment_method.deleted']);
+    // No full card number in any event (ids taken out first: their hex digits can run to twelve).
+    const text = JSON.stringify([...payorEvents, ...methodEvents])
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>')
+      .replace(/evt_[0-9a-f]{32}/g, '<event>');
+    expect(text).not.toMatch(/\d{12,}/);
+    expect(text).not.toContain('4111111111111111');
+  });
+});
+
+describe('the events list', () => {
+  test('newest first, filtered by type and time, paged with a token that continues exactly after the page', async () => {
+    const since = new Date().toISOString();
+    const { group } = await createGroup(
+      groupInput({ servicePayId: MID, scheduleDate: day(3) }) as never,
+      MERCHANT,
+      new Date(),
+    );
+    for (let i = 0; i < 5; i++)
+      await updateGroup(group.paymentGroupId, MID, { locationId: 300 + i }, new Date());
+    const { listEvents } = await import('#core/events');
+    const first = await listEvents(MID, { objectId: group.paymentGroupId, pageSize: '4', since });
+    expect(first.items.map((e) => e.sequence)).toEqual([6, 5, 4, 3]);
+    const second = await listEvents(MID, {
+      objectId: group.paymentGroupId,
+      pageSize: '4',
+      since,
+      pageToken: first.meta.nextPageToken!,
+    });
+    expect(second.items.map((e) => e.sequence)).toEqual([2, 1]);
+    expect(second.meta.nextPageToken).toBeUndefined();
+    const created = await listEvents(MID, { type: 'group.created' as EventType, since });
+    expect(created.items.map((e) => e.objectId)).toContain(group.paymentGroupId);
+    expect(created.items.every((e) => e.type === 'group.created')).toBe(true);
+    // A token is bound to its filters.
+    await expect(
+      listEvents(MID, {
+        objectId: group.paymentGroupId,
+        pageSize: '4',
+        pageToken: first.meta.nextPageToken!,
+      }),
+    ).rejects.toThrow('pageToken is not a token of this list');
+  });
+});
