@@ -696,7 +696,7 @@ export interface paths {
     put?: never;
     /**
      * Send events again to a webhook endpoint
-     * @description Sends again, in the background, every event created from `since` until now that the endpoint subscribes to (the last 30 days at most), with the same ids and the same order rule; events already on their way are not sent twice. `since` in the future, or more than 30 days ago: 400. The endpoint must be enabled (400).
+     * @description Sends again, in the background, every event created from `since` until now that the endpoint subscribes to (the last 30 days at most, and none from before the endpoint was created), with the same ids and the same order rule; events already on their way are not sent twice. `since` in the future, or more than 30 days ago: 400. The endpoint must be enabled (400).
      */
     post: operations['ReplayWebhookEvents'];
     delete?: never;

@@ -81,7 +81,6 @@ export class Batch {
   readonly messages: { message: WebhookMessage; delaySeconds: number }[] = [];
   failedAttempts = 0;
   private readonly endpoints = new Map<string, Promise<WebhookEndpoint[]>>();
-  private readonly inFlight = new Map<string, number>();
 
   constructor(readonly now: () => Date = () => new Date()) {}
 
@@ -99,17 +98,23 @@ export class Batch {
     return found;
   }
 
+  /** A slot for an attempt to this endpoint, if fewer than PER_ENDPOINT_IN_FLIGHT are in flight. */
   take(endpointId: string): boolean {
-    const n = this.inFlight.get(endpointId) ?? 0;
+    const n = inFlight.get(endpointId) ?? 0;
     if (n >= PER_ENDPOINT_IN_FLIGHT) return false;
-    this.inFlight.set(endpointId, n + 1);
+    inFlight.set(endpointId, n + 1);
     return true;
   }
 
   release(endpointId: string): void {
-    this.inFlight.set(endpointId, (this.inFlight.get(endpointId) ?? 1) - 1);
+    const n = (inFlight.get(endpointId) ?? 1) - 1;
+    if (n <= 0) inFlight.delete(endpointId);
+    else inFlight.set(endpointId, n);
   }
 }
+
+/** Attempts in flight per endpoint in this container (all its invocations). */
+const inFlight = new Map<string, number>();
 
 const deliveryMessage = (
   d: Pick<WebhookDelivery, 'webhookEndpointId' | 'objectId' | 'sequence'>,
@@ -386,7 +391,9 @@ export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> 
   const now = batch.now();
   const endpoint = await webhookEndpointStore().get(m.merchantId, m.webhookEndpointId);
   if (!endpoint || endpoint.status !== 'enabled') return;
-  const { events, after } = await store.eventsBetween(m.merchantId, m.since, m.until, m.after, REPLAY_PAGE);
+  // An endpoint receives the events created from its own creation on, replayed or not.
+  const since = m.since > endpoint.dateCreated ? m.since : endpoint.dateCreated;
+  const { events, after } = await store.eventsBetween(m.merchantId, since, m.until, m.after, REPLAY_PAGE);
   const wanted = events.filter((e) => eventEnabled(e.type, endpoint.enabledEvents));
   await mapLimit(wanted, 8, async (event) => {
     const d: WebhookDelivery = {
