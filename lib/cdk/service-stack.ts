@@ -12,6 +12,7 @@ import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
 import { ServiceMonitoring } from './monitoring';
 import { ServiceVoidOrRefund } from './void-or-refund';
+import { ServiceWebhooks } from './webhooks';
 import { addNagSuppressions } from './nag';
 import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
 import { bindStateMachine } from './service-function';
@@ -60,6 +61,7 @@ export class ServiceStack extends Stack {
   readonly reconciliation: ServiceReconciliation;
   readonly monitoring: ServiceMonitoring;
   readonly voidOrRefund: ServiceVoidOrRefund;
+  readonly webhooks: ServiceWebhooks;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     const {
@@ -98,6 +100,12 @@ export class ServiceStack extends Stack {
       alarmTopic: this.processing.alarmTopic,
       senderAddress,
     });
+    this.webhooks = new ServiceWebhooks(this, 'Webhooks', {
+      stage,
+      table: this.table.table,
+      alarmTopic: this.processing.alarmTopic,
+      forwarder: this.notifications.forwarder,
+    });
     this.reconciliation = new ServiceReconciliation(this, 'Reconciliation', {
       stage,
       table: this.table.table,
@@ -118,6 +126,7 @@ export class ServiceStack extends Stack {
         // function answers 403 and holds no permission on the state machine.
         if (stage !== 'prod' && handlerRoutes.some((r) => r.nonProdOnly)) bindStateMachine(fn, stateMachine);
         if (handler === VOID_OR_REFUND.apiHandler) this.voidOrRefund.bindApiFunction(fn);
+        this.webhooks.bindApiFunction(fn, handler);
         configureFunction?.(fn, handler, handlerRoutes);
       },
     });
