@@ -210,14 +210,12 @@ describe('the cloud configuration (no loopback)', () => {
 });
 
 describe('delivery, message by message', () => {
-  let endpointId: string;
   beforeAll(async () => {
     const created = await createEndpoint(
       MID,
       { url: hooks.url('/it'), enabledEvents: ['payor.*'] },
       new Date(clock),
     );
-    endpointId = created.webhookEndpointId;
     hooks.secrets = [created.secret];
   });
 
