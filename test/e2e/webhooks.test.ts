@@ -5,6 +5,7 @@
  * Events are written into the runtime's table as the write paths write them (`eventPut`'s item),
  * and reach the endpoints through the table's stream, the webhook queue and the delivery function.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -396,6 +397,24 @@ describe('delivery', () => {
     const deadDeliveries = await deliveriesOf(deadEndpoint.webhookEndpointId);
     expect(deadDeliveries).toHaveLength(EVENTS);
     expect(deadDeliveries.every((d) => d.status === 'pending')).toBe(true);
+    // The operator's listing names it (and the endpoint that answered 410), with the last error.
+    await until(
+      'a failed attempt of the dead endpoint',
+      async () =>
+        (await deliveriesOf(deadEndpoint.webhookEndpointId)).some((d) => d.lastError !== undefined) ||
+        undefined,
+    );
+    const admin = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'admin.ts'), 'webhooks', '--failing'],
+      { env: { ...process.env, DATA_DIR: runtime!.dataDir }, encoding: 'utf8' },
+    );
+    expect(admin.stderr).toBe('');
+    expect(admin.stdout).toMatch(/^\d+ failing webhook endpoint\(s\) in local runtime/);
+    const line = admin.stdout.split('\n').find((l) => l.startsWith(deadEndpoint.webhookEndpointId));
+    expect(line).toMatch(/retrying \d+/);
+    expect(line).toContain('timeout');
+    expect(admin.stdout).toMatch(/\/gone {2}failed 1 .* last: HTTP 410/);
     await call('DELETE', `${W}/${deadEndpoint.webhookEndpointId}`);
   }, 120_000);
 });
