@@ -2,12 +2,17 @@
  * The REST API, built by iterating the route table (contract/routes): one resource per path, one
  * Lambda function per distinct handler module, one Cognito-authorized method per route, and
  * gateway responses that answer API Gateway's own errors with the service's error body.
+ *
+ * The API itself (resources, methods, deployment, stage) stays in the construct's stack; each
+ * handler's function goes where `functionScope` places it (the stage stack puts it in the nested
+ * stack of its area: lib/cdk/stacks.ts), with the permissions that let API Gateway invoke it.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -18,6 +23,7 @@ import { addRouteFallbacks } from './api-fallbacks';
 import { bindProcessor } from './processor';
 import {
   bindTable,
+  functionNameOf,
   handlerSlug,
   logRetention,
   prodRefusalFunction,
@@ -105,6 +111,12 @@ export interface ServiceApiProps {
    * @default - no extra configuration
    */
   readonly configureFunction?: (fn: NodejsFunction, handler: string, routes: readonly Route[]) => void;
+  /**
+   * The scope of a handler's function: its stack (a nested stack of the stage) or a construct in
+   * it. The function's invoke permissions go with it.
+   * @default - one construct `Functions` beside the API, in its stack
+   */
+  readonly functionScope?: (handler: string) => Construct;
 }
 
 export class ServiceApi extends Construct {
@@ -177,35 +189,43 @@ export class ServiceApi extends Construct {
     }
 
     const functions = new Map<string, lambda.Function>();
-    const integrations = new Map<string, apigw.LambdaIntegration>();
-    const fnScope = new Construct(this, 'Functions');
+    const integrations = new Map<string, apigw.Integration>();
+    let besideApi: Construct | undefined;
+    const scopeOf = props.functionScope ?? (() => (besideApi ??= new Construct(this, 'Functions')));
     for (const handler of handlerModules()) {
       const handlerRoutes = routes.filter((r) => r.handler === handler);
+      const scope = scopeOf(handler);
+      let fn: lambda.Function;
       // Prod's trigger endpoints only answer 403: a function that holds nothing says so.
       if (prod && handlerRoutes.every((r) => r.nonProdOnly === true)) {
-        const fn = prodRefusalFunction(fnScope, handler, stage);
-        functions.set(handler, fn);
-        integrations.set(handler, new apigw.LambdaIntegration(fn, { allowTestInvoke: false }));
-        continue;
+        fn = prodRefusalFunction(scope, handler, stage);
+      } else {
+        fn = new ServiceFunction(scope, handlerSlug(handler), {
+          handler,
+          stage,
+          // A 10,000-payment create writes for ~10 s into one partition (contract/limits.ts).
+          ...(handler === CREATE_GROUP_HANDLER && {
+            timeout: Duration.seconds(CREATE_GROUP_TIMEOUT_SECONDS),
+          }),
+        }).fn;
+        // Least privilege: a handler that only serves GETs only reads (reads are reads: nothing is
+        // settled on a GET; the sweeper does that).
+        const readOnly = handlerRoutes.every((r) => r.method === 'GET');
+        bindTable(fn, props.table, readOnly ? 'read' : 'readWrite');
+        // Only a handler whose route says it calls the processor gets its settings and grants.
+        if (handlerRoutes.some((r) => r.callsProcessor === true)) bindProcessor(fn, stage);
+        props.configureFunction?.(fn, handler, handlerRoutes);
       }
-      const { fn } = new ServiceFunction(fnScope, handlerSlug(handler), {
-        handler,
-        stage,
-        // A 10,000-payment create writes for ~10 s into one partition (contract/limits.ts).
-        ...(handler === CREATE_GROUP_HANDLER && { timeout: Duration.seconds(CREATE_GROUP_TIMEOUT_SECONDS) }),
-      });
-      // Least privilege: a handler that only serves GETs only reads (reads are reads: nothing is
-      // settled on a GET; the sweeper does that).
-      const readOnly = handlerRoutes.every((r) => r.method === 'GET');
-      bindTable(fn, props.table, readOnly ? 'read' : 'readWrite');
-      // Only a handler whose route says it calls the processor gets its settings and grants.
-      if (handlerRoutes.some((r) => r.callsProcessor === true)) bindProcessor(fn, stage);
-      props.configureFunction?.(fn, handler, handlerRoutes);
       functions.set(handler, fn);
-      // The console's "test invoke" is not used; skipping it halves the function's resource policy.
-      integrations.set(handler, new apigw.LambdaIntegration(fn, { allowTestInvoke: false }));
+      integrations.set(handler, lambdaProxy(fn));
     }
     this.functions = functions;
+    // A method's integration names its function by ARN, which a new function name changes while
+    // the method's template (a reference to the function) may not: the function names are part of
+    // what makes a new deployment of the stage.
+    this.api.latestDeployment?.addToLogicalId({
+      functions: handlerModules().map((handler) => functionNameOf(stage, handler)),
+    });
 
     const authorization: apigw.MethodOptions = {
       authorizer: this.authorizer,
@@ -214,17 +234,41 @@ export class ServiceApi extends Construct {
       authorizationType: apigw.AuthorizationType.COGNITO,
       authorizationScopes: [apiScope(stage)],
     };
+    const apiGateway = new iam.ServicePrincipal('apigateway.amazonaws.com');
     for (const route of routes) {
+      const fn = functions.get(route.handler);
       const integration = integrations.get(route.handler);
-      if (integration === undefined) throw new Error(`no function for handler ${route.handler}`);
+      if (fn === undefined || integration === undefined)
+        throw new Error(`no function for handler ${route.handler}`);
       this.api.root
         .resourceForPath(route.path)
         .addMethod(route.method, integration, { operationName: route.id, ...authorization });
+      // API Gateway may invoke the function for this route on this stage, and for nothing else (no
+      // console test invoke). The permission lives with the function, in its stack; it names the
+      // stage by its name: a reference would make the function's stack wait for the stage, whose
+      // deployment waits for the methods, which wait for the function.
+      fn.addPermission(`Invoke${route.id}`, {
+        principal: apiGateway,
+        action: 'lambda:InvokeFunction',
+        sourceArn: this.api.arnForExecuteApi(route.method, route.path.replace(/\{[^}]+\}/g, '*'), stage),
+      });
     }
     // 405 with Allow for a route's path with another method, 404 naming the prefix for a path
     // under the wrong one (contract/fallbacks.ts).
     addRouteFallbacks(this.api, routes, authorization);
   }
+}
+
+/**
+ * A Lambda proxy integration of a function, as LambdaIntegration makes it but without its invoke
+ * permission, which ServiceApi adds beside the function (the function may be in another stack).
+ */
+function lambdaProxy(fn: lambda.IFunction): apigw.Integration {
+  return new apigw.AwsIntegration({
+    proxy: true,
+    service: 'lambda',
+    path: `2015-03-31/functions/${fn.functionArn}/invocations`,
+  });
 }
 
 /** One JSON object per request; no bodies, no tokens. */

@@ -4,9 +4,9 @@
  * (test/infra/readiness.test.ts) run the pack on both stages and fail on any finding not acknowledged
  * here, so a new resource that breaks a rule needs a reason of its own. Wildcard resources are
  * acknowledged by what they are (X-Ray, table indexes, function versions, sandbox identities),
- * never blindly: an unknown wildcard stays a finding.
+ * never blindly: an unknown wildcard stays a finding. The pack walks the nested stacks too.
  */
-import { Validations, type Stack } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -54,9 +54,11 @@ function wildcardReason(resource: string, actions: readonly string[]): string | 
     if (families.some((f) => f === undefined)) return undefined;
     return `${[...new Set(families)].join(', ')}: these actions take no resource, so "*".`;
   }
-  if (/^<[^>]+\.Arn>\/index\/\*$/.test(resource) && all('dynamodb:'))
+  // An ARN is `<Id.Arn>` in its own stack, and a parameter or a nested stack's output named
+  // `…Arn` in another (`<referenceto…TableXXXXArn>`, `<…NestedStackResource.Outputs.…Arn>`).
+  if (/^<[^>]+Arn>\/index\/\*$/.test(resource) && all('dynamodb:'))
     return "Queries on the service table's global secondary indexes, named by the table's ARN.";
-  if (/^<[^>]+\.Arn>:\*$/.test(resource) && all('lambda:InvokeFunction'))
+  if (/^<[^>]+Arn>:\*$/.test(resource) && all('lambda:InvokeFunction'))
     return 'Invoking a task function by any version or alias of that one function (CDK grantInvoke).';
   if (/:states:.+:execution:.+:\*$/.test(resource) && all('states:'))
     return 'The executions of one state machine, named by execution (CDK grantRead/grantExecution on the state machine).';
@@ -66,12 +68,14 @@ function wildcardReason(resource: string, actions: readonly string[]): string | 
 }
 
 /**
- * Acknowledge each wildcard resource of the stack's IAM policies whose every statement has a
- * known reason (one finding may come from several statements: their reasons are joined).
+ * Acknowledge each wildcard resource of the stack's IAM policies (its nested stacks' included)
+ * whose every statement has a known reason (one finding may come from several statements: their
+ * reasons are joined). A policy is read as its own stack writes it: a value of another stack is a
+ * parameter or an output there, which CDK settles only when it prepares the app for synthesis.
  */
 function acknowledgeWildcards(stack: Stack): void {
   for (const policy of stack.node.findAll().filter((c) => c instanceof iam.CfnPolicy)) {
-    const document = stack.resolve((policy as iam.CfnPolicy).policyDocument) as {
+    const document = Stack.of(policy).resolve((policy as iam.CfnPolicy).policyDocument) as {
       Statement: { Action: string | string[]; Resource: unknown }[];
     };
     const reasons = new Map<string, (string | undefined)[]>();
@@ -113,7 +117,16 @@ function acknowledgeFunctions(stack: Stack): void {
 /** Add every acknowledgement of the service stack; call it after every resource exists. */
 export function addNagSuppressions(stack: Stack, targets: NagTargets): void {
   acknowledgeFunctions(stack);
-  acknowledgeWildcards(stack);
+  // The wildcards once references across stacks are settled: CDK validates the tree after it has
+  // prepared the app, and before cdk-nag (a validation plugin, or the tests) reads it.
+  let wildcardsAcknowledged = false;
+  stack.node.addValidation({
+    validate: () => {
+      if (!wildcardsAcknowledged) acknowledgeWildcards(stack);
+      wildcardsAcknowledged = true;
+      return [];
+    },
+  });
 
   const { userPool, api } = targets;
   const noUsers =

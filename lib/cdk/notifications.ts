@@ -37,6 +37,11 @@ export interface ServiceNotificationsProps {
    * new one). Default: the `emailSendRate` context value, else 14.
    */
   readonly emailSendRate?: number;
+  /**
+   * Where the functions go (a nested stack of the stage); the rest stays here.
+   * @default - this construct
+   */
+  readonly functionScope?: Construct;
 }
 
 const NOTIFIER_TIMEOUT_SECONDS = 60;
@@ -106,14 +111,18 @@ export class ServiceNotifications extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
     });
 
-    const forwarder = new ServiceFunction(this, handlerSlug(OUTBOX_FORWARDER_HANDLER), {
-      handler: OUTBOX_FORWARDER_HANDLER,
-      stage,
-      timeout: Duration.seconds(30),
-      // TABLE_NAME: every function's configuration names the table (lambdas/shared/config.ts);
-      // the forwarder is granted no access to it.
-      environment: { NOTIFICATION_QUEUE_URL: this.queue.queueUrl, TABLE_NAME: table.tableName },
-    }).fn;
+    const forwarder = new ServiceFunction(
+      props.functionScope ?? this,
+      handlerSlug(OUTBOX_FORWARDER_HANDLER),
+      {
+        handler: OUTBOX_FORWARDER_HANDLER,
+        stage,
+        timeout: Duration.seconds(30),
+        // TABLE_NAME: every function's configuration names the table (lambdas/shared/config.ts);
+        // the forwarder is granted no access to it.
+        environment: { NOTIFICATION_QUEUE_URL: this.queue.queueUrl, TABLE_NAME: table.tableName },
+      },
+    ).fn;
     this.queue.grantSendMessages(forwarder);
     forwarder.addEventSource(
       new DynamoEventSource(table, {
@@ -135,7 +144,7 @@ export class ServiceNotifications extends Construct {
     );
     this.forwarder = forwarder;
 
-    const { fn } = new ServiceFunction(this, handlerSlug(NOTIFIER_HANDLER), {
+    const { fn } = new ServiceFunction(props.functionScope ?? this, handlerSlug(NOTIFIER_HANDLER), {
       handler: NOTIFIER_HANDLER,
       stage,
       timeout: Duration.seconds(NOTIFIER_TIMEOUT_SECONDS),

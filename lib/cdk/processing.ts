@@ -34,6 +34,17 @@ export interface ServiceProcessingProps {
    * @default - minute 0 of every hour
    */
   readonly schedule?: events.Schedule;
+  /**
+   * Where the task functions go (a nested stack of the stage).
+   * @default - this construct
+   */
+  readonly taskScope?: Construct;
+  /**
+   * Where the scheduler and the due sweep go. Not where the tasks are: the machine waits for its
+   * tasks' stack and these functions wait for the machine.
+   * @default - this construct
+   */
+  readonly starterScope?: Construct;
 }
 
 /**
@@ -59,6 +70,7 @@ export class ServiceProcessing extends TaskStateMachine {
   readonly dueSweep: NodejsFunction;
   readonly rule: events.Rule;
   readonly alarmTopic: sns.Topic;
+  private readonly starterScope: Construct;
 
   constructor(scope: Construct, id: string, props: ServiceProcessingProps) {
     const { stage, table } = props;
@@ -75,7 +87,9 @@ export class ServiceProcessing extends TaskStateMachine {
       }),
       // Production waits for the cut-off; other stages poll, honouring the test clock.
       substitutions: { SettlementClock: settlementClock(stage) },
+      functionScope: props.taskScope,
     });
+    this.starterScope = props.starterScope ?? this;
 
     const scheduler = this.starter(SCHEDULER_HANDLER, table, Duration.minutes(5));
     // Supervision: the tick describes the executions of claimed groups to re-drive closed ones.
@@ -140,7 +154,11 @@ export class ServiceProcessing extends TaskStateMachine {
 
   /** A function that claims due groups and starts this machine's executions for them. */
   private starter(handler: string, table: ITable, timeout: Duration): NodejsFunction {
-    const { fn } = new ServiceFunction(this, handlerSlug(handler), { handler, stage: this.stage, timeout });
+    const { fn } = new ServiceFunction(this.starterScope, handlerSlug(handler), {
+      handler,
+      stage: this.stage,
+      timeout,
+    });
     bindTable(fn, table, 'readWrite');
     bindStateMachine(fn, this.stateMachine);
     return fn;

@@ -34,6 +34,11 @@ export interface ServiceReconciliationProps {
    * @default every day at 02:15 UTC
    */
   readonly schedule?: events.Schedule;
+  /**
+   * Where the functions go (a nested stack of the stage); the rest stays here.
+   * @default - this construct
+   */
+  readonly functionScope?: Construct;
 }
 
 export class ServiceReconciliation extends Construct {
@@ -44,7 +49,7 @@ export class ServiceReconciliation extends Construct {
   constructor(scope: Construct, id: string, props: ServiceReconciliationProps) {
     super(scope, id);
     const { stage } = props;
-    const fn = new ServiceFunction(this, handlerSlug(RECONCILIATION.handler), {
+    const fn = new ServiceFunction(props.functionScope ?? this, handlerSlug(RECONCILIATION.handler), {
       handler: RECONCILIATION.handler,
       stage,
       // A day's activity is read page by page; the sweeper may replay processor calls.

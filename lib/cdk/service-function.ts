@@ -26,8 +26,20 @@ export const logRetention = (stage: Stage): logs.RetentionDays =>
 /** Absolute path of a handler module (`groups/create-group` → `<repo>/lambdas/groups/create-group.ts`). */
 export const handlerEntry = (handler: string): string => path.join(REPO_ROOT, 'lambdas', `${handler}.ts`);
 
-/** `groups/create-group` → `groups-create-group`, for physical names. */
+/** `groups/create-group` → `groups-create-group`, for construct ids. */
 export const handlerSlug = (handler: string): string => handler.replace(/[^A-Za-z0-9]+/g, '-');
+
+/**
+ * The physical name of a handler's function: `scheduled-payments-<stage>-<folder>_<action>`
+ * (`groups/create-group` → `scheduled-payments-prod-groups_create-group`), its log group
+ * `/aws/lambda/<name>`. The `_` between the handler's folder and file keeps the module path
+ * readable, and sets these names apart from the single-stack layout's (`…-groups-create-group`):
+ * CloudFormation creates a function in its nested stack before it deletes the one the stage stack
+ * held, so the same name would collide there, and prod's retained log group with it
+ * (docs/operating.md, "Moving a stage onto nested stacks").
+ */
+export const functionNameOf = (stage: Stage, handler: string): string =>
+  `${SERVICE_NAME}-${stage}-${handler.replace(/\//g, '_').replace(/[^A-Za-z0-9_]+/g, '-')}`;
 
 export interface ServiceFunctionProps {
   /** Handler module under `lambdas/`, without extension, e.g. `groups/create-group`. */
@@ -52,7 +64,7 @@ export interface ServiceFunctionProps {
   readonly environment?: Record<string, string>;
   /** @default - `<handler> (<stage>)` */
   readonly description?: string;
-  /** @default - `scheduled-payments-<stage>-<handler slug>` */
+  /** @default - functionNameOf(stage, handler) */
   readonly functionName?: string;
 }
 
@@ -60,6 +72,8 @@ export interface ServiceFunctionProps {
 export class ServiceFunction extends Construct {
   readonly fn: NodejsFunction;
   readonly logGroup: logs.LogGroup;
+  /** The function's physical name (a literal, also in another stack's context). */
+  readonly functionName: string;
   /** The handler module's file, which the bundle check (scripts/check-bundles.ts) bundles. */
   readonly entry: string;
   /**
@@ -81,7 +95,8 @@ export class ServiceFunction extends Construct {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const { handler, stage } = props;
-    const functionName = props.functionName ?? `${SERVICE_NAME}-${stage}-${handlerSlug(handler)}`;
+    const functionName = props.functionName ?? functionNameOf(stage, handler);
+    this.functionName = functionName;
 
     this.logGroup = functionLogGroup(this, stage, functionName);
     this.entry = handlerEntry(handler);
@@ -127,7 +142,7 @@ export const PROD_REFUSAL = {
  */
 export function prodRefusalFunction(scope: Construct, handler: string, stage: Stage): lambda.Function {
   const holder = new Construct(scope, handlerSlug(handler));
-  const functionName = `${SERVICE_NAME}-${stage}-${handlerSlug(handler)}`;
+  const functionName = functionNameOf(stage, handler);
   const logGroup = functionLogGroup(holder, stage, functionName);
   const response = {
     statusCode: PROD_REFUSAL.responseCode,

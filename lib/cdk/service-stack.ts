@@ -1,4 +1,8 @@
-/** One stage of the service: table, authentication and API in one stack. */
+/**
+ * One stage of the service, deployed as one stack with nested stacks (lib/cdk/stacks.ts): this
+ * stack holds the table, authentication, the API, the state machines, the queues, the SES
+ * identity, the alarms and the dashboard; its nested stacks hold the functions, by concern.
+ */
 import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { Stage } from '../../contract/stage';
@@ -14,6 +18,7 @@ import { ServiceMonitoring } from './monitoring';
 import { ServiceVoidOrRefund } from './void-or-refund';
 import { ServiceWebhooks } from './webhooks';
 import { addNagSuppressions } from './nag';
+import { apiStackOf, NestedStacks } from './stacks';
 import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
 import { bindStateMachine } from './service-function';
 import { VOID_OR_REFUND } from '../../contract/processing';
@@ -62,6 +67,8 @@ export class ServiceStack extends Stack {
   readonly monitoring: ServiceMonitoring;
   readonly voidOrRefund: ServiceVoidOrRefund;
   readonly webhooks: ServiceWebhooks;
+  /** The nested stacks of the stage, made as functions are placed in them. */
+  readonly nestedStacks: NestedStacks;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     const {
@@ -87,11 +94,21 @@ export class ServiceStack extends Stack {
 
     this.table = new ServiceTable(this, 'Data', { stage });
     this.auth = new ServiceAuth(this, 'Auth', { stage, domainSuffix: authDomainSuffix });
-    this.processing = new ServiceProcessing(this, 'Processing', { stage, table: this.table.table });
+    // Every function goes to a nested stack by concern; everything else stays here, where its
+    // logical id (and so the resource) stays what it was.
+    const nested = new NestedStacks(this, stage);
+    this.nestedStacks = nested;
+    this.processing = new ServiceProcessing(this, 'Processing', {
+      stage,
+      table: this.table.table,
+      taskScope: nested.of('ProcessingFunctions'),
+      starterScope: nested.of('ScheduledFunctions'),
+    });
     new ServiceSweeper(this, 'Sweeper', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
+      functionScope: nested.of('ScheduledFunctions'),
     });
     const stateMachine = this.processing.stateMachine;
     this.notifications = new ServiceNotifications(this, 'Notifications', {
@@ -99,28 +116,34 @@ export class ServiceStack extends Stack {
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
       senderAddress,
+      functionScope: nested.of('NotificationFunctions'),
     });
     this.webhooks = new ServiceWebhooks(this, 'Webhooks', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
       forwarder: this.notifications.forwarder,
+      functionScope: nested.of('WebhookFunctions'),
     });
     this.reconciliation = new ServiceReconciliation(this, 'Reconciliation', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
+      functionScope: nested.of('ScheduledFunctions'),
     });
     this.voidOrRefund = new ServiceVoidOrRefund(this, 'VoidOrRefund', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
+      functionScope: nested.of('VoidOrRefundFunctions'),
     });
     this.api = new ServiceApi(this, 'Api', {
       stage,
       table: this.table.table,
       userPool: this.auth.userPool,
       cloudWatchRole: apiCloudWatchRole,
+      // Each handler's function in the nested stack of its area (lib/cdk/stacks.ts).
+      functionScope: (handler) => nested.of(apiStackOf(handler)),
       configureFunction: (fn, handler, handlerRoutes) => {
         // The trigger endpoints start executions outside production only; in prod their
         // function answers 403 and holds no permission on the state machine.

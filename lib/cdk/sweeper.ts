@@ -20,6 +20,11 @@ export interface ServiceSweeperProps {
   readonly stage: Stage;
   readonly table: ITable;
   readonly alarmTopic: sns.ITopic;
+  /**
+   * Where the functions go (a nested stack of the stage); the rest stays here.
+   * @default - this construct
+   */
+  readonly functionScope?: Construct;
 }
 
 export class ServiceSweeper extends Construct {
@@ -29,7 +34,7 @@ export class ServiceSweeper extends Construct {
   constructor(scope: Construct, id: string, props: ServiceSweeperProps) {
     super(scope, id);
     const { stage, table, alarmTopic } = props;
-    this.fn = new ServiceFunction(this, handlerSlug(SWEEPER_HANDLER), {
+    this.fn = new ServiceFunction(props.functionScope ?? this, handlerSlug(SWEEPER_HANDLER), {
       handler: SWEEPER_HANDLER,
       stage,
       // Starts work for SWEEP_BUDGET_SECONDS (each item bounded by the processor timeout, 3 s,

@@ -6,8 +6,8 @@
  * settings where it calls the processor), execution logs and tracing, and the alarms on
  * executions that failed or timed out (aborted ones: lib/cdk/monitoring.ts, for every machine).
  *
- * Constructs that own such a machine extend this class, so that the machine and its functions
- * keep their construct paths (and CloudFormation logical ids).
+ * Constructs that own such a machine extend this class, so that the machine keeps its construct
+ * path (and CloudFormation logical id); its task functions go to `functionScope`.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -49,6 +49,12 @@ export interface TaskStateMachineProps {
    * @default - none
    */
   readonly substitutions?: Readonly<Record<string, string>>;
+  /**
+   * Where the task functions go: a nested stack of the stage (the machine, its role and its logs
+   * stay here, so its name, ARN and execution history stay too).
+   * @default - this construct
+   */
+  readonly functionScope?: Construct;
 }
 
 /** An alarm's name (under the stage's prefix) and its description. */
@@ -72,7 +78,7 @@ export class TaskStateMachine extends Construct {
     const substitutions: Record<string, string> = {};
     for (const task of props.tasks) {
       const { table: access, ...settings } = props.settingsOf(task);
-      const { fn } = new ServiceFunction(this, handlerSlug(task.handler), {
+      const { fn } = new ServiceFunction(props.functionScope ?? this, handlerSlug(task.handler), {
         handler: task.handler,
         stage,
         ...settings,

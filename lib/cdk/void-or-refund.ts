@@ -49,6 +49,11 @@ export interface ServiceVoidOrRefundProps {
   readonly stage: Stage;
   readonly table: ITable;
   readonly alarmTopic: sns.ITopic;
+  /**
+   * Where the task functions go (a nested stack of the stage).
+   * @default - this construct
+   */
+  readonly functionScope?: Construct;
 }
 
 export class ServiceVoidOrRefund extends TaskStateMachine {
@@ -65,6 +70,7 @@ export class ServiceVoidOrRefund extends TaskStateMachine {
         if (!settings) throw new Error(`no settings for void-or-refund task ${task.handler}`);
         return settings;
       },
+      functionScope: props.functionScope,
     });
     this.alarmOnEndings(props.alarmTopic, {
       failed: {

@@ -47,6 +47,12 @@ export interface ServiceWebhooksProps {
    * value, else 10.
    */
   readonly concurrency?: number;
+  /**
+   * Where the delivery and sweep functions go (a nested stack of the stage); the key, the queues
+   * and the alarms stay in this construct's stack.
+   * @default - this construct
+   */
+  readonly functionScope?: Construct;
 }
 
 const DELIVERY_TIMEOUT_SECONDS = 60;
@@ -108,7 +114,8 @@ export class ServiceWebhooks extends Construct {
     });
 
     const queueUrl = { WEBHOOK_QUEUE_URL: this.queue.queueUrl };
-    this.deliverer = new ServiceFunction(this, handlerSlug(WEBHOOK_DELIVERY_HANDLER), {
+    const functionScope = props.functionScope ?? this;
+    this.deliverer = new ServiceFunction(functionScope, handlerSlug(WEBHOOK_DELIVERY_HANDLER), {
       handler: WEBHOOK_DELIVERY_HANDLER,
       stage,
       // A batch of 10 attempts at once, each at most 10 s, with the writes around them.
@@ -129,7 +136,7 @@ export class ServiceWebhooks extends Construct {
       }),
     );
 
-    this.sweeper = new ServiceFunction(this, handlerSlug(WEBHOOK_SWEEP_HANDLER), {
+    this.sweeper = new ServiceFunction(functionScope, handlerSlug(WEBHOOK_SWEEP_HANDLER), {
       handler: WEBHOOK_SWEEP_HANDLER,
       stage,
       timeout: Duration.seconds(60),

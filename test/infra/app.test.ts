@@ -1,7 +1,14 @@
 import { Token } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { addServiceStacks } from '#lib/cdk/app';
-import { flatten, PROD_CONTEXT, props, resourcesOf, SYNTH_TIMEOUT_MS, testApp } from '#support/cdk/synth';
+import {
+  flatten,
+  PROD_CONTEXT,
+  props,
+  resourcesOf,
+  stageTemplate,
+  SYNTH_TIMEOUT_MS,
+  testApp,
+} from '#support/cdk/synth';
 
 describe('CDK app', () => {
   const saved = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
@@ -123,7 +130,7 @@ describe('CDK app', () => {
 
   it('uses the authDomainSuffix context in the Cognito domain prefix', () => {
     const [stack] = addServiceStacks(testApp({ stage: 'dev', authDomainSuffix: 'acme' }));
-    const domains = Object.values(resourcesOf(Template.fromStack(stack!), 'AWS::Cognito::UserPoolDomain'));
+    const domains = Object.values(resourcesOf(stageTemplate(stack!), 'AWS::Cognito::UserPoolDomain'));
     expect(domains.map((d) => flatten(props(d).Domain))).toEqual(['scheduled-payments-dev-acme']);
   });
 });
@@ -136,7 +143,7 @@ describe('settlementPeriodSeconds context', () => {
       ...(period === undefined ? {} : { settlementPeriodSeconds: period }),
     };
     const [stack] = addServiceStacks(testApp(context));
-    return Object.values(resourcesOf(Template.fromStack(stack!), 'AWS::Lambda::Function'))
+    return Object.values(resourcesOf(stageTemplate(stack!), 'AWS::Lambda::Function'))
       .map(
         (f) => (props(f).Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {},
       )

@@ -33,6 +33,6 @@ describe('ServiceApi extension point', () => {
     const withExtra = functions.filter(
       (f) => (f.Environment as { Variables: Record<string, unknown> }).Variables.EXTRA,
     );
-    expect(withExtra.map((f) => f.FunctionName)).toEqual(['scheduled-payments-dev-groups-create-group']);
+    expect(withExtra.map((f) => f.FunctionName)).toEqual(['scheduled-payments-dev-groups_create-group']);
   });
 });

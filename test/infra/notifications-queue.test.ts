@@ -7,7 +7,7 @@
 import { addServiceStacks } from '#lib/cdk/app';
 import { OUTBOX_FORWARDER_HANDLER } from '#contract/processing';
 import type { Stage } from '#contract/stage';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import {
   getAtt,
   notificationsOf,
@@ -25,6 +25,7 @@ import {
   roleIdOf,
   roleStatements,
   SYNTH_TIMEOUT_MS,
+  stageTemplate,
   synthStage,
   testApp,
   type Resource,
@@ -102,7 +103,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifier queue', (
   describe('stream forwarder', () => {
     it('runs on Node.js 22, arm64, traced, with the queue URLs and the table name (no access) and nothing else beyond the defaults', () => {
       expect(props(n.forwarder)).toMatchObject({
-        FunctionName: `scheduled-payments-${stage}-notifications-enqueue-outbox`,
+        FunctionName: `scheduled-payments-${stage}-notifications_enqueue-outbox`,
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
@@ -155,7 +156,7 @@ describe('emailSendRate context', () => {
     'sets the notifier rate and, at 10 per container, how many send at once',
     () => {
       const [stack] = addServiceStacks(testApp({ stage: 'dev', emailSendRate: '50' }));
-      const template = Template.fromStack(stack!);
+      const template = stageTemplate(stack!);
       const n = notificationsOf(stack!, template, 'dev');
       expect(variablesOf(n.notifier)).toMatchObject({ EMAIL_SEND_RATE: '50', EMAIL_SEND_CONCURRENCY: '5' });
       expect(mappingsOf(template, n.notifierId)[0]).toMatchObject({

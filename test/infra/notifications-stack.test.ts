@@ -4,7 +4,7 @@
  * dead-letter queue, the configuration set's sending events and the alarms. The queue between
  * them is test/infra/notifications-queue.test.ts.
  */
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { addServiceStacks } from '#lib/cdk/app';
 import { SES_DIMENSION } from '#lib/cdk/notifications';
 import type { ServiceStack } from '#lib/cdk/service-stack';
@@ -39,6 +39,7 @@ import {
   roleIdOf,
   roleStatements,
   SYNTH_TIMEOUT_MS,
+  stageTemplate,
   synthStage,
   testApp,
   type Resource,
@@ -114,7 +115,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
   describe('notifier', () => {
     it('runs on Node.js 22, arm64, traced, with a 60 s timeout, for this stage', () => {
       expect(props(n.notifier)).toMatchObject({
-        FunctionName: `scheduled-payments-${stage}-notifications-send-notifications`,
+        FunctionName: `scheduled-payments-${stage}-notifications_send-notifications`,
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
@@ -387,7 +388,7 @@ describe('senderAddress context', () => {
     'makes its domain the %s identity, the sender and the only identity the notifier may send as',
     (stage) => {
       const stack = stacks.get(stage) as ServiceStack;
-      const template = Template.fromStack(stack);
+      const template = stageTemplate(stack);
       const n = notificationsOf(stack, template, stage);
       const identity = resourcesOf(template, 'AWS::SES::EmailIdentity')[n.identityId] as Resource;
       expect(props(identity).EmailIdentity).toBe(CUSTOM_DOMAIN);

@@ -1,26 +1,35 @@
 /**
  * Ready for a real account (issue 11), on both stages synthesized once: the AwsSolutions cdk-nag
- * pack finds nothing unacknowledged, cfn-lint finds no error (where it is installed), every alarm
- * watches a metric the service emits and notifies the TLS-only topic, and one dashboard shows
- * them all.
+ * pack finds nothing unacknowledged in the stage stack and its nested stacks, cfn-lint finds no
+ * error in any of their templates (where it is installed), every alarm watches a metric the
+ * service emits and notifies the TLS-only topic, and one dashboard shows them all.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { CfnResource, Stack } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { addServiceStacks } from '#lib/cdk/app';
 import { acknowledgementsOf } from '#lib/cdk/nag';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import { emittedMetricProblem, metricsOfAlarm } from '#support/cdk/metrics';
-import { PROD_CONTEXT, props, resourcesOf, SYNTH_TIMEOUT_MS, testApp } from '#support/cdk/synth';
+import {
+  PROD_CONTEXT,
+  props,
+  resourcesOf,
+  stageStacks,
+  stageTemplate,
+  SYNTH_TIMEOUT_MS,
+  testApp,
+} from '#support/cdk/synth';
 
 const stacks: { stack: ServiceStack; template: Template }[] = [];
 beforeAll(() => {
   // Both stages in one app, as `cdk synth` builds them with prod's context: one synthesis.
   const app = testApp({ ...PROD_CONTEXT, devAccount: '111111111111' });
-  for (const stack of addServiceStacks(app)) stacks.push({ stack, template: Template.fromStack(stack) });
+  for (const stack of addServiceStacks(app)) stacks.push({ stack, template: stageTemplate(stack) });
 }, SYNTH_TIMEOUT_MS);
 
 describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s', (stage) => {
@@ -30,8 +39,20 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s', (stage) => {
     return found;
   };
 
-  it('has no cdk-nag AwsSolutions finding left unacknowledged', () => {
+  it('has no cdk-nag AwsSolutions finding left unacknowledged, in the stage stack and every nested stack', () => {
     const { stack } = current();
+    // The pack walks the construct tree from the stage stack: the nested stacks are in it.
+    const checked = new Set(
+      stack.node
+        .findAll()
+        .filter((c) => CfnResource.isCfnResource(c))
+        .map((c) => Stack.of(c).node.path),
+    );
+    expect([...checked].sort()).toEqual(
+      stageStacks(stack)
+        .map((s) => s.stack.node.path)
+        .sort(),
+    );
     const report = new AwsSolutionsChecks(stack).validateScope(stack);
     const findings = report.violations.flatMap((v) =>
       v.violatingResources.map((r) => `${v.ruleName} ${r.constructPath ?? r.resourceLogicalId}`),
@@ -50,7 +71,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s', (stage) => {
   });
 
   it(
-    'passes cfn-lint without errors (where cfn-lint is installed)',
+    'passes cfn-lint without errors in the stage stack and every nested stack (where cfn-lint is installed)',
     () => {
       const found = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
       if (found.error !== undefined || found.status !== 0) {
@@ -60,15 +81,20 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s', (stage) => {
       }
       const dir = mkdtempSync(join(tmpdir(), 'sps-cfn-lint-'));
       try {
-        const file = join(dir, `${stage}.template.json`);
-        writeFileSync(file, JSON.stringify(current().template.toJSON()));
-        const lint = spawnSync('cfn-lint', ['--format', 'parseable', file], { encoding: 'utf8' });
+        // One file per stack, as CloudFormation takes them: the stage stack's and each nested one's.
+        const files = stageStacks(current().stack).map(({ id, template }) => {
+          const file = join(dir, `${id}.template.json`);
+          writeFileSync(file, JSON.stringify(template.toJSON()));
+          return file;
+        });
+        expect(files.length).toBeGreaterThan(1);
+        const lint = spawnSync('cfn-lint', ['--format', 'parseable', ...files], { encoding: 'utf8' });
         // Exit status bits: 2 errors, 4 warnings, 8 informational. Only errors fail.
         const lines = lint.stdout.split('\n').filter((l) => l.trim() !== '');
         // W3005 (a DependsOn a GetAtt implies too) is how CDK writes function roles: counted only.
         const shown = lines.filter((l) => !l.includes(':W3005:'));
         console.log(
-          `cfn-lint ${stage}: ${lines.length} findings (${lines.length - shown.length} W3005)\n${shown.join('\n')}`,
+          `cfn-lint ${stage}: ${files.length} templates, ${lines.length} findings (${lines.length - shown.length} W3005)\n${shown.join('\n')}`,
         );
         expect(lint.status === null ? 'killed' : lint.status & 3).toBe(0);
       } finally {
@@ -174,7 +200,7 @@ it(
   'has no unacknowledged cdk-nag finding in an environment-agnostic dev (offline npm run synth) either',
   () => {
     const [stack] = addServiceStacks(testApp({ stage: 'dev' }));
-    Template.fromStack(stack!);
+    stageTemplate(stack!);
     const report = new AwsSolutionsChecks(stack!).validateScope(stack!);
     expect(report.violations.map((v) => v.ruleName)).toEqual([]);
   },

@@ -22,6 +22,7 @@ import {
   roleStatements,
   SYNTH_TIMEOUT_MS,
   PROD_CONTEXT,
+  stageStacks,
   synthStage,
   type Resource,
   type Statement,
@@ -263,9 +264,13 @@ describe.each([
       const arnEnv = prod
         ? `aws:execute-api:${PROD_CONTEXT.region}:${PROD_CONTEXT.prodAccount}`
         : '${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}';
+      // The permissions sit with the functions, in their nested stacks, and name the API's stage by
+      // its name (a reference to the stage would make those stacks wait for the stage's deployment,
+      // which waits for the methods, which wait for the functions).
+      expect(props(resourcesOf(template, 'AWS::ApiGateway::Stage')[stageId]!).StageName).toBe(stage);
       const expected = routes.map((r) => {
         const path = r.path.replace(/\{[^}]+\}/g, '*');
-        return `\${${fnIds.get(r.handler)}.Arn} arn:${arnEnv}:\${${apiId}}/\${${stageId}}/${r.method}${path}`;
+        return `\${${fnIds.get(r.handler)}.Arn} arn:${arnEnv}:\${${apiId}}/${stage}/${r.method}${path}`;
       });
       expect(granted.sort()).toEqual(expected.sort());
     });
@@ -345,12 +350,13 @@ describe.each([
     it('has one API function per distinct handler module and no other', () => {
       const ids = [...functionIds(template, stage).values()];
       expect(new Set(ids).size).toBe(handlerModules().length);
-      // The API's functions are exactly those of its handler modules (the processing functions
-      // live outside the API: see processing.test.ts).
-      const underApi = Object.keys(resourcesOf(template, 'AWS::Lambda::Function')).filter((id) =>
-        id.startsWith('ApiFunctions'),
-      );
-      expect(underApi.sort()).toEqual(ids.sort());
+      // The API's functions, in the nested stacks of the API's areas (lib/cdk/stacks.ts), are
+      // exactly those of its handler modules (the processing functions have stacks of their own:
+      // see processing-stack.test.ts and stacks.test.ts).
+      const inApiStacks = stageStacks(stack)
+        .filter(({ id }) => id.startsWith('Api'))
+        .flatMap(({ template: t }) => Object.keys(resourcesOf(t, 'AWS::Lambda::Function')));
+      expect(inApiStacks.sort()).toEqual(ids.sort());
       for (const { handler, fn } of servingFunctions()) {
         expect(props(fn).Description).toBe(`${handler} (${stage})`);
       }

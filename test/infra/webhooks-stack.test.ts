@@ -11,6 +11,7 @@ import {
   actionsOf,
   flatten,
   functionIdOf,
+  functionName,
   props,
   resourcesOf,
   resourcesOfStatement,
@@ -61,14 +62,14 @@ describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
       for (const s of roleStatements(template, roleIdOf(f)))
         for (const a of actionsOf(s).filter((x) => x.startsWith('kms:'))) {
           expect(resourcesOfStatement(s)).toEqual([`\${${keyId()}.Arn}`]);
-          users.push([String(props(f).FunctionName).replace(`scheduled-payments-${stage}-`, ''), a]);
+          users.push([String(props(f).FunctionName), a]);
         }
     }
     expect(users.sort()).toEqual(
       [
-        ['webhooks-create-endpoint', 'kms:Encrypt'],
-        ['webhooks-deliver', 'kms:Decrypt'],
-        ['webhooks-rotate-secret', 'kms:Encrypt'],
+        [functionName(stage, 'webhooks/create-endpoint'), 'kms:Encrypt'],
+        [functionName(stage, WEBHOOK_DELIVERY_HANDLER), 'kms:Decrypt'],
+        [functionName(stage, 'webhooks/rotate-secret'), 'kms:Encrypt'],
       ].sort(),
     );
   });

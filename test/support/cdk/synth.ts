@@ -1,7 +1,10 @@
-/** Shared helpers of the infra tests: build a stage's stack exactly as bin/app.ts does. */
+/**
+ * Shared helpers of the infra tests: build a stage's stack exactly as bin/app.ts does, and read its
+ * templates: each stack's own (stageStacks), or all of them as one (stageTemplate).
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Stage as CdkStage, type Stack } from 'aws-cdk-lib';
+import { App, Stage as CdkStage, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import cdkJson from '../../../cdk.json';
 import { addServiceStacks } from '#lib/cdk/app';
@@ -23,11 +26,100 @@ export const PROD_CONTEXT = {
   senderAddress: 'payments@payments.example.org',
 } as const;
 
-/** A stage's stack as `cdk synth -c stage=<stage>` builds it (prod with PROD_CONTEXT). */
+/**
+ * A stage's stack as `cdk synth -c stage=<stage>` builds it (prod with PROD_CONTEXT), with its
+ * templates as one (stageTemplate).
+ */
 export function synthStage(stage: Stage): { stack: ServiceStack; template: Template } {
   const [stack, ...others] = addServiceStacks(testApp({ stage, ...(stage === 'prod' ? PROD_CONTEXT : {}) }));
   if (stack === undefined || others.length > 0) throw new Error(`expected one stack for stage ${stage}`);
-  return { stack, template: Template.fromStack(stack) };
+  return { stack, template: stageTemplate(stack) };
+}
+
+type Json = Record<string, unknown> & {
+  Resources: Record<string, Record<string, unknown>>;
+  Parameters?: Record<string, unknown>;
+  Outputs?: Record<string, { Value: unknown }>;
+};
+
+/** A stack's template as JSON, synthesizing the app once (Template.fromStack caches the assembly). */
+const templateOf = (stack: Stack): Json => Template.fromStack(stack).toJSON() as Json;
+
+/**
+ * Every CloudFormation stack of a stage: the stage stack, then its nested stacks (construct tree
+ * order), each with its construct id (the stage stack's is its stack name) and template.
+ */
+export function stageStacks(stack: Stack): { id: string; stack: Stack; template: Template }[] {
+  const nested = stack.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack);
+  return [stack, ...nested].map((s) => ({
+    id: s === stack ? s.stackName : s.node.id,
+    stack: s,
+    template: Template.fromStack(s),
+  }));
+}
+
+/**
+ * A stage's templates as one: the resources and outputs of the stage stack and of every nested
+ * stack, with each value a nested stack receives (its parameters) or hands out (its outputs)
+ * replaced by what it stands for. A function's TABLE_NAME reads `{Ref: <the table's id>}` and a
+ * method's integration `<the function's id>.Arn`, as in a single template; tests look resources up
+ * across the stacks without knowing which holds what (stageStacks says that). Logical ids are
+ * unique across the stage's templates (checked); the nested stacks' own AWS::CloudFormation::Stack
+ * resources stay in it.
+ */
+export function stageTemplate(stack: Stack): Template {
+  const templates = new Map<Stack, Json>();
+  const get = (s: Stack): Json => {
+    let t = templates.get(s);
+    if (t === undefined) templates.set(s, (t = templateOf(s)));
+    return t;
+  };
+  /** The nested stack whose AWS::CloudFormation::Stack resource has this logical id in `parent`. */
+  const nestedByResource = (parent: Stack, logicalId: string): NestedStack | undefined =>
+    parent.node
+      .findAll()
+      .filter((c): c is NestedStack => c instanceof NestedStack && c.nestedStackParent === parent)
+      .find(
+        (n) =>
+          n.nestedStackResource !== undefined &&
+          parent.resolve(n.nestedStackResource.logicalId) === logicalId,
+      );
+
+  const resolveIn = (s: Stack, value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map((v) => resolveIn(s, v));
+    if (value === null || typeof value !== 'object') return value;
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    if (keys.length === 1 && typeof obj.Ref === 'string' && s instanceof NestedStack) {
+      const parameter = get(s).Parameters?.[obj.Ref];
+      if (parameter !== undefined) {
+        const parent = s.nestedStackParent!;
+        const resource = get(parent).Resources[parent.resolve(s.nestedStackResource!.logicalId) as string]!;
+        const passed = (resource.Properties as { Parameters: Record<string, unknown> }).Parameters[obj.Ref];
+        return resolveIn(parent, passed);
+      }
+    }
+    const getAtt = obj['Fn::GetAtt'];
+    if (keys.length === 1 && Array.isArray(getAtt) && String(getAtt[1]).startsWith('Outputs.')) {
+      const nested = nestedByResource(s, String(getAtt[0]));
+      if (nested !== undefined) {
+        const output = get(nested).Outputs?.[String(getAtt[1]).slice('Outputs.'.length)];
+        if (output === undefined) throw new Error(`no output ${String(getAtt[1])} in ${nested.node.path}`);
+        return resolveIn(nested, output.Value);
+      }
+    }
+    return Object.fromEntries(keys.map((k) => [k, resolveIn(s, obj[k])]));
+  };
+
+  const merged: Json = { ...get(stack), Resources: {} };
+  for (const { stack: s } of stageStacks(stack)) {
+    for (const [id, resource] of Object.entries(get(s).Resources)) {
+      if (id in merged.Resources) throw new Error(`logical id ${id} is in two stacks of ${stack.stackName}`);
+      merged.Resources[id] = resolveIn(s, resource) as Record<string, unknown>;
+    }
+  }
+  merged.Outputs = resolveIn(stack, get(stack).Outputs ?? {}) as Json['Outputs'];
+  return Template.fromJSON(merged, { skipCyclicalDependenciesCheck: true });
 }
 
 export type Resource = { Type: string; Properties?: Record<string, unknown> } & Record<string, unknown>;
@@ -57,9 +149,12 @@ export function flatten(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Physical name of a handler's function (ServiceFunction's default). */
+/**
+ * Physical name of a handler's function (ServiceFunction's default): the module path with `_`
+ * between folder and file, `scheduled-payments-<stage>-groups_create-group`.
+ */
 export const functionName = (stage: Stage, handler: string): string =>
-  `scheduled-payments-${stage}-${handler.replace(/[^A-Za-z0-9]+/g, '-')}`;
+  `scheduled-payments-${stage}-${handler.replace(/\//g, '_').replace(/[^A-Za-z0-9_]+/g, '-')}`;
 
 /** Logical id of the function of a handler module, found by its physical name. */
 export function functionIdOf(template: Template, stage: Stage, handler: string): string {
