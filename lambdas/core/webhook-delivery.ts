@@ -34,7 +34,7 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
 } from '#domain/webhooks';
-import { mapLimit } from '#shared/concurrency';
+import { mapLimit, sleep } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
 import { MAX_DELAY_SECONDS } from '#shared/sqs-queue';
@@ -67,8 +67,10 @@ const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 export const GAP_GRACE_MS = 10 * 60_000;
 /** How often a delivery held back by such a gap looks again. */
 const GAP_WAIT_SECONDS = 2;
-/** Attempts to one endpoint in flight at once in one container; more wait a second. */
+/** Attempts to one endpoint in flight at once in one container; more wait for a slot. */
 const PER_ENDPOINT_IN_FLIGHT = 4;
+/** How long a delivery waits for a slot before its message is put back (a second later). */
+const SLOT_WAIT_MS = 12_000;
 /** Events read per replay message. */
 export const REPLAY_PAGE = 100;
 /** Deliveries the sweep re-enqueues per shard and run. */
@@ -98,12 +100,22 @@ export class Batch {
     return found;
   }
 
-  /** A slot for an attempt to this endpoint, if fewer than PER_ENDPOINT_IN_FLIGHT are in flight. */
-  take(endpointId: string): boolean {
-    const n = inFlight.get(endpointId) ?? 0;
-    if (n >= PER_ENDPOINT_IN_FLIGHT) return false;
-    inFlight.set(endpointId, n + 1);
-    return true;
+  /**
+   * A slot for an attempt to this endpoint: at most PER_ENDPOINT_IN_FLIGHT in flight in this
+   * container. Waits for one up to SLOT_WAIT_MS (a burst to one healthy endpoint goes through
+   * 4 at a time); false after that (a slow endpoint's): the message comes back a second later.
+   */
+  async take(endpointId: string): Promise<'now' | 'waited' | false> {
+    const until = Date.now() + SLOT_WAIT_MS;
+    for (let waited = false; ; waited = true) {
+      const n = inFlight.get(endpointId) ?? 0;
+      if (n < PER_ENDPOINT_IN_FLIGHT) {
+        inFlight.set(endpointId, n + 1);
+        return waited ? 'waited' : 'now';
+      }
+      if (Date.now() >= until) return false;
+      await sleep(25);
+    }
   }
 
   release(endpointId: string): void {
@@ -265,11 +277,19 @@ export async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<voi
   if (endpoint.status !== 'enabled') return giveUp(d, 'the endpoint is disabled', batch);
   if (await heldByOrder(d, batch)) return;
 
-  if (!batch.take(endpoint.webhookEndpointId)) {
+  const slot = await batch.take(endpoint.webhookEndpointId);
+  if (!slot) {
     batch.enqueue(deliveryMessage(d), 1);
     return;
   }
   try {
+    // After a wait the breaker may have opened meanwhile: read the endpoint as it is now.
+    if (slot === 'waited') {
+      const now = await webhookEndpointStore().get(d.merchantId, d.webhookEndpointId);
+      if (!now || now.status !== 'enabled')
+        return await giveUp(d, now ? 'the endpoint is disabled' : 'the endpoint was deleted', batch);
+      endpoint.retryAfter = now.retryAfter;
+    }
     if (endpoint.retryAfter !== undefined) {
       if (Date.parse(endpoint.retryAfter) > now.getTime())
         return await skipTurn(d, 'not tried: the endpoint failed its last attempts', batch);
