@@ -11,6 +11,8 @@ const HANDLER_FOLDERS = [
   'processing',
   'notifications',
   'void-or-refund',
+  'events',
+  'webhooks',
 ];
 
 /** What no file of lambdas/ imports: the infrastructure, the tools and the tests. */

@@ -11,6 +11,7 @@
  *   npm run admin -- outbox --status failed|stuck|pending|sending|sent [--json] [target]
  *   npm run admin -- reconcile [--since <ISO-8601>] [--stale-minutes N] [--json] [target]
  *   npm run admin -- backfill-merchant-list [target]
+ *   npm run admin -- webhooks --failing [--json] [target]
  *   npm run admin -- --help
  *
  * target: --local (default; the running `npm start`, found through DATA_DIR/runtime.json) or
@@ -24,6 +25,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MerchantRegistry } from '../lambdas/store/merchants';
 import { listOutbox, requeue } from '../lambdas/store/outbox';
 import { backfillMerchantList } from '../lambdas/store/merchant-list-backfill';
+import { failingEndpoints } from '../lambdas/store/webhook-admin';
 import type { OutboxStatus } from '../lambdas/domain/notifications';
 import { runtimeFile } from '../lib/local/runtime';
 import { parseStage } from '../contract/stage';
@@ -44,7 +46,10 @@ commands:
                     exits 1 when differences the sweeper could not heal remain
   backfill-merchant-list
                     migration: lists for reconciliation every merchant registered before it
-                    existed (reads the whole table; safe to repeat)`;
+                    existed (reads the whole table; safe to repeat)
+  webhooks --failing [--json]
+                    webhook endpoints with deliveries failed for good or being retried, or with
+                    failed attempts in a row (reads the whole table)`;
 
 function target(values: { local?: boolean; stage?: string }): {
   client: DynamoDBClient;
@@ -108,6 +113,7 @@ async function main(): Promise<void> {
       since: { type: 'string' },
       'stale-minutes': { type: 'string' },
       json: { type: 'boolean' },
+      failing: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -153,6 +159,19 @@ async function main(): Promise<void> {
     case 'resend-notification': {
       const item = await requeue(DynamoDBDocumentClient.from(client), table, need(values.outbox, 'outbox'));
       console.log(`queued ${item.outboxId} (${item.kind} to ${item.recipient}) again in ${where}`);
+      break;
+    }
+    case 'webhooks': {
+      if (!values.failing) throw new Error(`webhooks needs --failing\n${USAGE}`);
+      const rows = await failingEndpoints(DynamoDBDocumentClient.from(client), table);
+      if (values.json) console.log(JSON.stringify(rows, null, 2));
+      else {
+        console.log(`${rows.length} failing webhook endpoint(s) in ${where}`);
+        for (const r of rows)
+          console.log(
+            `${r.webhookEndpointId}  merchant ${r.merchantId}  ${r.status}${r.disabledReason ? ` (${r.disabledReason})` : ''}  ${r.url}  failed ${r.failed}  retrying ${r.retrying}  in a row ${r.failuresInARow}${r.lastError ? `  last: ${r.lastError}` : ''}${r.lastAttemptAt ? ` at ${r.lastAttemptAt}` : ''}`,
+          );
+      }
       break;
     }
     case 'outbox': {

@@ -44,6 +44,7 @@ export const pathParams = {
   PayorID: uuidParam('Payor ID (`payorId`)'),
   PaymentMethodID: uuidParam('Saved payment method ID (`savedPaymentMethodId`)'),
   TransactionID: uuidParam('Transaction ID (`transactionId`)'),
+  WebhookEndpointID: uuidParam('Webhook endpoint ID (`webhookEndpointId`)'),
   EventID: {
     pattern: '^evt_[0-9a-f]{32}$',
     what: 'an event ID (evt_ and 32 hexadecimal digits)',

@@ -589,6 +589,122 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/rest/merchants/{MID}/webhook-endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the merchant's webhook endpoints
+     * @description Every endpoint of this merchant (at most 16), oldest first, without secrets.
+     */
+    get: operations['ListWebhookEndpoints'];
+    put?: never;
+    /**
+     * Create a webhook endpoint
+     * @description Registers a URL that receives this merchant's events, from now on. `enabledEvents` (default `["*"]`) lists exact event types, `*` or `<object>.*` (e.g. `group.*`). The answer holds the signing `secret`, shown only here and by rotate-secret. At most 16 endpoints per merchant (400 beyond).
+     *
+     *     The URL must be `https` on a host name (no IP literal, no user or password) whose every address is public: a host that resolves to a loopback, private (10/8, 172.16/12, 192.168/16), carrier-grade NAT (100.64/10), link-local (169.254/16, the instance metadata address included; fe80::/10), unique-local (fc00::/7), unspecified, multicast or broadcast address (or the IPv4-mapped IPv6 form of one) is refused with 400 naming `url`. The address is checked again before every delivery, and the delivery connects to the address checked. Redirects are not followed. The local runtime also accepts `http://127.0.0.1:<port>` and `http://localhost:<port>`.
+     *
+     *     Each event is POSTed as JSON (the event as `GET .../events/{EventID}` shows it) with the Standard Webhooks headers `webhook-id` (the event id), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; two entries separated by a space for 24 hours after a rotation). Any 2xx within 10 seconds is delivered; 410 disables the endpoint; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the delivery is `failed`. Events of one object arrive in their `sequence` order: the next waits while an earlier one is on its way. Delivery is at least once: drop repeats by `webhook-id`.
+     */
+    post: operations['CreateWebhookEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/rest/merchants/{MID}/webhook-endpoints/{WebhookEndpointID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a webhook endpoint
+     * @description One endpoint, never its secret. Unknown or another merchant's: 404.
+     */
+    get: operations['GetWebhookEndpoint'];
+    /**
+     * Update a webhook endpoint
+     * @description Changes the fields present: `url`, `enabledEvents`, `description`, `status` (`enabled` or `disabled`; enabling clears `disabledReason`). A disabled endpoint receives nothing; its pending deliveries end `failed` (replay them after enabling it). The URL must be `https` on a host name (no IP literal, no user or password) whose every address is public: a host that resolves to a loopback, private (10/8, 172.16/12, 192.168/16), carrier-grade NAT (100.64/10), link-local (169.254/16, the instance metadata address included; fe80::/10), unique-local (fc00::/7), unspecified, multicast or broadcast address (or the IPv4-mapped IPv6 form of one) is refused with 400 naming `url`. The address is checked again before every delivery, and the delivery connects to the address checked. Redirects are not followed. The local runtime also accepts `http://127.0.0.1:<port>` and `http://localhost:<port>`.
+     */
+    put: operations['UpdateWebhookEndpoint'];
+    post?: never;
+    /**
+     * Delete a webhook endpoint
+     * @description Removes the endpoint; nothing more is sent to it. Its deliveries expire with their events.
+     */
+    delete: operations['DeleteWebhookEndpoint'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/rest/merchants/{MID}/webhook-endpoints/{WebhookEndpointID}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a webhook endpoint's secret
+     * @description A new secret, shown once. For 24 hours every delivery is signed with both (two `v1,` entries in `webhook-signature`), so a receiver can switch without losing a delivery; a second rotation within that time drops the oldest secret. No body.
+     */
+    post: operations['RotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/rest/merchants/{MID}/webhook-endpoints/{WebhookEndpointID}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a webhook endpoint's deliveries
+     * @description One entry per event sent (or being sent) to this endpoint, newest event first, for 30 days: its status, attempts, last HTTP status and the next attempt's time. Optional `status` filter. Pages: `pageSize` (default 25) and `pageToken` (the previous page's `meta.nextPageToken`, absent on the last page).
+     */
+    get: operations['ListWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/rest/merchants/{MID}/webhook-endpoints/{WebhookEndpointID}/replay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send events again to a webhook endpoint
+     * @description Sends again, in the background, every event created from `since` until now that the endpoint subscribes to (the last 30 days at most, and none from before the endpoint was created), with the same ids and the same order rule; events already on their way are not sent twice. `since` in the future, or more than 30 days ago: 400. The endpoint must be enabled (400).
+     */
+    post: operations['ReplayWebhookEvents'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -783,6 +899,26 @@ export interface components {
       /** Format: date */
       scheduleDate?: string;
       scheduleHour?: number;
+    };
+    CreateWebhookEndpointRequest: {
+      /** @description must be an absolute https URL */
+      url: string;
+      enabledEvents?: string[];
+      /** @description must not contain control characters */
+      description?: string;
+    };
+    UpdateWebhookEndpointRequest: {
+      /** @description must be an absolute https URL */
+      url?: string;
+      enabledEvents?: string[];
+      /** @description must not contain control characters */
+      description?: string;
+      /** @enum {string} */
+      status?: 'enabled' | 'disabled';
+    };
+    ReplayWebhookEventsRequest: {
+      /** Format: date-time */
+      since: string;
     };
     /** @description The body of every error response. */
     Error: {
@@ -1362,6 +1498,168 @@ export interface components {
         nextPageToken?: string;
       };
       items: components['schemas']['Event'][];
+    };
+    WebhookEndpoint: {
+      /**
+       * Format: uuid
+       * @description The endpoint id.
+       */
+      webhookEndpointId: string;
+      /** @description Where the events are POSTed. */
+      url: string;
+      /** @description Event types sent to it: exact types, `*` (every type) or `<object>.*`. */
+      enabledEvents: string[];
+      /** @description The merchant's own words about it ("" when none). */
+      description: string;
+      /**
+       * @description Only an enabled endpoint receives events. The service disables one that answered 410 Gone (`disabledReason`).
+       * @enum {string}
+       */
+      status: 'enabled' | 'disabled';
+      /** @description Why the service disabled it (absent when the merchant did, or when enabled). */
+      disabledReason?: string;
+      /**
+       * Format: date-time
+       * @description When it was created; it receives the events created from then on. UTC (ISO 8601, `Z`).
+       */
+      dateCreated: string;
+      /**
+       * Format: date-time
+       * @description When it was last changed (its secret included). UTC (ISO 8601, `Z`).
+       */
+      lastUpdated: string;
+    };
+    CreatedWebhookEndpoint: {
+      /**
+       * Format: uuid
+       * @description The endpoint id.
+       */
+      webhookEndpointId: string;
+      /** @description Where the events are POSTed. */
+      url: string;
+      /** @description Event types sent to it: exact types, `*` (every type) or `<object>.*`. */
+      enabledEvents: string[];
+      /** @description The merchant's own words about it ("" when none). */
+      description: string;
+      /**
+       * @description Only an enabled endpoint receives events. The service disables one that answered 410 Gone (`disabledReason`).
+       * @enum {string}
+       */
+      status: 'enabled' | 'disabled';
+      /** @description Why the service disabled it (absent when the merchant did, or when enabled). */
+      disabledReason?: string;
+      /**
+       * Format: date-time
+       * @description When it was created; it receives the events created from then on. UTC (ISO 8601, `Z`).
+       */
+      dateCreated: string;
+      /**
+       * Format: date-time
+       * @description When it was last changed (its secret included). UTC (ISO 8601, `Z`).
+       */
+      lastUpdated: string;
+      /** @description The signing secret: `whsec_` and the base64 of 32 random bytes. Shown only here: keep it like a password. */
+      secret: string;
+    };
+    WebhookEndpointList: components['schemas']['WebhookEndpoint'][];
+    WebhookSecret: {
+      /** @description The signing secret: `whsec_` and the base64 of 32 random bytes. Shown only here: keep it like a password. */
+      secret: string;
+    };
+    WebhookDelivery: {
+      /** @description The event (the `webhook-id` of every attempt). */
+      eventId: string;
+      /**
+       * @description The event's type.
+       * @enum {string}
+       */
+      type:
+        | 'group.created'
+        | 'group.updated'
+        | 'group.deleted'
+        | 'group.processing'
+        | 'group.processed'
+        | 'group.void_or_refund_completed'
+        | 'payment.created'
+        | 'payment.updated'
+        | 'payment.deleted'
+        | 'payment.approved'
+        | 'payment.declined'
+        | 'payment.failed'
+        | 'payment.retry_scheduled'
+        | 'payment.voided'
+        | 'payment.refunded'
+        | 'transaction.approved'
+        | 'transaction.declined'
+        | 'transaction.voided'
+        | 'refund.completed'
+        | 'refund.failed'
+        | 'payor.created'
+        | 'payor.updated'
+        | 'payor.deleted'
+        | 'payment_method.created'
+        | 'payment_method.updated'
+        | 'payment_method.deleted'
+        | 'payment_method.account_updated'
+        | 'series.created'
+        | 'series.updated'
+        | 'series.canceled';
+      /** @description The object the event is about. */
+      objectId: string;
+      /** @description The event's sequence among its object's events. */
+      sequence: number;
+      /**
+       * Format: date-time
+       * @description When the event was created. UTC (ISO 8601, `Z`).
+       */
+      createdAt: string;
+      /**
+       * @description `pending`: on its way (waiting for an attempt, a retry, or an earlier event of the same object); `delivered`: answered 2xx; `failed`: given up (retries spent, 410, or the endpoint disabled or deleted).
+       * @enum {string}
+       */
+      status: 'pending' | 'delivered' | 'failed';
+      /** @description HTTP attempts made (of this replay, after a replay). */
+      attempts: number;
+      /** @description The last attempt's HTTP status, when it got one. */
+      lastStatusCode?: number;
+      /** @description Why the last attempt failed: `HTTP <status>`, `timeout`, `connection refused`, ... */
+      lastError?: string;
+      /**
+       * Format: date-time
+       * @description When the last attempt was made. UTC (ISO 8601, `Z`).
+       */
+      lastAttemptAt?: string;
+      /**
+       * Format: date-time
+       * @description When the next attempt is due (pending only). UTC (ISO 8601, `Z`).
+       */
+      nextAttemptAt?: string;
+    };
+    WebhookDeliveryPage: {
+      meta: {
+        /** @description Deliveries per page. */
+        pageSize: number;
+        /** @description Pass as `pageToken` for the next page; absent on the last page. */
+        nextPageToken?: string;
+      };
+      items: components['schemas']['WebhookDelivery'][];
+    };
+    ReplayAccepted: {
+      /**
+       * Format: uuid
+       * @description The endpoint.
+       */
+      webhookEndpointId: string;
+      /**
+       * Format: date-time
+       * @description Events created from this time on are sent again. UTC (ISO 8601, `Z`).
+       */
+      since: string;
+      /**
+       * @description The replay runs in the background.
+       * @enum {string}
+       */
+      status: 'accepted';
     };
   };
   responses: {
@@ -3257,6 +3555,382 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Event'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  ListWebhookEndpoints: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoints. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpointList'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  CreateWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateWebhookEndpointRequest'];
+      };
+    };
+    responses: {
+      /** @description The endpoint, with its secret (shown once). */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreatedWebhookEndpoint'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  GetWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+        /**
+         * @description Webhook endpoint ID (`webhookEndpointId`) (a UUID; any letter case). Malformed: 400.
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e07
+         */
+        WebhookEndpointID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  UpdateWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+        /**
+         * @description Webhook endpoint ID (`webhookEndpointId`) (a UUID; any letter case). Malformed: 400.
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e07
+         */
+        WebhookEndpointID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateWebhookEndpointRequest'];
+      };
+    };
+    responses: {
+      /** @description The endpoint as changed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  DeleteWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+        /**
+         * @description Webhook endpoint ID (`webhookEndpointId`) (a UUID; any letter case). Malformed: 400.
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e07
+         */
+        WebhookEndpointID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no body. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  RotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+        /**
+         * @description Webhook endpoint ID (`webhookEndpointId`) (a UUID; any letter case). Malformed: 400.
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e07
+         */
+        WebhookEndpointID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The new secret. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSecret'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  ListWebhookDeliveries: {
+    parameters: {
+      query?: {
+        /**
+         * @description Only deliveries in this status.
+         * @example delivered
+         */
+        status?: 'pending' | 'delivered' | 'failed';
+        /** @description Deliveries per page, 1-500 (default 25). */
+        pageSize?: number;
+        /** @description The previous page's `meta.nextPageToken`: the page after it. */
+        pageToken?: string;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+        /**
+         * @description Webhook endpoint ID (`webhookEndpointId`) (a UUID; any letter case). Malformed: 400.
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e07
+         */
+        WebhookEndpointID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of deliveries, newest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryPage'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  ReplayWebhookEvents: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+        /**
+         * @description Webhook endpoint ID (`webhookEndpointId`) (a UUID; any letter case). Malformed: 400.
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e07
+         */
+        WebhookEndpointID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReplayWebhookEventsRequest'];
+      };
+    };
+    responses: {
+      /** @description The replay was accepted. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReplayAccepted'];
         };
       };
       /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */

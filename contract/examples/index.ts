@@ -4,6 +4,7 @@ import { groupExamples } from './groups';
 import { payorExamples } from './payors';
 import { transactionExamples } from './transactions';
 import type { OperationExamples } from './types';
+import { webhookExamples } from './webhooks';
 
 export { PLACEHOLDERS, type Example, type OperationExamples, type Placeholder } from './types';
 
@@ -12,4 +13,5 @@ export const operationExamples: Readonly<Record<string, OperationExamples>> = {
   ...payorExamples,
   ...transactionExamples,
   ...eventExamples,
+  ...webhookExamples,
 };

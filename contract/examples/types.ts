@@ -13,6 +13,11 @@ export const PLACEHOLDERS = {
   PaymentMethodID: '0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e04',
   TransactionID: '0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e05',
   EventID: 'evt_0193c2a45b1e7c3d8e4f5a6b7c8d9e06',
+  WebhookEndpointID: '0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e07',
+  /** The URL of the webhook endpoint WebhookEndpointID (the contract test's receiver). */
+  WebhookURL: 'https://hooks.springfield-elementary.example/scheduled-payments',
+  /** A recent time to replay events from (the contract test sends one a minute before it runs). */
+  ReplaySince: '2030-05-20T14:00:00.000Z',
   /** The customerAccountId of the payor PayorID. */
   customerAccountId: 'cust-1042',
   /** A customerAccountId no payor has yet. */

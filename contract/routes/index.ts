@@ -11,6 +11,7 @@ import { processingRoutes } from './processing';
 import { testClockRoutes } from './test-clock';
 import { transactionRoutes } from './transactions';
 import type { Route } from './types';
+import { webhookRoutes } from './webhooks';
 
 export type { ErrorStatus, HttpMethod, Route, RouteBody, RouteQuery } from './types';
 export { NO_QUERY } from './types';
@@ -25,6 +26,7 @@ export const routes = {
   ...payorRoutes,
   ...transactionRoutes,
   ...eventRoutes,
+  ...webhookRoutes,
 };
 
 export const routeList: readonly Route[] = Object.values(routes);

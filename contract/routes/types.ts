@@ -48,7 +48,7 @@ export interface Route {
   /** Handler module under `lambdas/`, e.g. `groups/create-group`, exporting `handler`. */
   readonly handler: string;
   /** Success status. */
-  readonly status: 200 | 201 | 204;
+  readonly status: 200 | 201 | 202 | 204;
   /** One line for the OpenAPI document. */
   readonly summary: string;
   /** What the operation does, with the rules an integrator needs. */

@@ -53,6 +53,18 @@ import {
   transactionSchema,
 } from './transactions';
 import { settleNowResultSchema } from './test-clock';
+import {
+  createdWebhookEndpointSchema,
+  createWebhookEndpointSchema,
+  replayAcceptedSchema,
+  replayWebhookSchema,
+  updateWebhookEndpointSchema,
+  webhookDeliveryPageSchema,
+  webhookDeliverySchema,
+  webhookEndpointListSchema,
+  webhookEndpointSchema,
+  webhookSecretSchema,
+} from './webhooks';
 
 /** Request-side components (validator schemas), by name. */
 export const requestComponents: ReadonlyMap<string, object> = new Map<string, object>([
@@ -76,6 +88,9 @@ export const requestComponents: ReadonlyMap<string, object> = new Map<string, ob
   ['RefundRequest', refundSchema],
   ['VoidOrRefundRequest', voidOrRefundSchema],
   ['ProcessMerchantRequest', triggerMerchantSchema],
+  ['CreateWebhookEndpointRequest', createWebhookEndpointSchema],
+  ['UpdateWebhookEndpointRequest', updateWebhookEndpointSchema],
+  ['ReplayWebhookEventsRequest', replayWebhookSchema],
 ]);
 
 /** Response-side components (the schemas the views' types derive from), by name. */
@@ -101,4 +116,11 @@ export const responseComponents: ReadonlyMap<string, object> = new Map<string, o
   ['SettleNowResult', settleNowResultSchema],
   ['Event', eventSchema],
   ['EventPage', eventPageSchema],
+  ['WebhookEndpoint', webhookEndpointSchema],
+  ['CreatedWebhookEndpoint', createdWebhookEndpointSchema],
+  ['WebhookEndpointList', webhookEndpointListSchema],
+  ['WebhookSecret', webhookSecretSchema],
+  ['WebhookDelivery', webhookDeliverySchema],
+  ['WebhookDeliveryPage', webhookDeliveryPageSchema],
+  ['ReplayAccepted', replayAcceptedSchema],
 ]);

@@ -11206,12 +11206,1151 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
 export const s19 = validate29;
 const schema30 = {
   type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      description: 'must be an absolute https URL',
+    },
+    enabledEvents: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 31,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        pattern:
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
+      },
+    },
+    description: {
+      type: 'string',
+      minLength: 0,
+      maxLength: 500,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      description: 'must not contain control characters',
+    },
+  },
+};
+const pattern57 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern58 = new RegExp(
+  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+  'u',
+);
+function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.url === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'url' },
+        message: "must have required property '" + 'url' + "'",
+        schema: schema30.required,
+        parentSchema: schema30,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
+        const err1 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema30,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.url !== undefined) {
+      let data0 = data.url;
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 2048) {
+          const err2 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 2048 },
+            message: 'must NOT have more than 2048 characters',
+            schema: 2048,
+            parentSchema: schema30.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema30.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (!pattern57.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
+            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
+            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+            parentSchema: schema30.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + '/url',
+          schemaPath: '#/properties/url/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema30.properties.url.type,
+          parentSchema: schema30.properties.url,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.enabledEvents !== undefined) {
+      let data1 = data.enabledEvents;
+      if (Array.isArray(data1)) {
+        if (data1.length > 31) {
+          const err6 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 31 },
+            message: 'must NOT have more than 31 items',
+            schema: 31,
+            parentSchema: schema30.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (data1.length < 1) {
+          const err7 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/minItems',
+            keyword: 'minItems',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 items',
+            schema: 1,
+            parentSchema: schema30.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        const len0 = data1.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data2 = data1[i0];
+          if (typeof data2 === 'string') {
+            if (!pattern58.test(data2)) {
+              const err8 = {
+                instancePath: instancePath + '/enabledEvents/' + i0,
+                schemaPath: '#/properties/enabledEvents/items/pattern',
+                keyword: 'pattern',
+                params: {
+                  pattern:
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                },
+                message:
+                  'must match pattern "' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
+                  '"',
+                schema:
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                parentSchema: schema30.properties.enabledEvents.items,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          } else {
+            const err9 = {
+              instancePath: instancePath + '/enabledEvents/' + i0,
+              schemaPath: '#/properties/enabledEvents/items/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.enabledEvents.items.type,
+              parentSchema: schema30.properties.enabledEvents.items,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        let i1 = data1.length;
+        let j0;
+        if (i1 > 1) {
+          const indices0 = {};
+          for (; i1--;) {
+            let item0 = data1[i1];
+            if (typeof item0 !== 'string') {
+              continue;
+            }
+            if (typeof indices0[item0] == 'number') {
+              j0 = indices0[item0];
+              const err10 = {
+                instancePath: instancePath + '/enabledEvents',
+                schemaPath: '#/properties/enabledEvents/uniqueItems',
+                keyword: 'uniqueItems',
+                params: { i: i1, j: j0 },
+                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
+                schema: true,
+                parentSchema: schema30.properties.enabledEvents,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+              break;
+            }
+            indices0[item0] = i1;
+          }
+        }
+      } else {
+        const err11 = {
+          instancePath: instancePath + '/enabledEvents',
+          schemaPath: '#/properties/enabledEvents/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema30.properties.enabledEvents.type,
+          parentSchema: schema30.properties.enabledEvents,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== undefined) {
+      let data3 = data.description;
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 500) {
+          const err12 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 500 },
+            message: 'must NOT have more than 500 characters',
+            schema: 500,
+            parentSchema: schema30.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (func4(data3) < 0) {
+          const err13 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema30.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err14 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema30.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + '/description',
+          schemaPath: '#/properties/description/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema30.properties.description.type,
+          parentSchema: schema30.properties.description,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err16 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema30.type,
+      parentSchema: schema30,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err16];
+    } else {
+      vErrors.push(err16);
+    }
+    errors++;
+  }
+  validate29.errors = vErrors;
+  return errors === 0;
+}
+export const s20 = validate30;
+const schema31 = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      description: 'must be an absolute https URL',
+    },
+    enabledEvents: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 31,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        pattern:
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
+      },
+    },
+    description: {
+      type: 'string',
+      minLength: 0,
+      maxLength: 500,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      description: 'must not contain control characters',
+    },
+    status: { type: 'string', enum: ['enabled', 'disabled'] },
+  },
+};
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (Object.keys(data).length < 1) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/minProperties',
+        keyword: 'minProperties',
+        params: { limit: 1 },
+        message: 'must NOT have fewer than 1 properties',
+        schema: 1,
+        parentSchema: schema31,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+        const err1 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema31,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.url !== undefined) {
+      let data0 = data.url;
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 2048) {
+          const err2 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 2048 },
+            message: 'must NOT have more than 2048 characters',
+            schema: 2048,
+            parentSchema: schema31.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema31.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (!pattern57.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
+            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
+            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+            parentSchema: schema31.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + '/url',
+          schemaPath: '#/properties/url/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema31.properties.url.type,
+          parentSchema: schema31.properties.url,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.enabledEvents !== undefined) {
+      let data1 = data.enabledEvents;
+      if (Array.isArray(data1)) {
+        if (data1.length > 31) {
+          const err6 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 31 },
+            message: 'must NOT have more than 31 items',
+            schema: 31,
+            parentSchema: schema31.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (data1.length < 1) {
+          const err7 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/minItems',
+            keyword: 'minItems',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 items',
+            schema: 1,
+            parentSchema: schema31.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        const len0 = data1.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data2 = data1[i0];
+          if (typeof data2 === 'string') {
+            if (!pattern58.test(data2)) {
+              const err8 = {
+                instancePath: instancePath + '/enabledEvents/' + i0,
+                schemaPath: '#/properties/enabledEvents/items/pattern',
+                keyword: 'pattern',
+                params: {
+                  pattern:
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                },
+                message:
+                  'must match pattern "' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
+                  '"',
+                schema:
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                parentSchema: schema31.properties.enabledEvents.items,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          } else {
+            const err9 = {
+              instancePath: instancePath + '/enabledEvents/' + i0,
+              schemaPath: '#/properties/enabledEvents/items/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema31.properties.enabledEvents.items.type,
+              parentSchema: schema31.properties.enabledEvents.items,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        let i1 = data1.length;
+        let j0;
+        if (i1 > 1) {
+          const indices0 = {};
+          for (; i1--;) {
+            let item0 = data1[i1];
+            if (typeof item0 !== 'string') {
+              continue;
+            }
+            if (typeof indices0[item0] == 'number') {
+              j0 = indices0[item0];
+              const err10 = {
+                instancePath: instancePath + '/enabledEvents',
+                schemaPath: '#/properties/enabledEvents/uniqueItems',
+                keyword: 'uniqueItems',
+                params: { i: i1, j: j0 },
+                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
+                schema: true,
+                parentSchema: schema31.properties.enabledEvents,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+              break;
+            }
+            indices0[item0] = i1;
+          }
+        }
+      } else {
+        const err11 = {
+          instancePath: instancePath + '/enabledEvents',
+          schemaPath: '#/properties/enabledEvents/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema31.properties.enabledEvents.type,
+          parentSchema: schema31.properties.enabledEvents,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== undefined) {
+      let data3 = data.description;
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 500) {
+          const err12 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 500 },
+            message: 'must NOT have more than 500 characters',
+            schema: 500,
+            parentSchema: schema31.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (func4(data3) < 0) {
+          const err13 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema31.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err14 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema31.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + '/description',
+          schemaPath: '#/properties/description/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema31.properties.description.type,
+          parentSchema: schema31.properties.description,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.status !== undefined) {
+      let data4 = data.status;
+      if (typeof data4 !== 'string') {
+        const err16 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema31.properties.status.type,
+          parentSchema: schema31.properties.status,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+      if (!(data4 === 'enabled' || data4 === 'disabled')) {
+        const err17 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema31.properties.status.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema31.properties.status.enum,
+          parentSchema: schema31.properties.status,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err18 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema31.type,
+      parentSchema: schema31,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err18];
+    } else {
+      vErrors.push(err18);
+    }
+    errors++;
+  }
+  validate30.errors = vErrors;
+  return errors === 0;
+}
+export const s21 = validate31;
+const schema32 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+    pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
+    pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+  },
+};
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === 'status' || key0 === 'pageSize' || key0 === 'pageToken')) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema32,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.status !== undefined) {
+      let data0 = data.status;
+      if (typeof data0 !== 'string') {
+        const err1 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema32.properties.status.type,
+          parentSchema: schema32.properties.status,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (!(data0 === 'pending' || data0 === 'delivered' || data0 === 'failed')) {
+        const err2 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema32.properties.status.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema32.properties.status.enum,
+          parentSchema: schema32.properties.status,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.pageSize !== undefined) {
+      let data1 = data.pageSize;
+      if (typeof data1 === 'string') {
+        if (!pattern3.test(data1)) {
+          const err3 = {
+            instancePath: instancePath + '/pageSize',
+            schemaPath: '#/properties/pageSize/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^\\d{1,3}$' },
+            message: 'must match pattern "' + '^\\d{1,3}$' + '"',
+            schema: '^\\d{1,3}$',
+            parentSchema: schema32.properties.pageSize,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + '/pageSize',
+          schemaPath: '#/properties/pageSize/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema32.properties.pageSize.type,
+          parentSchema: schema32.properties.pageSize,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.pageToken !== undefined) {
+      let data2 = data.pageToken;
+      if (typeof data2 === 'string') {
+        if (func4(data2) > 1000) {
+          const err5 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 1000 },
+            message: 'must NOT have more than 1000 characters',
+            schema: 1000,
+            parentSchema: schema32.properties.pageToken,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+        if (func4(data2) < 1) {
+          const err6 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema32.properties.pageToken,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data2)) {
+          const err7 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema32.properties.pageToken,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = {
+          instancePath: instancePath + '/pageToken',
+          schemaPath: '#/properties/pageToken/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema32.properties.pageToken.type,
+          parentSchema: schema32.properties.pageToken,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err9 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema32.type,
+      parentSchema: schema32,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err9];
+    } else {
+      vErrors.push(err9);
+    }
+    errors++;
+  }
+  validate31.errors = vErrors;
+  return errors === 0;
+}
+export const s22 = validate32;
+const schema33 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['since'],
+  properties: { since: { type: 'string', format: 'date-time' } },
+};
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.since === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'since' },
+        message: "must have required property '" + 'since' + "'",
+        schema: schema33.required,
+        parentSchema: schema33,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'since')) {
+        const err1 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema33,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.since !== undefined) {
+      let data0 = data.since;
+      if (typeof data0 === 'string') {
+        if (!formats22.validate(data0)) {
+          const err2 = {
+            instancePath: instancePath + '/since',
+            schemaPath: '#/properties/since/format',
+            keyword: 'format',
+            params: { format: 'date-time' },
+            message: 'must match format "' + 'date-time' + '"',
+            schema: 'date-time',
+            parentSchema: schema33.properties.since,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      } else {
+        const err3 = {
+          instancePath: instancePath + '/since',
+          schemaPath: '#/properties/since/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema33.properties.since.type,
+          parentSchema: schema33.properties.since,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err4 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema33.type,
+      parentSchema: schema33,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err4];
+    } else {
+      vErrors.push(err4);
+    }
+    errors++;
+  }
+  validate32.errors = vErrors;
+  return errors === 0;
+}
+export const s23 = validate33;
+const schema34 = {
+  type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
   },
 };
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11222,8 +12361,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema30.required,
-        parentSchema: schema30,
+        schema: schema34.required,
+        parentSchema: schema34,
         data,
       };
       if (vErrors === null) {
@@ -11242,8 +12381,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.accountType.type,
-          parentSchema: schema30.properties.accountType,
+          schema: schema34.properties.accountType.type,
+          parentSchema: schema34.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -11264,10 +12403,10 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema30.properties.accountType.enum },
+          params: { allowedValues: schema34.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema30.properties.accountType.enum,
-          parentSchema: schema30.properties.accountType,
+          schema: schema34.properties.accountType.enum,
+          parentSchema: schema34.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -11285,8 +12424,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema30.type,
-      parentSchema: schema30,
+      schema: schema34.type,
+      parentSchema: schema34,
       data,
     };
     if (vErrors === null) {
@@ -11296,11 +12435,11 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-export const s20 = validate30;
-const schema31 = {
+export const s24 = validate34;
+const schema35 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -11383,7 +12522,7 @@ const schema31 = {
     },
   },
 };
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11394,8 +12533,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema31.required,
-        parentSchema: schema31,
+        schema: schema35.required,
+        parentSchema: schema35,
         data,
       };
       if (vErrors === null) {
@@ -11412,8 +12551,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema31.required,
-        parentSchema: schema31,
+        schema: schema35.required,
+        parentSchema: schema35,
         data,
       };
       if (vErrors === null) {
@@ -11424,7 +12563,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema31.properties, key0)) {
+      if (!func2.call(schema35.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -11432,7 +12571,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema31,
+          parentSchema: schema35,
           data,
         };
         if (vErrors === null) {
@@ -11454,7 +12593,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema31.properties.profileId,
+            parentSchema: schema35.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11472,7 +12611,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema31.properties.profileId,
+            parentSchema: schema35.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11489,8 +12628,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.profileId.type,
-          parentSchema: schema31.properties.profileId,
+          schema: schema35.properties.profileId.type,
+          parentSchema: schema35.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -11512,7 +12651,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema31.properties.amount,
+            parentSchema: schema35.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -11530,7 +12669,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema31.properties.amount,
+            parentSchema: schema35.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -11548,7 +12687,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema31.properties.amount,
+            parentSchema: schema35.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -11565,8 +12704,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema31.properties.amount.type,
-          parentSchema: schema31.properties.amount,
+          schema: schema35.properties.amount.type,
+          parentSchema: schema35.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -11588,7 +12727,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema31.properties.orderId,
+            parentSchema: schema35.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -11606,7 +12745,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema31.properties.orderId,
+            parentSchema: schema35.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -11624,7 +12763,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema31.properties.orderId,
+            parentSchema: schema35.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -11641,8 +12780,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.orderId.type,
-          parentSchema: schema31.properties.orderId,
+          schema: schema35.properties.orderId.type,
+          parentSchema: schema35.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -11662,8 +12801,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema31.properties.recurring.type,
-          parentSchema: schema31.properties.recurring,
+          schema: schema35.properties.recurring.type,
+          parentSchema: schema35.properties.recurring,
           data: data3,
         };
         if (vErrors === null) {
@@ -11683,8 +12822,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema31.properties.allowPartial.type,
-          parentSchema: schema31.properties.allowPartial,
+          schema: schema35.properties.allowPartial.type,
+          parentSchema: schema35.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -11704,8 +12843,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema31.properties.sendEmailReceipt.type,
-          parentSchema: schema31.properties.sendEmailReceipt,
+          schema: schema35.properties.sendEmailReceipt.type,
+          parentSchema: schema35.properties.sendEmailReceipt,
           data: data5,
         };
         if (vErrors === null) {
@@ -11725,8 +12864,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema31.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema31.properties.sendPaymentScheduledNotification,
+          schema: schema35.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema35.properties.sendPaymentScheduledNotification,
           data: data6,
         };
         if (vErrors === null) {
@@ -11748,7 +12887,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema31.properties.customAttributes,
+            parentSchema: schema35.properties.customAttributes,
             data: data7,
           };
           if (vErrors === null) {
@@ -11793,8 +12932,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema31.properties.customAttributes.propertyNames.not,
-              parentSchema: schema31.properties.customAttributes.propertyNames,
+              schema: schema35.properties.customAttributes.propertyNames.not,
+              parentSchema: schema35.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -11823,7 +12962,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema31.properties.customAttributes.propertyNames,
+                parentSchema: schema35.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -11843,8 +12982,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema31.properties.customAttributes.propertyNames,
-              parentSchema: schema31.properties.customAttributes,
+              schema: schema35.properties.customAttributes.propertyNames,
+              parentSchema: schema35.properties.customAttributes,
               data: data7,
             };
             if (vErrors === null) {
@@ -11870,7 +13009,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data8,
               };
               if (vErrors === null) {
@@ -11889,7 +13028,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data8,
               };
               if (vErrors === null) {
@@ -11907,8 +13046,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema31.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema35.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[0],
               data: data8,
             };
             if (vErrors === null) {
@@ -11932,7 +13071,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -11951,7 +13090,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -11970,7 +13109,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -11988,8 +13127,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema31.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema35.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data8,
               };
               if (vErrors === null) {
@@ -12011,8 +13150,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema31.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema31.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema35.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -12034,8 +13173,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema31.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema31.properties.customAttributes.additionalProperties,
+              schema: schema35.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema35.properties.customAttributes.additionalProperties,
               data: data8,
             };
             if (vErrors === null) {
@@ -12062,8 +13201,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema31.properties.customAttributes.type,
-          parentSchema: schema31.properties.customAttributes,
+          schema: schema35.properties.customAttributes.type,
+          parentSchema: schema35.properties.customAttributes,
           data: data7,
         };
         if (vErrors === null) {
@@ -12085,7 +13224,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema31.properties.fees,
+            parentSchema: schema35.properties.fees,
             data: data9,
           };
           if (vErrors === null) {
@@ -12106,8 +13245,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema31.properties.fees.items.required,
-                parentSchema: schema31.properties.fees.items,
+                schema: schema35.properties.fees.items.required,
+                parentSchema: schema35.properties.fees.items,
                 data: data10,
               };
               if (vErrors === null) {
@@ -12124,8 +13263,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema31.properties.fees.items.required,
-                parentSchema: schema31.properties.fees.items,
+                schema: schema35.properties.fees.items.required,
+                parentSchema: schema35.properties.fees.items,
                 data: data10,
               };
               if (vErrors === null) {
@@ -12144,7 +13283,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema31.properties.fees.items,
+                  parentSchema: schema35.properties.fees.items,
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -12166,7 +13305,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema31.properties.fees.items.properties.name,
+                    parentSchema: schema35.properties.fees.items.properties.name,
                     data: data11,
                   };
                   if (vErrors === null) {
@@ -12184,7 +13323,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema31.properties.fees.items.properties.name,
+                    parentSchema: schema35.properties.fees.items.properties.name,
                     data: data11,
                   };
                   if (vErrors === null) {
@@ -12202,7 +13341,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema31.properties.fees.items.properties.name,
+                    parentSchema: schema35.properties.fees.items.properties.name,
                     data: data11,
                   };
                   if (vErrors === null) {
@@ -12219,8 +13358,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema31.properties.fees.items.properties.name.type,
-                  parentSchema: schema31.properties.fees.items.properties.name,
+                  schema: schema35.properties.fees.items.properties.name.type,
+                  parentSchema: schema35.properties.fees.items.properties.name,
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -12242,7 +13381,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema31.properties.fees.items.properties.amount,
+                    parentSchema: schema35.properties.fees.items.properties.amount,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -12260,7 +13399,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema31.properties.fees.items.properties.amount,
+                    parentSchema: schema35.properties.fees.items.properties.amount,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -12278,7 +13417,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema31.properties.fees.items.properties.amount,
+                    parentSchema: schema35.properties.fees.items.properties.amount,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -12295,8 +13434,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema31.properties.fees.items.properties.amount.type,
-                  parentSchema: schema31.properties.fees.items.properties.amount,
+                  schema: schema35.properties.fees.items.properties.amount.type,
+                  parentSchema: schema35.properties.fees.items.properties.amount,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -12314,8 +13453,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema31.properties.fees.items.type,
-              parentSchema: schema31.properties.fees.items,
+              schema: schema35.properties.fees.items.type,
+              parentSchema: schema35.properties.fees.items,
               data: data10,
             };
             if (vErrors === null) {
@@ -12333,8 +13472,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema31.properties.fees.type,
-          parentSchema: schema31.properties.fees,
+          schema: schema35.properties.fees.type,
+          parentSchema: schema35.properties.fees,
           data: data9,
         };
         if (vErrors === null) {
@@ -12352,8 +13491,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema31.type,
-      parentSchema: schema31,
+      schema: schema35.type,
+      parentSchema: schema35,
       data,
     };
     if (vErrors === null) {
@@ -12363,11 +13502,11 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate30.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
-export const s21 = validate31;
-const schema32 = {
+export const s25 = validate35;
+const schema36 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -12382,7 +13521,7 @@ const schema32 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12393,8 +13532,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema32.required,
-        parentSchema: schema32,
+        schema: schema36.required,
+        parentSchema: schema36,
         data,
       };
       if (vErrors === null) {
@@ -12411,8 +13550,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema32.required,
-        parentSchema: schema32,
+        schema: schema36.required,
+        parentSchema: schema36,
         data,
       };
       if (vErrors === null) {
@@ -12431,7 +13570,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema32,
+          parentSchema: schema36,
           data,
         };
         if (vErrors === null) {
@@ -12453,7 +13592,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema32.properties.name,
+            parentSchema: schema36.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -12471,7 +13610,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema32.properties.name,
+            parentSchema: schema36.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -12489,7 +13628,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema32.properties.name,
+            parentSchema: schema36.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -12506,8 +13645,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.name.type,
-          parentSchema: schema32.properties.name,
+          schema: schema36.properties.name.type,
+          parentSchema: schema36.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -12529,7 +13668,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema32.properties.amount,
+            parentSchema: schema36.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12547,7 +13686,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema32.properties.amount,
+            parentSchema: schema36.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12565,7 +13704,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema32.properties.amount,
+            parentSchema: schema36.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12582,8 +13721,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema32.properties.amount.type,
-          parentSchema: schema32.properties.amount,
+          schema: schema36.properties.amount.type,
+          parentSchema: schema36.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -12601,8 +13740,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema32.type,
-      parentSchema: schema32,
+      schema: schema36.type,
+      parentSchema: schema36,
       data,
     };
     if (vErrors === null) {
@@ -12612,11 +13751,11 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate31.errors = vErrors;
+  validate35.errors = vErrors;
   return errors === 0;
 }
-export const s22 = validate32;
-const schema33 = {
+export const s26 = validate36;
+const schema37 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -12649,7 +13788,7 @@ const schema33 = {
       'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12661,7 +13800,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema33,
+        parentSchema: schema37,
         data,
       };
       if (vErrors === null) {
@@ -12706,8 +13845,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema33.propertyNames.not,
-          parentSchema: schema33.propertyNames,
+          schema: schema37.propertyNames.not,
+          parentSchema: schema37.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -12736,7 +13875,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema33.propertyNames,
+            parentSchema: schema37.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -12756,8 +13895,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema33.propertyNames,
-          parentSchema: schema33,
+          schema: schema37.propertyNames,
+          parentSchema: schema37,
           data,
         };
         if (vErrors === null) {
@@ -12782,7 +13921,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema33.additionalProperties.anyOf[0],
+            parentSchema: schema37.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -12800,7 +13939,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema33.additionalProperties.anyOf[0],
+            parentSchema: schema37.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -12817,8 +13956,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.additionalProperties.anyOf[0].type,
-          parentSchema: schema33.additionalProperties.anyOf[0],
+          schema: schema37.additionalProperties.anyOf[0].type,
+          parentSchema: schema37.additionalProperties.anyOf[0],
           data: data0,
         };
         if (vErrors === null) {
@@ -12841,7 +13980,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '<=', limit: 1000000000000000 },
               message: 'must be <= 1000000000000000',
               schema: 1000000000000000,
-              parentSchema: schema33.additionalProperties.anyOf[1],
+              parentSchema: schema37.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -12859,7 +13998,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '>=', limit: -1000000000000000 },
               message: 'must be >= -1000000000000000',
               schema: -1000000000000000,
-              parentSchema: schema33.additionalProperties.anyOf[1],
+              parentSchema: schema37.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -12877,7 +14016,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
               params: {},
               message: 'must pass "maxDecimals" keyword validation',
               schema: 6,
-              parentSchema: schema33.additionalProperties.anyOf[1],
+              parentSchema: schema37.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -12894,8 +14033,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'type',
             params: { type: 'number' },
             message: 'must be number',
-            schema: schema33.additionalProperties.anyOf[1].type,
-            parentSchema: schema33.additionalProperties.anyOf[1],
+            schema: schema37.additionalProperties.anyOf[1].type,
+            parentSchema: schema37.additionalProperties.anyOf[1],
             data: data0,
           };
           if (vErrors === null) {
@@ -12916,8 +14055,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema33.additionalProperties.anyOf[2].type,
-              parentSchema: schema33.additionalProperties.anyOf[2],
+              schema: schema37.additionalProperties.anyOf[2].type,
+              parentSchema: schema37.additionalProperties.anyOf[2],
               data: data0,
             };
             if (vErrors === null) {
@@ -12938,8 +14077,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'anyOf',
           params: {},
           message: 'must match a schema in anyOf',
-          schema: schema33.additionalProperties.anyOf,
-          parentSchema: schema33.additionalProperties,
+          schema: schema37.additionalProperties.anyOf,
+          parentSchema: schema37.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -12966,8 +14105,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema33.type,
-      parentSchema: schema33,
+      schema: schema37.type,
+      parentSchema: schema37,
       data,
     };
     if (vErrors === null) {
@@ -12977,11 +14116,11 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate36.errors = vErrors;
   return errors === 0;
 }
-export const s23 = validate33;
-const schema34 = {
+export const s27 = validate37;
+const schema38 = {
   type: 'object',
   additionalProperties: false,
   required: ['line1', 'city', 'state', 'postalCode', 'country'],
@@ -13028,7 +14167,7 @@ const schema34 = {
     },
   },
 };
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13039,8 +14178,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'line1' },
         message: "must have required property '" + 'line1' + "'",
-        schema: schema34.required,
-        parentSchema: schema34,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -13057,8 +14196,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'city' },
         message: "must have required property '" + 'city' + "'",
-        schema: schema34.required,
-        parentSchema: schema34,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -13075,8 +14214,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'state' },
         message: "must have required property '" + 'state' + "'",
-        schema: schema34.required,
-        parentSchema: schema34,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -13093,8 +14232,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'postalCode' },
         message: "must have required property '" + 'postalCode' + "'",
-        schema: schema34.required,
-        parentSchema: schema34,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -13111,8 +14250,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'country' },
         message: "must have required property '" + 'country' + "'",
-        schema: schema34.required,
-        parentSchema: schema34,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -13138,7 +14277,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema34,
+          parentSchema: schema38,
           data,
         };
         if (vErrors === null) {
@@ -13160,7 +14299,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema34.properties.line1,
+            parentSchema: schema38.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -13178,7 +14317,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema34.properties.line1,
+            parentSchema: schema38.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -13196,7 +14335,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema34.properties.line1,
+            parentSchema: schema38.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -13213,8 +14352,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.line1.type,
-          parentSchema: schema34.properties.line1,
+          schema: schema38.properties.line1.type,
+          parentSchema: schema38.properties.line1,
           data: data0,
         };
         if (vErrors === null) {
@@ -13236,7 +14375,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema34.properties.line2,
+            parentSchema: schema38.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -13254,7 +14393,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema34.properties.line2,
+            parentSchema: schema38.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -13272,7 +14411,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema34.properties.line2,
+            parentSchema: schema38.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -13289,8 +14428,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.line2.type,
-          parentSchema: schema34.properties.line2,
+          schema: schema38.properties.line2.type,
+          parentSchema: schema38.properties.line2,
           data: data1,
         };
         if (vErrors === null) {
@@ -13312,7 +14451,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 60 },
             message: 'must NOT have more than 60 characters',
             schema: 60,
-            parentSchema: schema34.properties.city,
+            parentSchema: schema38.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -13330,7 +14469,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema34.properties.city,
+            parentSchema: schema38.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -13348,7 +14487,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema34.properties.city,
+            parentSchema: schema38.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -13365,8 +14504,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.city.type,
-          parentSchema: schema34.properties.city,
+          schema: schema38.properties.city.type,
+          parentSchema: schema38.properties.city,
           data: data2,
         };
         if (vErrors === null) {
@@ -13388,7 +14527,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema34.properties.state,
+            parentSchema: schema38.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -13406,7 +14545,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema34.properties.state,
+            parentSchema: schema38.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -13424,7 +14563,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema34.properties.state,
+            parentSchema: schema38.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -13441,8 +14580,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.state.type,
-          parentSchema: schema34.properties.state,
+          schema: schema38.properties.state.type,
+          parentSchema: schema38.properties.state,
           data: data3,
         };
         if (vErrors === null) {
@@ -13464,7 +14603,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 characters',
             schema: 20,
-            parentSchema: schema34.properties.postalCode,
+            parentSchema: schema38.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -13482,7 +14621,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema34.properties.postalCode,
+            parentSchema: schema38.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -13500,7 +14639,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema34.properties.postalCode,
+            parentSchema: schema38.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -13517,8 +14656,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.postalCode.type,
-          parentSchema: schema34.properties.postalCode,
+          schema: schema38.properties.postalCode.type,
+          parentSchema: schema38.properties.postalCode,
           data: data4,
         };
         if (vErrors === null) {
@@ -13540,7 +14679,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Z]{2}$' },
             message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
             schema: '^[A-Z]{2}$',
-            parentSchema: schema34.properties.country,
+            parentSchema: schema38.properties.country,
             data: data5,
           };
           if (vErrors === null) {
@@ -13557,8 +14696,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.country.type,
-          parentSchema: schema34.properties.country,
+          schema: schema38.properties.country.type,
+          parentSchema: schema38.properties.country,
           data: data5,
         };
         if (vErrors === null) {
@@ -13576,8 +14715,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema34.type,
-      parentSchema: schema34,
+      schema: schema38.type,
+      parentSchema: schema38,
       data,
     };
     if (vErrors === null) {
@@ -13587,11 +14726,11 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate37.errors = vErrors;
   return errors === 0;
 }
-export const s24 = validate34;
-const schema35 = {
+export const s28 = validate38;
+const schema39 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -13622,7 +14761,7 @@ const schema35 = {
     description: 'must not contain control characters',
   },
 };
-function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13634,7 +14773,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema35,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -13679,8 +14818,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema35.propertyNames.not,
-          parentSchema: schema35.propertyNames,
+          schema: schema39.propertyNames.not,
+          parentSchema: schema39.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -13709,7 +14848,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema35.propertyNames,
+            parentSchema: schema39.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -13729,8 +14868,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema35.propertyNames,
-          parentSchema: schema35,
+          schema: schema39.propertyNames,
+          parentSchema: schema39,
           data,
         };
         if (vErrors === null) {
@@ -13752,7 +14891,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema35.additionalProperties,
+            parentSchema: schema39.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -13770,7 +14909,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema35.additionalProperties,
+            parentSchema: schema39.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -13788,7 +14927,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema35.additionalProperties,
+            parentSchema: schema39.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -13805,8 +14944,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.additionalProperties.type,
-          parentSchema: schema35.additionalProperties,
+          schema: schema39.additionalProperties.type,
+          parentSchema: schema39.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -13824,8 +14963,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema35.type,
-      parentSchema: schema35,
+      schema: schema39.type,
+      parentSchema: schema39,
       data,
     };
     if (vErrors === null) {
@@ -13835,7 +14974,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate34.errors = vErrors;
+  validate38.errors = vErrors;
   return errors === 0;
 }
 
@@ -13992,8 +15131,48 @@ export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.Refund
 );
 export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s18);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
+export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
+  'CreateWebhookEndpoint',
+  { optional: false, validate: s19 },
+  s0,
+);
+export const ListWebhookEndpoints = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookEndpoints>(
+  'ListWebhookEndpoints',
+  undefined,
+  s0,
+);
+export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWebhookEndpoint>(
+  'GetWebhookEndpoint',
+  undefined,
+  s0,
+);
+export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
+  'UpdateWebhookEndpoint',
+  { optional: false, validate: s20 },
+  s0,
+);
+export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
+  'DeleteWebhookEndpoint',
+  undefined,
+  s0,
+);
+export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.RotateWebhookSecret>(
+  'RotateWebhookSecret',
+  undefined,
+  s0,
+);
+export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
+  'ListWebhookDeliveries',
+  undefined,
+  s21,
+);
+export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
+  'ReplayWebhookEvents',
+  { optional: false, validate: s22 },
+  s0,
+);
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s19;
+export const validateAccountType: CompiledValidate = s23;
 export const validateCardMethod: CompiledValidate = s10;
 export const validateCheckingMethod: CompiledValidate = s11;

@@ -65,6 +65,20 @@ export interface FunctionConfig {
   readonly sesConfigurationSet: string | undefined;
   /** The notifier's queue (the stream forwarder writes it; the notifier re-enqueues retries). */
   readonly notificationQueueUrl: string | undefined;
+  /** The webhook queue (the stream forwarder, the webhook functions and the delivery function write it). */
+  readonly webhookQueueUrl: string | undefined;
+  /** WEBHOOK_SECRET_KEY: how webhook secrets are sealed, `kms:<key>` or `file:<path>` (shared/secret-box.ts). */
+  readonly webhookSecretKey: string | undefined;
+  /**
+   * WEBHOOK_ALLOW_LOOPBACK (`true` only in the local runtime): webhook URLs on 127.0.0.1 and
+   * localhost are accepted. The cloud never sets it.
+   */
+  readonly webhookAllowLoopback: boolean;
+  /**
+   * WEBHOOK_RETRY_SCALE (default 1): multiplies the webhook retry schedule and the breaker's waits,
+   * so that tests see retries in seconds. The cloud never sets it.
+   */
+  readonly webhookRetryScale: number;
 }
 
 /** The variable behind each value a function may lack; `needed` names it when missing. */
@@ -74,6 +88,8 @@ const OPTIONAL_VARIABLES = {
   sesFromAddress: 'SES_FROM_ADDRESS',
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   notificationQueueUrl: 'NOTIFICATION_QUEUE_URL',
+  webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  webhookSecretKey: 'WEBHOOK_SECRET_KEY',
 } as const;
 type OptionalSetting = keyof typeof OPTIONAL_VARIABLES;
 
@@ -95,6 +111,16 @@ function integer(env: Env, name: string, fallback: number, min = 0): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min)
     throw new Error(`environment variable ${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+/** A positive factor (default 1), at most 1: settings that only ever shorten waits. */
+function scale(env: Env, name: string): number {
+  const raw = text(env, name);
+  if (raw === undefined) return 1;
+  const value = Number(raw);
+  if (!(value > 0 && value <= 1))
+    throw new Error(`environment variable ${name} must be a number in (0, 1], got "${raw}"`);
   return value;
 }
 
@@ -136,6 +162,10 @@ export function loadConfig(env: Env): FunctionConfig {
     sesFromAddress: text(env, OPTIONAL_VARIABLES.sesFromAddress),
     sesConfigurationSet: text(env, OPTIONAL_VARIABLES.sesConfigurationSet),
     notificationQueueUrl: text(env, OPTIONAL_VARIABLES.notificationQueueUrl),
+    webhookQueueUrl: text(env, OPTIONAL_VARIABLES.webhookQueueUrl),
+    webhookSecretKey: text(env, OPTIONAL_VARIABLES.webhookSecretKey),
+    webhookAllowLoopback: text(env, 'WEBHOOK_ALLOW_LOOPBACK') === 'true',
+    webhookRetryScale: scale(env, 'WEBHOOK_RETRY_SCALE'),
   });
 }
 

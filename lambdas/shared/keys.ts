@@ -9,6 +9,9 @@ export const DUE_SHARDS = 4;
 /** Pending sales and refunds are spread over this many sweep-index partitions. */
 export const SWEEP_SHARDS = 4;
 
+/** Pending webhook deliveries are spread over this many due-index partitions. */
+export const WEBHOOK_DUE_SHARDS = 4;
+
 /** The day-indexed kinds of items (see `keys.dayIndex`). */
 export type DayKind = 'SANDBOX' | 'TXN' | 'REFUND';
 
@@ -51,6 +54,41 @@ export const keys = {
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
   /** GSI1 partition of a merchant's events; sort key `<createdAt>#<eventId>` (newest first when read backward). */
   merchantEvents: (merchantId: string) => `EVENTS#${merchantId}`,
+  /**
+   * A merchant's webhook endpoints and their count share one partition: one consistent Query
+   * lists them, and the count's condition keeps the limit under concurrent creates.
+   */
+  webhookEndpoint: (merchantId: string, endpointId: string) => ({
+    pk: `WEBHOOKS#${merchantId}`,
+    sk: `ENDPOINT#${endpointId}`,
+  }),
+  webhookEndpoints: (merchantId: string) => `WEBHOOKS#${merchantId}`,
+  webhookEndpointPrefix: 'ENDPOINT#',
+  webhookCounter: (merchantId: string) => ({ pk: `WEBHOOKS#${merchantId}`, sk: 'COUNT' }),
+  /**
+   * A delivery (one event to one endpoint) in its lane: the partition of one endpoint and one
+   * object, sorted by the event's sequence, so that the earlier and later deliveries of an object
+   * to an endpoint are one consistent Query away (the order rule).
+   */
+  webhookLane: (endpointId: string, objectId: string) => `WHLANE#${endpointId}#${objectId}`,
+  webhookDelivery: (endpointId: string, objectId: string, sequence: number) => ({
+    pk: `WHLANE#${endpointId}#${objectId}`,
+    sk: `SEQ#${String(sequence).padStart(10, '0')}`,
+  }),
+  webhookSequenceSort: (sequence: number) => `SEQ#${String(sequence).padStart(10, '0')}`,
+  /** GSI1: an endpoint's deliveries by event time (`<createdAt>#<eventId>`). */
+  endpointDeliveries: (endpointId: string) => `WHDELIVERIES#${endpointId}`,
+  /**
+   * GSI2 (sparse): a delivery while pending, sorted by the time its queue message counts as lost
+   * (`<checkAt>#<eventId>`), so that the webhook sweep re-enqueues lost work with one Query per shard.
+   */
+  webhookDueShard: (eventId: string, endpointId: string) => {
+    const shard = createHash('sha1').update(`${endpointId}#${eventId}`).digest()[0]! % WEBHOOK_DUE_SHARDS;
+    return `WHDUE#${shard}`;
+  },
+  webhookDueShards: () => Array.from({ length: WEBHOOK_DUE_SHARDS }, (_, i) => `WHDUE#${i}`),
+  /** The sequences of an object's events the webhook fan-out has seen (the order rule's gap check). */
+  eventCursor: (objectId: string) => ({ pk: `WHSEEN#${objectId}`, sk: 'SEEN' }),
   /** Outbox: one item per e-mail to send, written with the change that causes it. */
   outbox: (outboxId: string) => ({ pk: `OUTBOX#${outboxId}`, sk: 'OUTBOX' }),
   /**

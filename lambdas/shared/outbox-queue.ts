@@ -8,9 +8,10 @@
  * In the cloud the queue is SQS (NOTIFICATION_QUEUE_URL); the local runtime installs its
  * in-process stand-in through `useOutboxQueue`.
  */
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { needed } from '#shared/config';
-import { tracer } from '#shared/tracer';
+import { MAX_DELAY_SECONDS, SqsQueue, type MessageQueue, type Queued } from './sqs-queue';
+
+export { MAX_DELAY_SECONDS };
 
 export interface OutboxMessage {
   outboxId: string;
@@ -18,53 +19,14 @@ export interface OutboxMessage {
   notReady: number;
 }
 
-export interface QueuedMessage {
-  message: OutboxMessage;
-  /** 0 to 900 (SQS's bound). */
-  delaySeconds: number;
-}
+export type QueuedMessage = Queued<OutboxMessage>;
 
-export interface OutboxQueue {
-  /** Enqueues the messages; resolves to the indexes of those that were not enqueued. */
-  send(messages: QueuedMessage[]): Promise<number[]>;
-}
-
-/** SQS takes at most 10 messages per batch and delays of at most 15 minutes. */
-const SQS_BATCH = 10;
-export const MAX_DELAY_SECONDS = 900;
-
-class SqsOutboxQueue implements OutboxQueue {
-  private readonly client = tracer.captureAWSv3Client(new SQSClient({ maxAttempts: 3 }));
-  private readonly url = needed('notificationQueueUrl');
-
-  async send(messages: QueuedMessage[]): Promise<number[]> {
-    const failed: number[] = [];
-    for (let start = 0; start < messages.length; start += SQS_BATCH) {
-      const chunk = messages.slice(start, start + SQS_BATCH);
-      try {
-        const out = await this.client.send(
-          new SendMessageBatchCommand({
-            QueueUrl: this.url,
-            Entries: chunk.map((m, i) => ({
-              Id: String(start + i),
-              MessageBody: JSON.stringify(m.message),
-              DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.round(m.delaySeconds))),
-            })),
-          }),
-        );
-        failed.push(...(out.Failed ?? []).map((f) => Number(f.Id)));
-      } catch {
-        failed.push(...chunk.map((_m, i) => start + i));
-      }
-    }
-    return failed;
-  }
-}
+export type OutboxQueue = MessageQueue<OutboxMessage>;
 
 let queue: OutboxQueue | undefined;
 
 export function outboxQueue(): OutboxQueue {
-  queue ??= new SqsOutboxQueue();
+  queue ??= new SqsQueue<OutboxMessage>(() => needed('notificationQueueUrl'));
   return queue;
 }
 

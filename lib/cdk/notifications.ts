@@ -133,12 +133,13 @@ export class ServiceNotifications extends Construct {
         reportBatchItemFailures: true,
         maxRecordAge: Duration.days(1),
         onFailure: new SqsDlq(this.deadLetterQueue),
-        filters: [
+        // New outbox items (e-mails) and new events (webhooks, lib/cdk/webhooks.ts).
+        filters: ['outbox', 'event'].map((entity) =>
           lambda.FilterCriteria.filter({
             eventName: lambda.FilterRule.isEqual('INSERT'),
-            dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual('outbox') } } },
+            dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual(entity) } } },
           }),
-        ],
+        ),
       }),
     );
     this.forwarder = forwarder;

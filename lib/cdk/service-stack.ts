@@ -16,6 +16,7 @@ import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
 import { ServiceMonitoring } from './monitoring';
 import { ServiceVoidOrRefund } from './void-or-refund';
+import { ServiceWebhooks } from './webhooks';
 import { addNagSuppressions } from './nag';
 import { apiStackOf, NestedStacks } from './stacks';
 import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
@@ -65,6 +66,7 @@ export class ServiceStack extends Stack {
   readonly reconciliation: ServiceReconciliation;
   readonly monitoring: ServiceMonitoring;
   readonly voidOrRefund: ServiceVoidOrRefund;
+  readonly webhooks: ServiceWebhooks;
   /** The nested stacks of the stage, made as functions are placed in them. */
   readonly nestedStacks: NestedStacks;
 
@@ -116,6 +118,13 @@ export class ServiceStack extends Stack {
       senderAddress,
       functionScope: nested.of('NotificationFunctions'),
     });
+    this.webhooks = new ServiceWebhooks(this, 'Webhooks', {
+      stage,
+      table: this.table.table,
+      alarmTopic: this.processing.alarmTopic,
+      forwarder: this.notifications.forwarder,
+      functionScope: nested.of('WebhookFunctions'),
+    });
     this.reconciliation = new ServiceReconciliation(this, 'Reconciliation', {
       stage,
       table: this.table.table,
@@ -140,6 +149,7 @@ export class ServiceStack extends Stack {
         // function answers 403 and holds no permission on the state machine.
         if (stage !== 'prod' && handlerRoutes.some((r) => r.nonProdOnly)) bindStateMachine(fn, stateMachine);
         if (handler === VOID_OR_REFUND.apiHandler) this.voidOrRefund.bindApiFunction(fn);
+        this.webhooks.bindApiFunction(fn, handler);
         configureFunction?.(fn, handler, handlerRoutes);
       },
     });

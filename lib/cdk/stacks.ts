@@ -33,6 +33,7 @@ export const NESTED_STACKS = {
   ScheduledFunctions:
     'the functions EventBridge runs on a schedule: the hourly scheduler, the due sweep, the sweeper and the reconciliation',
   NotificationFunctions: 'the stream forwarder and the notifier of the e-mails',
+  WebhookFunctions: 'the delivery function and the sweep of the webhooks',
 } as const;
 
 export type NestedStackId = keyof typeof NESTED_STACKS;

@@ -184,7 +184,7 @@ export async function startLocalNotifications(tableName: string, deadLetters: De
   const notifier = (await import(`../../lambdas/${NOTIFIER_HANDLER}`)) as {
     handler: Parameters<typeof startQueuePoller>[1];
   };
-  const queue = new LocalQueue();
+  const queue = new LocalQueue<import('../../lambdas/shared/outbox-queue').OutboxMessage>();
   useOutboxQueue(queue);
   const reader = startStreamReader(tableName, forwarder.handler, deadLetters);
   const poller = startQueuePoller(queue, notifier.handler, localQueueOptions(), deadLetters);

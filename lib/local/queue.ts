@@ -1,5 +1,5 @@
 /**
- * Local SQS for the notifier's queue: an in-process queue with SQS's semantics as the notifier
+ * Local SQS for the notifier's and the webhook queues: an in-process queue with SQS's semantics as the notifier
  * meets them, and a poller that hands it to the notifier as real `SQSEvent`s, the way a Lambda
  * event source mapping with a maximum concurrency does:
  *
@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { OutboxQueue, QueuedMessage } from '../../lambdas/shared/outbox-queue';
+import type { MessageQueue, Queued } from '../../lambdas/shared/sqs-queue';
 import { sleep } from '../../lambdas/shared/concurrency';
 import { invokeAs } from './http-server';
 import type { DeadLetter } from './dead-letters';
@@ -23,6 +23,8 @@ import type { DeadLetter } from './dead-letters';
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
 export interface LocalQueueOptions {
+  /** The function's name in its invocation context (logs). */
+  name?: string;
   batchSize: number;
   concurrency: number;
   /** Seconds; the cloud queue's is 360 (6 × the notifier's timeout), locally 60 (its timeout). */
@@ -38,12 +40,14 @@ interface Message {
   sentAt: number;
 }
 
-const QUEUE_ARN = 'arn:aws:sqs:us-east-1:000000000000:local-notifications';
+const queueArn = (name: string) => `arn:aws:sqs:us-east-1:000000000000:local-${name}`;
 
-export class LocalQueue implements OutboxQueue {
+export class LocalQueue<M = unknown> implements MessageQueue<M> {
   private readonly messages = new Map<string, Message>();
 
-  async send(messages: QueuedMessage[]): Promise<number[]> {
+  constructor(readonly name = 'notifications') {}
+
+  async send(messages: Queued<M>[]): Promise<number[]> {
     const now = Date.now();
     for (const { message, delaySeconds } of messages) {
       const id = randomUUID();
@@ -76,7 +80,7 @@ export class LocalQueue implements OutboxQueue {
   }
 }
 
-const toRecord = (m: Message): SQSRecord => ({
+const toRecord = (m: Message, arn: string): SQSRecord => ({
   messageId: m.id,
   receiptHandle: m.id,
   body: m.body,
@@ -89,13 +93,13 @@ const toRecord = (m: Message): SQSRecord => ({
   messageAttributes: {},
   md5OfBody: '',
   eventSource: 'aws:sqs',
-  eventSourceARN: QUEUE_ARN,
+  eventSourceARN: arn,
   awsRegion: 'us-east-1',
 });
 
 /** Polls `queue` and invokes `handler`; `stop()` ends the pollers after their current batch. */
-export function startQueuePoller(
-  queue: LocalQueue,
+export function startQueuePoller<M>(
+  queue: LocalQueue<M>,
   handler: QueueHandler,
   options: LocalQueueOptions,
   deadLetters: DeadLetter[],
@@ -107,8 +111,8 @@ export function startQueuePoller(
     let failed: Set<string>;
     let reason = 'reported as failed by the handler';
     try {
-      const result = await invokeAs('Notifier', 60_000, (context) =>
-        handler({ Records: batch.map(toRecord) }, context),
+      const result = await invokeAs(options.name ?? 'Notifier', 60_000, (context) =>
+        handler({ Records: batch.map((m) => toRecord(m, queueArn(queue.name))) }, context),
       );
       failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {

@@ -22,6 +22,7 @@ import { installFaults } from './faults';
 import { docsRoutes } from './docs';
 import type { DeadLetter } from './dead-letters';
 import { startLocalNotifications, startSes } from './notifications';
+import { localWebhookEnv, startLocalWebhooks } from './webhooks';
 import { localClients, localMerchants } from './identities';
 import { ensureTable } from './table';
 import { MerchantRegistry } from '../../lambdas/store/merchants';
@@ -69,6 +70,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let processing: Awaited<ReturnType<typeof localProcessing>> | undefined;
   let ses: Server | undefined;
   let notifications: Awaited<ReturnType<typeof startLocalNotifications>> | undefined;
+  let webhooks: Awaited<ReturnType<typeof startLocalWebhooks>> | undefined;
   try {
     const sesPort = options.sesPort ?? 8005;
     ses = await startSes(sesPort);
@@ -88,6 +90,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       EMAIL_SEND_CONCURRENCY: '1',
       STATE_MACHINE_ARN: `arn:aws:states:us-east-1:000000000000:stateMachine:${STATE_MACHINE_NAME(`local-${stage}`)}`,
       VOID_OR_REFUND_STATE_MACHINE_ARN: `arn:aws:states:us-east-1:000000000000:stateMachine:${VOID_OR_REFUND_STATE_MACHINE_NAME(`local-${stage}`)}`,
+      // Webhook secrets sealed with a key file of this data directory; loopback receivers allowed.
+      ...localWebhookEnv(dataDir),
     });
     const client = new DynamoDBClient({});
     await ensureTable(client, tableName);
@@ -106,6 +110,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     );
     const faults = await installFaults();
     const deadLetters: DeadLetter[] = [];
+    // Before the stream reader: the forwarder puts new events on the webhook queue.
+    webhooks = await startLocalWebhooks(tableName, deadLetters);
     notifications = await startLocalNotifications(tableName, deadLetters);
     sfnServer = createSfnServer(processing.sfn, processing.voidOrRefund);
     await new Promise<void>((ok, fail) => {
@@ -121,6 +127,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...processing.localRoutes,
       ['POST /__local/faults', faults],
       ['GET /__local/dlq', async () => ({ status: 200, body: deadLetters })],
+      ...webhooks.routes,
       ...docsRoutes(stage, url),
     ]);
     server = createHttpServer({ routes, handlers, issuer, stage, localRoutes });
@@ -165,6 +172,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         await processing!.voidOrRefund.stop();
         await new Promise<void>((ok) => sfnServer!.close(() => ok()));
         await notifications!.stop();
+        await webhooks!.stop();
         await new Promise<void>((ok) => ses!.close(() => ok()));
         await dynamo.stop();
         rmSync(runtimeFile(dataDir), { force: true });
@@ -175,6 +183,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     sfnServer?.close();
     ses?.close();
     await notifications?.stop();
+    await webhooks?.stop();
     processing?.stopTimer();
     await dynamo.stop();
     throw error;

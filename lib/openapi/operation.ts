@@ -31,6 +31,11 @@ export const TAGS: Record<string, { name: string; description: string }> = {
     description:
       'What changed, newest first: every event the service announces, also sent to webhook endpoints.',
   },
+  webhooks: {
+    name: 'Webhooks',
+    description:
+      'Endpoints that receive the events, signed as Standard Webhooks 1.0 describes; their deliveries and replays.',
+  },
 };
 
 export function tagOf(route: Route): string {

@@ -23,6 +23,7 @@ import {
 import { checkingInput } from '#support/fixtures/index';
 import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
 import { sleep } from '#shared/concurrency';
+import { startReceiver, type Receiver } from '#support/webhook-receiver';
 
 type Json = Record<string, unknown>;
 type Ids = Record<Placeholder, string>;
@@ -102,6 +103,9 @@ const successStatus = (operation: Operation): string =>
   Object.keys(operation.op.responses as Json).find((s) => s.startsWith('2'))!;
 
 let ids: Ids;
+/** The webhook endpoints' receiver: a real one on loopback (the examples' URL stands for it). */
+let hooks: Receiver;
+afterAll(async () => hooks?.close());
 /**
  * Per operation, the resources it consumes (deletes, processes, voids) or waits for, made just
  * before it runs: a sale is voided before its settlement cut-off (8 s in the e2e runtime).
@@ -143,6 +147,13 @@ beforeAll(async () => {
   const sale = async (amount: number) =>
     (await made<{ transactionId: string }>('POST', `${v1}/transactions`, { profileId, amount }))
       .transactionId;
+  hooks = await startReceiver();
+  const newEndpoint = async () =>
+    (
+      await made<{ webhookEndpointId: string }>('POST', `${v1}/webhook-endpoints`, {
+        url: hooks.url('/contract'),
+      })
+    ).webhookEndpointId;
   ids = {
     MID: mid,
     GroupID: group.paymentGroupId,
@@ -156,6 +167,9 @@ beforeAll(async () => {
     ).items.at(-1)!.id,
     customerAccountId,
     newCustomerAccountId: `cust-${randomUUID().slice(0, 8)}`,
+    WebhookEndpointID: await newEndpoint(),
+    WebhookURL: hooks.url('/contract'),
+    ReplaySince: new Date(Date.now() - 60_000).toISOString(),
   };
   Object.assign(prepare, {
     DeleteGroup: async () => ({ GroupID: (await newGroup()).paymentGroupId }),
@@ -173,6 +187,7 @@ beforeAll(async () => {
       ).savedPaymentMethodId,
     }),
     VoidTransaction: async () => ({ TransactionID: await sale(31) }),
+    DeleteWebhookEndpoint: async () => ({ WebhookEndpointID: await newEndpoint() }),
     // A refund needs a settled sale: the test clock (SettleNow, just before) or the cut-off.
     RefundTransaction: async () => {
       for (let i = 0; i < 40; i++) {

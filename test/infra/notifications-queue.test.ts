@@ -94,8 +94,14 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifier queue', (
     expect(consumers).toHaveLength(1);
   });
 
+  /** The webhook queue (lib/cdk/webhooks.ts), which the forwarder fills with new events. */
+  const webhookQueueId = (): string =>
+    Object.entries(resourcesOf(template, 'AWS::SQS::Queue')).find(
+      ([, r]) => props(r).QueueName === `scheduled-payments-${stage}-webhooks`,
+    )![0];
+
   describe('stream forwarder', () => {
-    it('runs on Node.js 22, arm64, traced, with the queue URL and the table name (no access) and nothing else beyond the defaults', () => {
+    it('runs on Node.js 22, arm64, traced, with the queue URLs and the table name (no access) and nothing else beyond the defaults', () => {
       expect(props(n.forwarder)).toMatchObject({
         FunctionName: `scheduled-payments-${stage}-notifications_enqueue-outbox`,
         Runtime: 'nodejs22.x',
@@ -111,15 +117,17 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifier queue', (
           'POWERTOOLS_SERVICE_NAME',
           'SERVICE_STAGE',
           'TABLE_NAME',
+          'WEBHOOK_QUEUE_URL',
         ].sort(),
       );
       expect(variables).toMatchObject({
         NOTIFICATION_QUEUE_URL: { Ref: n.workQueueId },
         TABLE_NAME: { Ref: n.tableId },
+        WEBHOOK_QUEUE_URL: { Ref: webhookQueueId() },
       });
     });
 
-    it('may read the stream and send to the queue (and the dead-letter queue, its on-failure destination), nothing else', () => {
+    it('may read the stream and send to the queues (and the dead-letter queue, its on-failure destination), nothing else', () => {
       const streamArn = `\${${n.tableId}.StreamArn}`;
       const allowed = (action: string, resource: string): boolean => {
         if (XRAY_ACTIONS.has(action)) return resource === '*';
@@ -127,7 +135,9 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifier queue', (
         if (action === 'dynamodb:ListStreams') return resource === '*' || resource === streamArn;
         if (STREAM_ACTIONS.has(action)) return resource === streamArn;
         if (QUEUE_ACTIONS.has(action))
-          return resource === `\${${n.workQueueId}.Arn}` || resource === `\${${n.deadLetterQueueId}.Arn}`;
+          return [n.workQueueId, n.deadLetterQueueId, webhookQueueId()].some(
+            (id) => resource === `\${${id}.Arn}`,
+          );
         return false;
       };
       const pairs: [string, string][] = roleStatements(template, roleIdOf(n.forwarder)).flatMap((s) =>
@@ -135,6 +145,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifier queue', (
       );
       expect(pairs.filter(([a, r]) => !allowed(a, r))).toEqual([]);
       expect(pairs).toContainEqual(['sqs:SendMessage', `\${${n.workQueueId}.Arn}`]);
+      expect(pairs).toContainEqual(['sqs:SendMessage', `\${${webhookQueueId()}.Arn}`]);
       for (const action of STREAM_ACTIONS) expect(pairs).toContainEqual([action, streamArn]);
     });
   });

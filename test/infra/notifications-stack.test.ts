@@ -213,7 +213,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
       expect(['NEW_IMAGE', 'NEW_AND_OLD_IMAGES']).toContain(viewType);
     });
 
-    it('feeds new outbox items to the stream forwarder in batches of 100 with partial failures, bisection and retries', () => {
+    it('feeds new outbox items and new events to the stream forwarder in batches of 100 with partial failures, bisection and retries', () => {
       const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))
         .map(props)
         .filter((p) => flatten(p.FunctionName) === `\${${n.forwarderId}}`);
@@ -232,11 +232,13 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
       expect(mapping.Enabled ?? true).toBe(true);
 
       const filters = (mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
-      expect(filters).toHaveLength(1);
-      expect(JSON.parse((filters[0] as { Pattern: string }).Pattern)).toEqual({
-        eventName: ['INSERT'],
-        dynamodb: { NewImage: { entity: { S: ['outbox'] } } },
-      });
+      // Outbox items for e-mail, event items for webhooks (lib/cdk/webhooks.ts); nothing else.
+      expect(filters.map((f) => JSON.parse(f.Pattern) as unknown)).toEqual(
+        ['outbox', 'event'].map((entity) => ({
+          eventName: ['INSERT'],
+          dynamodb: { NewImage: { entity: { S: [entity] } } },
+        })),
+      );
     });
 
     it('is the only consumer of the stream', () => {

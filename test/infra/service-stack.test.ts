@@ -93,6 +93,7 @@ function apiFunctions(template: Template, stage: Stage): { handler: string; id: 
 }
 
 /** Handlers that start state machine executions outside prod (their routes are non-prod only). */
+const WEBHOOK_SEALERS = ['webhooks/create-endpoint', 'webhooks/rotate-secret'];
 const TRIGGER_HANDLERS = [...new Set(routes.filter((r) => r.nonProdOnly).map((r) => r.handler))];
 /**
  * The API handlers that call the processor (their imports reach lambdas/processor/): they charge,
@@ -133,6 +134,16 @@ describe.each([
       Object.fromEntries(
         Object.entries(resourcesOf(template, 'AWS::StepFunctions::StateMachine')).filter(
           ([, r]) => props(r).StateMachineName === `scheduled-payments-${stage}-void-or-refund`,
+        ),
+      ),
+    )[0];
+  /** The webhook secrets' KMS key and the webhook queue (lib/cdk/webhooks.ts). */
+  const webhookKeyId = (): string => only(resourcesOf(template, 'AWS::KMS::Key'))[0];
+  const webhookQueueId = (): string =>
+    only(
+      Object.fromEntries(
+        Object.entries(resourcesOf(template, 'AWS::SQS::Queue')).filter(
+          ([, r]) => props(r).QueueName === `scheduled-payments-${stage}-webhooks`,
         ),
       ),
     )[0];
@@ -400,6 +411,13 @@ describe.each([
           ...(handler === VOID_OR_REFUND_HANDLER
             ? { VOID_OR_REFUND_STATE_MACHINE_ARN: { Ref: voidOrRefundId() } }
             : {}),
+          // Only create and rotate seal webhook secrets; only replay sends to the webhook queue.
+          ...(WEBHOOK_SEALERS.includes(handler)
+            ? {
+                WEBHOOK_SECRET_KEY: { 'Fn::Join': ['', ['kms:', { 'Fn::GetAtt': [webhookKeyId(), 'Arn'] }]] },
+              }
+            : {}),
+          ...(handler === 'webhooks/replay' ? { WEBHOOK_QUEUE_URL: { Ref: webhookQueueId() } } : {}),
         });
       }
     });
@@ -454,11 +472,22 @@ describe.each([
         expect(stateStatements.map((s) => [s.Effect, actionsOf(s), resourcesOfStatement(s)])).toEqual(
           expectedStates,
         );
+        // The webhook routes: create and rotate may encrypt with the secrets key, replay may send
+        // to the webhook queue; nothing else.
+        const onWebhooks = (st: Statement): boolean => actionsOf(st).some((a) => /^(kms|sqs):/.test(a));
+        expect(statements.filter(onWebhooks).map((st) => [actionsOf(st), resourcesOfStatement(st)])).toEqual(
+          WEBHOOK_SEALERS.includes(handler)
+            ? [[['kms:Encrypt'], [`\${${webhookKeyId()}.Arn}`]]]
+            : handler === 'webhooks/replay'
+              ? [[expect.arrayContaining(['sqs:SendMessage']), [`\${${webhookQueueId()}.Arn}`]]]
+              : [],
+        );
         for (const statement of otherStatements) {
           expect(statement.Effect).toBe('Allow');
           const stmtActions = actionsOf(statement);
           const resources = resourcesOfStatement(statement);
           if (stmtActions.every((a) => a.startsWith('xray:'))) continue; // X-Ray takes no resource ARN.
+          if (onWebhooks(statement)) continue; // Checked above.
           expect(stmtActions.every((a) => a.startsWith('dynamodb:') && a !== 'dynamodb:*')).toBe(true);
           expect(resources.every((r) => r === tableArn || r === `${tableArn}/index/*`)).toBe(true);
         }

@@ -20,6 +20,7 @@ import {
   voidOrRefundTasks,
 } from '#contract/processing';
 import type { Stage } from '#contract/stage';
+import { WEBHOOK_DELIVERY_HANDLER, WEBHOOK_SWEEP_HANDLER } from '#contract/webhooks';
 import { addServiceStacks } from '#lib/cdk/app';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import {
@@ -140,6 +141,8 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s stacks', (stage) =
       ),
       [OUTBOX_FORWARDER_HANDLER, 'NotificationFunctions'],
       [NOTIFIER_HANDLER, 'NotificationFunctions'],
+      [WEBHOOK_DELIVERY_HANDLER, 'WebhookFunctions'],
+      [WEBHOOK_SWEEP_HANDLER, 'WebhookFunctions'],
     ];
     expect(expected.map(([h]) => [h, where.get(functionName(stage, h))])).toEqual(expected);
     expect(where.size).toBe(expected.length);

@@ -1,7 +1,7 @@
 /**
  * A snapshot of one merchant's state, read straight from the runtime's DynamoDB Local (its endpoint
  * and table are in <dataDir>/runtime.json, written by lib/local/runtime.ts): every group with its
- * totals, every payment, and the outbox items of those payments. Cheap enough (a few Queries) to
+ * totals, every payment, the outbox items of those payments, and the webhook endpoints. Cheap enough (a few Queries) to
  * take around every refused write of the fuzz suite.
  */
 import { readFileSync } from 'node:fs';
@@ -77,8 +77,13 @@ export function snapshotter(merchantId: string): Snapshotter {
       const outbox = [...knownOutbox, ...(await Promise.all(newPayments.map(outboxOf)))];
       knownGroups = [...new Set([...knownGroups, ...groupPks])];
       knownPayments = [...new Set([...knownPayments, ...paymentSks])];
+      // Webhook endpoints (and their count) without the breaker's fields, which the delivery
+      // function moves on its own time.
+      const webhooks = (await byPk(`WEBHOOKS#${merchantId}`)).map(
+        ({ failures: _f, retryAfter: _r, ...rest }) => rest,
+      );
       // Outbox items only by key: the stream reader delivers (and updates) them on its own time.
-      const state: Item[] = [...groups, ...perGroup.flat(), ...outbox.flat()];
+      const state: Item[] = [...groups, ...perGroup.flat(), ...outbox.flat(), ...webhooks];
       const key = (i: Item) => `${String(i.gsi1pk ?? '')}|${String(i.pk)}|${String(i.sk)}`;
       return JSON.stringify(state.sort((a, b) => key(a).localeCompare(key(b))));
     },

@@ -42,11 +42,25 @@ export interface Ids {
   PayorID: string;
   PaymentMethodID: string;
   TransactionID: string;
+  WebhookEndpointID: string;
   /** `payorId/methodId` of the merchant's own payor (payments and sales charge it). */
   profileId: string;
 }
 
-export const ID_PARAMS = ['GroupID', 'PaymentID', 'PayorID', 'PaymentMethodID', 'TransactionID'] as const;
+export const ID_PARAMS = [
+  'GroupID',
+  'PaymentID',
+  'PayorID',
+  'PaymentMethodID',
+  'TransactionID',
+  'WebhookEndpointID',
+] as const;
+
+/**
+ * The webhook URL of the matrix's endpoints: loopback, which only the local runtime accepts; no
+ * receiver listens there, so their deliveries are refused and retried (nothing depends on them).
+ */
+export const SINK_URL = 'http://127.0.0.1:9/scheduled-payments-hooks';
 
 export const pathOf = (op: Operation, ids: Ids) =>
   op.template.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name as keyof Ids]);
@@ -75,6 +89,9 @@ export function bodyOf(op: Operation, ids: Ids): unknown {
     CreateSale: { profileId: ids.profileId, amount: 1.5 },
     RefundTransaction: { amount: 0.5 },
     VoidTransaction: {},
+    CreateWebhookEndpoint: { url: SINK_URL, enabledEvents: ['group.*'] },
+    UpdateWebhookEndpoint: { description: 'matrix' },
+    ReplayWebhookEvents: { since: new Date(Date.now() - 60_000).toISOString() },
   };
   if (!(op.operationId in bodies)) throw new Error(`no body for ${op.operationId}: add one`);
   return bodies[op.operationId];
@@ -116,6 +133,12 @@ export async function makeResources(mid: string, token: string): Promise<Ids> {
     { profileId, amount: 3.5 },
     token,
   );
+  const endpoint = await created(
+    'POST',
+    `/v1/rest/merchants/${mid}/webhook-endpoints`,
+    { url: SINK_URL, enabledEvents: ['group.*'] },
+    token,
+  );
   return {
     MID: mid,
     GroupID,
@@ -123,6 +146,7 @@ export async function makeResources(mid: string, token: string): Promise<Ids> {
     PayorID,
     PaymentMethodID,
     TransactionID: String(sale.transactionId),
+    WebhookEndpointID: String(endpoint.webhookEndpointId),
     profileId,
   };
 }

@@ -28,7 +28,17 @@ describe('the functions configuration', () => {
       sesFromAddress: undefined,
       sesConfigurationSet: undefined,
       notificationQueueUrl: undefined,
+      webhookQueueUrl: undefined,
+      webhookSecretKey: undefined,
+      webhookAllowLoopback: false,
+      webhookRetryScale: 1,
     });
+  });
+
+  it('allows loopback webhooks only when WEBHOOK_ALLOW_LOOPBACK is exactly true', () => {
+    expect(loadConfig({ TABLE_NAME: 't', WEBHOOK_ALLOW_LOOPBACK: 'true' }).webhookAllowLoopback).toBe(true);
+    for (const value of ['1', 'yes', 'TRUE', ''])
+      expect(loadConfig({ TABLE_NAME: 't', WEBHOOK_ALLOW_LOOPBACK: value }).webhookAllowLoopback).toBe(false);
   });
 
   it('is frozen', () => {
@@ -43,6 +53,14 @@ describe('the functions configuration', () => {
     [{ TABLE_NAME: 't', SERVICE_STAGE: 'qa' }, 'stage must be one of dev, prod, got "qa"'],
     [{ TABLE_NAME: 't', PROCESS_BATCH_SIZE: '0' }, 'PROCESS_BATCH_SIZE must be an integer >= 1, got "0"'],
     [{ TABLE_NAME: 't', AUTHZ_CACHE_SECONDS: 'soon' }, 'AUTHZ_CACHE_SECONDS must be an integer >= 0'],
+    [
+      { TABLE_NAME: 't', WEBHOOK_RETRY_SCALE: '2' },
+      'WEBHOOK_RETRY_SCALE must be a number in (0, 1], got "2"',
+    ],
+    [
+      { TABLE_NAME: 't', WEBHOOK_RETRY_SCALE: '0' },
+      'WEBHOOK_RETRY_SCALE must be a number in (0, 1], got "0"',
+    ],
   ])('refuses %j with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

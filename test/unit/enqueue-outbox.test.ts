@@ -85,3 +85,69 @@ it('reports the records whose messages were not enqueued', async () => {
   expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: '2' }] });
   expect(queued.map((q) => q.message.outboxId)).toEqual(['notice:a', 'notice:c']);
 });
+
+describe('new events (webhooks)', () => {
+  const sent: unknown[] = [];
+  let refuseEvents = false;
+  beforeEach(async () => {
+    sent.length = 0;
+    refuseEvents = false;
+    (await import('#shared/webhook-queue')).useWebhookQueue({
+      async send(messages) {
+        if (refuseEvents) return messages.map((_m, i) => i);
+        sent.push(...messages);
+        return [];
+      },
+    });
+  });
+  afterAll(async () => (await import('#shared/webhook-queue')).useWebhookQueue(undefined));
+
+  const eventRecord = (seq: string, sequence = '3'): DynamoDBRecord => ({
+    eventName: 'INSERT',
+    eventSource: 'aws:dynamodb',
+    dynamodb: {
+      NewImage: {
+        entity: { S: 'event' },
+        id: { S: 'evt_0193c2a45b1e7c3d8e4f5a6b7c8d9e06' },
+        type: { S: 'payor.updated' },
+        createdAt: { S: '2030-05-20T15:04:05.000Z' },
+        merchantId: { S: '32350000001' },
+        objectId: { S: 'p-1' },
+        sequence: { N: sequence },
+        data: { M: {} },
+      },
+      SequenceNumber: seq,
+      StreamViewType: 'NEW_IMAGE',
+    },
+  });
+
+  it('puts one message per new event on the webhook queue, keys only', async () => {
+    const result = await forward([eventRecord('7'), record({ outboxId: 'notice:x', seq: '8' })]);
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(sent).toEqual([
+      {
+        message: {
+          kind: 'event',
+          eventId: 'evt_0193c2a45b1e7c3d8e4f5a6b7c8d9e06',
+          merchantId: '32350000001',
+          objectId: 'p-1',
+          sequence: 3,
+          type: 'payor.updated',
+          createdAt: '2030-05-20T15:04:05.000Z',
+        },
+        delaySeconds: 0,
+      },
+    ]);
+    expect(queued.map((q) => q.message.outboxId)).toEqual(['notice:x']);
+  });
+
+  it('reports an event it could not enqueue, so that the stream delivers it again', async () => {
+    refuseEvents = true;
+    expect(await forward([eventRecord('9')])).toEqual({ batchItemFailures: [{ itemIdentifier: '9' }] });
+  });
+
+  it('ignores a modified event and one without a sequence', async () => {
+    await forward([{ ...eventRecord('10'), eventName: 'MODIFY' }, eventRecord('11', 'x')]);
+    expect(sent).toEqual([]);
+  });
+});

@@ -343,7 +343,7 @@ describe('schema translation', () => {
 });
 
 describe('path parameters', () => {
-  const UUIDS = ['GroupID', 'PaymentID', 'PayorID', 'PaymentMethodID', 'TransactionID'];
+  const UUIDS = ['GroupID', 'PaymentID', 'PayorID', 'PaymentMethodID', 'TransactionID', 'WebhookEndpointID'];
 
   it.each(routes.map((r) => [r.id, r] as const))(
     '%s declares exactly the {params} of its path',

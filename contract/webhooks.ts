@@ -1,0 +1,53 @@
+/**
+ * Webhooks (docs/decisions.md "Webhooks"): the numbers and names the functions, the local runtime,
+ * the infrastructure and the document agree on. Endpoints receive the events of contract/events.ts
+ * signed as Standard Webhooks 1.0 describes.
+ */
+
+/** Endpoints a merchant may have (a conditional counter keeps it under concurrent creates). */
+export const MAX_WEBHOOK_ENDPOINTS = 16;
+
+/** A secret is this prefix and the base64 of SECRET_BYTES random bytes (Standard Webhooks). */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+export const WEBHOOK_SECRET_BYTES = 32;
+
+/** How long the previous secret keeps signing beside the new one after a rotation. */
+export const ROTATION_OVERLAP_HOURS = 24;
+
+/**
+ * Waits between the attempts of one delivery, in seconds: the first retry 5 s after the first
+ * attempt, then 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (8 attempts over 27 h 35 min, the
+ * schedule Svix documents for Standard Webhooks). After the last the delivery is `failed`.
+ * Waits from 5 minutes on are spread by up to 10% so that retries of one outage do not arrive
+ * at once.
+ */
+export const RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;
+
+/** A delivery attempt ends after this long (connection, request and response together). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** Of a receiver's response body at most this much is read (and thrown away). */
+export const MAX_RESPONSE_BYTES_READ = 4096;
+
+/** Delivery records are kept this long (TTL), as events are. */
+export const DELIVERY_RETENTION_DAYS = 30;
+
+/** An endpoint whose last attempts all failed is tried by one probe at a time (docs/decisions.md). */
+export const BREAKER_THRESHOLD = 5;
+
+/** The queue consumer that fans events out to endpoints and delivers them. */
+export const WEBHOOK_DELIVERY_HANDLER = 'webhooks/deliver';
+/** Every WEBHOOK_SWEEP_INTERVAL_MINUTES: re-enqueues deliveries that are due and whose message is lost. */
+export const WEBHOOK_SWEEP_HANDLER = 'webhooks/sweep-deliveries';
+export const WEBHOOK_SWEEP_INTERVAL_MINUTES = 1;
+
+/**
+ * The delivery function's metric (CloudWatch embedded metric format): attempts that failed (any
+ * answer but a 2xx, a timeout, a refused connection). The alarm `webhook-deliveries-failing`
+ * fires when every 5 minutes of an hour had one.
+ */
+export const WEBHOOK_FAILURES_METRIC = {
+  namespace: 'ScheduledPayments',
+  name: 'WebhookAttemptsFailed',
+  dimension: 'Stage',
+} as const;

@@ -1,0 +1,216 @@
+/**
+ * Webhook endpoints as the API sees them (docs/decisions.md "Webhooks"): create (the URL checked,
+ * a secret made and sealed, the limit kept by the store), read, change, delete, rotate the
+ * secret, list the deliveries and start a replay. An endpoint of another merchant is not found,
+ * exactly like a missing one. Secrets leave this module only in the create and rotate answers.
+ */
+import type { ListDeliveriesQuery, ReplayAcceptedView } from '#contract/schemas/webhooks';
+import type {
+  CreatedWebhookEndpointView,
+  CreateWebhookEndpointInput,
+  UpdateWebhookEndpointInput,
+  WebhookDeliveryPageView,
+  WebhookEndpointView,
+} from '#contract/schemas/webhooks';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#contract/limits';
+import { EVENT_RETENTION_DAYS } from '#contract/events';
+import { MAX_WEBHOOK_ENDPOINTS } from '#contract/webhooks';
+import {
+  deliveryView,
+  endpointView,
+  newSecret,
+  previousSecretUntil,
+  type DeliveryStatus,
+  type WebhookEndpoint,
+} from '#domain/webhooks';
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from '#shared/errors';
+import { newId } from '#shared/ids';
+import { withOptimisticRetry } from '#shared/retry';
+import { secretBox } from '#shared/secret-box';
+import { webhookQueue } from '#shared/webhook-queue';
+import { decodePageToken, encodePageToken } from '#store/paging';
+import { pagePosition, webhookDeliveryStore } from '#store/webhook-deliveries';
+import { webhookEndpointStore } from '#store/webhook-endpoints';
+import { checkTarget } from './webhook-target';
+
+export class WebhookEndpointNotFoundError extends NotFoundError {
+  constructor(endpointId: string) {
+    super(`webhook endpoint ${endpointId} not found`);
+  }
+}
+
+/** The context a secret is sealed with: it opens only for its own endpoint. */
+export const secretContext = (e: Pick<WebhookEndpoint, 'merchantId' | 'webhookEndpointId'>) => ({
+  merchantId: e.merchantId,
+  webhookEndpointId: e.webhookEndpointId,
+});
+
+/** 400 naming `url` unless it may receive webhooks now. */
+async function requireAllowedUrl(url: string): Promise<void> {
+  const target = await checkTarget(url);
+  if (!target.ok) throw new BadRequestError(`url ${target.reason}`);
+}
+
+export async function requireEndpoint(merchantId: string, endpointId: string): Promise<WebhookEndpoint> {
+  const found = await webhookEndpointStore().get(merchantId, endpointId);
+  if (!found) throw new WebhookEndpointNotFoundError(endpointId);
+  return found;
+}
+
+export async function createEndpoint(
+  merchantId: string,
+  input: CreateWebhookEndpointInput,
+  now: Date,
+): Promise<CreatedWebhookEndpointView> {
+  await requireAllowedUrl(input.url);
+  const webhookEndpointId = newId();
+  const secret = newSecret();
+  const at = now.toISOString();
+  const endpoint: WebhookEndpoint = {
+    webhookEndpointId,
+    merchantId,
+    url: input.url,
+    enabledEvents: [...(input.enabledEvents ?? ['*'])],
+    description: input.description ?? '',
+    status: 'enabled',
+    dateCreated: at,
+    lastUpdated: at,
+    revision: 1,
+    secret: await secretBox().seal(secret, secretContext({ merchantId, webhookEndpointId })),
+  };
+  if ((await webhookEndpointStore().create(endpoint)) === 'limit')
+    throw new BadRequestError(`a merchant can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`);
+  return { ...endpointView(endpoint), secret };
+}
+
+export const listEndpoints = async (merchantId: string): Promise<WebhookEndpointView[]> =>
+  (await webhookEndpointStore().list(merchantId)).map(endpointView);
+
+export const getEndpoint = async (merchantId: string, endpointId: string): Promise<WebhookEndpointView> =>
+  endpointView(await requireEndpoint(merchantId, endpointId));
+
+/** Changes the fields present; the write holds only on the revision read (else read again). */
+export async function updateEndpoint(
+  merchantId: string,
+  endpointId: string,
+  input: UpdateWebhookEndpointInput,
+  now: Date,
+): Promise<WebhookEndpointView> {
+  if (input.url !== undefined) await requireAllowedUrl(input.url);
+  const store = webhookEndpointStore();
+  return withOptimisticRetry(async () => {
+    const endpoint = await requireEndpoint(merchantId, endpointId);
+    const status = input.status ?? endpoint.status;
+    const next: WebhookEndpoint = {
+      ...endpoint,
+      url: input.url ?? endpoint.url,
+      enabledEvents: input.enabledEvents ? [...input.enabledEvents] : endpoint.enabledEvents,
+      description: input.description ?? endpoint.description,
+      status,
+      // The service's reason goes when the merchant enables it again (or disables it themselves).
+      disabledReason: input.status === undefined ? endpoint.disabledReason : undefined,
+      lastUpdated: now.toISOString(),
+      revision: endpoint.revision + 1,
+    };
+    return (await store.update(endpoint, next)) ? endpointView(next) : undefined;
+  });
+}
+
+export async function deleteEndpoint(merchantId: string, endpointId: string): Promise<void> {
+  if (!(await webhookEndpointStore().delete(merchantId, endpointId)))
+    throw new WebhookEndpointNotFoundError(endpointId);
+}
+
+/** A new secret; the current one becomes the previous, signing beside it for 24 hours. */
+export async function rotateSecret(
+  merchantId: string,
+  endpointId: string,
+  now: Date,
+): Promise<{ secret: string }> {
+  const store = webhookEndpointStore();
+  const secret = newSecret();
+  return withOptimisticRetry(async () => {
+    const endpoint = await requireEndpoint(merchantId, endpointId);
+    const next: WebhookEndpoint = {
+      ...endpoint,
+      secret: await secretBox().seal(secret, secretContext(endpoint)),
+      previousSecret: endpoint.secret,
+      previousSecretUntil: previousSecretUntil(now),
+      lastUpdated: now.toISOString(),
+      revision: endpoint.revision + 1,
+    };
+    return (await store.update(endpoint, next)) ? { secret } : undefined;
+  });
+}
+
+const deliveriesScope = (merchantId: string, endpointId: string, status: string | undefined) =>
+  `webhook-deliveries\n${merchantId}\n${endpointId}\n${status ?? ''}`;
+
+export async function listDeliveries(
+  merchantId: string,
+  endpointId: string,
+  q: ListDeliveriesQuery,
+): Promise<WebhookDeliveryPageView> {
+  await requireEndpoint(merchantId, endpointId);
+  const pageSize = q.pageSize === undefined ? DEFAULT_PAGE_SIZE : Number(q.pageSize);
+  if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE))
+    throw new BadRequestError(`pageSize must be an integer 1-${MAX_PAGE_SIZE} (got ${q.pageSize})`);
+  const scope = deliveriesScope(merchantId, endpointId, q.status);
+  let start: Record<string, unknown> | undefined;
+  if (q.pageToken !== undefined) {
+    const cursor = decodePageToken(q.pageToken, scope);
+    if (!cursor) throw new BadRequestError('pageToken is not a token of this list (filters included)');
+    start = JSON.parse(cursor.after) as Record<string, unknown>;
+  }
+  const status = q.status as DeliveryStatus | undefined;
+  const { deliveries, next } = await webhookDeliveryStore().page(endpointId, status, pageSize, start);
+  const last = deliveries[deliveries.length - 1];
+  return {
+    meta: {
+      pageSize,
+      ...(next &&
+        last && {
+          nextPageToken: encodePageToken(
+            { after: JSON.stringify(pagePosition(last)), offset: 0, total: 0, pageSize },
+            scope,
+          ),
+        }),
+    },
+    items: deliveries.map(deliveryView),
+  };
+}
+
+/**
+ * Starts a replay of the endpoint's events since `since`: the first page runs on the queue like
+ * every later one (docs/decisions.md "Replay").
+ */
+export async function replay(
+  merchantId: string,
+  endpointId: string,
+  since: string,
+  now: Date,
+): Promise<ReplayAcceptedView> {
+  const endpoint = await requireEndpoint(merchantId, endpointId);
+  const from = Date.parse(since);
+  if (from > now.getTime()) throw new BadRequestError('since must not be in the future');
+  if (from < now.getTime() - EVENT_RETENTION_DAYS * 86_400_000)
+    throw new BadRequestError(`since must be within the last ${EVENT_RETENTION_DAYS} days`);
+  if (endpoint.status !== 'enabled')
+    throw new BadRequestError('the webhook endpoint is disabled: enable it first');
+  const sinceIso = new Date(from).toISOString();
+  const failed = await webhookQueue().send([
+    {
+      message: {
+        kind: 'replay',
+        webhookEndpointId: endpointId,
+        merchantId,
+        since: sinceIso,
+        until: now.toISOString(),
+      },
+      delaySeconds: 0,
+    },
+  ]);
+  if (failed.length > 0)
+    throw new ServiceUnavailableError('the replay could not be queued; retry the request');
+  return { webhookEndpointId: endpointId, since: sinceIso, status: 'accepted' };
+}

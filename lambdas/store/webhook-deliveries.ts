@@ -1,0 +1,441 @@
+/**
+ * Webhook deliveries in DynamoDB (docs/architecture.md "Data model"): one item per (endpoint,
+ * event), in the lane of its endpoint and object (`WHLANE#<endpoint>#<object>` / `SEQ#<sequence>`),
+ * so that the order rule reads an object's earlier and later deliveries to an endpoint with one
+ * consistent Query. An endpoint's deliveries are listed on GSI1 (`WHDELIVERIES#<endpoint>` /
+ * `<createdAt>#<eventId>`); while pending a delivery is on the sparse GSI2 (`WHDUE#<shard>` /
+ * `<checkAt>#<eventId>`), where the webhook sweep finds those whose queue message is lost. Every
+ * change of a delivery holds only on the `round` it read, and a claim also on no live lease: two
+ * messages for one delivery make one attempt. Items expire by TTL with their event.
+ *
+ * The event cursor (`WHSEEN#<object>`) holds the sequences of an object's events the fan-out has
+ * seen (one ADD per event): the order rule's check that no earlier event is still behind in the
+ * stream.
+ */
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ServiceEvent } from '#domain/events';
+import {
+  deliveryExpiry,
+  type DeliveryKey,
+  type DeliveryStatus,
+  type WebhookDelivery,
+} from '#domain/webhooks';
+import { keys } from '#shared/keys';
+import { containerStore, isConditionFailure, queryAll, strip, type Item } from './items';
+
+const ENTITY = 'webhook-delivery';
+
+/** How long an event cursor outlives its object's last event: far longer than any retry. */
+const CURSOR_TTL_SECONDS = 400 * 86_400;
+
+const keyOf = (d: DeliveryKey) => keys.webhookDelivery(d.webhookEndpointId, d.objectId, d.sequence);
+const dueSort = (d: Pick<WebhookDelivery, 'eventId'>, checkAt: string) => `${checkAt}#${d.eventId}`;
+
+export interface DeliveryChange {
+  status: DeliveryStatus;
+  attempts: number;
+  round: number;
+  lastStatusCode?: number;
+  lastError?: string;
+  lastAttemptAt?: string;
+  /** Pending only. */
+  nextAttemptAt?: string;
+  /** Pending only: when the sweeper re-enqueues it if no message came. */
+  checkAt?: string;
+}
+
+export interface DeliveryPage {
+  deliveries: WebhookDelivery[];
+  next?: Record<string, unknown>;
+}
+
+export interface EventRange {
+  events: ServiceEvent[];
+  /** The GSI1 sort key of the last event read, absent when the range ended. */
+  after?: string;
+}
+
+export class DynamoWebhookDeliveryStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** Writes a new pending delivery once; `exists` when there is one (in any status). */
+  async create(d: WebhookDelivery, now: Date): Promise<'created' | 'exists'> {
+    const item: Item = {
+      ...keyOf(d),
+      entity: ENTITY,
+      gsi1pk: keys.endpointDeliveries(d.webhookEndpointId),
+      gsi1sk: `${d.createdAt}#${d.eventId}`,
+      gsi2pk: keys.webhookDueShard(d.eventId, d.webhookEndpointId),
+      gsi2sk: dueSort(d, d.checkAt!),
+      expiresAt: deliveryExpiry(d.createdAt, now),
+      ...d,
+    };
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyOf(d),
+          ...setAll(item, ['pk', 'sk']),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return 'created';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'exists';
+      throw error;
+    }
+  }
+
+  /**
+   * A replay: the delivery pending again from its first turn (created if missing); one already
+   * pending is left as it is (it is on its way): `pending-already`.
+   */
+  async replay(d: WebhookDelivery, now: Date): Promise<'reset' | 'pending-already'> {
+    const fields: Item = {
+      entity: ENTITY,
+      gsi1pk: keys.endpointDeliveries(d.webhookEndpointId),
+      gsi1sk: `${d.createdAt}#${d.eventId}`,
+      gsi2pk: keys.webhookDueShard(d.eventId, d.webhookEndpointId),
+      gsi2sk: dueSort(d, d.checkAt!),
+      expiresAt: deliveryExpiry(d.createdAt, now),
+      webhookEndpointId: d.webhookEndpointId,
+      merchantId: d.merchantId,
+      eventId: d.eventId,
+      type: d.type,
+      objectId: d.objectId,
+      sequence: d.sequence,
+      createdAt: d.createdAt,
+      status: 'pending',
+      attempts: 0,
+      round: 0,
+      nextAttemptAt: d.nextAttemptAt,
+      checkAt: d.checkAt,
+    };
+    const set = setAll(fields, []);
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyOf(d),
+          UpdateExpression: `${set.UpdateExpression}, replays = if_not_exists(replays, :zero) + :one REMOVE leaseUntil`,
+          ConditionExpression: 'attribute_not_exists(pk) OR #status <> :pendingStatus',
+          ExpressionAttributeNames: set.ExpressionAttributeNames,
+          ExpressionAttributeValues: {
+            ...set.ExpressionAttributeValues,
+            ':zero': 0,
+            ':one': 1,
+            ':pendingStatus': 'pending',
+          },
+        }),
+      );
+      return 'reset';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'pending-already';
+      throw error;
+    }
+  }
+
+  async get(key: DeliveryKey): Promise<WebhookDelivery | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keyOf(key), ConsistentRead: true }),
+    );
+    return Item?.entity === ENTITY ? strip<WebhookDelivery>(Item) : undefined;
+  }
+
+  /** The nearest earlier delivery of the same object to the same endpoint that is still pending. */
+  async earlierPending(key: DeliveryKey): Promise<WebhookDelivery | undefined> {
+    return this.pendingBeside(key, 'earlier');
+  }
+
+  /** The next later delivery of the same object to the same endpoint that is pending. */
+  async nextPending(key: DeliveryKey): Promise<WebhookDelivery | undefined> {
+    return this.pendingBeside(key, 'later');
+  }
+
+  private async pendingBeside(key: DeliveryKey, side: 'earlier' | 'later') {
+    const [item] = await queryAll(
+      this.db,
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: `pk = :pk AND sk ${side === 'earlier' ? '<' : '>'} :sk`,
+        FilterExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': keys.webhookLane(key.webhookEndpointId, key.objectId),
+          ':sk': keys.webhookSequenceSort(key.sequence),
+          ':pending': 'pending',
+        },
+        ScanIndexForward: side === 'later',
+        ConsistentRead: true,
+      },
+      1,
+    );
+    return item ? strip<WebhookDelivery>(item) : undefined;
+  }
+
+  /**
+   * Takes the attempt: the delivery must still be pending at the round read, with no live lease.
+   * While leased it counts as lost only after `checkAt`.
+   */
+  async claim(d: WebhookDelivery, now: Date, leaseUntil: string, checkAt: string): Promise<boolean> {
+    return this.conditional({
+      Key: keyOf(d),
+      UpdateExpression: 'SET leaseUntil = :lease, checkAt = :check, gsi2sk = :due',
+      ConditionExpression:
+        '#status = :pending AND #round = :round AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :now)',
+      ExpressionAttributeNames: { '#status': 'status', '#round': 'round' },
+      ExpressionAttributeValues: {
+        ':lease': leaseUntil,
+        ':check': checkAt,
+        ':due': dueSort(d, checkAt),
+        ':pending': 'pending',
+        ':round': d.round,
+        ':now': now.toISOString(),
+      },
+    });
+  }
+
+  /**
+   * Records a turn's result (or a give-up) on the delivery read at `d.round`; the lease ends. A
+   * pending delivery stays on the due index (at its new `checkAt`); a finished one leaves it.
+   */
+  async settle(d: WebhookDelivery, change: DeliveryChange): Promise<boolean> {
+    const fields: Item = {
+      status: change.status,
+      attempts: change.attempts,
+      round: change.round,
+      lastStatusCode: change.lastStatusCode,
+      lastError: change.lastError,
+      lastAttemptAt: change.lastAttemptAt,
+      nextAttemptAt: change.status === 'pending' ? change.nextAttemptAt : undefined,
+      checkAt: change.status === 'pending' ? change.checkAt : undefined,
+      gsi2pk: change.status === 'pending' ? keys.webhookDueShard(d.eventId, d.webhookEndpointId) : undefined,
+      gsi2sk: change.status === 'pending' ? dueSort(d, change.checkAt!) : undefined,
+      leaseUntil: undefined,
+    };
+    // A field left undefined keeps its value unless it is one a settle clears.
+    const clear = new Set([
+      'nextAttemptAt',
+      'checkAt',
+      'gsi2pk',
+      'gsi2sk',
+      'leaseUntil',
+      'lastError',
+      'lastStatusCode',
+    ]);
+    const set = setAll(fields, [], clear);
+    return this.conditional({
+      Key: keyOf(d),
+      ...set,
+      ConditionExpression: '#status = :pendingNow AND #round = :seenRound',
+      ExpressionAttributeNames: { ...set.ExpressionAttributeNames, '#status': 'status' },
+      ExpressionAttributeValues: {
+        ...set.ExpressionAttributeValues,
+        ':pendingNow': 'pending',
+        ':seenRound': d.round,
+      },
+    });
+  }
+
+  /** Moves a pending delivery's next look to `checkAt` (no attempt): blocked, or waiting for a gap. */
+  async defer(d: WebhookDelivery, now: Date, nextAttemptAt: string, checkAt: string): Promise<boolean> {
+    return this.conditional({
+      Key: keyOf(d),
+      UpdateExpression: 'SET nextAttemptAt = :next, checkAt = :check, gsi2sk = :due',
+      ConditionExpression:
+        '#status = :pending AND #round = :round AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :now)',
+      ExpressionAttributeNames: { '#status': 'status', '#round': 'round' },
+      ExpressionAttributeValues: {
+        ':next': nextAttemptAt,
+        ':check': checkAt,
+        ':due': dueSort(d, checkAt),
+        ':pending': 'pending',
+        ':round': d.round,
+        ':now': now.toISOString(),
+      },
+    });
+  }
+
+  /** The sweeper's mark: a new message is on its way, look again at `checkAt` (if none moved it). */
+  async touch(d: WebhookDelivery, checkAt: string): Promise<boolean> {
+    return this.conditional({
+      Key: keyOf(d),
+      UpdateExpression: 'SET checkAt = :check, gsi2sk = :due',
+      ConditionExpression: '#status = :pending AND checkAt = :seen',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':check': checkAt,
+        ':due': dueSort(d, checkAt),
+        ':pending': 'pending',
+        ':seen': d.checkAt,
+      },
+    });
+  }
+
+  /** Pending deliveries of one due shard whose `checkAt` has passed, oldest first. */
+  async due(shard: string, now: Date, limit: number): Promise<WebhookDelivery[]> {
+    const items = await queryAll(
+      this.db,
+      {
+        TableName: this.tableName,
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :shard AND gsi2sk < :now',
+        ExpressionAttributeValues: { ':shard': shard, ':now': now.toISOString() },
+        Limit: limit,
+      },
+      limit,
+    );
+    return items.filter((i) => i.entity === ENTITY).map((i) => strip<WebhookDelivery>(i));
+  }
+
+  /** Up to `limit` of an endpoint's deliveries, newest event first, after `start`. */
+  async page(
+    endpointId: string,
+    status: DeliveryStatus | undefined,
+    limit: number,
+    start?: Record<string, unknown>,
+  ): Promise<DeliveryPage> {
+    const deliveries: WebhookDelivery[] = [];
+    let ExclusiveStartKey = start;
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ...(status !== undefined && {
+            FilterExpression: '#status = :status',
+            ExpressionAttributeNames: { '#status': 'status' },
+          }),
+          ExpressionAttributeValues: {
+            ':pk': keys.endpointDeliveries(endpointId),
+            ...(status && { ':status': status }),
+          },
+          ScanIndexForward: false,
+          Limit: status === undefined ? limit - deliveries.length : 500,
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        if (deliveries.length === limit) break;
+        deliveries.push(strip<WebhookDelivery>(item));
+      }
+      ExclusiveStartKey = out.LastEvaluatedKey;
+      if (deliveries.length === limit) {
+        const last = deliveries[deliveries.length - 1]!;
+        return { deliveries, next: pagePosition(last) };
+      }
+    } while (ExclusiveStartKey);
+    return { deliveries };
+  }
+
+  /** The fan-out saw this event of its object. */
+  async see(objectId: string, sequence: number, now: Date): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.eventCursor(objectId),
+        UpdateExpression: 'ADD seen :seq SET entity = :entity, expiresAt = :expires',
+        ExpressionAttributeValues: {
+          ':seq': new Set([sequence]),
+          ':entity': 'event-cursor',
+          ':expires': Math.floor(now.getTime() / 1000) + CURSOR_TTL_SECONDS,
+        },
+      }),
+    );
+  }
+
+  /** The sequences of the object's events the fan-out has seen. */
+  async seen(objectId: string): Promise<Set<number>> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.eventCursor(objectId), ConsistentRead: true }),
+    );
+    return new Set([...((Item?.seen as Set<number> | undefined) ?? [])].map(Number));
+  }
+
+  /** The merchant's events created in [since, until], oldest first, after `after` (GSI1). */
+  async eventsBetween(
+    merchantId: string,
+    since: string,
+    until: string,
+    after: string | undefined,
+    limit: number,
+  ): Promise<EventRange> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :until',
+        ExpressionAttributeValues: {
+          ':pk': keys.merchantEvents(merchantId),
+          // Past `after` (the sort key of the last event handled): the next character up.
+          ':from': after === undefined ? since : `${after}\u0000`,
+          // Every event of the last millisecond of the range (the sort key continues with `#evt_`).
+          ':until': `${until}~`,
+        },
+        Limit: limit,
+      }),
+    );
+    const items = out.Items ?? [];
+    const last = items[items.length - 1];
+    return {
+      events: items.map((i) => strip<ServiceEvent>(i)),
+      ...(out.LastEvaluatedKey && last && { after: String(last.gsi1sk) }),
+    };
+  }
+
+  private async conditional(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>) {
+    try {
+      await this.db.send(new UpdateCommand({ TableName: this.tableName, ...input }));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}
+
+/** The GSI1 position of a delivery (a page token continues after it). */
+export const pagePosition = (d: WebhookDelivery): Record<string, unknown> => ({
+  ...keyOf(d),
+  gsi1pk: keys.endpointDeliveries(d.webhookEndpointId),
+  gsi1sk: `${d.createdAt}#${d.eventId}`,
+});
+
+/**
+ * An UpdateExpression that SETs every defined field of `fields` (but `skip`), and REMOVEs the
+ * undefined ones named in `clear`.
+ */
+function setAll(fields: Item, skip: string[], clear: ReadonlySet<string> = new Set()) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const removes: string[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    if (skip.includes(name)) continue;
+    if (value === undefined) {
+      if (clear.has(name)) {
+        names[`#${name}`] = name;
+        removes.push(`#${name}`);
+      }
+      continue;
+    }
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    sets.push(`#${name} = :${name}`);
+  }
+  return {
+    UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+export type WebhookDeliveryStore = DynamoWebhookDeliveryStore;
+
+/** The container's store, on the configured table (made on first use). */
+export const webhookDeliveryStore: () => DynamoWebhookDeliveryStore =
+  /* @__PURE__ */ containerStore(DynamoWebhookDeliveryStore);

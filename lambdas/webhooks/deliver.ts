@@ -1,0 +1,37 @@
+/**
+ * The delivery function: consumes the webhook queue (docs/decisions.md "Webhooks"), at a bounded
+ * concurrency set by its event source. Each message is a new event to fan out, a delivery turn or a
+ * replay page (core/webhook-delivery.ts); the messages they lead to (deliveries, retries with a
+ * delay) are sent after the batch. A message whose handling broke (the table unreachable) is
+ * reported failed: SQS hands it out again, and after maxReceiveCount moves it to the dead-letter
+ * queue (alarmed); its delivery stays pending and the sweep enqueues it again. A message of the
+ * batch that could not be sent needs nothing: its delivery is on the due index, for the sweep.
+ */
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { Batch, emitMetric, handleMessage } from '#core/webhook-delivery';
+import { mapLimit } from '#shared/concurrency';
+import { logger } from '#shared/logger';
+import { taskHandler } from '#shared/task';
+import { parseWebhookMessage, webhookQueue } from '#shared/webhook-queue';
+
+export const handler = taskHandler(async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const batch = new Batch();
+  const failures: string[] = [];
+  await mapLimit(event.Records, 10, async (record) => {
+    try {
+      await handleMessage(parseWebhookMessage(record.body), batch);
+    } catch (error) {
+      logger.warn('webhook message broke; the queue hands it out again', { error });
+      failures.push(record.messageId);
+    } finally {
+      logger.removeKeys(['webhookEndpointId', 'eventId']);
+    }
+  });
+  const notQueued = await webhookQueue().send(batch.messages);
+  if (notQueued.length > 0)
+    logger.warn('webhook messages not enqueued; the sweep enqueues their deliveries', {
+      notQueued: notQueued.length,
+    });
+  emitMetric(batch);
+  return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+});

@@ -1,0 +1,200 @@
+/**
+ * Webhooks in the cloud (docs/decisions.md "Webhooks"): the customer-managed KMS key that seals
+ * endpoint secrets (rotation on); the webhook queue (encrypted, TLS only) with its dead-letter
+ * queue, which the stream forwarder fills with one message per new event; the delivery function
+ * that consumes it at a bounded concurrency (its reserved concurrency and the event source's
+ * maximum); the sweep every minute; the alarms (`webhook-deliveries-failing`: failed attempts in
+ * every 5 minutes of an hour; dead letters; sweep errors). Grants are least privilege: only the
+ * create and rotate functions may encrypt, only the delivery function may decrypt, and only the
+ * functions that send to the queue may.
+ *
+ * The stack wires it in two places: `new ServiceWebhooks(...)` after notifications (it extends the
+ * stream forwarder) and `bindApiFunction` in the API's configureFunction.
+ */
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { Stage } from '../../contract/stage';
+import {
+  WEBHOOK_DELIVERY_HANDLER,
+  WEBHOOK_FAILURES_METRIC,
+  WEBHOOK_SWEEP_HANDLER,
+  WEBHOOK_SWEEP_INTERVAL_MINUTES,
+} from '../../contract/webhooks';
+import { serviceAlarm } from './alarms';
+import { bindTable, handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
+
+export interface ServiceWebhooksProps {
+  readonly stage: Stage;
+  readonly table: dynamodb.ITable;
+  readonly alarmTopic: sns.ITopic;
+  /** The table's stream forwarder: it puts each new event on the webhook queue. */
+  readonly forwarder: lambda.Function;
+  /**
+   * Delivery invocations at once (the event source's maximum concurrency; the function's
+   * reserved concurrency is this plus 2, so that the source is never throttled). Each runs up to
+   * 10 attempts at once, at most 4 to one endpoint. Default: the `webhookConcurrency` context
+   * value, else 10.
+   */
+  readonly concurrency?: number;
+  /**
+   * Where the delivery and sweep functions go (a nested stack of the stage); the key, the queues
+   * and the alarms stay in this construct's stack.
+   * @default - this construct
+   */
+  readonly functionScope?: Construct;
+}
+
+const DELIVERY_TIMEOUT_SECONDS = 60;
+
+/** The API handlers of the webhook routes, by what they need beyond the table. */
+const SEALS_SECRETS = new Set(['webhooks/create-endpoint', 'webhooks/rotate-secret']);
+const SENDS_TO_QUEUE = new Set(['webhooks/replay']);
+
+function concurrencyOf(scope: Construct, given: number | undefined): number {
+  const raw: unknown = given ?? scope.node.tryGetContext('webhookConcurrency') ?? 10;
+  const value = typeof raw === 'string' ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 2 || value > 100)
+    throw new Error(`webhookConcurrency must be an integer from 2 to 100, got "${String(raw)}"`);
+  return value;
+}
+
+export class ServiceWebhooks extends Construct {
+  readonly key: kms.Key;
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+  readonly deliverer: NodejsFunction;
+  readonly sweeper: NodejsFunction;
+  readonly failingAlarm: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: ServiceWebhooksProps) {
+    super(scope, id);
+    const { stage, table } = props;
+    const prod = stage === 'prod';
+    const concurrency = concurrencyOf(this, props.concurrency);
+
+    this.key = new kms.Key(this, 'SecretsKey', {
+      alias: `alias/${SERVICE_NAME}-${stage}-webhook-secrets`,
+      description: `Seals the webhook endpoints' signing secrets (${stage})`,
+      enableKeyRotation: true,
+      // A deleted key loses every secret: prod keeps it when the stack goes (as it keeps the table).
+      removalPolicy: prod ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(prod ? 30 : 7),
+    });
+
+    this.deadLetterQueue = new sqs.Queue(this, 'WebhookFailures', {
+      queueName: `${SERVICE_NAME}-${stage}-webhook-failures`,
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the dead-letter queue of the webhook queue; its messages raise an alarm and stay 14 days, and their deliveries stay pending for the sweep.',
+    });
+    this.queue = new sqs.Queue(this, 'WebhookQueue', {
+      queueName: `${SERVICE_NAME}-${stage}-webhooks`,
+      // AWS's advice for a Lambda source: six times the function's timeout.
+      visibilityTimeout: Duration.seconds(6 * DELIVERY_TIMEOUT_SECONDS),
+      retentionPeriod: Duration.days(4),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
+    });
+
+    const queueUrl = { WEBHOOK_QUEUE_URL: this.queue.queueUrl };
+    const functionScope = props.functionScope ?? this;
+    this.deliverer = new ServiceFunction(functionScope, handlerSlug(WEBHOOK_DELIVERY_HANDLER), {
+      handler: WEBHOOK_DELIVERY_HANDLER,
+      stage,
+      // A batch of 10 attempts at once, each at most 10 s, with the writes around them.
+      timeout: Duration.seconds(DELIVERY_TIMEOUT_SECONDS),
+      environment: { ...queueUrl, WEBHOOK_SECRET_KEY: `kms:${this.key.keyArn}` },
+    }).fn;
+    bindTable(this.deliverer, table, 'readWrite');
+    this.queue.grantSendMessages(this.deliverer);
+    this.deliverer.addToRolePolicy(keyStatement(this.key, 'kms:Decrypt'));
+    // Bounded: one slow merchant's burst cannot take the account's concurrency.
+    const cfn = this.deliverer.node.defaultChild as lambda.CfnFunction;
+    cfn.reservedConcurrentExecutions = concurrency + 2;
+    this.deliverer.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: 10,
+        maxConcurrency: concurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    this.sweeper = new ServiceFunction(functionScope, handlerSlug(WEBHOOK_SWEEP_HANDLER), {
+      handler: WEBHOOK_SWEEP_HANDLER,
+      stage,
+      timeout: Duration.seconds(60),
+      environment: queueUrl,
+    }).fn;
+    bindTable(this.sweeper, table, 'readWrite');
+    this.queue.grantSendMessages(this.sweeper);
+    new events.Rule(this, 'SweepEvery', {
+      ruleName: `${SERVICE_NAME}-${stage}-webhook-sweep`,
+      description: 'Re-enqueues webhook deliveries that are due and whose message is lost',
+      schedule: events.Schedule.rate(Duration.minutes(WEBHOOK_SWEEP_INTERVAL_MINUTES)),
+      // A missed run is not retried: the next one, a minute later, does the same work.
+      targets: [new targets.LambdaFunction(this.sweeper, { retryAttempts: 0 })],
+    });
+
+    // The stream forwarder puts each new event on the queue (its filter admits event items).
+    props.forwarder.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
+    this.queue.grantSendMessages(props.forwarder);
+
+    const alarm = (name: string, metric: cloudwatch.IMetric, description: string, evaluationPeriods = 1) =>
+      serviceAlarm(this, stage, props.alarmTopic, name, metric, description, { evaluationPeriods });
+    this.failingAlarm = alarm(
+      'webhook-deliveries-failing',
+      new cloudwatch.Metric({
+        namespace: WEBHOOK_FAILURES_METRIC.namespace,
+        metricName: WEBHOOK_FAILURES_METRIC.name,
+        dimensionsMap: { [WEBHOOK_FAILURES_METRIC.dimension]: stage },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      }),
+      'Webhook attempts have failed in every 5 minutes of the last hour (see the runbook: npm run admin -- webhooks --failing)',
+      12,
+    );
+    alarm(
+      'webhook-dead-letters',
+      this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      'Webhook messages the delivery function could not handle 5 times: their deliveries stay pending for the sweep (see the runbook)',
+    );
+    alarm(
+      'webhook-sweep-errors',
+      this.sweeper.metricErrors({ period: Duration.minutes(15) }),
+      'The webhook sweep failed: lost delivery messages wait for its next run (see the runbook)',
+    );
+  }
+
+  /** The webhook routes' functions: sealing for create and rotate, the queue for replay; nothing for the rest. */
+  bindApiFunction(fn: lambda.Function, handler: string): void {
+    if (SEALS_SECRETS.has(handler)) {
+      fn.addEnvironment('WEBHOOK_SECRET_KEY', `kms:${this.key.keyArn}`);
+      fn.addToRolePolicy(keyStatement(this.key, 'kms:Encrypt'));
+    }
+    if (SENDS_TO_QUEUE.has(handler)) {
+      fn.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
+      this.queue.grantSendMessages(fn);
+    }
+  }
+}
+
+/** One KMS action on the secrets key alone. */
+const keyStatement = (key: kms.IKey, action: string) =>
+  new iam.PolicyStatement({ actions: [action], resources: [key.keyArn] });

@@ -1,0 +1,138 @@
+/**
+ * Webhooks in the cloud (issue 18, lib/cdk/webhooks.ts): the KMS key of the secrets (customer
+ * managed, rotation on, kept in prod), granted to the create and rotate functions (encrypt) and the
+ * delivery function (decrypt) only; the webhook queue (encrypted, TLS only, dead-letter queue); the
+ * delivery function at a bounded concurrency; the sweep every minute; the alarms.
+ */
+import type { Template } from 'aws-cdk-lib/assertions';
+import type { Stage } from '#contract/stage';
+import { WEBHOOK_DELIVERY_HANDLER, WEBHOOK_FAILURES_METRIC, WEBHOOK_SWEEP_HANDLER } from '#contract/webhooks';
+import {
+  actionsOf,
+  flatten,
+  functionIdOf,
+  functionName,
+  props,
+  resourcesOf,
+  resourcesOfStatement,
+  roleIdOf,
+  roleStatements,
+  SYNTH_TIMEOUT_MS,
+  synthStage,
+  type Resource,
+} from '#support/cdk/synth';
+
+describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
+  let template: Template;
+  beforeAll(() => {
+    template = synthStage(stage).template;
+  }, SYNTH_TIMEOUT_MS);
+
+  const byName = (type: string, key: string, value: string): [string, Resource] => {
+    const found = Object.entries(resourcesOf(template, type)).filter(([, r]) => props(r)[key] === value);
+    expect(found).toHaveLength(1);
+    return found[0]!;
+  };
+  const keyId = () => Object.keys(resourcesOf(template, 'AWS::KMS::Key'))[0]!;
+  const queue = () => byName('AWS::SQS::Queue', 'QueueName', `scheduled-payments-${stage}-webhooks`);
+  const dlq = () => byName('AWS::SQS::Queue', 'QueueName', `scheduled-payments-${stage}-webhook-failures`);
+  const fn = (handler: string) => {
+    const id = functionIdOf(template, stage, handler);
+    return [id, resourcesOf(template, 'AWS::Lambda::Function')[id]!] as const;
+  };
+
+  it('seals secrets with one customer-managed KMS key, rotated yearly, kept in prod', () => {
+    const keys = resourcesOf(template, 'AWS::KMS::Key');
+    expect(Object.keys(keys)).toHaveLength(1);
+    const key = Object.values(keys)[0]!;
+    expect(props(key)).toMatchObject({ EnableKeyRotation: true });
+    expect(key.DeletionPolicy).toBe(stage === 'prod' ? 'Retain' : 'Delete');
+    const [, alias] = byName(
+      'AWS::KMS::Alias',
+      'AliasName',
+      `alias/scheduled-payments-${stage}-webhook-secrets`,
+    );
+    expect(flatten(props(alias).TargetKeyId)).toBe(`\${${keyId()}.Arn}`);
+  });
+
+  it('may be used by the create and rotate functions (encrypt) and the delivery function (decrypt), nobody else', () => {
+    const users: [string, string][] = [];
+    for (const f of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
+      if (props(f).Role === undefined) continue;
+      for (const s of roleStatements(template, roleIdOf(f)))
+        for (const a of actionsOf(s).filter((x) => x.startsWith('kms:'))) {
+          expect(resourcesOfStatement(s)).toEqual([`\${${keyId()}.Arn}`]);
+          users.push([String(props(f).FunctionName), a]);
+        }
+    }
+    expect(users.sort()).toEqual(
+      [
+        [functionName(stage, 'webhooks/create-endpoint'), 'kms:Encrypt'],
+        [functionName(stage, WEBHOOK_DELIVERY_HANDLER), 'kms:Decrypt'],
+        [functionName(stage, 'webhooks/rotate-secret'), 'kms:Encrypt'],
+      ].sort(),
+    );
+  });
+
+  it('queues work encrypted, over TLS only, with a dead-letter queue after 5 receives', () => {
+    const [queueId, q] = queue();
+    const [dlqId] = dlq();
+    expect(props(q)).toMatchObject({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 360,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 },
+    });
+    const policies = Object.values(resourcesOf(template, 'AWS::SQS::QueuePolicy')).filter((p) =>
+      (props(p).Queues as unknown[]).some((x) => flatten(x) === `\${${queueId}}`),
+    );
+    expect(JSON.stringify(policies)).toContain('"aws:SecureTransport":"false"');
+  });
+
+  it('delivers at a bounded concurrency: reserved concurrency and the event source maximum', () => {
+    const [id, deliver] = fn(WEBHOOK_DELIVERY_HANDLER);
+    expect(props(deliver)).toMatchObject({ ReservedConcurrentExecutions: 12, Timeout: 60 });
+    const variables = (props(deliver).Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(flatten(variables.WEBHOOK_QUEUE_URL)).toBe(`\${${queue()[0]}}`);
+    expect(flatten(variables.WEBHOOK_SECRET_KEY)).toBe(`kms:\${${keyId()}.Arn}`);
+    const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))
+      .map(props)
+      .filter((p) => flatten(p.FunctionName) === `\${${id}}`);
+    expect(mappings).toEqual([
+      expect.objectContaining({
+        EventSourceArn: { 'Fn::GetAtt': [queue()[0], 'Arn'] },
+        BatchSize: 10,
+        ScalingConfig: { MaximumConcurrency: 10 },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      }),
+    ]);
+  });
+
+  it('sweeps every minute with the table and the queue, nothing else', () => {
+    const [id, sweep] = fn(WEBHOOK_SWEEP_HANDLER);
+    const rules = Object.values(resourcesOf(template, 'AWS::Events::Rule')).filter((r) =>
+      ((props(r).Targets ?? []) as { Arn: unknown }[]).some((t) => flatten(t.Arn) === `\${${id}.Arn}`),
+    );
+    expect(rules.map((r) => props(r).ScheduleExpression)).toEqual(['rate(1 minute)']);
+    const actions = roleStatements(template, roleIdOf(sweep)).flatMap(actionsOf);
+    expect(actions.filter((a) => !/^(dynamodb|sqs|xray):/.test(a))).toEqual([]);
+    expect(actions).toContain('sqs:SendMessage');
+  });
+
+  it('alarms when attempts failed in every 5 minutes of an hour, on dead letters and on sweep errors', () => {
+    const alarm = (name: string) =>
+      props(byName('AWS::CloudWatch::Alarm', 'AlarmName', `scheduled-payments-${stage}-${name}`)[1]);
+    expect(alarm('webhook-deliveries-failing')).toMatchObject({
+      Namespace: WEBHOOK_FAILURES_METRIC.namespace,
+      MetricName: WEBHOOK_FAILURES_METRIC.name,
+      Dimensions: [{ Name: WEBHOOK_FAILURES_METRIC.dimension, Value: stage }],
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 12,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(alarm('webhook-dead-letters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible' });
+    expect(alarm('webhook-sweep-errors')).toMatchObject({ MetricName: 'Errors' });
+  });
+});

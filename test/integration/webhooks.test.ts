@@ -1,0 +1,282 @@
+/**
+ * Webhooks on DynamoDB Local with a real receiver on loopback (issue 18): the endpoint limit under
+ * concurrent creates, the address rules of the cloud configuration (a host resolving to 127.0.0.1
+ * through an injected resolver, refused at create and before an attempt), and the delivery flow
+ * driven message by message on a test clock: a lost message recovered by the sweep, an event that
+ * arrives before its predecessor waits for it, a message handled twice makes one attempt.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { newEvent, type ServiceEvent } from '#domain/events';
+import { eventItem } from '#store/events';
+import { reloadConfigForTests } from '#shared/config';
+import { useWebhookQueue, type QueuedWebhookMessage, type EventMessage } from '#shared/webhook-queue';
+import { Batch, handleMessage, LOST_AFTER_MS, sweepDue } from '#core/webhook-delivery';
+import { checkTarget, useResolver } from '#core/webhook-target';
+import { createEndpoint, listEndpoints, updateEndpoint } from '#core/webhooks';
+import { BadRequestError } from '#shared/errors';
+import { webhookDeliveryStore } from '#store/webhook-deliveries';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
+
+let table: TestTable;
+let hooks: Receiver;
+const queue: { message: QueuedWebhookMessage['message']; at: number }[] = [];
+let clock = Date.now();
+const MID = '32350000001';
+
+function configure(env: Record<string, string | undefined>) {
+  Object.assign(process.env, env);
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete process.env[k];
+  reloadConfigForTests();
+}
+
+beforeAll(async () => {
+  table = await createTestTable();
+  const dir = mkdtempSync(join(tmpdir(), 'webhooks-it-'));
+  writeFileSync(join(dir, 'key'), randomBytes(32).toString('base64'));
+  configure({
+    TABLE_NAME: table.tableName,
+    WEBHOOK_SECRET_KEY: `file:${join(dir, 'key')}`,
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    WEBHOOK_RETRY_SCALE: '0.001',
+  });
+  useWebhookQueue({
+    async send(messages) {
+      for (const m of messages) queue.push({ message: m.message, at: clock + m.delaySeconds * 1000 });
+      return [];
+    },
+  });
+  hooks = await startReceiver();
+});
+afterAll(async () => {
+  useWebhookQueue(undefined);
+  useResolver(undefined);
+  await hooks.close();
+  await table.drop();
+});
+
+/** Handles every queued message due by the test clock, moving the clock to the next due one. */
+async function pump(limit = 500): Promise<void> {
+  for (let rounds = 0; queue.length > 0 && rounds < limit; rounds++) {
+    queue.sort((a, b) => a.at - b.at);
+    clock = Math.max(clock, queue[0]!.at);
+    const due = queue.filter((m) => m.at <= clock);
+    queue.splice(0, due.length);
+    const batch = new Batch(() => new Date(clock));
+    for (const { message } of due) await handleMessage(message, batch);
+    for (const m of batch.messages) queue.push({ message: m.message, at: clock + m.delaySeconds * 1000 });
+  }
+}
+
+async function writeEvent(objectId: string, sequence: number, type = 'payor.updated'): Promise<ServiceEvent> {
+  const event = newEvent(
+    { type: type as ServiceEvent['type'], merchantId: MID, objectId, sequence, data: { sequence } },
+    new Date(clock),
+  );
+  await table.db.send(new PutCommand({ TableName: table.tableName, Item: eventItem(event) }));
+  return event;
+}
+
+const eventMessage = (e: ServiceEvent): EventMessage => ({
+  kind: 'event',
+  eventId: e.id,
+  merchantId: e.merchantId,
+  objectId: e.objectId,
+  sequence: e.sequence,
+  type: e.type,
+  createdAt: e.createdAt,
+});
+
+describe('the endpoint limit', () => {
+  test('8 concurrent creates at 15 endpoints leave 16', async () => {
+    const mid = '32350000009';
+    for (let i = 0; i < 15; i++) await createEndpoint(mid, { url: 'http://127.0.0.1:9/a' }, new Date());
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, () => createEndpoint(mid, { url: 'http://127.0.0.1:9/b' }, new Date())),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results.filter((x): x is PromiseRejectedResult => x.status === 'rejected'))
+      expect(r.reason).toBeInstanceOf(BadRequestError);
+    expect(await listEndpoints(mid)).toHaveLength(16);
+  });
+});
+
+describe('the cloud configuration (no loopback)', () => {
+  const cloud = { allowLoopback: false };
+  afterEach(() => useResolver(undefined));
+
+  test.each([
+    ['127.0.0.1', 'a loopback address'],
+    ['::1', 'a loopback address'],
+    ['::ffff:127.0.0.1', 'a loopback address'],
+    ['10.1.2.3', 'a private address'],
+    ['172.20.0.1', 'a private address'],
+    ['192.168.0.10', 'a private address'],
+    ['169.254.169.254', 'a link-local address (the instance metadata address among them)'],
+    ['100.64.1.1', 'a carrier-grade NAT address'],
+    ['fd00::1', 'a unique-local address'],
+    ['fe80::1', 'a link-local address'],
+    ['0.0.0.0', 'an unspecified ("this network") address'],
+    ['224.0.0.1', 'a multicast address'],
+    ['255.255.255.255', 'a reserved or broadcast address'],
+  ])('refuses a host that resolves to %s', async (address, what) => {
+    useResolver(async () => [{ address, family: address.includes(':') ? 6 : 4 }]);
+    expect(await checkTarget('https://hooks.merchant.example/in', cloud)).toEqual({
+      ok: false,
+      reason: `host hooks.merchant.example resolves to ${what}`,
+    });
+  });
+
+  test('refuses a host when any of its addresses is refused, and connects to a checked one', async () => {
+    useResolver(async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '10.0.0.1', family: 4 },
+    ]);
+    expect(await checkTarget('https://hooks.merchant.example/in', cloud)).toMatchObject({ ok: false });
+    useResolver(async () => [
+      { address: '2606:2800:220:1::1', family: 6 },
+      { address: '93.184.216.34', family: 4 },
+    ]);
+    expect(await checkTarget('https://hooks.merchant.example/in', cloud)).toMatchObject({
+      ok: true,
+      address: '93.184.216.34',
+      family: 4,
+    });
+  });
+
+  test('refuses localhost by the system resolver, and the loopback URLs the local runtime accepts', async () => {
+    expect(await checkTarget('https://localhost.localdomain/in', cloud)).toMatchObject({ ok: false });
+    expect(await checkTarget('http://localhost:8080/in', cloud)).toEqual({
+      ok: false,
+      reason: 'must use https',
+    });
+    expect(await checkTarget('http://127.0.0.1:8080/in', cloud)).toEqual({
+      ok: false,
+      reason: 'must use https',
+    });
+    expect(await checkTarget('https://localhost/in', cloud)).toEqual({
+      ok: false,
+      reason: 'must name a fully qualified host',
+    });
+  });
+
+  test('create and update answer 400 naming url; an attempt is refused before connecting when DNS changes', async () => {
+    configure({ WEBHOOK_ALLOW_LOOPBACK: undefined });
+    try {
+      useResolver(async () => [{ address: '127.0.0.1', family: 4 }]);
+      await expect(
+        createEndpoint(MID, { url: 'https://evil.merchant.example/in' }, new Date()),
+      ).rejects.toThrow(new BadRequestError('url host evil.merchant.example resolves to a loopback address'));
+      // Created while the name resolved to a public address, then re-pointed at loopback.
+      useResolver(async () => [{ address: '93.184.216.34', family: 4 }]);
+      const endpoint = await createEndpoint(
+        MID,
+        { url: 'https://rebind.merchant.example/in', enabledEvents: ['payment_method.*'] },
+        new Date(clock - 1000),
+      );
+      useResolver(async () => [{ address: '127.0.0.1', family: 4 }]);
+      await expect(
+        updateEndpoint(
+          MID,
+          endpoint.webhookEndpointId,
+          { url: 'https://evil.merchant.example/x' },
+          new Date(),
+        ),
+      ).rejects.toThrow('url host evil.merchant.example resolves to a loopback address');
+      const before = hooks.received.length;
+      const event = await writeEvent(randomUUID(), 1, 'payment_method.created');
+      queue.push({ message: eventMessage(event), at: clock });
+      await pump(3);
+      const d = await webhookDeliveryStore().get({
+        webhookEndpointId: endpoint.webhookEndpointId,
+        objectId: event.objectId,
+        sequence: 1,
+      });
+      expect(d?.attempts).toBeGreaterThanOrEqual(1);
+      expect(d).toMatchObject({
+        status: 'pending',
+        lastError: 'refused: url host rebind.merchant.example resolves to a loopback address',
+      });
+      expect(hooks.received.length).toBe(before);
+    } finally {
+      configure({ WEBHOOK_ALLOW_LOOPBACK: 'true' });
+      queue.length = 0;
+    }
+  });
+});
+
+describe('delivery, message by message', () => {
+  beforeAll(async () => {
+    const created = await createEndpoint(
+      MID,
+      { url: hooks.url('/it'), enabledEvents: ['payor.*'] },
+      new Date(clock),
+    );
+    hooks.secrets = [created.secret];
+  });
+
+  test('a lost message is sent again by the sweep once its checkAt has passed', async () => {
+    const event = await writeEvent(randomUUID(), 1);
+    queue.push({ message: eventMessage(event), at: clock });
+    await pump(1); // The fan-out only: the delivery's message is now queued...
+    expect(queue).toHaveLength(1);
+    queue.length = 0; // ...and lost.
+    expect(await sweepDue(new Date(clock))).toEqual({ enqueued: 0 });
+    clock += LOST_AFTER_MS + 1000;
+    expect((await sweepDue(new Date(clock))).enqueued).toBeGreaterThanOrEqual(1);
+    await pump();
+    expect(delivered(hooks, '/it').filter((r) => r.id === event.id)).toHaveLength(1);
+    expect(delivered(hooks, '/it').every((r) => r.verified)).toBe(true);
+  });
+
+  test('an event that reaches the fan-out before its predecessor waits for it', async () => {
+    const objectId = randomUUID();
+    const first = await writeEvent(objectId, 1);
+    const second = await writeEvent(objectId, 2);
+    // The stream brings the second first (another shard); the first comes a little later.
+    queue.push({ message: eventMessage(second), at: clock });
+    queue.push({ message: eventMessage(first), at: clock + 1500 });
+    await pump();
+    const got = delivered(hooks, '/it').filter((r) => r.event.objectId === objectId);
+    expect(got.map((r) => r.id)).toEqual([first.id, second.id]);
+  });
+
+  test('a delivery waits while an earlier one of its object is retried, then follows it', async () => {
+    const objectId = randomUUID();
+    hooks.answer = (r, attempt) =>
+      r.event.objectId === objectId && r.event.sequence === 1 && attempt < 3 ? 503 : 200;
+    try {
+      const events = [
+        await writeEvent(objectId, 1),
+        await writeEvent(objectId, 2),
+        await writeEvent(objectId, 3),
+      ];
+      for (const e of events) queue.push({ message: eventMessage(e), at: clock });
+      await pump();
+      const attempts = hooks.received.filter((r) => r.event.objectId === objectId);
+      expect(attempts.map((r) => [r.event.sequence, r.status])).toEqual([
+        [1, 503],
+        [1, 503],
+        [1, 200],
+        [2, 200],
+        [3, 200],
+      ]);
+    } finally {
+      hooks.answer = () => 204;
+    }
+  });
+
+  test('a message handled twice at once makes one attempt', async () => {
+    const event = await writeEvent(randomUUID(), 1);
+    const batch = new Batch(() => new Date(clock));
+    await handleMessage(eventMessage(event), batch);
+    const [message] = batch.messages;
+    const twice = new Batch(() => new Date(clock));
+    await Promise.all([handleMessage(message!.message, twice), handleMessage(message!.message, twice)]);
+    expect(hooks.received.filter((r) => r.id === event.id)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * A real webhook receiver on loopback for the tests: an HTTP server on 127.0.0.1 that verifies
+ * every request with the `standardwebhooks` package (as an integrator's receiver would), records
+ * it, and answers what the test's `answer` says (a status, or `hang`: never answer). It also writes
+ * events straight into a runtime's table (`eventPut`'s item), as the write paths do.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+export interface Received {
+  /** Arrival order among every request this receiver got. */
+  n: number;
+  path: string;
+  id: string;
+  timestamp: string;
+  signature: string;
+  contentType: string | undefined;
+  body: string;
+  event: { id: string; type: string; objectId: string; sequence: number; merchantId: string; data: unknown };
+  /** True when the signature verifies with every secret of `secrets` at the time it arrived. */
+  verified: boolean;
+  /** What it was answered (undefined: left hanging). */
+  status?: number;
+}
+
+export type Answer = (request: Received, attemptOfThisId: number) => number | 'hang';
+
+export interface Receiver {
+  readonly url: (path: string) => string;
+  readonly received: Received[];
+  /** Secrets each request must verify with (one Webhook each); set after the endpoint exists. */
+  secrets: string[];
+  answer: Answer;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(answer: Answer = () => 204): Promise<Receiver> {
+  const received: Received[] = [];
+  const attempts = new Map<string, number>();
+  const hanging: ServerResponse[] = [];
+  const receiver: Receiver = {
+    url: (path) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+    received,
+    secrets: [],
+    answer,
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    },
+  };
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const headers = {
+        'webhook-id': String(req.headers['webhook-id'] ?? ''),
+        'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''),
+        'webhook-signature': String(req.headers['webhook-signature'] ?? ''),
+      };
+      const verified =
+        receiver.secrets.length > 0 &&
+        receiver.secrets.every((secret) => {
+          try {
+            new Webhook(secret).verify(body, headers);
+            return true;
+          } catch {
+            return false;
+          }
+        });
+      let event: Received['event'];
+      try {
+        event = JSON.parse(body) as Received['event'];
+      } catch {
+        event = { id: '', type: '', objectId: '', sequence: 0, merchantId: '', data: undefined };
+      }
+      const r: Received = {
+        n: received.length + 1,
+        path: req.url ?? '',
+        id: headers['webhook-id'],
+        timestamp: headers['webhook-timestamp'],
+        signature: headers['webhook-signature'],
+        contentType: req.headers['content-type'],
+        body,
+        event,
+        verified,
+      };
+      received.push(r);
+      const attempt = (attempts.get(r.id) ?? 0) + 1;
+      attempts.set(r.id, attempt);
+      const status = receiver.answer(r, attempt);
+      if (status === 'hang') {
+        hanging.push(res);
+        return;
+      }
+      r.status = status;
+      res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
+  return receiver;
+}
+
+/** The requests whose answer was a 2xx. */
+export const delivered = (r: Receiver, path?: string): Received[] =>
+  r.received.filter(
+    (x) => (path === undefined || x.path === path) && x.status !== undefined && x.status < 300,
+  );
