@@ -1,4 +1,5 @@
 /** Examples of the event operations (contract/examples/types.ts). */
+import { EVENT_TYPES } from '../events';
 import { refused, unknownQuery } from './refusals';
 import { PLACEHOLDERS as P, success, type OperationExamples } from './types';
 import { groupView } from './views';
@@ -23,7 +24,7 @@ export const eventExamples: Record<string, OperationExamples> = {
     invalid: {
       summary: 'An unknown event type',
       query: { type: 'group.exploded' },
-      response: refused(['type', 'type must be one of the event types']),
+      response: refused(['type', `type must be one of ${EVENT_TYPES.join(', ')}`]),
     },
   },
   GetEvent: {

@@ -43,6 +43,8 @@ export interface Ids {
   PaymentMethodID: string;
   TransactionID: string;
   WebhookEndpointID: string;
+  /** The group's group.created event. */
+  EventID: string;
   /** `payorId/methodId` of the merchant's own payor (payments and sales charge it). */
   profileId: string;
 }
@@ -54,6 +56,7 @@ export const ID_PARAMS = [
   'PaymentMethodID',
   'TransactionID',
   'WebhookEndpointID',
+  'EventID',
 ] as const;
 
 /**
@@ -147,17 +150,31 @@ export async function makeResources(mid: string, token: string): Promise<Ids> {
     PaymentMethodID,
     TransactionID: String(sale.transactionId),
     WebhookEndpointID: String(endpoint.webhookEndpointId),
+    EventID: await firstEventOf(mid, GroupID, token),
     profileId,
   };
 }
 
+/** The id of an object's first event (its `*.created`). */
+async function firstEventOf(mid: string, objectId: string, token: string): Promise<string> {
+  const res = await call('GET', `/v1/rest/merchants/${mid}/events?objectId=${objectId}`, undefined, {
+    token,
+  });
+  const items = (res.body as { items?: { id: string }[] }).items ?? [];
+  if (res.status !== 200 || items.length === 0)
+    throw new Error(`no event of ${objectId}: ${res.status} ${res.text}`);
+  return items.at(-1)!.id;
+}
+
 /**
  * An id of the same shape as `id`: each letter or digit replaced by a random one of its kind,
- * except a UUID's version and variant characters, so that it passes the same validation.
+ * except a UUID's version and variant characters and an event id's `evt_` prefix, so that it
+ * passes the same validation.
  */
 export function lookalike(id: string, random: () => number = Math.random): string {
   const pick = (set: string) => set[Math.floor(random() * set.length)]!;
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+  if (id.startsWith('evt_')) return `evt_${lookalike(id.slice(4), random)}`;
   return id.replace(/[0-9a-zA-Z]/g, (c, at: number) => {
     if (uuid && (at === 14 || at === 19)) return c;
     if (/[0-9]/.test(c)) return pick('0123456789');
