@@ -11,6 +11,7 @@
  * A create that fails deletes what it wrote (the group item last); one that dies on the way
  * (crash, timeout) leaves a `creating` group, which sweepAbandonedCreates removes with its items.
  */
+import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent } from '#domain/events';
@@ -29,13 +30,17 @@ export const CREATING = 'creating';
 /** A create still `creating` after this long is abandoned (the create function's timeout is far less). */
 export const ABANDONED_CREATE_MS = 5 * 60 * 1000;
 
-/** The group item as written ahead: status `creating`, only the sweep's index key. */
-function creatingItem(committed: Item, group: Group): Item {
+/**
+ * The group item as written ahead: status `creating`, only the sweep's index key, and the token of
+ * this attempt (`createAttempt`): only the attempt that wrote it commits it or removes it.
+ */
+function creatingItem(committed: Item, group: Group, attempt: string): Item {
   const item: Item = { ...committed };
   for (const key of ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk']) delete item[key];
   return {
     ...item,
     status: CREATING,
+    createAttempt: attempt,
     gsi2pk: keys.creatingPartition,
     gsi2sk: keys.creatingSort(group.dateCreated, group.paymentGroupId),
   };
@@ -56,6 +61,8 @@ async function removeCreate(
   tableName: string,
   groupId: string,
   children: { pk: string; sk: string }[],
+  /** The write-ahead's token (none on one written before tokens existed). */
+  attempt: string | undefined,
 ): Promise<void> {
   await batchWriteAll(
     db,
@@ -67,14 +74,33 @@ async function removeCreate(
       new DeleteCommand({
         TableName: tableName,
         Key: keys.group(groupId),
-        ConditionExpression: '#status = :creating',
+        ConditionExpression:
+          attempt === undefined
+            ? '#status = :creating AND attribute_not_exists(createAttempt)'
+            : '#status = :creating AND createAttempt = :attempt',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':creating': CREATING },
+        ExpressionAttributeValues: {
+          ':creating': CREATING,
+          ...(attempt !== undefined && { ':attempt': attempt }),
+        },
       }),
     );
   } catch (error) {
-    if (!isConditionFailure(error)) throw error; // gone already, or (never) committed
+    if (!isConditionFailure(error)) throw error; // gone already, (never) committed, or another attempt's
   }
+}
+
+/** Whether the group item is still this attempt's write-ahead (not discarded, replaced or committed). */
+async function stillOurs(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  groupId: string,
+  attempt: string,
+): Promise<boolean> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: keys.group(groupId), ConsistentRead: true }),
+  );
+  return Item?.status === CREATING && Item.createAttempt === attempt;
 }
 
 /** Writes the group ahead, then its payments and outbox items, then commits (see the module comment). */
@@ -87,10 +113,11 @@ export async function createWrittenAhead(
   outbox: readonly OutboxItem[],
   event?: ServiceEvent,
 ): Promise<void> {
+  const attempt = randomUUID();
   await db.send(
     new PutCommand({
       TableName: tableName,
-      Item: creatingItem(committed, group),
+      Item: creatingItem(committed, group, attempt),
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -99,17 +126,23 @@ export async function createWrittenAhead(
       ...payments.map((p) => ({ PutRequest: { Item: paymentItem(p) } })),
       ...outbox.map((o) => ({ PutRequest: { Item: outboxRecord(o) } })),
     ]);
-    await commit(db, tableName, committed, group, event);
+    await commit(db, tableName, committed, group, attempt, event);
   } catch (error) {
-    const children = childKeys(
-      group.paymentGroupId,
-      payments.map((p) => p.paymentId),
-      outbox.map((o) => o.outboxId),
-    );
-    await removeCreate(db, tableName, group.paymentGroupId, children).catch((cleanup: unknown) =>
-      // The group stays `creating`: the sweep removes it and whatever is left.
-      logger.warn('failed create not removed; left to the sweep', { cleanup }),
-    );
+    // An attempt that outlived its idempotency lease may have been discarded and the group created
+    // again by a resumed retry: the group item is then not ours, and neither it nor the retry's
+    // work is touched (issue 25: a superseded create committed the retry's group, then removed
+    // the retry's payments, leaving a group of 10,000 with 3,360 payment items).
+    if (await stillOurs(db, tableName, group.paymentGroupId, attempt).catch(() => true)) {
+      const children = childKeys(
+        group.paymentGroupId,
+        payments.map((p) => p.paymentId),
+        outbox.map((o) => o.outboxId),
+      );
+      await removeCreate(db, tableName, group.paymentGroupId, children, attempt).catch((cleanup: unknown) =>
+        // The group stays `creating`: the sweep removes it and whatever is left.
+        logger.warn('failed create not removed; left to the sweep', { cleanup }),
+      );
+    }
     throw error;
   }
 }
@@ -120,6 +153,7 @@ async function commit(
   tableName: string,
   committed: Item,
   group: Group,
+  attempt: string,
   event: ServiceEvent | undefined,
 ) {
   const update = {
@@ -128,8 +162,9 @@ async function commit(
       Key: keys.group(group.paymentGroupId),
       UpdateExpression:
         'SET #status = :status, gsi1pk = :g1pk, gsi1sk = :g1sk, gsi2pk = :g2pk, gsi2sk = :g2sk' +
-        (event ? ', eventSeq = :seq' : ''),
-      ConditionExpression: '#status = :creating',
+        (event ? ', eventSeq = :seq' : '') +
+        ' REMOVE createAttempt',
+      ConditionExpression: '#status = :creating AND createAttempt = :attempt',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':status': committed.status,
@@ -138,6 +173,7 @@ async function commit(
         ':g2pk': committed.gsi2pk,
         ':g2sk': committed.gsi2sk,
         ':creating': CREATING,
+        ':attempt': attempt,
         ...(event && { ':seq': event.sequence }),
       },
     },
@@ -202,6 +238,7 @@ export async function discardCreate(
     new GetCommand({ TableName: tableName, Key: keys.group(groupId), ConsistentRead: true }),
   );
   if (Item?.status !== CREATING) return;
+  const attempt = Item.createAttempt as string | undefined;
   const payments = await queryAll(db, {
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
@@ -210,5 +247,11 @@ export async function discardCreate(
   });
   const paymentIds = payments.map((p) => String(p.paymentId));
   // A payment's notice is the only outbox item a create writes (noticeOutboxId).
-  await removeCreate(db, tableName, groupId, childKeys(groupId, paymentIds, paymentIds.map(noticeOutboxId)));
+  await removeCreate(
+    db,
+    tableName,
+    groupId,
+    childKeys(groupId, paymentIds, paymentIds.map(noticeOutboxId)),
+    attempt,
+  );
 }
