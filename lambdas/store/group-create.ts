@@ -90,19 +90,6 @@ async function removeCreate(
   }
 }
 
-/** Whether the group item is still this attempt's write-ahead (not discarded, replaced or committed). */
-async function stillOurs(
-  db: DynamoDBDocumentClient,
-  tableName: string,
-  groupId: string,
-  attempt: string,
-): Promise<boolean> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: keys.group(groupId), ConsistentRead: true }),
-  );
-  return Item?.status === CREATING && Item.createAttempt === attempt;
-}
-
 /** Writes the group ahead, then its payments and outbox items, then commits (see the module comment). */
 export async function createWrittenAhead(
   db: DynamoDBDocumentClient,
@@ -128,21 +115,21 @@ export async function createWrittenAhead(
     ]);
     await commit(db, tableName, committed, group, attempt, event);
   } catch (error) {
-    // An attempt that outlived its idempotency lease may have been discarded and the group created
-    // again by a resumed retry: the group item is then not ours, and neither it nor the retry's
-    // work is touched (issue 25: a superseded create committed the retry's group, then removed
-    // the retry's payments, leaving a group of 10,000 with 3,360 payment items).
-    if (await stillOurs(db, tableName, group.paymentGroupId, attempt).catch(() => true)) {
-      const children = childKeys(
-        group.paymentGroupId,
-        payments.map((p) => p.paymentId),
-        outbox.map((o) => o.outboxId),
-      );
-      await removeCreate(db, tableName, group.paymentGroupId, children, attempt).catch((cleanup: unknown) =>
-        // The group stays `creating`: the sweep removes it and whatever is left.
-        logger.warn('failed create not removed; left to the sweep', { cleanup }),
-      );
-    }
+    // Only this attempt's own items go: its payments and notices (ids no other attempt uses), and
+    // the group item only while it is still this attempt's write-ahead. An attempt that outlived
+    // its idempotency lease may find its group discarded and created again by a resumed retry:
+    // that group, and the retry's payments, are not touched (issue 25: a superseded create
+    // committed the retry's group, then removed the retry's payments, leaving a group of 10,000
+    // with 3,360 payment items).
+    const children = childKeys(
+      group.paymentGroupId,
+      payments.map((p) => p.paymentId),
+      outbox.map((o) => o.outboxId),
+    );
+    await removeCreate(db, tableName, group.paymentGroupId, children, attempt).catch((cleanup: unknown) =>
+      // The group stays `creating`: the sweep removes it and whatever is left.
+      logger.warn('failed create not removed; left to the sweep', { cleanup }),
+    );
     throw error;
   }
 }
