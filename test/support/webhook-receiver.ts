@@ -1,12 +1,13 @@
 /**
  * A real webhook receiver on loopback for the tests: an HTTP server on 127.0.0.1 that verifies
  * every request with the `standardwebhooks` package (as an integrator's receiver would), records
- * it, and answers what the test's `answer` says (a status, or `hang`: never answer). It also writes
- * events straight into a runtime's table (`eventPut`'s item), as the write paths do.
+ * it, and answers what the test's `answer` says (a status, or `hang`: never answer); and `until`,
+ * the tests' bounded wait for what a receiver should have got by now.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { sleep } from '#shared/concurrency';
 
 export interface Received {
   /** Arrival order among every request this receiver got. */
@@ -101,6 +102,21 @@ export async function startReceiver(answer: Answer = () => 204): Promise<Receive
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
   return receiver;
+}
+
+/** Polls `probe` every 200 ms until it gives a value (not undefined or false); throws after `ms`. */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 60_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await sleep(200);
+  }
 }
 
 /** The requests whose answer was a 2xx. */
