@@ -25,7 +25,7 @@ import { sleep } from '../../lambdas/shared/concurrency';
 import { MID, scheduleDate, type BenchContext } from '../support/context';
 import { round } from '../support/load';
 import type { CustomSection, Results } from './section';
-import { createPayors } from './processing-run';
+import { createPayors, type GroupView } from './processing-run';
 
 const PAYORS = 25;
 /** Past this the section fails rather than hold the bench. */
@@ -173,17 +173,25 @@ async function run(ctx: BenchContext): Promise<Results> {
     const before = new Set(receiver.arrivals.keys());
 
     const started = Date.now();
-    await api.json(
-      'POST',
-      `/rest/merchants/${MID}/groups/${group.paymentGroupId}/process-payments`,
-      undefined,
-      200,
-    );
+    const groupPath = `/rest/merchants/${MID}/groups/${group.paymentGroupId}`;
+    await api.json('POST', `${groupPath}/process-payments`, undefined, 200);
     const expected = n + 2; // group.processing, a payment's answer each, group.processed
     const fresh = () => [...receiver.arrivals].filter(([id]) => !before.has(id)).map(([, a]) => a);
+    let answeredChecked = false;
     for (let logged = started; ;) {
       const got = fresh().length;
       if (got >= expected) break;
+      if (!answeredChecked && fresh().some((a) => a.type === 'group.processed')) {
+        // Every payment must have been answered (and so announced): a group short of payments
+        // would leave this loop waiting for events that were never written.
+        answeredChecked = true;
+        const view = await api.json<GroupView>('GET', groupPath, undefined, 200);
+        const s = view.processingSummary;
+        const answered =
+          (s?.approvedCount ?? 0) + (s?.declinedCount ?? 0) + (s?.failedCount ?? 0) + (s?.skippedCount ?? 0);
+        if (answered !== n)
+          throw new Error(`delivery: the group was processed with ${answered} payments answered, not ${n}`);
+      }
       if (Date.now() - started > RUN_LIMIT_MS)
         throw new Error(`delivery: ${got} of ${expected} events after ${RUN_LIMIT_MS / 1000} s`);
       if (Date.now() - logged >= 15_000) {
