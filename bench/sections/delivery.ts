@@ -20,6 +20,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { Webhook } from 'standardwebhooks';
 import { sleep } from '../../lambdas/shared/concurrency';
 import { MID, scheduleDate, type BenchContext } from '../support/context';
@@ -50,6 +51,8 @@ export interface DeliveryResult {
   /** A payment's answer (its event's createdAt) → its webhook's first arrival, ms. */
   answerToWebhookMs: { p50: number; p99: number; max: number };
   deliveryConcurrency: number;
+  /** The machine's 1-minute load average at the trigger and at the end (others' work shows here). */
+  loadAverage?: { start: number; end: number };
   measuredAt: string;
   commit?: string;
 }
@@ -173,6 +176,7 @@ async function run(ctx: BenchContext): Promise<Results> {
     const before = new Set(receiver.arrivals.keys());
 
     const started = Date.now();
+    const loadAtStart = loadavg()[0]!;
     const groupPath = `/rest/merchants/${MID}/groups/${group.paymentGroupId}`;
     await api.json('POST', `${groupPath}/process-payments`, undefined, 200);
     const expected = n + 2; // group.processing, a payment's answer each, group.processed
@@ -230,6 +234,7 @@ async function run(ctx: BenchContext): Promise<Results> {
         max: latencies.at(-1) ?? 0,
       },
       deliveryConcurrency: Number(process.env.LOCAL_WEBHOOK_CONCURRENCY ?? 4) || 4,
+      loadAverage: { start: round(loadAtStart, 1), end: round(loadavg()[0]!, 1) },
       measuredAt: new Date().toISOString(),
       ...(commit !== undefined && { commit }),
     };
@@ -255,7 +260,8 @@ function report(results: Results) {
     `webhooks of a ${r.payments}-payment group's processing: ${r.events} events delivered in ${r.seconds} s = ` +
     `${r.eventsPerSecond} events/s (processing ${r.processingSeconds} s; the last arrival ${r.trailingSeconds} s after ` +
     `group.processed); a payment's answer → its webhook p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ` +
-    `${r.repeats} repeats, ${r.unverified} unverified`;
+    `${r.repeats} repeats, ${r.unverified} unverified` +
+    (r.loadAverage ? `; machine load average ${r.loadAverage.start} → ${r.loadAverage.end}` : '');
   const markdown = [
     `Measured on ${r.measuredAt.slice(0, 10)}${r.commit ? `, code ${r.commit}` : ''}. ` +
       `A receiver on loopback (in the bench process, answering 204 at once) verifies every request with the ` +
