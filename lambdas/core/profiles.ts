@@ -13,8 +13,6 @@ import { payorStore } from '#store/payors';
 export interface ProfileDetails {
   maskedAccountNumber: string;
   accountType: string;
-  expiryMonth?: number;
-  expiryYear?: number;
 }
 
 /**

@@ -111,24 +111,6 @@ export interface DeletionMark {
 export const isUnusable = (m: Pick<SavedMethod, 'status'>): boolean =>
   m.status === 'closed' || m.status === 'contact_cardholder';
 
-/** `yyyy-MM` of a card's expiry (undefined for bank accounts). */
-export function expiryMonthOf(m: Pick<SavedMethod, 'expiryMonth' | 'expiryYear'>): string | undefined {
-  if (m.expiryMonth === undefined || m.expiryYear === undefined) return undefined;
-  return `${m.expiryYear}-${String(m.expiryMonth).padStart(2, '0')}`;
-}
-
-/**
- * A card valid through its expiry month is expired for a charge on `scheduleDate` (yyyy-MM-dd)
- * when that date's month is later than the expiry month.
- */
-export const expiresBefore = (
-  m: Pick<SavedMethod, 'expiryMonth' | 'expiryYear'>,
-  scheduleDate: string,
-): boolean => {
-  const month = expiryMonthOf(m);
-  return month !== undefined && month < scheduleDate.slice(0, 7);
-};
-
 // Pure: a bundle that never parses a method (the batch functions) drops these validators.
 const parseAccountType = /* @__PURE__ */ validator<{ accountType: AccountType }>(validateAccountType);
 const parseCard = /* @__PURE__ */ validator<CardMethodInput>(validateCardMethod);

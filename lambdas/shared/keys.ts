@@ -13,7 +13,7 @@ export const SWEEP_SHARDS = 4;
 export const WEBHOOK_DUE_SHARDS = 4;
 
 /** The day-indexed kinds of items (see `keys.dayIndex`). */
-export type DayKind = 'SANDBOX' | 'SANDBOXAU' | 'TXN' | 'REFUND';
+export type DayKind = 'SANDBOX' | 'TXN' | 'REFUND';
 
 export const keys = {
   /** Merchant registry: one item per MID form (8 and 11 digits), both holding the 11-digit MID. */
@@ -48,25 +48,6 @@ export const keys = {
   }),
   deletingPartition: 'DELETING',
   deletingSort: (due: string, payorId: string, target: string) => `${due}#${payorId}#${target}`,
-  /**
-   * GSI1: a merchant's card methods by expiry month (`EXPIRY#<mid>` / `<yyyy-MM>#<payorId>#<methodId>`),
-   * so the payors with cards expiring before a month are one Query away.
-   */
-  expiryIndex: (merchantId: string, month: string, payorId: string, methodId: string) => ({
-    gsi1pk: `EXPIRY#${merchantId}`,
-    gsi1sk: `${month}#${payorId}#${methodId}`,
-  }),
-  expiryPartition: (merchantId: string) => `EXPIRY#${merchantId}`,
-  /** GSI2: the saved method(s) holding a processor token (the account updater names cards by token). */
-  methodToken: (token: string) => ({ gsi2pk: `PMTOKEN#${token}`, gsi2sk: 'METHOD' }),
-  methodTokenPartition: (token: string) => `PMTOKEN#${token}`,
-  /** An account update applied to a method: written once, in the transaction that applies it. */
-  accountUpdateApplied: (updateId: string, methodId: string) => ({
-    pk: `ACCTUPD#${updateId}`,
-    sk: `METHOD#${methodId}`,
-  }),
-  /** The account updater's cursor: when its last complete run began. */
-  accountUpdaterCursor: { pk: 'ACCTUPD#CURSOR', sk: 'CURSOR' },
   /** Uniqueness of customerAccountId per merchant, and its search entry. */
   customer: (merchantId: string, customerAccountId: string) => ({
     pk: `CUSTOMER#${merchantId}#${customerAccountId}`,
@@ -142,11 +123,6 @@ export const keys = {
     pk: `SANDBOX#${kind}#${idempotencyKey}`,
     sk: 'LEDGER',
   }),
-  /**
-   * The sandbox processor's token vault: what it keeps of a card it tokenized that the account
-   * updater will change (never the number), by token.
-   */
-  sandboxVault: (token: string) => ({ pk: `SANDBOX#VAULT#${token}`, sk: 'VAULT' }),
   /**
    * Day index on GSI1 (reconciliation lists a window by time without a Scan): the sandbox ledger's
    * calls and the service's transactions and refunds. Partition `<KIND>#DAY#yyyy-mm-dd`, sort

@@ -18,19 +18,12 @@ import { methodItem } from './payor-items';
 import { atRevision, readPayor } from './payors';
 
 /**
- * What a scheduled payment needs of the method it names: its notice's mask and type, its expiry
- * (`methodExpiresBeforeSlot`), and whether it may take payments (status, deletion mark).
+ * What a scheduled payment needs of the method it names: its notice's mask and type, and whether
+ * it may take payments (its status, its deletion mark).
  */
 export type MethodRef = Pick<
   SavedMethod,
-  | 'payorId'
-  | 'savedPaymentMethodId'
-  | 'maskedAccountNumber'
-  | 'accountType'
-  | 'expiryMonth'
-  | 'expiryYear'
-  | 'status'
-  | 'deletion'
+  'payorId' | 'savedPaymentMethodId' | 'maskedAccountNumber' | 'accountType' | 'status' | 'deletion'
 >;
 
 export interface MethodStore {
@@ -106,7 +99,7 @@ export class DynamoMethodStore implements MethodStore {
       this.db,
       this.tableName,
       unique.map((r) => keys.method(r.payorId, r.savedPaymentMethodId)),
-      'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType, expiryMonth, expiryYear, #status, deletion',
+      'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType, #status, deletion',
       { '#status': 'status' },
     );
     const found = new Map<string, MethodRef>();

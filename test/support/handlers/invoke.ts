@@ -251,7 +251,7 @@ export const emailLookups = (): BatchGetInput[] =>
   batchGets().filter((input) => keysOf(input).every((k) => k.sk === 'PAYOR'));
 
 export const METHOD_PROJECTION =
-  'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType, expiryMonth, expiryYear, #status, deletion';
+  'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType, #status, deletion';
 export const METHOD_PROJECTION_NAMES = { '#status': 'status' };
 export const EMAIL_PROJECTION = 'payorId, merchantId, email';
 
