@@ -4,7 +4,7 @@
  * the pending payments, `replaceWith` moving them, a crash in the middle finished by the sweeper
  * (no payment ever names a deleted method), and deletions racing payments that take the method.
  */
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addMethod } from '#core/payors';
 import { deleteMethod, deletePayor, MethodInUseError, sweepDeletions } from '#core/method-deletion';
 import { newPayment, type Payment } from '#domain/groups';
@@ -15,6 +15,7 @@ import { newId } from '#shared/ids';
 import { keys } from '#shared/keys';
 import { DynamoGroupStore } from '#store/groups';
 import { DELETION_SWEEP_AFTER_SECONDS, MethodDeletionStore, MOVE_BATCH } from '#store/method-deletions';
+import { backfillMethodUses } from '#store/method-uses-backfill';
 import { DynamoPaymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { createTestTable, type TestTable } from '#support/ddb';
@@ -341,5 +342,56 @@ describe('under concurrency', () => {
     }
     expect(await methodItem(methods[0]!)).toBeUndefined();
     expect(await methodItem(methods[1]!)).toBeDefined();
+  });
+});
+
+describe('the migration of payments created before uses existed (backfill-method-uses)', () => {
+  test('writes the use of each unanswered payment of a pending group, so its method is not deleted; reports a method already gone; repeats safely', async () => {
+    const { payorId, methods } = await payorWith(2);
+    const [used] = methods;
+    const { group, payments } = await pendingGroup(3, profileOf(used!));
+    // As a payment of the previous version: no uses. One payment answered, one deleted.
+    const forget = async (methodId: string) => {
+      for (const u of await usesOf(methodId))
+        await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: { pk: u.pk, sk: u.sk } }));
+    };
+    await forget(used!.savedPaymentMethodId);
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.payment(group.paymentGroupId, payments[0]!.paymentId),
+        UpdateExpression: 'SET authResponse = :a',
+        ExpressionAttributeValues: { ':a': { status: 'Declined' } },
+      }),
+    );
+    expect(await paymentsStore.softDeletePayment(payments[1]!, new Date())).toBe('ok');
+    // A legacy payment whose method was deleted before the migration.
+    const gone = await payorWith(2);
+    const orphan = await pendingGroup(1, profileOf(gone.methods[0]!));
+    await forget(gone.methods[0]!.savedPaymentMethodId);
+    await expect(
+      deleteMethod(gone.payorId, gone.methods[0]!.savedPaymentMethodId, MERCHANT, undefined, new Date()),
+    ).resolves.toEqual({ status: 'deleted' });
+
+    const first = await backfillMethodUses(table.db, table.tableName);
+    expect(first.atRisk).toContain(`${orphan.group.paymentGroupId}/${orphan.payments[0]!.paymentId}`);
+    expect((await usesOf(used!.savedPaymentMethodId)).map((u) => u.paymentId)).toEqual([
+      payments[2]!.paymentId,
+    ]);
+    const error = (await deleteMethod(
+      payorId,
+      used!.savedPaymentMethodId,
+      MERCHANT,
+      undefined,
+      new Date(),
+    ).catch((e: unknown) => e)) as MethodInUseError;
+    expect(error).toBeInstanceOf(MethodInUseError);
+    expect(error.details!.payments).toEqual([
+      { paymentGroupId: group.paymentGroupId, paymentId: payments[2]!.paymentId },
+    ]);
+    // Again: the same uses, nothing more.
+    const second = await backfillMethodUses(table.db, table.tableName);
+    expect(second.written).toBe(first.written);
+    expect(await usesOf(used!.savedPaymentMethodId)).toHaveLength(1);
   });
 });
