@@ -228,6 +228,38 @@ describe('a method that pending payments use', () => {
 });
 
 describe('a deletion cut off in the middle', () => {
+  test('a move that outlasts the request budget answers accepted (202); the same DELETE again finishes it', async () => {
+    const { payorId, methods } = await payorWith(2);
+    const [old, replacement] = methods;
+    const { payments } = await pendingGroup(3 * MOVE_BATCH, profileOf(old!));
+    // The first move transaction takes the request past its budget.
+    const real = MethodDeletionStore.prototype.movePayments;
+    const start = Date.now();
+    const clock = jest.spyOn(Date, 'now');
+    jest.spyOn(MethodDeletionStore.prototype, 'movePayments').mockImplementation(async function (
+      this: MethodDeletionStore,
+      ...args
+    ) {
+      const done = await real.apply(this, args);
+      clock.mockReturnValue(start + 60_000);
+      return done;
+    });
+    const del = () =>
+      deleteMethod(
+        payorId,
+        old!.savedPaymentMethodId,
+        MERCHANT,
+        replacement!.savedPaymentMethodId,
+        new Date(),
+      );
+    await expect(del()).resolves.toEqual({ status: 'accepted', movedCount: MOVE_BATCH });
+    jest.restoreAllMocks();
+    expect(await methodItem(old!)).toHaveProperty('deletion');
+    await expect(del()).resolves.toEqual({ status: 'deleted' });
+    expect(await methodItem(old!)).toBeUndefined();
+    expect(new Set(await methodIdsOf(payments))).toEqual(new Set([replacement!.savedPaymentMethodId]));
+  });
+
   test('a crash after the first batch of moves: no payment names a deleted method; the method takes no new payment; the sweeper finishes the move', async () => {
     const { payorId, methods } = await payorWith(2);
     const [old, replacement] = methods;
