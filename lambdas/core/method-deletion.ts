@@ -156,7 +156,7 @@ async function run(
           found.uses,
         );
       }
-      return finish(record, now);
+      return finishPlain(record, now);
     }
     const stuck = found.uses.filter((u) => u.groupStatus !== 'pending');
     if (stuck.length > 0) {
@@ -198,8 +198,25 @@ async function assertReplacementStays(record: DeletionRecord): Promise<void> {
 }
 
 /**
+ * A plain deletion's last step; when it fails (the payor's other methods went meanwhile, or the
+ * table did not answer) the mark is taken away at once, not left for the sweeper: the client is
+ * told the deletion did not happen, and the method takes payments again.
+ */
+async function finishPlain(record: DeletionRecord, now: Date): Promise<DeletionOutcome | undefined> {
+  try {
+    return await finish(record, now);
+  } catch (error) {
+    await undo(record).catch((cleanup: unknown) =>
+      logger.warn('could not undo a method deletion; the sweeper will', { record, cleanup }),
+    );
+    throw error;
+  }
+}
+
+/**
  * Deletes the marked method with its record (the replacement becomes the default if it was);
- * undefined when the mark is no longer this deletion's (undone by another run).
+ * undefined when the mark is no longer this deletion's (undone by another run). 400 when the
+ * payor's other methods were deleted meanwhile (it is the only one now).
  */
 async function finish(record: DeletionRecord, now: Date): Promise<DeletionOutcome | undefined> {
   const store = methodDeletionStore();
@@ -210,7 +227,13 @@ async function finish(record: DeletionRecord, now: Date): Promise<DeletionOutcom
     // Gone: a concurrent run of this deletion finished it (only a run holding the mark deletes it).
     if (!method) return 'deleted';
     if (method.deletion?.token !== record.mark.token) return 'undone';
-    const nextDefault = record.mark.replaceWith ?? replacementDefault(methods, methodId);
+    // Concurrent deletions of the payor's other methods finished first.
+    if (methods.length === 1) throw new BadRequestError(ONLY_METHOD);
+    // The new default is a method not being deleted itself; while every other one is, wait for
+    // them (they finish, or are undone) and read again.
+    const candidates = methods.filter((m) => m.savedPaymentMethodId === methodId || !m.deletion);
+    const nextDefault = record.mark.replaceWith ?? replacementDefault(candidates, methodId);
+    if (payor.defaultPaymentMethodId === methodId && nextDefault === undefined) return undefined;
     const deleted: SavedMethod = { ...method, eventSeq: nextSequence(method.eventSeq) };
     const event = methodEvent('payment_method.deleted', deleted, payor.defaultPaymentMethodId, now);
     return (await store.finishMethod(record, payor, method, nextDefault, event)) === 'ok'

@@ -301,7 +301,9 @@ describe('a deletion cut off in the middle', () => {
   test('a plain deletion cut off after its mark is undone by the sweeper (the client never heard it done); the same DELETE again finishes it', async () => {
     const { payorId, methods } = await payorWith(2);
     const [old] = methods;
+    // The process dies at its last step: neither the deletion nor its undo is written.
     jest.spyOn(MethodDeletionStore.prototype, 'finishMethod').mockRejectedValue(new Error('crash'));
+    jest.spyOn(MethodDeletionStore.prototype, 'undo').mockRejectedValueOnce(new Error('crash'));
     const started = new Date();
     await expect(
       deleteMethod(payorId, old!.savedPaymentMethodId, MERCHANT, undefined, started),
@@ -353,6 +355,26 @@ describe('under concurrency', () => {
     );
     for (const p of adds.filter((_, i) => outcomes[i] !== 'ok'))
       expect(await paymentsStore.getPayment(p.paymentGroupId, p.paymentId)).toBeUndefined();
+  });
+
+  test('deleting every method of a payor at once: all but one go, the last is refused (400) and keeps no mark', async () => {
+    const { payorId, methods } = await payorWith(4);
+    const results = await Promise.allSettled(
+      methods.map((m) => deleteMethod(payorId, m.savedPaymentMethodId, MERCHANT, undefined, new Date())),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toBeInstanceOf(BadRequestError);
+    const left = await Promise.all(methods.map(methodItem));
+    const kept = left.filter((i) => i !== undefined);
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).not.toHaveProperty('deletion');
+    const found = await new DynamoPayorStore(table.db, table.tableName).find(payorId, MERCHANT);
+    expect(found!.payor).toMatchObject({
+      defaultPaymentMethodId: kept[0]!.savedPaymentMethodId,
+      methodCount: 1,
+    });
   });
 
   test('8 concurrent DELETEs of one method: one deletes it, each other answers what happened (404 gone, or 409 under way)', async () => {
