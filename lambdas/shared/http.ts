@@ -169,6 +169,15 @@ function clientOf(event: APIGatewayProxyEvent): string {
   return clientId;
 }
 
+/**
+ * middy's early answer before the function's own timeout (issue 25: it answered 500): the work
+ * may be half done, which a repeat finishes, so it is a 503 like any transient failure.
+ */
+const ranOutOfTime = (error: unknown): boolean =>
+  error instanceof Error &&
+  error.name === 'TimeoutError' &&
+  (error.cause as { package?: string } | undefined)?.package === '@middy/core';
+
 /** Maps typed errors to their status; anything unexpected is logged and becomes a plain 500. */
 export function errorResponse(error: unknown): APIGatewayProxyResult {
   if (error instanceof ServiceError) {
@@ -180,6 +189,16 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
   if (isTransient(error)) {
     logger.warn('transient dependency failure', { error });
     return json(503, errorBody(503, 'Service temporarily unavailable; retry with backoff'));
+  }
+  if (error instanceof Error && error.name === 'ProcessorUnavailableError') {
+    // The processor gave no answer; the step was written ahead and a repeat resumes it.
+    logger.warn('processor gave no answer', { error });
+    return json(503, errorBody(503, 'The payment processor gave no answer in time; retry with backoff'));
+  }
+  if (ranOutOfTime(error)) {
+    // Every write is conditional and every money step written ahead, so a repeat is safe.
+    logger.error('request ran out of time', { error });
+    return json(503, errorBody(503, 'The request ran out of time before it finished; retry with backoff'));
   }
   logger.error('unexpected error', { error });
   return json(500, errorBody(500, 'Internal server error'));

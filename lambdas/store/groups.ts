@@ -7,6 +7,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
+import { withOptimisticRetry } from '#shared/retry';
 import type { ServiceEvent } from '#domain/events';
 import { parseProfileId } from '#domain/payors';
 import type { OutboxItem } from '#domain/notifications';
@@ -27,8 +28,8 @@ import { outboxPut } from './outbox';
 import { readPage, type Page } from './paging';
 import { paymentItem } from './payments';
 
-/** Lost races (a change announced between read and write) before an announcement gives up. */
-const ANNOUNCE_ATTEMPTS = 5;
+/** A 503 after too many lost races names the group. */
+const GROUP = { resource: 'this group' };
 
 /**
  * One transaction holds at most 100 items: the group, its event, its payments with their method
@@ -266,7 +267,9 @@ export class DynamoGroupStore implements GroupStore {
     summary: VoidOrRefundSummary,
     expected: number | undefined,
   ): Promise<boolean> {
-    for (let i = 0; i < ANNOUNCE_ATTEMPTS; i++) {
+    // A lost race (a change announced between read and write) reads again; so many that the
+    // attempts run out is a 503 of the background task, which Step Functions retries.
+    return withOptimisticRetry(async () => {
       const group = await this.getGroup(groupId);
       const current = group?.voidOrRefundSummary;
       if (!group || current?.generation !== expected || current?.status === 'done') return false;
@@ -285,15 +288,20 @@ export class DynamoGroupStore implements GroupStore {
           groupEvent('group.void_or_refund_completed', done, new Date()),
         ),
       );
-      if (written) return true;
-    }
-    return false;
+      return written || undefined;
+    }, GROUP);
   }
 
+  /**
+   * Announces a void-or-refund request's end. Racing requests each announce once, in turn: every
+   * lost race (another's announcement came first) reads the group again, so ten at once all
+   * finish within the attempts of withOptimisticRetry (issue 25: racing void-or-refund calls
+   * answered 500 when five attempts ran out).
+   */
   async announceVoidOrRefund(groupId: string, now: Date): Promise<void> {
-    for (let i = 0; i < ANNOUNCE_ATTEMPTS; i++) {
+    await withOptimisticRetry(async () => {
       const group = await this.getGroup(groupId);
-      if (!group) return;
+      if (!group) return true;
       const announced: Group = { ...group, eventSeq: nextSequence(group.eventSeq) };
       const written = await writeAnnounced(
         this.db,
@@ -304,9 +312,8 @@ export class DynamoGroupStore implements GroupStore {
           groupEvent('group.void_or_refund_completed', announced, now),
         ),
       );
-      if (written) return;
-    }
-    throw new Error(`group ${groupId}: its void-or-refund could not be announced (it kept changing)`);
+      return written || undefined;
+    }, GROUP);
   }
 
   /** A merchant's groups by slot (GSI1): one Query, filters on the key where they can be. */
