@@ -399,7 +399,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a payor and its saved methods
-     * @description Deletes the payor and all its saved methods (a hard delete) and frees its customerAccountId. Scheduled payments that still name one of its methods are declined when processed (responseCode `PM`, declineCategory 1).
+     * @description Deletes the payor and all its saved methods (a hard delete) and frees its customerAccountId. Refused with 409 while any of its methods is used by a payment of a group not yet processed (not deleted, not yet charged): the body lists those payments (at most 100); move them to a method of another payor (PUT the payment with a new profileId) or delete them first. Nothing is deleted then.
      */
     delete: operations['DeletePayor'];
     options?: never;
@@ -450,8 +450,16 @@ export interface paths {
     put: operations['UpdateMethod'];
     post?: never;
     /**
-     * Delete a saved payment method
-     * @description Deletes a saved method. Deleting the payor's only method is refused (400). Deleting the default makes the oldest remaining method the default.
+     * Delete a saved payment method (or move its payments to another and delete it)
+     * @description Deletes a saved method. Deleting the payor's only method is refused (400). Deleting the default makes the oldest remaining method the default (with `replaceWith`: the replacement).
+     *
+     *     A method that payments of groups not yet processed use (not deleted, not yet charged) is not deleted:
+     *
+     *     - without `replaceWith`: 409, the body listing those payments (at most 100). Nothing changes.
+     *     - with `?replaceWith=<savedPaymentMethodId>` (another method of the same payor, not closed, not itself being deleted; else 400): those payments move to it (each announced by `payment.updated`, its profileId now naming the replacement) and the method is deleted after them. A payment never names a deleted method, even if the request is cut off: the deletion is written ahead and the service finishes it. Payments of a group being processed cannot move: 409 listing them (the method stays; retry once the group is processed).
+     *     - many payments: the request moves them for a few seconds, then answers 202 `{savedPaymentMethodId, status: "deleting", movedCount}` and the service goes on in the background (within minutes); the method is gone when GET answers 404. Repeating the same DELETE meanwhile is safe.
+     *
+     *     While a deletion is under way no payment can take the method (400), and another DELETE of it (or of its payor) answers 409 (retry in a minute).
      */
     delete: operations['DeleteMethod'];
     options?: never;
@@ -1253,6 +1261,16 @@ export interface components {
       /** @description Exactly one method of a payor is the default. */
       isDefault: boolean;
       customerData: components['schemas']['CustomerData'];
+      /**
+       * @description What the account updater last learnt of the account. A `closed` or `contact_cardholder` method is never charged: its scheduled payments and sales are declined `R2` (category 1) without asking the processor, and no new payment may name it. Add a new method and move the payments to it (DELETE with `replaceWith`).
+       * @enum {string}
+       */
+      status: 'active' | 'closed' | 'contact_cardholder';
+      /**
+       * @description Who last changed the account details (number, expiry or status): `account_updater` when the card network sent an update. Absent until one of them did.
+       * @enum {string}
+       */
+      updatedBy?: 'merchant' | 'account_updater';
       /**
        * Format: date-time
        * @description Creation time. UTC (ISO 8601, `Z`).
@@ -3000,6 +3018,26 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description Methods of the payor are used by pending payments (listed), or a deletion is under way. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {integer} */
+            responseCode: 409;
+            /** @description Payments that use the method: not deleted, not yet charged, of a group pending or being processed. Empty when the 409 is for another reason (a deletion already under way). */
+            payments: {
+              /** Format: uuid */
+              paymentGroupId: string;
+              /** Format: uuid */
+              paymentId: string;
+            }[];
+          };
+        };
+      };
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3209,7 +3247,10 @@ export interface operations {
   };
   DeleteMethod: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Move the pending payments that use this method to this saved method of the same payor, then delete it. */
+        replaceWith?: string;
+      };
       header?: never;
       path: {
         /**
@@ -3232,6 +3273,22 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description The payments go on moving in the background; the method is deleted after them. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            savedPaymentMethodId: string;
+            /** @enum {string} */
+            status: 'deleting';
+            /** @description Payments moved to the replacement within this request. */
+            movedCount: number;
+          };
+        };
+      };
       /** @description Done; no body. */
       204: {
         headers: {
@@ -3251,6 +3308,26 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description Pending payments use the method (listed), or a deletion of it is under way. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {integer} */
+            responseCode: 409;
+            /** @description Payments that use the method: not deleted, not yet charged, of a group pending or being processed. Empty when the 409 is for another reason (a deletion already under way). */
+            payments: {
+              /** Format: uuid */
+              paymentGroupId: string;
+              /** Format: uuid */
+              paymentId: string;
+            }[];
+          };
+        };
+      };
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];

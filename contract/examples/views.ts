@@ -26,6 +26,7 @@ export const bankAccountView = {
   billingAddress,
   isDefault: true,
   customerData: {},
+  status: 'active',
   dateCreated: UPDATED,
   lastUpdated: UPDATED,
 };
@@ -40,6 +41,7 @@ export const cardView = {
   billingAddress,
   isDefault: true,
   customerData: {},
+  status: 'active',
   dateCreated: CREATED,
   lastUpdated: CREATED,
 };

@@ -59,6 +59,8 @@ export interface Route {
   readonly response?: { readonly schema: object; readonly description: string };
   /** A 202 the operation answers instead when its work continues in the background. */
   readonly accepted?: { readonly schema: object; readonly description: string };
+  /** The operation's own 409 body (listed in `errors`), instead of the shared `Error`. */
+  readonly conflict?: { readonly schema: object; readonly description: string };
   /**
    * Error statuses besides those of every operation (400, 401, 403, 429, 500, 503; 404 when the
    * path names a resource below the merchant).

@@ -14,14 +14,16 @@ import {
   type Group,
   type Payment,
 } from '#domain/groups';
+import { parseProfileId } from '#domain/payors';
 import { BadRequestError, GroupNotFoundError, PaymentNotFoundError } from '#shared/errors';
 import { newId } from '#shared/ids';
 import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { groupStore } from '#store/groups';
+import { MethodUnavailableError } from '#store/method-uses';
 import { paymentStore } from '#store/payments';
 import { idempotent } from './idempotency';
-import { resolveProfiles, scheduledNotices } from './profiles';
+import { methodUnavailable, resolveProfiles, scheduledNotices } from './profiles';
 
 /** The group if it exists and belongs to this merchant; 404 otherwise. */
 export async function requireGroup(groupId: string, merchantId: string): Promise<Group> {
@@ -112,7 +114,15 @@ async function createOnce(
   const notices = await scheduledNotices(payments, group, merchant.name, profiles, now);
   // The group is announced with the payments inside it (no payment.created each).
   const announced: Group = { ...group, eventSeq: 1 };
-  await groupStore().createGroup(announced, payments, notices, groupEvent('group.created', announced, now));
+  try {
+    await groupStore().createGroup(announced, payments, notices, groupEvent('group.created', announced, now));
+  } catch (error) {
+    if (!(error instanceof MethodUnavailableError)) throw error;
+    // A method went away or began to be deleted since resolveProfiles read it.
+    const gone = new Set(error.methodIds);
+    const index = payments.findIndex((p) => gone.has(parseProfileId(p.profileId).savedPaymentMethodId));
+    throw methodUnavailable(`payments[${index}].profileId`, payments[index]?.profileId ?? '');
+  }
   return { group: announced, payments };
 }
 

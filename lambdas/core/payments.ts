@@ -10,7 +10,7 @@ import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { paymentStore } from '#store/payments';
 import { explainGroupRejection, requireGroup, requirePayment } from './groups';
-import { resolveProfiles, scheduledNotices } from './profiles';
+import { methodUnavailable, resolveProfiles, scheduledNotices } from './profiles';
 
 /** A new payment of a pending group, with its payment-scheduled notice when it asks for one. */
 export async function addPayment(
@@ -40,6 +40,7 @@ export async function addPayment(
       notices.length > 0 ? group : undefined,
     );
     if (outcome === 'ok') return payment;
+    if (outcome === 'method-unavailable') throw methodUnavailable('profileId', input.profileId);
     // The group is missing, not this merchant's, no longer pending or full: say which; else retry.
     await explainGroupRejection(groupId, merchant.merchantId);
     return undefined;
@@ -60,6 +61,7 @@ export async function updatePayment(
     const next = replacedPayment(previous, input, now);
     const outcome = await paymentStore().replacePayment(previous, next, now);
     if (outcome === 'ok') return next;
+    if (outcome === 'method-unavailable') throw methodUnavailable('profileId', input.profileId);
     if (outcome === 'group-not-editable') await explainGroupRejection(groupId, merchantId);
     return undefined;
   });

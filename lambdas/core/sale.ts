@@ -14,7 +14,7 @@
 import { config } from '#shared/config';
 import { BadRequestError } from '#shared/errors';
 import { declineOf } from '#domain/declines';
-import { parseProfileId } from '#domain/payors';
+import { isUnusable, parseProfileId } from '#domain/payors';
 import { PENDING_CODE, PENDING_MESSAGE, type Transaction } from '#domain/transactions';
 import { paymentProcessor } from '#processor/index';
 import { ProcessorUnavailableError, type SaleResult } from '#processor/processor';
@@ -165,6 +165,17 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
     );
   }
   const card = { accountType: method.accountType, maskedAccountNumber: method.maskedAccountNumber };
+  if (!existing && isUnusable(method)) {
+    // The account updater found the account closed (or to be checked with the cardholder): a
+    // definite decline, recorded without asking the processor (DESIGN section 5). A Pending sale
+    // (existing) may have reached the processor before: it is settled with its key as usual.
+    return transactions.recordSale(
+      declined({ ...pendingSale(request, now), ...card }, 'R2', {
+        responseMessage: `${declineOf('R2').message}: ${method.status === 'closed' ? 'the account updater reported the account closed' : 'the card network asks to contact the cardholder'}`,
+        processedAt: now.toISOString(),
+      }),
+    );
+  }
   const fresh: Transaction = { ...pendingSale(request, now), ...card };
   const pending = existing ?? (await transactions.beginSale(fresh));
   if (pending.status !== 'Pending') return pending;

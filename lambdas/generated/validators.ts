@@ -10233,6 +10233,112 @@ export const s16 = validate26;
 const schema27 = {
   type: 'object',
   additionalProperties: false,
+  properties: {
+    replaceWith: {
+      type: 'string',
+      pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
+      description: 'must be a savedPaymentMethodId (a UUID)',
+    },
+  },
+};
+const pattern51 = new RegExp(
+  '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
+  'u',
+);
+function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === 'replaceWith')) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema27,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.replaceWith !== undefined) {
+      let data0 = data.replaceWith;
+      if (typeof data0 === 'string') {
+        if (!pattern51.test(data0)) {
+          const err1 = {
+            instancePath: instancePath + '/replaceWith',
+            schemaPath: '#/properties/replaceWith/pattern',
+            keyword: 'pattern',
+            params: {
+              pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
+            },
+            message:
+              'must match pattern "' +
+              '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$' +
+              '"',
+            schema: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
+            parentSchema: schema27.properties.replaceWith,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = {
+          instancePath: instancePath + '/replaceWith',
+          schemaPath: '#/properties/replaceWith/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema27.properties.replaceWith.type,
+          parentSchema: schema27.properties.replaceWith,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err3 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema27.type,
+      parentSchema: schema27,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err3];
+    } else {
+      vErrors.push(err3);
+    }
+    errors++;
+  }
+  validate26.errors = vErrors;
+  return errors === 0;
+}
+export const s17 = validate27;
+const schema28 = {
+  type: 'object',
+  additionalProperties: false,
   required: ['profileId', 'amount'],
   properties: {
     profileId: {
@@ -10263,7 +10369,7 @@ const schema27 = {
     allowPartial: { type: 'boolean' },
   },
 };
-function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10274,8 +10380,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema28.required,
+        parentSchema: schema28,
         data,
       };
       if (vErrors === null) {
@@ -10292,8 +10398,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema28.required,
+        parentSchema: schema28,
         data,
       };
       if (vErrors === null) {
@@ -10318,7 +10424,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema27,
+          parentSchema: schema28,
           data,
         };
         if (vErrors === null) {
@@ -10340,7 +10446,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema27.properties.profileId,
+            parentSchema: schema28.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -10358,7 +10464,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema27.properties.profileId,
+            parentSchema: schema28.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -10375,8 +10481,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.profileId.type,
-          parentSchema: schema27.properties.profileId,
+          schema: schema28.properties.profileId.type,
+          parentSchema: schema28.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -10398,7 +10504,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema27.properties.amount,
+            parentSchema: schema28.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -10416,7 +10522,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema27.properties.amount,
+            parentSchema: schema28.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -10434,7 +10540,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema27.properties.amount,
+            parentSchema: schema28.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -10451,8 +10557,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema27.properties.amount.type,
-          parentSchema: schema27.properties.amount,
+          schema: schema28.properties.amount.type,
+          parentSchema: schema28.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -10474,7 +10580,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema27.properties.orderId,
+            parentSchema: schema28.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -10492,7 +10598,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema27.properties.orderId,
+            parentSchema: schema28.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -10510,7 +10616,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema27.properties.orderId,
+            parentSchema: schema28.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -10527,8 +10633,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.orderId.type,
-          parentSchema: schema27.properties.orderId,
+          schema: schema28.properties.orderId.type,
+          parentSchema: schema28.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -10550,7 +10656,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema27.properties.idempotencyKey,
+            parentSchema: schema28.properties.idempotencyKey,
             data: data3,
           };
           if (vErrors === null) {
@@ -10567,8 +10673,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.idempotencyKey.type,
-          parentSchema: schema27.properties.idempotencyKey,
+          schema: schema28.properties.idempotencyKey.type,
+          parentSchema: schema28.properties.idempotencyKey,
           data: data3,
         };
         if (vErrors === null) {
@@ -10588,8 +10694,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema27.properties.allowPartial.type,
-          parentSchema: schema27.properties.allowPartial,
+          schema: schema28.properties.allowPartial.type,
+          parentSchema: schema28.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -10607,8 +10713,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema27.type,
-      parentSchema: schema27,
+      schema: schema28.type,
+      parentSchema: schema28,
       data,
     };
     if (vErrors === null) {
@@ -10618,11 +10724,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate26.errors = vErrors;
+  validate27.errors = vErrors;
   return errors === 0;
 }
-export const s17 = validate27;
-const schema28 = {
+export const s18 = validate28;
+const schema29 = {
   type: 'object',
   additionalProperties: false,
   required: ['amount'],
@@ -10641,7 +10747,7 @@ const schema28 = {
     },
   },
 };
-function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10652,8 +10758,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema28.required,
-        parentSchema: schema28,
+        schema: schema29.required,
+        parentSchema: schema29,
         data,
       };
       if (vErrors === null) {
@@ -10672,7 +10778,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema28,
+          parentSchema: schema29,
           data,
         };
         if (vErrors === null) {
@@ -10694,7 +10800,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema28.properties.amount,
+            parentSchema: schema29.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -10712,7 +10818,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema28.properties.amount,
+            parentSchema: schema29.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -10730,7 +10836,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema28.properties.amount,
+            parentSchema: schema29.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -10747,8 +10853,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema28.properties.amount.type,
-          parentSchema: schema28.properties.amount,
+          schema: schema29.properties.amount.type,
+          parentSchema: schema29.properties.amount,
           data: data0,
         };
         if (vErrors === null) {
@@ -10770,7 +10876,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema28.properties.idempotencyKey,
+            parentSchema: schema29.properties.idempotencyKey,
             data: data1,
           };
           if (vErrors === null) {
@@ -10787,8 +10893,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.idempotencyKey.type,
-          parentSchema: schema28.properties.idempotencyKey,
+          schema: schema29.properties.idempotencyKey.type,
+          parentSchema: schema29.properties.idempotencyKey,
           data: data1,
         };
         if (vErrors === null) {
@@ -10806,8 +10912,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema28.type,
-      parentSchema: schema28,
+      schema: schema29.type,
+      parentSchema: schema29,
       data,
     };
     if (vErrors === null) {
@@ -10817,11 +10923,11 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate27.errors = vErrors;
+  validate28.errors = vErrors;
   return errors === 0;
 }
-export const s18 = validate28;
-const schema29 = {
+export const s19 = validate29;
+const schema30 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -10866,9 +10972,9 @@ const schema29 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern55 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+const pattern56 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
 const formats22 = require('ajv-formats/dist/formats').fullFormats['date-time'];
-function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10887,7 +10993,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema29,
+          parentSchema: schema30,
           data,
         };
         if (vErrors === null) {
@@ -10907,8 +11013,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.type.type,
-          parentSchema: schema29.properties.type,
+          schema: schema30.properties.type.type,
+          parentSchema: schema30.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -10954,10 +11060,10 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/type',
           schemaPath: '#/properties/type/enum',
           keyword: 'enum',
-          params: { allowedValues: schema29.properties.type.enum },
+          params: { allowedValues: schema30.properties.type.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema29.properties.type.enum,
-          parentSchema: schema29.properties.type,
+          schema: schema30.properties.type.enum,
+          parentSchema: schema30.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -10979,7 +11085,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema29.properties.objectId,
+            parentSchema: schema30.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -10997,7 +11103,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema29.properties.objectId,
+            parentSchema: schema30.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11007,7 +11113,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern55.test(data1)) {
+        if (!pattern56.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -11015,7 +11121,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9A-Za-z_-]+$' },
             message: 'must match pattern "' + '^[0-9A-Za-z_-]+$' + '"',
             schema: '^[0-9A-Za-z_-]+$',
-            parentSchema: schema29.properties.objectId,
+            parentSchema: schema30.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11032,8 +11138,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.objectId.type,
-          parentSchema: schema29.properties.objectId,
+          schema: schema30.properties.objectId.type,
+          parentSchema: schema30.properties.objectId,
           data: data1,
         };
         if (vErrors === null) {
@@ -11055,7 +11161,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema29.properties.since,
+            parentSchema: schema30.properties.since,
             data: data2,
           };
           if (vErrors === null) {
@@ -11072,8 +11178,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.since.type,
-          parentSchema: schema29.properties.since,
+          schema: schema30.properties.since.type,
+          parentSchema: schema30.properties.since,
           data: data2,
         };
         if (vErrors === null) {
@@ -11095,7 +11201,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema29.properties.pageSize,
+            parentSchema: schema30.properties.pageSize,
             data: data3,
           };
           if (vErrors === null) {
@@ -11112,8 +11218,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.pageSize.type,
-          parentSchema: schema29.properties.pageSize,
+          schema: schema30.properties.pageSize.type,
+          parentSchema: schema30.properties.pageSize,
           data: data3,
         };
         if (vErrors === null) {
@@ -11135,7 +11241,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema29.properties.pageToken,
+            parentSchema: schema30.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -11153,7 +11259,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema29.properties.pageToken,
+            parentSchema: schema30.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -11170,8 +11276,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.pageToken.type,
-          parentSchema: schema29.properties.pageToken,
+          schema: schema30.properties.pageToken.type,
+          parentSchema: schema30.properties.pageToken,
           data: data4,
         };
         if (vErrors === null) {
@@ -11189,8 +11295,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema29.type,
-      parentSchema: schema29,
+      schema: schema30.type,
+      parentSchema: schema30,
       data,
     };
     if (vErrors === null) {
@@ -11200,11 +11306,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate28.errors = vErrors;
+  validate29.errors = vErrors;
   return errors === 0;
 }
-export const s19 = validate29;
-const schema30 = {
+export const s20 = validate30;
+const schema31 = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
@@ -11237,12 +11343,12 @@ const schema30 = {
     },
   },
 };
-const pattern57 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern58 = new RegExp(
+const pattern58 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern59 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
   'u',
 );
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11253,395 +11359,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'url' },
         message: "must have required property '" + 'url' + "'",
-        schema: schema30.required,
-        parentSchema: schema30,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
-        const err1 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-          schema: false,
-          parentSchema: schema30,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.url !== undefined) {
-      let data0 = data.url;
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 2048) {
-          const err2 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 2048 },
-            message: 'must NOT have more than 2048 characters',
-            schema: 2048,
-            parentSchema: schema30.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (func4(data0) < 1) {
-          const err3 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema30.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (!pattern57.test(data0)) {
-          const err4 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
-            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
-            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema30.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      } else {
-        const err5 = {
-          instancePath: instancePath + '/url',
-          schemaPath: '#/properties/url/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema30.properties.url.type,
-          parentSchema: schema30.properties.url,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (data.enabledEvents !== undefined) {
-      let data1 = data.enabledEvents;
-      if (Array.isArray(data1)) {
-        if (data1.length > 31) {
-          const err6 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/maxItems',
-            keyword: 'maxItems',
-            params: { limit: 31 },
-            message: 'must NOT have more than 31 items',
-            schema: 31,
-            parentSchema: schema30.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (data1.length < 1) {
-          const err7 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/minItems',
-            keyword: 'minItems',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 items',
-            schema: 1,
-            parentSchema: schema30.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        const len0 = data1.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data2 = data1[i0];
-          if (typeof data2 === 'string') {
-            if (!pattern58.test(data2)) {
-              const err8 = {
-                instancePath: instancePath + '/enabledEvents/' + i0,
-                schemaPath: '#/properties/enabledEvents/items/pattern',
-                keyword: 'pattern',
-                params: {
-                  pattern:
-                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                },
-                message:
-                  'must match pattern "' +
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
-                  '"',
-                schema:
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema30.properties.enabledEvents.items,
-                data: data2,
-              };
-              if (vErrors === null) {
-                vErrors = [err8];
-              } else {
-                vErrors.push(err8);
-              }
-              errors++;
-            }
-          } else {
-            const err9 = {
-              instancePath: instancePath + '/enabledEvents/' + i0,
-              schemaPath: '#/properties/enabledEvents/items/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema30.properties.enabledEvents.items.type,
-              parentSchema: schema30.properties.enabledEvents.items,
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err9];
-            } else {
-              vErrors.push(err9);
-            }
-            errors++;
-          }
-        }
-        let i1 = data1.length;
-        let j0;
-        if (i1 > 1) {
-          const indices0 = {};
-          for (; i1--;) {
-            let item0 = data1[i1];
-            if (typeof item0 !== 'string') {
-              continue;
-            }
-            if (typeof indices0[item0] == 'number') {
-              j0 = indices0[item0];
-              const err10 = {
-                instancePath: instancePath + '/enabledEvents',
-                schemaPath: '#/properties/enabledEvents/uniqueItems',
-                keyword: 'uniqueItems',
-                params: { i: i1, j: j0 },
-                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
-                schema: true,
-                parentSchema: schema30.properties.enabledEvents,
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-              break;
-            }
-            indices0[item0] = i1;
-          }
-        }
-      } else {
-        const err11 = {
-          instancePath: instancePath + '/enabledEvents',
-          schemaPath: '#/properties/enabledEvents/type',
-          keyword: 'type',
-          params: { type: 'array' },
-          message: 'must be array',
-          schema: schema30.properties.enabledEvents.type,
-          parentSchema: schema30.properties.enabledEvents,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-    }
-    if (data.description !== undefined) {
-      let data3 = data.description;
-      if (typeof data3 === 'string') {
-        if (func4(data3) > 500) {
-          const err12 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 500 },
-            message: 'must NOT have more than 500 characters',
-            schema: 500,
-            parentSchema: schema30.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-        if (func4(data3) < 0) {
-          const err13 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/minLength',
-            keyword: 'minLength',
-            params: { limit: 0 },
-            message: 'must NOT have fewer than 0 characters',
-            schema: 0,
-            parentSchema: schema30.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data3)) {
-          const err14 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema30.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-      } else {
-        const err15 = {
-          instancePath: instancePath + '/description',
-          schemaPath: '#/properties/description/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema30.properties.description.type,
-          parentSchema: schema30.properties.description,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err16 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema30.type,
-      parentSchema: schema30,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err16];
-    } else {
-      vErrors.push(err16);
-    }
-    errors++;
-  }
-  validate29.errors = vErrors;
-  return errors === 0;
-}
-export const s20 = validate30;
-const schema31 = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    url: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 2048,
-      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-      description: 'must be an absolute https URL',
-    },
-    enabledEvents: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 31,
-      uniqueItems: true,
-      items: {
-        type: 'string',
-        pattern:
-          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
-      },
-    },
-    description: {
-      type: 'string',
-      minLength: 0,
-      maxLength: 500,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
-    },
-    status: { type: 'string', enum: ['enabled', 'disabled'] },
-  },
-};
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (Object.keys(data).length < 1) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/minProperties',
-        keyword: 'minProperties',
-        params: { limit: 1 },
-        message: 'must NOT have fewer than 1 properties',
-        schema: 1,
+        schema: schema31.required,
         parentSchema: schema31,
         data,
       };
@@ -11653,7 +11371,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
         const err1 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -11711,7 +11429,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern57.test(data0)) {
+        if (!pattern58.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -11791,7 +11509,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern58.test(data2)) {
+            if (!pattern59.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -11962,6 +11680,394 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+  } else {
+    const err16 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema31.type,
+      parentSchema: schema31,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err16];
+    } else {
+      vErrors.push(err16);
+    }
+    errors++;
+  }
+  validate30.errors = vErrors;
+  return errors === 0;
+}
+export const s21 = validate31;
+const schema32 = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      description: 'must be an absolute https URL',
+    },
+    enabledEvents: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 31,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        pattern:
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
+      },
+    },
+    description: {
+      type: 'string',
+      minLength: 0,
+      maxLength: 500,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      description: 'must not contain control characters',
+    },
+    status: { type: 'string', enum: ['enabled', 'disabled'] },
+  },
+};
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (Object.keys(data).length < 1) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/minProperties',
+        keyword: 'minProperties',
+        params: { limit: 1 },
+        message: 'must NOT have fewer than 1 properties',
+        schema: 1,
+        parentSchema: schema32,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+        const err1 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema32,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.url !== undefined) {
+      let data0 = data.url;
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 2048) {
+          const err2 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 2048 },
+            message: 'must NOT have more than 2048 characters',
+            schema: 2048,
+            parentSchema: schema32.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema32.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (!pattern58.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
+            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
+            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+            parentSchema: schema32.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + '/url',
+          schemaPath: '#/properties/url/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema32.properties.url.type,
+          parentSchema: schema32.properties.url,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.enabledEvents !== undefined) {
+      let data1 = data.enabledEvents;
+      if (Array.isArray(data1)) {
+        if (data1.length > 31) {
+          const err6 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 31 },
+            message: 'must NOT have more than 31 items',
+            schema: 31,
+            parentSchema: schema32.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (data1.length < 1) {
+          const err7 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/minItems',
+            keyword: 'minItems',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 items',
+            schema: 1,
+            parentSchema: schema32.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        const len0 = data1.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data2 = data1[i0];
+          if (typeof data2 === 'string') {
+            if (!pattern59.test(data2)) {
+              const err8 = {
+                instancePath: instancePath + '/enabledEvents/' + i0,
+                schemaPath: '#/properties/enabledEvents/items/pattern',
+                keyword: 'pattern',
+                params: {
+                  pattern:
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                },
+                message:
+                  'must match pattern "' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
+                  '"',
+                schema:
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                parentSchema: schema32.properties.enabledEvents.items,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          } else {
+            const err9 = {
+              instancePath: instancePath + '/enabledEvents/' + i0,
+              schemaPath: '#/properties/enabledEvents/items/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema32.properties.enabledEvents.items.type,
+              parentSchema: schema32.properties.enabledEvents.items,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        let i1 = data1.length;
+        let j0;
+        if (i1 > 1) {
+          const indices0 = {};
+          for (; i1--;) {
+            let item0 = data1[i1];
+            if (typeof item0 !== 'string') {
+              continue;
+            }
+            if (typeof indices0[item0] == 'number') {
+              j0 = indices0[item0];
+              const err10 = {
+                instancePath: instancePath + '/enabledEvents',
+                schemaPath: '#/properties/enabledEvents/uniqueItems',
+                keyword: 'uniqueItems',
+                params: { i: i1, j: j0 },
+                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
+                schema: true,
+                parentSchema: schema32.properties.enabledEvents,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+              break;
+            }
+            indices0[item0] = i1;
+          }
+        }
+      } else {
+        const err11 = {
+          instancePath: instancePath + '/enabledEvents',
+          schemaPath: '#/properties/enabledEvents/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema32.properties.enabledEvents.type,
+          parentSchema: schema32.properties.enabledEvents,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== undefined) {
+      let data3 = data.description;
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 500) {
+          const err12 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 500 },
+            message: 'must NOT have more than 500 characters',
+            schema: 500,
+            parentSchema: schema32.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (func4(data3) < 0) {
+          const err13 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema32.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err14 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema32.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + '/description',
+          schemaPath: '#/properties/description/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema32.properties.description.type,
+          parentSchema: schema32.properties.description,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
     if (data.status !== undefined) {
       let data4 = data.status;
       if (typeof data4 !== 'string') {
@@ -11971,8 +12077,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.status.type,
-          parentSchema: schema31.properties.status,
+          schema: schema32.properties.status.type,
+          parentSchema: schema32.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -11987,10 +12093,10 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema31.properties.status.enum },
+          params: { allowedValues: schema32.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema31.properties.status.enum,
-          parentSchema: schema31.properties.status,
+          schema: schema32.properties.status.enum,
+          parentSchema: schema32.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -12008,8 +12114,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema31.type,
-      parentSchema: schema31,
+      schema: schema32.type,
+      parentSchema: schema32,
       data,
     };
     if (vErrors === null) {
@@ -12019,11 +12125,11 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate30.errors = vErrors;
+  validate31.errors = vErrors;
   return errors === 0;
 }
-export const s21 = validate31;
-const schema32 = {
+export const s22 = validate32;
+const schema33 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -12032,7 +12138,7 @@ const schema32 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12045,7 +12151,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema32,
+          parentSchema: schema33,
           data,
         };
         if (vErrors === null) {
@@ -12065,8 +12171,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.status.type,
-          parentSchema: schema32.properties.status,
+          schema: schema33.properties.status.type,
+          parentSchema: schema33.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -12081,10 +12187,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema32.properties.status.enum },
+          params: { allowedValues: schema33.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema32.properties.status.enum,
-          parentSchema: schema32.properties.status,
+          schema: schema33.properties.status.enum,
+          parentSchema: schema33.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -12106,7 +12212,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema32.properties.pageSize,
+            parentSchema: schema33.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -12123,8 +12229,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.pageSize.type,
-          parentSchema: schema32.properties.pageSize,
+          schema: schema33.properties.pageSize.type,
+          parentSchema: schema33.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -12146,7 +12252,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema32.properties.pageToken,
+            parentSchema: schema33.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12164,7 +12270,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema32.properties.pageToken,
+            parentSchema: schema33.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12182,7 +12288,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema32.properties.pageToken,
+            parentSchema: schema33.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12199,8 +12305,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.pageToken.type,
-          parentSchema: schema32.properties.pageToken,
+          schema: schema33.properties.pageToken.type,
+          parentSchema: schema33.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -12218,8 +12324,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema32.type,
-      parentSchema: schema32,
+      schema: schema33.type,
+      parentSchema: schema33,
       data,
     };
     if (vErrors === null) {
@@ -12229,17 +12335,17 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate31.errors = vErrors;
+  validate32.errors = vErrors;
   return errors === 0;
 }
-export const s22 = validate32;
-const schema33 = {
+export const s23 = validate33;
+const schema34 = {
   type: 'object',
   additionalProperties: false,
   required: ['since'],
   properties: { since: { type: 'string', format: 'date-time' } },
 };
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12250,8 +12356,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'since' },
         message: "must have required property '" + 'since' + "'",
-        schema: schema33.required,
-        parentSchema: schema33,
+        schema: schema34.required,
+        parentSchema: schema34,
         data,
       };
       if (vErrors === null) {
@@ -12270,7 +12376,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema33,
+          parentSchema: schema34,
           data,
         };
         if (vErrors === null) {
@@ -12292,7 +12398,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema33.properties.since,
+            parentSchema: schema34.properties.since,
             data: data0,
           };
           if (vErrors === null) {
@@ -12309,8 +12415,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.since.type,
-          parentSchema: schema33.properties.since,
+          schema: schema34.properties.since.type,
+          parentSchema: schema34.properties.since,
           data: data0,
         };
         if (vErrors === null) {
@@ -12328,8 +12434,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema33.type,
-      parentSchema: schema33,
+      schema: schema34.type,
+      parentSchema: schema34,
       data,
     };
     if (vErrors === null) {
@@ -12339,18 +12445,18 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-export const s23 = validate33;
-const schema34 = {
+export const s24 = validate34;
+const schema35 = {
   type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
   },
 };
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12361,8 +12467,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema34.required,
-        parentSchema: schema34,
+        schema: schema35.required,
+        parentSchema: schema35,
         data,
       };
       if (vErrors === null) {
@@ -12381,8 +12487,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.accountType.type,
-          parentSchema: schema34.properties.accountType,
+          schema: schema35.properties.accountType.type,
+          parentSchema: schema35.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -12403,10 +12509,10 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema34.properties.accountType.enum },
+          params: { allowedValues: schema35.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema34.properties.accountType.enum,
-          parentSchema: schema34.properties.accountType,
+          schema: schema35.properties.accountType.enum,
+          parentSchema: schema35.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -12424,8 +12530,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema34.type,
-      parentSchema: schema34,
+      schema: schema35.type,
+      parentSchema: schema35,
       data,
     };
     if (vErrors === null) {
@@ -12435,11 +12541,11 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
-export const s24 = validate34;
-const schema35 = {
+export const s25 = validate35;
+const schema36 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -12522,7 +12628,7 @@ const schema35 = {
     },
   },
 };
-function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12533,8 +12639,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema35.required,
-        parentSchema: schema35,
+        schema: schema36.required,
+        parentSchema: schema36,
         data,
       };
       if (vErrors === null) {
@@ -12551,8 +12657,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema35.required,
-        parentSchema: schema35,
+        schema: schema36.required,
+        parentSchema: schema36,
         data,
       };
       if (vErrors === null) {
@@ -12563,7 +12669,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema35.properties, key0)) {
+      if (!func2.call(schema36.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -12571,7 +12677,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema35,
+          parentSchema: schema36,
           data,
         };
         if (vErrors === null) {
@@ -12593,7 +12699,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema35.properties.profileId,
+            parentSchema: schema36.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12611,7 +12717,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema35.properties.profileId,
+            parentSchema: schema36.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12628,8 +12734,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.profileId.type,
-          parentSchema: schema35.properties.profileId,
+          schema: schema36.properties.profileId.type,
+          parentSchema: schema36.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -12651,7 +12757,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema35.properties.amount,
+            parentSchema: schema36.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12669,7 +12775,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema35.properties.amount,
+            parentSchema: schema36.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12687,7 +12793,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema35.properties.amount,
+            parentSchema: schema36.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12704,8 +12810,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema35.properties.amount.type,
-          parentSchema: schema35.properties.amount,
+          schema: schema36.properties.amount.type,
+          parentSchema: schema36.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -12727,7 +12833,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema35.properties.orderId,
+            parentSchema: schema36.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -12745,7 +12851,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema35.properties.orderId,
+            parentSchema: schema36.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -12763,7 +12869,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema35.properties.orderId,
+            parentSchema: schema36.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -12780,8 +12886,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.orderId.type,
-          parentSchema: schema35.properties.orderId,
+          schema: schema36.properties.orderId.type,
+          parentSchema: schema36.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -12801,8 +12907,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema35.properties.recurring.type,
-          parentSchema: schema35.properties.recurring,
+          schema: schema36.properties.recurring.type,
+          parentSchema: schema36.properties.recurring,
           data: data3,
         };
         if (vErrors === null) {
@@ -12822,8 +12928,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema35.properties.allowPartial.type,
-          parentSchema: schema35.properties.allowPartial,
+          schema: schema36.properties.allowPartial.type,
+          parentSchema: schema36.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -12843,8 +12949,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema35.properties.sendEmailReceipt.type,
-          parentSchema: schema35.properties.sendEmailReceipt,
+          schema: schema36.properties.sendEmailReceipt.type,
+          parentSchema: schema36.properties.sendEmailReceipt,
           data: data5,
         };
         if (vErrors === null) {
@@ -12864,8 +12970,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema35.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema35.properties.sendPaymentScheduledNotification,
+          schema: schema36.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema36.properties.sendPaymentScheduledNotification,
           data: data6,
         };
         if (vErrors === null) {
@@ -12887,7 +12993,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema35.properties.customAttributes,
+            parentSchema: schema36.properties.customAttributes,
             data: data7,
           };
           if (vErrors === null) {
@@ -12932,8 +13038,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema35.properties.customAttributes.propertyNames.not,
-              parentSchema: schema35.properties.customAttributes.propertyNames,
+              schema: schema36.properties.customAttributes.propertyNames.not,
+              parentSchema: schema36.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -12962,7 +13068,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema35.properties.customAttributes.propertyNames,
+                parentSchema: schema36.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -12982,8 +13088,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema35.properties.customAttributes.propertyNames,
-              parentSchema: schema35.properties.customAttributes,
+              schema: schema36.properties.customAttributes.propertyNames,
+              parentSchema: schema36.properties.customAttributes,
               data: data7,
             };
             if (vErrors === null) {
@@ -13009,7 +13115,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data8,
               };
               if (vErrors === null) {
@@ -13028,7 +13134,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data8,
               };
               if (vErrors === null) {
@@ -13046,8 +13152,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema35.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema36.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[0],
               data: data8,
             };
             if (vErrors === null) {
@@ -13071,7 +13177,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -13090,7 +13196,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -13109,7 +13215,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -13127,8 +13233,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema35.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema36.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data8,
               };
               if (vErrors === null) {
@@ -13150,8 +13256,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema35.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema36.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -13173,8 +13279,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema35.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema35.properties.customAttributes.additionalProperties,
+              schema: schema36.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema36.properties.customAttributes.additionalProperties,
               data: data8,
             };
             if (vErrors === null) {
@@ -13201,8 +13307,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema35.properties.customAttributes.type,
-          parentSchema: schema35.properties.customAttributes,
+          schema: schema36.properties.customAttributes.type,
+          parentSchema: schema36.properties.customAttributes,
           data: data7,
         };
         if (vErrors === null) {
@@ -13224,7 +13330,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema35.properties.fees,
+            parentSchema: schema36.properties.fees,
             data: data9,
           };
           if (vErrors === null) {
@@ -13245,8 +13351,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema35.properties.fees.items.required,
-                parentSchema: schema35.properties.fees.items,
+                schema: schema36.properties.fees.items.required,
+                parentSchema: schema36.properties.fees.items,
                 data: data10,
               };
               if (vErrors === null) {
@@ -13263,8 +13369,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema35.properties.fees.items.required,
-                parentSchema: schema35.properties.fees.items,
+                schema: schema36.properties.fees.items.required,
+                parentSchema: schema36.properties.fees.items,
                 data: data10,
               };
               if (vErrors === null) {
@@ -13283,7 +13389,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema35.properties.fees.items,
+                  parentSchema: schema36.properties.fees.items,
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -13305,7 +13411,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema35.properties.fees.items.properties.name,
+                    parentSchema: schema36.properties.fees.items.properties.name,
                     data: data11,
                   };
                   if (vErrors === null) {
@@ -13323,7 +13429,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema35.properties.fees.items.properties.name,
+                    parentSchema: schema36.properties.fees.items.properties.name,
                     data: data11,
                   };
                   if (vErrors === null) {
@@ -13341,7 +13447,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema35.properties.fees.items.properties.name,
+                    parentSchema: schema36.properties.fees.items.properties.name,
                     data: data11,
                   };
                   if (vErrors === null) {
@@ -13358,8 +13464,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema35.properties.fees.items.properties.name.type,
-                  parentSchema: schema35.properties.fees.items.properties.name,
+                  schema: schema36.properties.fees.items.properties.name.type,
+                  parentSchema: schema36.properties.fees.items.properties.name,
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -13381,7 +13487,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema35.properties.fees.items.properties.amount,
+                    parentSchema: schema36.properties.fees.items.properties.amount,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -13399,7 +13505,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema35.properties.fees.items.properties.amount,
+                    parentSchema: schema36.properties.fees.items.properties.amount,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -13417,7 +13523,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema35.properties.fees.items.properties.amount,
+                    parentSchema: schema36.properties.fees.items.properties.amount,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -13434,8 +13540,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema35.properties.fees.items.properties.amount.type,
-                  parentSchema: schema35.properties.fees.items.properties.amount,
+                  schema: schema36.properties.fees.items.properties.amount.type,
+                  parentSchema: schema36.properties.fees.items.properties.amount,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -13453,8 +13559,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema35.properties.fees.items.type,
-              parentSchema: schema35.properties.fees.items,
+              schema: schema36.properties.fees.items.type,
+              parentSchema: schema36.properties.fees.items,
               data: data10,
             };
             if (vErrors === null) {
@@ -13472,8 +13578,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema35.properties.fees.type,
-          parentSchema: schema35.properties.fees,
+          schema: schema36.properties.fees.type,
+          parentSchema: schema36.properties.fees,
           data: data9,
         };
         if (vErrors === null) {
@@ -13491,8 +13597,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema35.type,
-      parentSchema: schema35,
+      schema: schema36.type,
+      parentSchema: schema36,
       data,
     };
     if (vErrors === null) {
@@ -13502,11 +13608,11 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate34.errors = vErrors;
+  validate35.errors = vErrors;
   return errors === 0;
 }
-export const s25 = validate35;
-const schema36 = {
+export const s26 = validate36;
+const schema37 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -13521,7 +13627,7 @@ const schema36 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13532,8 +13638,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema36.required,
-        parentSchema: schema36,
+        schema: schema37.required,
+        parentSchema: schema37,
         data,
       };
       if (vErrors === null) {
@@ -13550,8 +13656,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema36.required,
-        parentSchema: schema36,
+        schema: schema37.required,
+        parentSchema: schema37,
         data,
       };
       if (vErrors === null) {
@@ -13570,7 +13676,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema36,
+          parentSchema: schema37,
           data,
         };
         if (vErrors === null) {
@@ -13592,7 +13698,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema36.properties.name,
+            parentSchema: schema37.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -13610,7 +13716,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema36.properties.name,
+            parentSchema: schema37.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -13628,7 +13734,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema36.properties.name,
+            parentSchema: schema37.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -13645,8 +13751,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.name.type,
-          parentSchema: schema36.properties.name,
+          schema: schema37.properties.name.type,
+          parentSchema: schema37.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -13668,7 +13774,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema36.properties.amount,
+            parentSchema: schema37.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13686,7 +13792,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema36.properties.amount,
+            parentSchema: schema37.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13704,7 +13810,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema36.properties.amount,
+            parentSchema: schema37.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13721,8 +13827,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema36.properties.amount.type,
-          parentSchema: schema36.properties.amount,
+          schema: schema37.properties.amount.type,
+          parentSchema: schema37.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -13740,8 +13846,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema36.type,
-      parentSchema: schema36,
+      schema: schema37.type,
+      parentSchema: schema37,
       data,
     };
     if (vErrors === null) {
@@ -13751,11 +13857,11 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate35.errors = vErrors;
+  validate36.errors = vErrors;
   return errors === 0;
 }
-export const s26 = validate36;
-const schema37 = {
+export const s27 = validate37;
+const schema38 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -13788,7 +13894,7 @@ const schema37 = {
       'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
-function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13800,7 +13906,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema37,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -13845,8 +13951,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema37.propertyNames.not,
-          parentSchema: schema37.propertyNames,
+          schema: schema38.propertyNames.not,
+          parentSchema: schema38.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -13875,7 +13981,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema37.propertyNames,
+            parentSchema: schema38.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -13895,8 +14001,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema37.propertyNames,
-          parentSchema: schema37,
+          schema: schema38.propertyNames,
+          parentSchema: schema38,
           data,
         };
         if (vErrors === null) {
@@ -13921,7 +14027,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema37.additionalProperties.anyOf[0],
+            parentSchema: schema38.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -13939,7 +14045,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema37.additionalProperties.anyOf[0],
+            parentSchema: schema38.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -13956,8 +14062,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.additionalProperties.anyOf[0].type,
-          parentSchema: schema37.additionalProperties.anyOf[0],
+          schema: schema38.additionalProperties.anyOf[0].type,
+          parentSchema: schema38.additionalProperties.anyOf[0],
           data: data0,
         };
         if (vErrors === null) {
@@ -13980,7 +14086,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '<=', limit: 1000000000000000 },
               message: 'must be <= 1000000000000000',
               schema: 1000000000000000,
-              parentSchema: schema37.additionalProperties.anyOf[1],
+              parentSchema: schema38.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -13998,7 +14104,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '>=', limit: -1000000000000000 },
               message: 'must be >= -1000000000000000',
               schema: -1000000000000000,
-              parentSchema: schema37.additionalProperties.anyOf[1],
+              parentSchema: schema38.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14016,7 +14122,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               params: {},
               message: 'must pass "maxDecimals" keyword validation',
               schema: 6,
-              parentSchema: schema37.additionalProperties.anyOf[1],
+              parentSchema: schema38.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14033,8 +14139,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'type',
             params: { type: 'number' },
             message: 'must be number',
-            schema: schema37.additionalProperties.anyOf[1].type,
-            parentSchema: schema37.additionalProperties.anyOf[1],
+            schema: schema38.additionalProperties.anyOf[1].type,
+            parentSchema: schema38.additionalProperties.anyOf[1],
             data: data0,
           };
           if (vErrors === null) {
@@ -14055,8 +14161,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema37.additionalProperties.anyOf[2].type,
-              parentSchema: schema37.additionalProperties.anyOf[2],
+              schema: schema38.additionalProperties.anyOf[2].type,
+              parentSchema: schema38.additionalProperties.anyOf[2],
               data: data0,
             };
             if (vErrors === null) {
@@ -14077,8 +14183,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'anyOf',
           params: {},
           message: 'must match a schema in anyOf',
-          schema: schema37.additionalProperties.anyOf,
-          parentSchema: schema37.additionalProperties,
+          schema: schema38.additionalProperties.anyOf,
+          parentSchema: schema38.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -14105,8 +14211,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema37.type,
-      parentSchema: schema37,
+      schema: schema38.type,
+      parentSchema: schema38,
       data,
     };
     if (vErrors === null) {
@@ -14116,11 +14222,11 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate36.errors = vErrors;
+  validate37.errors = vErrors;
   return errors === 0;
 }
-export const s27 = validate37;
-const schema38 = {
+export const s28 = validate38;
+const schema39 = {
   type: 'object',
   additionalProperties: false,
   required: ['line1', 'city', 'state', 'postalCode', 'country'],
@@ -14167,7 +14273,7 @@ const schema38 = {
     },
   },
 };
-function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14178,8 +14284,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'line1' },
         message: "must have required property '" + 'line1' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -14196,8 +14302,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'city' },
         message: "must have required property '" + 'city' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -14214,8 +14320,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'state' },
         message: "must have required property '" + 'state' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -14232,8 +14338,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'postalCode' },
         message: "must have required property '" + 'postalCode' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -14250,8 +14356,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'country' },
         message: "must have required property '" + 'country' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -14277,7 +14383,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema38,
+          parentSchema: schema39,
           data,
         };
         if (vErrors === null) {
@@ -14299,7 +14405,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema38.properties.line1,
+            parentSchema: schema39.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -14317,7 +14423,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.line1,
+            parentSchema: schema39.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -14335,7 +14441,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.line1,
+            parentSchema: schema39.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -14352,8 +14458,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.line1.type,
-          parentSchema: schema38.properties.line1,
+          schema: schema39.properties.line1.type,
+          parentSchema: schema39.properties.line1,
           data: data0,
         };
         if (vErrors === null) {
@@ -14375,7 +14481,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema38.properties.line2,
+            parentSchema: schema39.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -14393,7 +14499,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema38.properties.line2,
+            parentSchema: schema39.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -14411,7 +14517,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.line2,
+            parentSchema: schema39.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -14428,8 +14534,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.line2.type,
-          parentSchema: schema38.properties.line2,
+          schema: schema39.properties.line2.type,
+          parentSchema: schema39.properties.line2,
           data: data1,
         };
         if (vErrors === null) {
@@ -14451,7 +14557,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 60 },
             message: 'must NOT have more than 60 characters',
             schema: 60,
-            parentSchema: schema38.properties.city,
+            parentSchema: schema39.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -14469,7 +14575,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.city,
+            parentSchema: schema39.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -14487,7 +14593,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.city,
+            parentSchema: schema39.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -14504,8 +14610,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.city.type,
-          parentSchema: schema38.properties.city,
+          schema: schema39.properties.city.type,
+          parentSchema: schema39.properties.city,
           data: data2,
         };
         if (vErrors === null) {
@@ -14527,7 +14633,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema38.properties.state,
+            parentSchema: schema39.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -14545,7 +14651,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.state,
+            parentSchema: schema39.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -14563,7 +14669,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.state,
+            parentSchema: schema39.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -14580,8 +14686,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.state.type,
-          parentSchema: schema38.properties.state,
+          schema: schema39.properties.state.type,
+          parentSchema: schema39.properties.state,
           data: data3,
         };
         if (vErrors === null) {
@@ -14603,7 +14709,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 characters',
             schema: 20,
-            parentSchema: schema38.properties.postalCode,
+            parentSchema: schema39.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -14621,7 +14727,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.postalCode,
+            parentSchema: schema39.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -14639,7 +14745,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.postalCode,
+            parentSchema: schema39.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -14656,8 +14762,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.postalCode.type,
-          parentSchema: schema38.properties.postalCode,
+          schema: schema39.properties.postalCode.type,
+          parentSchema: schema39.properties.postalCode,
           data: data4,
         };
         if (vErrors === null) {
@@ -14679,7 +14785,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Z]{2}$' },
             message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
             schema: '^[A-Z]{2}$',
-            parentSchema: schema38.properties.country,
+            parentSchema: schema39.properties.country,
             data: data5,
           };
           if (vErrors === null) {
@@ -14696,8 +14802,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.country.type,
-          parentSchema: schema38.properties.country,
+          schema: schema39.properties.country.type,
+          parentSchema: schema39.properties.country,
           data: data5,
         };
         if (vErrors === null) {
@@ -14715,8 +14821,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema38.type,
-      parentSchema: schema38,
+      schema: schema39.type,
+      parentSchema: schema39,
       data,
     };
     if (vErrors === null) {
@@ -14726,11 +14832,11 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate37.errors = vErrors;
+  validate38.errors = vErrors;
   return errors === 0;
 }
-export const s28 = validate38;
-const schema39 = {
+export const s29 = validate39;
+const schema40 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -14761,7 +14867,7 @@ const schema39 = {
     description: 'must not contain control characters',
   },
 };
-function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14773,7 +14879,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema39,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -14818,8 +14924,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema39.propertyNames.not,
-          parentSchema: schema39.propertyNames,
+          schema: schema40.propertyNames.not,
+          parentSchema: schema40.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -14848,7 +14954,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema39.propertyNames,
+            parentSchema: schema40.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -14868,8 +14974,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema39.propertyNames,
-          parentSchema: schema39,
+          schema: schema40.propertyNames,
+          parentSchema: schema40,
           data,
         };
         if (vErrors === null) {
@@ -14891,7 +14997,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema39.additionalProperties,
+            parentSchema: schema40.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -14909,7 +15015,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema39.additionalProperties,
+            parentSchema: schema40.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -14927,7 +15033,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema39.additionalProperties,
+            parentSchema: schema40.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -14944,8 +15050,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.additionalProperties.type,
-          parentSchema: schema39.additionalProperties,
+          schema: schema40.additionalProperties.type,
+          parentSchema: schema40.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -14963,8 +15069,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema39.type,
-      parentSchema: schema39,
+      schema: schema40.type,
+      parentSchema: schema40,
       data,
     };
     if (vErrors === null) {
@@ -14974,7 +15080,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate38.errors = vErrors;
+  validate39.errors = vErrors;
   return errors === 0;
 }
 
@@ -15107,11 +15213,11 @@ export const UpdateMethod = /* @__PURE__ */ routeCheck<typeof routes.UpdateMetho
 export const DeleteMethod = /* @__PURE__ */ routeCheck<typeof routes.DeleteMethod>(
   'DeleteMethod',
   undefined,
-  s0,
+  s16,
 );
 export const CreateSale = /* @__PURE__ */ routeCheck<typeof routes.CreateSale>(
   'CreateSale',
-  { optional: false, validate: s16 },
+  { optional: false, validate: s17 },
   s0,
 );
 export const GetTransaction = /* @__PURE__ */ routeCheck<typeof routes.GetTransaction>(
@@ -15126,14 +15232,14 @@ export const VoidTransaction = /* @__PURE__ */ routeCheck<typeof routes.VoidTran
 );
 export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.RefundTransaction>(
   'RefundTransaction',
-  { optional: false, validate: s17 },
+  { optional: false, validate: s18 },
   s0,
 );
-export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s18);
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s19);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
   'CreateWebhookEndpoint',
-  { optional: false, validate: s19 },
+  { optional: false, validate: s20 },
   s0,
 );
 export const ListWebhookEndpoints = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookEndpoints>(
@@ -15148,7 +15254,7 @@ export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWe
 );
 export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
   'UpdateWebhookEndpoint',
-  { optional: false, validate: s20 },
+  { optional: false, validate: s21 },
   s0,
 );
 export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
@@ -15164,15 +15270,15 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
   undefined,
-  s21,
+  s22,
 );
 export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
   'ReplayWebhookEvents',
-  { optional: false, validate: s22 },
+  { optional: false, validate: s23 },
   s0,
 );
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s23;
+export const validateAccountType: CompiledValidate = s24;
 export const validateCardMethod: CompiledValidate = s10;
 export const validateCheckingMethod: CompiledValidate = s11;

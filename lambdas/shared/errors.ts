@@ -4,9 +4,12 @@
  */
 export abstract class ServiceError extends Error {
   abstract readonly status: number;
-  constructor(message: string) {
+  /** Fields the error's body carries after `message` and `responseCode` (a 409's `payments`). */
+  readonly details?: Readonly<Record<string, unknown>>;
+  constructor(message: string, details?: Record<string, unknown>) {
     super(message);
     this.name = new.target.name;
+    if (details !== undefined) this.details = details;
   }
 }
 

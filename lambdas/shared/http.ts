@@ -184,7 +184,7 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
     if (error.status >= 500) logger.warn('request failed', { error });
     else logger.info('request refused', { status: error.status, reason: error.message });
     const problems = error instanceof ValidationError ? error.problems : undefined;
-    return json(error.status, errorBody(error.status, error.message, problems));
+    return json(error.status, { ...errorBody(error.status, error.message, problems), ...error.details });
   }
   if (isTransient(error)) {
     logger.warn('transient dependency failure', { error });

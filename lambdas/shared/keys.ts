@@ -26,6 +26,28 @@ export const keys = {
   payor: (payorId: string) => ({ pk: `PAYOR#${payorId}`, sk: 'PAYOR' }),
   method: (payorId: string, methodId: string) => ({ pk: `PAYOR#${payorId}`, sk: `METHOD#${methodId}` }),
   methodPrefix: 'METHOD#',
+  /**
+   * A pending payment's use of a saved method (docs/architecture.md "Safe method deletion"): one
+   * item per payment that names the method, in the method's own partition, written and removed in
+   * the transaction that gives a payment its method, moves it, or deletes it; a consistent Query
+   * lists them.
+   */
+  methodUse: (methodId: string, groupId: string, paymentId: string) => ({
+    pk: `METHODUSE#${methodId}`,
+    sk: `PAYMENT#${groupId}#${paymentId}`,
+  }),
+  methodUses: (methodId: string) => `METHODUSE#${methodId}`,
+  /**
+   * The record written ahead of a method's (or a payor's) deletion: `METHOD#<id>` or `PAYOR`, in
+   * the payor's deletion partition. GSI2 `DELETING` / `<due>#<payorId>#<target>` while it exists,
+   * so the sweeper finishes or undoes one whose request died.
+   */
+  deletion: (payorId: string, target: 'PAYOR' | { methodId: string }) => ({
+    pk: `DELETION#${payorId}`,
+    sk: target === 'PAYOR' ? 'PAYOR' : `METHOD#${target.methodId}`,
+  }),
+  deletingPartition: 'DELETING',
+  deletingSort: (due: string, payorId: string, target: string) => `${due}#${payorId}#${target}`,
   /** Uniqueness of customerAccountId per merchant, and its search entry. */
   customer: (merchantId: string, customerAccountId: string) => ({
     pk: `CUSTOMER#${merchantId}#${customerAccountId}`,

@@ -5,7 +5,9 @@
  * 1. the group item is written first, in the invisible state `creating`: no read path returns it,
  *    no list or due index holds it, and the notifier holds its notices back (its group is "not
  *    committed yet");
- * 2. the payments and their outbox items are batch-written, stopping at the first failure;
+ * 2. the payments, their method uses and their outbox items are batch-written, stopping at the
+ *    first failure; then every method they name is read again (strongly consistent): one that is
+ *    gone or being deleted fails the create (store/method-uses.ts, the fence);
  * 3. one conditional write flips the group to `pending` and gives it its index keys: the commit.
  *
  * A create that fails deletes what it wrote (the group item last); one that dies on the way
@@ -21,6 +23,7 @@ import { keys } from '#shared/keys';
 import { logger } from '#shared/logger';
 import { eventPut } from './events';
 import { batchWriteAll, conditionOutcome, isConditionFailure, type Item, queryAll } from './items';
+import { distinctProfiles, MethodUnavailableError, unavailableMethods, useItem, useKey } from './method-uses';
 import { outboxRecord } from './outbox';
 import { paymentItem } from './payments';
 
@@ -47,8 +50,15 @@ function creatingItem(committed: Item, group: Group, attempt: string): Item {
 }
 
 /** Every item a create of these payments and notices may have written, group item excluded. */
-const childKeys = (groupId: string, paymentIds: readonly string[], outboxIds: readonly string[]) => [
-  ...paymentIds.map((id) => keys.payment(groupId, id)),
+const childKeys = (
+  groupId: string,
+  payments: readonly Pick<Payment, 'paymentId' | 'profileId'>[],
+  outboxIds: readonly string[],
+) => [
+  ...payments.flatMap((p) => [
+    keys.payment(groupId, p.paymentId),
+    useKey({ paymentGroupId: groupId, paymentId: p.paymentId, profileId: p.profileId }),
+  ]),
   ...outboxIds.map((id) => keys.outbox(id)),
 ];
 
@@ -110,9 +120,16 @@ export async function createWrittenAhead(
   );
   try {
     await batchWriteAll(db, tableName, [
-      ...payments.map((p) => ({ PutRequest: { Item: paymentItem(p) } })),
+      ...payments.flatMap((p) => [
+        { PutRequest: { Item: paymentItem(p) } },
+        { PutRequest: { Item: useItem(p) } },
+      ]),
       ...outbox.map((o) => ({ PutRequest: { Item: outboxRecord(o) } })),
     ]);
+    // The fence, after the uses are written: a deletion that marked a method before this read is
+    // refused here; one that marks it after finds these uses (store/method-uses.ts).
+    const unavailable = await unavailableMethods(db, tableName, distinctProfiles(payments));
+    if (unavailable.length > 0) throw new MethodUnavailableError(unavailable);
     await commit(db, tableName, committed, group, attempt, event);
   } catch (error) {
     // Only this attempt's own items go: its payments and notices (ids no other attempt uses), and
@@ -123,7 +140,7 @@ export async function createWrittenAhead(
     // with 3,360 payment items).
     const children = childKeys(
       group.paymentGroupId,
-      payments.map((p) => p.paymentId),
+      payments,
       outbox.map((o) => o.outboxId),
     );
     await removeCreate(db, tableName, group.paymentGroupId, children, attempt).catch((cleanup: unknown) =>
@@ -230,15 +247,17 @@ export async function discardCreate(
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
     ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':payment': keys.paymentPrefix },
-    ProjectionExpression: 'paymentId',
+    ProjectionExpression: 'paymentId, profileId',
   });
-  const paymentIds = payments.map((p) => String(p.paymentId));
-  // A payment's notice is the only outbox item a create writes (noticeOutboxId).
+  const written = payments.map((p) => ({ paymentId: String(p.paymentId), profileId: String(p.profileId) }));
+  const paymentIds = written.map((p) => p.paymentId);
+  // A payment's notice is the only outbox item a create writes (noticeOutboxId). A use whose
+  // payment was never written stays behind: pendingUses prunes it once this group is gone.
   await removeCreate(
     db,
     tableName,
     groupId,
-    childKeys(groupId, paymentIds, paymentIds.map(noticeOutboxId)),
+    childKeys(groupId, written, paymentIds.map(noticeOutboxId)),
     attempt,
   );
 }

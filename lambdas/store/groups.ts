@@ -5,9 +5,11 @@
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import { withOptimisticRetry } from '#shared/retry';
 import type { ServiceEvent } from '#domain/events';
+import { parseProfileId } from '#domain/payors';
 import type { OutboxItem } from '#domain/notifications';
 import { nextSequence } from '#domain/events';
 import {
@@ -21,6 +23,7 @@ import {
 import { CREATING, createWrittenAhead, discardCreate, sweepAbandonedCreates } from './group-create';
 import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
 import { announcedUpdate, eventPut, writeAnnounced } from './events';
+import { distinctProfiles, methodUsable, MethodUnavailableError, usePut } from './method-uses';
 import { outboxPut } from './outbox';
 import { readPage, type Page } from './paging';
 import { paymentItem } from './payments';
@@ -28,7 +31,10 @@ import { paymentItem } from './payments';
 /** A 503 after too many lost races names the group. */
 const GROUP = { resource: 'this group' };
 
-/** One transaction holds at most 100 items: the group, its event, its payments and their outbox items. */
+/**
+ * One transaction holds at most 100 items: the group, its event, its payments with their method
+ * uses, a check of each method they name, and their outbox items.
+ */
 export const MAX_TRANSACTION_ITEMS = 100;
 
 export function groupItem(group: Group): Item {
@@ -118,26 +124,42 @@ export class DynamoGroupStore implements GroupStore {
     event?: ServiceEvent,
   ): Promise<void> {
     const item = groupItem(group);
-    if (2 + payments.length + outbox.length > MAX_TRANSACTION_ITEMS) {
+    // Each payment with its method use; each method it names checked once (the fence).
+    const profiles = distinctProfiles(payments);
+    if (2 + 2 * payments.length + profiles.length + outbox.length > MAX_TRANSACTION_ITEMS) {
       await createWrittenAhead(this.db, this.tableName, item, group, payments, outbox, event);
       return;
     }
-    await this.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-          ...payments.map((p) => ({
-            Put: {
-              TableName: this.tableName,
-              Item: paymentItem(p),
-              ConditionExpression: 'attribute_not_exists(pk)',
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            ...profiles.map((profileId) => methodUsable(this.tableName, profileId)),
+            {
+              Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
             },
-          })),
-          ...outbox.map((o) => outboxPut(this.tableName, o)),
-          ...(event ? [eventPut(this.tableName, event)] : []),
-        ],
-      }),
-    );
+            ...payments.flatMap((p) => [
+              {
+                Put: {
+                  TableName: this.tableName,
+                  Item: paymentItem(p),
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              usePut(this.tableName, p),
+            ]),
+            ...outbox.map((o) => outboxPut(this.tableName, o)),
+            ...(event ? [eventPut(this.tableName, event)] : []),
+          ],
+        }),
+      );
+    } catch (error) {
+      const codes = cancellationCodes(error) ?? [];
+      const refused = profiles.filter((_, i) => codes[i] === 'ConditionalCheckFailed');
+      if (refused.length > 0)
+        throw new MethodUnavailableError(refused.map((id) => parseProfileId(id).savedPaymentMethodId));
+      throw error;
+    }
   }
 
   sweepAbandonedCreates(now: Date, deadline?: number): Promise<string[]> {

@@ -9,6 +9,7 @@ import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
 import { keys } from '#shared/keys';
 import { nextSequence } from '#domain/events';
 import { answerEventType, paymentEvent, type Group, type Payment } from '#domain/groups';
+import { parseProfileId } from '#domain/payors';
 import type { AuthResponse } from '#domain/processing';
 import type { OutboxItem } from '#domain/notifications';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
@@ -22,6 +23,7 @@ import {
   strip,
 } from './items';
 import { announcedUpdate, eventPut, sequenced, writeAnnounced } from './events';
+import { methodUsable, useDelete, usePut } from './method-uses';
 import { outboxPut } from './outbox';
 import { readAfter, readPage, type Page } from './paging';
 
@@ -34,8 +36,11 @@ export const paymentItem = (payment: Payment): Item => ({
 /** Lost races (a change announced between read and write) before an answer's record gives up. */
 const ANSWER_ATTEMPTS = 5;
 
-/** Outcome of a conditional payment change. */
-export type WriteOutcome = 'ok' | 'group-not-editable' | 'payment-changed';
+/**
+ * Outcome of a conditional payment change. `method-unavailable`: the method the payment is to
+ * name is gone or being deleted (store/method-uses.ts, the fence).
+ */
+export type WriteOutcome = 'ok' | 'group-not-editable' | 'payment-changed' | 'method-unavailable';
 
 /** The schedule a payment-scheduled notice names. */
 export type Slot = Pick<Group, 'scheduleDate' | 'scheduleHour'>;
@@ -182,14 +187,18 @@ export class DynamoPaymentStore implements PaymentStore {
     };
   }
 
-  /** Item 0 is the payment, item 1 its group: the cancelled one says who refused. */
-  private async transact(items: object[]): Promise<WriteOutcome> {
+  /**
+   * Item 0 is the payment, item 1 its group and, when the payment takes a method, item 2 the
+   * method's fence: the cancelled one says who refused.
+   */
+  private async transact(items: object[], fenced = false): Promise<WriteOutcome> {
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
     } catch (error) {
-      return conditionOutcome(error, [
+      return conditionOutcome<WriteOutcome>(error, [
         [1, 'group-not-editable'],
+        ...(fenced ? ([[2, 'method-unavailable']] as const) : []),
         [0, 'payment-changed'],
       ]);
     }
@@ -203,41 +212,62 @@ export class DynamoPaymentStore implements PaymentStore {
     slot?: Slot,
   ): Promise<WriteOutcome> {
     const created: Payment = { ...payment, eventSeq: 1 };
-    return this.transact([
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: paymentItem(created),
-          ConditionExpression: 'attribute_not_exists(pk)',
+    return this.transact(
+      [
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: paymentItem(created),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
         },
-      },
-      this.groupTotals(payment, 1, payment.amountCents, now, slot),
-      ...outbox.map((o) => outboxPut(this.tableName, o)),
-      eventPut(this.tableName, paymentEvent('payment.created', created, now)),
-    ]);
+        this.groupTotals(payment, 1, payment.amountCents, now, slot),
+        methodUsable(this.tableName, payment.profileId),
+        usePut(this.tableName, payment),
+        ...outbox.map((o) => outboxPut(this.tableName, o)),
+        eventPut(this.tableName, paymentEvent('payment.created', created, now)),
+      ],
+      true,
+    );
   }
 
   /** The payment replaced, announced by `payment.updated`, if it is as read. */
   async replacePayment(previous: Payment, next: Payment, now: Date): Promise<WriteOutcome> {
     const seq = sequenced(previous.eventSeq);
     const announced: Payment = { ...next, eventSeq: nextSequence(previous.eventSeq) };
-    return this.transact([
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: paymentItem(announced),
-          ConditionExpression: `amountCents = :old AND deleted = :false AND lastUpdated = :lu AND ${seq.condition}`,
-          ExpressionAttributeValues: {
-            ':old': previous.amountCents,
-            ':false': false,
-            ':lu': previous.lastUpdated,
-            ...seq.conditionValues,
+    // A new method: the use moves, and the new method must be there and not being deleted.
+    const moves =
+      parseProfileId(previous.profileId).savedPaymentMethodId !==
+      parseProfileId(next.profileId).savedPaymentMethodId;
+    return this.transact(
+      [
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: paymentItem(announced),
+            // The profileId as read: the use removed below is the one the payment had.
+            ConditionExpression: `amountCents = :old AND deleted = :false AND lastUpdated = :lu AND profileId = :oldProfile AND ${seq.condition}`,
+            ExpressionAttributeValues: {
+              ':old': previous.amountCents,
+              ':false': false,
+              ':lu': previous.lastUpdated,
+              ':oldProfile': previous.profileId,
+              ...seq.conditionValues,
+            },
           },
         },
-      },
-      this.groupTotals(next, 0, next.amountCents - previous.amountCents, now),
-      eventPut(this.tableName, paymentEvent('payment.updated', announced, now)),
-    ]);
+        this.groupTotals(next, 0, next.amountCents - previous.amountCents, now),
+        ...(moves
+          ? [
+              methodUsable(this.tableName, next.profileId),
+              useDelete(this.tableName, previous),
+              usePut(this.tableName, next),
+            ]
+          : []),
+        eventPut(this.tableName, paymentEvent('payment.updated', announced, now)),
+      ],
+      moves,
+    );
   }
 
   /** The payment soft-deleted, announced by `payment.deleted`, if it is as read. */
@@ -259,7 +289,12 @@ export class DynamoPaymentStore implements PaymentStore {
       previous.eventSeq,
       paymentEvent('payment.deleted', deleted, now),
     );
-    return this.transact([update!, this.groupTotals(previous, -1, -previous.amountCents, now), event!]);
+    return this.transact([
+      update!,
+      this.groupTotals(previous, -1, -previous.amountCents, now),
+      useDelete(this.tableName, previous),
+      event!,
+    ]);
   }
 
   /**

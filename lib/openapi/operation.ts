@@ -88,9 +88,13 @@ function responsesOf(route: Route): OperationObject['responses'] {
     };
   }
   for (const status of [...errors].sort((a, b) => a - b)) {
-    // The 400 carries the operation's own example; the others are shared.
+    // The 400 carries the operation's own example; a 409 may have its own body; the others are shared.
     responses[String(status)] =
-      status === 400 ? badRequest(route) : { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+      status === 400
+        ? badRequest(route)
+        : status === 409 && route.conflict
+          ? { description: route.conflict.description, content: json(responseSchema(route.conflict.schema)) }
+          : { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
   }
   return responses;
 }

@@ -18,15 +18,19 @@ import { keys } from '#shared/keys';
 import { ABANDONED_CREATE_MS } from '#store/group-create';
 import { DynamoGroupStore } from '#store/groups';
 import { createTestTable, type TestTable } from '#support/ddb';
+import { storedProfile } from '#support/sales';
 
 let table: TestTable;
 let store: DynamoGroupStore;
+/** A stored method: every payment names one that exists (the create's fence checks it). */
+let PROFILE: string;
 const MERCHANT = '32350000001';
 const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 
 beforeAll(async () => {
   table = await createTestTable();
   store = new DynamoGroupStore(table.db, table.tableName);
+  PROFILE = await storedProfile(table, MERCHANT);
 });
 afterAll(() => table.drop());
 
@@ -39,7 +43,7 @@ function makeGroup(count: number): { group: Group; payments: Payment[]; notices:
     now,
   );
   const payments = Array.from({ length: count }, (_, i) =>
-    newPayment({ profileId: 'payor/method', amount: (i % 7) + 1 }, group, newId(), now),
+    newPayment({ profileId: PROFILE, amount: (i % 7) + 1 }, group, newId(), now),
   );
   group.paymentCount = count;
   group.totalCents = payments.reduce((s, p) => s + p.amountCents, 0);
