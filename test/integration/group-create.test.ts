@@ -183,7 +183,7 @@ describe('the batch create path leaves orphan payment and outbox items on any fa
     const retried = { ...group, dateCreated: new Date(Date.now() + 40_000).toISOString() };
     const now = new Date();
     const second = Array.from({ length: 150 }, (_, i) =>
-      newPayment({ profileId: 'payor/method', amount: (i % 7) + 1 }, retried, newId(), now),
+      newPayment({ profileId: PROFILE, amount: (i % 7) + 1 }, retried, newId(), now),
     );
     let bAtCommit: () => void = () => undefined;
     const bReady = new Promise<void>((ok) => (bAtCommit = ok));
@@ -207,7 +207,8 @@ describe('the batch create path leaves orphan payment and outbox items on any fa
             () => 'committed',
             (error: Error) => error.message,
           );
-          await bReady;
+          // B at its commit (or failed before it: then bDone says why).
+          await Promise.race([bReady, bDone]);
           try {
             return await table.db.send(command as never);
           } finally {
