@@ -1692,8 +1692,19 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description The idempotencyKey was already used with a different body, or the first request with it is still in progress (retry shortly). */
+    /** @description The first request with this `Idempotency-Key` (or body `idempotencyKey`) is still in progress: retry after `Retry-After` seconds, with the same key. Also: a key given only in the body `idempotencyKey` that was already used with a different body (do not retry). Some operations have other conflicts: see their description. */
     Conflict: {
+      headers: {
+        /** @description Seconds until the request still in progress with this key may be resumed (its first attempt died half-way) or has answered. */
+        'Retry-After'?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description The `Idempotency-Key` was already used with a different request (another body, path or operation) within 24 hours. The message names the key. Do not retry: send the new request with a new key. */
+    UnprocessableEntity: {
       headers: {
         [name: string]: unknown;
       };
@@ -1844,7 +1855,13 @@ export interface operations {
   CreateGroup: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -1863,6 +1880,8 @@ export interface operations {
       /** @description The group created, with its payments. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1881,6 +1900,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -2082,7 +2102,13 @@ export interface operations {
   AddPayment: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -2106,6 +2132,8 @@ export interface operations {
       /** @description The payment, with paymentId assigned, deleted false and authResponse null. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2124,6 +2152,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -2340,7 +2370,13 @@ export interface operations {
   AddPaymentAlias: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -2364,6 +2400,8 @@ export interface operations {
       /** @description The payment, with paymentId assigned, deleted false and authResponse null. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2382,6 +2420,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -2545,7 +2585,13 @@ export interface operations {
   VoidOrRefundGroup: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -2569,6 +2615,8 @@ export interface operations {
       /** @description Counts, and the outcome of each payment. */
       200: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2596,6 +2644,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -2604,7 +2654,13 @@ export interface operations {
   ProcessGroup: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -2624,6 +2680,8 @@ export interface operations {
       /** @description One entry, for this group. */
       200: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2642,6 +2700,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -2650,7 +2710,13 @@ export interface operations {
   ProcessMerchant: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -2669,6 +2735,8 @@ export interface operations {
       /** @description One entry per group. */
       200: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2686,6 +2754,8 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -2694,7 +2764,13 @@ export interface operations {
   SettleNow: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -2709,6 +2785,8 @@ export interface operations {
       /** @description How many sales were settled, and when. */
       200: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2726,6 +2804,8 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -2780,7 +2860,13 @@ export interface operations {
   CreatePayor: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -2799,6 +2885,8 @@ export interface operations {
       /** @description The payor with its first method. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2816,6 +2904,8 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3054,7 +3144,13 @@ export interface operations {
   AddMethod: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3078,6 +3174,8 @@ export interface operations {
       /** @description The method added. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3096,6 +3194,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3259,7 +3359,13 @@ export interface operations {
   CreateSale: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3278,6 +3384,8 @@ export interface operations {
       /** @description The transaction, Approved or Declined. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3296,6 +3404,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3350,7 +3459,13 @@ export interface operations {
   VoidTransaction: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3370,6 +3485,8 @@ export interface operations {
       /** @description The sale, status Voided. */
       200: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3388,6 +3505,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3396,7 +3515,13 @@ export interface operations {
   RefundTransaction: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3420,6 +3545,8 @@ export interface operations {
       /** @description The refund, with the sale's remaining availableRefundAmount. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3439,6 +3566,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3617,7 +3745,13 @@ export interface operations {
   CreateWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3636,6 +3770,8 @@ export interface operations {
       /** @description The endpoint, with its secret (shown once). */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3653,6 +3789,8 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3801,7 +3939,13 @@ export interface operations {
   RotateWebhookSecret: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3821,6 +3965,8 @@ export interface operations {
       /** @description The new secret. */
       200: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3839,6 +3985,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3903,7 +4051,13 @@ export interface operations {
   ReplayWebhookEvents: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3927,6 +4081,8 @@ export interface operations {
       /** @description The replay was accepted. */
       202: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3945,6 +4101,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];

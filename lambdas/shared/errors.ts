@@ -4,9 +4,12 @@
  */
 export abstract class ServiceError extends Error {
   abstract readonly status: number;
-  constructor(message: string) {
+  /** Headers the answer carries besides its content type (e.g. `Retry-After`). */
+  readonly headers: Readonly<Record<string, string>>;
+  constructor(message: string, headers: Record<string, string> = {}) {
     super(message);
     this.name = new.target.name;
+    this.headers = headers;
   }
 }
 
@@ -47,6 +50,11 @@ export class PaymentNotFoundError extends NotFoundError {
 
 export class ConflictError extends ServiceError {
   readonly status = 409;
+}
+
+/** The request is well formed but cannot be taken as it is (an Idempotency-Key reused with another request). */
+export class UnprocessableEntityError extends ServiceError {
+  readonly status = 422;
 }
 
 export class ServiceUnavailableError extends ServiceError {

@@ -456,7 +456,10 @@ describe('request idempotency', () => {
     const key = ref();
     const store = idempotencyStore();
     expect(await store.claim(key, 'h', 'r-1', now)).toEqual({ kind: 'new', resourceId: 'r-1' });
-    expect(await store.claim(key, 'h', 'r-2', later(1000))).toEqual({ kind: 'in-progress' });
+    expect(await store.claim(key, 'h', 'r-2', later(1000))).toEqual({
+      kind: 'in-progress',
+      leaseUntil: now.getTime() + 30_000,
+    });
     expect(await store.claim(key, 'other', 'r-2', later(1000))).toEqual({ kind: 'mismatch' });
     const racers = await Promise.all(
       Array.from({ length: 10 }, (_, i) => store.claim(key, 'h', `r-x${i}`, later(31_000))),
