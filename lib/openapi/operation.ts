@@ -76,7 +76,8 @@ function responsesOf(route: Route): OperationObject['responses'] {
   const replayed = takesKey(route) && {
     headers: {
       'Idempotent-Replayed': {
-        description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+        description:
+          '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
         schema: { type: 'string', enum: ['true'] },
       },
     },
