@@ -22,6 +22,7 @@ import type { OperationId, Query, RequestBody, Result, TokenResponse } from './t
 
 export * from './errors';
 export * from './types';
+export * from './webhooks';
 export {
   MAX_ATTEMPTS,
   READ_TIMEOUT_MS,
