@@ -375,14 +375,9 @@ export class ScheduledPaymentsClient {
     return this.call<'DeleteWebhookEndpoint'>('DELETE', ENDPOINT, path);
   }
   /** A new signing secret; the old one keeps verifying for a while (see the operation's description). */
-  rotateWebhookSecret(
-    mid: string,
-    endpointId: string,
-    body?: RequestBody<'RotateWebhookSecret'>,
-    options: CallOptions = {},
-  ) {
+  rotateWebhookSecret(mid: string, endpointId: string, options: CallOptions = {}) {
     const path = { MID: mid, WebhookEndpointID: endpointId };
-    return this.call<'RotateWebhookSecret'>('POST', `${ENDPOINT}/rotate-secret`, path, { body, ...options });
+    return this.call<'RotateWebhookSecret'>('POST', `${ENDPOINT}/rotate-secret`, path, options);
   }
   listWebhookDeliveries(mid: string, endpointId: string, query: Query<'ListWebhookDeliveries'> = {}) {
     const path = { MID: mid, WebhookEndpointID: endpointId };
