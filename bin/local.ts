@@ -21,7 +21,8 @@ async function main(): Promise<void> {
     inMemory: process.env.DYNAMODB_IN_MEMORY === 'true',
   });
   console.log(
-    `Scheduled Payments Service (${process.env.SERVICE_STAGE ?? 'dev'}) ready at ${runtime.url} (e-mails: ${runtime.sesUrl})`,
+    `Scheduled Payments Service (${process.env.SERVICE_STAGE ?? 'dev'}) ready at ${runtime.url} ` +
+      `(docs: ${runtime.url}/docs, client: local-tester, e-mails: ${runtime.sesUrl})`,
   );
   let stopping = false;
   const stop = (signal: string) => {
