@@ -118,19 +118,22 @@ export function docsRoutes(stage: Stage, baseUrl: string): [string, LocalRoute][
     headers: { ...common, 'content-type': 'text/javascript; charset=utf-8' },
   });
   const json: LocalRoute = async () => ({ status: 200, body: document, headers: common });
-  // `GET /`: where a person who opens the runtime's address lands (a browser follows the redirect).
-  const root: LocalRoute = async () => ({
-    status: 302,
-    body: {
-      message: `the Scheduled Payments API; its reference: ${baseUrl}${DOCS_PATH}`,
-      docs: `${baseUrl}${DOCS_PATH}`,
-    },
-    headers: { ...common, location: DOCS_PATH },
-  });
   return [
-    ['GET /', root],
     [`GET ${DOCS_PATH}`, html],
     [`GET ${REDOC_PATH}`, script],
     [`GET ${DOCS_DOCUMENT_PATH}`, json],
+  ];
+}
+
+/** `GET /`: where a person who opens the runtime's address lands (a browser follows the redirect). */
+export function rootRoute(baseUrl: string): [string, LocalRoute] {
+  const docs = `${baseUrl}${DOCS_PATH}`;
+  return [
+    'GET /',
+    async () => ({
+      status: 302,
+      body: { message: `the Scheduled Payments API; its reference: ${docs}`, docs },
+      headers: { location: DOCS_PATH, 'cache-control': 'no-cache' },
+    }),
   ];
 }
