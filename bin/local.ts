@@ -23,7 +23,8 @@ async function main(): Promise<void> {
     ...(process.env.DYNAMODB_ENDPOINT && { dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT }),
   });
   console.log(
-    `Scheduled Payments Service (${process.env.SERVICE_STAGE ?? 'dev'}) ready at ${runtime.url} (e-mails: ${runtime.sesUrl})`,
+    `Scheduled Payments Service (${process.env.SERVICE_STAGE ?? 'dev'}) ready at ${runtime.url} ` +
+      `(docs: ${runtime.url}/docs, client: local-tester, e-mails: ${runtime.sesUrl})`,
   );
   let stopping = false;
   const stop = (signal: string) => {

@@ -13,7 +13,7 @@ import {
   updateMethodSchema,
   updatePayorSchema,
 } from '../schemas/payors';
-import { route } from './types';
+import { IDEMPOTENT, route } from './types';
 
 export const V1 = '/v1/rest/merchants/{MID}';
 const P = `${V1}/payors/{PayorID}` as const;
@@ -23,6 +23,7 @@ export const payorRoutes = {
   CreatePayor: route({
     id: 'CreatePayor',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${V1}/payors`,
     handler: 'payors/create-payor',
     callsProcessor: true,
@@ -55,6 +56,7 @@ A card method is \`{accountType: VISA|MASTERCARD|AMEX|DISCOVER, cardNumber, expi
   BulkSearchPayors: route({
     id: 'BulkSearchPayors',
     method: 'POST',
+    idempotency: 'none',
     path: `${V1}/payors/search`,
     handler: 'payors/bulk-search-payors',
     status: 200,
@@ -120,6 +122,7 @@ A card method is \`{accountType: VISA|MASTERCARD|AMEX|DISCOVER, cardNumber, expi
   AddMethod: route({
     id: 'AddMethod',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: PM,
     handler: 'methods/add-method',
     callsProcessor: true,

@@ -9,7 +9,7 @@ import {
   voidOrRefundSchema,
 } from '../schemas/processing';
 import { G, M } from './groups';
-import { route } from './types';
+import { IDEMPOTENT, route } from './types';
 
 const TRIGGER_RULES = `Non-production only (403 in production). The path MID must be an 11-digit test MID within ${TEST_MID_RANGE.from}-${TEST_MID_RANGE.to} (the 8-digit form, or any other MID, is 403).`;
 
@@ -17,6 +17,7 @@ export const processingRoutes = {
   VoidOrRefundGroup: route({
     id: 'VoidOrRefundGroup',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${G}/void-or-refund`,
     handler: 'groups/void-or-refund',
     callsProcessor: true,
@@ -40,6 +41,7 @@ export const processingRoutes = {
   ProcessGroup: route({
     id: 'ProcessGroup',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${G}/process-payments`,
     handler: 'processing/trigger-group',
     status: 200,
@@ -53,6 +55,7 @@ A group that is already processing, processed or deleted is still a 200: its ent
   ProcessMerchant: route({
     id: 'ProcessMerchant',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${M}/process-payments`,
     handler: 'processing/trigger-merchant',
     status: 200,

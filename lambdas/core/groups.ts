@@ -22,7 +22,6 @@ import { withOptimisticRetry } from '#shared/retry';
 import { groupStore } from '#store/groups';
 import { MethodUnavailableError } from '#store/method-uses';
 import { paymentStore } from '#store/payments';
-import { idempotent } from './idempotency';
 import { methodUnavailable, resolveProfiles, scheduledNotices } from './profiles';
 
 /** The group if it exists and belongs to this merchant; 404 otherwise. */
@@ -59,31 +58,22 @@ export async function explainGroupRejection(groupId: string, merchantId: string)
 
 /**
  * A new group with its payments, all or nothing, with the payment-scheduled notices of the
- * payments that ask for one. With an idempotencyKey (docs/decisions.md "Idempotent group
- * create"): the same key and body within 24 hours answer the group it created, as stored now
- * (same group and payment ids; nothing created twice); another body, or a request still in
- * flight, is 409.
+ * payments that ask for one. Keyed (docs/decisions.md "Idempotent group create"; the route
+ * builder runs the key), the group's id is the key's: a retry that resumes a create which died
+ * half-way answers the group if it was committed, else removes what was written ahead and
+ * creates it again.
  */
-export async function createGroup(
+export function createGroup(
   input: CreateGroupInput,
   merchant: Merchant,
   now: Date,
+  keyed?: { resourceId: string; resumed: boolean },
 ): Promise<{ group: Group; payments: Payment[] }> {
-  const ref = input.idempotencyKey
-    ? { merchantId: merchant.merchantId, scope: 'group', key: input.idempotencyKey }
-    : undefined;
-  let created: { group: Group; payments: Payment[] } | undefined;
-  // The record keeps the group's id only: a 10,000-payment answer is far over an item's 400 KB.
-  const recorded = await idempotent(ref, input, newId(), now, async (groupId, resumed) => {
-    created = await createOnce(groupId, resumed, input, merchant, now);
-    return { status: 201, body: { paymentGroupId: groupId } };
-  });
-  if (created) return created;
-  return storedGroup((recorded.body as { paymentGroupId: string }).paymentGroupId, merchant.merchantId);
+  return createOnce(keyed?.resourceId ?? newId(), keyed?.resumed ?? false, input, merchant, now);
 }
 
-/** The group as stored now, with its payments. */
-async function storedGroup(
+/** The group as stored now, with its payments: what a replay of its create answers. */
+export async function storedGroup(
   groupId: string,
   merchantId: string,
 ): Promise<{ group: Group; payments: Payment[] }> {

@@ -50,9 +50,11 @@ export const REQUEST_MOVE_BUDGET_MS = 5_000;
 export class MethodInUseError extends ConflictError {
   constructor(message: string, uses: readonly PendingUse[]) {
     super(message, {
-      payments: uses
-        .slice(0, MAX_LISTED)
-        .map((u) => ({ paymentGroupId: u.paymentGroupId, paymentId: u.paymentId })),
+      details: {
+        payments: uses
+          .slice(0, MAX_LISTED)
+          .map((u) => ({ paymentGroupId: u.paymentGroupId, paymentId: u.paymentId })),
+      },
     });
   }
 }
@@ -126,7 +128,7 @@ async function takeOver(record: DeletionRecord, now: Date, what: string): Promis
   const due = Date.parse(record.mark.startedAt) + DELETION_SWEEP_AFTER_SECONDS * 1000;
   if (now.getTime() < due)
     throw new ConflictError(`${what} is being deleted by another request; retry in a minute`, {
-      payments: [],
+      details: { payments: [] },
     });
   await resume(record, now);
 }
@@ -193,7 +195,7 @@ async function assertReplacementStays(record: DeletionRecord): Promise<void> {
   await undo(record);
   throw new ConflictError(
     `replaceWith ${record.mark.replaceWith} was deleted or began to be deleted while payments moved to it; the deletion of saved payment method ${record.methodIds[0]} is undone`,
-    { payments: [] },
+    { details: { payments: [] } },
   );
 }
 

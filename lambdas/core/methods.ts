@@ -10,6 +10,8 @@ export interface NewMethodRequest {
   now: Date;
   /** Prefix for field names in messages (`paymentMethod`). */
   root?: string;
+  /** The new method's id (a keyed request's resource id); a new one otherwise. */
+  savedPaymentMethodId?: string;
 }
 
 export async function createMethod(
@@ -28,7 +30,11 @@ export async function createMethod(
   );
   const method = newMethod(
     input,
-    { payorId: request.payorId, merchantId: request.merchantId, savedPaymentMethodId: newId() },
+    {
+      payorId: request.payorId,
+      merchantId: request.merchantId,
+      savedPaymentMethodId: request.savedPaymentMethodId ?? newId(),
+    },
     token,
     request.now,
   );

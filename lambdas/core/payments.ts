@@ -18,12 +18,18 @@ export async function addPayment(
   merchant: Merchant,
   input: AddPaymentInput,
   now: Date,
+  keyed?: { resourceId: string; resumed: boolean },
 ): Promise<Payment> {
+  if (keyed?.resumed) {
+    // The key's first request died: after its write (answer that payment) or before (add it now).
+    const written = await paymentStore().getPayment(groupId, keyed.resourceId);
+    if (written && written.merchantId === merchant.merchantId) return written;
+  }
   const profiles = await resolveProfiles(merchant.merchantId, [input.profileId]);
   const payment = newPayment(
     input,
     { paymentGroupId: groupId, merchantId: merchant.merchantId },
-    newId(),
+    keyed?.resourceId ?? newId(),
     now,
   );
   return withOptimisticRetry(async () => {

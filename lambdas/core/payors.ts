@@ -43,6 +43,13 @@ export async function requirePayor(
   return found;
 }
 
+/** The payor with its methods, if it exists and is this merchant's. */
+export const findPayor = (
+  payorId: string,
+  merchantId: string,
+  store: PayorStore = payorStore(),
+): Promise<PayorWithMethods | undefined> => store.find(payorId, merchantId);
+
 /** The payor of the merchant with this customerAccountId, with its methods, if there is one. */
 export async function findByCustomer(
   merchantId: string,

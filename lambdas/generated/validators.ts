@@ -15094,6 +15094,7 @@ export const CreateGroup = /* @__PURE__ */ routeCheck<typeof routes.CreateGroup>
   'CreateGroup',
   { optional: false, validate: s2 },
   s0,
+  { scope: 'group', operation: 'CreateGroup', bodyKey: true },
 );
 export const GetGroup = /* @__PURE__ */ routeCheck<typeof routes.GetGroup>('GetGroup', undefined, s0);
 export const UpdateGroup = /* @__PURE__ */ routeCheck<typeof routes.UpdateGroup>(
@@ -15115,6 +15116,7 @@ export const AddPayment = /* @__PURE__ */ routeCheck<typeof routes.AddPayment>(
   'AddPayment',
   { optional: false, validate: s5 },
   s0,
+  { scope: 'request', operation: 'AddPayment', bodyKey: false },
 );
 export const GetPayment = /* @__PURE__ */ routeCheck<typeof routes.GetPayment>('GetPayment', undefined, s0);
 export const UpdatePayment = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayment>(
@@ -15136,6 +15138,7 @@ export const AddPaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.AddPayme
   'AddPaymentAlias',
   { optional: false, validate: s5 },
   s0,
+  { scope: 'request', operation: 'AddPayment', bodyKey: false },
 );
 export const GetPaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.GetPaymentAlias>(
   'GetPaymentAlias',
@@ -15156,22 +15159,30 @@ export const VoidOrRefundGroup = /* @__PURE__ */ routeCheck<typeof routes.VoidOr
   'VoidOrRefundGroup',
   { optional: true, validate: s7 },
   s0,
+  { scope: 'request', operation: 'VoidOrRefundGroup', bodyKey: false },
 );
 export const ProcessGroup = /* @__PURE__ */ routeCheck<typeof routes.ProcessGroup>(
   'ProcessGroup',
   undefined,
   s0,
+  { scope: 'request', operation: 'ProcessGroup', bodyKey: false },
 );
 export const ProcessMerchant = /* @__PURE__ */ routeCheck<typeof routes.ProcessMerchant>(
   'ProcessMerchant',
   { optional: true, validate: s8 },
   s0,
+  { scope: 'request', operation: 'ProcessMerchant', bodyKey: false },
 );
-export const SettleNow = /* @__PURE__ */ routeCheck<typeof routes.SettleNow>('SettleNow', undefined, s0);
+export const SettleNow = /* @__PURE__ */ routeCheck<typeof routes.SettleNow>('SettleNow', undefined, s0, {
+  scope: 'request',
+  operation: 'SettleNow',
+  bodyKey: false,
+});
 export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>(
   'CreatePayor',
   { optional: false, validate: s9 },
   s0,
+  { scope: 'request', operation: 'CreatePayor', bodyKey: false },
 );
 export const SearchPayors = /* @__PURE__ */ routeCheck<typeof routes.SearchPayors>(
   'SearchPayors',
@@ -15203,6 +15214,7 @@ export const AddMethod = /* @__PURE__ */ routeCheck<typeof routes.AddMethod>(
   'AddMethod',
   { optional: false },
   s0,
+  { scope: 'request', operation: 'AddMethod', bodyKey: false },
 );
 export const GetMethod = /* @__PURE__ */ routeCheck<typeof routes.GetMethod>('GetMethod', undefined, s0);
 export const UpdateMethod = /* @__PURE__ */ routeCheck<typeof routes.UpdateMethod>(
@@ -15219,6 +15231,7 @@ export const CreateSale = /* @__PURE__ */ routeCheck<typeof routes.CreateSale>(
   'CreateSale',
   { optional: false, validate: s17 },
   s0,
+  { scope: 'sale', operation: 'CreateSale', bodyKey: true },
 );
 export const GetTransaction = /* @__PURE__ */ routeCheck<typeof routes.GetTransaction>(
   'GetTransaction',
@@ -15229,11 +15242,13 @@ export const VoidTransaction = /* @__PURE__ */ routeCheck<typeof routes.VoidTran
   'VoidTransaction',
   undefined,
   s0,
+  { scope: 'request', operation: 'VoidTransaction', bodyKey: false },
 );
 export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.RefundTransaction>(
   'RefundTransaction',
   { optional: false, validate: s18 },
   s0,
+  { scope: 'refund:{TransactionID}', operation: 'RefundTransaction', bodyKey: true },
 );
 export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s19);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
@@ -15241,6 +15256,7 @@ export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.Cr
   'CreateWebhookEndpoint',
   { optional: false, validate: s20 },
   s0,
+  { scope: 'request', operation: 'CreateWebhookEndpoint', bodyKey: false },
 );
 export const ListWebhookEndpoints = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookEndpoints>(
   'ListWebhookEndpoints',
@@ -15266,6 +15282,7 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
   'RotateWebhookSecret',
   undefined,
   s0,
+  { scope: 'request', operation: 'RotateWebhookSecret', bodyKey: false },
 );
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
@@ -15276,6 +15293,7 @@ export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.Repl
   'ReplayWebhookEvents',
   { optional: false, validate: s23 },
   s0,
+  { scope: 'request', operation: 'ReplayWebhookEvents', bodyKey: false },
 );
 
 // Schemas validated in handler code, by name.

@@ -19,7 +19,7 @@ import { createHttpServer, type ApiHandler, type LocalRoute } from './http-serve
 import { createSfnServer } from './step-functions';
 import { localProcessing } from './processing';
 import { installFaults } from './faults';
-import { docsRoutes } from './docs';
+import { docsRoutes, rootRoute } from './docs';
 import type { DeadLetter } from './dead-letters';
 import { startLocalNotifications, startSes } from './notifications';
 import { localWebhookEnv, startLocalWebhooks } from './webhooks';
@@ -139,6 +139,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       ['GET /__local/dlq', async () => ({ status: 200, body: deadLetters })],
       ...webhooks.routes,
       ...docsRoutes(stage, url),
+      rootRoute(url),
     ]);
     server = createHttpServer({ routes, handlers, issuer, stage, localRoutes });
     await new Promise<void>((ok, fail) => {

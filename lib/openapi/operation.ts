@@ -5,7 +5,7 @@ import type { SchemaComponents } from './components';
 import { responseSchema } from './components';
 import { COMMON_ERRORS, ERROR_RESPONSES } from './errors';
 import { badRequest, examplesOf } from './examples';
-import { parametersOf } from './parameters';
+import { parametersOf, takesKey } from './parameters';
 import { json, type MediaTypeObject, type OperationObject } from './types';
 
 /** `application/json` content: the schema, with named examples when there are any. */
@@ -71,13 +71,24 @@ function responsesOf(route: Route): OperationObject['responses'] {
   }
   const errors = new Set<ErrorStatus>([...COMMON_ERRORS, ...(route.errors ?? [])]);
   if (pathParamNames(route.path).some((p) => p !== 'MID')) errors.add(404);
+  if (takesKey(route)) [409, 422].forEach((s) => errors.add(s as ErrorStatus));
   const example = examplesOf(route).response;
+  const replayed = takesKey(route) && {
+    headers: {
+      'Idempotent-Replayed': {
+        description:
+          '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
+  };
   const responses: OperationObject['responses'] = {
     [String(route.status)]:
       route.status === 204 || !route.response
         ? { description: 'Done; no body.' }
         : {
             description: route.response.description,
+            ...replayed,
             content: content(responseSchema(route.response.schema), example && { success: example }),
           },
   };

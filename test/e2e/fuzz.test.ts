@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { baseUrl, call, PROD_LIKE_MID, tokenFor } from '#support/api';
-import { declaredQuery, fuzzCase, issueExamples, type FuzzCase } from '#support/fuzz-cases';
+import { declaredQuery, fuzzCase, issueExamples, keyedOperations, type FuzzCase } from '#support/fuzz-cases';
 import { snapshotter } from '#support/fuzz-snapshot';
 import { makeResources, operations } from '#support/security-operations';
 
@@ -71,10 +71,11 @@ test(`fuzz: ${RUNS} seeded hostile requests over every operation hold the proper
   const token = await tokenFor();
   const ids = await makeResources(FUZZ_MID, token);
   const declared = declaredQuery();
+  const keyed = keyedOperations();
   const ops = operations();
   expect(ops.length).toBeGreaterThanOrEqual(34);
   const arbitrary = fc.oneof(
-    ...ops.map((op) => fuzzCase(op, ids, declared.get(op.operationId) ?? new Set())),
+    ...ops.map((op) => fuzzCase(op, ids, declared.get(op.operationId) ?? new Set(), keyed)),
   );
   const snapshot = snapshotter(FUZZ_MID);
   let baseline = await snapshot.take();

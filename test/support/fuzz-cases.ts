@@ -38,6 +38,28 @@ export const PROTOTYPE_NAMES = [
   '__defineGetter__',
 ] as const;
 
+/** The operations of openapi.json that take the `Idempotency-Key` header (every keyed POST). */
+export function keyedOperations(): Set<string> {
+  const doc = JSON.parse(readFileSync(join(__dirname, '..', '..', 'openapi.json'), 'utf8')) as {
+    paths: Record<
+      string,
+      Record<string, { operationId?: string; parameters?: { in?: string; name?: string }[] }>
+    >;
+  };
+  const out = new Set<string>();
+  for (const item of Object.values(doc.paths))
+    for (const op of Object.values(item))
+      if (
+        op?.operationId &&
+        (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key')
+      )
+        out.add(op.operationId);
+  return out;
+}
+
+/** The header's rule (lambdas/shared/http.ts); anything else must be refused with 400. */
+const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
+
 /** Declared query parameter names of each operation (openapi.json). */
 export function declaredQuery(): Map<string, Set<string>> {
   const doc = JSON.parse(readFileSync(join(__dirname, '..', '..', 'openapi.json'), 'utf8')) as {
@@ -265,7 +287,25 @@ const contentType = fc.oneof(
   headerValue,
 );
 
-export function fuzzCase(op: Operation, ids: Ids, declared: Set<string>): fc.Arbitrary<FuzzCase> {
+/**
+ * An `Idempotency-Key` now and then: a few fixed keys (so keys are reused with other requests, the
+ * 422 path) and hostile values (too long, spaces, slashes, empty).
+ */
+const idempotencyKey = fc.option(
+  fc.oneof(
+    fc.constantFrom('fuzz-key-1', 'fuzz-key-2', 'fuzz:key.3', 'x'.repeat(100)),
+    fc.constantFrom('', ' ', 'x'.repeat(101), 'a/b', 'a b', '../etc'),
+    headerValue,
+  ),
+  { freq: 4 },
+);
+
+export function fuzzCase(
+  op: Operation,
+  ids: Ids,
+  declared: Set<string>,
+  keyed: Set<string> = new Set(),
+): fc.Arbitrary<FuzzCase> {
   const base = (bodyOf(op, ids) ?? {}) as Record<string, unknown>;
   return fc
     .record({
@@ -281,6 +321,7 @@ export function fuzzCase(op: Operation, ids: Ids, declared: Set<string>): fc.Arb
       ),
       contentType: fc.option(contentType, { freq: 3 }),
       extraHeaders: fc.dictionary(fc.stringMatching(/^x-[a-z0-9-]{1,20}$/), headerValue, { maxKeys: 3 }),
+      idempotencyKey,
       body: op.hasBody ? bodyMutation(op, base) : fc.option(bodyMutation(op, base), { freq: 5 }),
     })
     .map((r) => {
@@ -293,6 +334,11 @@ export function fuzzCase(op: Operation, ids: Ids, declared: Set<string>): fc.Arb
       const body = mutation === undefined ? undefined : (mutation.body ?? JSON.stringify(mutation.value));
       const headers: Record<string, string> = { ...r.extraHeaders };
       if (r.contentType !== null) headers['content-type'] = r.contentType;
+      if (r.idempotencyKey !== null) {
+        headers['idempotency-key'] = r.idempotencyKey;
+        if (keyed.has(op.operationId) && !KEY_PATTERN.test(r.idempotencyKey))
+          mustRefuse.push('a malformed Idempotency-Key');
+      }
       return {
         operationId: op.operationId,
         method: r.method,
@@ -344,5 +390,10 @@ export function issueExamples(ops: readonly Operation[], ids: Ids): FuzzCase[] {
     withBody('AddPayment', { orderId: 'a\r\nBcc: x@evil.example' }, ['control characters in free text']),
     withBody('AddPayment', { amount: 0.1 + 0.2 }, ['an amount with more than 2 decimals']),
     plain('GetGroup', { query: [['unknownName', '1']], mustRefuse: ['an unknown query parameter'] }),
+    // Issue 23: a malformed Idempotency-Key on a sale is refused before anything is charged.
+    plain('CreateSale', {
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'a key/with spaces' },
+      mustRefuse: ['a malformed Idempotency-Key'],
+    }),
   ];
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { ScheduledPaymentsClient, Schemas } from '../../client';
 import { readPayments } from '../../bin/cli/payments-file';
 import { loadSession, saveSession, stageTarget } from '../../bin/cli/session';
-import { watchReversal } from '../../bin/cli/views';
+import { reversalText, watchReversal } from '../../bin/cli/views';
 
 let dir: string;
 beforeEach(() => {
@@ -129,4 +129,11 @@ test('a background void-or-refund is watched until its summary is done', async (
   const done = await watchReversal(api, '32350000001', 'g', 1201, 1);
   expect(done).toMatchObject({ status: 'done', voidedCount: 1199, refundScheduledCount: 1, skippedCount: 1 });
   expect(reads).toBe(3);
+});
+
+test('a reversal reads once: "Voided", "Refunded", and "Refund Completed" where the status needs its type', () => {
+  expect(reversalText('Void', 'Voided')).toBe('Voided');
+  expect(reversalText('Refund', 'Refunded')).toBe('Refunded');
+  expect(reversalText('Refund', 'Completed')).toBe('Refund Completed');
+  expect(reversalText('Void', 'Failed')).toBe('Void Failed');
 });
