@@ -203,7 +203,8 @@ describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: method c
     expect(ahead.Item).not.toHaveProperty('gsi1pk');
     // The commit: one conditional write to pending with the list and due keys, and the event.
     const [commit, event] = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
-    expect(commit!.Update!.ConditionExpression).toBe('#status = :creating');
+    // Only the attempt that wrote the group ahead commits it (its token).
+    expect(commit!.Update!.ConditionExpression).toBe('#status = :creating AND createAttempt = :attempt');
     expect(commit!.Update!.ExpressionAttributeValues).toMatchObject({
       ':status': 'pending',
       ':g1pk': `MERCHANT#${g.merchantId}`,
@@ -270,7 +271,7 @@ describe('a failed large create leaves nothing', () => {
     expect(sentCommands().at(-1)).toBe('DeleteCommand');
     const groupDelete = ddbMock.commandCalls(DeleteCommand)[0]!.args[0].input;
     expect(groupDelete.Key).toEqual({ pk: `GROUP#${GROUP_ID}`, sk: 'GROUP' });
-    expect(groupDelete.ConditionExpression).toBe('#status = :creating');
+    expect(groupDelete.ConditionExpression).toBe('#status = :creating AND createAttempt = :attempt');
   });
 
   it('a batch failing in the middle: no worker takes another batch, and everything is deleted', async () => {
