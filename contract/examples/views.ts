@@ -84,10 +84,12 @@ export const plainPaymentView = {
   recurring: false,
   sendEmailReceipt: true,
   sendPaymentScheduledNotification: false,
+  sendDeclineNotification: false,
   deleted: false,
   dateCreated: CREATED,
   lastUpdated: CREATED,
   authResponse: null,
+  attempts: [],
 };
 
 export const paymentView = {
