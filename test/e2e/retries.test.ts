@@ -8,6 +8,8 @@
  * before its retry is not charged; a SIGKILL during a retry slot charges nothing twice; and the
  * reconciliation finds no difference.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CrashClient, CRASH_MID as MID, type Reply } from '#support/crash-client';
 import { readTable, reconcileLocal } from '#support/crash-oracle';
 import { CrashRuntime } from '#support/crash-runtime';
@@ -30,7 +32,7 @@ afterAll(async () => {
 }, 60_000);
 
 /** Payor and transaction paths are under /v1 (docs/integrating.md). */
-const prefix = (path: string) => (/^\/(payors|transactions)/.test(path) ? '/v1' : '');
+const prefix = (path: string) => (/^\/(payors|transactions|events)/.test(path) ? '/v1' : '');
 
 async function api(method: string, path: string, body?: unknown, status = 200): Promise<Json> {
   const reply: Reply<any> | undefined = await client.call(
@@ -43,8 +45,13 @@ async function api(method: string, path: string, body?: unknown, status = 200): 
   return reply.body as Json;
 }
 
-async function profile(cardNumber: string, accountType = 'VISA'): Promise<string> {
-  const payor = await api('POST', '/payors', { paymentMethod: cardInput({ cardNumber, accountType }) }, 201);
+async function profile(cardNumber: string, accountType = 'VISA', email?: string): Promise<string> {
+  const payor = await api(
+    'POST',
+    '/payors',
+    { paymentMethod: cardInput({ cardNumber, accountType }), ...(email !== undefined && { email }) },
+    201,
+  );
   return `${payor.payorId}/${payor.defaultPaymentMethodId}`;
 }
 
@@ -76,6 +83,31 @@ async function until(done: () => Promise<boolean>, ms = 30_000, why = 'condition
 async function byOrder(groupId: string): Promise<Map<string, Json>> {
   const list = (await api('GET', `/groups/${groupId}/payments`)) as unknown as Json[];
   return new Map(list.map((p) => [p.orderId as string, p]));
+}
+
+interface Email {
+  subject: string;
+  body: { text?: string };
+  destination: { to: string[] };
+  at: number;
+}
+
+/** The e-mails the runtime's local SES accepted for `to`, oldest first, once there are `count` (bounded). */
+async function emailsTo(to: string, count: number): Promise<Email[]> {
+  const { sesUrl } = JSON.parse(readFileSync(join(runtime.dataDir, 'runtime.json'), 'utf8')) as {
+    sesUrl: string;
+  };
+  let mine: Email[] = [];
+  await until(
+    async () => {
+      const { emails } = (await (await fetch(`${sesUrl}/store`)).json()) as { emails: Email[] };
+      mine = emails.filter((e) => e.destination.to.includes(to)).sort((a, b) => a.at - b.at);
+      return mine.length >= count;
+    },
+    30_000,
+    `${count} e-mails to ${to}`,
+  );
+  return mine;
 }
 
 const tick = (time: string) => client.local('/__local/events/hourly', { time });
@@ -111,10 +143,18 @@ test('the section-5 sandbox cards through a group and its retry slots', async ()
     ['advice03', '5100000000000412', 'MASTERCARD'],
     ['always', '4000000000009995', 'VISA'],
     ['deleted', '4000000000006975', 'VISA'],
+    ['payorGone', '4000000000000119', 'VISA'],
   ];
+  // The always-declining card's payor asks for decline e-mails.
+  const payorEmail = `declined-${Date.now()}@example.com`;
   const payments = [];
   for (const [orderId, number, type] of cards)
-    payments.push({ orderId, amount: 12.5, profileId: await profile(number, type) });
+    payments.push({
+      orderId,
+      amount: 12.5,
+      profileId: await profile(number, type, orderId === 'always' ? payorEmail : undefined),
+      ...(orderId === 'always' && { sendDeclineNotification: true }),
+    });
   // The group's own policy wins over the merchant's.
   const group = await processedGroup(payments, { maxRetries: 2 });
   const gid = group.paymentGroupId as string;
@@ -130,17 +170,22 @@ test('the section-5 sandbox cards through a group and its retry slots', async ()
   const firstAnswer = Date.parse(p.get('recover')!.attempts[0].at);
   expect(Date.parse(slot1) - firstAnswer).toBeGreaterThanOrEqual(24 * 3_600_000);
   expect(Date.parse(slot1) - firstAnswer).toBeLessThan(25 * 3_600_000);
-  expect((await api('GET', `/groups/${gid}`)).processingSummary).toMatchObject({ retriesScheduled: 3 });
+  expect((await api('GET', `/groups/${gid}`)).processingSummary).toMatchObject({ retriesScheduled: 4 });
 
-  // Deleted before its retry: never charged again.
+  // Deleted before its retry: never charged again. So is a payment whose payor (and method) went.
   await api('DELETE', `/groups/${gid}/payments/${p.get('deleted')!.paymentId}`, undefined, 204);
+  await api('DELETE', `/payors/${(p.get('payorGone')!.profileId as string).split('/')[0]!}`, undefined, 204);
 
   // The retry slot's hourly event, twice (the second finds nothing to do).
   await until(
     async () => {
       await tick(slot1);
       const now = await byOrder(gid);
-      return now.get('recover')!.attempts.length === 2 && now.get('always')!.attempts.length === 2;
+      return (
+        now.get('recover')!.attempts.length === 2 &&
+        now.get('always')!.attempts.length === 2 &&
+        now.get('payorGone')!.retry.status === 'not_retried'
+      );
     },
     30_000,
     'the first retry round',
@@ -164,6 +209,8 @@ test('the section-5 sandbox cards through a group and its retry slots', async ()
   expect(p.get('advice03')!.attempts).toHaveLength(1);
   expect(p.get('deleted')!.attempts).toHaveLength(1);
   expect(p.get('deleted')!.retry).toMatchObject({ status: 'not_retried', reason: 'payment_deleted' });
+  expect(p.get('payorGone')!.attempts).toHaveLength(1);
+  expect(p.get('payorGone')!.retry).toMatchObject({ status: 'not_retried', reason: 'method_unusable' });
   const always = p.get('always')!;
   expect(always.retry.status).toBe('scheduled');
 
@@ -182,11 +229,31 @@ test('the section-5 sandbox cards through a group and its retry slots', async ()
   const summary = (await api('GET', `/groups/${gid}`)).processingSummary;
   expect(summary).toMatchObject({ retriesScheduled: 0, recoveredCount: 1, recoveredAmount: 12.5 });
 
+  // Events per attempt, in the payment's sequence.
+  const events = (await api('GET', `/events?objectId=${recover.paymentId as string}`)).items as Json[];
+  expect(events.sort((a, b) => a.sequence - b.sequence).map((e) => e.type)).toEqual([
+    'payment.declined',
+    'payment.retry_scheduled',
+    'payment.approved',
+  ]);
+
+  // One decline e-mail per declined attempt: two say when it will be tried again, the last that it will not.
+  const mails = await emailsTo(payorEmail, 3);
+  expect(mails.map((m) => m.subject)).toEqual([
+    expect.stringContaining('we will try again'),
+    expect.stringContaining('we will try again'),
+    expect.not.stringContaining('try again'),
+  ]);
+  expect(mails[2]!.body.text).toContain('will not be tried again');
+  expect(mails[2]!.body.text).toContain('update your payment method');
+  expect(mails.map((m) => m.body.text ?? '').join('')).not.toContain('4000000000009995');
+
   const ledger = await ledgerSales();
   const recoverId = recover.paymentId as string;
   expect(ledger.has(`payment:${recoverId}`)).toBe(true);
   expect(ledger.has(`payment:${recoverId}:2`)).toBe(true);
   expect(ledger.has(`payment:${p.get('deleted')!.paymentId}:2`)).toBe(false);
+  expect(ledger.has(`payment:${p.get('payorGone')!.paymentId}:2`)).toBe(false);
   expect(ledger.has(`payment:${p.get('category1')!.paymentId}:2`)).toBe(false);
   expect(ledger.has(`payment:${p.get('advice03')!.paymentId}:2`)).toBe(false);
   expect(ledger.has(`payment:${always.paymentId}:3`)).toBe(true);
