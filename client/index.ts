@@ -339,6 +339,21 @@ export class ScheduledPaymentsClient {
   settleNow(mid: string, options: CallOptions = {}) {
     return this.call<'SettleNow'>('POST', '/rest/merchants/{MID}/settle-now', { MID: mid }, options);
   }
+  /**
+   * Retry-now (non-production, test MIDs): runs every retry the merchant's groups have scheduled
+   * at once, as their slots' hourly processing would.
+   */
+  retryPayments(mid: string, options: CallOptions = {}) {
+    return this.call<'RetryMerchant'>('POST', '/rest/merchants/{MID}/retry-payments', { MID: mid }, options);
+  }
+  /** The merchant's settings: the retry policy of its groups without one of their own. */
+  getMerchantSettings(mid: string) {
+    return this.call<'GetMerchantSettings'>('GET', '/rest/merchants/{MID}/settings', { MID: mid });
+  }
+  updateMerchantSettings(mid: string, body: RequestBody<'UpdateMerchantSettings'>) {
+    const template = '/rest/merchants/{MID}/settings';
+    return this.call<'UpdateMerchantSettings'>('PUT', template, { MID: mid }, { body });
+  }
   voidOrRefundGroup(
     mid: string,
     groupId: string,

@@ -287,6 +287,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/rest/merchants/{MID}/retry-payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run a merchant's scheduled retries now (non-production, test MIDs)
+     * @description **Non-production only**: in production this operation answers 403.
+     *
+     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Runs now every retry the merchant's processed groups have scheduled, whatever its nextAttemptAt (as the hourly processing of that slot would): one entry per group, whose executionArn is the retry round's run. The retries are charged as at their slot: each attempt its own sale, within the networks' limits; a payment or group deleted since, or a method deleted or closed, is not charged. A group whose retry round is already running is an entry with an `error`. No group with a scheduled retry: 200 with `triggeredGroups: []`. No body.
+     */
+    post: operations['RetryMerchant'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/rest/merchants/{MID}/process-payments': {
     parameters: {
       query?: never;
@@ -327,6 +349,40 @@ export interface paths {
      *     A tester need not wait for the settlement cut-off: every approved sale of the merchant whose cut-off is still ahead, processed before this call, is settled now (its `settlementTime` becomes `settledAt`, `settled` is true). From then on such a sale is refunded, not voided (void-or-refund refunds it), and a processed group whose sales were all settled this way goes on to its receipts within a minute. Sales processed after the call, and sales still Pending, keep their cut-off. Voided sales and sales whose void is under way are left alone. No body; safe to repeat (a repeat settles only sales approved since).
      */
     post: operations['SettleNow'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rest/merchants/{MID}/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get the merchant's settings (the retry policy)
+     * @description The merchant's settings, defaults filled in.
+     *
+     *     A group without a retryPolicy of its own follows the merchant's, taken when each of its runs begins (its first processing, each retry round); the default is `{maxRetries: 0}`: no retries.
+     *
+     *     - Only a category-2 decline is retried (never category 1, never after a Mastercard merchant advice code `03` or `21`, a CHECKING debit only after insufficient funds `51`), at the first hourly slot at least intervalHours after the previous attempt, at most maxRetries times (0-4; intervalHours 24-240, default 24).
+     *     - Never beyond the networks' limits, counted per card (or bank account) across every payment and sale of the merchant: Visa and other brands 15 retries in 30 days; Mastercard 10 in 24 hours and 35 in 30 days; CHECKING 2 in 180 days (Nacha). A retry that would pass one is not made: the payment shows `retry.status: not_retried`, `reason: network_limit` and the rule in `detail`.
+     */
+    get: operations['GetMerchantSettings'];
+    /**
+     * Change the merchant's settings (the retry policy)
+     * @description Changes the fields present (an empty body changes nothing). `retryPolicy`: `{maxRetries, intervalHours?}` replaces the merchant's policy; `{maxRetries: 0}` turns retries off for its groups without a policy of their own. Retries already scheduled keep their time; the next run of each group follows the new policy.
+     *
+     *     A group without a retryPolicy of its own follows the merchant's, taken when each of its runs begins (its first processing, each retry round); the default is `{maxRetries: 0}`: no retries.
+     *
+     *     - Only a category-2 decline is retried (never category 1, never after a Mastercard merchant advice code `03` or `21`, a CHECKING debit only after insufficient funds `51`), at the first hourly slot at least intervalHours after the previous attempt, at most maxRetries times (0-4; intervalHours 24-240, default 24).
+     *     - Never beyond the networks' limits, counted per card (or bank account) across every payment and sale of the merchant: Visa and other brands 15 retries in 30 days; Mastercard 10 in 24 hours and 35 in 30 days; CHECKING 2 in 180 days (Nacha). A retry that would pass one is not made: the payment shows `retry.status: not_retried`, `reason: network_limit` and the rule in `detail`.
+     */
+    put: operations['UpdateMerchantSettings'];
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -728,6 +784,13 @@ export interface components {
       transactionInitiator?: 'Merchant' | 'Consumer';
       surchargeCompliance?: boolean;
       allowPartial?: boolean;
+      /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+      retryPolicy?: {
+        /** @description must be an integer 0-4 */
+        maxRetries: number;
+        /** @description must be an integer 24-240 */
+        intervalHours?: number;
+      };
       payments?: components['schemas']['NewGroupPayment'][];
       /** @description must be 1-100 characters of letters, digits and _ . : - */
       idempotencyKey?: string;
@@ -743,6 +806,7 @@ export interface components {
       allowPartial?: boolean;
       sendEmailReceipt?: boolean;
       sendPaymentScheduledNotification?: boolean;
+      sendDeclineNotification?: boolean;
       customAttributes?: components['schemas']['CustomAttributes'];
       fees?: components['schemas']['Fee'][];
     };
@@ -768,6 +832,13 @@ export interface components {
       transactionInitiator?: 'Merchant' | 'Consumer';
       surchargeCompliance?: boolean;
       allowPartial?: boolean;
+      /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+      retryPolicy?: {
+        /** @description must be an integer 0-4 */
+        maxRetries: number;
+        /** @description must be an integer 24-240 */
+        intervalHours?: number;
+      };
     };
     AddPaymentRequest: {
       /** Format: uuid */
@@ -782,6 +853,7 @@ export interface components {
       allowPartial?: boolean;
       sendEmailReceipt?: boolean;
       sendPaymentScheduledNotification?: boolean;
+      sendDeclineNotification?: boolean;
       customAttributes?: components['schemas']['CustomAttributes'];
       fees?: components['schemas']['Fee'][];
     };
@@ -800,6 +872,7 @@ export interface components {
       allowPartial?: boolean;
       sendEmailReceipt?: boolean;
       sendPaymentScheduledNotification?: boolean;
+      sendDeclineNotification?: boolean;
       customAttributes?: components['schemas']['CustomAttributes'];
       fees?: components['schemas']['Fee'][];
     };
@@ -928,6 +1001,15 @@ export interface components {
       /** Format: date-time */
       since: string;
     };
+    UpdateMerchantSettingsRequest: {
+      /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+      retryPolicy?: {
+        /** @description must be an integer 0-4 */
+        maxRetries: number;
+        /** @description must be an integer 24-240 */
+        intervalHours?: number;
+      };
+    };
     /** @description The body of every error response. */
     Error: {
       /** @description What was wrong, naming the field (e.g. `payments[3].amount must have at most 2 decimal places`). */
@@ -986,23 +1068,29 @@ export interface components {
       lastUpdated?: string;
       /** @description Present once the group is processed. */
       processingSummary?: {
-        /** @description Payments approved (partial approvals included). */
+        /** @description Payments approved (partial approvals included), by their latest attempt: a payment recovered by a retry counts here (and in recoveredCount), no longer in declinedCount. */
         approvedCount: number;
         /** @description Payments approved for less than their amount. */
         partialCount: number;
-        /** @description Payments declined (duplicates included). */
+        /** @description Payments declined (duplicates included), by their latest attempt. */
         declinedCount: number;
         /** @description Payments that could not be charged after retries (authResponse status Failed). */
         failedCount: number;
         /** @description Deleted payments (never processed). */
         skippedCount: number;
-        /** @description Sum charged. A JSON number with at most 2 decimals (integer cents inside the service). */
+        /** @description Sum charged, recovered payments included. A JSON number with at most 2 decimals (integer cents inside the service). */
         approvedAmount: number;
         /**
          * Format: date-time
-         * @description When processing completed. UTC (ISO 8601, `Z`).
+         * @description When processing (or the latest retry round) completed. UTC (ISO 8601, `Z`).
          */
         processedAt: string;
+        /** @description Payments whose retry is scheduled (retry.status scheduled). */
+        retriesScheduled: number;
+        /** @description Payments approved by a retry (retry.status succeeded). */
+        recoveredCount: number;
+        /** @description Sum charged by those retries. A JSON number with at most 2 decimals (integer cents inside the service). */
+        recoveredAmount: number;
       };
       /** @description The processing execution (Step Functions) of the latest attempt; present once processing has started. A re-driven group names its new execution. */
       executionArn?: string;
@@ -1022,6 +1110,11 @@ export interface components {
         failedCount: number;
         /** @description The background execution (Step Functions). */
         executionArn?: string;
+      };
+      /** @description The group's own retry policy, when it has one (else the merchant's settings apply, whose default is no retries). */
+      retryPolicy?: {
+        maxRetries: number;
+        intervalHours: number;
       };
     };
     GroupWithPayments: components['schemas']['Group'] & {
@@ -1063,6 +1156,8 @@ export interface components {
       sendEmailReceipt: boolean;
       /** @description Immutable after creation. */
       sendPaymentScheduledNotification: boolean;
+      /** @description Default false. When true, the payor is e-mailed when a charge of this payment is declined: when it will be tried again, or that it will not be and what to do (update the payment method). */
+      sendDeclineNotification: boolean;
       customAttributes?: components['schemas']['CustomAttributes'];
       /** @description Present when given. A breakdown for reporting; the charge is amount. */
       fees?: components['schemas']['Fee'][];
@@ -1078,8 +1173,60 @@ export interface components {
        * @description Last update time. UTC (ISO 8601, `Z`).
        */
       lastUpdated: string;
-      /** @description null until the group is processed; then the sale transaction of this payment. */
+      /** @description null until the group is processed; then the sale transaction of this payment's latest attempt (a retry's, once one ran). */
       authResponse: components['schemas']['AuthResponse'] | (never | null);
+      /** @description Every charge of the payment, oldest first: [] until processed, then one per attempt. */
+      attempts: {
+        /** @description 1 for the first charge, 2 for the first retry, ... */
+        attempt: number;
+        /**
+         * Format: date-time
+         * @description When the processor answered. UTC (ISO 8601, `Z`).
+         */
+        at: string;
+        /** @enum {string} */
+        status: 'Approved' | 'Declined' | 'Failed';
+        responseCode: string;
+        /**
+         * @description Declined and Failed attempts.
+         * @enum {string}
+         */
+        declineCategory?: '1' | '2';
+        /** @description The card network's merchant advice code, when the processor gave one (Mastercard). */
+        merchantAdviceCode?: string;
+        /**
+         * Format: uuid
+         * @description The sale of this attempt (each attempt is its own sale). Absent when status is Failed.
+         */
+        transactionId?: string;
+      }[];
+      /** @description The payment's retry under its group's retry policy; absent when the policy allows no retries (and on a payment approved at once). */
+      retry?: {
+        /**
+         * @description scheduled: it will be charged again at nextAttemptAt. succeeded: a retry was approved. exhausted: declined after maxRetries retries. not_retried: stopped for `reason`.
+         * @enum {string}
+         */
+        status: 'scheduled' | 'succeeded' | 'exhausted' | 'not_retried';
+        /**
+         * Format: date-time
+         * @description scheduled only: the hourly slot of the next attempt. UTC (ISO 8601, `Z`).
+         */
+        nextAttemptAt?: string;
+        /**
+         * @description exhausted and not_retried: category_1 (the decline is permanent), advice_code (Mastercard merchant advice code 03 or 21), network_limit (a card network or Nacha rule; `detail` names it), policy_exhausted (maxRetries reached), payment_deleted, group_deleted, method_unusable (the saved method was deleted or is closed).
+         * @enum {string}
+         */
+        reason?:
+          | 'category_1'
+          | 'advice_code'
+          | 'network_limit'
+          | 'policy_exhausted'
+          | 'payment_deleted'
+          | 'group_deleted'
+          | 'method_unusable';
+        /** @description The rule behind the reason, in words (for network_limit: which network rule, and its count). */
+        detail?: string;
+      };
       /** @description Present after a void-or-refund. */
       voidOrRefundResponses?: components['schemas']['VoidOrRefundResponse'][];
     };
@@ -1127,6 +1274,8 @@ export interface components {
       declineCategory?: '1' | '2';
       /** @description Text for declineCategory (declined transactions only). */
       declineCategoryDescription?: string;
+      /** @description The card network's merchant advice code, when the processor gave one (Mastercard: `01` new account information, `02` try again later, `03` do not try again, `21` payment cancelled). After `03` or `21` a scheduled payment is never retried. */
+      merchantAdviceCode?: string;
       /** @description true when rejected as a duplicate (responseCode 19). */
       isDuplicate: boolean;
       /**
@@ -1304,6 +1453,8 @@ export interface components {
       declineCategory?: '1' | '2';
       /** @description Text for declineCategory (declined transactions only). */
       declineCategoryDescription?: string;
+      /** @description The card network's merchant advice code, when the processor gave one (Mastercard: `01` new account information, `02` try again later, `03` do not try again, `21` payment cancelled). After `03` or `21` a scheduled payment is never retried. */
+      merchantAdviceCode?: string;
       /** @description true when rejected as a duplicate (responseCode 19). */
       isDuplicate: boolean;
       /**
@@ -2725,6 +2876,46 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  RetryMerchant: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One entry per group with retries scheduled. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TriggerResult'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   ProcessMerchant: {
     parameters: {
       query?: never;
@@ -2824,6 +3015,116 @@ export interface operations {
       403: components['responses']['Forbidden'];
       409: components['responses']['Conflict'];
       422: components['responses']['UnprocessableEntity'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  GetMerchantSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The merchant's settings. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The 11-digit merchant ID. */
+            servicePayId: string;
+            /** @description The retry policy of the merchant's groups that have none of their own. Default: maxRetries 0 (no retries). How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+            retryPolicy: {
+              maxRetries: number;
+              intervalHours: number;
+            };
+            /**
+             * Format: date-time
+             * @description When the settings were last changed; absent while they are the defaults. UTC (ISO 8601, `Z`).
+             */
+            lastUpdated?: string;
+          };
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  UpdateMerchantSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateMerchantSettingsRequest'];
+      };
+    };
+    responses: {
+      /** @description The merchant's settings after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The 11-digit merchant ID. */
+            servicePayId: string;
+            /** @description The retry policy of the merchant's groups that have none of their own. Default: maxRetries 0 (no retries). How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+            retryPolicy: {
+              maxRetries: number;
+              intervalHours: number;
+            };
+            /**
+             * Format: date-time
+             * @description When the settings were last changed; absent while they are the defaults. UTC (ISO 8601, `Z`).
+             */
+            lastUpdated?: string;
+          };
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];

@@ -86,10 +86,12 @@ export const plainPaymentView = {
   recurring: false,
   sendEmailReceipt: true,
   sendPaymentScheduledNotification: false,
+  sendDeclineNotification: false,
   deleted: false,
   dateCreated: CREATED,
   lastUpdated: CREATED,
   authResponse: null,
+  attempts: [],
 };
 
 export const paymentView = {

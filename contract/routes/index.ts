@@ -8,6 +8,7 @@ import { groupRoutes } from './groups';
 import { paymentAliasRoutes, paymentRoutes } from './payments';
 import { payorRoutes } from './payors';
 import { processingRoutes } from './processing';
+import { settingsRoutes } from './settings';
 import { testClockRoutes } from './test-clock';
 import { transactionRoutes } from './transactions';
 import type { Route } from './types';
@@ -23,6 +24,7 @@ export const routes = {
   ...paymentAliasRoutes,
   ...processingRoutes,
   ...testClockRoutes,
+  ...settingsRoutes,
   ...payorRoutes,
   ...transactionRoutes,
   ...eventRoutes,

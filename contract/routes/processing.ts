@@ -52,6 +52,17 @@ export const processingRoutes = {
 A group that is already processing, processed or deleted is still a 200: its entry carries an \`error\`, totalTriggered is 0 and totalFailed 1, and nothing is charged again. No body.`,
     response: { schema: triggerResultSchema, description: 'One entry, for this group.' },
   }),
+  RetryMerchant: route({
+    id: 'RetryMerchant',
+    method: 'POST',
+    path: `${M}/retry-payments`,
+    handler: 'processing/trigger-retries',
+    status: 200,
+    nonProdOnly: true,
+    summary: "Run a merchant's scheduled retries now (non-production, test MIDs)",
+    description: `${TRIGGER_RULES} Runs now every retry the merchant's processed groups have scheduled, whatever its nextAttemptAt (as the hourly processing of that slot would): one entry per group, whose executionArn is the retry round's run. The retries are charged as at their slot: each attempt its own sale, within the networks' limits; a payment or group deleted since, or a method deleted or closed, is not charged. A group whose retry round is already running is an entry with an \`error\`. No group with a scheduled retry: 200 with \`triggeredGroups: []\`. No body.`,
+    response: { schema: triggerResultSchema, description: 'One entry per group with retries scheduled.' },
+  }),
   ProcessMerchant: route({
     id: 'ProcessMerchant',
     method: 'POST',

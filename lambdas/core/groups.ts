@@ -21,6 +21,7 @@ import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { groupStore } from '#store/groups';
 import { MethodUnavailableError } from '#store/method-uses';
+import { retryRoundStore } from '#store/retry-rounds';
 import { paymentStore } from '#store/payments';
 import { methodUnavailable, resolveProfiles, scheduledNotices } from './profiles';
 
@@ -54,6 +55,20 @@ export async function explainGroupRejection(groupId: string, merchantId: string)
   if (group.paymentCount >= MAX_PAYMENTS_PER_GROUP) {
     throw new BadRequestError(`a group holds at most ${MAX_PAYMENTS_PER_GROUP} payments`);
   }
+}
+
+/**
+ * Why a processed group refused the deletion of a payment whose retry is scheduled: a retry round
+ * of the group is charging (400: delete it again once the round is done). Returns otherwise (the
+ * caller reads again).
+ */
+export async function explainRetryRejection(groupId: string, merchantId: string): Promise<void> {
+  const group = await requireGroup(groupId, merchantId);
+  if (group.retryBound !== undefined)
+    throw new BadRequestError(
+      `a retry round of payment group ${groupId} is running; delete the payment again once it is done (within minutes)`,
+    );
+  if (group.status !== 'processed') assertPaymentsEditable(group);
 }
 
 /**
@@ -148,7 +163,10 @@ export function updateGroup(
 
 /**
  * Cancels a pending group (soft delete), announced by `group.deleted`; a deleted group stays
- * deleted (no-op, no event).
+ * deleted (no-op, no event). A processed group whose payments have retries scheduled, between its
+ * runs, can be deleted too: its retries are cancelled (`not_retried`, group_deleted; within a
+ * minute, by a round that charges nothing) and what it charged stays as it is (void-or-refund
+ * reverses it).
  */
 export async function deleteGroup(groupId: string, merchantId: string, now: Date): Promise<void> {
   await withOptimisticRetry(async () => {
@@ -157,7 +175,12 @@ export async function deleteGroup(groupId: string, merchantId: string, now: Date
     if (group.status === 'processing') {
       throw new BadRequestError(`payment group ${groupId} is being processed`);
     }
-    if (group.status === 'processed') {
+    if (group.status === 'processed' && group.retrySlot !== undefined && !group.awaitingRetry) {
+      throw new BadRequestError(
+        `payment group ${groupId} is finishing a run (a retry round, or its receipts); delete it again in a few minutes to cancel its retries`,
+      );
+    }
+    if (group.status === 'processed' && !group.awaitingRetry) {
       throw new BadRequestError(
         `payment group ${groupId} has already been processed; use void-or-refund instead`,
       );
@@ -169,6 +192,8 @@ export async function deleteGroup(groupId: string, merchantId: string, now: Date
       eventSeq: nextSequence(group.eventSeq),
     };
     const event = groupEvent('group.deleted', deleted, now);
+    if (group.status === 'processed')
+      return (await retryRoundStore().deleteWaiting(group, now, event)) || undefined;
     return (await groupStore().markDeleted(group, now, event)) || undefined;
   });
 }

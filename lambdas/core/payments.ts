@@ -9,7 +9,7 @@ import { newId } from '#shared/ids';
 import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { paymentStore } from '#store/payments';
-import { explainGroupRejection, requireGroup, requirePayment } from './groups';
+import { explainGroupRejection, explainRetryRejection, requireGroup, requirePayment } from './groups';
 import { methodUnavailable, resolveProfiles, scheduledNotices } from './profiles';
 
 /** A new payment of a pending group, with its payment-scheduled notice when it asks for one. */
@@ -73,7 +73,12 @@ export async function updatePayment(
   });
 }
 
-/** Soft delete: the payment stays listed with deleted=true and is never processed. Idempotent. */
+/**
+ * Soft delete: the payment stays listed with deleted=true and is never processed. Idempotent. A
+ * payment of a processed group whose retry is scheduled can be deleted too: its retry is cancelled
+ * (`not_retried`, payment_deleted) and never charged; while a retry round of its group is
+ * charging, 400 (delete it again once the round is done, within minutes).
+ */
 export async function deletePayment(
   groupId: string,
   paymentId: string,
@@ -83,9 +88,16 @@ export async function deletePayment(
   await withOptimisticRetry(async () => {
     const previous = await requirePayment(groupId, paymentId, merchantId);
     if (previous.deleted) return true;
-    const outcome = await paymentStore().softDeletePayment(previous, now);
+    const retrying = previous.retry?.status === 'scheduled';
+    const store = paymentStore();
+    const outcome = retrying
+      ? await store.deleteScheduledRetry(previous, now)
+      : await store.softDeletePayment(previous, now);
     if (outcome === 'ok') return true;
-    if (outcome === 'group-not-editable') await explainGroupRejection(groupId, merchantId);
+    if (outcome === 'group-not-editable') {
+      if (retrying) await explainRetryRejection(groupId, merchantId);
+      else await explainGroupRejection(groupId, merchantId);
+    }
     return undefined;
   });
 }

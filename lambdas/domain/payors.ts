@@ -66,6 +66,12 @@ export interface SavedMethod {
   maskedAccountNumber: string;
   /** The processor's vault token: what a charge uses. Never returned. */
   processorToken: string;
+  /**
+   * The processor's fingerprint of the card or bank account (a keyed hash, never the number):
+   * retries are limited per fingerprint across the merchant's methods. Never returned. Absent on
+   * methods vaulted before it was kept: their retries are counted per method.
+   */
+  fingerprint?: string;
   expiryMonth?: number;
   expiryYear?: number;
   billingAddress: BillingAddress;

@@ -334,6 +334,22 @@ const schema13 = {
     transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
     surchargeCompliance: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
+    retryPolicy: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['maxRetries'],
+      description:
+        "How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits.",
+      properties: {
+        maxRetries: { type: 'integer', minimum: 0, maximum: 4, description: 'must be an integer 0-4' },
+        intervalHours: {
+          type: 'integer',
+          minimum: 24,
+          maximum: 240,
+          description: 'must be an integer 24-240',
+        },
+      },
+    },
     payments: {
       type: 'array',
       maxItems: 10000,
@@ -366,6 +382,7 @@ const schema13 = {
           allowPartial: { type: 'boolean' },
           sendEmailReceipt: { type: 'boolean' },
           sendPaymentScheduledNotification: { type: 'boolean' },
+          sendDeclineNotification: { type: 'boolean' },
           customAttributes: {
             type: 'object',
             maxProperties: 50,
@@ -810,18 +827,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.payments !== undefined) {
-      let data7 = data.payments;
-      if (Array.isArray(data7)) {
-        if (data7.length > 10000) {
+    if (data.retryPolicy !== undefined) {
+      let data7 = data.retryPolicy;
+      if (data7 && typeof data7 == 'object' && !Array.isArray(data7)) {
+        if (data7.maxRetries === undefined) {
           const err19 = {
-            instancePath: instancePath + '/payments',
-            schemaPath: '#/properties/payments/maxItems',
-            keyword: 'maxItems',
-            params: { limit: 10000 },
-            message: 'must NOT have more than 10000 items',
-            schema: 10000,
-            parentSchema: schema13.properties.payments,
+            instancePath: instancePath + '/retryPolicy',
+            schemaPath: '#/properties/retryPolicy/required',
+            keyword: 'required',
+            params: { missingProperty: 'maxRetries' },
+            message: "must have required property '" + 'maxRetries' + "'",
+            schema: schema13.properties.retryPolicy.required,
+            parentSchema: schema13.properties.retryPolicy,
             data: data7,
           };
           if (vErrors === null) {
@@ -831,12 +848,190 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        const len0 = data7.length;
+        for (const key1 in data7) {
+          if (!(key1 === 'maxRetries' || key1 === 'intervalHours')) {
+            const err20 = {
+              instancePath: instancePath + '/retryPolicy',
+              schemaPath: '#/properties/retryPolicy/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key1 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema13.properties.retryPolicy,
+              data: data7,
+            };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
+        if (data7.maxRetries !== undefined) {
+          let data8 = data7.maxRetries;
+          if (!(typeof data8 == 'number' && !(data8 % 1) && !isNaN(data8) && isFinite(data8))) {
+            const err21 = {
+              instancePath: instancePath + '/retryPolicy/maxRetries',
+              schemaPath: '#/properties/retryPolicy/properties/maxRetries/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema13.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema13.properties.retryPolicy.properties.maxRetries,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+          if (typeof data8 == 'number' && isFinite(data8)) {
+            if (data8 > 4 || isNaN(data8)) {
+              const err22 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 4 },
+                message: 'must be <= 4',
+                schema: 4,
+                parentSchema: schema13.properties.retryPolicy.properties.maxRetries,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err22];
+              } else {
+                vErrors.push(err22);
+              }
+              errors++;
+            }
+            if (data8 < 0 || isNaN(data8)) {
+              const err23 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 0 },
+                message: 'must be >= 0',
+                schema: 0,
+                parentSchema: schema13.properties.retryPolicy.properties.maxRetries,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err23];
+              } else {
+                vErrors.push(err23);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data7.intervalHours !== undefined) {
+          let data9 = data7.intervalHours;
+          if (!(typeof data9 == 'number' && !(data9 % 1) && !isNaN(data9) && isFinite(data9))) {
+            const err24 = {
+              instancePath: instancePath + '/retryPolicy/intervalHours',
+              schemaPath: '#/properties/retryPolicy/properties/intervalHours/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema13.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema13.properties.retryPolicy.properties.intervalHours,
+              data: data9,
+            };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+          if (typeof data9 == 'number' && isFinite(data9)) {
+            if (data9 > 240 || isNaN(data9)) {
+              const err25 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 240 },
+                message: 'must be <= 240',
+                schema: 240,
+                parentSchema: schema13.properties.retryPolicy.properties.intervalHours,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
+              }
+              errors++;
+            }
+            if (data9 < 24 || isNaN(data9)) {
+              const err26 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 24 },
+                message: 'must be >= 24',
+                schema: 24,
+                parentSchema: schema13.properties.retryPolicy.properties.intervalHours,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err27 = {
+          instancePath: instancePath + '/retryPolicy',
+          schemaPath: '#/properties/retryPolicy/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema13.properties.retryPolicy.type,
+          parentSchema: schema13.properties.retryPolicy,
+          data: data7,
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
+    }
+    if (data.payments !== undefined) {
+      let data10 = data.payments;
+      if (Array.isArray(data10)) {
+        if (data10.length > 10000) {
+          const err28 = {
+            instancePath: instancePath + '/payments',
+            schemaPath: '#/properties/payments/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 10000 },
+            message: 'must NOT have more than 10000 items',
+            schema: 10000,
+            parentSchema: schema13.properties.payments,
+            data: data10,
+          };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        const len0 = data10.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data8 = data7[i0];
-          if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
-            if (data8.profileId === undefined) {
-              const err20 = {
+          let data11 = data10[i0];
+          if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
+            if (data11.profileId === undefined) {
+              const err29 = {
                 instancePath: instancePath + '/payments/' + i0,
                 schemaPath: '#/properties/payments/items/required',
                 keyword: 'required',
@@ -844,17 +1039,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                 message: "must have required property '" + 'profileId' + "'",
                 schema: schema13.properties.payments.items.required,
                 parentSchema: schema13.properties.payments.items,
-                data: data8,
+                data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err29];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err29);
               }
               errors++;
             }
-            if (data8.amount === undefined) {
-              const err21 = {
+            if (data11.amount === undefined) {
+              const err30 = {
                 instancePath: instancePath + '/payments/' + i0,
                 schemaPath: '#/properties/payments/items/required',
                 keyword: 'required',
@@ -862,40 +1057,40 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                 message: "must have required property '" + 'amount' + "'",
                 schema: schema13.properties.payments.items.required,
                 parentSchema: schema13.properties.payments.items,
-                data: data8,
+                data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err30];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err30);
               }
               errors++;
             }
-            for (const key1 in data8) {
-              if (!func2.call(schema13.properties.payments.items.properties, key1)) {
-                const err22 = {
+            for (const key2 in data11) {
+              if (!func2.call(schema13.properties.payments.items.properties, key2)) {
+                const err31 = {
                   instancePath: instancePath + '/payments/' + i0,
                   schemaPath: '#/properties/payments/items/additionalProperties',
                   keyword: 'additionalProperties',
-                  params: { additionalProperty: key1 },
+                  params: { additionalProperty: key2 },
                   message: 'must NOT have additional properties',
                   schema: false,
                   parentSchema: schema13.properties.payments.items,
-                  data: data8,
+                  data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err22];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err22);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
             }
-            if (data8.profileId !== undefined) {
-              let data9 = data8.profileId;
-              if (typeof data9 === 'string') {
-                if (func4(data9) > 200) {
-                  const err23 = {
+            if (data11.profileId !== undefined) {
+              let data12 = data11.profileId;
+              if (typeof data12 === 'string') {
+                if (func4(data12) > 200) {
+                  const err32 = {
                     instancePath: instancePath + '/payments/' + i0 + '/profileId',
                     schemaPath: '#/properties/payments/items/properties/profileId/maxLength',
                     keyword: 'maxLength',
@@ -903,177 +1098,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have more than 200 characters',
                     schema: 200,
                     parentSchema: schema13.properties.payments.items.properties.profileId,
-                    data: data9,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err23];
-                  } else {
-                    vErrors.push(err23);
-                  }
-                  errors++;
-                }
-                if (!pattern5.test(data9)) {
-                  const err24 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/profileId',
-                    schemaPath: '#/properties/payments/items/properties/profileId/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
-                    message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
-                    schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-                    parentSchema: schema13.properties.payments.items.properties.profileId,
-                    data: data9,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err24];
-                  } else {
-                    vErrors.push(err24);
-                  }
-                  errors++;
-                }
-              } else {
-                const err25 = {
-                  instancePath: instancePath + '/payments/' + i0 + '/profileId',
-                  schemaPath: '#/properties/payments/items/properties/profileId/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema13.properties.payments.items.properties.profileId.type,
-                  parentSchema: schema13.properties.payments.items.properties.profileId,
-                  data: data9,
-                };
-                if (vErrors === null) {
-                  vErrors = [err25];
-                } else {
-                  vErrors.push(err25);
-                }
-                errors++;
-              }
-            }
-            if (data8.amount !== undefined) {
-              let data10 = data8.amount;
-              if (typeof data10 == 'number' && isFinite(data10)) {
-                if (data10 > 999999.99 || isNaN(data10)) {
-                  const err26 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/amount',
-                    schemaPath: '#/properties/payments/items/properties/amount/maximum',
-                    keyword: 'maximum',
-                    params: { comparison: '<=', limit: 999999.99 },
-                    message: 'must be <= 999999.99',
-                    schema: 999999.99,
-                    parentSchema: schema13.properties.payments.items.properties.amount,
-                    data: data10,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err26];
-                  } else {
-                    vErrors.push(err26);
-                  }
-                  errors++;
-                }
-                if (data10 < 0.01 || isNaN(data10)) {
-                  const err27 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/amount',
-                    schemaPath: '#/properties/payments/items/properties/amount/minimum',
-                    keyword: 'minimum',
-                    params: { comparison: '>=', limit: 0.01 },
-                    message: 'must be >= 0.01',
-                    schema: 0.01,
-                    parentSchema: schema13.properties.payments.items.properties.amount,
-                    data: data10,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err27];
-                  } else {
-                    vErrors.push(err27);
-                  }
-                  errors++;
-                }
-                if (!func5(data10, 2)) {
-                  const err28 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/amount',
-                    schemaPath: '#/properties/payments/items/properties/amount/maxDecimals',
-                    keyword: 'maxDecimals',
-                    params: {},
-                    message: 'must pass "maxDecimals" keyword validation',
-                    schema: 2,
-                    parentSchema: schema13.properties.payments.items.properties.amount,
-                    data: data10,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err28];
-                  } else {
-                    vErrors.push(err28);
-                  }
-                  errors++;
-                }
-              } else {
-                const err29 = {
-                  instancePath: instancePath + '/payments/' + i0 + '/amount',
-                  schemaPath: '#/properties/payments/items/properties/amount/type',
-                  keyword: 'type',
-                  params: { type: 'number' },
-                  message: 'must be number',
-                  schema: schema13.properties.payments.items.properties.amount.type,
-                  parentSchema: schema13.properties.payments.items.properties.amount,
-                  data: data10,
-                };
-                if (vErrors === null) {
-                  vErrors = [err29];
-                } else {
-                  vErrors.push(err29);
-                }
-                errors++;
-              }
-            }
-            if (data8.orderId !== undefined) {
-              let data11 = data8.orderId;
-              if (typeof data11 === 'string') {
-                if (func4(data11) > 100) {
-                  const err30 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
-                    schemaPath: '#/properties/payments/items/properties/orderId/maxLength',
-                    keyword: 'maxLength',
-                    params: { limit: 100 },
-                    message: 'must NOT have more than 100 characters',
-                    schema: 100,
-                    parentSchema: schema13.properties.payments.items.properties.orderId,
-                    data: data11,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err30];
-                  } else {
-                    vErrors.push(err30);
-                  }
-                  errors++;
-                }
-                if (func4(data11) < 1) {
-                  const err31 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
-                    schemaPath: '#/properties/payments/items/properties/orderId/minLength',
-                    keyword: 'minLength',
-                    params: { limit: 1 },
-                    message: 'must NOT have fewer than 1 characters',
-                    schema: 1,
-                    parentSchema: schema13.properties.payments.items.properties.orderId,
-                    data: data11,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err31];
-                  } else {
-                    vErrors.push(err31);
-                  }
-                  errors++;
-                }
-                if (!pattern6.test(data11)) {
-                  const err32 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
-                    schemaPath: '#/properties/payments/items/properties/orderId/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema13.properties.payments.items.properties.orderId,
-                    data: data11,
+                    data: data12,
                   };
                   if (vErrors === null) {
                     vErrors = [err32];
@@ -1082,36 +1107,33 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (!pattern5.test(data12)) {
+                  const err33 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                    schemaPath: '#/properties/payments/items/properties/profileId/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
+                    message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
+                    schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
+                    parentSchema: schema13.properties.payments.items.properties.profileId,
+                    data: data12,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err33];
+                  } else {
+                    vErrors.push(err33);
+                  }
+                  errors++;
+                }
               } else {
-                const err33 = {
-                  instancePath: instancePath + '/payments/' + i0 + '/orderId',
-                  schemaPath: '#/properties/payments/items/properties/orderId/type',
+                const err34 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                  schemaPath: '#/properties/payments/items/properties/profileId/type',
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema13.properties.payments.items.properties.orderId.type,
-                  parentSchema: schema13.properties.payments.items.properties.orderId,
-                  data: data11,
-                };
-                if (vErrors === null) {
-                  vErrors = [err33];
-                } else {
-                  vErrors.push(err33);
-                }
-                errors++;
-              }
-            }
-            if (data8.recurring !== undefined) {
-              let data12 = data8.recurring;
-              if (typeof data12 !== 'boolean') {
-                const err34 = {
-                  instancePath: instancePath + '/payments/' + i0 + '/recurring',
-                  schemaPath: '#/properties/payments/items/properties/recurring/type',
-                  keyword: 'type',
-                  params: { type: 'boolean' },
-                  message: 'must be boolean',
-                  schema: schema13.properties.payments.items.properties.recurring.type,
-                  parentSchema: schema13.properties.payments.items.properties.recurring,
+                  schema: schema13.properties.payments.items.properties.profileId.type,
+                  parentSchema: schema13.properties.payments.items.properties.profileId,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -1122,10 +1144,183 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data8.allowPartial !== undefined) {
-              let data13 = data8.allowPartial;
-              if (typeof data13 !== 'boolean') {
-                const err35 = {
+            if (data11.amount !== undefined) {
+              let data13 = data11.amount;
+              if (typeof data13 == 'number' && isFinite(data13)) {
+                if (data13 > 999999.99 || isNaN(data13)) {
+                  const err35 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/amount',
+                    schemaPath: '#/properties/payments/items/properties/amount/maximum',
+                    keyword: 'maximum',
+                    params: { comparison: '<=', limit: 999999.99 },
+                    message: 'must be <= 999999.99',
+                    schema: 999999.99,
+                    parentSchema: schema13.properties.payments.items.properties.amount,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err35];
+                  } else {
+                    vErrors.push(err35);
+                  }
+                  errors++;
+                }
+                if (data13 < 0.01 || isNaN(data13)) {
+                  const err36 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/amount',
+                    schemaPath: '#/properties/payments/items/properties/amount/minimum',
+                    keyword: 'minimum',
+                    params: { comparison: '>=', limit: 0.01 },
+                    message: 'must be >= 0.01',
+                    schema: 0.01,
+                    parentSchema: schema13.properties.payments.items.properties.amount,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err36];
+                  } else {
+                    vErrors.push(err36);
+                  }
+                  errors++;
+                }
+                if (!func5(data13, 2)) {
+                  const err37 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/amount',
+                    schemaPath: '#/properties/payments/items/properties/amount/maxDecimals',
+                    keyword: 'maxDecimals',
+                    params: {},
+                    message: 'must pass "maxDecimals" keyword validation',
+                    schema: 2,
+                    parentSchema: schema13.properties.payments.items.properties.amount,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err37];
+                  } else {
+                    vErrors.push(err37);
+                  }
+                  errors++;
+                }
+              } else {
+                const err38 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/amount',
+                  schemaPath: '#/properties/payments/items/properties/amount/type',
+                  keyword: 'type',
+                  params: { type: 'number' },
+                  message: 'must be number',
+                  schema: schema13.properties.payments.items.properties.amount.type,
+                  parentSchema: schema13.properties.payments.items.properties.amount,
+                  data: data13,
+                };
+                if (vErrors === null) {
+                  vErrors = [err38];
+                } else {
+                  vErrors.push(err38);
+                }
+                errors++;
+              }
+            }
+            if (data11.orderId !== undefined) {
+              let data14 = data11.orderId;
+              if (typeof data14 === 'string') {
+                if (func4(data14) > 100) {
+                  const err39 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/maxLength',
+                    keyword: 'maxLength',
+                    params: { limit: 100 },
+                    message: 'must NOT have more than 100 characters',
+                    schema: 100,
+                    parentSchema: schema13.properties.payments.items.properties.orderId,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err39];
+                  } else {
+                    vErrors.push(err39);
+                  }
+                  errors++;
+                }
+                if (func4(data14) < 1) {
+                  const err40 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/minLength',
+                    keyword: 'minLength',
+                    params: { limit: 1 },
+                    message: 'must NOT have fewer than 1 characters',
+                    schema: 1,
+                    parentSchema: schema13.properties.payments.items.properties.orderId,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err40];
+                  } else {
+                    vErrors.push(err40);
+                  }
+                  errors++;
+                }
+                if (!pattern6.test(data14)) {
+                  const err41 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                    parentSchema: schema13.properties.payments.items.properties.orderId,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err41];
+                  } else {
+                    vErrors.push(err41);
+                  }
+                  errors++;
+                }
+              } else {
+                const err42 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                  schemaPath: '#/properties/payments/items/properties/orderId/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema13.properties.payments.items.properties.orderId.type,
+                  parentSchema: schema13.properties.payments.items.properties.orderId,
+                  data: data14,
+                };
+                if (vErrors === null) {
+                  vErrors = [err42];
+                } else {
+                  vErrors.push(err42);
+                }
+                errors++;
+              }
+            }
+            if (data11.recurring !== undefined) {
+              let data15 = data11.recurring;
+              if (typeof data15 !== 'boolean') {
+                const err43 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/recurring',
+                  schemaPath: '#/properties/payments/items/properties/recurring/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema13.properties.payments.items.properties.recurring.type,
+                  parentSchema: schema13.properties.payments.items.properties.recurring,
+                  data: data15,
+                };
+                if (vErrors === null) {
+                  vErrors = [err43];
+                } else {
+                  vErrors.push(err43);
+                }
+                errors++;
+              }
+            }
+            if (data11.allowPartial !== undefined) {
+              let data16 = data11.allowPartial;
+              if (typeof data16 !== 'boolean') {
+                const err44 = {
                   instancePath: instancePath + '/payments/' + i0 + '/allowPartial',
                   schemaPath: '#/properties/payments/items/properties/allowPartial/type',
                   keyword: 'type',
@@ -1133,20 +1328,20 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be boolean',
                   schema: schema13.properties.payments.items.properties.allowPartial.type,
                   parentSchema: schema13.properties.payments.items.properties.allowPartial,
-                  data: data13,
+                  data: data16,
                 };
                 if (vErrors === null) {
-                  vErrors = [err35];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err35);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
             }
-            if (data8.sendEmailReceipt !== undefined) {
-              let data14 = data8.sendEmailReceipt;
-              if (typeof data14 !== 'boolean') {
-                const err36 = {
+            if (data11.sendEmailReceipt !== undefined) {
+              let data17 = data11.sendEmailReceipt;
+              if (typeof data17 !== 'boolean') {
+                const err45 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendEmailReceipt',
                   schemaPath: '#/properties/payments/items/properties/sendEmailReceipt/type',
                   keyword: 'type',
@@ -1154,20 +1349,20 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be boolean',
                   schema: schema13.properties.payments.items.properties.sendEmailReceipt.type,
                   parentSchema: schema13.properties.payments.items.properties.sendEmailReceipt,
-                  data: data14,
+                  data: data17,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
             }
-            if (data8.sendPaymentScheduledNotification !== undefined) {
-              let data15 = data8.sendPaymentScheduledNotification;
-              if (typeof data15 !== 'boolean') {
-                const err37 = {
+            if (data11.sendPaymentScheduledNotification !== undefined) {
+              let data18 = data11.sendPaymentScheduledNotification;
+              if (typeof data18 !== 'boolean') {
+                const err46 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendPaymentScheduledNotification',
                   schemaPath: '#/properties/payments/items/properties/sendPaymentScheduledNotification/type',
                   keyword: 'type',
@@ -1176,21 +1371,42 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   schema: schema13.properties.payments.items.properties.sendPaymentScheduledNotification.type,
                   parentSchema:
                     schema13.properties.payments.items.properties.sendPaymentScheduledNotification,
-                  data: data15,
+                  data: data18,
                 };
                 if (vErrors === null) {
-                  vErrors = [err37];
+                  vErrors = [err46];
                 } else {
-                  vErrors.push(err37);
+                  vErrors.push(err46);
                 }
                 errors++;
               }
             }
-            if (data8.customAttributes !== undefined) {
-              let data16 = data8.customAttributes;
-              if (data16 && typeof data16 == 'object' && !Array.isArray(data16)) {
-                if (Object.keys(data16).length > 50) {
-                  const err38 = {
+            if (data11.sendDeclineNotification !== undefined) {
+              let data19 = data11.sendDeclineNotification;
+              if (typeof data19 !== 'boolean') {
+                const err47 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/sendDeclineNotification',
+                  schemaPath: '#/properties/payments/items/properties/sendDeclineNotification/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema13.properties.payments.items.properties.sendDeclineNotification.type,
+                  parentSchema: schema13.properties.payments.items.properties.sendDeclineNotification,
+                  data: data19,
+                };
+                if (vErrors === null) {
+                  vErrors = [err47];
+                } else {
+                  vErrors.push(err47);
+                }
+                errors++;
+              }
+            }
+            if (data11.customAttributes !== undefined) {
+              let data20 = data11.customAttributes;
+              if (data20 && typeof data20 == 'object' && !Array.isArray(data20)) {
+                if (Object.keys(data20).length > 50) {
+                  const err48 = {
                     instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                     schemaPath: '#/properties/payments/items/properties/customAttributes/maxProperties',
                     keyword: 'maxProperties',
@@ -1198,45 +1414,45 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have more than 50 properties',
                     schema: 50,
                     parentSchema: schema13.properties.payments.items.properties.customAttributes,
-                    data: data16,
+                    data: data20,
                   };
                   if (vErrors === null) {
-                    vErrors = [err38];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err38);
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
-                for (const key2 in data16) {
-                  const _errs37 = errors;
-                  const _errs38 = errors;
-                  const _errs39 = errors;
+                for (const key3 in data20) {
+                  const _errs46 = errors;
+                  const _errs47 = errors;
+                  const _errs48 = errors;
                   if (!(
-                    key2 === '__proto__' ||
-                    key2 === 'constructor' ||
-                    key2 === 'prototype' ||
-                    key2 === 'toString' ||
-                    key2 === 'toLocaleString' ||
-                    key2 === 'valueOf' ||
-                    key2 === 'hasOwnProperty' ||
-                    key2 === 'isPrototypeOf' ||
-                    key2 === 'propertyIsEnumerable' ||
-                    key2 === '__defineGetter__' ||
-                    key2 === '__defineSetter__' ||
-                    key2 === '__lookupGetter__' ||
-                    key2 === '__lookupSetter__'
+                    key3 === '__proto__' ||
+                    key3 === 'constructor' ||
+                    key3 === 'prototype' ||
+                    key3 === 'toString' ||
+                    key3 === 'toLocaleString' ||
+                    key3 === 'valueOf' ||
+                    key3 === 'hasOwnProperty' ||
+                    key3 === 'isPrototypeOf' ||
+                    key3 === 'propertyIsEnumerable' ||
+                    key3 === '__defineGetter__' ||
+                    key3 === '__defineSetter__' ||
+                    key3 === '__lookupGetter__' ||
+                    key3 === '__lookupSetter__'
                   )) {
-                    const err39 = {};
+                    const err49 = {};
                     if (vErrors === null) {
-                      vErrors = [err39];
+                      vErrors = [err49];
                     } else {
-                      vErrors.push(err39);
+                      vErrors.push(err49);
                     }
                     errors++;
                   }
-                  var valid5 = _errs39 === errors;
-                  if (valid5) {
-                    const err40 = {
+                  var valid6 = _errs48 === errors;
+                  if (valid6) {
+                    const err50 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames/not',
                       keyword: 'not',
@@ -1246,28 +1462,28 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         schema13.properties.payments.items.properties.customAttributes.propertyNames.not,
                       parentSchema:
                         schema13.properties.payments.items.properties.customAttributes.propertyNames,
-                      data: key2,
-                      propertyName: key2,
+                      data: key3,
+                      propertyName: key3,
                     };
                     if (vErrors === null) {
-                      vErrors = [err40];
+                      vErrors = [err50];
                     } else {
-                      vErrors.push(err40);
+                      vErrors.push(err50);
                     }
                     errors++;
                   } else {
-                    errors = _errs38;
+                    errors = _errs47;
                     if (vErrors !== null) {
-                      if (_errs38) {
-                        vErrors.length = _errs38;
+                      if (_errs47) {
+                        vErrors.length = _errs47;
                       } else {
                         vErrors = null;
                       }
                     }
                   }
-                  if (typeof key2 === 'string') {
-                    if (func4(key2) > 100) {
-                      const err41 = {
+                  if (typeof key3 === 'string') {
+                    if (func4(key3) > 100) {
+                      const err51 = {
                         instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/propertyNames/maxLength',
@@ -1277,51 +1493,51 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         schema: 100,
                         parentSchema:
                           schema13.properties.payments.items.properties.customAttributes.propertyNames,
-                        data: key2,
-                        propertyName: key2,
+                        data: key3,
+                        propertyName: key3,
                       };
                       if (vErrors === null) {
-                        vErrors = [err41];
+                        vErrors = [err51];
                       } else {
-                        vErrors.push(err41);
+                        vErrors.push(err51);
                       }
                       errors++;
                     }
                   }
-                  var valid4 = _errs37 === errors;
-                  if (!valid4) {
-                    const err42 = {
+                  var valid5 = _errs46 === errors;
+                  if (!valid5) {
+                    const err52 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
                       keyword: 'propertyNames',
-                      params: { propertyName: key2 },
+                      params: { propertyName: key3 },
                       message: 'property name must be valid',
                       schema: schema13.properties.payments.items.properties.customAttributes.propertyNames,
                       parentSchema: schema13.properties.payments.items.properties.customAttributes,
-                      data: data16,
+                      data: data20,
                     };
                     if (vErrors === null) {
-                      vErrors = [err42];
+                      vErrors = [err52];
                     } else {
-                      vErrors.push(err42);
+                      vErrors.push(err52);
                     }
                     errors++;
                   }
                 }
-                for (const key3 in data16) {
-                  let data17 = data16[key3];
-                  const _errs42 = errors;
-                  let valid7 = false;
-                  const _errs43 = errors;
-                  if (typeof data17 === 'string') {
-                    if (func4(data17) > 1000) {
-                      const err43 = {
+                for (const key4 in data20) {
+                  let data21 = data20[key4];
+                  const _errs51 = errors;
+                  let valid8 = false;
+                  const _errs52 = errors;
+                  if (typeof data21 === 'string') {
+                    if (func4(data21) > 1000) {
+                      const err53 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
                           i0 +
                           '/customAttributes/' +
-                          key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
                         keyword: 'maxLength',
@@ -1331,23 +1547,23 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         parentSchema:
                           schema13.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[0],
-                        data: data17,
+                        data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err43];
+                        vErrors = [err53];
                       } else {
-                        vErrors.push(err43);
+                        vErrors.push(err53);
                       }
                       errors++;
                     }
-                    if (!pattern6.test(data17)) {
-                      const err44 = {
+                    if (!pattern6.test(data21)) {
+                      const err54 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
                           i0 +
                           '/customAttributes/' +
-                          key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/pattern',
                         keyword: 'pattern',
@@ -1357,23 +1573,23 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         parentSchema:
                           schema13.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[0],
-                        data: data17,
+                        data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err44];
+                        vErrors = [err54];
                       } else {
-                        vErrors.push(err44);
+                        vErrors.push(err54);
                       }
                       errors++;
                     }
                   } else {
-                    const err45 = {
+                    const err55 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
                         i0 +
                         '/customAttributes/' +
-                        key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                       schemaPath:
                         '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/type',
                       keyword: 'type',
@@ -1385,28 +1601,28 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       parentSchema:
                         schema13.properties.payments.items.properties.customAttributes.additionalProperties
                           .anyOf[0],
-                      data: data17,
+                      data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err45];
+                      vErrors = [err55];
                     } else {
-                      vErrors.push(err45);
+                      vErrors.push(err55);
                     }
                     errors++;
                   }
-                  var _valid0 = _errs43 === errors;
-                  valid7 = valid7 || _valid0;
-                  if (!valid7) {
-                    const _errs45 = errors;
-                    if (typeof data17 == 'number' && isFinite(data17)) {
-                      if (data17 > 1000000000000000 || isNaN(data17)) {
-                        const err46 = {
+                  var _valid0 = _errs52 === errors;
+                  valid8 = valid8 || _valid0;
+                  if (!valid8) {
+                    const _errs54 = errors;
+                    if (typeof data21 == 'number' && isFinite(data21)) {
+                      if (data21 > 1000000000000000 || isNaN(data21)) {
+                        const err56 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
                             i0 +
                             '/customAttributes/' +
-                            key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                           schemaPath:
                             '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/maximum',
                           keyword: 'maximum',
@@ -1416,23 +1632,23 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           parentSchema:
                             schema13.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
-                          data: data17,
+                          data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err46];
+                          vErrors = [err56];
                         } else {
-                          vErrors.push(err46);
+                          vErrors.push(err56);
                         }
                         errors++;
                       }
-                      if (data17 < -1000000000000000 || isNaN(data17)) {
-                        const err47 = {
+                      if (data21 < -1000000000000000 || isNaN(data21)) {
+                        const err57 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
                             i0 +
                             '/customAttributes/' +
-                            key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                           schemaPath:
                             '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/minimum',
                           keyword: 'minimum',
@@ -1442,23 +1658,23 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           parentSchema:
                             schema13.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
-                          data: data17,
+                          data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err47];
+                          vErrors = [err57];
                         } else {
-                          vErrors.push(err47);
+                          vErrors.push(err57);
                         }
                         errors++;
                       }
-                      if (!func5(data17, 6)) {
-                        const err48 = {
+                      if (!func5(data21, 6)) {
+                        const err58 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
                             i0 +
                             '/customAttributes/' +
-                            key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                           schemaPath:
                             '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
                           keyword: 'maxDecimals',
@@ -1468,23 +1684,23 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           parentSchema:
                             schema13.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
-                          data: data17,
+                          data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err48];
+                          vErrors = [err58];
                         } else {
-                          vErrors.push(err48);
+                          vErrors.push(err58);
                         }
                         errors++;
                       }
                     } else {
-                      const err49 = {
+                      const err59 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
                           i0 +
                           '/customAttributes/' +
-                          key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/type',
                         keyword: 'type',
@@ -1496,27 +1712,27 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         parentSchema:
                           schema13.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[1],
-                        data: data17,
+                        data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err49];
+                        vErrors = [err59];
                       } else {
-                        vErrors.push(err49);
+                        vErrors.push(err59);
                       }
                       errors++;
                     }
-                    var _valid0 = _errs45 === errors;
-                    valid7 = valid7 || _valid0;
-                    if (!valid7) {
-                      const _errs47 = errors;
-                      if (typeof data17 !== 'boolean') {
-                        const err50 = {
+                    var _valid0 = _errs54 === errors;
+                    valid8 = valid8 || _valid0;
+                    if (!valid8) {
+                      const _errs56 = errors;
+                      if (typeof data21 !== 'boolean') {
+                        const err60 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
                             i0 +
                             '/customAttributes/' +
-                            key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                           schemaPath:
                             '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/2/type',
                           keyword: 'type',
@@ -1528,27 +1744,27 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           parentSchema:
                             schema13.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[2],
-                          data: data17,
+                          data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err50];
+                          vErrors = [err60];
                         } else {
-                          vErrors.push(err50);
+                          vErrors.push(err60);
                         }
                         errors++;
                       }
-                      var _valid0 = _errs47 === errors;
-                      valid7 = valid7 || _valid0;
+                      var _valid0 = _errs56 === errors;
+                      valid8 = valid8 || _valid0;
                     }
                   }
-                  if (!valid7) {
-                    const err51 = {
+                  if (!valid8) {
+                    const err61 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
                         i0 +
                         '/customAttributes/' +
-                        key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                       schemaPath:
                         '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf',
                       keyword: 'anyOf',
@@ -1559,19 +1775,19 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           .anyOf,
                       parentSchema:
                         schema13.properties.payments.items.properties.customAttributes.additionalProperties,
-                      data: data17,
+                      data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err51];
+                      vErrors = [err61];
                     } else {
-                      vErrors.push(err51);
+                      vErrors.push(err61);
                     }
                     errors++;
                   } else {
-                    errors = _errs42;
+                    errors = _errs51;
                     if (vErrors !== null) {
-                      if (_errs42) {
-                        vErrors.length = _errs42;
+                      if (_errs51) {
+                        vErrors.length = _errs51;
                       } else {
                         vErrors = null;
                       }
@@ -1579,7 +1795,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                const err52 = {
+                const err62 = {
                   instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                   schemaPath: '#/properties/payments/items/properties/customAttributes/type',
                   keyword: 'type',
@@ -1587,21 +1803,21 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be object',
                   schema: schema13.properties.payments.items.properties.customAttributes.type,
                   parentSchema: schema13.properties.payments.items.properties.customAttributes,
-                  data: data16,
+                  data: data20,
                 };
                 if (vErrors === null) {
-                  vErrors = [err52];
+                  vErrors = [err62];
                 } else {
-                  vErrors.push(err52);
+                  vErrors.push(err62);
                 }
                 errors++;
               }
             }
-            if (data8.fees !== undefined) {
-              let data18 = data8.fees;
-              if (Array.isArray(data18)) {
-                if (data18.length > 20) {
-                  const err53 = {
+            if (data11.fees !== undefined) {
+              let data22 = data11.fees;
+              if (Array.isArray(data22)) {
+                if (data22.length > 20) {
+                  const err63 = {
                     instancePath: instancePath + '/payments/' + i0 + '/fees',
                     schemaPath: '#/properties/payments/items/properties/fees/maxItems',
                     keyword: 'maxItems',
@@ -1609,21 +1825,21 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have more than 20 items',
                     schema: 20,
                     parentSchema: schema13.properties.payments.items.properties.fees,
-                    data: data18,
+                    data: data22,
                   };
                   if (vErrors === null) {
-                    vErrors = [err53];
+                    vErrors = [err63];
                   } else {
-                    vErrors.push(err53);
+                    vErrors.push(err63);
                   }
                   errors++;
                 }
-                const len1 = data18.length;
+                const len1 = data22.length;
                 for (let i1 = 0; i1 < len1; i1++) {
-                  let data19 = data18[i1];
-                  if (data19 && typeof data19 == 'object' && !Array.isArray(data19)) {
-                    if (data19.name === undefined) {
-                      const err54 = {
+                  let data23 = data22[i1];
+                  if (data23 && typeof data23 == 'object' && !Array.isArray(data23)) {
+                    if (data23.name === undefined) {
+                      const err64 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1631,17 +1847,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         message: "must have required property '" + 'name' + "'",
                         schema: schema13.properties.payments.items.properties.fees.items.required,
                         parentSchema: schema13.properties.payments.items.properties.fees.items,
-                        data: data19,
+                        data: data23,
                       };
                       if (vErrors === null) {
-                        vErrors = [err54];
+                        vErrors = [err64];
                       } else {
-                        vErrors.push(err54);
+                        vErrors.push(err64);
                       }
                       errors++;
                     }
-                    if (data19.amount === undefined) {
-                      const err55 = {
+                    if (data23.amount === undefined) {
+                      const err65 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1649,41 +1865,41 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         message: "must have required property '" + 'amount' + "'",
                         schema: schema13.properties.payments.items.properties.fees.items.required,
                         parentSchema: schema13.properties.payments.items.properties.fees.items,
-                        data: data19,
+                        data: data23,
                       };
                       if (vErrors === null) {
-                        vErrors = [err55];
+                        vErrors = [err65];
                       } else {
-                        vErrors.push(err55);
+                        vErrors.push(err65);
                       }
                       errors++;
                     }
-                    for (const key4 in data19) {
-                      if (!(key4 === 'name' || key4 === 'amount')) {
-                        const err56 = {
+                    for (const key5 in data23) {
+                      if (!(key5 === 'name' || key5 === 'amount')) {
+                        const err66 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/additionalProperties',
                           keyword: 'additionalProperties',
-                          params: { additionalProperty: key4 },
+                          params: { additionalProperty: key5 },
                           message: 'must NOT have additional properties',
                           schema: false,
                           parentSchema: schema13.properties.payments.items.properties.fees.items,
-                          data: data19,
+                          data: data23,
                         };
                         if (vErrors === null) {
-                          vErrors = [err56];
+                          vErrors = [err66];
                         } else {
-                          vErrors.push(err56);
+                          vErrors.push(err66);
                         }
                         errors++;
                       }
                     }
-                    if (data19.name !== undefined) {
-                      let data20 = data19.name;
-                      if (typeof data20 === 'string') {
-                        if (func4(data20) > 100) {
-                          const err57 = {
+                    if (data23.name !== undefined) {
+                      let data24 = data23.name;
+                      if (typeof data24 === 'string') {
+                        if (func4(data24) > 100) {
+                          const err67 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
@@ -1693,17 +1909,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: 100,
                             parentSchema:
                               schema13.properties.payments.items.properties.fees.items.properties.name,
-                            data: data20,
+                            data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err57];
+                            vErrors = [err67];
                           } else {
-                            vErrors.push(err57);
+                            vErrors.push(err67);
                           }
                           errors++;
                         }
-                        if (func4(data20) < 1) {
-                          const err58 = {
+                        if (func4(data24) < 1) {
+                          const err68 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/minLength',
@@ -1713,17 +1929,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: 1,
                             parentSchema:
                               schema13.properties.payments.items.properties.fees.items.properties.name,
-                            data: data20,
+                            data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err58];
+                            vErrors = [err68];
                           } else {
-                            vErrors.push(err58);
+                            vErrors.push(err68);
                           }
                           errors++;
                         }
-                        if (!pattern6.test(data20)) {
-                          const err59 = {
+                        if (!pattern6.test(data24)) {
+                          const err69 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/pattern',
@@ -1733,17 +1949,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: '^[^\\u0000-\\u001F\\u007F]*$',
                             parentSchema:
                               schema13.properties.payments.items.properties.fees.items.properties.name,
-                            data: data20,
+                            data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err59];
+                            vErrors = [err69];
                           } else {
-                            vErrors.push(err59);
+                            vErrors.push(err69);
                           }
                           errors++;
                         }
                       } else {
-                        const err60 = {
+                        const err70 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/name/type',
@@ -1754,21 +1970,21 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema13.properties.payments.items.properties.fees.items.properties.name.type,
                           parentSchema:
                             schema13.properties.payments.items.properties.fees.items.properties.name,
-                          data: data20,
+                          data: data24,
                         };
                         if (vErrors === null) {
-                          vErrors = [err60];
+                          vErrors = [err70];
                         } else {
-                          vErrors.push(err60);
+                          vErrors.push(err70);
                         }
                         errors++;
                       }
                     }
-                    if (data19.amount !== undefined) {
-                      let data21 = data19.amount;
-                      if (typeof data21 == 'number' && isFinite(data21)) {
-                        if (data21 > 999999.99 || isNaN(data21)) {
-                          const err61 = {
+                    if (data23.amount !== undefined) {
+                      let data25 = data23.amount;
+                      if (typeof data25 == 'number' && isFinite(data25)) {
+                        if (data25 > 999999.99 || isNaN(data25)) {
+                          const err71 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
@@ -1778,17 +1994,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: 999999.99,
                             parentSchema:
                               schema13.properties.payments.items.properties.fees.items.properties.amount,
-                            data: data21,
+                            data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err61];
+                            vErrors = [err71];
                           } else {
-                            vErrors.push(err61);
+                            vErrors.push(err71);
                           }
                           errors++;
                         }
-                        if (data21 < 0 || isNaN(data21)) {
-                          const err62 = {
+                        if (data25 < 0 || isNaN(data25)) {
+                          const err72 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
@@ -1798,17 +2014,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: 0,
                             parentSchema:
                               schema13.properties.payments.items.properties.fees.items.properties.amount,
-                            data: data21,
+                            data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err62];
+                            vErrors = [err72];
                           } else {
-                            vErrors.push(err62);
+                            vErrors.push(err72);
                           }
                           errors++;
                         }
-                        if (!func5(data21, 2)) {
-                          const err63 = {
+                        if (!func5(data25, 2)) {
+                          const err73 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
@@ -1818,17 +2034,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: 2,
                             parentSchema:
                               schema13.properties.payments.items.properties.fees.items.properties.amount,
-                            data: data21,
+                            data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err63];
+                            vErrors = [err73];
                           } else {
-                            vErrors.push(err63);
+                            vErrors.push(err73);
                           }
                           errors++;
                         }
                       } else {
-                        const err64 = {
+                        const err74 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/amount/type',
@@ -1839,18 +2055,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema13.properties.payments.items.properties.fees.items.properties.amount.type,
                           parentSchema:
                             schema13.properties.payments.items.properties.fees.items.properties.amount,
-                          data: data21,
+                          data: data25,
                         };
                         if (vErrors === null) {
-                          vErrors = [err64];
+                          vErrors = [err74];
                         } else {
-                          vErrors.push(err64);
+                          vErrors.push(err74);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err65 = {
+                    const err75 = {
                       instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                       schemaPath: '#/properties/payments/items/properties/fees/items/type',
                       keyword: 'type',
@@ -1858,18 +2074,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       message: 'must be object',
                       schema: schema13.properties.payments.items.properties.fees.items.type,
                       parentSchema: schema13.properties.payments.items.properties.fees.items,
-                      data: data19,
+                      data: data23,
                     };
                     if (vErrors === null) {
-                      vErrors = [err65];
+                      vErrors = [err75];
                     } else {
-                      vErrors.push(err65);
+                      vErrors.push(err75);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err66 = {
+                const err76 = {
                   instancePath: instancePath + '/payments/' + i0 + '/fees',
                   schemaPath: '#/properties/payments/items/properties/fees/type',
                   keyword: 'type',
@@ -1877,18 +2093,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be array',
                   schema: schema13.properties.payments.items.properties.fees.type,
                   parentSchema: schema13.properties.payments.items.properties.fees,
-                  data: data18,
+                  data: data22,
                 };
                 if (vErrors === null) {
-                  vErrors = [err66];
+                  vErrors = [err76];
                 } else {
-                  vErrors.push(err66);
+                  vErrors.push(err76);
                 }
                 errors++;
               }
             }
           } else {
-            const err67 = {
+            const err77 = {
               instancePath: instancePath + '/payments/' + i0,
               schemaPath: '#/properties/payments/items/type',
               keyword: 'type',
@@ -1896,18 +2112,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be object',
               schema: schema13.properties.payments.items.type,
               parentSchema: schema13.properties.payments.items,
-              data: data8,
+              data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err67];
+              vErrors = [err77];
             } else {
-              vErrors.push(err67);
+              vErrors.push(err77);
             }
             errors++;
           }
         }
       } else {
-        const err68 = {
+        const err78 = {
           instancePath: instancePath + '/payments',
           schemaPath: '#/properties/payments/type',
           keyword: 'type',
@@ -1915,21 +2131,21 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be array',
           schema: schema13.properties.payments.type,
           parentSchema: schema13.properties.payments,
-          data: data7,
+          data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err68];
+          vErrors = [err78];
         } else {
-          vErrors.push(err68);
+          vErrors.push(err78);
         }
         errors++;
       }
     }
     if (data.idempotencyKey !== undefined) {
-      let data22 = data.idempotencyKey;
-      if (typeof data22 === 'string') {
-        if (!pattern9.test(data22)) {
-          const err69 = {
+      let data26 = data.idempotencyKey;
+      if (typeof data26 === 'string') {
+        if (!pattern9.test(data26)) {
+          const err79 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -1937,17 +2153,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
             parentSchema: schema13.properties.idempotencyKey,
-            data: data22,
+            data: data26,
           };
           if (vErrors === null) {
-            vErrors = [err69];
+            vErrors = [err79];
           } else {
-            vErrors.push(err69);
+            vErrors.push(err79);
           }
           errors++;
         }
       } else {
-        const err70 = {
+        const err80 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -1955,18 +2171,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be string',
           schema: schema13.properties.idempotencyKey.type,
           parentSchema: schema13.properties.idempotencyKey,
-          data: data22,
+          data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err70];
+          vErrors = [err80];
         } else {
-          vErrors.push(err70);
+          vErrors.push(err80);
         }
         errors++;
       }
     }
   } else {
-    const err71 = {
+    const err81 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -1977,9 +2193,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err71];
+      vErrors = [err81];
     } else {
-      vErrors.push(err71);
+      vErrors.push(err81);
     }
     errors++;
   }
@@ -2003,6 +2219,22 @@ const schema14 = {
     transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
     surchargeCompliance: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
+    retryPolicy: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['maxRetries'],
+      description:
+        "How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits.",
+      properties: {
+        maxRetries: { type: 'integer', minimum: 0, maximum: 4, description: 'must be an integer 0-4' },
+        intervalHours: {
+          type: 'integer',
+          minimum: 24,
+          maximum: 240,
+          description: 'must be an integer 24-240',
+        },
+      },
+    },
   },
 };
 const formats4 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
@@ -2011,16 +2243,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!(
-        key0 === 'paymentGroupId' ||
-        key0 === 'servicePayId' ||
-        key0 === 'scheduleDate' ||
-        key0 === 'scheduleHour' ||
-        key0 === 'locationId' ||
-        key0 === 'transactionInitiator' ||
-        key0 === 'surchargeCompliance' ||
-        key0 === 'allowPartial'
-      )) {
+      if (!func2.call(schema14.properties, key0)) {
         const err0 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -2358,8 +2581,186 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.retryPolicy !== undefined) {
+      let data8 = data.retryPolicy;
+      if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
+        if (data8.maxRetries === undefined) {
+          const err17 = {
+            instancePath: instancePath + '/retryPolicy',
+            schemaPath: '#/properties/retryPolicy/required',
+            keyword: 'required',
+            params: { missingProperty: 'maxRetries' },
+            message: "must have required property '" + 'maxRetries' + "'",
+            schema: schema14.properties.retryPolicy.required,
+            parentSchema: schema14.properties.retryPolicy,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        for (const key1 in data8) {
+          if (!(key1 === 'maxRetries' || key1 === 'intervalHours')) {
+            const err18 = {
+              instancePath: instancePath + '/retryPolicy',
+              schemaPath: '#/properties/retryPolicy/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key1 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema14.properties.retryPolicy,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err18];
+            } else {
+              vErrors.push(err18);
+            }
+            errors++;
+          }
+        }
+        if (data8.maxRetries !== undefined) {
+          let data9 = data8.maxRetries;
+          if (!(typeof data9 == 'number' && !(data9 % 1) && !isNaN(data9) && isFinite(data9))) {
+            const err19 = {
+              instancePath: instancePath + '/retryPolicy/maxRetries',
+              schemaPath: '#/properties/retryPolicy/properties/maxRetries/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema14.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema14.properties.retryPolicy.properties.maxRetries,
+              data: data9,
+            };
+            if (vErrors === null) {
+              vErrors = [err19];
+            } else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+          if (typeof data9 == 'number' && isFinite(data9)) {
+            if (data9 > 4 || isNaN(data9)) {
+              const err20 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 4 },
+                message: 'must be <= 4',
+                schema: 4,
+                parentSchema: schema14.properties.retryPolicy.properties.maxRetries,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err20];
+              } else {
+                vErrors.push(err20);
+              }
+              errors++;
+            }
+            if (data9 < 0 || isNaN(data9)) {
+              const err21 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 0 },
+                message: 'must be >= 0',
+                schema: 0,
+                parentSchema: schema14.properties.retryPolicy.properties.maxRetries,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err21];
+              } else {
+                vErrors.push(err21);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data8.intervalHours !== undefined) {
+          let data10 = data8.intervalHours;
+          if (!(typeof data10 == 'number' && !(data10 % 1) && !isNaN(data10) && isFinite(data10))) {
+            const err22 = {
+              instancePath: instancePath + '/retryPolicy/intervalHours',
+              schemaPath: '#/properties/retryPolicy/properties/intervalHours/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema14.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema14.properties.retryPolicy.properties.intervalHours,
+              data: data10,
+            };
+            if (vErrors === null) {
+              vErrors = [err22];
+            } else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+          if (typeof data10 == 'number' && isFinite(data10)) {
+            if (data10 > 240 || isNaN(data10)) {
+              const err23 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 240 },
+                message: 'must be <= 240',
+                schema: 240,
+                parentSchema: schema14.properties.retryPolicy.properties.intervalHours,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err23];
+              } else {
+                vErrors.push(err23);
+              }
+              errors++;
+            }
+            if (data10 < 24 || isNaN(data10)) {
+              const err24 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 24 },
+                message: 'must be >= 24',
+                schema: 24,
+                parentSchema: schema14.properties.retryPolicy.properties.intervalHours,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err24];
+              } else {
+                vErrors.push(err24);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err25 = {
+          instancePath: instancePath + '/retryPolicy',
+          schemaPath: '#/properties/retryPolicy/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema14.properties.retryPolicy.type,
+          parentSchema: schema14.properties.retryPolicy,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err17 = {
+    const err26 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -2370,9 +2771,9 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err17];
+      vErrors = [err26];
     } else {
-      vErrors.push(err17);
+      vErrors.push(err26);
     }
     errors++;
   }
@@ -2590,6 +2991,7 @@ const schema16 = {
     allowPartial: { type: 'boolean' },
     sendEmailReceipt: { type: 'boolean' },
     sendPaymentScheduledNotification: { type: 'boolean' },
+    sendDeclineNotification: { type: 'boolean' },
     customAttributes: {
       type: 'object',
       maxProperties: 50,
@@ -3056,11 +3458,32 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.sendDeclineNotification !== undefined) {
+      let data8 = data.sendDeclineNotification;
+      if (typeof data8 !== 'boolean') {
+        const err21 = {
+          instancePath: instancePath + '/sendDeclineNotification',
+          schemaPath: '#/properties/sendDeclineNotification/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema16.properties.sendDeclineNotification.type,
+          parentSchema: schema16.properties.sendDeclineNotification,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
     if (data.customAttributes !== undefined) {
-      let data8 = data.customAttributes;
-      if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
-        if (Object.keys(data8).length > 50) {
-          const err21 = {
+      let data9 = data.customAttributes;
+      if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
+        if (Object.keys(data9).length > 50) {
+          const err22 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -3068,19 +3491,19 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must NOT have more than 50 properties',
             schema: 50,
             parentSchema: schema16.properties.customAttributes,
-            data: data8,
+            data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err21];
+            vErrors = [err22];
           } else {
-            vErrors.push(err21);
+            vErrors.push(err22);
           }
           errors++;
         }
-        for (const key1 in data8) {
-          const _errs20 = errors;
-          const _errs21 = errors;
+        for (const key1 in data9) {
           const _errs22 = errors;
+          const _errs23 = errors;
+          const _errs24 = errors;
           if (!(
             key1 === '__proto__' ||
             key1 === 'constructor' ||
@@ -3096,17 +3519,17 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err22 = {};
+            const err23 = {};
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err23];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err23);
             }
             errors++;
           }
-          var valid2 = _errs22 === errors;
+          var valid2 = _errs24 === errors;
           if (valid2) {
-            const err23 = {
+            const err24 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -3118,16 +3541,16 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err23];
+              vErrors = [err24];
             } else {
-              vErrors.push(err23);
+              vErrors.push(err24);
             }
             errors++;
           } else {
-            errors = _errs21;
+            errors = _errs23;
             if (vErrors !== null) {
-              if (_errs21) {
-                vErrors.length = _errs21;
+              if (_errs23) {
+                vErrors.length = _errs23;
               } else {
                 vErrors = null;
               }
@@ -3135,7 +3558,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err24 = {
+              const err25 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -3147,16 +3570,16 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err25];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err25);
               }
               errors++;
             }
           }
-          var valid1 = _errs20 === errors;
+          var valid1 = _errs22 === errors;
           if (!valid1) {
-            const err25 = {
+            const err26 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -3164,24 +3587,24 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'property name must be valid',
               schema: schema16.properties.customAttributes.propertyNames,
               parentSchema: schema16.properties.customAttributes,
-              data: data8,
+              data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err26];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err26);
             }
             errors++;
           }
         }
-        for (const key2 in data8) {
-          let data9 = data8[key2];
-          const _errs25 = errors;
+        for (const key2 in data9) {
+          let data10 = data9[key2];
+          const _errs27 = errors;
           let valid4 = false;
-          const _errs26 = errors;
-          if (typeof data9 === 'string') {
-            if (func4(data9) > 1000) {
-              const err26 = {
+          const _errs28 = errors;
+          if (typeof data10 === 'string') {
+            if (func4(data10) > 1000) {
+              const err27 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -3190,26 +3613,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
                 parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err26];
-              } else {
-                vErrors.push(err26);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data9)) {
-              const err27 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data9,
+                data: data10,
               };
               if (vErrors === null) {
                 vErrors = [err27];
@@ -3218,8 +3622,27 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (!pattern6.test(data10)) {
+              const err28 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err28];
+              } else {
+                vErrors.push(err28);
+              }
+              errors++;
+            }
           } else {
-            const err28 = {
+            const err29 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -3228,22 +3651,22 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be string',
               schema: schema16.properties.customAttributes.additionalProperties.anyOf[0].type,
               parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
-              data: data9,
+              data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err29];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err29);
             }
             errors++;
           }
-          var _valid0 = _errs26 === errors;
+          var _valid0 = _errs28 === errors;
           valid4 = valid4 || _valid0;
           if (!valid4) {
-            const _errs28 = errors;
-            if (typeof data9 == 'number' && isFinite(data9)) {
-              if (data9 > 1000000000000000 || isNaN(data9)) {
-                const err29 = {
+            const _errs30 = errors;
+            if (typeof data10 == 'number' && isFinite(data10)) {
+              if (data10 > 1000000000000000 || isNaN(data10)) {
+                const err30 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -3252,26 +3675,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
                   parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data9,
-                };
-                if (vErrors === null) {
-                  vErrors = [err29];
-                } else {
-                  vErrors.push(err29);
-                }
-                errors++;
-              }
-              if (data9 < -1000000000000000 || isNaN(data9)) {
-                const err30 = {
-                  instancePath:
-                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
-                  keyword: 'minimum',
-                  params: { comparison: '>=', limit: -1000000000000000 },
-                  message: 'must be >= -1000000000000000',
-                  schema: -1000000000000000,
-                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data9,
+                  data: data10,
                 };
                 if (vErrors === null) {
                   vErrors = [err30];
@@ -3280,17 +3684,17 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 }
                 errors++;
               }
-              if (!func5(data9, 6)) {
+              if (data10 < -1000000000000000 || isNaN(data10)) {
                 const err31 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
-                  keyword: 'maxDecimals',
-                  params: {},
-                  message: 'must pass "maxDecimals" keyword validation',
-                  schema: 6,
+                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
+                  keyword: 'minimum',
+                  params: { comparison: '>=', limit: -1000000000000000 },
+                  message: 'must be >= -1000000000000000',
+                  schema: -1000000000000000,
                   parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data9,
+                  data: data10,
                 };
                 if (vErrors === null) {
                   vErrors = [err31];
@@ -3299,8 +3703,27 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 }
                 errors++;
               }
+              if (!func5(data10, 6)) {
+                const err32 = {
+                  instancePath:
+                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
+                  keyword: 'maxDecimals',
+                  params: {},
+                  message: 'must pass "maxDecimals" keyword validation',
+                  schema: 6,
+                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
+                  data: data10,
+                };
+                if (vErrors === null) {
+                  vErrors = [err32];
+                } else {
+                  vErrors.push(err32);
+                }
+                errors++;
+              }
             } else {
-              const err32 = {
+              const err33 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -3309,21 +3732,21 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 message: 'must be number',
                 schema: schema16.properties.customAttributes.additionalProperties.anyOf[1].type,
                 parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
-                data: data9,
+                data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err33];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err33);
               }
               errors++;
             }
-            var _valid0 = _errs28 === errors;
+            var _valid0 = _errs30 === errors;
             valid4 = valid4 || _valid0;
             if (!valid4) {
-              const _errs30 = errors;
-              if (typeof data9 !== 'boolean') {
-                const err33 = {
+              const _errs32 = errors;
+              if (typeof data10 !== 'boolean') {
+                const err34 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -3332,21 +3755,21 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be boolean',
                   schema: schema16.properties.customAttributes.additionalProperties.anyOf[2].type,
                   parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[2],
-                  data: data9,
+                  data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err34];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err34);
                 }
                 errors++;
               }
-              var _valid0 = _errs30 === errors;
+              var _valid0 = _errs32 === errors;
               valid4 = valid4 || _valid0;
             }
           }
           if (!valid4) {
-            const err34 = {
+            const err35 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -3355,19 +3778,19 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must match a schema in anyOf',
               schema: schema16.properties.customAttributes.additionalProperties.anyOf,
               parentSchema: schema16.properties.customAttributes.additionalProperties,
-              data: data9,
+              data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err35];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err35);
             }
             errors++;
           } else {
-            errors = _errs25;
+            errors = _errs27;
             if (vErrors !== null) {
-              if (_errs25) {
-                vErrors.length = _errs25;
+              if (_errs27) {
+                vErrors.length = _errs27;
               } else {
                 vErrors = null;
               }
@@ -3375,7 +3798,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err35 = {
+        const err36 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -3383,21 +3806,21 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be object',
           schema: schema16.properties.customAttributes.type,
           parentSchema: schema16.properties.customAttributes,
-          data: data8,
+          data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err36];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err36);
         }
         errors++;
       }
     }
     if (data.fees !== undefined) {
-      let data10 = data.fees;
-      if (Array.isArray(data10)) {
-        if (data10.length > 20) {
-          const err36 = {
+      let data11 = data.fees;
+      if (Array.isArray(data11)) {
+        if (data11.length > 20) {
+          const err37 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -3405,21 +3828,21 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must NOT have more than 20 items',
             schema: 20,
             parentSchema: schema16.properties.fees,
-            data: data10,
+            data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err37];
           } else {
-            vErrors.push(err36);
+            vErrors.push(err37);
           }
           errors++;
         }
-        const len0 = data10.length;
+        const len0 = data11.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data11 = data10[i0];
-          if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
-            if (data11.name === undefined) {
-              const err37 = {
+          let data12 = data11[i0];
+          if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
+            if (data12.name === undefined) {
+              const err38 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3427,25 +3850,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 message: "must have required property '" + 'name' + "'",
                 schema: schema16.properties.fees.items.required,
                 parentSchema: schema16.properties.fees.items,
-                data: data11,
-              };
-              if (vErrors === null) {
-                vErrors = [err37];
-              } else {
-                vErrors.push(err37);
-              }
-              errors++;
-            }
-            if (data11.amount === undefined) {
-              const err38 = {
-                instancePath: instancePath + '/fees/' + i0,
-                schemaPath: '#/properties/fees/items/required',
-                keyword: 'required',
-                params: { missingProperty: 'amount' },
-                message: "must have required property '" + 'amount' + "'",
-                schema: schema16.properties.fees.items.required,
-                parentSchema: schema16.properties.fees.items,
-                data: data11,
+                data: data12,
               };
               if (vErrors === null) {
                 vErrors = [err38];
@@ -3454,9 +3859,27 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            for (const key3 in data11) {
+            if (data12.amount === undefined) {
+              const err39 = {
+                instancePath: instancePath + '/fees/' + i0,
+                schemaPath: '#/properties/fees/items/required',
+                keyword: 'required',
+                params: { missingProperty: 'amount' },
+                message: "must have required property '" + 'amount' + "'",
+                schema: schema16.properties.fees.items.required,
+                parentSchema: schema16.properties.fees.items,
+                data: data12,
+              };
+              if (vErrors === null) {
+                vErrors = [err39];
+              } else {
+                vErrors.push(err39);
+              }
+              errors++;
+            }
+            for (const key3 in data12) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err39 = {
+                const err40 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -3464,21 +3887,21 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must NOT have additional properties',
                   schema: false,
                   parentSchema: schema16.properties.fees.items,
-                  data: data11,
+                  data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err39];
+                  vErrors = [err40];
                 } else {
-                  vErrors.push(err39);
+                  vErrors.push(err40);
                 }
                 errors++;
               }
             }
-            if (data11.name !== undefined) {
-              let data12 = data11.name;
-              if (typeof data12 === 'string') {
-                if (func4(data12) > 100) {
-                  const err40 = {
+            if (data12.name !== undefined) {
+              let data13 = data12.name;
+              if (typeof data13 === 'string') {
+                if (func4(data13) > 100) {
+                  const err41 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -3486,25 +3909,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
                     parentSchema: schema16.properties.fees.items.properties.name,
-                    data: data12,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err40];
-                  } else {
-                    vErrors.push(err40);
-                  }
-                  errors++;
-                }
-                if (func4(data12) < 1) {
-                  const err41 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/minLength',
-                    keyword: 'minLength',
-                    params: { limit: 1 },
-                    message: 'must NOT have fewer than 1 characters',
-                    schema: 1,
-                    parentSchema: schema16.properties.fees.items.properties.name,
-                    data: data12,
+                    data: data13,
                   };
                   if (vErrors === null) {
                     vErrors = [err41];
@@ -3513,16 +3918,16 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (!pattern6.test(data12)) {
+                if (func4(data13) < 1) {
                   const err42 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                    schemaPath: '#/properties/fees/items/properties/name/minLength',
+                    keyword: 'minLength',
+                    params: { limit: 1 },
+                    message: 'must NOT have fewer than 1 characters',
+                    schema: 1,
                     parentSchema: schema16.properties.fees.items.properties.name,
-                    data: data12,
+                    data: data13,
                   };
                   if (vErrors === null) {
                     vErrors = [err42];
@@ -3531,8 +3936,26 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (!pattern6.test(data13)) {
+                  const err43 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                    parentSchema: schema16.properties.fees.items.properties.name,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err43];
+                  } else {
+                    vErrors.push(err43);
+                  }
+                  errors++;
+                }
               } else {
-                const err43 = {
+                const err44 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -3540,21 +3963,21 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be string',
                   schema: schema16.properties.fees.items.properties.name.type,
                   parentSchema: schema16.properties.fees.items.properties.name,
-                  data: data12,
+                  data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err43];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err43);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
             }
-            if (data11.amount !== undefined) {
-              let data13 = data11.amount;
-              if (typeof data13 == 'number' && isFinite(data13)) {
-                if (data13 > 999999.99 || isNaN(data13)) {
-                  const err44 = {
+            if (data12.amount !== undefined) {
+              let data14 = data12.amount;
+              if (typeof data14 == 'number' && isFinite(data14)) {
+                if (data14 > 999999.99 || isNaN(data14)) {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -3562,25 +3985,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
                     parentSchema: schema16.properties.fees.items.properties.amount,
-                    data: data13,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err44];
-                  } else {
-                    vErrors.push(err44);
-                  }
-                  errors++;
-                }
-                if (data13 < 0 || isNaN(data13)) {
-                  const err45 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/minimum',
-                    keyword: 'minimum',
-                    params: { comparison: '>=', limit: 0 },
-                    message: 'must be >= 0',
-                    schema: 0,
-                    parentSchema: schema16.properties.fees.items.properties.amount,
-                    data: data13,
+                    data: data14,
                   };
                   if (vErrors === null) {
                     vErrors = [err45];
@@ -3589,16 +3994,16 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (!func5(data13, 2)) {
+                if (data14 < 0 || isNaN(data14)) {
                   const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
-                    keyword: 'maxDecimals',
-                    params: {},
-                    message: 'must pass "maxDecimals" keyword validation',
-                    schema: 2,
+                    schemaPath: '#/properties/fees/items/properties/amount/minimum',
+                    keyword: 'minimum',
+                    params: { comparison: '>=', limit: 0 },
+                    message: 'must be >= 0',
+                    schema: 0,
                     parentSchema: schema16.properties.fees.items.properties.amount,
-                    data: data13,
+                    data: data14,
                   };
                   if (vErrors === null) {
                     vErrors = [err46];
@@ -3607,8 +4012,26 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (!func5(data14, 2)) {
+                  const err47 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/amount',
+                    schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
+                    keyword: 'maxDecimals',
+                    params: {},
+                    message: 'must pass "maxDecimals" keyword validation',
+                    schema: 2,
+                    parentSchema: schema16.properties.fees.items.properties.amount,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err47];
+                  } else {
+                    vErrors.push(err47);
+                  }
+                  errors++;
+                }
               } else {
-                const err47 = {
+                const err48 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -3616,18 +4039,18 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be number',
                   schema: schema16.properties.fees.items.properties.amount.type,
                   parentSchema: schema16.properties.fees.items.properties.amount,
-                  data: data13,
+                  data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err48];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err48);
                 }
                 errors++;
               }
             }
           } else {
-            const err48 = {
+            const err49 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -3635,18 +4058,18 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be object',
               schema: schema16.properties.fees.items.type,
               parentSchema: schema16.properties.fees.items,
-              data: data11,
+              data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err49];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err49);
             }
             errors++;
           }
         }
       } else {
-        const err49 = {
+        const err50 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -3654,18 +4077,18 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be array',
           schema: schema16.properties.fees.type,
           parentSchema: schema16.properties.fees,
-          data: data10,
+          data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err49];
+          vErrors = [err50];
         } else {
-          vErrors.push(err49);
+          vErrors.push(err50);
         }
         errors++;
       }
     }
   } else {
-    const err50 = {
+    const err51 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -3676,9 +4099,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err50];
+      vErrors = [err51];
     } else {
-      vErrors.push(err50);
+      vErrors.push(err51);
     }
     errors++;
   }
@@ -3717,6 +4140,7 @@ const schema17 = {
     allowPartial: { type: 'boolean' },
     sendEmailReceipt: { type: 'boolean' },
     sendPaymentScheduledNotification: { type: 'boolean' },
+    sendDeclineNotification: { type: 'boolean' },
     customAttributes: {
       type: 'object',
       maxProperties: 50,
@@ -4241,11 +4665,32 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.sendDeclineNotification !== undefined) {
+      let data9 = data.sendDeclineNotification;
+      if (typeof data9 !== 'boolean') {
+        const err24 = {
+          instancePath: instancePath + '/sendDeclineNotification',
+          schemaPath: '#/properties/sendDeclineNotification/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema17.properties.sendDeclineNotification.type,
+          parentSchema: schema17.properties.sendDeclineNotification,
+          data: data9,
+        };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+    }
     if (data.customAttributes !== undefined) {
-      let data9 = data.customAttributes;
-      if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
-        if (Object.keys(data9).length > 50) {
-          const err24 = {
+      let data10 = data.customAttributes;
+      if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
+        if (Object.keys(data10).length > 50) {
+          const err25 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -4253,19 +4698,19 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must NOT have more than 50 properties',
             schema: 50,
             parentSchema: schema17.properties.customAttributes,
-            data: data9,
+            data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err24];
+            vErrors = [err25];
           } else {
-            vErrors.push(err24);
+            vErrors.push(err25);
           }
           errors++;
         }
-        for (const key1 in data9) {
-          const _errs22 = errors;
-          const _errs23 = errors;
+        for (const key1 in data10) {
           const _errs24 = errors;
+          const _errs25 = errors;
+          const _errs26 = errors;
           if (!(
             key1 === '__proto__' ||
             key1 === 'constructor' ||
@@ -4281,17 +4726,17 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err25 = {};
+            const err26 = {};
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err26];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err26);
             }
             errors++;
           }
-          var valid2 = _errs24 === errors;
+          var valid2 = _errs26 === errors;
           if (valid2) {
-            const err26 = {
+            const err27 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -4303,16 +4748,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err27];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err27);
             }
             errors++;
           } else {
-            errors = _errs23;
+            errors = _errs25;
             if (vErrors !== null) {
-              if (_errs23) {
-                vErrors.length = _errs23;
+              if (_errs25) {
+                vErrors.length = _errs25;
               } else {
                 vErrors = null;
               }
@@ -4320,7 +4765,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err27 = {
+              const err28 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -4332,16 +4777,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err28];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err28);
               }
               errors++;
             }
           }
-          var valid1 = _errs22 === errors;
+          var valid1 = _errs24 === errors;
           if (!valid1) {
-            const err28 = {
+            const err29 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -4349,24 +4794,24 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'property name must be valid',
               schema: schema17.properties.customAttributes.propertyNames,
               parentSchema: schema17.properties.customAttributes,
-              data: data9,
+              data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err29];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err29);
             }
             errors++;
           }
         }
-        for (const key2 in data9) {
-          let data10 = data9[key2];
-          const _errs27 = errors;
+        for (const key2 in data10) {
+          let data11 = data10[key2];
+          const _errs29 = errors;
           let valid4 = false;
-          const _errs28 = errors;
-          if (typeof data10 === 'string') {
-            if (func4(data10) > 1000) {
-              const err29 = {
+          const _errs30 = errors;
+          if (typeof data11 === 'string') {
+            if (func4(data11) > 1000) {
+              const err30 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -4375,26 +4820,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
                 parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data10,
-              };
-              if (vErrors === null) {
-                vErrors = [err29];
-              } else {
-                vErrors.push(err29);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data10)) {
-              const err30 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data10,
+                data: data11,
               };
               if (vErrors === null) {
                 vErrors = [err30];
@@ -4403,8 +4829,27 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (!pattern6.test(data11)) {
+              const err31 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err31];
+              } else {
+                vErrors.push(err31);
+              }
+              errors++;
+            }
           } else {
-            const err31 = {
+            const err32 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -4413,22 +4858,22 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be string',
               schema: schema17.properties.customAttributes.additionalProperties.anyOf[0].type,
               parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
-              data: data10,
+              data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err32];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err32);
             }
             errors++;
           }
-          var _valid0 = _errs28 === errors;
+          var _valid0 = _errs30 === errors;
           valid4 = valid4 || _valid0;
           if (!valid4) {
-            const _errs30 = errors;
-            if (typeof data10 == 'number' && isFinite(data10)) {
-              if (data10 > 1000000000000000 || isNaN(data10)) {
-                const err32 = {
+            const _errs32 = errors;
+            if (typeof data11 == 'number' && isFinite(data11)) {
+              if (data11 > 1000000000000000 || isNaN(data11)) {
+                const err33 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -4437,26 +4882,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
                   parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data10,
-                };
-                if (vErrors === null) {
-                  vErrors = [err32];
-                } else {
-                  vErrors.push(err32);
-                }
-                errors++;
-              }
-              if (data10 < -1000000000000000 || isNaN(data10)) {
-                const err33 = {
-                  instancePath:
-                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
-                  keyword: 'minimum',
-                  params: { comparison: '>=', limit: -1000000000000000 },
-                  message: 'must be >= -1000000000000000',
-                  schema: -1000000000000000,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data10,
+                  data: data11,
                 };
                 if (vErrors === null) {
                   vErrors = [err33];
@@ -4465,17 +4891,17 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 }
                 errors++;
               }
-              if (!func5(data10, 6)) {
+              if (data11 < -1000000000000000 || isNaN(data11)) {
                 const err34 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
-                  keyword: 'maxDecimals',
-                  params: {},
-                  message: 'must pass "maxDecimals" keyword validation',
-                  schema: 6,
+                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
+                  keyword: 'minimum',
+                  params: { comparison: '>=', limit: -1000000000000000 },
+                  message: 'must be >= -1000000000000000',
+                  schema: -1000000000000000,
                   parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data10,
+                  data: data11,
                 };
                 if (vErrors === null) {
                   vErrors = [err34];
@@ -4484,8 +4910,27 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 }
                 errors++;
               }
+              if (!func5(data11, 6)) {
+                const err35 = {
+                  instancePath:
+                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
+                  keyword: 'maxDecimals',
+                  params: {},
+                  message: 'must pass "maxDecimals" keyword validation',
+                  schema: 6,
+                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                  data: data11,
+                };
+                if (vErrors === null) {
+                  vErrors = [err35];
+                } else {
+                  vErrors.push(err35);
+                }
+                errors++;
+              }
             } else {
-              const err35 = {
+              const err36 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -4494,21 +4939,21 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 message: 'must be number',
                 schema: schema17.properties.customAttributes.additionalProperties.anyOf[1].type,
                 parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
-                data: data10,
+                data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err36];
               } else {
-                vErrors.push(err35);
+                vErrors.push(err36);
               }
               errors++;
             }
-            var _valid0 = _errs30 === errors;
+            var _valid0 = _errs32 === errors;
             valid4 = valid4 || _valid0;
             if (!valid4) {
-              const _errs32 = errors;
-              if (typeof data10 !== 'boolean') {
-                const err36 = {
+              const _errs34 = errors;
+              if (typeof data11 !== 'boolean') {
+                const err37 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -4517,21 +4962,21 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be boolean',
                   schema: schema17.properties.customAttributes.additionalProperties.anyOf[2].type,
                   parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[2],
-                  data: data10,
+                  data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err37];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err37);
                 }
                 errors++;
               }
-              var _valid0 = _errs32 === errors;
+              var _valid0 = _errs34 === errors;
               valid4 = valid4 || _valid0;
             }
           }
           if (!valid4) {
-            const err37 = {
+            const err38 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -4540,19 +4985,19 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must match a schema in anyOf',
               schema: schema17.properties.customAttributes.additionalProperties.anyOf,
               parentSchema: schema17.properties.customAttributes.additionalProperties,
-              data: data10,
+              data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err38];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err38);
             }
             errors++;
           } else {
-            errors = _errs27;
+            errors = _errs29;
             if (vErrors !== null) {
-              if (_errs27) {
-                vErrors.length = _errs27;
+              if (_errs29) {
+                vErrors.length = _errs29;
               } else {
                 vErrors = null;
               }
@@ -4560,7 +5005,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err38 = {
+        const err39 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -4568,21 +5013,21 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be object',
           schema: schema17.properties.customAttributes.type,
           parentSchema: schema17.properties.customAttributes,
-          data: data9,
+          data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err38];
+          vErrors = [err39];
         } else {
-          vErrors.push(err38);
+          vErrors.push(err39);
         }
         errors++;
       }
     }
     if (data.fees !== undefined) {
-      let data11 = data.fees;
-      if (Array.isArray(data11)) {
-        if (data11.length > 20) {
-          const err39 = {
+      let data12 = data.fees;
+      if (Array.isArray(data12)) {
+        if (data12.length > 20) {
+          const err40 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -4590,21 +5035,21 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must NOT have more than 20 items',
             schema: 20,
             parentSchema: schema17.properties.fees,
-            data: data11,
+            data: data12,
           };
           if (vErrors === null) {
-            vErrors = [err39];
+            vErrors = [err40];
           } else {
-            vErrors.push(err39);
+            vErrors.push(err40);
           }
           errors++;
         }
-        const len0 = data11.length;
+        const len0 = data12.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data12 = data11[i0];
-          if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
-            if (data12.name === undefined) {
-              const err40 = {
+          let data13 = data12[i0];
+          if (data13 && typeof data13 == 'object' && !Array.isArray(data13)) {
+            if (data13.name === undefined) {
+              const err41 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -4612,25 +5057,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 message: "must have required property '" + 'name' + "'",
                 schema: schema17.properties.fees.items.required,
                 parentSchema: schema17.properties.fees.items,
-                data: data12,
-              };
-              if (vErrors === null) {
-                vErrors = [err40];
-              } else {
-                vErrors.push(err40);
-              }
-              errors++;
-            }
-            if (data12.amount === undefined) {
-              const err41 = {
-                instancePath: instancePath + '/fees/' + i0,
-                schemaPath: '#/properties/fees/items/required',
-                keyword: 'required',
-                params: { missingProperty: 'amount' },
-                message: "must have required property '" + 'amount' + "'",
-                schema: schema17.properties.fees.items.required,
-                parentSchema: schema17.properties.fees.items,
-                data: data12,
+                data: data13,
               };
               if (vErrors === null) {
                 vErrors = [err41];
@@ -4639,9 +5066,27 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            for (const key3 in data12) {
+            if (data13.amount === undefined) {
+              const err42 = {
+                instancePath: instancePath + '/fees/' + i0,
+                schemaPath: '#/properties/fees/items/required',
+                keyword: 'required',
+                params: { missingProperty: 'amount' },
+                message: "must have required property '" + 'amount' + "'",
+                schema: schema17.properties.fees.items.required,
+                parentSchema: schema17.properties.fees.items,
+                data: data13,
+              };
+              if (vErrors === null) {
+                vErrors = [err42];
+              } else {
+                vErrors.push(err42);
+              }
+              errors++;
+            }
+            for (const key3 in data13) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err42 = {
+                const err43 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -4649,21 +5094,21 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must NOT have additional properties',
                   schema: false,
                   parentSchema: schema17.properties.fees.items,
-                  data: data12,
+                  data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err42];
+                  vErrors = [err43];
                 } else {
-                  vErrors.push(err42);
+                  vErrors.push(err43);
                 }
                 errors++;
               }
             }
-            if (data12.name !== undefined) {
-              let data13 = data12.name;
-              if (typeof data13 === 'string') {
-                if (func4(data13) > 100) {
-                  const err43 = {
+            if (data13.name !== undefined) {
+              let data14 = data13.name;
+              if (typeof data14 === 'string') {
+                if (func4(data14) > 100) {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -4671,25 +5116,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
                     parentSchema: schema17.properties.fees.items.properties.name,
-                    data: data13,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err43];
-                  } else {
-                    vErrors.push(err43);
-                  }
-                  errors++;
-                }
-                if (func4(data13) < 1) {
-                  const err44 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/minLength',
-                    keyword: 'minLength',
-                    params: { limit: 1 },
-                    message: 'must NOT have fewer than 1 characters',
-                    schema: 1,
-                    parentSchema: schema17.properties.fees.items.properties.name,
-                    data: data13,
+                    data: data14,
                   };
                   if (vErrors === null) {
                     vErrors = [err44];
@@ -4698,16 +5125,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (!pattern6.test(data13)) {
+                if (func4(data14) < 1) {
                   const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                    schemaPath: '#/properties/fees/items/properties/name/minLength',
+                    keyword: 'minLength',
+                    params: { limit: 1 },
+                    message: 'must NOT have fewer than 1 characters',
+                    schema: 1,
                     parentSchema: schema17.properties.fees.items.properties.name,
-                    data: data13,
+                    data: data14,
                   };
                   if (vErrors === null) {
                     vErrors = [err45];
@@ -4716,8 +5143,26 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (!pattern6.test(data14)) {
+                  const err46 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                    parentSchema: schema17.properties.fees.items.properties.name,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err46];
+                  } else {
+                    vErrors.push(err46);
+                  }
+                  errors++;
+                }
               } else {
-                const err46 = {
+                const err47 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -4725,21 +5170,21 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be string',
                   schema: schema17.properties.fees.items.properties.name.type,
                   parentSchema: schema17.properties.fees.items.properties.name,
-                  data: data13,
+                  data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err46];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err46);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
             }
-            if (data12.amount !== undefined) {
-              let data14 = data12.amount;
-              if (typeof data14 == 'number' && isFinite(data14)) {
-                if (data14 > 999999.99 || isNaN(data14)) {
-                  const err47 = {
+            if (data13.amount !== undefined) {
+              let data15 = data13.amount;
+              if (typeof data15 == 'number' && isFinite(data15)) {
+                if (data15 > 999999.99 || isNaN(data15)) {
+                  const err48 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -4747,25 +5192,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
                     parentSchema: schema17.properties.fees.items.properties.amount,
-                    data: data14,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err47];
-                  } else {
-                    vErrors.push(err47);
-                  }
-                  errors++;
-                }
-                if (data14 < 0 || isNaN(data14)) {
-                  const err48 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/minimum',
-                    keyword: 'minimum',
-                    params: { comparison: '>=', limit: 0 },
-                    message: 'must be >= 0',
-                    schema: 0,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
-                    data: data14,
+                    data: data15,
                   };
                   if (vErrors === null) {
                     vErrors = [err48];
@@ -4774,16 +5201,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (!func5(data14, 2)) {
+                if (data15 < 0 || isNaN(data15)) {
                   const err49 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
-                    keyword: 'maxDecimals',
-                    params: {},
-                    message: 'must pass "maxDecimals" keyword validation',
-                    schema: 2,
+                    schemaPath: '#/properties/fees/items/properties/amount/minimum',
+                    keyword: 'minimum',
+                    params: { comparison: '>=', limit: 0 },
+                    message: 'must be >= 0',
+                    schema: 0,
                     parentSchema: schema17.properties.fees.items.properties.amount,
-                    data: data14,
+                    data: data15,
                   };
                   if (vErrors === null) {
                     vErrors = [err49];
@@ -4792,8 +5219,26 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (!func5(data15, 2)) {
+                  const err50 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/amount',
+                    schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
+                    keyword: 'maxDecimals',
+                    params: {},
+                    message: 'must pass "maxDecimals" keyword validation',
+                    schema: 2,
+                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    data: data15,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err50];
+                  } else {
+                    vErrors.push(err50);
+                  }
+                  errors++;
+                }
               } else {
-                const err50 = {
+                const err51 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -4801,18 +5246,18 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be number',
                   schema: schema17.properties.fees.items.properties.amount.type,
                   parentSchema: schema17.properties.fees.items.properties.amount,
-                  data: data14,
+                  data: data15,
                 };
                 if (vErrors === null) {
-                  vErrors = [err50];
+                  vErrors = [err51];
                 } else {
-                  vErrors.push(err50);
+                  vErrors.push(err51);
                 }
                 errors++;
               }
             }
           } else {
-            const err51 = {
+            const err52 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -4820,18 +5265,18 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be object',
               schema: schema17.properties.fees.items.type,
               parentSchema: schema17.properties.fees.items,
-              data: data12,
+              data: data13,
             };
             if (vErrors === null) {
-              vErrors = [err51];
+              vErrors = [err52];
             } else {
-              vErrors.push(err51);
+              vErrors.push(err52);
             }
             errors++;
           }
         }
       } else {
-        const err52 = {
+        const err53 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -4839,18 +5284,18 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be array',
           schema: schema17.properties.fees.type,
           parentSchema: schema17.properties.fees,
-          data: data11,
+          data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err52];
+          vErrors = [err53];
         } else {
-          vErrors.push(err52);
+          vErrors.push(err53);
         }
         errors++;
       }
     }
   } else {
-    const err53 = {
+    const err54 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -4861,9 +5306,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err53];
+      vErrors = [err54];
     } else {
-      vErrors.push(err53);
+      vErrors.push(err54);
     }
     errors++;
   }
@@ -5205,6 +5650,252 @@ export const s9 = validate19;
 const schema20 = {
   type: 'object',
   additionalProperties: false,
+  properties: {
+    retryPolicy: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['maxRetries'],
+      description:
+        "How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits.",
+      properties: {
+        maxRetries: { type: 'integer', minimum: 0, maximum: 4, description: 'must be an integer 0-4' },
+        intervalHours: {
+          type: 'integer',
+          minimum: 24,
+          maximum: 240,
+          description: 'must be an integer 24-240',
+        },
+      },
+    },
+  },
+};
+function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === 'retryPolicy')) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema20,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.retryPolicy !== undefined) {
+      let data0 = data.retryPolicy;
+      if (data0 && typeof data0 == 'object' && !Array.isArray(data0)) {
+        if (data0.maxRetries === undefined) {
+          const err1 = {
+            instancePath: instancePath + '/retryPolicy',
+            schemaPath: '#/properties/retryPolicy/required',
+            keyword: 'required',
+            params: { missingProperty: 'maxRetries' },
+            message: "must have required property '" + 'maxRetries' + "'",
+            schema: schema20.properties.retryPolicy.required,
+            parentSchema: schema20.properties.retryPolicy,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+        for (const key1 in data0) {
+          if (!(key1 === 'maxRetries' || key1 === 'intervalHours')) {
+            const err2 = {
+              instancePath: instancePath + '/retryPolicy',
+              schemaPath: '#/properties/retryPolicy/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key1 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema20.properties.retryPolicy,
+              data: data0,
+            };
+            if (vErrors === null) {
+              vErrors = [err2];
+            } else {
+              vErrors.push(err2);
+            }
+            errors++;
+          }
+        }
+        if (data0.maxRetries !== undefined) {
+          let data1 = data0.maxRetries;
+          if (!(typeof data1 == 'number' && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+            const err3 = {
+              instancePath: instancePath + '/retryPolicy/maxRetries',
+              schemaPath: '#/properties/retryPolicy/properties/maxRetries/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema20.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+              data: data1,
+            };
+            if (vErrors === null) {
+              vErrors = [err3];
+            } else {
+              vErrors.push(err3);
+            }
+            errors++;
+          }
+          if (typeof data1 == 'number' && isFinite(data1)) {
+            if (data1 > 4 || isNaN(data1)) {
+              const err4 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 4 },
+                message: 'must be <= 4',
+                schema: 4,
+                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+            if (data1 < 0 || isNaN(data1)) {
+              const err5 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 0 },
+                message: 'must be >= 0',
+                schema: 0,
+                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err5];
+              } else {
+                vErrors.push(err5);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data0.intervalHours !== undefined) {
+          let data2 = data0.intervalHours;
+          if (!(typeof data2 == 'number' && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+            const err6 = {
+              instancePath: instancePath + '/retryPolicy/intervalHours',
+              schemaPath: '#/properties/retryPolicy/properties/intervalHours/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema20.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err6];
+            } else {
+              vErrors.push(err6);
+            }
+            errors++;
+          }
+          if (typeof data2 == 'number' && isFinite(data2)) {
+            if (data2 > 240 || isNaN(data2)) {
+              const err7 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 240 },
+                message: 'must be <= 240',
+                schema: 240,
+                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err7];
+              } else {
+                vErrors.push(err7);
+              }
+              errors++;
+            }
+            if (data2 < 24 || isNaN(data2)) {
+              const err8 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 24 },
+                message: 'must be >= 24',
+                schema: 24,
+                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + '/retryPolicy',
+          schemaPath: '#/properties/retryPolicy/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema20.properties.retryPolicy.type,
+          parentSchema: schema20.properties.retryPolicy,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err10 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema20.type,
+      parentSchema: schema20,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err10];
+    } else {
+      vErrors.push(err10);
+    }
+    errors++;
+  }
+  validate19.errors = vErrors;
+  return errors === 0;
+}
+export const s10 = validate20;
+const schema21 = {
+  type: 'object',
+  additionalProperties: false,
   required: ['paymentMethod'],
   properties: {
     customerAccountId: {
@@ -5265,7 +5956,7 @@ const schema20 = {
 };
 const formats18 =
   /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5276,8 +5967,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentMethod' },
         message: "must have required property '" + 'paymentMethod' + "'",
-        schema: schema20.required,
-        parentSchema: schema20,
+        schema: schema21.required,
+        parentSchema: schema21,
         data,
       };
       if (vErrors === null) {
@@ -5303,7 +5994,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema20,
+          parentSchema: schema21,
           data,
         };
         if (vErrors === null) {
@@ -5325,7 +6016,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema20.properties.customerAccountId,
+            parentSchema: schema21.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -5343,7 +6034,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema20.properties.customerAccountId,
+            parentSchema: schema21.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -5361,7 +6052,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema20.properties.customerAccountId,
+            parentSchema: schema21.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -5378,8 +6069,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.customerAccountId.type,
-          parentSchema: schema20.properties.customerAccountId,
+          schema: schema21.properties.customerAccountId.type,
+          parentSchema: schema21.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -5401,7 +6092,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema20.properties.customerAccountType,
+            parentSchema: schema21.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -5419,7 +6110,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema20.properties.customerAccountType,
+            parentSchema: schema21.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -5437,7 +6128,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema20.properties.customerAccountType,
+            parentSchema: schema21.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -5454,8 +6145,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.customerAccountType.type,
-          parentSchema: schema20.properties.customerAccountType,
+          schema: schema21.properties.customerAccountType.type,
+          parentSchema: schema21.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -5477,7 +6168,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema20.properties.sponsorKey,
+            parentSchema: schema21.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -5495,7 +6186,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema20.properties.sponsorKey,
+            parentSchema: schema21.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -5513,7 +6204,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema20.properties.sponsorKey,
+            parentSchema: schema21.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -5530,8 +6221,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.sponsorKey.type,
-          parentSchema: schema20.properties.sponsorKey,
+          schema: schema21.properties.sponsorKey.type,
+          parentSchema: schema21.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -5553,7 +6244,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema20.properties.customerData,
+            parentSchema: schema21.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -5598,8 +6289,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema20.properties.customerData.propertyNames.not,
-              parentSchema: schema20.properties.customerData.propertyNames,
+              schema: schema21.properties.customerData.propertyNames.not,
+              parentSchema: schema21.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -5628,7 +6319,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema20.properties.customerData.propertyNames,
+                parentSchema: schema21.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -5648,8 +6339,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema20.properties.customerData.propertyNames,
-              parentSchema: schema20.properties.customerData,
+              schema: schema21.properties.customerData.propertyNames,
+              parentSchema: schema21.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -5671,7 +6362,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema20.properties.customerData.additionalProperties,
+                parentSchema: schema21.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -5689,7 +6380,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema20.properties.customerData.additionalProperties,
+                parentSchema: schema21.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -5707,7 +6398,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema20.properties.customerData.additionalProperties,
+                parentSchema: schema21.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -5724,8 +6415,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema20.properties.customerData.additionalProperties.type,
-              parentSchema: schema20.properties.customerData.additionalProperties,
+              schema: schema21.properties.customerData.additionalProperties.type,
+              parentSchema: schema21.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -5743,8 +6434,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema20.properties.customerData.type,
-          parentSchema: schema20.properties.customerData,
+          schema: schema21.properties.customerData.type,
+          parentSchema: schema21.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -5766,7 +6457,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema20.properties.email,
+            parentSchema: schema21.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -5784,7 +6475,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema20.properties.email,
+            parentSchema: schema21.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -5801,8 +6492,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.email.type,
-          parentSchema: schema20.properties.email,
+          schema: schema21.properties.email.type,
+          parentSchema: schema21.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -5822,8 +6513,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema20.properties.paymentMethod.type,
-          parentSchema: schema20.properties.paymentMethod,
+          schema: schema21.properties.paymentMethod.type,
+          parentSchema: schema21.properties.paymentMethod,
           data: data6,
         };
         if (vErrors === null) {
@@ -5841,8 +6532,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema20.type,
-      parentSchema: schema20,
+      schema: schema21.type,
+      parentSchema: schema21,
       data,
     };
     if (vErrors === null) {
@@ -5852,11 +6543,11 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate19.errors = vErrors;
+  validate20.errors = vErrors;
   return errors === 0;
 }
-export const s10 = validate20;
-const schema21 = {
+export const s11 = validate21;
+const schema22 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'cardNumber', 'expiryMonth', 'expiryYear', 'billingAddress'],
@@ -5947,7 +6638,7 @@ const schema21 = {
   },
 };
 const pattern31 = new RegExp('^[A-Z]{2}$', 'u');
-function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5958,8 +6649,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema21.required,
-        parentSchema: schema21,
+        schema: schema22.required,
+        parentSchema: schema22,
         data,
       };
       if (vErrors === null) {
@@ -5976,8 +6667,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'cardNumber' },
         message: "must have required property '" + 'cardNumber' + "'",
-        schema: schema21.required,
-        parentSchema: schema21,
+        schema: schema22.required,
+        parentSchema: schema22,
         data,
       };
       if (vErrors === null) {
@@ -5994,8 +6685,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryMonth' },
         message: "must have required property '" + 'expiryMonth' + "'",
-        schema: schema21.required,
-        parentSchema: schema21,
+        schema: schema22.required,
+        parentSchema: schema22,
         data,
       };
       if (vErrors === null) {
@@ -6012,8 +6703,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryYear' },
         message: "must have required property '" + 'expiryYear' + "'",
-        schema: schema21.required,
-        parentSchema: schema21,
+        schema: schema22.required,
+        parentSchema: schema22,
         data,
       };
       if (vErrors === null) {
@@ -6030,8 +6721,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema21.required,
-        parentSchema: schema21,
+        schema: schema22.required,
+        parentSchema: schema22,
         data,
       };
       if (vErrors === null) {
@@ -6058,7 +6749,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema21,
+          parentSchema: schema22,
           data,
         };
         if (vErrors === null) {
@@ -6078,8 +6769,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.accountType.type,
-          parentSchema: schema21.properties.accountType,
+          schema: schema22.properties.accountType.type,
+          parentSchema: schema22.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -6094,10 +6785,10 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema21.properties.accountType.enum },
+          params: { allowedValues: schema22.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema21.properties.accountType.enum,
-          parentSchema: schema21.properties.accountType,
+          schema: schema22.properties.accountType.enum,
+          parentSchema: schema22.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -6119,7 +6810,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 19 },
             message: 'must NOT have more than 19 characters',
             schema: 19,
-            parentSchema: schema21.properties.cardNumber,
+            parentSchema: schema22.properties.cardNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -6136,8 +6827,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.cardNumber.type,
-          parentSchema: schema21.properties.cardNumber,
+          schema: schema22.properties.cardNumber.type,
+          parentSchema: schema22.properties.cardNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -6157,8 +6848,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema21.properties.expiryMonth.type,
-          parentSchema: schema21.properties.expiryMonth,
+          schema: schema22.properties.expiryMonth.type,
+          parentSchema: schema22.properties.expiryMonth,
           data: data2,
         };
         if (vErrors === null) {
@@ -6177,7 +6868,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema21.properties.expiryMonth,
+            parentSchema: schema22.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -6195,7 +6886,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema21.properties.expiryMonth,
+            parentSchema: schema22.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -6216,8 +6907,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema21.properties.expiryYear.type,
-          parentSchema: schema21.properties.expiryYear,
+          schema: schema22.properties.expiryYear.type,
+          parentSchema: schema22.properties.expiryYear,
           data: data3,
         };
         if (vErrors === null) {
@@ -6236,7 +6927,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema21.properties.expiryYear,
+            parentSchema: schema22.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -6254,7 +6945,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema21.properties.expiryYear,
+            parentSchema: schema22.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -6276,8 +6967,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema21.properties.billingAddress.required,
-            parentSchema: schema21.properties.billingAddress,
+            schema: schema22.properties.billingAddress.required,
+            parentSchema: schema22.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -6294,8 +6985,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema21.properties.billingAddress.required,
-            parentSchema: schema21.properties.billingAddress,
+            schema: schema22.properties.billingAddress.required,
+            parentSchema: schema22.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -6312,8 +7003,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema21.properties.billingAddress.required,
-            parentSchema: schema21.properties.billingAddress,
+            schema: schema22.properties.billingAddress.required,
+            parentSchema: schema22.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -6330,8 +7021,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema21.properties.billingAddress.required,
-            parentSchema: schema21.properties.billingAddress,
+            schema: schema22.properties.billingAddress.required,
+            parentSchema: schema22.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -6348,8 +7039,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema21.properties.billingAddress.required,
-            parentSchema: schema21.properties.billingAddress,
+            schema: schema22.properties.billingAddress.required,
+            parentSchema: schema22.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -6375,7 +7066,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema21.properties.billingAddress,
+              parentSchema: schema22.properties.billingAddress,
               data: data4,
             };
             if (vErrors === null) {
@@ -6397,7 +7088,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema21.properties.billingAddress.properties.line1,
+                parentSchema: schema22.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -6415,7 +7106,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema21.properties.billingAddress.properties.line1,
+                parentSchema: schema22.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -6433,7 +7124,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.billingAddress.properties.line1,
+                parentSchema: schema22.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -6450,8 +7141,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.line1.type,
-              parentSchema: schema21.properties.billingAddress.properties.line1,
+              schema: schema22.properties.billingAddress.properties.line1.type,
+              parentSchema: schema22.properties.billingAddress.properties.line1,
               data: data5,
             };
             if (vErrors === null) {
@@ -6473,7 +7164,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema21.properties.billingAddress.properties.line2,
+                parentSchema: schema22.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -6491,7 +7182,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema21.properties.billingAddress.properties.line2,
+                parentSchema: schema22.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -6509,7 +7200,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.billingAddress.properties.line2,
+                parentSchema: schema22.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -6526,8 +7217,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.line2.type,
-              parentSchema: schema21.properties.billingAddress.properties.line2,
+              schema: schema22.properties.billingAddress.properties.line2.type,
+              parentSchema: schema22.properties.billingAddress.properties.line2,
               data: data6,
             };
             if (vErrors === null) {
@@ -6549,7 +7240,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema21.properties.billingAddress.properties.city,
+                parentSchema: schema22.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -6567,7 +7258,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema21.properties.billingAddress.properties.city,
+                parentSchema: schema22.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -6585,7 +7276,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.billingAddress.properties.city,
+                parentSchema: schema22.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -6602,8 +7293,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.city.type,
-              parentSchema: schema21.properties.billingAddress.properties.city,
+              schema: schema22.properties.billingAddress.properties.city.type,
+              parentSchema: schema22.properties.billingAddress.properties.city,
               data: data7,
             };
             if (vErrors === null) {
@@ -6625,7 +7316,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema21.properties.billingAddress.properties.state,
+                parentSchema: schema22.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -6643,7 +7334,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema21.properties.billingAddress.properties.state,
+                parentSchema: schema22.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -6661,7 +7352,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.billingAddress.properties.state,
+                parentSchema: schema22.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -6678,8 +7369,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.state.type,
-              parentSchema: schema21.properties.billingAddress.properties.state,
+              schema: schema22.properties.billingAddress.properties.state.type,
+              parentSchema: schema22.properties.billingAddress.properties.state,
               data: data8,
             };
             if (vErrors === null) {
@@ -6701,7 +7392,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema21.properties.billingAddress.properties.postalCode,
+                parentSchema: schema22.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -6719,7 +7410,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema21.properties.billingAddress.properties.postalCode,
+                parentSchema: schema22.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -6737,7 +7428,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.billingAddress.properties.postalCode,
+                parentSchema: schema22.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -6754,8 +7445,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema21.properties.billingAddress.properties.postalCode,
+              schema: schema22.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema22.properties.billingAddress.properties.postalCode,
               data: data9,
             };
             if (vErrors === null) {
@@ -6777,7 +7468,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema21.properties.billingAddress.properties.country,
+                parentSchema: schema22.properties.billingAddress.properties.country,
                 data: data10,
               };
               if (vErrors === null) {
@@ -6794,8 +7485,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.country.type,
-              parentSchema: schema21.properties.billingAddress.properties.country,
+              schema: schema22.properties.billingAddress.properties.country.type,
+              parentSchema: schema22.properties.billingAddress.properties.country,
               data: data10,
             };
             if (vErrors === null) {
@@ -6813,8 +7504,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema21.properties.billingAddress.type,
-          parentSchema: schema21.properties.billingAddress,
+          schema: schema22.properties.billingAddress.type,
+          parentSchema: schema22.properties.billingAddress,
           data: data4,
         };
         if (vErrors === null) {
@@ -6836,7 +7527,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema21.properties.customerData,
+            parentSchema: schema22.properties.customerData,
             data: data11,
           };
           if (vErrors === null) {
@@ -6881,8 +7572,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema21.properties.customerData.propertyNames.not,
-              parentSchema: schema21.properties.customerData.propertyNames,
+              schema: schema22.properties.customerData.propertyNames.not,
+              parentSchema: schema22.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -6911,7 +7602,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema21.properties.customerData.propertyNames,
+                parentSchema: schema22.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -6931,8 +7622,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema21.properties.customerData.propertyNames,
-              parentSchema: schema21.properties.customerData,
+              schema: schema22.properties.customerData.propertyNames,
+              parentSchema: schema22.properties.customerData,
               data: data11,
             };
             if (vErrors === null) {
@@ -6954,7 +7645,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema21.properties.customerData.additionalProperties,
+                parentSchema: schema22.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -6972,7 +7663,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema21.properties.customerData.additionalProperties,
+                parentSchema: schema22.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -6990,7 +7681,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.customerData.additionalProperties,
+                parentSchema: schema22.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -7007,8 +7698,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.customerData.additionalProperties.type,
-              parentSchema: schema21.properties.customerData.additionalProperties,
+              schema: schema22.properties.customerData.additionalProperties.type,
+              parentSchema: schema22.properties.customerData.additionalProperties,
               data: data12,
             };
             if (vErrors === null) {
@@ -7026,8 +7717,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema21.properties.customerData.type,
-          parentSchema: schema21.properties.customerData,
+          schema: schema22.properties.customerData.type,
+          parentSchema: schema22.properties.customerData,
           data: data11,
         };
         if (vErrors === null) {
@@ -7047,8 +7738,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema21.properties.setAsDefault.type,
-          parentSchema: schema21.properties.setAsDefault,
+          schema: schema22.properties.setAsDefault.type,
+          parentSchema: schema22.properties.setAsDefault,
           data: data13,
         };
         if (vErrors === null) {
@@ -7066,8 +7757,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema21.type,
-      parentSchema: schema21,
+      schema: schema22.type,
+      parentSchema: schema22,
       data,
     };
     if (vErrors === null) {
@@ -7077,11 +7768,11 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate20.errors = vErrors;
+  validate21.errors = vErrors;
   return errors === 0;
 }
-export const s11 = validate21;
-const schema22 = {
+export const s12 = validate22;
+const schema23 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'routingNumber', 'accountNumber', 'billingAddress'],
@@ -7170,7 +7861,7 @@ const schema22 = {
     setAsDefault: { type: 'boolean' },
   },
 };
-function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -7181,8 +7872,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema23.required,
+        parentSchema: schema23,
         data,
       };
       if (vErrors === null) {
@@ -7199,8 +7890,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'routingNumber' },
         message: "must have required property '" + 'routingNumber' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema23.required,
+        parentSchema: schema23,
         data,
       };
       if (vErrors === null) {
@@ -7217,8 +7908,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountNumber' },
         message: "must have required property '" + 'accountNumber' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema23.required,
+        parentSchema: schema23,
         data,
       };
       if (vErrors === null) {
@@ -7235,8 +7926,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema23.required,
+        parentSchema: schema23,
         data,
       };
       if (vErrors === null) {
@@ -7262,7 +7953,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema22,
+          parentSchema: schema23,
           data,
         };
         if (vErrors === null) {
@@ -7282,8 +7973,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.accountType.type,
-          parentSchema: schema22.properties.accountType,
+          schema: schema23.properties.accountType.type,
+          parentSchema: schema23.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -7298,10 +7989,10 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema22.properties.accountType.enum },
+          params: { allowedValues: schema23.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema22.properties.accountType.enum,
-          parentSchema: schema22.properties.accountType,
+          schema: schema23.properties.accountType.enum,
+          parentSchema: schema23.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -7323,7 +8014,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 9 },
             message: 'must NOT have more than 9 characters',
             schema: 9,
-            parentSchema: schema22.properties.routingNumber,
+            parentSchema: schema23.properties.routingNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -7340,8 +8031,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.routingNumber.type,
-          parentSchema: schema22.properties.routingNumber,
+          schema: schema23.properties.routingNumber.type,
+          parentSchema: schema23.properties.routingNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -7363,7 +8054,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 17 },
             message: 'must NOT have more than 17 characters',
             schema: 17,
-            parentSchema: schema22.properties.accountNumber,
+            parentSchema: schema23.properties.accountNumber,
             data: data2,
           };
           if (vErrors === null) {
@@ -7380,8 +8071,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.accountNumber.type,
-          parentSchema: schema22.properties.accountNumber,
+          schema: schema23.properties.accountNumber.type,
+          parentSchema: schema23.properties.accountNumber,
           data: data2,
         };
         if (vErrors === null) {
@@ -7402,8 +8093,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema23.properties.billingAddress.required,
+            parentSchema: schema23.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -7420,8 +8111,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema23.properties.billingAddress.required,
+            parentSchema: schema23.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -7438,8 +8129,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema23.properties.billingAddress.required,
+            parentSchema: schema23.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -7456,8 +8147,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema23.properties.billingAddress.required,
+            parentSchema: schema23.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -7474,8 +8165,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema23.properties.billingAddress.required,
+            parentSchema: schema23.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -7501,7 +8192,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema22.properties.billingAddress,
+              parentSchema: schema23.properties.billingAddress,
               data: data3,
             };
             if (vErrors === null) {
@@ -7523,7 +8214,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema22.properties.billingAddress.properties.line1,
+                parentSchema: schema23.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -7541,7 +8232,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.line1,
+                parentSchema: schema23.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -7559,7 +8250,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.line1,
+                parentSchema: schema23.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -7576,8 +8267,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.line1.type,
-              parentSchema: schema22.properties.billingAddress.properties.line1,
+              schema: schema23.properties.billingAddress.properties.line1.type,
+              parentSchema: schema23.properties.billingAddress.properties.line1,
               data: data4,
             };
             if (vErrors === null) {
@@ -7599,7 +8290,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema22.properties.billingAddress.properties.line2,
+                parentSchema: schema23.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -7617,7 +8308,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema22.properties.billingAddress.properties.line2,
+                parentSchema: schema23.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -7635,7 +8326,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.line2,
+                parentSchema: schema23.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -7652,8 +8343,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.line2.type,
-              parentSchema: schema22.properties.billingAddress.properties.line2,
+              schema: schema23.properties.billingAddress.properties.line2.type,
+              parentSchema: schema23.properties.billingAddress.properties.line2,
               data: data5,
             };
             if (vErrors === null) {
@@ -7675,7 +8366,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema22.properties.billingAddress.properties.city,
+                parentSchema: schema23.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -7693,7 +8384,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.city,
+                parentSchema: schema23.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -7711,7 +8402,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.city,
+                parentSchema: schema23.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -7728,8 +8419,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.city.type,
-              parentSchema: schema22.properties.billingAddress.properties.city,
+              schema: schema23.properties.billingAddress.properties.city.type,
+              parentSchema: schema23.properties.billingAddress.properties.city,
               data: data6,
             };
             if (vErrors === null) {
@@ -7751,7 +8442,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema22.properties.billingAddress.properties.state,
+                parentSchema: schema23.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -7769,7 +8460,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.state,
+                parentSchema: schema23.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -7787,7 +8478,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.state,
+                parentSchema: schema23.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -7804,8 +8495,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.state.type,
-              parentSchema: schema22.properties.billingAddress.properties.state,
+              schema: schema23.properties.billingAddress.properties.state.type,
+              parentSchema: schema23.properties.billingAddress.properties.state,
               data: data7,
             };
             if (vErrors === null) {
@@ -7827,7 +8518,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                parentSchema: schema23.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -7845,7 +8536,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                parentSchema: schema23.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -7863,7 +8554,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                parentSchema: schema23.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -7880,8 +8571,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema22.properties.billingAddress.properties.postalCode,
+              schema: schema23.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema23.properties.billingAddress.properties.postalCode,
               data: data8,
             };
             if (vErrors === null) {
@@ -7903,7 +8594,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema22.properties.billingAddress.properties.country,
+                parentSchema: schema23.properties.billingAddress.properties.country,
                 data: data9,
               };
               if (vErrors === null) {
@@ -7920,8 +8611,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.country.type,
-              parentSchema: schema22.properties.billingAddress.properties.country,
+              schema: schema23.properties.billingAddress.properties.country.type,
+              parentSchema: schema23.properties.billingAddress.properties.country,
               data: data9,
             };
             if (vErrors === null) {
@@ -7939,8 +8630,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema22.properties.billingAddress.type,
-          parentSchema: schema22.properties.billingAddress,
+          schema: schema23.properties.billingAddress.type,
+          parentSchema: schema23.properties.billingAddress,
           data: data3,
         };
         if (vErrors === null) {
@@ -7962,7 +8653,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema22.properties.customerData,
+            parentSchema: schema23.properties.customerData,
             data: data10,
           };
           if (vErrors === null) {
@@ -8007,8 +8698,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema22.properties.customerData.propertyNames.not,
-              parentSchema: schema22.properties.customerData.propertyNames,
+              schema: schema23.properties.customerData.propertyNames.not,
+              parentSchema: schema23.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -8037,7 +8728,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema22.properties.customerData.propertyNames,
+                parentSchema: schema23.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -8057,8 +8748,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema22.properties.customerData.propertyNames,
-              parentSchema: schema22.properties.customerData,
+              schema: schema23.properties.customerData.propertyNames,
+              parentSchema: schema23.properties.customerData,
               data: data10,
             };
             if (vErrors === null) {
@@ -8080,7 +8771,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema22.properties.customerData.additionalProperties,
+                parentSchema: schema23.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8098,7 +8789,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema22.properties.customerData.additionalProperties,
+                parentSchema: schema23.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8116,7 +8807,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.customerData.additionalProperties,
+                parentSchema: schema23.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8133,8 +8824,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.customerData.additionalProperties.type,
-              parentSchema: schema22.properties.customerData.additionalProperties,
+              schema: schema23.properties.customerData.additionalProperties.type,
+              parentSchema: schema23.properties.customerData.additionalProperties,
               data: data11,
             };
             if (vErrors === null) {
@@ -8152,8 +8843,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema22.properties.customerData.type,
-          parentSchema: schema22.properties.customerData,
+          schema: schema23.properties.customerData.type,
+          parentSchema: schema23.properties.customerData,
           data: data10,
         };
         if (vErrors === null) {
@@ -8173,8 +8864,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema22.properties.setAsDefault.type,
-          parentSchema: schema22.properties.setAsDefault,
+          schema: schema23.properties.setAsDefault.type,
+          parentSchema: schema23.properties.setAsDefault,
           data: data12,
         };
         if (vErrors === null) {
@@ -8192,8 +8883,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema22.type,
-      parentSchema: schema22,
+      schema: schema23.type,
+      parentSchema: schema23,
       data,
     };
     if (vErrors === null) {
@@ -8203,17 +8894,17 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate21.errors = vErrors;
+  validate22.errors = vErrors;
   return errors === 0;
 }
-export const s12 = validate22;
-const schema23 = {
+export const s13 = validate23;
+const schema24 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountId'],
   properties: { customerAccountId: { type: 'string', minLength: 1, maxLength: 50 } },
 };
-function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8224,8 +8915,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountId' },
         message: "must have required property '" + 'customerAccountId' + "'",
-        schema: schema23.required,
-        parentSchema: schema23,
+        schema: schema24.required,
+        parentSchema: schema24,
         data,
       };
       if (vErrors === null) {
@@ -8244,7 +8935,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema23,
+          parentSchema: schema24,
           data,
         };
         if (vErrors === null) {
@@ -8266,7 +8957,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema23.properties.customerAccountId,
+            parentSchema: schema24.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8284,7 +8975,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema23.properties.customerAccountId,
+            parentSchema: schema24.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8301,8 +8992,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema23.properties.customerAccountId.type,
-          parentSchema: schema23.properties.customerAccountId,
+          schema: schema24.properties.customerAccountId.type,
+          parentSchema: schema24.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -8320,8 +9011,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema23.type,
-      parentSchema: schema23,
+      schema: schema24.type,
+      parentSchema: schema24,
       data,
     };
     if (vErrors === null) {
@@ -8331,11 +9022,11 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate22.errors = vErrors;
+  validate23.errors = vErrors;
   return errors === 0;
 }
-export const s13 = validate23;
-const schema24 = {
+export const s14 = validate24;
+const schema25 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountIds'],
@@ -8348,7 +9039,7 @@ const schema24 = {
     },
   },
 };
-function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8359,8 +9050,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountIds' },
         message: "must have required property '" + 'customerAccountIds' + "'",
-        schema: schema24.required,
-        parentSchema: schema24,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -8379,7 +9070,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema24,
+          parentSchema: schema25,
           data,
         };
         if (vErrors === null) {
@@ -8401,7 +9092,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 items',
             schema: 100,
-            parentSchema: schema24.properties.customerAccountIds,
+            parentSchema: schema25.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -8419,7 +9110,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema24.properties.customerAccountIds,
+            parentSchema: schema25.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -8441,7 +9132,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema24.properties.customerAccountIds.items,
+                parentSchema: schema25.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -8459,7 +9150,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema24.properties.customerAccountIds.items,
+                parentSchema: schema25.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -8476,8 +9167,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema24.properties.customerAccountIds.items.type,
-              parentSchema: schema24.properties.customerAccountIds.items,
+              schema: schema25.properties.customerAccountIds.items.type,
+              parentSchema: schema25.properties.customerAccountIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -8495,8 +9186,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema24.properties.customerAccountIds.type,
-          parentSchema: schema24.properties.customerAccountIds,
+          schema: schema25.properties.customerAccountIds.type,
+          parentSchema: schema25.properties.customerAccountIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -8514,8 +9205,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema24.type,
-      parentSchema: schema24,
+      schema: schema25.type,
+      parentSchema: schema25,
       data,
     };
     if (vErrors === null) {
@@ -8525,11 +9216,11 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate23.errors = vErrors;
+  validate24.errors = vErrors;
   return errors === 0;
 }
-export const s14 = validate24;
-const schema25 = {
+export const s15 = validate25;
+const schema26 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -8589,7 +9280,7 @@ const schema25 = {
     payorId: { type: 'string' },
   },
 };
-function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8609,7 +9300,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema25,
+          parentSchema: schema26,
           data,
         };
         if (vErrors === null) {
@@ -8631,7 +9322,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema25.properties.customerAccountId,
+            parentSchema: schema26.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8649,7 +9340,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema25.properties.customerAccountId,
+            parentSchema: schema26.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8667,7 +9358,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema25.properties.customerAccountId,
+            parentSchema: schema26.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8684,8 +9375,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.customerAccountId.type,
-          parentSchema: schema25.properties.customerAccountId,
+          schema: schema26.properties.customerAccountId.type,
+          parentSchema: schema26.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -8707,7 +9398,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema25.properties.customerAccountType,
+            parentSchema: schema26.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -8725,7 +9416,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema25.properties.customerAccountType,
+            parentSchema: schema26.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -8743,7 +9434,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema25.properties.customerAccountType,
+            parentSchema: schema26.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -8760,8 +9451,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.customerAccountType.type,
-          parentSchema: schema25.properties.customerAccountType,
+          schema: schema26.properties.customerAccountType.type,
+          parentSchema: schema26.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -8783,7 +9474,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema25.properties.sponsorKey,
+            parentSchema: schema26.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -8801,7 +9492,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema25.properties.sponsorKey,
+            parentSchema: schema26.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -8819,7 +9510,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema25.properties.sponsorKey,
+            parentSchema: schema26.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -8836,8 +9527,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.sponsorKey.type,
-          parentSchema: schema25.properties.sponsorKey,
+          schema: schema26.properties.sponsorKey.type,
+          parentSchema: schema26.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -8859,7 +9550,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema25.properties.customerData,
+            parentSchema: schema26.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -8904,8 +9595,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema25.properties.customerData.propertyNames.not,
-              parentSchema: schema25.properties.customerData.propertyNames,
+              schema: schema26.properties.customerData.propertyNames.not,
+              parentSchema: schema26.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -8934,7 +9625,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema25.properties.customerData.propertyNames,
+                parentSchema: schema26.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -8954,8 +9645,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema25.properties.customerData.propertyNames,
-              parentSchema: schema25.properties.customerData,
+              schema: schema26.properties.customerData.propertyNames,
+              parentSchema: schema26.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -8977,7 +9668,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -8995,7 +9686,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9013,7 +9704,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9030,8 +9721,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.customerData.additionalProperties.type,
-              parentSchema: schema25.properties.customerData.additionalProperties,
+              schema: schema26.properties.customerData.additionalProperties.type,
+              parentSchema: schema26.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -9049,8 +9740,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema25.properties.customerData.type,
-          parentSchema: schema25.properties.customerData,
+          schema: schema26.properties.customerData.type,
+          parentSchema: schema26.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -9072,7 +9763,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema25.properties.email,
+            parentSchema: schema26.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -9090,7 +9781,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema25.properties.email,
+            parentSchema: schema26.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -9107,8 +9798,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.email.type,
-          parentSchema: schema25.properties.email,
+          schema: schema26.properties.email.type,
+          parentSchema: schema26.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -9128,8 +9819,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.payorId.type,
-          parentSchema: schema25.properties.payorId,
+          schema: schema26.properties.payorId.type,
+          parentSchema: schema26.properties.payorId,
           data: data6,
         };
         if (vErrors === null) {
@@ -9147,8 +9838,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema25.type,
-      parentSchema: schema25,
+      schema: schema26.type,
+      parentSchema: schema26,
       data,
     };
     if (vErrors === null) {
@@ -9158,11 +9849,11 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate24.errors = vErrors;
+  validate25.errors = vErrors;
   return errors === 0;
 }
-export const s15 = validate25;
-const schema26 = {
+export const s16 = validate26;
+const schema27 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -9249,7 +9940,7 @@ const schema26 = {
     setAsDefault: { type: 'boolean', enum: [true] },
   },
 };
-function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9268,7 +9959,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema26,
+          parentSchema: schema27,
           data,
         };
         if (vErrors === null) {
@@ -9288,8 +9979,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema26.properties.expiryMonth.type,
-          parentSchema: schema26.properties.expiryMonth,
+          schema: schema27.properties.expiryMonth.type,
+          parentSchema: schema27.properties.expiryMonth,
           data: data0,
         };
         if (vErrors === null) {
@@ -9308,7 +9999,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema26.properties.expiryMonth,
+            parentSchema: schema27.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -9326,7 +10017,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema26.properties.expiryMonth,
+            parentSchema: schema27.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -9347,8 +10038,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema26.properties.expiryYear.type,
-          parentSchema: schema26.properties.expiryYear,
+          schema: schema27.properties.expiryYear.type,
+          parentSchema: schema27.properties.expiryYear,
           data: data1,
         };
         if (vErrors === null) {
@@ -9367,7 +10058,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema26.properties.expiryYear,
+            parentSchema: schema27.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -9385,7 +10076,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema26.properties.expiryYear,
+            parentSchema: schema27.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -9407,8 +10098,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -9425,8 +10116,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -9443,8 +10134,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -9461,8 +10152,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -9479,8 +10170,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -9506,7 +10197,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema26.properties.billingAddress,
+              parentSchema: schema27.properties.billingAddress,
               data: data2,
             };
             if (vErrors === null) {
@@ -9528,7 +10219,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.billingAddress.properties.line1,
+                parentSchema: schema27.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -9546,7 +10237,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.line1,
+                parentSchema: schema27.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -9564,7 +10255,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.line1,
+                parentSchema: schema27.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -9581,8 +10272,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.line1.type,
-              parentSchema: schema26.properties.billingAddress.properties.line1,
+              schema: schema27.properties.billingAddress.properties.line1.type,
+              parentSchema: schema27.properties.billingAddress.properties.line1,
               data: data3,
             };
             if (vErrors === null) {
@@ -9604,7 +10295,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.billingAddress.properties.line2,
+                parentSchema: schema27.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9622,7 +10313,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema26.properties.billingAddress.properties.line2,
+                parentSchema: schema27.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9640,7 +10331,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.line2,
+                parentSchema: schema27.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9657,8 +10348,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.line2.type,
-              parentSchema: schema26.properties.billingAddress.properties.line2,
+              schema: schema27.properties.billingAddress.properties.line2.type,
+              parentSchema: schema27.properties.billingAddress.properties.line2,
               data: data4,
             };
             if (vErrors === null) {
@@ -9680,7 +10371,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema26.properties.billingAddress.properties.city,
+                parentSchema: schema27.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -9698,7 +10389,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.city,
+                parentSchema: schema27.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -9716,7 +10407,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.city,
+                parentSchema: schema27.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -9733,8 +10424,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.city.type,
-              parentSchema: schema26.properties.billingAddress.properties.city,
+              schema: schema27.properties.billingAddress.properties.city.type,
+              parentSchema: schema27.properties.billingAddress.properties.city,
               data: data5,
             };
             if (vErrors === null) {
@@ -9756,7 +10447,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema26.properties.billingAddress.properties.state,
+                parentSchema: schema27.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -9774,7 +10465,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.state,
+                parentSchema: schema27.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -9792,7 +10483,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.state,
+                parentSchema: schema27.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -9809,8 +10500,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.state.type,
-              parentSchema: schema26.properties.billingAddress.properties.state,
+              schema: schema27.properties.billingAddress.properties.state.type,
+              parentSchema: schema27.properties.billingAddress.properties.state,
               data: data6,
             };
             if (vErrors === null) {
@@ -9832,7 +10523,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -9850,7 +10541,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -9868,7 +10559,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -9885,8 +10576,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema26.properties.billingAddress.properties.postalCode,
+              schema: schema27.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema27.properties.billingAddress.properties.postalCode,
               data: data7,
             };
             if (vErrors === null) {
@@ -9908,7 +10599,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema26.properties.billingAddress.properties.country,
+                parentSchema: schema27.properties.billingAddress.properties.country,
                 data: data8,
               };
               if (vErrors === null) {
@@ -9925,8 +10616,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.country.type,
-              parentSchema: schema26.properties.billingAddress.properties.country,
+              schema: schema27.properties.billingAddress.properties.country.type,
+              parentSchema: schema27.properties.billingAddress.properties.country,
               data: data8,
             };
             if (vErrors === null) {
@@ -9944,8 +10635,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.properties.billingAddress.type,
-          parentSchema: schema26.properties.billingAddress,
+          schema: schema27.properties.billingAddress.type,
+          parentSchema: schema27.properties.billingAddress,
           data: data2,
         };
         if (vErrors === null) {
@@ -9967,7 +10658,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema26.properties.customerData,
+            parentSchema: schema27.properties.customerData,
             data: data9,
           };
           if (vErrors === null) {
@@ -10012,8 +10703,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema26.properties.customerData.propertyNames.not,
-              parentSchema: schema26.properties.customerData.propertyNames,
+              schema: schema27.properties.customerData.propertyNames.not,
+              parentSchema: schema27.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -10042,7 +10733,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.customerData.propertyNames,
+                parentSchema: schema27.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -10062,8 +10753,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema26.properties.customerData.propertyNames,
-              parentSchema: schema26.properties.customerData,
+              schema: schema27.properties.customerData.propertyNames,
+              parentSchema: schema27.properties.customerData,
               data: data9,
             };
             if (vErrors === null) {
@@ -10085,7 +10776,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema27.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10103,7 +10794,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema27.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10121,7 +10812,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema27.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10138,8 +10829,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.customerData.additionalProperties.type,
-              parentSchema: schema26.properties.customerData.additionalProperties,
+              schema: schema27.properties.customerData.additionalProperties.type,
+              parentSchema: schema27.properties.customerData.additionalProperties,
               data: data10,
             };
             if (vErrors === null) {
@@ -10157,8 +10848,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.properties.customerData.type,
-          parentSchema: schema26.properties.customerData,
+          schema: schema27.properties.customerData.type,
+          parentSchema: schema27.properties.customerData,
           data: data9,
         };
         if (vErrors === null) {
@@ -10178,8 +10869,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema26.properties.setAsDefault.type,
-          parentSchema: schema26.properties.setAsDefault,
+          schema: schema27.properties.setAsDefault.type,
+          parentSchema: schema27.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -10194,10 +10885,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
-          params: { allowedValues: schema26.properties.setAsDefault.enum },
+          params: { allowedValues: schema27.properties.setAsDefault.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema26.properties.setAsDefault.enum,
-          parentSchema: schema26.properties.setAsDefault,
+          schema: schema27.properties.setAsDefault.enum,
+          parentSchema: schema27.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -10215,8 +10906,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema26.type,
-      parentSchema: schema26,
+      schema: schema27.type,
+      parentSchema: schema27,
       data,
     };
     if (vErrors === null) {
@@ -10226,11 +10917,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate25.errors = vErrors;
+  validate26.errors = vErrors;
   return errors === 0;
 }
-export const s16 = validate26;
-const schema27 = {
+export const s17 = validate27;
+const schema28 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -10245,7 +10936,7 @@ const pattern51 = new RegExp(
   '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   'u',
 );
-function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10258,7 +10949,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema27,
+          parentSchema: schema28,
           data,
         };
         if (vErrors === null) {
@@ -10285,7 +10976,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$' +
               '"',
             schema: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
-            parentSchema: schema27.properties.replaceWith,
+            parentSchema: schema28.properties.replaceWith,
             data: data0,
           };
           if (vErrors === null) {
@@ -10302,8 +10993,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.replaceWith.type,
-          parentSchema: schema27.properties.replaceWith,
+          schema: schema28.properties.replaceWith.type,
+          parentSchema: schema28.properties.replaceWith,
           data: data0,
         };
         if (vErrors === null) {
@@ -10321,8 +11012,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema27.type,
-      parentSchema: schema27,
+      schema: schema28.type,
+      parentSchema: schema28,
       data,
     };
     if (vErrors === null) {
@@ -10332,11 +11023,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate26.errors = vErrors;
+  validate27.errors = vErrors;
   return errors === 0;
 }
-export const s17 = validate27;
-const schema28 = {
+export const s18 = validate28;
+const schema29 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -10369,7 +11060,7 @@ const schema28 = {
     allowPartial: { type: 'boolean' },
   },
 };
-function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10380,8 +11071,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema28.required,
-        parentSchema: schema28,
+        schema: schema29.required,
+        parentSchema: schema29,
         data,
       };
       if (vErrors === null) {
@@ -10398,8 +11089,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema28.required,
-        parentSchema: schema28,
+        schema: schema29.required,
+        parentSchema: schema29,
         data,
       };
       if (vErrors === null) {
@@ -10424,7 +11115,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema28,
+          parentSchema: schema29,
           data,
         };
         if (vErrors === null) {
@@ -10446,7 +11137,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema28.properties.profileId,
+            parentSchema: schema29.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -10464,7 +11155,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema28.properties.profileId,
+            parentSchema: schema29.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -10481,8 +11172,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.profileId.type,
-          parentSchema: schema28.properties.profileId,
+          schema: schema29.properties.profileId.type,
+          parentSchema: schema29.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -10504,7 +11195,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema28.properties.amount,
+            parentSchema: schema29.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -10522,7 +11213,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema28.properties.amount,
+            parentSchema: schema29.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -10540,7 +11231,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema28.properties.amount,
+            parentSchema: schema29.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -10557,8 +11248,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema28.properties.amount.type,
-          parentSchema: schema28.properties.amount,
+          schema: schema29.properties.amount.type,
+          parentSchema: schema29.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -10580,7 +11271,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema28.properties.orderId,
+            parentSchema: schema29.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -10598,7 +11289,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema28.properties.orderId,
+            parentSchema: schema29.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -10616,7 +11307,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema28.properties.orderId,
+            parentSchema: schema29.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -10633,8 +11324,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.orderId.type,
-          parentSchema: schema28.properties.orderId,
+          schema: schema29.properties.orderId.type,
+          parentSchema: schema29.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -10656,7 +11347,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema28.properties.idempotencyKey,
+            parentSchema: schema29.properties.idempotencyKey,
             data: data3,
           };
           if (vErrors === null) {
@@ -10673,8 +11364,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.idempotencyKey.type,
-          parentSchema: schema28.properties.idempotencyKey,
+          schema: schema29.properties.idempotencyKey.type,
+          parentSchema: schema29.properties.idempotencyKey,
           data: data3,
         };
         if (vErrors === null) {
@@ -10694,8 +11385,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema28.properties.allowPartial.type,
-          parentSchema: schema28.properties.allowPartial,
+          schema: schema29.properties.allowPartial.type,
+          parentSchema: schema29.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -10713,8 +11404,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema28.type,
-      parentSchema: schema28,
+      schema: schema29.type,
+      parentSchema: schema29,
       data,
     };
     if (vErrors === null) {
@@ -10724,11 +11415,11 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate27.errors = vErrors;
+  validate28.errors = vErrors;
   return errors === 0;
 }
-export const s18 = validate28;
-const schema29 = {
+export const s19 = validate29;
+const schema30 = {
   type: 'object',
   additionalProperties: false,
   required: ['amount'],
@@ -10747,7 +11438,7 @@ const schema29 = {
     },
   },
 };
-function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10758,8 +11449,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema29.required,
-        parentSchema: schema29,
+        schema: schema30.required,
+        parentSchema: schema30,
         data,
       };
       if (vErrors === null) {
@@ -10778,7 +11469,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema29,
+          parentSchema: schema30,
           data,
         };
         if (vErrors === null) {
@@ -10800,7 +11491,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema29.properties.amount,
+            parentSchema: schema30.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -10818,7 +11509,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema29.properties.amount,
+            parentSchema: schema30.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -10836,7 +11527,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema29.properties.amount,
+            parentSchema: schema30.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -10853,8 +11544,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema29.properties.amount.type,
-          parentSchema: schema29.properties.amount,
+          schema: schema30.properties.amount.type,
+          parentSchema: schema30.properties.amount,
           data: data0,
         };
         if (vErrors === null) {
@@ -10876,7 +11567,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema29.properties.idempotencyKey,
+            parentSchema: schema30.properties.idempotencyKey,
             data: data1,
           };
           if (vErrors === null) {
@@ -10893,8 +11584,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.idempotencyKey.type,
-          parentSchema: schema29.properties.idempotencyKey,
+          schema: schema30.properties.idempotencyKey.type,
+          parentSchema: schema30.properties.idempotencyKey,
           data: data1,
         };
         if (vErrors === null) {
@@ -10912,8 +11603,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema29.type,
-      parentSchema: schema29,
+      schema: schema30.type,
+      parentSchema: schema30,
       data,
     };
     if (vErrors === null) {
@@ -10923,11 +11614,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate28.errors = vErrors;
+  validate29.errors = vErrors;
   return errors === 0;
 }
-export const s19 = validate29;
-const schema30 = {
+export const s20 = validate30;
+const schema31 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -10974,7 +11665,7 @@ const schema30 = {
 };
 const pattern56 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
 const formats22 = require('ajv-formats/dist/formats').fullFormats['date-time'];
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10993,7 +11684,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema30,
+          parentSchema: schema31,
           data,
         };
         if (vErrors === null) {
@@ -11013,8 +11704,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.type.type,
-          parentSchema: schema30.properties.type,
+          schema: schema31.properties.type.type,
+          parentSchema: schema31.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -11060,10 +11751,10 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/type',
           schemaPath: '#/properties/type/enum',
           keyword: 'enum',
-          params: { allowedValues: schema30.properties.type.enum },
+          params: { allowedValues: schema31.properties.type.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema30.properties.type.enum,
-          parentSchema: schema30.properties.type,
+          schema: schema31.properties.type.enum,
+          parentSchema: schema31.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -11085,7 +11776,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema30.properties.objectId,
+            parentSchema: schema31.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11103,7 +11794,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema30.properties.objectId,
+            parentSchema: schema31.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11121,7 +11812,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9A-Za-z_-]+$' },
             message: 'must match pattern "' + '^[0-9A-Za-z_-]+$' + '"',
             schema: '^[0-9A-Za-z_-]+$',
-            parentSchema: schema30.properties.objectId,
+            parentSchema: schema31.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11138,8 +11829,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.objectId.type,
-          parentSchema: schema30.properties.objectId,
+          schema: schema31.properties.objectId.type,
+          parentSchema: schema31.properties.objectId,
           data: data1,
         };
         if (vErrors === null) {
@@ -11161,7 +11852,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema30.properties.since,
+            parentSchema: schema31.properties.since,
             data: data2,
           };
           if (vErrors === null) {
@@ -11178,8 +11869,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.since.type,
-          parentSchema: schema30.properties.since,
+          schema: schema31.properties.since.type,
+          parentSchema: schema31.properties.since,
           data: data2,
         };
         if (vErrors === null) {
@@ -11201,7 +11892,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema30.properties.pageSize,
+            parentSchema: schema31.properties.pageSize,
             data: data3,
           };
           if (vErrors === null) {
@@ -11218,8 +11909,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.pageSize.type,
-          parentSchema: schema30.properties.pageSize,
+          schema: schema31.properties.pageSize.type,
+          parentSchema: schema31.properties.pageSize,
           data: data3,
         };
         if (vErrors === null) {
@@ -11241,7 +11932,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema30.properties.pageToken,
+            parentSchema: schema31.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -11259,7 +11950,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema30.properties.pageToken,
+            parentSchema: schema31.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -11276,8 +11967,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.pageToken.type,
-          parentSchema: schema30.properties.pageToken,
+          schema: schema31.properties.pageToken.type,
+          parentSchema: schema31.properties.pageToken,
           data: data4,
         };
         if (vErrors === null) {
@@ -11295,8 +11986,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema30.type,
-      parentSchema: schema30,
+      schema: schema31.type,
+      parentSchema: schema31,
       data,
     };
     if (vErrors === null) {
@@ -11306,11 +11997,11 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate30.errors = vErrors;
   return errors === 0;
 }
-export const s20 = validate30;
-const schema31 = {
+export const s21 = validate31;
+const schema32 = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
@@ -11348,7 +12039,7 @@ const pattern59 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
   'u',
 );
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11359,395 +12050,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'url' },
         message: "must have required property '" + 'url' + "'",
-        schema: schema31.required,
-        parentSchema: schema31,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
-        const err1 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-          schema: false,
-          parentSchema: schema31,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.url !== undefined) {
-      let data0 = data.url;
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 2048) {
-          const err2 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 2048 },
-            message: 'must NOT have more than 2048 characters',
-            schema: 2048,
-            parentSchema: schema31.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (func4(data0) < 1) {
-          const err3 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema31.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (!pattern58.test(data0)) {
-          const err4 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
-            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
-            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema31.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      } else {
-        const err5 = {
-          instancePath: instancePath + '/url',
-          schemaPath: '#/properties/url/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema31.properties.url.type,
-          parentSchema: schema31.properties.url,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (data.enabledEvents !== undefined) {
-      let data1 = data.enabledEvents;
-      if (Array.isArray(data1)) {
-        if (data1.length > 31) {
-          const err6 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/maxItems',
-            keyword: 'maxItems',
-            params: { limit: 31 },
-            message: 'must NOT have more than 31 items',
-            schema: 31,
-            parentSchema: schema31.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (data1.length < 1) {
-          const err7 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/minItems',
-            keyword: 'minItems',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 items',
-            schema: 1,
-            parentSchema: schema31.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        const len0 = data1.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data2 = data1[i0];
-          if (typeof data2 === 'string') {
-            if (!pattern59.test(data2)) {
-              const err8 = {
-                instancePath: instancePath + '/enabledEvents/' + i0,
-                schemaPath: '#/properties/enabledEvents/items/pattern',
-                keyword: 'pattern',
-                params: {
-                  pattern:
-                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                },
-                message:
-                  'must match pattern "' +
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
-                  '"',
-                schema:
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema31.properties.enabledEvents.items,
-                data: data2,
-              };
-              if (vErrors === null) {
-                vErrors = [err8];
-              } else {
-                vErrors.push(err8);
-              }
-              errors++;
-            }
-          } else {
-            const err9 = {
-              instancePath: instancePath + '/enabledEvents/' + i0,
-              schemaPath: '#/properties/enabledEvents/items/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema31.properties.enabledEvents.items.type,
-              parentSchema: schema31.properties.enabledEvents.items,
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err9];
-            } else {
-              vErrors.push(err9);
-            }
-            errors++;
-          }
-        }
-        let i1 = data1.length;
-        let j0;
-        if (i1 > 1) {
-          const indices0 = {};
-          for (; i1--;) {
-            let item0 = data1[i1];
-            if (typeof item0 !== 'string') {
-              continue;
-            }
-            if (typeof indices0[item0] == 'number') {
-              j0 = indices0[item0];
-              const err10 = {
-                instancePath: instancePath + '/enabledEvents',
-                schemaPath: '#/properties/enabledEvents/uniqueItems',
-                keyword: 'uniqueItems',
-                params: { i: i1, j: j0 },
-                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
-                schema: true,
-                parentSchema: schema31.properties.enabledEvents,
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-              break;
-            }
-            indices0[item0] = i1;
-          }
-        }
-      } else {
-        const err11 = {
-          instancePath: instancePath + '/enabledEvents',
-          schemaPath: '#/properties/enabledEvents/type',
-          keyword: 'type',
-          params: { type: 'array' },
-          message: 'must be array',
-          schema: schema31.properties.enabledEvents.type,
-          parentSchema: schema31.properties.enabledEvents,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-    }
-    if (data.description !== undefined) {
-      let data3 = data.description;
-      if (typeof data3 === 'string') {
-        if (func4(data3) > 500) {
-          const err12 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 500 },
-            message: 'must NOT have more than 500 characters',
-            schema: 500,
-            parentSchema: schema31.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-        if (func4(data3) < 0) {
-          const err13 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/minLength',
-            keyword: 'minLength',
-            params: { limit: 0 },
-            message: 'must NOT have fewer than 0 characters',
-            schema: 0,
-            parentSchema: schema31.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data3)) {
-          const err14 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema31.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-      } else {
-        const err15 = {
-          instancePath: instancePath + '/description',
-          schemaPath: '#/properties/description/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema31.properties.description.type,
-          parentSchema: schema31.properties.description,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err16 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema31.type,
-      parentSchema: schema31,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err16];
-    } else {
-      vErrors.push(err16);
-    }
-    errors++;
-  }
-  validate30.errors = vErrors;
-  return errors === 0;
-}
-export const s21 = validate31;
-const schema32 = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    url: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 2048,
-      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-      description: 'must be an absolute https URL',
-    },
-    enabledEvents: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 31,
-      uniqueItems: true,
-      items: {
-        type: 'string',
-        pattern:
-          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
-      },
-    },
-    description: {
-      type: 'string',
-      minLength: 0,
-      maxLength: 500,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
-    },
-    status: { type: 'string', enum: ['enabled', 'disabled'] },
-  },
-};
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (Object.keys(data).length < 1) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/minProperties',
-        keyword: 'minProperties',
-        params: { limit: 1 },
-        message: 'must NOT have fewer than 1 properties',
-        schema: 1,
+        schema: schema32.required,
         parentSchema: schema32,
         data,
       };
@@ -11759,7 +12062,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
         const err1 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -12068,6 +12371,394 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+  } else {
+    const err16 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema32.type,
+      parentSchema: schema32,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err16];
+    } else {
+      vErrors.push(err16);
+    }
+    errors++;
+  }
+  validate31.errors = vErrors;
+  return errors === 0;
+}
+export const s22 = validate32;
+const schema33 = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      description: 'must be an absolute https URL',
+    },
+    enabledEvents: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 31,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        pattern:
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
+      },
+    },
+    description: {
+      type: 'string',
+      minLength: 0,
+      maxLength: 500,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      description: 'must not contain control characters',
+    },
+    status: { type: 'string', enum: ['enabled', 'disabled'] },
+  },
+};
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (Object.keys(data).length < 1) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/minProperties',
+        keyword: 'minProperties',
+        params: { limit: 1 },
+        message: 'must NOT have fewer than 1 properties',
+        schema: 1,
+        parentSchema: schema33,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+        const err1 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema33,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.url !== undefined) {
+      let data0 = data.url;
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 2048) {
+          const err2 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 2048 },
+            message: 'must NOT have more than 2048 characters',
+            schema: 2048,
+            parentSchema: schema33.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema33.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (!pattern58.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
+            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
+            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+            parentSchema: schema33.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + '/url',
+          schemaPath: '#/properties/url/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema33.properties.url.type,
+          parentSchema: schema33.properties.url,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.enabledEvents !== undefined) {
+      let data1 = data.enabledEvents;
+      if (Array.isArray(data1)) {
+        if (data1.length > 31) {
+          const err6 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 31 },
+            message: 'must NOT have more than 31 items',
+            schema: 31,
+            parentSchema: schema33.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (data1.length < 1) {
+          const err7 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/minItems',
+            keyword: 'minItems',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 items',
+            schema: 1,
+            parentSchema: schema33.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        const len0 = data1.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data2 = data1[i0];
+          if (typeof data2 === 'string') {
+            if (!pattern59.test(data2)) {
+              const err8 = {
+                instancePath: instancePath + '/enabledEvents/' + i0,
+                schemaPath: '#/properties/enabledEvents/items/pattern',
+                keyword: 'pattern',
+                params: {
+                  pattern:
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                },
+                message:
+                  'must match pattern "' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
+                  '"',
+                schema:
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                parentSchema: schema33.properties.enabledEvents.items,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          } else {
+            const err9 = {
+              instancePath: instancePath + '/enabledEvents/' + i0,
+              schemaPath: '#/properties/enabledEvents/items/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema33.properties.enabledEvents.items.type,
+              parentSchema: schema33.properties.enabledEvents.items,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        let i1 = data1.length;
+        let j0;
+        if (i1 > 1) {
+          const indices0 = {};
+          for (; i1--;) {
+            let item0 = data1[i1];
+            if (typeof item0 !== 'string') {
+              continue;
+            }
+            if (typeof indices0[item0] == 'number') {
+              j0 = indices0[item0];
+              const err10 = {
+                instancePath: instancePath + '/enabledEvents',
+                schemaPath: '#/properties/enabledEvents/uniqueItems',
+                keyword: 'uniqueItems',
+                params: { i: i1, j: j0 },
+                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
+                schema: true,
+                parentSchema: schema33.properties.enabledEvents,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+              break;
+            }
+            indices0[item0] = i1;
+          }
+        }
+      } else {
+        const err11 = {
+          instancePath: instancePath + '/enabledEvents',
+          schemaPath: '#/properties/enabledEvents/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema33.properties.enabledEvents.type,
+          parentSchema: schema33.properties.enabledEvents,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== undefined) {
+      let data3 = data.description;
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 500) {
+          const err12 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 500 },
+            message: 'must NOT have more than 500 characters',
+            schema: 500,
+            parentSchema: schema33.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (func4(data3) < 0) {
+          const err13 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema33.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err14 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema33.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + '/description',
+          schemaPath: '#/properties/description/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema33.properties.description.type,
+          parentSchema: schema33.properties.description,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
     if (data.status !== undefined) {
       let data4 = data.status;
       if (typeof data4 !== 'string') {
@@ -12077,8 +12768,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.status.type,
-          parentSchema: schema32.properties.status,
+          schema: schema33.properties.status.type,
+          parentSchema: schema33.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -12093,10 +12784,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema32.properties.status.enum },
+          params: { allowedValues: schema33.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema32.properties.status.enum,
-          parentSchema: schema32.properties.status,
+          schema: schema33.properties.status.enum,
+          parentSchema: schema33.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -12114,8 +12805,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema32.type,
-      parentSchema: schema32,
+      schema: schema33.type,
+      parentSchema: schema33,
       data,
     };
     if (vErrors === null) {
@@ -12125,11 +12816,11 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate31.errors = vErrors;
+  validate32.errors = vErrors;
   return errors === 0;
 }
-export const s22 = validate32;
-const schema33 = {
+export const s23 = validate33;
+const schema34 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -12138,7 +12829,7 @@ const schema33 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12151,7 +12842,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema33,
+          parentSchema: schema34,
           data,
         };
         if (vErrors === null) {
@@ -12171,8 +12862,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.status.type,
-          parentSchema: schema33.properties.status,
+          schema: schema34.properties.status.type,
+          parentSchema: schema34.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -12187,10 +12878,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema33.properties.status.enum },
+          params: { allowedValues: schema34.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema33.properties.status.enum,
-          parentSchema: schema33.properties.status,
+          schema: schema34.properties.status.enum,
+          parentSchema: schema34.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -12212,7 +12903,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema33.properties.pageSize,
+            parentSchema: schema34.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -12229,8 +12920,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.pageSize.type,
-          parentSchema: schema33.properties.pageSize,
+          schema: schema34.properties.pageSize.type,
+          parentSchema: schema34.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -12252,7 +12943,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema33.properties.pageToken,
+            parentSchema: schema34.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12270,7 +12961,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema33.properties.pageToken,
+            parentSchema: schema34.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12288,7 +12979,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema33.properties.pageToken,
+            parentSchema: schema34.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12305,8 +12996,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.pageToken.type,
-          parentSchema: schema33.properties.pageToken,
+          schema: schema34.properties.pageToken.type,
+          parentSchema: schema34.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -12324,8 +13015,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema33.type,
-      parentSchema: schema33,
+      schema: schema34.type,
+      parentSchema: schema34,
       data,
     };
     if (vErrors === null) {
@@ -12335,17 +13026,17 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-export const s23 = validate33;
-const schema34 = {
+export const s24 = validate34;
+const schema35 = {
   type: 'object',
   additionalProperties: false,
   required: ['since'],
   properties: { since: { type: 'string', format: 'date-time' } },
 };
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12356,8 +13047,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'since' },
         message: "must have required property '" + 'since' + "'",
-        schema: schema34.required,
-        parentSchema: schema34,
+        schema: schema35.required,
+        parentSchema: schema35,
         data,
       };
       if (vErrors === null) {
@@ -12376,7 +13067,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema34,
+          parentSchema: schema35,
           data,
         };
         if (vErrors === null) {
@@ -12398,7 +13089,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema34.properties.since,
+            parentSchema: schema35.properties.since,
             data: data0,
           };
           if (vErrors === null) {
@@ -12415,8 +13106,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.since.type,
-          parentSchema: schema34.properties.since,
+          schema: schema35.properties.since.type,
+          parentSchema: schema35.properties.since,
           data: data0,
         };
         if (vErrors === null) {
@@ -12434,8 +13125,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema34.type,
-      parentSchema: schema34,
+      schema: schema35.type,
+      parentSchema: schema35,
       data,
     };
     if (vErrors === null) {
@@ -12445,18 +13136,18 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
-export const s24 = validate34;
-const schema35 = {
+export const s25 = validate35;
+const schema36 = {
   type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
   },
 };
-function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12467,8 +13158,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema35.required,
-        parentSchema: schema35,
+        schema: schema36.required,
+        parentSchema: schema36,
         data,
       };
       if (vErrors === null) {
@@ -12487,8 +13178,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.accountType.type,
-          parentSchema: schema35.properties.accountType,
+          schema: schema36.properties.accountType.type,
+          parentSchema: schema36.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -12509,10 +13200,10 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema35.properties.accountType.enum },
+          params: { allowedValues: schema36.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema35.properties.accountType.enum,
-          parentSchema: schema35.properties.accountType,
+          schema: schema36.properties.accountType.enum,
+          parentSchema: schema36.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -12530,8 +13221,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema35.type,
-      parentSchema: schema35,
+      schema: schema36.type,
+      parentSchema: schema36,
       data,
     };
     if (vErrors === null) {
@@ -12541,11 +13232,11 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate34.errors = vErrors;
+  validate35.errors = vErrors;
   return errors === 0;
 }
-export const s25 = validate35;
-const schema36 = {
+export const s26 = validate36;
+const schema37 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -12574,6 +13265,7 @@ const schema36 = {
     allowPartial: { type: 'boolean' },
     sendEmailReceipt: { type: 'boolean' },
     sendPaymentScheduledNotification: { type: 'boolean' },
+    sendDeclineNotification: { type: 'boolean' },
     customAttributes: {
       type: 'object',
       maxProperties: 50,
@@ -12628,7 +13320,7 @@ const schema36 = {
     },
   },
 };
-function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12639,8 +13331,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema36.required,
-        parentSchema: schema36,
+        schema: schema37.required,
+        parentSchema: schema37,
         data,
       };
       if (vErrors === null) {
@@ -12657,8 +13349,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema36.required,
-        parentSchema: schema36,
+        schema: schema37.required,
+        parentSchema: schema37,
         data,
       };
       if (vErrors === null) {
@@ -12669,7 +13361,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema36.properties, key0)) {
+      if (!func2.call(schema37.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -12677,7 +13369,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema36,
+          parentSchema: schema37,
           data,
         };
         if (vErrors === null) {
@@ -12699,7 +13391,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema36.properties.profileId,
+            parentSchema: schema37.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12717,7 +13409,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema36.properties.profileId,
+            parentSchema: schema37.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12734,8 +13426,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.profileId.type,
-          parentSchema: schema36.properties.profileId,
+          schema: schema37.properties.profileId.type,
+          parentSchema: schema37.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -12757,7 +13449,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema36.properties.amount,
+            parentSchema: schema37.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12775,7 +13467,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema36.properties.amount,
+            parentSchema: schema37.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12793,7 +13485,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema36.properties.amount,
+            parentSchema: schema37.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12810,8 +13502,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema36.properties.amount.type,
-          parentSchema: schema36.properties.amount,
+          schema: schema37.properties.amount.type,
+          parentSchema: schema37.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -12833,7 +13525,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema36.properties.orderId,
+            parentSchema: schema37.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -12851,7 +13543,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema36.properties.orderId,
+            parentSchema: schema37.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -12869,7 +13561,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema36.properties.orderId,
+            parentSchema: schema37.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -12886,8 +13578,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.orderId.type,
-          parentSchema: schema36.properties.orderId,
+          schema: schema37.properties.orderId.type,
+          parentSchema: schema37.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -12907,8 +13599,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema36.properties.recurring.type,
-          parentSchema: schema36.properties.recurring,
+          schema: schema37.properties.recurring.type,
+          parentSchema: schema37.properties.recurring,
           data: data3,
         };
         if (vErrors === null) {
@@ -12928,8 +13620,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema36.properties.allowPartial.type,
-          parentSchema: schema36.properties.allowPartial,
+          schema: schema37.properties.allowPartial.type,
+          parentSchema: schema37.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -12949,8 +13641,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema36.properties.sendEmailReceipt.type,
-          parentSchema: schema36.properties.sendEmailReceipt,
+          schema: schema37.properties.sendEmailReceipt.type,
+          parentSchema: schema37.properties.sendEmailReceipt,
           data: data5,
         };
         if (vErrors === null) {
@@ -12970,8 +13662,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema36.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema36.properties.sendPaymentScheduledNotification,
+          schema: schema37.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema37.properties.sendPaymentScheduledNotification,
           data: data6,
         };
         if (vErrors === null) {
@@ -12982,31 +13674,52 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.sendDeclineNotification !== undefined) {
+      let data7 = data.sendDeclineNotification;
+      if (typeof data7 !== 'boolean') {
+        const err18 = {
+          instancePath: instancePath + '/sendDeclineNotification',
+          schemaPath: '#/properties/sendDeclineNotification/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema37.properties.sendDeclineNotification.type,
+          parentSchema: schema37.properties.sendDeclineNotification,
+          data: data7,
+        };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
     if (data.customAttributes !== undefined) {
-      let data7 = data.customAttributes;
-      if (data7 && typeof data7 == 'object' && !Array.isArray(data7)) {
-        if (Object.keys(data7).length > 50) {
-          const err18 = {
+      let data8 = data.customAttributes;
+      if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
+        if (Object.keys(data8).length > 50) {
+          const err19 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema36.properties.customAttributes,
-            data: data7,
+            parentSchema: schema37.properties.customAttributes,
+            data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err18];
+            vErrors = [err19];
           } else {
-            vErrors.push(err18);
+            vErrors.push(err19);
           }
           errors++;
         }
-        for (const key1 in data7) {
-          const _errs18 = errors;
-          const _errs19 = errors;
+        for (const key1 in data8) {
           const _errs20 = errors;
+          const _errs21 = errors;
+          const _errs22 = errors;
           if (!(
             key1 === '__proto__' ||
             key1 === 'constructor' ||
@@ -13022,38 +13735,38 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err19 = {};
-            if (vErrors === null) {
-              vErrors = [err19];
-            } else {
-              vErrors.push(err19);
-            }
-            errors++;
-          }
-          var valid2 = _errs20 === errors;
-          if (valid2) {
-            const err20 = {
-              instancePath: instancePath + '/customAttributes',
-              schemaPath: '#/properties/customAttributes/propertyNames/not',
-              keyword: 'not',
-              params: {},
-              message: 'must NOT be valid',
-              schema: schema36.properties.customAttributes.propertyNames.not,
-              parentSchema: schema36.properties.customAttributes.propertyNames,
-              data: key1,
-              propertyName: key1,
-            };
+            const err20 = {};
             if (vErrors === null) {
               vErrors = [err20];
             } else {
               vErrors.push(err20);
             }
             errors++;
+          }
+          var valid2 = _errs22 === errors;
+          if (valid2) {
+            const err21 = {
+              instancePath: instancePath + '/customAttributes',
+              schemaPath: '#/properties/customAttributes/propertyNames/not',
+              keyword: 'not',
+              params: {},
+              message: 'must NOT be valid',
+              schema: schema37.properties.customAttributes.propertyNames.not,
+              parentSchema: schema37.properties.customAttributes.propertyNames,
+              data: key1,
+              propertyName: key1,
+            };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
           } else {
-            errors = _errs19;
+            errors = _errs21;
             if (vErrors !== null) {
-              if (_errs19) {
-                vErrors.length = _errs19;
+              if (_errs21) {
+                vErrors.length = _errs21;
               } else {
                 vErrors = null;
               }
@@ -13061,53 +13774,53 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err21 = {
+              const err22 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema36.properties.customAttributes.propertyNames,
+                parentSchema: schema37.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err22];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err22);
               }
               errors++;
             }
           }
-          var valid1 = _errs18 === errors;
+          var valid1 = _errs20 === errors;
           if (!valid1) {
-            const err22 = {
+            const err23 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema36.properties.customAttributes.propertyNames,
-              parentSchema: schema36.properties.customAttributes,
-              data: data7,
+              schema: schema37.properties.customAttributes.propertyNames,
+              parentSchema: schema37.properties.customAttributes,
+              data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err23];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err23);
             }
             errors++;
           }
         }
-        for (const key2 in data7) {
-          let data8 = data7[key2];
-          const _errs23 = errors;
+        for (const key2 in data8) {
+          let data9 = data8[key2];
+          const _errs25 = errors;
           let valid4 = false;
-          const _errs24 = errors;
-          if (typeof data8 === 'string') {
-            if (func4(data8) > 1000) {
-              const err23 = {
+          const _errs26 = errors;
+          if (typeof data9 === 'string') {
+            if (func4(data9) > 1000) {
+              const err24 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -13115,27 +13828,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err23];
-              } else {
-                vErrors.push(err23);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data8)) {
-              const err24 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data8,
+                parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data9,
               };
               if (vErrors === null) {
                 vErrors = [err24];
@@ -13144,32 +13838,51 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (!pattern6.test(data9)) {
+              const err25 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
+              }
+              errors++;
+            }
           } else {
-            const err25 = {
+            const err26 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema36.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[0],
-              data: data8,
+              schema: schema37.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[0],
+              data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err26];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err26);
             }
             errors++;
           }
-          var _valid0 = _errs24 === errors;
+          var _valid0 = _errs26 === errors;
           valid4 = valid4 || _valid0;
           if (!valid4) {
-            const _errs26 = errors;
-            if (typeof data8 == 'number' && isFinite(data8)) {
-              if (data8 > 1000000000000000 || isNaN(data8)) {
-                const err26 = {
+            const _errs28 = errors;
+            if (typeof data9 == 'number' && isFinite(data9)) {
+              if (data9 > 1000000000000000 || isNaN(data9)) {
+                const err27 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -13177,27 +13890,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data8,
-                };
-                if (vErrors === null) {
-                  vErrors = [err26];
-                } else {
-                  vErrors.push(err26);
-                }
-                errors++;
-              }
-              if (data8 < -1000000000000000 || isNaN(data8)) {
-                const err27 = {
-                  instancePath:
-                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
-                  keyword: 'minimum',
-                  params: { comparison: '>=', limit: -1000000000000000 },
-                  message: 'must be >= -1000000000000000',
-                  schema: -1000000000000000,
-                  parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data8,
+                  parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[1],
+                  data: data9,
                 };
                 if (vErrors === null) {
                   vErrors = [err27];
@@ -13206,17 +13900,17 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
                 }
                 errors++;
               }
-              if (!func5(data8, 6)) {
+              if (data9 < -1000000000000000 || isNaN(data9)) {
                 const err28 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
-                  keyword: 'maxDecimals',
-                  params: {},
-                  message: 'must pass "maxDecimals" keyword validation',
-                  schema: 6,
-                  parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data8,
+                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
+                  keyword: 'minimum',
+                  params: { comparison: '>=', limit: -1000000000000000 },
+                  message: 'must be >= -1000000000000000',
+                  schema: -1000000000000000,
+                  parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[1],
+                  data: data9,
                 };
                 if (vErrors === null) {
                   vErrors = [err28];
@@ -13225,75 +13919,94 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
                 }
                 errors++;
               }
+              if (!func5(data9, 6)) {
+                const err29 = {
+                  instancePath:
+                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
+                  keyword: 'maxDecimals',
+                  params: {},
+                  message: 'must pass "maxDecimals" keyword validation',
+                  schema: 6,
+                  parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[1],
+                  data: data9,
+                };
+                if (vErrors === null) {
+                  vErrors = [err29];
+                } else {
+                  vErrors.push(err29);
+                }
+                errors++;
+              }
             } else {
-              const err29 = {
+              const err30 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema36.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[1],
-                data: data8,
+                schema: schema37.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[1],
+                data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err30];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err30);
               }
               errors++;
             }
-            var _valid0 = _errs26 === errors;
+            var _valid0 = _errs28 === errors;
             valid4 = valid4 || _valid0;
             if (!valid4) {
-              const _errs28 = errors;
-              if (typeof data8 !== 'boolean') {
-                const err30 = {
+              const _errs30 = errors;
+              if (typeof data9 !== 'boolean') {
+                const err31 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema36.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema36.properties.customAttributes.additionalProperties.anyOf[2],
-                  data: data8,
+                  schema: schema37.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[2],
+                  data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err30];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err30);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
-              var _valid0 = _errs28 === errors;
+              var _valid0 = _errs30 === errors;
               valid4 = valid4 || _valid0;
             }
           }
           if (!valid4) {
-            const err31 = {
+            const err32 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema36.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema36.properties.customAttributes.additionalProperties,
-              data: data8,
+              schema: schema37.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema37.properties.customAttributes.additionalProperties,
+              data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err32];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err32);
             }
             errors++;
           } else {
-            errors = _errs23;
+            errors = _errs25;
             if (vErrors !== null) {
-              if (_errs23) {
-                vErrors.length = _errs23;
+              if (_errs25) {
+                vErrors.length = _errs25;
               } else {
                 vErrors = null;
               }
@@ -13301,77 +14014,59 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err32 = {
+        const err33 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema36.properties.customAttributes.type,
-          parentSchema: schema36.properties.customAttributes,
-          data: data7,
+          schema: schema37.properties.customAttributes.type,
+          parentSchema: schema37.properties.customAttributes,
+          data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err33];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err33);
         }
         errors++;
       }
     }
     if (data.fees !== undefined) {
-      let data9 = data.fees;
-      if (Array.isArray(data9)) {
-        if (data9.length > 20) {
-          const err33 = {
+      let data10 = data.fees;
+      if (Array.isArray(data10)) {
+        if (data10.length > 20) {
+          const err34 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema36.properties.fees,
-            data: data9,
+            parentSchema: schema37.properties.fees,
+            data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err33];
+            vErrors = [err34];
           } else {
-            vErrors.push(err33);
+            vErrors.push(err34);
           }
           errors++;
         }
-        const len0 = data9.length;
+        const len0 = data10.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data10 = data9[i0];
-          if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
-            if (data10.name === undefined) {
-              const err34 = {
+          let data11 = data10[i0];
+          if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
+            if (data11.name === undefined) {
+              const err35 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema36.properties.fees.items.required,
-                parentSchema: schema36.properties.fees.items,
-                data: data10,
-              };
-              if (vErrors === null) {
-                vErrors = [err34];
-              } else {
-                vErrors.push(err34);
-              }
-              errors++;
-            }
-            if (data10.amount === undefined) {
-              const err35 = {
-                instancePath: instancePath + '/fees/' + i0,
-                schemaPath: '#/properties/fees/items/required',
-                keyword: 'required',
-                params: { missingProperty: 'amount' },
-                message: "must have required property '" + 'amount' + "'",
-                schema: schema36.properties.fees.items.required,
-                parentSchema: schema36.properties.fees.items,
-                data: data10,
+                schema: schema37.properties.fees.items.required,
+                parentSchema: schema37.properties.fees.items,
+                data: data11,
               };
               if (vErrors === null) {
                 vErrors = [err35];
@@ -13380,57 +14075,57 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            for (const key3 in data10) {
+            if (data11.amount === undefined) {
+              const err36 = {
+                instancePath: instancePath + '/fees/' + i0,
+                schemaPath: '#/properties/fees/items/required',
+                keyword: 'required',
+                params: { missingProperty: 'amount' },
+                message: "must have required property '" + 'amount' + "'",
+                schema: schema37.properties.fees.items.required,
+                parentSchema: schema37.properties.fees.items,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err36];
+              } else {
+                vErrors.push(err36);
+              }
+              errors++;
+            }
+            for (const key3 in data11) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err36 = {
+                const err37 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema36.properties.fees.items,
-                  data: data10,
+                  parentSchema: schema37.properties.fees.items,
+                  data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err37];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err37);
                 }
                 errors++;
               }
             }
-            if (data10.name !== undefined) {
-              let data11 = data10.name;
-              if (typeof data11 === 'string') {
-                if (func4(data11) > 100) {
-                  const err37 = {
+            if (data11.name !== undefined) {
+              let data12 = data11.name;
+              if (typeof data12 === 'string') {
+                if (func4(data12) > 100) {
+                  const err38 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema36.properties.fees.items.properties.name,
-                    data: data11,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err37];
-                  } else {
-                    vErrors.push(err37);
-                  }
-                  errors++;
-                }
-                if (func4(data11) < 1) {
-                  const err38 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/minLength',
-                    keyword: 'minLength',
-                    params: { limit: 1 },
-                    message: 'must NOT have fewer than 1 characters',
-                    schema: 1,
-                    parentSchema: schema36.properties.fees.items.properties.name,
-                    data: data11,
+                    parentSchema: schema37.properties.fees.items.properties.name,
+                    data: data12,
                   };
                   if (vErrors === null) {
                     vErrors = [err38];
@@ -13439,16 +14134,16 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (!pattern6.test(data11)) {
+                if (func4(data12) < 1) {
                   const err39 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema36.properties.fees.items.properties.name,
-                    data: data11,
+                    schemaPath: '#/properties/fees/items/properties/name/minLength',
+                    keyword: 'minLength',
+                    params: { limit: 1 },
+                    message: 'must NOT have fewer than 1 characters',
+                    schema: 1,
+                    parentSchema: schema37.properties.fees.items.properties.name,
+                    data: data12,
                   };
                   if (vErrors === null) {
                     vErrors = [err39];
@@ -13457,56 +14152,56 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (!pattern6.test(data12)) {
+                  const err40 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                    parentSchema: schema37.properties.fees.items.properties.name,
+                    data: data12,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err40];
+                  } else {
+                    vErrors.push(err40);
+                  }
+                  errors++;
+                }
               } else {
-                const err40 = {
+                const err41 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema36.properties.fees.items.properties.name.type,
-                  parentSchema: schema36.properties.fees.items.properties.name,
-                  data: data11,
+                  schema: schema37.properties.fees.items.properties.name.type,
+                  parentSchema: schema37.properties.fees.items.properties.name,
+                  data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err40];
+                  vErrors = [err41];
                 } else {
-                  vErrors.push(err40);
+                  vErrors.push(err41);
                 }
                 errors++;
               }
             }
-            if (data10.amount !== undefined) {
-              let data12 = data10.amount;
-              if (typeof data12 == 'number' && isFinite(data12)) {
-                if (data12 > 999999.99 || isNaN(data12)) {
-                  const err41 = {
+            if (data11.amount !== undefined) {
+              let data13 = data11.amount;
+              if (typeof data13 == 'number' && isFinite(data13)) {
+                if (data13 > 999999.99 || isNaN(data13)) {
+                  const err42 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema36.properties.fees.items.properties.amount,
-                    data: data12,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err41];
-                  } else {
-                    vErrors.push(err41);
-                  }
-                  errors++;
-                }
-                if (data12 < 0 || isNaN(data12)) {
-                  const err42 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/minimum',
-                    keyword: 'minimum',
-                    params: { comparison: '>=', limit: 0 },
-                    message: 'must be >= 0',
-                    schema: 0,
-                    parentSchema: schema36.properties.fees.items.properties.amount,
-                    data: data12,
+                    parentSchema: schema37.properties.fees.items.properties.amount,
+                    data: data13,
                   };
                   if (vErrors === null) {
                     vErrors = [err42];
@@ -13515,16 +14210,16 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (!func5(data12, 2)) {
+                if (data13 < 0 || isNaN(data13)) {
                   const err43 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
-                    keyword: 'maxDecimals',
-                    params: {},
-                    message: 'must pass "maxDecimals" keyword validation',
-                    schema: 2,
-                    parentSchema: schema36.properties.fees.items.properties.amount,
-                    data: data12,
+                    schemaPath: '#/properties/fees/items/properties/amount/minimum',
+                    keyword: 'minimum',
+                    params: { comparison: '>=', limit: 0 },
+                    message: 'must be >= 0',
+                    schema: 0,
+                    parentSchema: schema37.properties.fees.items.properties.amount,
+                    data: data13,
                   };
                   if (vErrors === null) {
                     vErrors = [err43];
@@ -13533,86 +14228,104 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (!func5(data13, 2)) {
+                  const err44 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/amount',
+                    schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
+                    keyword: 'maxDecimals',
+                    params: {},
+                    message: 'must pass "maxDecimals" keyword validation',
+                    schema: 2,
+                    parentSchema: schema37.properties.fees.items.properties.amount,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err44];
+                  } else {
+                    vErrors.push(err44);
+                  }
+                  errors++;
+                }
               } else {
-                const err44 = {
+                const err45 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema36.properties.fees.items.properties.amount.type,
-                  parentSchema: schema36.properties.fees.items.properties.amount,
-                  data: data12,
+                  schema: schema37.properties.fees.items.properties.amount.type,
+                  parentSchema: schema37.properties.fees.items.properties.amount,
+                  data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
             }
           } else {
-            const err45 = {
+            const err46 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema36.properties.fees.items.type,
-              parentSchema: schema36.properties.fees.items,
-              data: data10,
+              schema: schema37.properties.fees.items.type,
+              parentSchema: schema37.properties.fees.items,
+              data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err45];
+              vErrors = [err46];
             } else {
-              vErrors.push(err45);
+              vErrors.push(err46);
             }
             errors++;
           }
         }
       } else {
-        const err46 = {
+        const err47 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema36.properties.fees.type,
-          parentSchema: schema36.properties.fees,
-          data: data9,
+          schema: schema37.properties.fees.type,
+          parentSchema: schema37.properties.fees,
+          data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err46];
+          vErrors = [err47];
         } else {
-          vErrors.push(err46);
+          vErrors.push(err47);
         }
         errors++;
       }
     }
   } else {
-    const err47 = {
+    const err48 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema36.type,
-      parentSchema: schema36,
+      schema: schema37.type,
+      parentSchema: schema37,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err47];
+      vErrors = [err48];
     } else {
-      vErrors.push(err47);
+      vErrors.push(err48);
     }
     errors++;
   }
-  validate35.errors = vErrors;
+  validate36.errors = vErrors;
   return errors === 0;
 }
-export const s26 = validate36;
-const schema37 = {
+export const s27 = validate37;
+const schema38 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -13627,7 +14340,7 @@ const schema37 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13638,8 +14351,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema37.required,
-        parentSchema: schema37,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -13656,8 +14369,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema37.required,
-        parentSchema: schema37,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -13676,7 +14389,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema37,
+          parentSchema: schema38,
           data,
         };
         if (vErrors === null) {
@@ -13698,7 +14411,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema37.properties.name,
+            parentSchema: schema38.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -13716,7 +14429,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema37.properties.name,
+            parentSchema: schema38.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -13734,7 +14447,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema37.properties.name,
+            parentSchema: schema38.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -13751,8 +14464,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.name.type,
-          parentSchema: schema37.properties.name,
+          schema: schema38.properties.name.type,
+          parentSchema: schema38.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -13774,7 +14487,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema37.properties.amount,
+            parentSchema: schema38.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13792,7 +14505,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema37.properties.amount,
+            parentSchema: schema38.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13810,7 +14523,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema37.properties.amount,
+            parentSchema: schema38.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13827,8 +14540,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema37.properties.amount.type,
-          parentSchema: schema37.properties.amount,
+          schema: schema38.properties.amount.type,
+          parentSchema: schema38.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -13846,8 +14559,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema37.type,
-      parentSchema: schema37,
+      schema: schema38.type,
+      parentSchema: schema38,
       data,
     };
     if (vErrors === null) {
@@ -13857,11 +14570,11 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate36.errors = vErrors;
+  validate37.errors = vErrors;
   return errors === 0;
 }
-export const s27 = validate37;
-const schema38 = {
+export const s28 = validate38;
+const schema39 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -13894,7 +14607,7 @@ const schema38 = {
       'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
-function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13906,7 +14619,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema38,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -13951,8 +14664,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema38.propertyNames.not,
-          parentSchema: schema38.propertyNames,
+          schema: schema39.propertyNames.not,
+          parentSchema: schema39.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -13981,7 +14694,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema38.propertyNames,
+            parentSchema: schema39.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -14001,8 +14714,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema38.propertyNames,
-          parentSchema: schema38,
+          schema: schema39.propertyNames,
+          parentSchema: schema39,
           data,
         };
         if (vErrors === null) {
@@ -14027,7 +14740,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema38.additionalProperties.anyOf[0],
+            parentSchema: schema39.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -14045,7 +14758,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.additionalProperties.anyOf[0],
+            parentSchema: schema39.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -14062,8 +14775,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.additionalProperties.anyOf[0].type,
-          parentSchema: schema38.additionalProperties.anyOf[0],
+          schema: schema39.additionalProperties.anyOf[0].type,
+          parentSchema: schema39.additionalProperties.anyOf[0],
           data: data0,
         };
         if (vErrors === null) {
@@ -14086,7 +14799,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '<=', limit: 1000000000000000 },
               message: 'must be <= 1000000000000000',
               schema: 1000000000000000,
-              parentSchema: schema38.additionalProperties.anyOf[1],
+              parentSchema: schema39.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14104,7 +14817,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '>=', limit: -1000000000000000 },
               message: 'must be >= -1000000000000000',
               schema: -1000000000000000,
-              parentSchema: schema38.additionalProperties.anyOf[1],
+              parentSchema: schema39.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14122,7 +14835,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
               params: {},
               message: 'must pass "maxDecimals" keyword validation',
               schema: 6,
-              parentSchema: schema38.additionalProperties.anyOf[1],
+              parentSchema: schema39.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14139,8 +14852,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'type',
             params: { type: 'number' },
             message: 'must be number',
-            schema: schema38.additionalProperties.anyOf[1].type,
-            parentSchema: schema38.additionalProperties.anyOf[1],
+            schema: schema39.additionalProperties.anyOf[1].type,
+            parentSchema: schema39.additionalProperties.anyOf[1],
             data: data0,
           };
           if (vErrors === null) {
@@ -14161,8 +14874,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema38.additionalProperties.anyOf[2].type,
-              parentSchema: schema38.additionalProperties.anyOf[2],
+              schema: schema39.additionalProperties.anyOf[2].type,
+              parentSchema: schema39.additionalProperties.anyOf[2],
               data: data0,
             };
             if (vErrors === null) {
@@ -14183,8 +14896,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'anyOf',
           params: {},
           message: 'must match a schema in anyOf',
-          schema: schema38.additionalProperties.anyOf,
-          parentSchema: schema38.additionalProperties,
+          schema: schema39.additionalProperties.anyOf,
+          parentSchema: schema39.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -14211,8 +14924,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema38.type,
-      parentSchema: schema38,
+      schema: schema39.type,
+      parentSchema: schema39,
       data,
     };
     if (vErrors === null) {
@@ -14222,11 +14935,11 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate37.errors = vErrors;
+  validate38.errors = vErrors;
   return errors === 0;
 }
-export const s28 = validate38;
-const schema39 = {
+export const s29 = validate39;
+const schema40 = {
   type: 'object',
   additionalProperties: false,
   required: ['line1', 'city', 'state', 'postalCode', 'country'],
@@ -14273,7 +14986,7 @@ const schema39 = {
     },
   },
 };
-function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14284,8 +14997,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'line1' },
         message: "must have required property '" + 'line1' + "'",
-        schema: schema39.required,
-        parentSchema: schema39,
+        schema: schema40.required,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -14302,8 +15015,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'city' },
         message: "must have required property '" + 'city' + "'",
-        schema: schema39.required,
-        parentSchema: schema39,
+        schema: schema40.required,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -14320,8 +15033,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'state' },
         message: "must have required property '" + 'state' + "'",
-        schema: schema39.required,
-        parentSchema: schema39,
+        schema: schema40.required,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -14338,8 +15051,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'postalCode' },
         message: "must have required property '" + 'postalCode' + "'",
-        schema: schema39.required,
-        parentSchema: schema39,
+        schema: schema40.required,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -14356,8 +15069,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'country' },
         message: "must have required property '" + 'country' + "'",
-        schema: schema39.required,
-        parentSchema: schema39,
+        schema: schema40.required,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -14383,7 +15096,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema39,
+          parentSchema: schema40,
           data,
         };
         if (vErrors === null) {
@@ -14405,7 +15118,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema39.properties.line1,
+            parentSchema: schema40.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -14423,7 +15136,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema39.properties.line1,
+            parentSchema: schema40.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -14441,7 +15154,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema39.properties.line1,
+            parentSchema: schema40.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -14458,8 +15171,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.line1.type,
-          parentSchema: schema39.properties.line1,
+          schema: schema40.properties.line1.type,
+          parentSchema: schema40.properties.line1,
           data: data0,
         };
         if (vErrors === null) {
@@ -14481,7 +15194,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema39.properties.line2,
+            parentSchema: schema40.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -14499,7 +15212,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema39.properties.line2,
+            parentSchema: schema40.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -14517,7 +15230,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema39.properties.line2,
+            parentSchema: schema40.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -14534,8 +15247,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.line2.type,
-          parentSchema: schema39.properties.line2,
+          schema: schema40.properties.line2.type,
+          parentSchema: schema40.properties.line2,
           data: data1,
         };
         if (vErrors === null) {
@@ -14557,7 +15270,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 60 },
             message: 'must NOT have more than 60 characters',
             schema: 60,
-            parentSchema: schema39.properties.city,
+            parentSchema: schema40.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -14575,7 +15288,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema39.properties.city,
+            parentSchema: schema40.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -14593,7 +15306,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema39.properties.city,
+            parentSchema: schema40.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -14610,8 +15323,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.city.type,
-          parentSchema: schema39.properties.city,
+          schema: schema40.properties.city.type,
+          parentSchema: schema40.properties.city,
           data: data2,
         };
         if (vErrors === null) {
@@ -14633,7 +15346,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema39.properties.state,
+            parentSchema: schema40.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -14651,7 +15364,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema39.properties.state,
+            parentSchema: schema40.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -14669,7 +15382,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema39.properties.state,
+            parentSchema: schema40.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -14686,8 +15399,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.state.type,
-          parentSchema: schema39.properties.state,
+          schema: schema40.properties.state.type,
+          parentSchema: schema40.properties.state,
           data: data3,
         };
         if (vErrors === null) {
@@ -14709,7 +15422,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 characters',
             schema: 20,
-            parentSchema: schema39.properties.postalCode,
+            parentSchema: schema40.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -14727,7 +15440,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema39.properties.postalCode,
+            parentSchema: schema40.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -14745,7 +15458,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema39.properties.postalCode,
+            parentSchema: schema40.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -14762,8 +15475,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.postalCode.type,
-          parentSchema: schema39.properties.postalCode,
+          schema: schema40.properties.postalCode.type,
+          parentSchema: schema40.properties.postalCode,
           data: data4,
         };
         if (vErrors === null) {
@@ -14785,7 +15498,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Z]{2}$' },
             message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
             schema: '^[A-Z]{2}$',
-            parentSchema: schema39.properties.country,
+            parentSchema: schema40.properties.country,
             data: data5,
           };
           if (vErrors === null) {
@@ -14802,8 +15515,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.country.type,
-          parentSchema: schema39.properties.country,
+          schema: schema40.properties.country.type,
+          parentSchema: schema40.properties.country,
           data: data5,
         };
         if (vErrors === null) {
@@ -14821,8 +15534,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema39.type,
-      parentSchema: schema39,
+      schema: schema40.type,
+      parentSchema: schema40,
       data,
     };
     if (vErrors === null) {
@@ -14832,11 +15545,11 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate38.errors = vErrors;
+  validate39.errors = vErrors;
   return errors === 0;
 }
-export const s29 = validate39;
-const schema40 = {
+export const s30 = validate40;
+const schema41 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -14867,7 +15580,7 @@ const schema40 = {
     description: 'must not contain control characters',
   },
 };
-function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14879,7 +15592,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema40,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -14924,8 +15637,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema40.propertyNames.not,
-          parentSchema: schema40.propertyNames,
+          schema: schema41.propertyNames.not,
+          parentSchema: schema41.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -14954,7 +15667,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema40.propertyNames,
+            parentSchema: schema41.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -14974,8 +15687,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema40.propertyNames,
-          parentSchema: schema40,
+          schema: schema41.propertyNames,
+          parentSchema: schema41,
           data,
         };
         if (vErrors === null) {
@@ -14997,7 +15710,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema40.additionalProperties,
+            parentSchema: schema41.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -15015,7 +15728,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema40.additionalProperties,
+            parentSchema: schema41.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -15033,7 +15746,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.additionalProperties,
+            parentSchema: schema41.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -15050,8 +15763,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.additionalProperties.type,
-          parentSchema: schema40.additionalProperties,
+          schema: schema41.additionalProperties.type,
+          parentSchema: schema41.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -15069,8 +15782,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema40.type,
-      parentSchema: schema40,
+      schema: schema41.type,
+      parentSchema: schema41,
       data,
     };
     if (vErrors === null) {
@@ -15080,7 +15793,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate39.errors = vErrors;
+  validate40.errors = vErrors;
   return errors === 0;
 }
 
@@ -15167,6 +15880,11 @@ export const ProcessGroup = /* @__PURE__ */ routeCheck<typeof routes.ProcessGrou
   s0,
   { scope: 'request', operation: 'ProcessGroup', bodyKey: false },
 );
+export const RetryMerchant = /* @__PURE__ */ routeCheck<typeof routes.RetryMerchant>(
+  'RetryMerchant',
+  undefined,
+  s0,
+);
 export const ProcessMerchant = /* @__PURE__ */ routeCheck<typeof routes.ProcessMerchant>(
   'ProcessMerchant',
   { optional: true, validate: s8 },
@@ -15178,26 +15896,36 @@ export const SettleNow = /* @__PURE__ */ routeCheck<typeof routes.SettleNow>('Se
   operation: 'SettleNow',
   bodyKey: false,
 });
+export const GetMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.GetMerchantSettings>(
+  'GetMerchantSettings',
+  undefined,
+  s0,
+);
+export const UpdateMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.UpdateMerchantSettings>(
+  'UpdateMerchantSettings',
+  { optional: false, validate: s9 },
+  s0,
+);
 export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>(
   'CreatePayor',
-  { optional: false, validate: s9 },
+  { optional: false, validate: s10 },
   s0,
   { scope: 'request', operation: 'CreatePayor', bodyKey: false },
 );
 export const SearchPayors = /* @__PURE__ */ routeCheck<typeof routes.SearchPayors>(
   'SearchPayors',
   undefined,
-  s12,
+  s13,
 );
 export const BulkSearchPayors = /* @__PURE__ */ routeCheck<typeof routes.BulkSearchPayors>(
   'BulkSearchPayors',
-  { optional: false, validate: s13 },
+  { optional: false, validate: s14 },
   s0,
 );
 export const GetPayor = /* @__PURE__ */ routeCheck<typeof routes.GetPayor>('GetPayor', undefined, s0);
 export const UpdatePayor = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayor>(
   'UpdatePayor',
-  { optional: false, validate: s14 },
+  { optional: false, validate: s15 },
   s0,
 );
 export const DeletePayor = /* @__PURE__ */ routeCheck<typeof routes.DeletePayor>(
@@ -15219,17 +15947,17 @@ export const AddMethod = /* @__PURE__ */ routeCheck<typeof routes.AddMethod>(
 export const GetMethod = /* @__PURE__ */ routeCheck<typeof routes.GetMethod>('GetMethod', undefined, s0);
 export const UpdateMethod = /* @__PURE__ */ routeCheck<typeof routes.UpdateMethod>(
   'UpdateMethod',
-  { optional: false, validate: s15 },
+  { optional: false, validate: s16 },
   s0,
 );
 export const DeleteMethod = /* @__PURE__ */ routeCheck<typeof routes.DeleteMethod>(
   'DeleteMethod',
   undefined,
-  s16,
+  s17,
 );
 export const CreateSale = /* @__PURE__ */ routeCheck<typeof routes.CreateSale>(
   'CreateSale',
-  { optional: false, validate: s17 },
+  { optional: false, validate: s18 },
   s0,
   { scope: 'sale', operation: 'CreateSale', bodyKey: true },
 );
@@ -15246,15 +15974,15 @@ export const VoidTransaction = /* @__PURE__ */ routeCheck<typeof routes.VoidTran
 );
 export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.RefundTransaction>(
   'RefundTransaction',
-  { optional: false, validate: s18 },
+  { optional: false, validate: s19 },
   s0,
   { scope: 'refund:{TransactionID}', operation: 'RefundTransaction', bodyKey: true },
 );
-export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s19);
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s20);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
   'CreateWebhookEndpoint',
-  { optional: false, validate: s20 },
+  { optional: false, validate: s21 },
   s0,
   { scope: 'request', operation: 'CreateWebhookEndpoint', bodyKey: false },
 );
@@ -15270,7 +15998,7 @@ export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWe
 );
 export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
   'UpdateWebhookEndpoint',
-  { optional: false, validate: s21 },
+  { optional: false, validate: s22 },
   s0,
 );
 export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
@@ -15287,16 +16015,16 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
   undefined,
-  s22,
+  s23,
 );
 export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
   'ReplayWebhookEvents',
-  { optional: false, validate: s23 },
+  { optional: false, validate: s24 },
   s0,
   { scope: 'request', operation: 'ReplayWebhookEvents', bodyKey: false },
 );
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s24;
-export const validateCardMethod: CompiledValidate = s10;
-export const validateCheckingMethod: CompiledValidate = s11;
+export const validateAccountType: CompiledValidate = s25;
+export const validateCardMethod: CompiledValidate = s11;
+export const validateCheckingMethod: CompiledValidate = s12;

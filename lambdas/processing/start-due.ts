@@ -3,10 +3,13 @@
  * event's slot and earlier ones, through the same claim as the hourly tick (which also supervises
  * claimed groups; this one only starts). Why: a group created in, or moved into, the current UTC
  * hour after that hour's tick must not wait for the next tick (docs/decisions.md, "The current
- * hour"). Cheap when nothing is due: one Query per due-index shard.
+ * hour"). It starts the retry rounds due by then too (core/retry-rounds.ts): a deleted group's
+ * round, which cancels its scheduled retries, runs within a minute. Cheap when nothing is due: one
+ * Query per due-index shard.
  */
 import type { ScheduledEvent } from 'aws-lambda';
 import { dueGroups, startPendingGroups, type StartOutcome } from '#core/processing';
+import { startDueRetryRounds } from '#core/retry-rounds';
 import { currentSlot } from '#domain/groups';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
@@ -17,7 +20,9 @@ export const handler = taskHandler(
     if (Number.isNaN(time.getTime()))
       throw new Error(`scheduled event without a valid time: ${String(event.time)}`);
     const slot = currentSlot(time);
-    const started = await startPendingGroups(await dueGroups(slot), new Date());
+    const due = await dueGroups(slot);
+    const now = new Date();
+    const started = [...(await startPendingGroups(due, now)), ...(await startDueRetryRounds(due, slot, now))];
     if (started.length > 0) logger.info('due sweep started groups', { slot, started: started.length });
     return { slot, started };
   },

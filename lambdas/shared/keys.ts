@@ -72,6 +72,18 @@ export const keys = {
     pk: `DUP#${merchantId}#${methodId}#${amountCents}`,
     sk: orderId === undefined ? 'DUP' : `DUP#ORDER#${orderId}`,
   }),
+  /**
+   * A card's or bank account's history at a merchant (`cardKey`: its fingerprint, or
+   * `method:<id>`): one item per attempt, sorted by when it began, which the retry limits count
+   * (store/card-history.ts).
+   */
+  cardUse: (merchantId: string, cardKey: string, at: string, transactionId: string) => ({
+    pk: `CARDUSE#${merchantId}#${cardKey}`,
+    sk: `${at}#${transactionId}`,
+  }),
+  cardHistory: (merchantId: string, cardKey: string) => `CARDUSE#${merchantId}#${cardKey}`,
+  /** A merchant's settings (the retry policy): one item, on the 11-digit MID. */
+  merchantSettings: (merchantId: string) => ({ pk: `SETTINGS#${merchantId}`, sk: 'SETTINGS' }),
   /** An event, written with the change it announces; by merchant and time on GSI1 (`merchantEvents`). */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
   /** GSI1 partition of a merchant's events; sort key `<createdAt>#<eventId>` (newest first when read backward). */

@@ -24,7 +24,12 @@ export const TAGS: Record<string, { name: string; description: string }> = {
   transactions: { name: 'Transactions', description: 'Sales with saved methods, voids and refunds.' },
   processing: {
     name: 'Processing',
-    description: 'Processing groups now instead of at their scheduled hour (non-production, test MIDs).',
+    description:
+      'Processing groups, and running their scheduled retries, now instead of at their scheduled hour (non-production, test MIDs).',
+  },
+  settings: {
+    name: 'Settings',
+    description: "The merchant's settings: the retry policy of its groups that have none of their own.",
   },
   events: {
     name: 'Events',
