@@ -55,6 +55,7 @@ A group that is already processing, processed or deleted is still a 200: its ent
   RetryMerchant: route({
     id: 'RetryMerchant',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${M}/retry-payments`,
     handler: 'processing/trigger-retries',
     status: 200,

@@ -15884,6 +15884,7 @@ export const RetryMerchant = /* @__PURE__ */ routeCheck<typeof routes.RetryMerch
   'RetryMerchant',
   undefined,
   s0,
+  { scope: 'request', operation: 'RetryMerchant', bodyKey: false },
 );
 export const ProcessMerchant = /* @__PURE__ */ routeCheck<typeof routes.ProcessMerchant>(
   'ProcessMerchant',
