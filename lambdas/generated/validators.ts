@@ -360,7 +360,8 @@ const schema13 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           recurring: { type: 'boolean' },
           allowPartial: { type: 'boolean' },
@@ -391,12 +392,17 @@ const schema13 = {
             },
             additionalProperties: {
               anyOf: [
-                { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                {
+                  type: 'string',
+                  maxLength: 1000,
+                  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+                  noCardNumber: true,
+                },
                 { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
             },
           },
           fees: {
@@ -412,7 +418,8 @@ const schema13 = {
                   minLength: 1,
                   maxLength: 100,
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-                  description: 'must not contain control characters',
+                  noCardNumber: true,
+                  description: 'must not contain control characters or a card number',
                 },
                 amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
               },
@@ -431,6 +438,7 @@ const schema13 = {
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = require('ajv/dist/runtime/ucs2length').default;
 const func5 = require('#shared/decimals').hasAtMostDecimals;
+const func8 = require('#shared/card-number').containsCardNumber;
 const pattern4 = new RegExp('^\\d{8}(\\d{3})?$', 'u');
 const pattern5 = new RegExp('^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$', 'u');
 const pattern6 = new RegExp('^[^\\u0000-\\u001F\\u007F]*$', 'u');
@@ -1082,8 +1090,26 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (true && func8(data11)) {
+                  const err33 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/noCardNumber',
+                    keyword: 'noCardNumber',
+                    params: {},
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema13.properties.payments.items.properties.orderId,
+                    data: data11,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err33];
+                  } else {
+                    vErrors.push(err33);
+                  }
+                  errors++;
+                }
               } else {
-                const err33 = {
+                const err34 = {
                   instancePath: instancePath + '/payments/' + i0 + '/orderId',
                   schemaPath: '#/properties/payments/items/properties/orderId/type',
                   keyword: 'type',
@@ -1094,9 +1120,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err34];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err34);
                 }
                 errors++;
               }
@@ -1104,7 +1130,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data8.recurring !== undefined) {
               let data12 = data8.recurring;
               if (typeof data12 !== 'boolean') {
-                const err34 = {
+                const err35 = {
                   instancePath: instancePath + '/payments/' + i0 + '/recurring',
                   schemaPath: '#/properties/payments/items/properties/recurring/type',
                   keyword: 'type',
@@ -1115,9 +1141,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err34];
+                  vErrors = [err35];
                 } else {
-                  vErrors.push(err34);
+                  vErrors.push(err35);
                 }
                 errors++;
               }
@@ -1125,7 +1151,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data8.allowPartial !== undefined) {
               let data13 = data8.allowPartial;
               if (typeof data13 !== 'boolean') {
-                const err35 = {
+                const err36 = {
                   instancePath: instancePath + '/payments/' + i0 + '/allowPartial',
                   schemaPath: '#/properties/payments/items/properties/allowPartial/type',
                   keyword: 'type',
@@ -1136,9 +1162,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err35];
+                  vErrors = [err36];
                 } else {
-                  vErrors.push(err35);
+                  vErrors.push(err36);
                 }
                 errors++;
               }
@@ -1146,7 +1172,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data8.sendEmailReceipt !== undefined) {
               let data14 = data8.sendEmailReceipt;
               if (typeof data14 !== 'boolean') {
-                const err36 = {
+                const err37 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendEmailReceipt',
                   schemaPath: '#/properties/payments/items/properties/sendEmailReceipt/type',
                   keyword: 'type',
@@ -1157,9 +1183,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err37];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err37);
                 }
                 errors++;
               }
@@ -1167,7 +1193,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data8.sendPaymentScheduledNotification !== undefined) {
               let data15 = data8.sendPaymentScheduledNotification;
               if (typeof data15 !== 'boolean') {
-                const err37 = {
+                const err38 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendPaymentScheduledNotification',
                   schemaPath: '#/properties/payments/items/properties/sendPaymentScheduledNotification/type',
                   keyword: 'type',
@@ -1179,9 +1205,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data15,
                 };
                 if (vErrors === null) {
-                  vErrors = [err37];
+                  vErrors = [err38];
                 } else {
-                  vErrors.push(err37);
+                  vErrors.push(err38);
                 }
                 errors++;
               }
@@ -1190,7 +1216,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               let data16 = data8.customAttributes;
               if (data16 && typeof data16 == 'object' && !Array.isArray(data16)) {
                 if (Object.keys(data16).length > 50) {
-                  const err38 = {
+                  const err39 = {
                     instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                     schemaPath: '#/properties/payments/items/properties/customAttributes/maxProperties',
                     keyword: 'maxProperties',
@@ -1201,9 +1227,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data16,
                   };
                   if (vErrors === null) {
-                    vErrors = [err38];
+                    vErrors = [err39];
                   } else {
-                    vErrors.push(err38);
+                    vErrors.push(err39);
                   }
                   errors++;
                 }
@@ -1226,17 +1252,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     key2 === '__lookupGetter__' ||
                     key2 === '__lookupSetter__'
                   )) {
-                    const err39 = {};
+                    const err40 = {};
                     if (vErrors === null) {
-                      vErrors = [err39];
+                      vErrors = [err40];
                     } else {
-                      vErrors.push(err39);
+                      vErrors.push(err40);
                     }
                     errors++;
                   }
                   var valid5 = _errs39 === errors;
                   if (valid5) {
-                    const err40 = {
+                    const err41 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames/not',
                       keyword: 'not',
@@ -1250,9 +1276,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       propertyName: key2,
                     };
                     if (vErrors === null) {
-                      vErrors = [err40];
+                      vErrors = [err41];
                     } else {
-                      vErrors.push(err40);
+                      vErrors.push(err41);
                     }
                     errors++;
                   } else {
@@ -1267,7 +1293,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   if (typeof key2 === 'string') {
                     if (func4(key2) > 100) {
-                      const err41 = {
+                      const err42 = {
                         instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/propertyNames/maxLength',
@@ -1281,16 +1307,16 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         propertyName: key2,
                       };
                       if (vErrors === null) {
-                        vErrors = [err41];
+                        vErrors = [err42];
                       } else {
-                        vErrors.push(err41);
+                        vErrors.push(err42);
                       }
                       errors++;
                     }
                   }
                   var valid4 = _errs37 === errors;
                   if (!valid4) {
-                    const err42 = {
+                    const err43 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
                       keyword: 'propertyNames',
@@ -1301,9 +1327,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data16,
                     };
                     if (vErrors === null) {
-                      vErrors = [err42];
+                      vErrors = [err43];
                     } else {
-                      vErrors.push(err42);
+                      vErrors.push(err43);
                     }
                     errors++;
                   }
@@ -1315,7 +1341,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   const _errs43 = errors;
                   if (typeof data17 === 'string') {
                     if (func4(data17) > 1000) {
-                      const err43 = {
+                      const err44 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1334,14 +1360,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data17,
                       };
                       if (vErrors === null) {
-                        vErrors = [err43];
+                        vErrors = [err44];
                       } else {
-                        vErrors.push(err43);
+                        vErrors.push(err44);
                       }
                       errors++;
                     }
                     if (!pattern6.test(data17)) {
-                      const err44 = {
+                      const err45 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1360,14 +1386,40 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data17,
                       };
                       if (vErrors === null) {
-                        vErrors = [err44];
+                        vErrors = [err45];
                       } else {
-                        vErrors.push(err44);
+                        vErrors.push(err45);
+                      }
+                      errors++;
+                    }
+                    if (true && func8(data17)) {
+                      const err46 = {
+                        instancePath:
+                          instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                        keyword: 'noCardNumber',
+                        params: {},
+                        message: 'must pass "noCardNumber" keyword validation',
+                        schema: true,
+                        parentSchema:
+                          schema13.properties.payments.items.properties.customAttributes.additionalProperties
+                            .anyOf[0],
+                        data: data17,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err46];
+                      } else {
+                        vErrors.push(err46);
                       }
                       errors++;
                     }
                   } else {
-                    const err45 = {
+                    const err47 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -1388,9 +1440,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data17,
                     };
                     if (vErrors === null) {
-                      vErrors = [err45];
+                      vErrors = [err47];
                     } else {
-                      vErrors.push(err45);
+                      vErrors.push(err47);
                     }
                     errors++;
                   }
@@ -1400,7 +1452,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     const _errs45 = errors;
                     if (typeof data17 == 'number' && isFinite(data17)) {
                       if (data17 > 1000000000000000 || isNaN(data17)) {
-                        const err46 = {
+                        const err48 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1419,14 +1471,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data17,
                         };
                         if (vErrors === null) {
-                          vErrors = [err46];
+                          vErrors = [err48];
                         } else {
-                          vErrors.push(err46);
+                          vErrors.push(err48);
                         }
                         errors++;
                       }
                       if (data17 < -1000000000000000 || isNaN(data17)) {
-                        const err47 = {
+                        const err49 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1445,14 +1497,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data17,
                         };
                         if (vErrors === null) {
-                          vErrors = [err47];
+                          vErrors = [err49];
                         } else {
-                          vErrors.push(err47);
+                          vErrors.push(err49);
                         }
                         errors++;
                       }
                       if (!func5(data17, 6)) {
-                        const err48 = {
+                        const err50 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1471,14 +1523,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data17,
                         };
                         if (vErrors === null) {
-                          vErrors = [err48];
+                          vErrors = [err50];
                         } else {
-                          vErrors.push(err48);
+                          vErrors.push(err50);
                         }
                         errors++;
                       }
                     } else {
-                      const err49 = {
+                      const err51 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1499,9 +1551,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data17,
                       };
                       if (vErrors === null) {
-                        vErrors = [err49];
+                        vErrors = [err51];
                       } else {
-                        vErrors.push(err49);
+                        vErrors.push(err51);
                       }
                       errors++;
                     }
@@ -1510,7 +1562,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     if (!valid7) {
                       const _errs47 = errors;
                       if (typeof data17 !== 'boolean') {
-                        const err50 = {
+                        const err52 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1531,9 +1583,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data17,
                         };
                         if (vErrors === null) {
-                          vErrors = [err50];
+                          vErrors = [err52];
                         } else {
-                          vErrors.push(err50);
+                          vErrors.push(err52);
                         }
                         errors++;
                       }
@@ -1542,7 +1594,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                   if (!valid7) {
-                    const err51 = {
+                    const err53 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -1562,9 +1614,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data17,
                     };
                     if (vErrors === null) {
-                      vErrors = [err51];
+                      vErrors = [err53];
                     } else {
-                      vErrors.push(err51);
+                      vErrors.push(err53);
                     }
                     errors++;
                   } else {
@@ -1579,7 +1631,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                const err52 = {
+                const err54 = {
                   instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                   schemaPath: '#/properties/payments/items/properties/customAttributes/type',
                   keyword: 'type',
@@ -1590,9 +1642,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data16,
                 };
                 if (vErrors === null) {
-                  vErrors = [err52];
+                  vErrors = [err54];
                 } else {
-                  vErrors.push(err52);
+                  vErrors.push(err54);
                 }
                 errors++;
               }
@@ -1601,7 +1653,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               let data18 = data8.fees;
               if (Array.isArray(data18)) {
                 if (data18.length > 20) {
-                  const err53 = {
+                  const err55 = {
                     instancePath: instancePath + '/payments/' + i0 + '/fees',
                     schemaPath: '#/properties/payments/items/properties/fees/maxItems',
                     keyword: 'maxItems',
@@ -1612,9 +1664,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data18,
                   };
                   if (vErrors === null) {
-                    vErrors = [err53];
+                    vErrors = [err55];
                   } else {
-                    vErrors.push(err53);
+                    vErrors.push(err55);
                   }
                   errors++;
                 }
@@ -1623,7 +1675,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   let data19 = data18[i1];
                   if (data19 && typeof data19 == 'object' && !Array.isArray(data19)) {
                     if (data19.name === undefined) {
-                      const err54 = {
+                      const err56 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1634,14 +1686,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data19,
                       };
                       if (vErrors === null) {
-                        vErrors = [err54];
+                        vErrors = [err56];
                       } else {
-                        vErrors.push(err54);
+                        vErrors.push(err56);
                       }
                       errors++;
                     }
                     if (data19.amount === undefined) {
-                      const err55 = {
+                      const err57 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1652,15 +1704,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data19,
                       };
                       if (vErrors === null) {
-                        vErrors = [err55];
+                        vErrors = [err57];
                       } else {
-                        vErrors.push(err55);
+                        vErrors.push(err57);
                       }
                       errors++;
                     }
                     for (const key4 in data19) {
                       if (!(key4 === 'name' || key4 === 'amount')) {
-                        const err56 = {
+                        const err58 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/additionalProperties',
@@ -1672,9 +1724,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data19,
                         };
                         if (vErrors === null) {
-                          vErrors = [err56];
+                          vErrors = [err58];
                         } else {
-                          vErrors.push(err56);
+                          vErrors.push(err58);
                         }
                         errors++;
                       }
@@ -1683,7 +1735,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       let data20 = data19.name;
                       if (typeof data20 === 'string') {
                         if (func4(data20) > 100) {
-                          const err57 = {
+                          const err59 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
@@ -1696,14 +1748,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data20,
                           };
                           if (vErrors === null) {
-                            vErrors = [err57];
+                            vErrors = [err59];
                           } else {
-                            vErrors.push(err57);
+                            vErrors.push(err59);
                           }
                           errors++;
                         }
                         if (func4(data20) < 1) {
-                          const err58 = {
+                          const err60 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/minLength',
@@ -1716,14 +1768,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data20,
                           };
                           if (vErrors === null) {
-                            vErrors = [err58];
+                            vErrors = [err60];
                           } else {
-                            vErrors.push(err58);
+                            vErrors.push(err60);
                           }
                           errors++;
                         }
                         if (!pattern6.test(data20)) {
-                          const err59 = {
+                          const err61 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/pattern',
@@ -1736,14 +1788,34 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data20,
                           };
                           if (vErrors === null) {
-                            vErrors = [err59];
+                            vErrors = [err61];
                           } else {
-                            vErrors.push(err59);
+                            vErrors.push(err61);
+                          }
+                          errors++;
+                        }
+                        if (true && func8(data20)) {
+                          const err62 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
+                            keyword: 'noCardNumber',
+                            params: {},
+                            message: 'must pass "noCardNumber" keyword validation',
+                            schema: true,
+                            parentSchema:
+                              schema13.properties.payments.items.properties.fees.items.properties.name,
+                            data: data20,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err62];
+                          } else {
+                            vErrors.push(err62);
                           }
                           errors++;
                         }
                       } else {
-                        const err60 = {
+                        const err63 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/name/type',
@@ -1757,9 +1829,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data20,
                         };
                         if (vErrors === null) {
-                          vErrors = [err60];
+                          vErrors = [err63];
                         } else {
-                          vErrors.push(err60);
+                          vErrors.push(err63);
                         }
                         errors++;
                       }
@@ -1768,7 +1840,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       let data21 = data19.amount;
                       if (typeof data21 == 'number' && isFinite(data21)) {
                         if (data21 > 999999.99 || isNaN(data21)) {
-                          const err61 = {
+                          const err64 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
@@ -1781,14 +1853,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data21,
                           };
                           if (vErrors === null) {
-                            vErrors = [err61];
+                            vErrors = [err64];
                           } else {
-                            vErrors.push(err61);
+                            vErrors.push(err64);
                           }
                           errors++;
                         }
                         if (data21 < 0 || isNaN(data21)) {
-                          const err62 = {
+                          const err65 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
@@ -1801,14 +1873,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data21,
                           };
                           if (vErrors === null) {
-                            vErrors = [err62];
+                            vErrors = [err65];
                           } else {
-                            vErrors.push(err62);
+                            vErrors.push(err65);
                           }
                           errors++;
                         }
                         if (!func5(data21, 2)) {
-                          const err63 = {
+                          const err66 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
@@ -1821,14 +1893,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data21,
                           };
                           if (vErrors === null) {
-                            vErrors = [err63];
+                            vErrors = [err66];
                           } else {
-                            vErrors.push(err63);
+                            vErrors.push(err66);
                           }
                           errors++;
                         }
                       } else {
-                        const err64 = {
+                        const err67 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/amount/type',
@@ -1842,15 +1914,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err64];
+                          vErrors = [err67];
                         } else {
-                          vErrors.push(err64);
+                          vErrors.push(err67);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err65 = {
+                    const err68 = {
                       instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                       schemaPath: '#/properties/payments/items/properties/fees/items/type',
                       keyword: 'type',
@@ -1861,15 +1933,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data19,
                     };
                     if (vErrors === null) {
-                      vErrors = [err65];
+                      vErrors = [err68];
                     } else {
-                      vErrors.push(err65);
+                      vErrors.push(err68);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err66 = {
+                const err69 = {
                   instancePath: instancePath + '/payments/' + i0 + '/fees',
                   schemaPath: '#/properties/payments/items/properties/fees/type',
                   keyword: 'type',
@@ -1880,15 +1952,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data18,
                 };
                 if (vErrors === null) {
-                  vErrors = [err66];
+                  vErrors = [err69];
                 } else {
-                  vErrors.push(err66);
+                  vErrors.push(err69);
                 }
                 errors++;
               }
             }
           } else {
-            const err67 = {
+            const err70 = {
               instancePath: instancePath + '/payments/' + i0,
               schemaPath: '#/properties/payments/items/type',
               keyword: 'type',
@@ -1899,15 +1971,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err67];
+              vErrors = [err70];
             } else {
-              vErrors.push(err67);
+              vErrors.push(err70);
             }
             errors++;
           }
         }
       } else {
-        const err68 = {
+        const err71 = {
           instancePath: instancePath + '/payments',
           schemaPath: '#/properties/payments/type',
           keyword: 'type',
@@ -1918,9 +1990,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err68];
+          vErrors = [err71];
         } else {
-          vErrors.push(err68);
+          vErrors.push(err71);
         }
         errors++;
       }
@@ -1929,7 +2001,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       let data22 = data.idempotencyKey;
       if (typeof data22 === 'string') {
         if (!pattern9.test(data22)) {
-          const err69 = {
+          const err72 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -1940,14 +2012,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             data: data22,
           };
           if (vErrors === null) {
-            vErrors = [err69];
+            vErrors = [err72];
           } else {
-            vErrors.push(err69);
+            vErrors.push(err72);
           }
           errors++;
         }
       } else {
-        const err70 = {
+        const err73 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -1958,15 +2030,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           data: data22,
         };
         if (vErrors === null) {
-          vErrors = [err70];
+          vErrors = [err73];
         } else {
-          vErrors.push(err70);
+          vErrors.push(err73);
         }
         errors++;
       }
     }
   } else {
-    const err71 = {
+    const err74 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -1977,9 +2049,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err71];
+      vErrors = [err74];
     } else {
-      vErrors.push(err71);
+      vErrors.push(err74);
     }
     errors++;
   }
@@ -2584,7 +2656,8 @@ const schema16 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -2615,12 +2688,12 @@ const schema16 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -2636,7 +2709,8 @@ const schema16 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -2953,8 +3027,26 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data3)) {
+          const err16 = {
+            instancePath: instancePath + '/orderId',
+            schemaPath: '#/properties/orderId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema16.properties.orderId,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
       } else {
-        const err16 = {
+        const err17 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -2965,9 +3057,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err17];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -2975,7 +3067,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data4 = data.recurring;
       if (typeof data4 !== 'boolean') {
-        const err17 = {
+        const err18 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -2986,9 +3078,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err18];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err18);
         }
         errors++;
       }
@@ -2996,7 +3088,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data5 = data.allowPartial;
       if (typeof data5 !== 'boolean') {
-        const err18 = {
+        const err19 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -3007,9 +3099,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err19];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err19);
         }
         errors++;
       }
@@ -3017,7 +3109,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data6 = data.sendEmailReceipt;
       if (typeof data6 !== 'boolean') {
-        const err19 = {
+        const err20 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -3028,9 +3120,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err20];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -3038,7 +3130,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data7 = data.sendPaymentScheduledNotification;
       if (typeof data7 !== 'boolean') {
-        const err20 = {
+        const err21 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -3049,9 +3141,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err21];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -3060,7 +3152,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       let data8 = data.customAttributes;
       if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
         if (Object.keys(data8).length > 50) {
-          const err21 = {
+          const err22 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -3071,9 +3163,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err21];
+            vErrors = [err22];
           } else {
-            vErrors.push(err21);
+            vErrors.push(err22);
           }
           errors++;
         }
@@ -3096,17 +3188,17 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err22 = {};
+            const err23 = {};
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err23];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err23);
             }
             errors++;
           }
           var valid2 = _errs22 === errors;
           if (valid2) {
-            const err23 = {
+            const err24 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -3118,9 +3210,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err23];
+              vErrors = [err24];
             } else {
-              vErrors.push(err23);
+              vErrors.push(err24);
             }
             errors++;
           } else {
@@ -3135,7 +3227,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err24 = {
+              const err25 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -3147,16 +3239,16 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err25];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err25);
               }
               errors++;
             }
           }
           var valid1 = _errs20 === errors;
           if (!valid1) {
-            const err25 = {
+            const err26 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -3167,9 +3259,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err26];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err26);
             }
             errors++;
           }
@@ -3181,7 +3273,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs26 = errors;
           if (typeof data9 === 'string') {
             if (func4(data9) > 1000) {
-              const err26 = {
+              const err27 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -3193,14 +3285,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err27];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (!pattern6.test(data9)) {
-              const err27 = {
+              const err28 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -3212,14 +3304,33 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err28];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err28);
+              }
+              errors++;
+            }
+            if (true && func8(data9)) {
+              const err29 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err29];
+              } else {
+                vErrors.push(err29);
               }
               errors++;
             }
           } else {
-            const err28 = {
+            const err30 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -3231,9 +3342,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err30];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err30);
             }
             errors++;
           }
@@ -3243,7 +3354,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs28 = errors;
             if (typeof data9 == 'number' && isFinite(data9)) {
               if (data9 > 1000000000000000 || isNaN(data9)) {
-                const err29 = {
+                const err31 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -3255,14 +3366,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err29];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err29);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
               if (data9 < -1000000000000000 || isNaN(data9)) {
-                const err30 = {
+                const err32 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -3274,14 +3385,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err30];
+                  vErrors = [err32];
                 } else {
-                  vErrors.push(err30);
+                  vErrors.push(err32);
                 }
                 errors++;
               }
               if (!func5(data9, 6)) {
-                const err31 = {
+                const err33 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -3293,14 +3404,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err31];
+                  vErrors = [err33];
                 } else {
-                  vErrors.push(err31);
+                  vErrors.push(err33);
                 }
                 errors++;
               }
             } else {
-              const err32 = {
+              const err34 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -3312,9 +3423,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err34];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err34);
               }
               errors++;
             }
@@ -3323,7 +3434,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs30 = errors;
               if (typeof data9 !== 'boolean') {
-                const err33 = {
+                const err35 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -3335,9 +3446,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err35];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err35);
                 }
                 errors++;
               }
@@ -3346,7 +3457,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err34 = {
+            const err36 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -3358,9 +3469,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err36];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err36);
             }
             errors++;
           } else {
@@ -3375,7 +3486,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err35 = {
+        const err37 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -3386,9 +3497,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err37];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err37);
         }
         errors++;
       }
@@ -3397,7 +3508,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.fees;
       if (Array.isArray(data10)) {
         if (data10.length > 20) {
-          const err36 = {
+          const err38 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -3408,9 +3519,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err38];
           } else {
-            vErrors.push(err36);
+            vErrors.push(err38);
           }
           errors++;
         }
@@ -3419,7 +3530,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           let data11 = data10[i0];
           if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
             if (data11.name === undefined) {
-              const err37 = {
+              const err39 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3430,14 +3541,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err39];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err39);
               }
               errors++;
             }
             if (data11.amount === undefined) {
-              const err38 = {
+              const err40 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3448,15 +3559,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err40];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err40);
               }
               errors++;
             }
             for (const key3 in data11) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err39 = {
+                const err41 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -3467,9 +3578,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err39];
+                  vErrors = [err41];
                 } else {
-                  vErrors.push(err39);
+                  vErrors.push(err41);
                 }
                 errors++;
               }
@@ -3478,7 +3589,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               let data12 = data11.name;
               if (typeof data12 === 'string') {
                 if (func4(data12) > 100) {
-                  const err40 = {
+                  const err42 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -3489,14 +3600,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err40];
+                    vErrors = [err42];
                   } else {
-                    vErrors.push(err40);
+                    vErrors.push(err42);
                   }
                   errors++;
                 }
                 if (func4(data12) < 1) {
-                  const err41 = {
+                  const err43 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -3507,14 +3618,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err41];
+                    vErrors = [err43];
                   } else {
-                    vErrors.push(err41);
+                    vErrors.push(err43);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data12)) {
-                  const err42 = {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -3525,14 +3636,32 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err42];
+                    vErrors = [err44];
                   } else {
-                    vErrors.push(err42);
+                    vErrors.push(err44);
+                  }
+                  errors++;
+                }
+                if (true && func8(data12)) {
+                  const err45 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
+                    keyword: 'noCardNumber',
+                    params: {},
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema16.properties.fees.items.properties.name,
+                    data: data12,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err45];
+                  } else {
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
               } else {
-                const err43 = {
+                const err46 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -3543,9 +3672,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err43];
+                  vErrors = [err46];
                 } else {
-                  vErrors.push(err43);
+                  vErrors.push(err46);
                 }
                 errors++;
               }
@@ -3554,7 +3683,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               let data13 = data11.amount;
               if (typeof data13 == 'number' && isFinite(data13)) {
                 if (data13 > 999999.99 || isNaN(data13)) {
-                  const err44 = {
+                  const err47 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -3565,14 +3694,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err44];
+                    vErrors = [err47];
                   } else {
-                    vErrors.push(err44);
+                    vErrors.push(err47);
                   }
                   errors++;
                 }
                 if (data13 < 0 || isNaN(data13)) {
-                  const err45 = {
+                  const err48 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -3583,14 +3712,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err45];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err45);
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
                 if (!func5(data13, 2)) {
-                  const err46 = {
+                  const err49 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -3601,14 +3730,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err46];
+                    vErrors = [err49];
                   } else {
-                    vErrors.push(err46);
+                    vErrors.push(err49);
                   }
                   errors++;
                 }
               } else {
-                const err47 = {
+                const err50 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -3619,15 +3748,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err50];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err50);
                 }
                 errors++;
               }
             }
           } else {
-            const err48 = {
+            const err51 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -3638,15 +3767,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err51];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err51);
             }
             errors++;
           }
         }
       } else {
-        const err49 = {
+        const err52 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -3657,15 +3786,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err49];
+          vErrors = [err52];
         } else {
-          vErrors.push(err49);
+          vErrors.push(err52);
         }
         errors++;
       }
     }
   } else {
-    const err50 = {
+    const err53 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -3676,9 +3805,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err50];
+      vErrors = [err53];
     } else {
-      vErrors.push(err50);
+      vErrors.push(err53);
     }
     errors++;
   }
@@ -3711,7 +3840,8 @@ const schema17 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -3742,12 +3872,12 @@ const schema17 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -3763,7 +3893,8 @@ const schema17 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -4138,8 +4269,26 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data4)) {
+          const err19 = {
+            instancePath: instancePath + '/orderId',
+            schemaPath: '#/properties/orderId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema17.properties.orderId,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
       } else {
-        const err19 = {
+        const err20 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -4150,9 +4299,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err20];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -4160,7 +4309,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data5 = data.recurring;
       if (typeof data5 !== 'boolean') {
-        const err20 = {
+        const err21 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -4171,9 +4320,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err21];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -4181,7 +4330,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data6 = data.allowPartial;
       if (typeof data6 !== 'boolean') {
-        const err21 = {
+        const err22 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -4192,9 +4341,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err22];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -4202,7 +4351,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data7 = data.sendEmailReceipt;
       if (typeof data7 !== 'boolean') {
-        const err22 = {
+        const err23 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -4213,9 +4362,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err23];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err23);
         }
         errors++;
       }
@@ -4223,7 +4372,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data8 = data.sendPaymentScheduledNotification;
       if (typeof data8 !== 'boolean') {
-        const err23 = {
+        const err24 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -4234,9 +4383,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err23];
+          vErrors = [err24];
         } else {
-          vErrors.push(err23);
+          vErrors.push(err24);
         }
         errors++;
       }
@@ -4245,7 +4394,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       let data9 = data.customAttributes;
       if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
         if (Object.keys(data9).length > 50) {
-          const err24 = {
+          const err25 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -4256,9 +4405,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err24];
+            vErrors = [err25];
           } else {
-            vErrors.push(err24);
+            vErrors.push(err25);
           }
           errors++;
         }
@@ -4281,17 +4430,17 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err25 = {};
+            const err26 = {};
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err26];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err26);
             }
             errors++;
           }
           var valid2 = _errs24 === errors;
           if (valid2) {
-            const err26 = {
+            const err27 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -4303,9 +4452,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err27];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err27);
             }
             errors++;
           } else {
@@ -4320,7 +4469,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err27 = {
+              const err28 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -4332,16 +4481,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err28];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err28);
               }
               errors++;
             }
           }
           var valid1 = _errs22 === errors;
           if (!valid1) {
-            const err28 = {
+            const err29 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -4352,9 +4501,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err29];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err29);
             }
             errors++;
           }
@@ -4366,7 +4515,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs28 = errors;
           if (typeof data10 === 'string') {
             if (func4(data10) > 1000) {
-              const err29 = {
+              const err30 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -4378,14 +4527,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err30];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err30 = {
+              const err31 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -4397,14 +4546,33 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err31];
               } else {
-                vErrors.push(err30);
+                vErrors.push(err31);
+              }
+              errors++;
+            }
+            if (true && func8(data10)) {
+              const err32 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err32];
+              } else {
+                vErrors.push(err32);
               }
               errors++;
             }
           } else {
-            const err31 = {
+            const err33 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -4416,9 +4584,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err33];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err33);
             }
             errors++;
           }
@@ -4428,7 +4596,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs30 = errors;
             if (typeof data10 == 'number' && isFinite(data10)) {
               if (data10 > 1000000000000000 || isNaN(data10)) {
-                const err32 = {
+                const err34 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -4440,14 +4608,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err32];
+                  vErrors = [err34];
                 } else {
-                  vErrors.push(err32);
+                  vErrors.push(err34);
                 }
                 errors++;
               }
               if (data10 < -1000000000000000 || isNaN(data10)) {
-                const err33 = {
+                const err35 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -4459,14 +4627,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err35];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err35);
                 }
                 errors++;
               }
               if (!func5(data10, 6)) {
-                const err34 = {
+                const err36 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -4478,14 +4646,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err34];
+                  vErrors = [err36];
                 } else {
-                  vErrors.push(err34);
+                  vErrors.push(err36);
                 }
                 errors++;
               }
             } else {
-              const err35 = {
+              const err37 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -4497,9 +4665,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err37];
               } else {
-                vErrors.push(err35);
+                vErrors.push(err37);
               }
               errors++;
             }
@@ -4508,7 +4676,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs32 = errors;
               if (typeof data10 !== 'boolean') {
-                const err36 = {
+                const err38 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -4520,9 +4688,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err38];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err38);
                 }
                 errors++;
               }
@@ -4531,7 +4699,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err37 = {
+            const err39 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -4543,9 +4711,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err39];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err39);
             }
             errors++;
           } else {
@@ -4560,7 +4728,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err38 = {
+        const err40 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -4571,9 +4739,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err38];
+          vErrors = [err40];
         } else {
-          vErrors.push(err38);
+          vErrors.push(err40);
         }
         errors++;
       }
@@ -4582,7 +4750,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       let data11 = data.fees;
       if (Array.isArray(data11)) {
         if (data11.length > 20) {
-          const err39 = {
+          const err41 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -4593,9 +4761,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err39];
+            vErrors = [err41];
           } else {
-            vErrors.push(err39);
+            vErrors.push(err41);
           }
           errors++;
         }
@@ -4604,7 +4772,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           let data12 = data11[i0];
           if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
             if (data12.name === undefined) {
-              const err40 = {
+              const err42 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -4615,14 +4783,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err40];
+                vErrors = [err42];
               } else {
-                vErrors.push(err40);
+                vErrors.push(err42);
               }
               errors++;
             }
             if (data12.amount === undefined) {
-              const err41 = {
+              const err43 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -4633,15 +4801,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err43];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err43);
               }
               errors++;
             }
             for (const key3 in data12) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err42 = {
+                const err44 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -4652,9 +4820,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err42];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err42);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
@@ -4663,7 +4831,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               let data13 = data12.name;
               if (typeof data13 === 'string') {
                 if (func4(data13) > 100) {
-                  const err43 = {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -4674,14 +4842,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err43];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err43);
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
                 if (func4(data13) < 1) {
-                  const err44 = {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -4692,14 +4860,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err44];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err44);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data13)) {
-                  const err45 = {
+                  const err47 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -4710,14 +4878,32 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err45];
+                    vErrors = [err47];
                   } else {
-                    vErrors.push(err45);
+                    vErrors.push(err47);
+                  }
+                  errors++;
+                }
+                if (true && func8(data13)) {
+                  const err48 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
+                    keyword: 'noCardNumber',
+                    params: {},
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema17.properties.fees.items.properties.name,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err48];
+                  } else {
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
               } else {
-                const err46 = {
+                const err49 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -4728,9 +4914,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err46];
+                  vErrors = [err49];
                 } else {
-                  vErrors.push(err46);
+                  vErrors.push(err49);
                 }
                 errors++;
               }
@@ -4739,7 +4925,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               let data14 = data12.amount;
               if (typeof data14 == 'number' && isFinite(data14)) {
                 if (data14 > 999999.99 || isNaN(data14)) {
-                  const err47 = {
+                  const err50 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -4750,14 +4936,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err47];
+                    vErrors = [err50];
                   } else {
-                    vErrors.push(err47);
+                    vErrors.push(err50);
                   }
                   errors++;
                 }
                 if (data14 < 0 || isNaN(data14)) {
-                  const err48 = {
+                  const err51 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -4768,14 +4954,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err48];
+                    vErrors = [err51];
                   } else {
-                    vErrors.push(err48);
+                    vErrors.push(err51);
                   }
                   errors++;
                 }
                 if (!func5(data14, 2)) {
-                  const err49 = {
+                  const err52 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -4786,14 +4972,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err49];
+                    vErrors = [err52];
                   } else {
-                    vErrors.push(err49);
+                    vErrors.push(err52);
                   }
                   errors++;
                 }
               } else {
-                const err50 = {
+                const err53 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -4804,15 +4990,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err50];
+                  vErrors = [err53];
                 } else {
-                  vErrors.push(err50);
+                  vErrors.push(err53);
                 }
                 errors++;
               }
             }
           } else {
-            const err51 = {
+            const err54 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -4823,15 +5009,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err51];
+              vErrors = [err54];
             } else {
-              vErrors.push(err51);
+              vErrors.push(err54);
             }
             errors++;
           }
         }
       } else {
-        const err52 = {
+        const err55 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -4842,15 +5028,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err52];
+          vErrors = [err55];
         } else {
-          vErrors.push(err52);
+          vErrors.push(err55);
         }
         errors++;
       }
     }
   } else {
-    const err53 = {
+    const err56 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -4861,9 +5047,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err53];
+      vErrors = [err56];
     } else {
-      vErrors.push(err53);
+      vErrors.push(err56);
     }
     errors++;
   }
@@ -5212,21 +5398,24 @@ const schema20 = {
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerAccountType: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     sponsorKey: {
       type: 'string',
       minLength: 1,
       maxLength: 8,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerData: {
       type: 'object',
@@ -5256,7 +5445,8 @@ const schema20 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     email: { type: 'string', format: 'email', maxLength: 254 },
@@ -5371,8 +5561,26 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err5 = {
+            instancePath: instancePath + '/customerAccountId',
+            schemaPath: '#/properties/customerAccountId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema20.properties.customerAccountId,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
       } else {
-        const err5 = {
+        const err6 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
@@ -5383,9 +5591,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err6];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err6);
         }
         errors++;
       }
@@ -5394,7 +5602,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.customerAccountType;
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
-          const err6 = {
+          const err7 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/maxLength',
             keyword: 'maxLength',
@@ -5405,14 +5613,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err6];
+            vErrors = [err7];
           } else {
-            vErrors.push(err6);
+            vErrors.push(err7);
           }
           errors++;
         }
         if (func4(data1) < 1) {
-          const err7 = {
+          const err8 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/minLength',
             keyword: 'minLength',
@@ -5423,14 +5631,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err8];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err8);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err8 = {
+          const err9 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/pattern',
             keyword: 'pattern',
@@ -5441,14 +5649,32 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err9];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+        if (true && func8(data1)) {
+          const err10 = {
+            instancePath: instancePath + '/customerAccountType',
+            schemaPath: '#/properties/customerAccountType/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema20.properties.customerAccountType,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
           }
           errors++;
         }
       } else {
-        const err9 = {
+        const err11 = {
           instancePath: instancePath + '/customerAccountType',
           schemaPath: '#/properties/customerAccountType/type',
           keyword: 'type',
@@ -5459,9 +5685,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err11];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err11);
         }
         errors++;
       }
@@ -5470,7 +5696,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.sponsorKey;
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
-          const err10 = {
+          const err12 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/maxLength',
             keyword: 'maxLength',
@@ -5481,14 +5707,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err12];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err12);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err11 = {
+          const err13 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/minLength',
             keyword: 'minLength',
@@ -5499,14 +5725,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err13];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err13);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err12 = {
+          const err14 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/pattern',
             keyword: 'pattern',
@@ -5517,14 +5743,32 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err14];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          const err15 = {
+            instancePath: instancePath + '/sponsorKey',
+            schemaPath: '#/properties/sponsorKey/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema20.properties.sponsorKey,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
           }
           errors++;
         }
       } else {
-        const err13 = {
+        const err16 = {
           instancePath: instancePath + '/sponsorKey',
           schemaPath: '#/properties/sponsorKey/type',
           keyword: 'type',
@@ -5535,9 +5779,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err16];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -5546,7 +5790,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.customerData;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
         if (Object.keys(data3).length > 50) {
-          const err14 = {
+          const err17 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -5557,9 +5801,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err17];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err17);
           }
           errors++;
         }
@@ -5582,17 +5826,17 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err15 = {};
+            const err18 = {};
             if (vErrors === null) {
-              vErrors = [err15];
+              vErrors = [err18];
             } else {
-              vErrors.push(err15);
+              vErrors.push(err18);
             }
             errors++;
           }
           var valid2 = _errs12 === errors;
           if (valid2) {
-            const err16 = {
+            const err19 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -5604,9 +5848,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err16];
+              vErrors = [err19];
             } else {
-              vErrors.push(err16);
+              vErrors.push(err19);
             }
             errors++;
           } else {
@@ -5621,7 +5865,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err17 = {
+              const err20 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -5633,16 +5877,16 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err17];
+                vErrors = [err20];
               } else {
-                vErrors.push(err17);
+                vErrors.push(err20);
               }
               errors++;
             }
           }
           var valid1 = _errs10 === errors;
           if (!valid1) {
-            const err18 = {
+            const err21 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -5653,9 +5897,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err21];
             } else {
-              vErrors.push(err18);
+              vErrors.push(err21);
             }
             errors++;
           }
@@ -5664,7 +5908,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data3[key2];
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
-              const err19 = {
+              const err22 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -5675,14 +5919,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err22];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err22);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err20 = {
+              const err23 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -5693,14 +5937,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err23];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err23);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err21 = {
+              const err24 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -5711,14 +5955,32 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err24];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err24);
+              }
+              errors++;
+            }
+            if (true && func8(data4)) {
+              const err25 = {
+                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema20.properties.customerData.additionalProperties,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
               }
               errors++;
             }
           } else {
-            const err22 = {
+            const err26 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -5729,15 +5991,15 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err26];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err26);
             }
             errors++;
           }
         }
       } else {
-        const err23 = {
+        const err27 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -5748,9 +6010,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err23];
+          vErrors = [err27];
         } else {
-          vErrors.push(err23);
+          vErrors.push(err27);
         }
         errors++;
       }
@@ -5759,7 +6021,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.email;
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
-          const err24 = {
+          const err28 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/maxLength',
             keyword: 'maxLength',
@@ -5770,14 +6032,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err24];
+            vErrors = [err28];
           } else {
-            vErrors.push(err24);
+            vErrors.push(err28);
           }
           errors++;
         }
         if (!formats18.test(data5)) {
-          const err25 = {
+          const err29 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
             keyword: 'format',
@@ -5788,14 +6050,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err25];
+            vErrors = [err29];
           } else {
-            vErrors.push(err25);
+            vErrors.push(err29);
           }
           errors++;
         }
       } else {
-        const err26 = {
+        const err30 = {
           instancePath: instancePath + '/email',
           schemaPath: '#/properties/email/type',
           keyword: 'type',
@@ -5806,9 +6068,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err30];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err30);
         }
         errors++;
       }
@@ -5816,7 +6078,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.paymentMethod !== undefined) {
       let data6 = data.paymentMethod;
       if (!(data6 && typeof data6 == 'object' && !Array.isArray(data6))) {
-        const err27 = {
+        const err31 = {
           instancePath: instancePath + '/paymentMethod',
           schemaPath: '#/properties/paymentMethod/type',
           keyword: 'type',
@@ -5827,15 +6089,15 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err31];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err31);
         }
         errors++;
       }
     }
   } else {
-    const err28 = {
+    const err32 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -5846,9 +6108,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err28];
+      vErrors = [err32];
     } else {
-      vErrors.push(err28);
+      vErrors.push(err32);
     }
     errors++;
   }
@@ -5875,35 +6137,40 @@ const schema21 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         country: {
           type: 'string',
@@ -5940,7 +6207,8 @@ const schema21 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     setAsDefault: { type: 'boolean' },
@@ -6443,8 +6711,26 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data5)) {
+              const err25 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema21.properties.billingAddress.properties.line1,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
+              }
+              errors++;
+            }
           } else {
-            const err25 = {
+            const err26 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -6455,9 +6741,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err26];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err26);
             }
             errors++;
           }
@@ -6466,7 +6752,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data4.line2;
           if (typeof data6 === 'string') {
             if (func4(data6) > 100) {
-              const err26 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -6477,14 +6763,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err27];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (func4(data6) < 0) {
-              const err27 = {
+              const err28 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -6495,14 +6781,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err28];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err28);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err28 = {
+              const err29 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -6513,14 +6799,32 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err29];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err29);
+              }
+              errors++;
+            }
+            if (true && func8(data6)) {
+              const err30 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema21.properties.billingAddress.properties.line2,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err30];
+              } else {
+                vErrors.push(err30);
               }
               errors++;
             }
           } else {
-            const err29 = {
+            const err31 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -6531,9 +6835,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err29];
+              vErrors = [err31];
             } else {
-              vErrors.push(err29);
+              vErrors.push(err31);
             }
             errors++;
           }
@@ -6542,7 +6846,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data4.city;
           if (typeof data7 === 'string') {
             if (func4(data7) > 60) {
-              const err30 = {
+              const err32 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -6553,14 +6857,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err32];
               } else {
-                vErrors.push(err30);
+                vErrors.push(err32);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err31 = {
+              const err33 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -6571,14 +6875,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err31];
+                vErrors = [err33];
               } else {
-                vErrors.push(err31);
+                vErrors.push(err33);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err32 = {
+              const err34 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -6589,14 +6893,32 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err34];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err34);
+              }
+              errors++;
+            }
+            if (true && func8(data7)) {
+              const err35 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema21.properties.billingAddress.properties.city,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err35];
+              } else {
+                vErrors.push(err35);
               }
               errors++;
             }
           } else {
-            const err33 = {
+            const err36 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -6607,9 +6929,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err33];
+              vErrors = [err36];
             } else {
-              vErrors.push(err33);
+              vErrors.push(err36);
             }
             errors++;
           }
@@ -6618,7 +6940,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data4.state;
           if (typeof data8 === 'string') {
             if (func4(data8) > 50) {
-              const err34 = {
+              const err37 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -6629,14 +6951,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err37];
               } else {
-                vErrors.push(err34);
+                vErrors.push(err37);
               }
               errors++;
             }
             if (func4(data8) < 1) {
-              const err35 = {
+              const err38 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -6647,14 +6969,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err38];
               } else {
-                vErrors.push(err35);
+                vErrors.push(err38);
               }
               errors++;
             }
             if (!pattern6.test(data8)) {
-              const err36 = {
+              const err39 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -6665,80 +6987,22 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err36];
-              } else {
-                vErrors.push(err36);
-              }
-              errors++;
-            }
-          } else {
-            const err37 = {
-              instancePath: instancePath + '/billingAddress/state',
-              schemaPath: '#/properties/billingAddress/properties/state/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.state.type,
-              parentSchema: schema21.properties.billingAddress.properties.state,
-              data: data8,
-            };
-            if (vErrors === null) {
-              vErrors = [err37];
-            } else {
-              vErrors.push(err37);
-            }
-            errors++;
-          }
-        }
-        if (data4.postalCode !== undefined) {
-          let data9 = data4.postalCode;
-          if (typeof data9 === 'string') {
-            if (func4(data9) > 20) {
-              const err38 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 20 },
-                message: 'must NOT have more than 20 characters',
-                schema: 20,
-                parentSchema: schema21.properties.billingAddress.properties.postalCode,
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err38];
-              } else {
-                vErrors.push(err38);
-              }
-              errors++;
-            }
-            if (func4(data9) < 1) {
-              const err39 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema21.properties.billingAddress.properties.postalCode,
-                data: data9,
-              };
-              if (vErrors === null) {
                 vErrors = [err39];
               } else {
                 vErrors.push(err39);
               }
               errors++;
             }
-            if (!pattern6.test(data9)) {
+            if (true && func8(data8)) {
               const err40 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.billingAddress.properties.postalCode,
-                data: data9,
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema21.properties.billingAddress.properties.state,
+                data: data8,
               };
               if (vErrors === null) {
                 vErrors = [err40];
@@ -6749,6 +7013,100 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             }
           } else {
             const err41 = {
+              instancePath: instancePath + '/billingAddress/state',
+              schemaPath: '#/properties/billingAddress/properties/state/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema21.properties.billingAddress.properties.state.type,
+              parentSchema: schema21.properties.billingAddress.properties.state,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err41];
+            } else {
+              vErrors.push(err41);
+            }
+            errors++;
+          }
+        }
+        if (data4.postalCode !== undefined) {
+          let data9 = data4.postalCode;
+          if (typeof data9 === 'string') {
+            if (func4(data9) > 20) {
+              const err42 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 20 },
+                message: 'must NOT have more than 20 characters',
+                schema: 20,
+                parentSchema: schema21.properties.billingAddress.properties.postalCode,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err42];
+              } else {
+                vErrors.push(err42);
+              }
+              errors++;
+            }
+            if (func4(data9) < 1) {
+              const err43 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema21.properties.billingAddress.properties.postalCode,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err43];
+              } else {
+                vErrors.push(err43);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data9)) {
+              const err44 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema21.properties.billingAddress.properties.postalCode,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err44];
+              } else {
+                vErrors.push(err44);
+              }
+              errors++;
+            }
+            if (true && func8(data9)) {
+              const err45 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema21.properties.billingAddress.properties.postalCode,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err45];
+              } else {
+                vErrors.push(err45);
+              }
+              errors++;
+            }
+          } else {
+            const err46 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -6759,9 +7117,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err46];
             } else {
-              vErrors.push(err41);
+              vErrors.push(err46);
             }
             errors++;
           }
@@ -6770,7 +7128,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           let data10 = data4.country;
           if (typeof data10 === 'string') {
             if (!pattern31.test(data10)) {
-              const err42 = {
+              const err47 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -6781,14 +7139,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err47];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err47);
               }
               errors++;
             }
           } else {
-            const err43 = {
+            const err48 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -6799,15 +7157,15 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err43];
+              vErrors = [err48];
             } else {
-              vErrors.push(err43);
+              vErrors.push(err48);
             }
             errors++;
           }
         }
       } else {
-        const err44 = {
+        const err49 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -6818,9 +7176,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err44];
+          vErrors = [err49];
         } else {
-          vErrors.push(err44);
+          vErrors.push(err49);
         }
         errors++;
       }
@@ -6829,7 +7187,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data11 = data.customerData;
       if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
         if (Object.keys(data11).length > 50) {
-          const err45 = {
+          const err50 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -6840,9 +7198,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err45];
+            vErrors = [err50];
           } else {
-            vErrors.push(err45);
+            vErrors.push(err50);
           }
           errors++;
         }
@@ -6865,17 +7223,17 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err46 = {};
+            const err51 = {};
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err51];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err51);
             }
             errors++;
           }
           var valid3 = _errs29 === errors;
           if (valid3) {
-            const err47 = {
+            const err52 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -6887,9 +7245,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err47];
+              vErrors = [err52];
             } else {
-              vErrors.push(err47);
+              vErrors.push(err52);
             }
             errors++;
           } else {
@@ -6904,7 +7262,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err48 = {
+              const err53 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -6916,16 +7274,16 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err48];
+                vErrors = [err53];
               } else {
-                vErrors.push(err48);
+                vErrors.push(err53);
               }
               errors++;
             }
           }
           var valid2 = _errs27 === errors;
           if (!valid2) {
-            const err49 = {
+            const err54 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -6936,9 +7294,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err54];
             } else {
-              vErrors.push(err49);
+              vErrors.push(err54);
             }
             errors++;
           }
@@ -6947,7 +7305,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           let data12 = data11[key3];
           if (typeof data12 === 'string') {
             if (func4(data12) > 500) {
-              const err50 = {
+              const err55 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -6958,14 +7316,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err50];
+                vErrors = [err55];
               } else {
-                vErrors.push(err50);
+                vErrors.push(err55);
               }
               errors++;
             }
             if (func4(data12) < 0) {
-              const err51 = {
+              const err56 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -6976,14 +7334,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err51];
+                vErrors = [err56];
               } else {
-                vErrors.push(err51);
+                vErrors.push(err56);
               }
               errors++;
             }
             if (!pattern6.test(data12)) {
-              const err52 = {
+              const err57 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -6994,14 +7352,32 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err52];
+                vErrors = [err57];
               } else {
-                vErrors.push(err52);
+                vErrors.push(err57);
+              }
+              errors++;
+            }
+            if (true && func8(data12)) {
+              const err58 = {
+                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema21.properties.customerData.additionalProperties,
+                data: data12,
+              };
+              if (vErrors === null) {
+                vErrors = [err58];
+              } else {
+                vErrors.push(err58);
               }
               errors++;
             }
           } else {
-            const err53 = {
+            const err59 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -7012,15 +7388,15 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err53];
+              vErrors = [err59];
             } else {
-              vErrors.push(err53);
+              vErrors.push(err59);
             }
             errors++;
           }
         }
       } else {
-        const err54 = {
+        const err60 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -7031,9 +7407,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err54];
+          vErrors = [err60];
         } else {
-          vErrors.push(err54);
+          vErrors.push(err60);
         }
         errors++;
       }
@@ -7041,7 +7417,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data13 = data.setAsDefault;
       if (typeof data13 !== 'boolean') {
-        const err55 = {
+        const err61 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -7052,15 +7428,15 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data13,
         };
         if (vErrors === null) {
-          vErrors = [err55];
+          vErrors = [err61];
         } else {
-          vErrors.push(err55);
+          vErrors.push(err61);
         }
         errors++;
       }
     }
   } else {
-    const err56 = {
+    const err62 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -7071,9 +7447,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err56];
+      vErrors = [err62];
     } else {
-      vErrors.push(err56);
+      vErrors.push(err62);
     }
     errors++;
   }
@@ -7099,35 +7475,40 @@ const schema22 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         country: {
           type: 'string',
@@ -7164,7 +7545,8 @@ const schema22 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     setAsDefault: { type: 'boolean' },
@@ -7569,8 +7951,26 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data4)) {
+              const err20 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema22.properties.billingAddress.properties.line1,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err20];
+              } else {
+                vErrors.push(err20);
+              }
+              errors++;
+            }
           } else {
-            const err20 = {
+            const err21 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -7581,9 +7981,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err21];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err21);
             }
             errors++;
           }
@@ -7592,7 +7992,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data5 = data3.line2;
           if (typeof data5 === 'string') {
             if (func4(data5) > 100) {
-              const err21 = {
+              const err22 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -7603,14 +8003,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err22];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err22);
               }
               errors++;
             }
             if (func4(data5) < 0) {
-              const err22 = {
+              const err23 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -7621,14 +8021,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err23];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err23);
               }
               errors++;
             }
             if (!pattern6.test(data5)) {
-              const err23 = {
+              const err24 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -7639,14 +8039,32 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err24];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err24);
+              }
+              errors++;
+            }
+            if (true && func8(data5)) {
+              const err25 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema22.properties.billingAddress.properties.line2,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
               }
               errors++;
             }
           } else {
-            const err24 = {
+            const err26 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -7657,9 +8075,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err26];
             } else {
-              vErrors.push(err24);
+              vErrors.push(err26);
             }
             errors++;
           }
@@ -7668,7 +8086,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data3.city;
           if (typeof data6 === 'string') {
             if (func4(data6) > 60) {
-              const err25 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -7679,14 +8097,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err27];
               } else {
-                vErrors.push(err25);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (func4(data6) < 1) {
-              const err26 = {
+              const err28 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -7697,14 +8115,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err28];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err28);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err27 = {
+              const err29 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -7715,14 +8133,32 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err29];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err29);
+              }
+              errors++;
+            }
+            if (true && func8(data6)) {
+              const err30 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema22.properties.billingAddress.properties.city,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err30];
+              } else {
+                vErrors.push(err30);
               }
               errors++;
             }
           } else {
-            const err28 = {
+            const err31 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -7733,9 +8169,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err31];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err31);
             }
             errors++;
           }
@@ -7744,7 +8180,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data3.state;
           if (typeof data7 === 'string') {
             if (func4(data7) > 50) {
-              const err29 = {
+              const err32 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -7755,14 +8191,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err32];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err32);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err30 = {
+              const err33 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -7773,14 +8209,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err33];
               } else {
-                vErrors.push(err30);
+                vErrors.push(err33);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err31 = {
+              const err34 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -7791,80 +8227,22 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err31];
-              } else {
-                vErrors.push(err31);
-              }
-              errors++;
-            }
-          } else {
-            const err32 = {
-              instancePath: instancePath + '/billingAddress/state',
-              schemaPath: '#/properties/billingAddress/properties/state/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.state.type,
-              parentSchema: schema22.properties.billingAddress.properties.state,
-              data: data7,
-            };
-            if (vErrors === null) {
-              vErrors = [err32];
-            } else {
-              vErrors.push(err32);
-            }
-            errors++;
-          }
-        }
-        if (data3.postalCode !== undefined) {
-          let data8 = data3.postalCode;
-          if (typeof data8 === 'string') {
-            if (func4(data8) > 20) {
-              const err33 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 20 },
-                message: 'must NOT have more than 20 characters',
-                schema: 20,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err33];
-              } else {
-                vErrors.push(err33);
-              }
-              errors++;
-            }
-            if (func4(data8) < 1) {
-              const err34 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
-                data: data8,
-              };
-              if (vErrors === null) {
                 vErrors = [err34];
               } else {
                 vErrors.push(err34);
               }
               errors++;
             }
-            if (!pattern6.test(data8)) {
+            if (true && func8(data7)) {
               const err35 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
-                data: data8,
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema22.properties.billingAddress.properties.state,
+                data: data7,
               };
               if (vErrors === null) {
                 vErrors = [err35];
@@ -7875,6 +8253,100 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             }
           } else {
             const err36 = {
+              instancePath: instancePath + '/billingAddress/state',
+              schemaPath: '#/properties/billingAddress/properties/state/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema22.properties.billingAddress.properties.state.type,
+              parentSchema: schema22.properties.billingAddress.properties.state,
+              data: data7,
+            };
+            if (vErrors === null) {
+              vErrors = [err36];
+            } else {
+              vErrors.push(err36);
+            }
+            errors++;
+          }
+        }
+        if (data3.postalCode !== undefined) {
+          let data8 = data3.postalCode;
+          if (typeof data8 === 'string') {
+            if (func4(data8) > 20) {
+              const err37 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 20 },
+                message: 'must NOT have more than 20 characters',
+                schema: 20,
+                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err37];
+              } else {
+                vErrors.push(err37);
+              }
+              errors++;
+            }
+            if (func4(data8) < 1) {
+              const err38 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err38];
+              } else {
+                vErrors.push(err38);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data8)) {
+              const err39 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err39];
+              } else {
+                vErrors.push(err39);
+              }
+              errors++;
+            }
+            if (true && func8(data8)) {
+              const err40 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err40];
+              } else {
+                vErrors.push(err40);
+              }
+              errors++;
+            }
+          } else {
+            const err41 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -7885,9 +8357,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err36];
+              vErrors = [err41];
             } else {
-              vErrors.push(err36);
+              vErrors.push(err41);
             }
             errors++;
           }
@@ -7896,7 +8368,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data9 = data3.country;
           if (typeof data9 === 'string') {
             if (!pattern31.test(data9)) {
-              const err37 = {
+              const err42 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -7907,14 +8379,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err42];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err42);
               }
               errors++;
             }
           } else {
-            const err38 = {
+            const err43 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -7925,15 +8397,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err38];
+              vErrors = [err43];
             } else {
-              vErrors.push(err38);
+              vErrors.push(err43);
             }
             errors++;
           }
         }
       } else {
-        const err39 = {
+        const err44 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -7944,9 +8416,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err39];
+          vErrors = [err44];
         } else {
-          vErrors.push(err39);
+          vErrors.push(err44);
         }
         errors++;
       }
@@ -7955,7 +8427,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.customerData;
       if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
         if (Object.keys(data10).length > 50) {
-          const err40 = {
+          const err45 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -7966,9 +8438,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err40];
+            vErrors = [err45];
           } else {
-            vErrors.push(err40);
+            vErrors.push(err45);
           }
           errors++;
         }
@@ -7991,17 +8463,17 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err41 = {};
+            const err46 = {};
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err46];
             } else {
-              vErrors.push(err41);
+              vErrors.push(err46);
             }
             errors++;
           }
           var valid3 = _errs27 === errors;
           if (valid3) {
-            const err42 = {
+            const err47 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -8013,9 +8485,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err42];
+              vErrors = [err47];
             } else {
-              vErrors.push(err42);
+              vErrors.push(err47);
             }
             errors++;
           } else {
@@ -8030,7 +8502,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err43 = {
+              const err48 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -8042,16 +8514,16 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err48];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err48);
               }
               errors++;
             }
           }
           var valid2 = _errs25 === errors;
           if (!valid2) {
-            const err44 = {
+            const err49 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -8062,9 +8534,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err44];
+              vErrors = [err49];
             } else {
-              vErrors.push(err44);
+              vErrors.push(err49);
             }
             errors++;
           }
@@ -8073,7 +8545,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data11 = data10[key3];
           if (typeof data11 === 'string') {
             if (func4(data11) > 500) {
-              const err45 = {
+              const err50 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -8084,14 +8556,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err45];
+                vErrors = [err50];
               } else {
-                vErrors.push(err45);
+                vErrors.push(err50);
               }
               errors++;
             }
             if (func4(data11) < 0) {
-              const err46 = {
+              const err51 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -8102,14 +8574,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err46];
+                vErrors = [err51];
               } else {
-                vErrors.push(err46);
+                vErrors.push(err51);
               }
               errors++;
             }
             if (!pattern6.test(data11)) {
-              const err47 = {
+              const err52 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -8120,14 +8592,32 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err47];
+                vErrors = [err52];
               } else {
-                vErrors.push(err47);
+                vErrors.push(err52);
+              }
+              errors++;
+            }
+            if (true && func8(data11)) {
+              const err53 = {
+                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema22.properties.customerData.additionalProperties,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err53];
+              } else {
+                vErrors.push(err53);
               }
               errors++;
             }
           } else {
-            const err48 = {
+            const err54 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -8138,15 +8628,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err54];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err54);
             }
             errors++;
           }
         }
       } else {
-        const err49 = {
+        const err55 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -8157,9 +8647,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err49];
+          vErrors = [err55];
         } else {
-          vErrors.push(err49);
+          vErrors.push(err55);
         }
         errors++;
       }
@@ -8167,7 +8657,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data12 = data.setAsDefault;
       if (typeof data12 !== 'boolean') {
-        const err50 = {
+        const err56 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -8178,15 +8668,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err50];
+          vErrors = [err56];
         } else {
-          vErrors.push(err50);
+          vErrors.push(err56);
         }
         errors++;
       }
     }
   } else {
-    const err51 = {
+    const err57 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -8197,9 +8687,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err51];
+      vErrors = [err57];
     } else {
-      vErrors.push(err51);
+      vErrors.push(err57);
     }
     errors++;
   }
@@ -8538,21 +9028,24 @@ const schema25 = {
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerAccountType: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     sponsorKey: {
       type: 'string',
       minLength: 1,
       maxLength: 8,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerData: {
       type: 'object',
@@ -8582,7 +9075,8 @@ const schema25 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     email: { type: 'string', format: 'email', maxLength: 254 },
@@ -8677,8 +9171,26 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/customerAccountId',
+            schemaPath: '#/properties/customerAccountId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema25.properties.customerAccountId,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
       } else {
-        const err4 = {
+        const err5 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
@@ -8689,9 +9201,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
@@ -8700,7 +9212,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.customerAccountType;
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
-          const err5 = {
+          const err6 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/maxLength',
             keyword: 'maxLength',
@@ -8711,14 +9223,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err5];
+            vErrors = [err6];
           } else {
-            vErrors.push(err5);
+            vErrors.push(err6);
           }
           errors++;
         }
         if (func4(data1) < 1) {
-          const err6 = {
+          const err7 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/minLength',
             keyword: 'minLength',
@@ -8729,14 +9241,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err6];
+            vErrors = [err7];
           } else {
-            vErrors.push(err6);
+            vErrors.push(err7);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err7 = {
+          const err8 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/pattern',
             keyword: 'pattern',
@@ -8747,14 +9259,32 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err8];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+        if (true && func8(data1)) {
+          const err9 = {
+            instancePath: instancePath + '/customerAccountType',
+            schemaPath: '#/properties/customerAccountType/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema25.properties.customerAccountType,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
           }
           errors++;
         }
       } else {
-        const err8 = {
+        const err10 = {
           instancePath: instancePath + '/customerAccountType',
           schemaPath: '#/properties/customerAccountType/type',
           keyword: 'type',
@@ -8765,9 +9295,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err10];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err10);
         }
         errors++;
       }
@@ -8776,7 +9306,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.sponsorKey;
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
-          const err9 = {
+          const err11 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/maxLength',
             keyword: 'maxLength',
@@ -8787,14 +9317,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err11];
           } else {
-            vErrors.push(err9);
+            vErrors.push(err11);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err10 = {
+          const err12 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/minLength',
             keyword: 'minLength',
@@ -8805,14 +9335,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err12];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err12);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err11 = {
+          const err13 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/pattern',
             keyword: 'pattern',
@@ -8823,14 +9353,32 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err13];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          const err14 = {
+            instancePath: instancePath + '/sponsorKey',
+            schemaPath: '#/properties/sponsorKey/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema25.properties.sponsorKey,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
           }
           errors++;
         }
       } else {
-        const err12 = {
+        const err15 = {
           instancePath: instancePath + '/sponsorKey',
           schemaPath: '#/properties/sponsorKey/type',
           keyword: 'type',
@@ -8841,9 +9389,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err12];
+          vErrors = [err15];
         } else {
-          vErrors.push(err12);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -8852,7 +9400,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.customerData;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
         if (Object.keys(data3).length > 50) {
-          const err13 = {
+          const err16 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -8863,9 +9411,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err16];
           } else {
-            vErrors.push(err13);
+            vErrors.push(err16);
           }
           errors++;
         }
@@ -8888,17 +9436,17 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err14 = {};
+            const err17 = {};
             if (vErrors === null) {
-              vErrors = [err14];
+              vErrors = [err17];
             } else {
-              vErrors.push(err14);
+              vErrors.push(err17);
             }
             errors++;
           }
           var valid2 = _errs12 === errors;
           if (valid2) {
-            const err15 = {
+            const err18 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -8910,9 +9458,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err15];
+              vErrors = [err18];
             } else {
-              vErrors.push(err15);
+              vErrors.push(err18);
             }
             errors++;
           } else {
@@ -8927,7 +9475,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err16 = {
+              const err19 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -8939,16 +9487,16 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err16];
+                vErrors = [err19];
               } else {
-                vErrors.push(err16);
+                vErrors.push(err19);
               }
               errors++;
             }
           }
           var valid1 = _errs10 === errors;
           if (!valid1) {
-            const err17 = {
+            const err20 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -8959,9 +9507,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err20];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err20);
             }
             errors++;
           }
@@ -8970,7 +9518,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data3[key2];
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
-              const err18 = {
+              const err21 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -8981,14 +9529,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err18];
+                vErrors = [err21];
               } else {
-                vErrors.push(err18);
+                vErrors.push(err21);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err19 = {
+              const err22 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -8999,14 +9547,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err22];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err22);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err20 = {
+              const err23 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -9017,14 +9565,32 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err23];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err23);
+              }
+              errors++;
+            }
+            if (true && func8(data4)) {
+              const err24 = {
+                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema25.properties.customerData.additionalProperties,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err24];
+              } else {
+                vErrors.push(err24);
               }
               errors++;
             }
           } else {
-            const err21 = {
+            const err25 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -9035,15 +9601,15 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err25];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err25);
             }
             errors++;
           }
         }
       } else {
-        const err22 = {
+        const err26 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -9054,9 +9620,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err26];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err26);
         }
         errors++;
       }
@@ -9065,7 +9631,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.email;
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
-          const err23 = {
+          const err27 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/maxLength',
             keyword: 'maxLength',
@@ -9076,14 +9642,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err27];
           } else {
-            vErrors.push(err23);
+            vErrors.push(err27);
           }
           errors++;
         }
         if (!formats18.test(data5)) {
-          const err24 = {
+          const err28 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
             keyword: 'format',
@@ -9094,14 +9660,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err24];
+            vErrors = [err28];
           } else {
-            vErrors.push(err24);
+            vErrors.push(err28);
           }
           errors++;
         }
       } else {
-        const err25 = {
+        const err29 = {
           instancePath: instancePath + '/email',
           schemaPath: '#/properties/email/type',
           keyword: 'type',
@@ -9112,9 +9678,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err29];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err29);
         }
         errors++;
       }
@@ -9122,7 +9688,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.payorId !== undefined) {
       let data6 = data.payorId;
       if (typeof data6 !== 'string') {
-        const err26 = {
+        const err30 = {
           instancePath: instancePath + '/payorId',
           schemaPath: '#/properties/payorId/type',
           keyword: 'type',
@@ -9133,15 +9699,15 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err30];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err30);
         }
         errors++;
       }
     }
   } else {
-    const err27 = {
+    const err31 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -9152,9 +9718,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err27];
+      vErrors = [err31];
     } else {
-      vErrors.push(err27);
+      vErrors.push(err31);
     }
     errors++;
   }
@@ -9178,35 +9744,40 @@ const schema26 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         country: {
           type: 'string',
@@ -9243,7 +9814,8 @@ const schema26 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     setAsDefault: { type: 'boolean', enum: [true] },
@@ -9574,8 +10146,26 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data3)) {
+              const err16 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.billingAddress.properties.line1,
+                data: data3,
+              };
+              if (vErrors === null) {
+                vErrors = [err16];
+              } else {
+                vErrors.push(err16);
+              }
+              errors++;
+            }
           } else {
-            const err16 = {
+            const err17 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -9586,9 +10176,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err16];
+              vErrors = [err17];
             } else {
-              vErrors.push(err16);
+              vErrors.push(err17);
             }
             errors++;
           }
@@ -9597,7 +10187,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data2.line2;
           if (typeof data4 === 'string') {
             if (func4(data4) > 100) {
-              const err17 = {
+              const err18 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -9608,14 +10198,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err17];
+                vErrors = [err18];
               } else {
-                vErrors.push(err17);
+                vErrors.push(err18);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err18 = {
+              const err19 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -9626,14 +10216,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err18];
+                vErrors = [err19];
               } else {
-                vErrors.push(err18);
+                vErrors.push(err19);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err19 = {
+              const err20 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -9644,14 +10234,32 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err20];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err20);
+              }
+              errors++;
+            }
+            if (true && func8(data4)) {
+              const err21 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.billingAddress.properties.line2,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err21];
+              } else {
+                vErrors.push(err21);
               }
               errors++;
             }
           } else {
-            const err20 = {
+            const err22 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -9662,9 +10270,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err22];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err22);
             }
             errors++;
           }
@@ -9673,7 +10281,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data5 = data2.city;
           if (typeof data5 === 'string') {
             if (func4(data5) > 60) {
-              const err21 = {
+              const err23 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -9684,14 +10292,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err23];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err23);
               }
               errors++;
             }
             if (func4(data5) < 1) {
-              const err22 = {
+              const err24 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -9702,14 +10310,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err24];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err24);
               }
               errors++;
             }
             if (!pattern6.test(data5)) {
-              const err23 = {
+              const err25 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -9720,14 +10328,32 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err25];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err25);
+              }
+              errors++;
+            }
+            if (true && func8(data5)) {
+              const err26 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.billingAddress.properties.city,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
               }
               errors++;
             }
           } else {
-            const err24 = {
+            const err27 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -9738,9 +10364,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err27];
             } else {
-              vErrors.push(err24);
+              vErrors.push(err27);
             }
             errors++;
           }
@@ -9749,7 +10375,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data2.state;
           if (typeof data6 === 'string') {
             if (func4(data6) > 50) {
-              const err25 = {
+              const err28 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -9760,14 +10386,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err28];
               } else {
-                vErrors.push(err25);
+                vErrors.push(err28);
               }
               errors++;
             }
             if (func4(data6) < 1) {
-              const err26 = {
+              const err29 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -9778,14 +10404,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err29];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err29);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err27 = {
+              const err30 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -9796,80 +10422,22 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err27];
-              } else {
-                vErrors.push(err27);
-              }
-              errors++;
-            }
-          } else {
-            const err28 = {
-              instancePath: instancePath + '/billingAddress/state',
-              schemaPath: '#/properties/billingAddress/properties/state/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.state.type,
-              parentSchema: schema26.properties.billingAddress.properties.state,
-              data: data6,
-            };
-            if (vErrors === null) {
-              vErrors = [err28];
-            } else {
-              vErrors.push(err28);
-            }
-            errors++;
-          }
-        }
-        if (data2.postalCode !== undefined) {
-          let data7 = data2.postalCode;
-          if (typeof data7 === 'string') {
-            if (func4(data7) > 20) {
-              const err29 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 20 },
-                message: 'must NOT have more than 20 characters',
-                schema: 20,
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err29];
-              } else {
-                vErrors.push(err29);
-              }
-              errors++;
-            }
-            if (func4(data7) < 1) {
-              const err30 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
-                data: data7,
-              };
-              if (vErrors === null) {
                 vErrors = [err30];
               } else {
                 vErrors.push(err30);
               }
               errors++;
             }
-            if (!pattern6.test(data7)) {
+            if (true && func8(data6)) {
               const err31 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
-                data: data7,
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.billingAddress.properties.state,
+                data: data6,
               };
               if (vErrors === null) {
                 vErrors = [err31];
@@ -9880,6 +10448,100 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             }
           } else {
             const err32 = {
+              instancePath: instancePath + '/billingAddress/state',
+              schemaPath: '#/properties/billingAddress/properties/state/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema26.properties.billingAddress.properties.state.type,
+              parentSchema: schema26.properties.billingAddress.properties.state,
+              data: data6,
+            };
+            if (vErrors === null) {
+              vErrors = [err32];
+            } else {
+              vErrors.push(err32);
+            }
+            errors++;
+          }
+        }
+        if (data2.postalCode !== undefined) {
+          let data7 = data2.postalCode;
+          if (typeof data7 === 'string') {
+            if (func4(data7) > 20) {
+              const err33 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 20 },
+                message: 'must NOT have more than 20 characters',
+                schema: 20,
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err33];
+              } else {
+                vErrors.push(err33);
+              }
+              errors++;
+            }
+            if (func4(data7) < 1) {
+              const err34 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err34];
+              } else {
+                vErrors.push(err34);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data7)) {
+              const err35 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err35];
+              } else {
+                vErrors.push(err35);
+              }
+              errors++;
+            }
+            if (true && func8(data7)) {
+              const err36 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err36];
+              } else {
+                vErrors.push(err36);
+              }
+              errors++;
+            }
+          } else {
+            const err37 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -9890,9 +10552,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err32];
+              vErrors = [err37];
             } else {
-              vErrors.push(err32);
+              vErrors.push(err37);
             }
             errors++;
           }
@@ -9901,7 +10563,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data2.country;
           if (typeof data8 === 'string') {
             if (!pattern31.test(data8)) {
-              const err33 = {
+              const err38 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -9912,14 +10574,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err38];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err38);
               }
               errors++;
             }
           } else {
-            const err34 = {
+            const err39 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -9930,15 +10592,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err39];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err39);
             }
             errors++;
           }
         }
       } else {
-        const err35 = {
+        const err40 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -9949,9 +10611,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err40];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err40);
         }
         errors++;
       }
@@ -9960,7 +10622,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data9 = data.customerData;
       if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
         if (Object.keys(data9).length > 50) {
-          const err36 = {
+          const err41 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -9971,9 +10633,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err41];
           } else {
-            vErrors.push(err36);
+            vErrors.push(err41);
           }
           errors++;
         }
@@ -9996,17 +10658,17 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err37 = {};
+            const err42 = {};
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err42];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err42);
             }
             errors++;
           }
           var valid3 = _errs25 === errors;
           if (valid3) {
-            const err38 = {
+            const err43 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -10018,9 +10680,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err38];
+              vErrors = [err43];
             } else {
-              vErrors.push(err38);
+              vErrors.push(err43);
             }
             errors++;
           } else {
@@ -10035,7 +10697,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err39 = {
+              const err44 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -10047,16 +10709,16 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err39];
+                vErrors = [err44];
               } else {
-                vErrors.push(err39);
+                vErrors.push(err44);
               }
               errors++;
             }
           }
           var valid2 = _errs23 === errors;
           if (!valid2) {
-            const err40 = {
+            const err45 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -10067,9 +10729,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err40];
+              vErrors = [err45];
             } else {
-              vErrors.push(err40);
+              vErrors.push(err45);
             }
             errors++;
           }
@@ -10078,7 +10740,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data10 = data9[key3];
           if (typeof data10 === 'string') {
             if (func4(data10) > 500) {
-              const err41 = {
+              const err46 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -10089,14 +10751,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err46];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err46);
               }
               errors++;
             }
             if (func4(data10) < 0) {
-              const err42 = {
+              const err47 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -10107,14 +10769,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err47];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err47);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err43 = {
+              const err48 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -10125,14 +10787,32 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err48];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err48);
+              }
+              errors++;
+            }
+            if (true && func8(data10)) {
+              const err49 = {
+                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.customerData.additionalProperties,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err49];
+              } else {
+                vErrors.push(err49);
               }
               errors++;
             }
           } else {
-            const err44 = {
+            const err50 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -10143,15 +10823,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err44];
+              vErrors = [err50];
             } else {
-              vErrors.push(err44);
+              vErrors.push(err50);
             }
             errors++;
           }
         }
       } else {
-        const err45 = {
+        const err51 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -10162,9 +10842,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err45];
+          vErrors = [err51];
         } else {
-          vErrors.push(err45);
+          vErrors.push(err51);
         }
         errors++;
       }
@@ -10172,7 +10852,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data11 = data.setAsDefault;
       if (typeof data11 !== 'boolean') {
-        const err46 = {
+        const err52 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -10183,14 +10863,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err46];
+          vErrors = [err52];
         } else {
-          vErrors.push(err46);
+          vErrors.push(err52);
         }
         errors++;
       }
       if (!(data11 === true)) {
-        const err47 = {
+        const err53 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
@@ -10201,15 +10881,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err47];
+          vErrors = [err53];
         } else {
-          vErrors.push(err47);
+          vErrors.push(err53);
         }
         errors++;
       }
     }
   } else {
-    const err48 = {
+    const err54 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -10220,9 +10900,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err48];
+      vErrors = [err54];
     } else {
-      vErrors.push(err48);
+      vErrors.push(err54);
     }
     errors++;
   }
@@ -10253,7 +10933,8 @@ const schema27 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     idempotencyKey: {
       type: 'string',
@@ -10520,8 +11201,26 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data2)) {
+          const err13 = {
+            instancePath: instancePath + '/orderId',
+            schemaPath: '#/properties/orderId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema27.properties.orderId,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
       } else {
-        const err13 = {
+        const err14 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -10532,9 +11231,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err14];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err14);
         }
         errors++;
       }
@@ -10543,7 +11242,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.idempotencyKey;
       if (typeof data3 === 'string') {
         if (!pattern9.test(data3)) {
-          const err14 = {
+          const err15 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -10554,14 +11253,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err15];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err15);
           }
           errors++;
         }
       } else {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -10572,9 +11271,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -10582,7 +11281,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data4 = data.allowPartial;
       if (typeof data4 !== 'boolean') {
-        const err16 = {
+        const err17 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -10593,15 +11292,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err17];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err17);
         }
         errors++;
       }
     }
   } else {
-    const err17 = {
+    const err18 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -10612,9 +11311,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err17];
+      vErrors = [err18];
     } else {
-      vErrors.push(err17);
+      vErrors.push(err18);
     }
     errors++;
   }
@@ -11233,7 +11932,8 @@ const schema30 = {
       minLength: 0,
       maxLength: 500,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
   },
 };
@@ -11555,8 +12255,26 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data3)) {
+          const err15 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema30.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
       } else {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + '/description',
           schemaPath: '#/properties/description/type',
           keyword: 'type',
@@ -11567,15 +12285,15 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
     }
   } else {
-    const err16 = {
+    const err17 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -11586,9 +12304,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err16];
+      vErrors = [err17];
     } else {
-      vErrors.push(err16);
+      vErrors.push(err17);
     }
     errors++;
   }
@@ -11625,7 +12343,8 @@ const schema31 = {
       minLength: 0,
       maxLength: 500,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     status: { type: 'string', enum: ['enabled', 'disabled'] },
   },
@@ -11943,8 +12662,26 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data3)) {
+          const err15 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema31.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
       } else {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + '/description',
           schemaPath: '#/properties/description/type',
           keyword: 'type',
@@ -11955,9 +12692,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -11965,7 +12702,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.status !== undefined) {
       let data4 = data.status;
       if (typeof data4 !== 'string') {
-        const err16 = {
+        const err17 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/type',
           keyword: 'type',
@@ -11976,14 +12713,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err17];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err17);
         }
         errors++;
       }
       if (!(data4 === 'enabled' || data4 === 'disabled')) {
-        const err17 = {
+        const err18 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
@@ -11994,15 +12731,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err18];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err18);
         }
         errors++;
       }
     }
   } else {
-    const err18 = {
+    const err19 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -12013,9 +12750,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err18];
+      vErrors = [err19];
     } else {
-      vErrors.push(err18);
+      vErrors.push(err19);
     }
     errors++;
   }
@@ -12462,7 +13199,8 @@ const schema35 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -12493,12 +13231,12 @@ const schema35 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -12514,7 +13252,8 @@ const schema35 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -12773,8 +13512,26 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data2)) {
+          const err13 = {
+            instancePath: instancePath + '/orderId',
+            schemaPath: '#/properties/orderId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema35.properties.orderId,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
       } else {
-        const err13 = {
+        const err14 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -12785,9 +13542,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err14];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err14);
         }
         errors++;
       }
@@ -12795,7 +13552,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data3 = data.recurring;
       if (typeof data3 !== 'boolean') {
-        const err14 = {
+        const err15 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -12806,9 +13563,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err15];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -12816,7 +13573,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data4 = data.allowPartial;
       if (typeof data4 !== 'boolean') {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -12827,9 +13584,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -12837,7 +13594,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data5 = data.sendEmailReceipt;
       if (typeof data5 !== 'boolean') {
-        const err16 = {
+        const err17 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -12848,9 +13605,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err17];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -12858,7 +13615,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data6 = data.sendPaymentScheduledNotification;
       if (typeof data6 !== 'boolean') {
-        const err17 = {
+        const err18 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -12869,9 +13626,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err18];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err18);
         }
         errors++;
       }
@@ -12880,7 +13637,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       let data7 = data.customAttributes;
       if (data7 && typeof data7 == 'object' && !Array.isArray(data7)) {
         if (Object.keys(data7).length > 50) {
-          const err18 = {
+          const err19 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -12891,9 +13648,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             data: data7,
           };
           if (vErrors === null) {
-            vErrors = [err18];
+            vErrors = [err19];
           } else {
-            vErrors.push(err18);
+            vErrors.push(err19);
           }
           errors++;
         }
@@ -12916,17 +13673,17 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err19 = {};
+            const err20 = {};
             if (vErrors === null) {
-              vErrors = [err19];
+              vErrors = [err20];
             } else {
-              vErrors.push(err19);
+              vErrors.push(err20);
             }
             errors++;
           }
           var valid2 = _errs20 === errors;
           if (valid2) {
-            const err20 = {
+            const err21 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -12938,9 +13695,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err21];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err21);
             }
             errors++;
           } else {
@@ -12955,7 +13712,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err21 = {
+              const err22 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -12967,16 +13724,16 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err22];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err22);
               }
               errors++;
             }
           }
           var valid1 = _errs18 === errors;
           if (!valid1) {
-            const err22 = {
+            const err23 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -12987,9 +13744,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err23];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err23);
             }
             errors++;
           }
@@ -13001,7 +13758,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs24 = errors;
           if (typeof data8 === 'string') {
             if (func4(data8) > 1000) {
-              const err23 = {
+              const err24 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -13013,14 +13770,14 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err24];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err24);
               }
               errors++;
             }
             if (!pattern6.test(data8)) {
-              const err24 = {
+              const err25 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -13032,14 +13789,33 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err25];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err25);
+              }
+              errors++;
+            }
+            if (true && func8(data8)) {
+              const err26 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
               }
               errors++;
             }
           } else {
-            const err25 = {
+            const err27 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -13051,9 +13827,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err27];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err27);
             }
             errors++;
           }
@@ -13063,7 +13839,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs26 = errors;
             if (typeof data8 == 'number' && isFinite(data8)) {
               if (data8 > 1000000000000000 || isNaN(data8)) {
-                const err26 = {
+                const err28 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -13075,14 +13851,14 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data8,
                 };
                 if (vErrors === null) {
-                  vErrors = [err26];
+                  vErrors = [err28];
                 } else {
-                  vErrors.push(err26);
+                  vErrors.push(err28);
                 }
                 errors++;
               }
               if (data8 < -1000000000000000 || isNaN(data8)) {
-                const err27 = {
+                const err29 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -13094,14 +13870,14 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data8,
                 };
                 if (vErrors === null) {
-                  vErrors = [err27];
+                  vErrors = [err29];
                 } else {
-                  vErrors.push(err27);
+                  vErrors.push(err29);
                 }
                 errors++;
               }
               if (!func5(data8, 6)) {
-                const err28 = {
+                const err30 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -13113,14 +13889,14 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data8,
                 };
                 if (vErrors === null) {
-                  vErrors = [err28];
+                  vErrors = [err30];
                 } else {
-                  vErrors.push(err28);
+                  vErrors.push(err30);
                 }
                 errors++;
               }
             } else {
-              const err29 = {
+              const err31 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -13132,9 +13908,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err31];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err31);
               }
               errors++;
             }
@@ -13143,7 +13919,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs28 = errors;
               if (typeof data8 !== 'boolean') {
-                const err30 = {
+                const err32 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -13155,9 +13931,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data8,
                 };
                 if (vErrors === null) {
-                  vErrors = [err30];
+                  vErrors = [err32];
                 } else {
-                  vErrors.push(err30);
+                  vErrors.push(err32);
                 }
                 errors++;
               }
@@ -13166,7 +13942,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err31 = {
+            const err33 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -13178,9 +13954,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err33];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err33);
             }
             errors++;
           } else {
@@ -13195,7 +13971,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err32 = {
+        const err34 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -13206,9 +13982,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err34];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err34);
         }
         errors++;
       }
@@ -13217,7 +13993,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       let data9 = data.fees;
       if (Array.isArray(data9)) {
         if (data9.length > 20) {
-          const err33 = {
+          const err35 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -13228,9 +14004,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err33];
+            vErrors = [err35];
           } else {
-            vErrors.push(err33);
+            vErrors.push(err35);
           }
           errors++;
         }
@@ -13239,7 +14015,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           let data10 = data9[i0];
           if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
             if (data10.name === undefined) {
-              const err34 = {
+              const err36 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -13250,14 +14026,14 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err36];
               } else {
-                vErrors.push(err34);
+                vErrors.push(err36);
               }
               errors++;
             }
             if (data10.amount === undefined) {
-              const err35 = {
+              const err37 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -13268,15 +14044,15 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err37];
               } else {
-                vErrors.push(err35);
+                vErrors.push(err37);
               }
               errors++;
             }
             for (const key3 in data10) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err36 = {
+                const err38 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -13287,9 +14063,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err38];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err38);
                 }
                 errors++;
               }
@@ -13298,7 +14074,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               let data11 = data10.name;
               if (typeof data11 === 'string') {
                 if (func4(data11) > 100) {
-                  const err37 = {
+                  const err39 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -13309,14 +14085,14 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data11,
                   };
                   if (vErrors === null) {
-                    vErrors = [err37];
+                    vErrors = [err39];
                   } else {
-                    vErrors.push(err37);
+                    vErrors.push(err39);
                   }
                   errors++;
                 }
                 if (func4(data11) < 1) {
-                  const err38 = {
+                  const err40 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -13327,14 +14103,14 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data11,
                   };
                   if (vErrors === null) {
-                    vErrors = [err38];
+                    vErrors = [err40];
                   } else {
-                    vErrors.push(err38);
+                    vErrors.push(err40);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data11)) {
-                  const err39 = {
+                  const err41 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -13345,14 +14121,32 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data11,
                   };
                   if (vErrors === null) {
-                    vErrors = [err39];
+                    vErrors = [err41];
                   } else {
-                    vErrors.push(err39);
+                    vErrors.push(err41);
+                  }
+                  errors++;
+                }
+                if (true && func8(data11)) {
+                  const err42 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
+                    keyword: 'noCardNumber',
+                    params: {},
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema35.properties.fees.items.properties.name,
+                    data: data11,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err42];
+                  } else {
+                    vErrors.push(err42);
                   }
                   errors++;
                 }
               } else {
-                const err40 = {
+                const err43 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -13363,9 +14157,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err40];
+                  vErrors = [err43];
                 } else {
-                  vErrors.push(err40);
+                  vErrors.push(err43);
                 }
                 errors++;
               }
@@ -13374,7 +14168,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               let data12 = data10.amount;
               if (typeof data12 == 'number' && isFinite(data12)) {
                 if (data12 > 999999.99 || isNaN(data12)) {
-                  const err41 = {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -13385,14 +14179,14 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err41];
+                    vErrors = [err44];
                   } else {
-                    vErrors.push(err41);
+                    vErrors.push(err44);
                   }
                   errors++;
                 }
                 if (data12 < 0 || isNaN(data12)) {
-                  const err42 = {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -13403,14 +14197,14 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err42];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err42);
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
                 if (!func5(data12, 2)) {
-                  const err43 = {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -13421,14 +14215,14 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err43];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err43);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
               } else {
-                const err44 = {
+                const err47 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -13439,15 +14233,15 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
             }
           } else {
-            const err45 = {
+            const err48 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -13458,15 +14252,15 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err45];
+              vErrors = [err48];
             } else {
-              vErrors.push(err45);
+              vErrors.push(err48);
             }
             errors++;
           }
         }
       } else {
-        const err46 = {
+        const err49 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -13477,15 +14271,15 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err46];
+          vErrors = [err49];
         } else {
-          vErrors.push(err46);
+          vErrors.push(err49);
         }
         errors++;
       }
     }
   } else {
-    const err47 = {
+    const err50 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -13496,9 +14290,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err47];
+      vErrors = [err50];
     } else {
-      vErrors.push(err47);
+      vErrors.push(err50);
     }
     errors++;
   }
@@ -13516,7 +14310,8 @@ const schema36 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
@@ -13638,8 +14433,26 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err6 = {
+            instancePath: instancePath + '/name',
+            schemaPath: '#/properties/name/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema36.properties.name,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
       } else {
-        const err6 = {
+        const err7 = {
           instancePath: instancePath + '/name',
           schemaPath: '#/properties/name/type',
           keyword: 'type',
@@ -13650,9 +14463,9 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err6];
+          vErrors = [err7];
         } else {
-          vErrors.push(err6);
+          vErrors.push(err7);
         }
         errors++;
       }
@@ -13661,7 +14474,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.amount;
       if (typeof data1 == 'number' && isFinite(data1)) {
         if (data1 > 999999.99 || isNaN(data1)) {
-          const err7 = {
+          const err8 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/maximum',
             keyword: 'maximum',
@@ -13672,14 +14485,14 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err8];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err8);
           }
           errors++;
         }
         if (data1 < 0 || isNaN(data1)) {
-          const err8 = {
+          const err9 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/minimum',
             keyword: 'minimum',
@@ -13690,14 +14503,14 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err9];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err9);
           }
           errors++;
         }
         if (!func5(data1, 2)) {
-          const err9 = {
+          const err10 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/maxDecimals',
             keyword: 'maxDecimals',
@@ -13708,14 +14521,14 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err10];
           } else {
-            vErrors.push(err9);
+            vErrors.push(err10);
           }
           errors++;
         }
       } else {
-        const err10 = {
+        const err11 = {
           instancePath: instancePath + '/amount',
           schemaPath: '#/properties/amount/type',
           keyword: 'type',
@@ -13726,15 +14539,15 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err11];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err11);
         }
         errors++;
       }
     }
   } else {
-    const err11 = {
+    const err12 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -13745,9 +14558,9 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err11];
+      vErrors = [err12];
     } else {
-      vErrors.push(err11);
+      vErrors.push(err12);
     }
     errors++;
   }
@@ -13780,12 +14593,12 @@ const schema37 = {
   },
   additionalProperties: {
     anyOf: [
-      { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+      { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
       { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
       { type: 'boolean' },
     ],
     description:
-      'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
 function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -13949,8 +14762,26 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err7 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/anyOf/0/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema37.additionalProperties.anyOf[0],
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
       } else {
-        const err7 = {
+        const err8 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/anyOf/0/type',
           keyword: 'type',
@@ -13961,9 +14792,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err8];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err8);
         }
         errors++;
       }
@@ -13973,7 +14804,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         const _errs9 = errors;
         if (typeof data0 == 'number' && isFinite(data0)) {
           if (data0 > 1000000000000000 || isNaN(data0)) {
-            const err8 = {
+            const err9 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/maximum',
               keyword: 'maximum',
@@ -13984,14 +14815,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err8];
+              vErrors = [err9];
             } else {
-              vErrors.push(err8);
+              vErrors.push(err9);
             }
             errors++;
           }
           if (data0 < -1000000000000000 || isNaN(data0)) {
-            const err9 = {
+            const err10 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/minimum',
               keyword: 'minimum',
@@ -14002,14 +14833,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err9];
+              vErrors = [err10];
             } else {
-              vErrors.push(err9);
+              vErrors.push(err10);
             }
             errors++;
           }
           if (!func5(data0, 6)) {
-            const err10 = {
+            const err11 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/maxDecimals',
               keyword: 'maxDecimals',
@@ -14020,14 +14851,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err10];
+              vErrors = [err11];
             } else {
-              vErrors.push(err10);
+              vErrors.push(err11);
             }
             errors++;
           }
         } else {
-          const err11 = {
+          const err12 = {
             instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
             schemaPath: '#/additionalProperties/anyOf/1/type',
             keyword: 'type',
@@ -14038,9 +14869,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err12];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err12);
           }
           errors++;
         }
@@ -14049,7 +14880,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         if (!valid3) {
           const _errs11 = errors;
           if (typeof data0 !== 'boolean') {
-            const err12 = {
+            const err13 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/2/type',
               keyword: 'type',
@@ -14060,9 +14891,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err12];
+              vErrors = [err13];
             } else {
-              vErrors.push(err12);
+              vErrors.push(err13);
             }
             errors++;
           }
@@ -14071,7 +14902,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
       if (!valid3) {
-        const err13 = {
+        const err14 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/anyOf',
           keyword: 'anyOf',
@@ -14082,9 +14913,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err14];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err14);
         }
         errors++;
       } else {
@@ -14099,7 +14930,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       }
     }
   } else {
-    const err14 = {
+    const err15 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -14110,9 +14941,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err14];
+      vErrors = [err15];
     } else {
-      vErrors.push(err14);
+      vErrors.push(err15);
     }
     errors++;
   }
@@ -14130,35 +14961,40 @@ const schema38 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     line2: {
       type: 'string',
       minLength: 0,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     city: {
       type: 'string',
       minLength: 1,
       maxLength: 60,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     state: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     postalCode: {
       type: 'string',
       minLength: 1,
       maxLength: 20,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     country: {
       type: 'string',
@@ -14345,8 +15181,26 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err9 = {
+            instancePath: instancePath + '/line1',
+            schemaPath: '#/properties/line1/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema38.properties.line1,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
       } else {
-        const err9 = {
+        const err10 = {
           instancePath: instancePath + '/line1',
           schemaPath: '#/properties/line1/type',
           keyword: 'type',
@@ -14357,9 +15211,9 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err10];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err10);
         }
         errors++;
       }
@@ -14368,7 +15222,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.line2;
       if (typeof data1 === 'string') {
         if (func4(data1) > 100) {
-          const err10 = {
+          const err11 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/maxLength',
             keyword: 'maxLength',
@@ -14379,14 +15233,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err11];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err11);
           }
           errors++;
         }
         if (func4(data1) < 0) {
-          const err11 = {
+          const err12 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/minLength',
             keyword: 'minLength',
@@ -14397,14 +15251,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err12];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err12);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err12 = {
+          const err13 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/pattern',
             keyword: 'pattern',
@@ -14415,14 +15269,32 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err13];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (true && func8(data1)) {
+          const err14 = {
+            instancePath: instancePath + '/line2',
+            schemaPath: '#/properties/line2/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema38.properties.line2,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
           }
           errors++;
         }
       } else {
-        const err13 = {
+        const err15 = {
           instancePath: instancePath + '/line2',
           schemaPath: '#/properties/line2/type',
           keyword: 'type',
@@ -14433,9 +15305,9 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err15];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -14444,7 +15316,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.city;
       if (typeof data2 === 'string') {
         if (func4(data2) > 60) {
-          const err14 = {
+          const err16 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/maxLength',
             keyword: 'maxLength',
@@ -14455,14 +15327,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err16];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err16);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err15 = {
+          const err17 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/minLength',
             keyword: 'minLength',
@@ -14473,14 +15345,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err15];
+            vErrors = [err17];
           } else {
-            vErrors.push(err15);
+            vErrors.push(err17);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err16 = {
+          const err18 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/pattern',
             keyword: 'pattern',
@@ -14491,14 +15363,32 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err18];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          const err19 = {
+            instancePath: instancePath + '/city',
+            schemaPath: '#/properties/city/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema38.properties.city,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
           }
           errors++;
         }
       } else {
-        const err17 = {
+        const err20 = {
           instancePath: instancePath + '/city',
           schemaPath: '#/properties/city/type',
           keyword: 'type',
@@ -14509,9 +15399,9 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err20];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -14520,7 +15410,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.state;
       if (typeof data3 === 'string') {
         if (func4(data3) > 50) {
-          const err18 = {
+          const err21 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/maxLength',
             keyword: 'maxLength',
@@ -14531,14 +15421,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err18];
+            vErrors = [err21];
           } else {
-            vErrors.push(err18);
+            vErrors.push(err21);
           }
           errors++;
         }
         if (func4(data3) < 1) {
-          const err19 = {
+          const err22 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/minLength',
             keyword: 'minLength',
@@ -14549,14 +15439,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err19];
+            vErrors = [err22];
           } else {
-            vErrors.push(err19);
+            vErrors.push(err22);
           }
           errors++;
         }
         if (!pattern6.test(data3)) {
-          const err20 = {
+          const err23 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/pattern',
             keyword: 'pattern',
@@ -14567,80 +15457,22 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err20];
-          } else {
-            vErrors.push(err20);
-          }
-          errors++;
-        }
-      } else {
-        const err21 = {
-          instancePath: instancePath + '/state',
-          schemaPath: '#/properties/state/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema38.properties.state.type,
-          parentSchema: schema38.properties.state,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err21];
-        } else {
-          vErrors.push(err21);
-        }
-        errors++;
-      }
-    }
-    if (data.postalCode !== undefined) {
-      let data4 = data.postalCode;
-      if (typeof data4 === 'string') {
-        if (func4(data4) > 20) {
-          const err22 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 20 },
-            message: 'must NOT have more than 20 characters',
-            schema: 20,
-            parentSchema: schema38.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
-        }
-        if (func4(data4) < 1) {
-          const err23 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema38.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
             vErrors = [err23];
           } else {
             vErrors.push(err23);
           }
           errors++;
         }
-        if (!pattern6.test(data4)) {
+        if (true && func8(data3)) {
           const err24 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.postalCode,
-            data: data4,
+            instancePath: instancePath + '/state',
+            schemaPath: '#/properties/state/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema38.properties.state,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err24];
@@ -14651,6 +15483,100 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         }
       } else {
         const err25 = {
+          instancePath: instancePath + '/state',
+          schemaPath: '#/properties/state/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema38.properties.state.type,
+          parentSchema: schema38.properties.state,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+    if (data.postalCode !== undefined) {
+      let data4 = data.postalCode;
+      if (typeof data4 === 'string') {
+        if (func4(data4) > 20) {
+          const err26 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 20 },
+            message: 'must NOT have more than 20 characters',
+            schema: 20,
+            parentSchema: schema38.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err26];
+          } else {
+            vErrors.push(err26);
+          }
+          errors++;
+        }
+        if (func4(data4) < 1) {
+          const err27 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema38.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err27];
+          } else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data4)) {
+          const err28 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema38.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        if (true && func8(data4)) {
+          const err29 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema38.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err29];
+          } else {
+            vErrors.push(err29);
+          }
+          errors++;
+        }
+      } else {
+        const err30 = {
           instancePath: instancePath + '/postalCode',
           schemaPath: '#/properties/postalCode/type',
           keyword: 'type',
@@ -14661,9 +15587,9 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err30];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err30);
         }
         errors++;
       }
@@ -14672,7 +15598,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.country;
       if (typeof data5 === 'string') {
         if (!pattern31.test(data5)) {
-          const err26 = {
+          const err31 = {
             instancePath: instancePath + '/country',
             schemaPath: '#/properties/country/pattern',
             keyword: 'pattern',
@@ -14683,14 +15609,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err26];
+            vErrors = [err31];
           } else {
-            vErrors.push(err26);
+            vErrors.push(err31);
           }
           errors++;
         }
       } else {
-        const err27 = {
+        const err32 = {
           instancePath: instancePath + '/country',
           schemaPath: '#/properties/country/type',
           keyword: 'type',
@@ -14701,15 +15627,15 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err32];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err32);
         }
         errors++;
       }
     }
   } else {
-    const err28 = {
+    const err33 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -14720,9 +15646,9 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err28];
+      vErrors = [err33];
     } else {
-      vErrors.push(err28);
+      vErrors.push(err33);
     }
     errors++;
   }
@@ -14758,7 +15684,8 @@ const schema39 = {
     minLength: 0,
     maxLength: 500,
     pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-    description: 'must not contain control characters',
+    noCardNumber: true,
+    description: 'must not contain control characters or a card number',
   },
 };
 function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -14937,8 +15864,26 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err8 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema39.additionalProperties,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
       } else {
-        const err8 = {
+        const err9 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/type',
           keyword: 'type',
@@ -14949,15 +15894,15 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err9];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err9);
         }
         errors++;
       }
     }
   } else {
-    const err9 = {
+    const err10 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -14968,9 +15913,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err9];
+      vErrors = [err10];
     } else {
-      vErrors.push(err9);
+      vErrors.push(err10);
     }
     errors++;
   }
