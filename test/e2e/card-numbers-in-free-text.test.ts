@@ -29,7 +29,7 @@ beforeAll(async () => {
 }, 20_000);
 
 const refused = (res: { status: number; body: unknown; text: string }, field: string): void => {
-  expect([res.status, res.text]).toEqual([400, expect.stringContaining(`${field} must not contain`)]);
+  expect([res.status, res.text]).toEqual([400, expect.stringContaining(`"message":"${field} must`)]);
   expectRefusal(res.body, field);
   expect((res.body as { message: string }).message).toContain('card number');
 };
@@ -86,7 +86,7 @@ describe('groups and payments', () => {
     });
     refused(res, 'orderId');
     const group = await call('GET', `${base}/groups/${groupId}`);
-    expect(group.body.payments).toHaveLength(1);
+    expect(group.body.paymentCount).toBe(1);
   });
 
   test('an order id that fails the Luhn check and a phone number in customAttributes are accepted', async () => {
