@@ -21,7 +21,6 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { format, resolveConfig } from 'prettier';
 import ts from 'typescript';
 
 const REPO_ROOT = join(__dirname, '..');
@@ -305,6 +304,8 @@ export function analyzeFunctions(
 
 /** The generated file's text: one entry per handler module, sorted, formatted as Prettier would. */
 export async function accessFileText(access: Record<string, FunctionAccess>): Promise<string> {
+  // Loaded here, not at the top: Jest (least-privilege.test.ts) cannot load Prettier's ESM.
+  const { format, resolveConfig } = await import('prettier');
   const options = (await resolveConfig(ACCESS_FILE)) ?? {};
   return format(JSON.stringify(access), { ...options, filepath: ACCESS_FILE });
 }
