@@ -376,8 +376,7 @@ const schema13 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            noCardNumber: true,
-            description: 'must not contain control characters or a card number',
+            description: 'must not contain control characters',
           },
           recurring: { type: 'boolean' },
           allowPartial: { type: 'boolean' },
@@ -409,17 +408,12 @@ const schema13 = {
             },
             additionalProperties: {
               anyOf: [
-                {
-                  type: 'string',
-                  maxLength: 1000,
-                  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-                  noCardNumber: true,
-                },
+                { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
             },
           },
           fees: {
@@ -435,8 +429,7 @@ const schema13 = {
                   minLength: 1,
                   maxLength: 100,
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-                  noCardNumber: true,
-                  description: 'must not contain control characters or a card number',
+                  description: 'must not contain control characters',
                 },
                 amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
               },
@@ -455,7 +448,6 @@ const schema13 = {
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = require('ajv/dist/runtime/ucs2length').default;
 const func5 = require('#shared/decimals').hasAtMostDecimals;
-const func8 = require('#shared/card-number').containsCardNumber;
 const pattern4 = new RegExp('^\\d{8}(\\d{3})?$', 'u');
 const pattern5 = new RegExp('^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$', 'u');
 const pattern6 = new RegExp('^[^\\u0000-\\u001F\\u007F]*$', 'u');
@@ -1285,26 +1277,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (true && func8(data14)) {
-                  const err42 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
-                    schemaPath: '#/properties/payments/items/properties/orderId/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema13.properties.payments.items.properties.orderId,
-                    data: data14,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err42];
-                  } else {
-                    vErrors.push(err42);
-                  }
-                  errors++;
-                }
               } else {
-                const err43 = {
+                const err42 = {
                   instancePath: instancePath + '/payments/' + i0 + '/orderId',
                   schemaPath: '#/properties/payments/items/properties/orderId/type',
                   keyword: 'type',
@@ -1315,9 +1289,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err43];
+                  vErrors = [err42];
                 } else {
-                  vErrors.push(err43);
+                  vErrors.push(err42);
                 }
                 errors++;
               }
@@ -1325,7 +1299,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.recurring !== undefined) {
               let data15 = data11.recurring;
               if (typeof data15 !== 'boolean') {
-                const err44 = {
+                const err43 = {
                   instancePath: instancePath + '/payments/' + i0 + '/recurring',
                   schemaPath: '#/properties/payments/items/properties/recurring/type',
                   keyword: 'type',
@@ -1336,9 +1310,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data15,
                 };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err43];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err43);
                 }
                 errors++;
               }
@@ -1346,7 +1320,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.allowPartial !== undefined) {
               let data16 = data11.allowPartial;
               if (typeof data16 !== 'boolean') {
-                const err45 = {
+                const err44 = {
                   instancePath: instancePath + '/payments/' + i0 + '/allowPartial',
                   schemaPath: '#/properties/payments/items/properties/allowPartial/type',
                   keyword: 'type',
@@ -1357,9 +1331,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data16,
                 };
                 if (vErrors === null) {
-                  vErrors = [err45];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err45);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
@@ -1367,7 +1341,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.sendEmailReceipt !== undefined) {
               let data17 = data11.sendEmailReceipt;
               if (typeof data17 !== 'boolean') {
-                const err46 = {
+                const err45 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendEmailReceipt',
                   schemaPath: '#/properties/payments/items/properties/sendEmailReceipt/type',
                   keyword: 'type',
@@ -1378,9 +1352,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data17,
                 };
                 if (vErrors === null) {
-                  vErrors = [err46];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err46);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
@@ -1388,7 +1362,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.sendPaymentScheduledNotification !== undefined) {
               let data18 = data11.sendPaymentScheduledNotification;
               if (typeof data18 !== 'boolean') {
-                const err47 = {
+                const err46 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendPaymentScheduledNotification',
                   schemaPath: '#/properties/payments/items/properties/sendPaymentScheduledNotification/type',
                   keyword: 'type',
@@ -1400,9 +1374,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data18,
                 };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err46];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err46);
                 }
                 errors++;
               }
@@ -1410,7 +1384,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.sendDeclineNotification !== undefined) {
               let data19 = data11.sendDeclineNotification;
               if (typeof data19 !== 'boolean') {
-                const err48 = {
+                const err47 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendDeclineNotification',
                   schemaPath: '#/properties/payments/items/properties/sendDeclineNotification/type',
                   keyword: 'type',
@@ -1421,9 +1395,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data19,
                 };
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
@@ -1432,7 +1406,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               let data20 = data11.customAttributes;
               if (data20 && typeof data20 == 'object' && !Array.isArray(data20)) {
                 if (Object.keys(data20).length > 50) {
-                  const err49 = {
+                  const err48 = {
                     instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                     schemaPath: '#/properties/payments/items/properties/customAttributes/maxProperties',
                     keyword: 'maxProperties',
@@ -1443,9 +1417,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data20,
                   };
                   if (vErrors === null) {
-                    vErrors = [err49];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err49);
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
@@ -1468,17 +1442,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     key3 === '__lookupGetter__' ||
                     key3 === '__lookupSetter__'
                   )) {
-                    const err50 = {};
+                    const err49 = {};
                     if (vErrors === null) {
-                      vErrors = [err50];
+                      vErrors = [err49];
                     } else {
-                      vErrors.push(err50);
+                      vErrors.push(err49);
                     }
                     errors++;
                   }
                   var valid6 = _errs48 === errors;
                   if (valid6) {
-                    const err51 = {
+                    const err50 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames/not',
                       keyword: 'not',
@@ -1492,9 +1466,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       propertyName: key3,
                     };
                     if (vErrors === null) {
-                      vErrors = [err51];
+                      vErrors = [err50];
                     } else {
-                      vErrors.push(err51);
+                      vErrors.push(err50);
                     }
                     errors++;
                   } else {
@@ -1509,7 +1483,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   if (typeof key3 === 'string') {
                     if (func4(key3) > 100) {
-                      const err52 = {
+                      const err51 = {
                         instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/propertyNames/maxLength',
@@ -1523,16 +1497,16 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         propertyName: key3,
                       };
                       if (vErrors === null) {
-                        vErrors = [err52];
+                        vErrors = [err51];
                       } else {
-                        vErrors.push(err52);
+                        vErrors.push(err51);
                       }
                       errors++;
                     }
                   }
                   var valid5 = _errs46 === errors;
                   if (!valid5) {
-                    const err53 = {
+                    const err52 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
                       keyword: 'propertyNames',
@@ -1543,9 +1517,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data20,
                     };
                     if (vErrors === null) {
-                      vErrors = [err53];
+                      vErrors = [err52];
                     } else {
-                      vErrors.push(err53);
+                      vErrors.push(err52);
                     }
                     errors++;
                   }
@@ -1557,7 +1531,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   const _errs52 = errors;
                   if (typeof data21 === 'string') {
                     if (func4(data21) > 1000) {
-                      const err54 = {
+                      const err53 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1576,14 +1550,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err54];
+                        vErrors = [err53];
                       } else {
-                        vErrors.push(err54);
+                        vErrors.push(err53);
                       }
                       errors++;
                     }
                     if (!pattern6.test(data21)) {
-                      const err55 = {
+                      const err54 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1602,40 +1576,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err55];
+                        vErrors = [err54];
                       } else {
-                        vErrors.push(err55);
-                      }
-                      errors++;
-                    }
-                    if (true && func8(data21)) {
-                      const err56 = {
-                        instancePath:
-                          instancePath +
-                          '/payments/' +
-                          i0 +
-                          '/customAttributes/' +
-                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
-                        schemaPath:
-                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                        keyword: 'noCardNumber',
-                        params: {},
-                        message: 'must pass "noCardNumber" keyword validation',
-                        schema: true,
-                        parentSchema:
-                          schema13.properties.payments.items.properties.customAttributes.additionalProperties
-                            .anyOf[0],
-                        data: data21,
-                      };
-                      if (vErrors === null) {
-                        vErrors = [err56];
-                      } else {
-                        vErrors.push(err56);
+                        vErrors.push(err54);
                       }
                       errors++;
                     }
                   } else {
-                    const err57 = {
+                    const err55 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -1656,9 +1604,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err57];
+                      vErrors = [err55];
                     } else {
-                      vErrors.push(err57);
+                      vErrors.push(err55);
                     }
                     errors++;
                   }
@@ -1668,7 +1616,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     const _errs54 = errors;
                     if (typeof data21 == 'number' && isFinite(data21)) {
                       if (data21 > 1000000000000000 || isNaN(data21)) {
-                        const err58 = {
+                        const err56 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1687,14 +1635,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err58];
+                          vErrors = [err56];
                         } else {
-                          vErrors.push(err58);
+                          vErrors.push(err56);
                         }
                         errors++;
                       }
                       if (data21 < -1000000000000000 || isNaN(data21)) {
-                        const err59 = {
+                        const err57 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1713,14 +1661,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err59];
+                          vErrors = [err57];
                         } else {
-                          vErrors.push(err59);
+                          vErrors.push(err57);
                         }
                         errors++;
                       }
                       if (!func5(data21, 6)) {
-                        const err60 = {
+                        const err58 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1739,14 +1687,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err60];
+                          vErrors = [err58];
                         } else {
-                          vErrors.push(err60);
+                          vErrors.push(err58);
                         }
                         errors++;
                       }
                     } else {
-                      const err61 = {
+                      const err59 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1767,9 +1715,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err61];
+                        vErrors = [err59];
                       } else {
-                        vErrors.push(err61);
+                        vErrors.push(err59);
                       }
                       errors++;
                     }
@@ -1778,7 +1726,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     if (!valid8) {
                       const _errs56 = errors;
                       if (typeof data21 !== 'boolean') {
-                        const err62 = {
+                        const err60 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1799,9 +1747,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err62];
+                          vErrors = [err60];
                         } else {
-                          vErrors.push(err62);
+                          vErrors.push(err60);
                         }
                         errors++;
                       }
@@ -1810,7 +1758,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                   if (!valid8) {
-                    const err63 = {
+                    const err61 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -1830,9 +1778,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err63];
+                      vErrors = [err61];
                     } else {
-                      vErrors.push(err63);
+                      vErrors.push(err61);
                     }
                     errors++;
                   } else {
@@ -1847,7 +1795,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                const err64 = {
+                const err62 = {
                   instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                   schemaPath: '#/properties/payments/items/properties/customAttributes/type',
                   keyword: 'type',
@@ -1858,9 +1806,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data20,
                 };
                 if (vErrors === null) {
-                  vErrors = [err64];
+                  vErrors = [err62];
                 } else {
-                  vErrors.push(err64);
+                  vErrors.push(err62);
                 }
                 errors++;
               }
@@ -1869,7 +1817,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               let data22 = data11.fees;
               if (Array.isArray(data22)) {
                 if (data22.length > 20) {
-                  const err65 = {
+                  const err63 = {
                     instancePath: instancePath + '/payments/' + i0 + '/fees',
                     schemaPath: '#/properties/payments/items/properties/fees/maxItems',
                     keyword: 'maxItems',
@@ -1880,9 +1828,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data22,
                   };
                   if (vErrors === null) {
-                    vErrors = [err65];
+                    vErrors = [err63];
                   } else {
-                    vErrors.push(err65);
+                    vErrors.push(err63);
                   }
                   errors++;
                 }
@@ -1891,7 +1839,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   let data23 = data22[i1];
                   if (data23 && typeof data23 == 'object' && !Array.isArray(data23)) {
                     if (data23.name === undefined) {
-                      const err66 = {
+                      const err64 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1902,14 +1850,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data23,
                       };
                       if (vErrors === null) {
-                        vErrors = [err66];
+                        vErrors = [err64];
                       } else {
-                        vErrors.push(err66);
+                        vErrors.push(err64);
                       }
                       errors++;
                     }
                     if (data23.amount === undefined) {
-                      const err67 = {
+                      const err65 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1920,15 +1868,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data23,
                       };
                       if (vErrors === null) {
-                        vErrors = [err67];
+                        vErrors = [err65];
                       } else {
-                        vErrors.push(err67);
+                        vErrors.push(err65);
                       }
                       errors++;
                     }
                     for (const key5 in data23) {
                       if (!(key5 === 'name' || key5 === 'amount')) {
-                        const err68 = {
+                        const err66 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/additionalProperties',
@@ -1940,9 +1888,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data23,
                         };
                         if (vErrors === null) {
-                          vErrors = [err68];
+                          vErrors = [err66];
                         } else {
-                          vErrors.push(err68);
+                          vErrors.push(err66);
                         }
                         errors++;
                       }
@@ -1951,7 +1899,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       let data24 = data23.name;
                       if (typeof data24 === 'string') {
                         if (func4(data24) > 100) {
-                          const err69 = {
+                          const err67 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
@@ -1964,14 +1912,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err69];
+                            vErrors = [err67];
                           } else {
-                            vErrors.push(err69);
+                            vErrors.push(err67);
                           }
                           errors++;
                         }
                         if (func4(data24) < 1) {
-                          const err70 = {
+                          const err68 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/minLength',
@@ -1984,14 +1932,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err70];
+                            vErrors = [err68];
                           } else {
-                            vErrors.push(err70);
+                            vErrors.push(err68);
                           }
                           errors++;
                         }
                         if (!pattern6.test(data24)) {
-                          const err71 = {
+                          const err69 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/pattern',
@@ -2004,34 +1952,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err71];
+                            vErrors = [err69];
                           } else {
-                            vErrors.push(err71);
-                          }
-                          errors++;
-                        }
-                        if (true && func8(data24)) {
-                          const err72 = {
-                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
-                            schemaPath:
-                              '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
-                            keyword: 'noCardNumber',
-                            params: {},
-                            message: 'must pass "noCardNumber" keyword validation',
-                            schema: true,
-                            parentSchema:
-                              schema13.properties.payments.items.properties.fees.items.properties.name,
-                            data: data24,
-                          };
-                          if (vErrors === null) {
-                            vErrors = [err72];
-                          } else {
-                            vErrors.push(err72);
+                            vErrors.push(err69);
                           }
                           errors++;
                         }
                       } else {
-                        const err73 = {
+                        const err70 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/name/type',
@@ -2045,9 +1973,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data24,
                         };
                         if (vErrors === null) {
-                          vErrors = [err73];
+                          vErrors = [err70];
                         } else {
-                          vErrors.push(err73);
+                          vErrors.push(err70);
                         }
                         errors++;
                       }
@@ -2056,7 +1984,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       let data25 = data23.amount;
                       if (typeof data25 == 'number' && isFinite(data25)) {
                         if (data25 > 999999.99 || isNaN(data25)) {
-                          const err74 = {
+                          const err71 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
@@ -2069,14 +1997,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err74];
+                            vErrors = [err71];
                           } else {
-                            vErrors.push(err74);
+                            vErrors.push(err71);
                           }
                           errors++;
                         }
                         if (data25 < 0 || isNaN(data25)) {
-                          const err75 = {
+                          const err72 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
@@ -2089,14 +2017,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err75];
+                            vErrors = [err72];
                           } else {
-                            vErrors.push(err75);
+                            vErrors.push(err72);
                           }
                           errors++;
                         }
                         if (!func5(data25, 2)) {
-                          const err76 = {
+                          const err73 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
@@ -2109,14 +2037,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err76];
+                            vErrors = [err73];
                           } else {
-                            vErrors.push(err76);
+                            vErrors.push(err73);
                           }
                           errors++;
                         }
                       } else {
-                        const err77 = {
+                        const err74 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/amount/type',
@@ -2130,15 +2058,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data25,
                         };
                         if (vErrors === null) {
-                          vErrors = [err77];
+                          vErrors = [err74];
                         } else {
-                          vErrors.push(err77);
+                          vErrors.push(err74);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err78 = {
+                    const err75 = {
                       instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                       schemaPath: '#/properties/payments/items/properties/fees/items/type',
                       keyword: 'type',
@@ -2149,15 +2077,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data23,
                     };
                     if (vErrors === null) {
-                      vErrors = [err78];
+                      vErrors = [err75];
                     } else {
-                      vErrors.push(err78);
+                      vErrors.push(err75);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err79 = {
+                const err76 = {
                   instancePath: instancePath + '/payments/' + i0 + '/fees',
                   schemaPath: '#/properties/payments/items/properties/fees/type',
                   keyword: 'type',
@@ -2168,15 +2096,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data22,
                 };
                 if (vErrors === null) {
-                  vErrors = [err79];
+                  vErrors = [err76];
                 } else {
-                  vErrors.push(err79);
+                  vErrors.push(err76);
                 }
                 errors++;
               }
             }
           } else {
-            const err80 = {
+            const err77 = {
               instancePath: instancePath + '/payments/' + i0,
               schemaPath: '#/properties/payments/items/type',
               keyword: 'type',
@@ -2187,15 +2115,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err80];
+              vErrors = [err77];
             } else {
-              vErrors.push(err80);
+              vErrors.push(err77);
             }
             errors++;
           }
         }
       } else {
-        const err81 = {
+        const err78 = {
           instancePath: instancePath + '/payments',
           schemaPath: '#/properties/payments/type',
           keyword: 'type',
@@ -2206,9 +2134,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err81];
+          vErrors = [err78];
         } else {
-          vErrors.push(err81);
+          vErrors.push(err78);
         }
         errors++;
       }
@@ -2217,7 +2145,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       let data26 = data.idempotencyKey;
       if (typeof data26 === 'string') {
         if (!pattern9.test(data26)) {
-          const err82 = {
+          const err79 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -2228,14 +2156,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             data: data26,
           };
           if (vErrors === null) {
-            vErrors = [err82];
+            vErrors = [err79];
           } else {
-            vErrors.push(err82);
+            vErrors.push(err79);
           }
           errors++;
         }
       } else {
-        const err83 = {
+        const err80 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -2246,15 +2174,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err83];
+          vErrors = [err80];
         } else {
-          vErrors.push(err83);
+          vErrors.push(err80);
         }
         errors++;
       }
     }
   } else {
-    const err84 = {
+    const err81 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -2265,9 +2193,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err84];
+      vErrors = [err81];
     } else {
-      vErrors.push(err84);
+      vErrors.push(err81);
     }
     errors++;
   }
@@ -3057,8 +2985,7 @@ const schema16 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -3090,12 +3017,12 @@ const schema16 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -3111,8 +3038,7 @@ const schema16 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            noCardNumber: true,
-            description: 'must not contain control characters or a card number',
+            description: 'must not contain control characters',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -3429,26 +3355,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data3)) {
-          const err16 = {
-            instancePath: instancePath + '/orderId',
-            schemaPath: '#/properties/orderId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema16.properties.orderId,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
       } else {
-        const err17 = {
+        const err16 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -3459,9 +3367,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -3469,7 +3377,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data4 = data.recurring;
       if (typeof data4 !== 'boolean') {
-        const err18 = {
+        const err17 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -3480,9 +3388,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err17];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -3490,7 +3398,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data5 = data.allowPartial;
       if (typeof data5 !== 'boolean') {
-        const err19 = {
+        const err18 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -3501,9 +3409,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err18];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err18);
         }
         errors++;
       }
@@ -3511,7 +3419,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data6 = data.sendEmailReceipt;
       if (typeof data6 !== 'boolean') {
-        const err20 = {
+        const err19 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -3522,9 +3430,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err19];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err19);
         }
         errors++;
       }
@@ -3532,7 +3440,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data7 = data.sendPaymentScheduledNotification;
       if (typeof data7 !== 'boolean') {
-        const err21 = {
+        const err20 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -3543,9 +3451,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err20];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -3553,7 +3461,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendDeclineNotification !== undefined) {
       let data8 = data.sendDeclineNotification;
       if (typeof data8 !== 'boolean') {
-        const err22 = {
+        const err21 = {
           instancePath: instancePath + '/sendDeclineNotification',
           schemaPath: '#/properties/sendDeclineNotification/type',
           keyword: 'type',
@@ -3564,9 +3472,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err21];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -3575,7 +3483,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       let data9 = data.customAttributes;
       if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
         if (Object.keys(data9).length > 50) {
-          const err23 = {
+          const err22 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -3586,9 +3494,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err22];
           } else {
-            vErrors.push(err23);
+            vErrors.push(err22);
           }
           errors++;
         }
@@ -3611,17 +3519,17 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err24 = {};
+            const err23 = {};
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err23];
             } else {
-              vErrors.push(err24);
+              vErrors.push(err23);
             }
             errors++;
           }
           var valid2 = _errs24 === errors;
           if (valid2) {
-            const err25 = {
+            const err24 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -3633,9 +3541,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err24];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err24);
             }
             errors++;
           } else {
@@ -3650,7 +3558,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err26 = {
+              const err25 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -3662,16 +3570,16 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err25];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err25);
               }
               errors++;
             }
           }
           var valid1 = _errs22 === errors;
           if (!valid1) {
-            const err27 = {
+            const err26 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -3682,9 +3590,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err26];
             } else {
-              vErrors.push(err27);
+              vErrors.push(err26);
             }
             errors++;
           }
@@ -3696,7 +3604,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs28 = errors;
           if (typeof data10 === 'string') {
             if (func4(data10) > 1000) {
-              const err28 = {
+              const err27 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -3708,14 +3616,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err27];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err29 = {
+              const err28 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -3727,33 +3635,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err28];
               } else {
-                vErrors.push(err29);
-              }
-              errors++;
-            }
-            if (true && func8(data10)) {
-              const err30 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data10,
-              };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
+                vErrors.push(err28);
               }
               errors++;
             }
           } else {
-            const err31 = {
+            const err29 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -3765,9 +3654,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err29];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err29);
             }
             errors++;
           }
@@ -3777,7 +3666,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs30 = errors;
             if (typeof data10 == 'number' && isFinite(data10)) {
               if (data10 > 1000000000000000 || isNaN(data10)) {
-                const err32 = {
+                const err30 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -3789,14 +3678,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err32];
+                  vErrors = [err30];
                 } else {
-                  vErrors.push(err32);
+                  vErrors.push(err30);
                 }
                 errors++;
               }
               if (data10 < -1000000000000000 || isNaN(data10)) {
-                const err33 = {
+                const err31 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -3808,14 +3697,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
               if (!func5(data10, 6)) {
-                const err34 = {
+                const err32 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -3827,14 +3716,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err34];
+                  vErrors = [err32];
                 } else {
-                  vErrors.push(err34);
+                  vErrors.push(err32);
                 }
                 errors++;
               }
             } else {
-              const err35 = {
+              const err33 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -3846,9 +3735,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err33];
               } else {
-                vErrors.push(err35);
+                vErrors.push(err33);
               }
               errors++;
             }
@@ -3857,7 +3746,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs32 = errors;
               if (typeof data10 !== 'boolean') {
-                const err36 = {
+                const err34 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -3869,9 +3758,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err34];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err34);
                 }
                 errors++;
               }
@@ -3880,7 +3769,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err37 = {
+            const err35 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -3892,9 +3781,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err35];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err35);
             }
             errors++;
           } else {
@@ -3909,7 +3798,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err38 = {
+        const err36 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -3920,9 +3809,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err38];
+          vErrors = [err36];
         } else {
-          vErrors.push(err38);
+          vErrors.push(err36);
         }
         errors++;
       }
@@ -3931,7 +3820,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       let data11 = data.fees;
       if (Array.isArray(data11)) {
         if (data11.length > 20) {
-          const err39 = {
+          const err37 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -3942,9 +3831,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err39];
+            vErrors = [err37];
           } else {
-            vErrors.push(err39);
+            vErrors.push(err37);
           }
           errors++;
         }
@@ -3953,7 +3842,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           let data12 = data11[i0];
           if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
             if (data12.name === undefined) {
-              const err40 = {
+              const err38 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3964,14 +3853,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err40];
+                vErrors = [err38];
               } else {
-                vErrors.push(err40);
+                vErrors.push(err38);
               }
               errors++;
             }
             if (data12.amount === undefined) {
-              const err41 = {
+              const err39 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3982,15 +3871,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err39];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err39);
               }
               errors++;
             }
             for (const key3 in data12) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err42 = {
+                const err40 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -4001,9 +3890,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err42];
+                  vErrors = [err40];
                 } else {
-                  vErrors.push(err42);
+                  vErrors.push(err40);
                 }
                 errors++;
               }
@@ -4012,7 +3901,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               let data13 = data12.name;
               if (typeof data13 === 'string') {
                 if (func4(data13) > 100) {
-                  const err43 = {
+                  const err41 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -4023,14 +3912,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err43];
+                    vErrors = [err41];
                   } else {
-                    vErrors.push(err43);
+                    vErrors.push(err41);
                   }
                   errors++;
                 }
                 if (func4(data13) < 1) {
-                  const err44 = {
+                  const err42 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -4041,14 +3930,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err44];
+                    vErrors = [err42];
                   } else {
-                    vErrors.push(err44);
+                    vErrors.push(err42);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data13)) {
-                  const err45 = {
+                  const err43 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -4059,32 +3948,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err45];
+                    vErrors = [err43];
                   } else {
-                    vErrors.push(err45);
-                  }
-                  errors++;
-                }
-                if (true && func8(data13)) {
-                  const err46 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema16.properties.fees.items.properties.name,
-                    data: data13,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err46];
-                  } else {
-                    vErrors.push(err46);
+                    vErrors.push(err43);
                   }
                   errors++;
                 }
               } else {
-                const err47 = {
+                const err44 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -4095,9 +3966,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
@@ -4106,7 +3977,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               let data14 = data12.amount;
               if (typeof data14 == 'number' && isFinite(data14)) {
                 if (data14 > 999999.99 || isNaN(data14)) {
-                  const err48 = {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -4117,14 +3988,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err48];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err48);
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
                 if (data14 < 0 || isNaN(data14)) {
-                  const err49 = {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -4135,14 +4006,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err49];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err49);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
                 if (!func5(data14, 2)) {
-                  const err50 = {
+                  const err47 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -4153,14 +4024,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err50];
+                    vErrors = [err47];
                   } else {
-                    vErrors.push(err50);
+                    vErrors.push(err47);
                   }
                   errors++;
                 }
               } else {
-                const err51 = {
+                const err48 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -4171,15 +4042,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err51];
+                  vErrors = [err48];
                 } else {
-                  vErrors.push(err51);
+                  vErrors.push(err48);
                 }
                 errors++;
               }
             }
           } else {
-            const err52 = {
+            const err49 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -4190,15 +4061,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err52];
+              vErrors = [err49];
             } else {
-              vErrors.push(err52);
+              vErrors.push(err49);
             }
             errors++;
           }
         }
       } else {
-        const err53 = {
+        const err50 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -4209,15 +4080,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err53];
+          vErrors = [err50];
         } else {
-          vErrors.push(err53);
+          vErrors.push(err50);
         }
         errors++;
       }
     }
   } else {
-    const err54 = {
+    const err51 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -4228,9 +4099,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err54];
+      vErrors = [err51];
     } else {
-      vErrors.push(err54);
+      vErrors.push(err51);
     }
     errors++;
   }
@@ -4263,8 +4134,7 @@ const schema17 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -4296,12 +4166,12 @@ const schema17 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -4317,8 +4187,7 @@ const schema17 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            noCardNumber: true,
-            description: 'must not contain control characters or a card number',
+            description: 'must not contain control characters',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -4693,26 +4562,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data4)) {
-          const err19 = {
-            instancePath: instancePath + '/orderId',
-            schemaPath: '#/properties/orderId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema17.properties.orderId,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
-          }
-          errors++;
-        }
       } else {
-        const err20 = {
+        const err19 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -4723,9 +4574,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err19];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err19);
         }
         errors++;
       }
@@ -4733,7 +4584,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data5 = data.recurring;
       if (typeof data5 !== 'boolean') {
-        const err21 = {
+        const err20 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -4744,9 +4595,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err20];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -4754,7 +4605,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data6 = data.allowPartial;
       if (typeof data6 !== 'boolean') {
-        const err22 = {
+        const err21 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -4765,9 +4616,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err21];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -4775,7 +4626,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data7 = data.sendEmailReceipt;
       if (typeof data7 !== 'boolean') {
-        const err23 = {
+        const err22 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -4786,9 +4637,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err23];
+          vErrors = [err22];
         } else {
-          vErrors.push(err23);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -4796,7 +4647,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data8 = data.sendPaymentScheduledNotification;
       if (typeof data8 !== 'boolean') {
-        const err24 = {
+        const err23 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -4807,9 +4658,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err24];
+          vErrors = [err23];
         } else {
-          vErrors.push(err24);
+          vErrors.push(err23);
         }
         errors++;
       }
@@ -4817,7 +4668,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendDeclineNotification !== undefined) {
       let data9 = data.sendDeclineNotification;
       if (typeof data9 !== 'boolean') {
-        const err25 = {
+        const err24 = {
           instancePath: instancePath + '/sendDeclineNotification',
           schemaPath: '#/properties/sendDeclineNotification/type',
           keyword: 'type',
@@ -4828,9 +4679,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err24];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err24);
         }
         errors++;
       }
@@ -4839,7 +4690,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.customAttributes;
       if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
         if (Object.keys(data10).length > 50) {
-          const err26 = {
+          const err25 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -4850,9 +4701,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err26];
+            vErrors = [err25];
           } else {
-            vErrors.push(err26);
+            vErrors.push(err25);
           }
           errors++;
         }
@@ -4875,17 +4726,17 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err27 = {};
+            const err26 = {};
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err26];
             } else {
-              vErrors.push(err27);
+              vErrors.push(err26);
             }
             errors++;
           }
           var valid2 = _errs26 === errors;
           if (valid2) {
-            const err28 = {
+            const err27 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -4897,9 +4748,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err27];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err27);
             }
             errors++;
           } else {
@@ -4914,7 +4765,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err29 = {
+              const err28 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -4926,16 +4777,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err28];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err28);
               }
               errors++;
             }
           }
           var valid1 = _errs24 === errors;
           if (!valid1) {
-            const err30 = {
+            const err29 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -4946,9 +4797,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err30];
+              vErrors = [err29];
             } else {
-              vErrors.push(err30);
+              vErrors.push(err29);
             }
             errors++;
           }
@@ -4960,7 +4811,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs30 = errors;
           if (typeof data11 === 'string') {
             if (func4(data11) > 1000) {
-              const err31 = {
+              const err30 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -4972,14 +4823,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err31];
+                vErrors = [err30];
               } else {
-                vErrors.push(err31);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (!pattern6.test(data11)) {
-              const err32 = {
+              const err31 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -4991,33 +4842,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err31];
               } else {
-                vErrors.push(err32);
-              }
-              errors++;
-            }
-            if (true && func8(data11)) {
-              const err33 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data11,
-              };
-              if (vErrors === null) {
-                vErrors = [err33];
-              } else {
-                vErrors.push(err33);
+                vErrors.push(err31);
               }
               errors++;
             }
           } else {
-            const err34 = {
+            const err32 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -5029,9 +4861,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err32];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err32);
             }
             errors++;
           }
@@ -5041,7 +4873,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs32 = errors;
             if (typeof data11 == 'number' && isFinite(data11)) {
               if (data11 > 1000000000000000 || isNaN(data11)) {
-                const err35 = {
+                const err33 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -5053,14 +4885,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err35];
+                  vErrors = [err33];
                 } else {
-                  vErrors.push(err35);
+                  vErrors.push(err33);
                 }
                 errors++;
               }
               if (data11 < -1000000000000000 || isNaN(data11)) {
-                const err36 = {
+                const err34 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -5072,14 +4904,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err34];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err34);
                 }
                 errors++;
               }
               if (!func5(data11, 6)) {
-                const err37 = {
+                const err35 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -5091,14 +4923,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err37];
+                  vErrors = [err35];
                 } else {
-                  vErrors.push(err37);
+                  vErrors.push(err35);
                 }
                 errors++;
               }
             } else {
-              const err38 = {
+              const err36 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -5110,9 +4942,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err36];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err36);
               }
               errors++;
             }
@@ -5121,7 +4953,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs34 = errors;
               if (typeof data11 !== 'boolean') {
-                const err39 = {
+                const err37 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -5133,9 +4965,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err39];
+                  vErrors = [err37];
                 } else {
-                  vErrors.push(err39);
+                  vErrors.push(err37);
                 }
                 errors++;
               }
@@ -5144,7 +4976,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err40 = {
+            const err38 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -5156,9 +4988,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err40];
+              vErrors = [err38];
             } else {
-              vErrors.push(err40);
+              vErrors.push(err38);
             }
             errors++;
           } else {
@@ -5173,7 +5005,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err41 = {
+        const err39 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -5184,9 +5016,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err41];
+          vErrors = [err39];
         } else {
-          vErrors.push(err41);
+          vErrors.push(err39);
         }
         errors++;
       }
@@ -5195,7 +5027,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       let data12 = data.fees;
       if (Array.isArray(data12)) {
         if (data12.length > 20) {
-          const err42 = {
+          const err40 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -5206,9 +5038,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             data: data12,
           };
           if (vErrors === null) {
-            vErrors = [err42];
+            vErrors = [err40];
           } else {
-            vErrors.push(err42);
+            vErrors.push(err40);
           }
           errors++;
         }
@@ -5217,7 +5049,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           let data13 = data12[i0];
           if (data13 && typeof data13 == 'object' && !Array.isArray(data13)) {
             if (data13.name === undefined) {
-              const err43 = {
+              const err41 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -5228,14 +5060,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data13,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err41];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err41);
               }
               errors++;
             }
             if (data13.amount === undefined) {
-              const err44 = {
+              const err42 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -5246,15 +5078,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data13,
               };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err42];
               } else {
-                vErrors.push(err44);
+                vErrors.push(err42);
               }
               errors++;
             }
             for (const key3 in data13) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err45 = {
+                const err43 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -5265,9 +5097,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err45];
+                  vErrors = [err43];
                 } else {
-                  vErrors.push(err45);
+                  vErrors.push(err43);
                 }
                 errors++;
               }
@@ -5276,7 +5108,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               let data14 = data13.name;
               if (typeof data14 === 'string') {
                 if (func4(data14) > 100) {
-                  const err46 = {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -5287,14 +5119,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err46];
+                    vErrors = [err44];
                   } else {
-                    vErrors.push(err46);
+                    vErrors.push(err44);
                   }
                   errors++;
                 }
                 if (func4(data14) < 1) {
-                  const err47 = {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -5305,14 +5137,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err47];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err47);
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data14)) {
-                  const err48 = {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -5323,32 +5155,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err48];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err48);
-                  }
-                  errors++;
-                }
-                if (true && func8(data14)) {
-                  const err49 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema17.properties.fees.items.properties.name,
-                    data: data14,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err49];
-                  } else {
-                    vErrors.push(err49);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
               } else {
-                const err50 = {
+                const err47 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -5359,9 +5173,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err50];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err50);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
@@ -5370,7 +5184,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               let data15 = data13.amount;
               if (typeof data15 == 'number' && isFinite(data15)) {
                 if (data15 > 999999.99 || isNaN(data15)) {
-                  const err51 = {
+                  const err48 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -5381,14 +5195,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err51];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err51);
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
                 if (data15 < 0 || isNaN(data15)) {
-                  const err52 = {
+                  const err49 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -5399,14 +5213,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err52];
+                    vErrors = [err49];
                   } else {
-                    vErrors.push(err52);
+                    vErrors.push(err49);
                   }
                   errors++;
                 }
                 if (!func5(data15, 2)) {
-                  const err53 = {
+                  const err50 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -5417,14 +5231,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err53];
+                    vErrors = [err50];
                   } else {
-                    vErrors.push(err53);
+                    vErrors.push(err50);
                   }
                   errors++;
                 }
               } else {
-                const err54 = {
+                const err51 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -5435,15 +5249,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data15,
                 };
                 if (vErrors === null) {
-                  vErrors = [err54];
+                  vErrors = [err51];
                 } else {
-                  vErrors.push(err54);
+                  vErrors.push(err51);
                 }
                 errors++;
               }
             }
           } else {
-            const err55 = {
+            const err52 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -5454,15 +5268,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data13,
             };
             if (vErrors === null) {
-              vErrors = [err55];
+              vErrors = [err52];
             } else {
-              vErrors.push(err55);
+              vErrors.push(err52);
             }
             errors++;
           }
         }
       } else {
-        const err56 = {
+        const err53 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -5473,15 +5287,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err56];
+          vErrors = [err53];
         } else {
-          vErrors.push(err56);
+          vErrors.push(err53);
         }
         errors++;
       }
     }
   } else {
-    const err57 = {
+    const err54 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -5492,9 +5306,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err57];
+      vErrors = [err54];
     } else {
-      vErrors.push(err57);
+      vErrors.push(err54);
     }
     errors++;
   }
@@ -6089,24 +5903,21 @@ const schema21 = {
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     customerAccountType: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     sponsorKey: {
       type: 'string',
       minLength: 1,
       maxLength: 8,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     customerData: {
       type: 'object',
@@ -6136,8 +5947,7 @@ const schema21 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        noCardNumber: true,
-        description: 'must not contain control characters or a card number',
+        description: 'must not contain control characters',
       },
     },
     email: { type: 'string', format: 'email', maxLength: 254 },
@@ -6252,26 +6062,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          const err5 = {
-            instancePath: instancePath + '/customerAccountId',
-            schemaPath: '#/properties/customerAccountId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema21.properties.customerAccountId,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
       } else {
-        const err6 = {
+        const err5 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
@@ -6282,9 +6074,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err6];
+          vErrors = [err5];
         } else {
-          vErrors.push(err6);
+          vErrors.push(err5);
         }
         errors++;
       }
@@ -6293,7 +6085,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.customerAccountType;
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
-          const err7 = {
+          const err6 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/maxLength',
             keyword: 'maxLength',
@@ -6304,14 +6096,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err6];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err6);
           }
           errors++;
         }
         if (func4(data1) < 1) {
-          const err8 = {
+          const err7 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/minLength',
             keyword: 'minLength',
@@ -6322,14 +6114,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err7];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err7);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err9 = {
+          const err8 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/pattern',
             keyword: 'pattern',
@@ -6340,32 +6132,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err8];
           } else {
-            vErrors.push(err9);
-          }
-          errors++;
-        }
-        if (true && func8(data1)) {
-          const err10 = {
-            instancePath: instancePath + '/customerAccountType',
-            schemaPath: '#/properties/customerAccountType/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema21.properties.customerAccountType,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err10];
-          } else {
-            vErrors.push(err10);
+            vErrors.push(err8);
           }
           errors++;
         }
       } else {
-        const err11 = {
+        const err9 = {
           instancePath: instancePath + '/customerAccountType',
           schemaPath: '#/properties/customerAccountType/type',
           keyword: 'type',
@@ -6376,9 +6150,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err11];
+          vErrors = [err9];
         } else {
-          vErrors.push(err11);
+          vErrors.push(err9);
         }
         errors++;
       }
@@ -6387,7 +6161,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.sponsorKey;
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
-          const err12 = {
+          const err10 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/maxLength',
             keyword: 'maxLength',
@@ -6398,14 +6172,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err10];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err10);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err13 = {
+          const err11 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/minLength',
             keyword: 'minLength',
@@ -6416,14 +6190,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err11];
           } else {
-            vErrors.push(err13);
+            vErrors.push(err11);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err14 = {
+          const err12 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/pattern',
             keyword: 'pattern',
@@ -6434,32 +6208,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err12];
           } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-        if (true && func8(data2)) {
-          const err15 = {
-            instancePath: instancePath + '/sponsorKey',
-            schemaPath: '#/properties/sponsorKey/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema21.properties.sponsorKey,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
+            vErrors.push(err12);
           }
           errors++;
         }
       } else {
-        const err16 = {
+        const err13 = {
           instancePath: instancePath + '/sponsorKey',
           schemaPath: '#/properties/sponsorKey/type',
           keyword: 'type',
@@ -6470,9 +6226,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err13];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -6481,7 +6237,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.customerData;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
         if (Object.keys(data3).length > 50) {
-          const err17 = {
+          const err14 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -6492,9 +6248,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err17];
+            vErrors = [err14];
           } else {
-            vErrors.push(err17);
+            vErrors.push(err14);
           }
           errors++;
         }
@@ -6517,17 +6273,17 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err18 = {};
+            const err15 = {};
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err15];
             } else {
-              vErrors.push(err18);
+              vErrors.push(err15);
             }
             errors++;
           }
           var valid2 = _errs12 === errors;
           if (valid2) {
-            const err19 = {
+            const err16 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -6539,9 +6295,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err19];
+              vErrors = [err16];
             } else {
-              vErrors.push(err19);
+              vErrors.push(err16);
             }
             errors++;
           } else {
@@ -6556,7 +6312,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err20 = {
+              const err17 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -6568,16 +6324,16 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err17];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err17);
               }
               errors++;
             }
           }
           var valid1 = _errs10 === errors;
           if (!valid1) {
-            const err21 = {
+            const err18 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -6588,9 +6344,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err18];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err18);
             }
             errors++;
           }
@@ -6599,7 +6355,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data3[key2];
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
-              const err22 = {
+              const err19 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -6610,14 +6366,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err19];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err19);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err23 = {
+              const err20 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -6628,14 +6384,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err20];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err20);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err24 = {
+              const err21 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -6646,32 +6402,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err21];
               } else {
-                vErrors.push(err24);
-              }
-              errors++;
-            }
-            if (true && func8(data4)) {
-              const err25 = {
-                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema21.properties.customerData.additionalProperties,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err25];
-              } else {
-                vErrors.push(err25);
+                vErrors.push(err21);
               }
               errors++;
             }
           } else {
-            const err26 = {
+            const err22 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -6682,15 +6420,15 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err22];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err22);
             }
             errors++;
           }
         }
       } else {
-        const err27 = {
+        const err23 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -6701,9 +6439,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err23];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err23);
         }
         errors++;
       }
@@ -6712,7 +6450,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.email;
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
-          const err28 = {
+          const err24 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/maxLength',
             keyword: 'maxLength',
@@ -6723,14 +6461,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err24];
           } else {
-            vErrors.push(err28);
+            vErrors.push(err24);
           }
           errors++;
         }
         if (!formats18.test(data5)) {
-          const err29 = {
+          const err25 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
             keyword: 'format',
@@ -6741,14 +6479,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err29];
+            vErrors = [err25];
           } else {
-            vErrors.push(err29);
+            vErrors.push(err25);
           }
           errors++;
         }
       } else {
-        const err30 = {
+        const err26 = {
           instancePath: instancePath + '/email',
           schemaPath: '#/properties/email/type',
           keyword: 'type',
@@ -6759,9 +6497,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err26];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err26);
         }
         errors++;
       }
@@ -6769,7 +6507,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.paymentMethod !== undefined) {
       let data6 = data.paymentMethod;
       if (!(data6 && typeof data6 == 'object' && !Array.isArray(data6))) {
-        const err31 = {
+        const err27 = {
           instancePath: instancePath + '/paymentMethod',
           schemaPath: '#/properties/paymentMethod/type',
           keyword: 'type',
@@ -6780,15 +6518,15 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err31];
+          vErrors = [err27];
         } else {
-          vErrors.push(err31);
+          vErrors.push(err27);
         }
         errors++;
       }
     }
   } else {
-    const err32 = {
+    const err28 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -6799,9 +6537,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err32];
+      vErrors = [err28];
     } else {
-      vErrors.push(err32);
+      vErrors.push(err28);
     }
     errors++;
   }
@@ -6828,40 +6566,35 @@ const schema22 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         country: {
           type: 'string',
@@ -6898,8 +6631,7 @@ const schema22 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        noCardNumber: true,
-        description: 'must not contain control characters or a card number',
+        description: 'must not contain control characters',
       },
     },
     setAsDefault: { type: 'boolean' },
@@ -7402,26 +7134,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data5)) {
-              const err25 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema22.properties.billingAddress.properties.line1,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err25];
-              } else {
-                vErrors.push(err25);
-              }
-              errors++;
-            }
           } else {
-            const err26 = {
+            const err25 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -7432,9 +7146,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err25];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err25);
             }
             errors++;
           }
@@ -7443,7 +7157,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data4.line2;
           if (typeof data6 === 'string') {
             if (func4(data6) > 100) {
-              const err27 = {
+              const err26 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -7454,14 +7168,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err26];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err26);
               }
               errors++;
             }
             if (func4(data6) < 0) {
-              const err28 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -7472,14 +7186,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err27];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err29 = {
+              const err28 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -7490,32 +7204,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err28];
               } else {
-                vErrors.push(err29);
-              }
-              errors++;
-            }
-            if (true && func8(data6)) {
-              const err30 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema22.properties.billingAddress.properties.line2,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
+                vErrors.push(err28);
               }
               errors++;
             }
           } else {
-            const err31 = {
+            const err29 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -7526,9 +7222,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err29];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err29);
             }
             errors++;
           }
@@ -7537,7 +7233,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data4.city;
           if (typeof data7 === 'string') {
             if (func4(data7) > 60) {
-              const err32 = {
+              const err30 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -7548,14 +7244,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err30];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err33 = {
+              const err31 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -7566,14 +7262,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err31];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err31);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err34 = {
+              const err32 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -7584,32 +7280,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err32];
               } else {
-                vErrors.push(err34);
-              }
-              errors++;
-            }
-            if (true && func8(data7)) {
-              const err35 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema22.properties.billingAddress.properties.city,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err35];
-              } else {
-                vErrors.push(err35);
+                vErrors.push(err32);
               }
               errors++;
             }
           } else {
-            const err36 = {
+            const err33 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -7620,9 +7298,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err36];
+              vErrors = [err33];
             } else {
-              vErrors.push(err36);
+              vErrors.push(err33);
             }
             errors++;
           }
@@ -7631,7 +7309,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data4.state;
           if (typeof data8 === 'string') {
             if (func4(data8) > 50) {
-              const err37 = {
+              const err34 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -7642,14 +7320,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err34];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err34);
               }
               errors++;
             }
             if (func4(data8) < 1) {
-              const err38 = {
+              const err35 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -7660,14 +7338,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err35];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err35);
               }
               errors++;
             }
             if (!pattern6.test(data8)) {
-              const err39 = {
+              const err36 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -7678,32 +7356,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err39];
+                vErrors = [err36];
               } else {
-                vErrors.push(err39);
-              }
-              errors++;
-            }
-            if (true && func8(data8)) {
-              const err40 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema22.properties.billingAddress.properties.state,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err40];
-              } else {
-                vErrors.push(err40);
+                vErrors.push(err36);
               }
               errors++;
             }
           } else {
-            const err41 = {
+            const err37 = {
               instancePath: instancePath + '/billingAddress/state',
               schemaPath: '#/properties/billingAddress/properties/state/type',
               keyword: 'type',
@@ -7714,9 +7374,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err37];
             } else {
-              vErrors.push(err41);
+              vErrors.push(err37);
             }
             errors++;
           }
@@ -7725,7 +7385,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data9 = data4.postalCode;
           if (typeof data9 === 'string') {
             if (func4(data9) > 20) {
-              const err42 = {
+              const err38 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
                 keyword: 'maxLength',
@@ -7736,14 +7396,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err38];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err38);
               }
               errors++;
             }
             if (func4(data9) < 1) {
-              const err43 = {
+              const err39 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
                 keyword: 'minLength',
@@ -7754,14 +7414,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err39];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err39);
               }
               errors++;
             }
             if (!pattern6.test(data9)) {
-              const err44 = {
+              const err40 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
                 keyword: 'pattern',
@@ -7772,32 +7432,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err40];
               } else {
-                vErrors.push(err44);
-              }
-              errors++;
-            }
-            if (true && func8(data9)) {
-              const err45 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err45];
-              } else {
-                vErrors.push(err45);
+                vErrors.push(err40);
               }
               errors++;
             }
           } else {
-            const err46 = {
+            const err41 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -7808,9 +7450,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err41];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err41);
             }
             errors++;
           }
@@ -7819,7 +7461,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data10 = data4.country;
           if (typeof data10 === 'string') {
             if (!pattern31.test(data10)) {
-              const err47 = {
+              const err42 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -7830,14 +7472,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err47];
+                vErrors = [err42];
               } else {
-                vErrors.push(err47);
+                vErrors.push(err42);
               }
               errors++;
             }
           } else {
-            const err48 = {
+            const err43 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -7848,15 +7490,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err43];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err43);
             }
             errors++;
           }
         }
       } else {
-        const err49 = {
+        const err44 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -7867,9 +7509,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err49];
+          vErrors = [err44];
         } else {
-          vErrors.push(err49);
+          vErrors.push(err44);
         }
         errors++;
       }
@@ -7878,7 +7520,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       let data11 = data.customerData;
       if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
         if (Object.keys(data11).length > 50) {
-          const err50 = {
+          const err45 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -7889,9 +7531,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err50];
+            vErrors = [err45];
           } else {
-            vErrors.push(err50);
+            vErrors.push(err45);
           }
           errors++;
         }
@@ -7914,17 +7556,17 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err51 = {};
+            const err46 = {};
             if (vErrors === null) {
-              vErrors = [err51];
+              vErrors = [err46];
             } else {
-              vErrors.push(err51);
+              vErrors.push(err46);
             }
             errors++;
           }
           var valid3 = _errs29 === errors;
           if (valid3) {
-            const err52 = {
+            const err47 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -7936,9 +7578,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err52];
+              vErrors = [err47];
             } else {
-              vErrors.push(err52);
+              vErrors.push(err47);
             }
             errors++;
           } else {
@@ -7953,7 +7595,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err53 = {
+              const err48 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -7965,16 +7607,16 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err53];
+                vErrors = [err48];
               } else {
-                vErrors.push(err53);
+                vErrors.push(err48);
               }
               errors++;
             }
           }
           var valid2 = _errs27 === errors;
           if (!valid2) {
-            const err54 = {
+            const err49 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -7985,9 +7627,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err54];
+              vErrors = [err49];
             } else {
-              vErrors.push(err54);
+              vErrors.push(err49);
             }
             errors++;
           }
@@ -7996,7 +7638,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data12 = data11[key3];
           if (typeof data12 === 'string') {
             if (func4(data12) > 500) {
-              const err55 = {
+              const err50 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -8007,14 +7649,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err55];
+                vErrors = [err50];
               } else {
-                vErrors.push(err55);
+                vErrors.push(err50);
               }
               errors++;
             }
             if (func4(data12) < 0) {
-              const err56 = {
+              const err51 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -8025,14 +7667,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err56];
+                vErrors = [err51];
               } else {
-                vErrors.push(err56);
+                vErrors.push(err51);
               }
               errors++;
             }
             if (!pattern6.test(data12)) {
-              const err57 = {
+              const err52 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -8043,32 +7685,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err57];
+                vErrors = [err52];
               } else {
-                vErrors.push(err57);
-              }
-              errors++;
-            }
-            if (true && func8(data12)) {
-              const err58 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema22.properties.customerData.additionalProperties,
-                data: data12,
-              };
-              if (vErrors === null) {
-                vErrors = [err58];
-              } else {
-                vErrors.push(err58);
+                vErrors.push(err52);
               }
               errors++;
             }
           } else {
-            const err59 = {
+            const err53 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -8079,15 +7703,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err59];
+              vErrors = [err53];
             } else {
-              vErrors.push(err59);
+              vErrors.push(err53);
             }
             errors++;
           }
         }
       } else {
-        const err60 = {
+        const err54 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -8098,9 +7722,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err60];
+          vErrors = [err54];
         } else {
-          vErrors.push(err60);
+          vErrors.push(err54);
         }
         errors++;
       }
@@ -8108,7 +7732,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data13 = data.setAsDefault;
       if (typeof data13 !== 'boolean') {
-        const err61 = {
+        const err55 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -8119,15 +7743,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           data: data13,
         };
         if (vErrors === null) {
-          vErrors = [err61];
+          vErrors = [err55];
         } else {
-          vErrors.push(err61);
+          vErrors.push(err55);
         }
         errors++;
       }
     }
   } else {
-    const err62 = {
+    const err56 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -8138,9 +7762,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err62];
+      vErrors = [err56];
     } else {
-      vErrors.push(err62);
+      vErrors.push(err56);
     }
     errors++;
   }
@@ -8166,40 +7790,35 @@ const schema23 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         country: {
           type: 'string',
@@ -8236,8 +7855,7 @@ const schema23 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        noCardNumber: true,
-        description: 'must not contain control characters or a card number',
+        description: 'must not contain control characters',
       },
     },
     setAsDefault: { type: 'boolean' },
@@ -8642,26 +8260,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data4)) {
-              const err20 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema23.properties.billingAddress.properties.line1,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err20];
-              } else {
-                vErrors.push(err20);
-              }
-              errors++;
-            }
           } else {
-            const err21 = {
+            const err20 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -8672,9 +8272,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err20];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err20);
             }
             errors++;
           }
@@ -8683,7 +8283,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data5 = data3.line2;
           if (typeof data5 === 'string') {
             if (func4(data5) > 100) {
-              const err22 = {
+              const err21 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -8694,14 +8294,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err21];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err21);
               }
               errors++;
             }
             if (func4(data5) < 0) {
-              const err23 = {
+              const err22 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -8712,14 +8312,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err22];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err22);
               }
               errors++;
             }
             if (!pattern6.test(data5)) {
-              const err24 = {
+              const err23 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -8730,32 +8330,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err23];
               } else {
-                vErrors.push(err24);
-              }
-              errors++;
-            }
-            if (true && func8(data5)) {
-              const err25 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema23.properties.billingAddress.properties.line2,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err25];
-              } else {
-                vErrors.push(err25);
+                vErrors.push(err23);
               }
               errors++;
             }
           } else {
-            const err26 = {
+            const err24 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -8766,9 +8348,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err24];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err24);
             }
             errors++;
           }
@@ -8777,7 +8359,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data3.city;
           if (typeof data6 === 'string') {
             if (func4(data6) > 60) {
-              const err27 = {
+              const err25 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -8788,14 +8370,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err25];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err25);
               }
               errors++;
             }
             if (func4(data6) < 1) {
-              const err28 = {
+              const err26 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -8806,14 +8388,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err26];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err26);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err29 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -8824,32 +8406,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err27];
               } else {
-                vErrors.push(err29);
-              }
-              errors++;
-            }
-            if (true && func8(data6)) {
-              const err30 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema23.properties.billingAddress.properties.city,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
+                vErrors.push(err27);
               }
               errors++;
             }
           } else {
-            const err31 = {
+            const err28 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -8860,9 +8424,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err28];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err28);
             }
             errors++;
           }
@@ -8871,7 +8435,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data3.state;
           if (typeof data7 === 'string') {
             if (func4(data7) > 50) {
-              const err32 = {
+              const err29 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -8882,14 +8446,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err29];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err29);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err33 = {
+              const err30 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -8900,14 +8464,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err30];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err34 = {
+              const err31 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -8918,32 +8482,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err31];
               } else {
-                vErrors.push(err34);
-              }
-              errors++;
-            }
-            if (true && func8(data7)) {
-              const err35 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema23.properties.billingAddress.properties.state,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err35];
-              } else {
-                vErrors.push(err35);
+                vErrors.push(err31);
               }
               errors++;
             }
           } else {
-            const err36 = {
+            const err32 = {
               instancePath: instancePath + '/billingAddress/state',
               schemaPath: '#/properties/billingAddress/properties/state/type',
               keyword: 'type',
@@ -8954,9 +8500,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err36];
+              vErrors = [err32];
             } else {
-              vErrors.push(err36);
+              vErrors.push(err32);
             }
             errors++;
           }
@@ -8965,7 +8511,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data3.postalCode;
           if (typeof data8 === 'string') {
             if (func4(data8) > 20) {
-              const err37 = {
+              const err33 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
                 keyword: 'maxLength',
@@ -8976,14 +8522,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err33];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err33);
               }
               errors++;
             }
             if (func4(data8) < 1) {
-              const err38 = {
+              const err34 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
                 keyword: 'minLength',
@@ -8994,14 +8540,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err34];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err34);
               }
               errors++;
             }
             if (!pattern6.test(data8)) {
-              const err39 = {
+              const err35 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
                 keyword: 'pattern',
@@ -9012,32 +8558,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err39];
+                vErrors = [err35];
               } else {
-                vErrors.push(err39);
-              }
-              errors++;
-            }
-            if (true && func8(data8)) {
-              const err40 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema23.properties.billingAddress.properties.postalCode,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err40];
-              } else {
-                vErrors.push(err40);
+                vErrors.push(err35);
               }
               errors++;
             }
           } else {
-            const err41 = {
+            const err36 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -9048,9 +8576,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err36];
             } else {
-              vErrors.push(err41);
+              vErrors.push(err36);
             }
             errors++;
           }
@@ -9059,7 +8587,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data9 = data3.country;
           if (typeof data9 === 'string') {
             if (!pattern31.test(data9)) {
-              const err42 = {
+              const err37 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -9070,14 +8598,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err37];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err37);
               }
               errors++;
             }
           } else {
-            const err43 = {
+            const err38 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -9088,15 +8616,15 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err43];
+              vErrors = [err38];
             } else {
-              vErrors.push(err43);
+              vErrors.push(err38);
             }
             errors++;
           }
         }
       } else {
-        const err44 = {
+        const err39 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -9107,9 +8635,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err44];
+          vErrors = [err39];
         } else {
-          vErrors.push(err44);
+          vErrors.push(err39);
         }
         errors++;
       }
@@ -9118,7 +8646,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.customerData;
       if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
         if (Object.keys(data10).length > 50) {
-          const err45 = {
+          const err40 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -9129,9 +8657,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err45];
+            vErrors = [err40];
           } else {
-            vErrors.push(err45);
+            vErrors.push(err40);
           }
           errors++;
         }
@@ -9154,17 +8682,17 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err46 = {};
+            const err41 = {};
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err41];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err41);
             }
             errors++;
           }
           var valid3 = _errs27 === errors;
           if (valid3) {
-            const err47 = {
+            const err42 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -9176,9 +8704,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err47];
+              vErrors = [err42];
             } else {
-              vErrors.push(err47);
+              vErrors.push(err42);
             }
             errors++;
           } else {
@@ -9193,7 +8721,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err48 = {
+              const err43 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -9205,16 +8733,16 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err48];
+                vErrors = [err43];
               } else {
-                vErrors.push(err48);
+                vErrors.push(err43);
               }
               errors++;
             }
           }
           var valid2 = _errs25 === errors;
           if (!valid2) {
-            const err49 = {
+            const err44 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -9225,9 +8753,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err44];
             } else {
-              vErrors.push(err49);
+              vErrors.push(err44);
             }
             errors++;
           }
@@ -9236,7 +8764,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data11 = data10[key3];
           if (typeof data11 === 'string') {
             if (func4(data11) > 500) {
-              const err50 = {
+              const err45 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -9247,14 +8775,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err50];
+                vErrors = [err45];
               } else {
-                vErrors.push(err50);
+                vErrors.push(err45);
               }
               errors++;
             }
             if (func4(data11) < 0) {
-              const err51 = {
+              const err46 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -9265,14 +8793,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err51];
+                vErrors = [err46];
               } else {
-                vErrors.push(err51);
+                vErrors.push(err46);
               }
               errors++;
             }
             if (!pattern6.test(data11)) {
-              const err52 = {
+              const err47 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -9283,32 +8811,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err52];
+                vErrors = [err47];
               } else {
-                vErrors.push(err52);
-              }
-              errors++;
-            }
-            if (true && func8(data11)) {
-              const err53 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema23.properties.customerData.additionalProperties,
-                data: data11,
-              };
-              if (vErrors === null) {
-                vErrors = [err53];
-              } else {
-                vErrors.push(err53);
+                vErrors.push(err47);
               }
               errors++;
             }
           } else {
-            const err54 = {
+            const err48 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -9319,15 +8829,15 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err54];
+              vErrors = [err48];
             } else {
-              vErrors.push(err54);
+              vErrors.push(err48);
             }
             errors++;
           }
         }
       } else {
-        const err55 = {
+        const err49 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -9338,9 +8848,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err55];
+          vErrors = [err49];
         } else {
-          vErrors.push(err55);
+          vErrors.push(err49);
         }
         errors++;
       }
@@ -9348,7 +8858,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data12 = data.setAsDefault;
       if (typeof data12 !== 'boolean') {
-        const err56 = {
+        const err50 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -9359,15 +8869,15 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err56];
+          vErrors = [err50];
         } else {
-          vErrors.push(err56);
+          vErrors.push(err50);
         }
         errors++;
       }
     }
   } else {
-    const err57 = {
+    const err51 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -9378,9 +8888,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err57];
+      vErrors = [err51];
     } else {
-      vErrors.push(err57);
+      vErrors.push(err51);
     }
     errors++;
   }
@@ -9719,24 +9229,21 @@ const schema26 = {
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     customerAccountType: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     sponsorKey: {
       type: 'string',
       minLength: 1,
       maxLength: 8,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     customerData: {
       type: 'object',
@@ -9766,8 +9273,7 @@ const schema26 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        noCardNumber: true,
-        description: 'must not contain control characters or a card number',
+        description: 'must not contain control characters',
       },
     },
     email: { type: 'string', format: 'email', maxLength: 254 },
@@ -9862,26 +9368,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          const err4 = {
-            instancePath: instancePath + '/customerAccountId',
-            schemaPath: '#/properties/customerAccountId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema26.properties.customerAccountId,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
       } else {
-        const err5 = {
+        const err4 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
@@ -9892,9 +9380,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err4];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err4);
         }
         errors++;
       }
@@ -9903,7 +9391,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.customerAccountType;
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
-          const err6 = {
+          const err5 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/maxLength',
             keyword: 'maxLength',
@@ -9914,14 +9402,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err6];
+            vErrors = [err5];
           } else {
-            vErrors.push(err6);
+            vErrors.push(err5);
           }
           errors++;
         }
         if (func4(data1) < 1) {
-          const err7 = {
+          const err6 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/minLength',
             keyword: 'minLength',
@@ -9932,14 +9420,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err6];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err6);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err8 = {
+          const err7 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/pattern',
             keyword: 'pattern',
@@ -9950,32 +9438,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err7];
           } else {
-            vErrors.push(err8);
-          }
-          errors++;
-        }
-        if (true && func8(data1)) {
-          const err9 = {
-            instancePath: instancePath + '/customerAccountType',
-            schemaPath: '#/properties/customerAccountType/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema26.properties.customerAccountType,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
+            vErrors.push(err7);
           }
           errors++;
         }
       } else {
-        const err10 = {
+        const err8 = {
           instancePath: instancePath + '/customerAccountType',
           schemaPath: '#/properties/customerAccountType/type',
           keyword: 'type',
@@ -9986,9 +9456,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err8];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err8);
         }
         errors++;
       }
@@ -9997,7 +9467,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.sponsorKey;
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
-          const err11 = {
+          const err9 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/maxLength',
             keyword: 'maxLength',
@@ -10008,14 +9478,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err9];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err9);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err12 = {
+          const err10 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/minLength',
             keyword: 'minLength',
@@ -10026,14 +9496,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err10];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err10);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err13 = {
+          const err11 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/pattern',
             keyword: 'pattern',
@@ -10044,32 +9514,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err11];
           } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (true && func8(data2)) {
-          const err14 = {
-            instancePath: instancePath + '/sponsorKey',
-            schemaPath: '#/properties/sponsorKey/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema26.properties.sponsorKey,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
+            vErrors.push(err11);
           }
           errors++;
         }
       } else {
-        const err15 = {
+        const err12 = {
           instancePath: instancePath + '/sponsorKey',
           schemaPath: '#/properties/sponsorKey/type',
           keyword: 'type',
@@ -10080,9 +9532,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err12];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err12);
         }
         errors++;
       }
@@ -10091,7 +9543,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.customerData;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
         if (Object.keys(data3).length > 50) {
-          const err16 = {
+          const err13 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -10102,9 +9554,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err13];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err13);
           }
           errors++;
         }
@@ -10127,17 +9579,17 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err17 = {};
+            const err14 = {};
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err14];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err14);
             }
             errors++;
           }
           var valid2 = _errs12 === errors;
           if (valid2) {
-            const err18 = {
+            const err15 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -10149,9 +9601,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err15];
             } else {
-              vErrors.push(err18);
+              vErrors.push(err15);
             }
             errors++;
           } else {
@@ -10166,7 +9618,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err19 = {
+              const err16 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -10178,16 +9630,16 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err16];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err16);
               }
               errors++;
             }
           }
           var valid1 = _errs10 === errors;
           if (!valid1) {
-            const err20 = {
+            const err17 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -10198,9 +9650,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err17];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err17);
             }
             errors++;
           }
@@ -10209,7 +9661,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data3[key2];
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
-              const err21 = {
+              const err18 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -10220,14 +9672,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err18];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err18);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err22 = {
+              const err19 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -10238,14 +9690,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err19];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err19);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err23 = {
+              const err20 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -10256,32 +9708,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err20];
               } else {
-                vErrors.push(err23);
-              }
-              errors++;
-            }
-            if (true && func8(data4)) {
-              const err24 = {
-                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema26.properties.customerData.additionalProperties,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err24];
-              } else {
-                vErrors.push(err24);
+                vErrors.push(err20);
               }
               errors++;
             }
           } else {
-            const err25 = {
+            const err21 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -10292,15 +9726,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err21];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err21);
             }
             errors++;
           }
         }
       } else {
-        const err26 = {
+        const err22 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -10311,9 +9745,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err22];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -10322,7 +9756,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.email;
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
-          const err27 = {
+          const err23 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/maxLength',
             keyword: 'maxLength',
@@ -10333,14 +9767,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err27];
+            vErrors = [err23];
           } else {
-            vErrors.push(err27);
+            vErrors.push(err23);
           }
           errors++;
         }
         if (!formats18.test(data5)) {
-          const err28 = {
+          const err24 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
             keyword: 'format',
@@ -10351,14 +9785,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err24];
           } else {
-            vErrors.push(err28);
+            vErrors.push(err24);
           }
           errors++;
         }
       } else {
-        const err29 = {
+        const err25 = {
           instancePath: instancePath + '/email',
           schemaPath: '#/properties/email/type',
           keyword: 'type',
@@ -10369,9 +9803,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err29];
+          vErrors = [err25];
         } else {
-          vErrors.push(err29);
+          vErrors.push(err25);
         }
         errors++;
       }
@@ -10379,7 +9813,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.payorId !== undefined) {
       let data6 = data.payorId;
       if (typeof data6 !== 'string') {
-        const err30 = {
+        const err26 = {
           instancePath: instancePath + '/payorId',
           schemaPath: '#/properties/payorId/type',
           keyword: 'type',
@@ -10390,15 +9824,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err26];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err26);
         }
         errors++;
       }
     }
   } else {
-    const err31 = {
+    const err27 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -10409,9 +9843,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err31];
+      vErrors = [err27];
     } else {
-      vErrors.push(err31);
+      vErrors.push(err27);
     }
     errors++;
   }
@@ -10435,40 +9869,35 @@ const schema27 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         country: {
           type: 'string',
@@ -10505,8 +9934,7 @@ const schema27 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        noCardNumber: true,
-        description: 'must not contain control characters or a card number',
+        description: 'must not contain control characters',
       },
     },
     setAsDefault: { type: 'boolean', enum: [true] },
@@ -10837,26 +10265,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data3)) {
-              const err16 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema27.properties.billingAddress.properties.line1,
-                data: data3,
-              };
-              if (vErrors === null) {
-                vErrors = [err16];
-              } else {
-                vErrors.push(err16);
-              }
-              errors++;
-            }
           } else {
-            const err17 = {
+            const err16 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -10867,9 +10277,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err16];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err16);
             }
             errors++;
           }
@@ -10878,7 +10288,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data2.line2;
           if (typeof data4 === 'string') {
             if (func4(data4) > 100) {
-              const err18 = {
+              const err17 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -10889,14 +10299,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err18];
+                vErrors = [err17];
               } else {
-                vErrors.push(err18);
+                vErrors.push(err17);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err19 = {
+              const err18 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -10907,14 +10317,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err18];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err18);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err20 = {
+              const err19 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -10925,32 +10335,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err19];
               } else {
-                vErrors.push(err20);
-              }
-              errors++;
-            }
-            if (true && func8(data4)) {
-              const err21 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema27.properties.billingAddress.properties.line2,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err21];
-              } else {
-                vErrors.push(err21);
+                vErrors.push(err19);
               }
               errors++;
             }
           } else {
-            const err22 = {
+            const err20 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -10961,9 +10353,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err20];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err20);
             }
             errors++;
           }
@@ -10972,7 +10364,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data5 = data2.city;
           if (typeof data5 === 'string') {
             if (func4(data5) > 60) {
-              const err23 = {
+              const err21 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -10983,14 +10375,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err21];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err21);
               }
               errors++;
             }
             if (func4(data5) < 1) {
-              const err24 = {
+              const err22 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -11001,14 +10393,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err22];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err22);
               }
               errors++;
             }
             if (!pattern6.test(data5)) {
-              const err25 = {
+              const err23 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -11019,32 +10411,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err23];
               } else {
-                vErrors.push(err25);
-              }
-              errors++;
-            }
-            if (true && func8(data5)) {
-              const err26 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema27.properties.billingAddress.properties.city,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err26];
-              } else {
-                vErrors.push(err26);
+                vErrors.push(err23);
               }
               errors++;
             }
           } else {
-            const err27 = {
+            const err24 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -11055,9 +10429,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err24];
             } else {
-              vErrors.push(err27);
+              vErrors.push(err24);
             }
             errors++;
           }
@@ -11066,7 +10440,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data2.state;
           if (typeof data6 === 'string') {
             if (func4(data6) > 50) {
-              const err28 = {
+              const err25 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -11077,14 +10451,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err25];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err25);
               }
               errors++;
             }
             if (func4(data6) < 1) {
-              const err29 = {
+              const err26 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -11095,14 +10469,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err26];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err26);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err30 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -11113,32 +10487,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err27];
               } else {
-                vErrors.push(err30);
-              }
-              errors++;
-            }
-            if (true && func8(data6)) {
-              const err31 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema27.properties.billingAddress.properties.state,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err31];
-              } else {
-                vErrors.push(err31);
+                vErrors.push(err27);
               }
               errors++;
             }
           } else {
-            const err32 = {
+            const err28 = {
               instancePath: instancePath + '/billingAddress/state',
               schemaPath: '#/properties/billingAddress/properties/state/type',
               keyword: 'type',
@@ -11149,9 +10505,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err32];
+              vErrors = [err28];
             } else {
-              vErrors.push(err32);
+              vErrors.push(err28);
             }
             errors++;
           }
@@ -11160,7 +10516,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data2.postalCode;
           if (typeof data7 === 'string') {
             if (func4(data7) > 20) {
-              const err33 = {
+              const err29 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
                 keyword: 'maxLength',
@@ -11171,14 +10527,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err29];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err29);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err34 = {
+              const err30 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
                 keyword: 'minLength',
@@ -11189,14 +10545,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err30];
               } else {
-                vErrors.push(err34);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err35 = {
+              const err31 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
                 keyword: 'pattern',
@@ -11207,32 +10563,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err31];
               } else {
-                vErrors.push(err35);
-              }
-              errors++;
-            }
-            if (true && func8(data7)) {
-              const err36 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err36];
-              } else {
-                vErrors.push(err36);
+                vErrors.push(err31);
               }
               errors++;
             }
           } else {
-            const err37 = {
+            const err32 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -11243,9 +10581,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err32];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err32);
             }
             errors++;
           }
@@ -11254,7 +10592,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data2.country;
           if (typeof data8 === 'string') {
             if (!pattern31.test(data8)) {
-              const err38 = {
+              const err33 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -11265,14 +10603,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err33];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err33);
               }
               errors++;
             }
           } else {
-            const err39 = {
+            const err34 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -11283,15 +10621,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err39];
+              vErrors = [err34];
             } else {
-              vErrors.push(err39);
+              vErrors.push(err34);
             }
             errors++;
           }
         }
       } else {
-        const err40 = {
+        const err35 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -11302,9 +10640,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err40];
+          vErrors = [err35];
         } else {
-          vErrors.push(err40);
+          vErrors.push(err35);
         }
         errors++;
       }
@@ -11313,7 +10651,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       let data9 = data.customerData;
       if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
         if (Object.keys(data9).length > 50) {
-          const err41 = {
+          const err36 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -11324,9 +10662,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err41];
+            vErrors = [err36];
           } else {
-            vErrors.push(err41);
+            vErrors.push(err36);
           }
           errors++;
         }
@@ -11349,17 +10687,17 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err42 = {};
+            const err37 = {};
             if (vErrors === null) {
-              vErrors = [err42];
+              vErrors = [err37];
             } else {
-              vErrors.push(err42);
+              vErrors.push(err37);
             }
             errors++;
           }
           var valid3 = _errs25 === errors;
           if (valid3) {
-            const err43 = {
+            const err38 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -11371,9 +10709,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err43];
+              vErrors = [err38];
             } else {
-              vErrors.push(err43);
+              vErrors.push(err38);
             }
             errors++;
           } else {
@@ -11388,7 +10726,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err44 = {
+              const err39 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -11400,16 +10738,16 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err39];
               } else {
-                vErrors.push(err44);
+                vErrors.push(err39);
               }
               errors++;
             }
           }
           var valid2 = _errs23 === errors;
           if (!valid2) {
-            const err45 = {
+            const err40 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -11420,9 +10758,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err45];
+              vErrors = [err40];
             } else {
-              vErrors.push(err45);
+              vErrors.push(err40);
             }
             errors++;
           }
@@ -11431,7 +10769,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data10 = data9[key3];
           if (typeof data10 === 'string') {
             if (func4(data10) > 500) {
-              const err46 = {
+              const err41 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -11442,14 +10780,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err46];
+                vErrors = [err41];
               } else {
-                vErrors.push(err46);
+                vErrors.push(err41);
               }
               errors++;
             }
             if (func4(data10) < 0) {
-              const err47 = {
+              const err42 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -11460,14 +10798,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err47];
+                vErrors = [err42];
               } else {
-                vErrors.push(err47);
+                vErrors.push(err42);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err48 = {
+              const err43 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -11478,32 +10816,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err48];
+                vErrors = [err43];
               } else {
-                vErrors.push(err48);
-              }
-              errors++;
-            }
-            if (true && func8(data10)) {
-              const err49 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema27.properties.customerData.additionalProperties,
-                data: data10,
-              };
-              if (vErrors === null) {
-                vErrors = [err49];
-              } else {
-                vErrors.push(err49);
+                vErrors.push(err43);
               }
               errors++;
             }
           } else {
-            const err50 = {
+            const err44 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -11514,15 +10834,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err50];
+              vErrors = [err44];
             } else {
-              vErrors.push(err50);
+              vErrors.push(err44);
             }
             errors++;
           }
         }
       } else {
-        const err51 = {
+        const err45 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -11533,9 +10853,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err51];
+          vErrors = [err45];
         } else {
-          vErrors.push(err51);
+          vErrors.push(err45);
         }
         errors++;
       }
@@ -11543,7 +10863,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data11 = data.setAsDefault;
       if (typeof data11 !== 'boolean') {
-        const err52 = {
+        const err46 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -11554,14 +10874,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err52];
+          vErrors = [err46];
         } else {
-          vErrors.push(err52);
+          vErrors.push(err46);
         }
         errors++;
       }
       if (!(data11 === true)) {
-        const err53 = {
+        const err47 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
@@ -11572,15 +10892,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err53];
+          vErrors = [err47];
         } else {
-          vErrors.push(err53);
+          vErrors.push(err47);
         }
         errors++;
       }
     }
   } else {
-    const err54 = {
+    const err48 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -11591,9 +10911,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err54];
+      vErrors = [err48];
     } else {
-      vErrors.push(err54);
+      vErrors.push(err48);
     }
     errors++;
   }
@@ -11730,8 +11050,7 @@ const schema29 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     idempotencyKey: {
       type: 'string',
@@ -11998,26 +11317,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data2)) {
-          const err13 = {
-            instancePath: instancePath + '/orderId',
-            schemaPath: '#/properties/orderId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema29.properties.orderId,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
       } else {
-        const err14 = {
+        const err13 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -12028,9 +11329,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err13];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -12039,7 +11340,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.idempotencyKey;
       if (typeof data3 === 'string') {
         if (!pattern9.test(data3)) {
-          const err15 = {
+          const err14 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -12050,14 +11351,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err15];
+            vErrors = [err14];
           } else {
-            vErrors.push(err15);
+            vErrors.push(err14);
           }
           errors++;
         }
       } else {
-        const err16 = {
+        const err15 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -12068,9 +11369,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err15];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -12078,7 +11379,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data4 = data.allowPartial;
       if (typeof data4 !== 'boolean') {
-        const err17 = {
+        const err16 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -12089,15 +11390,15 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
     }
   } else {
-    const err18 = {
+    const err17 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -12108,9 +11409,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err18];
+      vErrors = [err17];
     } else {
-      vErrors.push(err18);
+      vErrors.push(err17);
     }
     errors++;
   }
@@ -12729,8 +12030,7 @@ const schema32 = {
       minLength: 0,
       maxLength: 500,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
   },
 };
@@ -13052,26 +12352,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data3)) {
-          const err15 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema32.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
       } else {
-        const err16 = {
+        const err15 = {
           instancePath: instancePath + '/description',
           schemaPath: '#/properties/description/type',
           keyword: 'type',
@@ -13082,15 +12364,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err15];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err15);
         }
         errors++;
       }
     }
   } else {
-    const err17 = {
+    const err16 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -13101,9 +12383,9 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err17];
+      vErrors = [err16];
     } else {
-      vErrors.push(err17);
+      vErrors.push(err16);
     }
     errors++;
   }
@@ -13140,8 +12422,7 @@ const schema33 = {
       minLength: 0,
       maxLength: 500,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     status: { type: 'string', enum: ['enabled', 'disabled'] },
   },
@@ -13459,26 +12740,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data3)) {
-          const err15 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema33.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
       } else {
-        const err16 = {
+        const err15 = {
           instancePath: instancePath + '/description',
           schemaPath: '#/properties/description/type',
           keyword: 'type',
@@ -13489,9 +12752,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err15];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -13499,7 +12762,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.status !== undefined) {
       let data4 = data.status;
       if (typeof data4 !== 'string') {
-        const err17 = {
+        const err16 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/type',
           keyword: 'type',
@@ -13510,14 +12773,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
       if (!(data4 === 'enabled' || data4 === 'disabled')) {
-        const err18 = {
+        const err17 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
@@ -13528,15 +12791,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err17];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err17);
         }
         errors++;
       }
     }
   } else {
-    const err19 = {
+    const err18 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -13547,9 +12810,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err19];
+      vErrors = [err18];
     } else {
-      vErrors.push(err19);
+      vErrors.push(err18);
     }
     errors++;
   }
@@ -13996,8 +13259,7 @@ const schema37 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -14029,12 +13291,12 @@ const schema37 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -14050,8 +13312,7 @@ const schema37 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            noCardNumber: true,
-            description: 'must not contain control characters or a card number',
+            description: 'must not contain control characters',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -14310,26 +13571,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data2)) {
-          const err13 = {
-            instancePath: instancePath + '/orderId',
-            schemaPath: '#/properties/orderId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema37.properties.orderId,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
       } else {
-        const err14 = {
+        const err13 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -14340,9 +13583,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err13];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -14350,7 +13593,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data3 = data.recurring;
       if (typeof data3 !== 'boolean') {
-        const err15 = {
+        const err14 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -14361,9 +13604,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err14];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err14);
         }
         errors++;
       }
@@ -14371,7 +13614,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data4 = data.allowPartial;
       if (typeof data4 !== 'boolean') {
-        const err16 = {
+        const err15 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -14382,9 +13625,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err15];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -14392,7 +13635,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data5 = data.sendEmailReceipt;
       if (typeof data5 !== 'boolean') {
-        const err17 = {
+        const err16 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -14403,9 +13646,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -14413,7 +13656,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data6 = data.sendPaymentScheduledNotification;
       if (typeof data6 !== 'boolean') {
-        const err18 = {
+        const err17 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -14424,9 +13667,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err17];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -14434,7 +13677,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendDeclineNotification !== undefined) {
       let data7 = data.sendDeclineNotification;
       if (typeof data7 !== 'boolean') {
-        const err19 = {
+        const err18 = {
           instancePath: instancePath + '/sendDeclineNotification',
           schemaPath: '#/properties/sendDeclineNotification/type',
           keyword: 'type',
@@ -14445,9 +13688,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err18];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err18);
         }
         errors++;
       }
@@ -14456,7 +13699,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       let data8 = data.customAttributes;
       if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
         if (Object.keys(data8).length > 50) {
-          const err20 = {
+          const err19 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -14467,9 +13710,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err20];
+            vErrors = [err19];
           } else {
-            vErrors.push(err20);
+            vErrors.push(err19);
           }
           errors++;
         }
@@ -14492,17 +13735,17 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err21 = {};
+            const err20 = {};
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err20];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err20);
             }
             errors++;
           }
           var valid2 = _errs22 === errors;
           if (valid2) {
-            const err22 = {
+            const err21 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -14514,9 +13757,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err21];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err21);
             }
             errors++;
           } else {
@@ -14531,7 +13774,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err23 = {
+              const err22 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -14543,16 +13786,16 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err22];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err22);
               }
               errors++;
             }
           }
           var valid1 = _errs20 === errors;
           if (!valid1) {
-            const err24 = {
+            const err23 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -14563,9 +13806,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err23];
             } else {
-              vErrors.push(err24);
+              vErrors.push(err23);
             }
             errors++;
           }
@@ -14577,7 +13820,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs26 = errors;
           if (typeof data9 === 'string') {
             if (func4(data9) > 1000) {
-              const err25 = {
+              const err24 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -14589,14 +13832,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err24];
               } else {
-                vErrors.push(err25);
+                vErrors.push(err24);
               }
               errors++;
             }
             if (!pattern6.test(data9)) {
-              const err26 = {
+              const err25 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -14608,33 +13851,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err25];
               } else {
-                vErrors.push(err26);
-              }
-              errors++;
-            }
-            if (true && func8(data9)) {
-              const err27 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err27];
-              } else {
-                vErrors.push(err27);
+                vErrors.push(err25);
               }
               errors++;
             }
           } else {
-            const err28 = {
+            const err26 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -14646,9 +13870,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err26];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err26);
             }
             errors++;
           }
@@ -14658,7 +13882,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs28 = errors;
             if (typeof data9 == 'number' && isFinite(data9)) {
               if (data9 > 1000000000000000 || isNaN(data9)) {
-                const err29 = {
+                const err27 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -14670,14 +13894,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err29];
+                  vErrors = [err27];
                 } else {
-                  vErrors.push(err29);
+                  vErrors.push(err27);
                 }
                 errors++;
               }
               if (data9 < -1000000000000000 || isNaN(data9)) {
-                const err30 = {
+                const err28 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -14689,14 +13913,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err30];
+                  vErrors = [err28];
                 } else {
-                  vErrors.push(err30);
+                  vErrors.push(err28);
                 }
                 errors++;
               }
               if (!func5(data9, 6)) {
-                const err31 = {
+                const err29 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -14708,14 +13932,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err31];
+                  vErrors = [err29];
                 } else {
-                  vErrors.push(err31);
+                  vErrors.push(err29);
                 }
                 errors++;
               }
             } else {
-              const err32 = {
+              const err30 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -14727,9 +13951,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err30];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err30);
               }
               errors++;
             }
@@ -14738,7 +13962,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs30 = errors;
               if (typeof data9 !== 'boolean') {
-                const err33 = {
+                const err31 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -14750,9 +13974,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
@@ -14761,7 +13985,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err34 = {
+            const err32 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -14773,9 +13997,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err32];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err32);
             }
             errors++;
           } else {
@@ -14790,7 +14014,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err35 = {
+        const err33 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -14801,9 +14025,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err33];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err33);
         }
         errors++;
       }
@@ -14812,7 +14036,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.fees;
       if (Array.isArray(data10)) {
         if (data10.length > 20) {
-          const err36 = {
+          const err34 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -14823,9 +14047,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err34];
           } else {
-            vErrors.push(err36);
+            vErrors.push(err34);
           }
           errors++;
         }
@@ -14834,7 +14058,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           let data11 = data10[i0];
           if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
             if (data11.name === undefined) {
-              const err37 = {
+              const err35 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -14845,14 +14069,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err35];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err35);
               }
               errors++;
             }
             if (data11.amount === undefined) {
-              const err38 = {
+              const err36 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -14863,15 +14087,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err36];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err36);
               }
               errors++;
             }
             for (const key3 in data11) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err39 = {
+                const err37 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -14882,9 +14106,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err39];
+                  vErrors = [err37];
                 } else {
-                  vErrors.push(err39);
+                  vErrors.push(err37);
                 }
                 errors++;
               }
@@ -14893,7 +14117,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               let data12 = data11.name;
               if (typeof data12 === 'string') {
                 if (func4(data12) > 100) {
-                  const err40 = {
+                  const err38 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -14904,14 +14128,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err40];
+                    vErrors = [err38];
                   } else {
-                    vErrors.push(err40);
+                    vErrors.push(err38);
                   }
                   errors++;
                 }
                 if (func4(data12) < 1) {
-                  const err41 = {
+                  const err39 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -14922,14 +14146,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err41];
+                    vErrors = [err39];
                   } else {
-                    vErrors.push(err41);
+                    vErrors.push(err39);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data12)) {
-                  const err42 = {
+                  const err40 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -14940,32 +14164,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err42];
+                    vErrors = [err40];
                   } else {
-                    vErrors.push(err42);
-                  }
-                  errors++;
-                }
-                if (true && func8(data12)) {
-                  const err43 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema37.properties.fees.items.properties.name,
-                    data: data12,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err43];
-                  } else {
-                    vErrors.push(err43);
+                    vErrors.push(err40);
                   }
                   errors++;
                 }
               } else {
-                const err44 = {
+                const err41 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -14976,9 +14182,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err41];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err41);
                 }
                 errors++;
               }
@@ -14987,7 +14193,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               let data13 = data11.amount;
               if (typeof data13 == 'number' && isFinite(data13)) {
                 if (data13 > 999999.99 || isNaN(data13)) {
-                  const err45 = {
+                  const err42 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -14998,14 +14204,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err45];
+                    vErrors = [err42];
                   } else {
-                    vErrors.push(err45);
+                    vErrors.push(err42);
                   }
                   errors++;
                 }
                 if (data13 < 0 || isNaN(data13)) {
-                  const err46 = {
+                  const err43 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -15016,14 +14222,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err46];
+                    vErrors = [err43];
                   } else {
-                    vErrors.push(err46);
+                    vErrors.push(err43);
                   }
                   errors++;
                 }
                 if (!func5(data13, 2)) {
-                  const err47 = {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -15034,14 +14240,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err47];
+                    vErrors = [err44];
                   } else {
-                    vErrors.push(err47);
+                    vErrors.push(err44);
                   }
                   errors++;
                 }
               } else {
-                const err48 = {
+                const err45 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -15052,15 +14258,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
             }
           } else {
-            const err49 = {
+            const err46 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -15071,15 +14277,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err46];
             } else {
-              vErrors.push(err49);
+              vErrors.push(err46);
             }
             errors++;
           }
         }
       } else {
-        const err50 = {
+        const err47 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -15090,15 +14296,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err50];
+          vErrors = [err47];
         } else {
-          vErrors.push(err50);
+          vErrors.push(err47);
         }
         errors++;
       }
     }
   } else {
-    const err51 = {
+    const err48 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -15109,9 +14315,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err51];
+      vErrors = [err48];
     } else {
-      vErrors.push(err51);
+      vErrors.push(err48);
     }
     errors++;
   }
@@ -15129,8 +14335,7 @@ const schema38 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
@@ -15252,26 +14457,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          const err6 = {
-            instancePath: instancePath + '/name',
-            schemaPath: '#/properties/name/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema38.properties.name,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
       } else {
-        const err7 = {
+        const err6 = {
           instancePath: instancePath + '/name',
           schemaPath: '#/properties/name/type',
           keyword: 'type',
@@ -15282,9 +14469,9 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err6];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err6);
         }
         errors++;
       }
@@ -15293,7 +14480,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.amount;
       if (typeof data1 == 'number' && isFinite(data1)) {
         if (data1 > 999999.99 || isNaN(data1)) {
-          const err8 = {
+          const err7 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/maximum',
             keyword: 'maximum',
@@ -15304,14 +14491,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err7];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err7);
           }
           errors++;
         }
         if (data1 < 0 || isNaN(data1)) {
-          const err9 = {
+          const err8 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/minimum',
             keyword: 'minimum',
@@ -15322,14 +14509,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err8];
           } else {
-            vErrors.push(err9);
+            vErrors.push(err8);
           }
           errors++;
         }
         if (!func5(data1, 2)) {
-          const err10 = {
+          const err9 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/maxDecimals',
             keyword: 'maxDecimals',
@@ -15340,14 +14527,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err9];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err9);
           }
           errors++;
         }
       } else {
-        const err11 = {
+        const err10 = {
           instancePath: instancePath + '/amount',
           schemaPath: '#/properties/amount/type',
           keyword: 'type',
@@ -15358,15 +14545,15 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err11];
+          vErrors = [err10];
         } else {
-          vErrors.push(err11);
+          vErrors.push(err10);
         }
         errors++;
       }
     }
   } else {
-    const err12 = {
+    const err11 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -15377,9 +14564,9 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err12];
+      vErrors = [err11];
     } else {
-      vErrors.push(err12);
+      vErrors.push(err11);
     }
     errors++;
   }
@@ -15412,12 +14599,12 @@ const schema39 = {
   },
   additionalProperties: {
     anyOf: [
-      { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
+      { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
       { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
       { type: 'boolean' },
     ],
     description:
-      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
 function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -15581,26 +14768,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          const err7 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/anyOf/0/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema39.additionalProperties.anyOf[0],
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
       } else {
-        const err8 = {
+        const err7 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/anyOf/0/type',
           keyword: 'type',
@@ -15611,9 +14780,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err7];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err7);
         }
         errors++;
       }
@@ -15623,7 +14792,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         const _errs9 = errors;
         if (typeof data0 == 'number' && isFinite(data0)) {
           if (data0 > 1000000000000000 || isNaN(data0)) {
-            const err9 = {
+            const err8 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/maximum',
               keyword: 'maximum',
@@ -15634,14 +14803,14 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err9];
+              vErrors = [err8];
             } else {
-              vErrors.push(err9);
+              vErrors.push(err8);
             }
             errors++;
           }
           if (data0 < -1000000000000000 || isNaN(data0)) {
-            const err10 = {
+            const err9 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/minimum',
               keyword: 'minimum',
@@ -15652,14 +14821,14 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err10];
+              vErrors = [err9];
             } else {
-              vErrors.push(err10);
+              vErrors.push(err9);
             }
             errors++;
           }
           if (!func5(data0, 6)) {
-            const err11 = {
+            const err10 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/maxDecimals',
               keyword: 'maxDecimals',
@@ -15670,14 +14839,14 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err11];
+              vErrors = [err10];
             } else {
-              vErrors.push(err11);
+              vErrors.push(err10);
             }
             errors++;
           }
         } else {
-          const err12 = {
+          const err11 = {
             instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
             schemaPath: '#/additionalProperties/anyOf/1/type',
             keyword: 'type',
@@ -15688,9 +14857,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err11];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err11);
           }
           errors++;
         }
@@ -15699,7 +14868,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         if (!valid3) {
           const _errs11 = errors;
           if (typeof data0 !== 'boolean') {
-            const err13 = {
+            const err12 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/2/type',
               keyword: 'type',
@@ -15710,9 +14879,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err13];
+              vErrors = [err12];
             } else {
-              vErrors.push(err13);
+              vErrors.push(err12);
             }
             errors++;
           }
@@ -15721,7 +14890,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
       if (!valid3) {
-        const err14 = {
+        const err13 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/anyOf',
           keyword: 'anyOf',
@@ -15732,9 +14901,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err13];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err13);
         }
         errors++;
       } else {
@@ -15749,7 +14918,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       }
     }
   } else {
-    const err15 = {
+    const err14 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -15760,9 +14929,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err15];
+      vErrors = [err14];
     } else {
-      vErrors.push(err15);
+      vErrors.push(err14);
     }
     errors++;
   }
@@ -15780,40 +14949,35 @@ const schema40 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     line2: {
       type: 'string',
       minLength: 0,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     city: {
       type: 'string',
       minLength: 1,
       maxLength: 60,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     state: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     postalCode: {
       type: 'string',
       minLength: 1,
       maxLength: 20,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     country: {
       type: 'string',
@@ -16000,26 +15164,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          const err9 = {
-            instancePath: instancePath + '/line1',
-            schemaPath: '#/properties/line1/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema40.properties.line1,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
-          }
-          errors++;
-        }
       } else {
-        const err10 = {
+        const err9 = {
           instancePath: instancePath + '/line1',
           schemaPath: '#/properties/line1/type',
           keyword: 'type',
@@ -16030,9 +15176,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err9];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err9);
         }
         errors++;
       }
@@ -16041,7 +15187,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.line2;
       if (typeof data1 === 'string') {
         if (func4(data1) > 100) {
-          const err11 = {
+          const err10 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/maxLength',
             keyword: 'maxLength',
@@ -16052,14 +15198,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err10];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err10);
           }
           errors++;
         }
         if (func4(data1) < 0) {
-          const err12 = {
+          const err11 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/minLength',
             keyword: 'minLength',
@@ -16070,14 +15216,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err11];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err11);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err13 = {
+          const err12 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/pattern',
             keyword: 'pattern',
@@ -16088,32 +15234,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err12];
           } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (true && func8(data1)) {
-          const err14 = {
-            instancePath: instancePath + '/line2',
-            schemaPath: '#/properties/line2/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema40.properties.line2,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
+            vErrors.push(err12);
           }
           errors++;
         }
       } else {
-        const err15 = {
+        const err13 = {
           instancePath: instancePath + '/line2',
           schemaPath: '#/properties/line2/type',
           keyword: 'type',
@@ -16124,9 +15252,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err13];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -16135,7 +15263,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.city;
       if (typeof data2 === 'string') {
         if (func4(data2) > 60) {
-          const err16 = {
+          const err14 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/maxLength',
             keyword: 'maxLength',
@@ -16146,14 +15274,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err14];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err14);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err17 = {
+          const err15 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/minLength',
             keyword: 'minLength',
@@ -16164,14 +15292,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err17];
+            vErrors = [err15];
           } else {
-            vErrors.push(err17);
+            vErrors.push(err15);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err18 = {
+          const err16 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/pattern',
             keyword: 'pattern',
@@ -16182,32 +15310,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err18];
+            vErrors = [err16];
           } else {
-            vErrors.push(err18);
-          }
-          errors++;
-        }
-        if (true && func8(data2)) {
-          const err19 = {
-            instancePath: instancePath + '/city',
-            schemaPath: '#/properties/city/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema40.properties.city,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
+            vErrors.push(err16);
           }
           errors++;
         }
       } else {
-        const err20 = {
+        const err17 = {
           instancePath: instancePath + '/city',
           schemaPath: '#/properties/city/type',
           keyword: 'type',
@@ -16218,9 +15328,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err17];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -16229,7 +15339,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.state;
       if (typeof data3 === 'string') {
         if (func4(data3) > 50) {
-          const err21 = {
+          const err18 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/maxLength',
             keyword: 'maxLength',
@@ -16240,14 +15350,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err21];
+            vErrors = [err18];
           } else {
-            vErrors.push(err21);
+            vErrors.push(err18);
           }
           errors++;
         }
         if (func4(data3) < 1) {
-          const err22 = {
+          const err19 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/minLength',
             keyword: 'minLength',
@@ -16258,14 +15368,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err22];
+            vErrors = [err19];
           } else {
-            vErrors.push(err22);
+            vErrors.push(err19);
           }
           errors++;
         }
         if (!pattern6.test(data3)) {
-          const err23 = {
+          const err20 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/pattern',
             keyword: 'pattern',
@@ -16276,32 +15386,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err20];
           } else {
-            vErrors.push(err23);
-          }
-          errors++;
-        }
-        if (true && func8(data3)) {
-          const err24 = {
-            instancePath: instancePath + '/state',
-            schemaPath: '#/properties/state/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema40.properties.state,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err24];
-          } else {
-            vErrors.push(err24);
+            vErrors.push(err20);
           }
           errors++;
         }
       } else {
-        const err25 = {
+        const err21 = {
           instancePath: instancePath + '/state',
           schemaPath: '#/properties/state/type',
           keyword: 'type',
@@ -16312,9 +15404,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err21];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -16323,7 +15415,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data4 = data.postalCode;
       if (typeof data4 === 'string') {
         if (func4(data4) > 20) {
-          const err26 = {
+          const err22 = {
             instancePath: instancePath + '/postalCode',
             schemaPath: '#/properties/postalCode/maxLength',
             keyword: 'maxLength',
@@ -16334,14 +15426,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err26];
+            vErrors = [err22];
           } else {
-            vErrors.push(err26);
+            vErrors.push(err22);
           }
           errors++;
         }
         if (func4(data4) < 1) {
-          const err27 = {
+          const err23 = {
             instancePath: instancePath + '/postalCode',
             schemaPath: '#/properties/postalCode/minLength',
             keyword: 'minLength',
@@ -16352,14 +15444,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err27];
+            vErrors = [err23];
           } else {
-            vErrors.push(err27);
+            vErrors.push(err23);
           }
           errors++;
         }
         if (!pattern6.test(data4)) {
-          const err28 = {
+          const err24 = {
             instancePath: instancePath + '/postalCode',
             schemaPath: '#/properties/postalCode/pattern',
             keyword: 'pattern',
@@ -16370,32 +15462,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err24];
           } else {
-            vErrors.push(err28);
-          }
-          errors++;
-        }
-        if (true && func8(data4)) {
-          const err29 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema40.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err29];
-          } else {
-            vErrors.push(err29);
+            vErrors.push(err24);
           }
           errors++;
         }
       } else {
-        const err30 = {
+        const err25 = {
           instancePath: instancePath + '/postalCode',
           schemaPath: '#/properties/postalCode/type',
           keyword: 'type',
@@ -16406,9 +15480,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err25];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err25);
         }
         errors++;
       }
@@ -16417,7 +15491,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.country;
       if (typeof data5 === 'string') {
         if (!pattern31.test(data5)) {
-          const err31 = {
+          const err26 = {
             instancePath: instancePath + '/country',
             schemaPath: '#/properties/country/pattern',
             keyword: 'pattern',
@@ -16428,14 +15502,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err31];
+            vErrors = [err26];
           } else {
-            vErrors.push(err31);
+            vErrors.push(err26);
           }
           errors++;
         }
       } else {
-        const err32 = {
+        const err27 = {
           instancePath: instancePath + '/country',
           schemaPath: '#/properties/country/type',
           keyword: 'type',
@@ -16446,15 +15520,15 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err27];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err27);
         }
         errors++;
       }
     }
   } else {
-    const err33 = {
+    const err28 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -16465,9 +15539,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err33];
+      vErrors = [err28];
     } else {
-      vErrors.push(err33);
+      vErrors.push(err28);
     }
     errors++;
   }
@@ -16503,8 +15577,7 @@ const schema41 = {
     minLength: 0,
     maxLength: 500,
     pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-    noCardNumber: true,
-    description: 'must not contain control characters or a card number',
+    description: 'must not contain control characters',
   },
 };
 function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -16683,26 +15756,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          const err8 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema41.additionalProperties,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err8];
-          } else {
-            vErrors.push(err8);
-          }
-          errors++;
-        }
       } else {
-        const err9 = {
+        const err8 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/type',
           keyword: 'type',
@@ -16713,15 +15768,15 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err8];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err8);
         }
         errors++;
       }
     }
   } else {
-    const err10 = {
+    const err9 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -16732,9 +15787,9 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err10];
+      vErrors = [err9];
     } else {
-      vErrors.push(err10);
+      vErrors.push(err9);
     }
     errors++;
   }
