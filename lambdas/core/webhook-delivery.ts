@@ -55,8 +55,16 @@ import { eventView } from './events';
 import { checkTarget } from './webhook-target';
 import { secretContext } from './webhooks';
 
-/** A delivery whose message has not come this long after it was due is enqueued again by the sweep. */
+/**
+ * A delivery whose message has not come this long after it was due is enqueued again by the sweep
+ * (the longest: tests read it as the bound of a recovery).
+ */
 export const LOST_AFTER_MS = 5 * 60_000;
+/**
+ * LOST_AFTER_MS scaled like the retry schedule (WEBHOOK_RETRY_SCALE, 1 in the cloud), at least a
+ * second: a local runtime with a shortened schedule recovers a lost message as quickly.
+ */
+const lostAfterMs = (): number => Math.max(1000, Math.round(LOST_AFTER_MS * config().webhookRetryScale));
 /** An attempt holds its delivery this long (the attempt's timeout and the writes around it). */
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 /**
@@ -146,7 +154,7 @@ function schedule(batch: Batch, d: WebhookDelivery, dueMs: number): void {
 
 /** The time the sweep enqueues a delivery due at `dueMs` if its message did not come. */
 const checkAtFor = (dueMs: number, nowMs: number): string =>
-  iso(dueMs - nowMs <= MAX_DELAY_SECONDS * 1000 ? dueMs + LOST_AFTER_MS : dueMs);
+  iso(dueMs - nowMs <= MAX_DELAY_SECONDS * 1000 ? dueMs + lostAfterMs() : dueMs);
 
 export async function handleMessage(message: WebhookMessage, batch: Batch): Promise<void> {
   if (message.kind === 'event') return fanOut(message, batch);
@@ -172,7 +180,7 @@ export async function fanOut(m: EventMessage, batch: Batch): Promise<void> {
       attempts: 0,
       round: 0,
       nextAttemptAt: now.toISOString(),
-      checkAt: iso(now.getTime() + LOST_AFTER_MS),
+      checkAt: iso(now.getTime() + lostAfterMs()),
     };
     // An existing record is this fan-out's repeat (or a replay's): its own messages carry it.
     if ((await store.create(delivery, now)) === 'created') batch.enqueue(deliveryMessage(delivery));
@@ -235,7 +243,7 @@ async function heldByOrder(d: WebhookDelivery, batch: Batch): Promise<boolean> {
     // Released when the earlier one is delivered or fails; the sweep looks again no sooner than
     // the earlier one's own next look.
     const next = Date.parse(earlier.nextAttemptAt ?? now.toISOString());
-    const check = Math.max(Date.parse(earlier.checkAt ?? now.toISOString()), now.getTime() + LOST_AFTER_MS);
+    const check = Math.max(Date.parse(earlier.checkAt ?? now.toISOString()), now.getTime() + lostAfterMs());
     await store.defer(d, now, iso(Math.max(next, now.getTime())), iso(check));
     logger.info('webhook delivery waits for an earlier event of its object', {
       eventId: d.eventId,
@@ -305,7 +313,7 @@ export async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<voi
       if (!probe) return await skipTurn(d, 'not tried: the endpoint failed its last attempts', batch);
     }
     const leaseUntil = now.getTime() + LEASE_MS;
-    if (!(await store.claim(d, now, iso(leaseUntil), iso(leaseUntil + LOST_AFTER_MS)))) return;
+    if (!(await store.claim(d, now, iso(leaseUntil), iso(leaseUntil + lostAfterMs())))) return;
     const answer = await attempt(d, endpoint, now);
     if (answer === 'expired') return await giveUp(d, 'the event expired before it could be delivered', batch);
     await record(d, endpoint, answer, batch);
@@ -428,7 +436,7 @@ export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> 
       attempts: 0,
       round: 0,
       nextAttemptAt: now.toISOString(),
-      checkAt: iso(now.getTime() + LOST_AFTER_MS),
+      checkAt: iso(now.getTime() + lostAfterMs()),
     };
     if ((await store.replay(d, now)) === 'reset') batch.enqueue(deliveryMessage(d));
   });
@@ -458,7 +466,7 @@ export async function sweepDue(now: Date = new Date()): Promise<{ enqueued: numb
   for (const shard of keys.webhookDueShards()) {
     const due = await store.due(shard, now, SWEEP_LIMIT);
     await mapLimit(due, 16, async (d) => {
-      if (await store.touch(d, iso(now.getTime() + LOST_AFTER_MS))) batch.enqueue(deliveryMessage(d));
+      if (await store.touch(d, iso(now.getTime() + lostAfterMs()))) batch.enqueue(deliveryMessage(d));
     });
   }
   const failed = await webhookQueue().send(batch.messages);
