@@ -28,8 +28,10 @@ beforeAll(async () => {
   runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-webhooks-life',
     env: {
-      // 5 s → 10 ms, 5 min → 0.6 s: the flaky receiver's third attempt comes within a second.
-      WEBHOOK_RETRY_SCALE: '0.002',
+      // 5 min → 0.15 s, 10 h → 18 s: the flaky receiver's third attempt comes within a second,
+      // and turns the breaker skips (each a round further on) never wait past 18 s (at 0.002 the
+      // later rounds waited 72 s each, past the test's bound on a loaded CI machine).
+      WEBHOOK_RETRY_SCALE: '0.0005',
       LOCAL_WEBHOOK_SWEEP_SECONDS: '1',
       LOCAL_DUE_SWEEP_SECONDS: '0',
       SANDBOX_SETTLEMENT_SECONDS: String(SETTLEMENT_MS / 1000),
