@@ -7,6 +7,9 @@
  * shows its object as GET showed it right after the change. The runtime is this file's own: the
  * retry schedule shortened (WEBHOOK_RETRY_SCALE) and the webhook sweep every second.
  */
+import { copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sleep } from '#shared/concurrency';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { call, futureDate, MID } from '#support/api';
@@ -211,7 +214,20 @@ test("a group's whole life: every event delivered once, in order per object, sho
     // Bounded well past the shortened schedule: the flaky receiver's 15 events, each after two
     // failures and in order per object, on a CI machine running two other e2e files at once.
     150_000,
-  );
+  ).catch(async (e: Error) => {
+    // What each endpoint's deliveries say, so a time-out names its cause.
+    for (const id of [healthyId, flakyId]) {
+      const page = await get(`${V1}/webhook-endpoints/${id}/deliveries?pageSize=100`);
+      const rows = (page.items as Json[]).map((d) =>
+        [d.eventId, d.type, d.status, d.attempts, d.lastStatusCode, d.lastError, d.nextAttemptAt].join(' '),
+      );
+      e.message += `\n${id === flakyId ? 'flaky' : 'healthy'} endpoint deliveries:\n${rows.join('\n')}`;
+    }
+    const kept = join(tmpdir(), `webhooks-group-life-${Date.now()}.log`);
+    copyFileSync(join(runtime!.dataDir, 'runtime.log'), kept);
+    e.message += `\nthe runtime's log: ${kept}`;
+    throw e;
+  });
   for (const [receiver, attempts] of [
     [healthy, [200]],
     [flaky, [500, 500, 204]],
