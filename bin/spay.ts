@@ -11,6 +11,7 @@ import { groupCommands } from './cli/groups';
 import { listenCommands } from './cli/listen';
 import { loginCommands } from './cli/login';
 import { payorCommands } from './cli/payors';
+import { wrapLines } from './cli/views';
 
 const program = new Command('spay').description('Scheduled Payments tester CLI').showHelpAfterError();
 loginCommands(program);
@@ -23,12 +24,16 @@ listenCommands(program);
 function report(error: unknown): string {
   if (!(error instanceof ApiError)) return `Error: ${error instanceof Error ? error.message : String(error)}`;
   const lines = [`Error ${error.status || 'network'}: ${error.message}`];
-  if (error.idempotencyKey) lines.push(`  sent with Idempotency-Key ${error.idempotencyKey}: retry with it`);
+  // The key matters when the request may have been done (no answer, a 5xx, one still running, a
+  // rate limit): sent again with it, it cannot be done twice. A refusal is final.
+  const unsure = error.status === 0 || error.status >= 500 || error.status === 409 || error.status === 429;
+  if (error.idempotencyKey && unsure)
+    lines.push(`  sent with Idempotency-Key ${error.idempotencyKey}: retry with it`);
   for (const problem of error.errors) lines.push(`  ${problem.field}: ${problem.message}`);
   return lines.join('\n');
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  console.error(report(error));
+  console.error(wrapLines(report(error)));
   process.exitCode = 1;
 });

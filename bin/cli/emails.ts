@@ -1,7 +1,7 @@
 /** `spay emails`: the e-mails in the local runtime's SES store (aws-ses-v2-local `GET /store`). */
 import type { Command } from 'commander';
 import { loadSession } from './session';
-import { readable, table } from './views';
+import { readable } from './views';
 import { sleep } from '../../lambdas/shared/concurrency';
 
 interface StoredEmail {
@@ -46,16 +46,12 @@ export function emailCommands(program: Command): void {
       }
       if (shown.length < wanted)
         console.log(`Gave up after 2 minutes: ${shown.length} of the ${wanted} e-mails arrived.`);
-      console.log(
-        table(
-          ['Sent', 'To', 'Subject'],
-          shown.map((e) => [
-            readable(new Date(e.at * 1000).toISOString()),
-            e.destination.to.join(', '),
-            e.subject,
-          ]),
-        ),
-      );
+      // One e-mail to a block: its time and addresses, then its subject indented (a table of the
+      // three is wider than a terminal's 80 columns).
+      for (const e of shown)
+        console.log(
+          `${readable(new Date(e.at * 1000).toISOString())}  to ${e.destination.to.join(', ')}\n  ${e.subject}`,
+        );
       console.log(`${shown.length} e-mail${shown.length === 1 ? '' : 's'}`);
     });
 }

@@ -7,6 +7,8 @@ import { readPayments } from './payments-file';
 import { clientOf, loadSession } from './session';
 import { executionSteps } from './steps';
 import {
+  FIRST_ROWS,
+  groupCard,
   groupTable,
   outcomeTable,
   outcomesOf,
@@ -17,6 +19,9 @@ import {
   watchProcessing,
   watchReversal,
 } from './views';
+
+/** An execution's name: the last part of its ARN. */
+const executionName = (arn: string | undefined): string => arn?.split(':').at(-1) ?? '';
 
 const tomorrow = (): string => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 
@@ -52,7 +57,7 @@ export function groupCommands(program: Command): void {
         payments: readPayments(options.file),
       });
       if (options.quiet) return console.log(created.paymentGroupId);
-      console.log(groupTable([created]));
+      console.log(groupCard(created));
     });
 
   group
@@ -60,13 +65,15 @@ export function groupCommands(program: Command): void {
     .description('process the group now (non-production, test MIDs) and watch it until it is processed')
     .option('--no-watch', 'start it and return')
     .option('--timeout <minutes>', 'stop watching after this long', '30')
-    .action(async (groupId: string, options: { watch: boolean; timeout: string }) => {
+    .option('--all', `every payment's row (the first ${FIRST_ROWS} otherwise)`)
+    .action(async (groupId: string, options: { watch: boolean; timeout: string; all?: boolean }) => {
       const session = loadSession();
       const api = clientOf(session);
       const started = await api.processGroup(session.mid, groupId);
       const entry = started.triggeredGroups[0];
       if (entry?.error) throw new Error(entry.error);
-      console.log(`Started ${entry?.executionArn ?? ''}`);
+      // The execution's name (its ARN is wider than a terminal; `spay group steps` finds it).
+      console.log(`Started execution ${executionName(entry?.executionArn)}`);
       if (!options.watch) return;
       const processed = await watchProcessing(
         api,
@@ -76,7 +83,7 @@ export function groupCommands(program: Command): void {
         Number(options.timeout) * 60_000,
       );
       const payments = await paymentsOf(api, session.mid, groupId);
-      console.log(outcomeTable(payments));
+      console.log(outcomeTable(payments, options.all));
       console.log(`Group ${processed.status}: ${summaryLine(outcomesOf(payments))}`);
       if (processed.status === 'processing') {
         console.log(`Still processing; \`spay group show ${groupId}\` shows it later`);
@@ -94,7 +101,7 @@ export function groupCommands(program: Command): void {
       if (started.triggeredGroups.length === 0) return console.log('No retry scheduled');
       for (const entry of started.triggeredGroups)
         console.log(
-          `${entry.paymentGroupId}: ${entry.error ?? `retry round started ${entry.executionArn ?? ''}`}`,
+          `${entry.paymentGroupId}: ${entry.error ?? `retry round started (${executionName(entry.executionArn)})`}`,
         );
       console.log('`spay group show <id>` shows each payment once its round is done (within a minute)');
     });
@@ -102,30 +109,32 @@ export function groupCommands(program: Command): void {
   group
     .command('show <groupId>')
     .description("the group and each payment's outcome")
-    .action(async (groupId: string) => {
+    .option('--all', `every payment's row (the first ${FIRST_ROWS} otherwise)`)
+    .action(async (groupId: string, options: { all?: boolean }) => {
       const session = loadSession();
       const api = clientOf(session);
       const found = await api.getGroup(session.mid, groupId);
       const payments = await paymentsOf(api, session.mid, groupId);
-      console.log(groupTable([found]));
-      console.log(outcomeTable(payments));
+      console.log(groupCard(found));
+      console.log(outcomeTable(payments, options.all));
       console.log(summaryLine(outcomesOf(payments)));
     });
 
   group
     .command('reverse <groupId>')
     .description("void-or-refund the group's approved payments (void before settlement, refund after)")
-    .action(async (groupId: string) => {
+    .option('--all', `every payment's row (the first ${FIRST_ROWS} otherwise)`)
+    .action(async (groupId: string, options: { all?: boolean }) => {
       const session = loadSession();
       const api = clientOf(session);
       const answer = await api.voidOrRefundGroup(session.mid, groupId);
       if ('executionArn' in answer) {
-        console.log(`Reversing in the background: ${answer.executionArn}`);
+        console.log(`Reversing in the background: execution ${executionName(answer.executionArn)}`);
         const found = await api.getGroup(session.mid, groupId);
         await watchReversal(api, session.mid, groupId, found.paymentCount);
       }
       const payments = await paymentsOf(api, session.mid, groupId);
-      console.log(outcomeTable(payments));
+      console.log(outcomeTable(payments, options.all));
       const summary = (await api.getGroup(session.mid, groupId)).voidOrRefundSummary;
       const counts = 'voidedCount' in answer ? answer : summary;
       if (counts) {

@@ -62,7 +62,7 @@ export function loginCommands(program: Command): void {
       await clientOf(session).getToken();
       saveSession(session);
       console.log(
-        `Logged in to ${session.target} (${session.baseUrl}) as ${session.clientId}, merchant ${session.mid}`,
+        `Logged in to ${session.target} (${session.baseUrl})\nas ${session.clientId}, merchant ${session.mid}`,
       );
     });
 
@@ -73,7 +73,7 @@ export function loginCommands(program: Command): void {
       const session = loadSession();
       const result = await clientOf(session).settleNow(session.mid);
       console.log(
-        `Settled ${result.settledCount} sale${result.settledCount === 1 ? '' : 's'} of ${result.merchantId} at ${readable(result.settledAt)}; processed groups go on to their receipts within a minute`,
+        `Settled ${result.settledCount} sale${result.settledCount === 1 ? '' : 's'} of ${result.merchantId} at ${readable(result.settledAt)};\nprocessed groups go on to their receipts within a minute`,
       );
     });
 }

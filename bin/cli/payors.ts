@@ -67,6 +67,17 @@ export function payorCommands(program: Command): void {
         ]);
       }
       if (options.quiet) console.log(rows.map((r) => r[3]).join('\n'));
-      else console.log(table(['Customer', 'E-mail', 'Card', 'Profile id'], rows));
+      else {
+        // The profile ids (73 characters, what a payments file names) on lines of their own: the
+        // table fits 80 columns.
+        console.log(
+          table(
+            ['#', 'Customer', 'E-mail', 'Card'],
+            rows.map((r, i) => [i + 1, ...r.slice(0, 3)]),
+          ),
+        );
+        console.log('Profile ids (what a payments file names):');
+        for (const [i, r] of rows.entries()) console.log(`${i + 1} ${r[3]}`);
+      }
     });
 }

@@ -10,13 +10,71 @@ import { sleep } from '../../lambdas/shared/concurrency';
 type Payment = Schemas['Payment'];
 type Group = Schemas['Group'];
 
-export const table = (head: string[], rows: (string | number)[][]): string => {
+export const table = (head: string[], rows: (string | number)[][], colWidths?: (number | null)[]): string => {
   // Colours on a terminal only: piped or captured output stays plain text.
   const colour = process.stdout.isTTY === true;
-  const t = new Table({ head, style: colour ? { head: ['cyan'] } : { head: [], border: [] } });
+  const t = new Table({
+    head,
+    style: colour ? { head: ['cyan'] } : { head: [], border: [] },
+    ...(colWidths && { colWidths }),
+  });
   t.push(...rows);
   return t.toString();
 };
+
+/** The terminal's width (80 when the output is not a terminal, as a captured log is read). */
+export const screenWidth = (): number => Math.max(60, process.stdout.columns || 80);
+
+/** Widest cell of each column, padding included (cli-table3 pads one space each side). */
+function naturalWidths(head: string[], rows: (string | number)[][]): number[] {
+  return head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i] ?? '').length)) + 2);
+}
+
+/**
+ * Column widths that fit `width`: the columns in `shrink` (most willing first) give up width down
+ * to their minimum; cli-table3 ends a cut cell with `…`.
+ */
+export function fitWidths(
+  head: string[],
+  rows: (string | number)[][],
+  shrink: { column: number; min: number }[],
+  width = screenWidth(),
+): number[] {
+  const widths = naturalWidths(head, rows);
+  // Borders: one more than the columns.
+  let over = widths.reduce((a, b) => a + b, 0) + head.length + 1 - width;
+  for (const { column, min } of shrink) {
+    if (over <= 0) break;
+    const give = Math.min(over, Math.max(0, widths[column]! - min));
+    widths[column]! -= give;
+    over -= give;
+  }
+  return widths;
+}
+
+/** Text with each line broken between words to fit `width`; a line's continuation indented. */
+export function wrapLines(text: string, width = screenWidth()): string {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const indent = /^ */.exec(line)![0];
+    let current = indent;
+    for (const word of line.slice(indent.length).split(' ')) {
+      if (current.trim() !== '' && current.length + 1 + word.length > width) {
+        out.push(current);
+        current = `${indent}  ${word}`;
+      } else current = current.trim() === '' ? `${indent}${word}` : `${current} ${word}`;
+    }
+    out.push(current);
+  }
+  return out.join('\n');
+}
+
+/** A bar's width so that its line, with the counts as wide as `total`, fits the screen. */
+export function barSize(format: string, total: number, width = screenWidth()): number {
+  const digits = String(total).length;
+  const text = format.replace(/\{bar\}/g, '').replace(/\{[a-z]+\}/g, '9'.repeat(digits));
+  return Math.max(5, Math.min(40, width - text.length - 1));
+}
 
 const money = (n: number | undefined) => (n ?? 0).toFixed(2);
 
@@ -62,17 +120,20 @@ export async function watchProcessing(
   timeoutMs = 30 * 60_000,
 ): Promise<Group> {
   const until = Date.now() + timeoutMs;
+  let outcomes = outcomesOf(await paymentsOf(api, mid, groupId));
+  // Within 80 columns even at 100,000 payments (the bar gives way).
+  const format =
+    'Processing {bar} {value}/{total} | {approved} approved, {declined} declined, {failed} failed';
   const bar = new SingleBar(
     {
-      format:
-        'Processing |{bar}| {value}/{total} answered | approved {approved} | declined {declined} | failed {failed}',
+      format,
+      barsize: barSize(format, outcomes.total),
       hideCursor: true,
       noTTYOutput: true,
       notTTYSchedule: 2000,
     },
     Presets.shades_classic,
   );
-  let outcomes = outcomesOf(await paymentsOf(api, mid, groupId));
   bar.start(outcomes.total, outcomes.answered, outcomes);
   try {
     for (;;) {
@@ -96,10 +157,12 @@ export async function watchReversal(
   total: number,
   pollMs = 1000,
 ): Promise<NonNullable<Group['voidOrRefundSummary']>> {
+  // The counts by kind follow in the summary line when it is done; the bar fits 80 columns.
+  const format = 'Reversing {bar} {value}/{total} | {failed} failed';
   const bar = new SingleBar(
     {
-      format:
-        'Reversing |{bar}| {value}/{total} | voided {voided} | refunded {refunded} | refunds scheduled {scheduled} | skipped {skipped} | failed {failed}',
+      format,
+      barsize: barSize(format, total),
       hideCursor: true,
       noTTYOutput: true,
       notTTYSchedule: 2000,
@@ -135,37 +198,76 @@ export function reversalText(type: string, status: string): string {
   return status.toLowerCase().startsWith(type.toLowerCase()) ? status : `${type} ${status}`;
 }
 
-export function outcomeTable(payments: Payment[]): string {
-  return table(
-    ['#', 'Payment', 'Order', 'Amount', 'Status', 'Code', 'Message', 'Reversal'],
-    payments.map((p, i) => {
-      const auth = p.authResponse;
-      const reversal = (p.voidOrRefundResponses ?? []).at(-1);
-      return [
-        i + 1,
-        p.paymentId,
-        p.orderId ?? '',
-        money(p.amount),
-        p.deleted ? 'Deleted' : (auth?.status ?? 'Pending'),
-        auth?.responseCode ?? '',
-        auth?.responseMessage ?? '',
-        reversal ? reversalText(reversal.type, reversal.status) : '',
-      ];
-    }),
+/** Rows the outcome table shows unless asked for all (`--all`; `--csv` writes every row to a file). */
+export const FIRST_ROWS = 20;
+
+/**
+ * One row per payment: what the processing answered, and any reversal since. Fits the screen: the
+ * ids and the message give up width first (a payment id then shows its last characters, which
+ * differ between payments; its first ones are a time, the same for a whole group). Shows the first
+ * FIRST_ROWS rows unless `all`, and says how many more there are.
+ */
+export function outcomeTable(payments: Payment[], all = false, width = screenWidth()): string {
+  const head = ['#', 'Payment', 'Order', 'Amount', 'Status', 'Code', 'Message', 'Reversal'];
+  const shown = all ? payments : payments.slice(0, FIRST_ROWS);
+  const rows = shown.map((p, i) => {
+    const auth = p.authResponse;
+    const reversal = (p.voidOrRefundResponses ?? []).at(-1);
+    return [
+      i + 1,
+      p.paymentId,
+      p.orderId ?? '',
+      money(p.amount),
+      p.deleted ? 'Deleted' : (auth?.status ?? 'Pending'),
+      auth?.responseCode ?? '',
+      auth?.responseMessage ?? '',
+      reversal ? reversalText(reversal.type, reversal.status) : '',
+    ];
+  });
+  const widths = fitWidths(
+    head,
+    rows,
+    [
+      { column: 1, min: 11 },
+      { column: 6, min: 8 },
+      { column: 2, min: 7 },
+      { column: 7, min: 10 },
+    ],
+    width,
+  );
+  const idWidth = widths[1]! - 2;
+  for (const row of rows) {
+    const id = String(row[1]);
+    if (id.length > idWidth) row[1] = `…${id.slice(id.length - idWidth + 1)}`;
+  }
+  const more = payments.length - shown.length;
+  return (
+    table(head, rows, widths) +
+    (more > 0 ? `\n… and ${more} more: --all shows every row, --csv <file> writes them all` : '')
   );
 }
 
+/** A slot as the CLI writes it: `2030-06-03 14h` (UTC). */
+const slot = (g: Group) => `${g.scheduleDate} ${String(g.scheduleHour).padStart(2, '0')}h`;
+
+/** One group as a list of its fields (its id whole: what a command takes), within 80 columns. */
+export function groupCard(g: Group): string {
+  const t = new Table({ style: { head: [], border: [] } });
+  t.push(
+    { Group: g.paymentGroupId },
+    { 'Slot (UTC)': slot(g) },
+    { Status: g.status },
+    { Payments: g.paymentCount },
+    { Total: money(g.totalAmount) },
+  );
+  return t.toString();
+}
+
+/** Groups, a row each, within 80 columns with whole ids (`spay group show` gives a total). */
 export function groupTable(groups: Group[]): string {
   return table(
-    ['Group', 'Date', 'Hour', 'Status', 'Payments', 'Total'],
-    groups.map((g) => [
-      g.paymentGroupId,
-      g.scheduleDate,
-      g.scheduleHour,
-      g.status,
-      g.paymentCount,
-      money(g.totalAmount),
-    ]),
+    ['Group', 'Slot (UTC)', 'Status', 'Count'],
+    groups.map((g) => [g.paymentGroupId, slot(g), g.status, g.paymentCount]),
   );
 }
 

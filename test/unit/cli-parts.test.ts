@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { ScheduledPaymentsClient, Schemas } from '../../client';
 import { readPayments } from '../../bin/cli/payments-file';
 import { loadSession, saveSession, stageTarget } from '../../bin/cli/session';
-import { reversalText, watchReversal } from '../../bin/cli/views';
+import { barSize, outcomeTable, reversalText, watchReversal, wrapLines } from '../../bin/cli/views';
 
 let dir: string;
 beforeEach(() => {
@@ -136,4 +136,64 @@ test('a reversal reads once: "Voided", "Refunded", and "Refund Completed" where 
   expect(reversalText('Refund', 'Refunded')).toBe('Refunded');
   expect(reversalText('Refund', 'Completed')).toBe('Refund Completed');
   expect(reversalText('Void', 'Failed')).toBe('Void Failed');
+});
+
+describe('output fits 80 columns', () => {
+  type Payment = Schemas['Payment'];
+  const payments: Payment[] = Array.from({ length: 45 }, (_, i) => ({
+    paymentId: `01a21609-dd4a-7215-bf0a-${String(i).padStart(12, '0')}`,
+    paymentGroupId: 'g',
+    profileId: 'p/m',
+    orderId: `INVOICE-2026-${i}`,
+    amount: 12345.67,
+    authResponse: {
+      status: 'Declined',
+      responseCode: '51',
+      responseMessage: 'Insufficient funds: the card was declined by its issuer, try again later',
+    },
+    voidOrRefundResponses: [],
+  })) as unknown as Payment[];
+  const widest = (text: string) => Math.max(...text.split('\n').map((l) => l.length));
+
+  test('the outcome table: the first rows within 80 columns, ids by their distinct ends, the rest counted', () => {
+    const text = outcomeTable(payments, false, 80);
+    expect(widest(text)).toBeLessThanOrEqual(80);
+    expect(text).toContain('… and 25 more: --all shows every row, --csv <file> writes them all');
+    // Each id by its last characters (its first ones are a time, the same across a group).
+    expect(text).toContain('│ …00000019 │');
+    expect(text).not.toContain('00000020');
+    const all = outcomeTable(payments, true, 80);
+    expect(widest(all)).toBeLessThanOrEqual(80);
+    expect(all).toContain('…00000044');
+    expect(all).not.toContain('more:');
+  });
+
+  test('a table that fits is left whole', () => {
+    const one = outcomeTable(payments.slice(0, 1), false, 200);
+    expect(one).toContain('01a21609-dd4a-7215-bf0a-000000000000');
+    expect(one).toContain('Insufficient funds: the card was declined by its issuer, try again later');
+  });
+
+  test('progress lines fit with counts as wide as the total', () => {
+    const format =
+      'Processing {bar} {value}/{total} | {approved} approved, {declined} declined, {failed} failed';
+    for (const total of [3, 100_000]) {
+      const size = barSize(format, total, 80);
+      const line = format.replace('{bar}', '█'.repeat(size)).replace(/\{[a-z]+\}/g, String(total));
+      expect(line.length).toBeLessThanOrEqual(80);
+      expect(size).toBeGreaterThanOrEqual(5);
+    }
+  });
+
+  test('long messages break between words, continuations indented', () => {
+    const message =
+      'Error 403: settle-now needs an 11-digit test MID within 32350000000-32350099999 (got 41000000001)';
+    const wrapped = wrapLines(`${message}\n  field: short`, 80);
+    expect(wrapped.split('\n').every((l) => l.length <= 80)).toBe(true);
+    expect(wrapped.split('\n')).toEqual([
+      'Error 403: settle-now needs an 11-digit test MID within 32350000000-32350099999',
+      '  (got 41000000001)',
+      '  field: short',
+    ]);
+  });
 });
