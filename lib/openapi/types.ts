@@ -42,6 +42,8 @@ export interface OperationObject {
   requestBody?: { description?: string; required: boolean; content: Record<string, MediaTypeObject> };
   responses: Record<string, ResponseObject | ReferenceObject>;
   security: Record<string, string[]>[];
+  deprecated?: true;
+  'x-codeSamples': { lang: string; label: string; source: string }[];
   'x-non-production-only'?: true;
 }
 
@@ -57,6 +59,7 @@ export interface OpenApiDocument {
     variables?: Record<string, { default: string; description: string }>;
   }[];
   tags: { name: string; description?: string }[];
+  'x-tagGroups': { name: string; tags: string[] }[];
   paths: Record<string, PathItemObject>;
   components: {
     schemas: Record<string, SchemaObject>;
