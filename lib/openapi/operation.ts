@@ -157,17 +157,18 @@ export function operationOf(
     alias
       ? `**Deprecated**: identical alias of \`${alias.method} ${alias.path}\` (${alias.id}); it keeps working, use that path.`
       : undefined,
+  ].filter((n): n is string => n !== undefined);
+  const aliasNote =
     aliases.length > 0
       ? `Also answered, identically, at the deprecated ${aliases.map((a) => `\`${a.method} ${a.path}\``).join(', ')}.`
-      : undefined,
-  ].filter((n): n is string => n !== undefined);
+      : undefined;
   const responses = responsesOf(route); // first: a missing response schema is the error to report
   const parameters = parametersOf(route);
   const requestBody = requestBodyOf(route, components);
   return {
     operationId: route.id,
     summary: route.summary,
-    description: [...notes, route.description].join('\n\n'),
+    description: [...notes, route.description, ...(aliasNote ? [aliasNote] : [])].join('\n\n'),
     tags: [tagOf(route)],
     parameters,
     ...(requestBody && { requestBody }),
