@@ -11,7 +11,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
-import { baseUrl } from '#support/api';
+import { baseUrl, TESTER } from '#support/api';
 
 const ROOT = resolve(__dirname, '..', '..');
 const ARTIFACTS = join(ROOT, 'test', 'artifacts');
@@ -49,13 +49,15 @@ interface DocumentOperation {
   deprecated?: boolean;
   'x-codeSamples': { lang: string; label: string; source: string }[];
 }
-type Document = { paths: Record<string, Record<string, DocumentOperation>> };
+type Document = { paths: Record<string, Partial<Record<string, DocumentOperation>>> };
 
 const committed = (): Document => JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')) as Document;
 
 /** Each operation of a document (openapi.json unless given) as Redoc shows it. */
 const operations = (document: Document = committed()): DocumentOperation[] =>
-  Object.values(document.paths).flatMap((item) => Object.values(item));
+  Object.values(document.paths).flatMap((item) =>
+    Object.values(item).filter((op): op is DocumentOperation => op !== undefined),
+  );
 
 /** The labels of the code samples every operation shows (lib/openapi/code-samples.ts). */
 const SAMPLE_LABELS = ['curl', 'TypeScript'];
@@ -203,6 +205,30 @@ test('the local runtime serves the rendered reference at /docs, without a token'
   const shown = await render(`${baseUrl()}/docs`, (u) => u.origin === origin, 'docs-local.png');
   expectComplete(shown, document);
 }, 50_000);
+
+test("the page's curl samples run as written: the overview's token line, then the merchant's reads", async () => {
+  const document = (await (await fetch(`${baseUrl()}/docs/openapi.json`)).json()) as Document & {
+    info: { description: string };
+  };
+  // The one shell line of the overview that fills $TOKEN, as a reader copies it.
+  const tokenLine = /```sh\n(TOKEN=.*)\n```/.exec(document.info.description)?.[1];
+  expect(tokenLine).toBeDefined();
+  const env = { ...process.env, CLIENT_ID: TESTER.id, CLIENT_SECRET: TESTER.secret };
+  // The GETs that name no resource but the merchant: safe to send as they are, on the seeded MID.
+  const reads = Object.entries(document.paths)
+    .filter(([path]) => !/\{(?!MID\})/.test(path))
+    .flatMap(([, item]) => (item.get ? [item.get] : []));
+  expect(reads.length).toBeGreaterThanOrEqual(5);
+  for (const op of reads) {
+    const curl = op['x-codeSamples'].find((s) => s.label === 'curl')!.source;
+    const script = `set -e\n${tokenLine!}\n${curl} -sS -o /dev/null -w '%{http_code}'`;
+    const { stdout } = await run('bash', ['-c', script], { env, timeout: 15_000 });
+    expect({ operationId: op.operationId, status: stdout }).toEqual({
+      operationId: op.operationId,
+      status: '200',
+    });
+  }
+}, 60_000);
 
 test("the runtime's own address leads a browser to the reference", async () => {
   const context = await browser!.newContext();
