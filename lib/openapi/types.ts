@@ -77,7 +77,8 @@ export interface SecuritySchemeObject {
 
 export interface OpenApiOptions {
   /**
-   * Base URL of the API ({base_url}: the stack output `ApiUrl`, or the local runtime's address).
+   * Base URL of the API (the stack output `ApiUrl`, or the local runtime's address): the document's
+   * one server, named by the overview and the code samples.
    * @default - two servers: the deployed API's URL template and the local runtime
    */
   serverUrl?: string;
