@@ -112,6 +112,8 @@ export interface paths {
      *     `meta.nextPageToken` (absent on the last page) continues with `pageToken` right after the page, at the same cost for every page, however deep (pageNumber costs more the further it goes). pageToken takes pageSize but not pageNumber (400). A token is opaque, checked and bound to this group: an altered or foreign token is 400.
      *
      *     Every answer stays under Lambda's 6 MB response limit: a page (or the array) that would not fit is 400 asking for a smaller pageSize. With the largest customAttributes, fees and orderId the contract allows, a payment takes up to about 240 KB of the response, so the default pageSize 25 always fits; typical payments (under 2 KB) fit at pageSize 500.
+     *
+     *     Also answered, identically, at the deprecated `GET /rest/merchants/{MID}/groups/{GroupID}/transactions`.
      */
     get: operations['ListPayments'];
     put?: never;
@@ -120,6 +122,8 @@ export interface paths {
      * @description Adds one payment. paymentGroupId must match the path. profileId is `{payorId}/{savedPaymentMethodId}` of a saved method of a payor of this merchant; any other value is 400. The group must be pending: on a processing, processed or deleted group the request is refused with 400 and a message saying why, and nothing changes.
      *
      *     Defaults: recurring, sendEmailReceipt and sendPaymentScheduledNotification false. With sendPaymentScheduledNotification the payor is e-mailed a notice now; the flag cannot change later. There is no idempotency key: after a timeout or a 5xx, list the group's payments before sending again.
+     *
+     *     Also answered, identically, at the deprecated `POST /rest/merchants/{MID}/groups/{GroupID}/transactions`.
      */
     post: operations['AddPayment'];
     delete?: never;
@@ -138,6 +142,8 @@ export interface paths {
     /**
      * Get a payment
      * @description A payment of this group and merchant, deleted or not. Not found in this group of this merchant: 404.
+     *
+     *     Also answered, identically, at the deprecated `GET /rest/merchants/{MID}/groups/{GroupID}/transactions/{PaymentID}`.
      */
     get: operations['GetPayment'];
     /**
@@ -148,12 +154,16 @@ export interface paths {
      *     - sendEmailReceipt can be changed until the group is processed.
      *     - A body with `deleted` is 400 (use DELETE). A deleted payment cannot be updated: 400.
      *     - The group must be pending: on a processing, processed or deleted group the request is refused with 400 and a message saying why, and nothing changes.
+     *
+     *     Also answered, identically, at the deprecated `PUT /rest/merchants/{MID}/groups/{GroupID}/transactions/{PaymentID}`.
      */
     put: operations['UpdatePayment'];
     post?: never;
     /**
      * Soft-delete a payment
      * @description Soft delete: the payment stays listed with `deleted: true`, is never processed, and no longer counts in the group's paymentCount and totalAmount. Deleting it again is a no-op 204. The group must be pending: on a processing, processed or deleted group the request is refused with 400 and a message saying why, and nothing changes.
+     *
+     *     Also answered, identically, at the deprecated `DELETE /rest/merchants/{MID}/groups/{GroupID}/transactions/{PaymentID}`.
      */
     delete: operations['DeletePayment'];
     options?: never;
@@ -170,7 +180,8 @@ export interface paths {
     };
     /**
      * List a group's payments, deleted ones included
-     * @description Identical alias of `GET /rest/merchants/{MID}/groups/{GroupID}/payments` (ListPayments).
+     * @deprecated
+     * @description **Deprecated**: identical alias of `GET /rest/merchants/{MID}/groups/{GroupID}/payments` (ListPayments); it keeps working, use that path.
      *
      *     The group's payments in the order they were added, soft-deleted ones included (`deleted: true`). `authResponse` is null until the group is processed; `voidOrRefundResponses` appear after a void-or-refund.
      *
@@ -184,7 +195,8 @@ export interface paths {
     put?: never;
     /**
      * Add a payment to a pending group
-     * @description Identical alias of `POST /rest/merchants/{MID}/groups/{GroupID}/payments` (AddPayment).
+     * @deprecated
+     * @description **Deprecated**: identical alias of `POST /rest/merchants/{MID}/groups/{GroupID}/payments` (AddPayment); it keeps working, use that path.
      *
      *     Adds one payment. paymentGroupId must match the path. profileId is `{payorId}/{savedPaymentMethodId}` of a saved method of a payor of this merchant; any other value is 400. The group must be pending: on a processing, processed or deleted group the request is refused with 400 and a message saying why, and nothing changes.
      *
@@ -206,14 +218,16 @@ export interface paths {
     };
     /**
      * Get a payment
-     * @description Identical alias of `GET /rest/merchants/{MID}/groups/{GroupID}/payments/{PaymentID}` (GetPayment).
+     * @deprecated
+     * @description **Deprecated**: identical alias of `GET /rest/merchants/{MID}/groups/{GroupID}/payments/{PaymentID}` (GetPayment); it keeps working, use that path.
      *
      *     A payment of this group and merchant, deleted or not. Not found in this group of this merchant: 404.
      */
     get: operations['GetPaymentAlias'];
     /**
      * Replace a payment of a pending group
-     * @description Identical alias of `PUT /rest/merchants/{MID}/groups/{GroupID}/payments/{PaymentID}` (UpdatePayment).
+     * @deprecated
+     * @description **Deprecated**: identical alias of `PUT /rest/merchants/{MID}/groups/{GroupID}/payments/{PaymentID}` (UpdatePayment); it keeps working, use that path.
      *
      *     Full replacement: optional fields left out take their defaults or are removed (orderId, customAttributes, fees, allowPartial removed; recurring and sendEmailReceipt false). paymentId and paymentGroupId must match the path. profileId is `{payorId}/{savedPaymentMethodId}` of a saved method of a payor of this merchant; any other value is 400.
      *
@@ -226,7 +240,8 @@ export interface paths {
     post?: never;
     /**
      * Soft-delete a payment
-     * @description Identical alias of `DELETE /rest/merchants/{MID}/groups/{GroupID}/payments/{PaymentID}` (DeletePayment).
+     * @deprecated
+     * @description **Deprecated**: identical alias of `DELETE /rest/merchants/{MID}/groups/{GroupID}/payments/{PaymentID}` (DeletePayment); it keeps working, use that path.
      *
      *     Soft delete: the payment stays listed with `deleted: true`, is never processed, and no longer counts in the group's paymentCount and totalAmount. Deleting it again is a no-op 204. The group must be pending: on a processing, processed or deleted group the request is refused with 400 and a message saying why, and nothing changes.
      */

@@ -24,10 +24,14 @@ export const DOCS_PATH = '/docs';
 export const REDOC_PATH = `${DOCS_PATH}/redoc.standalone.js`;
 export const DOCS_DOCUMENT_PATH = `${DOCS_PATH}/openapi.json`;
 
-/** Where the page's data block and Redoc's mount point are; the start script reads both. */
+/**
+ * Where the page's data block and Redoc's mount point are; the start script reads both. The request
+ * payload's tab comes after the operation's code samples (curl, TypeScript: lib/openapi/code-samples.ts),
+ * so that each operation opens on how to call it.
+ */
 const START_SCRIPT =
   "Redoc.init(JSON.parse(document.getElementById('openapi-document').textContent), " +
-  "{ expandResponses: '200,201' }, document.getElementById('redoc'));";
+  "{ expandResponses: '200,201', payloadSampleIdx: 2 }, document.getElementById('redoc'));";
 
 /** The Redoc bundle: inline (a static file) or a URL on the page's own origin (the runtime). */
 export type RedocSource = { inline: string } | { src: string };

@@ -5,7 +5,7 @@ import { routes, type Route } from '#contract/routes/index';
 import { apiScope, TOKEN_VALIDITY_SECONDS, type Stage } from '#contract/stage';
 import { responseSchemas, SchemaComponents } from './components';
 import { errorResponses } from './errors';
-import { operationOf, tagOf, TAGS } from './operation';
+import { operationOf, TAG_GROUPS, tagOf, TAGS } from './operation';
 import { overview } from './overview';
 import {
   LOCAL_BASE_URL,
@@ -37,9 +37,26 @@ function mergeSchemas(
   return { ...a, ...b };
 }
 
+/**
+ * The menu's groups of the used tags. The page shows only what a group names: a tag in none is
+ * an error, but the deprecated aliases' (left out on purpose).
+ */
+function tagGroups(usedTags: ReadonlySet<string>): { name: string; tags: string[] }[] {
+  const grouped = new Set([...TAG_GROUPS.flatMap((g) => g.tags), TAGS.aliases!.name]);
+  const lost = [...usedTags].filter((t) => !grouped.has(t));
+  if (lost.length > 0)
+    throw new Error(`tags in no TAG_GROUPS group (lib/openapi/operation.ts): ${lost.join(', ')}`);
+  return TAG_GROUPS.map((g) => ({ name: g.name, tags: g.tags.filter((t) => usedTags.has(t)) })).filter(
+    (g) => g.tags.length > 0,
+  );
+}
+
 /** The OpenAPI 3.0.3 document of the API of `stage`. */
 export function openApiDocument(stage: Stage, options: OpenApiOptions = {}): OpenApiDocument {
   const tokenUrl = options.tokenUrl ?? `${LOCAL_BASE_URL}/oauth2/token`;
+  // The samples name one real base: the given server's, else the local runtime's (docs/decisions.md
+  // "Code samples and the base URL of the docs page").
+  const baseUrl = options.serverUrl ?? LOCAL_BASE_URL;
   const scope = apiScope(stage);
   const security = [{ [SECURITY_SCHEME]: [scope] }];
   const components = new SchemaComponents();
@@ -48,7 +65,7 @@ export function openApiDocument(stage: Stage, options: OpenApiOptions = {}): Ope
   const paths: Record<string, PathItemObject> = {};
   const usedTags = new Set<string>();
   for (const route of Object.values(routes) as Route[]) {
-    const operation = operationOf(route, components, security);
+    const operation = operationOf(route, components, security, { baseUrl, tokenUrl });
     usedTags.add(tagOf(route));
     const verb = route.method.toLowerCase() as HttpVerb;
     const item = (paths[route.path] ??= {});
@@ -66,7 +83,7 @@ export function openApiDocument(stage: Stage, options: OpenApiOptions = {}): Ope
     info: {
       title: 'Scheduled Payments Service',
       version: packageJson.version,
-      description: overview(stage, tokenUrl),
+      description: overview(stage, tokenUrl, options.serverUrl),
       license: LICENSE,
     },
     servers: options.serverUrl
@@ -83,6 +100,7 @@ export function openApiDocument(stage: Stage, options: OpenApiOptions = {}): Ope
           { url: LOCAL_BASE_URL, description: 'Local runtime (npm start)' },
         ],
     tags: [...knownTags, ...otherTags],
+    'x-tagGroups': tagGroups(usedTags),
     paths,
     components: {
       schemas: mergeSchemas(components.schemas, responseSchemas()),

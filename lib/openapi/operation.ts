@@ -1,6 +1,7 @@
 /** One route → one operation: parameters, request body, responses, tag and notes. */
 import { pathParamNames } from '#contract/params';
 import { routes, type ErrorStatus, type Route } from '#contract/routes/index';
+import { codeSamples } from './code-samples';
 import type { SchemaComponents } from './components';
 import { responseSchema } from './components';
 import { COMMON_ERRORS, ERROR_RESPONSES } from './errors';
@@ -41,9 +42,28 @@ export const TAGS: Record<string, { name: string; description: string }> = {
     description:
       'Endpoints that receive the events, signed as Standard Webhooks 1.0 describes; their deliveries and replays.',
   },
+  aliases: {
+    name: 'Deprecated aliases',
+    description:
+      'The older `.../groups/{GroupID}/transactions` paths of the payment operations: identical to `.../payments`, still answered, deprecated. The reference page leaves them out of its menu (no tag group names this tag; docs/decisions.md "Code samples and the base URL of the docs page").',
+  },
 };
 
+/**
+ * The menu of the reference page (`x-tagGroups`, which Redoc honours): every tag but the
+ * deprecated aliases', which no group names, so that the page leaves them out.
+ */
+export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = [
+  {
+    name: 'Scheduled payments',
+    tags: [TAGS.groups!.name, TAGS.payments!.name, TAGS.processing!.name, TAGS.settings!.name],
+  },
+  { name: 'Payors and transactions', tags: [TAGS.payors!.name, TAGS.methods!.name, TAGS.transactions!.name] },
+  { name: 'Events and webhooks', tags: [TAGS.events!.name, TAGS.webhooks!.name] },
+];
+
 export function tagOf(route: Route): string {
+  if (route.aliasOf !== undefined) return TAGS.aliases!.name;
   const dir = route.handler.split('/')[0] ?? route.handler;
   return TAGS[dir]?.name ?? dir.charAt(0).toUpperCase() + dir.slice(1);
 }
@@ -115,28 +135,47 @@ function responsesOf(route: Route): OperationObject['responses'] {
   return responses;
 }
 
+/** The URLs the code samples name: the document's base URL and token endpoint. */
+export interface SampleUrls {
+  baseUrl: string;
+  tokenUrl: string;
+}
+
+/** The deprecated aliases of `route` (the routes that repeat it under another path). */
+const aliasesOf = (route: Route): Route[] => [...byId.values()].filter((r) => r.aliasOf === route.id);
+
 export function operationOf(
   route: Route,
   components: SchemaComponents,
   security: Record<string, string[]>[],
+  urls: SampleUrls,
 ): OperationObject {
   const alias = aliasTarget(route);
+  const aliases = aliasesOf(route);
   const notes = [
     route.nonProdOnly ? '**Non-production only**: in production this operation answers 403.' : undefined,
-    alias ? `Identical alias of \`${alias.method} ${alias.path}\` (${alias.id}).` : undefined,
+    alias
+      ? `**Deprecated**: identical alias of \`${alias.method} ${alias.path}\` (${alias.id}); it keeps working, use that path.`
+      : undefined,
   ].filter((n): n is string => n !== undefined);
+  const aliasNote =
+    aliases.length > 0
+      ? `Also answered, identically, at the deprecated ${aliases.map((a) => `\`${a.method} ${a.path}\``).join(', ')}.`
+      : undefined;
   const responses = responsesOf(route); // first: a missing response schema is the error to report
   const parameters = parametersOf(route);
   const requestBody = requestBodyOf(route, components);
   return {
     operationId: route.id,
     summary: route.summary,
-    description: [...notes, route.description].join('\n\n'),
+    description: [...notes, route.description, ...(aliasNote ? [aliasNote] : [])].join('\n\n'),
     tags: [tagOf(route)],
     parameters,
     ...(requestBody && { requestBody }),
     responses,
     security,
+    ...(alias && { deprecated: true as const }),
+    'x-codeSamples': codeSamples(route, urls.baseUrl, urls.tokenUrl),
     ...(route.nonProdOnly && { 'x-non-production-only': true as const }),
   };
 }

@@ -1,19 +1,33 @@
 /** The overview (info.description): what an integrator reads before the operations. */
 import { DECLINE_CODES } from '#contract/declines';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, TEST_MID_RANGE } from '#contract/limits';
+import { CLIENT_PACKAGE } from './code-samples';
+import { LOCAL_BASE_URL } from './types';
 import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '#contract/stage';
 
-export function overview(stage: Stage, tokenUrl: string): string {
+/**
+ * `serverUrl`: the one base URL the document names; without it, the document names the deployed
+ * API's URL template and the local runtime, and so does this text.
+ */
+export function overview(stage: Stage, tokenUrl: string, serverUrl?: string): string {
+  const base =
+    serverUrl !== undefined
+      ? `\`${serverUrl}\``
+      : `a deployment's stack output \`ApiUrl\` (\`https://{restApiId}.execute-api.{region}.amazonaws.com/${stage}\`), or \`${LOCAL_BASE_URL}\` for the local runtime`;
   const hours = TOKEN_VALIDITY_SECONDS / 3600;
   const declineRows = Object.entries(DECLINE_CODES)
     .sort(([a, x], [b, y]) => x.category.localeCompare(y.category) || a.localeCompare(b))
     .map(([code, { message, category }]) => `| \`${code}\` | ${message} | ${category} |`)
     .join('\n');
-  return `Scheduled payments: groups of card and bank payments that are charged together at one UTC date and hour; the payors and saved payment methods they charge; and sales, voids and refunds with built-in protections (decline category, duplicate check, available refund). Bodies are JSON. Paths are relative to the base URL ({base_url}).
+  return `Scheduled payments: groups of card and bank payments that are charged together at one UTC date and hour; the payors and saved payment methods they charge; and sales, voids and refunds with built-in protections (decline category, duplicate check, available refund). Bodies are JSON. Paths are relative to the base URL: ${base}. Each operation shows how to call it with curl and with the TypeScript client (the package \`${CLIENT_PACKAGE}\`), made from its examples; the curl samples read an access token from \`$TOKEN\` (Authentication below).
 
 ## Authentication
 
-Every operation needs the header \`Authorization: Bearer <access token>\`. Tokens come from the OAuth 2.0 token endpoint (\`${tokenUrl}\` here; a deployment's is its stack output \`TokenUrl\`) with the **client credentials** grant: \`POST\` a form body \`grant_type=client_credentials\`, with the client ID and secret as HTTP Basic credentials. The answer is \`{access_token, token_type: "Bearer", expires_in: ${TOKEN_VALIDITY_SECONDS}}\`: a token is valid for ${hours} hours; reuse it until shortly before it expires.
+Every operation needs the header \`Authorization: Bearer <access token>\`. Tokens come from the OAuth 2.0 token endpoint (\`${tokenUrl}\` here; a deployment's is its stack output \`TokenUrl\`) with the **client credentials** grant: \`POST\` a form body \`grant_type=client_credentials\`, with the client ID and secret as HTTP Basic credentials. The answer is \`{access_token, token_type: "Bearer", expires_in: ${TOKEN_VALIDITY_SECONDS}}\`: a token is valid for ${hours} hours; reuse it until shortly before it expires. In a shell (as the curl samples expect it):
+
+\`\`\`sh
+TOKEN=$(curl -s -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials '${tokenUrl}' | jq -r .access_token)
+\`\`\`
 
 The token must carry the scope \`${apiScope(stage)}\` (\`<scope host>/api.execute\`; this document is for stage \`${stage}\`, whose scope host is \`${scopeHost(stage)}\`: non-production scope hosts carry an environment segment, production's does not).
 

@@ -42,6 +42,8 @@ export interface OperationObject {
   requestBody?: { description?: string; required: boolean; content: Record<string, MediaTypeObject> };
   responses: Record<string, ResponseObject | ReferenceObject>;
   security: Record<string, string[]>[];
+  deprecated?: true;
+  'x-codeSamples': { lang: string; label: string; source: string }[];
   'x-non-production-only'?: true;
 }
 
@@ -57,6 +59,7 @@ export interface OpenApiDocument {
     variables?: Record<string, { default: string; description: string }>;
   }[];
   tags: { name: string; description?: string }[];
+  'x-tagGroups': { name: string; tags: string[] }[];
   paths: Record<string, PathItemObject>;
   components: {
     schemas: Record<string, SchemaObject>;
@@ -74,7 +77,8 @@ export interface SecuritySchemeObject {
 
 export interface OpenApiOptions {
   /**
-   * Base URL of the API ({base_url}: the stack output `ApiUrl`, or the local runtime's address).
+   * Base URL of the API (the stack output `ApiUrl`, or the local runtime's address): the document's
+   * one server, named by the overview and the code samples.
    * @default - two servers: the deployed API's URL template and the local runtime
    */
   serverUrl?: string;

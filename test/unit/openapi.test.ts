@@ -124,7 +124,7 @@ describe('operations', () => {
   it('marks aliases with the operation they repeat', () => {
     const alias = routes.find((r) => r.id === 'AddPaymentAlias')!;
     expect(operationOf(doc, alias).description).toContain(
-      'Identical alias of `POST /rest/merchants/{MID}/groups/{GroupID}/payments`',
+      '**Deprecated**: identical alias of `POST /rest/merchants/{MID}/groups/{GroupID}/payments`',
     );
   });
 
