@@ -2,6 +2,7 @@
 import { eventExamples } from './events';
 import { groupExamples } from './groups';
 import { payorExamples } from './payors';
+import { seriesExamples } from './series';
 import { transactionExamples } from './transactions';
 import type { OperationExamples } from './types';
 import { webhookExamples } from './webhooks';
@@ -10,6 +11,7 @@ export { PLACEHOLDERS, type Example, type OperationExamples, type Placeholder } 
 
 export const operationExamples: Readonly<Record<string, OperationExamples>> = {
   ...groupExamples,
+  ...seriesExamples,
   ...payorExamples,
   ...transactionExamples,
   ...eventExamples,

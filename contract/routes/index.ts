@@ -8,6 +8,7 @@ import { groupRoutes } from './groups';
 import { paymentAliasRoutes, paymentRoutes } from './payments';
 import { payorRoutes } from './payors';
 import { processingRoutes } from './processing';
+import { seriesRoutes } from './series';
 import { testClockRoutes } from './test-clock';
 import { transactionRoutes } from './transactions';
 import type { Route } from './types';
@@ -21,6 +22,7 @@ export const routes = {
   ...groupRoutes,
   ...paymentRoutes,
   ...paymentAliasRoutes,
+  ...seriesRoutes,
   ...processingRoutes,
   ...testClockRoutes,
   ...payorRoutes,

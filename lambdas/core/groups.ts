@@ -16,6 +16,7 @@ import {
 } from '#domain/groups';
 import { BadRequestError, GroupNotFoundError, PaymentNotFoundError } from '#shared/errors';
 import { newId } from '#shared/ids';
+import type { SeriesWrite } from '#domain/series';
 import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { groupStore } from '#store/groups';
@@ -55,6 +56,20 @@ export async function explainGroupRejection(groupId: string, merchantId: string)
   }
 }
 
+/** How a group is created besides its request. */
+export interface GroupCreateOptions {
+  /** The group's id when it is derived (a series' occurrence: ids.ts occurrenceGroupId); a new one otherwise. */
+  groupId?: string;
+  /**
+   * The series occurrence the group is: the group carries `seriesId` and `occurrence`, and is
+   * written only together with the series' `advance` (its cursor moved past the occurrence), so
+   * that a group of a series exists exactly when its series says so. A group with this id that
+   * exists (or is being created) already, or a series changed since it was read, refuses the
+   * create: the error of the refused write is thrown as it came (core/series.ts reads again).
+   */
+  occurrenceOf?: { seriesId: string; occurrence: number; advance: SeriesWrite };
+}
+
 /**
  * A new group with its payments, all or nothing, with the payment-scheduled notices of the
  * payments that ask for one. With an idempotencyKey (docs/decisions.md "Idempotent group
@@ -66,14 +81,15 @@ export async function createGroup(
   input: CreateGroupInput,
   merchant: Merchant,
   now: Date,
+  options: GroupCreateOptions = {},
 ): Promise<{ group: Group; payments: Payment[] }> {
   const ref = input.idempotencyKey
     ? { merchantId: merchant.merchantId, scope: 'group', key: input.idempotencyKey }
     : undefined;
   let created: { group: Group; payments: Payment[] } | undefined;
   // The record keeps the group's id only: a 10,000-payment answer is far over an item's 400 KB.
-  const recorded = await idempotent(ref, input, newId(), now, async (groupId, resumed) => {
-    created = await createOnce(groupId, resumed, input, merchant, now);
+  const recorded = await idempotent(ref, input, options.groupId ?? newId(), now, async (groupId, resumed) => {
+    created = await createOnce(groupId, resumed, input, merchant, now, options.occurrenceOf);
     return { status: 201, body: { paymentGroupId: groupId } };
   });
   if (created) return created;
@@ -95,6 +111,7 @@ async function createOnce(
   input: CreateGroupInput,
   merchant: Merchant,
   now: Date,
+  occurrenceOf?: GroupCreateOptions['occurrenceOf'],
 ): Promise<{ group: Group; payments: Payment[] }> {
   if (resumed) {
     // The first attempt died: after its commit (answer that group), or before (start over).
@@ -104,6 +121,8 @@ async function createOnce(
   let groupIdGiven = false;
   const ids = () => (groupIdGiven ? newId() : ((groupIdGiven = true), groupId));
   const { group, payments } = newGroupWithPayments(input, merchant.merchantId, ids, now);
+  if (occurrenceOf)
+    Object.assign(group, { seriesId: occurrenceOf.seriesId, occurrence: occurrenceOf.occurrence });
   const profiles = await resolveProfiles(
     merchant.merchantId,
     payments.map((p) => p.profileId),
@@ -112,7 +131,13 @@ async function createOnce(
   const notices = await scheduledNotices(payments, group, merchant.name, profiles, now);
   // The group is announced with the payments inside it (no payment.created each).
   const announced: Group = { ...group, eventSeq: 1 };
-  await groupStore().createGroup(announced, payments, notices, groupEvent('group.created', announced, now));
+  await groupStore().createGroup(
+    announced,
+    payments,
+    notices,
+    groupEvent('group.created', announced, now),
+    occurrenceOf?.advance,
+  );
   return { group: announced, payments };
 }
 

@@ -57,6 +57,9 @@ export interface Group {
   lastReversedAt?: string;
   /** The latest background void-or-refund (more than 1,000 payments). */
   voidOrRefundSummary?: VoidOrRefundSummary;
+  /** The series whose occurrence the group is (domain/series.ts), and which occurrence (from 1). */
+  seriesId?: string;
+  occurrence?: number;
 }
 
 /**
@@ -272,6 +275,7 @@ export const groupView = (g: Group): GroupView => ({
   totalAmount: fromCents(g.totalCents),
   dateCreated: g.dateCreated,
   lastUpdated: g.lastUpdated,
+  ...(g.seriesId !== undefined && { seriesId: g.seriesId, occurrence: g.occurrence }),
   ...(g.processingSummary && { processingSummary: summaryView(g.processingSummary) }),
   ...(g.executionArn !== undefined && { executionArn: g.executionArn }),
   ...(g.voidOrRefundSummary && {

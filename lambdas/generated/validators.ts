@@ -4875,10 +4875,3213 @@ const schema18 = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    paymentIds: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', format: 'uuid' } },
+    status: { type: 'string', enum: ['active', 'paused', 'canceled', 'completed'] },
+    pageNumber: { type: 'string', pattern: '^\\d{1,7}$', description: 'must be an integer 1-1000000' },
+    pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
   },
 };
 function validate17(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === 'status' || key0 === 'pageNumber' || key0 === 'pageSize')) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema18,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.status !== undefined) {
+      let data0 = data.status;
+      if (typeof data0 !== 'string') {
+        const err1 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema18.properties.status.type,
+          parentSchema: schema18.properties.status,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (!(data0 === 'active' || data0 === 'paused' || data0 === 'canceled' || data0 === 'completed')) {
+        const err2 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema18.properties.status.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema18.properties.status.enum,
+          parentSchema: schema18.properties.status,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.pageNumber !== undefined) {
+      let data1 = data.pageNumber;
+      if (typeof data1 === 'string') {
+        if (!pattern2.test(data1)) {
+          const err3 = {
+            instancePath: instancePath + '/pageNumber',
+            schemaPath: '#/properties/pageNumber/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^\\d{1,7}$' },
+            message: 'must match pattern "' + '^\\d{1,7}$' + '"',
+            schema: '^\\d{1,7}$',
+            parentSchema: schema18.properties.pageNumber,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + '/pageNumber',
+          schemaPath: '#/properties/pageNumber/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema18.properties.pageNumber.type,
+          parentSchema: schema18.properties.pageNumber,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.pageSize !== undefined) {
+      let data2 = data.pageSize;
+      if (typeof data2 === 'string') {
+        if (!pattern3.test(data2)) {
+          const err5 = {
+            instancePath: instancePath + '/pageSize',
+            schemaPath: '#/properties/pageSize/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^\\d{1,3}$' },
+            message: 'must match pattern "' + '^\\d{1,3}$' + '"',
+            schema: '^\\d{1,3}$',
+            parentSchema: schema18.properties.pageSize,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      } else {
+        const err6 = {
+          instancePath: instancePath + '/pageSize',
+          schemaPath: '#/properties/pageSize/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema18.properties.pageSize.type,
+          parentSchema: schema18.properties.pageSize,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err7 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema18.type,
+      parentSchema: schema18,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err7];
+    } else {
+      vErrors.push(err7);
+    }
+    errors++;
+  }
+  validate17.errors = vErrors;
+  return errors === 0;
+}
+export const s8 = validate18;
+const schema19 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['timeZone', 'localHour', 'startDate', 'frequency', 'interval', 'locationId', 'payments'],
+  properties: {
+    timeZone: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
+      ianaTimeZone: true,
+      description: 'must be an IANA time zone name, e.g. America/New_York',
+    },
+    localHour: { type: 'integer', minimum: 0, maximum: 23, description: 'must be an integer hour 0-23' },
+    count: { type: 'integer', minimum: 1, maximum: 120 },
+    endDate: { type: 'string', format: 'date' },
+    locationId: { type: 'integer', minimum: 0, maximum: 2147483647 },
+    transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
+    surchargeCompliance: { type: 'boolean' },
+    allowPartial: { type: 'boolean' },
+    retryPolicy: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['maxRetries'],
+      properties: {
+        maxRetries: { type: 'integer', minimum: 0, maximum: 4 },
+        intervalHours: { type: 'integer', minimum: 24, maximum: 240 },
+      },
+    },
+    noticeDays: { type: 'integer', minimum: 0, maximum: 30 },
+    startDate: { type: 'string', format: 'date' },
+    frequency: { type: 'string', enum: ['weekly', 'monthly'] },
+    interval: { type: 'integer', minimum: 1, maximum: 12 },
+    payments: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 10000,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['profileId', 'amount'],
+        properties: {
+          profileId: {
+            type: 'string',
+            maxLength: 200,
+            pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
+            description: 'must be of the form {payorId}/{savedPaymentMethodId}',
+          },
+          amount: {
+            type: 'number',
+            minimum: 0.01,
+            maximum: 999999.99,
+            maxDecimals: 2,
+            description: 'Amount in the currency unit, > 0, at most 2 decimals.',
+          },
+          orderId: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 100,
+            pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+            description: 'must not contain control characters',
+          },
+          recurring: { type: 'boolean' },
+          allowPartial: { type: 'boolean' },
+          sendEmailReceipt: { type: 'boolean' },
+          sendPaymentScheduledNotification: { type: 'boolean' },
+          customAttributes: {
+            type: 'object',
+            maxProperties: 50,
+            propertyNames: {
+              maxLength: 100,
+              not: {
+                enum: [
+                  '__proto__',
+                  'constructor',
+                  'prototype',
+                  'toString',
+                  'toLocaleString',
+                  'valueOf',
+                  'hasOwnProperty',
+                  'isPrototypeOf',
+                  'propertyIsEnumerable',
+                  '__defineGetter__',
+                  '__defineSetter__',
+                  '__lookupGetter__',
+                  '__lookupSetter__',
+                ],
+              },
+            },
+            additionalProperties: {
+              anyOf: [
+                { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+                { type: 'boolean' },
+              ],
+              description:
+                'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+            },
+          },
+          fees: {
+            type: 'array',
+            maxItems: 20,
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['name', 'amount'],
+              properties: {
+                name: {
+                  type: 'string',
+                  minLength: 1,
+                  maxLength: 100,
+                  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+                  description: 'must not contain control characters',
+                },
+                amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
+              },
+            },
+          },
+        },
+      },
+    },
+    idempotencyKey: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_.:-]{1,100}$',
+      description: 'must be 1-100 characters of letters, digits and _ . : -',
+    },
+  },
+};
+const func39 = require('#shared/time-zones').isIanaTimeZone;
+const pattern24 = new RegExp('^[A-Za-z][A-Za-z0-9_+\\-/]*$', 'u');
+function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.timeZone === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'timeZone' },
+        message: "must have required property '" + 'timeZone' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.localHour === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'localHour' },
+        message: "must have required property '" + 'localHour' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.startDate === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'startDate' },
+        message: "must have required property '" + 'startDate' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data.frequency === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'frequency' },
+        message: "must have required property '" + 'frequency' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    if (data.interval === undefined) {
+      const err4 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'interval' },
+        message: "must have required property '" + 'interval' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err4];
+      } else {
+        vErrors.push(err4);
+      }
+      errors++;
+    }
+    if (data.locationId === undefined) {
+      const err5 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'locationId' },
+        message: "must have required property '" + 'locationId' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err5];
+      } else {
+        vErrors.push(err5);
+      }
+      errors++;
+    }
+    if (data.payments === undefined) {
+      const err6 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'payments' },
+        message: "must have required property '" + 'payments' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err6];
+      } else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func2.call(schema19.properties, key0)) {
+        const err7 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema19,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.timeZone !== undefined) {
+      let data0 = data.timeZone;
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 64) {
+          const err8 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 64 },
+            message: 'must NOT have more than 64 characters',
+            schema: 64,
+            parentSchema: schema19.properties.timeZone,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err9 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema19.properties.timeZone,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+        if (!pattern24.test(data0)) {
+          const err10 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$' },
+            message: 'must match pattern "' + '^[A-Za-z][A-Za-z0-9_+\\-/]*$' + '"',
+            schema: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
+            parentSchema: schema19.properties.timeZone,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+        if (true && !func39(data0)) {
+          const err11 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/ianaTimeZone',
+            keyword: 'ianaTimeZone',
+            params: {},
+            message: 'must pass "ianaTimeZone" keyword validation',
+            schema: true,
+            parentSchema: schema19.properties.timeZone,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+      } else {
+        const err12 = {
+          instancePath: instancePath + '/timeZone',
+          schemaPath: '#/properties/timeZone/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema19.properties.timeZone.type,
+          parentSchema: schema19.properties.timeZone,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.localHour !== undefined) {
+      let data1 = data.localHour;
+      if (!(typeof data1 == 'number' && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+        const err13 = {
+          instancePath: instancePath + '/localHour',
+          schemaPath: '#/properties/localHour/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema19.properties.localHour.type,
+          parentSchema: schema19.properties.localHour,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+      if (typeof data1 == 'number' && isFinite(data1)) {
+        if (data1 > 23 || isNaN(data1)) {
+          const err14 = {
+            instancePath: instancePath + '/localHour',
+            schemaPath: '#/properties/localHour/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 23 },
+            message: 'must be <= 23',
+            schema: 23,
+            parentSchema: schema19.properties.localHour,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (data1 < 0 || isNaN(data1)) {
+          const err15 = {
+            instancePath: instancePath + '/localHour',
+            schemaPath: '#/properties/localHour/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema19.properties.localHour,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.count !== undefined) {
+      let data2 = data.count;
+      if (!(typeof data2 == 'number' && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err16 = {
+          instancePath: instancePath + '/count',
+          schemaPath: '#/properties/count/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema19.properties.count.type,
+          parentSchema: schema19.properties.count,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+      if (typeof data2 == 'number' && isFinite(data2)) {
+        if (data2 > 120 || isNaN(data2)) {
+          const err17 = {
+            instancePath: instancePath + '/count',
+            schemaPath: '#/properties/count/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 120 },
+            message: 'must be <= 120',
+            schema: 120,
+            parentSchema: schema19.properties.count,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (data2 < 1 || isNaN(data2)) {
+          const err18 = {
+            instancePath: instancePath + '/count',
+            schemaPath: '#/properties/count/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 1 },
+            message: 'must be >= 1',
+            schema: 1,
+            parentSchema: schema19.properties.count,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.endDate !== undefined) {
+      let data3 = data.endDate;
+      if (typeof data3 === 'string') {
+        if (!formats0.validate(data3)) {
+          const err19 = {
+            instancePath: instancePath + '/endDate',
+            schemaPath: '#/properties/endDate/format',
+            keyword: 'format',
+            params: { format: 'date' },
+            message: 'must match format "' + 'date' + '"',
+            schema: 'date',
+            parentSchema: schema19.properties.endDate,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
+      } else {
+        const err20 = {
+          instancePath: instancePath + '/endDate',
+          schemaPath: '#/properties/endDate/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema19.properties.endDate.type,
+          parentSchema: schema19.properties.endDate,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.locationId !== undefined) {
+      let data4 = data.locationId;
+      if (!(typeof data4 == 'number' && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
+        const err21 = {
+          instancePath: instancePath + '/locationId',
+          schemaPath: '#/properties/locationId/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema19.properties.locationId.type,
+          parentSchema: schema19.properties.locationId,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+      if (typeof data4 == 'number' && isFinite(data4)) {
+        if (data4 > 2147483647 || isNaN(data4)) {
+          const err22 = {
+            instancePath: instancePath + '/locationId',
+            schemaPath: '#/properties/locationId/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 2147483647 },
+            message: 'must be <= 2147483647',
+            schema: 2147483647,
+            parentSchema: schema19.properties.locationId,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err22];
+          } else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
+        if (data4 < 0 || isNaN(data4)) {
+          const err23 = {
+            instancePath: instancePath + '/locationId',
+            schemaPath: '#/properties/locationId/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema19.properties.locationId,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.transactionInitiator !== undefined) {
+      let data5 = data.transactionInitiator;
+      if (typeof data5 !== 'string') {
+        const err24 = {
+          instancePath: instancePath + '/transactionInitiator',
+          schemaPath: '#/properties/transactionInitiator/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema19.properties.transactionInitiator.type,
+          parentSchema: schema19.properties.transactionInitiator,
+          data: data5,
+        };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+      if (!(data5 === 'Merchant' || data5 === 'Consumer')) {
+        const err25 = {
+          instancePath: instancePath + '/transactionInitiator',
+          schemaPath: '#/properties/transactionInitiator/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema19.properties.transactionInitiator.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema19.properties.transactionInitiator.enum,
+          parentSchema: schema19.properties.transactionInitiator,
+          data: data5,
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+    if (data.surchargeCompliance !== undefined) {
+      let data6 = data.surchargeCompliance;
+      if (typeof data6 !== 'boolean') {
+        const err26 = {
+          instancePath: instancePath + '/surchargeCompliance',
+          schemaPath: '#/properties/surchargeCompliance/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema19.properties.surchargeCompliance.type,
+          parentSchema: schema19.properties.surchargeCompliance,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      }
+    }
+    if (data.allowPartial !== undefined) {
+      let data7 = data.allowPartial;
+      if (typeof data7 !== 'boolean') {
+        const err27 = {
+          instancePath: instancePath + '/allowPartial',
+          schemaPath: '#/properties/allowPartial/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema19.properties.allowPartial.type,
+          parentSchema: schema19.properties.allowPartial,
+          data: data7,
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
+    }
+    if (data.retryPolicy !== undefined) {
+      let data8 = data.retryPolicy;
+      if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
+        if (data8.maxRetries === undefined) {
+          const err28 = {
+            instancePath: instancePath + '/retryPolicy',
+            schemaPath: '#/properties/retryPolicy/required',
+            keyword: 'required',
+            params: { missingProperty: 'maxRetries' },
+            message: "must have required property '" + 'maxRetries' + "'",
+            schema: schema19.properties.retryPolicy.required,
+            parentSchema: schema19.properties.retryPolicy,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        for (const key1 in data8) {
+          if (!(key1 === 'maxRetries' || key1 === 'intervalHours')) {
+            const err29 = {
+              instancePath: instancePath + '/retryPolicy',
+              schemaPath: '#/properties/retryPolicy/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key1 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema19.properties.retryPolicy,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err29];
+            } else {
+              vErrors.push(err29);
+            }
+            errors++;
+          }
+        }
+        if (data8.maxRetries !== undefined) {
+          let data9 = data8.maxRetries;
+          if (!(typeof data9 == 'number' && !(data9 % 1) && !isNaN(data9) && isFinite(data9))) {
+            const err30 = {
+              instancePath: instancePath + '/retryPolicy/maxRetries',
+              schemaPath: '#/properties/retryPolicy/properties/maxRetries/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema19.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema19.properties.retryPolicy.properties.maxRetries,
+              data: data9,
+            };
+            if (vErrors === null) {
+              vErrors = [err30];
+            } else {
+              vErrors.push(err30);
+            }
+            errors++;
+          }
+          if (typeof data9 == 'number' && isFinite(data9)) {
+            if (data9 > 4 || isNaN(data9)) {
+              const err31 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 4 },
+                message: 'must be <= 4',
+                schema: 4,
+                parentSchema: schema19.properties.retryPolicy.properties.maxRetries,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err31];
+              } else {
+                vErrors.push(err31);
+              }
+              errors++;
+            }
+            if (data9 < 0 || isNaN(data9)) {
+              const err32 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 0 },
+                message: 'must be >= 0',
+                schema: 0,
+                parentSchema: schema19.properties.retryPolicy.properties.maxRetries,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err32];
+              } else {
+                vErrors.push(err32);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data8.intervalHours !== undefined) {
+          let data10 = data8.intervalHours;
+          if (!(typeof data10 == 'number' && !(data10 % 1) && !isNaN(data10) && isFinite(data10))) {
+            const err33 = {
+              instancePath: instancePath + '/retryPolicy/intervalHours',
+              schemaPath: '#/properties/retryPolicy/properties/intervalHours/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema19.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema19.properties.retryPolicy.properties.intervalHours,
+              data: data10,
+            };
+            if (vErrors === null) {
+              vErrors = [err33];
+            } else {
+              vErrors.push(err33);
+            }
+            errors++;
+          }
+          if (typeof data10 == 'number' && isFinite(data10)) {
+            if (data10 > 240 || isNaN(data10)) {
+              const err34 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 240 },
+                message: 'must be <= 240',
+                schema: 240,
+                parentSchema: schema19.properties.retryPolicy.properties.intervalHours,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err34];
+              } else {
+                vErrors.push(err34);
+              }
+              errors++;
+            }
+            if (data10 < 24 || isNaN(data10)) {
+              const err35 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 24 },
+                message: 'must be >= 24',
+                schema: 24,
+                parentSchema: schema19.properties.retryPolicy.properties.intervalHours,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err35];
+              } else {
+                vErrors.push(err35);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err36 = {
+          instancePath: instancePath + '/retryPolicy',
+          schemaPath: '#/properties/retryPolicy/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema19.properties.retryPolicy.type,
+          parentSchema: schema19.properties.retryPolicy,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err36];
+        } else {
+          vErrors.push(err36);
+        }
+        errors++;
+      }
+    }
+    if (data.noticeDays !== undefined) {
+      let data11 = data.noticeDays;
+      if (!(typeof data11 == 'number' && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
+        const err37 = {
+          instancePath: instancePath + '/noticeDays',
+          schemaPath: '#/properties/noticeDays/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema19.properties.noticeDays.type,
+          parentSchema: schema19.properties.noticeDays,
+          data: data11,
+        };
+        if (vErrors === null) {
+          vErrors = [err37];
+        } else {
+          vErrors.push(err37);
+        }
+        errors++;
+      }
+      if (typeof data11 == 'number' && isFinite(data11)) {
+        if (data11 > 30 || isNaN(data11)) {
+          const err38 = {
+            instancePath: instancePath + '/noticeDays',
+            schemaPath: '#/properties/noticeDays/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 30 },
+            message: 'must be <= 30',
+            schema: 30,
+            parentSchema: schema19.properties.noticeDays,
+            data: data11,
+          };
+          if (vErrors === null) {
+            vErrors = [err38];
+          } else {
+            vErrors.push(err38);
+          }
+          errors++;
+        }
+        if (data11 < 0 || isNaN(data11)) {
+          const err39 = {
+            instancePath: instancePath + '/noticeDays',
+            schemaPath: '#/properties/noticeDays/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema19.properties.noticeDays,
+            data: data11,
+          };
+          if (vErrors === null) {
+            vErrors = [err39];
+          } else {
+            vErrors.push(err39);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.startDate !== undefined) {
+      let data12 = data.startDate;
+      if (typeof data12 === 'string') {
+        if (!formats0.validate(data12)) {
+          const err40 = {
+            instancePath: instancePath + '/startDate',
+            schemaPath: '#/properties/startDate/format',
+            keyword: 'format',
+            params: { format: 'date' },
+            message: 'must match format "' + 'date' + '"',
+            schema: 'date',
+            parentSchema: schema19.properties.startDate,
+            data: data12,
+          };
+          if (vErrors === null) {
+            vErrors = [err40];
+          } else {
+            vErrors.push(err40);
+          }
+          errors++;
+        }
+      } else {
+        const err41 = {
+          instancePath: instancePath + '/startDate',
+          schemaPath: '#/properties/startDate/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema19.properties.startDate.type,
+          parentSchema: schema19.properties.startDate,
+          data: data12,
+        };
+        if (vErrors === null) {
+          vErrors = [err41];
+        } else {
+          vErrors.push(err41);
+        }
+        errors++;
+      }
+    }
+    if (data.frequency !== undefined) {
+      let data13 = data.frequency;
+      if (typeof data13 !== 'string') {
+        const err42 = {
+          instancePath: instancePath + '/frequency',
+          schemaPath: '#/properties/frequency/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema19.properties.frequency.type,
+          parentSchema: schema19.properties.frequency,
+          data: data13,
+        };
+        if (vErrors === null) {
+          vErrors = [err42];
+        } else {
+          vErrors.push(err42);
+        }
+        errors++;
+      }
+      if (!(data13 === 'weekly' || data13 === 'monthly')) {
+        const err43 = {
+          instancePath: instancePath + '/frequency',
+          schemaPath: '#/properties/frequency/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema19.properties.frequency.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema19.properties.frequency.enum,
+          parentSchema: schema19.properties.frequency,
+          data: data13,
+        };
+        if (vErrors === null) {
+          vErrors = [err43];
+        } else {
+          vErrors.push(err43);
+        }
+        errors++;
+      }
+    }
+    if (data.interval !== undefined) {
+      let data14 = data.interval;
+      if (!(typeof data14 == 'number' && !(data14 % 1) && !isNaN(data14) && isFinite(data14))) {
+        const err44 = {
+          instancePath: instancePath + '/interval',
+          schemaPath: '#/properties/interval/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema19.properties.interval.type,
+          parentSchema: schema19.properties.interval,
+          data: data14,
+        };
+        if (vErrors === null) {
+          vErrors = [err44];
+        } else {
+          vErrors.push(err44);
+        }
+        errors++;
+      }
+      if (typeof data14 == 'number' && isFinite(data14)) {
+        if (data14 > 12 || isNaN(data14)) {
+          const err45 = {
+            instancePath: instancePath + '/interval',
+            schemaPath: '#/properties/interval/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 12 },
+            message: 'must be <= 12',
+            schema: 12,
+            parentSchema: schema19.properties.interval,
+            data: data14,
+          };
+          if (vErrors === null) {
+            vErrors = [err45];
+          } else {
+            vErrors.push(err45);
+          }
+          errors++;
+        }
+        if (data14 < 1 || isNaN(data14)) {
+          const err46 = {
+            instancePath: instancePath + '/interval',
+            schemaPath: '#/properties/interval/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 1 },
+            message: 'must be >= 1',
+            schema: 1,
+            parentSchema: schema19.properties.interval,
+            data: data14,
+          };
+          if (vErrors === null) {
+            vErrors = [err46];
+          } else {
+            vErrors.push(err46);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.payments !== undefined) {
+      let data15 = data.payments;
+      if (Array.isArray(data15)) {
+        if (data15.length > 10000) {
+          const err47 = {
+            instancePath: instancePath + '/payments',
+            schemaPath: '#/properties/payments/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 10000 },
+            message: 'must NOT have more than 10000 items',
+            schema: 10000,
+            parentSchema: schema19.properties.payments,
+            data: data15,
+          };
+          if (vErrors === null) {
+            vErrors = [err47];
+          } else {
+            vErrors.push(err47);
+          }
+          errors++;
+        }
+        if (data15.length < 1) {
+          const err48 = {
+            instancePath: instancePath + '/payments',
+            schemaPath: '#/properties/payments/minItems',
+            keyword: 'minItems',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 items',
+            schema: 1,
+            parentSchema: schema19.properties.payments,
+            data: data15,
+          };
+          if (vErrors === null) {
+            vErrors = [err48];
+          } else {
+            vErrors.push(err48);
+          }
+          errors++;
+        }
+        const len0 = data15.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data16 = data15[i0];
+          if (data16 && typeof data16 == 'object' && !Array.isArray(data16)) {
+            if (data16.profileId === undefined) {
+              const err49 = {
+                instancePath: instancePath + '/payments/' + i0,
+                schemaPath: '#/properties/payments/items/required',
+                keyword: 'required',
+                params: { missingProperty: 'profileId' },
+                message: "must have required property '" + 'profileId' + "'",
+                schema: schema19.properties.payments.items.required,
+                parentSchema: schema19.properties.payments.items,
+                data: data16,
+              };
+              if (vErrors === null) {
+                vErrors = [err49];
+              } else {
+                vErrors.push(err49);
+              }
+              errors++;
+            }
+            if (data16.amount === undefined) {
+              const err50 = {
+                instancePath: instancePath + '/payments/' + i0,
+                schemaPath: '#/properties/payments/items/required',
+                keyword: 'required',
+                params: { missingProperty: 'amount' },
+                message: "must have required property '" + 'amount' + "'",
+                schema: schema19.properties.payments.items.required,
+                parentSchema: schema19.properties.payments.items,
+                data: data16,
+              };
+              if (vErrors === null) {
+                vErrors = [err50];
+              } else {
+                vErrors.push(err50);
+              }
+              errors++;
+            }
+            for (const key2 in data16) {
+              if (!func2.call(schema19.properties.payments.items.properties, key2)) {
+                const err51 = {
+                  instancePath: instancePath + '/payments/' + i0,
+                  schemaPath: '#/properties/payments/items/additionalProperties',
+                  keyword: 'additionalProperties',
+                  params: { additionalProperty: key2 },
+                  message: 'must NOT have additional properties',
+                  schema: false,
+                  parentSchema: schema19.properties.payments.items,
+                  data: data16,
+                };
+                if (vErrors === null) {
+                  vErrors = [err51];
+                } else {
+                  vErrors.push(err51);
+                }
+                errors++;
+              }
+            }
+            if (data16.profileId !== undefined) {
+              let data17 = data16.profileId;
+              if (typeof data17 === 'string') {
+                if (func4(data17) > 200) {
+                  const err52 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                    schemaPath: '#/properties/payments/items/properties/profileId/maxLength',
+                    keyword: 'maxLength',
+                    params: { limit: 200 },
+                    message: 'must NOT have more than 200 characters',
+                    schema: 200,
+                    parentSchema: schema19.properties.payments.items.properties.profileId,
+                    data: data17,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err52];
+                  } else {
+                    vErrors.push(err52);
+                  }
+                  errors++;
+                }
+                if (!pattern5.test(data17)) {
+                  const err53 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                    schemaPath: '#/properties/payments/items/properties/profileId/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
+                    message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
+                    schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
+                    parentSchema: schema19.properties.payments.items.properties.profileId,
+                    data: data17,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err53];
+                  } else {
+                    vErrors.push(err53);
+                  }
+                  errors++;
+                }
+              } else {
+                const err54 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                  schemaPath: '#/properties/payments/items/properties/profileId/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema19.properties.payments.items.properties.profileId.type,
+                  parentSchema: schema19.properties.payments.items.properties.profileId,
+                  data: data17,
+                };
+                if (vErrors === null) {
+                  vErrors = [err54];
+                } else {
+                  vErrors.push(err54);
+                }
+                errors++;
+              }
+            }
+            if (data16.amount !== undefined) {
+              let data18 = data16.amount;
+              if (typeof data18 == 'number' && isFinite(data18)) {
+                if (data18 > 999999.99 || isNaN(data18)) {
+                  const err55 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/amount',
+                    schemaPath: '#/properties/payments/items/properties/amount/maximum',
+                    keyword: 'maximum',
+                    params: { comparison: '<=', limit: 999999.99 },
+                    message: 'must be <= 999999.99',
+                    schema: 999999.99,
+                    parentSchema: schema19.properties.payments.items.properties.amount,
+                    data: data18,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err55];
+                  } else {
+                    vErrors.push(err55);
+                  }
+                  errors++;
+                }
+                if (data18 < 0.01 || isNaN(data18)) {
+                  const err56 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/amount',
+                    schemaPath: '#/properties/payments/items/properties/amount/minimum',
+                    keyword: 'minimum',
+                    params: { comparison: '>=', limit: 0.01 },
+                    message: 'must be >= 0.01',
+                    schema: 0.01,
+                    parentSchema: schema19.properties.payments.items.properties.amount,
+                    data: data18,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err56];
+                  } else {
+                    vErrors.push(err56);
+                  }
+                  errors++;
+                }
+                if (!func5(data18, 2)) {
+                  const err57 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/amount',
+                    schemaPath: '#/properties/payments/items/properties/amount/maxDecimals',
+                    keyword: 'maxDecimals',
+                    params: {},
+                    message: 'must pass "maxDecimals" keyword validation',
+                    schema: 2,
+                    parentSchema: schema19.properties.payments.items.properties.amount,
+                    data: data18,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err57];
+                  } else {
+                    vErrors.push(err57);
+                  }
+                  errors++;
+                }
+              } else {
+                const err58 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/amount',
+                  schemaPath: '#/properties/payments/items/properties/amount/type',
+                  keyword: 'type',
+                  params: { type: 'number' },
+                  message: 'must be number',
+                  schema: schema19.properties.payments.items.properties.amount.type,
+                  parentSchema: schema19.properties.payments.items.properties.amount,
+                  data: data18,
+                };
+                if (vErrors === null) {
+                  vErrors = [err58];
+                } else {
+                  vErrors.push(err58);
+                }
+                errors++;
+              }
+            }
+            if (data16.orderId !== undefined) {
+              let data19 = data16.orderId;
+              if (typeof data19 === 'string') {
+                if (func4(data19) > 100) {
+                  const err59 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/maxLength',
+                    keyword: 'maxLength',
+                    params: { limit: 100 },
+                    message: 'must NOT have more than 100 characters',
+                    schema: 100,
+                    parentSchema: schema19.properties.payments.items.properties.orderId,
+                    data: data19,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err59];
+                  } else {
+                    vErrors.push(err59);
+                  }
+                  errors++;
+                }
+                if (func4(data19) < 1) {
+                  const err60 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/minLength',
+                    keyword: 'minLength',
+                    params: { limit: 1 },
+                    message: 'must NOT have fewer than 1 characters',
+                    schema: 1,
+                    parentSchema: schema19.properties.payments.items.properties.orderId,
+                    data: data19,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err60];
+                  } else {
+                    vErrors.push(err60);
+                  }
+                  errors++;
+                }
+                if (!pattern6.test(data19)) {
+                  const err61 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                    parentSchema: schema19.properties.payments.items.properties.orderId,
+                    data: data19,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err61];
+                  } else {
+                    vErrors.push(err61);
+                  }
+                  errors++;
+                }
+              } else {
+                const err62 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                  schemaPath: '#/properties/payments/items/properties/orderId/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema19.properties.payments.items.properties.orderId.type,
+                  parentSchema: schema19.properties.payments.items.properties.orderId,
+                  data: data19,
+                };
+                if (vErrors === null) {
+                  vErrors = [err62];
+                } else {
+                  vErrors.push(err62);
+                }
+                errors++;
+              }
+            }
+            if (data16.recurring !== undefined) {
+              let data20 = data16.recurring;
+              if (typeof data20 !== 'boolean') {
+                const err63 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/recurring',
+                  schemaPath: '#/properties/payments/items/properties/recurring/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema19.properties.payments.items.properties.recurring.type,
+                  parentSchema: schema19.properties.payments.items.properties.recurring,
+                  data: data20,
+                };
+                if (vErrors === null) {
+                  vErrors = [err63];
+                } else {
+                  vErrors.push(err63);
+                }
+                errors++;
+              }
+            }
+            if (data16.allowPartial !== undefined) {
+              let data21 = data16.allowPartial;
+              if (typeof data21 !== 'boolean') {
+                const err64 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/allowPartial',
+                  schemaPath: '#/properties/payments/items/properties/allowPartial/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema19.properties.payments.items.properties.allowPartial.type,
+                  parentSchema: schema19.properties.payments.items.properties.allowPartial,
+                  data: data21,
+                };
+                if (vErrors === null) {
+                  vErrors = [err64];
+                } else {
+                  vErrors.push(err64);
+                }
+                errors++;
+              }
+            }
+            if (data16.sendEmailReceipt !== undefined) {
+              let data22 = data16.sendEmailReceipt;
+              if (typeof data22 !== 'boolean') {
+                const err65 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/sendEmailReceipt',
+                  schemaPath: '#/properties/payments/items/properties/sendEmailReceipt/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema19.properties.payments.items.properties.sendEmailReceipt.type,
+                  parentSchema: schema19.properties.payments.items.properties.sendEmailReceipt,
+                  data: data22,
+                };
+                if (vErrors === null) {
+                  vErrors = [err65];
+                } else {
+                  vErrors.push(err65);
+                }
+                errors++;
+              }
+            }
+            if (data16.sendPaymentScheduledNotification !== undefined) {
+              let data23 = data16.sendPaymentScheduledNotification;
+              if (typeof data23 !== 'boolean') {
+                const err66 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/sendPaymentScheduledNotification',
+                  schemaPath: '#/properties/payments/items/properties/sendPaymentScheduledNotification/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema19.properties.payments.items.properties.sendPaymentScheduledNotification.type,
+                  parentSchema:
+                    schema19.properties.payments.items.properties.sendPaymentScheduledNotification,
+                  data: data23,
+                };
+                if (vErrors === null) {
+                  vErrors = [err66];
+                } else {
+                  vErrors.push(err66);
+                }
+                errors++;
+              }
+            }
+            if (data16.customAttributes !== undefined) {
+              let data24 = data16.customAttributes;
+              if (data24 && typeof data24 == 'object' && !Array.isArray(data24)) {
+                if (Object.keys(data24).length > 50) {
+                  const err67 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
+                    schemaPath: '#/properties/payments/items/properties/customAttributes/maxProperties',
+                    keyword: 'maxProperties',
+                    params: { limit: 50 },
+                    message: 'must NOT have more than 50 properties',
+                    schema: 50,
+                    parentSchema: schema19.properties.payments.items.properties.customAttributes,
+                    data: data24,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err67];
+                  } else {
+                    vErrors.push(err67);
+                  }
+                  errors++;
+                }
+                for (const key3 in data24) {
+                  const _errs54 = errors;
+                  const _errs55 = errors;
+                  const _errs56 = errors;
+                  if (!(
+                    key3 === '__proto__' ||
+                    key3 === 'constructor' ||
+                    key3 === 'prototype' ||
+                    key3 === 'toString' ||
+                    key3 === 'toLocaleString' ||
+                    key3 === 'valueOf' ||
+                    key3 === 'hasOwnProperty' ||
+                    key3 === 'isPrototypeOf' ||
+                    key3 === 'propertyIsEnumerable' ||
+                    key3 === '__defineGetter__' ||
+                    key3 === '__defineSetter__' ||
+                    key3 === '__lookupGetter__' ||
+                    key3 === '__lookupSetter__'
+                  )) {
+                    const err68 = {};
+                    if (vErrors === null) {
+                      vErrors = [err68];
+                    } else {
+                      vErrors.push(err68);
+                    }
+                    errors++;
+                  }
+                  var valid6 = _errs56 === errors;
+                  if (valid6) {
+                    const err69 = {
+                      instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
+                      schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames/not',
+                      keyword: 'not',
+                      params: {},
+                      message: 'must NOT be valid',
+                      schema:
+                        schema19.properties.payments.items.properties.customAttributes.propertyNames.not,
+                      parentSchema:
+                        schema19.properties.payments.items.properties.customAttributes.propertyNames,
+                      data: key3,
+                      propertyName: key3,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err69];
+                    } else {
+                      vErrors.push(err69);
+                    }
+                    errors++;
+                  } else {
+                    errors = _errs55;
+                    if (vErrors !== null) {
+                      if (_errs55) {
+                        vErrors.length = _errs55;
+                      } else {
+                        vErrors = null;
+                      }
+                    }
+                  }
+                  if (typeof key3 === 'string') {
+                    if (func4(key3) > 100) {
+                      const err70 = {
+                        instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/propertyNames/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 100 },
+                        message: 'must NOT have more than 100 characters',
+                        schema: 100,
+                        parentSchema:
+                          schema19.properties.payments.items.properties.customAttributes.propertyNames,
+                        data: key3,
+                        propertyName: key3,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err70];
+                      } else {
+                        vErrors.push(err70);
+                      }
+                      errors++;
+                    }
+                  }
+                  var valid5 = _errs54 === errors;
+                  if (!valid5) {
+                    const err71 = {
+                      instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
+                      schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
+                      keyword: 'propertyNames',
+                      params: { propertyName: key3 },
+                      message: 'property name must be valid',
+                      schema: schema19.properties.payments.items.properties.customAttributes.propertyNames,
+                      parentSchema: schema19.properties.payments.items.properties.customAttributes,
+                      data: data24,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err71];
+                    } else {
+                      vErrors.push(err71);
+                    }
+                    errors++;
+                  }
+                }
+                for (const key4 in data24) {
+                  let data25 = data24[key4];
+                  const _errs59 = errors;
+                  let valid8 = false;
+                  const _errs60 = errors;
+                  if (typeof data25 === 'string') {
+                    if (func4(data25) > 1000) {
+                      const err72 = {
+                        instancePath:
+                          instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 1000 },
+                        message: 'must NOT have more than 1000 characters',
+                        schema: 1000,
+                        parentSchema:
+                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                            .anyOf[0],
+                        data: data25,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err72];
+                      } else {
+                        vErrors.push(err72);
+                      }
+                      errors++;
+                    }
+                    if (!pattern6.test(data25)) {
+                      const err73 = {
+                        instancePath:
+                          instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                        message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                        schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                        parentSchema:
+                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                            .anyOf[0],
+                        data: data25,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err73];
+                      } else {
+                        vErrors.push(err73);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err74 = {
+                      instancePath:
+                        instancePath +
+                        '/payments/' +
+                        i0 +
+                        '/customAttributes/' +
+                        key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                      schemaPath:
+                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema:
+                        schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                          .anyOf[0].type,
+                      parentSchema:
+                        schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                          .anyOf[0],
+                      data: data25,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err74];
+                    } else {
+                      vErrors.push(err74);
+                    }
+                    errors++;
+                  }
+                  var _valid0 = _errs60 === errors;
+                  valid8 = valid8 || _valid0;
+                  if (!valid8) {
+                    const _errs62 = errors;
+                    if (typeof data25 == 'number' && isFinite(data25)) {
+                      if (data25 > 1000000000000000 || isNaN(data25)) {
+                        const err75 = {
+                          instancePath:
+                            instancePath +
+                            '/payments/' +
+                            i0 +
+                            '/customAttributes/' +
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          schemaPath:
+                            '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/maximum',
+                          keyword: 'maximum',
+                          params: { comparison: '<=', limit: 1000000000000000 },
+                          message: 'must be <= 1000000000000000',
+                          schema: 1000000000000000,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.customAttributes
+                              .additionalProperties.anyOf[1],
+                          data: data25,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err75];
+                        } else {
+                          vErrors.push(err75);
+                        }
+                        errors++;
+                      }
+                      if (data25 < -1000000000000000 || isNaN(data25)) {
+                        const err76 = {
+                          instancePath:
+                            instancePath +
+                            '/payments/' +
+                            i0 +
+                            '/customAttributes/' +
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          schemaPath:
+                            '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/minimum',
+                          keyword: 'minimum',
+                          params: { comparison: '>=', limit: -1000000000000000 },
+                          message: 'must be >= -1000000000000000',
+                          schema: -1000000000000000,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.customAttributes
+                              .additionalProperties.anyOf[1],
+                          data: data25,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err76];
+                        } else {
+                          vErrors.push(err76);
+                        }
+                        errors++;
+                      }
+                      if (!func5(data25, 6)) {
+                        const err77 = {
+                          instancePath:
+                            instancePath +
+                            '/payments/' +
+                            i0 +
+                            '/customAttributes/' +
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          schemaPath:
+                            '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
+                          keyword: 'maxDecimals',
+                          params: {},
+                          message: 'must pass "maxDecimals" keyword validation',
+                          schema: 6,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.customAttributes
+                              .additionalProperties.anyOf[1],
+                          data: data25,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err77];
+                        } else {
+                          vErrors.push(err77);
+                        }
+                        errors++;
+                      }
+                    } else {
+                      const err78 = {
+                        instancePath:
+                          instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/type',
+                        keyword: 'type',
+                        params: { type: 'number' },
+                        message: 'must be number',
+                        schema:
+                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                            .anyOf[1].type,
+                        parentSchema:
+                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                            .anyOf[1],
+                        data: data25,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err78];
+                      } else {
+                        vErrors.push(err78);
+                      }
+                      errors++;
+                    }
+                    var _valid0 = _errs62 === errors;
+                    valid8 = valid8 || _valid0;
+                    if (!valid8) {
+                      const _errs64 = errors;
+                      if (typeof data25 !== 'boolean') {
+                        const err79 = {
+                          instancePath:
+                            instancePath +
+                            '/payments/' +
+                            i0 +
+                            '/customAttributes/' +
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          schemaPath:
+                            '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/2/type',
+                          keyword: 'type',
+                          params: { type: 'boolean' },
+                          message: 'must be boolean',
+                          schema:
+                            schema19.properties.payments.items.properties.customAttributes
+                              .additionalProperties.anyOf[2].type,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.customAttributes
+                              .additionalProperties.anyOf[2],
+                          data: data25,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err79];
+                        } else {
+                          vErrors.push(err79);
+                        }
+                        errors++;
+                      }
+                      var _valid0 = _errs64 === errors;
+                      valid8 = valid8 || _valid0;
+                    }
+                  }
+                  if (!valid8) {
+                    const err80 = {
+                      instancePath:
+                        instancePath +
+                        '/payments/' +
+                        i0 +
+                        '/customAttributes/' +
+                        key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                      schemaPath:
+                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf',
+                      keyword: 'anyOf',
+                      params: {},
+                      message: 'must match a schema in anyOf',
+                      schema:
+                        schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                          .anyOf,
+                      parentSchema:
+                        schema19.properties.payments.items.properties.customAttributes.additionalProperties,
+                      data: data25,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err80];
+                    } else {
+                      vErrors.push(err80);
+                    }
+                    errors++;
+                  } else {
+                    errors = _errs59;
+                    if (vErrors !== null) {
+                      if (_errs59) {
+                        vErrors.length = _errs59;
+                      } else {
+                        vErrors = null;
+                      }
+                    }
+                  }
+                }
+              } else {
+                const err81 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
+                  schemaPath: '#/properties/payments/items/properties/customAttributes/type',
+                  keyword: 'type',
+                  params: { type: 'object' },
+                  message: 'must be object',
+                  schema: schema19.properties.payments.items.properties.customAttributes.type,
+                  parentSchema: schema19.properties.payments.items.properties.customAttributes,
+                  data: data24,
+                };
+                if (vErrors === null) {
+                  vErrors = [err81];
+                } else {
+                  vErrors.push(err81);
+                }
+                errors++;
+              }
+            }
+            if (data16.fees !== undefined) {
+              let data26 = data16.fees;
+              if (Array.isArray(data26)) {
+                if (data26.length > 20) {
+                  const err82 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/fees',
+                    schemaPath: '#/properties/payments/items/properties/fees/maxItems',
+                    keyword: 'maxItems',
+                    params: { limit: 20 },
+                    message: 'must NOT have more than 20 items',
+                    schema: 20,
+                    parentSchema: schema19.properties.payments.items.properties.fees,
+                    data: data26,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err82];
+                  } else {
+                    vErrors.push(err82);
+                  }
+                  errors++;
+                }
+                const len1 = data26.length;
+                for (let i1 = 0; i1 < len1; i1++) {
+                  let data27 = data26[i1];
+                  if (data27 && typeof data27 == 'object' && !Array.isArray(data27)) {
+                    if (data27.name === undefined) {
+                      const err83 = {
+                        instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
+                        schemaPath: '#/properties/payments/items/properties/fees/items/required',
+                        keyword: 'required',
+                        params: { missingProperty: 'name' },
+                        message: "must have required property '" + 'name' + "'",
+                        schema: schema19.properties.payments.items.properties.fees.items.required,
+                        parentSchema: schema19.properties.payments.items.properties.fees.items,
+                        data: data27,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err83];
+                      } else {
+                        vErrors.push(err83);
+                      }
+                      errors++;
+                    }
+                    if (data27.amount === undefined) {
+                      const err84 = {
+                        instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
+                        schemaPath: '#/properties/payments/items/properties/fees/items/required',
+                        keyword: 'required',
+                        params: { missingProperty: 'amount' },
+                        message: "must have required property '" + 'amount' + "'",
+                        schema: schema19.properties.payments.items.properties.fees.items.required,
+                        parentSchema: schema19.properties.payments.items.properties.fees.items,
+                        data: data27,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err84];
+                      } else {
+                        vErrors.push(err84);
+                      }
+                      errors++;
+                    }
+                    for (const key5 in data27) {
+                      if (!(key5 === 'name' || key5 === 'amount')) {
+                        const err85 = {
+                          instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
+                          schemaPath:
+                            '#/properties/payments/items/properties/fees/items/additionalProperties',
+                          keyword: 'additionalProperties',
+                          params: { additionalProperty: key5 },
+                          message: 'must NOT have additional properties',
+                          schema: false,
+                          parentSchema: schema19.properties.payments.items.properties.fees.items,
+                          data: data27,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err85];
+                        } else {
+                          vErrors.push(err85);
+                        }
+                        errors++;
+                      }
+                    }
+                    if (data27.name !== undefined) {
+                      let data28 = data27.name;
+                      if (typeof data28 === 'string') {
+                        if (func4(data28) > 100) {
+                          const err86 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
+                            keyword: 'maxLength',
+                            params: { limit: 100 },
+                            message: 'must NOT have more than 100 characters',
+                            schema: 100,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.name,
+                            data: data28,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err86];
+                          } else {
+                            vErrors.push(err86);
+                          }
+                          errors++;
+                        }
+                        if (func4(data28) < 1) {
+                          const err87 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/name/minLength',
+                            keyword: 'minLength',
+                            params: { limit: 1 },
+                            message: 'must NOT have fewer than 1 characters',
+                            schema: 1,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.name,
+                            data: data28,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err87];
+                          } else {
+                            vErrors.push(err87);
+                          }
+                          errors++;
+                        }
+                        if (!pattern6.test(data28)) {
+                          const err88 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/name/pattern',
+                            keyword: 'pattern',
+                            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.name,
+                            data: data28,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err88];
+                          } else {
+                            vErrors.push(err88);
+                          }
+                          errors++;
+                        }
+                      } else {
+                        const err89 = {
+                          instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                          schemaPath:
+                            '#/properties/payments/items/properties/fees/items/properties/name/type',
+                          keyword: 'type',
+                          params: { type: 'string' },
+                          message: 'must be string',
+                          schema:
+                            schema19.properties.payments.items.properties.fees.items.properties.name.type,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.fees.items.properties.name,
+                          data: data28,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err89];
+                        } else {
+                          vErrors.push(err89);
+                        }
+                        errors++;
+                      }
+                    }
+                    if (data27.amount !== undefined) {
+                      let data29 = data27.amount;
+                      if (typeof data29 == 'number' && isFinite(data29)) {
+                        if (data29 > 999999.99 || isNaN(data29)) {
+                          const err90 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
+                            keyword: 'maximum',
+                            params: { comparison: '<=', limit: 999999.99 },
+                            message: 'must be <= 999999.99',
+                            schema: 999999.99,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                            data: data29,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err90];
+                          } else {
+                            vErrors.push(err90);
+                          }
+                          errors++;
+                        }
+                        if (data29 < 0 || isNaN(data29)) {
+                          const err91 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
+                            keyword: 'minimum',
+                            params: { comparison: '>=', limit: 0 },
+                            message: 'must be >= 0',
+                            schema: 0,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                            data: data29,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err91];
+                          } else {
+                            vErrors.push(err91);
+                          }
+                          errors++;
+                        }
+                        if (!func5(data29, 2)) {
+                          const err92 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
+                            keyword: 'maxDecimals',
+                            params: {},
+                            message: 'must pass "maxDecimals" keyword validation',
+                            schema: 2,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                            data: data29,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err92];
+                          } else {
+                            vErrors.push(err92);
+                          }
+                          errors++;
+                        }
+                      } else {
+                        const err93 = {
+                          instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                          schemaPath:
+                            '#/properties/payments/items/properties/fees/items/properties/amount/type',
+                          keyword: 'type',
+                          params: { type: 'number' },
+                          message: 'must be number',
+                          schema:
+                            schema19.properties.payments.items.properties.fees.items.properties.amount.type,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.fees.items.properties.amount,
+                          data: data29,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err93];
+                        } else {
+                          vErrors.push(err93);
+                        }
+                        errors++;
+                      }
+                    }
+                  } else {
+                    const err94 = {
+                      instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
+                      schemaPath: '#/properties/payments/items/properties/fees/items/type',
+                      keyword: 'type',
+                      params: { type: 'object' },
+                      message: 'must be object',
+                      schema: schema19.properties.payments.items.properties.fees.items.type,
+                      parentSchema: schema19.properties.payments.items.properties.fees.items,
+                      data: data27,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err94];
+                    } else {
+                      vErrors.push(err94);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err95 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/fees',
+                  schemaPath: '#/properties/payments/items/properties/fees/type',
+                  keyword: 'type',
+                  params: { type: 'array' },
+                  message: 'must be array',
+                  schema: schema19.properties.payments.items.properties.fees.type,
+                  parentSchema: schema19.properties.payments.items.properties.fees,
+                  data: data26,
+                };
+                if (vErrors === null) {
+                  vErrors = [err95];
+                } else {
+                  vErrors.push(err95);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err96 = {
+              instancePath: instancePath + '/payments/' + i0,
+              schemaPath: '#/properties/payments/items/type',
+              keyword: 'type',
+              params: { type: 'object' },
+              message: 'must be object',
+              schema: schema19.properties.payments.items.type,
+              parentSchema: schema19.properties.payments.items,
+              data: data16,
+            };
+            if (vErrors === null) {
+              vErrors = [err96];
+            } else {
+              vErrors.push(err96);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err97 = {
+          instancePath: instancePath + '/payments',
+          schemaPath: '#/properties/payments/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema19.properties.payments.type,
+          parentSchema: schema19.properties.payments,
+          data: data15,
+        };
+        if (vErrors === null) {
+          vErrors = [err97];
+        } else {
+          vErrors.push(err97);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotencyKey !== undefined) {
+      let data30 = data.idempotencyKey;
+      if (typeof data30 === 'string') {
+        if (!pattern9.test(data30)) {
+          const err98 = {
+            instancePath: instancePath + '/idempotencyKey',
+            schemaPath: '#/properties/idempotencyKey/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
+            message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
+            schema: '^[A-Za-z0-9_.:-]{1,100}$',
+            parentSchema: schema19.properties.idempotencyKey,
+            data: data30,
+          };
+          if (vErrors === null) {
+            vErrors = [err98];
+          } else {
+            vErrors.push(err98);
+          }
+          errors++;
+        }
+      } else {
+        const err99 = {
+          instancePath: instancePath + '/idempotencyKey',
+          schemaPath: '#/properties/idempotencyKey/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema19.properties.idempotencyKey.type,
+          parentSchema: schema19.properties.idempotencyKey,
+          data: data30,
+        };
+        if (vErrors === null) {
+          vErrors = [err99];
+        } else {
+          vErrors.push(err99);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err100 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema19.type,
+      parentSchema: schema19,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err100];
+    } else {
+      vErrors.push(err100);
+    }
+    errors++;
+  }
+  validate18.errors = vErrors;
+  return errors === 0;
+}
+export const s9 = validate19;
+const schema20 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    seriesId: { type: 'string', format: 'uuid' },
+    timeZone: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
+      ianaTimeZone: true,
+      description: 'must be an IANA time zone name, e.g. America/New_York',
+    },
+    localHour: { type: 'integer', minimum: 0, maximum: 23, description: 'must be an integer hour 0-23' },
+    count: { type: 'integer', minimum: 1, maximum: 120 },
+    endDate: { type: 'string', format: 'date' },
+    locationId: { type: 'integer', minimum: 0, maximum: 2147483647 },
+    transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
+    surchargeCompliance: { type: 'boolean' },
+    allowPartial: { type: 'boolean' },
+    retryPolicy: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['maxRetries'],
+      properties: {
+        maxRetries: { type: 'integer', minimum: 0, maximum: 4 },
+        intervalHours: { type: 'integer', minimum: 24, maximum: 240 },
+      },
+    },
+    noticeDays: { type: 'integer', minimum: 0, maximum: 30 },
+    status: { type: 'string', enum: ['active', 'paused'] },
+  },
+};
+function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!func2.call(schema20.properties, key0)) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema20,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.seriesId !== undefined) {
+      let data0 = data.seriesId;
+      if (typeof data0 === 'string') {
+        if (!formats4.test(data0)) {
+          const err1 = {
+            instancePath: instancePath + '/seriesId',
+            schemaPath: '#/properties/seriesId/format',
+            keyword: 'format',
+            params: { format: 'uuid' },
+            message: 'must match format "' + 'uuid' + '"',
+            schema: 'uuid',
+            parentSchema: schema20.properties.seriesId,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = {
+          instancePath: instancePath + '/seriesId',
+          schemaPath: '#/properties/seriesId/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema20.properties.seriesId.type,
+          parentSchema: schema20.properties.seriesId,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.timeZone !== undefined) {
+      let data1 = data.timeZone;
+      if (typeof data1 === 'string') {
+        if (func4(data1) > 64) {
+          const err3 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 64 },
+            message: 'must NOT have more than 64 characters',
+            schema: 64,
+            parentSchema: schema20.properties.timeZone,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (func4(data1) < 1) {
+          const err4 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema20.properties.timeZone,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (!pattern24.test(data1)) {
+          const err5 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$' },
+            message: 'must match pattern "' + '^[A-Za-z][A-Za-z0-9_+\\-/]*$' + '"',
+            schema: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
+            parentSchema: schema20.properties.timeZone,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+        if (true && !func39(data1)) {
+          const err6 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/ianaTimeZone',
+            keyword: 'ianaTimeZone',
+            params: {},
+            message: 'must pass "ianaTimeZone" keyword validation',
+            schema: true,
+            parentSchema: schema20.properties.timeZone,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      } else {
+        const err7 = {
+          instancePath: instancePath + '/timeZone',
+          schemaPath: '#/properties/timeZone/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema20.properties.timeZone.type,
+          parentSchema: schema20.properties.timeZone,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.localHour !== undefined) {
+      let data2 = data.localHour;
+      if (!(typeof data2 == 'number' && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err8 = {
+          instancePath: instancePath + '/localHour',
+          schemaPath: '#/properties/localHour/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema20.properties.localHour.type,
+          parentSchema: schema20.properties.localHour,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+      if (typeof data2 == 'number' && isFinite(data2)) {
+        if (data2 > 23 || isNaN(data2)) {
+          const err9 = {
+            instancePath: instancePath + '/localHour',
+            schemaPath: '#/properties/localHour/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 23 },
+            message: 'must be <= 23',
+            schema: 23,
+            parentSchema: schema20.properties.localHour,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+        if (data2 < 0 || isNaN(data2)) {
+          const err10 = {
+            instancePath: instancePath + '/localHour',
+            schemaPath: '#/properties/localHour/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema20.properties.localHour,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.count !== undefined) {
+      let data3 = data.count;
+      if (!(typeof data3 == 'number' && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+        const err11 = {
+          instancePath: instancePath + '/count',
+          schemaPath: '#/properties/count/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema20.properties.count.type,
+          parentSchema: schema20.properties.count,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+      if (typeof data3 == 'number' && isFinite(data3)) {
+        if (data3 > 120 || isNaN(data3)) {
+          const err12 = {
+            instancePath: instancePath + '/count',
+            schemaPath: '#/properties/count/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 120 },
+            message: 'must be <= 120',
+            schema: 120,
+            parentSchema: schema20.properties.count,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (data3 < 1 || isNaN(data3)) {
+          const err13 = {
+            instancePath: instancePath + '/count',
+            schemaPath: '#/properties/count/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 1 },
+            message: 'must be >= 1',
+            schema: 1,
+            parentSchema: schema20.properties.count,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.endDate !== undefined) {
+      let data4 = data.endDate;
+      if (typeof data4 === 'string') {
+        if (!formats0.validate(data4)) {
+          const err14 = {
+            instancePath: instancePath + '/endDate',
+            schemaPath: '#/properties/endDate/format',
+            keyword: 'format',
+            params: { format: 'date' },
+            message: 'must match format "' + 'date' + '"',
+            schema: 'date',
+            parentSchema: schema20.properties.endDate,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + '/endDate',
+          schemaPath: '#/properties/endDate/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema20.properties.endDate.type,
+          parentSchema: schema20.properties.endDate,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.locationId !== undefined) {
+      let data5 = data.locationId;
+      if (!(typeof data5 == 'number' && !(data5 % 1) && !isNaN(data5) && isFinite(data5))) {
+        const err16 = {
+          instancePath: instancePath + '/locationId',
+          schemaPath: '#/properties/locationId/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema20.properties.locationId.type,
+          parentSchema: schema20.properties.locationId,
+          data: data5,
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+      if (typeof data5 == 'number' && isFinite(data5)) {
+        if (data5 > 2147483647 || isNaN(data5)) {
+          const err17 = {
+            instancePath: instancePath + '/locationId',
+            schemaPath: '#/properties/locationId/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 2147483647 },
+            message: 'must be <= 2147483647',
+            schema: 2147483647,
+            parentSchema: schema20.properties.locationId,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (data5 < 0 || isNaN(data5)) {
+          const err18 = {
+            instancePath: instancePath + '/locationId',
+            schemaPath: '#/properties/locationId/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema20.properties.locationId,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.transactionInitiator !== undefined) {
+      let data6 = data.transactionInitiator;
+      if (typeof data6 !== 'string') {
+        const err19 = {
+          instancePath: instancePath + '/transactionInitiator',
+          schemaPath: '#/properties/transactionInitiator/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema20.properties.transactionInitiator.type,
+          parentSchema: schema20.properties.transactionInitiator,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+      if (!(data6 === 'Merchant' || data6 === 'Consumer')) {
+        const err20 = {
+          instancePath: instancePath + '/transactionInitiator',
+          schemaPath: '#/properties/transactionInitiator/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema20.properties.transactionInitiator.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema20.properties.transactionInitiator.enum,
+          parentSchema: schema20.properties.transactionInitiator,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.surchargeCompliance !== undefined) {
+      let data7 = data.surchargeCompliance;
+      if (typeof data7 !== 'boolean') {
+        const err21 = {
+          instancePath: instancePath + '/surchargeCompliance',
+          schemaPath: '#/properties/surchargeCompliance/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema20.properties.surchargeCompliance.type,
+          parentSchema: schema20.properties.surchargeCompliance,
+          data: data7,
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+    if (data.allowPartial !== undefined) {
+      let data8 = data.allowPartial;
+      if (typeof data8 !== 'boolean') {
+        const err22 = {
+          instancePath: instancePath + '/allowPartial',
+          schemaPath: '#/properties/allowPartial/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema20.properties.allowPartial.type,
+          parentSchema: schema20.properties.allowPartial,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+    }
+    if (data.retryPolicy !== undefined) {
+      let data9 = data.retryPolicy;
+      if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
+        if (data9.maxRetries === undefined) {
+          const err23 = {
+            instancePath: instancePath + '/retryPolicy',
+            schemaPath: '#/properties/retryPolicy/required',
+            keyword: 'required',
+            params: { missingProperty: 'maxRetries' },
+            message: "must have required property '" + 'maxRetries' + "'",
+            schema: schema20.properties.retryPolicy.required,
+            parentSchema: schema20.properties.retryPolicy,
+            data: data9,
+          };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+        for (const key1 in data9) {
+          if (!(key1 === 'maxRetries' || key1 === 'intervalHours')) {
+            const err24 = {
+              instancePath: instancePath + '/retryPolicy',
+              schemaPath: '#/properties/retryPolicy/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key1 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema20.properties.retryPolicy,
+              data: data9,
+            };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+        }
+        if (data9.maxRetries !== undefined) {
+          let data10 = data9.maxRetries;
+          if (!(typeof data10 == 'number' && !(data10 % 1) && !isNaN(data10) && isFinite(data10))) {
+            const err25 = {
+              instancePath: instancePath + '/retryPolicy/maxRetries',
+              schemaPath: '#/properties/retryPolicy/properties/maxRetries/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema20.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+              data: data10,
+            };
+            if (vErrors === null) {
+              vErrors = [err25];
+            } else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+          if (typeof data10 == 'number' && isFinite(data10)) {
+            if (data10 > 4 || isNaN(data10)) {
+              const err26 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 4 },
+                message: 'must be <= 4',
+                schema: 4,
+                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
+              }
+              errors++;
+            }
+            if (data10 < 0 || isNaN(data10)) {
+              const err27 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 0 },
+                message: 'must be >= 0',
+                schema: 0,
+                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err27];
+              } else {
+                vErrors.push(err27);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data9.intervalHours !== undefined) {
+          let data11 = data9.intervalHours;
+          if (!(typeof data11 == 'number' && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
+            const err28 = {
+              instancePath: instancePath + '/retryPolicy/intervalHours',
+              schemaPath: '#/properties/retryPolicy/properties/intervalHours/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema20.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+              data: data11,
+            };
+            if (vErrors === null) {
+              vErrors = [err28];
+            } else {
+              vErrors.push(err28);
+            }
+            errors++;
+          }
+          if (typeof data11 == 'number' && isFinite(data11)) {
+            if (data11 > 240 || isNaN(data11)) {
+              const err29 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 240 },
+                message: 'must be <= 240',
+                schema: 240,
+                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err29];
+              } else {
+                vErrors.push(err29);
+              }
+              errors++;
+            }
+            if (data11 < 24 || isNaN(data11)) {
+              const err30 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 24 },
+                message: 'must be >= 24',
+                schema: 24,
+                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err30];
+              } else {
+                vErrors.push(err30);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err31 = {
+          instancePath: instancePath + '/retryPolicy',
+          schemaPath: '#/properties/retryPolicy/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema20.properties.retryPolicy.type,
+          parentSchema: schema20.properties.retryPolicy,
+          data: data9,
+        };
+        if (vErrors === null) {
+          vErrors = [err31];
+        } else {
+          vErrors.push(err31);
+        }
+        errors++;
+      }
+    }
+    if (data.noticeDays !== undefined) {
+      let data12 = data.noticeDays;
+      if (!(typeof data12 == 'number' && !(data12 % 1) && !isNaN(data12) && isFinite(data12))) {
+        const err32 = {
+          instancePath: instancePath + '/noticeDays',
+          schemaPath: '#/properties/noticeDays/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema20.properties.noticeDays.type,
+          parentSchema: schema20.properties.noticeDays,
+          data: data12,
+        };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+      if (typeof data12 == 'number' && isFinite(data12)) {
+        if (data12 > 30 || isNaN(data12)) {
+          const err33 = {
+            instancePath: instancePath + '/noticeDays',
+            schemaPath: '#/properties/noticeDays/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 30 },
+            message: 'must be <= 30',
+            schema: 30,
+            parentSchema: schema20.properties.noticeDays,
+            data: data12,
+          };
+          if (vErrors === null) {
+            vErrors = [err33];
+          } else {
+            vErrors.push(err33);
+          }
+          errors++;
+        }
+        if (data12 < 0 || isNaN(data12)) {
+          const err34 = {
+            instancePath: instancePath + '/noticeDays',
+            schemaPath: '#/properties/noticeDays/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema20.properties.noticeDays,
+            data: data12,
+          };
+          if (vErrors === null) {
+            vErrors = [err34];
+          } else {
+            vErrors.push(err34);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.status !== undefined) {
+      let data13 = data.status;
+      if (typeof data13 !== 'string') {
+        const err35 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema20.properties.status.type,
+          parentSchema: schema20.properties.status,
+          data: data13,
+        };
+        if (vErrors === null) {
+          vErrors = [err35];
+        } else {
+          vErrors.push(err35);
+        }
+        errors++;
+      }
+      if (!(data13 === 'active' || data13 === 'paused')) {
+        const err36 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema20.properties.status.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema20.properties.status.enum,
+          parentSchema: schema20.properties.status,
+          data: data13,
+        };
+        if (vErrors === null) {
+          vErrors = [err36];
+        } else {
+          vErrors.push(err36);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err37 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema20.type,
+      parentSchema: schema20,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err37];
+    } else {
+      vErrors.push(err37);
+    }
+    errors++;
+  }
+  validate19.errors = vErrors;
+  return errors === 0;
+}
+export const s10 = validate20;
+const schema21 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    paymentIds: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', format: 'uuid' } },
+  },
+};
+function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -4891,7 +8094,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema18,
+          parentSchema: schema21,
           data,
         };
         if (vErrors === null) {
@@ -4913,7 +8116,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 items',
             schema: 1000,
-            parentSchema: schema18.properties.paymentIds,
+            parentSchema: schema21.properties.paymentIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -4931,7 +8134,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema18.properties.paymentIds,
+            parentSchema: schema21.properties.paymentIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -4953,7 +8156,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { format: 'uuid' },
                 message: 'must match format "' + 'uuid' + '"',
                 schema: 'uuid',
-                parentSchema: schema18.properties.paymentIds.items,
+                parentSchema: schema21.properties.paymentIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -4970,8 +8173,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema18.properties.paymentIds.items.type,
-              parentSchema: schema18.properties.paymentIds.items,
+              schema: schema21.properties.paymentIds.items.type,
+              parentSchema: schema21.properties.paymentIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -4989,8 +8192,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema18.properties.paymentIds.type,
-          parentSchema: schema18.properties.paymentIds,
+          schema: schema21.properties.paymentIds.type,
+          parentSchema: schema21.properties.paymentIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -5008,8 +8211,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema18.type,
-      parentSchema: schema18,
+      schema: schema21.type,
+      parentSchema: schema21,
       data,
     };
     if (vErrors === null) {
@@ -5019,11 +8222,11 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate17.errors = vErrors;
+  validate20.errors = vErrors;
   return errors === 0;
 }
-export const s8 = validate18;
-const schema19 = {
+export const s11 = validate21;
+const schema22 = {
   type: 'object',
   additionalProperties: false,
   dependencies: { scheduleHour: ['scheduleDate'] },
@@ -5032,7 +8235,7 @@ const schema19 = {
     scheduleHour: { type: 'integer', minimum: 0, maximum: 23 },
   },
 };
-function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5045,7 +8248,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema19,
+          parentSchema: schema22,
           data,
         };
         if (vErrors === null) {
@@ -5069,8 +8272,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             deps: 'scheduleDate',
           },
           message: 'must have property scheduleDate when property scheduleHour is present',
-          schema: schema19.dependencies,
-          parentSchema: schema19,
+          schema: schema22.dependencies,
+          parentSchema: schema22,
           data,
         };
         if (vErrors === null) {
@@ -5092,7 +8295,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema19.properties.scheduleDate,
+            parentSchema: schema22.properties.scheduleDate,
             data: data0,
           };
           if (vErrors === null) {
@@ -5109,8 +8312,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.properties.scheduleDate.type,
-          parentSchema: schema19.properties.scheduleDate,
+          schema: schema22.properties.scheduleDate.type,
+          parentSchema: schema22.properties.scheduleDate,
           data: data0,
         };
         if (vErrors === null) {
@@ -5130,8 +8333,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema19.properties.scheduleHour.type,
-          parentSchema: schema19.properties.scheduleHour,
+          schema: schema22.properties.scheduleHour.type,
+          parentSchema: schema22.properties.scheduleHour,
           data: data1,
         };
         if (vErrors === null) {
@@ -5150,7 +8353,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema19.properties.scheduleHour,
+            parentSchema: schema22.properties.scheduleHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -5168,7 +8371,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema19.properties.scheduleHour,
+            parentSchema: schema22.properties.scheduleHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -5187,8 +8390,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema19.type,
-      parentSchema: schema19,
+      schema: schema22.type,
+      parentSchema: schema22,
       data,
     };
     if (vErrors === null) {
@@ -5198,11 +8401,11 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate18.errors = vErrors;
+  validate21.errors = vErrors;
   return errors === 0;
 }
-export const s9 = validate19;
-const schema20 = {
+export const s12 = validate22;
+const schema23 = {
   type: 'object',
   additionalProperties: false,
   required: ['paymentMethod'],
@@ -5263,9 +8466,9 @@ const schema20 = {
     paymentMethod: { type: 'object' },
   },
 };
-const formats18 =
+const formats26 =
   /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5276,8 +8479,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentMethod' },
         message: "must have required property '" + 'paymentMethod' + "'",
-        schema: schema20.required,
-        parentSchema: schema20,
+        schema: schema23.required,
+        parentSchema: schema23,
         data,
       };
       if (vErrors === null) {
@@ -5303,7 +8506,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema20,
+          parentSchema: schema23,
           data,
         };
         if (vErrors === null) {
@@ -5325,7 +8528,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema20.properties.customerAccountId,
+            parentSchema: schema23.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -5343,7 +8546,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema20.properties.customerAccountId,
+            parentSchema: schema23.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -5361,7 +8564,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema20.properties.customerAccountId,
+            parentSchema: schema23.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -5378,8 +8581,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.customerAccountId.type,
-          parentSchema: schema20.properties.customerAccountId,
+          schema: schema23.properties.customerAccountId.type,
+          parentSchema: schema23.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -5401,7 +8604,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema20.properties.customerAccountType,
+            parentSchema: schema23.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -5419,7 +8622,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema20.properties.customerAccountType,
+            parentSchema: schema23.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -5437,7 +8640,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema20.properties.customerAccountType,
+            parentSchema: schema23.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -5454,8 +8657,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.customerAccountType.type,
-          parentSchema: schema20.properties.customerAccountType,
+          schema: schema23.properties.customerAccountType.type,
+          parentSchema: schema23.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -5477,7 +8680,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema20.properties.sponsorKey,
+            parentSchema: schema23.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -5495,7 +8698,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema20.properties.sponsorKey,
+            parentSchema: schema23.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -5513,7 +8716,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema20.properties.sponsorKey,
+            parentSchema: schema23.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -5530,8 +8733,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.sponsorKey.type,
-          parentSchema: schema20.properties.sponsorKey,
+          schema: schema23.properties.sponsorKey.type,
+          parentSchema: schema23.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -5553,7 +8756,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema20.properties.customerData,
+            parentSchema: schema23.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -5598,8 +8801,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema20.properties.customerData.propertyNames.not,
-              parentSchema: schema20.properties.customerData.propertyNames,
+              schema: schema23.properties.customerData.propertyNames.not,
+              parentSchema: schema23.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -5628,7 +8831,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema20.properties.customerData.propertyNames,
+                parentSchema: schema23.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -5648,8 +8851,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema20.properties.customerData.propertyNames,
-              parentSchema: schema20.properties.customerData,
+              schema: schema23.properties.customerData.propertyNames,
+              parentSchema: schema23.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -5671,7 +8874,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema20.properties.customerData.additionalProperties,
+                parentSchema: schema23.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -5689,7 +8892,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema20.properties.customerData.additionalProperties,
+                parentSchema: schema23.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -5707,7 +8910,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema20.properties.customerData.additionalProperties,
+                parentSchema: schema23.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -5724,8 +8927,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema20.properties.customerData.additionalProperties.type,
-              parentSchema: schema20.properties.customerData.additionalProperties,
+              schema: schema23.properties.customerData.additionalProperties.type,
+              parentSchema: schema23.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -5743,8 +8946,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema20.properties.customerData.type,
-          parentSchema: schema20.properties.customerData,
+          schema: schema23.properties.customerData.type,
+          parentSchema: schema23.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -5766,7 +8969,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema20.properties.email,
+            parentSchema: schema23.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -5776,7 +8979,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!formats18.test(data5)) {
+        if (!formats26.test(data5)) {
           const err25 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
@@ -5784,7 +8987,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema20.properties.email,
+            parentSchema: schema23.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -5801,8 +9004,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.email.type,
-          parentSchema: schema20.properties.email,
+          schema: schema23.properties.email.type,
+          parentSchema: schema23.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -5822,8 +9025,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema20.properties.paymentMethod.type,
-          parentSchema: schema20.properties.paymentMethod,
+          schema: schema23.properties.paymentMethod.type,
+          parentSchema: schema23.properties.paymentMethod,
           data: data6,
         };
         if (vErrors === null) {
@@ -5841,8 +9044,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema20.type,
-      parentSchema: schema20,
+      schema: schema23.type,
+      parentSchema: schema23,
       data,
     };
     if (vErrors === null) {
@@ -5852,11 +9055,11 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate19.errors = vErrors;
+  validate22.errors = vErrors;
   return errors === 0;
 }
-export const s10 = validate20;
-const schema21 = {
+export const s13 = validate23;
+const schema24 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'cardNumber', 'expiryMonth', 'expiryYear', 'billingAddress'],
@@ -5946,8 +9149,8 @@ const schema21 = {
     setAsDefault: { type: 'boolean' },
   },
 };
-const pattern31 = new RegExp('^[A-Z]{2}$', 'u');
-function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern40 = new RegExp('^[A-Z]{2}$', 'u');
+function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5958,8 +9161,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema21.required,
-        parentSchema: schema21,
+        schema: schema24.required,
+        parentSchema: schema24,
         data,
       };
       if (vErrors === null) {
@@ -5976,8 +9179,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'cardNumber' },
         message: "must have required property '" + 'cardNumber' + "'",
-        schema: schema21.required,
-        parentSchema: schema21,
+        schema: schema24.required,
+        parentSchema: schema24,
         data,
       };
       if (vErrors === null) {
@@ -5994,8 +9197,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryMonth' },
         message: "must have required property '" + 'expiryMonth' + "'",
-        schema: schema21.required,
-        parentSchema: schema21,
+        schema: schema24.required,
+        parentSchema: schema24,
         data,
       };
       if (vErrors === null) {
@@ -6012,8 +9215,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryYear' },
         message: "must have required property '" + 'expiryYear' + "'",
-        schema: schema21.required,
-        parentSchema: schema21,
+        schema: schema24.required,
+        parentSchema: schema24,
         data,
       };
       if (vErrors === null) {
@@ -6030,8 +9233,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema21.required,
-        parentSchema: schema21,
+        schema: schema24.required,
+        parentSchema: schema24,
         data,
       };
       if (vErrors === null) {
@@ -6058,7 +9261,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema21,
+          parentSchema: schema24,
           data,
         };
         if (vErrors === null) {
@@ -6078,8 +9281,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.accountType.type,
-          parentSchema: schema21.properties.accountType,
+          schema: schema24.properties.accountType.type,
+          parentSchema: schema24.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -6094,10 +9297,10 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema21.properties.accountType.enum },
+          params: { allowedValues: schema24.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema21.properties.accountType.enum,
-          parentSchema: schema21.properties.accountType,
+          schema: schema24.properties.accountType.enum,
+          parentSchema: schema24.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -6119,7 +9322,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 19 },
             message: 'must NOT have more than 19 characters',
             schema: 19,
-            parentSchema: schema21.properties.cardNumber,
+            parentSchema: schema24.properties.cardNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -6136,8 +9339,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.cardNumber.type,
-          parentSchema: schema21.properties.cardNumber,
+          schema: schema24.properties.cardNumber.type,
+          parentSchema: schema24.properties.cardNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -6157,8 +9360,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema21.properties.expiryMonth.type,
-          parentSchema: schema21.properties.expiryMonth,
+          schema: schema24.properties.expiryMonth.type,
+          parentSchema: schema24.properties.expiryMonth,
           data: data2,
         };
         if (vErrors === null) {
@@ -6177,7 +9380,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema21.properties.expiryMonth,
+            parentSchema: schema24.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -6195,7 +9398,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema21.properties.expiryMonth,
+            parentSchema: schema24.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -6216,8 +9419,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema21.properties.expiryYear.type,
-          parentSchema: schema21.properties.expiryYear,
+          schema: schema24.properties.expiryYear.type,
+          parentSchema: schema24.properties.expiryYear,
           data: data3,
         };
         if (vErrors === null) {
@@ -6236,7 +9439,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema21.properties.expiryYear,
+            parentSchema: schema24.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -6254,7 +9457,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema21.properties.expiryYear,
+            parentSchema: schema24.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -6276,8 +9479,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema21.properties.billingAddress.required,
-            parentSchema: schema21.properties.billingAddress,
+            schema: schema24.properties.billingAddress.required,
+            parentSchema: schema24.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -6294,8 +9497,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema21.properties.billingAddress.required,
-            parentSchema: schema21.properties.billingAddress,
+            schema: schema24.properties.billingAddress.required,
+            parentSchema: schema24.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -6312,8 +9515,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema21.properties.billingAddress.required,
-            parentSchema: schema21.properties.billingAddress,
+            schema: schema24.properties.billingAddress.required,
+            parentSchema: schema24.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -6330,8 +9533,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema21.properties.billingAddress.required,
-            parentSchema: schema21.properties.billingAddress,
+            schema: schema24.properties.billingAddress.required,
+            parentSchema: schema24.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -6348,8 +9551,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema21.properties.billingAddress.required,
-            parentSchema: schema21.properties.billingAddress,
+            schema: schema24.properties.billingAddress.required,
+            parentSchema: schema24.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -6375,7 +9578,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema21.properties.billingAddress,
+              parentSchema: schema24.properties.billingAddress,
               data: data4,
             };
             if (vErrors === null) {
@@ -6397,7 +9600,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema21.properties.billingAddress.properties.line1,
+                parentSchema: schema24.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -6415,7 +9618,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema21.properties.billingAddress.properties.line1,
+                parentSchema: schema24.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -6433,7 +9636,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.billingAddress.properties.line1,
+                parentSchema: schema24.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -6450,8 +9653,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.line1.type,
-              parentSchema: schema21.properties.billingAddress.properties.line1,
+              schema: schema24.properties.billingAddress.properties.line1.type,
+              parentSchema: schema24.properties.billingAddress.properties.line1,
               data: data5,
             };
             if (vErrors === null) {
@@ -6473,7 +9676,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema21.properties.billingAddress.properties.line2,
+                parentSchema: schema24.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -6491,7 +9694,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema21.properties.billingAddress.properties.line2,
+                parentSchema: schema24.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -6509,7 +9712,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.billingAddress.properties.line2,
+                parentSchema: schema24.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -6526,8 +9729,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.line2.type,
-              parentSchema: schema21.properties.billingAddress.properties.line2,
+              schema: schema24.properties.billingAddress.properties.line2.type,
+              parentSchema: schema24.properties.billingAddress.properties.line2,
               data: data6,
             };
             if (vErrors === null) {
@@ -6549,7 +9752,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema21.properties.billingAddress.properties.city,
+                parentSchema: schema24.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -6567,7 +9770,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema21.properties.billingAddress.properties.city,
+                parentSchema: schema24.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -6585,7 +9788,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.billingAddress.properties.city,
+                parentSchema: schema24.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -6602,8 +9805,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.city.type,
-              parentSchema: schema21.properties.billingAddress.properties.city,
+              schema: schema24.properties.billingAddress.properties.city.type,
+              parentSchema: schema24.properties.billingAddress.properties.city,
               data: data7,
             };
             if (vErrors === null) {
@@ -6625,7 +9828,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema21.properties.billingAddress.properties.state,
+                parentSchema: schema24.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -6643,7 +9846,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema21.properties.billingAddress.properties.state,
+                parentSchema: schema24.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -6661,7 +9864,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.billingAddress.properties.state,
+                parentSchema: schema24.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -6678,8 +9881,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.state.type,
-              parentSchema: schema21.properties.billingAddress.properties.state,
+              schema: schema24.properties.billingAddress.properties.state.type,
+              parentSchema: schema24.properties.billingAddress.properties.state,
               data: data8,
             };
             if (vErrors === null) {
@@ -6701,7 +9904,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema21.properties.billingAddress.properties.postalCode,
+                parentSchema: schema24.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -6719,7 +9922,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema21.properties.billingAddress.properties.postalCode,
+                parentSchema: schema24.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -6737,7 +9940,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.billingAddress.properties.postalCode,
+                parentSchema: schema24.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -6754,8 +9957,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema21.properties.billingAddress.properties.postalCode,
+              schema: schema24.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema24.properties.billingAddress.properties.postalCode,
               data: data9,
             };
             if (vErrors === null) {
@@ -6769,7 +9972,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         if (data4.country !== undefined) {
           let data10 = data4.country;
           if (typeof data10 === 'string') {
-            if (!pattern31.test(data10)) {
+            if (!pattern40.test(data10)) {
               const err42 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -6777,7 +9980,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema21.properties.billingAddress.properties.country,
+                parentSchema: schema24.properties.billingAddress.properties.country,
                 data: data10,
               };
               if (vErrors === null) {
@@ -6794,8 +9997,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.billingAddress.properties.country.type,
-              parentSchema: schema21.properties.billingAddress.properties.country,
+              schema: schema24.properties.billingAddress.properties.country.type,
+              parentSchema: schema24.properties.billingAddress.properties.country,
               data: data10,
             };
             if (vErrors === null) {
@@ -6813,8 +10016,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema21.properties.billingAddress.type,
-          parentSchema: schema21.properties.billingAddress,
+          schema: schema24.properties.billingAddress.type,
+          parentSchema: schema24.properties.billingAddress,
           data: data4,
         };
         if (vErrors === null) {
@@ -6836,7 +10039,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema21.properties.customerData,
+            parentSchema: schema24.properties.customerData,
             data: data11,
           };
           if (vErrors === null) {
@@ -6881,8 +10084,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema21.properties.customerData.propertyNames.not,
-              parentSchema: schema21.properties.customerData.propertyNames,
+              schema: schema24.properties.customerData.propertyNames.not,
+              parentSchema: schema24.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -6911,7 +10114,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema21.properties.customerData.propertyNames,
+                parentSchema: schema24.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -6931,8 +10134,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema21.properties.customerData.propertyNames,
-              parentSchema: schema21.properties.customerData,
+              schema: schema24.properties.customerData.propertyNames,
+              parentSchema: schema24.properties.customerData,
               data: data11,
             };
             if (vErrors === null) {
@@ -6954,7 +10157,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema21.properties.customerData.additionalProperties,
+                parentSchema: schema24.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -6972,7 +10175,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema21.properties.customerData.additionalProperties,
+                parentSchema: schema24.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -6990,7 +10193,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.customerData.additionalProperties,
+                parentSchema: schema24.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -7007,8 +10210,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.customerData.additionalProperties.type,
-              parentSchema: schema21.properties.customerData.additionalProperties,
+              schema: schema24.properties.customerData.additionalProperties.type,
+              parentSchema: schema24.properties.customerData.additionalProperties,
               data: data12,
             };
             if (vErrors === null) {
@@ -7026,8 +10229,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema21.properties.customerData.type,
-          parentSchema: schema21.properties.customerData,
+          schema: schema24.properties.customerData.type,
+          parentSchema: schema24.properties.customerData,
           data: data11,
         };
         if (vErrors === null) {
@@ -7047,8 +10250,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema21.properties.setAsDefault.type,
-          parentSchema: schema21.properties.setAsDefault,
+          schema: schema24.properties.setAsDefault.type,
+          parentSchema: schema24.properties.setAsDefault,
           data: data13,
         };
         if (vErrors === null) {
@@ -7066,8 +10269,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema21.type,
-      parentSchema: schema21,
+      schema: schema24.type,
+      parentSchema: schema24,
       data,
     };
     if (vErrors === null) {
@@ -7077,11 +10280,11 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate20.errors = vErrors;
+  validate23.errors = vErrors;
   return errors === 0;
 }
-export const s11 = validate21;
-const schema22 = {
+export const s14 = validate24;
+const schema25 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'routingNumber', 'accountNumber', 'billingAddress'],
@@ -7170,7 +10373,7 @@ const schema22 = {
     setAsDefault: { type: 'boolean' },
   },
 };
-function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -7181,8 +10384,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -7199,8 +10402,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'routingNumber' },
         message: "must have required property '" + 'routingNumber' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -7217,8 +10420,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountNumber' },
         message: "must have required property '" + 'accountNumber' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -7235,8 +10438,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -7262,7 +10465,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema22,
+          parentSchema: schema25,
           data,
         };
         if (vErrors === null) {
@@ -7282,8 +10485,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.accountType.type,
-          parentSchema: schema22.properties.accountType,
+          schema: schema25.properties.accountType.type,
+          parentSchema: schema25.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -7298,10 +10501,10 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema22.properties.accountType.enum },
+          params: { allowedValues: schema25.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema22.properties.accountType.enum,
-          parentSchema: schema22.properties.accountType,
+          schema: schema25.properties.accountType.enum,
+          parentSchema: schema25.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -7323,7 +10526,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 9 },
             message: 'must NOT have more than 9 characters',
             schema: 9,
-            parentSchema: schema22.properties.routingNumber,
+            parentSchema: schema25.properties.routingNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -7340,8 +10543,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.routingNumber.type,
-          parentSchema: schema22.properties.routingNumber,
+          schema: schema25.properties.routingNumber.type,
+          parentSchema: schema25.properties.routingNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -7363,7 +10566,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 17 },
             message: 'must NOT have more than 17 characters',
             schema: 17,
-            parentSchema: schema22.properties.accountNumber,
+            parentSchema: schema25.properties.accountNumber,
             data: data2,
           };
           if (vErrors === null) {
@@ -7380,8 +10583,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.accountNumber.type,
-          parentSchema: schema22.properties.accountNumber,
+          schema: schema25.properties.accountNumber.type,
+          parentSchema: schema25.properties.accountNumber,
           data: data2,
         };
         if (vErrors === null) {
@@ -7402,8 +10605,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -7420,8 +10623,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -7438,8 +10641,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -7456,8 +10659,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -7474,8 +10677,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -7501,7 +10704,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema22.properties.billingAddress,
+              parentSchema: schema25.properties.billingAddress,
               data: data3,
             };
             if (vErrors === null) {
@@ -7523,7 +10726,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema22.properties.billingAddress.properties.line1,
+                parentSchema: schema25.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -7541,7 +10744,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.line1,
+                parentSchema: schema25.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -7559,7 +10762,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.line1,
+                parentSchema: schema25.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -7576,8 +10779,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.line1.type,
-              parentSchema: schema22.properties.billingAddress.properties.line1,
+              schema: schema25.properties.billingAddress.properties.line1.type,
+              parentSchema: schema25.properties.billingAddress.properties.line1,
               data: data4,
             };
             if (vErrors === null) {
@@ -7599,7 +10802,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema22.properties.billingAddress.properties.line2,
+                parentSchema: schema25.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -7617,7 +10820,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema22.properties.billingAddress.properties.line2,
+                parentSchema: schema25.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -7635,7 +10838,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.line2,
+                parentSchema: schema25.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -7652,8 +10855,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.line2.type,
-              parentSchema: schema22.properties.billingAddress.properties.line2,
+              schema: schema25.properties.billingAddress.properties.line2.type,
+              parentSchema: schema25.properties.billingAddress.properties.line2,
               data: data5,
             };
             if (vErrors === null) {
@@ -7675,7 +10878,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema22.properties.billingAddress.properties.city,
+                parentSchema: schema25.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -7693,7 +10896,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.city,
+                parentSchema: schema25.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -7711,7 +10914,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.city,
+                parentSchema: schema25.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -7728,8 +10931,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.city.type,
-              parentSchema: schema22.properties.billingAddress.properties.city,
+              schema: schema25.properties.billingAddress.properties.city.type,
+              parentSchema: schema25.properties.billingAddress.properties.city,
               data: data6,
             };
             if (vErrors === null) {
@@ -7751,7 +10954,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema22.properties.billingAddress.properties.state,
+                parentSchema: schema25.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -7769,7 +10972,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.state,
+                parentSchema: schema25.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -7787,7 +10990,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.state,
+                parentSchema: schema25.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -7804,8 +11007,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.state.type,
-              parentSchema: schema22.properties.billingAddress.properties.state,
+              schema: schema25.properties.billingAddress.properties.state.type,
+              parentSchema: schema25.properties.billingAddress.properties.state,
               data: data7,
             };
             if (vErrors === null) {
@@ -7827,7 +11030,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                parentSchema: schema25.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -7845,7 +11048,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                parentSchema: schema25.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -7863,7 +11066,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                parentSchema: schema25.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -7880,8 +11083,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema22.properties.billingAddress.properties.postalCode,
+              schema: schema25.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema25.properties.billingAddress.properties.postalCode,
               data: data8,
             };
             if (vErrors === null) {
@@ -7895,7 +11098,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         if (data3.country !== undefined) {
           let data9 = data3.country;
           if (typeof data9 === 'string') {
-            if (!pattern31.test(data9)) {
+            if (!pattern40.test(data9)) {
               const err37 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -7903,7 +11106,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema22.properties.billingAddress.properties.country,
+                parentSchema: schema25.properties.billingAddress.properties.country,
                 data: data9,
               };
               if (vErrors === null) {
@@ -7920,8 +11123,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.country.type,
-              parentSchema: schema22.properties.billingAddress.properties.country,
+              schema: schema25.properties.billingAddress.properties.country.type,
+              parentSchema: schema25.properties.billingAddress.properties.country,
               data: data9,
             };
             if (vErrors === null) {
@@ -7939,8 +11142,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema22.properties.billingAddress.type,
-          parentSchema: schema22.properties.billingAddress,
+          schema: schema25.properties.billingAddress.type,
+          parentSchema: schema25.properties.billingAddress,
           data: data3,
         };
         if (vErrors === null) {
@@ -7962,7 +11165,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema22.properties.customerData,
+            parentSchema: schema25.properties.customerData,
             data: data10,
           };
           if (vErrors === null) {
@@ -8007,8 +11210,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema22.properties.customerData.propertyNames.not,
-              parentSchema: schema22.properties.customerData.propertyNames,
+              schema: schema25.properties.customerData.propertyNames.not,
+              parentSchema: schema25.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -8037,7 +11240,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema22.properties.customerData.propertyNames,
+                parentSchema: schema25.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -8057,8 +11260,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema22.properties.customerData.propertyNames,
-              parentSchema: schema22.properties.customerData,
+              schema: schema25.properties.customerData.propertyNames,
+              parentSchema: schema25.properties.customerData,
               data: data10,
             };
             if (vErrors === null) {
@@ -8080,7 +11283,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema22.properties.customerData.additionalProperties,
+                parentSchema: schema25.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8098,7 +11301,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema22.properties.customerData.additionalProperties,
+                parentSchema: schema25.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8116,7 +11319,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.customerData.additionalProperties,
+                parentSchema: schema25.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8133,8 +11336,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.customerData.additionalProperties.type,
-              parentSchema: schema22.properties.customerData.additionalProperties,
+              schema: schema25.properties.customerData.additionalProperties.type,
+              parentSchema: schema25.properties.customerData.additionalProperties,
               data: data11,
             };
             if (vErrors === null) {
@@ -8152,8 +11355,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema22.properties.customerData.type,
-          parentSchema: schema22.properties.customerData,
+          schema: schema25.properties.customerData.type,
+          parentSchema: schema25.properties.customerData,
           data: data10,
         };
         if (vErrors === null) {
@@ -8173,8 +11376,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema22.properties.setAsDefault.type,
-          parentSchema: schema22.properties.setAsDefault,
+          schema: schema25.properties.setAsDefault.type,
+          parentSchema: schema25.properties.setAsDefault,
           data: data12,
         };
         if (vErrors === null) {
@@ -8192,8 +11395,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema22.type,
-      parentSchema: schema22,
+      schema: schema25.type,
+      parentSchema: schema25,
       data,
     };
     if (vErrors === null) {
@@ -8203,17 +11406,17 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate21.errors = vErrors;
+  validate24.errors = vErrors;
   return errors === 0;
 }
-export const s12 = validate22;
-const schema23 = {
+export const s15 = validate25;
+const schema26 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountId'],
   properties: { customerAccountId: { type: 'string', minLength: 1, maxLength: 50 } },
 };
-function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8224,8 +11427,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountId' },
         message: "must have required property '" + 'customerAccountId' + "'",
-        schema: schema23.required,
-        parentSchema: schema23,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -8244,7 +11447,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema23,
+          parentSchema: schema26,
           data,
         };
         if (vErrors === null) {
@@ -8266,7 +11469,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema23.properties.customerAccountId,
+            parentSchema: schema26.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8284,7 +11487,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema23.properties.customerAccountId,
+            parentSchema: schema26.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8301,8 +11504,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema23.properties.customerAccountId.type,
-          parentSchema: schema23.properties.customerAccountId,
+          schema: schema26.properties.customerAccountId.type,
+          parentSchema: schema26.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -8320,8 +11523,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema23.type,
-      parentSchema: schema23,
+      schema: schema26.type,
+      parentSchema: schema26,
       data,
     };
     if (vErrors === null) {
@@ -8331,11 +11534,11 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate22.errors = vErrors;
+  validate25.errors = vErrors;
   return errors === 0;
 }
-export const s13 = validate23;
-const schema24 = {
+export const s16 = validate26;
+const schema27 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountIds'],
@@ -8348,7 +11551,7 @@ const schema24 = {
     },
   },
 };
-function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8359,8 +11562,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountIds' },
         message: "must have required property '" + 'customerAccountIds' + "'",
-        schema: schema24.required,
-        parentSchema: schema24,
+        schema: schema27.required,
+        parentSchema: schema27,
         data,
       };
       if (vErrors === null) {
@@ -8379,7 +11582,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema24,
+          parentSchema: schema27,
           data,
         };
         if (vErrors === null) {
@@ -8401,7 +11604,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 items',
             schema: 100,
-            parentSchema: schema24.properties.customerAccountIds,
+            parentSchema: schema27.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -8419,7 +11622,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema24.properties.customerAccountIds,
+            parentSchema: schema27.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -8441,7 +11644,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema24.properties.customerAccountIds.items,
+                parentSchema: schema27.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -8459,7 +11662,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema24.properties.customerAccountIds.items,
+                parentSchema: schema27.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -8476,8 +11679,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema24.properties.customerAccountIds.items.type,
-              parentSchema: schema24.properties.customerAccountIds.items,
+              schema: schema27.properties.customerAccountIds.items.type,
+              parentSchema: schema27.properties.customerAccountIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -8495,8 +11698,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema24.properties.customerAccountIds.type,
-          parentSchema: schema24.properties.customerAccountIds,
+          schema: schema27.properties.customerAccountIds.type,
+          parentSchema: schema27.properties.customerAccountIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -8514,8 +11717,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema24.type,
-      parentSchema: schema24,
+      schema: schema27.type,
+      parentSchema: schema27,
       data,
     };
     if (vErrors === null) {
@@ -8525,11 +11728,11 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate23.errors = vErrors;
+  validate26.errors = vErrors;
   return errors === 0;
 }
-export const s14 = validate24;
-const schema25 = {
+export const s17 = validate27;
+const schema28 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -8589,7 +11792,7 @@ const schema25 = {
     payorId: { type: 'string' },
   },
 };
-function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8609,7 +11812,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema25,
+          parentSchema: schema28,
           data,
         };
         if (vErrors === null) {
@@ -8631,7 +11834,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema25.properties.customerAccountId,
+            parentSchema: schema28.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8649,7 +11852,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema25.properties.customerAccountId,
+            parentSchema: schema28.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8667,7 +11870,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema25.properties.customerAccountId,
+            parentSchema: schema28.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8684,8 +11887,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.customerAccountId.type,
-          parentSchema: schema25.properties.customerAccountId,
+          schema: schema28.properties.customerAccountId.type,
+          parentSchema: schema28.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -8707,7 +11910,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema25.properties.customerAccountType,
+            parentSchema: schema28.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -8725,7 +11928,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema25.properties.customerAccountType,
+            parentSchema: schema28.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -8743,7 +11946,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema25.properties.customerAccountType,
+            parentSchema: schema28.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -8760,8 +11963,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.customerAccountType.type,
-          parentSchema: schema25.properties.customerAccountType,
+          schema: schema28.properties.customerAccountType.type,
+          parentSchema: schema28.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -8783,7 +11986,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema25.properties.sponsorKey,
+            parentSchema: schema28.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -8801,7 +12004,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema25.properties.sponsorKey,
+            parentSchema: schema28.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -8819,7 +12022,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema25.properties.sponsorKey,
+            parentSchema: schema28.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -8836,8 +12039,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.sponsorKey.type,
-          parentSchema: schema25.properties.sponsorKey,
+          schema: schema28.properties.sponsorKey.type,
+          parentSchema: schema28.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -8859,7 +12062,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema25.properties.customerData,
+            parentSchema: schema28.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -8904,8 +12107,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema25.properties.customerData.propertyNames.not,
-              parentSchema: schema25.properties.customerData.propertyNames,
+              schema: schema28.properties.customerData.propertyNames.not,
+              parentSchema: schema28.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -8934,7 +12137,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema25.properties.customerData.propertyNames,
+                parentSchema: schema28.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -8954,8 +12157,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema25.properties.customerData.propertyNames,
-              parentSchema: schema25.properties.customerData,
+              schema: schema28.properties.customerData.propertyNames,
+              parentSchema: schema28.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -8977,7 +12180,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema28.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -8995,7 +12198,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema28.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9013,7 +12216,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema28.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9030,8 +12233,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.customerData.additionalProperties.type,
-              parentSchema: schema25.properties.customerData.additionalProperties,
+              schema: schema28.properties.customerData.additionalProperties.type,
+              parentSchema: schema28.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -9049,8 +12252,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema25.properties.customerData.type,
-          parentSchema: schema25.properties.customerData,
+          schema: schema28.properties.customerData.type,
+          parentSchema: schema28.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -9072,7 +12275,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema25.properties.email,
+            parentSchema: schema28.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -9082,7 +12285,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!formats18.test(data5)) {
+        if (!formats26.test(data5)) {
           const err24 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
@@ -9090,7 +12293,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema25.properties.email,
+            parentSchema: schema28.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -9107,8 +12310,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.email.type,
-          parentSchema: schema25.properties.email,
+          schema: schema28.properties.email.type,
+          parentSchema: schema28.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -9128,8 +12331,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.payorId.type,
-          parentSchema: schema25.properties.payorId,
+          schema: schema28.properties.payorId.type,
+          parentSchema: schema28.properties.payorId,
           data: data6,
         };
         if (vErrors === null) {
@@ -9147,8 +12350,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema25.type,
-      parentSchema: schema25,
+      schema: schema28.type,
+      parentSchema: schema28,
       data,
     };
     if (vErrors === null) {
@@ -9158,11 +12361,11 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate24.errors = vErrors;
+  validate27.errors = vErrors;
   return errors === 0;
 }
-export const s15 = validate25;
-const schema26 = {
+export const s18 = validate28;
+const schema29 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -9249,7 +12452,7 @@ const schema26 = {
     setAsDefault: { type: 'boolean', enum: [true] },
   },
 };
-function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9268,7 +12471,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema26,
+          parentSchema: schema29,
           data,
         };
         if (vErrors === null) {
@@ -9288,8 +12491,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema26.properties.expiryMonth.type,
-          parentSchema: schema26.properties.expiryMonth,
+          schema: schema29.properties.expiryMonth.type,
+          parentSchema: schema29.properties.expiryMonth,
           data: data0,
         };
         if (vErrors === null) {
@@ -9308,7 +12511,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema26.properties.expiryMonth,
+            parentSchema: schema29.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -9326,7 +12529,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema26.properties.expiryMonth,
+            parentSchema: schema29.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -9347,8 +12550,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema26.properties.expiryYear.type,
-          parentSchema: schema26.properties.expiryYear,
+          schema: schema29.properties.expiryYear.type,
+          parentSchema: schema29.properties.expiryYear,
           data: data1,
         };
         if (vErrors === null) {
@@ -9367,7 +12570,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema26.properties.expiryYear,
+            parentSchema: schema29.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -9385,7 +12588,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema26.properties.expiryYear,
+            parentSchema: schema29.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -9407,8 +12610,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema29.properties.billingAddress.required,
+            parentSchema: schema29.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -9425,8 +12628,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema29.properties.billingAddress.required,
+            parentSchema: schema29.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -9443,8 +12646,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema29.properties.billingAddress.required,
+            parentSchema: schema29.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -9461,8 +12664,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema29.properties.billingAddress.required,
+            parentSchema: schema29.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -9479,8 +12682,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema29.properties.billingAddress.required,
+            parentSchema: schema29.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -9506,7 +12709,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema26.properties.billingAddress,
+              parentSchema: schema29.properties.billingAddress,
               data: data2,
             };
             if (vErrors === null) {
@@ -9528,7 +12731,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.billingAddress.properties.line1,
+                parentSchema: schema29.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -9546,7 +12749,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.line1,
+                parentSchema: schema29.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -9564,7 +12767,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.line1,
+                parentSchema: schema29.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -9581,8 +12784,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.line1.type,
-              parentSchema: schema26.properties.billingAddress.properties.line1,
+              schema: schema29.properties.billingAddress.properties.line1.type,
+              parentSchema: schema29.properties.billingAddress.properties.line1,
               data: data3,
             };
             if (vErrors === null) {
@@ -9604,7 +12807,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.billingAddress.properties.line2,
+                parentSchema: schema29.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9622,7 +12825,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema26.properties.billingAddress.properties.line2,
+                parentSchema: schema29.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9640,7 +12843,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.line2,
+                parentSchema: schema29.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9657,8 +12860,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.line2.type,
-              parentSchema: schema26.properties.billingAddress.properties.line2,
+              schema: schema29.properties.billingAddress.properties.line2.type,
+              parentSchema: schema29.properties.billingAddress.properties.line2,
               data: data4,
             };
             if (vErrors === null) {
@@ -9680,7 +12883,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema26.properties.billingAddress.properties.city,
+                parentSchema: schema29.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -9698,7 +12901,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.city,
+                parentSchema: schema29.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -9716,7 +12919,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.city,
+                parentSchema: schema29.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -9733,8 +12936,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.city.type,
-              parentSchema: schema26.properties.billingAddress.properties.city,
+              schema: schema29.properties.billingAddress.properties.city.type,
+              parentSchema: schema29.properties.billingAddress.properties.city,
               data: data5,
             };
             if (vErrors === null) {
@@ -9756,7 +12959,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema26.properties.billingAddress.properties.state,
+                parentSchema: schema29.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -9774,7 +12977,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.state,
+                parentSchema: schema29.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -9792,7 +12995,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.state,
+                parentSchema: schema29.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -9809,8 +13012,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.state.type,
-              parentSchema: schema26.properties.billingAddress.properties.state,
+              schema: schema29.properties.billingAddress.properties.state.type,
+              parentSchema: schema29.properties.billingAddress.properties.state,
               data: data6,
             };
             if (vErrors === null) {
@@ -9832,7 +13035,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                parentSchema: schema29.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -9850,7 +13053,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                parentSchema: schema29.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -9868,7 +13071,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                parentSchema: schema29.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -9885,8 +13088,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema26.properties.billingAddress.properties.postalCode,
+              schema: schema29.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema29.properties.billingAddress.properties.postalCode,
               data: data7,
             };
             if (vErrors === null) {
@@ -9900,7 +13103,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         if (data2.country !== undefined) {
           let data8 = data2.country;
           if (typeof data8 === 'string') {
-            if (!pattern31.test(data8)) {
+            if (!pattern40.test(data8)) {
               const err33 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -9908,7 +13111,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema26.properties.billingAddress.properties.country,
+                parentSchema: schema29.properties.billingAddress.properties.country,
                 data: data8,
               };
               if (vErrors === null) {
@@ -9925,8 +13128,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.country.type,
-              parentSchema: schema26.properties.billingAddress.properties.country,
+              schema: schema29.properties.billingAddress.properties.country.type,
+              parentSchema: schema29.properties.billingAddress.properties.country,
               data: data8,
             };
             if (vErrors === null) {
@@ -9944,8 +13147,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.properties.billingAddress.type,
-          parentSchema: schema26.properties.billingAddress,
+          schema: schema29.properties.billingAddress.type,
+          parentSchema: schema29.properties.billingAddress,
           data: data2,
         };
         if (vErrors === null) {
@@ -9967,7 +13170,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema26.properties.customerData,
+            parentSchema: schema29.properties.customerData,
             data: data9,
           };
           if (vErrors === null) {
@@ -10012,8 +13215,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema26.properties.customerData.propertyNames.not,
-              parentSchema: schema26.properties.customerData.propertyNames,
+              schema: schema29.properties.customerData.propertyNames.not,
+              parentSchema: schema29.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -10042,7 +13245,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.customerData.propertyNames,
+                parentSchema: schema29.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -10062,8 +13265,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema26.properties.customerData.propertyNames,
-              parentSchema: schema26.properties.customerData,
+              schema: schema29.properties.customerData.propertyNames,
+              parentSchema: schema29.properties.customerData,
               data: data9,
             };
             if (vErrors === null) {
@@ -10085,7 +13288,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema29.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10103,7 +13306,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema29.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10121,7 +13324,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema29.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10138,8 +13341,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.customerData.additionalProperties.type,
-              parentSchema: schema26.properties.customerData.additionalProperties,
+              schema: schema29.properties.customerData.additionalProperties.type,
+              parentSchema: schema29.properties.customerData.additionalProperties,
               data: data10,
             };
             if (vErrors === null) {
@@ -10157,8 +13360,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.properties.customerData.type,
-          parentSchema: schema26.properties.customerData,
+          schema: schema29.properties.customerData.type,
+          parentSchema: schema29.properties.customerData,
           data: data9,
         };
         if (vErrors === null) {
@@ -10178,8 +13381,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema26.properties.setAsDefault.type,
-          parentSchema: schema26.properties.setAsDefault,
+          schema: schema29.properties.setAsDefault.type,
+          parentSchema: schema29.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -10194,10 +13397,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
-          params: { allowedValues: schema26.properties.setAsDefault.enum },
+          params: { allowedValues: schema29.properties.setAsDefault.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema26.properties.setAsDefault.enum,
-          parentSchema: schema26.properties.setAsDefault,
+          schema: schema29.properties.setAsDefault.enum,
+          parentSchema: schema29.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -10215,8 +13418,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema26.type,
-      parentSchema: schema26,
+      schema: schema29.type,
+      parentSchema: schema29,
       data,
     };
     if (vErrors === null) {
@@ -10226,11 +13429,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate25.errors = vErrors;
+  validate28.errors = vErrors;
   return errors === 0;
 }
-export const s16 = validate26;
-const schema27 = {
+export const s19 = validate29;
+const schema30 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -10263,7 +13466,7 @@ const schema27 = {
     allowPartial: { type: 'boolean' },
   },
 };
-function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10274,8 +13477,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema30.required,
+        parentSchema: schema30,
         data,
       };
       if (vErrors === null) {
@@ -10292,8 +13495,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema30.required,
+        parentSchema: schema30,
         data,
       };
       if (vErrors === null) {
@@ -10318,7 +13521,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema27,
+          parentSchema: schema30,
           data,
         };
         if (vErrors === null) {
@@ -10340,7 +13543,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema27.properties.profileId,
+            parentSchema: schema30.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -10358,7 +13561,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema27.properties.profileId,
+            parentSchema: schema30.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -10375,8 +13578,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.profileId.type,
-          parentSchema: schema27.properties.profileId,
+          schema: schema30.properties.profileId.type,
+          parentSchema: schema30.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -10398,7 +13601,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema27.properties.amount,
+            parentSchema: schema30.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -10416,7 +13619,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema27.properties.amount,
+            parentSchema: schema30.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -10434,7 +13637,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema27.properties.amount,
+            parentSchema: schema30.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -10451,8 +13654,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema27.properties.amount.type,
-          parentSchema: schema27.properties.amount,
+          schema: schema30.properties.amount.type,
+          parentSchema: schema30.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -10474,7 +13677,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema27.properties.orderId,
+            parentSchema: schema30.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -10492,7 +13695,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema27.properties.orderId,
+            parentSchema: schema30.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -10510,7 +13713,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema27.properties.orderId,
+            parentSchema: schema30.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -10527,8 +13730,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.orderId.type,
-          parentSchema: schema27.properties.orderId,
+          schema: schema30.properties.orderId.type,
+          parentSchema: schema30.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -10550,7 +13753,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema27.properties.idempotencyKey,
+            parentSchema: schema30.properties.idempotencyKey,
             data: data3,
           };
           if (vErrors === null) {
@@ -10567,8 +13770,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.idempotencyKey.type,
-          parentSchema: schema27.properties.idempotencyKey,
+          schema: schema30.properties.idempotencyKey.type,
+          parentSchema: schema30.properties.idempotencyKey,
           data: data3,
         };
         if (vErrors === null) {
@@ -10588,8 +13791,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema27.properties.allowPartial.type,
-          parentSchema: schema27.properties.allowPartial,
+          schema: schema30.properties.allowPartial.type,
+          parentSchema: schema30.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -10607,8 +13810,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema27.type,
-      parentSchema: schema27,
+      schema: schema30.type,
+      parentSchema: schema30,
       data,
     };
     if (vErrors === null) {
@@ -10618,11 +13821,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate26.errors = vErrors;
+  validate29.errors = vErrors;
   return errors === 0;
 }
-export const s17 = validate27;
-const schema28 = {
+export const s20 = validate30;
+const schema31 = {
   type: 'object',
   additionalProperties: false,
   required: ['amount'],
@@ -10641,7 +13844,7 @@ const schema28 = {
     },
   },
 };
-function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10652,8 +13855,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema28.required,
-        parentSchema: schema28,
+        schema: schema31.required,
+        parentSchema: schema31,
         data,
       };
       if (vErrors === null) {
@@ -10672,7 +13875,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema28,
+          parentSchema: schema31,
           data,
         };
         if (vErrors === null) {
@@ -10694,7 +13897,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema28.properties.amount,
+            parentSchema: schema31.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -10712,7 +13915,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema28.properties.amount,
+            parentSchema: schema31.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -10730,7 +13933,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema28.properties.amount,
+            parentSchema: schema31.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -10747,8 +13950,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema28.properties.amount.type,
-          parentSchema: schema28.properties.amount,
+          schema: schema31.properties.amount.type,
+          parentSchema: schema31.properties.amount,
           data: data0,
         };
         if (vErrors === null) {
@@ -10770,7 +13973,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema28.properties.idempotencyKey,
+            parentSchema: schema31.properties.idempotencyKey,
             data: data1,
           };
           if (vErrors === null) {
@@ -10787,8 +13990,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.idempotencyKey.type,
-          parentSchema: schema28.properties.idempotencyKey,
+          schema: schema31.properties.idempotencyKey.type,
+          parentSchema: schema31.properties.idempotencyKey,
           data: data1,
         };
         if (vErrors === null) {
@@ -10806,8 +14009,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema28.type,
-      parentSchema: schema28,
+      schema: schema31.type,
+      parentSchema: schema31,
       data,
     };
     if (vErrors === null) {
@@ -10817,11 +14020,11 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate27.errors = vErrors;
+  validate30.errors = vErrors;
   return errors === 0;
 }
-export const s18 = validate28;
-const schema29 = {
+export const s21 = validate31;
+const schema32 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -10866,9 +14069,9 @@ const schema29 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern55 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
-const formats22 = require('ajv-formats/dist/formats').fullFormats['date-time'];
-function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern64 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+const formats30 = require('ajv-formats/dist/formats').fullFormats['date-time'];
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10887,7 +14090,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema29,
+          parentSchema: schema32,
           data,
         };
         if (vErrors === null) {
@@ -10907,8 +14110,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.type.type,
-          parentSchema: schema29.properties.type,
+          schema: schema32.properties.type.type,
+          parentSchema: schema32.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -10954,10 +14157,10 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/type',
           schemaPath: '#/properties/type/enum',
           keyword: 'enum',
-          params: { allowedValues: schema29.properties.type.enum },
+          params: { allowedValues: schema32.properties.type.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema29.properties.type.enum,
-          parentSchema: schema29.properties.type,
+          schema: schema32.properties.type.enum,
+          parentSchema: schema32.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -10979,7 +14182,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema29.properties.objectId,
+            parentSchema: schema32.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -10997,7 +14200,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema29.properties.objectId,
+            parentSchema: schema32.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11007,7 +14210,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern55.test(data1)) {
+        if (!pattern64.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -11015,7 +14218,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9A-Za-z_-]+$' },
             message: 'must match pattern "' + '^[0-9A-Za-z_-]+$' + '"',
             schema: '^[0-9A-Za-z_-]+$',
-            parentSchema: schema29.properties.objectId,
+            parentSchema: schema32.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11032,8 +14235,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.objectId.type,
-          parentSchema: schema29.properties.objectId,
+          schema: schema32.properties.objectId.type,
+          parentSchema: schema32.properties.objectId,
           data: data1,
         };
         if (vErrors === null) {
@@ -11047,7 +14250,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.since !== undefined) {
       let data2 = data.since;
       if (typeof data2 === 'string') {
-        if (!formats22.validate(data2)) {
+        if (!formats30.validate(data2)) {
           const err7 = {
             instancePath: instancePath + '/since',
             schemaPath: '#/properties/since/format',
@@ -11055,7 +14258,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema29.properties.since,
+            parentSchema: schema32.properties.since,
             data: data2,
           };
           if (vErrors === null) {
@@ -11072,8 +14275,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.since.type,
-          parentSchema: schema29.properties.since,
+          schema: schema32.properties.since.type,
+          parentSchema: schema32.properties.since,
           data: data2,
         };
         if (vErrors === null) {
@@ -11095,7 +14298,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema29.properties.pageSize,
+            parentSchema: schema32.properties.pageSize,
             data: data3,
           };
           if (vErrors === null) {
@@ -11112,8 +14315,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.pageSize.type,
-          parentSchema: schema29.properties.pageSize,
+          schema: schema32.properties.pageSize.type,
+          parentSchema: schema32.properties.pageSize,
           data: data3,
         };
         if (vErrors === null) {
@@ -11135,7 +14338,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema29.properties.pageToken,
+            parentSchema: schema32.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -11153,7 +14356,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema29.properties.pageToken,
+            parentSchema: schema32.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -11170,8 +14373,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.pageToken.type,
-          parentSchema: schema29.properties.pageToken,
+          schema: schema32.properties.pageToken.type,
+          parentSchema: schema32.properties.pageToken,
           data: data4,
         };
         if (vErrors === null) {
@@ -11189,8 +14392,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema29.type,
-      parentSchema: schema29,
+      schema: schema32.type,
+      parentSchema: schema32,
       data,
     };
     if (vErrors === null) {
@@ -11200,11 +14403,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate28.errors = vErrors;
+  validate31.errors = vErrors;
   return errors === 0;
 }
-export const s19 = validate29;
-const schema30 = {
+export const s22 = validate32;
+const schema33 = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
@@ -11237,12 +14440,12 @@ const schema30 = {
     },
   },
 };
-const pattern57 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern58 = new RegExp(
+const pattern66 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern67 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
   'u',
 );
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11253,8 +14456,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'url' },
         message: "must have required property '" + 'url' + "'",
-        schema: schema30.required,
-        parentSchema: schema30,
+        schema: schema33.required,
+        parentSchema: schema33,
         data,
       };
       if (vErrors === null) {
@@ -11273,7 +14476,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema30,
+          parentSchema: schema33,
           data,
         };
         if (vErrors === null) {
@@ -11295,7 +14498,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 2048 },
             message: 'must NOT have more than 2048 characters',
             schema: 2048,
-            parentSchema: schema30.properties.url,
+            parentSchema: schema33.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -11313,7 +14516,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema30.properties.url,
+            parentSchema: schema33.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -11323,7 +14526,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern57.test(data0)) {
+        if (!pattern66.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -11331,7 +14534,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
             message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
             schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema30.properties.url,
+            parentSchema: schema33.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -11348,8 +14551,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.url.type,
-          parentSchema: schema30.properties.url,
+          schema: schema33.properties.url.type,
+          parentSchema: schema33.properties.url,
           data: data0,
         };
         if (vErrors === null) {
@@ -11371,7 +14574,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 31 },
             message: 'must NOT have more than 31 items',
             schema: 31,
-            parentSchema: schema30.properties.enabledEvents,
+            parentSchema: schema33.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -11389,7 +14592,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema30.properties.enabledEvents,
+            parentSchema: schema33.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -11403,7 +14606,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern58.test(data2)) {
+            if (!pattern67.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -11418,7 +14621,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                   '"',
                 schema:
                   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema30.properties.enabledEvents.items,
+                parentSchema: schema33.properties.enabledEvents.items,
                 data: data2,
               };
               if (vErrors === null) {
@@ -11435,8 +14638,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema30.properties.enabledEvents.items.type,
-              parentSchema: schema30.properties.enabledEvents.items,
+              schema: schema33.properties.enabledEvents.items.type,
+              parentSchema: schema33.properties.enabledEvents.items,
               data: data2,
             };
             if (vErrors === null) {
@@ -11465,7 +14668,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { i: i1, j: j0 },
                 message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
                 schema: true,
-                parentSchema: schema30.properties.enabledEvents,
+                parentSchema: schema33.properties.enabledEvents,
                 data: data1,
               };
               if (vErrors === null) {
@@ -11486,8 +14689,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema30.properties.enabledEvents.type,
-          parentSchema: schema30.properties.enabledEvents,
+          schema: schema33.properties.enabledEvents.type,
+          parentSchema: schema33.properties.enabledEvents,
           data: data1,
         };
         if (vErrors === null) {
@@ -11509,7 +14712,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema30.properties.description,
+            parentSchema: schema33.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -11527,7 +14730,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema30.properties.description,
+            parentSchema: schema33.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -11545,7 +14748,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema30.properties.description,
+            parentSchema: schema33.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -11562,8 +14765,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.description.type,
-          parentSchema: schema30.properties.description,
+          schema: schema33.properties.description.type,
+          parentSchema: schema33.properties.description,
           data: data3,
         };
         if (vErrors === null) {
@@ -11581,8 +14784,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema30.type,
-      parentSchema: schema30,
+      schema: schema33.type,
+      parentSchema: schema33,
       data,
     };
     if (vErrors === null) {
@@ -11592,11 +14795,11 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate32.errors = vErrors;
   return errors === 0;
 }
-export const s20 = validate30;
-const schema31 = {
+export const s23 = validate33;
+const schema34 = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -11630,7 +14833,7 @@ const schema31 = {
     status: { type: 'string', enum: ['enabled', 'disabled'] },
   },
 };
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11642,7 +14845,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 1 },
         message: 'must NOT have fewer than 1 properties',
         schema: 1,
-        parentSchema: schema31,
+        parentSchema: schema34,
         data,
       };
       if (vErrors === null) {
@@ -11661,7 +14864,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema31,
+          parentSchema: schema34,
           data,
         };
         if (vErrors === null) {
@@ -11683,7 +14886,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 2048 },
             message: 'must NOT have more than 2048 characters',
             schema: 2048,
-            parentSchema: schema31.properties.url,
+            parentSchema: schema34.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -11701,7 +14904,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema31.properties.url,
+            parentSchema: schema34.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -11711,7 +14914,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern57.test(data0)) {
+        if (!pattern66.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -11719,7 +14922,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
             message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
             schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema31.properties.url,
+            parentSchema: schema34.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -11736,8 +14939,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.url.type,
-          parentSchema: schema31.properties.url,
+          schema: schema34.properties.url.type,
+          parentSchema: schema34.properties.url,
           data: data0,
         };
         if (vErrors === null) {
@@ -11759,7 +14962,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 31 },
             message: 'must NOT have more than 31 items',
             schema: 31,
-            parentSchema: schema31.properties.enabledEvents,
+            parentSchema: schema34.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -11777,7 +14980,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema31.properties.enabledEvents,
+            parentSchema: schema34.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -11791,7 +14994,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern58.test(data2)) {
+            if (!pattern67.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -11806,7 +15009,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   '"',
                 schema:
                   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema31.properties.enabledEvents.items,
+                parentSchema: schema34.properties.enabledEvents.items,
                 data: data2,
               };
               if (vErrors === null) {
@@ -11823,8 +15026,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema31.properties.enabledEvents.items.type,
-              parentSchema: schema31.properties.enabledEvents.items,
+              schema: schema34.properties.enabledEvents.items.type,
+              parentSchema: schema34.properties.enabledEvents.items,
               data: data2,
             };
             if (vErrors === null) {
@@ -11853,7 +15056,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { i: i1, j: j0 },
                 message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
                 schema: true,
-                parentSchema: schema31.properties.enabledEvents,
+                parentSchema: schema34.properties.enabledEvents,
                 data: data1,
               };
               if (vErrors === null) {
@@ -11874,8 +15077,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema31.properties.enabledEvents.type,
-          parentSchema: schema31.properties.enabledEvents,
+          schema: schema34.properties.enabledEvents.type,
+          parentSchema: schema34.properties.enabledEvents,
           data: data1,
         };
         if (vErrors === null) {
@@ -11897,7 +15100,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema31.properties.description,
+            parentSchema: schema34.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -11915,7 +15118,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema31.properties.description,
+            parentSchema: schema34.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -11933,7 +15136,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema31.properties.description,
+            parentSchema: schema34.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -11950,8 +15153,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.description.type,
-          parentSchema: schema31.properties.description,
+          schema: schema34.properties.description.type,
+          parentSchema: schema34.properties.description,
           data: data3,
         };
         if (vErrors === null) {
@@ -11971,8 +15174,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.status.type,
-          parentSchema: schema31.properties.status,
+          schema: schema34.properties.status.type,
+          parentSchema: schema34.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -11987,10 +15190,10 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema31.properties.status.enum },
+          params: { allowedValues: schema34.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema31.properties.status.enum,
-          parentSchema: schema31.properties.status,
+          schema: schema34.properties.status.enum,
+          parentSchema: schema34.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -12008,8 +15211,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema31.type,
-      parentSchema: schema31,
+      schema: schema34.type,
+      parentSchema: schema34,
       data,
     };
     if (vErrors === null) {
@@ -12019,11 +15222,11 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate30.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-export const s21 = validate31;
-const schema32 = {
+export const s24 = validate34;
+const schema35 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -12032,7 +15235,7 @@ const schema32 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12045,7 +15248,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema32,
+          parentSchema: schema35,
           data,
         };
         if (vErrors === null) {
@@ -12065,8 +15268,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.status.type,
-          parentSchema: schema32.properties.status,
+          schema: schema35.properties.status.type,
+          parentSchema: schema35.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -12081,10 +15284,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema32.properties.status.enum },
+          params: { allowedValues: schema35.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema32.properties.status.enum,
-          parentSchema: schema32.properties.status,
+          schema: schema35.properties.status.enum,
+          parentSchema: schema35.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -12106,7 +15309,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema32.properties.pageSize,
+            parentSchema: schema35.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -12123,8 +15326,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.pageSize.type,
-          parentSchema: schema32.properties.pageSize,
+          schema: schema35.properties.pageSize.type,
+          parentSchema: schema35.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -12146,7 +15349,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema32.properties.pageToken,
+            parentSchema: schema35.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12164,7 +15367,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema32.properties.pageToken,
+            parentSchema: schema35.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12182,7 +15385,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema32.properties.pageToken,
+            parentSchema: schema35.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12199,8 +15402,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.pageToken.type,
-          parentSchema: schema32.properties.pageToken,
+          schema: schema35.properties.pageToken.type,
+          parentSchema: schema35.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -12218,8 +15421,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema32.type,
-      parentSchema: schema32,
+      schema: schema35.type,
+      parentSchema: schema35,
       data,
     };
     if (vErrors === null) {
@@ -12229,17 +15432,17 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate31.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
-export const s22 = validate32;
-const schema33 = {
+export const s25 = validate35;
+const schema36 = {
   type: 'object',
   additionalProperties: false,
   required: ['since'],
   properties: { since: { type: 'string', format: 'date-time' } },
 };
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12250,8 +15453,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'since' },
         message: "must have required property '" + 'since' + "'",
-        schema: schema33.required,
-        parentSchema: schema33,
+        schema: schema36.required,
+        parentSchema: schema36,
         data,
       };
       if (vErrors === null) {
@@ -12270,7 +15473,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema33,
+          parentSchema: schema36,
           data,
         };
         if (vErrors === null) {
@@ -12284,7 +15487,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.since !== undefined) {
       let data0 = data.since;
       if (typeof data0 === 'string') {
-        if (!formats22.validate(data0)) {
+        if (!formats30.validate(data0)) {
           const err2 = {
             instancePath: instancePath + '/since',
             schemaPath: '#/properties/since/format',
@@ -12292,7 +15495,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema33.properties.since,
+            parentSchema: schema36.properties.since,
             data: data0,
           };
           if (vErrors === null) {
@@ -12309,8 +15512,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.since.type,
-          parentSchema: schema33.properties.since,
+          schema: schema36.properties.since.type,
+          parentSchema: schema36.properties.since,
           data: data0,
         };
         if (vErrors === null) {
@@ -12328,8 +15531,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema33.type,
-      parentSchema: schema33,
+      schema: schema36.type,
+      parentSchema: schema36,
       data,
     };
     if (vErrors === null) {
@@ -12339,18 +15542,18 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate35.errors = vErrors;
   return errors === 0;
 }
-export const s23 = validate33;
-const schema34 = {
+export const s26 = validate36;
+const schema37 = {
   type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
   },
 };
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12361,8 +15564,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema34.required,
-        parentSchema: schema34,
+        schema: schema37.required,
+        parentSchema: schema37,
         data,
       };
       if (vErrors === null) {
@@ -12381,8 +15584,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.accountType.type,
-          parentSchema: schema34.properties.accountType,
+          schema: schema37.properties.accountType.type,
+          parentSchema: schema37.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -12403,10 +15606,10 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema34.properties.accountType.enum },
+          params: { allowedValues: schema37.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema34.properties.accountType.enum,
-          parentSchema: schema34.properties.accountType,
+          schema: schema37.properties.accountType.enum,
+          parentSchema: schema37.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -12424,8 +15627,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema34.type,
-      parentSchema: schema34,
+      schema: schema37.type,
+      parentSchema: schema37,
       data,
     };
     if (vErrors === null) {
@@ -12435,11 +15638,11 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate36.errors = vErrors;
   return errors === 0;
 }
-export const s24 = validate34;
-const schema35 = {
+export const s27 = validate37;
+const schema38 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -12522,7 +15725,7 @@ const schema35 = {
     },
   },
 };
-function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12533,8 +15736,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema35.required,
-        parentSchema: schema35,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -12551,8 +15754,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema35.required,
-        parentSchema: schema35,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -12563,7 +15766,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema35.properties, key0)) {
+      if (!func2.call(schema38.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -12571,7 +15774,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema35,
+          parentSchema: schema38,
           data,
         };
         if (vErrors === null) {
@@ -12593,7 +15796,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema35.properties.profileId,
+            parentSchema: schema38.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12611,7 +15814,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema35.properties.profileId,
+            parentSchema: schema38.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12628,8 +15831,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.profileId.type,
-          parentSchema: schema35.properties.profileId,
+          schema: schema38.properties.profileId.type,
+          parentSchema: schema38.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -12651,7 +15854,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema35.properties.amount,
+            parentSchema: schema38.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12669,7 +15872,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema35.properties.amount,
+            parentSchema: schema38.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12687,7 +15890,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema35.properties.amount,
+            parentSchema: schema38.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -12704,8 +15907,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema35.properties.amount.type,
-          parentSchema: schema35.properties.amount,
+          schema: schema38.properties.amount.type,
+          parentSchema: schema38.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -12727,7 +15930,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema35.properties.orderId,
+            parentSchema: schema38.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -12745,7 +15948,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema35.properties.orderId,
+            parentSchema: schema38.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -12763,7 +15966,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema35.properties.orderId,
+            parentSchema: schema38.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -12780,8 +15983,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.orderId.type,
-          parentSchema: schema35.properties.orderId,
+          schema: schema38.properties.orderId.type,
+          parentSchema: schema38.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -12801,8 +16004,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema35.properties.recurring.type,
-          parentSchema: schema35.properties.recurring,
+          schema: schema38.properties.recurring.type,
+          parentSchema: schema38.properties.recurring,
           data: data3,
         };
         if (vErrors === null) {
@@ -12822,8 +16025,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema35.properties.allowPartial.type,
-          parentSchema: schema35.properties.allowPartial,
+          schema: schema38.properties.allowPartial.type,
+          parentSchema: schema38.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -12843,8 +16046,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema35.properties.sendEmailReceipt.type,
-          parentSchema: schema35.properties.sendEmailReceipt,
+          schema: schema38.properties.sendEmailReceipt.type,
+          parentSchema: schema38.properties.sendEmailReceipt,
           data: data5,
         };
         if (vErrors === null) {
@@ -12864,8 +16067,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema35.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema35.properties.sendPaymentScheduledNotification,
+          schema: schema38.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema38.properties.sendPaymentScheduledNotification,
           data: data6,
         };
         if (vErrors === null) {
@@ -12887,7 +16090,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema35.properties.customAttributes,
+            parentSchema: schema38.properties.customAttributes,
             data: data7,
           };
           if (vErrors === null) {
@@ -12932,8 +16135,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema35.properties.customAttributes.propertyNames.not,
-              parentSchema: schema35.properties.customAttributes.propertyNames,
+              schema: schema38.properties.customAttributes.propertyNames.not,
+              parentSchema: schema38.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -12962,7 +16165,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema35.properties.customAttributes.propertyNames,
+                parentSchema: schema38.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -12982,8 +16185,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema35.properties.customAttributes.propertyNames,
-              parentSchema: schema35.properties.customAttributes,
+              schema: schema38.properties.customAttributes.propertyNames,
+              parentSchema: schema38.properties.customAttributes,
               data: data7,
             };
             if (vErrors === null) {
@@ -13009,7 +16212,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data8,
               };
               if (vErrors === null) {
@@ -13028,7 +16231,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data8,
               };
               if (vErrors === null) {
@@ -13046,8 +16249,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema35.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema38.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[0],
               data: data8,
             };
             if (vErrors === null) {
@@ -13071,7 +16274,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -13090,7 +16293,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -13109,7 +16312,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -13127,8 +16330,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema35.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema38.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data8,
               };
               if (vErrors === null) {
@@ -13150,8 +16353,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema35.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema35.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema38.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -13173,8 +16376,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema35.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema35.properties.customAttributes.additionalProperties,
+              schema: schema38.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema38.properties.customAttributes.additionalProperties,
               data: data8,
             };
             if (vErrors === null) {
@@ -13201,8 +16404,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema35.properties.customAttributes.type,
-          parentSchema: schema35.properties.customAttributes,
+          schema: schema38.properties.customAttributes.type,
+          parentSchema: schema38.properties.customAttributes,
           data: data7,
         };
         if (vErrors === null) {
@@ -13224,7 +16427,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema35.properties.fees,
+            parentSchema: schema38.properties.fees,
             data: data9,
           };
           if (vErrors === null) {
@@ -13245,8 +16448,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema35.properties.fees.items.required,
-                parentSchema: schema35.properties.fees.items,
+                schema: schema38.properties.fees.items.required,
+                parentSchema: schema38.properties.fees.items,
                 data: data10,
               };
               if (vErrors === null) {
@@ -13263,8 +16466,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema35.properties.fees.items.required,
-                parentSchema: schema35.properties.fees.items,
+                schema: schema38.properties.fees.items.required,
+                parentSchema: schema38.properties.fees.items,
                 data: data10,
               };
               if (vErrors === null) {
@@ -13283,7 +16486,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema35.properties.fees.items,
+                  parentSchema: schema38.properties.fees.items,
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -13305,7 +16508,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema35.properties.fees.items.properties.name,
+                    parentSchema: schema38.properties.fees.items.properties.name,
                     data: data11,
                   };
                   if (vErrors === null) {
@@ -13323,7 +16526,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema35.properties.fees.items.properties.name,
+                    parentSchema: schema38.properties.fees.items.properties.name,
                     data: data11,
                   };
                   if (vErrors === null) {
@@ -13341,7 +16544,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema35.properties.fees.items.properties.name,
+                    parentSchema: schema38.properties.fees.items.properties.name,
                     data: data11,
                   };
                   if (vErrors === null) {
@@ -13358,8 +16561,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema35.properties.fees.items.properties.name.type,
-                  parentSchema: schema35.properties.fees.items.properties.name,
+                  schema: schema38.properties.fees.items.properties.name.type,
+                  parentSchema: schema38.properties.fees.items.properties.name,
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -13381,7 +16584,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema35.properties.fees.items.properties.amount,
+                    parentSchema: schema38.properties.fees.items.properties.amount,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -13399,7 +16602,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema35.properties.fees.items.properties.amount,
+                    parentSchema: schema38.properties.fees.items.properties.amount,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -13417,7 +16620,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema35.properties.fees.items.properties.amount,
+                    parentSchema: schema38.properties.fees.items.properties.amount,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -13434,8 +16637,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema35.properties.fees.items.properties.amount.type,
-                  parentSchema: schema35.properties.fees.items.properties.amount,
+                  schema: schema38.properties.fees.items.properties.amount.type,
+                  parentSchema: schema38.properties.fees.items.properties.amount,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -13453,8 +16656,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema35.properties.fees.items.type,
-              parentSchema: schema35.properties.fees.items,
+              schema: schema38.properties.fees.items.type,
+              parentSchema: schema38.properties.fees.items,
               data: data10,
             };
             if (vErrors === null) {
@@ -13472,8 +16675,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema35.properties.fees.type,
-          parentSchema: schema35.properties.fees,
+          schema: schema38.properties.fees.type,
+          parentSchema: schema38.properties.fees,
           data: data9,
         };
         if (vErrors === null) {
@@ -13491,8 +16694,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema35.type,
-      parentSchema: schema35,
+      schema: schema38.type,
+      parentSchema: schema38,
       data,
     };
     if (vErrors === null) {
@@ -13502,11 +16705,11 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate34.errors = vErrors;
+  validate37.errors = vErrors;
   return errors === 0;
 }
-export const s25 = validate35;
-const schema36 = {
+export const s28 = validate38;
+const schema39 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -13521,7 +16724,7 @@ const schema36 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13532,8 +16735,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema36.required,
-        parentSchema: schema36,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -13550,8 +16753,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema36.required,
-        parentSchema: schema36,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -13570,7 +16773,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema36,
+          parentSchema: schema39,
           data,
         };
         if (vErrors === null) {
@@ -13592,7 +16795,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema36.properties.name,
+            parentSchema: schema39.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -13610,7 +16813,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema36.properties.name,
+            parentSchema: schema39.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -13628,7 +16831,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema36.properties.name,
+            parentSchema: schema39.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -13645,8 +16848,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.name.type,
-          parentSchema: schema36.properties.name,
+          schema: schema39.properties.name.type,
+          parentSchema: schema39.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -13668,7 +16871,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema36.properties.amount,
+            parentSchema: schema39.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13686,7 +16889,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema36.properties.amount,
+            parentSchema: schema39.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13704,7 +16907,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema36.properties.amount,
+            parentSchema: schema39.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13721,8 +16924,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema36.properties.amount.type,
-          parentSchema: schema36.properties.amount,
+          schema: schema39.properties.amount.type,
+          parentSchema: schema39.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -13740,8 +16943,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema36.type,
-      parentSchema: schema36,
+      schema: schema39.type,
+      parentSchema: schema39,
       data,
     };
     if (vErrors === null) {
@@ -13751,11 +16954,11 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate35.errors = vErrors;
+  validate38.errors = vErrors;
   return errors === 0;
 }
-export const s26 = validate36;
-const schema37 = {
+export const s29 = validate39;
+const schema40 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -13788,7 +16991,7 @@ const schema37 = {
       'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
-function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13800,7 +17003,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema37,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -13845,8 +17048,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema37.propertyNames.not,
-          parentSchema: schema37.propertyNames,
+          schema: schema40.propertyNames.not,
+          parentSchema: schema40.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -13875,7 +17078,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema37.propertyNames,
+            parentSchema: schema40.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -13895,8 +17098,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema37.propertyNames,
-          parentSchema: schema37,
+          schema: schema40.propertyNames,
+          parentSchema: schema40,
           data,
         };
         if (vErrors === null) {
@@ -13921,7 +17124,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema37.additionalProperties.anyOf[0],
+            parentSchema: schema40.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -13939,7 +17142,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema37.additionalProperties.anyOf[0],
+            parentSchema: schema40.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -13956,8 +17159,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.additionalProperties.anyOf[0].type,
-          parentSchema: schema37.additionalProperties.anyOf[0],
+          schema: schema40.additionalProperties.anyOf[0].type,
+          parentSchema: schema40.additionalProperties.anyOf[0],
           data: data0,
         };
         if (vErrors === null) {
@@ -13980,7 +17183,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '<=', limit: 1000000000000000 },
               message: 'must be <= 1000000000000000',
               schema: 1000000000000000,
-              parentSchema: schema37.additionalProperties.anyOf[1],
+              parentSchema: schema40.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -13998,7 +17201,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '>=', limit: -1000000000000000 },
               message: 'must be >= -1000000000000000',
               schema: -1000000000000000,
-              parentSchema: schema37.additionalProperties.anyOf[1],
+              parentSchema: schema40.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14016,7 +17219,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               params: {},
               message: 'must pass "maxDecimals" keyword validation',
               schema: 6,
-              parentSchema: schema37.additionalProperties.anyOf[1],
+              parentSchema: schema40.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14033,8 +17236,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'type',
             params: { type: 'number' },
             message: 'must be number',
-            schema: schema37.additionalProperties.anyOf[1].type,
-            parentSchema: schema37.additionalProperties.anyOf[1],
+            schema: schema40.additionalProperties.anyOf[1].type,
+            parentSchema: schema40.additionalProperties.anyOf[1],
             data: data0,
           };
           if (vErrors === null) {
@@ -14055,8 +17258,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema37.additionalProperties.anyOf[2].type,
-              parentSchema: schema37.additionalProperties.anyOf[2],
+              schema: schema40.additionalProperties.anyOf[2].type,
+              parentSchema: schema40.additionalProperties.anyOf[2],
               data: data0,
             };
             if (vErrors === null) {
@@ -14077,8 +17280,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'anyOf',
           params: {},
           message: 'must match a schema in anyOf',
-          schema: schema37.additionalProperties.anyOf,
-          parentSchema: schema37.additionalProperties,
+          schema: schema40.additionalProperties.anyOf,
+          parentSchema: schema40.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -14105,8 +17308,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema37.type,
-      parentSchema: schema37,
+      schema: schema40.type,
+      parentSchema: schema40,
       data,
     };
     if (vErrors === null) {
@@ -14116,11 +17319,11 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate36.errors = vErrors;
+  validate39.errors = vErrors;
   return errors === 0;
 }
-export const s27 = validate37;
-const schema38 = {
+export const s30 = validate40;
+const schema41 = {
   type: 'object',
   additionalProperties: false,
   required: ['line1', 'city', 'state', 'postalCode', 'country'],
@@ -14167,7 +17370,7 @@ const schema38 = {
     },
   },
 };
-function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14178,8 +17381,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'line1' },
         message: "must have required property '" + 'line1' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -14196,8 +17399,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'city' },
         message: "must have required property '" + 'city' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -14214,8 +17417,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'state' },
         message: "must have required property '" + 'state' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -14232,8 +17435,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'postalCode' },
         message: "must have required property '" + 'postalCode' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -14250,8 +17453,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'country' },
         message: "must have required property '" + 'country' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -14277,7 +17480,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema38,
+          parentSchema: schema41,
           data,
         };
         if (vErrors === null) {
@@ -14299,7 +17502,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema38.properties.line1,
+            parentSchema: schema41.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -14317,7 +17520,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.line1,
+            parentSchema: schema41.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -14335,7 +17538,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.line1,
+            parentSchema: schema41.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -14352,8 +17555,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.line1.type,
-          parentSchema: schema38.properties.line1,
+          schema: schema41.properties.line1.type,
+          parentSchema: schema41.properties.line1,
           data: data0,
         };
         if (vErrors === null) {
@@ -14375,7 +17578,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema38.properties.line2,
+            parentSchema: schema41.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -14393,7 +17596,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema38.properties.line2,
+            parentSchema: schema41.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -14411,7 +17614,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.line2,
+            parentSchema: schema41.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -14428,8 +17631,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.line2.type,
-          parentSchema: schema38.properties.line2,
+          schema: schema41.properties.line2.type,
+          parentSchema: schema41.properties.line2,
           data: data1,
         };
         if (vErrors === null) {
@@ -14451,7 +17654,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 60 },
             message: 'must NOT have more than 60 characters',
             schema: 60,
-            parentSchema: schema38.properties.city,
+            parentSchema: schema41.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -14469,7 +17672,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.city,
+            parentSchema: schema41.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -14487,7 +17690,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.city,
+            parentSchema: schema41.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -14504,8 +17707,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.city.type,
-          parentSchema: schema38.properties.city,
+          schema: schema41.properties.city.type,
+          parentSchema: schema41.properties.city,
           data: data2,
         };
         if (vErrors === null) {
@@ -14527,7 +17730,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema38.properties.state,
+            parentSchema: schema41.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -14545,7 +17748,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.state,
+            parentSchema: schema41.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -14563,7 +17766,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.state,
+            parentSchema: schema41.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -14580,8 +17783,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.state.type,
-          parentSchema: schema38.properties.state,
+          schema: schema41.properties.state.type,
+          parentSchema: schema41.properties.state,
           data: data3,
         };
         if (vErrors === null) {
@@ -14603,7 +17806,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 characters',
             schema: 20,
-            parentSchema: schema38.properties.postalCode,
+            parentSchema: schema41.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -14621,7 +17824,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.postalCode,
+            parentSchema: schema41.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -14639,7 +17842,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.postalCode,
+            parentSchema: schema41.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -14656,8 +17859,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.postalCode.type,
-          parentSchema: schema38.properties.postalCode,
+          schema: schema41.properties.postalCode.type,
+          parentSchema: schema41.properties.postalCode,
           data: data4,
         };
         if (vErrors === null) {
@@ -14671,7 +17874,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.country !== undefined) {
       let data5 = data.country;
       if (typeof data5 === 'string') {
-        if (!pattern31.test(data5)) {
+        if (!pattern40.test(data5)) {
           const err26 = {
             instancePath: instancePath + '/country',
             schemaPath: '#/properties/country/pattern',
@@ -14679,7 +17882,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Z]{2}$' },
             message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
             schema: '^[A-Z]{2}$',
-            parentSchema: schema38.properties.country,
+            parentSchema: schema41.properties.country,
             data: data5,
           };
           if (vErrors === null) {
@@ -14696,8 +17899,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.country.type,
-          parentSchema: schema38.properties.country,
+          schema: schema41.properties.country.type,
+          parentSchema: schema41.properties.country,
           data: data5,
         };
         if (vErrors === null) {
@@ -14715,8 +17918,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema38.type,
-      parentSchema: schema38,
+      schema: schema41.type,
+      parentSchema: schema41,
       data,
     };
     if (vErrors === null) {
@@ -14726,11 +17929,11 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate37.errors = vErrors;
+  validate40.errors = vErrors;
   return errors === 0;
 }
-export const s28 = validate38;
-const schema39 = {
+export const s31 = validate41;
+const schema42 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -14761,7 +17964,7 @@ const schema39 = {
     description: 'must not contain control characters',
   },
 };
-function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14773,7 +17976,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema39,
+        parentSchema: schema42,
         data,
       };
       if (vErrors === null) {
@@ -14818,8 +18021,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema39.propertyNames.not,
-          parentSchema: schema39.propertyNames,
+          schema: schema42.propertyNames.not,
+          parentSchema: schema42.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -14848,7 +18051,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema39.propertyNames,
+            parentSchema: schema42.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -14868,8 +18071,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema39.propertyNames,
-          parentSchema: schema39,
+          schema: schema42.propertyNames,
+          parentSchema: schema42,
           data,
         };
         if (vErrors === null) {
@@ -14891,7 +18094,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema39.additionalProperties,
+            parentSchema: schema42.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -14909,7 +18112,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema39.additionalProperties,
+            parentSchema: schema42.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -14927,7 +18130,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema39.additionalProperties,
+            parentSchema: schema42.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -14944,8 +18147,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.additionalProperties.type,
-          parentSchema: schema39.additionalProperties,
+          schema: schema42.additionalProperties.type,
+          parentSchema: schema42.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -14963,8 +18166,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema39.type,
-      parentSchema: schema39,
+      schema: schema42.type,
+      parentSchema: schema42,
       data,
     };
     if (vErrors === null) {
@@ -14974,7 +18177,198 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate38.errors = vErrors;
+  validate41.errors = vErrors;
+  return errors === 0;
+}
+export const s32 = validate42;
+const schema43 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['maxRetries'],
+  properties: {
+    maxRetries: { type: 'integer', minimum: 0, maximum: 4 },
+    intervalHours: { type: 'integer', minimum: 24, maximum: 240 },
+  },
+};
+function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.maxRetries === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'maxRetries' },
+        message: "must have required property '" + 'maxRetries' + "'",
+        schema: schema43.required,
+        parentSchema: schema43,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'maxRetries' || key0 === 'intervalHours')) {
+        const err1 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema43,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.maxRetries !== undefined) {
+      let data0 = data.maxRetries;
+      if (!(typeof data0 == 'number' && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err2 = {
+          instancePath: instancePath + '/maxRetries',
+          schemaPath: '#/properties/maxRetries/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema43.properties.maxRetries.type,
+          parentSchema: schema43.properties.maxRetries,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+      if (typeof data0 == 'number' && isFinite(data0)) {
+        if (data0 > 4 || isNaN(data0)) {
+          const err3 = {
+            instancePath: instancePath + '/maxRetries',
+            schemaPath: '#/properties/maxRetries/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 4 },
+            message: 'must be <= 4',
+            schema: 4,
+            parentSchema: schema43.properties.maxRetries,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0 < 0 || isNaN(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/maxRetries',
+            schemaPath: '#/properties/maxRetries/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema43.properties.maxRetries,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.intervalHours !== undefined) {
+      let data1 = data.intervalHours;
+      if (!(typeof data1 == 'number' && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+        const err5 = {
+          instancePath: instancePath + '/intervalHours',
+          schemaPath: '#/properties/intervalHours/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema43.properties.intervalHours.type,
+          parentSchema: schema43.properties.intervalHours,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+      if (typeof data1 == 'number' && isFinite(data1)) {
+        if (data1 > 240 || isNaN(data1)) {
+          const err6 = {
+            instancePath: instancePath + '/intervalHours',
+            schemaPath: '#/properties/intervalHours/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 240 },
+            message: 'must be <= 240',
+            schema: 240,
+            parentSchema: schema43.properties.intervalHours,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (data1 < 24 || isNaN(data1)) {
+          const err7 = {
+            instancePath: instancePath + '/intervalHours',
+            schemaPath: '#/properties/intervalHours/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 24 },
+            message: 'must be >= 24',
+            schema: 24,
+            parentSchema: schema43.properties.intervalHours,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      }
+    }
+  } else {
+    const err8 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema43.type,
+      parentSchema: schema43,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err8];
+    } else {
+      vErrors.push(err8);
+    }
+    errors++;
+  }
+  validate42.errors = vErrors;
   return errors === 0;
 }
 
@@ -15046,9 +18440,26 @@ export const DeletePaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.Delet
   undefined,
   s0,
 );
+export const ListSeries = /* @__PURE__ */ routeCheck<typeof routes.ListSeries>('ListSeries', undefined, s7);
+export const CreateSeries = /* @__PURE__ */ routeCheck<typeof routes.CreateSeries>(
+  'CreateSeries',
+  { optional: false, validate: s8 },
+  s0,
+);
+export const GetSeries = /* @__PURE__ */ routeCheck<typeof routes.GetSeries>('GetSeries', undefined, s0);
+export const UpdateSeries = /* @__PURE__ */ routeCheck<typeof routes.UpdateSeries>(
+  'UpdateSeries',
+  { optional: false, validate: s9 },
+  s0,
+);
+export const DeleteSeries = /* @__PURE__ */ routeCheck<typeof routes.DeleteSeries>(
+  'DeleteSeries',
+  undefined,
+  s0,
+);
 export const VoidOrRefundGroup = /* @__PURE__ */ routeCheck<typeof routes.VoidOrRefundGroup>(
   'VoidOrRefundGroup',
-  { optional: true, validate: s7 },
+  { optional: true, validate: s10 },
   s0,
 );
 export const ProcessGroup = /* @__PURE__ */ routeCheck<typeof routes.ProcessGroup>(
@@ -15058,29 +18469,29 @@ export const ProcessGroup = /* @__PURE__ */ routeCheck<typeof routes.ProcessGrou
 );
 export const ProcessMerchant = /* @__PURE__ */ routeCheck<typeof routes.ProcessMerchant>(
   'ProcessMerchant',
-  { optional: true, validate: s8 },
+  { optional: true, validate: s11 },
   s0,
 );
 export const SettleNow = /* @__PURE__ */ routeCheck<typeof routes.SettleNow>('SettleNow', undefined, s0);
 export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>(
   'CreatePayor',
-  { optional: false, validate: s9 },
+  { optional: false, validate: s12 },
   s0,
 );
 export const SearchPayors = /* @__PURE__ */ routeCheck<typeof routes.SearchPayors>(
   'SearchPayors',
   undefined,
-  s12,
+  s15,
 );
 export const BulkSearchPayors = /* @__PURE__ */ routeCheck<typeof routes.BulkSearchPayors>(
   'BulkSearchPayors',
-  { optional: false, validate: s13 },
+  { optional: false, validate: s16 },
   s0,
 );
 export const GetPayor = /* @__PURE__ */ routeCheck<typeof routes.GetPayor>('GetPayor', undefined, s0);
 export const UpdatePayor = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayor>(
   'UpdatePayor',
-  { optional: false, validate: s14 },
+  { optional: false, validate: s17 },
   s0,
 );
 export const DeletePayor = /* @__PURE__ */ routeCheck<typeof routes.DeletePayor>(
@@ -15101,7 +18512,7 @@ export const AddMethod = /* @__PURE__ */ routeCheck<typeof routes.AddMethod>(
 export const GetMethod = /* @__PURE__ */ routeCheck<typeof routes.GetMethod>('GetMethod', undefined, s0);
 export const UpdateMethod = /* @__PURE__ */ routeCheck<typeof routes.UpdateMethod>(
   'UpdateMethod',
-  { optional: false, validate: s15 },
+  { optional: false, validate: s18 },
   s0,
 );
 export const DeleteMethod = /* @__PURE__ */ routeCheck<typeof routes.DeleteMethod>(
@@ -15111,7 +18522,7 @@ export const DeleteMethod = /* @__PURE__ */ routeCheck<typeof routes.DeleteMetho
 );
 export const CreateSale = /* @__PURE__ */ routeCheck<typeof routes.CreateSale>(
   'CreateSale',
-  { optional: false, validate: s16 },
+  { optional: false, validate: s19 },
   s0,
 );
 export const GetTransaction = /* @__PURE__ */ routeCheck<typeof routes.GetTransaction>(
@@ -15126,14 +18537,14 @@ export const VoidTransaction = /* @__PURE__ */ routeCheck<typeof routes.VoidTran
 );
 export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.RefundTransaction>(
   'RefundTransaction',
-  { optional: false, validate: s17 },
+  { optional: false, validate: s20 },
   s0,
 );
-export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s18);
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s21);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
   'CreateWebhookEndpoint',
-  { optional: false, validate: s19 },
+  { optional: false, validate: s22 },
   s0,
 );
 export const ListWebhookEndpoints = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookEndpoints>(
@@ -15148,7 +18559,7 @@ export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWe
 );
 export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
   'UpdateWebhookEndpoint',
-  { optional: false, validate: s20 },
+  { optional: false, validate: s23 },
   s0,
 );
 export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
@@ -15164,15 +18575,15 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
   undefined,
-  s21,
+  s24,
 );
 export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
   'ReplayWebhookEvents',
-  { optional: false, validate: s22 },
+  { optional: false, validate: s25 },
   s0,
 );
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s23;
-export const validateCardMethod: CompiledValidate = s10;
-export const validateCheckingMethod: CompiledValidate = s11;
+export const validateAccountType: CompiledValidate = s26;
+export const validateCardMethod: CompiledValidate = s13;
+export const validateCheckingMethod: CompiledValidate = s14;

@@ -3,22 +3,33 @@
  * event's slot and earlier ones, through the same claim as the hourly tick (which also supervises
  * claimed groups; this one only starts). Why: a group created in, or moved into, the current UTC
  * hour after that hour's tick must not wait for the next tick (docs/decisions.md, "The current
- * hour"). Cheap when nothing is due: one Query per due-index shard.
+ * hour"). Cheap when nothing is due: one Query per due-index shard. It also creates the series
+ * occurrences already due (core/series.ts).
  */
 import type { ScheduledEvent } from 'aws-lambda';
+import { DUE_SWEEP_SERIES_BUDGET_SECONDS } from '#contract/series';
 import { dueGroups, startPendingGroups, type StartOutcome } from '#core/processing';
+import { createDueOccurrences, type CreationReport } from '#core/series';
 import { currentSlot } from '#domain/groups';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 
 export const handler = taskHandler(
-  async (event: Pick<ScheduledEvent, 'time'>): Promise<{ slot: string; started: StartOutcome[] }> => {
+  async (
+    event: Pick<ScheduledEvent, 'time'>,
+  ): Promise<{ slot: string; started: StartOutcome[]; series: CreationReport }> => {
     const time = new Date(event.time);
     if (Number.isNaN(time.getTime()))
       throw new Error(`scheduled event without a valid time: ${String(event.time)}`);
     const slot = currentSlot(time);
     const started = await startPendingGroups(await dueGroups(slot), new Date());
     if (started.length > 0) logger.info('due sweep started groups', { slot, started: started.length });
-    return { slot, started };
+    // Series occurrences already due: those a create request left (its budget), cancels a crash
+    // left half-done. Cheap when there are none: one Query of the series' due index.
+    const series = await createDueOccurrences({
+      horizon: time,
+      deadline: Date.now() + DUE_SWEEP_SERIES_BUDGET_SECONDS * 1000,
+    });
+    return { slot, started, series };
   },
 );

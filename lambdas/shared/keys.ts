@@ -50,6 +50,22 @@ export const keys = {
     pk: `DUP#${merchantId}#${methodId}#${amountCents}`,
     sk: orderId === undefined ? 'DUP' : `DUP#ORDER#${orderId}`,
   }),
+  /** A series; its payments are items of its partition (`seriesPayment`), in their order. */
+  series: (seriesId: string) => ({ pk: `SERIES#${seriesId}`, sk: 'SERIES' }),
+  seriesPayment: (seriesId: string, index: number) => ({
+    pk: `SERIES#${seriesId}`,
+    sk: `PAYMENT#${String(index).padStart(5, '0')}`,
+  }),
+  /** GSI1: a merchant's series by creation (`<dateCreated>#<seriesId>`). */
+  merchantSeries: (merchantId: string) => `SERIESLIST#${merchantId}`,
+  merchantSeriesSort: (dateCreated: string, seriesId: string) => `${dateCreated}#${seriesId}`,
+  /**
+   * GSI2 (sparse): a series while the creation job has work for it, sorted by when (`<dueAt>#<id>`:
+   * its next occurrence's creation time, or an unfinished cancel), so that the job reads what is
+   * due with one Query.
+   */
+  seriesDuePartition: 'SERIESDUE',
+  seriesDueSort: (dueAt: string, seriesId: string) => `${dueAt}#${seriesId}`,
   /** An event, written with the change it announces; by merchant and time on GSI1 (`merchantEvents`). */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
   /** GSI1 partition of a merchant's events; sort key `<createdAt>#<eventId>` (newest first when read backward). */

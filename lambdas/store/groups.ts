@@ -17,7 +17,9 @@ import {
   type Payment,
   type VoidOrRefundSummary,
 } from '#domain/groups';
+import type { SeriesWrite } from '#domain/series';
 import { CREATING, createWrittenAhead, discardCreate, sweepAbandonedCreates } from './group-create';
+import { seriesWriteItems } from './series';
 import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
 import { announcedUpdate, eventPut, writeAnnounced } from './events';
 import { outboxPut } from './outbox';
@@ -49,11 +51,20 @@ export interface GroupStore {
   getGroup(groupId: string): Promise<Group | undefined>;
   /**
    * A new group with its payments and their outbox items, and the event announcing it: all of
-   * them or none.
+   * them or none; with `series`, that series write too (an occurrence's group and its series'
+   * advance). A group of this id that exists already refuses the create.
    */
-  createGroup(group: Group, payments: Payment[], outbox?: OutboxItem[], event?: ServiceEvent): Promise<void>;
-  /** Removes creates abandoned half-way (group-create.ts); the groups removed. */
-  /** Removes creates abandoned half-way; none is started after `deadline` (epoch ms). */
+  createGroup(
+    group: Group,
+    payments: Payment[],
+    outbox?: OutboxItem[],
+    event?: ServiceEvent,
+    series?: SeriesWrite,
+  ): Promise<void>;
+  /**
+   * Removes creates abandoned half-way (write-ahead.ts: groups and series), none started after
+   * `deadline` (epoch ms); the ids of those removed.
+   */
   sweepAbandonedCreates(now: Date, deadline?: number): Promise<string[]>;
   /** Removes this group if it was left `creating`, with what it wrote (group-create.ts). */
   discardCreate(groupId: string): Promise<void>;
@@ -115,10 +126,12 @@ export class DynamoGroupStore implements GroupStore {
     payments: Payment[],
     outbox: OutboxItem[] = [],
     event?: ServiceEvent,
+    series?: SeriesWrite,
   ): Promise<void> {
     const item = groupItem(group);
-    if (2 + payments.length + outbox.length > MAX_TRANSACTION_ITEMS) {
-      await createWrittenAhead(this.db, this.tableName, item, group, payments, outbox, event);
+    const also = series ? seriesWriteItems(this.tableName, series.next, series.previous, series.event) : [];
+    if (2 + payments.length + outbox.length + also.length > MAX_TRANSACTION_ITEMS) {
+      await createWrittenAhead(this.db, this.tableName, item, group, payments, outbox, event, also);
       return;
     }
     await this.db.send(
@@ -134,7 +147,8 @@ export class DynamoGroupStore implements GroupStore {
           })),
           ...outbox.map((o) => outboxPut(this.tableName, o)),
           ...(event ? [eventPut(this.tableName, event)] : []),
-        ],
+          ...also,
+        ] as never,
       }),
     );
   }
