@@ -105,7 +105,10 @@ test('an occurrence inside noticeDays has its group at once, with its notices, a
   expect((await trigger(group.paymentGroupId as string)).status).toBe(200);
   const processed = await waitForStatus(group.paymentGroupId as string, 'processed', 20_000);
   expect(processed.processingSummary).toMatchObject({ approvedCount: 1 });
-  expect((await payments(group.paymentGroupId as string))[0]).toMatchObject({ status: 'Approved' });
+  expect((await payments(group.paymentGroupId as string))[0]).toMatchObject({
+    recurring: true,
+    authResponse: { status: 'Approved', responseCode: '00' },
+  });
 }, 30_000);
 
 test('the creation job run twice, and eight times at once, creates each group once', async () => {
