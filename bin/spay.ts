@@ -10,11 +10,13 @@ import { emailCommands } from './cli/emails';
 import { groupCommands } from './cli/groups';
 import { loginCommands } from './cli/login';
 import { payorCommands } from './cli/payors';
+import { seriesCommands } from './cli/series';
 
 const program = new Command('spay').description('Scheduled Payments tester CLI').showHelpAfterError();
 loginCommands(program);
 payorCommands(program);
 groupCommands(program);
+seriesCommands(program);
 emailCommands(program);
 
 /** An API error as a person reads it: the status, the message, and each field's problem. */

@@ -201,6 +201,32 @@ export class ScheduledPaymentsClient {
       { body: this.keyed(body) },
     );
   }
+  // Series: recurring groups in the merchant's time zone.
+  createSeries(mid: string, body: RequestBody<'CreateSeries'>) {
+    return this.call<'CreateSeries'>(
+      'POST',
+      '/rest/merchants/{MID}/series',
+      { MID: mid },
+      { body: this.keyed(body) },
+    );
+  }
+  listSeries(mid: string, query: Query<'ListSeries'> = {}) {
+    return this.call<'ListSeries'>('GET', '/rest/merchants/{MID}/series', { MID: mid }, { query });
+  }
+  getSeries(mid: string, seriesId: string) {
+    return this.call<'GetSeries'>('GET', '/rest/merchants/{MID}/series/{SeriesID}', {
+      MID: mid,
+      SeriesID: seriesId,
+    });
+  }
+  updateSeries(mid: string, seriesId: string, body: RequestBody<'UpdateSeries'>) {
+    const path = { MID: mid, SeriesID: seriesId };
+    return this.call<'UpdateSeries'>('PUT', '/rest/merchants/{MID}/series/{SeriesID}', path, { body });
+  }
+  cancelSeries(mid: string, seriesId: string) {
+    const path = { MID: mid, SeriesID: seriesId };
+    return this.call<'DeleteSeries'>('DELETE', '/rest/merchants/{MID}/series/{SeriesID}', path);
+  }
   listGroups(mid: string, query: Query<'ListGroups'> = {}) {
     return this.call<'ListGroups'>('GET', '/rest/merchants/{MID}/groups', { MID: mid }, { query });
   }
