@@ -219,7 +219,8 @@ export const seriesSchema = {
     allowPartial: { type: 'boolean' },
     retryPolicy: {
       ...retryPolicySchema,
-      description: "Present when given: kept for the series' groups (until groups take a policy of their own, they retry under the merchant's).",
+      description:
+        "Present when given: kept for the series' groups (until groups take a policy of their own, they retry under the merchant's).",
     },
     noticeDays: count(
       `Days before its slot an occurrence’s group is created (default ${DEFAULT_NOTICE_DAYS}).`,
