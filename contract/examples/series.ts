@@ -118,7 +118,7 @@ export const seriesExamples: Record<string, OperationExamples> = {
       body: { ...newSeries, timeZone: 'America/Springfield', localHour: 24 },
       response: refused(
         ['timeZone', 'timeZone must be an IANA time zone name, e.g. America/New_York'],
-        ['localHour', 'localHour must be an integer hour 0-23'],
+        ['localHour', 'localHour must be <= 23'],
       ),
     },
   },
