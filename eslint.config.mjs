@@ -125,7 +125,7 @@ function functionLayers() {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.data/', '.dynamodb-local/', 'coverage/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.data/', '.dynamodb-local/', 'coverage/', 'client/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -11,6 +11,7 @@
  *        --list-groups=200  --payment-groups=16   --no-write (print only)
  *        --processing-payments=10000   payments per group of the processing section (issue 4: 10,000)
  *        --receipts-payments=10000     payments (receipts) of the receipts section's group (issue 25)
+ *        --delivery-payments=10000     payments of the delivery section's group (issue 18: its webhooks)
  *        --settlement-seconds=5        the runtime's SANDBOX_SETTLEMENT_SECONDS (the execution's wait)
  *        --profile          runtime under --cpu-prof; prints where its CPU time went (implies --no-write)
  */
@@ -62,6 +63,7 @@ function parseArgs(argv: string[]) {
     'payment-groups',
     'processing-payments',
     'receipts-payments',
+    'delivery-payments',
     'settlement-seconds',
     'no-write',
     'profile',
@@ -85,6 +87,7 @@ function parseArgs(argv: string[]) {
     pageSize: 25,
     processingPayments: num('processing-payments', 10_000),
     receiptsPayments: num('receipts-payments', 10_000),
+    deliveryPayments: num('delivery-payments', 10_000),
     settlementSeconds: num('settlement-seconds', Number(process.env.SANDBOX_SETTLEMENT_SECONDS ?? 5)),
     order: parseOrder(flags.get('order')),
     authzCacheSeconds: Number(process.env.AUTHZ_CACHE_SECONDS ?? 30),

@@ -11,6 +11,7 @@
  *   npm run admin -- outbox --status failed|stuck|pending|sending|sent [--json] [target]
  *   npm run admin -- reconcile [--since <ISO-8601>] [--stale-minutes N] [--json] [target]
  *   npm run admin -- backfill-merchant-list [target]
+ *   npm run admin -- backfill-method-uses [target]
  *   npm run admin -- webhooks --failing [--json] [target]
  *   npm run admin -- --help
  *
@@ -25,6 +26,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MerchantRegistry } from '../lambdas/store/merchants';
 import { listOutbox, requeue } from '../lambdas/store/outbox';
 import { backfillMerchantList } from '../lambdas/store/merchant-list-backfill';
+import { backfillMethodUses } from '../lambdas/store/method-uses-backfill';
 import { failingEndpoints } from '../lambdas/store/webhook-admin';
 import type { OutboxStatus } from '../lambdas/domain/notifications';
 import { runtimeFile } from '../lib/local/runtime';
@@ -47,6 +49,10 @@ commands:
   backfill-merchant-list
                     migration: lists for reconciliation every merchant registered before it
                     existed (reads the whole table; safe to repeat)
+  backfill-method-uses
+                    migration: records which saved method each unanswered payment of a pending
+                    or processing group uses, so the method cannot be deleted from under it
+                    (reads those groups only; safe to repeat)
   webhooks --failing [--json]
                     webhook endpoints with deliveries failed for good or being retried, or with
                     failed attempts in a row (reads the whole table)`;
@@ -208,6 +214,19 @@ async function main(): Promise<void> {
       console.log(
         `${added.length} merchant(s) added to the reconciliation list, ${alreadyListed} listed already, in ${where}` +
           (added.length > 0 ? `: ${added.join(', ')}` : ''),
+      );
+      break;
+    }
+    case 'backfill-method-uses': {
+      const { groups, written, atRisk } = await backfillMethodUses(
+        DynamoDBDocumentClient.from(client),
+        table,
+      );
+      console.log(
+        `${written} method use(s) written for ${groups} pending or processing group(s) in ${where}` +
+          (atRisk.length > 0
+            ? `; ${atRisk.length} payment(s) name a method gone or being deleted (declined PM at processing, never charged): ${atRisk.join(', ')}`
+            : ''),
       );
       break;
     }

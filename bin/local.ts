@@ -3,7 +3,8 @@
  * ready; Ctrl-C (SIGINT) or SIGTERM stops everything, DynamoDB Local included.
  *
  * Environment: PORT (3000), SES_PORT (8005), SERVICE_STAGE (dev | prod), DATA_DIR (.data),
- * DYNAMODB_IN_MEMORY (false), SANDBOX_SETTLEMENT_SECONDS (300). A busy port names its variable.
+ * DYNAMODB_IN_MEMORY (false), DYNAMODB_ENDPOINT (none: a DynamoDB Local of its own),
+ * SANDBOX_SETTLEMENT_SECONDS (300). A busy port names its variable.
  */
 import { parseStage } from '../contract/stage';
 import { startRuntime } from '../lib/local/runtime';
@@ -19,9 +20,11 @@ async function main(): Promise<void> {
     stage: parseStage(process.env.SERVICE_STAGE),
     dataDir: process.env.DATA_DIR ?? '.data',
     inMemory: process.env.DYNAMODB_IN_MEMORY === 'true',
+    ...(process.env.DYNAMODB_ENDPOINT && { dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT }),
   });
   console.log(
-    `Scheduled Payments Service (${process.env.SERVICE_STAGE ?? 'dev'}) ready at ${runtime.url} (e-mails: ${runtime.sesUrl})`,
+    `Scheduled Payments Service (${process.env.SERVICE_STAGE ?? 'dev'}) ready at ${runtime.url} ` +
+      `(docs: ${runtime.url}/docs, client: local-tester, e-mails: ${runtime.sesUrl})`,
   );
   let stopping = false;
   const stop = (signal: string) => {

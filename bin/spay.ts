@@ -8,6 +8,7 @@ import { Command } from 'commander';
 import { ApiError } from '../client';
 import { emailCommands } from './cli/emails';
 import { groupCommands } from './cli/groups';
+import { listenCommands } from './cli/listen';
 import { loginCommands } from './cli/login';
 import { payorCommands } from './cli/payors';
 import { seriesCommands } from './cli/series';
@@ -18,11 +19,13 @@ payorCommands(program);
 groupCommands(program);
 seriesCommands(program);
 emailCommands(program);
+listenCommands(program);
 
 /** An API error as a person reads it: the status, the message, and each field's problem. */
 function report(error: unknown): string {
   if (!(error instanceof ApiError)) return `Error: ${error instanceof Error ? error.message : String(error)}`;
-  const lines = [`Error ${error.responseCode || 'network'}: ${error.message}`];
+  const lines = [`Error ${error.status || 'network'}: ${error.message}`];
+  if (error.idempotencyKey) lines.push(`  sent with Idempotency-Key ${error.idempotencyKey}: retry with it`);
   for (const problem of error.errors) lines.push(`  ${problem.field}: ${problem.message}`);
   return lines.join('\n');
 }

@@ -5,38 +5,51 @@ export interface FieldError {
 }
 
 /**
- * Every failure the client reports: the API's error body (`message`, `responseCode`, `errors`) for an
- * HTTP error, so callers branch on `responseCode` and show `errors` field by field.
+ * Every failure the client reports: the HTTP `status` and the API's error body (`message`,
+ * `responseCode`, `errors`), so callers branch on `status` and show `errors` field by field.
+ * A POST's error carries the `idempotencyKey` it was sent with: send the request again with that
+ * key (never a new one) and the service answers what the first did, so nothing is done twice.
  */
 export class ApiError extends Error {
   override readonly name: string = 'ApiError';
   /** The HTTP status; 0 when no response arrived (see NetworkError). */
-  readonly responseCode: number;
+  readonly status: number;
+  /**
+   * The body's `responseCode` when it has one (the HTTP status for the API's own errors; a
+   * processor's code where an operation documents one), else the HTTP status.
+   */
+  readonly responseCode: number | string;
   /** A 400's per-field problems; empty for every other error. */
   readonly errors: FieldError[];
   /** How many attempts were made before giving up (retries included). */
   readonly attempts: number;
+  /** The Idempotency-Key every attempt carried (POSTs); undefined for reads and deletes. */
+  readonly idempotencyKey: string | undefined;
 
   constructor(
     message: string,
-    responseCode: number,
+    status: number,
     errors: FieldError[],
     attempts: number,
     cause?: unknown,
+    idempotencyKey?: string,
+    responseCode?: number | string,
   ) {
     super(message, cause === undefined ? undefined : { cause });
-    this.responseCode = responseCode;
+    this.status = status;
+    this.responseCode = responseCode ?? status;
     this.errors = errors;
     this.attempts = attempts;
+    this.idempotencyKey = idempotencyKey;
   }
 }
 
-/** No answer: the connection failed, was reset, or the read timed out. Retried like a 500 or 503. */
+/** No answer: the connection failed, was reset, or the read timed out. Retried like a 503. */
 export class NetworkError extends ApiError {
   override readonly name: string = 'NetworkError';
 
-  constructor(message: string, attempts: number, cause?: unknown) {
-    super(message, 0, [], attempts, cause);
+  constructor(message: string, attempts: number, cause?: unknown, idempotencyKey?: string) {
+    super(message, 0, [], attempts, cause, idempotencyKey);
   }
 }
 
@@ -47,7 +60,12 @@ function isFieldError(value: unknown): value is FieldError {
 }
 
 /** Builds the typed error from a non-2xx answer; tolerates bodies that are not the API's (a proxy's page). */
-export function errorFromResponse(status: number, text: string, attempts: number): ApiError {
+export function errorFromResponse(
+  status: number,
+  text: string,
+  attempts: number,
+  idempotencyKey?: string,
+): ApiError {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -62,5 +80,7 @@ export function errorFromResponse(status: number, text: string, attempts: number
         ? record.error
         : `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`;
   const errors = Array.isArray(record.errors) ? record.errors.filter(isFieldError) : [];
-  return new ApiError(message, status, errors, attempts);
+  const code = record.responseCode;
+  const responseCode = typeof code === 'number' || typeof code === 'string' ? code : status;
+  return new ApiError(message, status, errors, attempts, undefined, idempotencyKey, responseCode);
 }

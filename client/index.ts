@@ -1,8 +1,11 @@
 /**
  * The Scheduled Payments API's TypeScript client (docs/integrating.md "TypeScript client"): the client guidance of
- * docs/product.md in one place. Tokens are fetched and cached; 500, 503 and network errors are retried
- * (at most 3 attempts, 1 s then 2 s ±200 ms apart); a 401 refreshes the token and retries once; sales,
- * refunds and group creates carry an idempotencyKey that stays the same across those retries.
+ * docs/product.md in one place. Tokens are fetched and cached. Every POST carries an Idempotency-Key
+ * (the caller's or a new UUID) that stays the same across every retry, so no retry does anything twice:
+ * 429, 500, 502, 503, 504 and network errors are retried (at most 3 attempts, 1 s then 2 s ±200 ms
+ * apart, or a longer Retry-After); a 409 "still in progress" is waited out as its Retry-After says
+ * (up to 45 s in all, past the 30 s lease of a request that crashed half-way); a 401 refreshes the
+ * token and retries once. Every error carries the HTTP `status` and the POST's `idempotencyKey`.
  */
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
@@ -19,7 +22,16 @@ import type { OperationId, Query, RequestBody, Result, TokenResponse } from './t
 
 export * from './errors';
 export * from './types';
-export { MAX_ATTEMPTS, READ_TIMEOUT_MS, CONNECT_TIMEOUT_MS, backoffMs, type Clock } from './transport';
+export * from './webhooks';
+export {
+  MAX_ATTEMPTS,
+  READ_TIMEOUT_MS,
+  CONNECT_TIMEOUT_MS,
+  IN_PROGRESS_WAIT_MS,
+  RETRIED_STATUSES,
+  backoffMs,
+  type Clock,
+} from './transport';
 
 export interface ClientOptions {
   /** The API's base URL, e.g. `http://127.0.0.1:3000` locally or a stage's `ApiUrl` output. */
@@ -50,6 +62,33 @@ interface CachedToken {
 }
 
 type PaymentItem = Extract<Result<'ListPayments'>, unknown[]>[number];
+type GroupItem = Extract<Result<'ListGroups'>, { items: unknown[] }>['items'][number];
+
+/** Per call: the Idempotency-Key of a POST (a new UUID when absent; the same on every retry). */
+export interface CallOptions {
+  idempotencyKey?: string;
+}
+
+/**
+ * Narrows a list answer: the paged envelope `{meta, items}` (answered when a paging parameter is
+ * sent) rather than the bare array of an unpaged call.
+ */
+export function isPage<T extends { items: unknown[] }>(answer: T | readonly unknown[]): answer is T {
+  return !Array.isArray(answer);
+}
+
+const PAYORS = '/v1/rest/merchants/{MID}/payors';
+const PAYOR = `${PAYORS}/{PayorID}`;
+const METHODS = `${PAYOR}/savedPaymentMethods`;
+const METHOD = `${METHODS}/{PaymentMethodID}`;
+const SALES = '/v1/rest/merchants/{MID}/transactions';
+const GROUPS = '/rest/merchants/{MID}/groups';
+const GROUP = `${GROUPS}/{GroupID}`;
+const PAYMENTS = `${GROUP}/payments`;
+const PAYMENT = `${PAYMENTS}/{PaymentID}`;
+const EVENTS = '/v1/rest/merchants/{MID}/events';
+const ENDPOINTS = '/v1/rest/merchants/{MID}/webhook-endpoints';
+const ENDPOINT = `${ENDPOINTS}/{WebhookEndpointID}`;
 
 type Params = Record<string, string | number | boolean | undefined>;
 
@@ -105,7 +144,7 @@ export class ScheduledPaymentsClient {
     method: string,
     template: string,
     path: Params,
-    extra: { query?: Params; body?: unknown } = {},
+    extra: { query?: Params; body?: unknown; idempotencyKey?: string } = {},
   ): Promise<Result<K>> {
     // Appended to the base URL's path: a stage's ApiUrl ends with its stage (`.../dev/`), which
     // resolving an absolute path against it would drop.
@@ -116,98 +155,120 @@ export class ScheduledPaymentsClient {
     for (const [name, value] of Object.entries(extra.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
+    // Every POST carries a key, made once here: every attempt and the 401 retry send the same one.
+    const key = method === 'POST' ? (extra.idempotencyKey ?? this.newKey()) : undefined;
     const send = async () => {
       const headers: Record<string, string> = { authorization: `Bearer ${await this.getToken()}` };
       if (extra.body !== undefined) headers['content-type'] = 'application/json';
+      if (key !== undefined) headers['idempotency-key'] = key;
       const body = extra.body === undefined ? undefined : JSON.stringify(extra.body);
-      return sendWithRetry(url.toString(), { method, headers, body }, this.transport);
+      return sendWithRetry(url.toString(), { method, headers, body }, this.transport, key);
     };
     let response;
     try {
       response = await send();
     } catch (error) {
-      if (!(error instanceof ApiError) || error.responseCode !== 401) throw error;
+      if (!(error instanceof ApiError) || error.status !== 401) throw error;
       this.token = undefined;
       response = await send();
     }
     return (response.text ? JSON.parse(response.text) : undefined) as Result<K>;
   }
 
-  /** The body with an idempotencyKey: the caller's, or a new UUID, made once so every retry repeats it. */
-  private keyed<T extends { idempotencyKey?: string }>(body: T): T {
-    return body.idempotencyKey ? body : { ...body, idempotencyKey: this.newKey() };
+  /**
+   * A body that takes an idempotencyKey (sales, refunds, group and series creates) carries the call's key in
+   * both places, the same: the caller's (option or body), else a new UUID made once for every attempt.
+   */
+  private keyed<T extends { idempotencyKey?: string }>(body: T, options: CallOptions): [T, CallOptions] {
+    const idempotencyKey = options.idempotencyKey ?? body.idempotencyKey ?? this.newKey();
+    return [{ ...body, idempotencyKey }, { idempotencyKey }];
   }
 
   // Payors and their saved payment methods.
-  createPayor(mid: string, body: RequestBody<'CreatePayor'>) {
-    return this.call<'CreatePayor'>('POST', '/v1/rest/merchants/{MID}/payors', { MID: mid }, { body });
+  createPayor(mid: string, body: RequestBody<'CreatePayor'>, options: CallOptions = {}) {
+    return this.call<'CreatePayor'>('POST', PAYORS, { MID: mid }, { body, ...options });
   }
   getPayor(mid: string, payorId: string) {
-    return this.call<'GetPayor'>('GET', '/v1/rest/merchants/{MID}/payors/{PayorID}', {
-      MID: mid,
-      PayorID: payorId,
-    });
+    return this.call<'GetPayor'>('GET', PAYOR, { MID: mid, PayorID: payorId });
+  }
+  updatePayor(mid: string, payorId: string, body: RequestBody<'UpdatePayor'>) {
+    return this.call<'UpdatePayor'>('PUT', PAYOR, { MID: mid, PayorID: payorId }, { body });
   }
   searchPayors(mid: string, query: Query<'SearchPayors'>) {
-    return this.call<'SearchPayors'>('GET', '/v1/rest/merchants/{MID}/payors', { MID: mid }, { query });
+    return this.call<'SearchPayors'>('GET', PAYORS, { MID: mid }, { query });
+  }
+  /** Many payors at once by their customer account ids (a POST that only reads: no key needed). */
+  bulkSearchPayors(mid: string, body: RequestBody<'BulkSearchPayors'>) {
+    return this.call<'BulkSearchPayors'>('POST', `${PAYORS}/search`, { MID: mid }, { body });
   }
   deletePayor(mid: string, payorId: string) {
-    const path = { MID: mid, PayorID: payorId };
-    return this.call<'DeletePayor'>('DELETE', '/v1/rest/merchants/{MID}/payors/{PayorID}', path);
+    return this.call<'DeletePayor'>('DELETE', PAYOR, { MID: mid, PayorID: payorId });
   }
   listMethods(mid: string, payorId: string) {
-    const path = { MID: mid, PayorID: payorId };
-    return this.call<'ListMethods'>(
-      'GET',
-      '/v1/rest/merchants/{MID}/payors/{PayorID}/savedPaymentMethods',
-      path,
-    );
+    return this.call<'ListMethods'>('GET', METHODS, { MID: mid, PayorID: payorId });
   }
-  addMethod(mid: string, payorId: string, body: RequestBody<'AddMethod'>) {
-    const path = { MID: mid, PayorID: payorId };
-    const template = '/v1/rest/merchants/{MID}/payors/{PayorID}/savedPaymentMethods';
-    return this.call<'AddMethod'>('POST', template, path, { body });
+  addMethod(mid: string, payorId: string, body: RequestBody<'AddMethod'>, options: CallOptions = {}) {
+    return this.call<'AddMethod'>('POST', METHODS, { MID: mid, PayorID: payorId }, { body, ...options });
+  }
+  getMethod(mid: string, payorId: string, methodId: string) {
+    const path = { MID: mid, PayorID: payorId, PaymentMethodID: methodId };
+    return this.call<'GetMethod'>('GET', METHOD, path);
+  }
+  updateMethod(mid: string, payorId: string, methodId: string, body: RequestBody<'UpdateMethod'>) {
+    const path = { MID: mid, PayorID: payorId, PaymentMethodID: methodId };
+    return this.call<'UpdateMethod'>('PUT', METHOD, path, { body });
+  }
+  deleteMethod(mid: string, payorId: string, methodId: string) {
+    const path = { MID: mid, PayorID: payorId, PaymentMethodID: methodId };
+    return this.call<'DeleteMethod'>('DELETE', METHOD, path);
   }
 
   // Single transactions.
-  createSale(mid: string, body: RequestBody<'CreateSale'>) {
-    const template = '/v1/rest/merchants/{MID}/transactions';
-    return this.call<'CreateSale'>('POST', template, { MID: mid }, { body: this.keyed(body) });
+  createSale(mid: string, body: RequestBody<'CreateSale'>, options: CallOptions = {}) {
+    const [keyed, key] = this.keyed(body, options);
+    return this.call<'CreateSale'>('POST', SALES, { MID: mid }, { body: keyed, ...key });
   }
   getTransaction(mid: string, transactionId: string) {
-    const path = { MID: mid, TransactionID: transactionId };
-    return this.call<'GetTransaction'>('GET', '/v1/rest/merchants/{MID}/transactions/{TransactionID}', path);
+    return this.call<'GetTransaction'>('GET', `${SALES}/{TransactionID}`, {
+      MID: mid,
+      TransactionID: transactionId,
+    });
   }
-  voidTransaction(mid: string, transactionId: string) {
+  voidTransaction(mid: string, transactionId: string, options: CallOptions = {}) {
     const path = { MID: mid, TransactionID: transactionId };
-    return this.call<'VoidTransaction'>(
-      'POST',
-      '/v1/rest/merchants/{MID}/transactions/{TransactionID}/void',
-      path,
-    );
+    return this.call<'VoidTransaction'>('POST', `${SALES}/{TransactionID}/void`, path, options);
   }
-  refundTransaction(mid: string, transactionId: string, body: RequestBody<'RefundTransaction'>) {
+  refundTransaction(
+    mid: string,
+    transactionId: string,
+    body: RequestBody<'RefundTransaction'>,
+    options: CallOptions = {},
+  ) {
     const path = { MID: mid, TransactionID: transactionId };
-    const template = '/v1/rest/merchants/{MID}/transactions/{TransactionID}/refunds';
-    return this.call<'RefundTransaction'>('POST', template, path, { body: this.keyed(body) });
+    const [keyed, key] = this.keyed(body, options);
+    return this.call<'RefundTransaction'>('POST', `${SALES}/{TransactionID}/refunds`, path, {
+      body: keyed,
+      ...key,
+    });
   }
 
   // Groups and their payments.
-  createGroup(mid: string, body: RequestBody<'CreateGroup'>) {
-    return this.call<'CreateGroup'>(
-      'POST',
-      '/rest/merchants/{MID}/groups',
-      { MID: mid },
-      { body: this.keyed(body) },
-    );
+  /** The merchant's groups still pending (not yet processed), soonest first. */
+  listPendingGroups(mid: string, query: Query<'ListPendingGroups'> = {}) {
+    return this.call<'ListPendingGroups'>('GET', '/rest/merchants/{MID}', { MID: mid }, { query });
+  }
+  createGroup(mid: string, body: RequestBody<'CreateGroup'>, options: CallOptions = {}) {
+    const [keyed, key] = this.keyed(body, options);
+    return this.call<'CreateGroup'>('POST', GROUPS, { MID: mid }, { body: keyed, ...key });
   }
   // Series: recurring groups in the merchant's time zone.
-  createSeries(mid: string, body: RequestBody<'CreateSeries'>) {
+  createSeries(mid: string, body: RequestBody<'CreateSeries'>, options: CallOptions = {}) {
+    const [keyed, key] = this.keyed(body, options);
     return this.call<'CreateSeries'>(
       'POST',
       '/rest/merchants/{MID}/series',
       { MID: mid },
-      { body: this.keyed(body) },
+      { body: keyed, ...key },
     );
   }
   listSeries(mid: string, query: Query<'ListSeries'> = {}) {
@@ -228,23 +289,36 @@ export class ScheduledPaymentsClient {
     return this.call<'DeleteSeries'>('DELETE', '/rest/merchants/{MID}/series/{SeriesID}', path);
   }
   listGroups(mid: string, query: Query<'ListGroups'> = {}) {
-    return this.call<'ListGroups'>('GET', '/rest/merchants/{MID}/groups', { MID: mid }, { query });
+    return this.call<'ListGroups'>('GET', GROUPS, { MID: mid }, { query });
+  }
+  /** Every group of the merchant (filtered by `query`), page by page, narrowed to the items. */
+  async *allGroups(
+    mid: string,
+    query: Omit<Query<'ListGroups'>, 'pageNumber'> = {},
+  ): AsyncGenerator<GroupItem> {
+    for (let pageNumber = 1; ; pageNumber += 1) {
+      const page = await this.listGroups(mid, { ...query, pageNumber });
+      // With pageNumber the answer is always the envelope; the array form is for unpaged calls.
+      if (!isPage(page)) {
+        yield* page as GroupItem[];
+        return;
+      }
+      yield* page.items;
+      if (pageNumber >= page.meta.totalPages) return;
+    }
   }
   getGroup(mid: string, groupId: string) {
-    return this.call<'GetGroup'>('GET', '/rest/merchants/{MID}/groups/{GroupID}', {
-      MID: mid,
-      GroupID: groupId,
-    });
+    return this.call<'GetGroup'>('GET', GROUP, { MID: mid, GroupID: groupId });
+  }
+  /** Reschedules a pending group (date, hour) or changes its other fields. */
+  updateGroup(mid: string, groupId: string, body: RequestBody<'UpdateGroup'>) {
+    return this.call<'UpdateGroup'>('PUT', GROUP, { MID: mid, GroupID: groupId }, { body });
   }
   deleteGroup(mid: string, groupId: string) {
-    const path = { MID: mid, GroupID: groupId };
-    return this.call<'DeleteGroup'>('DELETE', '/rest/merchants/{MID}/groups/{GroupID}', path);
+    return this.call<'DeleteGroup'>('DELETE', GROUP, { MID: mid, GroupID: groupId });
   }
   listPayments(mid: string, groupId: string, query: Query<'ListPayments'> = {}) {
-    const path = { MID: mid, GroupID: groupId };
-    return this.call<'ListPayments'>('GET', '/rest/merchants/{MID}/groups/{GroupID}/payments', path, {
-      query,
-    });
+    return this.call<'ListPayments'>('GET', PAYMENTS, { MID: mid, GroupID: groupId }, { query });
   }
   /**
    * Every payment of a group, page by page with pageToken (each page costs the same however deep),
@@ -256,7 +330,7 @@ export class ScheduledPaymentsClient {
       const query: Query<'ListPayments'> = pageToken ? { pageToken, pageSize } : { pageNumber: 1, pageSize };
       const page = await this.listPayments(mid, groupId, query);
       // With a paging parameter the answer is always the envelope; the array form is for unpaged calls.
-      if (Array.isArray(page)) {
+      if (!isPage(page)) {
         yield* page;
         return;
       }
@@ -264,30 +338,100 @@ export class ScheduledPaymentsClient {
       pageToken = page.meta.nextPageToken;
     } while (pageToken);
   }
-  addPayment(mid: string, groupId: string, body: RequestBody<'AddPayment'>) {
+  addPayment(mid: string, groupId: string, body: RequestBody<'AddPayment'>, options: CallOptions = {}) {
     const path = { MID: mid, GroupID: groupId };
-    return this.call<'AddPayment'>('POST', '/rest/merchants/{MID}/groups/{GroupID}/payments', path, { body });
+    return this.call<'AddPayment'>('POST', PAYMENTS, path, { body, ...options });
   }
   getPayment(mid: string, groupId: string, paymentId: string) {
     const path = { MID: mid, GroupID: groupId, PaymentID: paymentId };
-    const template = '/rest/merchants/{MID}/groups/{GroupID}/payments/{PaymentID}';
-    return this.call<'GetPayment'>('GET', template, path);
+    return this.call<'GetPayment'>('GET', PAYMENT, path);
   }
-  processGroup(mid: string, groupId: string) {
+  updatePayment(mid: string, groupId: string, paymentId: string, body: RequestBody<'UpdatePayment'>) {
+    const path = { MID: mid, GroupID: groupId, PaymentID: paymentId };
+    return this.call<'UpdatePayment'>('PUT', PAYMENT, path, { body });
+  }
+  deletePayment(mid: string, groupId: string, paymentId: string) {
+    const path = { MID: mid, GroupID: groupId, PaymentID: paymentId };
+    return this.call<'DeletePayment'>('DELETE', PAYMENT, path);
+  }
+  processGroup(mid: string, groupId: string, options: CallOptions = {}) {
     const path = { MID: mid, GroupID: groupId };
-    return this.call<'ProcessGroup'>('POST', '/rest/merchants/{MID}/groups/{GroupID}/process-payments', path);
+    return this.call<'ProcessGroup'>('POST', `${GROUP}/process-payments`, path, options);
   }
-  processMerchant(mid: string, body?: RequestBody<'ProcessMerchant'>) {
+  processMerchant(mid: string, body?: RequestBody<'ProcessMerchant'>, options: CallOptions = {}) {
     const template = '/rest/merchants/{MID}/process-payments';
-    return this.call<'ProcessMerchant'>('POST', template, { MID: mid }, { body });
+    return this.call<'ProcessMerchant'>('POST', template, { MID: mid }, { body, ...options });
   }
   /** The test clock (non-production, test MIDs): settles the merchant's approved sales now. */
-  settleNow(mid: string) {
-    return this.call<'SettleNow'>('POST', '/rest/merchants/{MID}/settle-now', { MID: mid });
+  settleNow(mid: string, options: CallOptions = {}) {
+    return this.call<'SettleNow'>('POST', '/rest/merchants/{MID}/settle-now', { MID: mid }, options);
   }
-  voidOrRefundGroup(mid: string, groupId: string, body?: RequestBody<'VoidOrRefundGroup'>) {
+  /**
+   * Retry-now (non-production, test MIDs): runs every retry the merchant's groups have scheduled
+   * at once, as their slots' hourly processing would.
+   */
+  retryPayments(mid: string, options: CallOptions = {}) {
+    return this.call<'RetryMerchant'>('POST', '/rest/merchants/{MID}/retry-payments', { MID: mid }, options);
+  }
+  /** The merchant's settings: the retry policy of its groups without one of their own. */
+  getMerchantSettings(mid: string) {
+    return this.call<'GetMerchantSettings'>('GET', '/rest/merchants/{MID}/settings', { MID: mid });
+  }
+  updateMerchantSettings(mid: string, body: RequestBody<'UpdateMerchantSettings'>) {
+    const template = '/rest/merchants/{MID}/settings';
+    return this.call<'UpdateMerchantSettings'>('PUT', template, { MID: mid }, { body });
+  }
+  voidOrRefundGroup(
+    mid: string,
+    groupId: string,
+    body?: RequestBody<'VoidOrRefundGroup'>,
+    options: CallOptions = {},
+  ) {
     const path = { MID: mid, GroupID: groupId };
-    const template = '/rest/merchants/{MID}/groups/{GroupID}/void-or-refund';
-    return this.call<'VoidOrRefundGroup'>('POST', template, path, { body });
+    return this.call<'VoidOrRefundGroup'>('POST', `${GROUP}/void-or-refund`, path, { body, ...options });
+  }
+
+  // Events and webhook endpoints.
+  listEvents(mid: string, query: Query<'ListEvents'> = {}) {
+    return this.call<'ListEvents'>('GET', EVENTS, { MID: mid }, { query });
+  }
+  getEvent(mid: string, eventId: string) {
+    return this.call<'GetEvent'>('GET', `${EVENTS}/{EventID}`, { MID: mid, EventID: eventId });
+  }
+  createWebhookEndpoint(mid: string, body: RequestBody<'CreateWebhookEndpoint'>, options: CallOptions = {}) {
+    return this.call<'CreateWebhookEndpoint'>('POST', ENDPOINTS, { MID: mid }, { body, ...options });
+  }
+  listWebhookEndpoints(mid: string) {
+    return this.call<'ListWebhookEndpoints'>('GET', ENDPOINTS, { MID: mid });
+  }
+  getWebhookEndpoint(mid: string, endpointId: string) {
+    const path = { MID: mid, WebhookEndpointID: endpointId };
+    return this.call<'GetWebhookEndpoint'>('GET', ENDPOINT, path);
+  }
+  updateWebhookEndpoint(mid: string, endpointId: string, body: RequestBody<'UpdateWebhookEndpoint'>) {
+    const path = { MID: mid, WebhookEndpointID: endpointId };
+    return this.call<'UpdateWebhookEndpoint'>('PUT', ENDPOINT, path, { body });
+  }
+  deleteWebhookEndpoint(mid: string, endpointId: string) {
+    const path = { MID: mid, WebhookEndpointID: endpointId };
+    return this.call<'DeleteWebhookEndpoint'>('DELETE', ENDPOINT, path);
+  }
+  /** A new signing secret; the old one keeps verifying for a while (see the operation's description). */
+  rotateWebhookSecret(mid: string, endpointId: string, options: CallOptions = {}) {
+    const path = { MID: mid, WebhookEndpointID: endpointId };
+    return this.call<'RotateWebhookSecret'>('POST', `${ENDPOINT}/rotate-secret`, path, options);
+  }
+  listWebhookDeliveries(mid: string, endpointId: string, query: Query<'ListWebhookDeliveries'> = {}) {
+    const path = { MID: mid, WebhookEndpointID: endpointId };
+    return this.call<'ListWebhookDeliveries'>('GET', `${ENDPOINT}/deliveries`, path, { query });
+  }
+  replayWebhookEvents(
+    mid: string,
+    endpointId: string,
+    body: RequestBody<'ReplayWebhookEvents'>,
+    options: CallOptions = {},
+  ) {
+    const path = { MID: mid, WebhookEndpointID: endpointId };
+    return this.call<'ReplayWebhookEvents'>('POST', `${ENDPOINT}/replay`, path, { body, ...options });
   }
 }

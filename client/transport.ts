@@ -32,12 +32,27 @@ export const JITTER_MS = 200;
 export const CONNECT_TIMEOUT_MS = 10_000;
 export const READ_TIMEOUT_MS = 30_000;
 
-/** 500 and 503 may be a passing fault; every other status (400, 404, other 4xx) answers the same again. */
-const RETRIED_STATUSES = new Set([500, 503]);
+/**
+ * 429, 500, 502, 503 and 504 may be a passing fault; every other status (400, 404, other 4xx) answers
+ * the same again. Retrying them is safe because every POST carries an Idempotency-Key that stays the
+ * same across attempts: a request that was done is answered from its record, never done twice.
+ */
+export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
+/**
+ * A 409 with `Retry-After` is a request with this key still running (or one that crashed half-way,
+ * whose 30 s lease must run out before a retry resumes it). The client waits as it is told and
+ * tries again for this long in all, apart from the attempts above, so it never gives up on a
+ * charge it may have made while the service is still finishing it.
+ */
+export const IN_PROGRESS_WAIT_MS = 45_000;
+/** A Retry-After is honoured up to this long per wait (a longer one is cut to it). */
+const MAX_RETRY_AFTER_MS = 30_000;
 
 export interface RawResponse {
   status: number;
   text: string;
+  /** The answer's `Retry-After`, in ms, when it has one in seconds. */
+  retryAfterMs?: number;
 }
 
 /** One request as the client sends it: the body is already serialised, so every retry repeats it. */
@@ -106,9 +121,16 @@ function exchange(url: string, init: OutgoingRequest, options: TransportOptions)
       });
       response.on('error', fail);
       response.on('aborted', () => fail(new Error('the connection closed mid-response')));
+      const retryAfter = Number(response.headers['retry-after']);
       response.on('end', () =>
         finish(() =>
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+          resolve({
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            ...(response.headers['retry-after'] !== undefined &&
+              Number.isFinite(retryAfter) &&
+              retryAfter >= 0 && { retryAfterMs: Math.min(retryAfter * 1000, MAX_RETRY_AFTER_MS) }),
+          }),
         ),
       );
     });
@@ -129,31 +151,49 @@ function describe(error: unknown): string {
 }
 
 /**
- * Sends `init` until it is answered with something other than 500 or 503, at most MAX_ATTEMPTS times.
- * `init` is reused as is, so a body's idempotencyKey is the same on every attempt and a retry is safe.
- * Returns the 2xx answer; throws ApiError (or NetworkError) with the number of attempts made.
+ * Sends `init` until it is answered with something that is not worth another attempt: 429, 500, 502,
+ * 503, 504 and network errors are tried MAX_ATTEMPTS times in all with backoff (a Retry-After, when
+ * longer, is waited instead); a 409 with Retry-After (the key's first request still running) is
+ * waited out for up to IN_PROGRESS_WAIT_MS besides. `init` is reused as is, so its Idempotency-Key
+ * (and a body's idempotencyKey) is the same on every attempt and no retry does anything twice.
+ * Returns the 2xx answer; throws ApiError (or NetworkError) with the attempts made and the key.
  */
 export async function sendWithRetry(
   url: string,
   init: OutgoingRequest,
   options: TransportOptions,
+  idempotencyKey?: string,
 ): Promise<RawResponse> {
-  for (let attempt = 1; ; attempt += 1) {
+  const started = options.clock.now();
+  let attempts = 0;
+  for (let failures = 1; ;) {
     let outcome: RawResponse | NetworkError;
+    attempts += 1;
     try {
       outcome = await exchange(url, init, options);
     } catch (error) {
       if (!(error instanceof NetworkError)) throw error;
       outcome = error;
     }
+    if (!(outcome instanceof NetworkError) && outcome.status === 409 && outcome.retryAfterMs !== undefined) {
+      const wait = Math.max(outcome.retryAfterMs, 500);
+      if (options.clock.now() + wait - started <= IN_PROGRESS_WAIT_MS) {
+        await options.clock.sleep(wait);
+        continue;
+      }
+    }
     const retriable = outcome instanceof NetworkError || RETRIED_STATUSES.has(outcome.status);
-    if (retriable && attempt < MAX_ATTEMPTS) {
-      await options.clock.sleep(backoffMs(attempt, options.clock.random));
+    if (retriable && failures < MAX_ATTEMPTS) {
+      const backoff = backoffMs(failures, options.clock.random);
+      const told = outcome instanceof NetworkError ? undefined : outcome.retryAfterMs;
+      await options.clock.sleep(Math.max(backoff, told ?? 0));
+      failures += 1;
       continue;
     }
-    if (outcome instanceof NetworkError) throw new NetworkError(outcome.message, attempt, outcome.cause);
+    if (outcome instanceof NetworkError)
+      throw new NetworkError(outcome.message, attempts, outcome.cause, idempotencyKey);
     if (outcome.status >= 200 && outcome.status < 300) return outcome;
-    throw errorFromResponse(outcome.status, outcome.text, attempt);
+    throw errorFromResponse(outcome.status, outcome.text, attempts, idempotencyKey);
   }
 }
 

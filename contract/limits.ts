@@ -48,3 +48,13 @@ export const MAX_METHODS_PER_PAYOR = 20;
 
 /** MIDs the non-production process-payments triggers accept: 11 digits within this range. */
 export const TEST_MID_RANGE = { from: 32350000000, to: 32350099999 } as const;
+
+/**
+ * A retry policy's bounds (DESIGN section 5, "Retrying declined scheduled payments"): at most 4
+ * retries, 24 to 240 hours apart; a policy without intervalHours waits 24 hours. The default (no
+ * policy on the group nor the merchant) is no retries.
+ */
+export const RETRY_POLICY = {
+  maxRetries: { min: 0, max: 4 },
+  intervalHours: { min: 24, max: 240, default: 24 },
+} as const;

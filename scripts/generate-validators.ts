@@ -19,6 +19,7 @@ import standaloneCode from 'ajv/dist/standalone';
 import { NO_QUERY, routes, type Route } from '../contract/routes/index';
 import { requestComponents } from '../contract/schemas/index';
 import { accountTypeSchema, cardMethodSchema, checkingMethodSchema } from '../contract/schemas/payors';
+import { containsCardNumber } from '../lambdas/shared/card-number';
 import { hasAtMostDecimals } from '../lambdas/shared/decimals';
 import { isIanaTimeZone } from '../lambdas/shared/time-zones';
 
@@ -71,11 +72,43 @@ export function compiler(): Ajv {
       cxt.fail(_`${cxt.schema} && !${fn}(${cxt.data})`);
     },
   });
+  // `noCardNumber: true`: free text holds no full card number (13-19 digits passing the Luhn
+  // check; lambdas/shared/card-number.ts, issue 22 item 4).
+  ajv.addKeyword({
+    keyword: 'noCardNumber',
+    type: 'string',
+    schemaType: 'boolean',
+    code(cxt: KeywordCxt) {
+      const fn = cxt.gen.scopeValue('func', {
+        ref: containsCardNumber,
+        code: _`require("#shared/card-number").containsCardNumber`,
+      });
+      cxt.fail(_`${cxt.schema} && ${fn}(${cxt.data})`);
+    },
+  });
   return ajv;
 }
 
 /** The route table by id, each entry as the general Route. */
 const routeEntries = (): [string, Route][] => Object.entries(routes);
+
+/**
+ * What the route builder needs of a route's `idempotency` declaration at run time: the scope (by
+ * default `request`, one for every operation of the merchant, so that a key reused on another
+ * operation is another request: 422), the operation the request names (an alias its target), and
+ * whether the body's idempotencyKey is the same key. Undefined for a route that takes no key.
+ */
+export function idempotencyOf(
+  route: Route,
+): { scope: string; operation: string; bodyKey: boolean } | undefined {
+  const declared = route.idempotency;
+  if (declared === undefined || declared === 'none') return undefined;
+  return {
+    scope: declared.scope ?? 'request',
+    operation: route.aliasOf ?? route.id,
+    bodyKey: declared.bodyKey === true,
+  };
+}
 
 /** Every schema to compile, once each, with the expression that reaches it from the generated module. */
 function schemaExpressions(): Map<object, string> {
@@ -123,7 +156,9 @@ export async function generateValidators(): Promise<Map<string, string>> {
       ? `{ optional: ${String(route.body.optional ?? false)}${Array.isArray(route.body.schema) ? '' : `, validate: ${key(route.body.schema)}`} }`
       : 'undefined';
     const query = key((route.query ?? NO_QUERY).schema);
-    return `export const ${id} = /* @__PURE__ */ routeCheck<typeof routes.${id}>(${JSON.stringify(id)}, ${body}, ${query});`;
+    const keyed = idempotencyOf(route);
+    const idempotency = keyed ? `, ${JSON.stringify(keyed)}` : '';
+    return `export const ${id} = /* @__PURE__ */ routeCheck<typeof routes.${id}>(${JSON.stringify(id)}, ${body}, ${query}${idempotency});`;
   });
   // One export each (not an object), so that an unused one is dropped with its validator.
   const named = Object.entries(CODE_VALIDATED).map(

@@ -2,7 +2,9 @@
  * Smoke test of a running stage: token, payor, group, trigger, wait for processed, void-or-refund,
  * one PASS/FAIL line per step (a step after a failure is SKIPped); exit status 1 on any failure.
  *
- *   npm run smoke                                   the local runtime (npm start) at 127.0.0.1:3000
+ *   npm run smoke                                   the local runtime (npm start): the address its
+ *                                                   .data/runtime.json records (else 127.0.0.1:3000)
+ *   npm run smoke -- --data-dir DIR                 the runtime started with DATA_DIR=DIR
  *   npm run smoke -- --base-url http://127.0.0.1:4000
  *   npm run smoke -- --outputs outputs.json [--stack ScheduledPayments-dev]
  *
@@ -14,7 +16,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sleep } from '../lambdas/shared/concurrency';
 
@@ -30,6 +33,7 @@ const { values } = parseArgs({
     outputs: { type: 'string' },
     stack: { type: 'string', default: 'ScheduledPayments-dev' },
     'base-url': { type: 'string' },
+    'data-dir': { type: 'string' },
     'client-id': { type: 'string' },
     'client-secret': { type: 'string' },
     mid: { type: 'string', default: '32350000001' },
@@ -54,9 +58,16 @@ function clientSecretOf(userPoolId: string, clientId: string): string {
   ).trim();
 }
 
+/** The local runtime's address as `npm start` recorded it (`<data dir>/runtime.json`), as `spay login` reads it. */
+function recordedUrl(): string {
+  const file = join(values['data-dir'] ?? process.env.DATA_DIR ?? '.data', 'runtime.json');
+  if (!existsSync(file)) return 'http://127.0.0.1:3000';
+  return (JSON.parse(readFileSync(file, 'utf8')) as { url?: string }).url ?? 'http://127.0.0.1:3000';
+}
+
 function target(): Target {
   if (values.outputs === undefined) {
-    const baseUrl = (values['base-url'] ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
+    const baseUrl = (values['base-url'] ?? recordedUrl()).replace(/\/$/, '');
     return {
       baseUrl,
       tokenUrl: `${baseUrl}/oauth2/token`,

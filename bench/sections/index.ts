@@ -4,6 +4,7 @@
  * `--only=<name>` then runs it alone.
  */
 import { createPayment } from './create-payment';
+import { delivery } from './delivery';
 import { listGroups } from './list-groups';
 import { processing } from './processing';
 import { processingLatency } from './processing-latency';
@@ -16,4 +17,5 @@ export const sections: readonly AnySection[] = [
   processing,
   processingLatency,
   receipts,
+  delivery,
 ];

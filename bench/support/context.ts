@@ -31,6 +31,8 @@ export interface BenchConfig {
   processingPayments: number;
   /** Payments (each asking for a receipt) of the receipts section's group (issue 25: 10,000). */
   receiptsPayments: number;
+  /** Payments of the delivery section's group, whose processing's events are delivered (issue 18: 10,000). */
+  deliveryPayments: number;
   /** The runtime's SANDBOX_SETTLEMENT_SECONDS: the settlement wait of a processed group's execution. */
   settlementSeconds: number;
   /** The runtime's grant cache TTL (its default unless AUTHZ_CACHE_SECONDS is set). */

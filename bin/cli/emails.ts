@@ -35,10 +35,17 @@ export function emailCommands(program: Command): void {
       const wanted = Number(options.waitFor ?? 0);
       const until = Date.now() + WAIT_MS;
       let shown = await read();
+      if (shown.length < wanted)
+        console.log(
+          `Waiting up to 2 minutes for ${wanted} e-mail${wanted === 1 ? '' : 's'}` +
+            `${to ? ` to ${to}` : ''} (${shown.length} so far)...`,
+        );
       while (shown.length < wanted && Date.now() < until) {
         await sleep(1000);
         shown = await read();
       }
+      if (shown.length < wanted)
+        console.log(`Gave up after 2 minutes: ${shown.length} of the ${wanted} e-mails arrived.`);
       console.log(
         table(
           ['Sent', 'To', 'Subject'],

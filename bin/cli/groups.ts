@@ -84,6 +84,22 @@ export function groupCommands(program: Command): void {
     });
 
   group
+    .command('retry-now')
+    .description(
+      "run every retry the merchant's groups have scheduled now, as their slots would (non-production, test MIDs)",
+    )
+    .action(async () => {
+      const session = loadSession();
+      const started = await clientOf(session).retryPayments(session.mid);
+      if (started.triggeredGroups.length === 0) return console.log('No retry scheduled');
+      for (const entry of started.triggeredGroups)
+        console.log(
+          `${entry.paymentGroupId}: ${entry.error ?? `retry round started ${entry.executionArn ?? ''}`}`,
+        );
+      console.log('`spay group show <id>` shows each payment once its round is done (within a minute)');
+    });
+
+  group
     .command('show <groupId>')
     .description("the group and each payment's outcome")
     .action(async (groupId: string) => {

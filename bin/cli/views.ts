@@ -130,6 +130,11 @@ export async function watchReversal(
 }
 
 /** One row per payment: what the processing answered, and any reversal since. */
+/** "Voided" rather than "Void Voided"; the type kept where the status does not say it ("Refund Completed"). */
+export function reversalText(type: string, status: string): string {
+  return status.toLowerCase().startsWith(type.toLowerCase()) ? status : `${type} ${status}`;
+}
+
 export function outcomeTable(payments: Payment[]): string {
   return table(
     ['#', 'Payment', 'Order', 'Amount', 'Status', 'Code', 'Message', 'Reversal'],
@@ -144,7 +149,7 @@ export function outcomeTable(payments: Payment[]): string {
         p.deleted ? 'Deleted' : (auth?.status ?? 'Pending'),
         auth?.responseCode ?? '',
         auth?.responseMessage ?? '',
-        reversal ? `${reversal.type} ${reversal.status}` : '',
+        reversal ? reversalText(reversal.type, reversal.status) : '',
       ];
     }),
   );

@@ -355,6 +355,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/rest/merchants/{MID}/retry-payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run a merchant's scheduled retries now (non-production, test MIDs)
+     * @description **Non-production only**: in production this operation answers 403.
+     *
+     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Runs now every retry the merchant's processed groups have scheduled, whatever its nextAttemptAt (as the hourly processing of that slot would): one entry per group, whose executionArn is the retry round's run. The retries are charged as at their slot: each attempt its own sale, within the networks' limits; a payment or group deleted since, or a method deleted or closed, is not charged. A group whose retry round is already running is an entry with an `error`. No group with a scheduled retry: 200 with `triggeredGroups: []`. No body.
+     */
+    post: operations['RetryMerchant'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/rest/merchants/{MID}/process-payments': {
     parameters: {
       query?: never;
@@ -395,6 +417,40 @@ export interface paths {
      *     A tester need not wait for the settlement cut-off: every approved sale of the merchant whose cut-off is still ahead, processed before this call, is settled now (its `settlementTime` becomes `settledAt`, `settled` is true). From then on such a sale is refunded, not voided (void-or-refund refunds it), and a processed group whose sales were all settled this way goes on to its receipts within a minute. Sales processed after the call, and sales still Pending, keep their cut-off. Voided sales and sales whose void is under way are left alone. No body; safe to repeat (a repeat settles only sales approved since).
      */
     post: operations['SettleNow'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rest/merchants/{MID}/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get the merchant's settings (the retry policy)
+     * @description The merchant's settings, defaults filled in.
+     *
+     *     A group without a retryPolicy of its own follows the merchant's, taken when each of its runs begins (its first processing, each retry round); the default is `{maxRetries: 0}`: no retries.
+     *
+     *     - Only a category-2 decline is retried (never category 1, never after a Mastercard merchant advice code `03` or `21`, a CHECKING debit only after insufficient funds `51`), at the first hourly slot at least intervalHours after the previous attempt, at most maxRetries times (0-4; intervalHours 24-240, default 24).
+     *     - Never beyond the networks' limits, counted per card (or bank account) across every payment and sale of the merchant: Visa and other brands 15 retries in 30 days; Mastercard 10 in 24 hours and 35 in 30 days; CHECKING 2 in 180 days (Nacha). A retry that would pass one is not made: the payment shows `retry.status: not_retried`, `reason: network_limit` and the rule in `detail`.
+     */
+    get: operations['GetMerchantSettings'];
+    /**
+     * Change the merchant's settings (the retry policy)
+     * @description Changes the fields present (an empty body changes nothing). `retryPolicy`: `{maxRetries, intervalHours?}` replaces the merchant's policy; `{maxRetries: 0}` turns retries off for its groups without a policy of their own. Retries already scheduled keep their time; the next run of each group follows the new policy.
+     *
+     *     A group without a retryPolicy of its own follows the merchant's, taken when each of its runs begins (its first processing, each retry round); the default is `{maxRetries: 0}`: no retries.
+     *
+     *     - Only a category-2 decline is retried (never category 1, never after a Mastercard merchant advice code `03` or `21`, a CHECKING debit only after insufficient funds `51`), at the first hourly slot at least intervalHours after the previous attempt, at most maxRetries times (0-4; intervalHours 24-240, default 24).
+     *     - Never beyond the networks' limits, counted per card (or bank account) across every payment and sale of the merchant: Visa and other brands 15 retries in 30 days; Mastercard 10 in 24 hours and 35 in 30 days; CHECKING 2 in 180 days (Nacha). A retry that would pass one is not made: the payment shows `retry.status: not_retried`, `reason: network_limit` and the rule in `detail`.
+     */
+    put: operations['UpdateMerchantSettings'];
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -467,7 +523,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a payor and its saved methods
-     * @description Deletes the payor and all its saved methods (a hard delete) and frees its customerAccountId. Scheduled payments that still name one of its methods are declined when processed (responseCode `PM`, declineCategory 1).
+     * @description Deletes the payor and all its saved methods (a hard delete) and frees its customerAccountId. Refused with 409 while any of its methods is used by a payment of a group not yet processed (not deleted, not yet charged): the body lists those payments (at most 100); move them to a method of another payor (PUT the payment with a new profileId) or delete them first. Nothing is deleted then.
      */
     delete: operations['DeletePayor'];
     options?: never;
@@ -518,8 +574,16 @@ export interface paths {
     put: operations['UpdateMethod'];
     post?: never;
     /**
-     * Delete a saved payment method
-     * @description Deletes a saved method. Deleting the payor's only method is refused (400). Deleting the default makes the oldest remaining method the default.
+     * Delete a saved payment method (or move its payments to another and delete it)
+     * @description Deletes a saved method. Deleting the payor's only method is refused (400). Deleting the default makes the oldest remaining method the default (with `replaceWith`: the replacement).
+     *
+     *     A method that payments of groups not yet processed use (not deleted, not yet charged) is not deleted:
+     *
+     *     - without `replaceWith`: 409, the body listing those payments (at most 100). Nothing changes.
+     *     - with `?replaceWith=<savedPaymentMethodId>` (another method of the same payor, not closed, not itself being deleted; else 400): those payments move to it (each announced by `payment.updated`, its profileId now naming the replacement) and the method is deleted after them. A payment never names a deleted method, even if the request is cut off: the deletion is written ahead and the service finishes it. Payments of a group being processed cannot move: 409 listing them (the method stays; retry once the group is processed).
+     *     - many payments: the request moves them for a few seconds, then answers 202 `{savedPaymentMethodId, status: "deleting", movedCount}` and the service goes on in the background (within minutes); the method is gone when GET answers 404. Repeating the same DELETE meanwhile is safe.
+     *
+     *     While a deletion is under way no payment can take the method (400), and another DELETE of it (or of its payor) answers 409 (retry in a minute).
      */
     delete: operations['DeleteMethod'];
     options?: never;
@@ -788,6 +852,13 @@ export interface components {
       transactionInitiator?: 'Merchant' | 'Consumer';
       surchargeCompliance?: boolean;
       allowPartial?: boolean;
+      /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+      retryPolicy?: {
+        /** @description must be an integer 0-4 */
+        maxRetries: number;
+        /** @description must be an integer 24-240 */
+        intervalHours?: number;
+      };
       payments?: components['schemas']['NewGroupPayment'][];
       /** @description must be 1-100 characters of letters, digits and _ . : - */
       idempotencyKey?: string;
@@ -797,12 +868,13 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       orderId?: string;
       recurring?: boolean;
       allowPartial?: boolean;
       sendEmailReceipt?: boolean;
       sendPaymentScheduledNotification?: boolean;
+      sendDeclineNotification?: boolean;
       customAttributes?: components['schemas']['CustomAttributes'];
       fees?: components['schemas']['Fee'][];
     };
@@ -811,7 +883,7 @@ export interface components {
       [key: string]: string | number | boolean;
     };
     Fee: {
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       name: string;
       amount: number;
     };
@@ -828,6 +900,13 @@ export interface components {
       transactionInitiator?: 'Merchant' | 'Consumer';
       surchargeCompliance?: boolean;
       allowPartial?: boolean;
+      /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+      retryPolicy?: {
+        /** @description must be an integer 0-4 */
+        maxRetries: number;
+        /** @description must be an integer 24-240 */
+        intervalHours?: number;
+      };
     };
     AddPaymentRequest: {
       /** Format: uuid */
@@ -836,12 +915,13 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       orderId?: string;
       recurring?: boolean;
       allowPartial?: boolean;
       sendEmailReceipt?: boolean;
       sendPaymentScheduledNotification?: boolean;
+      sendDeclineNotification?: boolean;
       customAttributes?: components['schemas']['CustomAttributes'];
       fees?: components['schemas']['Fee'][];
     };
@@ -854,21 +934,22 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       orderId?: string;
       recurring?: boolean;
       allowPartial?: boolean;
       sendEmailReceipt?: boolean;
       sendPaymentScheduledNotification?: boolean;
+      sendDeclineNotification?: boolean;
       customAttributes?: components['schemas']['CustomAttributes'];
       fees?: components['schemas']['Fee'][];
     };
     CreatePayorRequest: {
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       customerAccountId?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       customerAccountType?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       sponsorKey?: string;
       customerData?: components['schemas']['CustomerData'];
       /** Format: email */
@@ -895,15 +976,15 @@ export interface components {
       setAsDefault?: boolean;
     };
     BillingAddress: {
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       line1: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       line2?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       city: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       state: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       postalCode: string;
       /** @description must be an ISO 3166-1 alpha-2 code like US */
       country: string;
@@ -921,11 +1002,11 @@ export interface components {
       setAsDefault?: boolean;
     };
     UpdatePayorRequest: {
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       customerAccountId?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       customerAccountType?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       sponsorKey?: string;
       customerData?: components['schemas']['CustomerData'];
       /** Format: email */
@@ -948,7 +1029,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       orderId?: string;
       /** @description must be 1-100 characters of letters, digits and _ . : - */
       idempotencyKey?: string;
@@ -1020,14 +1101,14 @@ export interface components {
       /** @description must be an absolute https URL */
       url: string;
       enabledEvents?: string[];
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       description?: string;
     };
     UpdateWebhookEndpointRequest: {
       /** @description must be an absolute https URL */
       url?: string;
       enabledEvents?: string[];
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       description?: string;
       /** @enum {string} */
       status?: 'enabled' | 'disabled';
@@ -1035,6 +1116,15 @@ export interface components {
     ReplayWebhookEventsRequest: {
       /** Format: date-time */
       since: string;
+    };
+    UpdateMerchantSettingsRequest: {
+      /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+      retryPolicy?: {
+        /** @description must be an integer 0-4 */
+        maxRetries: number;
+        /** @description must be an integer 24-240 */
+        intervalHours?: number;
+      };
     };
     /** @description The body of every error response. */
     Error: {
@@ -1094,23 +1184,29 @@ export interface components {
       lastUpdated?: string;
       /** @description Present once the group is processed. */
       processingSummary?: {
-        /** @description Payments approved (partial approvals included). */
+        /** @description Payments approved (partial approvals included), by their latest attempt: a payment recovered by a retry counts here (and in recoveredCount), no longer in declinedCount. */
         approvedCount: number;
         /** @description Payments approved for less than their amount. */
         partialCount: number;
-        /** @description Payments declined (duplicates included). */
+        /** @description Payments declined (duplicates included), by their latest attempt. */
         declinedCount: number;
         /** @description Payments that could not be charged after retries (authResponse status Failed). */
         failedCount: number;
         /** @description Deleted payments (never processed). */
         skippedCount: number;
-        /** @description Sum charged. A JSON number with at most 2 decimals (integer cents inside the service). */
+        /** @description Sum charged, recovered payments included. A JSON number with at most 2 decimals (integer cents inside the service). */
         approvedAmount: number;
         /**
          * Format: date-time
-         * @description When processing completed. UTC (ISO 8601, `Z`).
+         * @description When processing (or the latest retry round) completed. UTC (ISO 8601, `Z`).
          */
         processedAt: string;
+        /** @description Payments whose retry is scheduled (retry.status scheduled). */
+        retriesScheduled: number;
+        /** @description Payments approved by a retry (retry.status succeeded). */
+        recoveredCount: number;
+        /** @description Sum charged by those retries. A JSON number with at most 2 decimals (integer cents inside the service). */
+        recoveredAmount: number;
       };
       /** @description The processing execution (Step Functions) of the latest attempt; present once processing has started. A re-driven group names its new execution. */
       executionArn?: string;
@@ -1138,6 +1234,11 @@ export interface components {
       seriesId?: string;
       /** @description Present on the group of a series’ occurrence: which occurrence (from 1). */
       occurrence?: number;
+      /** @description The group's own retry policy, when it has one (else the merchant's settings apply, whose default is no retries). */
+      retryPolicy?: {
+        maxRetries: number;
+        intervalHours: number;
+      };
     };
     GroupWithPayments: components['schemas']['Group'] & {
       /** @description The payments created, each with its paymentId. */
@@ -1320,6 +1421,8 @@ export interface components {
       sendEmailReceipt: boolean;
       /** @description Immutable after creation. */
       sendPaymentScheduledNotification: boolean;
+      /** @description Default false. When true, the payor is e-mailed when a charge of this payment is declined: when it will be tried again, or that it will not be and what to do (update the payment method). */
+      sendDeclineNotification: boolean;
       customAttributes?: components['schemas']['CustomAttributes'];
       /** @description Present when given. A breakdown for reporting; the charge is amount. */
       fees?: components['schemas']['Fee'][];
@@ -1335,8 +1438,60 @@ export interface components {
        * @description Last update time. UTC (ISO 8601, `Z`).
        */
       lastUpdated: string;
-      /** @description null until the group is processed; then the sale transaction of this payment. */
+      /** @description null until the group is processed; then the sale transaction of this payment's latest attempt (a retry's, once one ran). */
       authResponse: components['schemas']['AuthResponse'] | (never | null);
+      /** @description Every charge of the payment, oldest first: [] until processed, then one per attempt. */
+      attempts: {
+        /** @description 1 for the first charge, 2 for the first retry, ... */
+        attempt: number;
+        /**
+         * Format: date-time
+         * @description When the processor answered. UTC (ISO 8601, `Z`).
+         */
+        at: string;
+        /** @enum {string} */
+        status: 'Approved' | 'Declined' | 'Failed';
+        responseCode: string;
+        /**
+         * @description Declined and Failed attempts.
+         * @enum {string}
+         */
+        declineCategory?: '1' | '2';
+        /** @description The card network's merchant advice code, when the processor gave one (Mastercard). */
+        merchantAdviceCode?: string;
+        /**
+         * Format: uuid
+         * @description The sale of this attempt (each attempt is its own sale). Absent when status is Failed.
+         */
+        transactionId?: string;
+      }[];
+      /** @description The payment's retry under its group's retry policy; absent when the policy allows no retries (and on a payment approved at once). */
+      retry?: {
+        /**
+         * @description scheduled: it will be charged again at nextAttemptAt. succeeded: a retry was approved. exhausted: declined after maxRetries retries. not_retried: stopped for `reason`.
+         * @enum {string}
+         */
+        status: 'scheduled' | 'succeeded' | 'exhausted' | 'not_retried';
+        /**
+         * Format: date-time
+         * @description scheduled only: the hourly slot of the next attempt. UTC (ISO 8601, `Z`).
+         */
+        nextAttemptAt?: string;
+        /**
+         * @description exhausted and not_retried: category_1 (the decline is permanent), advice_code (Mastercard merchant advice code 03 or 21), network_limit (a card network or Nacha rule; `detail` names it), policy_exhausted (maxRetries reached), payment_deleted, group_deleted, method_unusable (the saved method was deleted or is closed).
+         * @enum {string}
+         */
+        reason?:
+          | 'category_1'
+          | 'advice_code'
+          | 'network_limit'
+          | 'policy_exhausted'
+          | 'payment_deleted'
+          | 'group_deleted'
+          | 'method_unusable';
+        /** @description The rule behind the reason, in words (for network_limit: which network rule, and its count). */
+        detail?: string;
+      };
       /** @description Present after a void-or-refund. */
       voidOrRefundResponses?: components['schemas']['VoidOrRefundResponse'][];
     };
@@ -1384,6 +1539,8 @@ export interface components {
       declineCategory?: '1' | '2';
       /** @description Text for declineCategory (declined transactions only). */
       declineCategoryDescription?: string;
+      /** @description The card network's merchant advice code, when the processor gave one (Mastercard: `01` new account information, `02` try again later, `03` do not try again, `21` payment cancelled). After `03` or `21` a scheduled payment is never retried. */
+      merchantAdviceCode?: string;
       /** @description true when rejected as a duplicate (responseCode 19). */
       isDuplicate: boolean;
       /**
@@ -1519,6 +1676,16 @@ export interface components {
       isDefault: boolean;
       customerData: components['schemas']['CustomerData'];
       /**
+       * @description What the account updater last learnt of the account. A `closed` or `contact_cardholder` method is never charged: its scheduled payments and sales are declined `R2` (category 1) without asking the processor, and no new payment may name it. Add a new method and move the payments to it (DELETE with `replaceWith`).
+       * @enum {string}
+       */
+      status: 'active' | 'closed' | 'contact_cardholder';
+      /**
+       * @description Who last changed the account details (number, expiry or status): `account_updater` when the card network sent an update. Absent until one of them did.
+       * @enum {string}
+       */
+      updatedBy?: 'merchant' | 'account_updater';
+      /**
        * Format: date-time
        * @description Creation time. UTC (ISO 8601, `Z`).
        */
@@ -1551,6 +1718,8 @@ export interface components {
       declineCategory?: '1' | '2';
       /** @description Text for declineCategory (declined transactions only). */
       declineCategoryDescription?: string;
+      /** @description The card network's merchant advice code, when the processor gave one (Mastercard: `01` new account information, `02` try again later, `03` do not try again, `21` payment cancelled). After `03` or `21` a scheduled payment is never retried. */
+      merchantAdviceCode?: string;
       /** @description true when rejected as a duplicate (responseCode 19). */
       isDuplicate: boolean;
       /**
@@ -1957,8 +2126,19 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description The idempotencyKey was already used with a different body, or the first request with it is still in progress (retry shortly). */
+    /** @description The first request with this `Idempotency-Key` (or body `idempotencyKey`) is still in progress: retry after `Retry-After` seconds, with the same key. Also: a key given only in the body `idempotencyKey` that was already used with a different body (do not retry). Some operations have other conflicts: see their description. */
     Conflict: {
+      headers: {
+        /** @description Seconds until the request still in progress with this key may be resumed (its first attempt died half-way) or has answered. */
+        'Retry-After'?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description The `Idempotency-Key` was already used with a different request (another body, path or operation) within 24 hours. The message names the key. Do not retry: send the new request with a new key. */
+    UnprocessableEntity: {
       headers: {
         [name: string]: unknown;
       };
@@ -2109,7 +2289,13 @@ export interface operations {
   CreateGroup: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -2128,6 +2314,8 @@ export interface operations {
       /** @description The group created, with its payments. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2146,6 +2334,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -2347,7 +2536,13 @@ export interface operations {
   AddPayment: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -2371,6 +2566,8 @@ export interface operations {
       /** @description The payment, with paymentId assigned, deleted false and authResponse null. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2389,6 +2586,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -2605,7 +2804,13 @@ export interface operations {
   AddPaymentAlias: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -2629,6 +2834,8 @@ export interface operations {
       /** @description The payment, with paymentId assigned, deleted false and authResponse null. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2647,6 +2854,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -2860,7 +3069,13 @@ export interface operations {
   CreateSeries: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -2879,6 +3094,8 @@ export interface operations {
       /** @description The series created. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2897,6 +3114,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3045,7 +3263,13 @@ export interface operations {
   VoidOrRefundGroup: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3069,6 +3293,8 @@ export interface operations {
       /** @description Counts, and the outcome of each payment. */
       200: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3096,6 +3322,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3104,7 +3332,13 @@ export interface operations {
   ProcessGroup: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3124,6 +3358,8 @@ export interface operations {
       /** @description One entry, for this group. */
       200: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3142,6 +3378,58 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  RetryMerchant: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One entry per group with retries scheduled. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TriggerResult'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3150,7 +3438,13 @@ export interface operations {
   ProcessMerchant: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3169,10 +3463,117 @@ export interface operations {
       /** @description One entry per group. */
       200: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['TriggerResult'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  SettleNow: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description How many sales were settled, and when. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SettleNowResult'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  GetMerchantSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The merchant's settings. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The 11-digit merchant ID. */
+            servicePayId: string;
+            /** @description The retry policy of the merchant's groups that have none of their own. Default: maxRetries 0 (no retries). How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+            retryPolicy: {
+              maxRetries: number;
+              intervalHours: number;
+            };
+            /**
+             * Format: date-time
+             * @description When the settings were last changed; absent while they are the defaults. UTC (ISO 8601, `Z`).
+             */
+            lastUpdated?: string;
+          };
         };
       };
       /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
@@ -3191,7 +3592,7 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
-  SettleNow: {
+  UpdateMerchantSettings: {
     parameters: {
       query?: never;
       header?: never;
@@ -3204,15 +3605,32 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateMerchantSettingsRequest'];
+      };
+    };
     responses: {
-      /** @description How many sales were settled, and when. */
+      /** @description The merchant's settings after the change. */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['SettleNowResult'];
+          'application/json': {
+            /** @description The 11-digit merchant ID. */
+            servicePayId: string;
+            /** @description The retry policy of the merchant's groups that have none of their own. Default: maxRetries 0 (no retries). How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+            retryPolicy: {
+              maxRetries: number;
+              intervalHours: number;
+            };
+            /**
+             * Format: date-time
+             * @description When the settings were last changed; absent while they are the defaults. UTC (ISO 8601, `Z`).
+             */
+            lastUpdated?: string;
+          };
         };
       };
       /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
@@ -3280,7 +3698,13 @@ export interface operations {
   CreatePayor: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3299,6 +3723,8 @@ export interface operations {
       /** @description The payor with its first method. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3316,6 +3742,8 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3500,6 +3928,26 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description Methods of the payor are used by pending payments (listed), or a deletion is under way. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {integer} */
+            responseCode: 409;
+            /** @description Payments that use the method: not deleted, not yet charged, of a group pending or being processed. Empty when the 409 is for another reason (a deletion already under way). */
+            payments: {
+              /** Format: uuid */
+              paymentGroupId: string;
+              /** Format: uuid */
+              paymentId: string;
+            }[];
+          };
+        };
+      };
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3554,7 +4002,13 @@ export interface operations {
   AddMethod: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3578,6 +4032,8 @@ export interface operations {
       /** @description The method added. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3596,6 +4052,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3709,7 +4167,10 @@ export interface operations {
   };
   DeleteMethod: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Move the pending payments that use this method to this saved method of the same payor, then delete it. */
+        replaceWith?: string;
+      };
       header?: never;
       path: {
         /**
@@ -3732,6 +4193,22 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description The payments go on moving in the background; the method is deleted after them. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            savedPaymentMethodId: string;
+            /** @enum {string} */
+            status: 'deleting';
+            /** @description Payments moved to the replacement within this request. */
+            movedCount: number;
+          };
+        };
+      };
       /** @description Done; no body. */
       204: {
         headers: {
@@ -3751,6 +4228,26 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      /** @description Pending payments use the method (listed), or a deletion of it is under way. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {integer} */
+            responseCode: 409;
+            /** @description Payments that use the method: not deleted, not yet charged, of a group pending or being processed. Empty when the 409 is for another reason (a deletion already under way). */
+            payments: {
+              /** Format: uuid */
+              paymentGroupId: string;
+              /** Format: uuid */
+              paymentId: string;
+            }[];
+          };
+        };
+      };
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3759,7 +4256,13 @@ export interface operations {
   CreateSale: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3778,6 +4281,8 @@ export interface operations {
       /** @description The transaction, Approved or Declined. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3796,6 +4301,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3850,7 +4356,13 @@ export interface operations {
   VoidTransaction: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3870,6 +4382,8 @@ export interface operations {
       /** @description The sale, status Voided. */
       200: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3888,6 +4402,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -3896,7 +4412,13 @@ export interface operations {
   RefundTransaction: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -3920,6 +4442,8 @@ export interface operations {
       /** @description The refund, with the sale's remaining availableRefundAmount. */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -3939,6 +4463,7 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -4117,7 +4642,13 @@ export interface operations {
   CreateWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -4136,6 +4667,8 @@ export interface operations {
       /** @description The endpoint, with its secret (shown once). */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4153,6 +4686,8 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -4301,7 +4836,13 @@ export interface operations {
   RotateWebhookSecret: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -4321,6 +4862,8 @@ export interface operations {
       /** @description The new secret. */
       200: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4339,6 +4882,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
@@ -4403,7 +4948,13 @@ export interface operations {
   ReplayWebhookEvents: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
@@ -4427,6 +4978,8 @@ export interface operations {
       /** @description The replay was accepted. */
       202: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4445,6 +4998,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];

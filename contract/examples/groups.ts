@@ -70,6 +70,10 @@ export const groupExamples: Record<string, OperationExamples> = {
         summary: 'Move the group to another hour',
         value: { scheduleDate: '2030-06-03', scheduleHour: 16 },
       },
+      retries: {
+        summary: 'Retry declined payments twice, two days apart',
+        value: { retryPolicy: { maxRetries: 2, intervalHours: 48 } },
+      },
     },
     response: success('The group, rescheduled', { ...groupView, scheduleHour: 16, ...updated }),
     invalid: {
@@ -144,6 +148,13 @@ export const groupExamples: Record<string, OperationExamples> = {
       body: { paymentIds: [] },
       response: refused(['paymentIds', 'paymentIds must NOT have fewer than 1 items']),
     },
+  },
+  RetryMerchant: {
+    response: success(
+      "The merchant's one group with retries scheduled: its retry round started",
+      triggered(P.GroupID),
+    ),
+    invalid: noSuchQuery,
   },
   ProcessGroup: { response: success('The group started', triggered(P.GroupID)), invalid: noSuchQuery },
   ProcessMerchant: {

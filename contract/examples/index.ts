@@ -3,6 +3,7 @@ import { eventExamples } from './events';
 import { groupExamples } from './groups';
 import { payorExamples } from './payors';
 import { seriesExamples } from './series';
+import { settingsExamples } from './settings';
 import { transactionExamples } from './transactions';
 import type { OperationExamples } from './types';
 import { webhookExamples } from './webhooks';
@@ -12,6 +13,7 @@ export { PLACEHOLDERS, type Example, type OperationExamples, type Placeholder } 
 export const operationExamples: Readonly<Record<string, OperationExamples>> = {
   ...groupExamples,
   ...seriesExamples,
+  ...settingsExamples,
   ...payorExamples,
   ...transactionExamples,
   ...eventExamples,

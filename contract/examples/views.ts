@@ -26,6 +26,7 @@ export const bankAccountView = {
   billingAddress,
   isDefault: true,
   customerData: {},
+  status: 'active',
   dateCreated: UPDATED,
   lastUpdated: UPDATED,
 };
@@ -40,6 +41,7 @@ export const cardView = {
   billingAddress,
   isDefault: true,
   customerData: {},
+  status: 'active',
   dateCreated: CREATED,
   lastUpdated: CREATED,
 };
@@ -84,10 +86,12 @@ export const plainPaymentView = {
   recurring: false,
   sendEmailReceipt: true,
   sendPaymentScheduledNotification: false,
+  sendDeclineNotification: false,
   deleted: false,
   dateCreated: CREATED,
   lastUpdated: CREATED,
   authResponse: null,
+  attempts: [],
 };
 
 export const paymentView = {

@@ -57,6 +57,7 @@ export const groupRoutes = {
   CreateGroup: route({
     id: 'CreateGroup',
     method: 'POST',
+    idempotency: { scope: 'group', bodyKey: true },
     path: `${M}/groups`,
     handler: 'groups/create-group',
     status: 201,

@@ -9,13 +9,14 @@ import { paymentAliasRoutes, paymentRoutes } from './payments';
 import { payorRoutes } from './payors';
 import { processingRoutes } from './processing';
 import { seriesRoutes } from './series';
+import { settingsRoutes } from './settings';
 import { testClockRoutes } from './test-clock';
 import { transactionRoutes } from './transactions';
 import type { Route } from './types';
 import { webhookRoutes } from './webhooks';
 
-export type { ErrorStatus, HttpMethod, Route, RouteBody, RouteQuery } from './types';
-export { NO_QUERY } from './types';
+export type { ErrorStatus, HttpMethod, Route, RouteBody, RouteIdempotency, RouteQuery } from './types';
+export { IDEMPOTENT, NO_QUERY } from './types';
 
 /** Every route by id; the order is the document's. */
 export const routes = {
@@ -25,6 +26,7 @@ export const routes = {
   ...seriesRoutes,
   ...processingRoutes,
   ...testClockRoutes,
+  ...settingsRoutes,
   ...payorRoutes,
   ...transactionRoutes,
   ...eventRoutes,

@@ -9,7 +9,7 @@ import {
   updatePaymentSchema,
 } from '../schemas/payments';
 import { G, PROFILE_RULE } from './groups';
-import { route, type Route } from './types';
+import { IDEMPOTENT, route, type Route } from './types';
 
 const PAYMENTS_EDITABLE =
   'The group must be pending: on a processing, processed or deleted group the request is refused with 400 and a message saying why, and nothing changes.';
@@ -40,6 +40,7 @@ Every answer stays under Lambda's 6 MB response limit: a page (or the array) tha
   AddPayment: route({
     id: 'AddPayment',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: P,
     handler: 'payments/add-payment',
     status: 201,

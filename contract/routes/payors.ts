@@ -3,6 +3,9 @@ import { MAX_METHODS_PER_PAYOR } from '../limits';
 import {
   bulkSearchSchema,
   createPayorSchema,
+  deleteMethodQuerySchema,
+  methodDeletionAcceptedSchema,
+  methodInUseSchema,
   newMethodSchemas,
   payorSchema,
   savedMethodSchema,
@@ -10,7 +13,7 @@ import {
   updateMethodSchema,
   updatePayorSchema,
 } from '../schemas/payors';
-import { route } from './types';
+import { IDEMPOTENT, route } from './types';
 
 export const V1 = '/v1/rest/merchants/{MID}';
 const P = `${V1}/payors/{PayorID}` as const;
@@ -20,6 +23,7 @@ export const payorRoutes = {
   CreatePayor: route({
     id: 'CreatePayor',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${V1}/payors`,
     handler: 'payors/create-payor',
     callsProcessor: true,
@@ -52,6 +56,7 @@ A card method is \`{accountType: VISA|MASTERCARD|AMEX|DISCOVER, cardNumber, expi
   BulkSearchPayors: route({
     id: 'BulkSearchPayors',
     method: 'POST',
+    idempotency: 'none',
     path: `${V1}/payors/search`,
     handler: 'payors/bulk-search-payors',
     status: 200,
@@ -94,7 +99,12 @@ A card method is \`{accountType: VISA|MASTERCARD|AMEX|DISCOVER, cardNumber, expi
     status: 204,
     summary: 'Delete a payor and its saved methods',
     description:
-      'Deletes the payor and all its saved methods (a hard delete) and frees its customerAccountId. Scheduled payments that still name one of its methods are declined when processed (responseCode `PM`, declineCategory 1).',
+      'Deletes the payor and all its saved methods (a hard delete) and frees its customerAccountId. Refused with 409 while any of its methods is used by a payment of a group not yet processed (not deleted, not yet charged): the body lists those payments (at most 100); move them to a method of another payor (PUT the payment with a new profileId) or delete them first. Nothing is deleted then.',
+    errors: [409],
+    conflict: {
+      schema: methodInUseSchema,
+      description: 'Methods of the payor are used by pending payments (listed), or a deletion is under way.',
+    },
   }),
   ListMethods: route({
     id: 'ListMethods',
@@ -112,6 +122,7 @@ A card method is \`{accountType: VISA|MASTERCARD|AMEX|DISCOVER, cardNumber, expi
   AddMethod: route({
     id: 'AddMethod',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: PM,
     handler: 'methods/add-method',
     callsProcessor: true,
@@ -149,8 +160,33 @@ A card method is \`{accountType: VISA|MASTERCARD|AMEX|DISCOVER, cardNumber, expi
     path: `${PM}/{PaymentMethodID}`,
     handler: 'methods/delete-method',
     status: 204,
-    summary: 'Delete a saved payment method',
-    description:
-      "Deletes a saved method. Deleting the payor's only method is refused (400). Deleting the default makes the oldest remaining method the default.",
+    summary: 'Delete a saved payment method (or move its payments to another and delete it)',
+    description: `Deletes a saved method. Deleting the payor's only method is refused (400). Deleting the default makes the oldest remaining method the default (with \`replaceWith\`: the replacement).
+
+A method that payments of groups not yet processed use (not deleted, not yet charged) is not deleted:
+
+- without \`replaceWith\`: 409, the body listing those payments (at most 100). Nothing changes.
+- with \`?replaceWith=<savedPaymentMethodId>\` (another method of the same payor, not closed, not itself being deleted; else 400): those payments move to it (each announced by \`payment.updated\`, its profileId now naming the replacement) and the method is deleted after them. A payment never names a deleted method, even if the request is cut off: the deletion is written ahead and the service finishes it. Payments of a group being processed cannot move: 409 listing them (the method stays; retry once the group is processed).
+- many payments: the request moves them for a few seconds, then answers 202 \`{savedPaymentMethodId, status: "deleting", movedCount}\` and the service goes on in the background (within minutes); the method is gone when GET answers 404. Repeating the same DELETE meanwhile is safe.
+
+While a deletion is under way no payment can take the method (400), and another DELETE of it (or of its payor) answers 409 (retry in a minute).`,
+    query: {
+      schema: deleteMethodQuerySchema,
+      parameters: {
+        replaceWith: {
+          description:
+            'Move the pending payments that use this method to this saved method of the same payor, then delete it.',
+        },
+      },
+    },
+    errors: [409],
+    conflict: {
+      schema: methodInUseSchema,
+      description: 'Pending payments use the method (listed), or a deletion of it is under way.',
+    },
+    accepted: {
+      schema: methodDeletionAcceptedSchema,
+      description: 'The payments go on moving in the background; the method is deleted after them.',
+    },
   }),
 };

@@ -9,7 +9,7 @@ import {
   voidOrRefundSchema,
 } from '../schemas/processing';
 import { G, M } from './groups';
-import { route } from './types';
+import { IDEMPOTENT, route } from './types';
 
 const TRIGGER_RULES = `Non-production only (403 in production). The path MID must be an 11-digit test MID within ${TEST_MID_RANGE.from}-${TEST_MID_RANGE.to} (the 8-digit form, or any other MID, is 403).`;
 
@@ -17,6 +17,7 @@ export const processingRoutes = {
   VoidOrRefundGroup: route({
     id: 'VoidOrRefundGroup',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${G}/void-or-refund`,
     handler: 'groups/void-or-refund',
     callsProcessor: true,
@@ -40,6 +41,7 @@ export const processingRoutes = {
   ProcessGroup: route({
     id: 'ProcessGroup',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${G}/process-payments`,
     handler: 'processing/trigger-group',
     status: 200,
@@ -50,9 +52,22 @@ export const processingRoutes = {
 A group that is already processing, processed or deleted is still a 200: its entry carries an \`error\`, totalTriggered is 0 and totalFailed 1, and nothing is charged again. No body.`,
     response: { schema: triggerResultSchema, description: 'One entry, for this group.' },
   }),
+  RetryMerchant: route({
+    id: 'RetryMerchant',
+    method: 'POST',
+    idempotency: IDEMPOTENT,
+    path: `${M}/retry-payments`,
+    handler: 'processing/trigger-retries',
+    status: 200,
+    nonProdOnly: true,
+    summary: "Run a merchant's scheduled retries now (non-production, test MIDs)",
+    description: `${TRIGGER_RULES} Runs now every retry the merchant's processed groups have scheduled, whatever its nextAttemptAt (as the hourly processing of that slot would): one entry per group, whose executionArn is the retry round's run. The retries are charged as at their slot: each attempt its own sale, within the networks' limits; a payment or group deleted since, or a method deleted or closed, is not charged. A group whose retry round is already running is an entry with an \`error\`. No group with a scheduled retry: 200 with \`triggeredGroups: []\`. No body.`,
+    response: { schema: triggerResultSchema, description: 'One entry per group with retries scheduled.' },
+  }),
   ProcessMerchant: route({
     id: 'ProcessMerchant',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${M}/process-payments`,
     handler: 'processing/trigger-merchant',
     status: 200,

@@ -65,6 +65,7 @@ ${OCCURRENCES}
     body: { schema: createSeriesSchema },
     response: { schema: seriesSchema, description: 'The series created.' },
     errors: [409],
+    idempotency: { scope: 'series', bodyKey: true },
   }),
   GetSeries: route({
     id: 'GetSeries',

@@ -2,12 +2,13 @@
 import { TEST_MID_RANGE } from '../limits';
 import { settleNowResultSchema } from '../schemas/test-clock';
 import { M } from './groups';
-import { route } from './types';
+import { IDEMPOTENT, route } from './types';
 
 export const testClockRoutes = {
   SettleNow: route({
     id: 'SettleNow',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${M}/settle-now`,
     handler: 'processing/settle-now',
     callsProcessor: true,

@@ -2,7 +2,7 @@
 import { refundResponseSchema, refundSchema, saleSchema, transactionSchema } from '../schemas/transactions';
 import { PROFILE_RULE } from './groups';
 import { V1 } from './payors';
-import { route } from './types';
+import { IDEMPOTENT, route } from './types';
 
 const T = `${V1}/transactions` as const;
 
@@ -10,6 +10,7 @@ export const transactionRoutes = {
   CreateSale: route({
     id: 'CreateSale',
     method: 'POST',
+    idempotency: { scope: 'sale', bodyKey: true },
     path: T,
     handler: 'transactions/create-sale',
     callsProcessor: true,
@@ -40,6 +41,7 @@ idempotencyKey: sending the same key with the same body again returns the first 
   VoidTransaction: route({
     id: 'VoidTransaction',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${T}/{TransactionID}/void`,
     handler: 'transactions/void-transaction',
     callsProcessor: true,
@@ -52,6 +54,7 @@ idempotencyKey: sending the same key with the same body again returns the first 
   RefundTransaction: route({
     id: 'RefundTransaction',
     method: 'POST',
+    idempotency: { scope: 'refund:{TransactionID}', bodyKey: true },
     path: `${T}/{TransactionID}/refunds`,
     handler: 'transactions/refund-transaction',
     callsProcessor: true,

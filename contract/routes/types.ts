@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Error statuses an operation may answer besides those of every operation. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 422 | 429 | 500 | 503;
 
 /** An OpenAPI 3.0 Schema Object written by hand (shown instead of a validator's schema). */
 export type DocSchema = { readonly [keyword: string]: unknown };
@@ -39,6 +39,33 @@ export interface RouteQuery {
   };
 }
 
+/**
+ * How a POST takes the `Idempotency-Key` header (docs/decisions.md "Idempotency-Key on every POST";
+ * docs/architecture.md "Adding an endpoint"). The route builder (lambdas/shared/http.ts) claims
+ * the key once the request is authorized and valid, runs the handler once per key, keeps its
+ * answer for 24 hours and replays it with `Idempotent-Replayed: true`; the same key with another
+ * request is 422, a request with the key still running 409 (with `Retry-After`).
+ */
+export interface RouteIdempotency {
+  /**
+   * The records' scope inside the merchant; `{Name}` stands for that path parameter. A key is one
+   * request within its scope: the same key in another scope is another key.
+   * @default `request`: one scope for every such operation, the operation (an alias: its target),
+   * the path parameters and the body making the request, so that a key reused on another operation
+   * or path is 422
+   */
+  readonly scope?: string;
+  /**
+   * The body's optional `idempotencyKey` is the same key (sales, refunds and group creates took it
+   * before the header existed): either names the key, both must agree, and a key given only in
+   * the body keeps its documented answer to another body (409).
+   */
+  readonly bodyKey?: true;
+}
+
+/** The usual declaration: the key in the header, records of the operation's own scope. */
+export const IDEMPOTENT: RouteIdempotency = {};
+
 export interface Route {
   /** Stable id, used for construct ids and OpenAPI operationIds. */
   readonly id: string;
@@ -59,6 +86,8 @@ export interface Route {
   readonly response?: { readonly schema: object; readonly description: string };
   /** A 202 the operation answers instead when its work continues in the background. */
   readonly accepted?: { readonly schema: object; readonly description: string };
+  /** The operation's own 409 body (listed in `errors`), instead of the shared `Error`. */
+  readonly conflict?: { readonly schema: object; readonly description: string };
   /**
    * Error statuses besides those of every operation (400, 401, 403, 429, 500, 503; 404 when the
    * path names a resource below the merchant).
@@ -73,6 +102,12 @@ export interface Route {
   readonly nonProdOnly?: boolean;
   /** Id of the route this one is an identical alias of (same handler and method, another path). */
   readonly aliasOf?: string;
+  /**
+   * Every POST declares it: how it takes the `Idempotency-Key` header, or `'none'` for a POST that
+   * changes nothing (a search sent by POST). test/unit/idempotency-routes.test.ts fails a POST
+   * without it, and a creating (201) or money-moving (callsProcessor) POST declared `'none'`.
+   */
+  readonly idempotency?: RouteIdempotency | 'none';
 }
 
 /** The query schema of a route that takes no query parameters: any name is refused (400). */

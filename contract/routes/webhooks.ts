@@ -15,7 +15,7 @@ import {
   webhookSecretSchema,
 } from '../schemas/webhooks';
 import { V1 } from './payors';
-import { route } from './types';
+import { IDEMPOTENT, route } from './types';
 
 const W = `${V1}/webhook-endpoints` as const;
 const ONE = `${W}/{WebhookEndpointID}` as const;
@@ -28,6 +28,7 @@ export const webhookRoutes = {
   CreateWebhookEndpoint: route({
     id: 'CreateWebhookEndpoint',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: W,
     handler: 'webhooks/create-endpoint',
     status: 201,
@@ -86,6 +87,7 @@ ${DELIVERY}`,
   RotateWebhookSecret: route({
     id: 'RotateWebhookSecret',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${ONE}/rotate-secret`,
     handler: 'webhooks/rotate-secret',
     status: 200,
@@ -107,6 +109,7 @@ ${DELIVERY}`,
   ReplayWebhookEvents: route({
     id: 'ReplayWebhookEvents',
     method: 'POST',
+    idempotency: IDEMPOTENT,
     path: `${ONE}/replay`,
     handler: 'webhooks/replay',
     status: 202,

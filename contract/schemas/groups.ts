@@ -4,6 +4,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CRE
 import { count, dateTime, idempotencyKey, midPattern, money, queryInt, uuid } from './common';
 import { inlinePaymentSchema, paymentSchema } from './payments';
 import { processingSummarySchema, voidOrRefundSummarySchema } from './processing';
+import { retryPolicySchema, retryPolicyViewSchema } from './retries';
 
 const groupSettings = {
   scheduleDate: { type: 'string', format: 'date' },
@@ -12,6 +13,7 @@ const groupSettings = {
   transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
   surchargeCompliance: { type: 'boolean' },
   allowPartial: { type: 'boolean' },
+  retryPolicy: retryPolicySchema,
 } as const;
 
 const servicePayId = {
@@ -134,6 +136,11 @@ export const groupSchema = {
       type: 'integer',
       minimum: 1,
       description: 'Present on the group of a series’ occurrence: which occurrence (from 1).',
+    },
+    retryPolicy: {
+      ...retryPolicyViewSchema,
+      description:
+        "The group's own retry policy, when it has one (else the merchant's settings apply, whose default is no retries).",
     },
   },
 } as const;

@@ -15,6 +15,7 @@ import {
   uuid,
 } from './common';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_UNPAGED_PAYMENTS } from '../limits';
+import { paymentAttemptSchema, paymentRetrySchema } from './retries';
 import { authResponseSchema } from './transactions';
 
 export const customAttributesSchema = {
@@ -23,13 +24,13 @@ export const customAttributesSchema = {
   propertyNames: freeFormKeys,
   additionalProperties: {
     anyOf: [
-      { type: 'string', maxLength: 1000, pattern: NO_CONTROL_CHARACTERS },
+      { type: 'string', maxLength: 1000, pattern: NO_CONTROL_CHARACTERS, noCardNumber: true },
       // Numbers DynamoDB and JSON both keep exactly.
       { type: 'number', minimum: -1e15, maximum: 1e15, maxDecimals: 6 },
       { type: 'boolean' },
     ],
     description:
-      'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 } as const;
 
@@ -51,6 +52,7 @@ const paymentProperties = {
   allowPartial: { type: 'boolean' },
   sendEmailReceipt: { type: 'boolean' },
   sendPaymentScheduledNotification: { type: 'boolean' },
+  sendDeclineNotification: { type: 'boolean' },
   customAttributes: customAttributesSchema,
   fees: { type: 'array', maxItems: 20, items: feeSchema },
 } as const;
@@ -151,10 +153,12 @@ export const paymentSchema = {
     'recurring',
     'sendEmailReceipt',
     'sendPaymentScheduledNotification',
+    'sendDeclineNotification',
     'deleted',
     'dateCreated',
     'lastUpdated',
     'authResponse',
+    'attempts',
   ],
   properties: {
     paymentId: uuid,
@@ -172,6 +176,11 @@ export const paymentSchema = {
     },
     sendEmailReceipt: { type: 'boolean' },
     sendPaymentScheduledNotification: { type: 'boolean', description: 'Immutable after creation.' },
+    sendDeclineNotification: {
+      type: 'boolean',
+      description:
+        'Default false. When true, the payor is e-mailed when a charge of this payment is declined: when it will be tried again, or that it will not be and what to do (update the payment method).',
+    },
     customAttributes: customAttributesSchema,
     fees: {
       type: 'array',
@@ -187,8 +196,15 @@ export const paymentSchema = {
     authResponse: {
       // OpenAPI 3.0.3: `nullable` works only next to `type`, so a nullable $ref is a oneOf with null.
       oneOf: [authResponseSchema, { type: 'object', nullable: true, enum: [null] }],
-      description: 'null until the group is processed; then the sale transaction of this payment.',
+      description:
+        "null until the group is processed; then the sale transaction of this payment's latest attempt (a retry's, once one ran).",
     },
+    attempts: {
+      type: 'array',
+      items: paymentAttemptSchema,
+      description: 'Every charge of the payment, oldest first: [] until processed, then one per attempt.',
+    },
+    retry: paymentRetrySchema,
     voidOrRefundResponses: {
       type: 'array',
       items: voidOrRefundResponseSchema,

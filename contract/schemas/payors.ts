@@ -125,6 +125,19 @@ export const searchPayorsQuerySchema = {
   properties: { customerAccountId: { type: 'string', minLength: 1, maxLength: 50 } },
 } as const;
 
+/** DELETE of a saved method: the method its pending payments move to. */
+export const deleteMethodQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    replaceWith: {
+      type: 'string',
+      pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
+      description: 'must be a savedPaymentMethodId (a UUID)',
+    },
+  },
+} as const;
+
 export type CardMethodInput = FromSchema<typeof cardMethodSchema>;
 export type CheckingMethodInput = FromSchema<typeof checkingMethodSchema>;
 export type MethodInput = CardMethodInput | CheckingMethodInput;
@@ -144,6 +157,7 @@ export const savedMethodSchema = {
     'billingAddress',
     'isDefault',
     'customerData',
+    'status',
     'dateCreated',
     'lastUpdated',
   ],
@@ -162,6 +176,18 @@ export const savedMethodSchema = {
     billingAddress: billingAddressSchema,
     isDefault: { type: 'boolean', description: 'Exactly one method of a payor is the default.' },
     customerData: customerDataSchema,
+    status: {
+      type: 'string',
+      enum: ['active', 'closed', 'contact_cardholder'],
+      description:
+        'What the account updater last learnt of the account. A `closed` or `contact_cardholder` method is never charged: its scheduled payments and sales are declined `R2` (category 1) without asking the processor, and no new payment may name it. Add a new method and move the payments to it (DELETE with `replaceWith`).',
+    },
+    updatedBy: {
+      type: 'string',
+      enum: ['merchant', 'account_updater'],
+      description:
+        'Who last changed the account details (number, expiry or status): `account_updater` when the card network sent an update. Absent until one of them did.',
+    },
     dateCreated: dateTime('Creation time.'),
     lastUpdated: dateTime('Last update time.'),
   },
@@ -208,3 +234,43 @@ export const payorSchema = {
 
 export type SavedMethodView = FromSchema<typeof savedMethodSchema>;
 export type PayorView = FromSchema<typeof payorSchema>;
+
+/** The 409 of a method (or payor) that pending payments still use. */
+export const methodInUseSchema = {
+  type: 'object',
+  description:
+    'The method (or a method of the payor) is used by payments of groups not yet processed: they are listed (at most 100).',
+  required: ['message', 'responseCode', 'payments'],
+  properties: {
+    message: { type: 'string' },
+    responseCode: { type: 'integer', enum: [409] },
+    payments: {
+      type: 'array',
+      maxItems: 100,
+      description:
+        'Payments that use the method: not deleted, not yet charged, of a group pending or being processed. Empty when the 409 is for another reason (a deletion already under way).',
+      items: {
+        type: 'object',
+        required: ['paymentGroupId', 'paymentId'],
+        properties: { paymentGroupId: uuid, paymentId: uuid },
+      },
+    },
+  },
+} as const;
+
+/** The 202 of a deletion whose payments still move in the background. */
+export const methodDeletionAcceptedSchema = {
+  type: 'object',
+  required: ['savedPaymentMethodId', 'status', 'movedCount'],
+  properties: {
+    savedPaymentMethodId: uuid,
+    status: { type: 'string', enum: ['deleting'] },
+    movedCount: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Payments moved to the replacement within this request.',
+    },
+  },
+} as const;
+
+export type DeleteMethodQuery = FromSchema<typeof deleteMethodQuerySchema>;

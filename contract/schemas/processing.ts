@@ -42,15 +42,23 @@ export const processingSummarySchema = {
     'skippedCount',
     'approvedAmount',
     'processedAt',
+    'retriesScheduled',
+    'recoveredCount',
+    'recoveredAmount',
   ],
   properties: {
-    approvedCount: count('Payments approved (partial approvals included).'),
+    approvedCount: count(
+      'Payments approved (partial approvals included), by their latest attempt: a payment recovered by a retry counts here (and in recoveredCount), no longer in declinedCount.',
+    ),
     partialCount: count('Payments approved for less than their amount.'),
-    declinedCount: count('Payments declined (duplicates included).'),
+    declinedCount: count('Payments declined (duplicates included), by their latest attempt.'),
     failedCount: count('Payments that could not be charged after retries (authResponse status Failed).'),
     skippedCount: count('Deleted payments (never processed).'),
-    approvedAmount: money('Sum charged.'),
-    processedAt: dateTime('When processing completed.'),
+    approvedAmount: money('Sum charged, recovered payments included.'),
+    processedAt: dateTime('When processing (or the latest retry round) completed.'),
+    retriesScheduled: count('Payments whose retry is scheduled (retry.status scheduled).'),
+    recoveredCount: count('Payments approved by a retry (retry.status succeeded).'),
+    recoveredAmount: money('Sum charged by those retries.'),
   },
 } as const;
 

@@ -72,6 +72,11 @@ const transactionFields = {
     type: 'string',
     description: 'Text for declineCategory (declined transactions only).',
   },
+  merchantAdviceCode: {
+    type: 'string',
+    description:
+      "The card network's merchant advice code, when the processor gave one (Mastercard: `01` new account information, `02` try again later, `03` do not try again, `21` payment cancelled). After `03` or `21` a scheduled payment is never retried.",
+  },
   isDuplicate: { type: 'boolean', description: 'true when rejected as a duplicate (responseCode 19).' },
   originalTransactionId: responseUuid('Duplicates only: the earlier transaction this one duplicates.'),
   amount: money('Requested amount.'),

@@ -5,18 +5,15 @@
  * range's totals and the range's cursor moves past the batch.
  */
 import type { Payment } from '#domain/groups';
-import { countOutcome, saleAuthResponse, type AuthResponse, type BatchState } from '#domain/processing';
-import { transactionView } from '#domain/transactions';
-import { withBackoff } from '#shared/backoff';
+import { countOutcome, type BatchState } from '#domain/processing';
 import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
-import { isTransient } from '#shared/ddb';
-import { transactionIdOf } from '#shared/ids';
 import { logger } from '#shared/logger';
 import { ProcessorUnavailableError } from '#processor/processor';
 import { paymentRangeStore } from '#store/payment-ranges';
-import { paymentStore } from '#store/payments';
-import { runSale } from './sale';
+import { merchantNameOf, recordFirstAnswer } from './attempts';
+import { charge } from './charge';
+import { dueInRound, failRetry, retryPayment } from './retries';
 import { giveUpOnCharge } from './unanswered';
 
 /** A batch answered: the state after it, and how many of its payments stayed unanswered. */
@@ -28,34 +25,33 @@ interface AnsweredBatch {
 
 /**
  * The one skeleton of the batch tasks: reads the batch after the state's cursor in its key range
- * (PROCESS_BATCH_SIZE payments), gives each payment that is neither deleted nor answered the
- * answer of `answer` (PROCESS_CONCURRENCY at a time; undefined leaves it unanswered), records it
- * unless a concurrent run recorded one first (that one counts then), and counts the outcomes.
+ * (PROCESS_BATCH_SIZE payments) and gives each payment that needs an answer one: in a group's
+ * first processing every payment neither deleted nor answered, in a retry round every payment
+ * whose retry is due in it (core/retries.ts). `answer` answers it and records the answer
+ * (PROCESS_CONCURRENCY at a time; undefined leaves it unanswered); then every payment of the batch
+ * is counted as it stands, so a retried batch counts what an earlier try recorded.
  */
 async function answerBatch(
   state: BatchState,
-  answer: (payment: Payment) => Promise<AuthResponse | undefined>,
+  answer: (payment: Payment) => Promise<Payment | undefined>,
 ): Promise<AnsweredBatch> {
-  const store = paymentStore();
   const { payments, cursor } = await paymentRangeStore().paymentsIn(
     state.paymentGroupId,
     state.cursor,
     state.upTo ?? null,
     config().processBatchSize,
   );
+  const needsAnswer = (p: Payment) =>
+    state.retry ? dueInRound(p, state.retry) : !p.deleted && !p.authResponse;
   let unanswered = 0;
   const handled = await mapLimit(payments, config().processConcurrency, async (payment) => {
-    if (payment.deleted || payment.authResponse) return payment;
-    const authResponse = await answer(payment);
-    if (!authResponse) {
-      unanswered++;
-      return payment;
-    }
-    if (await store.setAuthResponse(payment, authResponse, new Date())) return { ...payment, authResponse };
-    return (await store.getPayment(payment.paymentGroupId, payment.paymentId)) ?? payment;
+    if (!needsAnswer(payment)) return payment;
+    const after = await answer(payment);
+    if (!after) unanswered++;
+    return after ?? payment;
   });
   const totals = { ...state.totals };
-  for (const payment of handled) countOutcome(totals, payment);
+  for (const payment of handled) countOutcome(totals, payment, state.retry?.round);
   return {
     next: { ...state, cursor, totals, batches: state.batches + 1 },
     size: payments.length,
@@ -73,53 +69,21 @@ class BatchIncompleteError extends Error {
   }
 }
 
-const retryable = (error: unknown) => isTransient(error) || error instanceof ProcessorUnavailableError;
-
-/** The sale's answer, with quick retries under the same key; throws when there is none. */
-async function charge(payment: Payment, state: BatchState): Promise<AuthResponse> {
-  return withBackoff(
-    async () => {
-      const txn = await runSale(
-        {
-          transactionId: transactionIdOf(payment.paymentId),
-          processorKey: `payment:${payment.paymentId}`,
-          merchantId: state.merchantId,
-          profileId: payment.profileId,
-          amountCents: payment.amountCents,
-          allowPartial: payment.allowPartial ?? state.allowPartial,
-          orderId: payment.orderId,
-          paymentId: payment.paymentId,
-          missingMethod: 'decline',
-          // No answer leaves the sale Pending: the state machine retries the batch later.
-          onNoAnswer: 'throw',
-        },
-        new Date(),
-      );
-      return saleAuthResponse(transactionView(txn, [], new Date()));
-    },
-    {
-      attempts: 3,
-      firstMs: 400,
-      factor: 4,
-      retryable,
-      onRetry: (error, attempt) =>
-        logger.warn('transient failure charging a payment', { paymentId: payment.paymentId, attempt, error }),
-    },
-  );
-}
-
 /**
  * AuthorizeBatch: charges the batch's payments through the transactions core and records each
- * authResponse; throws BatchIncompleteError when any stayed unanswered (the others are recorded).
+ * answer (a first charge, or in a retry round each due retry); throws BatchIncompleteError when
+ * any stayed unanswered (the others are recorded).
  */
 export async function authorizeBatch(state: BatchState): Promise<BatchState> {
   // Once the processor has not answered, the batch's other charges would wait for it too: they
   // are left for the retry, so the task ends well within its timeout.
   let processorDown = false;
+  const merchantName = merchantNameOf(state.merchantId);
   const { next, size, unanswered } = await answerBatch(state, async (payment) => {
     try {
       if (processorDown) throw new ProcessorUnavailableError('not tried: the processor is not answering');
-      return await charge(payment, state);
+      if (state.retry) return await retryPayment(payment, state, merchantName);
+      return await recordFirstAnswer(payment, await charge(payment, state), state, merchantName);
     } catch (error) {
       if (error instanceof ProcessorUnavailableError) processorDown = true;
       else logger.error('could not charge a payment', { paymentId: payment.paymentId, error });
@@ -130,28 +94,27 @@ export async function authorizeBatch(state: BatchState): Promise<BatchState> {
     const message = `${unanswered} of ${size} payments of batch ${next.batches} not answered`;
     throw new BatchIncompleteError(processorDown ? 'ProcessorUnavailable' : 'BatchIncomplete', message);
   }
-  logger.info('batch authorized', { payments: size, batch: next.batches });
+  logger.info('batch authorized', { payments: size, batch: next.batches, retryRound: state.retry?.round });
   return next;
 }
 
 /**
  * FailBatch: gives up on the batch's unanswered payments (`reason`: the error AuthorizeBatch
- * ended with): each sale recorded Declined 96 and marked for the sweeper's reversal.
+ * ended with): each sale (of its first charge, or of its due retry) recorded Declined 96 and
+ * marked for the sweeper's reversal.
  */
 export async function giveUpBatch(
   state: BatchState,
   reason: string,
 ): Promise<{ next: BatchState; givenUp: number }> {
   let givenUp = 0;
-  const { next } = await answerBatch(state, (payment) => {
+  const merchantName = merchantNameOf(state.merchantId);
+  const { next } = await answerBatch(state, async (payment) => {
     givenUp++;
-    return giveUpOnCharge(
-      payment,
-      transactionIdOf(payment.paymentId),
-      state.merchantId,
-      `${reason} after retries; not charged`,
-      { reverse: 'later' },
-    );
+    const why = `${reason} after retries; not charged`;
+    if (state.retry) return failRetry(payment, state, why, merchantName);
+    const result = await giveUpOnCharge(payment, 1, state.merchantId, why, { reverse: 'later' });
+    return recordFirstAnswer(payment, result, state, merchantName);
   });
   return { next, givenUp };
 }

@@ -14,15 +14,17 @@ import {
   type Group,
   type Payment,
 } from '#domain/groups';
+import { parseProfileId } from '#domain/payors';
 import { BadRequestError, GroupNotFoundError, PaymentNotFoundError } from '#shared/errors';
 import { newId } from '#shared/ids';
 import type { SeriesWrite } from '#domain/series';
 import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { groupStore } from '#store/groups';
+import { MethodUnavailableError } from '#store/method-uses';
+import { retryRoundStore } from '#store/retry-rounds';
 import { paymentStore } from '#store/payments';
-import { idempotent } from './idempotency';
-import { resolveProfiles, scheduledNotices } from './profiles';
+import { methodUnavailable, resolveProfiles, scheduledNotices } from './profiles';
 
 /** The group if it exists and belongs to this merchant; 404 otherwise. */
 export async function requireGroup(groupId: string, merchantId: string): Promise<Group> {
@@ -71,33 +73,45 @@ export interface GroupCreateOptions {
 }
 
 /**
- * A new group with its payments, all or nothing, with the payment-scheduled notices of the
- * payments that ask for one. With an idempotencyKey (docs/decisions.md "Idempotent group
- * create"): the same key and body within 24 hours answer the group it created, as stored now
- * (same group and payment ids; nothing created twice); another body, or a request still in
- * flight, is 409.
+ * Why a processed group refused the deletion of a payment whose retry is scheduled: a retry round
+ * of the group is charging (400: delete it again once the round is done). Returns otherwise (the
+ * caller reads again).
  */
-export async function createGroup(
+export async function explainRetryRejection(groupId: string, merchantId: string): Promise<void> {
+  const group = await requireGroup(groupId, merchantId);
+  if (group.retryBound !== undefined)
+    throw new BadRequestError(
+      `a retry round of payment group ${groupId} is running; delete the payment again once it is done (within minutes)`,
+    );
+  if (group.status !== 'processed') assertPaymentsEditable(group);
+}
+
+/**
+ * A new group with its payments, all or nothing, with the payment-scheduled notices of the
+ * payments that ask for one. Keyed (docs/decisions.md "Idempotent group create"; the route
+ * builder runs the key), the group's id is the key's: a retry that resumes a create which died
+ * half-way answers the group if it was committed, else removes what was written ahead and
+ * creates it again.
+ */
+export function createGroup(
   input: CreateGroupInput,
   merchant: Merchant,
   now: Date,
+  keyed?: { resourceId: string; resumed: boolean },
   options: GroupCreateOptions = {},
 ): Promise<{ group: Group; payments: Payment[] }> {
-  const ref = input.idempotencyKey
-    ? { merchantId: merchant.merchantId, scope: 'group', key: input.idempotencyKey }
-    : undefined;
-  let created: { group: Group; payments: Payment[] } | undefined;
-  // The record keeps the group's id only: a 10,000-payment answer is far over an item's 400 KB.
-  const recorded = await idempotent(ref, input, options.groupId ?? newId(), now, async (groupId, resumed) => {
-    created = await createOnce(groupId, resumed, input, merchant, now, options.occurrenceOf);
-    return { status: 201, body: { paymentGroupId: groupId } };
-  });
-  if (created) return created;
-  return storedGroup((recorded.body as { paymentGroupId: string }).paymentGroupId, merchant.merchantId);
+  return createOnce(
+    keyed?.resourceId ?? options.groupId ?? newId(),
+    keyed?.resumed ?? false,
+    input,
+    merchant,
+    now,
+    options.occurrenceOf,
+  );
 }
 
-/** The group as stored now, with its payments. */
-async function storedGroup(
+/** The group as stored now, with its payments: what a replay of its create answers. */
+export async function storedGroup(
   groupId: string,
   merchantId: string,
 ): Promise<{ group: Group; payments: Payment[] }> {
@@ -131,13 +145,21 @@ async function createOnce(
   const notices = await scheduledNotices(payments, group, merchant.name, profiles, now);
   // The group is announced with the payments inside it (no payment.created each).
   const announced: Group = { ...group, eventSeq: 1 };
-  await groupStore().createGroup(
-    announced,
-    payments,
-    notices,
-    groupEvent('group.created', announced, now),
-    occurrenceOf?.advance,
-  );
+  try {
+    await groupStore().createGroup(
+      announced,
+      payments,
+      notices,
+      groupEvent('group.created', announced, now),
+      occurrenceOf?.advance,
+    );
+  } catch (error) {
+    if (!(error instanceof MethodUnavailableError)) throw error;
+    // A method went away or began to be deleted since resolveProfiles read it.
+    const gone = new Set(error.methodIds);
+    const index = payments.findIndex((p) => gone.has(parseProfileId(p.profileId).savedPaymentMethodId));
+    throw methodUnavailable(`payments[${index}].profileId`, payments[index]?.profileId ?? '');
+  }
   return { group: announced, payments };
 }
 
@@ -173,7 +195,10 @@ export function updateGroup(
 
 /**
  * Cancels a pending group (soft delete), announced by `group.deleted`; a deleted group stays
- * deleted (no-op, no event).
+ * deleted (no-op, no event). A processed group whose payments have retries scheduled, between its
+ * runs, can be deleted too: its retries are cancelled (`not_retried`, group_deleted; within a
+ * minute, by a round that charges nothing) and what it charged stays as it is (void-or-refund
+ * reverses it).
  */
 export async function deleteGroup(groupId: string, merchantId: string, now: Date): Promise<void> {
   await withOptimisticRetry(async () => {
@@ -182,7 +207,12 @@ export async function deleteGroup(groupId: string, merchantId: string, now: Date
     if (group.status === 'processing') {
       throw new BadRequestError(`payment group ${groupId} is being processed`);
     }
-    if (group.status === 'processed') {
+    if (group.status === 'processed' && group.retrySlot !== undefined && !group.awaitingRetry) {
+      throw new BadRequestError(
+        `payment group ${groupId} is finishing a run (a retry round, or its receipts); delete it again in a few minutes to cancel its retries`,
+      );
+    }
+    if (group.status === 'processed' && !group.awaitingRetry) {
       throw new BadRequestError(
         `payment group ${groupId} has already been processed; use void-or-refund instead`,
       );
@@ -194,6 +224,8 @@ export async function deleteGroup(groupId: string, merchantId: string, now: Date
       eventSeq: nextSequence(group.eventSeq),
     };
     const event = groupEvent('group.deleted', deleted, now);
+    if (group.status === 'processed')
+      return (await retryRoundStore().deleteWaiting(group, now, event)) || undefined;
     return (await groupStore().markDeleted(group, now, event)) || undefined;
   });
 }

@@ -1,9 +1,13 @@
 /**
- * Request idempotency for money-moving requests (`idempotencyKey`): the same key with the same
- * body returns the first response without doing the work again; with a different body, 409.
+ * Request idempotency (docs/decisions.md "Idempotency keys", "Idempotency-Key on every POST"): the
+ * same key with the same request returns the first response without doing the work again; with
+ * another request, 422 (the `Idempotency-Key` header) or 409 (a key given only in the body, as
+ * documented before the header existed); while the first is still running, 409 with `Retry-After`.
+ * The route builder (shared/http.ts) runs every POST that declares `idempotency` through here.
  */
 import { createHash } from 'node:crypto';
-import { ConflictError, ServiceError } from '#shared/errors';
+import type { KeySource } from '#shared/http';
+import { ConflictError, ServiceError, UnprocessableEntityError } from '#shared/errors';
 import { idempotencyStore, type IdempotencyRef, type StoredResponse } from '#store/idempotency';
 
 /** JSON with object keys sorted, so that key order does not change a request's hash. */
@@ -21,28 +25,49 @@ export function canonicalJson(value: unknown): string {
 export const requestHash = (body: unknown): string =>
   createHash('sha256').update(canonicalJson(body)).digest('hex');
 
+/** The key as the request named it: the header's name, or the body field's. */
+const keyName = (source: KeySource): string => (source === 'header' ? 'Idempotency-Key' : 'idempotencyKey');
+
+/** 409 for a key whose first request is still running; `Retry-After` says when its lease ends. */
+export class IdempotencyInProgressError extends ConflictError {
+  constructor(key: string, source: KeySource, retryAfterSeconds: number) {
+    super(`a request with ${keyName(source)} ${key} is still in progress; retry shortly`, {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    });
+  }
+}
+
+/** The key was first used with another request: 422 for the header (Stripe's rule), 409 for the body field. */
+function mismatch(key: string, source: KeySource): ServiceError {
+  const message = `${keyName(source)} ${key} was already used with a different request`;
+  return source === 'header' ? new UnprocessableEntityError(message) : new ConflictError(message);
+}
+
 /**
  * Runs `work` once per key. `work` gets the id of the resource to create: new on the first call,
  * the same one when a retry resumes a request that crashed half-way (its lease ran out; then
- * `resumed` is true).
+ * `resumed` is true). A replay answers the stored response with `replayed: true`.
  */
 export async function idempotent(
   ref: IdempotencyRef | undefined,
-  body: unknown,
+  request: unknown,
   newResourceId: string,
   now: Date,
   work: (resourceId: string, resumed: boolean) => Promise<StoredResponse>,
-): Promise<StoredResponse> {
+  source: KeySource = 'body',
+): Promise<StoredResponse & { replayed?: true }> {
   if (!ref) return work(newResourceId, false);
   const store = idempotencyStore();
-  const claim = await store.claim(ref, requestHash(body), newResourceId, now);
+  const claim = await store.claim(ref, requestHash(request), newResourceId, now);
   switch (claim.kind) {
     case 'mismatch':
-      throw new ConflictError(`idempotencyKey ${ref.key} was already used with a different request`);
-    case 'in-progress':
-      throw new ConflictError(`a request with idempotencyKey ${ref.key} is still in progress; retry shortly`);
+      throw mismatch(ref.key, source);
+    case 'in-progress': {
+      const seconds = Math.max(1, Math.ceil((claim.leaseUntil - now.getTime()) / 1000));
+      throw new IdempotencyInProgressError(ref.key, source, seconds);
+    }
     case 'replay':
-      return claim.response;
+      return { ...claim.response, replayed: true };
     case 'new':
     case 'resume': {
       let response: StoredResponse;

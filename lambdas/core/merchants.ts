@@ -8,6 +8,7 @@ import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { ForbiddenError } from '#shared/errors';
 import { merchantRoutes } from '#shared/http';
+import { idempotent } from './idempotency';
 import { MerchantRegistry, type Merchant } from '#store/merchants';
 
 let registry: MerchantRegistry | undefined;
@@ -30,8 +31,11 @@ async function authorize(clientId: string, mid: string, nowMs: number): Promise<
   return merchant;
 }
 
-/** The handler of a route under `/rest/merchants/{MID}` (shared/http.ts), for an authorized merchant. */
-export const merchantRoute = /* @__PURE__ */ merchantRoutes(authorize);
+/**
+ * The handler of a route under `/rest/merchants/{MID}` (shared/http.ts), for an authorized
+ * merchant; a route that declares `idempotency` runs once per key (core/idempotency.ts).
+ */
+export const merchantRoute = /* @__PURE__ */ merchantRoutes(authorize, idempotent);
 
 /** The merchant registered under this MID (8 or 11 digits), if any. */
 export const findMerchant = (mid: string): Promise<Merchant | undefined> => merchants().find(mid);

@@ -10,13 +10,15 @@ export interface NewMethodRequest {
   now: Date;
   /** Prefix for field names in messages (`paymentMethod`). */
   root?: string;
+  /** The new method's id (a keyed request's resource id); a new one otherwise. */
+  savedPaymentMethodId?: string;
 }
 
 export async function createMethod(
   request: NewMethodRequest,
 ): Promise<{ method: SavedMethod; setAsDefault: boolean }> {
   const input = parseMethodInput(request.raw, request.now, request.root);
-  const { token } = await paymentProcessor().tokenize(
+  const { token, fingerprint } = await paymentProcessor().tokenize(
     input.accountType === 'CHECKING'
       ? { kind: 'bank', routingNumber: input.routingNumber, accountNumber: input.accountNumber }
       : {
@@ -26,11 +28,19 @@ export async function createMethod(
           expiryYear: input.expiryYear,
         },
   );
-  const method = newMethod(
-    input,
-    { payorId: request.payorId, merchantId: request.merchantId, savedPaymentMethodId: newId() },
-    token,
-    request.now,
-  );
+  const method: SavedMethod = {
+    ...newMethod(
+      input,
+      {
+        payorId: request.payorId,
+        merchantId: request.merchantId,
+        savedPaymentMethodId: request.savedPaymentMethodId ?? newId(),
+      },
+      token,
+      request.now,
+    ),
+    // What counts the retries of one card across methods and payors (core/retries.ts).
+    ...(fingerprint !== undefined && { fingerprint }),
+  };
   return { method, setAsDefault: input.setAsDefault === true };
 }

@@ -9,8 +9,8 @@ import { newId } from '#shared/ids';
 import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { paymentStore } from '#store/payments';
-import { explainGroupRejection, requireGroup, requirePayment } from './groups';
-import { resolveProfiles, scheduledNotices } from './profiles';
+import { explainGroupRejection, explainRetryRejection, requireGroup, requirePayment } from './groups';
+import { methodUnavailable, resolveProfiles, scheduledNotices } from './profiles';
 
 /** A new payment of a pending group, with its payment-scheduled notice when it asks for one. */
 export async function addPayment(
@@ -18,12 +18,18 @@ export async function addPayment(
   merchant: Merchant,
   input: AddPaymentInput,
   now: Date,
+  keyed?: { resourceId: string; resumed: boolean },
 ): Promise<Payment> {
+  if (keyed?.resumed) {
+    // The key's first request died: after its write (answer that payment) or before (add it now).
+    const written = await paymentStore().getPayment(groupId, keyed.resourceId);
+    if (written && written.merchantId === merchant.merchantId) return written;
+  }
   const profiles = await resolveProfiles(merchant.merchantId, [input.profileId]);
   const payment = newPayment(
     input,
     { paymentGroupId: groupId, merchantId: merchant.merchantId },
-    newId(),
+    keyed?.resourceId ?? newId(),
     now,
   );
   return withOptimisticRetry(async () => {
@@ -40,6 +46,7 @@ export async function addPayment(
       notices.length > 0 ? group : undefined,
     );
     if (outcome === 'ok') return payment;
+    if (outcome === 'method-unavailable') throw methodUnavailable('profileId', input.profileId);
     // The group is missing, not this merchant's, no longer pending or full: say which; else retry.
     await explainGroupRejection(groupId, merchant.merchantId);
     return undefined;
@@ -60,12 +67,18 @@ export async function updatePayment(
     const next = replacedPayment(previous, input, now);
     const outcome = await paymentStore().replacePayment(previous, next, now);
     if (outcome === 'ok') return next;
+    if (outcome === 'method-unavailable') throw methodUnavailable('profileId', input.profileId);
     if (outcome === 'group-not-editable') await explainGroupRejection(groupId, merchantId);
     return undefined;
   });
 }
 
-/** Soft delete: the payment stays listed with deleted=true and is never processed. Idempotent. */
+/**
+ * Soft delete: the payment stays listed with deleted=true and is never processed. Idempotent. A
+ * payment of a processed group whose retry is scheduled can be deleted too: its retry is cancelled
+ * (`not_retried`, payment_deleted) and never charged; while a retry round of its group is
+ * charging, 400 (delete it again once the round is done, within minutes).
+ */
 export async function deletePayment(
   groupId: string,
   paymentId: string,
@@ -75,9 +88,16 @@ export async function deletePayment(
   await withOptimisticRetry(async () => {
     const previous = await requirePayment(groupId, paymentId, merchantId);
     if (previous.deleted) return true;
-    const outcome = await paymentStore().softDeletePayment(previous, now);
+    const retrying = previous.retry?.status === 'scheduled';
+    const store = paymentStore();
+    const outcome = retrying
+      ? await store.deleteScheduledRetry(previous, now)
+      : await store.softDeletePayment(previous, now);
     if (outcome === 'ok') return true;
-    if (outcome === 'group-not-editable') await explainGroupRejection(groupId, merchantId);
+    if (outcome === 'group-not-editable') {
+      if (retrying) await explainRetryRejection(groupId, merchantId);
+      else await explainGroupRejection(groupId, merchantId);
+    }
     return undefined;
   });
 }

@@ -30,7 +30,7 @@ export class DuplicateCustomerAccountIdError extends BadRequestError {
   }
 }
 
-const ONLY_METHOD = 'the only saved payment method of a payor cannot be deleted';
+export const ONLY_METHOD = 'the only saved payment method of a payor cannot be deleted';
 
 /** The payor with its methods; 404 when absent or another merchant's. */
 export async function requirePayor(
@@ -42,6 +42,13 @@ export async function requirePayor(
   if (!found) throw new PayorNotFoundError(payorId);
   return found;
 }
+
+/** The payor with its methods, if it exists and is this merchant's. */
+export const findPayor = (
+  payorId: string,
+  merchantId: string,
+  store: PayorStore = payorStore(),
+): Promise<PayorWithMethods | undefined> => store.find(payorId, merchantId);
 
 /** The payor of the merchant with this customerAccountId, with its methods, if there is one. */
 export async function findByCustomer(
@@ -56,20 +63,6 @@ export async function findByCustomer(
 /** E-mail addresses of these payors of the merchant, by payor id (payors without one are left out). */
 export const emailsOf = (payorIds: string[], merchantId: string): Promise<Map<string, string>> =>
   payorStore().emailsOf(payorIds, merchantId);
-
-/**
- * Removes the payor, its saved methods and its customerAccountId, read again and retried when it
- * changed under us; 404 when absent or another merchant's.
- */
-export async function deletePayor(payorId: string, merchantId: string, now = new Date()): Promise<void> {
-  const store = payorStore();
-  await withOptimisticRetry(async () => {
-    const found = await requirePayor(payorId, merchantId, store);
-    const deleted: Payor = { ...found.payor, eventSeq: nextSequence(found.payor.eventSeq) };
-    const event = payorEvent('payor.deleted', deleted, found.methods, now);
-    return (await store.delete(found, event)) ? true : undefined;
-  }, PAYOR);
-}
 
 /** A new payor with its first method; 400 when its customerAccountId is taken. */
 export async function savePayor(
@@ -183,24 +176,4 @@ export async function updateMethod(
     if (outcome === 'payor-not-found') throw new PayorNotFoundError(payorId);
     return outcome === 'ok' ? next : undefined;
   }, PAYOR);
-}
-
-/** False when the payor changed since read (retry); 404 for a missing method, 400 for the only one. */
-export async function removeMethod(
-  payor: Payor,
-  methods: readonly SavedMethod[],
-  methodId: string,
-  replacement: string | undefined,
-  store: MethodStore = methodStore(),
-): Promise<boolean> {
-  const method = methods.find((m) => m.savedPaymentMethodId === methodId);
-  if (!method) throw new MethodNotFoundError(methodId);
-  if (methods.length === 1) throw new BadRequestError(ONLY_METHOD);
-  // The method as it was, its sequence moved on.
-  const deleted: SavedMethod = { ...method, eventSeq: nextSequence(method.eventSeq) };
-  const event = methodEvent('payment_method.deleted', deleted, payor.defaultPaymentMethodId, new Date());
-  const outcome = await store.deleteMethod(payor, method, replacement, event);
-  if (outcome === 'method-not-found') throw new MethodNotFoundError(methodId);
-  if (outcome === 'only-method') throw new BadRequestError(ONLY_METHOD);
-  return outcome === 'ok';
 }

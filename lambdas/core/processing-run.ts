@@ -4,7 +4,9 @@
  * lambdas/processing/: the claim read and the key ranges (BeginGroup), the summary
  * (CompleteGroup) and the receipts (EmitReceipts, ReceiptsQueued). Nothing here calls the processor.
  */
+import type { Group } from '#domain/groups';
 import type { OutboxItem } from '#domain/notifications';
+import { effectivePolicy, type RetryPolicy } from '#domain/retries';
 import {
   MAX_FAN_OUT,
   rangePlan,
@@ -17,6 +19,8 @@ import { logger } from '#shared/logger';
 import { claimStore, type ClaimedGroup } from '#store/claims';
 import { outboxStore } from '#store/outbox';
 import { paymentRangeStore } from '#store/payment-ranges';
+import { retryRoundStore } from '#store/retry-rounds';
+import { settingsStore } from '#store/settings';
 
 /** The group as its claim stands, read consistently. */
 export const claimedGroup = (groupId: string): Promise<ClaimedGroup | undefined> =>
@@ -27,7 +31,7 @@ export const claimedGroup = (groupId: string): Promise<ClaimedGroup | undefined>
  * when the group is a batch or less: no query), and how many the state machine's Map runs at once.
  */
 export async function cutIntoRanges(
-  base: Pick<BatchState, 'paymentGroupId' | 'merchantId' | 'allowPartial'>,
+  base: Pick<BatchState, 'paymentGroupId' | 'merchantId' | 'allowPartial' | 'retryPolicy' | 'retry'>,
   count: number,
 ) {
   const { processBatchSize, processFanOut } = config();
@@ -40,6 +44,24 @@ export async function cutIntoRanges(
   logger.info('group cut into key ranges', { payments: count, ranges: ranges.length, size: plan.size });
   return { ranges, fanOut: Math.min(processFanOut, MAX_FAN_OUT) };
 }
+
+/** The retry policy a group's payments follow now: its own, else the merchant's settings, else none. */
+export async function groupRetryPolicy(
+  group: Pick<Group, 'merchantId' | 'retryPolicy'>,
+): Promise<RetryPolicy> {
+  if (group.retryPolicy) return group.retryPolicy;
+  return effectivePolicy(undefined, (await settingsStore().get(group.merchantId)).retryPolicy);
+}
+
+/**
+ * A retry round's charges are done: the group's recounted summary (announced by `group.updated`)
+ * and its next round's slot (docs/architecture.md#retry-rounds).
+ */
+export const completeRetryRound = (
+  groupId: string,
+  round: number,
+  summary: ProcessingSummary,
+): Promise<void> => retryRoundStore().complete(groupId, round, summary);
 
 /** processing → processed, with the outcome summary, announced by `group.processed` (once). */
 export const completeGroup = (groupId: string, summary: ProcessingSummary): Promise<void> =>

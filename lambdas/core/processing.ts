@@ -33,7 +33,8 @@ export const executionInput = (
   executionName,
 });
 
-async function startAttempt(group: Pick<Group, 'paymentGroupId' | 'merchantId'>, name: string) {
+/** Starts the execution of a claimed attempt and records its ARN on the group. */
+export async function startAttempt(group: Pick<Group, 'paymentGroupId' | 'merchantId'>, name: string) {
   const executionArn = await startExecution(name, executionInput(group, name));
   await claimStore().recordExecution(group.paymentGroupId, name, executionArn);
   return executionArn;

@@ -4,7 +4,7 @@
  */
 import type { Group, Payment } from '#domain/groups';
 import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
-import { parseProfileId } from '#domain/payors';
+import { isUnusable, parseProfileId } from '#domain/payors';
 import { BadRequestError, ServiceUnavailableError } from '#shared/errors';
 import { methodStore } from '#store/methods';
 import { IncompleteReadError } from '#store/items';
@@ -14,6 +14,15 @@ export interface ProfileDetails {
   maskedAccountNumber: string;
   accountType: string;
 }
+
+/**
+ * The 400 of a payment whose method went away, or began to be deleted, between the request's
+ * check and its write (the write's fence refused it).
+ */
+export const methodUnavailable = (field: string, profileId: string): BadRequestError =>
+  new BadRequestError(
+    `${field} ${profileId} names a saved payment method that is being deleted or no longer exists`,
+  );
 
 const keyOf = (profileId: string) => {
   const ref = parseProfileId(profileId);
@@ -46,6 +55,19 @@ export async function resolveProfiles(
   if (index >= 0) {
     throw new BadRequestError(
       `${field(index)} ${profileIds[index]} names no saved payment method of a payor of this merchant`,
+    );
+  }
+  // A method being deleted takes no new payment; one the account updater found closed (or to be
+  // discussed with the cardholder) would only be declined: both are refused now.
+  const refused = profileIds.findIndex((id) => {
+    const m = found.get(keyOf(id))!;
+    return m.deletion !== undefined || isUnusable(m);
+  });
+  if (refused >= 0) {
+    const m = found.get(keyOf(profileIds[refused]!))!;
+    if (m.deletion !== undefined) throw methodUnavailable(field(refused), profileIds[refused]!);
+    throw new BadRequestError(
+      `${field(refused)} ${profileIds[refused]} names a saved payment method whose account is ${m.status === 'closed' ? 'closed' : 'to be checked with the cardholder (contact_cardholder)'}; add a new method`,
     );
   }
   return found;

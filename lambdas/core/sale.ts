@@ -14,7 +14,7 @@
 import { config } from '#shared/config';
 import { BadRequestError } from '#shared/errors';
 import { declineOf } from '#domain/declines';
-import { parseProfileId } from '#domain/payors';
+import { isUnusable, parseProfileId } from '#domain/payors';
 import { PENDING_CODE, PENDING_MESSAGE, type Transaction } from '#domain/transactions';
 import { paymentProcessor } from '#processor/index';
 import { ProcessorUnavailableError, type SaleResult } from '#processor/processor';
@@ -34,6 +34,13 @@ export interface SaleRequest {
   orderId?: string;
   /** The scheduled payment charged, when the sale comes from a group. */
   paymentId?: string;
+  /** Which charge of that payment (absent: the first; 2: its first retry). */
+  attempt?: number;
+  /**
+   * When the attempt began, as its card-history entry is keyed (a retry's entry is written before
+   * the sale, core/retries.ts). Default: when the sale is received.
+   */
+  cardUseAt?: string;
   /**
    * A profile that names no saved method: `reject` (400, the API's request is invalid) or
    * `decline` (a scheduled payment whose method or payor is gone: Declined, category 1).
@@ -58,7 +65,13 @@ const duplicateKey = (t: Transaction): DuplicateKey => ({
   methodId: t.savedPaymentMethodId,
   amountCents: t.amountCents,
   ...(t.orderId !== undefined && { orderId: t.orderId }),
+  // A retry is the same payment's next attempt, never a duplicate of an earlier attempt of it.
+  ...(t.paymentId !== undefined && { paymentId: t.paymentId }),
 });
+
+/** The card key the retry limits count a method's attempts by (store/card-history.ts). */
+export const cardKeyOf = (method: { savedPaymentMethodId: string; fingerprint?: string }): string =>
+  method.fingerprint ?? `method:${method.savedPaymentMethodId}`;
 
 /** The sale as it is written before the processor is asked. */
 function pendingSale(request: SaleRequest, now: Date): Transaction {
@@ -78,6 +91,8 @@ function pendingSale(request: SaleRequest, now: Date): Transaction {
     savedPaymentMethodId,
     ...(request.orderId !== undefined && { orderId: request.orderId }),
     ...(request.paymentId !== undefined && { paymentId: request.paymentId }),
+    ...(request.attempt !== undefined && request.attempt > 1 && { attempt: request.attempt }),
+    cardUseAt: request.cardUseAt ?? now.toISOString(),
     processedAt: now.toISOString(),
     refundedCents: 0,
     refundCount: 0,
@@ -109,6 +124,7 @@ function answered(
     return declined(pending, result.responseCode, {
       responseMessage: result.responseMessage,
       ...(result.processorTransactionId !== '' && { processorTransactionId: result.processorTransactionId }),
+      ...(result.merchantAdviceCode !== undefined && { merchantAdviceCode: result.merchantAdviceCode }),
       processedAt: result.processedAt,
     });
   return {
@@ -164,7 +180,22 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
       declined(pendingSale(request, now), 'PM', { processedAt: now.toISOString() }),
     );
   }
-  const card = { accountType: method.accountType, maskedAccountNumber: method.maskedAccountNumber };
+  const card = {
+    accountType: method.accountType,
+    maskedAccountNumber: method.maskedAccountNumber,
+    cardKey: cardKeyOf(method),
+  };
+  if (!existing && isUnusable(method)) {
+    // The account updater found the account closed (or to be checked with the cardholder): a
+    // definite decline, recorded without asking the processor (DESIGN section 5). A Pending sale
+    // (existing) may have reached the processor before: it is settled with its key as usual.
+    return transactions.recordSale(
+      declined({ ...pendingSale(request, now), ...card }, 'R2', {
+        responseMessage: `${declineOf('R2').message}: ${method.status === 'closed' ? 'the account updater reported the account closed' : 'the card network asks to contact the cardholder'}`,
+        processedAt: now.toISOString(),
+      }),
+    );
+  }
   const fresh: Transaction = { ...pendingSale(request, now), ...card };
   const pending = existing ?? (await transactions.beginSale(fresh));
   if (pending.status !== 'Pending') return pending;

@@ -37,7 +37,6 @@ import { conditionOutcome, isConditionFailure } from '#store/items';
 import type { Merchant } from '#store/merchants';
 import { seriesStore } from '#store/series';
 import { createGroup, deleteGroup } from './groups';
-import { idempotent } from './idempotency';
 import { findMerchant } from './merchants';
 import { profilesSaved, resolveProfiles } from './profiles';
 
@@ -91,18 +90,27 @@ export interface CreationLimits {
 /**
  * A new series with its payments, announced by `series.created`, all or nothing; then the groups of
  * its occurrences already due (within the request's budget: the due sweep makes any others within
- * a minute). With an idempotencyKey, the group create's rules (docs/decisions.md "Idempotent group
- * create"): the same key and body answer the series as it is now.
+ * a minute). Keyed (the group create's rules, docs/decisions.md "Idempotent group create"; the
+ * route builder runs the key), the series' id is the key's: a retry that resumes a create which
+ * died half-way answers the series if it was committed, else removes what was written ahead and
+ * creates it again.
  */
-export async function createSeries(input: CreateSeriesInput, merchant: Merchant, now: Date): Promise<Series> {
-  const ref = input.idempotencyKey
-    ? { merchantId: merchant.merchantId, scope: 'series', key: input.idempotencyKey }
-    : undefined;
-  const recorded = await idempotent(ref, input, newId(), now, async (seriesId, resumed) => {
-    await createOnce(seriesId, resumed, input, merchant, now);
-    return { status: 201, body: { seriesId } };
-  });
-  const { seriesId } = recorded.body as { seriesId: string };
+export async function createSeries(
+  input: CreateSeriesInput,
+  merchant: Merchant,
+  now: Date,
+  keyed?: { resourceId: string; resumed: boolean },
+): Promise<Series> {
+  const seriesId = keyed?.resourceId ?? newId();
+  await createOnce(seriesId, keyed?.resumed ?? false, input, merchant, now);
+  return createdSeries(seriesId, merchant, now);
+}
+
+/**
+ * A created series as it is now, with the groups of its occurrences already due created first
+ * (what a create answers, and a replay of its key).
+ */
+export async function createdSeries(seriesId: string, merchant: Merchant, now: Date): Promise<Series> {
   const series = await requireSeries(seriesId, merchant.merchantId);
   return createDueNow(series, now, MAX_PAYMENTS_PER_CREATE - series.paymentCount);
 }
@@ -355,7 +363,7 @@ async function createOccurrence(
     event: completes ? seriesEvent('series.updated', next, now) : undefined,
   };
   try {
-    await createGroup(occurrenceGroupInput(series, slot, kept), merchant, now, {
+    await createGroup(occurrenceGroupInput(series, slot, kept), merchant, now, undefined, {
       groupId: paymentGroupId,
       occurrenceOf: { seriesId: series.seriesId, occurrence: slot.occurrence, advance },
     });

@@ -2,37 +2,40 @@
  * Giving up on a scheduled payment's charge without ever leaving money behind (core/sale.ts
  * `giveUpSale`): a Declined 96 record goes first, conditionally on the sale being absent or
  * Pending, so that an invocation still between approval and its record loses; then the processor
- * reverses whatever may have happened under the payment's key (timeout reversal), now or, when it
+ * reverses whatever may have happened under the attempt's key (timeout reversal), now or, when it
  * cannot be reached, from the sweeper. If the sale already had an answer, that is the answer.
  */
-import { failedAuthResponse, saleAuthResponse, type AuthResponse } from '#domain/processing';
+import { failedAuthResponse, saleAuthResponse } from '#domain/processing';
 import type { Payment } from '#domain/groups';
 import { transactionView } from '#domain/transactions';
+import { attemptProcessorKey, attemptTransactionId } from '#shared/ids';
+import type { AttemptResult } from './attempts';
 import { giveUpSale } from './sale';
 
 export async function giveUpOnCharge(
   payment: Payment,
-  transactionId: string,
+  attempt: number,
   merchantId: string,
   reason: string,
   options: { reverse?: 'now' | 'later' } = {},
-): Promise<AuthResponse> {
+): Promise<AttemptResult> {
   const now = new Date();
   const { transaction, abandoned } = await giveUpSale(
     {
-      transactionId,
-      processorKey: `payment:${payment.paymentId}`,
+      transactionId: attemptTransactionId(payment.paymentId, attempt),
+      processorKey: attemptProcessorKey(payment.paymentId, attempt),
       merchantId,
       profileId: payment.profileId,
       amountCents: payment.amountCents,
       allowPartial: payment.allowPartial ?? false,
       ...(payment.orderId !== undefined && { orderId: payment.orderId }),
       paymentId: payment.paymentId,
+      attempt,
     },
     reason,
     now,
     options,
   );
-  if (!abandoned) return saleAuthResponse(transactionView(transaction, [], now));
-  return failedAuthResponse(payment, reason, now);
+  if (!abandoned) return { auth: saleAuthResponse(transactionView(transaction, [], now)), txn: transaction };
+  return { auth: failedAuthResponse(payment, reason, now), txn: transaction };
 }

@@ -23,6 +23,7 @@ import {
   type Refund,
   type Transaction,
 } from '#domain/transactions';
+import { ProcessorUnavailableError } from '#processor/processor';
 import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { BadRequestError, ServiceError, ServiceUnavailableError } from '#shared/errors';
@@ -239,7 +240,7 @@ export async function voidOrRefundGroup(
           outcome: 'failed',
           reason: NOT_ATTEMPTED,
         })
-      : reversePayment(payment, merchantId, clock()),
+      : reversePayment(payment, merchantId, clock()).catch((error: unknown) => unanswered(payment, error)),
   );
   // Announced once the request is done (each payment's reversal is announced on its own).
   await groupStore().announceVoidOrRefund(groupId, clock());
@@ -247,9 +248,27 @@ export async function voidOrRefundGroup(
 }
 
 /**
+ * What a payment whose processor call got no answer answers. Its reversal was written ahead (a
+ * Pending refund, a reserved void): the sweeper finishes it under the same processor key, and a
+ * repeat of the request resumes it and records it on the payment.
+ */
+export const NO_PROCESSOR_ANSWER =
+  'the processor gave no answer in time; the reversal stays pending and is finished under the same key (repeat the request to record it on the payment)';
+
+/**
+ * Within a request, a payment whose processor call got no answer is that payment's failure, named
+ * as such (issue 25: a processor time-out answered the whole request 500).
+ */
+function unanswered(payment: Payment, error: unknown): PaymentOutcome {
+  if (!(error instanceof ProcessorUnavailableError)) throw error;
+  logger.warn('reversal unanswered', { paymentId: payment.paymentId, reason: error.message });
+  return { paymentId: payment.paymentId, outcome: 'failed', reason: NO_PROCESSOR_ANSWER };
+}
+
+/**
  * Reverses one payment of a group (the request above, and the background void-or-refund's
  * batches). A reversal the service refuses (a typed error) is that payment's failure; anything
- * else is thrown.
+ * else is thrown (the background batch is retried by its state machine).
  */
 export async function reversePayment(
   payment: Payment,

@@ -57,13 +57,60 @@ export async function requireEndpoint(merchantId: string, endpointId: string): P
   return found;
 }
 
+/**
+ * What an idempotency record keeps of an answer with a secret (create, rotate): the secret sealed
+ * as the endpoint's own are, never in the clear; a replay opens it (docs/decisions.md
+ * "Idempotency-Key on every POST").
+ */
+export interface KeptSecret {
+  webhookEndpointId: string;
+  sealedSecret: string;
+}
+
+export const keepSecret = async (
+  merchantId: string,
+  webhookEndpointId: string,
+  secret: string,
+): Promise<KeptSecret> => ({
+  webhookEndpointId,
+  sealedSecret: await secretBox().seal(secret, secretContext({ merchantId, webhookEndpointId })),
+});
+
+export const openKeptSecret = (merchantId: string, kept: KeptSecret): Promise<string> =>
+  secretBox().open(
+    kept.sealedSecret,
+    secretContext({ merchantId, webhookEndpointId: kept.webhookEndpointId }),
+  );
+
+/** A created endpoint's answer again: the endpoint as it is now, with the secret it was created with. */
+export async function createdEndpoint(
+  merchantId: string,
+  kept: KeptSecret,
+): Promise<CreatedWebhookEndpointView> {
+  const endpoint = await requireEndpoint(merchantId, kept.webhookEndpointId);
+  return { ...endpointView(endpoint), secret: await openKeptSecret(merchantId, kept) };
+}
+
+/**
+ * A new endpoint with a new secret. Keyed, the endpoint's id is the key's: a retry resuming a
+ * create that died after its write answers that endpoint with its secret.
+ */
 export async function createEndpoint(
   merchantId: string,
   input: CreateWebhookEndpointInput,
   now: Date,
+  keyed?: { resourceId: string; resumed: boolean },
 ): Promise<CreatedWebhookEndpointView> {
+  if (keyed?.resumed) {
+    const written = await webhookEndpointStore().get(merchantId, keyed.resourceId);
+    if (written)
+      return {
+        ...endpointView(written),
+        secret: await secretBox().open(written.secret, secretContext(written)),
+      };
+  }
   await requireAllowedUrl(input.url);
-  const webhookEndpointId = newId();
+  const webhookEndpointId = keyed?.resourceId ?? newId();
   const secret = newSecret();
   const at = now.toISOString();
   const endpoint: WebhookEndpoint = {
@@ -121,21 +168,29 @@ export async function deleteEndpoint(merchantId: string, endpointId: string): Pr
     throw new WebhookEndpointNotFoundError(endpointId);
 }
 
-/** A new secret; the current one becomes the previous, signing beside it for 24 hours. */
+/**
+ * A new secret; the current one becomes the previous, signing beside it for 24 hours. Keyed, the
+ * rotation is named by the key's resource id: a retry resuming a rotation that died after its
+ * write answers that secret instead of rotating again (which would drop the secret still in use).
+ */
 export async function rotateSecret(
   merchantId: string,
   endpointId: string,
   now: Date,
+  rotationId?: string,
 ): Promise<{ secret: string }> {
   const store = webhookEndpointStore();
   const secret = newSecret();
   return withOptimisticRetry(async () => {
     const endpoint = await requireEndpoint(merchantId, endpointId);
+    if (rotationId !== undefined && endpoint.rotationId === rotationId)
+      return { secret: await secretBox().open(endpoint.secret, secretContext(endpoint)) };
     const next: WebhookEndpoint = {
       ...endpoint,
       secret: await secretBox().seal(secret, secretContext(endpoint)),
       previousSecret: endpoint.secret,
       previousSecretUntil: previousSecretUntil(now),
+      rotationId,
       lastUpdated: now.toISOString(),
       revision: endpoint.revision + 1,
     };

@@ -15,6 +15,8 @@ import { newEvent, type ServiceEvent } from './events';
 import { fromCents, toCents, type Cents } from './money';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
 import { summaryView, type AuthResponse, type ProcessingSummary } from './processing';
+import { retryPolicyOf, type PaymentRetry, type RetryPolicy } from './retries';
+import type { PaymentAttemptView } from '#contract/schemas/retries';
 
 export type GroupStatus = 'pending' | 'processing' | 'processed' | 'deleted';
 export type TransactionInitiator = 'Merchant' | 'Consumer';
@@ -60,6 +62,28 @@ export interface Group {
   /** The series whose occurrence the group is (domain/series.ts), and which occurrence (from 1). */
   seriesId?: string;
   occurrence?: number;
+  /** The group's own retry policy (shown); without one the merchant's settings apply. */
+  retryPolicy?: RetryPolicy;
+  /**
+   * The slot of the group's next retry round: the earliest scheduled retry of its payments,
+   * written when a run completes (absent: none scheduled).
+   */
+  retrySlot?: string;
+  /**
+   * The group's runs are done and a retry round is due at `retrySlot`: it waits in the due index
+   * at that slot (docs/architecture.md#retry-rounds), and the tick claims the round.
+   */
+  awaitingRetry?: boolean;
+  /** Retry rounds claimed so far (the current or last one's number). */
+  retryRound?: number;
+  /** When the current (or last) retry round was claimed (kept across re-drives). */
+  retryRoundAt?: string;
+  /**
+   * While a retry round is claimed and its charges are not done: the latest slot whose due
+   * retries it charges (`9999-12-31T23` for every scheduled one: a tester's retry-now, a deleted
+   * group's cancellations).
+   */
+  retryBound?: string;
 }
 
 /**
@@ -103,6 +127,12 @@ export interface Payment {
   /** The sale that charged it (or the Failed answer), once processed. */
   authResponse: AuthResponse | null;
   voidOrRefundResponses?: VoidOrRefundResponse[];
+  /** Default false: the payor is e-mailed when a charge of this payment is declined. */
+  sendDeclineNotification?: boolean;
+  /** Every charge, oldest first (absent on payments answered before retries existed: one). */
+  attempts?: PaymentAttempt[];
+  /** The retry under the group's policy; absent when it allows none. */
+  retry?: PaymentRetry;
   /**
    * The number of events announced for the payment (absent: none; one created with its group is
    * announced by the group's `group.created`). Each change that announces one holds only if it
@@ -110,6 +140,12 @@ export interface Payment {
    */
   eventSeq?: number;
 }
+
+/** One charge of a payment as it keeps it: the view's fields and the retry round it ran in. */
+export type PaymentAttempt = PaymentAttemptView & {
+  /** The group's retry round that made it (absent: the first processing). */
+  round?: number;
+};
 
 /** `2026-11-21T09`: the UTC hour a group is processed in; sorts chronologically. */
 export const slotOf = (scheduleDate: string, scheduleHour: number): string =>
@@ -154,6 +190,7 @@ export function newGroup(input: CreateGroupInput, merchantId: string, id: string
     transactionInitiator: input.transactionInitiator ?? 'Merchant',
     surchargeCompliance: input.surchargeCompliance ?? false,
     allowPartial: input.allowPartial ?? false,
+    ...(input.retryPolicy && { retryPolicy: retryPolicyOf(input.retryPolicy) }),
     status: 'pending',
     paymentCount: 0,
     totalCents: 0,
@@ -195,6 +232,7 @@ export function updatedGroup(group: Group, input: UpdateGroupInput, now: Date): 
     transactionInitiator: input.transactionInitiator ?? group.transactionInitiator,
     surchargeCompliance: input.surchargeCompliance ?? group.surchargeCompliance,
     allowPartial: input.allowPartial ?? group.allowPartial,
+    ...(input.retryPolicy && { retryPolicy: retryPolicyOf(input.retryPolicy) }),
     lastUpdated: now.toISOString(),
     eventSeq: (group.eventSeq ?? 0) + 1,
   };
@@ -211,6 +249,7 @@ function paymentFields(input: InlinePaymentInput) {
     recurring: input.recurring ?? false,
     allowPartial: input.allowPartial,
     sendEmailReceipt: input.sendEmailReceipt ?? false,
+    sendDeclineNotification: input.sendDeclineNotification ?? false,
     customAttributes: input.customAttributes as Payment['customAttributes'],
     fees: input.fees?.map((f) => ({ name: f.name, amountCents: toCents(f.amount) })),
   };
@@ -289,6 +328,9 @@ export const groupView = (g: Group): GroupView => ({
       executionArn: g.voidOrRefundSummary.executionArn,
     },
   }),
+  ...(g.retryPolicy && {
+    retryPolicy: { maxRetries: g.retryPolicy.maxRetries, intervalHours: g.retryPolicy.intervalHours },
+  }),
 });
 
 /**
@@ -317,6 +359,7 @@ export const paymentView = (p: Payment): PaymentView => ({
   ...(p.allowPartial !== undefined && { allowPartial: p.allowPartial }),
   sendEmailReceipt: p.sendEmailReceipt,
   sendPaymentScheduledNotification: p.sendPaymentScheduledNotification,
+  sendDeclineNotification: p.sendDeclineNotification ?? false,
   ...(p.customAttributes !== undefined && { customAttributes: p.customAttributes }),
   ...(p.fees !== undefined && {
     fees: p.fees.map((f) => ({ name: f.name, amount: fromCents(f.amountCents) })),
@@ -325,8 +368,28 @@ export const paymentView = (p: Payment): PaymentView => ({
   dateCreated: p.dateCreated,
   lastUpdated: p.lastUpdated,
   authResponse: p.authResponse,
+  attempts: attemptsOf(p).map(({ round: _round, ...view }) => view),
+  ...(p.retry && { retry: { ...p.retry } }),
   ...(p.voidOrRefundResponses !== undefined && { voidOrRefundResponses: p.voidOrRefundResponses }),
 });
+
+/** One attempt as its answer shows it. */
+export function attemptOf(attempt: number, auth: AuthResponse, round?: number): PaymentAttempt {
+  return {
+    attempt,
+    at: auth.processedAt,
+    status: auth.status,
+    responseCode: auth.responseCode,
+    ...(auth.declineCategory !== undefined && { declineCategory: auth.declineCategory }),
+    ...(auth.merchantAdviceCode !== undefined && { merchantAdviceCode: auth.merchantAdviceCode }),
+    ...(auth.transactionId !== undefined && { transactionId: auth.transactionId }),
+    ...(round !== undefined && { round }),
+  };
+}
+
+/** A payment's attempts: as recorded, or its one answer (answered before attempts were kept). */
+export const attemptsOf = (p: Pick<Payment, 'attempts' | 'authResponse'>): PaymentAttempt[] =>
+  p.attempts ?? (p.authResponse ? [attemptOf(1, p.authResponse)] : []);
 
 /**
  * The event announcing `type` of a payment as it is after the change (its `eventSeq` already the

@@ -32,6 +32,29 @@ export interface ReceiptData {
   orderId?: string;
 }
 
+/**
+ * A charge of a scheduled payment was declined (the payment has `sendDeclineNotification`): when it
+ * will be tried again, or that it will not be and what the payor can do.
+ */
+export interface DeclineNoticeData {
+  merchantName: string;
+  amountCents: number;
+  maskedAccountNumber: string;
+  accountType: string;
+  paymentId: string;
+  orderId?: string;
+  /** The processor's reason, as the payment's authResponse words it. */
+  responseMessage: string;
+  /** When the charge was declined (UTC ISO-8601). */
+  declinedAt: string;
+  /** When it will be tried again (on the hour, UTC); absent: it will not be. */
+  nextAttemptAt?: string;
+}
+
+/** The outbox id of a payment's decline notice: one per declined attempt. */
+export const declineOutboxId = (paymentId: string, attempt: number): string =>
+  `decline:${paymentId}:${attempt}`;
+
 /** The outbox id of a payment's payment-scheduled notice: one per payment. */
 export const noticeOutboxId = (paymentId: string): string => `notice:${paymentId}`;
 
@@ -55,6 +78,7 @@ interface OutboxBase {
 interface NotificationData {
   'payment-scheduled': ScheduledNoticeData;
   receipt: ReceiptData;
+  'payment-declined': DeclineNoticeData;
 }
 export type NotificationKind = keyof NotificationData;
 
@@ -106,6 +130,8 @@ export function renderEmail(item: OutboxItem): RenderedEmail {
       return scheduledNotice(item.data);
     case 'receipt':
       return receipt(item.data);
+    case 'payment-declined':
+      return declineNotice(item.data);
     default: {
       // A new kind must get its template here: this stops compiling until it does.
       const unknown: never = item;
@@ -146,4 +172,31 @@ function receipt(d: ReceiptData): RenderedEmail {
     ],
     'Keep this receipt for your records.',
   );
+}
+
+/** `2026-11-22 09:00 UTC`. */
+const utcHour = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+function declineNotice(d: DeclineNoticeData): RenderedEmail {
+  const rows: [string, string][] = [
+    ['Amount', formatCents(d.amountCents)],
+    ['Payment method', `${d.accountType} ${d.maskedAccountNumber}`],
+    ['Declined', `${utcHour(d.declinedAt)}: ${d.responseMessage}`],
+    ['Next attempt', d.nextAttemptAt ? utcHour(d.nextAttemptAt) : 'none'],
+    ['Merchant', d.merchantName],
+    ...(d.orderId ? ([['Reference', d.orderId]] as [string, string][]) : []),
+  ];
+  return d.nextAttemptAt
+    ? render(
+        `${d.merchantName}: your payment of ${formatCents(d.amountCents)} was declined; we will try again`,
+        `Your payment to ${d.merchantName} was declined. It will be tried again automatically on ${utcHour(d.nextAttemptAt)}.`,
+        rows,
+        'Nothing to do if the account will cover the payment by then. To use another payment method, contact the merchant.',
+      )
+    : render(
+        `${d.merchantName}: your payment of ${formatCents(d.amountCents)} was declined`,
+        `Your payment to ${d.merchantName} was declined, and it will not be tried again.`,
+        rows,
+        'Please update your payment method with the merchant, or contact your bank, so that the payment can be made.',
+      );
 }

@@ -66,6 +66,12 @@ export interface SavedMethod {
   maskedAccountNumber: string;
   /** The processor's vault token: what a charge uses. Never returned. */
   processorToken: string;
+  /**
+   * The processor's fingerprint of the card or bank account (a keyed hash, never the number):
+   * retries are limited per fingerprint across the merchant's methods. Never returned. Absent on
+   * methods vaulted before it was kept: their retries are counted per method.
+   */
+  fingerprint?: string;
   expiryMonth?: number;
   expiryYear?: number;
   billingAddress: BillingAddress;
@@ -79,7 +85,37 @@ export interface SavedMethod {
    * announced by its `payor.created`); moves with its revision.
    */
   eventSeq?: number;
+  /**
+   * What the account updater last learnt of the account (absent: `active`): a `closed` or
+   * `contact_cardholder` method is never charged (its payments are declined R2, category 1).
+   */
+  status?: MethodStatus;
+  /** Who made the last change of the method's account details (absent: nobody since creation). */
+  updatedBy?: MethodUpdater;
+  /**
+   * Set while the method is being deleted (the mark written ahead of the deletion, with its
+   * record): no payment may take the method from then on. Never returned.
+   */
+  deletion?: DeletionMark;
 }
+
+export type MethodStatus = 'active' | 'closed' | 'contact_cardholder';
+export type MethodUpdater = 'merchant' | 'account_updater';
+
+/** The mark of a deletion under way on a method (and the record beside it holds the same). */
+export interface DeletionMark {
+  /** Names this deletion: its later writes hold only while the mark is still this one. */
+  token: string;
+  startedAt: string;
+  /** The method the payments move to (`?replaceWith=`); absent: a plain delete. */
+  replaceWith?: string;
+  /** The whole payor is being deleted. */
+  payor?: true;
+}
+
+/** A method the processor must not be asked to charge: the account is closed or in question. */
+export const isUnusable = (m: Pick<SavedMethod, 'status'>): boolean =>
+  m.status === 'closed' || m.status === 'contact_cardholder';
 
 // Pure: a bundle that never parses a method (the batch functions) drops these validators.
 const parseAccountType = /* @__PURE__ */ validator<{ accountType: AccountType }>(validateAccountType);
@@ -146,6 +182,7 @@ export function updatedMethod(method: SavedMethod, input: UpdateMethodInput, now
     }),
     billingAddress: input.billingAddress ?? method.billingAddress,
     customerData: input.customerData ?? method.customerData,
+    ...(touchesExpiry && { updatedBy: 'merchant' as const }),
     lastUpdated: now.toISOString(),
     revision: (method.revision ?? 0) + 1,
     eventSeq: (method.eventSeq ?? 0) + 1,
@@ -174,6 +211,8 @@ export const methodView = (m: SavedMethod, defaultId: string): SavedMethodView =
   billingAddress: m.billingAddress,
   isDefault: m.savedPaymentMethodId === defaultId,
   customerData: m.customerData ?? {},
+  status: m.status ?? 'active',
+  ...(m.updatedBy !== undefined && { updatedBy: m.updatedBy }),
   dateCreated: m.dateCreated,
   lastUpdated: m.lastUpdated,
 });

@@ -19,6 +19,8 @@ export interface ChargedPayment {
   deleted: boolean;
   amountCents: Cents;
   authResponse: AuthResponse | null;
+  retry?: { status: string; nextAttemptAt?: string };
+  attempts?: readonly { round?: number }[];
 }
 
 export interface ProcessingTotals {
@@ -32,6 +34,26 @@ export interface ProcessingTotals {
   approvedCents: number;
   /** Latest settlement cut-off among the approved sales (receipts wait for it). */
   settlesAt: string | null;
+  /** Payments whose retry is scheduled (absent in states of executions started before retries). */
+  retriesScheduled?: number;
+  /** Payments approved by a retry, and what those retries charged. */
+  recovered?: number;
+  recoveredCents?: number;
+  /** The earliest slot of a scheduled retry: the group's next retry round. */
+  nextRetrySlot?: string | null;
+}
+
+/**
+ * A retry round of a group (docs/architecture.md#retry-rounds), as its execution carries it: the
+ * round's number, the latest slot whose due retries it charges, the policy, and whether the group
+ * was deleted (its scheduled retries are then cancelled, nothing charged).
+ */
+export interface RetryRun {
+  round: number;
+  bound: string;
+  groupDeleted: boolean;
+  /** When the round was claimed: the time its retries' card-history entries are written at. */
+  startedAt: string;
 }
 
 /**
@@ -48,6 +70,10 @@ export interface BatchState {
   upTo?: string | null;
   totals: ProcessingTotals;
   batches: number;
+  /** The group's effective retry policy (absent: executions started before retries; none). */
+  retryPolicy?: { maxRetries: number; intervalHours: number };
+  /** Present in a retry round's execution: the batches charge due retries only. */
+  retry?: RetryRun;
 }
 
 export interface ProcessingState extends BatchState {
@@ -130,7 +156,7 @@ export function rangePlan(paymentCount: number, batchSize: number, fanOut: numbe
  */
 export function rangesBetween(
   cuts: readonly string[],
-  base: Pick<BatchState, 'paymentGroupId' | 'merchantId' | 'allowPartial'>,
+  base: Pick<BatchState, 'paymentGroupId' | 'merchantId' | 'allowPartial' | 'retryPolicy' | 'retry'>,
 ): BatchState[] {
   return [null, ...cuts].map((from, i) => ({
     ...base,
@@ -152,9 +178,16 @@ export function sumTotals(parts: readonly ProcessingTotals[]): ProcessingTotals 
     sum.skipped += t.skipped;
     sum.approvedCents += t.approvedCents;
     if (t.settlesAt && (!sum.settlesAt || t.settlesAt > sum.settlesAt)) sum.settlesAt = t.settlesAt;
+    sum.retriesScheduled! += t.retriesScheduled ?? 0;
+    sum.recovered! += t.recovered ?? 0;
+    sum.recoveredCents! += t.recoveredCents ?? 0;
+    sum.nextRetrySlot = earlierSlot(sum.nextRetrySlot ?? null, t.nextRetrySlot ?? null);
   }
   return sum;
 }
+
+const earlierSlot = (a: string | null, b: string | null): string | null =>
+  a === null ? b : b === null ? a : a < b ? a : b;
 
 export const emptyTotals = (): ProcessingTotals => ({
   approved: 0,
@@ -164,10 +197,18 @@ export const emptyTotals = (): ProcessingTotals => ({
   skipped: 0,
   approvedCents: 0,
   settlesAt: null,
+  retriesScheduled: 0,
+  recovered: 0,
+  recoveredCents: 0,
+  nextRetrySlot: null,
 });
 
-/** Adds one payment's outcome to the totals. */
-export function countOutcome(totals: ProcessingTotals, payment: ChargedPayment): void {
+/**
+ * Adds one payment's outcome (its latest attempt) to the totals. In a retry round (`round`), only
+ * a sale approved in that round has a settlement its receipts wait for: the others' receipts
+ * went out with their own run.
+ */
+export function countOutcome(totals: ProcessingTotals, payment: ChargedPayment, round?: number): void {
   if (payment.deleted) {
     totals.skipped++;
     return;
@@ -179,10 +220,20 @@ export function countOutcome(totals: ProcessingTotals, payment: ChargedPayment):
     const approvedCents = Math.round(Number(auth.approvedAmount) * 100);
     totals.approvedCents += approvedCents;
     if (approvedCents < payment.amountCents) totals.partial++;
-    const settlesAt = auth.settlementTime ?? null;
+    if (payment.retry?.status === 'succeeded') {
+      totals.recovered = (totals.recovered ?? 0) + 1;
+      totals.recoveredCents = (totals.recoveredCents ?? 0) + approvedCents;
+    }
+    const thisRun = round === undefined || payment.attempts?.at(-1)?.round === round;
+    const settlesAt = thisRun ? (auth.settlementTime ?? null) : null;
     if (settlesAt && (!totals.settlesAt || settlesAt > totals.settlesAt)) totals.settlesAt = settlesAt;
   } else if (auth.status === 'Failed') totals.failed++;
   else totals.declined++;
+  if (payment.retry?.status === 'scheduled' && payment.retry.nextAttemptAt) {
+    totals.retriesScheduled = (totals.retriesScheduled ?? 0) + 1;
+    const slot = payment.retry.nextAttemptAt.slice(0, 13);
+    totals.nextRetrySlot = earlierSlot(totals.nextRetrySlot ?? null, slot);
+  }
 }
 
 /** The authResponse of a payment that could not be charged after the retries (may retry: category 2). */
@@ -233,6 +284,9 @@ export const summaryView = (s: ProcessingSummary): ProcessingSummaryView => ({
   skippedCount: s.skipped,
   approvedAmount: fromCents(s.approvedCents),
   processedAt: s.processedAt,
+  retriesScheduled: s.retriesScheduled ?? 0,
+  recoveredCount: s.recovered ?? 0,
+  recoveredAmount: fromCents(s.recoveredCents ?? 0),
 });
 
 /**

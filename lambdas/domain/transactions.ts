@@ -29,6 +29,8 @@ export interface Transaction {
   /** Charged amount (partial approvals charge less; declines 0). */
   approvedCents: Cents;
   authCode?: string;
+  /** The card network's merchant advice code on a decline, when the processor gave one. */
+  merchantAdviceCode?: string;
   isDuplicate: boolean;
   originalTransactionId?: string;
   profileId: string;
@@ -39,6 +41,15 @@ export interface Transaction {
   orderId?: string;
   /** The scheduled payment this sale charged, when it came from a group. */
   paymentId?: string;
+  /** Which charge of that payment it is: absent for the first, 2 for its first retry, ... */
+  attempt?: number;
+  /**
+   * The card or bank account charged, as the retry limits count it (core/retries.ts): the
+   * method's fingerprint, or `method:<id>` for a method vaulted without one.
+   */
+  cardKey?: string;
+  /** When the attempt began: the sort key of its entry in the card's history (store/card-history.ts). */
+  cardUseAt?: string;
   /** Events announced for the sale (a sale of the transactions API: answered 1, voided 2). */
   eventSeq?: number;
   processorTransactionId?: string;
@@ -128,6 +139,7 @@ export function transactionView(t: Transaction, refunds: Refund[], now: Date): T
     responseCode: t.responseCode,
     responseMessage: t.responseMessage,
     ...(decline && { declineCategory: decline.category, declineCategoryDescription: decline.description }),
+    ...(t.merchantAdviceCode !== undefined && { merchantAdviceCode: t.merchantAdviceCode }),
     isDuplicate: t.isDuplicate,
     ...(t.originalTransactionId !== undefined && { originalTransactionId: t.originalTransactionId }),
     amount: fromCents(t.amountCents),

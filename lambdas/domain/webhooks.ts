@@ -37,6 +37,8 @@ export interface WebhookEndpoint {
   /** The secret before the last rotation, signing beside the new one until `previousSecretUntil`. */
   previousSecret?: string;
   previousSecretUntil?: string;
+  /** The keyed rotation that made `secret` (its Idempotency-Key's resource id): a resumed retry does not rotate twice. */
+  rotationId?: string;
   /** Attempts in a row that failed (the breaker; reset by any 2xx). */
   failures?: number;
   /** While the breaker is open: no attempt before this time, then one probe at a time. */

@@ -334,6 +334,22 @@ const schema13 = {
     transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
     surchargeCompliance: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
+    retryPolicy: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['maxRetries'],
+      description:
+        "How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits.",
+      properties: {
+        maxRetries: { type: 'integer', minimum: 0, maximum: 4, description: 'must be an integer 0-4' },
+        intervalHours: {
+          type: 'integer',
+          minimum: 24,
+          maximum: 240,
+          description: 'must be an integer 24-240',
+        },
+      },
+    },
     payments: {
       type: 'array',
       maxItems: 10000,
@@ -360,12 +376,14 @@ const schema13 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           recurring: { type: 'boolean' },
           allowPartial: { type: 'boolean' },
           sendEmailReceipt: { type: 'boolean' },
           sendPaymentScheduledNotification: { type: 'boolean' },
+          sendDeclineNotification: { type: 'boolean' },
           customAttributes: {
             type: 'object',
             maxProperties: 50,
@@ -391,12 +409,17 @@ const schema13 = {
             },
             additionalProperties: {
               anyOf: [
-                { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                {
+                  type: 'string',
+                  maxLength: 1000,
+                  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+                  noCardNumber: true,
+                },
                 { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
             },
           },
           fees: {
@@ -412,7 +435,8 @@ const schema13 = {
                   minLength: 1,
                   maxLength: 100,
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-                  description: 'must not contain control characters',
+                  noCardNumber: true,
+                  description: 'must not contain control characters or a card number',
                 },
                 amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
               },
@@ -431,6 +455,7 @@ const schema13 = {
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = require('ajv/dist/runtime/ucs2length').default;
 const func5 = require('#shared/decimals').hasAtMostDecimals;
+const func8 = require('#shared/card-number').containsCardNumber;
 const pattern4 = new RegExp('^\\d{8}(\\d{3})?$', 'u');
 const pattern5 = new RegExp('^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$', 'u');
 const pattern6 = new RegExp('^[^\\u0000-\\u001F\\u007F]*$', 'u');
@@ -810,18 +835,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.payments !== undefined) {
-      let data7 = data.payments;
-      if (Array.isArray(data7)) {
-        if (data7.length > 10000) {
+    if (data.retryPolicy !== undefined) {
+      let data7 = data.retryPolicy;
+      if (data7 && typeof data7 == 'object' && !Array.isArray(data7)) {
+        if (data7.maxRetries === undefined) {
           const err19 = {
-            instancePath: instancePath + '/payments',
-            schemaPath: '#/properties/payments/maxItems',
-            keyword: 'maxItems',
-            params: { limit: 10000 },
-            message: 'must NOT have more than 10000 items',
-            schema: 10000,
-            parentSchema: schema13.properties.payments,
+            instancePath: instancePath + '/retryPolicy',
+            schemaPath: '#/properties/retryPolicy/required',
+            keyword: 'required',
+            params: { missingProperty: 'maxRetries' },
+            message: "must have required property '" + 'maxRetries' + "'",
+            schema: schema13.properties.retryPolicy.required,
+            parentSchema: schema13.properties.retryPolicy,
             data: data7,
           };
           if (vErrors === null) {
@@ -831,12 +856,190 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        const len0 = data7.length;
+        for (const key1 in data7) {
+          if (!(key1 === 'maxRetries' || key1 === 'intervalHours')) {
+            const err20 = {
+              instancePath: instancePath + '/retryPolicy',
+              schemaPath: '#/properties/retryPolicy/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key1 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema13.properties.retryPolicy,
+              data: data7,
+            };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
+        if (data7.maxRetries !== undefined) {
+          let data8 = data7.maxRetries;
+          if (!(typeof data8 == 'number' && !(data8 % 1) && !isNaN(data8) && isFinite(data8))) {
+            const err21 = {
+              instancePath: instancePath + '/retryPolicy/maxRetries',
+              schemaPath: '#/properties/retryPolicy/properties/maxRetries/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema13.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema13.properties.retryPolicy.properties.maxRetries,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+          if (typeof data8 == 'number' && isFinite(data8)) {
+            if (data8 > 4 || isNaN(data8)) {
+              const err22 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 4 },
+                message: 'must be <= 4',
+                schema: 4,
+                parentSchema: schema13.properties.retryPolicy.properties.maxRetries,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err22];
+              } else {
+                vErrors.push(err22);
+              }
+              errors++;
+            }
+            if (data8 < 0 || isNaN(data8)) {
+              const err23 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 0 },
+                message: 'must be >= 0',
+                schema: 0,
+                parentSchema: schema13.properties.retryPolicy.properties.maxRetries,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err23];
+              } else {
+                vErrors.push(err23);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data7.intervalHours !== undefined) {
+          let data9 = data7.intervalHours;
+          if (!(typeof data9 == 'number' && !(data9 % 1) && !isNaN(data9) && isFinite(data9))) {
+            const err24 = {
+              instancePath: instancePath + '/retryPolicy/intervalHours',
+              schemaPath: '#/properties/retryPolicy/properties/intervalHours/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema13.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema13.properties.retryPolicy.properties.intervalHours,
+              data: data9,
+            };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+          if (typeof data9 == 'number' && isFinite(data9)) {
+            if (data9 > 240 || isNaN(data9)) {
+              const err25 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 240 },
+                message: 'must be <= 240',
+                schema: 240,
+                parentSchema: schema13.properties.retryPolicy.properties.intervalHours,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
+              }
+              errors++;
+            }
+            if (data9 < 24 || isNaN(data9)) {
+              const err26 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 24 },
+                message: 'must be >= 24',
+                schema: 24,
+                parentSchema: schema13.properties.retryPolicy.properties.intervalHours,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err27 = {
+          instancePath: instancePath + '/retryPolicy',
+          schemaPath: '#/properties/retryPolicy/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema13.properties.retryPolicy.type,
+          parentSchema: schema13.properties.retryPolicy,
+          data: data7,
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
+    }
+    if (data.payments !== undefined) {
+      let data10 = data.payments;
+      if (Array.isArray(data10)) {
+        if (data10.length > 10000) {
+          const err28 = {
+            instancePath: instancePath + '/payments',
+            schemaPath: '#/properties/payments/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 10000 },
+            message: 'must NOT have more than 10000 items',
+            schema: 10000,
+            parentSchema: schema13.properties.payments,
+            data: data10,
+          };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        const len0 = data10.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data8 = data7[i0];
-          if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
-            if (data8.profileId === undefined) {
-              const err20 = {
+          let data11 = data10[i0];
+          if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
+            if (data11.profileId === undefined) {
+              const err29 = {
                 instancePath: instancePath + '/payments/' + i0,
                 schemaPath: '#/properties/payments/items/required',
                 keyword: 'required',
@@ -844,17 +1047,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                 message: "must have required property '" + 'profileId' + "'",
                 schema: schema13.properties.payments.items.required,
                 parentSchema: schema13.properties.payments.items,
-                data: data8,
+                data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err29];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err29);
               }
               errors++;
             }
-            if (data8.amount === undefined) {
-              const err21 = {
+            if (data11.amount === undefined) {
+              const err30 = {
                 instancePath: instancePath + '/payments/' + i0,
                 schemaPath: '#/properties/payments/items/required',
                 keyword: 'required',
@@ -862,40 +1065,40 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                 message: "must have required property '" + 'amount' + "'",
                 schema: schema13.properties.payments.items.required,
                 parentSchema: schema13.properties.payments.items,
-                data: data8,
+                data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err30];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err30);
               }
               errors++;
             }
-            for (const key1 in data8) {
-              if (!func2.call(schema13.properties.payments.items.properties, key1)) {
-                const err22 = {
+            for (const key2 in data11) {
+              if (!func2.call(schema13.properties.payments.items.properties, key2)) {
+                const err31 = {
                   instancePath: instancePath + '/payments/' + i0,
                   schemaPath: '#/properties/payments/items/additionalProperties',
                   keyword: 'additionalProperties',
-                  params: { additionalProperty: key1 },
+                  params: { additionalProperty: key2 },
                   message: 'must NOT have additional properties',
                   schema: false,
                   parentSchema: schema13.properties.payments.items,
-                  data: data8,
+                  data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err22];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err22);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
             }
-            if (data8.profileId !== undefined) {
-              let data9 = data8.profileId;
-              if (typeof data9 === 'string') {
-                if (func4(data9) > 200) {
-                  const err23 = {
+            if (data11.profileId !== undefined) {
+              let data12 = data11.profileId;
+              if (typeof data12 === 'string') {
+                if (func4(data12) > 200) {
+                  const err32 = {
                     instancePath: instancePath + '/payments/' + i0 + '/profileId',
                     schemaPath: '#/properties/payments/items/properties/profileId/maxLength',
                     keyword: 'maxLength',
@@ -903,177 +1106,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have more than 200 characters',
                     schema: 200,
                     parentSchema: schema13.properties.payments.items.properties.profileId,
-                    data: data9,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err23];
-                  } else {
-                    vErrors.push(err23);
-                  }
-                  errors++;
-                }
-                if (!pattern5.test(data9)) {
-                  const err24 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/profileId',
-                    schemaPath: '#/properties/payments/items/properties/profileId/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
-                    message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
-                    schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-                    parentSchema: schema13.properties.payments.items.properties.profileId,
-                    data: data9,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err24];
-                  } else {
-                    vErrors.push(err24);
-                  }
-                  errors++;
-                }
-              } else {
-                const err25 = {
-                  instancePath: instancePath + '/payments/' + i0 + '/profileId',
-                  schemaPath: '#/properties/payments/items/properties/profileId/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema13.properties.payments.items.properties.profileId.type,
-                  parentSchema: schema13.properties.payments.items.properties.profileId,
-                  data: data9,
-                };
-                if (vErrors === null) {
-                  vErrors = [err25];
-                } else {
-                  vErrors.push(err25);
-                }
-                errors++;
-              }
-            }
-            if (data8.amount !== undefined) {
-              let data10 = data8.amount;
-              if (typeof data10 == 'number' && isFinite(data10)) {
-                if (data10 > 999999.99 || isNaN(data10)) {
-                  const err26 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/amount',
-                    schemaPath: '#/properties/payments/items/properties/amount/maximum',
-                    keyword: 'maximum',
-                    params: { comparison: '<=', limit: 999999.99 },
-                    message: 'must be <= 999999.99',
-                    schema: 999999.99,
-                    parentSchema: schema13.properties.payments.items.properties.amount,
-                    data: data10,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err26];
-                  } else {
-                    vErrors.push(err26);
-                  }
-                  errors++;
-                }
-                if (data10 < 0.01 || isNaN(data10)) {
-                  const err27 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/amount',
-                    schemaPath: '#/properties/payments/items/properties/amount/minimum',
-                    keyword: 'minimum',
-                    params: { comparison: '>=', limit: 0.01 },
-                    message: 'must be >= 0.01',
-                    schema: 0.01,
-                    parentSchema: schema13.properties.payments.items.properties.amount,
-                    data: data10,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err27];
-                  } else {
-                    vErrors.push(err27);
-                  }
-                  errors++;
-                }
-                if (!func5(data10, 2)) {
-                  const err28 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/amount',
-                    schemaPath: '#/properties/payments/items/properties/amount/maxDecimals',
-                    keyword: 'maxDecimals',
-                    params: {},
-                    message: 'must pass "maxDecimals" keyword validation',
-                    schema: 2,
-                    parentSchema: schema13.properties.payments.items.properties.amount,
-                    data: data10,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err28];
-                  } else {
-                    vErrors.push(err28);
-                  }
-                  errors++;
-                }
-              } else {
-                const err29 = {
-                  instancePath: instancePath + '/payments/' + i0 + '/amount',
-                  schemaPath: '#/properties/payments/items/properties/amount/type',
-                  keyword: 'type',
-                  params: { type: 'number' },
-                  message: 'must be number',
-                  schema: schema13.properties.payments.items.properties.amount.type,
-                  parentSchema: schema13.properties.payments.items.properties.amount,
-                  data: data10,
-                };
-                if (vErrors === null) {
-                  vErrors = [err29];
-                } else {
-                  vErrors.push(err29);
-                }
-                errors++;
-              }
-            }
-            if (data8.orderId !== undefined) {
-              let data11 = data8.orderId;
-              if (typeof data11 === 'string') {
-                if (func4(data11) > 100) {
-                  const err30 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
-                    schemaPath: '#/properties/payments/items/properties/orderId/maxLength',
-                    keyword: 'maxLength',
-                    params: { limit: 100 },
-                    message: 'must NOT have more than 100 characters',
-                    schema: 100,
-                    parentSchema: schema13.properties.payments.items.properties.orderId,
-                    data: data11,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err30];
-                  } else {
-                    vErrors.push(err30);
-                  }
-                  errors++;
-                }
-                if (func4(data11) < 1) {
-                  const err31 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
-                    schemaPath: '#/properties/payments/items/properties/orderId/minLength',
-                    keyword: 'minLength',
-                    params: { limit: 1 },
-                    message: 'must NOT have fewer than 1 characters',
-                    schema: 1,
-                    parentSchema: schema13.properties.payments.items.properties.orderId,
-                    data: data11,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err31];
-                  } else {
-                    vErrors.push(err31);
-                  }
-                  errors++;
-                }
-                if (!pattern6.test(data11)) {
-                  const err32 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
-                    schemaPath: '#/properties/payments/items/properties/orderId/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema13.properties.payments.items.properties.orderId,
-                    data: data11,
+                    data: data12,
                   };
                   if (vErrors === null) {
                     vErrors = [err32];
@@ -1082,36 +1115,33 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (!pattern5.test(data12)) {
+                  const err33 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                    schemaPath: '#/properties/payments/items/properties/profileId/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
+                    message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
+                    schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
+                    parentSchema: schema13.properties.payments.items.properties.profileId,
+                    data: data12,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err33];
+                  } else {
+                    vErrors.push(err33);
+                  }
+                  errors++;
+                }
               } else {
-                const err33 = {
-                  instancePath: instancePath + '/payments/' + i0 + '/orderId',
-                  schemaPath: '#/properties/payments/items/properties/orderId/type',
+                const err34 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                  schemaPath: '#/properties/payments/items/properties/profileId/type',
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema13.properties.payments.items.properties.orderId.type,
-                  parentSchema: schema13.properties.payments.items.properties.orderId,
-                  data: data11,
-                };
-                if (vErrors === null) {
-                  vErrors = [err33];
-                } else {
-                  vErrors.push(err33);
-                }
-                errors++;
-              }
-            }
-            if (data8.recurring !== undefined) {
-              let data12 = data8.recurring;
-              if (typeof data12 !== 'boolean') {
-                const err34 = {
-                  instancePath: instancePath + '/payments/' + i0 + '/recurring',
-                  schemaPath: '#/properties/payments/items/properties/recurring/type',
-                  keyword: 'type',
-                  params: { type: 'boolean' },
-                  message: 'must be boolean',
-                  schema: schema13.properties.payments.items.properties.recurring.type,
-                  parentSchema: schema13.properties.payments.items.properties.recurring,
+                  schema: schema13.properties.payments.items.properties.profileId.type,
+                  parentSchema: schema13.properties.payments.items.properties.profileId,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -1122,10 +1152,201 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data8.allowPartial !== undefined) {
-              let data13 = data8.allowPartial;
-              if (typeof data13 !== 'boolean') {
-                const err35 = {
+            if (data11.amount !== undefined) {
+              let data13 = data11.amount;
+              if (typeof data13 == 'number' && isFinite(data13)) {
+                if (data13 > 999999.99 || isNaN(data13)) {
+                  const err35 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/amount',
+                    schemaPath: '#/properties/payments/items/properties/amount/maximum',
+                    keyword: 'maximum',
+                    params: { comparison: '<=', limit: 999999.99 },
+                    message: 'must be <= 999999.99',
+                    schema: 999999.99,
+                    parentSchema: schema13.properties.payments.items.properties.amount,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err35];
+                  } else {
+                    vErrors.push(err35);
+                  }
+                  errors++;
+                }
+                if (data13 < 0.01 || isNaN(data13)) {
+                  const err36 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/amount',
+                    schemaPath: '#/properties/payments/items/properties/amount/minimum',
+                    keyword: 'minimum',
+                    params: { comparison: '>=', limit: 0.01 },
+                    message: 'must be >= 0.01',
+                    schema: 0.01,
+                    parentSchema: schema13.properties.payments.items.properties.amount,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err36];
+                  } else {
+                    vErrors.push(err36);
+                  }
+                  errors++;
+                }
+                if (!func5(data13, 2)) {
+                  const err37 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/amount',
+                    schemaPath: '#/properties/payments/items/properties/amount/maxDecimals',
+                    keyword: 'maxDecimals',
+                    params: {},
+                    message: 'must pass "maxDecimals" keyword validation',
+                    schema: 2,
+                    parentSchema: schema13.properties.payments.items.properties.amount,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err37];
+                  } else {
+                    vErrors.push(err37);
+                  }
+                  errors++;
+                }
+              } else {
+                const err38 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/amount',
+                  schemaPath: '#/properties/payments/items/properties/amount/type',
+                  keyword: 'type',
+                  params: { type: 'number' },
+                  message: 'must be number',
+                  schema: schema13.properties.payments.items.properties.amount.type,
+                  parentSchema: schema13.properties.payments.items.properties.amount,
+                  data: data13,
+                };
+                if (vErrors === null) {
+                  vErrors = [err38];
+                } else {
+                  vErrors.push(err38);
+                }
+                errors++;
+              }
+            }
+            if (data11.orderId !== undefined) {
+              let data14 = data11.orderId;
+              if (typeof data14 === 'string') {
+                if (func4(data14) > 100) {
+                  const err39 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/maxLength',
+                    keyword: 'maxLength',
+                    params: { limit: 100 },
+                    message: 'must NOT have more than 100 characters',
+                    schema: 100,
+                    parentSchema: schema13.properties.payments.items.properties.orderId,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err39];
+                  } else {
+                    vErrors.push(err39);
+                  }
+                  errors++;
+                }
+                if (func4(data14) < 1) {
+                  const err40 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/minLength',
+                    keyword: 'minLength',
+                    params: { limit: 1 },
+                    message: 'must NOT have fewer than 1 characters',
+                    schema: 1,
+                    parentSchema: schema13.properties.payments.items.properties.orderId,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err40];
+                  } else {
+                    vErrors.push(err40);
+                  }
+                  errors++;
+                }
+                if (!pattern6.test(data14)) {
+                  const err41 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                    parentSchema: schema13.properties.payments.items.properties.orderId,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err41];
+                  } else {
+                    vErrors.push(err41);
+                  }
+                  errors++;
+                }
+                if (true && func8(data14)) {
+                  const err42 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/noCardNumber',
+                    keyword: 'noCardNumber',
+                    params: {},
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema13.properties.payments.items.properties.orderId,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err42];
+                  } else {
+                    vErrors.push(err42);
+                  }
+                  errors++;
+                }
+              } else {
+                const err43 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                  schemaPath: '#/properties/payments/items/properties/orderId/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema13.properties.payments.items.properties.orderId.type,
+                  parentSchema: schema13.properties.payments.items.properties.orderId,
+                  data: data14,
+                };
+                if (vErrors === null) {
+                  vErrors = [err43];
+                } else {
+                  vErrors.push(err43);
+                }
+                errors++;
+              }
+            }
+            if (data11.recurring !== undefined) {
+              let data15 = data11.recurring;
+              if (typeof data15 !== 'boolean') {
+                const err44 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/recurring',
+                  schemaPath: '#/properties/payments/items/properties/recurring/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema13.properties.payments.items.properties.recurring.type,
+                  parentSchema: schema13.properties.payments.items.properties.recurring,
+                  data: data15,
+                };
+                if (vErrors === null) {
+                  vErrors = [err44];
+                } else {
+                  vErrors.push(err44);
+                }
+                errors++;
+              }
+            }
+            if (data11.allowPartial !== undefined) {
+              let data16 = data11.allowPartial;
+              if (typeof data16 !== 'boolean') {
+                const err45 = {
                   instancePath: instancePath + '/payments/' + i0 + '/allowPartial',
                   schemaPath: '#/properties/payments/items/properties/allowPartial/type',
                   keyword: 'type',
@@ -1133,20 +1354,20 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be boolean',
                   schema: schema13.properties.payments.items.properties.allowPartial.type,
                   parentSchema: schema13.properties.payments.items.properties.allowPartial,
-                  data: data13,
+                  data: data16,
                 };
                 if (vErrors === null) {
-                  vErrors = [err35];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err35);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
             }
-            if (data8.sendEmailReceipt !== undefined) {
-              let data14 = data8.sendEmailReceipt;
-              if (typeof data14 !== 'boolean') {
-                const err36 = {
+            if (data11.sendEmailReceipt !== undefined) {
+              let data17 = data11.sendEmailReceipt;
+              if (typeof data17 !== 'boolean') {
+                const err46 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendEmailReceipt',
                   schemaPath: '#/properties/payments/items/properties/sendEmailReceipt/type',
                   keyword: 'type',
@@ -1154,20 +1375,20 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be boolean',
                   schema: schema13.properties.payments.items.properties.sendEmailReceipt.type,
                   parentSchema: schema13.properties.payments.items.properties.sendEmailReceipt,
-                  data: data14,
+                  data: data17,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err46];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err46);
                 }
                 errors++;
               }
             }
-            if (data8.sendPaymentScheduledNotification !== undefined) {
-              let data15 = data8.sendPaymentScheduledNotification;
-              if (typeof data15 !== 'boolean') {
-                const err37 = {
+            if (data11.sendPaymentScheduledNotification !== undefined) {
+              let data18 = data11.sendPaymentScheduledNotification;
+              if (typeof data18 !== 'boolean') {
+                const err47 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendPaymentScheduledNotification',
                   schemaPath: '#/properties/payments/items/properties/sendPaymentScheduledNotification/type',
                   keyword: 'type',
@@ -1176,21 +1397,42 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   schema: schema13.properties.payments.items.properties.sendPaymentScheduledNotification.type,
                   parentSchema:
                     schema13.properties.payments.items.properties.sendPaymentScheduledNotification,
-                  data: data15,
+                  data: data18,
                 };
                 if (vErrors === null) {
-                  vErrors = [err37];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err37);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
             }
-            if (data8.customAttributes !== undefined) {
-              let data16 = data8.customAttributes;
-              if (data16 && typeof data16 == 'object' && !Array.isArray(data16)) {
-                if (Object.keys(data16).length > 50) {
-                  const err38 = {
+            if (data11.sendDeclineNotification !== undefined) {
+              let data19 = data11.sendDeclineNotification;
+              if (typeof data19 !== 'boolean') {
+                const err48 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/sendDeclineNotification',
+                  schemaPath: '#/properties/payments/items/properties/sendDeclineNotification/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema13.properties.payments.items.properties.sendDeclineNotification.type,
+                  parentSchema: schema13.properties.payments.items.properties.sendDeclineNotification,
+                  data: data19,
+                };
+                if (vErrors === null) {
+                  vErrors = [err48];
+                } else {
+                  vErrors.push(err48);
+                }
+                errors++;
+              }
+            }
+            if (data11.customAttributes !== undefined) {
+              let data20 = data11.customAttributes;
+              if (data20 && typeof data20 == 'object' && !Array.isArray(data20)) {
+                if (Object.keys(data20).length > 50) {
+                  const err49 = {
                     instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                     schemaPath: '#/properties/payments/items/properties/customAttributes/maxProperties',
                     keyword: 'maxProperties',
@@ -1198,45 +1440,45 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have more than 50 properties',
                     schema: 50,
                     parentSchema: schema13.properties.payments.items.properties.customAttributes,
-                    data: data16,
+                    data: data20,
                   };
                   if (vErrors === null) {
-                    vErrors = [err38];
+                    vErrors = [err49];
                   } else {
-                    vErrors.push(err38);
+                    vErrors.push(err49);
                   }
                   errors++;
                 }
-                for (const key2 in data16) {
-                  const _errs37 = errors;
-                  const _errs38 = errors;
-                  const _errs39 = errors;
+                for (const key3 in data20) {
+                  const _errs46 = errors;
+                  const _errs47 = errors;
+                  const _errs48 = errors;
                   if (!(
-                    key2 === '__proto__' ||
-                    key2 === 'constructor' ||
-                    key2 === 'prototype' ||
-                    key2 === 'toString' ||
-                    key2 === 'toLocaleString' ||
-                    key2 === 'valueOf' ||
-                    key2 === 'hasOwnProperty' ||
-                    key2 === 'isPrototypeOf' ||
-                    key2 === 'propertyIsEnumerable' ||
-                    key2 === '__defineGetter__' ||
-                    key2 === '__defineSetter__' ||
-                    key2 === '__lookupGetter__' ||
-                    key2 === '__lookupSetter__'
+                    key3 === '__proto__' ||
+                    key3 === 'constructor' ||
+                    key3 === 'prototype' ||
+                    key3 === 'toString' ||
+                    key3 === 'toLocaleString' ||
+                    key3 === 'valueOf' ||
+                    key3 === 'hasOwnProperty' ||
+                    key3 === 'isPrototypeOf' ||
+                    key3 === 'propertyIsEnumerable' ||
+                    key3 === '__defineGetter__' ||
+                    key3 === '__defineSetter__' ||
+                    key3 === '__lookupGetter__' ||
+                    key3 === '__lookupSetter__'
                   )) {
-                    const err39 = {};
+                    const err50 = {};
                     if (vErrors === null) {
-                      vErrors = [err39];
+                      vErrors = [err50];
                     } else {
-                      vErrors.push(err39);
+                      vErrors.push(err50);
                     }
                     errors++;
                   }
-                  var valid5 = _errs39 === errors;
-                  if (valid5) {
-                    const err40 = {
+                  var valid6 = _errs48 === errors;
+                  if (valid6) {
+                    const err51 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames/not',
                       keyword: 'not',
@@ -1246,28 +1488,28 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         schema13.properties.payments.items.properties.customAttributes.propertyNames.not,
                       parentSchema:
                         schema13.properties.payments.items.properties.customAttributes.propertyNames,
-                      data: key2,
-                      propertyName: key2,
+                      data: key3,
+                      propertyName: key3,
                     };
                     if (vErrors === null) {
-                      vErrors = [err40];
+                      vErrors = [err51];
                     } else {
-                      vErrors.push(err40);
+                      vErrors.push(err51);
                     }
                     errors++;
                   } else {
-                    errors = _errs38;
+                    errors = _errs47;
                     if (vErrors !== null) {
-                      if (_errs38) {
-                        vErrors.length = _errs38;
+                      if (_errs47) {
+                        vErrors.length = _errs47;
                       } else {
                         vErrors = null;
                       }
                     }
                   }
-                  if (typeof key2 === 'string') {
-                    if (func4(key2) > 100) {
-                      const err41 = {
+                  if (typeof key3 === 'string') {
+                    if (func4(key3) > 100) {
+                      const err52 = {
                         instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/propertyNames/maxLength',
@@ -1277,51 +1519,51 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         schema: 100,
                         parentSchema:
                           schema13.properties.payments.items.properties.customAttributes.propertyNames,
-                        data: key2,
-                        propertyName: key2,
+                        data: key3,
+                        propertyName: key3,
                       };
                       if (vErrors === null) {
-                        vErrors = [err41];
+                        vErrors = [err52];
                       } else {
-                        vErrors.push(err41);
+                        vErrors.push(err52);
                       }
                       errors++;
                     }
                   }
-                  var valid4 = _errs37 === errors;
-                  if (!valid4) {
-                    const err42 = {
+                  var valid5 = _errs46 === errors;
+                  if (!valid5) {
+                    const err53 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
                       keyword: 'propertyNames',
-                      params: { propertyName: key2 },
+                      params: { propertyName: key3 },
                       message: 'property name must be valid',
                       schema: schema13.properties.payments.items.properties.customAttributes.propertyNames,
                       parentSchema: schema13.properties.payments.items.properties.customAttributes,
-                      data: data16,
+                      data: data20,
                     };
                     if (vErrors === null) {
-                      vErrors = [err42];
+                      vErrors = [err53];
                     } else {
-                      vErrors.push(err42);
+                      vErrors.push(err53);
                     }
                     errors++;
                   }
                 }
-                for (const key3 in data16) {
-                  let data17 = data16[key3];
-                  const _errs42 = errors;
-                  let valid7 = false;
-                  const _errs43 = errors;
-                  if (typeof data17 === 'string') {
-                    if (func4(data17) > 1000) {
-                      const err43 = {
+                for (const key4 in data20) {
+                  let data21 = data20[key4];
+                  const _errs51 = errors;
+                  let valid8 = false;
+                  const _errs52 = errors;
+                  if (typeof data21 === 'string') {
+                    if (func4(data21) > 1000) {
+                      const err54 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
                           i0 +
                           '/customAttributes/' +
-                          key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
                         keyword: 'maxLength',
@@ -1331,23 +1573,23 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         parentSchema:
                           schema13.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[0],
-                        data: data17,
+                        data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err43];
+                        vErrors = [err54];
                       } else {
-                        vErrors.push(err43);
+                        vErrors.push(err54);
                       }
                       errors++;
                     }
-                    if (!pattern6.test(data17)) {
-                      const err44 = {
+                    if (!pattern6.test(data21)) {
+                      const err55 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
                           i0 +
                           '/customAttributes/' +
-                          key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/pattern',
                         keyword: 'pattern',
@@ -1357,23 +1599,49 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         parentSchema:
                           schema13.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[0],
-                        data: data17,
+                        data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err44];
+                        vErrors = [err55];
                       } else {
-                        vErrors.push(err44);
+                        vErrors.push(err55);
+                      }
+                      errors++;
+                    }
+                    if (true && func8(data21)) {
+                      const err56 = {
+                        instancePath:
+                          instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                        keyword: 'noCardNumber',
+                        params: {},
+                        message: 'must pass "noCardNumber" keyword validation',
+                        schema: true,
+                        parentSchema:
+                          schema13.properties.payments.items.properties.customAttributes.additionalProperties
+                            .anyOf[0],
+                        data: data21,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err56];
+                      } else {
+                        vErrors.push(err56);
                       }
                       errors++;
                     }
                   } else {
-                    const err45 = {
+                    const err57 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
                         i0 +
                         '/customAttributes/' +
-                        key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                       schemaPath:
                         '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/type',
                       keyword: 'type',
@@ -1385,28 +1653,28 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       parentSchema:
                         schema13.properties.payments.items.properties.customAttributes.additionalProperties
                           .anyOf[0],
-                      data: data17,
+                      data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err45];
+                      vErrors = [err57];
                     } else {
-                      vErrors.push(err45);
+                      vErrors.push(err57);
                     }
                     errors++;
                   }
-                  var _valid0 = _errs43 === errors;
-                  valid7 = valid7 || _valid0;
-                  if (!valid7) {
-                    const _errs45 = errors;
-                    if (typeof data17 == 'number' && isFinite(data17)) {
-                      if (data17 > 1000000000000000 || isNaN(data17)) {
-                        const err46 = {
+                  var _valid0 = _errs52 === errors;
+                  valid8 = valid8 || _valid0;
+                  if (!valid8) {
+                    const _errs54 = errors;
+                    if (typeof data21 == 'number' && isFinite(data21)) {
+                      if (data21 > 1000000000000000 || isNaN(data21)) {
+                        const err58 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
                             i0 +
                             '/customAttributes/' +
-                            key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                           schemaPath:
                             '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/maximum',
                           keyword: 'maximum',
@@ -1416,23 +1684,23 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           parentSchema:
                             schema13.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
-                          data: data17,
+                          data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err46];
+                          vErrors = [err58];
                         } else {
-                          vErrors.push(err46);
+                          vErrors.push(err58);
                         }
                         errors++;
                       }
-                      if (data17 < -1000000000000000 || isNaN(data17)) {
-                        const err47 = {
+                      if (data21 < -1000000000000000 || isNaN(data21)) {
+                        const err59 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
                             i0 +
                             '/customAttributes/' +
-                            key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                           schemaPath:
                             '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/minimum',
                           keyword: 'minimum',
@@ -1442,23 +1710,23 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           parentSchema:
                             schema13.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
-                          data: data17,
+                          data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err47];
+                          vErrors = [err59];
                         } else {
-                          vErrors.push(err47);
+                          vErrors.push(err59);
                         }
                         errors++;
                       }
-                      if (!func5(data17, 6)) {
-                        const err48 = {
+                      if (!func5(data21, 6)) {
+                        const err60 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
                             i0 +
                             '/customAttributes/' +
-                            key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                           schemaPath:
                             '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
                           keyword: 'maxDecimals',
@@ -1468,23 +1736,23 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           parentSchema:
                             schema13.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
-                          data: data17,
+                          data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err48];
+                          vErrors = [err60];
                         } else {
-                          vErrors.push(err48);
+                          vErrors.push(err60);
                         }
                         errors++;
                       }
                     } else {
-                      const err49 = {
+                      const err61 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
                           i0 +
                           '/customAttributes/' +
-                          key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/type',
                         keyword: 'type',
@@ -1496,27 +1764,27 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         parentSchema:
                           schema13.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[1],
-                        data: data17,
+                        data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err49];
+                        vErrors = [err61];
                       } else {
-                        vErrors.push(err49);
+                        vErrors.push(err61);
                       }
                       errors++;
                     }
-                    var _valid0 = _errs45 === errors;
-                    valid7 = valid7 || _valid0;
-                    if (!valid7) {
-                      const _errs47 = errors;
-                      if (typeof data17 !== 'boolean') {
-                        const err50 = {
+                    var _valid0 = _errs54 === errors;
+                    valid8 = valid8 || _valid0;
+                    if (!valid8) {
+                      const _errs56 = errors;
+                      if (typeof data21 !== 'boolean') {
+                        const err62 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
                             i0 +
                             '/customAttributes/' +
-                            key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                           schemaPath:
                             '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/2/type',
                           keyword: 'type',
@@ -1528,27 +1796,27 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           parentSchema:
                             schema13.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[2],
-                          data: data17,
+                          data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err50];
+                          vErrors = [err62];
                         } else {
-                          vErrors.push(err50);
+                          vErrors.push(err62);
                         }
                         errors++;
                       }
-                      var _valid0 = _errs47 === errors;
-                      valid7 = valid7 || _valid0;
+                      var _valid0 = _errs56 === errors;
+                      valid8 = valid8 || _valid0;
                     }
                   }
-                  if (!valid7) {
-                    const err51 = {
+                  if (!valid8) {
+                    const err63 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
                         i0 +
                         '/customAttributes/' +
-                        key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                       schemaPath:
                         '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf',
                       keyword: 'anyOf',
@@ -1559,19 +1827,19 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           .anyOf,
                       parentSchema:
                         schema13.properties.payments.items.properties.customAttributes.additionalProperties,
-                      data: data17,
+                      data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err51];
+                      vErrors = [err63];
                     } else {
-                      vErrors.push(err51);
+                      vErrors.push(err63);
                     }
                     errors++;
                   } else {
-                    errors = _errs42;
+                    errors = _errs51;
                     if (vErrors !== null) {
-                      if (_errs42) {
-                        vErrors.length = _errs42;
+                      if (_errs51) {
+                        vErrors.length = _errs51;
                       } else {
                         vErrors = null;
                       }
@@ -1579,7 +1847,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                const err52 = {
+                const err64 = {
                   instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                   schemaPath: '#/properties/payments/items/properties/customAttributes/type',
                   keyword: 'type',
@@ -1587,21 +1855,21 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be object',
                   schema: schema13.properties.payments.items.properties.customAttributes.type,
                   parentSchema: schema13.properties.payments.items.properties.customAttributes,
-                  data: data16,
+                  data: data20,
                 };
                 if (vErrors === null) {
-                  vErrors = [err52];
+                  vErrors = [err64];
                 } else {
-                  vErrors.push(err52);
+                  vErrors.push(err64);
                 }
                 errors++;
               }
             }
-            if (data8.fees !== undefined) {
-              let data18 = data8.fees;
-              if (Array.isArray(data18)) {
-                if (data18.length > 20) {
-                  const err53 = {
+            if (data11.fees !== undefined) {
+              let data22 = data11.fees;
+              if (Array.isArray(data22)) {
+                if (data22.length > 20) {
+                  const err65 = {
                     instancePath: instancePath + '/payments/' + i0 + '/fees',
                     schemaPath: '#/properties/payments/items/properties/fees/maxItems',
                     keyword: 'maxItems',
@@ -1609,21 +1877,21 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have more than 20 items',
                     schema: 20,
                     parentSchema: schema13.properties.payments.items.properties.fees,
-                    data: data18,
+                    data: data22,
                   };
                   if (vErrors === null) {
-                    vErrors = [err53];
+                    vErrors = [err65];
                   } else {
-                    vErrors.push(err53);
+                    vErrors.push(err65);
                   }
                   errors++;
                 }
-                const len1 = data18.length;
+                const len1 = data22.length;
                 for (let i1 = 0; i1 < len1; i1++) {
-                  let data19 = data18[i1];
-                  if (data19 && typeof data19 == 'object' && !Array.isArray(data19)) {
-                    if (data19.name === undefined) {
-                      const err54 = {
+                  let data23 = data22[i1];
+                  if (data23 && typeof data23 == 'object' && !Array.isArray(data23)) {
+                    if (data23.name === undefined) {
+                      const err66 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1631,17 +1899,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         message: "must have required property '" + 'name' + "'",
                         schema: schema13.properties.payments.items.properties.fees.items.required,
                         parentSchema: schema13.properties.payments.items.properties.fees.items,
-                        data: data19,
+                        data: data23,
                       };
                       if (vErrors === null) {
-                        vErrors = [err54];
+                        vErrors = [err66];
                       } else {
-                        vErrors.push(err54);
+                        vErrors.push(err66);
                       }
                       errors++;
                     }
-                    if (data19.amount === undefined) {
-                      const err55 = {
+                    if (data23.amount === undefined) {
+                      const err67 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1649,41 +1917,41 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         message: "must have required property '" + 'amount' + "'",
                         schema: schema13.properties.payments.items.properties.fees.items.required,
                         parentSchema: schema13.properties.payments.items.properties.fees.items,
-                        data: data19,
+                        data: data23,
                       };
                       if (vErrors === null) {
-                        vErrors = [err55];
+                        vErrors = [err67];
                       } else {
-                        vErrors.push(err55);
+                        vErrors.push(err67);
                       }
                       errors++;
                     }
-                    for (const key4 in data19) {
-                      if (!(key4 === 'name' || key4 === 'amount')) {
-                        const err56 = {
+                    for (const key5 in data23) {
+                      if (!(key5 === 'name' || key5 === 'amount')) {
+                        const err68 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/additionalProperties',
                           keyword: 'additionalProperties',
-                          params: { additionalProperty: key4 },
+                          params: { additionalProperty: key5 },
                           message: 'must NOT have additional properties',
                           schema: false,
                           parentSchema: schema13.properties.payments.items.properties.fees.items,
-                          data: data19,
+                          data: data23,
                         };
                         if (vErrors === null) {
-                          vErrors = [err56];
+                          vErrors = [err68];
                         } else {
-                          vErrors.push(err56);
+                          vErrors.push(err68);
                         }
                         errors++;
                       }
                     }
-                    if (data19.name !== undefined) {
-                      let data20 = data19.name;
-                      if (typeof data20 === 'string') {
-                        if (func4(data20) > 100) {
-                          const err57 = {
+                    if (data23.name !== undefined) {
+                      let data24 = data23.name;
+                      if (typeof data24 === 'string') {
+                        if (func4(data24) > 100) {
+                          const err69 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
@@ -1693,17 +1961,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: 100,
                             parentSchema:
                               schema13.properties.payments.items.properties.fees.items.properties.name,
-                            data: data20,
+                            data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err57];
+                            vErrors = [err69];
                           } else {
-                            vErrors.push(err57);
+                            vErrors.push(err69);
                           }
                           errors++;
                         }
-                        if (func4(data20) < 1) {
-                          const err58 = {
+                        if (func4(data24) < 1) {
+                          const err70 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/minLength',
@@ -1713,17 +1981,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: 1,
                             parentSchema:
                               schema13.properties.payments.items.properties.fees.items.properties.name,
-                            data: data20,
+                            data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err58];
+                            vErrors = [err70];
                           } else {
-                            vErrors.push(err58);
+                            vErrors.push(err70);
                           }
                           errors++;
                         }
-                        if (!pattern6.test(data20)) {
-                          const err59 = {
+                        if (!pattern6.test(data24)) {
+                          const err71 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/pattern',
@@ -1733,17 +2001,37 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: '^[^\\u0000-\\u001F\\u007F]*$',
                             parentSchema:
                               schema13.properties.payments.items.properties.fees.items.properties.name,
-                            data: data20,
+                            data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err59];
+                            vErrors = [err71];
                           } else {
-                            vErrors.push(err59);
+                            vErrors.push(err71);
+                          }
+                          errors++;
+                        }
+                        if (true && func8(data24)) {
+                          const err72 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
+                            keyword: 'noCardNumber',
+                            params: {},
+                            message: 'must pass "noCardNumber" keyword validation',
+                            schema: true,
+                            parentSchema:
+                              schema13.properties.payments.items.properties.fees.items.properties.name,
+                            data: data24,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err72];
+                          } else {
+                            vErrors.push(err72);
                           }
                           errors++;
                         }
                       } else {
-                        const err60 = {
+                        const err73 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/name/type',
@@ -1754,21 +2042,21 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema13.properties.payments.items.properties.fees.items.properties.name.type,
                           parentSchema:
                             schema13.properties.payments.items.properties.fees.items.properties.name,
-                          data: data20,
+                          data: data24,
                         };
                         if (vErrors === null) {
-                          vErrors = [err60];
+                          vErrors = [err73];
                         } else {
-                          vErrors.push(err60);
+                          vErrors.push(err73);
                         }
                         errors++;
                       }
                     }
-                    if (data19.amount !== undefined) {
-                      let data21 = data19.amount;
-                      if (typeof data21 == 'number' && isFinite(data21)) {
-                        if (data21 > 999999.99 || isNaN(data21)) {
-                          const err61 = {
+                    if (data23.amount !== undefined) {
+                      let data25 = data23.amount;
+                      if (typeof data25 == 'number' && isFinite(data25)) {
+                        if (data25 > 999999.99 || isNaN(data25)) {
+                          const err74 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
@@ -1778,17 +2066,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: 999999.99,
                             parentSchema:
                               schema13.properties.payments.items.properties.fees.items.properties.amount,
-                            data: data21,
+                            data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err61];
+                            vErrors = [err74];
                           } else {
-                            vErrors.push(err61);
+                            vErrors.push(err74);
                           }
                           errors++;
                         }
-                        if (data21 < 0 || isNaN(data21)) {
-                          const err62 = {
+                        if (data25 < 0 || isNaN(data25)) {
+                          const err75 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
@@ -1798,17 +2086,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: 0,
                             parentSchema:
                               schema13.properties.payments.items.properties.fees.items.properties.amount,
-                            data: data21,
+                            data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err62];
+                            vErrors = [err75];
                           } else {
-                            vErrors.push(err62);
+                            vErrors.push(err75);
                           }
                           errors++;
                         }
-                        if (!func5(data21, 2)) {
-                          const err63 = {
+                        if (!func5(data25, 2)) {
+                          const err76 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
@@ -1818,17 +2106,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: 2,
                             parentSchema:
                               schema13.properties.payments.items.properties.fees.items.properties.amount,
-                            data: data21,
+                            data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err63];
+                            vErrors = [err76];
                           } else {
-                            vErrors.push(err63);
+                            vErrors.push(err76);
                           }
                           errors++;
                         }
                       } else {
-                        const err64 = {
+                        const err77 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/amount/type',
@@ -1839,18 +2127,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             schema13.properties.payments.items.properties.fees.items.properties.amount.type,
                           parentSchema:
                             schema13.properties.payments.items.properties.fees.items.properties.amount,
-                          data: data21,
+                          data: data25,
                         };
                         if (vErrors === null) {
-                          vErrors = [err64];
+                          vErrors = [err77];
                         } else {
-                          vErrors.push(err64);
+                          vErrors.push(err77);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err65 = {
+                    const err78 = {
                       instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                       schemaPath: '#/properties/payments/items/properties/fees/items/type',
                       keyword: 'type',
@@ -1858,18 +2146,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       message: 'must be object',
                       schema: schema13.properties.payments.items.properties.fees.items.type,
                       parentSchema: schema13.properties.payments.items.properties.fees.items,
-                      data: data19,
+                      data: data23,
                     };
                     if (vErrors === null) {
-                      vErrors = [err65];
+                      vErrors = [err78];
                     } else {
-                      vErrors.push(err65);
+                      vErrors.push(err78);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err66 = {
+                const err79 = {
                   instancePath: instancePath + '/payments/' + i0 + '/fees',
                   schemaPath: '#/properties/payments/items/properties/fees/type',
                   keyword: 'type',
@@ -1877,18 +2165,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be array',
                   schema: schema13.properties.payments.items.properties.fees.type,
                   parentSchema: schema13.properties.payments.items.properties.fees,
-                  data: data18,
+                  data: data22,
                 };
                 if (vErrors === null) {
-                  vErrors = [err66];
+                  vErrors = [err79];
                 } else {
-                  vErrors.push(err66);
+                  vErrors.push(err79);
                 }
                 errors++;
               }
             }
           } else {
-            const err67 = {
+            const err80 = {
               instancePath: instancePath + '/payments/' + i0,
               schemaPath: '#/properties/payments/items/type',
               keyword: 'type',
@@ -1896,18 +2184,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be object',
               schema: schema13.properties.payments.items.type,
               parentSchema: schema13.properties.payments.items,
-              data: data8,
+              data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err67];
+              vErrors = [err80];
             } else {
-              vErrors.push(err67);
+              vErrors.push(err80);
             }
             errors++;
           }
         }
       } else {
-        const err68 = {
+        const err81 = {
           instancePath: instancePath + '/payments',
           schemaPath: '#/properties/payments/type',
           keyword: 'type',
@@ -1915,21 +2203,21 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be array',
           schema: schema13.properties.payments.type,
           parentSchema: schema13.properties.payments,
-          data: data7,
+          data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err68];
+          vErrors = [err81];
         } else {
-          vErrors.push(err68);
+          vErrors.push(err81);
         }
         errors++;
       }
     }
     if (data.idempotencyKey !== undefined) {
-      let data22 = data.idempotencyKey;
-      if (typeof data22 === 'string') {
-        if (!pattern9.test(data22)) {
-          const err69 = {
+      let data26 = data.idempotencyKey;
+      if (typeof data26 === 'string') {
+        if (!pattern9.test(data26)) {
+          const err82 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -1937,17 +2225,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
             parentSchema: schema13.properties.idempotencyKey,
-            data: data22,
+            data: data26,
           };
           if (vErrors === null) {
-            vErrors = [err69];
+            vErrors = [err82];
           } else {
-            vErrors.push(err69);
+            vErrors.push(err82);
           }
           errors++;
         }
       } else {
-        const err70 = {
+        const err83 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -1955,18 +2243,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be string',
           schema: schema13.properties.idempotencyKey.type,
           parentSchema: schema13.properties.idempotencyKey,
-          data: data22,
+          data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err70];
+          vErrors = [err83];
         } else {
-          vErrors.push(err70);
+          vErrors.push(err83);
         }
         errors++;
       }
     }
   } else {
-    const err71 = {
+    const err84 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -1977,9 +2265,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err71];
+      vErrors = [err84];
     } else {
-      vErrors.push(err71);
+      vErrors.push(err84);
     }
     errors++;
   }
@@ -2003,6 +2291,22 @@ const schema14 = {
     transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
     surchargeCompliance: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
+    retryPolicy: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['maxRetries'],
+      description:
+        "How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits.",
+      properties: {
+        maxRetries: { type: 'integer', minimum: 0, maximum: 4, description: 'must be an integer 0-4' },
+        intervalHours: {
+          type: 'integer',
+          minimum: 24,
+          maximum: 240,
+          description: 'must be an integer 24-240',
+        },
+      },
+    },
   },
 };
 const formats4 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
@@ -2011,16 +2315,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!(
-        key0 === 'paymentGroupId' ||
-        key0 === 'servicePayId' ||
-        key0 === 'scheduleDate' ||
-        key0 === 'scheduleHour' ||
-        key0 === 'locationId' ||
-        key0 === 'transactionInitiator' ||
-        key0 === 'surchargeCompliance' ||
-        key0 === 'allowPartial'
-      )) {
+      if (!func2.call(schema14.properties, key0)) {
         const err0 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -2358,8 +2653,186 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.retryPolicy !== undefined) {
+      let data8 = data.retryPolicy;
+      if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
+        if (data8.maxRetries === undefined) {
+          const err17 = {
+            instancePath: instancePath + '/retryPolicy',
+            schemaPath: '#/properties/retryPolicy/required',
+            keyword: 'required',
+            params: { missingProperty: 'maxRetries' },
+            message: "must have required property '" + 'maxRetries' + "'",
+            schema: schema14.properties.retryPolicy.required,
+            parentSchema: schema14.properties.retryPolicy,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        for (const key1 in data8) {
+          if (!(key1 === 'maxRetries' || key1 === 'intervalHours')) {
+            const err18 = {
+              instancePath: instancePath + '/retryPolicy',
+              schemaPath: '#/properties/retryPolicy/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key1 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema14.properties.retryPolicy,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err18];
+            } else {
+              vErrors.push(err18);
+            }
+            errors++;
+          }
+        }
+        if (data8.maxRetries !== undefined) {
+          let data9 = data8.maxRetries;
+          if (!(typeof data9 == 'number' && !(data9 % 1) && !isNaN(data9) && isFinite(data9))) {
+            const err19 = {
+              instancePath: instancePath + '/retryPolicy/maxRetries',
+              schemaPath: '#/properties/retryPolicy/properties/maxRetries/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema14.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema14.properties.retryPolicy.properties.maxRetries,
+              data: data9,
+            };
+            if (vErrors === null) {
+              vErrors = [err19];
+            } else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+          if (typeof data9 == 'number' && isFinite(data9)) {
+            if (data9 > 4 || isNaN(data9)) {
+              const err20 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 4 },
+                message: 'must be <= 4',
+                schema: 4,
+                parentSchema: schema14.properties.retryPolicy.properties.maxRetries,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err20];
+              } else {
+                vErrors.push(err20);
+              }
+              errors++;
+            }
+            if (data9 < 0 || isNaN(data9)) {
+              const err21 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 0 },
+                message: 'must be >= 0',
+                schema: 0,
+                parentSchema: schema14.properties.retryPolicy.properties.maxRetries,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err21];
+              } else {
+                vErrors.push(err21);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data8.intervalHours !== undefined) {
+          let data10 = data8.intervalHours;
+          if (!(typeof data10 == 'number' && !(data10 % 1) && !isNaN(data10) && isFinite(data10))) {
+            const err22 = {
+              instancePath: instancePath + '/retryPolicy/intervalHours',
+              schemaPath: '#/properties/retryPolicy/properties/intervalHours/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema14.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema14.properties.retryPolicy.properties.intervalHours,
+              data: data10,
+            };
+            if (vErrors === null) {
+              vErrors = [err22];
+            } else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+          if (typeof data10 == 'number' && isFinite(data10)) {
+            if (data10 > 240 || isNaN(data10)) {
+              const err23 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 240 },
+                message: 'must be <= 240',
+                schema: 240,
+                parentSchema: schema14.properties.retryPolicy.properties.intervalHours,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err23];
+              } else {
+                vErrors.push(err23);
+              }
+              errors++;
+            }
+            if (data10 < 24 || isNaN(data10)) {
+              const err24 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 24 },
+                message: 'must be >= 24',
+                schema: 24,
+                parentSchema: schema14.properties.retryPolicy.properties.intervalHours,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err24];
+              } else {
+                vErrors.push(err24);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err25 = {
+          instancePath: instancePath + '/retryPolicy',
+          schemaPath: '#/properties/retryPolicy/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema14.properties.retryPolicy.type,
+          parentSchema: schema14.properties.retryPolicy,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err17 = {
+    const err26 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -2370,9 +2843,9 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err17];
+      vErrors = [err26];
     } else {
-      vErrors.push(err17);
+      vErrors.push(err26);
     }
     errors++;
   }
@@ -2584,12 +3057,14 @@ const schema16 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
     sendEmailReceipt: { type: 'boolean' },
     sendPaymentScheduledNotification: { type: 'boolean' },
+    sendDeclineNotification: { type: 'boolean' },
     customAttributes: {
       type: 'object',
       maxProperties: 50,
@@ -2615,12 +3090,12 @@ const schema16 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -2636,7 +3111,8 @@ const schema16 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -2953,8 +3429,26 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data3)) {
+          const err16 = {
+            instancePath: instancePath + '/orderId',
+            schemaPath: '#/properties/orderId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema16.properties.orderId,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
       } else {
-        const err16 = {
+        const err17 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -2965,9 +3459,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err17];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -2975,7 +3469,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data4 = data.recurring;
       if (typeof data4 !== 'boolean') {
-        const err17 = {
+        const err18 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -2986,9 +3480,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err18];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err18);
         }
         errors++;
       }
@@ -2996,7 +3490,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data5 = data.allowPartial;
       if (typeof data5 !== 'boolean') {
-        const err18 = {
+        const err19 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -3007,9 +3501,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err19];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err19);
         }
         errors++;
       }
@@ -3017,7 +3511,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data6 = data.sendEmailReceipt;
       if (typeof data6 !== 'boolean') {
-        const err19 = {
+        const err20 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -3028,9 +3522,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err20];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -3038,7 +3532,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data7 = data.sendPaymentScheduledNotification;
       if (typeof data7 !== 'boolean') {
-        const err20 = {
+        const err21 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -3049,18 +3543,39 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err21];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+    if (data.sendDeclineNotification !== undefined) {
+      let data8 = data.sendDeclineNotification;
+      if (typeof data8 !== 'boolean') {
+        const err22 = {
+          instancePath: instancePath + '/sendDeclineNotification',
+          schemaPath: '#/properties/sendDeclineNotification/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema16.properties.sendDeclineNotification.type,
+          parentSchema: schema16.properties.sendDeclineNotification,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
         }
         errors++;
       }
     }
     if (data.customAttributes !== undefined) {
-      let data8 = data.customAttributes;
-      if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
-        if (Object.keys(data8).length > 50) {
-          const err21 = {
+      let data9 = data.customAttributes;
+      if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
+        if (Object.keys(data9).length > 50) {
+          const err23 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -3068,19 +3583,19 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must NOT have more than 50 properties',
             schema: 50,
             parentSchema: schema16.properties.customAttributes,
-            data: data8,
+            data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err21];
+            vErrors = [err23];
           } else {
-            vErrors.push(err21);
+            vErrors.push(err23);
           }
           errors++;
         }
-        for (const key1 in data8) {
-          const _errs20 = errors;
-          const _errs21 = errors;
+        for (const key1 in data9) {
           const _errs22 = errors;
+          const _errs23 = errors;
+          const _errs24 = errors;
           if (!(
             key1 === '__proto__' ||
             key1 === 'constructor' ||
@@ -3096,17 +3611,17 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err22 = {};
+            const err24 = {};
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err24];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err24);
             }
             errors++;
           }
-          var valid2 = _errs22 === errors;
+          var valid2 = _errs24 === errors;
           if (valid2) {
-            const err23 = {
+            const err25 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -3118,16 +3633,16 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err23];
+              vErrors = [err25];
             } else {
-              vErrors.push(err23);
+              vErrors.push(err25);
             }
             errors++;
           } else {
-            errors = _errs21;
+            errors = _errs23;
             if (vErrors !== null) {
-              if (_errs21) {
-                vErrors.length = _errs21;
+              if (_errs23) {
+                vErrors.length = _errs23;
               } else {
                 vErrors = null;
               }
@@ -3135,7 +3650,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err24 = {
+              const err26 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -3147,16 +3662,16 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err26];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err26);
               }
               errors++;
             }
           }
-          var valid1 = _errs20 === errors;
+          var valid1 = _errs22 === errors;
           if (!valid1) {
-            const err25 = {
+            const err27 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -3164,24 +3679,24 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'property name must be valid',
               schema: schema16.properties.customAttributes.propertyNames,
               parentSchema: schema16.properties.customAttributes,
-              data: data8,
+              data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err27];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err27);
             }
             errors++;
           }
         }
-        for (const key2 in data8) {
-          let data9 = data8[key2];
-          const _errs25 = errors;
+        for (const key2 in data9) {
+          let data10 = data9[key2];
+          const _errs27 = errors;
           let valid4 = false;
-          const _errs26 = errors;
-          if (typeof data9 === 'string') {
-            if (func4(data9) > 1000) {
-              const err26 = {
+          const _errs28 = errors;
+          if (typeof data10 === 'string') {
+            if (func4(data10) > 1000) {
+              const err28 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -3190,17 +3705,17 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
                 parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data9,
+                data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err28];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err28);
               }
               errors++;
             }
-            if (!pattern6.test(data9)) {
-              const err27 = {
+            if (!pattern6.test(data10)) {
+              const err29 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -3209,17 +3724,36 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
                 parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data9,
+                data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err29];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err29);
+              }
+              errors++;
+            }
+            if (true && func8(data10)) {
+              const err30 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err30];
+              } else {
+                vErrors.push(err30);
               }
               errors++;
             }
           } else {
-            const err28 = {
+            const err31 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -3228,22 +3762,22 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be string',
               schema: schema16.properties.customAttributes.additionalProperties.anyOf[0].type,
               parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
-              data: data9,
+              data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err31];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err31);
             }
             errors++;
           }
-          var _valid0 = _errs26 === errors;
+          var _valid0 = _errs28 === errors;
           valid4 = valid4 || _valid0;
           if (!valid4) {
-            const _errs28 = errors;
-            if (typeof data9 == 'number' && isFinite(data9)) {
-              if (data9 > 1000000000000000 || isNaN(data9)) {
-                const err29 = {
+            const _errs30 = errors;
+            if (typeof data10 == 'number' && isFinite(data10)) {
+              if (data10 > 1000000000000000 || isNaN(data10)) {
+                const err32 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -3252,17 +3786,17 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
                   parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data9,
+                  data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err29];
+                  vErrors = [err32];
                 } else {
-                  vErrors.push(err29);
+                  vErrors.push(err32);
                 }
                 errors++;
               }
-              if (data9 < -1000000000000000 || isNaN(data9)) {
-                const err30 = {
+              if (data10 < -1000000000000000 || isNaN(data10)) {
+                const err33 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -3271,68 +3805,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
                   parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data9,
-                };
-                if (vErrors === null) {
-                  vErrors = [err30];
-                } else {
-                  vErrors.push(err30);
-                }
-                errors++;
-              }
-              if (!func5(data9, 6)) {
-                const err31 = {
-                  instancePath:
-                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
-                  keyword: 'maxDecimals',
-                  params: {},
-                  message: 'must pass "maxDecimals" keyword validation',
-                  schema: 6,
-                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data9,
-                };
-                if (vErrors === null) {
-                  vErrors = [err31];
-                } else {
-                  vErrors.push(err31);
-                }
-                errors++;
-              }
-            } else {
-              const err32 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
-                keyword: 'type',
-                params: { type: 'number' },
-                message: 'must be number',
-                schema: schema16.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err32];
-              } else {
-                vErrors.push(err32);
-              }
-              errors++;
-            }
-            var _valid0 = _errs28 === errors;
-            valid4 = valid4 || _valid0;
-            if (!valid4) {
-              const _errs30 = errors;
-              if (typeof data9 !== 'boolean') {
-                const err33 = {
-                  instancePath:
-                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
-                  keyword: 'type',
-                  params: { type: 'boolean' },
-                  message: 'must be boolean',
-                  schema: schema16.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[2],
-                  data: data9,
+                  data: data10,
                 };
                 if (vErrors === null) {
                   vErrors = [err33];
@@ -3341,12 +3814,73 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 }
                 errors++;
               }
-              var _valid0 = _errs30 === errors;
+              if (!func5(data10, 6)) {
+                const err34 = {
+                  instancePath:
+                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
+                  keyword: 'maxDecimals',
+                  params: {},
+                  message: 'must pass "maxDecimals" keyword validation',
+                  schema: 6,
+                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
+                  data: data10,
+                };
+                if (vErrors === null) {
+                  vErrors = [err34];
+                } else {
+                  vErrors.push(err34);
+                }
+                errors++;
+              }
+            } else {
+              const err35 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
+                keyword: 'type',
+                params: { type: 'number' },
+                message: 'must be number',
+                schema: schema16.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err35];
+              } else {
+                vErrors.push(err35);
+              }
+              errors++;
+            }
+            var _valid0 = _errs30 === errors;
+            valid4 = valid4 || _valid0;
+            if (!valid4) {
+              const _errs32 = errors;
+              if (typeof data10 !== 'boolean') {
+                const err36 = {
+                  instancePath:
+                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema16.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[2],
+                  data: data10,
+                };
+                if (vErrors === null) {
+                  vErrors = [err36];
+                } else {
+                  vErrors.push(err36);
+                }
+                errors++;
+              }
+              var _valid0 = _errs32 === errors;
               valid4 = valid4 || _valid0;
             }
           }
           if (!valid4) {
-            const err34 = {
+            const err37 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -3355,19 +3889,19 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must match a schema in anyOf',
               schema: schema16.properties.customAttributes.additionalProperties.anyOf,
               parentSchema: schema16.properties.customAttributes.additionalProperties,
-              data: data9,
+              data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err37];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err37);
             }
             errors++;
           } else {
-            errors = _errs25;
+            errors = _errs27;
             if (vErrors !== null) {
-              if (_errs25) {
-                vErrors.length = _errs25;
+              if (_errs27) {
+                vErrors.length = _errs27;
               } else {
                 vErrors = null;
               }
@@ -3375,7 +3909,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err35 = {
+        const err38 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -3383,21 +3917,21 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be object',
           schema: schema16.properties.customAttributes.type,
           parentSchema: schema16.properties.customAttributes,
-          data: data8,
+          data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err38];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err38);
         }
         errors++;
       }
     }
     if (data.fees !== undefined) {
-      let data10 = data.fees;
-      if (Array.isArray(data10)) {
-        if (data10.length > 20) {
-          const err36 = {
+      let data11 = data.fees;
+      if (Array.isArray(data11)) {
+        if (data11.length > 20) {
+          const err39 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -3405,21 +3939,21 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must NOT have more than 20 items',
             schema: 20,
             parentSchema: schema16.properties.fees,
-            data: data10,
+            data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err39];
           } else {
-            vErrors.push(err36);
+            vErrors.push(err39);
           }
           errors++;
         }
-        const len0 = data10.length;
+        const len0 = data11.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data11 = data10[i0];
-          if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
-            if (data11.name === undefined) {
-              const err37 = {
+          let data12 = data11[i0];
+          if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
+            if (data12.name === undefined) {
+              const err40 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3427,17 +3961,17 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 message: "must have required property '" + 'name' + "'",
                 schema: schema16.properties.fees.items.required,
                 parentSchema: schema16.properties.fees.items,
-                data: data11,
+                data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err40];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err40);
               }
               errors++;
             }
-            if (data11.amount === undefined) {
-              const err38 = {
+            if (data12.amount === undefined) {
+              const err41 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3445,18 +3979,18 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 message: "must have required property '" + 'amount' + "'",
                 schema: schema16.properties.fees.items.required,
                 parentSchema: schema16.properties.fees.items,
-                data: data11,
+                data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err41];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err41);
               }
               errors++;
             }
-            for (const key3 in data11) {
+            for (const key3 in data12) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err39 = {
+                const err42 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -3464,21 +3998,21 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must NOT have additional properties',
                   schema: false,
                   parentSchema: schema16.properties.fees.items,
-                  data: data11,
+                  data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err39];
+                  vErrors = [err42];
                 } else {
-                  vErrors.push(err39);
+                  vErrors.push(err42);
                 }
                 errors++;
               }
             }
-            if (data11.name !== undefined) {
-              let data12 = data11.name;
-              if (typeof data12 === 'string') {
-                if (func4(data12) > 100) {
-                  const err40 = {
+            if (data12.name !== undefined) {
+              let data13 = data12.name;
+              if (typeof data13 === 'string') {
+                if (func4(data13) > 100) {
+                  const err43 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -3486,17 +4020,17 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
                     parentSchema: schema16.properties.fees.items.properties.name,
-                    data: data12,
+                    data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err40];
+                    vErrors = [err43];
                   } else {
-                    vErrors.push(err40);
+                    vErrors.push(err43);
                   }
                   errors++;
                 }
-                if (func4(data12) < 1) {
-                  const err41 = {
+                if (func4(data13) < 1) {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -3504,64 +4038,6 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
                     parentSchema: schema16.properties.fees.items.properties.name,
-                    data: data12,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err41];
-                  } else {
-                    vErrors.push(err41);
-                  }
-                  errors++;
-                }
-                if (!pattern6.test(data12)) {
-                  const err42 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema16.properties.fees.items.properties.name,
-                    data: data12,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err42];
-                  } else {
-                    vErrors.push(err42);
-                  }
-                  errors++;
-                }
-              } else {
-                const err43 = {
-                  instancePath: instancePath + '/fees/' + i0 + '/name',
-                  schemaPath: '#/properties/fees/items/properties/name/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema16.properties.fees.items.properties.name.type,
-                  parentSchema: schema16.properties.fees.items.properties.name,
-                  data: data12,
-                };
-                if (vErrors === null) {
-                  vErrors = [err43];
-                } else {
-                  vErrors.push(err43);
-                }
-                errors++;
-              }
-            }
-            if (data11.amount !== undefined) {
-              let data13 = data11.amount;
-              if (typeof data13 == 'number' && isFinite(data13)) {
-                if (data13 > 999999.99 || isNaN(data13)) {
-                  const err44 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/maximum',
-                    keyword: 'maximum',
-                    params: { comparison: '<=', limit: 999999.99 },
-                    message: 'must be <= 999999.99',
-                    schema: 999999.99,
-                    parentSchema: schema16.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -3571,15 +4047,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data13 < 0 || isNaN(data13)) {
+                if (!pattern6.test(data13)) {
                   const err45 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/minimum',
-                    keyword: 'minimum',
-                    params: { comparison: '>=', limit: 0 },
-                    message: 'must be >= 0',
-                    schema: 0,
-                    parentSchema: schema16.properties.fees.items.properties.amount,
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                    parentSchema: schema16.properties.fees.items.properties.name,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -3589,15 +4065,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (!func5(data13, 2)) {
+                if (true && func8(data13)) {
                   const err46 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
-                    keyword: 'maxDecimals',
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
+                    keyword: 'noCardNumber',
                     params: {},
-                    message: 'must pass "maxDecimals" keyword validation',
-                    schema: 2,
-                    parentSchema: schema16.properties.fees.items.properties.amount,
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema16.properties.fees.items.properties.name,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -3609,13 +4085,13 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 }
               } else {
                 const err47 = {
-                  instancePath: instancePath + '/fees/' + i0 + '/amount',
-                  schemaPath: '#/properties/fees/items/properties/amount/type',
+                  instancePath: instancePath + '/fees/' + i0 + '/name',
+                  schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
-                  params: { type: 'number' },
-                  message: 'must be number',
-                  schema: schema16.properties.fees.items.properties.amount.type,
-                  parentSchema: schema16.properties.fees.items.properties.amount,
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema16.properties.fees.items.properties.name.type,
+                  parentSchema: schema16.properties.fees.items.properties.name,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -3626,8 +4102,84 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 errors++;
               }
             }
+            if (data12.amount !== undefined) {
+              let data14 = data12.amount;
+              if (typeof data14 == 'number' && isFinite(data14)) {
+                if (data14 > 999999.99 || isNaN(data14)) {
+                  const err48 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/amount',
+                    schemaPath: '#/properties/fees/items/properties/amount/maximum',
+                    keyword: 'maximum',
+                    params: { comparison: '<=', limit: 999999.99 },
+                    message: 'must be <= 999999.99',
+                    schema: 999999.99,
+                    parentSchema: schema16.properties.fees.items.properties.amount,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err48];
+                  } else {
+                    vErrors.push(err48);
+                  }
+                  errors++;
+                }
+                if (data14 < 0 || isNaN(data14)) {
+                  const err49 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/amount',
+                    schemaPath: '#/properties/fees/items/properties/amount/minimum',
+                    keyword: 'minimum',
+                    params: { comparison: '>=', limit: 0 },
+                    message: 'must be >= 0',
+                    schema: 0,
+                    parentSchema: schema16.properties.fees.items.properties.amount,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err49];
+                  } else {
+                    vErrors.push(err49);
+                  }
+                  errors++;
+                }
+                if (!func5(data14, 2)) {
+                  const err50 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/amount',
+                    schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
+                    keyword: 'maxDecimals',
+                    params: {},
+                    message: 'must pass "maxDecimals" keyword validation',
+                    schema: 2,
+                    parentSchema: schema16.properties.fees.items.properties.amount,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err50];
+                  } else {
+                    vErrors.push(err50);
+                  }
+                  errors++;
+                }
+              } else {
+                const err51 = {
+                  instancePath: instancePath + '/fees/' + i0 + '/amount',
+                  schemaPath: '#/properties/fees/items/properties/amount/type',
+                  keyword: 'type',
+                  params: { type: 'number' },
+                  message: 'must be number',
+                  schema: schema16.properties.fees.items.properties.amount.type,
+                  parentSchema: schema16.properties.fees.items.properties.amount,
+                  data: data14,
+                };
+                if (vErrors === null) {
+                  vErrors = [err51];
+                } else {
+                  vErrors.push(err51);
+                }
+                errors++;
+              }
+            }
           } else {
-            const err48 = {
+            const err52 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -3635,18 +4187,18 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be object',
               schema: schema16.properties.fees.items.type,
               parentSchema: schema16.properties.fees.items,
-              data: data11,
+              data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err52];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err52);
             }
             errors++;
           }
         }
       } else {
-        const err49 = {
+        const err53 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -3654,18 +4206,18 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be array',
           schema: schema16.properties.fees.type,
           parentSchema: schema16.properties.fees,
-          data: data10,
+          data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err49];
+          vErrors = [err53];
         } else {
-          vErrors.push(err49);
+          vErrors.push(err53);
         }
         errors++;
       }
     }
   } else {
-    const err50 = {
+    const err54 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -3676,9 +4228,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err50];
+      vErrors = [err54];
     } else {
-      vErrors.push(err50);
+      vErrors.push(err54);
     }
     errors++;
   }
@@ -3711,12 +4263,14 @@ const schema17 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
     sendEmailReceipt: { type: 'boolean' },
     sendPaymentScheduledNotification: { type: 'boolean' },
+    sendDeclineNotification: { type: 'boolean' },
     customAttributes: {
       type: 'object',
       maxProperties: 50,
@@ -3742,12 +4296,12 @@ const schema17 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -3763,7 +4317,8 @@ const schema17 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -4138,8 +4693,26 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data4)) {
+          const err19 = {
+            instancePath: instancePath + '/orderId',
+            schemaPath: '#/properties/orderId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema17.properties.orderId,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
       } else {
-        const err19 = {
+        const err20 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -4150,9 +4723,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err20];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -4160,7 +4733,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data5 = data.recurring;
       if (typeof data5 !== 'boolean') {
-        const err20 = {
+        const err21 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -4171,9 +4744,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err21];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -4181,7 +4754,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data6 = data.allowPartial;
       if (typeof data6 !== 'boolean') {
-        const err21 = {
+        const err22 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -4192,9 +4765,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err22];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -4202,7 +4775,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data7 = data.sendEmailReceipt;
       if (typeof data7 !== 'boolean') {
-        const err22 = {
+        const err23 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -4213,9 +4786,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err23];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err23);
         }
         errors++;
       }
@@ -4223,7 +4796,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data8 = data.sendPaymentScheduledNotification;
       if (typeof data8 !== 'boolean') {
-        const err23 = {
+        const err24 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -4234,18 +4807,39 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err23];
+          vErrors = [err24];
         } else {
-          vErrors.push(err23);
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+    }
+    if (data.sendDeclineNotification !== undefined) {
+      let data9 = data.sendDeclineNotification;
+      if (typeof data9 !== 'boolean') {
+        const err25 = {
+          instancePath: instancePath + '/sendDeclineNotification',
+          schemaPath: '#/properties/sendDeclineNotification/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema17.properties.sendDeclineNotification.type,
+          parentSchema: schema17.properties.sendDeclineNotification,
+          data: data9,
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
         }
         errors++;
       }
     }
     if (data.customAttributes !== undefined) {
-      let data9 = data.customAttributes;
-      if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
-        if (Object.keys(data9).length > 50) {
-          const err24 = {
+      let data10 = data.customAttributes;
+      if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
+        if (Object.keys(data10).length > 50) {
+          const err26 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -4253,19 +4847,19 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must NOT have more than 50 properties',
             schema: 50,
             parentSchema: schema17.properties.customAttributes,
-            data: data9,
+            data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err24];
+            vErrors = [err26];
           } else {
-            vErrors.push(err24);
+            vErrors.push(err26);
           }
           errors++;
         }
-        for (const key1 in data9) {
-          const _errs22 = errors;
-          const _errs23 = errors;
+        for (const key1 in data10) {
           const _errs24 = errors;
+          const _errs25 = errors;
+          const _errs26 = errors;
           if (!(
             key1 === '__proto__' ||
             key1 === 'constructor' ||
@@ -4281,17 +4875,17 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err25 = {};
+            const err27 = {};
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err27];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err27);
             }
             errors++;
           }
-          var valid2 = _errs24 === errors;
+          var valid2 = _errs26 === errors;
           if (valid2) {
-            const err26 = {
+            const err28 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -4303,16 +4897,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err28];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err28);
             }
             errors++;
           } else {
-            errors = _errs23;
+            errors = _errs25;
             if (vErrors !== null) {
-              if (_errs23) {
-                vErrors.length = _errs23;
+              if (_errs25) {
+                vErrors.length = _errs25;
               } else {
                 vErrors = null;
               }
@@ -4320,7 +4914,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err27 = {
+              const err29 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -4332,16 +4926,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err29];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err29);
               }
               errors++;
             }
           }
-          var valid1 = _errs22 === errors;
+          var valid1 = _errs24 === errors;
           if (!valid1) {
-            const err28 = {
+            const err30 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -4349,24 +4943,24 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'property name must be valid',
               schema: schema17.properties.customAttributes.propertyNames,
               parentSchema: schema17.properties.customAttributes,
-              data: data9,
+              data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err30];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err30);
             }
             errors++;
           }
         }
-        for (const key2 in data9) {
-          let data10 = data9[key2];
-          const _errs27 = errors;
+        for (const key2 in data10) {
+          let data11 = data10[key2];
+          const _errs29 = errors;
           let valid4 = false;
-          const _errs28 = errors;
-          if (typeof data10 === 'string') {
-            if (func4(data10) > 1000) {
-              const err29 = {
+          const _errs30 = errors;
+          if (typeof data11 === 'string') {
+            if (func4(data11) > 1000) {
+              const err31 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -4375,17 +4969,17 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
                 parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data10,
+                data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err31];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err31);
               }
               errors++;
             }
-            if (!pattern6.test(data10)) {
-              const err30 = {
+            if (!pattern6.test(data11)) {
+              const err32 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -4394,17 +4988,36 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
                 parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data10,
+                data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err32];
               } else {
-                vErrors.push(err30);
+                vErrors.push(err32);
+              }
+              errors++;
+            }
+            if (true && func8(data11)) {
+              const err33 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err33];
+              } else {
+                vErrors.push(err33);
               }
               errors++;
             }
           } else {
-            const err31 = {
+            const err34 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -4413,22 +5026,22 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be string',
               schema: schema17.properties.customAttributes.additionalProperties.anyOf[0].type,
               parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
-              data: data10,
+              data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err34];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err34);
             }
             errors++;
           }
-          var _valid0 = _errs28 === errors;
+          var _valid0 = _errs30 === errors;
           valid4 = valid4 || _valid0;
           if (!valid4) {
-            const _errs30 = errors;
-            if (typeof data10 == 'number' && isFinite(data10)) {
-              if (data10 > 1000000000000000 || isNaN(data10)) {
-                const err32 = {
+            const _errs32 = errors;
+            if (typeof data11 == 'number' && isFinite(data11)) {
+              if (data11 > 1000000000000000 || isNaN(data11)) {
+                const err35 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -4437,17 +5050,17 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
                   parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data10,
+                  data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err32];
+                  vErrors = [err35];
                 } else {
-                  vErrors.push(err32);
+                  vErrors.push(err35);
                 }
                 errors++;
               }
-              if (data10 < -1000000000000000 || isNaN(data10)) {
-                const err33 = {
+              if (data11 < -1000000000000000 || isNaN(data11)) {
+                const err36 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -4456,68 +5069,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
                   parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data10,
-                };
-                if (vErrors === null) {
-                  vErrors = [err33];
-                } else {
-                  vErrors.push(err33);
-                }
-                errors++;
-              }
-              if (!func5(data10, 6)) {
-                const err34 = {
-                  instancePath:
-                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
-                  keyword: 'maxDecimals',
-                  params: {},
-                  message: 'must pass "maxDecimals" keyword validation',
-                  schema: 6,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data10,
-                };
-                if (vErrors === null) {
-                  vErrors = [err34];
-                } else {
-                  vErrors.push(err34);
-                }
-                errors++;
-              }
-            } else {
-              const err35 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
-                keyword: 'type',
-                params: { type: 'number' },
-                message: 'must be number',
-                schema: schema17.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
-                data: data10,
-              };
-              if (vErrors === null) {
-                vErrors = [err35];
-              } else {
-                vErrors.push(err35);
-              }
-              errors++;
-            }
-            var _valid0 = _errs30 === errors;
-            valid4 = valid4 || _valid0;
-            if (!valid4) {
-              const _errs32 = errors;
-              if (typeof data10 !== 'boolean') {
-                const err36 = {
-                  instancePath:
-                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
-                  keyword: 'type',
-                  params: { type: 'boolean' },
-                  message: 'must be boolean',
-                  schema: schema17.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[2],
-                  data: data10,
+                  data: data11,
                 };
                 if (vErrors === null) {
                   vErrors = [err36];
@@ -4526,12 +5078,73 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 }
                 errors++;
               }
-              var _valid0 = _errs32 === errors;
+              if (!func5(data11, 6)) {
+                const err37 = {
+                  instancePath:
+                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
+                  keyword: 'maxDecimals',
+                  params: {},
+                  message: 'must pass "maxDecimals" keyword validation',
+                  schema: 6,
+                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                  data: data11,
+                };
+                if (vErrors === null) {
+                  vErrors = [err37];
+                } else {
+                  vErrors.push(err37);
+                }
+                errors++;
+              }
+            } else {
+              const err38 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
+                keyword: 'type',
+                params: { type: 'number' },
+                message: 'must be number',
+                schema: schema17.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err38];
+              } else {
+                vErrors.push(err38);
+              }
+              errors++;
+            }
+            var _valid0 = _errs32 === errors;
+            valid4 = valid4 || _valid0;
+            if (!valid4) {
+              const _errs34 = errors;
+              if (typeof data11 !== 'boolean') {
+                const err39 = {
+                  instancePath:
+                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema17.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[2],
+                  data: data11,
+                };
+                if (vErrors === null) {
+                  vErrors = [err39];
+                } else {
+                  vErrors.push(err39);
+                }
+                errors++;
+              }
+              var _valid0 = _errs34 === errors;
               valid4 = valid4 || _valid0;
             }
           }
           if (!valid4) {
-            const err37 = {
+            const err40 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -4540,19 +5153,19 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must match a schema in anyOf',
               schema: schema17.properties.customAttributes.additionalProperties.anyOf,
               parentSchema: schema17.properties.customAttributes.additionalProperties,
-              data: data10,
+              data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err40];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err40);
             }
             errors++;
           } else {
-            errors = _errs27;
+            errors = _errs29;
             if (vErrors !== null) {
-              if (_errs27) {
-                vErrors.length = _errs27;
+              if (_errs29) {
+                vErrors.length = _errs29;
               } else {
                 vErrors = null;
               }
@@ -4560,7 +5173,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err38 = {
+        const err41 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -4568,21 +5181,21 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be object',
           schema: schema17.properties.customAttributes.type,
           parentSchema: schema17.properties.customAttributes,
-          data: data9,
+          data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err38];
+          vErrors = [err41];
         } else {
-          vErrors.push(err38);
+          vErrors.push(err41);
         }
         errors++;
       }
     }
     if (data.fees !== undefined) {
-      let data11 = data.fees;
-      if (Array.isArray(data11)) {
-        if (data11.length > 20) {
-          const err39 = {
+      let data12 = data.fees;
+      if (Array.isArray(data12)) {
+        if (data12.length > 20) {
+          const err42 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -4590,21 +5203,21 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must NOT have more than 20 items',
             schema: 20,
             parentSchema: schema17.properties.fees,
-            data: data11,
+            data: data12,
           };
           if (vErrors === null) {
-            vErrors = [err39];
+            vErrors = [err42];
           } else {
-            vErrors.push(err39);
+            vErrors.push(err42);
           }
           errors++;
         }
-        const len0 = data11.length;
+        const len0 = data12.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data12 = data11[i0];
-          if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
-            if (data12.name === undefined) {
-              const err40 = {
+          let data13 = data12[i0];
+          if (data13 && typeof data13 == 'object' && !Array.isArray(data13)) {
+            if (data13.name === undefined) {
+              const err43 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -4612,17 +5225,17 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 message: "must have required property '" + 'name' + "'",
                 schema: schema17.properties.fees.items.required,
                 parentSchema: schema17.properties.fees.items,
-                data: data12,
+                data: data13,
               };
               if (vErrors === null) {
-                vErrors = [err40];
+                vErrors = [err43];
               } else {
-                vErrors.push(err40);
+                vErrors.push(err43);
               }
               errors++;
             }
-            if (data12.amount === undefined) {
-              const err41 = {
+            if (data13.amount === undefined) {
+              const err44 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -4630,18 +5243,18 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 message: "must have required property '" + 'amount' + "'",
                 schema: schema17.properties.fees.items.required,
                 parentSchema: schema17.properties.fees.items,
-                data: data12,
+                data: data13,
               };
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err44];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err44);
               }
               errors++;
             }
-            for (const key3 in data12) {
+            for (const key3 in data13) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err42 = {
+                const err45 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -4649,21 +5262,21 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must NOT have additional properties',
                   schema: false,
                   parentSchema: schema17.properties.fees.items,
-                  data: data12,
+                  data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err42];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err42);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
             }
-            if (data12.name !== undefined) {
-              let data13 = data12.name;
-              if (typeof data13 === 'string') {
-                if (func4(data13) > 100) {
-                  const err43 = {
+            if (data13.name !== undefined) {
+              let data14 = data13.name;
+              if (typeof data14 === 'string') {
+                if (func4(data14) > 100) {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -4671,17 +5284,17 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
                     parentSchema: schema17.properties.fees.items.properties.name,
-                    data: data13,
+                    data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err43];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err43);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
-                if (func4(data13) < 1) {
-                  const err44 = {
+                if (func4(data14) < 1) {
+                  const err47 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -4689,64 +5302,6 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
                     parentSchema: schema17.properties.fees.items.properties.name,
-                    data: data13,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err44];
-                  } else {
-                    vErrors.push(err44);
-                  }
-                  errors++;
-                }
-                if (!pattern6.test(data13)) {
-                  const err45 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema17.properties.fees.items.properties.name,
-                    data: data13,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err45];
-                  } else {
-                    vErrors.push(err45);
-                  }
-                  errors++;
-                }
-              } else {
-                const err46 = {
-                  instancePath: instancePath + '/fees/' + i0 + '/name',
-                  schemaPath: '#/properties/fees/items/properties/name/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema17.properties.fees.items.properties.name.type,
-                  parentSchema: schema17.properties.fees.items.properties.name,
-                  data: data13,
-                };
-                if (vErrors === null) {
-                  vErrors = [err46];
-                } else {
-                  vErrors.push(err46);
-                }
-                errors++;
-              }
-            }
-            if (data12.amount !== undefined) {
-              let data14 = data12.amount;
-              if (typeof data14 == 'number' && isFinite(data14)) {
-                if (data14 > 999999.99 || isNaN(data14)) {
-                  const err47 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/maximum',
-                    keyword: 'maximum',
-                    params: { comparison: '<=', limit: 999999.99 },
-                    message: 'must be <= 999999.99',
-                    schema: 999999.99,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -4756,15 +5311,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data14 < 0 || isNaN(data14)) {
+                if (!pattern6.test(data14)) {
                   const err48 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/minimum',
-                    keyword: 'minimum',
-                    params: { comparison: '>=', limit: 0 },
-                    message: 'must be >= 0',
-                    schema: 0,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                    parentSchema: schema17.properties.fees.items.properties.name,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -4774,15 +5329,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (!func5(data14, 2)) {
+                if (true && func8(data14)) {
                   const err49 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
-                    keyword: 'maxDecimals',
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
+                    keyword: 'noCardNumber',
                     params: {},
-                    message: 'must pass "maxDecimals" keyword validation',
-                    schema: 2,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema17.properties.fees.items.properties.name,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -4794,13 +5349,13 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 }
               } else {
                 const err50 = {
-                  instancePath: instancePath + '/fees/' + i0 + '/amount',
-                  schemaPath: '#/properties/fees/items/properties/amount/type',
+                  instancePath: instancePath + '/fees/' + i0 + '/name',
+                  schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
-                  params: { type: 'number' },
-                  message: 'must be number',
-                  schema: schema17.properties.fees.items.properties.amount.type,
-                  parentSchema: schema17.properties.fees.items.properties.amount,
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema17.properties.fees.items.properties.name.type,
+                  parentSchema: schema17.properties.fees.items.properties.name,
                   data: data14,
                 };
                 if (vErrors === null) {
@@ -4811,8 +5366,84 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 errors++;
               }
             }
+            if (data13.amount !== undefined) {
+              let data15 = data13.amount;
+              if (typeof data15 == 'number' && isFinite(data15)) {
+                if (data15 > 999999.99 || isNaN(data15)) {
+                  const err51 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/amount',
+                    schemaPath: '#/properties/fees/items/properties/amount/maximum',
+                    keyword: 'maximum',
+                    params: { comparison: '<=', limit: 999999.99 },
+                    message: 'must be <= 999999.99',
+                    schema: 999999.99,
+                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    data: data15,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err51];
+                  } else {
+                    vErrors.push(err51);
+                  }
+                  errors++;
+                }
+                if (data15 < 0 || isNaN(data15)) {
+                  const err52 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/amount',
+                    schemaPath: '#/properties/fees/items/properties/amount/minimum',
+                    keyword: 'minimum',
+                    params: { comparison: '>=', limit: 0 },
+                    message: 'must be >= 0',
+                    schema: 0,
+                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    data: data15,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err52];
+                  } else {
+                    vErrors.push(err52);
+                  }
+                  errors++;
+                }
+                if (!func5(data15, 2)) {
+                  const err53 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/amount',
+                    schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
+                    keyword: 'maxDecimals',
+                    params: {},
+                    message: 'must pass "maxDecimals" keyword validation',
+                    schema: 2,
+                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    data: data15,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err53];
+                  } else {
+                    vErrors.push(err53);
+                  }
+                  errors++;
+                }
+              } else {
+                const err54 = {
+                  instancePath: instancePath + '/fees/' + i0 + '/amount',
+                  schemaPath: '#/properties/fees/items/properties/amount/type',
+                  keyword: 'type',
+                  params: { type: 'number' },
+                  message: 'must be number',
+                  schema: schema17.properties.fees.items.properties.amount.type,
+                  parentSchema: schema17.properties.fees.items.properties.amount,
+                  data: data15,
+                };
+                if (vErrors === null) {
+                  vErrors = [err54];
+                } else {
+                  vErrors.push(err54);
+                }
+                errors++;
+              }
+            }
           } else {
-            const err51 = {
+            const err55 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -4820,18 +5451,18 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be object',
               schema: schema17.properties.fees.items.type,
               parentSchema: schema17.properties.fees.items,
-              data: data12,
+              data: data13,
             };
             if (vErrors === null) {
-              vErrors = [err51];
+              vErrors = [err55];
             } else {
-              vErrors.push(err51);
+              vErrors.push(err55);
             }
             errors++;
           }
         }
       } else {
-        const err52 = {
+        const err56 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -4839,18 +5470,18 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be array',
           schema: schema17.properties.fees.type,
           parentSchema: schema17.properties.fees,
-          data: data11,
+          data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err52];
+          vErrors = [err56];
         } else {
-          vErrors.push(err52);
+          vErrors.push(err56);
         }
         errors++;
       }
     }
   } else {
-    const err53 = {
+    const err57 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -4861,9 +5492,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err53];
+      vErrors = [err57];
     } else {
-      vErrors.push(err53);
+      vErrors.push(err57);
     }
     errors++;
   }
@@ -5105,12 +5736,14 @@ const schema19 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           recurring: { type: 'boolean' },
           allowPartial: { type: 'boolean' },
           sendEmailReceipt: { type: 'boolean' },
           sendPaymentScheduledNotification: { type: 'boolean' },
+          sendDeclineNotification: { type: 'boolean' },
           customAttributes: {
             type: 'object',
             maxProperties: 50,
@@ -5136,12 +5769,17 @@ const schema19 = {
             },
             additionalProperties: {
               anyOf: [
-                { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                {
+                  type: 'string',
+                  maxLength: 1000,
+                  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+                  noCardNumber: true,
+                },
                 { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
             },
           },
           fees: {
@@ -5157,7 +5795,8 @@ const schema19 = {
                   minLength: 1,
                   maxLength: 100,
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-                  description: 'must not contain control characters',
+                  noCardNumber: true,
+                  description: 'must not contain control characters or a card number',
                 },
                 amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
               },
@@ -5173,7 +5812,7 @@ const schema19 = {
     },
   },
 };
-const func39 = require('#shared/time-zones').isIanaTimeZone;
+const func49 = require('#shared/time-zones').isIanaTimeZone;
 const pattern24 = new RegExp('^[A-Za-z][A-Za-z0-9_+\\-/]*$', 'u');
 function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
@@ -5382,7 +6021,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && !func39(data0)) {
+        if (true && !func49(data0)) {
           const err11 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/ianaTimeZone',
@@ -6382,8 +7021,26 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (true && func8(data19)) {
+                  const err62 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/noCardNumber',
+                    keyword: 'noCardNumber',
+                    params: {},
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema19.properties.payments.items.properties.orderId,
+                    data: data19,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err62];
+                  } else {
+                    vErrors.push(err62);
+                  }
+                  errors++;
+                }
               } else {
-                const err62 = {
+                const err63 = {
                   instancePath: instancePath + '/payments/' + i0 + '/orderId',
                   schemaPath: '#/properties/payments/items/properties/orderId/type',
                   keyword: 'type',
@@ -6394,9 +7051,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data19,
                 };
                 if (vErrors === null) {
-                  vErrors = [err62];
+                  vErrors = [err63];
                 } else {
-                  vErrors.push(err62);
+                  vErrors.push(err63);
                 }
                 errors++;
               }
@@ -6404,7 +7061,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             if (data16.recurring !== undefined) {
               let data20 = data16.recurring;
               if (typeof data20 !== 'boolean') {
-                const err63 = {
+                const err64 = {
                   instancePath: instancePath + '/payments/' + i0 + '/recurring',
                   schemaPath: '#/properties/payments/items/properties/recurring/type',
                   keyword: 'type',
@@ -6415,9 +7072,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data20,
                 };
                 if (vErrors === null) {
-                  vErrors = [err63];
+                  vErrors = [err64];
                 } else {
-                  vErrors.push(err63);
+                  vErrors.push(err64);
                 }
                 errors++;
               }
@@ -6425,7 +7082,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             if (data16.allowPartial !== undefined) {
               let data21 = data16.allowPartial;
               if (typeof data21 !== 'boolean') {
-                const err64 = {
+                const err65 = {
                   instancePath: instancePath + '/payments/' + i0 + '/allowPartial',
                   schemaPath: '#/properties/payments/items/properties/allowPartial/type',
                   keyword: 'type',
@@ -6436,9 +7093,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data21,
                 };
                 if (vErrors === null) {
-                  vErrors = [err64];
+                  vErrors = [err65];
                 } else {
-                  vErrors.push(err64);
+                  vErrors.push(err65);
                 }
                 errors++;
               }
@@ -6446,7 +7103,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             if (data16.sendEmailReceipt !== undefined) {
               let data22 = data16.sendEmailReceipt;
               if (typeof data22 !== 'boolean') {
-                const err65 = {
+                const err66 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendEmailReceipt',
                   schemaPath: '#/properties/payments/items/properties/sendEmailReceipt/type',
                   keyword: 'type',
@@ -6457,9 +7114,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data22,
                 };
                 if (vErrors === null) {
-                  vErrors = [err65];
+                  vErrors = [err66];
                 } else {
-                  vErrors.push(err65);
+                  vErrors.push(err66);
                 }
                 errors++;
               }
@@ -6467,7 +7124,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             if (data16.sendPaymentScheduledNotification !== undefined) {
               let data23 = data16.sendPaymentScheduledNotification;
               if (typeof data23 !== 'boolean') {
-                const err66 = {
+                const err67 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendPaymentScheduledNotification',
                   schemaPath: '#/properties/payments/items/properties/sendPaymentScheduledNotification/type',
                   keyword: 'type',
@@ -6479,18 +7136,39 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data23,
                 };
                 if (vErrors === null) {
-                  vErrors = [err66];
+                  vErrors = [err67];
                 } else {
-                  vErrors.push(err66);
+                  vErrors.push(err67);
+                }
+                errors++;
+              }
+            }
+            if (data16.sendDeclineNotification !== undefined) {
+              let data24 = data16.sendDeclineNotification;
+              if (typeof data24 !== 'boolean') {
+                const err68 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/sendDeclineNotification',
+                  schemaPath: '#/properties/payments/items/properties/sendDeclineNotification/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema19.properties.payments.items.properties.sendDeclineNotification.type,
+                  parentSchema: schema19.properties.payments.items.properties.sendDeclineNotification,
+                  data: data24,
+                };
+                if (vErrors === null) {
+                  vErrors = [err68];
+                } else {
+                  vErrors.push(err68);
                 }
                 errors++;
               }
             }
             if (data16.customAttributes !== undefined) {
-              let data24 = data16.customAttributes;
-              if (data24 && typeof data24 == 'object' && !Array.isArray(data24)) {
-                if (Object.keys(data24).length > 50) {
-                  const err67 = {
+              let data25 = data16.customAttributes;
+              if (data25 && typeof data25 == 'object' && !Array.isArray(data25)) {
+                if (Object.keys(data25).length > 50) {
+                  const err69 = {
                     instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                     schemaPath: '#/properties/payments/items/properties/customAttributes/maxProperties',
                     keyword: 'maxProperties',
@@ -6498,19 +7176,19 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have more than 50 properties',
                     schema: 50,
                     parentSchema: schema19.properties.payments.items.properties.customAttributes,
-                    data: data24,
+                    data: data25,
                   };
                   if (vErrors === null) {
-                    vErrors = [err67];
+                    vErrors = [err69];
                   } else {
-                    vErrors.push(err67);
+                    vErrors.push(err69);
                   }
                   errors++;
                 }
-                for (const key3 in data24) {
-                  const _errs54 = errors;
-                  const _errs55 = errors;
+                for (const key3 in data25) {
                   const _errs56 = errors;
+                  const _errs57 = errors;
+                  const _errs58 = errors;
                   if (!(
                     key3 === '__proto__' ||
                     key3 === 'constructor' ||
@@ -6526,17 +7204,17 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     key3 === '__lookupGetter__' ||
                     key3 === '__lookupSetter__'
                   )) {
-                    const err68 = {};
+                    const err70 = {};
                     if (vErrors === null) {
-                      vErrors = [err68];
+                      vErrors = [err70];
                     } else {
-                      vErrors.push(err68);
+                      vErrors.push(err70);
                     }
                     errors++;
                   }
-                  var valid6 = _errs56 === errors;
+                  var valid6 = _errs58 === errors;
                   if (valid6) {
-                    const err69 = {
+                    const err71 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames/not',
                       keyword: 'not',
@@ -6550,16 +7228,16 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       propertyName: key3,
                     };
                     if (vErrors === null) {
-                      vErrors = [err69];
+                      vErrors = [err71];
                     } else {
-                      vErrors.push(err69);
+                      vErrors.push(err71);
                     }
                     errors++;
                   } else {
-                    errors = _errs55;
+                    errors = _errs57;
                     if (vErrors !== null) {
-                      if (_errs55) {
-                        vErrors.length = _errs55;
+                      if (_errs57) {
+                        vErrors.length = _errs57;
                       } else {
                         vErrors = null;
                       }
@@ -6567,7 +7245,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   if (typeof key3 === 'string') {
                     if (func4(key3) > 100) {
-                      const err70 = {
+                      const err72 = {
                         instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/propertyNames/maxLength',
@@ -6581,16 +7259,16 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         propertyName: key3,
                       };
                       if (vErrors === null) {
-                        vErrors = [err70];
+                        vErrors = [err72];
                       } else {
-                        vErrors.push(err70);
+                        vErrors.push(err72);
                       }
                       errors++;
                     }
                   }
-                  var valid5 = _errs54 === errors;
+                  var valid5 = _errs56 === errors;
                   if (!valid5) {
-                    const err71 = {
+                    const err73 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
                       keyword: 'propertyNames',
@@ -6598,24 +7276,24 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       message: 'property name must be valid',
                       schema: schema19.properties.payments.items.properties.customAttributes.propertyNames,
                       parentSchema: schema19.properties.payments.items.properties.customAttributes,
-                      data: data24,
+                      data: data25,
                     };
                     if (vErrors === null) {
-                      vErrors = [err71];
+                      vErrors = [err73];
                     } else {
-                      vErrors.push(err71);
+                      vErrors.push(err73);
                     }
                     errors++;
                   }
                 }
-                for (const key4 in data24) {
-                  let data25 = data24[key4];
-                  const _errs59 = errors;
+                for (const key4 in data25) {
+                  let data26 = data25[key4];
+                  const _errs61 = errors;
                   let valid8 = false;
-                  const _errs60 = errors;
-                  if (typeof data25 === 'string') {
-                    if (func4(data25) > 1000) {
-                      const err72 = {
+                  const _errs62 = errors;
+                  if (typeof data26 === 'string') {
+                    if (func4(data26) > 1000) {
+                      const err74 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -6631,17 +7309,17 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         parentSchema:
                           schema19.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[0],
-                        data: data25,
+                        data: data26,
                       };
                       if (vErrors === null) {
-                        vErrors = [err72];
+                        vErrors = [err74];
                       } else {
-                        vErrors.push(err72);
+                        vErrors.push(err74);
                       }
                       errors++;
                     }
-                    if (!pattern6.test(data25)) {
-                      const err73 = {
+                    if (!pattern6.test(data26)) {
+                      const err75 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -6657,17 +7335,43 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         parentSchema:
                           schema19.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[0],
-                        data: data25,
+                        data: data26,
                       };
                       if (vErrors === null) {
-                        vErrors = [err73];
+                        vErrors = [err75];
                       } else {
-                        vErrors.push(err73);
+                        vErrors.push(err75);
+                      }
+                      errors++;
+                    }
+                    if (true && func8(data26)) {
+                      const err76 = {
+                        instancePath:
+                          instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                        keyword: 'noCardNumber',
+                        params: {},
+                        message: 'must pass "noCardNumber" keyword validation',
+                        schema: true,
+                        parentSchema:
+                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                            .anyOf[0],
+                        data: data26,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err76];
+                      } else {
+                        vErrors.push(err76);
                       }
                       errors++;
                     }
                   } else {
-                    const err74 = {
+                    const err77 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -6685,22 +7389,22 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       parentSchema:
                         schema19.properties.payments.items.properties.customAttributes.additionalProperties
                           .anyOf[0],
-                      data: data25,
+                      data: data26,
                     };
                     if (vErrors === null) {
-                      vErrors = [err74];
+                      vErrors = [err77];
                     } else {
-                      vErrors.push(err74);
+                      vErrors.push(err77);
                     }
                     errors++;
                   }
-                  var _valid0 = _errs60 === errors;
+                  var _valid0 = _errs62 === errors;
                   valid8 = valid8 || _valid0;
                   if (!valid8) {
-                    const _errs62 = errors;
-                    if (typeof data25 == 'number' && isFinite(data25)) {
-                      if (data25 > 1000000000000000 || isNaN(data25)) {
-                        const err75 = {
+                    const _errs64 = errors;
+                    if (typeof data26 == 'number' && isFinite(data26)) {
+                      if (data26 > 1000000000000000 || isNaN(data26)) {
+                        const err78 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -6716,17 +7420,17 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           parentSchema:
                             schema19.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
-                          data: data25,
+                          data: data26,
                         };
                         if (vErrors === null) {
-                          vErrors = [err75];
+                          vErrors = [err78];
                         } else {
-                          vErrors.push(err75);
+                          vErrors.push(err78);
                         }
                         errors++;
                       }
-                      if (data25 < -1000000000000000 || isNaN(data25)) {
-                        const err76 = {
+                      if (data26 < -1000000000000000 || isNaN(data26)) {
+                        const err79 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -6742,17 +7446,17 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           parentSchema:
                             schema19.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
-                          data: data25,
+                          data: data26,
                         };
                         if (vErrors === null) {
-                          vErrors = [err76];
+                          vErrors = [err79];
                         } else {
-                          vErrors.push(err76);
+                          vErrors.push(err79);
                         }
                         errors++;
                       }
-                      if (!func5(data25, 6)) {
-                        const err77 = {
+                      if (!func5(data26, 6)) {
+                        const err80 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -6768,17 +7472,17 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           parentSchema:
                             schema19.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
-                          data: data25,
+                          data: data26,
                         };
                         if (vErrors === null) {
-                          vErrors = [err77];
+                          vErrors = [err80];
                         } else {
-                          vErrors.push(err77);
+                          vErrors.push(err80);
                         }
                         errors++;
                       }
                     } else {
-                      const err78 = {
+                      const err81 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -6796,21 +7500,21 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         parentSchema:
                           schema19.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[1],
-                        data: data25,
+                        data: data26,
                       };
                       if (vErrors === null) {
-                        vErrors = [err78];
+                        vErrors = [err81];
                       } else {
-                        vErrors.push(err78);
+                        vErrors.push(err81);
                       }
                       errors++;
                     }
-                    var _valid0 = _errs62 === errors;
+                    var _valid0 = _errs64 === errors;
                     valid8 = valid8 || _valid0;
                     if (!valid8) {
-                      const _errs64 = errors;
-                      if (typeof data25 !== 'boolean') {
-                        const err79 = {
+                      const _errs66 = errors;
+                      if (typeof data26 !== 'boolean') {
+                        const err82 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -6828,21 +7532,21 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           parentSchema:
                             schema19.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[2],
-                          data: data25,
+                          data: data26,
                         };
                         if (vErrors === null) {
-                          vErrors = [err79];
+                          vErrors = [err82];
                         } else {
-                          vErrors.push(err79);
+                          vErrors.push(err82);
                         }
                         errors++;
                       }
-                      var _valid0 = _errs64 === errors;
+                      var _valid0 = _errs66 === errors;
                       valid8 = valid8 || _valid0;
                     }
                   }
                   if (!valid8) {
-                    const err80 = {
+                    const err83 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -6859,19 +7563,19 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           .anyOf,
                       parentSchema:
                         schema19.properties.payments.items.properties.customAttributes.additionalProperties,
-                      data: data25,
+                      data: data26,
                     };
                     if (vErrors === null) {
-                      vErrors = [err80];
+                      vErrors = [err83];
                     } else {
-                      vErrors.push(err80);
+                      vErrors.push(err83);
                     }
                     errors++;
                   } else {
-                    errors = _errs59;
+                    errors = _errs61;
                     if (vErrors !== null) {
-                      if (_errs59) {
-                        vErrors.length = _errs59;
+                      if (_errs61) {
+                        vErrors.length = _errs61;
                       } else {
                         vErrors = null;
                       }
@@ -6879,7 +7583,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                const err81 = {
+                const err84 = {
                   instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                   schemaPath: '#/properties/payments/items/properties/customAttributes/type',
                   keyword: 'type',
@@ -6887,21 +7591,21 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be object',
                   schema: schema19.properties.payments.items.properties.customAttributes.type,
                   parentSchema: schema19.properties.payments.items.properties.customAttributes,
-                  data: data24,
+                  data: data25,
                 };
                 if (vErrors === null) {
-                  vErrors = [err81];
+                  vErrors = [err84];
                 } else {
-                  vErrors.push(err81);
+                  vErrors.push(err84);
                 }
                 errors++;
               }
             }
             if (data16.fees !== undefined) {
-              let data26 = data16.fees;
-              if (Array.isArray(data26)) {
-                if (data26.length > 20) {
-                  const err82 = {
+              let data27 = data16.fees;
+              if (Array.isArray(data27)) {
+                if (data27.length > 20) {
+                  const err85 = {
                     instancePath: instancePath + '/payments/' + i0 + '/fees',
                     schemaPath: '#/properties/payments/items/properties/fees/maxItems',
                     keyword: 'maxItems',
@@ -6909,21 +7613,21 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have more than 20 items',
                     schema: 20,
                     parentSchema: schema19.properties.payments.items.properties.fees,
-                    data: data26,
+                    data: data27,
                   };
                   if (vErrors === null) {
-                    vErrors = [err82];
+                    vErrors = [err85];
                   } else {
-                    vErrors.push(err82);
+                    vErrors.push(err85);
                   }
                   errors++;
                 }
-                const len1 = data26.length;
+                const len1 = data27.length;
                 for (let i1 = 0; i1 < len1; i1++) {
-                  let data27 = data26[i1];
-                  if (data27 && typeof data27 == 'object' && !Array.isArray(data27)) {
-                    if (data27.name === undefined) {
-                      const err83 = {
+                  let data28 = data27[i1];
+                  if (data28 && typeof data28 == 'object' && !Array.isArray(data28)) {
+                    if (data28.name === undefined) {
+                      const err86 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -6931,17 +7635,17 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         message: "must have required property '" + 'name' + "'",
                         schema: schema19.properties.payments.items.properties.fees.items.required,
                         parentSchema: schema19.properties.payments.items.properties.fees.items,
-                        data: data27,
+                        data: data28,
                       };
                       if (vErrors === null) {
-                        vErrors = [err83];
+                        vErrors = [err86];
                       } else {
-                        vErrors.push(err83);
+                        vErrors.push(err86);
                       }
                       errors++;
                     }
-                    if (data27.amount === undefined) {
-                      const err84 = {
+                    if (data28.amount === undefined) {
+                      const err87 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -6949,18 +7653,18 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         message: "must have required property '" + 'amount' + "'",
                         schema: schema19.properties.payments.items.properties.fees.items.required,
                         parentSchema: schema19.properties.payments.items.properties.fees.items,
-                        data: data27,
+                        data: data28,
                       };
                       if (vErrors === null) {
-                        vErrors = [err84];
+                        vErrors = [err87];
                       } else {
-                        vErrors.push(err84);
+                        vErrors.push(err87);
                       }
                       errors++;
                     }
-                    for (const key5 in data27) {
+                    for (const key5 in data28) {
                       if (!(key5 === 'name' || key5 === 'amount')) {
-                        const err85 = {
+                        const err88 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/additionalProperties',
@@ -6969,21 +7673,21 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           message: 'must NOT have additional properties',
                           schema: false,
                           parentSchema: schema19.properties.payments.items.properties.fees.items,
-                          data: data27,
+                          data: data28,
                         };
                         if (vErrors === null) {
-                          vErrors = [err85];
+                          vErrors = [err88];
                         } else {
-                          vErrors.push(err85);
+                          vErrors.push(err88);
                         }
                         errors++;
                       }
                     }
-                    if (data27.name !== undefined) {
-                      let data28 = data27.name;
-                      if (typeof data28 === 'string') {
-                        if (func4(data28) > 100) {
-                          const err86 = {
+                    if (data28.name !== undefined) {
+                      let data29 = data28.name;
+                      if (typeof data29 === 'string') {
+                        if (func4(data29) > 100) {
+                          const err89 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
@@ -6993,17 +7697,17 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: 100,
                             parentSchema:
                               schema19.properties.payments.items.properties.fees.items.properties.name,
-                            data: data28,
+                            data: data29,
                           };
                           if (vErrors === null) {
-                            vErrors = [err86];
+                            vErrors = [err89];
                           } else {
-                            vErrors.push(err86);
+                            vErrors.push(err89);
                           }
                           errors++;
                         }
-                        if (func4(data28) < 1) {
-                          const err87 = {
+                        if (func4(data29) < 1) {
+                          const err90 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/minLength',
@@ -7013,71 +7717,6 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             schema: 1,
                             parentSchema:
                               schema19.properties.payments.items.properties.fees.items.properties.name,
-                            data: data28,
-                          };
-                          if (vErrors === null) {
-                            vErrors = [err87];
-                          } else {
-                            vErrors.push(err87);
-                          }
-                          errors++;
-                        }
-                        if (!pattern6.test(data28)) {
-                          const err88 = {
-                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
-                            schemaPath:
-                              '#/properties/payments/items/properties/fees/items/properties/name/pattern',
-                            keyword: 'pattern',
-                            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                            parentSchema:
-                              schema19.properties.payments.items.properties.fees.items.properties.name,
-                            data: data28,
-                          };
-                          if (vErrors === null) {
-                            vErrors = [err88];
-                          } else {
-                            vErrors.push(err88);
-                          }
-                          errors++;
-                        }
-                      } else {
-                        const err89 = {
-                          instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
-                          schemaPath:
-                            '#/properties/payments/items/properties/fees/items/properties/name/type',
-                          keyword: 'type',
-                          params: { type: 'string' },
-                          message: 'must be string',
-                          schema:
-                            schema19.properties.payments.items.properties.fees.items.properties.name.type,
-                          parentSchema:
-                            schema19.properties.payments.items.properties.fees.items.properties.name,
-                          data: data28,
-                        };
-                        if (vErrors === null) {
-                          vErrors = [err89];
-                        } else {
-                          vErrors.push(err89);
-                        }
-                        errors++;
-                      }
-                    }
-                    if (data27.amount !== undefined) {
-                      let data29 = data27.amount;
-                      if (typeof data29 == 'number' && isFinite(data29)) {
-                        if (data29 > 999999.99 || isNaN(data29)) {
-                          const err90 = {
-                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
-                            schemaPath:
-                              '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
-                            keyword: 'maximum',
-                            params: { comparison: '<=', limit: 999999.99 },
-                            message: 'must be <= 999999.99',
-                            schema: 999999.99,
-                            parentSchema:
-                              schema19.properties.payments.items.properties.fees.items.properties.amount,
                             data: data29,
                           };
                           if (vErrors === null) {
@@ -7087,17 +7726,17 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                           errors++;
                         }
-                        if (data29 < 0 || isNaN(data29)) {
+                        if (!pattern6.test(data29)) {
                           const err91 = {
-                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
-                              '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
-                            keyword: 'minimum',
-                            params: { comparison: '>=', limit: 0 },
-                            message: 'must be >= 0',
-                            schema: 0,
+                              '#/properties/payments/items/properties/fees/items/properties/name/pattern',
+                            keyword: 'pattern',
+                            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                            schema: '^[^\\u0000-\\u001F\\u007F]*$',
                             parentSchema:
-                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                              schema19.properties.payments.items.properties.fees.items.properties.name,
                             data: data29,
                           };
                           if (vErrors === null) {
@@ -7107,17 +7746,17 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                           errors++;
                         }
-                        if (!func5(data29, 2)) {
+                        if (true && func8(data29)) {
                           const err92 = {
-                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
-                              '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
-                            keyword: 'maxDecimals',
+                              '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
+                            keyword: 'noCardNumber',
                             params: {},
-                            message: 'must pass "maxDecimals" keyword validation',
-                            schema: 2,
+                            message: 'must pass "noCardNumber" keyword validation',
+                            schema: true,
                             parentSchema:
-                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                              schema19.properties.payments.items.properties.fees.items.properties.name,
                             data: data29,
                           };
                           if (vErrors === null) {
@@ -7129,16 +7768,16 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         }
                       } else {
                         const err93 = {
-                          instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                          instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                           schemaPath:
-                            '#/properties/payments/items/properties/fees/items/properties/amount/type',
+                            '#/properties/payments/items/properties/fees/items/properties/name/type',
                           keyword: 'type',
-                          params: { type: 'number' },
-                          message: 'must be number',
+                          params: { type: 'string' },
+                          message: 'must be string',
                           schema:
-                            schema19.properties.payments.items.properties.fees.items.properties.amount.type,
+                            schema19.properties.payments.items.properties.fees.items.properties.name.type,
                           parentSchema:
-                            schema19.properties.payments.items.properties.fees.items.properties.amount,
+                            schema19.properties.payments.items.properties.fees.items.properties.name,
                           data: data29,
                         };
                         if (vErrors === null) {
@@ -7149,8 +7788,93 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         errors++;
                       }
                     }
+                    if (data28.amount !== undefined) {
+                      let data30 = data28.amount;
+                      if (typeof data30 == 'number' && isFinite(data30)) {
+                        if (data30 > 999999.99 || isNaN(data30)) {
+                          const err94 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
+                            keyword: 'maximum',
+                            params: { comparison: '<=', limit: 999999.99 },
+                            message: 'must be <= 999999.99',
+                            schema: 999999.99,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                            data: data30,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err94];
+                          } else {
+                            vErrors.push(err94);
+                          }
+                          errors++;
+                        }
+                        if (data30 < 0 || isNaN(data30)) {
+                          const err95 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
+                            keyword: 'minimum',
+                            params: { comparison: '>=', limit: 0 },
+                            message: 'must be >= 0',
+                            schema: 0,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                            data: data30,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err95];
+                          } else {
+                            vErrors.push(err95);
+                          }
+                          errors++;
+                        }
+                        if (!func5(data30, 2)) {
+                          const err96 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
+                            keyword: 'maxDecimals',
+                            params: {},
+                            message: 'must pass "maxDecimals" keyword validation',
+                            schema: 2,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                            data: data30,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err96];
+                          } else {
+                            vErrors.push(err96);
+                          }
+                          errors++;
+                        }
+                      } else {
+                        const err97 = {
+                          instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                          schemaPath:
+                            '#/properties/payments/items/properties/fees/items/properties/amount/type',
+                          keyword: 'type',
+                          params: { type: 'number' },
+                          message: 'must be number',
+                          schema:
+                            schema19.properties.payments.items.properties.fees.items.properties.amount.type,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.fees.items.properties.amount,
+                          data: data30,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err97];
+                        } else {
+                          vErrors.push(err97);
+                        }
+                        errors++;
+                      }
+                    }
                   } else {
-                    const err94 = {
+                    const err98 = {
                       instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                       schemaPath: '#/properties/payments/items/properties/fees/items/type',
                       keyword: 'type',
@@ -7158,18 +7882,18 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       message: 'must be object',
                       schema: schema19.properties.payments.items.properties.fees.items.type,
                       parentSchema: schema19.properties.payments.items.properties.fees.items,
-                      data: data27,
+                      data: data28,
                     };
                     if (vErrors === null) {
-                      vErrors = [err94];
+                      vErrors = [err98];
                     } else {
-                      vErrors.push(err94);
+                      vErrors.push(err98);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err95 = {
+                const err99 = {
                   instancePath: instancePath + '/payments/' + i0 + '/fees',
                   schemaPath: '#/properties/payments/items/properties/fees/type',
                   keyword: 'type',
@@ -7177,18 +7901,18 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be array',
                   schema: schema19.properties.payments.items.properties.fees.type,
                   parentSchema: schema19.properties.payments.items.properties.fees,
-                  data: data26,
+                  data: data27,
                 };
                 if (vErrors === null) {
-                  vErrors = [err95];
+                  vErrors = [err99];
                 } else {
-                  vErrors.push(err95);
+                  vErrors.push(err99);
                 }
                 errors++;
               }
             }
           } else {
-            const err96 = {
+            const err100 = {
               instancePath: instancePath + '/payments/' + i0,
               schemaPath: '#/properties/payments/items/type',
               keyword: 'type',
@@ -7199,15 +7923,15 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
               data: data16,
             };
             if (vErrors === null) {
-              vErrors = [err96];
+              vErrors = [err100];
             } else {
-              vErrors.push(err96);
+              vErrors.push(err100);
             }
             errors++;
           }
         }
       } else {
-        const err97 = {
+        const err101 = {
           instancePath: instancePath + '/payments',
           schemaPath: '#/properties/payments/type',
           keyword: 'type',
@@ -7218,18 +7942,18 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           data: data15,
         };
         if (vErrors === null) {
-          vErrors = [err97];
+          vErrors = [err101];
         } else {
-          vErrors.push(err97);
+          vErrors.push(err101);
         }
         errors++;
       }
     }
     if (data.idempotencyKey !== undefined) {
-      let data30 = data.idempotencyKey;
-      if (typeof data30 === 'string') {
-        if (!pattern9.test(data30)) {
-          const err98 = {
+      let data31 = data.idempotencyKey;
+      if (typeof data31 === 'string') {
+        if (!pattern9.test(data31)) {
+          const err102 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -7237,17 +7961,17 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
             parentSchema: schema19.properties.idempotencyKey,
-            data: data30,
+            data: data31,
           };
           if (vErrors === null) {
-            vErrors = [err98];
+            vErrors = [err102];
           } else {
-            vErrors.push(err98);
+            vErrors.push(err102);
           }
           errors++;
         }
       } else {
-        const err99 = {
+        const err103 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -7255,18 +7979,18 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be string',
           schema: schema19.properties.idempotencyKey.type,
           parentSchema: schema19.properties.idempotencyKey,
-          data: data30,
+          data: data31,
         };
         if (vErrors === null) {
-          vErrors = [err99];
+          vErrors = [err103];
         } else {
-          vErrors.push(err99);
+          vErrors.push(err103);
         }
         errors++;
       }
     }
   } else {
-    const err100 = {
+    const err104 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -7277,9 +8001,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err100];
+      vErrors = [err104];
     } else {
-      vErrors.push(err100);
+      vErrors.push(err104);
     }
     errors++;
   }
@@ -7441,7 +8165,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && !func39(data1)) {
+        if (true && !func49(data1)) {
           const err6 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/ianaTimeZone',
@@ -8408,6 +9132,252 @@ export const s12 = validate22;
 const schema23 = {
   type: 'object',
   additionalProperties: false,
+  properties: {
+    retryPolicy: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['maxRetries'],
+      description:
+        "How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits.",
+      properties: {
+        maxRetries: { type: 'integer', minimum: 0, maximum: 4, description: 'must be an integer 0-4' },
+        intervalHours: {
+          type: 'integer',
+          minimum: 24,
+          maximum: 240,
+          description: 'must be an integer 24-240',
+        },
+      },
+    },
+  },
+};
+function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === 'retryPolicy')) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema23,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.retryPolicy !== undefined) {
+      let data0 = data.retryPolicy;
+      if (data0 && typeof data0 == 'object' && !Array.isArray(data0)) {
+        if (data0.maxRetries === undefined) {
+          const err1 = {
+            instancePath: instancePath + '/retryPolicy',
+            schemaPath: '#/properties/retryPolicy/required',
+            keyword: 'required',
+            params: { missingProperty: 'maxRetries' },
+            message: "must have required property '" + 'maxRetries' + "'",
+            schema: schema23.properties.retryPolicy.required,
+            parentSchema: schema23.properties.retryPolicy,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+        for (const key1 in data0) {
+          if (!(key1 === 'maxRetries' || key1 === 'intervalHours')) {
+            const err2 = {
+              instancePath: instancePath + '/retryPolicy',
+              schemaPath: '#/properties/retryPolicy/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key1 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema23.properties.retryPolicy,
+              data: data0,
+            };
+            if (vErrors === null) {
+              vErrors = [err2];
+            } else {
+              vErrors.push(err2);
+            }
+            errors++;
+          }
+        }
+        if (data0.maxRetries !== undefined) {
+          let data1 = data0.maxRetries;
+          if (!(typeof data1 == 'number' && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+            const err3 = {
+              instancePath: instancePath + '/retryPolicy/maxRetries',
+              schemaPath: '#/properties/retryPolicy/properties/maxRetries/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema23.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema23.properties.retryPolicy.properties.maxRetries,
+              data: data1,
+            };
+            if (vErrors === null) {
+              vErrors = [err3];
+            } else {
+              vErrors.push(err3);
+            }
+            errors++;
+          }
+          if (typeof data1 == 'number' && isFinite(data1)) {
+            if (data1 > 4 || isNaN(data1)) {
+              const err4 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 4 },
+                message: 'must be <= 4',
+                schema: 4,
+                parentSchema: schema23.properties.retryPolicy.properties.maxRetries,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+            if (data1 < 0 || isNaN(data1)) {
+              const err5 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 0 },
+                message: 'must be >= 0',
+                schema: 0,
+                parentSchema: schema23.properties.retryPolicy.properties.maxRetries,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err5];
+              } else {
+                vErrors.push(err5);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data0.intervalHours !== undefined) {
+          let data2 = data0.intervalHours;
+          if (!(typeof data2 == 'number' && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+            const err6 = {
+              instancePath: instancePath + '/retryPolicy/intervalHours',
+              schemaPath: '#/properties/retryPolicy/properties/intervalHours/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema23.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema23.properties.retryPolicy.properties.intervalHours,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err6];
+            } else {
+              vErrors.push(err6);
+            }
+            errors++;
+          }
+          if (typeof data2 == 'number' && isFinite(data2)) {
+            if (data2 > 240 || isNaN(data2)) {
+              const err7 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 240 },
+                message: 'must be <= 240',
+                schema: 240,
+                parentSchema: schema23.properties.retryPolicy.properties.intervalHours,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err7];
+              } else {
+                vErrors.push(err7);
+              }
+              errors++;
+            }
+            if (data2 < 24 || isNaN(data2)) {
+              const err8 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 24 },
+                message: 'must be >= 24',
+                schema: 24,
+                parentSchema: schema23.properties.retryPolicy.properties.intervalHours,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + '/retryPolicy',
+          schemaPath: '#/properties/retryPolicy/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema23.properties.retryPolicy.type,
+          parentSchema: schema23.properties.retryPolicy,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err10 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema23.type,
+      parentSchema: schema23,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err10];
+    } else {
+      vErrors.push(err10);
+    }
+    errors++;
+  }
+  validate22.errors = vErrors;
+  return errors === 0;
+}
+export const s13 = validate23;
+const schema24 = {
+  type: 'object',
+  additionalProperties: false,
   required: ['paymentMethod'],
   properties: {
     customerAccountId: {
@@ -8415,21 +9385,24 @@ const schema23 = {
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerAccountType: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     sponsorKey: {
       type: 'string',
       minLength: 1,
       maxLength: 8,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerData: {
       type: 'object',
@@ -8459,7 +9432,8 @@ const schema23 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     email: { type: 'string', format: 'email', maxLength: 254 },
@@ -8468,7 +9442,7 @@ const schema23 = {
 };
 const formats26 =
   /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8479,8 +9453,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentMethod' },
         message: "must have required property '" + 'paymentMethod' + "'",
-        schema: schema23.required,
-        parentSchema: schema23,
+        schema: schema24.required,
+        parentSchema: schema24,
         data,
       };
       if (vErrors === null) {
@@ -8506,7 +9480,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema23,
+          parentSchema: schema24,
           data,
         };
         if (vErrors === null) {
@@ -8528,7 +9502,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema23.properties.customerAccountId,
+            parentSchema: schema24.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8546,7 +9520,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema23.properties.customerAccountId,
+            parentSchema: schema24.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8564,7 +9538,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema23.properties.customerAccountId,
+            parentSchema: schema24.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8574,21 +9548,39 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err5 = {
+            instancePath: instancePath + '/customerAccountId',
+            schemaPath: '#/properties/customerAccountId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema24.properties.customerAccountId,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
       } else {
-        const err5 = {
+        const err6 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema23.properties.customerAccountId.type,
-          parentSchema: schema23.properties.customerAccountId,
+          schema: schema24.properties.customerAccountId.type,
+          parentSchema: schema24.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err6];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err6);
         }
         errors++;
       }
@@ -8597,32 +9589,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.customerAccountType;
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
-          const err6 = {
+          const err7 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/maxLength',
             keyword: 'maxLength',
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema23.properties.customerAccountType,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (func4(data1) < 1) {
-          const err7 = {
-            instancePath: instancePath + '/customerAccountType',
-            schemaPath: '#/properties/customerAccountType/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema23.properties.customerAccountType,
+            parentSchema: schema24.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -8632,15 +9606,15 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern6.test(data1)) {
+        if (func4(data1) < 1) {
           const err8 = {
             instancePath: instancePath + '/customerAccountType',
-            schemaPath: '#/properties/customerAccountType/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema23.properties.customerAccountType,
+            schemaPath: '#/properties/customerAccountType/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema24.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -8650,38 +9624,34 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err9 = {
-          instancePath: instancePath + '/customerAccountType',
-          schemaPath: '#/properties/customerAccountType/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema23.properties.customerAccountType.type,
-          parentSchema: schema23.properties.customerAccountType,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err9];
-        } else {
-          vErrors.push(err9);
+        if (!pattern6.test(data1)) {
+          const err9 = {
+            instancePath: instancePath + '/customerAccountType',
+            schemaPath: '#/properties/customerAccountType/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema24.properties.customerAccountType,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.sponsorKey !== undefined) {
-      let data2 = data.sponsorKey;
-      if (typeof data2 === 'string') {
-        if (func4(data2) > 8) {
+        if (true && func8(data1)) {
           const err10 = {
-            instancePath: instancePath + '/sponsorKey',
-            schemaPath: '#/properties/sponsorKey/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 8 },
-            message: 'must NOT have more than 8 characters',
-            schema: 8,
-            parentSchema: schema23.properties.sponsorKey,
-            data: data2,
+            instancePath: instancePath + '/customerAccountType',
+            schemaPath: '#/properties/customerAccountType/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema24.properties.customerAccountType,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err10];
@@ -8690,33 +9660,37 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func4(data2) < 1) {
-          const err11 = {
-            instancePath: instancePath + '/sponsorKey',
-            schemaPath: '#/properties/sponsorKey/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema23.properties.sponsorKey,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err11];
-          } else {
-            vErrors.push(err11);
-          }
-          errors++;
+      } else {
+        const err11 = {
+          instancePath: instancePath + '/customerAccountType',
+          schemaPath: '#/properties/customerAccountType/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema24.properties.customerAccountType.type,
+          parentSchema: schema24.properties.customerAccountType,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
         }
-        if (!pattern6.test(data2)) {
+        errors++;
+      }
+    }
+    if (data.sponsorKey !== undefined) {
+      let data2 = data.sponsorKey;
+      if (typeof data2 === 'string') {
+        if (func4(data2) > 8) {
           const err12 = {
             instancePath: instancePath + '/sponsorKey',
-            schemaPath: '#/properties/sponsorKey/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema23.properties.sponsorKey,
+            schemaPath: '#/properties/sponsorKey/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 8 },
+            message: 'must NOT have more than 8 characters',
+            schema: 8,
+            parentSchema: schema24.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -8726,21 +9700,75 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (func4(data2) < 1) {
+          const err13 = {
+            instancePath: instancePath + '/sponsorKey',
+            schemaPath: '#/properties/sponsorKey/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema24.properties.sponsorKey,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data2)) {
+          const err14 = {
+            instancePath: instancePath + '/sponsorKey',
+            schemaPath: '#/properties/sponsorKey/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema24.properties.sponsorKey,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          const err15 = {
+            instancePath: instancePath + '/sponsorKey',
+            schemaPath: '#/properties/sponsorKey/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema24.properties.sponsorKey,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
       } else {
-        const err13 = {
+        const err16 = {
           instancePath: instancePath + '/sponsorKey',
           schemaPath: '#/properties/sponsorKey/type',
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema23.properties.sponsorKey.type,
-          parentSchema: schema23.properties.sponsorKey,
+          schema: schema24.properties.sponsorKey.type,
+          parentSchema: schema24.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err16];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -8749,20 +9777,20 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.customerData;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
         if (Object.keys(data3).length > 50) {
-          const err14 = {
+          const err17 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema23.properties.customerData,
+            parentSchema: schema24.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err17];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err17);
           }
           errors++;
         }
@@ -8785,31 +9813,31 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err15 = {};
+            const err18 = {};
             if (vErrors === null) {
-              vErrors = [err15];
+              vErrors = [err18];
             } else {
-              vErrors.push(err15);
+              vErrors.push(err18);
             }
             errors++;
           }
           var valid2 = _errs12 === errors;
           if (valid2) {
-            const err16 = {
+            const err19 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema23.properties.customerData.propertyNames.not,
-              parentSchema: schema23.properties.customerData.propertyNames,
+              schema: schema24.properties.customerData.propertyNames.not,
+              parentSchema: schema24.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err16];
+              vErrors = [err19];
             } else {
-              vErrors.push(err16);
+              vErrors.push(err19);
             }
             errors++;
           } else {
@@ -8824,76 +9852,16 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err17 = {
+              const err20 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema23.properties.customerData.propertyNames,
+                parentSchema: schema24.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
-              };
-              if (vErrors === null) {
-                vErrors = [err17];
-              } else {
-                vErrors.push(err17);
-              }
-              errors++;
-            }
-          }
-          var valid1 = _errs10 === errors;
-          if (!valid1) {
-            const err18 = {
-              instancePath: instancePath + '/customerData',
-              schemaPath: '#/properties/customerData/propertyNames',
-              keyword: 'propertyNames',
-              params: { propertyName: key1 },
-              message: 'property name must be valid',
-              schema: schema23.properties.customerData.propertyNames,
-              parentSchema: schema23.properties.customerData,
-              data: data3,
-            };
-            if (vErrors === null) {
-              vErrors = [err18];
-            } else {
-              vErrors.push(err18);
-            }
-            errors++;
-          }
-        }
-        for (const key2 in data3) {
-          let data4 = data3[key2];
-          if (typeof data4 === 'string') {
-            if (func4(data4) > 500) {
-              const err19 = {
-                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 500 },
-                message: 'must NOT have more than 500 characters',
-                schema: 500,
-                parentSchema: schema23.properties.customerData.additionalProperties,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err19];
-              } else {
-                vErrors.push(err19);
-              }
-              errors++;
-            }
-            if (func4(data4) < 0) {
-              const err20 = {
-                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/minLength',
-                keyword: 'minLength',
-                params: { limit: 0 },
-                message: 'must NOT have fewer than 0 characters',
-                schema: 0,
-                parentSchema: schema23.properties.customerData.additionalProperties,
-                data: data4,
               };
               if (vErrors === null) {
                 vErrors = [err20];
@@ -8902,132 +9870,131 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+          }
+          var valid1 = _errs10 === errors;
+          if (!valid1) {
+            const err21 = {
+              instancePath: instancePath + '/customerData',
+              schemaPath: '#/properties/customerData/propertyNames',
+              keyword: 'propertyNames',
+              params: { propertyName: key1 },
+              message: 'property name must be valid',
+              schema: schema24.properties.customerData.propertyNames,
+              parentSchema: schema24.properties.customerData,
+              data: data3,
+            };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+        for (const key2 in data3) {
+          let data4 = data3[key2];
+          if (typeof data4 === 'string') {
+            if (func4(data4) > 500) {
+              const err22 = {
+                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 500 },
+                message: 'must NOT have more than 500 characters',
+                schema: 500,
+                parentSchema: schema24.properties.customerData.additionalProperties,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err22];
+              } else {
+                vErrors.push(err22);
+              }
+              errors++;
+            }
+            if (func4(data4) < 0) {
+              const err23 = {
+                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/minLength',
+                keyword: 'minLength',
+                params: { limit: 0 },
+                message: 'must NOT have fewer than 0 characters',
+                schema: 0,
+                parentSchema: schema24.properties.customerData.additionalProperties,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err23];
+              } else {
+                vErrors.push(err23);
+              }
+              errors++;
+            }
             if (!pattern6.test(data4)) {
-              const err21 = {
+              const err24 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.customerData.additionalProperties,
+                parentSchema: schema24.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err24];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err24);
+              }
+              errors++;
+            }
+            if (true && func8(data4)) {
+              const err25 = {
+                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema24.properties.customerData.additionalProperties,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
               }
               errors++;
             }
           } else {
-            const err22 = {
+            const err26 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.customerData.additionalProperties.type,
-              parentSchema: schema23.properties.customerData.additionalProperties,
+              schema: schema24.properties.customerData.additionalProperties.type,
+              parentSchema: schema24.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err26];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err26);
             }
             errors++;
           }
         }
       } else {
-        const err23 = {
+        const err27 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema23.properties.customerData.type,
-          parentSchema: schema23.properties.customerData,
+          schema: schema24.properties.customerData.type,
+          parentSchema: schema24.properties.customerData,
           data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err23];
-        } else {
-          vErrors.push(err23);
-        }
-        errors++;
-      }
-    }
-    if (data.email !== undefined) {
-      let data5 = data.email;
-      if (typeof data5 === 'string') {
-        if (func4(data5) > 254) {
-          const err24 = {
-            instancePath: instancePath + '/email',
-            schemaPath: '#/properties/email/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 254 },
-            message: 'must NOT have more than 254 characters',
-            schema: 254,
-            parentSchema: schema23.properties.email,
-            data: data5,
-          };
-          if (vErrors === null) {
-            vErrors = [err24];
-          } else {
-            vErrors.push(err24);
-          }
-          errors++;
-        }
-        if (!formats26.test(data5)) {
-          const err25 = {
-            instancePath: instancePath + '/email',
-            schemaPath: '#/properties/email/format',
-            keyword: 'format',
-            params: { format: 'email' },
-            message: 'must match format "' + 'email' + '"',
-            schema: 'email',
-            parentSchema: schema23.properties.email,
-            data: data5,
-          };
-          if (vErrors === null) {
-            vErrors = [err25];
-          } else {
-            vErrors.push(err25);
-          }
-          errors++;
-        }
-      } else {
-        const err26 = {
-          instancePath: instancePath + '/email',
-          schemaPath: '#/properties/email/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema23.properties.email.type,
-          parentSchema: schema23.properties.email,
-          data: data5,
-        };
-        if (vErrors === null) {
-          vErrors = [err26];
-        } else {
-          vErrors.push(err26);
-        }
-        errors++;
-      }
-    }
-    if (data.paymentMethod !== undefined) {
-      let data6 = data.paymentMethod;
-      if (!(data6 && typeof data6 == 'object' && !Array.isArray(data6))) {
-        const err27 = {
-          instancePath: instancePath + '/paymentMethod',
-          schemaPath: '#/properties/paymentMethod/type',
-          keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
-          schema: schema23.properties.paymentMethod.type,
-          parentSchema: schema23.properties.paymentMethod,
-          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err27];
@@ -9037,29 +10004,108 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.email !== undefined) {
+      let data5 = data.email;
+      if (typeof data5 === 'string') {
+        if (func4(data5) > 254) {
+          const err28 = {
+            instancePath: instancePath + '/email',
+            schemaPath: '#/properties/email/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 254 },
+            message: 'must NOT have more than 254 characters',
+            schema: 254,
+            parentSchema: schema24.properties.email,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        if (!formats26.test(data5)) {
+          const err29 = {
+            instancePath: instancePath + '/email',
+            schemaPath: '#/properties/email/format',
+            keyword: 'format',
+            params: { format: 'email' },
+            message: 'must match format "' + 'email' + '"',
+            schema: 'email',
+            parentSchema: schema24.properties.email,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err29];
+          } else {
+            vErrors.push(err29);
+          }
+          errors++;
+        }
+      } else {
+        const err30 = {
+          instancePath: instancePath + '/email',
+          schemaPath: '#/properties/email/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema24.properties.email.type,
+          parentSchema: schema24.properties.email,
+          data: data5,
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      }
+    }
+    if (data.paymentMethod !== undefined) {
+      let data6 = data.paymentMethod;
+      if (!(data6 && typeof data6 == 'object' && !Array.isArray(data6))) {
+        const err31 = {
+          instancePath: instancePath + '/paymentMethod',
+          schemaPath: '#/properties/paymentMethod/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema24.properties.paymentMethod.type,
+          parentSchema: schema24.properties.paymentMethod,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err31];
+        } else {
+          vErrors.push(err31);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err28 = {
+    const err32 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema23.type,
-      parentSchema: schema23,
+      schema: schema24.type,
+      parentSchema: schema24,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err28];
+      vErrors = [err32];
     } else {
-      vErrors.push(err28);
+      vErrors.push(err32);
     }
     errors++;
   }
-  validate22.errors = vErrors;
+  validate23.errors = vErrors;
   return errors === 0;
 }
-export const s13 = validate23;
-const schema24 = {
+export const s14 = validate24;
+const schema25 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'cardNumber', 'expiryMonth', 'expiryYear', 'billingAddress'],
@@ -9078,35 +10124,40 @@ const schema24 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         country: {
           type: 'string',
@@ -9143,14 +10194,15 @@ const schema24 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     setAsDefault: { type: 'boolean' },
   },
 };
 const pattern40 = new RegExp('^[A-Z]{2}$', 'u');
-function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9161,8 +10213,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema24.required,
-        parentSchema: schema24,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -9179,8 +10231,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'cardNumber' },
         message: "must have required property '" + 'cardNumber' + "'",
-        schema: schema24.required,
-        parentSchema: schema24,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -9197,8 +10249,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryMonth' },
         message: "must have required property '" + 'expiryMonth' + "'",
-        schema: schema24.required,
-        parentSchema: schema24,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -9215,8 +10267,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryYear' },
         message: "must have required property '" + 'expiryYear' + "'",
-        schema: schema24.required,
-        parentSchema: schema24,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -9233,8 +10285,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema24.required,
-        parentSchema: schema24,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -9261,7 +10313,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema24,
+          parentSchema: schema25,
           data,
         };
         if (vErrors === null) {
@@ -9281,8 +10333,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema24.properties.accountType.type,
-          parentSchema: schema24.properties.accountType,
+          schema: schema25.properties.accountType.type,
+          parentSchema: schema25.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -9297,10 +10349,10 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema24.properties.accountType.enum },
+          params: { allowedValues: schema25.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema24.properties.accountType.enum,
-          parentSchema: schema24.properties.accountType,
+          schema: schema25.properties.accountType.enum,
+          parentSchema: schema25.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -9322,7 +10374,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 19 },
             message: 'must NOT have more than 19 characters',
             schema: 19,
-            parentSchema: schema24.properties.cardNumber,
+            parentSchema: schema25.properties.cardNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -9339,8 +10391,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema24.properties.cardNumber.type,
-          parentSchema: schema24.properties.cardNumber,
+          schema: schema25.properties.cardNumber.type,
+          parentSchema: schema25.properties.cardNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -9360,8 +10412,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema24.properties.expiryMonth.type,
-          parentSchema: schema24.properties.expiryMonth,
+          schema: schema25.properties.expiryMonth.type,
+          parentSchema: schema25.properties.expiryMonth,
           data: data2,
         };
         if (vErrors === null) {
@@ -9380,7 +10432,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema24.properties.expiryMonth,
+            parentSchema: schema25.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -9398,7 +10450,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema24.properties.expiryMonth,
+            parentSchema: schema25.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -9419,8 +10471,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema24.properties.expiryYear.type,
-          parentSchema: schema24.properties.expiryYear,
+          schema: schema25.properties.expiryYear.type,
+          parentSchema: schema25.properties.expiryYear,
           data: data3,
         };
         if (vErrors === null) {
@@ -9439,7 +10491,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema24.properties.expiryYear,
+            parentSchema: schema25.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -9457,7 +10509,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema24.properties.expiryYear,
+            parentSchema: schema25.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -9479,8 +10531,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema24.properties.billingAddress.required,
-            parentSchema: schema24.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -9497,8 +10549,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema24.properties.billingAddress.required,
-            parentSchema: schema24.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -9515,8 +10567,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema24.properties.billingAddress.required,
-            parentSchema: schema24.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -9533,8 +10585,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema24.properties.billingAddress.required,
-            parentSchema: schema24.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -9551,8 +10603,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema24.properties.billingAddress.required,
-            parentSchema: schema24.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -9578,7 +10630,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema24.properties.billingAddress,
+              parentSchema: schema25.properties.billingAddress,
               data: data4,
             };
             if (vErrors === null) {
@@ -9600,7 +10652,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema24.properties.billingAddress.properties.line1,
+                parentSchema: schema25.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -9618,7 +10670,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema24.properties.billingAddress.properties.line1,
+                parentSchema: schema25.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -9636,7 +10688,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema24.properties.billingAddress.properties.line1,
+                parentSchema: schema25.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -9646,21 +10698,39 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data5)) {
+              const err25 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema25.properties.billingAddress.properties.line1,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
+              }
+              errors++;
+            }
           } else {
-            const err25 = {
+            const err26 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema24.properties.billingAddress.properties.line1.type,
-              parentSchema: schema24.properties.billingAddress.properties.line1,
+              schema: schema25.properties.billingAddress.properties.line1.type,
+              parentSchema: schema25.properties.billingAddress.properties.line1,
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err26];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err26);
             }
             errors++;
           }
@@ -9669,32 +10739,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data4.line2;
           if (typeof data6 === 'string') {
             if (func4(data6) > 100) {
-              const err26 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema24.properties.billingAddress.properties.line2,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err26];
-              } else {
-                vErrors.push(err26);
-              }
-              errors++;
-            }
-            if (func4(data6) < 0) {
-              const err27 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/minLength',
-                keyword: 'minLength',
-                params: { limit: 0 },
-                message: 'must NOT have fewer than 0 characters',
-                schema: 0,
-                parentSchema: schema24.properties.billingAddress.properties.line2,
+                parentSchema: schema25.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -9704,15 +10756,15 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data6)) {
+            if (func4(data6) < 0) {
               const err28 = {
                 instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema24.properties.billingAddress.properties.line2,
+                schemaPath: '#/properties/billingAddress/properties/line2/minLength',
+                keyword: 'minLength',
+                params: { limit: 0 },
+                message: 'must NOT have fewer than 0 characters',
+                schema: 0,
+                parentSchema: schema25.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -9722,38 +10774,34 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-          } else {
-            const err29 = {
-              instancePath: instancePath + '/billingAddress/line2',
-              schemaPath: '#/properties/billingAddress/properties/line2/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema24.properties.billingAddress.properties.line2.type,
-              parentSchema: schema24.properties.billingAddress.properties.line2,
-              data: data6,
-            };
-            if (vErrors === null) {
-              vErrors = [err29];
-            } else {
-              vErrors.push(err29);
+            if (!pattern6.test(data6)) {
+              const err29 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema25.properties.billingAddress.properties.line2,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err29];
+              } else {
+                vErrors.push(err29);
+              }
+              errors++;
             }
-            errors++;
-          }
-        }
-        if (data4.city !== undefined) {
-          let data7 = data4.city;
-          if (typeof data7 === 'string') {
-            if (func4(data7) > 60) {
+            if (true && func8(data6)) {
               const err30 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 60 },
-                message: 'must NOT have more than 60 characters',
-                schema: 60,
-                parentSchema: schema24.properties.billingAddress.properties.city,
-                data: data7,
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema25.properties.billingAddress.properties.line2,
+                data: data6,
               };
               if (vErrors === null) {
                 vErrors = [err30];
@@ -9762,33 +10810,37 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (func4(data7) < 1) {
-              const err31 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema24.properties.billingAddress.properties.city,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err31];
-              } else {
-                vErrors.push(err31);
-              }
-              errors++;
+          } else {
+            const err31 = {
+              instancePath: instancePath + '/billingAddress/line2',
+              schemaPath: '#/properties/billingAddress/properties/line2/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema25.properties.billingAddress.properties.line2.type,
+              parentSchema: schema25.properties.billingAddress.properties.line2,
+              data: data6,
+            };
+            if (vErrors === null) {
+              vErrors = [err31];
+            } else {
+              vErrors.push(err31);
             }
-            if (!pattern6.test(data7)) {
+            errors++;
+          }
+        }
+        if (data4.city !== undefined) {
+          let data7 = data4.city;
+          if (typeof data7 === 'string') {
+            if (func4(data7) > 60) {
               const err32 = {
                 instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema24.properties.billingAddress.properties.city,
+                schemaPath: '#/properties/billingAddress/properties/city/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 60 },
+                message: 'must NOT have more than 60 characters',
+                schema: 60,
+                parentSchema: schema25.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -9798,38 +10850,34 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-          } else {
-            const err33 = {
-              instancePath: instancePath + '/billingAddress/city',
-              schemaPath: '#/properties/billingAddress/properties/city/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema24.properties.billingAddress.properties.city.type,
-              parentSchema: schema24.properties.billingAddress.properties.city,
-              data: data7,
-            };
-            if (vErrors === null) {
-              vErrors = [err33];
-            } else {
-              vErrors.push(err33);
+            if (func4(data7) < 1) {
+              const err33 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema25.properties.billingAddress.properties.city,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err33];
+              } else {
+                vErrors.push(err33);
+              }
+              errors++;
             }
-            errors++;
-          }
-        }
-        if (data4.state !== undefined) {
-          let data8 = data4.state;
-          if (typeof data8 === 'string') {
-            if (func4(data8) > 50) {
+            if (!pattern6.test(data7)) {
               const err34 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 50 },
-                message: 'must NOT have more than 50 characters',
-                schema: 50,
-                parentSchema: schema24.properties.billingAddress.properties.state,
-                data: data8,
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema25.properties.billingAddress.properties.city,
+                data: data7,
               };
               if (vErrors === null) {
                 vErrors = [err34];
@@ -9838,16 +10886,16 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (func4(data8) < 1) {
+            if (true && func8(data7)) {
               const err35 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema24.properties.billingAddress.properties.state,
-                data: data8,
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema25.properties.billingAddress.properties.city,
+                data: data7,
               };
               if (vErrors === null) {
                 vErrors = [err35];
@@ -9856,56 +10904,56 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data8)) {
-              const err36 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema24.properties.billingAddress.properties.state,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err36];
-              } else {
-                vErrors.push(err36);
-              }
-              errors++;
-            }
           } else {
-            const err37 = {
-              instancePath: instancePath + '/billingAddress/state',
-              schemaPath: '#/properties/billingAddress/properties/state/type',
+            const err36 = {
+              instancePath: instancePath + '/billingAddress/city',
+              schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema24.properties.billingAddress.properties.state.type,
-              parentSchema: schema24.properties.billingAddress.properties.state,
-              data: data8,
+              schema: schema25.properties.billingAddress.properties.city.type,
+              parentSchema: schema25.properties.billingAddress.properties.city,
+              data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err36];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err36);
             }
             errors++;
           }
         }
-        if (data4.postalCode !== undefined) {
-          let data9 = data4.postalCode;
-          if (typeof data9 === 'string') {
-            if (func4(data9) > 20) {
-              const err38 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+        if (data4.state !== undefined) {
+          let data8 = data4.state;
+          if (typeof data8 === 'string') {
+            if (func4(data8) > 50) {
+              const err37 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
-                params: { limit: 20 },
-                message: 'must NOT have more than 20 characters',
-                schema: 20,
-                parentSchema: schema24.properties.billingAddress.properties.postalCode,
-                data: data9,
+                params: { limit: 50 },
+                message: 'must NOT have more than 50 characters',
+                schema: 50,
+                parentSchema: schema25.properties.billingAddress.properties.state,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err37];
+              } else {
+                vErrors.push(err37);
+              }
+              errors++;
+            }
+            if (func4(data8) < 1) {
+              const err38 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema25.properties.billingAddress.properties.state,
+                data: data8,
               };
               if (vErrors === null) {
                 vErrors = [err38];
@@ -9914,16 +10962,16 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (func4(data9) < 1) {
+            if (!pattern6.test(data8)) {
               const err39 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema24.properties.billingAddress.properties.postalCode,
-                data: data9,
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema25.properties.billingAddress.properties.state,
+                data: data8,
               };
               if (vErrors === null) {
                 vErrors = [err39];
@@ -9932,16 +10980,16 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data9)) {
+            if (true && func8(data8)) {
               const err40 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema24.properties.billingAddress.properties.postalCode,
-                data: data9,
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema25.properties.billingAddress.properties.state,
+                data: data8,
               };
               if (vErrors === null) {
                 vErrors = [err40];
@@ -9952,14 +11000,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             }
           } else {
             const err41 = {
-              instancePath: instancePath + '/billingAddress/postalCode',
-              schemaPath: '#/properties/billingAddress/properties/postalCode/type',
+              instancePath: instancePath + '/billingAddress/state',
+              schemaPath: '#/properties/billingAddress/properties/state/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema24.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema24.properties.billingAddress.properties.postalCode,
-              data: data9,
+              schema: schema25.properties.billingAddress.properties.state.type,
+              parentSchema: schema25.properties.billingAddress.properties.state,
+              data: data8,
             };
             if (vErrors === null) {
               vErrors = [err41];
@@ -9969,19 +11017,19 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data4.country !== undefined) {
-          let data10 = data4.country;
-          if (typeof data10 === 'string') {
-            if (!pattern40.test(data10)) {
+        if (data4.postalCode !== undefined) {
+          let data9 = data4.postalCode;
+          if (typeof data9 === 'string') {
+            if (func4(data9) > 20) {
               const err42 = {
-                instancePath: instancePath + '/billingAddress/country',
-                schemaPath: '#/properties/billingAddress/properties/country/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[A-Z]{2}$' },
-                message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
-                schema: '^[A-Z]{2}$',
-                parentSchema: schema24.properties.billingAddress.properties.country,
-                data: data10,
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 20 },
+                message: 'must NOT have more than 20 characters',
+                schema: 20,
+                parentSchema: schema25.properties.billingAddress.properties.postalCode,
+                data: data9,
               };
               if (vErrors === null) {
                 vErrors = [err42];
@@ -9990,40 +11038,134 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (func4(data9) < 1) {
+              const err43 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema25.properties.billingAddress.properties.postalCode,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err43];
+              } else {
+                vErrors.push(err43);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data9)) {
+              const err44 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema25.properties.billingAddress.properties.postalCode,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err44];
+              } else {
+                vErrors.push(err44);
+              }
+              errors++;
+            }
+            if (true && func8(data9)) {
+              const err45 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema25.properties.billingAddress.properties.postalCode,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err45];
+              } else {
+                vErrors.push(err45);
+              }
+              errors++;
+            }
           } else {
-            const err43 = {
+            const err46 = {
+              instancePath: instancePath + '/billingAddress/postalCode',
+              schemaPath: '#/properties/billingAddress/properties/postalCode/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema25.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema25.properties.billingAddress.properties.postalCode,
+              data: data9,
+            };
+            if (vErrors === null) {
+              vErrors = [err46];
+            } else {
+              vErrors.push(err46);
+            }
+            errors++;
+          }
+        }
+        if (data4.country !== undefined) {
+          let data10 = data4.country;
+          if (typeof data10 === 'string') {
+            if (!pattern40.test(data10)) {
+              const err47 = {
+                instancePath: instancePath + '/billingAddress/country',
+                schemaPath: '#/properties/billingAddress/properties/country/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[A-Z]{2}$' },
+                message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
+                schema: '^[A-Z]{2}$',
+                parentSchema: schema25.properties.billingAddress.properties.country,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err47];
+              } else {
+                vErrors.push(err47);
+              }
+              errors++;
+            }
+          } else {
+            const err48 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema24.properties.billingAddress.properties.country.type,
-              parentSchema: schema24.properties.billingAddress.properties.country,
+              schema: schema25.properties.billingAddress.properties.country.type,
+              parentSchema: schema25.properties.billingAddress.properties.country,
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err43];
+              vErrors = [err48];
             } else {
-              vErrors.push(err43);
+              vErrors.push(err48);
             }
             errors++;
           }
         }
       } else {
-        const err44 = {
+        const err49 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema24.properties.billingAddress.type,
-          parentSchema: schema24.properties.billingAddress,
+          schema: schema25.properties.billingAddress.type,
+          parentSchema: schema25.properties.billingAddress,
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err44];
+          vErrors = [err49];
         } else {
-          vErrors.push(err44);
+          vErrors.push(err49);
         }
         errors++;
       }
@@ -10032,20 +11174,20 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       let data11 = data.customerData;
       if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
         if (Object.keys(data11).length > 50) {
-          const err45 = {
+          const err50 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema24.properties.customerData,
+            parentSchema: schema25.properties.customerData,
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err45];
+            vErrors = [err50];
           } else {
-            vErrors.push(err45);
+            vErrors.push(err50);
           }
           errors++;
         }
@@ -10068,31 +11210,31 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err46 = {};
+            const err51 = {};
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err51];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err51);
             }
             errors++;
           }
           var valid3 = _errs29 === errors;
           if (valid3) {
-            const err47 = {
+            const err52 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema24.properties.customerData.propertyNames.not,
-              parentSchema: schema24.properties.customerData.propertyNames,
+              schema: schema25.properties.customerData.propertyNames.not,
+              parentSchema: schema25.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err47];
+              vErrors = [err52];
             } else {
-              vErrors.push(err47);
+              vErrors.push(err52);
             }
             errors++;
           } else {
@@ -10107,41 +11249,41 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err48 = {
+              const err53 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema24.properties.customerData.propertyNames,
+                parentSchema: schema25.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err48];
+                vErrors = [err53];
               } else {
-                vErrors.push(err48);
+                vErrors.push(err53);
               }
               errors++;
             }
           }
           var valid2 = _errs27 === errors;
           if (!valid2) {
-            const err49 = {
+            const err54 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema24.properties.customerData.propertyNames,
-              parentSchema: schema24.properties.customerData,
+              schema: schema25.properties.customerData.propertyNames,
+              parentSchema: schema25.properties.customerData,
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err54];
             } else {
-              vErrors.push(err49);
+              vErrors.push(err54);
             }
             errors++;
           }
@@ -10150,93 +11292,111 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           let data12 = data11[key3];
           if (typeof data12 === 'string') {
             if (func4(data12) > 500) {
-              const err50 = {
+              const err55 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema24.properties.customerData.additionalProperties,
+                parentSchema: schema25.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err50];
+                vErrors = [err55];
               } else {
-                vErrors.push(err50);
+                vErrors.push(err55);
               }
               errors++;
             }
             if (func4(data12) < 0) {
-              const err51 = {
+              const err56 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema24.properties.customerData.additionalProperties,
+                parentSchema: schema25.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err51];
+                vErrors = [err56];
               } else {
-                vErrors.push(err51);
+                vErrors.push(err56);
               }
               errors++;
             }
             if (!pattern6.test(data12)) {
-              const err52 = {
+              const err57 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema24.properties.customerData.additionalProperties,
+                parentSchema: schema25.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err52];
+                vErrors = [err57];
               } else {
-                vErrors.push(err52);
+                vErrors.push(err57);
+              }
+              errors++;
+            }
+            if (true && func8(data12)) {
+              const err58 = {
+                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema25.properties.customerData.additionalProperties,
+                data: data12,
+              };
+              if (vErrors === null) {
+                vErrors = [err58];
+              } else {
+                vErrors.push(err58);
               }
               errors++;
             }
           } else {
-            const err53 = {
+            const err59 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema24.properties.customerData.additionalProperties.type,
-              parentSchema: schema24.properties.customerData.additionalProperties,
+              schema: schema25.properties.customerData.additionalProperties.type,
+              parentSchema: schema25.properties.customerData.additionalProperties,
               data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err53];
+              vErrors = [err59];
             } else {
-              vErrors.push(err53);
+              vErrors.push(err59);
             }
             errors++;
           }
         }
       } else {
-        const err54 = {
+        const err60 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema24.properties.customerData.type,
-          parentSchema: schema24.properties.customerData,
+          schema: schema25.properties.customerData.type,
+          parentSchema: schema25.properties.customerData,
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err54];
+          vErrors = [err60];
         } else {
-          vErrors.push(err54);
+          vErrors.push(err60);
         }
         errors++;
       }
@@ -10244,47 +11404,47 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data13 = data.setAsDefault;
       if (typeof data13 !== 'boolean') {
-        const err55 = {
+        const err61 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema24.properties.setAsDefault.type,
-          parentSchema: schema24.properties.setAsDefault,
+          schema: schema25.properties.setAsDefault.type,
+          parentSchema: schema25.properties.setAsDefault,
           data: data13,
         };
         if (vErrors === null) {
-          vErrors = [err55];
+          vErrors = [err61];
         } else {
-          vErrors.push(err55);
+          vErrors.push(err61);
         }
         errors++;
       }
     }
   } else {
-    const err56 = {
+    const err62 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema24.type,
-      parentSchema: schema24,
+      schema: schema25.type,
+      parentSchema: schema25,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err56];
+      vErrors = [err62];
     } else {
-      vErrors.push(err56);
+      vErrors.push(err62);
     }
     errors++;
   }
-  validate23.errors = vErrors;
+  validate24.errors = vErrors;
   return errors === 0;
 }
-export const s14 = validate24;
-const schema25 = {
+export const s15 = validate25;
+const schema26 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'routingNumber', 'accountNumber', 'billingAddress'],
@@ -10302,35 +11462,40 @@ const schema25 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         country: {
           type: 'string',
@@ -10367,13 +11532,14 @@ const schema25 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     setAsDefault: { type: 'boolean' },
   },
 };
-function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10384,8 +11550,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema25.required,
-        parentSchema: schema25,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -10402,8 +11568,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'routingNumber' },
         message: "must have required property '" + 'routingNumber' + "'",
-        schema: schema25.required,
-        parentSchema: schema25,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -10420,8 +11586,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountNumber' },
         message: "must have required property '" + 'accountNumber' + "'",
-        schema: schema25.required,
-        parentSchema: schema25,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -10438,8 +11604,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema25.required,
-        parentSchema: schema25,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -10465,7 +11631,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema25,
+          parentSchema: schema26,
           data,
         };
         if (vErrors === null) {
@@ -10485,8 +11651,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.accountType.type,
-          parentSchema: schema25.properties.accountType,
+          schema: schema26.properties.accountType.type,
+          parentSchema: schema26.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -10501,10 +11667,10 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema25.properties.accountType.enum },
+          params: { allowedValues: schema26.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema25.properties.accountType.enum,
-          parentSchema: schema25.properties.accountType,
+          schema: schema26.properties.accountType.enum,
+          parentSchema: schema26.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -10526,7 +11692,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 9 },
             message: 'must NOT have more than 9 characters',
             schema: 9,
-            parentSchema: schema25.properties.routingNumber,
+            parentSchema: schema26.properties.routingNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -10543,8 +11709,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.routingNumber.type,
-          parentSchema: schema25.properties.routingNumber,
+          schema: schema26.properties.routingNumber.type,
+          parentSchema: schema26.properties.routingNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -10566,7 +11732,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 17 },
             message: 'must NOT have more than 17 characters',
             schema: 17,
-            parentSchema: schema25.properties.accountNumber,
+            parentSchema: schema26.properties.accountNumber,
             data: data2,
           };
           if (vErrors === null) {
@@ -10583,8 +11749,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.accountNumber.type,
-          parentSchema: schema25.properties.accountNumber,
+          schema: schema26.properties.accountNumber.type,
+          parentSchema: schema26.properties.accountNumber,
           data: data2,
         };
         if (vErrors === null) {
@@ -10605,8 +11771,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema25.properties.billingAddress.required,
-            parentSchema: schema25.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -10623,8 +11789,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema25.properties.billingAddress.required,
-            parentSchema: schema25.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -10641,8 +11807,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema25.properties.billingAddress.required,
-            parentSchema: schema25.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -10659,8 +11825,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema25.properties.billingAddress.required,
-            parentSchema: schema25.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -10677,8 +11843,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema25.properties.billingAddress.required,
-            parentSchema: schema25.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -10704,7 +11870,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema25.properties.billingAddress,
+              parentSchema: schema26.properties.billingAddress,
               data: data3,
             };
             if (vErrors === null) {
@@ -10726,7 +11892,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema25.properties.billingAddress.properties.line1,
+                parentSchema: schema26.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -10744,7 +11910,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema25.properties.billingAddress.properties.line1,
+                parentSchema: schema26.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -10762,7 +11928,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.billingAddress.properties.line1,
+                parentSchema: schema26.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -10772,21 +11938,39 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data4)) {
+              const err20 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.billingAddress.properties.line1,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err20];
+              } else {
+                vErrors.push(err20);
+              }
+              errors++;
+            }
           } else {
-            const err20 = {
+            const err21 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.billingAddress.properties.line1.type,
-              parentSchema: schema25.properties.billingAddress.properties.line1,
+              schema: schema26.properties.billingAddress.properties.line1.type,
+              parentSchema: schema26.properties.billingAddress.properties.line1,
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err21];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err21);
             }
             errors++;
           }
@@ -10795,32 +11979,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           let data5 = data3.line2;
           if (typeof data5 === 'string') {
             if (func4(data5) > 100) {
-              const err21 = {
+              const err22 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema25.properties.billingAddress.properties.line2,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err21];
-              } else {
-                vErrors.push(err21);
-              }
-              errors++;
-            }
-            if (func4(data5) < 0) {
-              const err22 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/minLength',
-                keyword: 'minLength',
-                params: { limit: 0 },
-                message: 'must NOT have fewer than 0 characters',
-                schema: 0,
-                parentSchema: schema25.properties.billingAddress.properties.line2,
+                parentSchema: schema26.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10830,15 +11996,15 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data5)) {
+            if (func4(data5) < 0) {
               const err23 = {
                 instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.billingAddress.properties.line2,
+                schemaPath: '#/properties/billingAddress/properties/line2/minLength',
+                keyword: 'minLength',
+                params: { limit: 0 },
+                message: 'must NOT have fewer than 0 characters',
+                schema: 0,
+                parentSchema: schema26.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10848,38 +12014,34 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-          } else {
-            const err24 = {
-              instancePath: instancePath + '/billingAddress/line2',
-              schemaPath: '#/properties/billingAddress/properties/line2/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema25.properties.billingAddress.properties.line2.type,
-              parentSchema: schema25.properties.billingAddress.properties.line2,
-              data: data5,
-            };
-            if (vErrors === null) {
-              vErrors = [err24];
-            } else {
-              vErrors.push(err24);
+            if (!pattern6.test(data5)) {
+              const err24 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema26.properties.billingAddress.properties.line2,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err24];
+              } else {
+                vErrors.push(err24);
+              }
+              errors++;
             }
-            errors++;
-          }
-        }
-        if (data3.city !== undefined) {
-          let data6 = data3.city;
-          if (typeof data6 === 'string') {
-            if (func4(data6) > 60) {
+            if (true && func8(data5)) {
               const err25 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 60 },
-                message: 'must NOT have more than 60 characters',
-                schema: 60,
-                parentSchema: schema25.properties.billingAddress.properties.city,
-                data: data6,
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.billingAddress.properties.line2,
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err25];
@@ -10888,33 +12050,37 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (func4(data6) < 1) {
-              const err26 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema25.properties.billingAddress.properties.city,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err26];
-              } else {
-                vErrors.push(err26);
-              }
-              errors++;
+          } else {
+            const err26 = {
+              instancePath: instancePath + '/billingAddress/line2',
+              schemaPath: '#/properties/billingAddress/properties/line2/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema26.properties.billingAddress.properties.line2.type,
+              parentSchema: schema26.properties.billingAddress.properties.line2,
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err26];
+            } else {
+              vErrors.push(err26);
             }
-            if (!pattern6.test(data6)) {
+            errors++;
+          }
+        }
+        if (data3.city !== undefined) {
+          let data6 = data3.city;
+          if (typeof data6 === 'string') {
+            if (func4(data6) > 60) {
               const err27 = {
                 instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.billingAddress.properties.city,
+                schemaPath: '#/properties/billingAddress/properties/city/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 60 },
+                message: 'must NOT have more than 60 characters',
+                schema: 60,
+                parentSchema: schema26.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10924,38 +12090,34 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-          } else {
-            const err28 = {
-              instancePath: instancePath + '/billingAddress/city',
-              schemaPath: '#/properties/billingAddress/properties/city/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema25.properties.billingAddress.properties.city.type,
-              parentSchema: schema25.properties.billingAddress.properties.city,
-              data: data6,
-            };
-            if (vErrors === null) {
-              vErrors = [err28];
-            } else {
-              vErrors.push(err28);
+            if (func4(data6) < 1) {
+              const err28 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema26.properties.billingAddress.properties.city,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err28];
+              } else {
+                vErrors.push(err28);
+              }
+              errors++;
             }
-            errors++;
-          }
-        }
-        if (data3.state !== undefined) {
-          let data7 = data3.state;
-          if (typeof data7 === 'string') {
-            if (func4(data7) > 50) {
+            if (!pattern6.test(data6)) {
               const err29 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 50 },
-                message: 'must NOT have more than 50 characters',
-                schema: 50,
-                parentSchema: schema25.properties.billingAddress.properties.state,
-                data: data7,
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema26.properties.billingAddress.properties.city,
+                data: data6,
               };
               if (vErrors === null) {
                 vErrors = [err29];
@@ -10964,16 +12126,16 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (func4(data7) < 1) {
+            if (true && func8(data6)) {
               const err30 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema25.properties.billingAddress.properties.state,
-                data: data7,
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.billingAddress.properties.city,
+                data: data6,
               };
               if (vErrors === null) {
                 vErrors = [err30];
@@ -10982,56 +12144,56 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data7)) {
-              const err31 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.billingAddress.properties.state,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err31];
-              } else {
-                vErrors.push(err31);
-              }
-              errors++;
-            }
           } else {
-            const err32 = {
-              instancePath: instancePath + '/billingAddress/state',
-              schemaPath: '#/properties/billingAddress/properties/state/type',
+            const err31 = {
+              instancePath: instancePath + '/billingAddress/city',
+              schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.billingAddress.properties.state.type,
-              parentSchema: schema25.properties.billingAddress.properties.state,
-              data: data7,
+              schema: schema26.properties.billingAddress.properties.city.type,
+              parentSchema: schema26.properties.billingAddress.properties.city,
+              data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err32];
+              vErrors = [err31];
             } else {
-              vErrors.push(err32);
+              vErrors.push(err31);
             }
             errors++;
           }
         }
-        if (data3.postalCode !== undefined) {
-          let data8 = data3.postalCode;
-          if (typeof data8 === 'string') {
-            if (func4(data8) > 20) {
-              const err33 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+        if (data3.state !== undefined) {
+          let data7 = data3.state;
+          if (typeof data7 === 'string') {
+            if (func4(data7) > 50) {
+              const err32 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
-                params: { limit: 20 },
-                message: 'must NOT have more than 20 characters',
-                schema: 20,
-                parentSchema: schema25.properties.billingAddress.properties.postalCode,
-                data: data8,
+                params: { limit: 50 },
+                message: 'must NOT have more than 50 characters',
+                schema: 50,
+                parentSchema: schema26.properties.billingAddress.properties.state,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err32];
+              } else {
+                vErrors.push(err32);
+              }
+              errors++;
+            }
+            if (func4(data7) < 1) {
+              const err33 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema26.properties.billingAddress.properties.state,
+                data: data7,
               };
               if (vErrors === null) {
                 vErrors = [err33];
@@ -11040,16 +12202,16 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (func4(data8) < 1) {
+            if (!pattern6.test(data7)) {
               const err34 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema25.properties.billingAddress.properties.postalCode,
-                data: data8,
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema26.properties.billingAddress.properties.state,
+                data: data7,
               };
               if (vErrors === null) {
                 vErrors = [err34];
@@ -11058,16 +12220,16 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data8)) {
+            if (true && func8(data7)) {
               const err35 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.billingAddress.properties.postalCode,
-                data: data8,
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.billingAddress.properties.state,
+                data: data7,
               };
               if (vErrors === null) {
                 vErrors = [err35];
@@ -11078,14 +12240,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             }
           } else {
             const err36 = {
-              instancePath: instancePath + '/billingAddress/postalCode',
-              schemaPath: '#/properties/billingAddress/properties/postalCode/type',
+              instancePath: instancePath + '/billingAddress/state',
+              schemaPath: '#/properties/billingAddress/properties/state/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema25.properties.billingAddress.properties.postalCode,
-              data: data8,
+              schema: schema26.properties.billingAddress.properties.state.type,
+              parentSchema: schema26.properties.billingAddress.properties.state,
+              data: data7,
             };
             if (vErrors === null) {
               vErrors = [err36];
@@ -11095,19 +12257,19 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data3.country !== undefined) {
-          let data9 = data3.country;
-          if (typeof data9 === 'string') {
-            if (!pattern40.test(data9)) {
+        if (data3.postalCode !== undefined) {
+          let data8 = data3.postalCode;
+          if (typeof data8 === 'string') {
+            if (func4(data8) > 20) {
               const err37 = {
-                instancePath: instancePath + '/billingAddress/country',
-                schemaPath: '#/properties/billingAddress/properties/country/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[A-Z]{2}$' },
-                message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
-                schema: '^[A-Z]{2}$',
-                parentSchema: schema25.properties.billingAddress.properties.country,
-                data: data9,
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 20 },
+                message: 'must NOT have more than 20 characters',
+                schema: 20,
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                data: data8,
               };
               if (vErrors === null) {
                 vErrors = [err37];
@@ -11116,40 +12278,134 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (func4(data8) < 1) {
+              const err38 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err38];
+              } else {
+                vErrors.push(err38);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data8)) {
+              const err39 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err39];
+              } else {
+                vErrors.push(err39);
+              }
+              errors++;
+            }
+            if (true && func8(data8)) {
+              const err40 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err40];
+              } else {
+                vErrors.push(err40);
+              }
+              errors++;
+            }
           } else {
-            const err38 = {
+            const err41 = {
+              instancePath: instancePath + '/billingAddress/postalCode',
+              schemaPath: '#/properties/billingAddress/properties/postalCode/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema26.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema26.properties.billingAddress.properties.postalCode,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err41];
+            } else {
+              vErrors.push(err41);
+            }
+            errors++;
+          }
+        }
+        if (data3.country !== undefined) {
+          let data9 = data3.country;
+          if (typeof data9 === 'string') {
+            if (!pattern40.test(data9)) {
+              const err42 = {
+                instancePath: instancePath + '/billingAddress/country',
+                schemaPath: '#/properties/billingAddress/properties/country/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[A-Z]{2}$' },
+                message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
+                schema: '^[A-Z]{2}$',
+                parentSchema: schema26.properties.billingAddress.properties.country,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err42];
+              } else {
+                vErrors.push(err42);
+              }
+              errors++;
+            }
+          } else {
+            const err43 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.billingAddress.properties.country.type,
-              parentSchema: schema25.properties.billingAddress.properties.country,
+              schema: schema26.properties.billingAddress.properties.country.type,
+              parentSchema: schema26.properties.billingAddress.properties.country,
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err38];
+              vErrors = [err43];
             } else {
-              vErrors.push(err38);
+              vErrors.push(err43);
             }
             errors++;
           }
         }
       } else {
-        const err39 = {
+        const err44 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema25.properties.billingAddress.type,
-          parentSchema: schema25.properties.billingAddress,
+          schema: schema26.properties.billingAddress.type,
+          parentSchema: schema26.properties.billingAddress,
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err39];
+          vErrors = [err44];
         } else {
-          vErrors.push(err39);
+          vErrors.push(err44);
         }
         errors++;
       }
@@ -11158,20 +12414,20 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.customerData;
       if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
         if (Object.keys(data10).length > 50) {
-          const err40 = {
+          const err45 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema25.properties.customerData,
+            parentSchema: schema26.properties.customerData,
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err40];
+            vErrors = [err45];
           } else {
-            vErrors.push(err40);
+            vErrors.push(err45);
           }
           errors++;
         }
@@ -11194,31 +12450,31 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err41 = {};
+            const err46 = {};
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err46];
             } else {
-              vErrors.push(err41);
+              vErrors.push(err46);
             }
             errors++;
           }
           var valid3 = _errs27 === errors;
           if (valid3) {
-            const err42 = {
+            const err47 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema25.properties.customerData.propertyNames.not,
-              parentSchema: schema25.properties.customerData.propertyNames,
+              schema: schema26.properties.customerData.propertyNames.not,
+              parentSchema: schema26.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err42];
+              vErrors = [err47];
             } else {
-              vErrors.push(err42);
+              vErrors.push(err47);
             }
             errors++;
           } else {
@@ -11233,41 +12489,41 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err43 = {
+              const err48 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema25.properties.customerData.propertyNames,
+                parentSchema: schema26.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err48];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err48);
               }
               errors++;
             }
           }
           var valid2 = _errs25 === errors;
           if (!valid2) {
-            const err44 = {
+            const err49 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema25.properties.customerData.propertyNames,
-              parentSchema: schema25.properties.customerData,
+              schema: schema26.properties.customerData.propertyNames,
+              parentSchema: schema26.properties.customerData,
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err44];
+              vErrors = [err49];
             } else {
-              vErrors.push(err44);
+              vErrors.push(err49);
             }
             errors++;
           }
@@ -11276,93 +12532,111 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           let data11 = data10[key3];
           if (typeof data11 === 'string') {
             if (func4(data11) > 500) {
-              const err45 = {
+              const err50 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err45];
+                vErrors = [err50];
               } else {
-                vErrors.push(err45);
+                vErrors.push(err50);
               }
               errors++;
             }
             if (func4(data11) < 0) {
-              const err46 = {
+              const err51 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err46];
+                vErrors = [err51];
               } else {
-                vErrors.push(err46);
+                vErrors.push(err51);
               }
               errors++;
             }
             if (!pattern6.test(data11)) {
-              const err47 = {
+              const err52 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err47];
+                vErrors = [err52];
               } else {
-                vErrors.push(err47);
+                vErrors.push(err52);
+              }
+              errors++;
+            }
+            if (true && func8(data11)) {
+              const err53 = {
+                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.customerData.additionalProperties,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err53];
+              } else {
+                vErrors.push(err53);
               }
               errors++;
             }
           } else {
-            const err48 = {
+            const err54 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.customerData.additionalProperties.type,
-              parentSchema: schema25.properties.customerData.additionalProperties,
+              schema: schema26.properties.customerData.additionalProperties.type,
+              parentSchema: schema26.properties.customerData.additionalProperties,
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err54];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err54);
             }
             errors++;
           }
         }
       } else {
-        const err49 = {
+        const err55 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema25.properties.customerData.type,
-          parentSchema: schema25.properties.customerData,
+          schema: schema26.properties.customerData.type,
+          parentSchema: schema26.properties.customerData,
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err49];
+          vErrors = [err55];
         } else {
-          vErrors.push(err49);
+          vErrors.push(err55);
         }
         errors++;
       }
@@ -11370,53 +12644,53 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data12 = data.setAsDefault;
       if (typeof data12 !== 'boolean') {
-        const err50 = {
+        const err56 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema25.properties.setAsDefault.type,
-          parentSchema: schema25.properties.setAsDefault,
+          schema: schema26.properties.setAsDefault.type,
+          parentSchema: schema26.properties.setAsDefault,
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err50];
+          vErrors = [err56];
         } else {
-          vErrors.push(err50);
+          vErrors.push(err56);
         }
         errors++;
       }
     }
   } else {
-    const err51 = {
+    const err57 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema25.type,
-      parentSchema: schema25,
+      schema: schema26.type,
+      parentSchema: schema26,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err51];
+      vErrors = [err57];
     } else {
-      vErrors.push(err51);
+      vErrors.push(err57);
     }
     errors++;
   }
-  validate24.errors = vErrors;
+  validate25.errors = vErrors;
   return errors === 0;
 }
-export const s15 = validate25;
-const schema26 = {
+export const s16 = validate26;
+const schema27 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountId'],
   properties: { customerAccountId: { type: 'string', minLength: 1, maxLength: 50 } },
 };
-function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11427,8 +12701,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountId' },
         message: "must have required property '" + 'customerAccountId' + "'",
-        schema: schema26.required,
-        parentSchema: schema26,
+        schema: schema27.required,
+        parentSchema: schema27,
         data,
       };
       if (vErrors === null) {
@@ -11447,7 +12721,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema26,
+          parentSchema: schema27,
           data,
         };
         if (vErrors === null) {
@@ -11469,7 +12743,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema26.properties.customerAccountId,
+            parentSchema: schema27.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11487,7 +12761,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema26.properties.customerAccountId,
+            parentSchema: schema27.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11504,8 +12778,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.customerAccountId.type,
-          parentSchema: schema26.properties.customerAccountId,
+          schema: schema27.properties.customerAccountId.type,
+          parentSchema: schema27.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -11523,8 +12797,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema26.type,
-      parentSchema: schema26,
+      schema: schema27.type,
+      parentSchema: schema27,
       data,
     };
     if (vErrors === null) {
@@ -11534,11 +12808,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate25.errors = vErrors;
+  validate26.errors = vErrors;
   return errors === 0;
 }
-export const s16 = validate26;
-const schema27 = {
+export const s17 = validate27;
+const schema28 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountIds'],
@@ -11551,7 +12825,7 @@ const schema27 = {
     },
   },
 };
-function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11562,8 +12836,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountIds' },
         message: "must have required property '" + 'customerAccountIds' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema28.required,
+        parentSchema: schema28,
         data,
       };
       if (vErrors === null) {
@@ -11582,7 +12856,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema27,
+          parentSchema: schema28,
           data,
         };
         if (vErrors === null) {
@@ -11604,7 +12878,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 items',
             schema: 100,
-            parentSchema: schema27.properties.customerAccountIds,
+            parentSchema: schema28.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -11622,7 +12896,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema27.properties.customerAccountIds,
+            parentSchema: schema28.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -11644,7 +12918,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema27.properties.customerAccountIds.items,
+                parentSchema: schema28.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -11662,7 +12936,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.customerAccountIds.items,
+                parentSchema: schema28.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -11679,8 +12953,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.customerAccountIds.items.type,
-              parentSchema: schema27.properties.customerAccountIds.items,
+              schema: schema28.properties.customerAccountIds.items.type,
+              parentSchema: schema28.properties.customerAccountIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -11698,8 +12972,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema27.properties.customerAccountIds.type,
-          parentSchema: schema27.properties.customerAccountIds,
+          schema: schema28.properties.customerAccountIds.type,
+          parentSchema: schema28.properties.customerAccountIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -11717,8 +12991,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema27.type,
-      parentSchema: schema27,
+      schema: schema28.type,
+      parentSchema: schema28,
       data,
     };
     if (vErrors === null) {
@@ -11728,11 +13002,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate26.errors = vErrors;
+  validate27.errors = vErrors;
   return errors === 0;
 }
-export const s17 = validate27;
-const schema28 = {
+export const s18 = validate28;
+const schema29 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -11741,21 +13015,24 @@ const schema28 = {
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerAccountType: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     sponsorKey: {
       type: 'string',
       minLength: 1,
       maxLength: 8,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerData: {
       type: 'object',
@@ -11785,14 +13062,15 @@ const schema28 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     email: { type: 'string', format: 'email', maxLength: 254 },
     payorId: { type: 'string' },
   },
 };
-function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11812,7 +13090,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema28,
+          parentSchema: schema29,
           data,
         };
         if (vErrors === null) {
@@ -11834,7 +13112,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema28.properties.customerAccountId,
+            parentSchema: schema29.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11852,7 +13130,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema28.properties.customerAccountId,
+            parentSchema: schema29.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11870,7 +13148,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema28.properties.customerAccountId,
+            parentSchema: schema29.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11880,21 +13158,39 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/customerAccountId',
+            schemaPath: '#/properties/customerAccountId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema29.properties.customerAccountId,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
       } else {
-        const err4 = {
+        const err5 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.customerAccountId.type,
-          parentSchema: schema28.properties.customerAccountId,
+          schema: schema29.properties.customerAccountId.type,
+          parentSchema: schema29.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
@@ -11903,32 +13199,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.customerAccountType;
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
-          const err5 = {
+          const err6 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/maxLength',
             keyword: 'maxLength',
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema28.properties.customerAccountType,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
-        if (func4(data1) < 1) {
-          const err6 = {
-            instancePath: instancePath + '/customerAccountType',
-            schemaPath: '#/properties/customerAccountType/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema28.properties.customerAccountType,
+            parentSchema: schema29.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -11938,15 +13216,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern6.test(data1)) {
+        if (func4(data1) < 1) {
           const err7 = {
             instancePath: instancePath + '/customerAccountType',
-            schemaPath: '#/properties/customerAccountType/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema28.properties.customerAccountType,
+            schemaPath: '#/properties/customerAccountType/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema29.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -11956,38 +13234,34 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err8 = {
-          instancePath: instancePath + '/customerAccountType',
-          schemaPath: '#/properties/customerAccountType/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema28.properties.customerAccountType.type,
-          parentSchema: schema28.properties.customerAccountType,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
+        if (!pattern6.test(data1)) {
+          const err8 = {
+            instancePath: instancePath + '/customerAccountType',
+            schemaPath: '#/properties/customerAccountType/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema29.properties.customerAccountType,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.sponsorKey !== undefined) {
-      let data2 = data.sponsorKey;
-      if (typeof data2 === 'string') {
-        if (func4(data2) > 8) {
+        if (true && func8(data1)) {
           const err9 = {
-            instancePath: instancePath + '/sponsorKey',
-            schemaPath: '#/properties/sponsorKey/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 8 },
-            message: 'must NOT have more than 8 characters',
-            schema: 8,
-            parentSchema: schema28.properties.sponsorKey,
-            data: data2,
+            instancePath: instancePath + '/customerAccountType',
+            schemaPath: '#/properties/customerAccountType/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema29.properties.customerAccountType,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -11996,33 +13270,37 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func4(data2) < 1) {
-          const err10 = {
-            instancePath: instancePath + '/sponsorKey',
-            schemaPath: '#/properties/sponsorKey/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema28.properties.sponsorKey,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err10];
-          } else {
-            vErrors.push(err10);
-          }
-          errors++;
+      } else {
+        const err10 = {
+          instancePath: instancePath + '/customerAccountType',
+          schemaPath: '#/properties/customerAccountType/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema29.properties.customerAccountType.type,
+          parentSchema: schema29.properties.customerAccountType,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
         }
-        if (!pattern6.test(data2)) {
+        errors++;
+      }
+    }
+    if (data.sponsorKey !== undefined) {
+      let data2 = data.sponsorKey;
+      if (typeof data2 === 'string') {
+        if (func4(data2) > 8) {
           const err11 = {
             instancePath: instancePath + '/sponsorKey',
-            schemaPath: '#/properties/sponsorKey/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema28.properties.sponsorKey,
+            schemaPath: '#/properties/sponsorKey/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 8 },
+            message: 'must NOT have more than 8 characters',
+            schema: 8,
+            parentSchema: schema29.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -12032,21 +13310,75 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (func4(data2) < 1) {
+          const err12 = {
+            instancePath: instancePath + '/sponsorKey',
+            schemaPath: '#/properties/sponsorKey/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema29.properties.sponsorKey,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data2)) {
+          const err13 = {
+            instancePath: instancePath + '/sponsorKey',
+            schemaPath: '#/properties/sponsorKey/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema29.properties.sponsorKey,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          const err14 = {
+            instancePath: instancePath + '/sponsorKey',
+            schemaPath: '#/properties/sponsorKey/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema29.properties.sponsorKey,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
       } else {
-        const err12 = {
+        const err15 = {
           instancePath: instancePath + '/sponsorKey',
           schemaPath: '#/properties/sponsorKey/type',
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.sponsorKey.type,
-          parentSchema: schema28.properties.sponsorKey,
+          schema: schema29.properties.sponsorKey.type,
+          parentSchema: schema29.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err12];
+          vErrors = [err15];
         } else {
-          vErrors.push(err12);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -12055,20 +13387,20 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.customerData;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
         if (Object.keys(data3).length > 50) {
-          const err13 = {
+          const err16 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema28.properties.customerData,
+            parentSchema: schema29.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err16];
           } else {
-            vErrors.push(err13);
+            vErrors.push(err16);
           }
           errors++;
         }
@@ -12091,31 +13423,31 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err14 = {};
+            const err17 = {};
             if (vErrors === null) {
-              vErrors = [err14];
+              vErrors = [err17];
             } else {
-              vErrors.push(err14);
+              vErrors.push(err17);
             }
             errors++;
           }
           var valid2 = _errs12 === errors;
           if (valid2) {
-            const err15 = {
+            const err18 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema28.properties.customerData.propertyNames.not,
-              parentSchema: schema28.properties.customerData.propertyNames,
+              schema: schema29.properties.customerData.propertyNames.not,
+              parentSchema: schema29.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err15];
+              vErrors = [err18];
             } else {
-              vErrors.push(err15);
+              vErrors.push(err18);
             }
             errors++;
           } else {
@@ -12130,76 +13462,16 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err16 = {
+              const err19 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema28.properties.customerData.propertyNames,
+                parentSchema: schema29.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
-              };
-              if (vErrors === null) {
-                vErrors = [err16];
-              } else {
-                vErrors.push(err16);
-              }
-              errors++;
-            }
-          }
-          var valid1 = _errs10 === errors;
-          if (!valid1) {
-            const err17 = {
-              instancePath: instancePath + '/customerData',
-              schemaPath: '#/properties/customerData/propertyNames',
-              keyword: 'propertyNames',
-              params: { propertyName: key1 },
-              message: 'property name must be valid',
-              schema: schema28.properties.customerData.propertyNames,
-              parentSchema: schema28.properties.customerData,
-              data: data3,
-            };
-            if (vErrors === null) {
-              vErrors = [err17];
-            } else {
-              vErrors.push(err17);
-            }
-            errors++;
-          }
-        }
-        for (const key2 in data3) {
-          let data4 = data3[key2];
-          if (typeof data4 === 'string') {
-            if (func4(data4) > 500) {
-              const err18 = {
-                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 500 },
-                message: 'must NOT have more than 500 characters',
-                schema: 500,
-                parentSchema: schema28.properties.customerData.additionalProperties,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err18];
-              } else {
-                vErrors.push(err18);
-              }
-              errors++;
-            }
-            if (func4(data4) < 0) {
-              const err19 = {
-                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/minLength',
-                keyword: 'minLength',
-                params: { limit: 0 },
-                message: 'must NOT have fewer than 0 characters',
-                schema: 0,
-                parentSchema: schema28.properties.customerData.additionalProperties,
-                data: data4,
               };
               if (vErrors === null) {
                 vErrors = [err19];
@@ -12208,132 +13480,131 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+          }
+          var valid1 = _errs10 === errors;
+          if (!valid1) {
+            const err20 = {
+              instancePath: instancePath + '/customerData',
+              schemaPath: '#/properties/customerData/propertyNames',
+              keyword: 'propertyNames',
+              params: { propertyName: key1 },
+              message: 'property name must be valid',
+              schema: schema29.properties.customerData.propertyNames,
+              parentSchema: schema29.properties.customerData,
+              data: data3,
+            };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
+        for (const key2 in data3) {
+          let data4 = data3[key2];
+          if (typeof data4 === 'string') {
+            if (func4(data4) > 500) {
+              const err21 = {
+                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 500 },
+                message: 'must NOT have more than 500 characters',
+                schema: 500,
+                parentSchema: schema29.properties.customerData.additionalProperties,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err21];
+              } else {
+                vErrors.push(err21);
+              }
+              errors++;
+            }
+            if (func4(data4) < 0) {
+              const err22 = {
+                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/minLength',
+                keyword: 'minLength',
+                params: { limit: 0 },
+                message: 'must NOT have fewer than 0 characters',
+                schema: 0,
+                parentSchema: schema29.properties.customerData.additionalProperties,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err22];
+              } else {
+                vErrors.push(err22);
+              }
+              errors++;
+            }
             if (!pattern6.test(data4)) {
-              const err20 = {
+              const err23 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.customerData.additionalProperties,
+                parentSchema: schema29.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err23];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err23);
+              }
+              errors++;
+            }
+            if (true && func8(data4)) {
+              const err24 = {
+                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema29.properties.customerData.additionalProperties,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err24];
+              } else {
+                vErrors.push(err24);
               }
               errors++;
             }
           } else {
-            const err21 = {
+            const err25 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema28.properties.customerData.additionalProperties.type,
-              parentSchema: schema28.properties.customerData.additionalProperties,
+              schema: schema29.properties.customerData.additionalProperties.type,
+              parentSchema: schema29.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err25];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err25);
             }
             errors++;
           }
         }
       } else {
-        const err22 = {
+        const err26 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema28.properties.customerData.type,
-          parentSchema: schema28.properties.customerData,
+          schema: schema29.properties.customerData.type,
+          parentSchema: schema29.properties.customerData,
           data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err22];
-        } else {
-          vErrors.push(err22);
-        }
-        errors++;
-      }
-    }
-    if (data.email !== undefined) {
-      let data5 = data.email;
-      if (typeof data5 === 'string') {
-        if (func4(data5) > 254) {
-          const err23 = {
-            instancePath: instancePath + '/email',
-            schemaPath: '#/properties/email/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 254 },
-            message: 'must NOT have more than 254 characters',
-            schema: 254,
-            parentSchema: schema28.properties.email,
-            data: data5,
-          };
-          if (vErrors === null) {
-            vErrors = [err23];
-          } else {
-            vErrors.push(err23);
-          }
-          errors++;
-        }
-        if (!formats26.test(data5)) {
-          const err24 = {
-            instancePath: instancePath + '/email',
-            schemaPath: '#/properties/email/format',
-            keyword: 'format',
-            params: { format: 'email' },
-            message: 'must match format "' + 'email' + '"',
-            schema: 'email',
-            parentSchema: schema28.properties.email,
-            data: data5,
-          };
-          if (vErrors === null) {
-            vErrors = [err24];
-          } else {
-            vErrors.push(err24);
-          }
-          errors++;
-        }
-      } else {
-        const err25 = {
-          instancePath: instancePath + '/email',
-          schemaPath: '#/properties/email/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema28.properties.email.type,
-          parentSchema: schema28.properties.email,
-          data: data5,
-        };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-    }
-    if (data.payorId !== undefined) {
-      let data6 = data.payorId;
-      if (typeof data6 !== 'string') {
-        const err26 = {
-          instancePath: instancePath + '/payorId',
-          schemaPath: '#/properties/payorId/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema28.properties.payorId.type,
-          parentSchema: schema28.properties.payorId,
-          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err26];
@@ -12343,29 +13614,108 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.email !== undefined) {
+      let data5 = data.email;
+      if (typeof data5 === 'string') {
+        if (func4(data5) > 254) {
+          const err27 = {
+            instancePath: instancePath + '/email',
+            schemaPath: '#/properties/email/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 254 },
+            message: 'must NOT have more than 254 characters',
+            schema: 254,
+            parentSchema: schema29.properties.email,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err27];
+          } else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
+        if (!formats26.test(data5)) {
+          const err28 = {
+            instancePath: instancePath + '/email',
+            schemaPath: '#/properties/email/format',
+            keyword: 'format',
+            params: { format: 'email' },
+            message: 'must match format "' + 'email' + '"',
+            schema: 'email',
+            parentSchema: schema29.properties.email,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+      } else {
+        const err29 = {
+          instancePath: instancePath + '/email',
+          schemaPath: '#/properties/email/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema29.properties.email.type,
+          parentSchema: schema29.properties.email,
+          data: data5,
+        };
+        if (vErrors === null) {
+          vErrors = [err29];
+        } else {
+          vErrors.push(err29);
+        }
+        errors++;
+      }
+    }
+    if (data.payorId !== undefined) {
+      let data6 = data.payorId;
+      if (typeof data6 !== 'string') {
+        const err30 = {
+          instancePath: instancePath + '/payorId',
+          schemaPath: '#/properties/payorId/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema29.properties.payorId.type,
+          parentSchema: schema29.properties.payorId,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err27 = {
+    const err31 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema28.type,
-      parentSchema: schema28,
+      schema: schema29.type,
+      parentSchema: schema29,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err27];
+      vErrors = [err31];
     } else {
-      vErrors.push(err27);
+      vErrors.push(err31);
     }
     errors++;
   }
-  validate27.errors = vErrors;
+  validate28.errors = vErrors;
   return errors === 0;
 }
-export const s18 = validate28;
-const schema29 = {
+export const s19 = validate29;
+const schema30 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -12381,35 +13731,40 @@ const schema29 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         country: {
           type: 'string',
@@ -12446,13 +13801,14 @@ const schema29 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     setAsDefault: { type: 'boolean', enum: [true] },
   },
 };
-function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12471,7 +13827,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema29,
+          parentSchema: schema30,
           data,
         };
         if (vErrors === null) {
@@ -12491,8 +13847,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema29.properties.expiryMonth.type,
-          parentSchema: schema29.properties.expiryMonth,
+          schema: schema30.properties.expiryMonth.type,
+          parentSchema: schema30.properties.expiryMonth,
           data: data0,
         };
         if (vErrors === null) {
@@ -12511,7 +13867,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema29.properties.expiryMonth,
+            parentSchema: schema30.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -12529,7 +13885,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema29.properties.expiryMonth,
+            parentSchema: schema30.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -12550,8 +13906,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema29.properties.expiryYear.type,
-          parentSchema: schema29.properties.expiryYear,
+          schema: schema30.properties.expiryYear.type,
+          parentSchema: schema30.properties.expiryYear,
           data: data1,
         };
         if (vErrors === null) {
@@ -12570,7 +13926,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema29.properties.expiryYear,
+            parentSchema: schema30.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -12588,7 +13944,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema29.properties.expiryYear,
+            parentSchema: schema30.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -12610,8 +13966,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema29.properties.billingAddress.required,
-            parentSchema: schema29.properties.billingAddress,
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -12628,8 +13984,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema29.properties.billingAddress.required,
-            parentSchema: schema29.properties.billingAddress,
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -12646,8 +14002,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema29.properties.billingAddress.required,
-            parentSchema: schema29.properties.billingAddress,
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -12664,8 +14020,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema29.properties.billingAddress.required,
-            parentSchema: schema29.properties.billingAddress,
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -12682,8 +14038,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema29.properties.billingAddress.required,
-            parentSchema: schema29.properties.billingAddress,
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -12709,7 +14065,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema29.properties.billingAddress,
+              parentSchema: schema30.properties.billingAddress,
               data: data2,
             };
             if (vErrors === null) {
@@ -12731,7 +14087,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema29.properties.billingAddress.properties.line1,
+                parentSchema: schema30.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -12749,7 +14105,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema29.properties.billingAddress.properties.line1,
+                parentSchema: schema30.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -12767,7 +14123,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema29.properties.billingAddress.properties.line1,
+                parentSchema: schema30.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -12777,21 +14133,39 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data3)) {
+              const err16 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema30.properties.billingAddress.properties.line1,
+                data: data3,
+              };
+              if (vErrors === null) {
+                vErrors = [err16];
+              } else {
+                vErrors.push(err16);
+              }
+              errors++;
+            }
           } else {
-            const err16 = {
+            const err17 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema29.properties.billingAddress.properties.line1.type,
-              parentSchema: schema29.properties.billingAddress.properties.line1,
+              schema: schema30.properties.billingAddress.properties.line1.type,
+              parentSchema: schema30.properties.billingAddress.properties.line1,
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err16];
+              vErrors = [err17];
             } else {
-              vErrors.push(err16);
+              vErrors.push(err17);
             }
             errors++;
           }
@@ -12800,32 +14174,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data2.line2;
           if (typeof data4 === 'string') {
             if (func4(data4) > 100) {
-              const err17 = {
+              const err18 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema29.properties.billingAddress.properties.line2,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err17];
-              } else {
-                vErrors.push(err17);
-              }
-              errors++;
-            }
-            if (func4(data4) < 0) {
-              const err18 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/minLength',
-                keyword: 'minLength',
-                params: { limit: 0 },
-                message: 'must NOT have fewer than 0 characters',
-                schema: 0,
-                parentSchema: schema29.properties.billingAddress.properties.line2,
+                parentSchema: schema30.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -12835,15 +14191,15 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data4)) {
+            if (func4(data4) < 0) {
               const err19 = {
                 instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema29.properties.billingAddress.properties.line2,
+                schemaPath: '#/properties/billingAddress/properties/line2/minLength',
+                keyword: 'minLength',
+                params: { limit: 0 },
+                message: 'must NOT have fewer than 0 characters',
+                schema: 0,
+                parentSchema: schema30.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -12853,38 +14209,34 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-          } else {
-            const err20 = {
-              instancePath: instancePath + '/billingAddress/line2',
-              schemaPath: '#/properties/billingAddress/properties/line2/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema29.properties.billingAddress.properties.line2.type,
-              parentSchema: schema29.properties.billingAddress.properties.line2,
-              data: data4,
-            };
-            if (vErrors === null) {
-              vErrors = [err20];
-            } else {
-              vErrors.push(err20);
+            if (!pattern6.test(data4)) {
+              const err20 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema30.properties.billingAddress.properties.line2,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err20];
+              } else {
+                vErrors.push(err20);
+              }
+              errors++;
             }
-            errors++;
-          }
-        }
-        if (data2.city !== undefined) {
-          let data5 = data2.city;
-          if (typeof data5 === 'string') {
-            if (func4(data5) > 60) {
+            if (true && func8(data4)) {
               const err21 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 60 },
-                message: 'must NOT have more than 60 characters',
-                schema: 60,
-                parentSchema: schema29.properties.billingAddress.properties.city,
-                data: data5,
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema30.properties.billingAddress.properties.line2,
+                data: data4,
               };
               if (vErrors === null) {
                 vErrors = [err21];
@@ -12893,33 +14245,37 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (func4(data5) < 1) {
-              const err22 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema29.properties.billingAddress.properties.city,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err22];
-              } else {
-                vErrors.push(err22);
-              }
-              errors++;
+          } else {
+            const err22 = {
+              instancePath: instancePath + '/billingAddress/line2',
+              schemaPath: '#/properties/billingAddress/properties/line2/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.billingAddress.properties.line2.type,
+              parentSchema: schema30.properties.billingAddress.properties.line2,
+              data: data4,
+            };
+            if (vErrors === null) {
+              vErrors = [err22];
+            } else {
+              vErrors.push(err22);
             }
-            if (!pattern6.test(data5)) {
+            errors++;
+          }
+        }
+        if (data2.city !== undefined) {
+          let data5 = data2.city;
+          if (typeof data5 === 'string') {
+            if (func4(data5) > 60) {
               const err23 = {
                 instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema29.properties.billingAddress.properties.city,
+                schemaPath: '#/properties/billingAddress/properties/city/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 60 },
+                message: 'must NOT have more than 60 characters',
+                schema: 60,
+                parentSchema: schema30.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -12929,38 +14285,34 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-          } else {
-            const err24 = {
-              instancePath: instancePath + '/billingAddress/city',
-              schemaPath: '#/properties/billingAddress/properties/city/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema29.properties.billingAddress.properties.city.type,
-              parentSchema: schema29.properties.billingAddress.properties.city,
-              data: data5,
-            };
-            if (vErrors === null) {
-              vErrors = [err24];
-            } else {
-              vErrors.push(err24);
+            if (func4(data5) < 1) {
+              const err24 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema30.properties.billingAddress.properties.city,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err24];
+              } else {
+                vErrors.push(err24);
+              }
+              errors++;
             }
-            errors++;
-          }
-        }
-        if (data2.state !== undefined) {
-          let data6 = data2.state;
-          if (typeof data6 === 'string') {
-            if (func4(data6) > 50) {
+            if (!pattern6.test(data5)) {
               const err25 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 50 },
-                message: 'must NOT have more than 50 characters',
-                schema: 50,
-                parentSchema: schema29.properties.billingAddress.properties.state,
-                data: data6,
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema30.properties.billingAddress.properties.city,
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err25];
@@ -12969,16 +14321,16 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (func4(data6) < 1) {
+            if (true && func8(data5)) {
               const err26 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema29.properties.billingAddress.properties.state,
-                data: data6,
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema30.properties.billingAddress.properties.city,
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err26];
@@ -12987,56 +14339,56 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data6)) {
-              const err27 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema29.properties.billingAddress.properties.state,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err27];
-              } else {
-                vErrors.push(err27);
-              }
-              errors++;
-            }
           } else {
-            const err28 = {
-              instancePath: instancePath + '/billingAddress/state',
-              schemaPath: '#/properties/billingAddress/properties/state/type',
+            const err27 = {
+              instancePath: instancePath + '/billingAddress/city',
+              schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema29.properties.billingAddress.properties.state.type,
-              parentSchema: schema29.properties.billingAddress.properties.state,
-              data: data6,
+              schema: schema30.properties.billingAddress.properties.city.type,
+              parentSchema: schema30.properties.billingAddress.properties.city,
+              data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err27];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err27);
             }
             errors++;
           }
         }
-        if (data2.postalCode !== undefined) {
-          let data7 = data2.postalCode;
-          if (typeof data7 === 'string') {
-            if (func4(data7) > 20) {
-              const err29 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+        if (data2.state !== undefined) {
+          let data6 = data2.state;
+          if (typeof data6 === 'string') {
+            if (func4(data6) > 50) {
+              const err28 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
-                params: { limit: 20 },
-                message: 'must NOT have more than 20 characters',
-                schema: 20,
-                parentSchema: schema29.properties.billingAddress.properties.postalCode,
-                data: data7,
+                params: { limit: 50 },
+                message: 'must NOT have more than 50 characters',
+                schema: 50,
+                parentSchema: schema30.properties.billingAddress.properties.state,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err28];
+              } else {
+                vErrors.push(err28);
+              }
+              errors++;
+            }
+            if (func4(data6) < 1) {
+              const err29 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema30.properties.billingAddress.properties.state,
+                data: data6,
               };
               if (vErrors === null) {
                 vErrors = [err29];
@@ -13045,16 +14397,16 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (func4(data7) < 1) {
+            if (!pattern6.test(data6)) {
               const err30 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema29.properties.billingAddress.properties.postalCode,
-                data: data7,
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema30.properties.billingAddress.properties.state,
+                data: data6,
               };
               if (vErrors === null) {
                 vErrors = [err30];
@@ -13063,16 +14415,16 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data7)) {
+            if (true && func8(data6)) {
               const err31 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema29.properties.billingAddress.properties.postalCode,
-                data: data7,
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema30.properties.billingAddress.properties.state,
+                data: data6,
               };
               if (vErrors === null) {
                 vErrors = [err31];
@@ -13083,14 +14435,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             }
           } else {
             const err32 = {
-              instancePath: instancePath + '/billingAddress/postalCode',
-              schemaPath: '#/properties/billingAddress/properties/postalCode/type',
+              instancePath: instancePath + '/billingAddress/state',
+              schemaPath: '#/properties/billingAddress/properties/state/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema29.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema29.properties.billingAddress.properties.postalCode,
-              data: data7,
+              schema: schema30.properties.billingAddress.properties.state.type,
+              parentSchema: schema30.properties.billingAddress.properties.state,
+              data: data6,
             };
             if (vErrors === null) {
               vErrors = [err32];
@@ -13100,19 +14452,19 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data2.country !== undefined) {
-          let data8 = data2.country;
-          if (typeof data8 === 'string') {
-            if (!pattern40.test(data8)) {
+        if (data2.postalCode !== undefined) {
+          let data7 = data2.postalCode;
+          if (typeof data7 === 'string') {
+            if (func4(data7) > 20) {
               const err33 = {
-                instancePath: instancePath + '/billingAddress/country',
-                schemaPath: '#/properties/billingAddress/properties/country/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[A-Z]{2}$' },
-                message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
-                schema: '^[A-Z]{2}$',
-                parentSchema: schema29.properties.billingAddress.properties.country,
-                data: data8,
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 20 },
+                message: 'must NOT have more than 20 characters',
+                schema: 20,
+                parentSchema: schema30.properties.billingAddress.properties.postalCode,
+                data: data7,
               };
               if (vErrors === null) {
                 vErrors = [err33];
@@ -13121,40 +14473,134 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (func4(data7) < 1) {
+              const err34 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema30.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err34];
+              } else {
+                vErrors.push(err34);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data7)) {
+              const err35 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema30.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err35];
+              } else {
+                vErrors.push(err35);
+              }
+              errors++;
+            }
+            if (true && func8(data7)) {
+              const err36 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema30.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err36];
+              } else {
+                vErrors.push(err36);
+              }
+              errors++;
+            }
           } else {
-            const err34 = {
+            const err37 = {
+              instancePath: instancePath + '/billingAddress/postalCode',
+              schemaPath: '#/properties/billingAddress/properties/postalCode/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema30.properties.billingAddress.properties.postalCode,
+              data: data7,
+            };
+            if (vErrors === null) {
+              vErrors = [err37];
+            } else {
+              vErrors.push(err37);
+            }
+            errors++;
+          }
+        }
+        if (data2.country !== undefined) {
+          let data8 = data2.country;
+          if (typeof data8 === 'string') {
+            if (!pattern40.test(data8)) {
+              const err38 = {
+                instancePath: instancePath + '/billingAddress/country',
+                schemaPath: '#/properties/billingAddress/properties/country/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[A-Z]{2}$' },
+                message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
+                schema: '^[A-Z]{2}$',
+                parentSchema: schema30.properties.billingAddress.properties.country,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err38];
+              } else {
+                vErrors.push(err38);
+              }
+              errors++;
+            }
+          } else {
+            const err39 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema29.properties.billingAddress.properties.country.type,
-              parentSchema: schema29.properties.billingAddress.properties.country,
+              schema: schema30.properties.billingAddress.properties.country.type,
+              parentSchema: schema30.properties.billingAddress.properties.country,
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err39];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err39);
             }
             errors++;
           }
         }
       } else {
-        const err35 = {
+        const err40 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema29.properties.billingAddress.type,
-          parentSchema: schema29.properties.billingAddress,
+          schema: schema30.properties.billingAddress.type,
+          parentSchema: schema30.properties.billingAddress,
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err40];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err40);
         }
         errors++;
       }
@@ -13163,20 +14609,20 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       let data9 = data.customerData;
       if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
         if (Object.keys(data9).length > 50) {
-          const err36 = {
+          const err41 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema29.properties.customerData,
+            parentSchema: schema30.properties.customerData,
             data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err41];
           } else {
-            vErrors.push(err36);
+            vErrors.push(err41);
           }
           errors++;
         }
@@ -13199,31 +14645,31 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err37 = {};
+            const err42 = {};
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err42];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err42);
             }
             errors++;
           }
           var valid3 = _errs25 === errors;
           if (valid3) {
-            const err38 = {
+            const err43 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema29.properties.customerData.propertyNames.not,
-              parentSchema: schema29.properties.customerData.propertyNames,
+              schema: schema30.properties.customerData.propertyNames.not,
+              parentSchema: schema30.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err38];
+              vErrors = [err43];
             } else {
-              vErrors.push(err38);
+              vErrors.push(err43);
             }
             errors++;
           } else {
@@ -13238,41 +14684,41 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err39 = {
+              const err44 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema29.properties.customerData.propertyNames,
+                parentSchema: schema30.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err39];
+                vErrors = [err44];
               } else {
-                vErrors.push(err39);
+                vErrors.push(err44);
               }
               errors++;
             }
           }
           var valid2 = _errs23 === errors;
           if (!valid2) {
-            const err40 = {
+            const err45 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema29.properties.customerData.propertyNames,
-              parentSchema: schema29.properties.customerData,
+              schema: schema30.properties.customerData.propertyNames,
+              parentSchema: schema30.properties.customerData,
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err40];
+              vErrors = [err45];
             } else {
-              vErrors.push(err40);
+              vErrors.push(err45);
             }
             errors++;
           }
@@ -13281,93 +14727,111 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           let data10 = data9[key3];
           if (typeof data10 === 'string') {
             if (func4(data10) > 500) {
-              const err41 = {
+              const err46 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema29.properties.customerData.additionalProperties,
+                parentSchema: schema30.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err46];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err46);
               }
               errors++;
             }
             if (func4(data10) < 0) {
-              const err42 = {
+              const err47 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema29.properties.customerData.additionalProperties,
+                parentSchema: schema30.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err47];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err47);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err43 = {
+              const err48 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema29.properties.customerData.additionalProperties,
+                parentSchema: schema30.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err48];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err48);
+              }
+              errors++;
+            }
+            if (true && func8(data10)) {
+              const err49 = {
+                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema30.properties.customerData.additionalProperties,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err49];
+              } else {
+                vErrors.push(err49);
               }
               errors++;
             }
           } else {
-            const err44 = {
+            const err50 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema29.properties.customerData.additionalProperties.type,
-              parentSchema: schema29.properties.customerData.additionalProperties,
+              schema: schema30.properties.customerData.additionalProperties.type,
+              parentSchema: schema30.properties.customerData.additionalProperties,
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err44];
+              vErrors = [err50];
             } else {
-              vErrors.push(err44);
+              vErrors.push(err50);
             }
             errors++;
           }
         }
       } else {
-        const err45 = {
+        const err51 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema29.properties.customerData.type,
-          parentSchema: schema29.properties.customerData,
+          schema: schema30.properties.customerData.type,
+          parentSchema: schema30.properties.customerData,
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err45];
+          vErrors = [err51];
         } else {
-          vErrors.push(err45);
+          vErrors.push(err51);
         }
         errors++;
       }
@@ -13375,65 +14839,171 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data11 = data.setAsDefault;
       if (typeof data11 !== 'boolean') {
-        const err46 = {
+        const err52 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema29.properties.setAsDefault.type,
-          parentSchema: schema29.properties.setAsDefault,
+          schema: schema30.properties.setAsDefault.type,
+          parentSchema: schema30.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err46];
+          vErrors = [err52];
         } else {
-          vErrors.push(err46);
+          vErrors.push(err52);
         }
         errors++;
       }
       if (!(data11 === true)) {
-        const err47 = {
+        const err53 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
-          params: { allowedValues: schema29.properties.setAsDefault.enum },
+          params: { allowedValues: schema30.properties.setAsDefault.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema29.properties.setAsDefault.enum,
-          parentSchema: schema29.properties.setAsDefault,
+          schema: schema30.properties.setAsDefault.enum,
+          parentSchema: schema30.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err47];
+          vErrors = [err53];
         } else {
-          vErrors.push(err47);
+          vErrors.push(err53);
         }
         errors++;
       }
     }
   } else {
-    const err48 = {
+    const err54 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema29.type,
-      parentSchema: schema29,
+      schema: schema30.type,
+      parentSchema: schema30,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err48];
+      vErrors = [err54];
     } else {
-      vErrors.push(err48);
+      vErrors.push(err54);
     }
     errors++;
   }
-  validate28.errors = vErrors;
+  validate29.errors = vErrors;
   return errors === 0;
 }
-export const s19 = validate29;
-const schema30 = {
+export const s20 = validate30;
+const schema31 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    replaceWith: {
+      type: 'string',
+      pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
+      description: 'must be a savedPaymentMethodId (a UUID)',
+    },
+  },
+};
+const pattern60 = new RegExp(
+  '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
+  'u',
+);
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === 'replaceWith')) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema31,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.replaceWith !== undefined) {
+      let data0 = data.replaceWith;
+      if (typeof data0 === 'string') {
+        if (!pattern60.test(data0)) {
+          const err1 = {
+            instancePath: instancePath + '/replaceWith',
+            schemaPath: '#/properties/replaceWith/pattern',
+            keyword: 'pattern',
+            params: {
+              pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
+            },
+            message:
+              'must match pattern "' +
+              '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$' +
+              '"',
+            schema: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
+            parentSchema: schema31.properties.replaceWith,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = {
+          instancePath: instancePath + '/replaceWith',
+          schemaPath: '#/properties/replaceWith/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema31.properties.replaceWith.type,
+          parentSchema: schema31.properties.replaceWith,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err3 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema31.type,
+      parentSchema: schema31,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err3];
+    } else {
+      vErrors.push(err3);
+    }
+    errors++;
+  }
+  validate30.errors = vErrors;
+  return errors === 0;
+}
+export const s21 = validate31;
+const schema32 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -13456,7 +15026,8 @@ const schema30 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     idempotencyKey: {
       type: 'string',
@@ -13466,7 +15037,7 @@ const schema30 = {
     allowPartial: { type: 'boolean' },
   },
 };
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13477,8 +15048,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema30.required,
-        parentSchema: schema30,
+        schema: schema32.required,
+        parentSchema: schema32,
         data,
       };
       if (vErrors === null) {
@@ -13495,8 +15066,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema30.required,
-        parentSchema: schema30,
+        schema: schema32.required,
+        parentSchema: schema32,
         data,
       };
       if (vErrors === null) {
@@ -13521,7 +15092,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema30,
+          parentSchema: schema32,
           data,
         };
         if (vErrors === null) {
@@ -13543,7 +15114,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema30.properties.profileId,
+            parentSchema: schema32.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -13561,7 +15132,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema30.properties.profileId,
+            parentSchema: schema32.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -13578,8 +15149,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.profileId.type,
-          parentSchema: schema30.properties.profileId,
+          schema: schema32.properties.profileId.type,
+          parentSchema: schema32.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -13601,7 +15172,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema30.properties.amount,
+            parentSchema: schema32.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13619,7 +15190,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema30.properties.amount,
+            parentSchema: schema32.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13637,7 +15208,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema30.properties.amount,
+            parentSchema: schema32.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13654,8 +15225,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema30.properties.amount.type,
-          parentSchema: schema30.properties.amount,
+          schema: schema32.properties.amount.type,
+          parentSchema: schema32.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -13677,7 +15248,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema30.properties.orderId,
+            parentSchema: schema32.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -13695,7 +15266,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema30.properties.orderId,
+            parentSchema: schema32.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -13713,7 +15284,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema30.properties.orderId,
+            parentSchema: schema32.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -13723,21 +15294,39 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data2)) {
+          const err13 = {
+            instancePath: instancePath + '/orderId',
+            schemaPath: '#/properties/orderId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema32.properties.orderId,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
       } else {
-        const err13 = {
+        const err14 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.orderId.type,
-          parentSchema: schema30.properties.orderId,
+          schema: schema32.properties.orderId.type,
+          parentSchema: schema32.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err14];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err14);
         }
         errors++;
       }
@@ -13746,54 +15335,33 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.idempotencyKey;
       if (typeof data3 === 'string') {
         if (!pattern9.test(data3)) {
-          const err14 = {
+          const err15 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema30.properties.idempotencyKey,
+            parentSchema: schema32.properties.idempotencyKey,
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err15];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err15);
           }
           errors++;
         }
       } else {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.idempotencyKey.type,
-          parentSchema: schema30.properties.idempotencyKey,
+          schema: schema32.properties.idempotencyKey.type,
+          parentSchema: schema32.properties.idempotencyKey,
           data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-    }
-    if (data.allowPartial !== undefined) {
-      let data4 = data.allowPartial;
-      if (typeof data4 !== 'boolean') {
-        const err16 = {
-          instancePath: instancePath + '/allowPartial',
-          schemaPath: '#/properties/allowPartial/type',
-          keyword: 'type',
-          params: { type: 'boolean' },
-          message: 'must be boolean',
-          schema: schema30.properties.allowPartial.type,
-          parentSchema: schema30.properties.allowPartial,
-          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -13803,29 +15371,50 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.allowPartial !== undefined) {
+      let data4 = data.allowPartial;
+      if (typeof data4 !== 'boolean') {
+        const err17 = {
+          instancePath: instancePath + '/allowPartial',
+          schemaPath: '#/properties/allowPartial/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema32.properties.allowPartial.type,
+          parentSchema: schema32.properties.allowPartial,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err17 = {
+    const err18 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema30.type,
-      parentSchema: schema30,
+      schema: schema32.type,
+      parentSchema: schema32,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err17];
+      vErrors = [err18];
     } else {
-      vErrors.push(err17);
+      vErrors.push(err18);
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate31.errors = vErrors;
   return errors === 0;
 }
-export const s20 = validate30;
-const schema31 = {
+export const s22 = validate32;
+const schema33 = {
   type: 'object',
   additionalProperties: false,
   required: ['amount'],
@@ -13844,7 +15433,7 @@ const schema31 = {
     },
   },
 };
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13855,8 +15444,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema31.required,
-        parentSchema: schema31,
+        schema: schema33.required,
+        parentSchema: schema33,
         data,
       };
       if (vErrors === null) {
@@ -13875,7 +15464,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema31,
+          parentSchema: schema33,
           data,
         };
         if (vErrors === null) {
@@ -13897,7 +15486,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema31.properties.amount,
+            parentSchema: schema33.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -13915,7 +15504,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema31.properties.amount,
+            parentSchema: schema33.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -13933,7 +15522,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema31.properties.amount,
+            parentSchema: schema33.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -13950,8 +15539,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema31.properties.amount.type,
-          parentSchema: schema31.properties.amount,
+          schema: schema33.properties.amount.type,
+          parentSchema: schema33.properties.amount,
           data: data0,
         };
         if (vErrors === null) {
@@ -13973,7 +15562,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema31.properties.idempotencyKey,
+            parentSchema: schema33.properties.idempotencyKey,
             data: data1,
           };
           if (vErrors === null) {
@@ -13990,8 +15579,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.idempotencyKey.type,
-          parentSchema: schema31.properties.idempotencyKey,
+          schema: schema33.properties.idempotencyKey.type,
+          parentSchema: schema33.properties.idempotencyKey,
           data: data1,
         };
         if (vErrors === null) {
@@ -14009,8 +15598,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema31.type,
-      parentSchema: schema31,
+      schema: schema33.type,
+      parentSchema: schema33,
       data,
     };
     if (vErrors === null) {
@@ -14020,11 +15609,11 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate30.errors = vErrors;
+  validate32.errors = vErrors;
   return errors === 0;
 }
-export const s21 = validate31;
-const schema32 = {
+export const s23 = validate33;
+const schema34 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -14069,9 +15658,9 @@ const schema32 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern64 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+const pattern65 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
 const formats30 = require('ajv-formats/dist/formats').fullFormats['date-time'];
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14090,7 +15679,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema32,
+          parentSchema: schema34,
           data,
         };
         if (vErrors === null) {
@@ -14110,8 +15699,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.type.type,
-          parentSchema: schema32.properties.type,
+          schema: schema34.properties.type.type,
+          parentSchema: schema34.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -14157,10 +15746,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/type',
           schemaPath: '#/properties/type/enum',
           keyword: 'enum',
-          params: { allowedValues: schema32.properties.type.enum },
+          params: { allowedValues: schema34.properties.type.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema32.properties.type.enum,
-          parentSchema: schema32.properties.type,
+          schema: schema34.properties.type.enum,
+          parentSchema: schema34.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -14182,7 +15771,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema32.properties.objectId,
+            parentSchema: schema34.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -14200,7 +15789,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema32.properties.objectId,
+            parentSchema: schema34.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -14210,7 +15799,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern64.test(data1)) {
+        if (!pattern65.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -14218,7 +15807,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9A-Za-z_-]+$' },
             message: 'must match pattern "' + '^[0-9A-Za-z_-]+$' + '"',
             schema: '^[0-9A-Za-z_-]+$',
-            parentSchema: schema32.properties.objectId,
+            parentSchema: schema34.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -14235,8 +15824,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.objectId.type,
-          parentSchema: schema32.properties.objectId,
+          schema: schema34.properties.objectId.type,
+          parentSchema: schema34.properties.objectId,
           data: data1,
         };
         if (vErrors === null) {
@@ -14258,7 +15847,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema32.properties.since,
+            parentSchema: schema34.properties.since,
             data: data2,
           };
           if (vErrors === null) {
@@ -14275,8 +15864,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.since.type,
-          parentSchema: schema32.properties.since,
+          schema: schema34.properties.since.type,
+          parentSchema: schema34.properties.since,
           data: data2,
         };
         if (vErrors === null) {
@@ -14298,7 +15887,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema32.properties.pageSize,
+            parentSchema: schema34.properties.pageSize,
             data: data3,
           };
           if (vErrors === null) {
@@ -14315,8 +15904,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.pageSize.type,
-          parentSchema: schema32.properties.pageSize,
+          schema: schema34.properties.pageSize.type,
+          parentSchema: schema34.properties.pageSize,
           data: data3,
         };
         if (vErrors === null) {
@@ -14338,7 +15927,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema32.properties.pageToken,
+            parentSchema: schema34.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -14356,7 +15945,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema32.properties.pageToken,
+            parentSchema: schema34.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -14373,8 +15962,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.pageToken.type,
-          parentSchema: schema32.properties.pageToken,
+          schema: schema34.properties.pageToken.type,
+          parentSchema: schema34.properties.pageToken,
           data: data4,
         };
         if (vErrors === null) {
@@ -14392,8 +15981,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema32.type,
-      parentSchema: schema32,
+      schema: schema34.type,
+      parentSchema: schema34,
       data,
     };
     if (vErrors === null) {
@@ -14403,11 +15992,11 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate31.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-export const s22 = validate32;
-const schema33 = {
+export const s24 = validate34;
+const schema35 = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
@@ -14436,16 +16025,17 @@ const schema33 = {
       minLength: 0,
       maxLength: 500,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
   },
 };
-const pattern66 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern67 = new RegExp(
+const pattern67 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern68 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
   'u',
 );
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14456,8 +16046,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'url' },
         message: "must have required property '" + 'url' + "'",
-        schema: schema33.required,
-        parentSchema: schema33,
+        schema: schema35.required,
+        parentSchema: schema35,
         data,
       };
       if (vErrors === null) {
@@ -14476,7 +16066,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema33,
+          parentSchema: schema35,
           data,
         };
         if (vErrors === null) {
@@ -14498,7 +16088,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 2048 },
             message: 'must NOT have more than 2048 characters',
             schema: 2048,
-            parentSchema: schema33.properties.url,
+            parentSchema: schema35.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -14516,7 +16106,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema33.properties.url,
+            parentSchema: schema35.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -14526,7 +16116,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern66.test(data0)) {
+        if (!pattern67.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -14534,7 +16124,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
             message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
             schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema33.properties.url,
+            parentSchema: schema35.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -14551,8 +16141,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.url.type,
-          parentSchema: schema33.properties.url,
+          schema: schema35.properties.url.type,
+          parentSchema: schema35.properties.url,
           data: data0,
         };
         if (vErrors === null) {
@@ -14574,7 +16164,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 31 },
             message: 'must NOT have more than 31 items',
             schema: 31,
-            parentSchema: schema33.properties.enabledEvents,
+            parentSchema: schema35.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -14592,7 +16182,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema33.properties.enabledEvents,
+            parentSchema: schema35.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -14606,7 +16196,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern67.test(data2)) {
+            if (!pattern68.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -14621,7 +16211,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                   '"',
                 schema:
                   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema33.properties.enabledEvents.items,
+                parentSchema: schema35.properties.enabledEvents.items,
                 data: data2,
               };
               if (vErrors === null) {
@@ -14638,8 +16228,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema33.properties.enabledEvents.items.type,
-              parentSchema: schema33.properties.enabledEvents.items,
+              schema: schema35.properties.enabledEvents.items.type,
+              parentSchema: schema35.properties.enabledEvents.items,
               data: data2,
             };
             if (vErrors === null) {
@@ -14668,7 +16258,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { i: i1, j: j0 },
                 message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
                 schema: true,
-                parentSchema: schema33.properties.enabledEvents,
+                parentSchema: schema35.properties.enabledEvents,
                 data: data1,
               };
               if (vErrors === null) {
@@ -14689,8 +16279,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema33.properties.enabledEvents.type,
-          parentSchema: schema33.properties.enabledEvents,
+          schema: schema35.properties.enabledEvents.type,
+          parentSchema: schema35.properties.enabledEvents,
           data: data1,
         };
         if (vErrors === null) {
@@ -14712,7 +16302,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema33.properties.description,
+            parentSchema: schema35.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -14730,7 +16320,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema33.properties.description,
+            parentSchema: schema35.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -14748,7 +16338,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema33.properties.description,
+            parentSchema: schema35.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -14758,48 +16348,66 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data3)) {
+          const err15 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema35.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
       } else {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + '/description',
           schemaPath: '#/properties/description/type',
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.description.type,
-          parentSchema: schema33.properties.description,
+          schema: schema35.properties.description.type,
+          parentSchema: schema35.properties.description,
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
     }
   } else {
-    const err16 = {
+    const err17 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema33.type,
-      parentSchema: schema33,
+      schema: schema35.type,
+      parentSchema: schema35,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err16];
+      vErrors = [err17];
     } else {
-      vErrors.push(err16);
+      vErrors.push(err17);
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
-export const s23 = validate33;
-const schema34 = {
+export const s25 = validate35;
+const schema36 = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -14828,12 +16436,13 @@ const schema34 = {
       minLength: 0,
       maxLength: 500,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     status: { type: 'string', enum: ['enabled', 'disabled'] },
   },
 };
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14845,7 +16454,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 1 },
         message: 'must NOT have fewer than 1 properties',
         schema: 1,
-        parentSchema: schema34,
+        parentSchema: schema36,
         data,
       };
       if (vErrors === null) {
@@ -14864,7 +16473,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema34,
+          parentSchema: schema36,
           data,
         };
         if (vErrors === null) {
@@ -14886,7 +16495,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 2048 },
             message: 'must NOT have more than 2048 characters',
             schema: 2048,
-            parentSchema: schema34.properties.url,
+            parentSchema: schema36.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -14904,7 +16513,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema34.properties.url,
+            parentSchema: schema36.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -14914,7 +16523,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern66.test(data0)) {
+        if (!pattern67.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -14922,7 +16531,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
             message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
             schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema34.properties.url,
+            parentSchema: schema36.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -14939,8 +16548,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.url.type,
-          parentSchema: schema34.properties.url,
+          schema: schema36.properties.url.type,
+          parentSchema: schema36.properties.url,
           data: data0,
         };
         if (vErrors === null) {
@@ -14962,7 +16571,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 31 },
             message: 'must NOT have more than 31 items',
             schema: 31,
-            parentSchema: schema34.properties.enabledEvents,
+            parentSchema: schema36.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -14980,7 +16589,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema34.properties.enabledEvents,
+            parentSchema: schema36.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -14994,7 +16603,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern67.test(data2)) {
+            if (!pattern68.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -15009,7 +16618,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
                   '"',
                 schema:
                   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema34.properties.enabledEvents.items,
+                parentSchema: schema36.properties.enabledEvents.items,
                 data: data2,
               };
               if (vErrors === null) {
@@ -15026,8 +16635,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema34.properties.enabledEvents.items.type,
-              parentSchema: schema34.properties.enabledEvents.items,
+              schema: schema36.properties.enabledEvents.items.type,
+              parentSchema: schema36.properties.enabledEvents.items,
               data: data2,
             };
             if (vErrors === null) {
@@ -15056,7 +16665,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { i: i1, j: j0 },
                 message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
                 schema: true,
-                parentSchema: schema34.properties.enabledEvents,
+                parentSchema: schema36.properties.enabledEvents,
                 data: data1,
               };
               if (vErrors === null) {
@@ -15077,8 +16686,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema34.properties.enabledEvents.type,
-          parentSchema: schema34.properties.enabledEvents,
+          schema: schema36.properties.enabledEvents.type,
+          parentSchema: schema36.properties.enabledEvents,
           data: data1,
         };
         if (vErrors === null) {
@@ -15100,7 +16709,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema34.properties.description,
+            parentSchema: schema36.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -15118,7 +16727,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema34.properties.description,
+            parentSchema: schema36.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -15136,7 +16745,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema34.properties.description,
+            parentSchema: schema36.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -15146,37 +16755,34 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data3)) {
+          const err15 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema36.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
       } else {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + '/description',
           schemaPath: '#/properties/description/type',
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.description.type,
-          parentSchema: schema34.properties.description,
+          schema: schema36.properties.description.type,
+          parentSchema: schema36.properties.description,
           data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-    }
-    if (data.status !== undefined) {
-      let data4 = data.status;
-      if (typeof data4 !== 'string') {
-        const err16 = {
-          instancePath: instancePath + '/status',
-          schemaPath: '#/properties/status/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema34.properties.status.type,
-          parentSchema: schema34.properties.status,
-          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -15185,15 +16791,18 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         }
         errors++;
       }
-      if (!(data4 === 'enabled' || data4 === 'disabled')) {
+    }
+    if (data.status !== undefined) {
+      let data4 = data.status;
+      if (typeof data4 !== 'string') {
         const err17 = {
           instancePath: instancePath + '/status',
-          schemaPath: '#/properties/status/enum',
-          keyword: 'enum',
-          params: { allowedValues: schema34.properties.status.enum },
-          message: 'must be equal to one of the allowed values',
-          schema: schema34.properties.status.enum,
-          parentSchema: schema34.properties.status,
+          schemaPath: '#/properties/status/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema36.properties.status.type,
+          parentSchema: schema36.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -15203,30 +16812,48 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         }
         errors++;
       }
+      if (!(data4 === 'enabled' || data4 === 'disabled')) {
+        const err18 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema36.properties.status.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema36.properties.status.enum,
+          parentSchema: schema36.properties.status,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
     }
   } else {
-    const err18 = {
+    const err19 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema34.type,
-      parentSchema: schema34,
+      schema: schema36.type,
+      parentSchema: schema36,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err18];
+      vErrors = [err19];
     } else {
-      vErrors.push(err18);
+      vErrors.push(err19);
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate35.errors = vErrors;
   return errors === 0;
 }
-export const s24 = validate34;
-const schema35 = {
+export const s26 = validate36;
+const schema37 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -15235,7 +16862,7 @@ const schema35 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
-function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15248,7 +16875,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema35,
+          parentSchema: schema37,
           data,
         };
         if (vErrors === null) {
@@ -15268,8 +16895,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.status.type,
-          parentSchema: schema35.properties.status,
+          schema: schema37.properties.status.type,
+          parentSchema: schema37.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -15284,10 +16911,10 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema35.properties.status.enum },
+          params: { allowedValues: schema37.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema35.properties.status.enum,
-          parentSchema: schema35.properties.status,
+          schema: schema37.properties.status.enum,
+          parentSchema: schema37.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -15309,7 +16936,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema35.properties.pageSize,
+            parentSchema: schema37.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -15326,8 +16953,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.pageSize.type,
-          parentSchema: schema35.properties.pageSize,
+          schema: schema37.properties.pageSize.type,
+          parentSchema: schema37.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -15349,7 +16976,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema35.properties.pageToken,
+            parentSchema: schema37.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -15367,7 +16994,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema35.properties.pageToken,
+            parentSchema: schema37.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -15385,7 +17012,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema35.properties.pageToken,
+            parentSchema: schema37.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -15402,8 +17029,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.pageToken.type,
-          parentSchema: schema35.properties.pageToken,
+          schema: schema37.properties.pageToken.type,
+          parentSchema: schema37.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -15421,8 +17048,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema35.type,
-      parentSchema: schema35,
+      schema: schema37.type,
+      parentSchema: schema37,
       data,
     };
     if (vErrors === null) {
@@ -15432,17 +17059,17 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate34.errors = vErrors;
+  validate36.errors = vErrors;
   return errors === 0;
 }
-export const s25 = validate35;
-const schema36 = {
+export const s27 = validate37;
+const schema38 = {
   type: 'object',
   additionalProperties: false,
   required: ['since'],
   properties: { since: { type: 'string', format: 'date-time' } },
 };
-function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15453,8 +17080,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'since' },
         message: "must have required property '" + 'since' + "'",
-        schema: schema36.required,
-        parentSchema: schema36,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -15473,7 +17100,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema36,
+          parentSchema: schema38,
           data,
         };
         if (vErrors === null) {
@@ -15495,7 +17122,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema36.properties.since,
+            parentSchema: schema38.properties.since,
             data: data0,
           };
           if (vErrors === null) {
@@ -15512,8 +17139,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.since.type,
-          parentSchema: schema36.properties.since,
+          schema: schema38.properties.since.type,
+          parentSchema: schema38.properties.since,
           data: data0,
         };
         if (vErrors === null) {
@@ -15531,8 +17158,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema36.type,
-      parentSchema: schema36,
+      schema: schema38.type,
+      parentSchema: schema38,
       data,
     };
     if (vErrors === null) {
@@ -15542,18 +17169,18 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate35.errors = vErrors;
+  validate37.errors = vErrors;
   return errors === 0;
 }
-export const s26 = validate36;
-const schema37 = {
+export const s28 = validate38;
+const schema39 = {
   type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
   },
 };
-function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15564,8 +17191,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema37.required,
-        parentSchema: schema37,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -15584,8 +17211,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.accountType.type,
-          parentSchema: schema37.properties.accountType,
+          schema: schema39.properties.accountType.type,
+          parentSchema: schema39.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -15606,10 +17233,10 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema37.properties.accountType.enum },
+          params: { allowedValues: schema39.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema37.properties.accountType.enum,
-          parentSchema: schema37.properties.accountType,
+          schema: schema39.properties.accountType.enum,
+          parentSchema: schema39.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -15627,8 +17254,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema37.type,
-      parentSchema: schema37,
+      schema: schema39.type,
+      parentSchema: schema39,
       data,
     };
     if (vErrors === null) {
@@ -15638,11 +17265,11 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate36.errors = vErrors;
+  validate38.errors = vErrors;
   return errors === 0;
 }
-export const s27 = validate37;
-const schema38 = {
+export const s29 = validate39;
+const schema40 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -15665,12 +17292,14 @@ const schema38 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
     sendEmailReceipt: { type: 'boolean' },
     sendPaymentScheduledNotification: { type: 'boolean' },
+    sendDeclineNotification: { type: 'boolean' },
     customAttributes: {
       type: 'object',
       maxProperties: 50,
@@ -15696,12 +17325,12 @@ const schema38 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -15717,7 +17346,8 @@ const schema38 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -15725,7 +17355,7 @@ const schema38 = {
     },
   },
 };
-function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15736,8 +17366,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema40.required,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -15754,8 +17384,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema40.required,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -15766,7 +17396,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema38.properties, key0)) {
+      if (!func2.call(schema40.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -15774,7 +17404,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema38,
+          parentSchema: schema40,
           data,
         };
         if (vErrors === null) {
@@ -15796,7 +17426,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema38.properties.profileId,
+            parentSchema: schema40.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -15814,7 +17444,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema38.properties.profileId,
+            parentSchema: schema40.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -15831,8 +17461,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.profileId.type,
-          parentSchema: schema38.properties.profileId,
+          schema: schema40.properties.profileId.type,
+          parentSchema: schema40.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -15854,7 +17484,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema38.properties.amount,
+            parentSchema: schema40.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -15872,7 +17502,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema38.properties.amount,
+            parentSchema: schema40.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -15890,7 +17520,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema38.properties.amount,
+            parentSchema: schema40.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -15907,8 +17537,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema38.properties.amount.type,
-          parentSchema: schema38.properties.amount,
+          schema: schema40.properties.amount.type,
+          parentSchema: schema40.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -15930,7 +17560,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema38.properties.orderId,
+            parentSchema: schema40.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -15948,7 +17578,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.orderId,
+            parentSchema: schema40.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -15966,7 +17596,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.orderId,
+            parentSchema: schema40.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -15976,37 +17606,34 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data2)) {
+          const err13 = {
+            instancePath: instancePath + '/orderId',
+            schemaPath: '#/properties/orderId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema40.properties.orderId,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
       } else {
-        const err13 = {
+        const err14 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.orderId.type,
-          parentSchema: schema38.properties.orderId,
+          schema: schema40.properties.orderId.type,
+          parentSchema: schema40.properties.orderId,
           data: data2,
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.recurring !== undefined) {
-      let data3 = data.recurring;
-      if (typeof data3 !== 'boolean') {
-        const err14 = {
-          instancePath: instancePath + '/recurring',
-          schemaPath: '#/properties/recurring/type',
-          keyword: 'type',
-          params: { type: 'boolean' },
-          message: 'must be boolean',
-          schema: schema38.properties.recurring.type,
-          parentSchema: schema38.properties.recurring,
-          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -16016,18 +17643,18 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.allowPartial !== undefined) {
-      let data4 = data.allowPartial;
-      if (typeof data4 !== 'boolean') {
+    if (data.recurring !== undefined) {
+      let data3 = data.recurring;
+      if (typeof data3 !== 'boolean') {
         const err15 = {
-          instancePath: instancePath + '/allowPartial',
-          schemaPath: '#/properties/allowPartial/type',
+          instancePath: instancePath + '/recurring',
+          schemaPath: '#/properties/recurring/type',
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema38.properties.allowPartial.type,
-          parentSchema: schema38.properties.allowPartial,
-          data: data4,
+          schema: schema40.properties.recurring.type,
+          parentSchema: schema40.properties.recurring,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -16037,18 +17664,18 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.sendEmailReceipt !== undefined) {
-      let data5 = data.sendEmailReceipt;
-      if (typeof data5 !== 'boolean') {
+    if (data.allowPartial !== undefined) {
+      let data4 = data.allowPartial;
+      if (typeof data4 !== 'boolean') {
         const err16 = {
-          instancePath: instancePath + '/sendEmailReceipt',
-          schemaPath: '#/properties/sendEmailReceipt/type',
+          instancePath: instancePath + '/allowPartial',
+          schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema38.properties.sendEmailReceipt.type,
-          parentSchema: schema38.properties.sendEmailReceipt,
-          data: data5,
+          schema: schema40.properties.allowPartial.type,
+          parentSchema: schema40.properties.allowPartial,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -16058,18 +17685,18 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.sendPaymentScheduledNotification !== undefined) {
-      let data6 = data.sendPaymentScheduledNotification;
-      if (typeof data6 !== 'boolean') {
+    if (data.sendEmailReceipt !== undefined) {
+      let data5 = data.sendEmailReceipt;
+      if (typeof data5 !== 'boolean') {
         const err17 = {
-          instancePath: instancePath + '/sendPaymentScheduledNotification',
-          schemaPath: '#/properties/sendPaymentScheduledNotification/type',
+          instancePath: instancePath + '/sendEmailReceipt',
+          schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema38.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema38.properties.sendPaymentScheduledNotification,
-          data: data6,
+          schema: schema40.properties.sendEmailReceipt.type,
+          parentSchema: schema40.properties.sendEmailReceipt,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err17];
@@ -16079,31 +17706,73 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.sendPaymentScheduledNotification !== undefined) {
+      let data6 = data.sendPaymentScheduledNotification;
+      if (typeof data6 !== 'boolean') {
+        const err18 = {
+          instancePath: instancePath + '/sendPaymentScheduledNotification',
+          schemaPath: '#/properties/sendPaymentScheduledNotification/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema40.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema40.properties.sendPaymentScheduledNotification,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+    if (data.sendDeclineNotification !== undefined) {
+      let data7 = data.sendDeclineNotification;
+      if (typeof data7 !== 'boolean') {
+        const err19 = {
+          instancePath: instancePath + '/sendDeclineNotification',
+          schemaPath: '#/properties/sendDeclineNotification/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema40.properties.sendDeclineNotification.type,
+          parentSchema: schema40.properties.sendDeclineNotification,
+          data: data7,
+        };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
     if (data.customAttributes !== undefined) {
-      let data7 = data.customAttributes;
-      if (data7 && typeof data7 == 'object' && !Array.isArray(data7)) {
-        if (Object.keys(data7).length > 50) {
-          const err18 = {
+      let data8 = data.customAttributes;
+      if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
+        if (Object.keys(data8).length > 50) {
+          const err20 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema38.properties.customAttributes,
-            data: data7,
+            parentSchema: schema40.properties.customAttributes,
+            data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err18];
+            vErrors = [err20];
           } else {
-            vErrors.push(err18);
+            vErrors.push(err20);
           }
           errors++;
         }
-        for (const key1 in data7) {
-          const _errs18 = errors;
-          const _errs19 = errors;
+        for (const key1 in data8) {
           const _errs20 = errors;
+          const _errs21 = errors;
+          const _errs22 = errors;
           if (!(
             key1 === '__proto__' ||
             key1 === 'constructor' ||
@@ -16119,75 +17788,26 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err19 = {};
+            const err21 = {};
             if (vErrors === null) {
-              vErrors = [err19];
+              vErrors = [err21];
             } else {
-              vErrors.push(err19);
+              vErrors.push(err21);
             }
             errors++;
           }
-          var valid2 = _errs20 === errors;
+          var valid2 = _errs22 === errors;
           if (valid2) {
-            const err20 = {
+            const err22 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema38.properties.customAttributes.propertyNames.not,
-              parentSchema: schema38.properties.customAttributes.propertyNames,
+              schema: schema40.properties.customAttributes.propertyNames.not,
+              parentSchema: schema40.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
-            };
-            if (vErrors === null) {
-              vErrors = [err20];
-            } else {
-              vErrors.push(err20);
-            }
-            errors++;
-          } else {
-            errors = _errs19;
-            if (vErrors !== null) {
-              if (_errs19) {
-                vErrors.length = _errs19;
-              } else {
-                vErrors = null;
-              }
-            }
-          }
-          if (typeof key1 === 'string') {
-            if (func4(key1) > 100) {
-              const err21 = {
-                instancePath: instancePath + '/customAttributes',
-                schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 100 },
-                message: 'must NOT have more than 100 characters',
-                schema: 100,
-                parentSchema: schema38.properties.customAttributes.propertyNames,
-                data: key1,
-                propertyName: key1,
-              };
-              if (vErrors === null) {
-                vErrors = [err21];
-              } else {
-                vErrors.push(err21);
-              }
-              errors++;
-            }
-          }
-          var valid1 = _errs18 === errors;
-          if (!valid1) {
-            const err22 = {
-              instancePath: instancePath + '/customAttributes',
-              schemaPath: '#/properties/customAttributes/propertyNames',
-              keyword: 'propertyNames',
-              params: { propertyName: key1 },
-              message: 'property name must be valid',
-              schema: schema38.properties.customAttributes.propertyNames,
-              parentSchema: schema38.properties.customAttributes,
-              data: data7,
             };
             if (vErrors === null) {
               vErrors = [err22];
@@ -16195,25 +17815,28 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
               vErrors.push(err22);
             }
             errors++;
+          } else {
+            errors = _errs21;
+            if (vErrors !== null) {
+              if (_errs21) {
+                vErrors.length = _errs21;
+              } else {
+                vErrors = null;
+              }
+            }
           }
-        }
-        for (const key2 in data7) {
-          let data8 = data7[key2];
-          const _errs23 = errors;
-          let valid4 = false;
-          const _errs24 = errors;
-          if (typeof data8 === 'string') {
-            if (func4(data8) > 1000) {
+          if (typeof key1 === 'string') {
+            if (func4(key1) > 100) {
               const err23 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
+                instancePath: instancePath + '/customAttributes',
+                schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
-                params: { limit: 1000 },
-                message: 'must NOT have more than 1000 characters',
-                schema: 1000,
-                parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data8,
+                params: { limit: 100 },
+                message: 'must NOT have more than 100 characters',
+                schema: 100,
+                parentSchema: schema40.properties.customAttributes.propertyNames,
+                data: key1,
+                propertyName: key1,
               };
               if (vErrors === null) {
                 vErrors = [err23];
@@ -16222,8 +17845,54 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data8)) {
-              const err24 = {
+          }
+          var valid1 = _errs20 === errors;
+          if (!valid1) {
+            const err24 = {
+              instancePath: instancePath + '/customAttributes',
+              schemaPath: '#/properties/customAttributes/propertyNames',
+              keyword: 'propertyNames',
+              params: { propertyName: key1 },
+              message: 'property name must be valid',
+              schema: schema40.properties.customAttributes.propertyNames,
+              parentSchema: schema40.properties.customAttributes,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+        }
+        for (const key2 in data8) {
+          let data9 = data8[key2];
+          const _errs25 = errors;
+          let valid4 = false;
+          const _errs26 = errors;
+          if (typeof data9 === 'string') {
+            if (func4(data9) > 1000) {
+              const err25 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 1000 },
+                message: 'must NOT have more than 1000 characters',
+                schema: 1000,
+                parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data9)) {
+              const err26 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -16231,42 +17900,61 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data8,
+                parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err26];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err26);
+              }
+              errors++;
+            }
+            if (true && func8(data9)) {
+              const err27 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err27];
+              } else {
+                vErrors.push(err27);
               }
               errors++;
             }
           } else {
-            const err25 = {
+            const err28 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema38.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[0],
-              data: data8,
+              schema: schema40.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[0],
+              data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err28];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err28);
             }
             errors++;
           }
-          var _valid0 = _errs24 === errors;
+          var _valid0 = _errs26 === errors;
           valid4 = valid4 || _valid0;
           if (!valid4) {
-            const _errs26 = errors;
-            if (typeof data8 == 'number' && isFinite(data8)) {
-              if (data8 > 1000000000000000 || isNaN(data8)) {
-                const err26 = {
+            const _errs28 = errors;
+            if (typeof data9 == 'number' && isFinite(data9)) {
+              if (data9 > 1000000000000000 || isNaN(data9)) {
+                const err29 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -16274,18 +17962,18 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data8,
+                  parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[1],
+                  data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err26];
+                  vErrors = [err29];
                 } else {
-                  vErrors.push(err26);
+                  vErrors.push(err29);
                 }
                 errors++;
               }
-              if (data8 < -1000000000000000 || isNaN(data8)) {
-                const err27 = {
+              if (data9 < -1000000000000000 || isNaN(data9)) {
+                const err30 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -16293,69 +17981,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data8,
-                };
-                if (vErrors === null) {
-                  vErrors = [err27];
-                } else {
-                  vErrors.push(err27);
-                }
-                errors++;
-              }
-              if (!func5(data8, 6)) {
-                const err28 = {
-                  instancePath:
-                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
-                  keyword: 'maxDecimals',
-                  params: {},
-                  message: 'must pass "maxDecimals" keyword validation',
-                  schema: 6,
-                  parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[1],
-                  data: data8,
-                };
-                if (vErrors === null) {
-                  vErrors = [err28];
-                } else {
-                  vErrors.push(err28);
-                }
-                errors++;
-              }
-            } else {
-              const err29 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
-                keyword: 'type',
-                params: { type: 'number' },
-                message: 'must be number',
-                schema: schema38.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[1],
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err29];
-              } else {
-                vErrors.push(err29);
-              }
-              errors++;
-            }
-            var _valid0 = _errs26 === errors;
-            valid4 = valid4 || _valid0;
-            if (!valid4) {
-              const _errs28 = errors;
-              if (typeof data8 !== 'boolean') {
-                const err30 = {
-                  instancePath:
-                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
-                  keyword: 'type',
-                  params: { type: 'boolean' },
-                  message: 'must be boolean',
-                  schema: schema38.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[2],
-                  data: data8,
+                  parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[1],
+                  data: data9,
                 };
                 if (vErrors === null) {
                   vErrors = [err30];
@@ -16364,33 +17991,94 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
                 }
                 errors++;
               }
-              var _valid0 = _errs28 === errors;
+              if (!func5(data9, 6)) {
+                const err31 = {
+                  instancePath:
+                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
+                  keyword: 'maxDecimals',
+                  params: {},
+                  message: 'must pass "maxDecimals" keyword validation',
+                  schema: 6,
+                  parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[1],
+                  data: data9,
+                };
+                if (vErrors === null) {
+                  vErrors = [err31];
+                } else {
+                  vErrors.push(err31);
+                }
+                errors++;
+              }
+            } else {
+              const err32 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
+                keyword: 'type',
+                params: { type: 'number' },
+                message: 'must be number',
+                schema: schema40.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[1],
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err32];
+              } else {
+                vErrors.push(err32);
+              }
+              errors++;
+            }
+            var _valid0 = _errs28 === errors;
+            valid4 = valid4 || _valid0;
+            if (!valid4) {
+              const _errs30 = errors;
+              if (typeof data9 !== 'boolean') {
+                const err33 = {
+                  instancePath:
+                    instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                  schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema40.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[2],
+                  data: data9,
+                };
+                if (vErrors === null) {
+                  vErrors = [err33];
+                } else {
+                  vErrors.push(err33);
+                }
+                errors++;
+              }
+              var _valid0 = _errs30 === errors;
               valid4 = valid4 || _valid0;
             }
           }
           if (!valid4) {
-            const err31 = {
+            const err34 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema38.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema38.properties.customAttributes.additionalProperties,
-              data: data8,
+              schema: schema40.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema40.properties.customAttributes.additionalProperties,
+              data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err34];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err34);
             }
             errors++;
           } else {
-            errors = _errs23;
+            errors = _errs25;
             if (vErrors !== null) {
-              if (_errs23) {
-                vErrors.length = _errs23;
+              if (_errs25) {
+                vErrors.length = _errs25;
               } else {
                 vErrors = null;
               }
@@ -16398,193 +18086,135 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err32 = {
+        const err35 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema38.properties.customAttributes.type,
-          parentSchema: schema38.properties.customAttributes,
-          data: data7,
+          schema: schema40.properties.customAttributes.type,
+          parentSchema: schema40.properties.customAttributes,
+          data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err35];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err35);
         }
         errors++;
       }
     }
     if (data.fees !== undefined) {
-      let data9 = data.fees;
-      if (Array.isArray(data9)) {
-        if (data9.length > 20) {
-          const err33 = {
+      let data10 = data.fees;
+      if (Array.isArray(data10)) {
+        if (data10.length > 20) {
+          const err36 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema38.properties.fees,
-            data: data9,
+            parentSchema: schema40.properties.fees,
+            data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err33];
+            vErrors = [err36];
           } else {
-            vErrors.push(err33);
+            vErrors.push(err36);
           }
           errors++;
         }
-        const len0 = data9.length;
+        const len0 = data10.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data10 = data9[i0];
-          if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
-            if (data10.name === undefined) {
-              const err34 = {
+          let data11 = data10[i0];
+          if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
+            if (data11.name === undefined) {
+              const err37 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema38.properties.fees.items.required,
-                parentSchema: schema38.properties.fees.items,
-                data: data10,
+                schema: schema40.properties.fees.items.required,
+                parentSchema: schema40.properties.fees.items,
+                data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err37];
               } else {
-                vErrors.push(err34);
+                vErrors.push(err37);
               }
               errors++;
             }
-            if (data10.amount === undefined) {
-              const err35 = {
+            if (data11.amount === undefined) {
+              const err38 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema38.properties.fees.items.required,
-                parentSchema: schema38.properties.fees.items,
-                data: data10,
+                schema: schema40.properties.fees.items.required,
+                parentSchema: schema40.properties.fees.items,
+                data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err38];
               } else {
-                vErrors.push(err35);
+                vErrors.push(err38);
               }
               errors++;
             }
-            for (const key3 in data10) {
+            for (const key3 in data11) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err36 = {
+                const err39 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema38.properties.fees.items,
-                  data: data10,
+                  parentSchema: schema40.properties.fees.items,
+                  data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err39];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err39);
                 }
                 errors++;
               }
             }
-            if (data10.name !== undefined) {
-              let data11 = data10.name;
-              if (typeof data11 === 'string') {
-                if (func4(data11) > 100) {
-                  const err37 = {
+            if (data11.name !== undefined) {
+              let data12 = data11.name;
+              if (typeof data12 === 'string') {
+                if (func4(data12) > 100) {
+                  const err40 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema38.properties.fees.items.properties.name,
-                    data: data11,
+                    parentSchema: schema40.properties.fees.items.properties.name,
+                    data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err37];
+                    vErrors = [err40];
                   } else {
-                    vErrors.push(err37);
+                    vErrors.push(err40);
                   }
                   errors++;
                 }
-                if (func4(data11) < 1) {
-                  const err38 = {
+                if (func4(data12) < 1) {
+                  const err41 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema38.properties.fees.items.properties.name,
-                    data: data11,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err38];
-                  } else {
-                    vErrors.push(err38);
-                  }
-                  errors++;
-                }
-                if (!pattern6.test(data11)) {
-                  const err39 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema38.properties.fees.items.properties.name,
-                    data: data11,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err39];
-                  } else {
-                    vErrors.push(err39);
-                  }
-                  errors++;
-                }
-              } else {
-                const err40 = {
-                  instancePath: instancePath + '/fees/' + i0 + '/name',
-                  schemaPath: '#/properties/fees/items/properties/name/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema38.properties.fees.items.properties.name.type,
-                  parentSchema: schema38.properties.fees.items.properties.name,
-                  data: data11,
-                };
-                if (vErrors === null) {
-                  vErrors = [err40];
-                } else {
-                  vErrors.push(err40);
-                }
-                errors++;
-              }
-            }
-            if (data10.amount !== undefined) {
-              let data12 = data10.amount;
-              if (typeof data12 == 'number' && isFinite(data12)) {
-                if (data12 > 999999.99 || isNaN(data12)) {
-                  const err41 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/maximum',
-                    keyword: 'maximum',
-                    params: { comparison: '<=', limit: 999999.99 },
-                    message: 'must be <= 999999.99',
-                    schema: 999999.99,
-                    parentSchema: schema38.properties.fees.items.properties.amount,
+                    parentSchema: schema40.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -16594,15 +18224,15 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (data12 < 0 || isNaN(data12)) {
+                if (!pattern6.test(data12)) {
                   const err42 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/minimum',
-                    keyword: 'minimum',
-                    params: { comparison: '>=', limit: 0 },
-                    message: 'must be >= 0',
-                    schema: 0,
-                    parentSchema: schema38.properties.fees.items.properties.amount,
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                    parentSchema: schema40.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -16612,15 +18242,15 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (!func5(data12, 2)) {
+                if (true && func8(data12)) {
                   const err43 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/amount',
-                    schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
-                    keyword: 'maxDecimals',
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
+                    keyword: 'noCardNumber',
                     params: {},
-                    message: 'must pass "maxDecimals" keyword validation',
-                    schema: 2,
-                    parentSchema: schema38.properties.fees.items.properties.amount,
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema40.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -16632,13 +18262,13 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
                 }
               } else {
                 const err44 = {
-                  instancePath: instancePath + '/fees/' + i0 + '/amount',
-                  schemaPath: '#/properties/fees/items/properties/amount/type',
+                  instancePath: instancePath + '/fees/' + i0 + '/name',
+                  schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
-                  params: { type: 'number' },
-                  message: 'must be number',
-                  schema: schema38.properties.fees.items.properties.amount.type,
-                  parentSchema: schema38.properties.fees.items.properties.amount,
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema40.properties.fees.items.properties.name.type,
+                  parentSchema: schema40.properties.fees.items.properties.name,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -16649,67 +18279,143 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
                 errors++;
               }
             }
+            if (data11.amount !== undefined) {
+              let data13 = data11.amount;
+              if (typeof data13 == 'number' && isFinite(data13)) {
+                if (data13 > 999999.99 || isNaN(data13)) {
+                  const err45 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/amount',
+                    schemaPath: '#/properties/fees/items/properties/amount/maximum',
+                    keyword: 'maximum',
+                    params: { comparison: '<=', limit: 999999.99 },
+                    message: 'must be <= 999999.99',
+                    schema: 999999.99,
+                    parentSchema: schema40.properties.fees.items.properties.amount,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err45];
+                  } else {
+                    vErrors.push(err45);
+                  }
+                  errors++;
+                }
+                if (data13 < 0 || isNaN(data13)) {
+                  const err46 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/amount',
+                    schemaPath: '#/properties/fees/items/properties/amount/minimum',
+                    keyword: 'minimum',
+                    params: { comparison: '>=', limit: 0 },
+                    message: 'must be >= 0',
+                    schema: 0,
+                    parentSchema: schema40.properties.fees.items.properties.amount,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err46];
+                  } else {
+                    vErrors.push(err46);
+                  }
+                  errors++;
+                }
+                if (!func5(data13, 2)) {
+                  const err47 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/amount',
+                    schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
+                    keyword: 'maxDecimals',
+                    params: {},
+                    message: 'must pass "maxDecimals" keyword validation',
+                    schema: 2,
+                    parentSchema: schema40.properties.fees.items.properties.amount,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err47];
+                  } else {
+                    vErrors.push(err47);
+                  }
+                  errors++;
+                }
+              } else {
+                const err48 = {
+                  instancePath: instancePath + '/fees/' + i0 + '/amount',
+                  schemaPath: '#/properties/fees/items/properties/amount/type',
+                  keyword: 'type',
+                  params: { type: 'number' },
+                  message: 'must be number',
+                  schema: schema40.properties.fees.items.properties.amount.type,
+                  parentSchema: schema40.properties.fees.items.properties.amount,
+                  data: data13,
+                };
+                if (vErrors === null) {
+                  vErrors = [err48];
+                } else {
+                  vErrors.push(err48);
+                }
+                errors++;
+              }
+            }
           } else {
-            const err45 = {
+            const err49 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema38.properties.fees.items.type,
-              parentSchema: schema38.properties.fees.items,
-              data: data10,
+              schema: schema40.properties.fees.items.type,
+              parentSchema: schema40.properties.fees.items,
+              data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err45];
+              vErrors = [err49];
             } else {
-              vErrors.push(err45);
+              vErrors.push(err49);
             }
             errors++;
           }
         }
       } else {
-        const err46 = {
+        const err50 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema38.properties.fees.type,
-          parentSchema: schema38.properties.fees,
-          data: data9,
+          schema: schema40.properties.fees.type,
+          parentSchema: schema40.properties.fees,
+          data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err46];
+          vErrors = [err50];
         } else {
-          vErrors.push(err46);
+          vErrors.push(err50);
         }
         errors++;
       }
     }
   } else {
-    const err47 = {
+    const err51 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema38.type,
-      parentSchema: schema38,
+      schema: schema40.type,
+      parentSchema: schema40,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err47];
+      vErrors = [err51];
     } else {
-      vErrors.push(err47);
+      vErrors.push(err51);
     }
     errors++;
   }
-  validate37.errors = vErrors;
+  validate39.errors = vErrors;
   return errors === 0;
 }
-export const s28 = validate38;
-const schema39 = {
+export const s30 = validate40;
+const schema41 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -16719,12 +18425,13 @@ const schema39 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16735,8 +18442,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema39.required,
-        parentSchema: schema39,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -16753,8 +18460,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema39.required,
-        parentSchema: schema39,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -16773,7 +18480,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema39,
+          parentSchema: schema41,
           data,
         };
         if (vErrors === null) {
@@ -16795,7 +18502,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema39.properties.name,
+            parentSchema: schema41.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -16813,7 +18520,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema39.properties.name,
+            parentSchema: schema41.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -16831,7 +18538,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema39.properties.name,
+            parentSchema: schema41.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -16841,308 +18548,15 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err6 = {
-          instancePath: instancePath + '/name',
-          schemaPath: '#/properties/name/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema39.properties.name.type,
-          parentSchema: schema39.properties.name,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err6];
-        } else {
-          vErrors.push(err6);
-        }
-        errors++;
-      }
-    }
-    if (data.amount !== undefined) {
-      let data1 = data.amount;
-      if (typeof data1 == 'number' && isFinite(data1)) {
-        if (data1 > 999999.99 || isNaN(data1)) {
-          const err7 = {
-            instancePath: instancePath + '/amount',
-            schemaPath: '#/properties/amount/maximum',
-            keyword: 'maximum',
-            params: { comparison: '<=', limit: 999999.99 },
-            message: 'must be <= 999999.99',
-            schema: 999999.99,
-            parentSchema: schema39.properties.amount,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        if (data1 < 0 || isNaN(data1)) {
-          const err8 = {
-            instancePath: instancePath + '/amount',
-            schemaPath: '#/properties/amount/minimum',
-            keyword: 'minimum',
-            params: { comparison: '>=', limit: 0 },
-            message: 'must be >= 0',
-            schema: 0,
-            parentSchema: schema39.properties.amount,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err8];
-          } else {
-            vErrors.push(err8);
-          }
-          errors++;
-        }
-        if (!func5(data1, 2)) {
-          const err9 = {
-            instancePath: instancePath + '/amount',
-            schemaPath: '#/properties/amount/maxDecimals',
-            keyword: 'maxDecimals',
-            params: {},
-            message: 'must pass "maxDecimals" keyword validation',
-            schema: 2,
-            parentSchema: schema39.properties.amount,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
-          }
-          errors++;
-        }
-      } else {
-        const err10 = {
-          instancePath: instancePath + '/amount',
-          schemaPath: '#/properties/amount/type',
-          keyword: 'type',
-          params: { type: 'number' },
-          message: 'must be number',
-          schema: schema39.properties.amount.type,
-          parentSchema: schema39.properties.amount,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err10];
-        } else {
-          vErrors.push(err10);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err11 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema39.type,
-      parentSchema: schema39,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err11];
-    } else {
-      vErrors.push(err11);
-    }
-    errors++;
-  }
-  validate38.errors = vErrors;
-  return errors === 0;
-}
-export const s29 = validate39;
-const schema40 = {
-  type: 'object',
-  maxProperties: 50,
-  propertyNames: {
-    maxLength: 100,
-    not: {
-      enum: [
-        '__proto__',
-        'constructor',
-        'prototype',
-        'toString',
-        'toLocaleString',
-        'valueOf',
-        'hasOwnProperty',
-        'isPrototypeOf',
-        'propertyIsEnumerable',
-        '__defineGetter__',
-        '__defineSetter__',
-        '__lookupGetter__',
-        '__lookupSetter__',
-      ],
-    },
-  },
-  additionalProperties: {
-    anyOf: [
-      { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-      { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
-      { type: 'boolean' },
-    ],
-    description:
-      'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
-  },
-};
-function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (Object.keys(data).length > 50) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/maxProperties',
-        keyword: 'maxProperties',
-        params: { limit: 50 },
-        message: 'must NOT have more than 50 properties',
-        schema: 50,
-        parentSchema: schema40,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      const _errs1 = errors;
-      const _errs2 = errors;
-      const _errs3 = errors;
-      if (!(
-        key0 === '__proto__' ||
-        key0 === 'constructor' ||
-        key0 === 'prototype' ||
-        key0 === 'toString' ||
-        key0 === 'toLocaleString' ||
-        key0 === 'valueOf' ||
-        key0 === 'hasOwnProperty' ||
-        key0 === 'isPrototypeOf' ||
-        key0 === 'propertyIsEnumerable' ||
-        key0 === '__defineGetter__' ||
-        key0 === '__defineSetter__' ||
-        key0 === '__lookupGetter__' ||
-        key0 === '__lookupSetter__'
-      )) {
-        const err1 = {};
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-      var valid1 = _errs3 === errors;
-      if (valid1) {
-        const err2 = {
-          instancePath,
-          schemaPath: '#/propertyNames/not',
-          keyword: 'not',
-          params: {},
-          message: 'must NOT be valid',
-          schema: schema40.propertyNames.not,
-          parentSchema: schema40.propertyNames,
-          data: key0,
-          propertyName: key0,
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      } else {
-        errors = _errs2;
-        if (vErrors !== null) {
-          if (_errs2) {
-            vErrors.length = _errs2;
-          } else {
-            vErrors = null;
-          }
-        }
-      }
-      if (typeof key0 === 'string') {
-        if (func4(key0) > 100) {
-          const err3 = {
-            instancePath,
-            schemaPath: '#/propertyNames/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 100 },
-            message: 'must NOT have more than 100 characters',
-            schema: 100,
-            parentSchema: schema40.propertyNames,
-            data: key0,
-            propertyName: key0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-      }
-      var valid0 = _errs1 === errors;
-      if (!valid0) {
-        const err4 = {
-          instancePath,
-          schemaPath: '#/propertyNames',
-          keyword: 'propertyNames',
-          params: { propertyName: key0 },
-          message: 'property name must be valid',
-          schema: schema40.propertyNames,
-          parentSchema: schema40,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err4];
-        } else {
-          vErrors.push(err4);
-        }
-        errors++;
-      }
-    }
-    for (const key1 in data) {
-      let data0 = data[key1];
-      const _errs6 = errors;
-      let valid3 = false;
-      const _errs7 = errors;
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 1000) {
-          const err5 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/anyOf/0/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 1000 },
-            message: 'must NOT have more than 1000 characters',
-            schema: 1000,
-            parentSchema: schema40.additionalProperties.anyOf[0],
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data0)) {
+        if (true && func8(data0)) {
           const err6 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/anyOf/0/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.additionalProperties.anyOf[0],
+            instancePath: instancePath + '/name',
+            schemaPath: '#/properties/name/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema41.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -17154,13 +18568,13 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         }
       } else {
         const err7 = {
-          instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-          schemaPath: '#/additionalProperties/anyOf/0/type',
+          instancePath: instancePath + '/name',
+          schemaPath: '#/properties/name/type',
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.additionalProperties.anyOf[0].type,
-          parentSchema: schema40.additionalProperties.anyOf[0],
+          schema: schema41.properties.name.type,
+          parentSchema: schema41.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -17170,376 +18584,20 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         }
         errors++;
       }
-      var _valid0 = _errs7 === errors;
-      valid3 = valid3 || _valid0;
-      if (!valid3) {
-        const _errs9 = errors;
-        if (typeof data0 == 'number' && isFinite(data0)) {
-          if (data0 > 1000000000000000 || isNaN(data0)) {
-            const err8 = {
-              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-              schemaPath: '#/additionalProperties/anyOf/1/maximum',
-              keyword: 'maximum',
-              params: { comparison: '<=', limit: 1000000000000000 },
-              message: 'must be <= 1000000000000000',
-              schema: 1000000000000000,
-              parentSchema: schema40.additionalProperties.anyOf[1],
-              data: data0,
-            };
-            if (vErrors === null) {
-              vErrors = [err8];
-            } else {
-              vErrors.push(err8);
-            }
-            errors++;
-          }
-          if (data0 < -1000000000000000 || isNaN(data0)) {
-            const err9 = {
-              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-              schemaPath: '#/additionalProperties/anyOf/1/minimum',
-              keyword: 'minimum',
-              params: { comparison: '>=', limit: -1000000000000000 },
-              message: 'must be >= -1000000000000000',
-              schema: -1000000000000000,
-              parentSchema: schema40.additionalProperties.anyOf[1],
-              data: data0,
-            };
-            if (vErrors === null) {
-              vErrors = [err9];
-            } else {
-              vErrors.push(err9);
-            }
-            errors++;
-          }
-          if (!func5(data0, 6)) {
-            const err10 = {
-              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-              schemaPath: '#/additionalProperties/anyOf/1/maxDecimals',
-              keyword: 'maxDecimals',
-              params: {},
-              message: 'must pass "maxDecimals" keyword validation',
-              schema: 6,
-              parentSchema: schema40.additionalProperties.anyOf[1],
-              data: data0,
-            };
-            if (vErrors === null) {
-              vErrors = [err10];
-            } else {
-              vErrors.push(err10);
-            }
-            errors++;
-          }
-        } else {
-          const err11 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/anyOf/1/type',
-            keyword: 'type',
-            params: { type: 'number' },
-            message: 'must be number',
-            schema: schema40.additionalProperties.anyOf[1].type,
-            parentSchema: schema40.additionalProperties.anyOf[1],
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err11];
-          } else {
-            vErrors.push(err11);
-          }
-          errors++;
-        }
-        var _valid0 = _errs9 === errors;
-        valid3 = valid3 || _valid0;
-        if (!valid3) {
-          const _errs11 = errors;
-          if (typeof data0 !== 'boolean') {
-            const err12 = {
-              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-              schemaPath: '#/additionalProperties/anyOf/2/type',
-              keyword: 'type',
-              params: { type: 'boolean' },
-              message: 'must be boolean',
-              schema: schema40.additionalProperties.anyOf[2].type,
-              parentSchema: schema40.additionalProperties.anyOf[2],
-              data: data0,
-            };
-            if (vErrors === null) {
-              vErrors = [err12];
-            } else {
-              vErrors.push(err12);
-            }
-            errors++;
-          }
-          var _valid0 = _errs11 === errors;
-          valid3 = valid3 || _valid0;
-        }
-      }
-      if (!valid3) {
-        const err13 = {
-          instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-          schemaPath: '#/additionalProperties/anyOf',
-          keyword: 'anyOf',
-          params: {},
-          message: 'must match a schema in anyOf',
-          schema: schema40.additionalProperties.anyOf,
-          parentSchema: schema40.additionalProperties,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      } else {
-        errors = _errs6;
-        if (vErrors !== null) {
-          if (_errs6) {
-            vErrors.length = _errs6;
-          } else {
-            vErrors = null;
-          }
-        }
-      }
     }
-  } else {
-    const err14 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema40.type,
-      parentSchema: schema40,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err14];
-    } else {
-      vErrors.push(err14);
-    }
-    errors++;
-  }
-  validate39.errors = vErrors;
-  return errors === 0;
-}
-export const s30 = validate40;
-const schema41 = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['line1', 'city', 'state', 'postalCode', 'country'],
-  properties: {
-    line1: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 100,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
-    },
-    line2: {
-      type: 'string',
-      minLength: 0,
-      maxLength: 100,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
-    },
-    city: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 60,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
-    },
-    state: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 50,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
-    },
-    postalCode: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 20,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
-    },
-    country: {
-      type: 'string',
-      pattern: '^[A-Z]{2}$',
-      description: 'must be an ISO 3166-1 alpha-2 code like US',
-    },
-  },
-};
-function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.line1 === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'line1' },
-        message: "must have required property '" + 'line1' + "'",
-        schema: schema41.required,
-        parentSchema: schema41,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.city === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'city' },
-        message: "must have required property '" + 'city' + "'",
-        schema: schema41.required,
-        parentSchema: schema41,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data.state === undefined) {
-      const err2 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'state' },
-        message: "must have required property '" + 'state' + "'",
-        schema: schema41.required,
-        parentSchema: schema41,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err2];
-      } else {
-        vErrors.push(err2);
-      }
-      errors++;
-    }
-    if (data.postalCode === undefined) {
-      const err3 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'postalCode' },
-        message: "must have required property '" + 'postalCode' + "'",
-        schema: schema41.required,
-        parentSchema: schema41,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err3];
-      } else {
-        vErrors.push(err3);
-      }
-      errors++;
-    }
-    if (data.country === undefined) {
-      const err4 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'country' },
-        message: "must have required property '" + 'country' + "'",
-        schema: schema41.required,
-        parentSchema: schema41,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err4];
-      } else {
-        vErrors.push(err4);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(
-        key0 === 'line1' ||
-        key0 === 'line2' ||
-        key0 === 'city' ||
-        key0 === 'state' ||
-        key0 === 'postalCode' ||
-        key0 === 'country'
-      )) {
-        const err5 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-          schema: false,
-          parentSchema: schema41,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (data.line1 !== undefined) {
-      let data0 = data.line1;
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 100) {
-          const err6 = {
-            instancePath: instancePath + '/line1',
-            schemaPath: '#/properties/line1/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 100 },
-            message: 'must NOT have more than 100 characters',
-            schema: 100,
-            parentSchema: schema41.properties.line1,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (func4(data0) < 1) {
-          const err7 = {
-            instancePath: instancePath + '/line1',
-            schemaPath: '#/properties/line1/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema41.properties.line1,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data0)) {
+    if (data.amount !== undefined) {
+      let data1 = data.amount;
+      if (typeof data1 == 'number' && isFinite(data1)) {
+        if (data1 > 999999.99 || isNaN(data1)) {
           const err8 = {
-            instancePath: instancePath + '/line1',
-            schemaPath: '#/properties/line1/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema41.properties.line1,
-            data: data0,
+            instancePath: instancePath + '/amount',
+            schemaPath: '#/properties/amount/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 999999.99 },
+            message: 'must be <= 999999.99',
+            schema: 999999.99,
+            parentSchema: schema41.properties.amount,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err8];
@@ -17548,37 +18606,33 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err9 = {
-          instancePath: instancePath + '/line1',
-          schemaPath: '#/properties/line1/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema41.properties.line1.type,
-          parentSchema: schema41.properties.line1,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err9];
-        } else {
-          vErrors.push(err9);
+        if (data1 < 0 || isNaN(data1)) {
+          const err9 = {
+            instancePath: instancePath + '/amount',
+            schemaPath: '#/properties/amount/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema41.properties.amount,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.line2 !== undefined) {
-      let data1 = data.line2;
-      if (typeof data1 === 'string') {
-        if (func4(data1) > 100) {
+        if (!func5(data1, 2)) {
           const err10 = {
-            instancePath: instancePath + '/line2',
-            schemaPath: '#/properties/line2/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 100 },
-            message: 'must NOT have more than 100 characters',
-            schema: 100,
-            parentSchema: schema41.properties.line2,
+            instancePath: instancePath + '/amount',
+            schemaPath: '#/properties/amount/maxDecimals',
+            keyword: 'maxDecimals',
+            params: {},
+            message: 'must pass "maxDecimals" keyword validation',
+            schema: 2,
+            parentSchema: schema41.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17588,331 +18642,27 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func4(data1) < 0) {
-          const err11 = {
-            instancePath: instancePath + '/line2',
-            schemaPath: '#/properties/line2/minLength',
-            keyword: 'minLength',
-            params: { limit: 0 },
-            message: 'must NOT have fewer than 0 characters',
-            schema: 0,
-            parentSchema: schema41.properties.line2,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err11];
-          } else {
-            vErrors.push(err11);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data1)) {
-          const err12 = {
-            instancePath: instancePath + '/line2',
-            schemaPath: '#/properties/line2/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema41.properties.line2,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
       } else {
-        const err13 = {
-          instancePath: instancePath + '/line2',
-          schemaPath: '#/properties/line2/type',
+        const err11 = {
+          instancePath: instancePath + '/amount',
+          schemaPath: '#/properties/amount/type',
           keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema41.properties.line2.type,
-          parentSchema: schema41.properties.line2,
+          params: { type: 'number' },
+          message: 'must be number',
+          schema: schema41.properties.amount.type,
+          parentSchema: schema41.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err11];
         } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.city !== undefined) {
-      let data2 = data.city;
-      if (typeof data2 === 'string') {
-        if (func4(data2) > 60) {
-          const err14 = {
-            instancePath: instancePath + '/city',
-            schemaPath: '#/properties/city/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 60 },
-            message: 'must NOT have more than 60 characters',
-            schema: 60,
-            parentSchema: schema41.properties.city,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-        if (func4(data2) < 1) {
-          const err15 = {
-            instancePath: instancePath + '/city',
-            schemaPath: '#/properties/city/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema41.properties.city,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data2)) {
-          const err16 = {
-            instancePath: instancePath + '/city',
-            schemaPath: '#/properties/city/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema41.properties.city,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
-      } else {
-        const err17 = {
-          instancePath: instancePath + '/city',
-          schemaPath: '#/properties/city/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema41.properties.city.type,
-          parentSchema: schema41.properties.city,
-          data: data2,
-        };
-        if (vErrors === null) {
-          vErrors = [err17];
-        } else {
-          vErrors.push(err17);
-        }
-        errors++;
-      }
-    }
-    if (data.state !== undefined) {
-      let data3 = data.state;
-      if (typeof data3 === 'string') {
-        if (func4(data3) > 50) {
-          const err18 = {
-            instancePath: instancePath + '/state',
-            schemaPath: '#/properties/state/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 50 },
-            message: 'must NOT have more than 50 characters',
-            schema: 50,
-            parentSchema: schema41.properties.state,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err18];
-          } else {
-            vErrors.push(err18);
-          }
-          errors++;
-        }
-        if (func4(data3) < 1) {
-          const err19 = {
-            instancePath: instancePath + '/state',
-            schemaPath: '#/properties/state/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema41.properties.state,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data3)) {
-          const err20 = {
-            instancePath: instancePath + '/state',
-            schemaPath: '#/properties/state/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema41.properties.state,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err20];
-          } else {
-            vErrors.push(err20);
-          }
-          errors++;
-        }
-      } else {
-        const err21 = {
-          instancePath: instancePath + '/state',
-          schemaPath: '#/properties/state/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema41.properties.state.type,
-          parentSchema: schema41.properties.state,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err21];
-        } else {
-          vErrors.push(err21);
-        }
-        errors++;
-      }
-    }
-    if (data.postalCode !== undefined) {
-      let data4 = data.postalCode;
-      if (typeof data4 === 'string') {
-        if (func4(data4) > 20) {
-          const err22 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 20 },
-            message: 'must NOT have more than 20 characters',
-            schema: 20,
-            parentSchema: schema41.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
-        }
-        if (func4(data4) < 1) {
-          const err23 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema41.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err23];
-          } else {
-            vErrors.push(err23);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data4)) {
-          const err24 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema41.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err24];
-          } else {
-            vErrors.push(err24);
-          }
-          errors++;
-        }
-      } else {
-        const err25 = {
-          instancePath: instancePath + '/postalCode',
-          schemaPath: '#/properties/postalCode/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema41.properties.postalCode.type,
-          parentSchema: schema41.properties.postalCode,
-          data: data4,
-        };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-    }
-    if (data.country !== undefined) {
-      let data5 = data.country;
-      if (typeof data5 === 'string') {
-        if (!pattern40.test(data5)) {
-          const err26 = {
-            instancePath: instancePath + '/country',
-            schemaPath: '#/properties/country/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[A-Z]{2}$' },
-            message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
-            schema: '^[A-Z]{2}$',
-            parentSchema: schema41.properties.country,
-            data: data5,
-          };
-          if (vErrors === null) {
-            vErrors = [err26];
-          } else {
-            vErrors.push(err26);
-          }
-          errors++;
-        }
-      } else {
-        const err27 = {
-          instancePath: instancePath + '/country',
-          schemaPath: '#/properties/country/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema41.properties.country.type,
-          parentSchema: schema41.properties.country,
-          data: data5,
-        };
-        if (vErrors === null) {
-          vErrors = [err27];
-        } else {
-          vErrors.push(err27);
+          vErrors.push(err11);
         }
         errors++;
       }
     }
   } else {
-    const err28 = {
+    const err12 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -17923,9 +18673,9 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err28];
+      vErrors = [err12];
     } else {
-      vErrors.push(err28);
+      vErrors.push(err12);
     }
     errors++;
   }
@@ -17957,11 +18707,13 @@ const schema42 = {
     },
   },
   additionalProperties: {
-    type: 'string',
-    minLength: 0,
-    maxLength: 500,
-    pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-    description: 'must not contain control characters',
+    anyOf: [
+      { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
+      { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+      { type: 'boolean' },
+    ],
+    description:
+      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
 function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -18085,6 +18837,1093 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
     }
     for (const key1 in data) {
       let data0 = data[key1];
+      const _errs6 = errors;
+      let valid3 = false;
+      const _errs7 = errors;
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 1000) {
+          const err5 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/anyOf/0/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 1000 },
+            message: 'must NOT have more than 1000 characters',
+            schema: 1000,
+            parentSchema: schema42.additionalProperties.anyOf[0],
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data0)) {
+          const err6 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/anyOf/0/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema42.additionalProperties.anyOf[0],
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (true && func8(data0)) {
+          const err7 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/anyOf/0/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema42.additionalProperties.anyOf[0],
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = {
+          instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+          schemaPath: '#/additionalProperties/anyOf/0/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema42.additionalProperties.anyOf[0].type,
+          parentSchema: schema42.additionalProperties.anyOf[0],
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+      var _valid0 = _errs7 === errors;
+      valid3 = valid3 || _valid0;
+      if (!valid3) {
+        const _errs9 = errors;
+        if (typeof data0 == 'number' && isFinite(data0)) {
+          if (data0 > 1000000000000000 || isNaN(data0)) {
+            const err9 = {
+              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/additionalProperties/anyOf/1/maximum',
+              keyword: 'maximum',
+              params: { comparison: '<=', limit: 1000000000000000 },
+              message: 'must be <= 1000000000000000',
+              schema: 1000000000000000,
+              parentSchema: schema42.additionalProperties.anyOf[1],
+              data: data0,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+          if (data0 < -1000000000000000 || isNaN(data0)) {
+            const err10 = {
+              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/additionalProperties/anyOf/1/minimum',
+              keyword: 'minimum',
+              params: { comparison: '>=', limit: -1000000000000000 },
+              message: 'must be >= -1000000000000000',
+              schema: -1000000000000000,
+              parentSchema: schema42.additionalProperties.anyOf[1],
+              data: data0,
+            };
+            if (vErrors === null) {
+              vErrors = [err10];
+            } else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+          if (!func5(data0, 6)) {
+            const err11 = {
+              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/additionalProperties/anyOf/1/maxDecimals',
+              keyword: 'maxDecimals',
+              params: {},
+              message: 'must pass "maxDecimals" keyword validation',
+              schema: 6,
+              parentSchema: schema42.additionalProperties.anyOf[1],
+              data: data0,
+            };
+            if (vErrors === null) {
+              vErrors = [err11];
+            } else {
+              vErrors.push(err11);
+            }
+            errors++;
+          }
+        } else {
+          const err12 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/anyOf/1/type',
+            keyword: 'type',
+            params: { type: 'number' },
+            message: 'must be number',
+            schema: schema42.additionalProperties.anyOf[1].type,
+            parentSchema: schema42.additionalProperties.anyOf[1],
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        var _valid0 = _errs9 === errors;
+        valid3 = valid3 || _valid0;
+        if (!valid3) {
+          const _errs11 = errors;
+          if (typeof data0 !== 'boolean') {
+            const err13 = {
+              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/additionalProperties/anyOf/2/type',
+              keyword: 'type',
+              params: { type: 'boolean' },
+              message: 'must be boolean',
+              schema: schema42.additionalProperties.anyOf[2].type,
+              parentSchema: schema42.additionalProperties.anyOf[2],
+              data: data0,
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+          var _valid0 = _errs11 === errors;
+          valid3 = valid3 || _valid0;
+        }
+      }
+      if (!valid3) {
+        const err14 = {
+          instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+          schemaPath: '#/additionalProperties/anyOf',
+          keyword: 'anyOf',
+          params: {},
+          message: 'must match a schema in anyOf',
+          schema: schema42.additionalProperties.anyOf,
+          parentSchema: schema42.additionalProperties,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      } else {
+        errors = _errs6;
+        if (vErrors !== null) {
+          if (_errs6) {
+            vErrors.length = _errs6;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+  } else {
+    const err15 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema42.type,
+      parentSchema: schema42,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
+  validate41.errors = vErrors;
+  return errors === 0;
+}
+export const s32 = validate42;
+const schema43 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['line1', 'city', 'state', 'postalCode', 'country'],
+  properties: {
+    line1: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    line2: {
+      type: 'string',
+      minLength: 0,
+      maxLength: 100,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    city: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 60,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    state: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 50,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    postalCode: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 20,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    country: {
+      type: 'string',
+      pattern: '^[A-Z]{2}$',
+      description: 'must be an ISO 3166-1 alpha-2 code like US',
+    },
+  },
+};
+function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.line1 === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'line1' },
+        message: "must have required property '" + 'line1' + "'",
+        schema: schema43.required,
+        parentSchema: schema43,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.city === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'city' },
+        message: "must have required property '" + 'city' + "'",
+        schema: schema43.required,
+        parentSchema: schema43,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.state === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'state' },
+        message: "must have required property '" + 'state' + "'",
+        schema: schema43.required,
+        parentSchema: schema43,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data.postalCode === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'postalCode' },
+        message: "must have required property '" + 'postalCode' + "'",
+        schema: schema43.required,
+        parentSchema: schema43,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    if (data.country === undefined) {
+      const err4 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'country' },
+        message: "must have required property '" + 'country' + "'",
+        schema: schema43.required,
+        parentSchema: schema43,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err4];
+      } else {
+        vErrors.push(err4);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(
+        key0 === 'line1' ||
+        key0 === 'line2' ||
+        key0 === 'city' ||
+        key0 === 'state' ||
+        key0 === 'postalCode' ||
+        key0 === 'country'
+      )) {
+        const err5 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema43,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.line1 !== undefined) {
+      let data0 = data.line1;
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 100) {
+          const err6 = {
+            instancePath: instancePath + '/line1',
+            schemaPath: '#/properties/line1/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 100 },
+            message: 'must NOT have more than 100 characters',
+            schema: 100,
+            parentSchema: schema43.properties.line1,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err7 = {
+            instancePath: instancePath + '/line1',
+            schemaPath: '#/properties/line1/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema43.properties.line1,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data0)) {
+          const err8 = {
+            instancePath: instancePath + '/line1',
+            schemaPath: '#/properties/line1/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema43.properties.line1,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+        if (true && func8(data0)) {
+          const err9 = {
+            instancePath: instancePath + '/line1',
+            schemaPath: '#/properties/line1/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema43.properties.line1,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+      } else {
+        const err10 = {
+          instancePath: instancePath + '/line1',
+          schemaPath: '#/properties/line1/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema43.properties.line1.type,
+          parentSchema: schema43.properties.line1,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.line2 !== undefined) {
+      let data1 = data.line2;
+      if (typeof data1 === 'string') {
+        if (func4(data1) > 100) {
+          const err11 = {
+            instancePath: instancePath + '/line2',
+            schemaPath: '#/properties/line2/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 100 },
+            message: 'must NOT have more than 100 characters',
+            schema: 100,
+            parentSchema: schema43.properties.line2,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (func4(data1) < 0) {
+          const err12 = {
+            instancePath: instancePath + '/line2',
+            schemaPath: '#/properties/line2/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema43.properties.line2,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data1)) {
+          const err13 = {
+            instancePath: instancePath + '/line2',
+            schemaPath: '#/properties/line2/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema43.properties.line2,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (true && func8(data1)) {
+          const err14 = {
+            instancePath: instancePath + '/line2',
+            schemaPath: '#/properties/line2/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema43.properties.line2,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + '/line2',
+          schemaPath: '#/properties/line2/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema43.properties.line2.type,
+          parentSchema: schema43.properties.line2,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.city !== undefined) {
+      let data2 = data.city;
+      if (typeof data2 === 'string') {
+        if (func4(data2) > 60) {
+          const err16 = {
+            instancePath: instancePath + '/city',
+            schemaPath: '#/properties/city/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 60 },
+            message: 'must NOT have more than 60 characters',
+            schema: 60,
+            parentSchema: schema43.properties.city,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
+        if (func4(data2) < 1) {
+          const err17 = {
+            instancePath: instancePath + '/city',
+            schemaPath: '#/properties/city/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema43.properties.city,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data2)) {
+          const err18 = {
+            instancePath: instancePath + '/city',
+            schemaPath: '#/properties/city/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema43.properties.city,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          const err19 = {
+            instancePath: instancePath + '/city',
+            schemaPath: '#/properties/city/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema43.properties.city,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
+      } else {
+        const err20 = {
+          instancePath: instancePath + '/city',
+          schemaPath: '#/properties/city/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema43.properties.city.type,
+          parentSchema: schema43.properties.city,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.state !== undefined) {
+      let data3 = data.state;
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 50) {
+          const err21 = {
+            instancePath: instancePath + '/state',
+            schemaPath: '#/properties/state/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 50 },
+            message: 'must NOT have more than 50 characters',
+            schema: 50,
+            parentSchema: schema43.properties.state,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err21];
+          } else {
+            vErrors.push(err21);
+          }
+          errors++;
+        }
+        if (func4(data3) < 1) {
+          const err22 = {
+            instancePath: instancePath + '/state',
+            schemaPath: '#/properties/state/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema43.properties.state,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err22];
+          } else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err23 = {
+            instancePath: instancePath + '/state',
+            schemaPath: '#/properties/state/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema43.properties.state,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+        if (true && func8(data3)) {
+          const err24 = {
+            instancePath: instancePath + '/state',
+            schemaPath: '#/properties/state/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema43.properties.state,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err24];
+          } else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
+      } else {
+        const err25 = {
+          instancePath: instancePath + '/state',
+          schemaPath: '#/properties/state/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema43.properties.state.type,
+          parentSchema: schema43.properties.state,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+    if (data.postalCode !== undefined) {
+      let data4 = data.postalCode;
+      if (typeof data4 === 'string') {
+        if (func4(data4) > 20) {
+          const err26 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 20 },
+            message: 'must NOT have more than 20 characters',
+            schema: 20,
+            parentSchema: schema43.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err26];
+          } else {
+            vErrors.push(err26);
+          }
+          errors++;
+        }
+        if (func4(data4) < 1) {
+          const err27 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema43.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err27];
+          } else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data4)) {
+          const err28 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema43.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        if (true && func8(data4)) {
+          const err29 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema43.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err29];
+          } else {
+            vErrors.push(err29);
+          }
+          errors++;
+        }
+      } else {
+        const err30 = {
+          instancePath: instancePath + '/postalCode',
+          schemaPath: '#/properties/postalCode/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema43.properties.postalCode.type,
+          parentSchema: schema43.properties.postalCode,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      }
+    }
+    if (data.country !== undefined) {
+      let data5 = data.country;
+      if (typeof data5 === 'string') {
+        if (!pattern40.test(data5)) {
+          const err31 = {
+            instancePath: instancePath + '/country',
+            schemaPath: '#/properties/country/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Z]{2}$' },
+            message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
+            schema: '^[A-Z]{2}$',
+            parentSchema: schema43.properties.country,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err31];
+          } else {
+            vErrors.push(err31);
+          }
+          errors++;
+        }
+      } else {
+        const err32 = {
+          instancePath: instancePath + '/country',
+          schemaPath: '#/properties/country/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema43.properties.country.type,
+          parentSchema: schema43.properties.country,
+          data: data5,
+        };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err33 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema43.type,
+      parentSchema: schema43,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err33];
+    } else {
+      vErrors.push(err33);
+    }
+    errors++;
+  }
+  validate42.errors = vErrors;
+  return errors === 0;
+}
+export const s33 = validate43;
+const schema44 = {
+  type: 'object',
+  maxProperties: 50,
+  propertyNames: {
+    maxLength: 100,
+    not: {
+      enum: [
+        '__proto__',
+        'constructor',
+        'prototype',
+        'toString',
+        'toLocaleString',
+        'valueOf',
+        'hasOwnProperty',
+        'isPrototypeOf',
+        'propertyIsEnumerable',
+        '__defineGetter__',
+        '__defineSetter__',
+        '__lookupGetter__',
+        '__lookupSetter__',
+      ],
+    },
+  },
+  additionalProperties: {
+    type: 'string',
+    minLength: 0,
+    maxLength: 500,
+    pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+    noCardNumber: true,
+    description: 'must not contain control characters or a card number',
+  },
+};
+function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (Object.keys(data).length > 50) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/maxProperties',
+        keyword: 'maxProperties',
+        params: { limit: 50 },
+        message: 'must NOT have more than 50 properties',
+        schema: 50,
+        parentSchema: schema44,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      const _errs1 = errors;
+      const _errs2 = errors;
+      const _errs3 = errors;
+      if (!(
+        key0 === '__proto__' ||
+        key0 === 'constructor' ||
+        key0 === 'prototype' ||
+        key0 === 'toString' ||
+        key0 === 'toLocaleString' ||
+        key0 === 'valueOf' ||
+        key0 === 'hasOwnProperty' ||
+        key0 === 'isPrototypeOf' ||
+        key0 === 'propertyIsEnumerable' ||
+        key0 === '__defineGetter__' ||
+        key0 === '__defineSetter__' ||
+        key0 === '__lookupGetter__' ||
+        key0 === '__lookupSetter__'
+      )) {
+        const err1 = {};
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      var valid1 = _errs3 === errors;
+      if (valid1) {
+        const err2 = {
+          instancePath,
+          schemaPath: '#/propertyNames/not',
+          keyword: 'not',
+          params: {},
+          message: 'must NOT be valid',
+          schema: schema44.propertyNames.not,
+          parentSchema: schema44.propertyNames,
+          data: key0,
+          propertyName: key0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      } else {
+        errors = _errs2;
+        if (vErrors !== null) {
+          if (_errs2) {
+            vErrors.length = _errs2;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+      if (typeof key0 === 'string') {
+        if (func4(key0) > 100) {
+          const err3 = {
+            instancePath,
+            schemaPath: '#/propertyNames/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 100 },
+            message: 'must NOT have more than 100 characters',
+            schema: 100,
+            parentSchema: schema44.propertyNames,
+            data: key0,
+            propertyName: key0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      }
+      var valid0 = _errs1 === errors;
+      if (!valid0) {
+        const err4 = {
+          instancePath,
+          schemaPath: '#/propertyNames',
+          keyword: 'propertyNames',
+          params: { propertyName: key0 },
+          message: 'property name must be valid',
+          schema: schema44.propertyNames,
+          parentSchema: schema44,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    for (const key1 in data) {
+      let data0 = data[key1];
       if (typeof data0 === 'string') {
         if (func4(data0) > 500) {
           const err5 = {
@@ -18094,7 +19933,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema42.additionalProperties,
+            parentSchema: schema44.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -18112,7 +19951,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema42.additionalProperties,
+            parentSchema: schema44.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -18130,7 +19969,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema42.additionalProperties,
+            parentSchema: schema44.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -18140,48 +19979,66 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err8 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema44.additionalProperties,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
       } else {
-        const err8 = {
+        const err9 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/type',
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema42.additionalProperties.type,
-          parentSchema: schema42.additionalProperties,
+          schema: schema44.additionalProperties.type,
+          parentSchema: schema44.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err9];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err9);
         }
         errors++;
       }
     }
   } else {
-    const err9 = {
+    const err10 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema42.type,
-      parentSchema: schema42,
+      schema: schema44.type,
+      parentSchema: schema44,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err9];
+      vErrors = [err10];
     } else {
-      vErrors.push(err9);
+      vErrors.push(err10);
     }
     errors++;
   }
-  validate41.errors = vErrors;
+  validate43.errors = vErrors;
   return errors === 0;
 }
-export const s32 = validate42;
-const schema43 = {
+export const s34 = validate44;
+const schema45 = {
   type: 'object',
   additionalProperties: false,
   required: ['maxRetries'],
@@ -18190,7 +20047,7 @@ const schema43 = {
     intervalHours: { type: 'integer', minimum: 24, maximum: 240 },
   },
 };
-function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate44(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18201,8 +20058,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'maxRetries' },
         message: "must have required property '" + 'maxRetries' + "'",
-        schema: schema43.required,
-        parentSchema: schema43,
+        schema: schema45.required,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -18221,7 +20078,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema43,
+          parentSchema: schema45,
           data,
         };
         if (vErrors === null) {
@@ -18241,8 +20098,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema43.properties.maxRetries.type,
-          parentSchema: schema43.properties.maxRetries,
+          schema: schema45.properties.maxRetries.type,
+          parentSchema: schema45.properties.maxRetries,
           data: data0,
         };
         if (vErrors === null) {
@@ -18261,7 +20118,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 4 },
             message: 'must be <= 4',
             schema: 4,
-            parentSchema: schema43.properties.maxRetries,
+            parentSchema: schema45.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -18279,7 +20136,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema43.properties.maxRetries,
+            parentSchema: schema45.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -18300,8 +20157,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema43.properties.intervalHours.type,
-          parentSchema: schema43.properties.intervalHours,
+          schema: schema45.properties.intervalHours.type,
+          parentSchema: schema45.properties.intervalHours,
           data: data1,
         };
         if (vErrors === null) {
@@ -18320,7 +20177,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 240 },
             message: 'must be <= 240',
             schema: 240,
-            parentSchema: schema43.properties.intervalHours,
+            parentSchema: schema45.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -18338,7 +20195,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 24 },
             message: 'must be >= 24',
             schema: 24,
-            parentSchema: schema43.properties.intervalHours,
+            parentSchema: schema45.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -18357,8 +20214,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema43.type,
-      parentSchema: schema43,
+      schema: schema45.type,
+      parentSchema: schema45,
       data,
     };
     if (vErrors === null) {
@@ -18368,7 +20225,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate42.errors = vErrors;
+  validate44.errors = vErrors;
   return errors === 0;
 }
 
@@ -18382,6 +20239,7 @@ export const CreateGroup = /* @__PURE__ */ routeCheck<typeof routes.CreateGroup>
   'CreateGroup',
   { optional: false, validate: s2 },
   s0,
+  { scope: 'group', operation: 'CreateGroup', bodyKey: true },
 );
 export const GetGroup = /* @__PURE__ */ routeCheck<typeof routes.GetGroup>('GetGroup', undefined, s0);
 export const UpdateGroup = /* @__PURE__ */ routeCheck<typeof routes.UpdateGroup>(
@@ -18403,6 +20261,7 @@ export const AddPayment = /* @__PURE__ */ routeCheck<typeof routes.AddPayment>(
   'AddPayment',
   { optional: false, validate: s5 },
   s0,
+  { scope: 'request', operation: 'AddPayment', bodyKey: false },
 );
 export const GetPayment = /* @__PURE__ */ routeCheck<typeof routes.GetPayment>('GetPayment', undefined, s0);
 export const UpdatePayment = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayment>(
@@ -18424,6 +20283,7 @@ export const AddPaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.AddPayme
   'AddPaymentAlias',
   { optional: false, validate: s5 },
   s0,
+  { scope: 'request', operation: 'AddPayment', bodyKey: false },
 );
 export const GetPaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.GetPaymentAlias>(
   'GetPaymentAlias',
@@ -18445,6 +20305,7 @@ export const CreateSeries = /* @__PURE__ */ routeCheck<typeof routes.CreateSerie
   'CreateSeries',
   { optional: false, validate: s8 },
   s0,
+  { scope: 'series', operation: 'CreateSeries', bodyKey: true },
 );
 export const GetSeries = /* @__PURE__ */ routeCheck<typeof routes.GetSeries>('GetSeries', undefined, s0);
 export const UpdateSeries = /* @__PURE__ */ routeCheck<typeof routes.UpdateSeries>(
@@ -18461,37 +20322,61 @@ export const VoidOrRefundGroup = /* @__PURE__ */ routeCheck<typeof routes.VoidOr
   'VoidOrRefundGroup',
   { optional: true, validate: s10 },
   s0,
+  { scope: 'request', operation: 'VoidOrRefundGroup', bodyKey: false },
 );
 export const ProcessGroup = /* @__PURE__ */ routeCheck<typeof routes.ProcessGroup>(
   'ProcessGroup',
   undefined,
   s0,
+  { scope: 'request', operation: 'ProcessGroup', bodyKey: false },
+);
+export const RetryMerchant = /* @__PURE__ */ routeCheck<typeof routes.RetryMerchant>(
+  'RetryMerchant',
+  undefined,
+  s0,
+  { scope: 'request', operation: 'RetryMerchant', bodyKey: false },
 );
 export const ProcessMerchant = /* @__PURE__ */ routeCheck<typeof routes.ProcessMerchant>(
   'ProcessMerchant',
   { optional: true, validate: s11 },
   s0,
+  { scope: 'request', operation: 'ProcessMerchant', bodyKey: false },
 );
-export const SettleNow = /* @__PURE__ */ routeCheck<typeof routes.SettleNow>('SettleNow', undefined, s0);
-export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>(
-  'CreatePayor',
+export const SettleNow = /* @__PURE__ */ routeCheck<typeof routes.SettleNow>('SettleNow', undefined, s0, {
+  scope: 'request',
+  operation: 'SettleNow',
+  bodyKey: false,
+});
+export const GetMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.GetMerchantSettings>(
+  'GetMerchantSettings',
+  undefined,
+  s0,
+);
+export const UpdateMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.UpdateMerchantSettings>(
+  'UpdateMerchantSettings',
   { optional: false, validate: s12 },
   s0,
+);
+export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>(
+  'CreatePayor',
+  { optional: false, validate: s13 },
+  s0,
+  { scope: 'request', operation: 'CreatePayor', bodyKey: false },
 );
 export const SearchPayors = /* @__PURE__ */ routeCheck<typeof routes.SearchPayors>(
   'SearchPayors',
   undefined,
-  s15,
+  s16,
 );
 export const BulkSearchPayors = /* @__PURE__ */ routeCheck<typeof routes.BulkSearchPayors>(
   'BulkSearchPayors',
-  { optional: false, validate: s16 },
+  { optional: false, validate: s17 },
   s0,
 );
 export const GetPayor = /* @__PURE__ */ routeCheck<typeof routes.GetPayor>('GetPayor', undefined, s0);
 export const UpdatePayor = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayor>(
   'UpdatePayor',
-  { optional: false, validate: s17 },
+  { optional: false, validate: s18 },
   s0,
 );
 export const DeletePayor = /* @__PURE__ */ routeCheck<typeof routes.DeletePayor>(
@@ -18508,22 +20393,24 @@ export const AddMethod = /* @__PURE__ */ routeCheck<typeof routes.AddMethod>(
   'AddMethod',
   { optional: false },
   s0,
+  { scope: 'request', operation: 'AddMethod', bodyKey: false },
 );
 export const GetMethod = /* @__PURE__ */ routeCheck<typeof routes.GetMethod>('GetMethod', undefined, s0);
 export const UpdateMethod = /* @__PURE__ */ routeCheck<typeof routes.UpdateMethod>(
   'UpdateMethod',
-  { optional: false, validate: s18 },
+  { optional: false, validate: s19 },
   s0,
 );
 export const DeleteMethod = /* @__PURE__ */ routeCheck<typeof routes.DeleteMethod>(
   'DeleteMethod',
   undefined,
-  s0,
+  s20,
 );
 export const CreateSale = /* @__PURE__ */ routeCheck<typeof routes.CreateSale>(
   'CreateSale',
-  { optional: false, validate: s19 },
+  { optional: false, validate: s21 },
   s0,
+  { scope: 'sale', operation: 'CreateSale', bodyKey: true },
 );
 export const GetTransaction = /* @__PURE__ */ routeCheck<typeof routes.GetTransaction>(
   'GetTransaction',
@@ -18534,18 +20421,21 @@ export const VoidTransaction = /* @__PURE__ */ routeCheck<typeof routes.VoidTran
   'VoidTransaction',
   undefined,
   s0,
+  { scope: 'request', operation: 'VoidTransaction', bodyKey: false },
 );
 export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.RefundTransaction>(
   'RefundTransaction',
-  { optional: false, validate: s20 },
+  { optional: false, validate: s22 },
   s0,
+  { scope: 'refund:{TransactionID}', operation: 'RefundTransaction', bodyKey: true },
 );
-export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s21);
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s23);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
   'CreateWebhookEndpoint',
-  { optional: false, validate: s22 },
+  { optional: false, validate: s24 },
   s0,
+  { scope: 'request', operation: 'CreateWebhookEndpoint', bodyKey: false },
 );
 export const ListWebhookEndpoints = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookEndpoints>(
   'ListWebhookEndpoints',
@@ -18559,7 +20449,7 @@ export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWe
 );
 export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
   'UpdateWebhookEndpoint',
-  { optional: false, validate: s23 },
+  { optional: false, validate: s25 },
   s0,
 );
 export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
@@ -18571,19 +20461,21 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
   'RotateWebhookSecret',
   undefined,
   s0,
+  { scope: 'request', operation: 'RotateWebhookSecret', bodyKey: false },
 );
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
   undefined,
-  s24,
+  s26,
 );
 export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
   'ReplayWebhookEvents',
-  { optional: false, validate: s25 },
+  { optional: false, validate: s27 },
   s0,
+  { scope: 'request', operation: 'ReplayWebhookEvents', bodyKey: false },
 );
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s26;
-export const validateCardMethod: CompiledValidate = s13;
-export const validateCheckingMethod: CompiledValidate = s14;
+export const validateAccountType: CompiledValidate = s28;
+export const validateCardMethod: CompiledValidate = s14;
+export const validateCheckingMethod: CompiledValidate = s15;

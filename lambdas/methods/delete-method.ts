@@ -1,20 +1,19 @@
-import { replacementDefault } from '#domain/payors';
 import * as routes from '#generated/validators';
 import { merchantRoute } from '#core/merchants';
-import { PAYOR, withOptimisticRetry } from '#shared/retry';
-import { removeMethod, requirePayor } from '#core/payors';
+import { deleteMethod } from '#core/method-deletion';
 
 /**
- * DELETE .../payors/{PayorID}/savedPaymentMethods/{PaymentMethodID}: refused for the only
- * method; deleting the default makes the oldest remaining method the default, atomically.
+ * DELETE .../payors/{PayorID}/savedPaymentMethods/{PaymentMethodID}[?replaceWith=]: refused for
+ * the only method and (409) while pending payments use it, unless they move to `replaceWith`;
+ * deleting the default makes the replacement (or the oldest remaining method) the default.
  */
-export const handler = merchantRoute(routes.DeleteMethod, async ({ merchant, params }) => {
+export const handler = merchantRoute(routes.DeleteMethod, async ({ merchant, params, query, now }) => {
+  const replaceWith = query.replaceWith?.toLowerCase();
   const methodId = params.PaymentMethodID;
-  await withOptimisticRetry(async () => {
-    const { payor, methods } = await requirePayor(params.PayorID, merchant.merchantId);
-    return (await removeMethod(payor, methods, methodId, replacementDefault(methods, methodId)))
-      ? true
-      : undefined;
-  }, PAYOR);
-  return { status: 204 };
+  const outcome = await deleteMethod(params.PayorID, methodId, merchant.merchantId, replaceWith, now);
+  if (outcome.status === 'deleted') return { status: 204 };
+  return {
+    status: 202,
+    body: { savedPaymentMethodId: methodId, status: 'deleting', movedCount: outcome.movedCount },
+  };
 });

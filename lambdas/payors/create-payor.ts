@@ -4,11 +4,18 @@ import { createMethod } from '#core/methods';
 import * as routes from '#generated/validators';
 import { merchantRoute } from '#core/merchants';
 import { newId } from '#shared/ids';
-import { savePayor } from '#core/payors';
+import { findPayor, savePayor } from '#core/payors';
 
-/** POST /v1/rest/merchants/{MID}/payors: a payor with its first saved method (the default). */
-export const handler = merchantRoute(routes.CreatePayor, async ({ merchant, body, now }) => {
-  const payorId = newId();
+/**
+ * POST /v1/rest/merchants/{MID}/payors: a payor with its first saved method (the default). Keyed,
+ * the payor's id is the key's: a retry resuming a create that died after its write answers it.
+ */
+export const handler = merchantRoute(routes.CreatePayor, async ({ merchant, body, now, idempotency }) => {
+  const payorId = idempotency?.resourceId ?? newId();
+  if (idempotency?.resumed) {
+    const written = await findPayor(payorId, merchant.merchantId);
+    if (written) return { status: 201, body: payorView(written.payor, written.methods) };
+  }
   const { method } = await createMethod({
     raw: body.paymentMethod,
     payorId,

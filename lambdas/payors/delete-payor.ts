@@ -1,13 +1,12 @@
 import * as routes from '#generated/validators';
 import { merchantRoute } from '#core/merchants';
-import { deletePayor } from '#core/payors';
+import { deletePayor } from '#core/method-deletion';
 
 /**
  * DELETE /v1/rest/merchants/{MID}/payors/{PayorID}: removes the payor, its saved methods and its
- * customerAccountId. Scheduled payments that still name one of its methods are declined at
- * processing (category 1, "Payment method no longer exists").
+ * customerAccountId; refused (409, the payments listed) while pending payments use its methods.
  */
-export const handler = merchantRoute(routes.DeletePayor, async ({ merchant, params }) => {
-  await deletePayor(params.PayorID, merchant.merchantId);
+export const handler = merchantRoute(routes.DeletePayor, async ({ merchant, params, now }) => {
+  await deletePayor(params.PayorID, merchant.merchantId, now);
   return { status: 204 };
 });

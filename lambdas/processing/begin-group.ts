@@ -10,8 +10,13 @@
  * PROCESS_FAN_OUT, that the state machine's Map processes at once, each with its own cursor and
  * totals: a group's throughput is fan-out × PROCESS_CONCURRENCY charges in flight, not one batch's.
  * A receipts-only re-drive is cut the same way into the receipt ranges its Map queues at once.
+ *
+ * A retry round (docs/architecture.md#retry-rounds) is claimed on a processed (or deleted) group
+ * with `retryBound`: the run goes through the same ranges, its batches charging only the retries
+ * due by that bound. Each run takes the group's retry policy as it is now (its own, else the
+ * merchant's settings).
  */
-import { claimedGroup, cutIntoRanges } from '#core/processing-run';
+import { claimedGroup, cutIntoRanges, groupRetryPolicy } from '#core/processing-run';
 import {
   cutsOf,
   emptyTotals,
@@ -44,15 +49,31 @@ export const handler = taskHandler(async (input: BeginInput): Promise<Processing
     group.executionName === input.executionName;
   if (group?.status === 'pending' && group.merchantId === input.merchantId)
     throw new ClaimNotVisibleError('the group reads as pending: the claim is not visible yet');
-  const claimed = ours && group.status === 'processing';
-  const receiptsOnly = ours && group.status === 'processed' && group.due;
+  const retrying =
+    ours &&
+    (group.status === 'processed' || group.status === 'deleted') &&
+    group.retryBound !== undefined &&
+    group.retryRound !== undefined;
+  const claimed = (ours && group.status === 'processing') || retrying;
+  const receiptsOnly =
+    ours && group.status === 'processed' && group.due && !retrying && group.awaitingRetry !== true;
   if (!claimed && !receiptsOnly)
     logger.info('group not claimed for this execution: nothing to do', { status: group?.status });
   const base = {
     paymentGroupId: input.paymentGroupId,
     merchantId: input.merchantId,
     allowPartial: group?.allowPartial ?? false,
+    ...(claimed && { retryPolicy: await groupRetryPolicy(group) }),
+    ...(retrying && {
+      retry: {
+        round: group.retryRound!,
+        bound: group.retryBound!,
+        groupDeleted: group.status === 'deleted',
+        startedAt: group.retryRoundAt ?? group.claimedAt ?? new Date().toISOString(),
+      },
+    }),
   };
+  if (retrying) logger.info('retry round', { round: group.retryRound, bound: group.retryBound });
   const { ranges, fanOut } =
     claimed || receiptsOnly ? await cutIntoRanges(base, group.paymentCount) : { ranges: [], fanOut: 1 };
   return {

@@ -12,6 +12,10 @@
  * before its group was done is re-driven as the next attempt, and so is a claim whose execution
  * never started (after a few minutes); and it emits how many groups have been processing longer
  * than an execution may run (the GroupsProcessingTooLong alarm watches that metric).
+ *
+ * Retry rounds (core/retry-rounds.ts): every processed group waiting in the due index for a retry
+ * round at this slot or an earlier one has its round claimed and started; its execution charges
+ * the retries due by this slot.
  */
 import type { ScheduledEvent } from 'aws-lambda';
 import { EXECUTION_TIMEOUT_SECONDS } from '#contract/processing';
@@ -24,6 +28,7 @@ import {
 } from '#core/processing';
 import { TICK_SERIES_BUDGET_SECONDS } from '#contract/series';
 import { createDueOccurrences, type CreationReport } from '#core/series';
+import { startDueRetryRounds } from '#core/retry-rounds';
 import { currentSlot } from '#domain/groups';
 import { stuckGroupsMetricLine } from '#domain/processing';
 import { mapLimit } from '#shared/concurrency';
@@ -34,6 +39,8 @@ import { taskHandler } from '#shared/task';
 export interface TickResult {
   slot: string;
   started: StartOutcome[];
+  /** Retry rounds started. */
+  retries: StartOutcome[];
   resumed: StartOutcome[];
   /** Groups processing longer than an execution may run. */
   stuck: number;
@@ -52,11 +59,15 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
   const due = await dueGroups(slot);
   const now = new Date();
   const superviseAfterMs = config().superviseAfterSeconds * 1000;
-  const supervised = due.filter((g) => g.status !== 'pending' && needsSupervision(g, now, superviseAfterMs));
+  // A group waiting for its retry round has no run to supervise: its round is started instead.
+  const supervised = due.filter(
+    (g) => g.status !== 'pending' && !g.awaitingRetry && needsSupervision(g, now, superviseAfterMs),
+  );
   const stuck = due.filter(
     (g) => g.status === 'processing' && olderThan(g.processingSince, EXECUTION_TIMEOUT_SECONDS * 1000, now),
   ).length;
   const started = await startPendingGroups(due, now);
+  const retries = await startDueRetryRounds(due, slot, now);
   const resumed = (
     await mapLimit(supervised, 8, async (group) => {
       try {
@@ -77,6 +88,12 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
   // One EMF line: CloudWatch turns it into the metric the stuck-groups alarm watches.
   process.stdout.write(`${stuckGroupsMetricLine(stuck, config().stage, now)}\n`);
   if (stuck > 0) logger.error('groups processing longer than an execution may run', { stuck });
-  logger.info('hourly tick', { slot, due: due.length, started: started.length, resumed: resumed.length });
-  return { slot, started, resumed, stuck, series };
+  logger.info('hourly tick', {
+    slot,
+    due: due.length,
+    started: started.length,
+    retries: retries.length,
+    resumed: resumed.length,
+  });
+  return { slot, started, retries, resumed, stuck, series };
 });

@@ -23,8 +23,23 @@ export interface SaleResult {
   responseMessage: string;
   approvedCents: number;
   authCode?: string;
+  /**
+   * The card network's merchant advice code on a decline, when it gave one (Mastercard: `01`
+   * new account information, `02` try again later, `03` do not try again, `21` cancelled).
+   */
+  merchantAdviceCode?: string;
   /** When the processor decided (UTC ISO-8601). */
   processedAt: string;
+}
+
+/**
+ * A vaulted account: the token charges it; the fingerprint names the card or bank account the
+ * same way whichever method, payor or merchant vaulted it (as acquirers give one: a keyed hash,
+ * never the number), so that retries of one card are counted together (core/retries.ts).
+ */
+export interface Vaulted {
+  token: string;
+  fingerprint?: string;
 }
 
 export interface ReversalRequest {
@@ -65,7 +80,7 @@ export interface ProcessorActivity {
 
 export interface PaymentProcessor {
   /** Vaults an account number and returns a token; the number is not kept by the caller. */
-  tokenize(request: TokenizeRequest): Promise<{ token: string }>;
+  tokenize(request: TokenizeRequest): Promise<Vaulted>;
   sale(request: SaleRequest): Promise<SaleResult>;
   /** Reverses an unsettled sale in full. */
   void(request: ReversalRequest): Promise<ReversalResult>;

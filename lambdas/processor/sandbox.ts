@@ -7,7 +7,7 @@
  * Each entry is also on a day index (GSI1 `SANDBOX#DAY#<yyyy-mm-dd>` / `<time>#<kind>#<key>`),
  * from which `listActivity` answers as an acquirer's activity report would.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import {
   GetCommand,
   PutCommand,
@@ -26,6 +26,7 @@ import type {
   SaleRequest,
   SaleResult,
   TokenizeRequest,
+  Vaulted,
 } from './processor';
 import { sleep } from '#shared/concurrency';
 
@@ -52,7 +53,27 @@ export const SANDBOX_CARDS: Record<string, string> = {
   '4000000000006975': '61',
   '4000000000000960': '96',
   '4000000000000077': 'p5000',
+  // Recovers: the first sale on a saved method with this number declines 51, every later one approves.
+  '4000000000000341': 'r51',
+  // Mastercard: declines 51 (category 2) with merchant advice code 03 (do not try again).
+  '5100000000000412': '51a03',
 };
+
+/**
+ * The sandbox's fingerprint key: a fingerprint is a keyed hash of the number (HMAC-SHA256), as
+ * an acquirer's is, so it names a card without letting anyone who reads it recover the number
+ * by hashing candidates. A real adapter returns its acquirer's fingerprint instead.
+ */
+const FINGERPRINT_KEY = 'scheduled-payments-sandbox-fingerprint-v1';
+
+/** The sandbox's fingerprint of a card number or a bank account (routing and account number). */
+export function sandboxFingerprint(request: TokenizeRequest): string {
+  const subject =
+    request.kind === 'bank'
+      ? `bank:${request.routingNumber}:${request.accountNumber}`
+      : `card:${request.number}`;
+  return `fp_${createHmac('sha256', FINGERPRINT_KEY).update(subject).digest('base64url').slice(0, 32)}`;
+}
 
 /**
  * Test bank accounts (CHECKING, any valid routing number): account number → decline code, as an
@@ -121,9 +142,34 @@ export class SandboxProcessor implements PaymentProcessor {
     if (this.latencyMs > 0) await sleep(this.latencyMs);
   }
 
-  async tokenize(request: TokenizeRequest): Promise<{ token: string }> {
+  async tokenize(request: TokenizeRequest): Promise<Vaulted> {
     await this.answerLater();
-    return { token: `sbx.${sandboxProfile(request)}.${randomBytes(12).toString('hex')}` };
+    return {
+      token: `sbx.${sandboxProfile(request)}.${randomBytes(12).toString('hex')}`,
+      fingerprint: sandboxFingerprint(request),
+    };
+  }
+
+  /**
+   * Whether a sale under `key` is the first on the saved method of `token` (the recovering test
+   * card): the first key to claim the token's mark is; a repeat of that key still is.
+   */
+  private async firstSaleOf(token: string, key: string): Promise<boolean> {
+    const Key = { pk: `SANDBOX#FIRST#${token}`, sk: 'LEDGER' };
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...Key, entity: 'sandbox-first-sale', idempotencyKey: key },
+          ConditionExpression: 'attribute_not_exists(pk) OR idempotencyKey = :key',
+          ExpressionAttributeValues: { ':key': key },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof Error) || error.name !== 'ConditionalCheckFailedException') throw error;
+      return false;
+    }
   }
 
   settlementTime(processedAt: string): string {
@@ -156,10 +202,10 @@ export class SandboxProcessor implements PaymentProcessor {
     kind: LedgerKind,
     key: string,
     request: LedgerRequest,
-    decide: () => T,
+    decide: () => T | Promise<T>,
   ): Promise<T> {
     const Key = keys.sandboxLedger(kind, key);
-    const result = decide();
+    const result = await decide();
     try {
       await this.db.send(
         new PutCommand({
@@ -189,7 +235,7 @@ export class SandboxProcessor implements PaymentProcessor {
   async sale(request: SaleRequest): Promise<SaleResult> {
     await this.answerLater();
     const { merchantId, amountCents } = request;
-    return this.once('SALE', request.idempotencyKey, { merchantId, amountCents }, () => {
+    return this.once('SALE', request.idempotencyKey, { merchantId, amountCents }, async () => {
       const profile = request.token.split('.')[1] ?? 'ok';
       const base = { processorTransactionId: `sbx_${randomUUID()}`, processedAt: new Date().toISOString() };
       const approve = (cents: number, code = '00', message = 'Approved'): SaleResult => ({
@@ -200,13 +246,20 @@ export class SandboxProcessor implements PaymentProcessor {
         approvedCents: cents,
         authCode: randomBytes(3).toString('hex').toUpperCase(),
       });
-      const decline = (code: string): SaleResult => ({
+      const decline = (code: string, merchantAdviceCode?: string): SaleResult => ({
         ...base,
         approved: false,
         responseCode: code,
         responseMessage: DECLINE_CODES[code]?.message ?? 'Declined',
         approvedCents: 0,
+        ...(merchantAdviceCode !== undefined && { merchantAdviceCode }),
       });
+      if (profile === 'r51')
+        return (await this.firstSaleOf(request.token, request.idempotencyKey))
+          ? decline('51')
+          : approve(request.amountCents);
+      const advised = /^(\w+)a(\d\d)$/.exec(profile);
+      if (advised) return decline(advised[1]!, advised[2]);
       if (profile.startsWith('p')) {
         const limit = Number(profile.slice(1));
         if (request.amountCents <= limit) return approve(request.amountCents);

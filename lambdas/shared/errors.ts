@@ -4,9 +4,18 @@
  */
 export abstract class ServiceError extends Error {
   abstract readonly status: number;
-  constructor(message: string) {
+  /** Fields the error's body carries after `message` and `responseCode` (a 409's `payments`). */
+  readonly details?: Readonly<Record<string, unknown>>;
+  /** Headers the answer carries besides its content type (e.g. `Retry-After`). */
+  readonly headers: Readonly<Record<string, string>>;
+  constructor(
+    message: string,
+    extra: { details?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.name = new.target.name;
+    if (extra.details !== undefined) this.details = extra.details;
+    this.headers = extra.headers ?? {};
   }
 }
 
@@ -53,6 +62,11 @@ export class SeriesNotFoundError extends NotFoundError {
 
 export class ConflictError extends ServiceError {
   readonly status = 409;
+}
+
+/** The request is well formed but cannot be taken as it is (an Idempotency-Key reused with another request). */
+export class UnprocessableEntityError extends ServiceError {
+  readonly status = 422;
 }
 
 export class ServiceUnavailableError extends ServiceError {

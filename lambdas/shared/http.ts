@@ -16,6 +16,7 @@ import { apiScope } from '#contract/stage';
 import { config } from './config';
 import { isTransient } from './ddb';
 import { BadRequestError, ForbiddenError, ServiceError, UnauthorizedError } from './errors';
+import { newId } from './ids';
 import { logger } from './logger';
 import { tracer } from './tracer';
 import { validator, ValidationError, type Problem, type Validator } from './validation';
@@ -67,6 +68,40 @@ export type Authorize<M extends AuthorizedMerchant> = (
   nowMs: number,
 ) => Promise<M>;
 
+/** Where a request named its idempotency key: the `Idempotency-Key` header or the body's `idempotencyKey`. */
+export type KeySource = 'header' | 'body';
+
+/** The answer an idempotency record keeps and replays. */
+export interface KeptAnswer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Runs a keyed request once per key (core/idempotency.ts `idempotent`, passed in by
+ * core/merchants.ts): `work` gets the id of the resource it creates, fixed by the key's first
+ * request (`resumed` when a retry resumes a request that died half-way). Throws 422 or 409 for a
+ * key of another request, 409 while the first runs; a replay comes back with `replayed`.
+ */
+export type RunIdempotent = (
+  ref: { merchantId: string; scope: string; key: string },
+  request: unknown,
+  newResourceId: string,
+  now: Date,
+  work: (resourceId: string, resumed: boolean) => Promise<KeptAnswer>,
+  source: KeySource,
+) => Promise<KeptAnswer & { replayed?: true }>;
+
+/** A keyed request as its handler sees it. */
+export interface RequestKey {
+  readonly key: string;
+  readonly source: KeySource;
+  /** The id of what the request creates: the same on every retry with the key. */
+  readonly resourceId: string;
+  /** A retry is resuming the key's first request, which died half-way: its resource may exist. */
+  readonly resumed: boolean;
+}
+
 export interface ApiRequest<R extends Route, M extends AuthorizedMerchant> {
   readonly event: APIGatewayProxyEvent;
   readonly clientId: string;
@@ -76,26 +111,91 @@ export interface ApiRequest<R extends Route, M extends AuthorizedMerchant> {
   readonly query: QueryOf<R>;
   readonly body: BodyOf<R>;
   readonly now: Date;
+  /** Present when the route takes a key (its entry's `idempotency`) and the request sent one. */
+  readonly idempotency?: RequestKey;
 }
 
 export interface ApiResult {
   status: number;
   body?: unknown;
+  /** Headers besides the content type. */
+  headers?: Record<string, string>;
 }
 
-export interface RouteOptions {
+/**
+ * What a key's record keeps of an answer, and how a replay answers from it, for an answer that
+ * does not fit a record (a group of 10,000 payments) or must not be kept in the clear (a webhook
+ * secret). Without it the record keeps the answer itself.
+ */
+export interface KeptAs<Req> {
+  record(result: ApiResult, request: Req): unknown;
+  replay(kept: unknown, request: Req): Promise<ApiResult>;
+}
+
+export interface RouteOptions<Req = never> {
   /**
    * Runs on the parsed JSON body before the route's schema, for refusals the schema cannot word
    * (e.g. `deleted cannot be set by PUT`).
    */
   precheck?: (value: unknown) => void;
+  /** For a keyed route: what its records keep instead of the answer (KeptAs). */
+  keep?: KeptAs<Req>;
 }
 
-const json = (status: number, body: unknown): APIGatewayProxyResult => ({
+const json = (
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult => ({
   statusCode: status,
-  headers: { 'content-type': 'application/json' },
+  headers: { 'content-type': 'application/json', ...headers },
   body: status === 204 || body === undefined ? '' : JSON.stringify(body),
 });
+
+/** The header's rule is the body field's (contract/schemas/common.ts `idempotencyKey`). */
+const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
+
+/** The `Idempotency-Key` header, any case, as API Gateway passes headers as they were sent. */
+function headerKey(event: APIGatewayProxyEvent): string | undefined {
+  const found = Object.entries(event.headers ?? {}).filter(
+    ([name, value]) => name.toLowerCase() === 'idempotency-key' && value !== undefined,
+  );
+  if (found.length === 0) return undefined;
+  const value = found[0]![1]!;
+  if (found.length > 1 || !KEY_PATTERN.test(value)) {
+    throw new BadRequestError(
+      'Idempotency-Key must be one value of 1-100 characters of letters, digits and _ . : -',
+    );
+  }
+  return value;
+}
+
+/**
+ * The request's key and where it came from: the header, or for a route whose body takes
+ * `idempotencyKey` that field (both given: they must agree).
+ */
+function requestKey(
+  event: APIGatewayProxyEvent,
+  bodyKey: boolean,
+  body: unknown,
+): { key: string; source: KeySource } | undefined {
+  const header = headerKey(event);
+  const inBody =
+    bodyKey && typeof body === 'object' && body !== null
+      ? (body as { idempotencyKey?: string }).idempotencyKey
+      : undefined;
+  if (header !== undefined && inBody !== undefined && header !== inBody) {
+    throw new BadRequestError(
+      "Idempotency-Key and the body's idempotencyKey differ: send one key, or the same in both",
+    );
+  }
+  if (header !== undefined) return { key: header, source: 'header' };
+  return inBody === undefined ? undefined : { key: inBody, source: 'body' };
+}
+
+/** A scope's `{Name}` placeholders filled from the path. */
+const fillScope = (scope: string, params: Record<string, string>): string =>
+  scope.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
 
 export const errorBody = (status: number, message: string, errors?: readonly Problem[]) => ({
   message,
@@ -169,44 +269,124 @@ function clientOf(event: APIGatewayProxyEvent): string {
   return clientId;
 }
 
+/**
+ * middy's early answer before the function's own timeout (issue 25: it answered 500): the work
+ * may be half done, which a repeat finishes, so it is a 503 like any transient failure.
+ */
+const ranOutOfTime = (error: unknown): boolean =>
+  error instanceof Error &&
+  error.name === 'TimeoutError' &&
+  (error.cause as { package?: string } | undefined)?.package === '@middy/core';
+
 /** Maps typed errors to their status; anything unexpected is logged and becomes a plain 500. */
 export function errorResponse(error: unknown): APIGatewayProxyResult {
   if (error instanceof ServiceError) {
     if (error.status >= 500) logger.warn('request failed', { error });
     else logger.info('request refused', { status: error.status, reason: error.message });
-    const problems = error instanceof ValidationError ? error.problems : undefined;
-    return json(error.status, errorBody(error.status, error.message, problems));
+    return serviceErrorResponse(error);
   }
   if (isTransient(error)) {
     logger.warn('transient dependency failure', { error });
     return json(503, errorBody(503, 'Service temporarily unavailable; retry with backoff'));
   }
+  if (error instanceof Error && error.name === 'ProcessorUnavailableError') {
+    // The processor gave no answer; the step was written ahead and a repeat resumes it.
+    logger.warn('processor gave no answer', { error });
+    return json(503, errorBody(503, 'The payment processor gave no answer in time; retry with backoff'));
+  }
+  if (ranOutOfTime(error)) {
+    // Every write is conditional and every money step written ahead, so a repeat is safe.
+    logger.error('request ran out of time', { error });
+    return json(503, errorBody(503, 'The request ran out of time before it finished; retry with backoff'));
+  }
   logger.error('unexpected error', { error });
   return json(500, errorBody(500, 'Internal server error'));
+}
+
+/** A ServiceError's answer, with its headers (`Retry-After` of a request still in progress). */
+function serviceErrorResponse(error: ServiceError): APIGatewayProxyResult {
+  const problems = error instanceof ValidationError ? error.problems : undefined;
+  return json(
+    error.status,
+    { ...errorBody(error.status, error.message, problems), ...error.details },
+    { ...error.headers },
+  );
 }
 
 /**
  * The builder of the handlers of routes under `/rest/merchants/{MID}` (or
  * `/v1/rest/merchants/{MID}`), each request acting for the merchant `authorize` answers.
  */
-export function merchantRoutes<M extends AuthorizedMerchant>(authorize: Authorize<M>) {
+export function merchantRoutes<M extends AuthorizedMerchant>(
+  authorize: Authorize<M>,
+  runIdempotent: RunIdempotent,
+) {
   /**
    * The handler of one route: its path parameters, body and query are checked as its entry in the
    * route table declares, with the validators compiled from it (a RouteCheck of
-   * lambdas/generated/validators.ts).
+   * lambdas/generated/validators.ts); a route that declares `idempotency` runs once per key.
    */
   return <const C extends RouteCheck, R extends Route = RouteOf<C>>(
     route: C,
     fn: (request: ApiRequest<R, M>) => Promise<ApiResult>,
-    options: RouteOptions = {},
-  ) => merchantHandler(route, authorize, fn, options);
+    options: RouteOptions<ApiRequest<R, M>> = {},
+  ) => merchantHandler(route, authorize, runIdempotent, fn, options);
+}
+
+/**
+ * Runs the handler once per idempotency key (docs/decisions.md "Idempotency-Key on every POST"):
+ * after the request is authorized and valid, so that a refused request never holds a key. The
+ * request hashed is the operation, the path parameters below the merchant and the body; where
+ * the body takes the key (sales, refunds, group creates: their own scopes) the body with the key
+ * in it, as a body key was always hashed, so that both forms name the same request.
+ */
+async function runKeyed<R extends Route, M extends AuthorizedMerchant>(
+  route: RouteCheck,
+  runIdempotent: RunIdempotent,
+  request: ApiRequest<R, M>,
+  fn: (request: ApiRequest<R, M>) => Promise<ApiResult>,
+  options: RouteOptions<ApiRequest<R, M>>,
+): Promise<ApiResult> {
+  const declared = route.idempotency;
+  const named = declared && requestKey(request.event, declared.bodyKey, request.body);
+  if (!declared || !named) return fn(request);
+  const params = request.params as Record<string, string>;
+  const ref = {
+    merchantId: request.merchant.merchantId,
+    scope: fillScope(declared.scope, params),
+    key: named.key,
+  };
+  const { MID: _mid, ...below } = params;
+  const hashed = declared.bodyKey
+    ? { ...(request.body as unknown as object), idempotencyKey: named.key }
+    : { operation: declared.operation, params: below, body: request.body ?? null };
+  let fresh: ApiResult | undefined;
+  const kept = await runIdempotent(
+    ref,
+    hashed,
+    newId(),
+    request.now,
+    async (resourceId, resumed) => {
+      const keyed = { ...request, idempotency: { ...named, resourceId, resumed } };
+      fresh = await fn(keyed);
+      const body = options.keep ? await options.keep.record(fresh, keyed) : fresh.body;
+      return { status: fresh.status, body: body ?? null };
+    },
+    named.source,
+  );
+  if (fresh) return fresh;
+  const replayed = options.keep
+    ? await options.keep.replay(kept.body, request)
+    : { status: kept.status, body: kept.body ?? undefined };
+  return { ...replayed, headers: { ...replayed.headers, 'idempotent-replayed': 'true' } };
 }
 
 function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
   route: RouteCheck,
   authorize: Authorize<M>,
+  runIdempotent: RunIdempotent,
   fn: (request: ApiRequest<R, M>) => Promise<ApiResult>,
-  options: RouteOptions,
+  options: RouteOptions<ApiRequest<R, M>>,
 ) {
   const parseBody = bodyParser(route, options);
   // A route without a query schema takes none: every name is refused.
@@ -228,15 +408,8 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
       const checkedQuery = queryValidator(query) as QueryOf<R>;
       // The path matched the route's template, so exactly its placeholders are present.
       const typedParams = params as PathParams<R['path']>;
-      const result = await fn({
-        event,
-        clientId,
-        merchant,
-        params: typedParams,
-        query: checkedQuery,
-        body,
-        now,
-      });
+      const request = { event, clientId, merchant, params: typedParams, query: checkedQuery, body, now };
+      const result = await runKeyed(route, runIdempotent, request, fn, options);
       // The access log: never bodies, which may hold account numbers.
       logger.info('request', {
         method: event.httpMethod,
@@ -244,6 +417,6 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
         status: result.status,
         ms: Date.now() - now.getTime(),
       });
-      return json(result.status, result.body);
+      return json(result.status, result.body, result.headers);
     });
 }

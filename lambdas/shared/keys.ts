@@ -3,6 +3,10 @@
  * contract/table.ts for the access patterns). Every item also carries an `entity` marker.
  */
 import { createHash } from 'node:crypto';
+import { ADMIN_ONLY_KEY_PREFIXES } from '#contract/table';
+
+/** The admin-only partitions (contract/table.ts): only `npm run admin` writes them. */
+const [REGISTRY, GRANTS, AUDIT] = ADMIN_ONLY_KEY_PREFIXES;
 
 /** Pending groups are spread over this many due-index partitions (no hot key at scale). */
 export const DUE_SHARDS = 4;
@@ -17,15 +21,43 @@ export type DayKind = 'SANDBOX' | 'TXN' | 'REFUND';
 
 export const keys = {
   /** Merchant registry: one item per MID form (8 and 11 digits), both holding the 11-digit MID. */
-  merchant: (mid: string) => ({ pk: `MID#${mid}`, sk: 'MERCHANT' }),
+  merchant: (mid: string) => ({ pk: `${REGISTRY}${mid}`, sk: 'MERCHANT' }),
   /** A client's grant for a merchant, one item per MID form: resolution and authorization in one read. */
-  grant: (clientId: string, mid: string) => ({ pk: `CLIENT#${clientId}`, sk: `MID#${mid}` }),
+  grant: (clientId: string, mid: string) => ({ pk: `${GRANTS}${clientId}`, sk: `MID#${mid}` }),
+  /**
+   * The audit trail of grants and revocations (`npm run admin -- grant|revoke`): one partition per
+   * month, sorted by time, so that `npm run admin -- audit` reads a period with one Query per month.
+   */
+  audit: (at: string, auditId: string) => ({ pk: `${AUDIT}${at.slice(0, 7)}`, sk: `${at}#${auditId}` }),
+  auditMonth: (month: string) => `${AUDIT}${month}`,
   group: (groupId: string) => ({ pk: `GROUP#${groupId}`, sk: 'GROUP' }),
   payment: (groupId: string, paymentId: string) => ({ pk: `GROUP#${groupId}`, sk: `PAYMENT#${paymentId}` }),
   paymentPrefix: 'PAYMENT#',
   payor: (payorId: string) => ({ pk: `PAYOR#${payorId}`, sk: 'PAYOR' }),
   method: (payorId: string, methodId: string) => ({ pk: `PAYOR#${payorId}`, sk: `METHOD#${methodId}` }),
   methodPrefix: 'METHOD#',
+  /**
+   * A pending payment's use of a saved method (docs/architecture.md "Safe method deletion"): one
+   * item per payment that names the method, in the method's own partition, written and removed in
+   * the transaction that gives a payment its method, moves it, or deletes it; a consistent Query
+   * lists them.
+   */
+  methodUse: (methodId: string, groupId: string, paymentId: string) => ({
+    pk: `METHODUSE#${methodId}`,
+    sk: `PAYMENT#${groupId}#${paymentId}`,
+  }),
+  methodUses: (methodId: string) => `METHODUSE#${methodId}`,
+  /**
+   * The record written ahead of a method's (or a payor's) deletion: `METHOD#<id>` or `PAYOR`, in
+   * the payor's deletion partition. GSI2 `DELETING` / `<due>#<payorId>#<target>` while it exists,
+   * so the sweeper finishes or undoes one whose request died.
+   */
+  deletion: (payorId: string, target: 'PAYOR' | { methodId: string }) => ({
+    pk: `DELETION#${payorId}`,
+    sk: target === 'PAYOR' ? 'PAYOR' : `METHOD#${target.methodId}`,
+  }),
+  deletingPartition: 'DELETING',
+  deletingSort: (due: string, payorId: string, target: string) => `${due}#${payorId}#${target}`,
   /** Uniqueness of customerAccountId per merchant, and its search entry. */
   customer: (merchantId: string, customerAccountId: string) => ({
     pk: `CUSTOMER#${merchantId}#${customerAccountId}`,
@@ -66,6 +98,18 @@ export const keys = {
    */
   seriesDuePartition: 'SERIESDUE',
   seriesDueSort: (dueAt: string, seriesId: string) => `${dueAt}#${seriesId}`,
+  /**
+   * A card's or bank account's history at a merchant (`cardKey`: its fingerprint, or
+   * `method:<id>`): one item per attempt, sorted by when it began, which the retry limits count
+   * (store/card-history.ts).
+   */
+  cardUse: (merchantId: string, cardKey: string, at: string, transactionId: string) => ({
+    pk: `CARDUSE#${merchantId}#${cardKey}`,
+    sk: `${at}#${transactionId}`,
+  }),
+  cardHistory: (merchantId: string, cardKey: string) => `CARDUSE#${merchantId}#${cardKey}`,
+  /** A merchant's settings (the retry policy): one item, on the 11-digit MID. */
+  merchantSettings: (merchantId: string) => ({ pk: `SETTINGS#${merchantId}`, sk: 'SETTINGS' }),
   /** An event, written with the change it announces; by merchant and time on GSI1 (`merchantEvents`). */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
   /** GSI1 partition of a merchant's events; sort key `<createdAt>#<eventId>` (newest first when read backward). */

@@ -31,6 +31,12 @@ export interface RouteCheck<R extends Route = Route> {
   readonly body?: { readonly optional: boolean; readonly validate?: CompiledValidate };
   /** The query's validator; a route without a query schema refuses every parameter. */
   readonly query: CompiledValidate;
+  /**
+   * The route takes the `Idempotency-Key` header (its contract entry's `idempotency`): the records'
+   * scope, its `{Name}` placeholders filled from the path; the operation a request is hashed with
+   * (an alias: its target); and whether the body's `idempotencyKey` is the same key.
+   */
+  readonly idempotency?: { readonly scope: string; readonly operation: string; readonly bodyKey: boolean };
   readonly [contractEntry]?: R;
 }
 
@@ -39,6 +45,7 @@ export function routeCheck<R extends Route>(
   id: R['id'],
   body: RouteCheck['body'],
   query: CompiledValidate,
+  idempotency?: RouteCheck['idempotency'],
 ): RouteCheck<R> {
-  return body === undefined ? { id, query } : { id, body, query };
+  return { id, query, ...(body !== undefined && { body }), ...(idempotency && { idempotency }) };
 }

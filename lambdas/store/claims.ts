@@ -157,7 +157,9 @@ export class DynamoClaimStore implements ClaimStore {
           'SET executionName = :e, processingAttempt = :a, claimedAt = :now, lastUpdated = :now ' +
           'REMOVE executionArn',
         ConditionExpression:
+          // A group waiting for its next retry round has no run to re-drive.
           '#status IN (:processing, :processed) AND attribute_exists(gsi2pk) AND ' +
+          'attribute_not_exists(awaitingRetry) AND ' +
           (seen ? 'executionName = :seen' : 'attribute_not_exists(executionName)'),
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -219,6 +221,7 @@ export class DynamoClaimStore implements ClaimStore {
 
   async complete(groupId: string, summary: ProcessingSummary): Promise<void> {
     const leaveDueIndex = summary.settlesAt === null;
+    const nextRetry = summary.nextRetrySlot ?? null;
     for (let i = 0; i < CLAIM_ATTEMPTS; i++) {
       const group = await this.read(groupId);
       // Completed already (a retried step) changes nothing and announces nothing.
@@ -231,14 +234,15 @@ export class DynamoClaimStore implements ClaimStore {
         lastUpdated: summary.processedAt,
         eventSeq: nextSequence(group.eventSeq),
       };
+      const run = runEnd(groupId, nextRetry, leaveDueIndex);
       const written = await writeAnnounced(
         this.db,
         announcedUpdate(
           this.tableName,
           {
             Key: keys.group(groupId),
-            set: '#status = :processed, processingSummary = :s, lastUpdated = :now',
-            ...(leaveDueIndex && { remove: 'gsi2pk, gsi2sk' }),
+            set: '#status = :processed, processingSummary = :s, lastUpdated = :now' + run.set,
+            ...(run.remove && { remove: run.remove }),
             condition: '#status = :processing',
             names: { '#status': 'status' },
             values: {
@@ -246,6 +250,7 @@ export class DynamoClaimStore implements ClaimStore {
               ':processing': 'processing',
               ':s': summary,
               ':now': summary.processedAt,
+              ...run.values,
             },
           },
           group.eventSeq,
@@ -258,15 +263,23 @@ export class DynamoClaimStore implements ClaimStore {
   }
 
   async receiptsQueued(groupId: string, at: string): Promise<void> {
+    const group = await this.read(groupId);
+    if (group?.status !== 'processed' || !group.due || group.awaitingRetry) return;
+    // The run ends: the group waits for its next retry round in the due index, or leaves it.
+    const run = runEnd(groupId, group.retrySlot ?? null, true);
     await this.update({
       Key: keys.group(groupId),
-      UpdateExpression: 'SET receiptsQueuedAt = :at REMOVE gsi2pk, gsi2sk',
-      ConditionExpression: '#status = :processed AND begins_with(gsi2pk, :due)',
+      UpdateExpression: `SET receiptsQueuedAt = :at${run.set}${run.remove ? ` REMOVE ${run.remove}` : ''}`,
+      ConditionExpression:
+        '#status = :processed AND begins_with(gsi2pk, :due) AND attribute_not_exists(retryBound) AND ' +
+        (group.retrySlot === undefined ? 'attribute_not_exists(retrySlot)' : 'retrySlot = :slot'),
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':processed': 'processed',
         ':due': 'DUE#',
         ':at': at,
+        ...run.values,
+        ...(group.retrySlot !== undefined && { ':slot': group.retrySlot }),
       },
     }).catch(ignoreConditionFailure);
   }
@@ -283,6 +296,35 @@ export class DynamoClaimStore implements ClaimStore {
   private async update(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>) {
     await this.db.send(new UpdateCommand({ TableName: this.tableName, ...input }));
   }
+}
+
+/**
+ * How a group's run ends (docs/architecture.md#retry-rounds), as parts of its update: the slot of
+ * its next retry round kept (`retrySlot`); when nothing more of the run is due (`ends`), the group
+ * waits in the due index at that slot (`awaitingRetry`), or leaves the index when none is
+ * scheduled. A run that still queues receipts stays where it is until ReceiptsQueued ends it.
+ */
+export function runEnd(
+  groupId: string,
+  nextRetry: string | null,
+  ends: boolean,
+): { set: string; remove?: string; values: Record<string, unknown> } {
+  const removed: string[] = [];
+  let set = '';
+  const values: Record<string, unknown> = {};
+  if (nextRetry === null) removed.push('retrySlot');
+  else {
+    set += ', retrySlot = :nextRetry';
+    values[':nextRetry'] = nextRetry;
+  }
+  if (ends && nextRetry === null) removed.push('gsi2pk', 'gsi2sk');
+  if (ends && nextRetry !== null) {
+    set += ', awaitingRetry = :awaiting, gsi2pk = :dueShard, gsi2sk = :retrySort';
+    values[':awaiting'] = true;
+    values[':dueShard'] = keys.dueShard(groupId);
+    values[':retrySort'] = keys.dueSort(nextRetry, groupId);
+  }
+  return { set, ...(removed.length > 0 && { remove: removed.join(', ') }), values };
 }
 
 /** The slot a claimed group sorts by in the due index: its own, or the claim's hour when earlier. */

@@ -1,6 +1,6 @@
 /**
- * The due index (GSI2, sparse): pending groups, claimed-but-unfinished ones and processed ones
- * whose receipts are not queued yet, by slot, spread over a few shards so that no partition takes
+ * The due index (GSI2, sparse): pending groups, claimed-but-unfinished ones, processed ones
+ * whose receipts are not queued yet and processed ones waiting for a retry round, by slot, spread over a few shards so that no partition takes
  * every group of an hour. Eventually consistent: claims check what the tick saw (see claims.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -20,6 +20,8 @@ export type DueGroup = Pick<
   | 'executionName'
   | 'executionArn'
   | 'processingAttempt'
+  | 'awaitingRetry'
+  | 'retrySlot'
 >;
 
 export interface DueIndex {
@@ -44,7 +46,7 @@ export class DynamoDueIndex implements DueIndex {
           ExpressionAttributeValues: { ':s': shard, ':end': `${slot}#\uffff` },
           ProjectionExpression:
             'paymentGroupId, merchantId, #status, scheduleDate, scheduleHour, claimedAt, processingSince, ' +
-            'executionName, executionArn, processingAttempt',
+            'executionName, executionArn, processingAttempt, awaitingRetry, retrySlot',
           ExpressionAttributeNames: { '#status': 'status' },
         }),
       ),

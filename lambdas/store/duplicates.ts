@@ -17,6 +17,11 @@ export interface DuplicateKey {
   amountCents: number;
   /** Absent: equal to every other sale without orderId. */
   orderId?: string;
+  /**
+   * The scheduled payment a sale charges: a guard held by an earlier attempt of the same payment
+   * does not make its retry a duplicate (the retry is that payment's next attempt).
+   */
+  paymentId?: string;
 }
 
 export interface DuplicateGuards {
@@ -55,14 +60,18 @@ export class DynamoDuplicateGuards implements DuplicateGuards {
             ...Key,
             entity: 'duplicate-guard',
             transactionId,
+            ...(key.paymentId !== undefined && { paymentId: key.paymentId }),
             at: now.getTime(),
             expiresAt: epoch(now) + RECORD_TTL_SECONDS,
           },
-          ConditionExpression: 'attribute_not_exists(pk) OR #at < :windowStart OR transactionId = :me',
+          ConditionExpression:
+            'attribute_not_exists(pk) OR #at < :windowStart OR transactionId = :me' +
+            (key.paymentId !== undefined ? ' OR paymentId = :payment' : ''),
           ExpressionAttributeNames: { '#at': 'at' },
           ExpressionAttributeValues: {
             ':windowStart': now.getTime() - windowSeconds * 1000,
             ':me': transactionId,
+            ...(key.paymentId !== undefined && { ':payment': key.paymentId }),
           },
         }),
       );

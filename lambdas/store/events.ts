@@ -36,7 +36,11 @@ export const eventPut = (tableName: string, event: ServiceEvent) => ({
  * object must still have had `seen` events (absent is 0), and has `seen + 1` after. Merge the
  * parts into the object's own Update (or Put: write `eventSeq: seen + 1` in the item).
  */
-export function sequenced(seen: number | undefined): {
+export function sequenced(
+  seen: number | undefined,
+  /** Events the change announces (each the next sequence). */
+  count = 1,
+): {
   condition: string;
   /** The condition's values (a Put writes `eventSeq` in its item and needs only these). */
   conditionValues: Record<string, number>;
@@ -49,7 +53,7 @@ export function sequenced(seen: number | undefined): {
     condition: n === 0 ? 'attribute_not_exists(eventSeq)' : 'eventSeq = :seenSeq',
     conditionValues,
     set: 'eventSeq = :nextSeq',
-    values: { ...conditionValues, ':nextSeq': n + 1 },
+    values: { ...conditionValues, ':nextSeq': n + count },
   };
 }
 
@@ -69,14 +73,17 @@ export interface AnnouncedUpdate {
 /**
  * The transaction items of a change announced by `event`: the object's Update, on its own
  * condition and on its event count still being `seen` (then `seen + 1`), and the event's Put.
+ * A change announced by several events (a payment declined and its retry scheduled) passes them
+ * in order, with sequences `seen + 1`, `seen + 2`, ...
  */
 export function announcedUpdate(
   tableName: string,
   change: AnnouncedUpdate,
   seen: number | undefined,
-  event: ServiceEvent,
+  event: ServiceEvent | readonly ServiceEvent[],
 ): object[] {
-  const seq = sequenced(seen);
+  const events = Array.isArray(event) ? (event as readonly ServiceEvent[]) : [event as ServiceEvent];
+  const seq = sequenced(seen, events.length);
   return [
     {
       Update: {
@@ -88,7 +95,7 @@ export function announcedUpdate(
         ExpressionAttributeValues: { ...change.values, ...seq.values },
       },
     },
-    eventPut(tableName, event),
+    ...events.map((e) => eventPut(tableName, e)),
   ];
 }
 

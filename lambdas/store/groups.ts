@@ -5,8 +5,11 @@
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
+import { withOptimisticRetry } from '#shared/retry';
 import type { ServiceEvent } from '#domain/events';
+import { parseProfileId } from '#domain/payors';
 import type { OutboxItem } from '#domain/notifications';
 import { nextSequence } from '#domain/events';
 import {
@@ -22,14 +25,18 @@ import { CREATING, createWrittenAhead, discardCreate, sweepAbandonedCreates } fr
 import { seriesWriteItems } from './series';
 import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
 import { announcedUpdate, eventPut, writeAnnounced } from './events';
+import { distinctProfiles, methodUsable, MethodUnavailableError, usePut } from './method-uses';
 import { outboxPut } from './outbox';
 import { readPage, type Page } from './paging';
 import { paymentItem } from './payments';
 
-/** Lost races (a change announced between read and write) before an announcement gives up. */
-const ANNOUNCE_ATTEMPTS = 5;
+/** A 503 after too many lost races names the group. */
+const GROUP = { resource: 'this group' };
 
-/** One transaction holds at most 100 items: the group, its event, its payments and their outbox items. */
+/**
+ * One transaction holds at most 100 items: the group, its event, its payments with their method
+ * uses, a check of each method they name, and their outbox items.
+ */
 export const MAX_TRANSACTION_ITEMS = 100;
 
 export function groupItem(group: Group): Item {
@@ -130,27 +137,43 @@ export class DynamoGroupStore implements GroupStore {
   ): Promise<void> {
     const item = groupItem(group);
     const also = series ? seriesWriteItems(this.tableName, series.next, series.previous, series.event) : [];
-    if (2 + payments.length + outbox.length + also.length > MAX_TRANSACTION_ITEMS) {
+    // Each payment with its method use; each method it names checked once (the fence).
+    const profiles = distinctProfiles(payments);
+    if (2 + 2 * payments.length + profiles.length + outbox.length + also.length > MAX_TRANSACTION_ITEMS) {
       await createWrittenAhead(this.db, this.tableName, item, group, payments, outbox, event, also);
       return;
     }
-    await this.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-          ...payments.map((p) => ({
-            Put: {
-              TableName: this.tableName,
-              Item: paymentItem(p),
-              ConditionExpression: 'attribute_not_exists(pk)',
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            ...profiles.map((profileId) => methodUsable(this.tableName, profileId)),
+            {
+              Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
             },
-          })),
-          ...outbox.map((o) => outboxPut(this.tableName, o)),
-          ...(event ? [eventPut(this.tableName, event)] : []),
-          ...also,
-        ] as never,
-      }),
-    );
+            ...payments.flatMap((p) => [
+              {
+                Put: {
+                  TableName: this.tableName,
+                  Item: paymentItem(p),
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              usePut(this.tableName, p),
+            ]),
+            ...outbox.map((o) => outboxPut(this.tableName, o)),
+            ...(event ? [eventPut(this.tableName, event)] : []),
+            ...also,
+          ] as never,
+        }),
+      );
+    } catch (error) {
+      const codes = cancellationCodes(error) ?? [];
+      const refused = profiles.filter((_, i) => codes[i] === 'ConditionalCheckFailed');
+      if (refused.length > 0)
+        throw new MethodUnavailableError(refused.map((id) => parseProfileId(id).savedPaymentMethodId));
+      throw error;
+    }
   }
 
   sweepAbandonedCreates(now: Date, deadline?: number): Promise<string[]> {
@@ -258,7 +281,9 @@ export class DynamoGroupStore implements GroupStore {
     summary: VoidOrRefundSummary,
     expected: number | undefined,
   ): Promise<boolean> {
-    for (let i = 0; i < ANNOUNCE_ATTEMPTS; i++) {
+    // A lost race (a change announced between read and write) reads again; so many that the
+    // attempts run out is a 503 of the background task, which Step Functions retries.
+    return withOptimisticRetry(async () => {
       const group = await this.getGroup(groupId);
       const current = group?.voidOrRefundSummary;
       if (!group || current?.generation !== expected || current?.status === 'done') return false;
@@ -277,15 +302,20 @@ export class DynamoGroupStore implements GroupStore {
           groupEvent('group.void_or_refund_completed', done, new Date()),
         ),
       );
-      if (written) return true;
-    }
-    return false;
+      return written || undefined;
+    }, GROUP);
   }
 
+  /**
+   * Announces a void-or-refund request's end. Racing requests each announce once, in turn: every
+   * lost race (another's announcement came first) reads the group again, so ten at once all
+   * finish within the attempts of withOptimisticRetry (issue 25: racing void-or-refund calls
+   * answered 500 when five attempts ran out).
+   */
   async announceVoidOrRefund(groupId: string, now: Date): Promise<void> {
-    for (let i = 0; i < ANNOUNCE_ATTEMPTS; i++) {
+    await withOptimisticRetry(async () => {
       const group = await this.getGroup(groupId);
-      if (!group) return;
+      if (!group) return true;
       const announced: Group = { ...group, eventSeq: nextSequence(group.eventSeq) };
       const written = await writeAnnounced(
         this.db,
@@ -296,9 +326,8 @@ export class DynamoGroupStore implements GroupStore {
           groupEvent('group.void_or_refund_completed', announced, now),
         ),
       );
-      if (written) return;
-    }
-    throw new Error(`group ${groupId}: its void-or-refund could not be announced (it kept changing)`);
+      return written || undefined;
+    }, GROUP);
   }
 
   /** A merchant's groups by slot (GSI1): one Query, filters on the key where they can be. */

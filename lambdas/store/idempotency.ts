@@ -1,8 +1,10 @@
 /**
  * Idempotency records in DynamoDB: `IDEM#mid#scope#key` is claimed with attribute_not_exists. It
  * holds the request's hash, the id of the resource it creates (fixed at the first claim, so a
- * retry after a crash resumes the same sale or refund) and, when done, the response to replay.
+ * retry after a crash resumes the same sale or refund) and, when done, the response to replay
+ * (gzipped above COMPRESS_ABOVE_BYTES, so that a 1,000-payment void-or-refund fits an item).
  */
+import { gunzipSync, gzipSync } from 'node:zlib';
 import {
   DeleteCommand,
   GetCommand,
@@ -16,6 +18,9 @@ import { containerStore, epoch, isConditionFailure, RECORD_TTL_SECONDS } from '.
 /** A claimed-but-unfinished request may be resumed by a retry after this long. */
 export const IDEMPOTENCY_LEASE_MS = 30_000;
 
+/** Answers longer than this (as JSON) are kept gzipped: an item holds at most 400 KB. */
+export const COMPRESS_ABOVE_BYTES = 32 * 1024;
+
 export interface StoredResponse {
   status: number;
   body: unknown;
@@ -26,7 +31,7 @@ export type Claim =
   | { kind: 'resume'; resourceId: string }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'mismatch' }
-  | { kind: 'in-progress' };
+  | { kind: 'in-progress'; leaseUntil: number };
 
 export interface IdempotencyRef {
   merchantId: string;
@@ -76,8 +81,9 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     );
     if (!Item) return this.claim(ref, requestHash, newResourceId, now);
     if (Item.requestHash !== requestHash) return { kind: 'mismatch' };
-    if (Item.state === 'done') return { kind: 'replay', response: Item.response as StoredResponse };
-    if ((Item.leaseUntil as number) > now.getTime()) return { kind: 'in-progress' };
+    if (Item.state === 'done') return { kind: 'replay', response: storedResponse(Item) };
+    const leaseUntil = Item.leaseUntil as number;
+    if (leaseUntil > now.getTime()) return { kind: 'in-progress', leaseUntil };
     try {
       await this.db.send(
         new UpdateCommand({
@@ -95,19 +101,26 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
       );
       return { kind: 'resume', resourceId: Item.resourceId as string };
     } catch (error) {
-      if (isConditionFailure(error)) return { kind: 'in-progress' };
+      // Another retry resumed it first: it runs now, under a fresh lease.
+      if (isConditionFailure(error))
+        return { kind: 'in-progress', leaseUntil: now.getTime() + IDEMPOTENCY_LEASE_MS };
       throw error;
     }
   }
 
   async complete(ref: IdempotencyRef, response: StoredResponse): Promise<void> {
+    const text = JSON.stringify(response.body ?? null);
+    const large = Buffer.byteLength(text) > COMPRESS_ABOVE_BYTES;
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: keys.idempotency(ref.merchantId, ref.scope, ref.key),
         UpdateExpression: 'SET #state = :done, #response = :r',
-        ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
-        ExpressionAttributeValues: { ':done': 'done', ':r': response },
+        ExpressionAttributeNames: { '#state': 'state', '#response': large ? 'responseGz' : 'response' },
+        ExpressionAttributeValues: {
+          ':done': 'done',
+          ':r': large ? gzipSync(JSON.stringify({ status: response.status, body: response.body })) : response,
+        },
       }),
     );
   }
@@ -128,6 +141,13 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
         if (!isConditionFailure(error)) throw error;
       });
   }
+}
+
+/** The answer a done record replays, as it was kept (plain or gzipped). */
+function storedResponse(item: Record<string, unknown>): StoredResponse {
+  const gz = item.responseGz;
+  if (gz instanceof Uint8Array) return JSON.parse(gunzipSync(gz).toString('utf8')) as StoredResponse;
+  return item.response as StoredResponse;
 }
 
 /** The container's store, on the configured table (made on first use). */

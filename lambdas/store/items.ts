@@ -161,16 +161,28 @@ export async function batchGet(
   tableName: string,
   keyList: Item[],
   projection?: string,
+  /** The projection's `#name` placeholders (reserved words such as `status`). */
+  names?: Record<string, string>,
 ): Promise<Item[]> {
   const found: Item[] = [];
   for (let i = 0; i < keyList.length; i += 100) {
     let request:
-      Record<string, { Keys: Item[]; ProjectionExpression?: string; ConsistentRead: boolean }> | undefined = {
+      | Record<
+          string,
+          {
+            Keys: Item[];
+            ProjectionExpression?: string;
+            ExpressionAttributeNames?: Record<string, string>;
+            ConsistentRead: boolean;
+          }
+        >
+      | undefined = {
       [tableName]: {
         Keys: keyList.slice(i, i + 100),
         // What a write decides on (a payment's method, a payor's e-mail) is read as it is now.
         ConsistentRead: true,
         ...(projection !== undefined && { ProjectionExpression: projection }),
+        ...(names !== undefined && { ExpressionAttributeNames: names }),
       },
     };
     await withBackoff(

@@ -3,23 +3,27 @@
  * transaction with the payor item:
  * - the default method is the payor's `defaultPaymentMethodId`, changed only together with a
  *   condition that the new default exists;
- * - `methodCount` > 1 is the condition for deleting a method, so the last one never goes;
  * - `methodCount` < the limit is the condition for adding one.
+ * Deleting a method (`methodCount` > 1 its condition, so the last one never goes) is written
+ * ahead with the moves of its payments: method-deletions.ts.
  */
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
 import { keys } from '#shared/keys';
 import type { ServiceEvent } from '#domain/events';
-import type { Payor, SavedMethod } from '#domain/payors';
+import type { SavedMethod } from '#domain/payors';
 import { batchGet, conditionOutcome, containerStore, strip } from './items';
 import { eventPut } from './events';
 import { methodItem } from './payor-items';
 import { atRevision, readPayor } from './payors';
 
-/** What a scheduled payment needs of the method it names. */
+/**
+ * What a scheduled payment needs of the method it names: its notice's mask and type, and whether
+ * it may take payments (its status, its deletion mark).
+ */
 export type MethodRef = Pick<
   SavedMethod,
-  'payorId' | 'savedPaymentMethodId' | 'maskedAccountNumber' | 'accountType'
+  'payorId' | 'savedPaymentMethodId' | 'maskedAccountNumber' | 'accountType' | 'status' | 'deletion'
 >;
 
 export interface MethodStore {
@@ -51,16 +55,6 @@ export interface MethodStore {
     setAsDefault: boolean,
     event: ServiceEvent,
   ): Promise<'ok' | 'changed' | 'method-not-found' | 'payor-not-found'>;
-  /**
-   * `changed` when the payor or the method changed since read; `only-method` for the payor's only
-   * method.
-   */
-  deleteMethod(
-    payor: Payor,
-    method: SavedMethod,
-    replacement: string | undefined,
-    event: ServiceEvent,
-  ): Promise<'ok' | 'changed' | 'method-not-found' | 'only-method'>;
 }
 
 export class DynamoMethodStore implements MethodStore {
@@ -105,7 +99,8 @@ export class DynamoMethodStore implements MethodStore {
       this.db,
       this.tableName,
       unique.map((r) => keys.method(r.payorId, r.savedPaymentMethodId)),
-      'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType',
+      'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType, #status, deletion',
+      { '#status': 'status' },
     );
     const found = new Map<string, MethodRef>();
     for (const item of items) {
@@ -210,75 +205,6 @@ export class DynamoMethodStore implements MethodStore {
       if (outcome !== 'method-changed') return outcome;
       // Gone, or changed since read (its revision): the caller reads it again.
       const current = await this.findMethod(next.payorId, next.savedPaymentMethodId, next.merchantId);
-      return current ? 'changed' : 'method-not-found';
-    }
-  }
-
-  /**
-   * Deletes a method. Refused (`only-method`) when it is the only one. When it is the default, the
-   * replacement becomes default in the same transaction, on the condition that the payor still
-   * names the deleted method as default and the replacement still exists. `changed` when the
-   * payor changed since read (the caller re-reads and retries).
-   */
-  async deleteMethod(
-    payor: Payor,
-    method: SavedMethod,
-    replacement: string | undefined,
-    event: ServiceEvent,
-  ): Promise<'ok' | 'changed' | 'method-not-found' | 'only-method'> {
-    const methodId = method.savedPaymentMethodId;
-    const isDefault = payor.defaultPaymentMethodId === methodId;
-    const items: object[] = [
-      {
-        Delete: {
-          TableName: this.tableName,
-          Key: keys.method(payor.payorId, methodId),
-          // As read: an update between read and delete would leave its event out of sequence.
-          ...atRevision(method.revision),
-        },
-      },
-      {
-        Update: {
-          TableName: this.tableName,
-          Key: keys.payor(payor.payorId),
-          UpdateExpression: isDefault
-            ? 'ADD methodCount :minus, revision :plus SET defaultPaymentMethodId = :r, lastUpdated = :now'
-            : 'ADD methodCount :minus, revision :plus SET lastUpdated = :now',
-          ConditionExpression: isDefault
-            ? 'methodCount > :one AND defaultPaymentMethodId = :m'
-            : 'methodCount > :one AND defaultPaymentMethodId <> :m',
-          ExpressionAttributeValues: {
-            ':minus': -1,
-            ':plus': 1,
-            ':one': 1,
-            ':m': methodId,
-            ':now': new Date().toISOString(),
-            ...(isDefault && { ':r': replacement }),
-          },
-        },
-      },
-    ];
-    if (isDefault) {
-      if (!replacement) return 'only-method';
-      items.push({
-        ConditionCheck: {
-          TableName: this.tableName,
-          Key: keys.method(payor.payorId, replacement),
-          ConditionExpression: 'attribute_exists(pk)',
-        },
-      });
-    }
-    items.push(eventPut(this.tableName, event));
-    try {
-      await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
-      return 'ok';
-    } catch (error) {
-      const outcome = conditionOutcome(error, [
-        [0, 'method-refused' as const],
-        ['any', 'changed' as const],
-      ]);
-      if (outcome === 'changed') return outcome;
-      const current = await this.findMethod(payor.payorId, methodId, method.merchantId);
       return current ? 'changed' : 'method-not-found';
     }
   }

@@ -8,8 +8,18 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
 import { keys } from '#shared/keys';
 import { nextSequence } from '#domain/events';
-import { answerEventType, paymentEvent, type Group, type Payment } from '#domain/groups';
+import {
+  answerEventType,
+  attemptOf,
+  paymentEvent,
+  type Group,
+  type Payment,
+  type PaymentAttempt,
+} from '#domain/groups';
+import { parseProfileId } from '#domain/payors';
 import type { AuthResponse } from '#domain/processing';
+import type { PaymentRetry } from '#domain/retries';
+import type { ServiceEvent } from '#domain/events';
 import type { OutboxItem } from '#domain/notifications';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
 import {
@@ -22,6 +32,7 @@ import {
   strip,
 } from './items';
 import { announcedUpdate, eventPut, sequenced, writeAnnounced } from './events';
+import { methodUsable, useDelete, usePut } from './method-uses';
 import { outboxPut } from './outbox';
 import { readAfter, readPage, type Page } from './paging';
 
@@ -34,12 +45,38 @@ export const paymentItem = (payment: Payment): Item => ({
 /** Lost races (a change announced between read and write) before an answer's record gives up. */
 const ANSWER_ATTEMPTS = 5;
 
-/** Outcome of a conditional payment change. */
-export type WriteOutcome = 'ok' | 'group-not-editable' | 'payment-changed';
+/**
+ * Outcome of a conditional payment change. `method-unavailable`: the method the payment is to
+ * name is gone or being deleted (store/method-uses.ts, the fence).
+ */
+export type WriteOutcome = 'ok' | 'group-not-editable' | 'payment-changed' | 'method-unavailable';
 
 /** The schedule a payment-scheduled notice names. */
 export type Slot = Pick<Group, 'scheduleDate' | 'scheduleHour'>;
 
+/** What an attempt's answer writes beside its authResponse (core/attempts.ts). */
+export interface AnswerRecord {
+  /** The attempt as the payment lists it. */
+  attempt: PaymentAttempt;
+  /** The retry it decides (absent: none to show). */
+  retry?: PaymentRetry;
+  /** The payor's decline notice, written with the answer. */
+  outbox?: OutboxItem;
+}
+
+/** Outcome of recording a retry's answer or cancellation. */
+export type RetryWriteOutcome = 'ok' | 'changed';
+
+/** The events an answer announces: the answer's, then `payment.retry_scheduled` when it schedules one. */
+function answerEvents(answered: Payment, seen: number | undefined, now: Date): ServiceEvent[] {
+  const first = (seen ?? 0) + 1;
+  const events = [
+    paymentEvent(answerEventType(answered.authResponse!), { ...answered, eventSeq: first }, now),
+  ];
+  if (answered.retry?.status === 'scheduled')
+    events.push(paymentEvent('payment.retry_scheduled', { ...answered, eventSeq: first + 1 }, now));
+  return events;
+}
 export interface PaymentStore {
   getPayment(groupId: string, paymentId: string): Promise<Payment | undefined>;
   /** The named payments of a group that exist (by key: the cost follows the list, not the group). */
@@ -64,8 +101,36 @@ export interface PaymentStore {
   /** Replaces a payment if it is still as read (same amount, not deleted). */
   replacePayment(previous: Payment, next: Payment, now: Date): Promise<WriteOutcome>;
   softDeletePayment(previous: Payment, now: Date): Promise<WriteOutcome>;
-  /** Writes a payment's authResponse once; false when one is there already. */
-  setAuthResponse(payment: Payment, authResponse: AuthResponse, now: Date): Promise<boolean>;
+  /**
+   * Writes a payment's first answer once (its authResponse, its first attempt, the retry it
+   * decides, the decline notice): false when it has one already.
+   */
+  setAuthResponse(
+    payment: Payment,
+    authResponse: AuthResponse,
+    now: Date,
+    record?: AnswerRecord,
+  ): Promise<boolean>;
+  /**
+   * Writes a retry's answer (attempt `record.attempt.attempt`) if the payment still waits for it
+   * (its retry scheduled, that many attempts before): the authResponse becomes the retry's.
+   */
+  recordRetryAnswer(
+    payment: Payment,
+    authResponse: AuthResponse,
+    record: AnswerRecord,
+    now: Date,
+  ): Promise<RetryWriteOutcome>;
+  /**
+   * A scheduled retry that will not run (nothing charged), announced by `payment.updated`, if the
+   * payment is as read.
+   */
+  cancelRetry(payment: Payment, retry: PaymentRetry, now: Date): Promise<RetryWriteOutcome>;
+  /**
+   * Soft-deletes a payment of a processed group whose retry is scheduled, cancelling the retry,
+   * while no retry round of the group is charging; the group's totals and summary follow.
+   */
+  deleteScheduledRetry(previous: Payment, now: Date): Promise<WriteOutcome>;
   /**
    * Records the void-or-refund responses, announced by `announce` when given; false when the
    * payment changed since read.
@@ -182,14 +247,18 @@ export class DynamoPaymentStore implements PaymentStore {
     };
   }
 
-  /** Item 0 is the payment, item 1 its group: the cancelled one says who refused. */
-  private async transact(items: object[]): Promise<WriteOutcome> {
+  /**
+   * Item 0 is the payment, item 1 its group and, when the payment takes a method, item 2 the
+   * method's fence: the cancelled one says who refused.
+   */
+  private async transact(items: object[], fenced = false): Promise<WriteOutcome> {
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';
     } catch (error) {
-      return conditionOutcome(error, [
+      return conditionOutcome<WriteOutcome>(error, [
         [1, 'group-not-editable'],
+        ...(fenced ? ([[2, 'method-unavailable']] as const) : []),
         [0, 'payment-changed'],
       ]);
     }
@@ -203,41 +272,62 @@ export class DynamoPaymentStore implements PaymentStore {
     slot?: Slot,
   ): Promise<WriteOutcome> {
     const created: Payment = { ...payment, eventSeq: 1 };
-    return this.transact([
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: paymentItem(created),
-          ConditionExpression: 'attribute_not_exists(pk)',
+    return this.transact(
+      [
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: paymentItem(created),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
         },
-      },
-      this.groupTotals(payment, 1, payment.amountCents, now, slot),
-      ...outbox.map((o) => outboxPut(this.tableName, o)),
-      eventPut(this.tableName, paymentEvent('payment.created', created, now)),
-    ]);
+        this.groupTotals(payment, 1, payment.amountCents, now, slot),
+        methodUsable(this.tableName, payment.profileId),
+        usePut(this.tableName, payment),
+        ...outbox.map((o) => outboxPut(this.tableName, o)),
+        eventPut(this.tableName, paymentEvent('payment.created', created, now)),
+      ],
+      true,
+    );
   }
 
   /** The payment replaced, announced by `payment.updated`, if it is as read. */
   async replacePayment(previous: Payment, next: Payment, now: Date): Promise<WriteOutcome> {
     const seq = sequenced(previous.eventSeq);
     const announced: Payment = { ...next, eventSeq: nextSequence(previous.eventSeq) };
-    return this.transact([
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: paymentItem(announced),
-          ConditionExpression: `amountCents = :old AND deleted = :false AND lastUpdated = :lu AND ${seq.condition}`,
-          ExpressionAttributeValues: {
-            ':old': previous.amountCents,
-            ':false': false,
-            ':lu': previous.lastUpdated,
-            ...seq.conditionValues,
+    // A new method: the use moves, and the new method must be there and not being deleted.
+    const moves =
+      parseProfileId(previous.profileId).savedPaymentMethodId !==
+      parseProfileId(next.profileId).savedPaymentMethodId;
+    return this.transact(
+      [
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: paymentItem(announced),
+            // The profileId as read: the use removed below is the one the payment had.
+            ConditionExpression: `amountCents = :old AND deleted = :false AND lastUpdated = :lu AND profileId = :oldProfile AND ${seq.condition}`,
+            ExpressionAttributeValues: {
+              ':old': previous.amountCents,
+              ':false': false,
+              ':lu': previous.lastUpdated,
+              ':oldProfile': previous.profileId,
+              ...seq.conditionValues,
+            },
           },
         },
-      },
-      this.groupTotals(next, 0, next.amountCents - previous.amountCents, now),
-      eventPut(this.tableName, paymentEvent('payment.updated', announced, now)),
-    ]);
+        this.groupTotals(next, 0, next.amountCents - previous.amountCents, now),
+        ...(moves
+          ? [
+              methodUsable(this.tableName, next.profileId),
+              useDelete(this.tableName, previous),
+              usePut(this.tableName, next),
+            ]
+          : []),
+        eventPut(this.tableName, paymentEvent('payment.updated', announced, now)),
+      ],
+      moves,
+    );
   }
 
   /** The payment soft-deleted, announced by `payment.deleted`, if it is as read. */
@@ -259,43 +349,195 @@ export class DynamoPaymentStore implements PaymentStore {
       previous.eventSeq,
       paymentEvent('payment.deleted', deleted, now),
     );
-    return this.transact([update!, this.groupTotals(previous, -1, -previous.amountCents, now), event!]);
+    return this.transact([
+      update!,
+      this.groupTotals(previous, -1, -previous.amountCents, now),
+      useDelete(this.tableName, previous),
+      event!,
+    ]);
   }
 
   /**
-   * The payment's answer, announced by `payment.approved`, `.declined` or `.failed`, once: false
-   * when it has one already (a retried step). A change announced between the batch's read and this
-   * write (a stale read of the page) is read again and the write retried.
+   * The payment's answer, announced by `payment.approved`, `.declined` or `.failed` (and
+   * `payment.retry_scheduled` when it schedules a retry), once: false when it has one already (a
+   * retried step). A change announced between the batch's read and this write (a stale read of the
+   * page) is read again and the write retried.
    */
-  async setAuthResponse(payment: Payment, authResponse: AuthResponse, now: Date): Promise<boolean> {
+  async setAuthResponse(
+    payment: Payment,
+    authResponse: AuthResponse,
+    now: Date,
+    record: AnswerRecord = { attempt: attemptOf(1, authResponse) },
+  ): Promise<boolean> {
     let current: Payment | undefined = payment;
     for (let i = 0; i < ANSWER_ATTEMPTS && current; i++) {
       if (current.authResponse) return false;
       const answered: Payment = {
         ...current,
         authResponse,
+        attempts: [record.attempt],
+        ...(record.retry && { retry: record.retry }),
         lastUpdated: now.toISOString(),
-        eventSeq: nextSequence(current.eventSeq),
       };
-      const written = await writeAnnounced(
-        this.db,
-        announcedUpdate(
+      const written = await writeAnnounced(this.db, [
+        ...announcedUpdate(
           this.tableName,
           {
             Key: keys.payment(payment.paymentGroupId, payment.paymentId),
-            set: 'authResponse = :a, lastUpdated = :now',
+            set:
+              'authResponse = :a, attempts = :attempts, lastUpdated = :now' +
+              (record.retry ? ', #retry = :r' : ''),
             condition: 'attribute_not_exists(authResponse) OR authResponse = :null',
-            values: { ':a': authResponse, ':null': null, ':now': now.toISOString() },
+            ...(record.retry && { names: { '#retry': 'retry' } }),
+            values: {
+              ':a': authResponse,
+              ':attempts': [record.attempt],
+              ':null': null,
+              ':now': now.toISOString(),
+              ...(record.retry && { ':r': record.retry }),
+            },
           },
           current.eventSeq,
-          paymentEvent(answerEventType(authResponse), answered, now),
+          answerEvents(answered, current.eventSeq, now),
         ),
-      );
+        ...(record.outbox ? [outboxPut(this.tableName, record.outbox)] : []),
+      ]);
       if (written) return true;
       current = await this.getPayment(payment.paymentGroupId, payment.paymentId);
     }
     if (current?.authResponse) return false;
     throw new Error(`payment ${payment.paymentId}: its answer could not be recorded (it kept changing)`);
+  }
+
+  async recordRetryAnswer(
+    payment: Payment,
+    authResponse: AuthResponse,
+    record: AnswerRecord,
+    now: Date,
+  ): Promise<RetryWriteOutcome> {
+    const before = payment.attempts ?? [];
+    const answered: Payment = {
+      ...payment,
+      authResponse,
+      attempts: [...before, record.attempt],
+      ...(record.retry ? { retry: record.retry } : {}),
+      lastUpdated: now.toISOString(),
+    };
+    if (!record.retry) delete answered.retry;
+    const written = await writeAnnounced(this.db, [
+      ...announcedUpdate(
+        this.tableName,
+        {
+          Key: keys.payment(payment.paymentGroupId, payment.paymentId),
+          set:
+            'authResponse = :a, attempts = :attempts, lastUpdated = :now' +
+            (record.retry ? ', #retry = :r' : ''),
+          ...(!record.retry && { remove: '#retry' }),
+          condition: '#retry.#status = :scheduled AND size(attempts) = :before AND deleted = :false',
+          names: { '#retry': 'retry', '#status': 'status' },
+          values: {
+            ':a': authResponse,
+            ':attempts': answered.attempts,
+            ':now': now.toISOString(),
+            ':scheduled': 'scheduled',
+            ':before': before.length,
+            ':false': false,
+            ...(record.retry && { ':r': record.retry }),
+          },
+        },
+        payment.eventSeq,
+        answerEvents(answered, payment.eventSeq, now),
+      ),
+      ...(record.outbox ? [outboxPut(this.tableName, record.outbox)] : []),
+    ]);
+    return written ? 'ok' : 'changed';
+  }
+
+  async cancelRetry(payment: Payment, retry: PaymentRetry, now: Date): Promise<RetryWriteOutcome> {
+    const cancelled: Payment = {
+      ...payment,
+      retry,
+      lastUpdated: now.toISOString(),
+      eventSeq: nextSequence(payment.eventSeq),
+    };
+    const written = await writeAnnounced(
+      this.db,
+      announcedUpdate(
+        this.tableName,
+        {
+          Key: keys.payment(payment.paymentGroupId, payment.paymentId),
+          set: '#retry = :r, lastUpdated = :now',
+          condition: '#retry.#status = :scheduled AND size(attempts) = :n',
+          names: { '#retry': 'retry', '#status': 'status' },
+          values: {
+            ':r': retry,
+            ':now': now.toISOString(),
+            ':scheduled': 'scheduled',
+            ':n': (payment.attempts ?? []).length,
+          },
+        },
+        payment.eventSeq,
+        paymentEvent('payment.updated', cancelled, now),
+      ),
+    );
+    return written ? 'ok' : 'changed';
+  }
+
+  async deleteScheduledRetry(previous: Payment, now: Date): Promise<WriteOutcome> {
+    const retry: PaymentRetry = {
+      status: 'not_retried',
+      reason: 'payment_deleted',
+      detail: 'the payment was deleted before its retry',
+    };
+    const deleted: Payment = {
+      ...previous,
+      deleted: true,
+      retry,
+      lastUpdated: now.toISOString(),
+      eventSeq: nextSequence(previous.eventSeq),
+    };
+    const [update, event] = announcedUpdate(
+      this.tableName,
+      {
+        Key: keys.payment(previous.paymentGroupId, previous.paymentId),
+        set: 'deleted = :true, #retry = :r, lastUpdated = :now',
+        condition: 'deleted = :false AND #retry.#status = :scheduled AND size(attempts) = :n',
+        names: { '#retry': 'retry', '#status': 'status' },
+        values: {
+          ':true': true,
+          ':false': false,
+          ':r': retry,
+          ':now': now.toISOString(),
+          ':scheduled': 'scheduled',
+          ':n': (previous.attempts ?? []).length,
+        },
+      },
+      previous.eventSeq,
+      paymentEvent('payment.deleted', deleted, now),
+    );
+    // The group's totals count non-deleted payments; its summary counts the payment as deleted now.
+    const outcomeField = previous.authResponse?.status === 'Failed' ? 'failed' : 'declined';
+    const group = {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.group(previous.paymentGroupId),
+        UpdateExpression:
+          'ADD paymentCount :minus, totalCents :cents, processingSummary.skipped :one, ' +
+          'processingSummary.#outcome :minus, processingSummary.retriesScheduled :minus',
+        ConditionExpression:
+          '#status = :processed AND merchantId = :m AND attribute_not_exists(retryBound) AND ' +
+          'attribute_exists(processingSummary.retriesScheduled)',
+        ExpressionAttributeNames: { '#status': 'status', '#outcome': outcomeField },
+        ExpressionAttributeValues: {
+          ':minus': -1,
+          ':one': 1,
+          ':cents': -previous.amountCents,
+          ':processed': 'processed',
+          ':m': previous.merchantId,
+        },
+      },
+    };
+    return this.transact([update!, group, event!]);
   }
 
   /**

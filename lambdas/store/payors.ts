@@ -54,8 +54,6 @@ export interface PayorStore {
   payorIdByCustomer(merchantId: string, customerAccountId: string): Promise<string | undefined>;
   /** `changed` when the payor item was written since `previous` was read (its revision). */
   update(previous: Payor, next: Payor, event: ServiceEvent): Promise<'ok' | 'changed' | DuplicateCustomer>;
-  /** False when the payor changed since read. */
-  delete(found: PayorWithMethods, event: ServiceEvent): Promise<boolean>;
 }
 
 export class DynamoPayorStore implements PayorStore {
@@ -165,36 +163,6 @@ export class DynamoPayorStore implements PayorStore {
         ...(takesCustomer ? ([[1, 'duplicate-customer']] as const) : []),
         [0, 'changed'],
       ]);
-    }
-  }
-
-  /** Deletes a payor, all its methods and its customerAccountId entry, if unchanged since read. */
-  async delete(found: PayorWithMethods, event: ServiceEvent): Promise<boolean> {
-    const { payor, methods } = found;
-    const items: object[] = [
-      {
-        Delete: {
-          TableName: this.tableName,
-          Key: keys.payor(payor.payorId),
-          // Unchanged since read: no method added (it would be left behind) or removed.
-          ...atRevision(payor.revision),
-        },
-      },
-      ...methods.map((m) => ({
-        Delete: { TableName: this.tableName, Key: keys.method(m.payorId, m.savedPaymentMethodId) },
-      })),
-    ];
-    if (payor.customerAccountId !== undefined) {
-      items.push({
-        Delete: { TableName: this.tableName, Key: keys.customer(payor.merchantId, payor.customerAccountId) },
-      });
-    }
-    items.push(eventPut(this.tableName, event));
-    try {
-      await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
-      return true;
-    } catch (error) {
-      return conditionOutcome(error, [[0, false]]);
     }
   }
 }

@@ -20,6 +20,7 @@ import { refundEvent, transactionEvent, type Refund, type Transaction } from '#d
 import { conditionOutcome, containerStore, isConditionFailure, queryAll, strip } from './items';
 import { eventPut } from './events';
 import { sweepEntry } from './sweep-index';
+import { saleUseItem } from './card-history';
 
 export interface SaleWithRefunds {
   transaction: Transaction;
@@ -83,11 +84,13 @@ export class DynamoTransactionStore implements TransactionStore {
    * Puts a sale on `condition`; when it fails, the stored sale wins. A sale of the transactions API
    * (not a scheduled payment's, which its payment's events announce) that this write makes final
    * is announced by `transaction.approved` or `transaction.declined`, its first event, in the same
-   * transaction: the first answer written is the one announced, once.
+   * transaction: the first answer written is the one announced, once. A final sale on a known card
+   * writes its entry in the card's history (store/card-history.ts) in the same transaction.
    */
   private async putSale(txn: Transaction, condition: string, entry: object = {}): Promise<Transaction> {
     const pending = condition.includes(':pending');
     const announced = txn.paymentId === undefined && txn.status !== 'Pending';
+    const use = saleUseItem(txn);
     const put = {
       TableName: this.tableName,
       Item: {
@@ -105,26 +108,28 @@ export class DynamoTransactionStore implements TransactionStore {
         ExpressionAttributeValues: { ':pending': 'Pending' },
       }),
     };
+    const type = txn.status === 'Approved' ? 'transaction.approved' : 'transaction.declined';
+    const together = [
+      ...(announced
+        ? [
+            eventPut(
+              this.tableName,
+              transactionEvent(type, { ...txn, eventSeq: 1 }, new Date(txn.processedAt)),
+            ),
+          ]
+        : []),
+      // The history entry replaces the retry's pending one (same key): no condition.
+      ...(use ? [{ Put: { TableName: this.tableName, Item: use } }] : []),
+    ];
     try {
-      if (announced) {
-        const type = txn.status === 'Approved' ? 'transaction.approved' : 'transaction.declined';
-        await this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: put },
-              eventPut(
-                this.tableName,
-                transactionEvent(type, { ...txn, eventSeq: 1 }, new Date(txn.processedAt)),
-              ),
-            ] as never,
-          }),
-        );
+      if (together.length > 0) {
+        await this.db.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...together] as never }));
       } else {
         await this.db.send(new PutCommand(put));
       }
       return announced ? { ...txn, eventSeq: 1 } : txn;
     } catch (error) {
-      if (announced) conditionOutcome(error, [[0, true]]);
+      if (together.length > 0) conditionOutcome(error, [[0, true]]);
       else if (!isConditionFailure(error)) throw error;
       return (await this.find(txn.transactionId))!.transaction;
     }

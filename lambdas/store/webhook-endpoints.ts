@@ -142,6 +142,7 @@ export class DynamoWebhookEndpointStore implements WebhookEndpointStore {
         'secret',
         'previousSecret',
         'previousSecretUntil',
+        'rotationId',
       ] as const) {
         names[`#${name}`] = name;
         const value = fields[name];

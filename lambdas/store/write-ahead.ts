@@ -1,24 +1,29 @@
 /**
- * Creating an item with more children than one transaction holds (a group with its payments and
- * notices, a series with its payments), all or nothing even across a crash (docs/decisions.md
- * "Large creates are written ahead"):
+ * Creating an item with more children than one transaction holds (a group with its payments,
+ * their method uses and notices, a series with its payments), all or nothing even across a crash
+ * (docs/decisions.md "Large creates are written ahead"):
  *
- * 1. the container item is written first, in the invisible state `creating`: no read path returns
- *    it, no list or due index holds it, and the notifier holds a group's notices back (its group
- *    is "not committed yet");
- * 2. the children are batch-written, stopping at the first failure;
+ * 1. the container item is written first, in the invisible state `creating`, with the token of
+ *    this attempt (`createAttempt`): no read path returns it, no list or due index holds it, and
+ *    the notifier holds a group's notices back (its group is "not committed yet");
+ * 2. the children are batch-written, stopping at the first failure; then the create's fence runs
+ *    (a group's: every method its payments name is read again, store/method-uses.ts);
  * 3. one transaction flips the container to its status and gives it its index keys (the commit),
- *    with the event announcing it and whatever else must hold at the same moment.
+ *    with the event announcing it and whatever else must hold at the same moment; it holds only
+ *    while the container is still this attempt's write-ahead.
  *
- * A create that fails deletes what it wrote (the container last); one that dies on the way (crash,
- * timeout) leaves a `creating` container, which sweepAbandonedCreates removes with its children.
+ * A create that fails deletes what it wrote (the container last, and only if it is still this
+ * attempt's); one that dies on the way (crash, timeout) leaves a `creating` container, which
+ * sweepAbandonedCreates removes with its children.
  */
+import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { noticeOutboxId } from '#domain/notifications';
 import { keys } from '#shared/keys';
 import { logger } from '#shared/logger';
 import { batchWriteAll, conditionOutcome, isConditionFailure, type Item, queryAll } from './items';
+import { useKey } from './method-uses';
 
 /** The status a container item holds while its create is under way; never shown outside the store. */
 export const CREATING = 'creating';
@@ -38,6 +43,11 @@ export interface WrittenAhead {
   id: string;
   /** Its children (puts), written between the write-ahead and the commit. */
   children: Item[];
+  /**
+   * Runs after the children are written and before the commit; a throw fails the create (a
+   * group's fence: its payments' methods still usable).
+   */
+  fence?: () => Promise<void>;
   /** Further items of the commit's transaction: the event, a condition on another item. */
   commitItems?: object[];
   /** The container's `eventSeq` once committed (when the commit announces it). */
@@ -46,27 +56,33 @@ export interface WrittenAhead {
 
 const keyOf = (item: Item): Key => ({ pk: String(item.pk), sk: String(item.sk) });
 
-/** The container as written ahead: status `creating`, only the sweep's index key. */
-function creatingItem(w: WrittenAhead): Item {
+/**
+ * The container as written ahead: status `creating`, only the sweep's index key, and the token of
+ * this attempt (`createAttempt`): only the attempt that wrote it commits it or removes it.
+ */
+function creatingItem(w: WrittenAhead, attempt: string): Item {
   const item: Item = { ...w.committed };
   for (const key of INDEX_KEYS) delete item[key];
   return {
     ...item,
     status: CREATING,
+    createAttempt: attempt,
     gsi2pk: keys.creatingPartition,
     gsi2sk: keys.creatingSort(String(w.committed.dateCreated), w.id),
   };
 }
 
 /**
- * Deletes a create's children, then its container if still `creating` (last, so that a removal
- * that dies half-way is found again by the sweep).
+ * Deletes a create's children, then its container if still `creating` by this attempt (last, so
+ * that a removal that dies half-way is found again by the sweep).
  */
 async function removeCreate(
   db: DynamoDBDocumentClient,
   tableName: string,
   container: Key,
   children: Key[],
+  /** The write-ahead's token (none on one written before tokens existed). */
+  attempt: string | undefined,
 ): Promise<void> {
   await batchWriteAll(
     db,
@@ -78,13 +94,19 @@ async function removeCreate(
       new DeleteCommand({
         TableName: tableName,
         Key: container,
-        ConditionExpression: '#status = :creating',
+        ConditionExpression:
+          attempt === undefined
+            ? '#status = :creating AND attribute_not_exists(createAttempt)'
+            : '#status = :creating AND createAttempt = :attempt',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':creating': CREATING },
+        ExpressionAttributeValues: {
+          ':creating': CREATING,
+          ...(attempt !== undefined && { ':attempt': attempt }),
+        },
       }),
     );
   } catch (error) {
-    if (!isConditionFailure(error)) throw error; // gone already, or (never) committed
+    if (!isConditionFailure(error)) throw error; // gone already, (never) committed, or another attempt's
   }
 }
 
@@ -98,10 +120,11 @@ export async function createWrittenAhead(
   tableName: string,
   w: WrittenAhead,
 ): Promise<void> {
+  const attempt = randomUUID();
   await db.send(
     new PutCommand({
       TableName: tableName,
-      Item: creatingItem(w),
+      Item: creatingItem(w, attempt),
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -111,20 +134,36 @@ export async function createWrittenAhead(
       tableName,
       w.children.map((Item) => ({ PutRequest: { Item } })),
     );
-    await commit(db, tableName, w);
+    await w.fence?.();
+    await commit(db, tableName, w, attempt);
   } catch (error) {
-    await removeCreate(db, tableName, keyOf(w.committed), w.children.map(keyOf)).catch((cleanup: unknown) =>
-      // The container stays `creating`: the sweep removes it and whatever is left.
-      logger.warn('failed create not removed; left to the sweep', { cleanup, id: w.id }),
+    // Only this attempt's own items go: its children (ids no other attempt uses), and the
+    // container only while it is still this attempt's write-ahead. An attempt that outlived its
+    // idempotency lease may find its group discarded and created again by a resumed retry: that
+    // group, and the retry's payments, are not touched (issue 25: a superseded create committed
+    // the retry's group, then removed the retry's payments, leaving a group of 10,000 with 3,360
+    // payment items).
+    await removeCreate(db, tableName, keyOf(w.committed), w.children.map(keyOf), attempt).catch(
+      (cleanup: unknown) =>
+        // The container stays `creating`: the sweep removes it and whatever is left.
+        logger.warn('failed create not removed; left to the sweep', { cleanup, id: w.id }),
     );
     throw error;
   }
 }
 
-/** creating → the committed status with the index keys, and the commit's other items, in one transaction. */
-async function commit(db: DynamoDBDocumentClient, tableName: string, w: WrittenAhead): Promise<void> {
+/**
+ * creating → the committed status with the index keys, and the commit's other items, in one
+ * transaction; only while the container is this attempt's write-ahead (its token is removed).
+ */
+async function commit(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  w: WrittenAhead,
+  attempt: string,
+): Promise<void> {
   const indexKeys = INDEX_KEYS.filter((k) => w.committed[k] !== undefined);
-  const values: Item = { ':status': w.committed.status, ':creating': CREATING };
+  const values: Item = { ':status': w.committed.status, ':creating': CREATING, ':attempt': attempt };
   for (const k of indexKeys) values[`:${k}`] = w.committed[k];
   if (w.eventSeq !== undefined) values[':seq'] = w.eventSeq;
   const set = [
@@ -136,8 +175,8 @@ async function commit(db: DynamoDBDocumentClient, tableName: string, w: WrittenA
     Update: {
       TableName: tableName,
       Key: keyOf(w.committed),
-      UpdateExpression: `SET ${set.join(', ')}`,
-      ConditionExpression: '#status = :creating',
+      UpdateExpression: `SET ${set.join(', ')} REMOVE createAttempt`,
+      ConditionExpression: '#status = :creating AND createAttempt = :attempt',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: values,
     },
@@ -188,9 +227,10 @@ export async function sweepAbandonedCreates(
 
 /**
  * Removes one container left `creating` with the children it wrote (a committed item is never
- * touched): its payments (the items of its partition under `PAYMENT#`) and, for a group, their
- * notices (the only outbox items a group create writes: noticeOutboxId). The sweep's step, and an
- * idempotent retry's before it creates again.
+ * touched; the container itself only on the token it was read with): its payments (the items of
+ * its partition under `PAYMENT#`) and, for a group, their method uses and their notices (the only
+ * outbox items a group create writes: noticeOutboxId). The sweep's step, and an idempotent
+ * retry's before it creates again.
  */
 export async function discardCreate(
   db: DynamoDBDocumentClient,
@@ -201,13 +241,24 @@ export async function discardCreate(
     new GetCommand({ TableName: tableName, Key: container, ConsistentRead: true }),
   );
   if (Item?.status !== CREATING) return;
+  const attempt = Item.createAttempt as string | undefined;
   const payments = await queryAll(db, {
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
     ExpressionAttributeValues: { ':pk': container.pk, ':payment': keys.paymentPrefix },
-    ProjectionExpression: 'pk, sk, paymentId',
+    ProjectionExpression: 'pk, sk, paymentId, profileId',
   });
-  const notices =
-    Item.entity === 'group' ? payments.map((p) => keys.outbox(noticeOutboxId(String(p.paymentId)))) : [];
-  await removeCreate(db, tableName, container, [...payments.map(keyOf), ...notices]);
+  // A use whose payment was never written stays behind: pendingUses prunes it once this group is gone.
+  const groupChildren =
+    Item.entity === 'group'
+      ? payments.flatMap((p) => [
+          useKey({
+            paymentGroupId: String(Item.paymentGroupId),
+            paymentId: String(p.paymentId),
+            profileId: String(p.profileId),
+          }),
+          keys.outbox(noticeOutboxId(String(p.paymentId))),
+        ])
+      : [];
+  await removeCreate(db, tableName, container, [...payments.map(keyOf), ...groupChildren], attempt);
 }

@@ -1,4 +1,3 @@
-import { idempotent } from '#core/idempotency';
 import { runSale } from '#core/sale';
 import { toCents } from '#domain/money';
 import { transactionView } from '#domain/transactions';
@@ -8,26 +7,24 @@ import { newId } from '#shared/ids';
 
 /**
  * POST /v1/rest/merchants/{MID}/transactions: a sale with a saved method. 201 with the
- * transaction whether Approved or Declined (a duplicate is Declined, responseCode 19).
+ * transaction whether Approved or Declined (a duplicate is Declined, responseCode 19). Keyed (the
+ * header or the body's idempotencyKey), the sale's id is the key's: a retry that resumes a request
+ * which died half-way finds its Pending record and charges nothing twice (core/sale.ts).
  */
-export const handler = merchantRoute(routes.CreateSale, async ({ merchant, body, now }) => {
-  const ref = body.idempotencyKey
-    ? { merchantId: merchant.merchantId, scope: 'sale', key: body.idempotencyKey }
-    : undefined;
-  return idempotent(ref, body, newId(), now, async (transactionId) => {
-    const txn = await runSale(
-      {
-        transactionId,
-        processorKey: `sale:${transactionId}`,
-        merchantId: merchant.merchantId,
-        profileId: body.profileId,
-        amountCents: toCents(body.amount),
-        allowPartial: body.allowPartial ?? false,
-        orderId: body.orderId,
-        missingMethod: 'reject',
-      },
-      now,
-    );
-    return { status: 201, body: transactionView(txn, [], now) };
-  });
+export const handler = merchantRoute(routes.CreateSale, async ({ merchant, body, now, idempotency }) => {
+  const transactionId = idempotency?.resourceId ?? newId();
+  const txn = await runSale(
+    {
+      transactionId,
+      processorKey: `sale:${transactionId}`,
+      merchantId: merchant.merchantId,
+      profileId: body.profileId,
+      amountCents: toCents(body.amount),
+      allowPartial: body.allowPartial ?? false,
+      orderId: body.orderId,
+      missingMethod: 'reject',
+    },
+    now,
+  );
+  return { status: 201, body: transactionView(txn, [], now) };
 });

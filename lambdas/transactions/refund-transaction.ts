@@ -1,4 +1,3 @@
-import { idempotent } from '#core/idempotency';
 import { refundSale } from '#core/reversals';
 import { fromCents, toCents } from '#domain/money';
 import { availableRefundCents, refundView } from '#domain/transactions';
@@ -10,12 +9,12 @@ import { newId } from '#shared/ids';
  * POST /v1/rest/merchants/{MID}/transactions/{TransactionID}/refunds {amount, idempotencyKey?}:
  * 201 with the refund and the sale's remaining availableRefundAmount.
  */
-export const handler = merchantRoute(routes.RefundTransaction, async ({ merchant, params, body, now }) => {
-  const transactionId = params.TransactionID;
-  const ref = body.idempotencyKey
-    ? { merchantId: merchant.merchantId, scope: `refund:${transactionId}`, key: body.idempotencyKey }
-    : undefined;
-  return idempotent(ref, body, newId(), now, async (refundId) => {
+export const handler = merchantRoute(
+  routes.RefundTransaction,
+  async ({ merchant, params, body, now, idempotency }) => {
+    const transactionId = params.TransactionID;
+    // Keyed, the refund's id is the key's, so that a resumed retry finds its reservation.
+    const refundId = idempotency?.resourceId ?? newId();
     const { refund, transaction } = await refundSale(
       merchant.merchantId,
       transactionId,
@@ -27,5 +26,5 @@ export const handler = merchantRoute(routes.RefundTransaction, async ({ merchant
       status: 201,
       body: { ...refundView(refund), availableRefundAmount: fromCents(availableRefundCents(transaction)) },
     };
-  });
-});
+  },
+);

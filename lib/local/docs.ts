@@ -124,3 +124,16 @@ export function docsRoutes(stage: Stage, baseUrl: string): [string, LocalRoute][
     [`GET ${DOCS_DOCUMENT_PATH}`, json],
   ];
 }
+
+/** `GET /`: where a person who opens the runtime's address lands (a browser follows the redirect). */
+export function rootRoute(baseUrl: string): [string, LocalRoute] {
+  const docs = `${baseUrl}${DOCS_PATH}`;
+  return [
+    'GET /',
+    async () => ({
+      status: 302,
+      body: { message: `the Scheduled Payments API; its reference: ${docs}`, docs },
+      headers: { location: DOCS_PATH, 'cache-control': 'no-cache' },
+    }),
+  ];
+}

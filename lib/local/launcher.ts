@@ -154,6 +154,11 @@ export async function launchLocalRuntime(options: LaunchOptions = {}): Promise<L
     output: () => output,
     async stop(signal: NodeJS.Signals = 'SIGINT') {
       const exitCode = await killAndWait(signal);
+      // A DynamoDB given by DYNAMODB_ENDPOINT is not the runtime's: it stays up by design.
+      if (options.env?.DYNAMODB_ENDPOINT) {
+        removeDataDir();
+        return { exitCode, orphans: [] };
+      }
       let orphans = dynamoProcesses(dynamoPort);
       // Killed without a chance to stop it, the runtime leaves Java to its watchdog.
       for (const until = Date.now() + ORPHAN_GRACE_MS; orphans.length > 0 && Date.now() < until;) {

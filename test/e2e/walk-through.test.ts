@@ -92,7 +92,7 @@ test("the tester CLI's walk-through runs start to finish", async () => {
     expect(stdout).toContain('receipt for your payment of 45.50');
     expect(stdout).toContain('3 e-mails');
     expect(stdout).toContain('Voided 0, refunded 2, skipped 1, failed 0');
-    expect(stdout).toMatch(/│ EmitReceipts\s+│ Task/);
+    expect(stdout).toMatch(/│ QueueReceipts\s+│ Map/);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

@@ -6,12 +6,10 @@
  */
 import { createGroup, deleteGroup, updateGroup } from '#core/groups';
 import { addPayment, deletePayment, updatePayment } from '#core/payments';
+import { deleteMethod, deletePayor } from '#core/method-deletion';
 import {
   addMethod,
-  deletePayor,
   DuplicateCustomerAccountIdError,
-  removeMethod,
-  requirePayor,
   savePayor,
   updateMethod,
   updatePayor,
@@ -302,9 +300,8 @@ describe('payors and saved methods', () => {
       { customerData: { note: 'x' } },
       new Date(),
     );
-    const found = await requirePayor(payor.payorId, MID);
-    await removeMethod(found.payor, found.methods, method.savedPaymentMethodId, undefined);
-    await deletePayor(payor.payorId, MID);
+    await deleteMethod(payor.payorId, method.savedPaymentMethodId, MID, undefined, new Date());
+    await deletePayor(payor.payorId, MID, new Date());
 
     const payorEvents = await eventsOf(payor.payorId);
     expect(typesOf(payorEvents)).toEqual(['payor.created', 'payor.updated', 'payor.deleted']);

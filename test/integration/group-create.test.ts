@@ -18,15 +18,19 @@ import { keys } from '#shared/keys';
 import { ABANDONED_CREATE_MS } from '#store/group-create';
 import { DynamoGroupStore } from '#store/groups';
 import { createTestTable, type TestTable } from '#support/ddb';
+import { storedProfile } from '#support/sales';
 
 let table: TestTable;
 let store: DynamoGroupStore;
+/** A stored method: every payment names one that exists (the create's fence checks it). */
+let PROFILE: string;
 const MERCHANT = '32350000001';
 const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 
 beforeAll(async () => {
   table = await createTestTable();
   store = new DynamoGroupStore(table.db, table.tableName);
+  PROFILE = await storedProfile(table, MERCHANT);
 });
 afterAll(() => table.drop());
 
@@ -39,7 +43,7 @@ function makeGroup(count: number): { group: Group; payments: Payment[]; notices:
     now,
   );
   const payments = Array.from({ length: count }, (_, i) =>
-    newPayment({ profileId: 'payor/method', amount: (i % 7) + 1 }, group, newId(), now),
+    newPayment({ profileId: PROFILE, amount: (i % 7) + 1 }, group, newId(), now),
   );
   group.paymentCount = count;
   group.totalCents = payments.reduce((s, p) => s + p.amountCents, 0);
@@ -168,5 +172,73 @@ describe('the batch create path leaves orphan payment and outbox items on any fa
       paymentCount: 120,
     });
     expect(await leftovers(group, notices)).toBe(1 + 120 + 120);
+  });
+
+  test('defect "a superseded create removed its successor\'s payments": an attempt whose group was created again by a resumed retry neither commits nor removes it', async () => {
+    // A (the first attempt) outlived its idempotency lease; B (the retry) discarded A's write-ahead
+    // and created the group again, with its own payments, and was about to commit when A reached
+    // its commit (the bench's 10,000-payment create that kept 3,360 payments).
+    const first = makeGroup(150);
+    const group = first.group;
+    const retried = { ...group, dateCreated: new Date(Date.now() + 40_000).toISOString() };
+    const now = new Date();
+    const second = Array.from({ length: 150 }, (_, i) =>
+      newPayment({ profileId: PROFILE, amount: (i % 7) + 1 }, retried, newId(), now),
+    );
+    let bAtCommit: () => void = () => undefined;
+    const bReady = new Promise<void>((ok) => (bAtCommit = ok));
+    let releaseB: () => void = () => undefined;
+    const bGate = new Promise<void>((ok) => (releaseB = ok));
+    let bDone: Promise<unknown> | undefined;
+    const b = {
+      send: async (command: object) => {
+        if (command instanceof TransactWriteCommand) {
+          bAtCommit();
+          await bGate;
+        }
+        return table.db.send(command as never);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const a = {
+      send: async (command: object) => {
+        if (command instanceof TransactWriteCommand && !bDone) {
+          await store.discardCreate(group.paymentGroupId);
+          bDone = new DynamoGroupStore(b, table.tableName).createGroup(retried, second, []).then(
+            () => 'committed',
+            (error: Error) => error.message,
+          );
+          // B at its commit (or failed before it: then bDone says why).
+          await Promise.race([bReady, bDone]);
+          try {
+            return await table.db.send(command as never);
+          } finally {
+            releaseB();
+          }
+        }
+        return table.db.send(command as never);
+      },
+    } as unknown as DynamoDBDocumentClient;
+
+    await expect(
+      new DynamoGroupStore(a, table.tableName).createGroup(group, first.payments, first.notices),
+    ).rejects.toThrow();
+    expect(await bDone).toBe('committed');
+    expect(await store.getGroup(group.paymentGroupId)).toMatchObject({
+      status: 'pending',
+      paymentCount: 150,
+      dateCreated: retried.dateCreated,
+    });
+    const { Items = [] } = await table.db.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
+        ExpressionAttributeValues: {
+          ':pk': keys.group(group.paymentGroupId).pk,
+          ':payment': keys.paymentPrefix,
+        },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Items.map((i) => i.paymentId).sort()).toEqual(second.map((p) => p.paymentId).sort());
   });
 });

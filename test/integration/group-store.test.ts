@@ -8,10 +8,13 @@ import { DynamoGroupStore, MAX_TRANSACTION_ITEMS } from '#store/groups';
 import { DynamoPaymentStore } from '#store/payments';
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
 import { createTestTable, type TestTable } from '#support/ddb';
+import { storedProfile } from '#support/sales';
 import { changeGroupSettings, markGroupDeleted } from '#support/group-changes';
 
 let table: TestTable;
 let store: DynamoGroupStore;
+/** A stored method: every payment names one that exists (the create's fence checks it). */
+let PROFILE: string;
 let payStore: DynamoPaymentStore;
 const MERCHANT = '32350000001';
 const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
@@ -19,6 +22,7 @@ const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 
 beforeAll(async () => {
   table = await createTestTable();
   store = new DynamoGroupStore(table.db, table.tableName);
+  PROFILE = await storedProfile(table, MERCHANT);
   payStore = new DynamoPaymentStore(table.db, table.tableName);
 });
 afterAll(() => table.drop());
@@ -32,7 +36,7 @@ function makeGroup(payments: number, hour = 10, date = tomorrow()): { group: Gro
     now,
   );
   const list = Array.from({ length: payments }, (_, i) =>
-    newPayment({ profileId: 'payor/method', amount: (i % 7) + 0.01 }, group, newId(), now),
+    newPayment({ profileId: PROFILE, amount: (i % 7) + 0.01 }, group, newId(), now),
   );
   group.paymentCount = list.length;
   group.totalCents = list.reduce((s, p) => s + p.amountCents, 0);
@@ -127,13 +131,13 @@ describe('outbox items written with the payments', () => {
     const { group } = makeGroup(0);
     await store.createGroup(group, []);
     const now = new Date();
-    const added = newPayment({ profileId: 'p/m', amount: 4.2 }, group, newId(), now);
+    const added = newPayment({ profileId: PROFILE, amount: 4.2 }, group, newId(), now);
     expect(await payStore.addPayment(added, now, [notice(added, group)])).toBe('ok');
     expect(await outboxItem(added)).toMatchObject({ entity: 'outbox', recipient: 'payor@example.com' });
     expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: 1, totalCents: 420 });
 
     expect(await markGroupDeleted(store, group.paymentGroupId, now)).toBe(true);
-    const refused = newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now);
+    const refused = newPayment({ profileId: PROFILE, amount: 1 }, group, newId(), now);
     expect(await payStore.addPayment(refused, now, [notice(refused, group)])).toBe('group-not-editable');
     expect(await payStore.getPayment(group.paymentGroupId, refused.paymentId)).toBeUndefined();
     expect(await outboxItem(refused)).toBeUndefined();
@@ -147,7 +151,7 @@ test('50 concurrent payment adds keep paymentCount and totalCents exact', async 
   const amounts = Array.from({ length: 50 }, (_, i) => 1 + i / 100);
   const outcomes = await Promise.all(
     amounts.map((amount) =>
-      payStore.addPayment(newPayment({ profileId: 'p/m', amount }, group, newId(), now), now),
+      payStore.addPayment(newPayment({ profileId: PROFILE, amount }, group, newId(), now), now),
     ),
   );
   expect(outcomes.every((o) => o === 'ok')).toBe(true);
@@ -171,7 +175,7 @@ test('concurrent adds, deletes and replacements leave totals equal to the live p
       ),
     );
   for (let i = 0; i < 10; i++)
-    work.push(payStore.addPayment(newPayment({ profileId: 'p/m', amount: 2.5 }, group, newId(), now), now));
+    work.push(payStore.addPayment(newPayment({ profileId: PROFILE, amount: 2.5 }, group, newId(), now), now));
   await Promise.all(work);
   const live = (await payStore.listPayments(group.paymentGroupId)).filter((p) => !p.deleted);
   const stored = await store.getGroup(group.paymentGroupId);
@@ -201,7 +205,7 @@ test('payments of a group that is not pending cannot change', async () => {
   expect(await markGroupDeleted(store, group.paymentGroupId, new Date())).toBe(true);
   const now = new Date();
   expect(
-    await payStore.addPayment(newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), now),
+    await payStore.addPayment(newPayment({ profileId: PROFILE, amount: 1 }, group, newId(), now), now),
   ).toBe('group-not-editable');
   expect(await payStore.softDeletePayment(payments[0]!, now)).toBe('group-not-editable');
   expect(await markGroupDeleted(store, group.paymentGroupId, now)).toBe(false);
@@ -216,7 +220,7 @@ test('a group refuses a payment add of another merchant, when full, or at anothe
   await store.createGroup(group, []);
   const add = (over: Partial<Payment> = {}, slot?: Pick<Group, 'scheduleDate' | 'scheduleHour'>) =>
     payStore.addPayment(
-      { ...newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), ...over },
+      { ...newPayment({ profileId: PROFILE, amount: 1 }, group, newId(), now), ...over },
       now,
       [],
       slot,
@@ -227,7 +231,7 @@ test('a group refuses a payment add of another merchant, when full, or at anothe
 
   const full = makeGroup(0);
   await store.createGroup({ ...full.group, paymentCount: MAX_PAYMENTS_PER_GROUP }, []);
-  const extra = newPayment({ profileId: 'p/m', amount: 1 }, full.group, newId(), now);
+  const extra = newPayment({ profileId: PROFILE, amount: 1 }, full.group, newId(), now);
   expect(await payStore.addPayment(extra, now)).toBe('group-not-editable');
   expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: 1, totalCents: 100 });
 });
@@ -237,7 +241,7 @@ test('a payment add racing a group delete never changes a deleted group', async 
   await store.createGroup(group, []);
   const now = new Date();
   const adds = Array.from({ length: 20 }, () =>
-    payStore.addPayment(newPayment({ profileId: 'p/m', amount: 3 }, group, newId(), now), now),
+    payStore.addPayment(newPayment({ profileId: PROFILE, amount: 3 }, group, newId(), now), now),
   );
   // A delete holds only on the totals it read: retried, as core does, until it holds.
   const deleteGroup = async () => {
@@ -263,7 +267,7 @@ test('settings updates retried over concurrent payment adds keep every total and
   await Promise.all([
     update(),
     ...Array.from({ length: 10 }, () =>
-      payStore.addPayment(newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now), now),
+      payStore.addPayment(newPayment({ profileId: PROFILE, amount: 1 }, group, newId(), now), now),
     ),
   ]);
   const stored = (await store.getGroup(group.paymentGroupId))!;

@@ -20,6 +20,7 @@ import { newId } from '#shared/ids';
 import { MerchantRegistry } from '#store/merchants';
 import { DynamoGroupStore } from '#store/groups';
 import { ReconciliationRecords } from '#store/reconciliation';
+import { storedProfile } from '#support/sales';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { group, payment } from '#support/fixtures/index';
 
@@ -97,7 +98,14 @@ async function unansweredPaymentOf(merchantId: string): Promise<string> {
     status: 'processed',
     paymentCount: 1,
   });
-  const p = payment({ paymentId: newId(), paymentGroupId: g.paymentGroupId, merchantId, authResponse: null });
+  const profileId = await storedProfile(table, merchantId);
+  const p = payment({
+    paymentId: newId(),
+    paymentGroupId: g.paymentGroupId,
+    merchantId,
+    profileId,
+    authResponse: null,
+  });
   await new DynamoGroupStore(table.db, table.tableName).createGroup(g, [p]);
   return p.paymentId;
 }

@@ -1,10 +1,10 @@
 /** The payor store against DynamoDB Local: uniqueness, the method limit and the default under races. */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { replacementDefault, type Payor, type SavedMethod } from '#domain/payors';
+import type { Payor, SavedMethod } from '#domain/payors';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '#shared/errors';
 import { keys } from '#shared/keys';
 import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
-import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { reloadConfigForTests } from '#shared/config';
 import { DynamoMethodStore } from '#store/methods';
 import { DynamoPayorStore } from '#store/payors';
 import {
@@ -12,12 +12,11 @@ import {
   updateMethod,
   changePayor,
   DuplicateCustomerAccountIdError,
-  removeMethod,
   requirePayor,
   savePayor,
 } from '#core/payors';
+import { deleteMethod as deleteSavedMethod, deletePayor } from '#core/method-deletion';
 import { createTestTable, type TestTable } from '#support/ddb';
-import { anEvent } from '#support/events';
 import { makeMethod, makePayor, nameOf, settle } from '#support/fixtures/index';
 
 let table: TestTable;
@@ -27,6 +26,9 @@ const MERCHANT = '32350000001';
 
 beforeAll(async () => {
   table = await createTestTable();
+  // The deletions run on the container's stores: this table.
+  process.env.TABLE_NAME = table.tableName;
+  reloadConfigForTests();
   store = new DynamoPayorStore(table.db, table.tableName);
   methodStore = new DynamoMethodStore(table.db, table.tableName);
 });
@@ -78,19 +80,9 @@ async function expectConsistent(payorId: string) {
   return { payor: payor!, methods };
 }
 
-/** The delete-method handler's loop: re-read, pick the replacement, conditional delete, retry. */
-function deleteMethod(payorId: string, methodId: string) {
-  return withOptimisticRetry(async () => {
-    const { payor, methods } = await requirePayor(payorId, MERCHANT, store);
-    if (!methods.some((m) => m.savedPaymentMethodId === methodId))
-      throw new NotFoundError(`method ${methodId} gone`);
-    if (methods.length === 1)
-      throw new BadRequestError('the only saved payment method of a payor cannot be deleted');
-    return (await removeMethod(payor, methods, methodId, replacementDefault(methods, methodId), methodStore))
-      ? true
-      : undefined;
-  }, PAYOR);
-}
+/** The delete-method handler's call (no payment uses these methods). */
+const deleteMethod = (payorId: string, methodId: string) =>
+  deleteSavedMethod(payorId, methodId, MERCHANT, undefined, new Date());
 
 describe('customerAccountId is unique per merchant', () => {
   test('a second payor with the same customerAccountId is refused with a 400', async () => {
@@ -307,10 +299,6 @@ describe('saved methods', () => {
     await expect(deleteMethod(payor.payorId, second.savedPaymentMethodId)).rejects.toBeInstanceOf(
       BadRequestError,
     );
-    // The store refuses it too, whatever the caller read.
-    expect(
-      await methodStore.deleteMethod(after, methods[0]!, undefined, anEvent(second.savedPaymentMethodId)),
-    ).toBe('only-method');
     expect((await expectConsistent(payor.payorId)).methods).toHaveLength(1);
   });
 
@@ -338,7 +326,7 @@ describe('saved methods', () => {
     }
   });
 
-  test('store-level deletes racing with a default move never leave a dangling default', async () => {
+  test('deletes racing with default moves never leave a dangling default', async () => {
     const { payor, method } = await stored();
     const all = [method];
     for (let i = 0; i < 7; i++) {
@@ -346,17 +334,8 @@ describe('saved methods', () => {
       await addMethod(m, false, new Date(), methodStore);
       all.push(m);
     }
-    // Every deleter works from the same snapshot; moves of the default race with them.
-    const snapshot = (await requirePayor(payor.payorId, MERCHANT, store)).payor;
     await settle<unknown>([
-      ...all.map((m) =>
-        methodStore.deleteMethod(
-          snapshot,
-          m,
-          replacementDefault(all, m.savedPaymentMethodId),
-          anEvent(m.savedPaymentMethodId, 'payment_method.deleted'),
-        ),
-      ),
+      ...all.map((m) => deleteMethod(payor.payorId, m.savedPaymentMethodId)),
       ...all
         .slice(4)
         .map((m) =>
@@ -380,16 +359,7 @@ test('deleting a payor removes the payor, its methods and its customerAccountId 
     await addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date(), methodStore);
   const found = await requirePayor(payor.payorId, MERCHANT, store);
   expect(found.methods).toHaveLength(4);
-  // A stale read (a method added since) is refused and deletes nothing.
-  await addMethod(makeMethod(payor.payorId, MERCHANT), false, new Date(), methodStore);
-  expect(await store.delete(found, anEvent(payor.payorId, 'payor.deleted'))).toBe(false);
-  expect((await partition(payor.payorId)).items).toHaveLength(6);
-  expect(
-    await store.delete(
-      await requirePayor(payor.payorId, MERCHANT, store),
-      anEvent(payor.payorId, 'payor.deleted'),
-    ),
-  ).toBe(true);
+  await deletePayor(payor.payorId, MERCHANT, new Date());
   expect((await partition(payor.payorId)).items).toHaveLength(0);
   expect(await customerItem('cust-delete-1')).toBeUndefined();
   expect(await store.find(payor.payorId, MERCHANT)).toBeUndefined();

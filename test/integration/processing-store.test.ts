@@ -9,6 +9,7 @@ import { DynamoDueIndex } from '#store/due';
 import { DynamoGroupStore } from '#store/groups';
 import { DynamoPaymentStore } from '#store/payments';
 import { createTestTable, type TestTable } from '#support/ddb';
+import { storedProfile } from '#support/sales';
 import { changeGroupSettings, markGroupDeleted } from '#support/group-changes';
 
 let table: TestTable;
@@ -17,6 +18,8 @@ let payStore: DynamoPaymentStore;
 let claims: DynamoClaimStore;
 let dueIndex: DynamoDueIndex;
 const MERCHANT = '32350000001';
+/** A stored method: every payment names one that exists (the create's fence checks it). */
+let PROFILE: string;
 
 beforeAll(async () => {
   table = await createTestTable();
@@ -24,6 +27,7 @@ beforeAll(async () => {
   payStore = new DynamoPaymentStore(table.db, table.tableName);
   claims = new DynamoClaimStore(table.db, table.tableName);
   dueIndex = new DynamoDueIndex(table.db, table.tableName);
+  PROFILE = await storedProfile(table, MERCHANT);
 });
 afterAll(() => table.drop());
 
@@ -40,7 +44,7 @@ async function aGroup(
     now,
   );
   const list = Array.from({ length: payments }, (_, i) =>
-    newPayment({ profileId: 'payor/method', amount: i + 1 }, group, newId(), now),
+    newPayment({ profileId: PROFILE, amount: i + 1 }, group, newId(), now),
   );
   group.paymentCount = list.length;
   group.totalCents = list.reduce((s, p) => s + p.amountCents, 0);

@@ -42,7 +42,12 @@ afterEach(() => {
 afterAll(() => table.drop());
 
 async function storedGroup(payments = 0): Promise<Group> {
-  const { group, payments: list } = makeGroup(payments, { scheduleDate: day(2), scheduleHour: 10 });
+  const profileId = await storedProfile(table, MID);
+  const { group, payments: list } = makeGroup(payments, {
+    scheduleDate: day(2),
+    scheduleHour: 10,
+    profileId,
+  });
   await new DynamoGroupStore(table.db, table.tableName).createGroup(group, list);
   return group;
 }

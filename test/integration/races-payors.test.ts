@@ -7,20 +7,18 @@
 import {
   addMethod,
   DuplicateCustomerAccountIdError,
-  removeMethod,
   requirePayor,
   savePayor,
   updateMethod,
   updatePayor,
 } from '#core/payors';
 import { idempotent } from '#core/idempotency';
-import { replacementDefault } from '#domain/payors';
+import { deleteMethod } from '#core/method-deletion';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { ConflictError } from '#shared/errors';
 import { newId } from '#shared/ids';
 import { keys } from '#shared/keys';
-import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { DynamoPayorStore } from '#store/payors';
 import { address, makeMethod, makePayor } from '#support/fixtures/index';
 import { createTestTable, type TestTable } from '#support/ddb';
@@ -180,15 +178,7 @@ describe('payor updates racing method changes', () => {
     const { payor, methods } = await storedPayor(5);
     const ids = methods.map((m) => m.savedPaymentMethodId);
     const results = await settled<unknown>([
-      ...ids.slice(0, 4).map(
-        (id) => () =>
-          withOptimisticRetry(async () => {
-            const found = await requirePayor(payor.payorId, MID);
-            return (await removeMethod(found.payor, found.methods, id, replacementDefault(found.methods, id)))
-              ? true
-              : undefined;
-          }, PAYOR),
-      ),
+      ...ids.slice(0, 4).map((id) => () => deleteMethod(payor.payorId, id, MID, undefined, new Date())),
       ...ids
         .slice(1, 5)
         .map((id) => () => updateMethod(payor.payorId, id, MID, { setAsDefault: true }, new Date())),

@@ -70,7 +70,8 @@ const outcome = (r: PromiseSettledResult<unknown>) =>
   r.status === 'rejected' ? `${(r.reason as Error).name}: ${(r.reason as Error).message}` : 'fulfilled';
 
 test('8 concurrent starts of a group background void-or-refund, its reads stale, all answer one execution (not 503)', async () => {
-  const { group, payments } = makeGroup(3, { scheduleDate: '2031-05-01' });
+  const profileId = await storedProfile(table, MERCHANT);
+  const { group, payments } = makeGroup(3, { scheduleDate: '2031-05-01', profileId });
   await groupStore().createGroup(group, payments);
   const faults = await injectFaults(ddb(), table.tableName, { stale: [keys.group(group.paymentGroupId)] });
   try {

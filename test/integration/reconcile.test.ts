@@ -98,13 +98,21 @@ async function processedGroup() {
     status: 'processed',
     paymentCount: 2,
   });
+  // A stored method: a create's fence checks that every method its payments name exists.
+  const profileId = await aProfile();
   const answered = payment({
     paymentId: newId(),
     paymentGroupId: g.paymentGroupId,
+    profileId,
     authResponse: { status: 'Declined' } as never,
   });
-  const unanswered = payment({ paymentId: newId(), paymentGroupId: g.paymentGroupId, authResponse: null });
-  const deleted = payment({ paymentId: newId(), paymentGroupId: g.paymentGroupId, deleted: true });
+  const unanswered = payment({
+    paymentId: newId(),
+    paymentGroupId: g.paymentGroupId,
+    profileId,
+    authResponse: null,
+  });
+  const deleted = payment({ paymentId: newId(), paymentGroupId: g.paymentGroupId, profileId, deleted: true });
   await new DynamoGroupStore(table.db, table.tableName).createGroup(g, [answered, unanswered, deleted]);
   return { g, answered, unanswered };
 }

@@ -398,7 +398,8 @@ describe('request idempotency', () => {
     const first = await idempotent(key, { amount: 1, profileId: 'a/b' }, 'id-1', now, work);
     // Key order does not change the request.
     const replay = await idempotent(key, { profileId: 'a/b', amount: 1 }, 'id-2', later(1), work);
-    expect(replay).toEqual(first);
+    // The stored answer, marked as a replay (the route builder sends Idempotent-Replayed: true).
+    expect(replay).toEqual({ ...first, replayed: true });
     expect(seen).toEqual(['id-1']);
     const conflict = await idempotent(key, { amount: 2, profileId: 'a/b' }, 'id-3', later(2), work).catch(
       (e: unknown) => e,
@@ -432,6 +433,7 @@ describe('request idempotency', () => {
     expect(await idempotent(key, { x: 1 }, 'id-c', later(60_000), work)).toEqual({
       status: 201,
       body: { id: 'id-a' },
+      replayed: true,
     });
   });
 
@@ -456,7 +458,10 @@ describe('request idempotency', () => {
     const key = ref();
     const store = idempotencyStore();
     expect(await store.claim(key, 'h', 'r-1', now)).toEqual({ kind: 'new', resourceId: 'r-1' });
-    expect(await store.claim(key, 'h', 'r-2', later(1000))).toEqual({ kind: 'in-progress' });
+    expect(await store.claim(key, 'h', 'r-2', later(1000))).toEqual({
+      kind: 'in-progress',
+      leaseUntil: now.getTime() + 30_000,
+    });
     expect(await store.claim(key, 'other', 'r-2', later(1000))).toEqual({ kind: 'mismatch' });
     const racers = await Promise.all(
       Array.from({ length: 10 }, (_, i) => store.claim(key, 'h', `r-x${i}`, later(31_000))),
@@ -506,7 +511,7 @@ describe('request idempotency', () => {
       });
     const first = await run(now);
     const second = await run(later(5000));
-    expect(second).toEqual(first);
+    expect(second).toEqual({ ...first, replayed: true });
     expect((first.body as Transaction).status).toBe('Approved');
     expect(await ledgerCalls('SALE', `sale:${(first.body as Transaction).transactionId}`)).toBe(1);
   });

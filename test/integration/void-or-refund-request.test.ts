@@ -12,7 +12,7 @@
  */
 import { VOID_OR_REFUND } from '#contract/processing';
 import { routes } from '#contract/routes/index';
-import { NOT_ATTEMPTED, voidOrRefundGroup } from '#core/void-or-refund';
+import { NO_PROCESSOR_ANSWER, NOT_ATTEMPTED, voidOrRefundGroup } from '#core/void-or-refund';
 import { runSale } from '#core/sale';
 import { saleAuthResponse } from '#domain/processing';
 import { transactionView } from '#domain/transactions';
@@ -20,7 +20,8 @@ import { useProcessor } from '#processor/index';
 import { SandboxProcessor } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
-import { groupStore } from '#store/groups';
+import { DynamoGroupStore, groupStore } from '#store/groups';
+import { eventStore } from '#store/events';
 import { DynamoPaymentStore, paymentStore } from '#store/payments';
 import { makeGroup } from '#support/fixtures/index';
 import { createTestTable, type TestTable } from '#support/ddb';
@@ -119,6 +120,58 @@ test('defect "no deadline": no reversal starts after the deadline, and a repeat 
 
   const again = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, new Date());
   expect(again.outcomes.map((o) => o.outcome)).toEqual(['voided', 'voided', 'voided']);
+});
+
+test('defect "a processor time-out answered the whole void-or-refund 500": that payment answers failed, and a repeat refunds it once', async () => {
+  const { group } = await groupWithSales(2, 2);
+  const settled = new Date(Date.now() + 2 * 86_400_000);
+  processor.refundFault = 'unavailable-before';
+  const first = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, settled);
+  expect(first.outcomes.map((o) => [o.outcome, o.reason])).toEqual([
+    ['failed', NO_PROCESSOR_ANSWER],
+    ['failed', NO_PROCESSOR_ANSWER],
+  ]);
+  processor.clear();
+  const again = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, settled);
+  expect(again.outcomes.map((o) => o.outcome)).toEqual(['refunded', 'refunded']);
+  for (const payment of await paymentStore().listPayments(group.paymentGroupId)) {
+    expect(payment.voidOrRefundResponses).toEqual([
+      expect.objectContaining({ type: 'Refund', status: 'Completed', amount: payment.amountCents / 100 }),
+    ]);
+  }
+  // One refund call reached the sandbox per payment (the unanswered ones failed before it).
+  expect(processor.calls.filter((c) => c.kind === 'REFUND')).toHaveLength(2);
+});
+
+test('defect "racing void-or-refund calls answered 500": an announcement that loses six races in a row still lands', async () => {
+  const { group } = await groupWithSales(1, 1);
+  const settled = new Date(Date.now() + 2 * 86_400_000);
+  const read = DynamoGroupStore.prototype.getGroup;
+  const announce = DynamoGroupStore.prototype.announceVoidOrRefund;
+  let stale = 6;
+  let competing = false;
+  // Right after each of the first six reads, another request announces its void-or-refund: the
+  // read is one announcement behind, and its write loses the race.
+  jest.spyOn(DynamoGroupStore.prototype, 'getGroup').mockImplementation(async function (
+    this: DynamoGroupStore,
+    id,
+  ) {
+    const current = await read.call(this, id);
+    if (stale > 0 && !competing) {
+      stale--;
+      competing = true;
+      await announce.call(this, id, new Date()).finally(() => (competing = false));
+    }
+    return current;
+  });
+  const { outcomes } = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, settled);
+  expect(outcomes.map((o) => o.outcome)).toEqual(['refunded']);
+  expect(stale).toBe(0);
+  jest.restoreAllMocks();
+  const { events } = await eventStore().page(MERCHANT, { objectId: group.paymentGroupId }, 100);
+  const announced = events.filter((e) => e.type === 'group.void_or_refund_completed');
+  expect(announced).toHaveLength(7);
+  expect(new Set(announced.map((e) => e.sequence)).size).toBe(7);
 });
 
 test('the API function leaves a reversal’s worst case and a margin between its deadline and its timeout', () => {

@@ -52,18 +52,20 @@ export interface Reply<T = any> {
   status: number;
   body: T;
   text: string;
+  headers: Headers;
 }
 
 export async function call<T = any>(
   method: string,
   path: string,
   body?: unknown,
-  options: { token?: string | null; raw?: string } = {},
+  options: { token?: string | null; raw?: string; headers?: Record<string, string> } = {},
 ): Promise<Reply<T>> {
   const token = options.token === undefined ? await tokenFor() : options.token;
   const res = await fetch(`${baseUrl()}${path}`, {
     method,
     headers: {
+      ...options.headers,
       ...(token !== null && { authorization: `Bearer ${token}` }),
       ...((body !== undefined || options.raw !== undefined) && { 'content-type': 'application/json' }),
     },
@@ -76,7 +78,7 @@ export async function call<T = any>(
   } catch {
     parsed = text;
   }
-  return { status: res.status, body: parsed as T, text };
+  return { status: res.status, body: parsed as T, text, headers: res.headers };
 }
 
 /** A schedule slot safely in the future (tomorrow UTC unless given). */

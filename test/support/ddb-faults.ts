@@ -97,3 +97,60 @@ export async function injectFaults(
     remove: () => void db.middlewareStack.remove(name),
   };
 }
+
+/** The injected crash: the container died at this point (nothing after it ran). */
+export class CrashError extends Error {
+  constructor(readonly at: string) {
+    super(`injected crash ${at}`);
+    this.name = 'CrashError';
+  }
+}
+
+export interface Crash {
+  /** Crashes so far (0 or 1: the injection ends with its crash). */
+  readonly crashed: number;
+  remove(): void;
+}
+
+const crashes = new Set<() => void>();
+
+/**
+ * A crash at one write: the first `commandName` call whose document-level input `matches` throws
+ * CrashError `before` it is sent (the write never happens) or `after` DynamoDB answered it (the
+ * write happened, its caller never hears so). Once: the injection removes itself when it fires.
+ * `removeCrashes()` ends any that never fired (an afterEach).
+ */
+export function injectCrash(
+  db: DynamoDBDocumentClient,
+  commandName: string,
+  when: 'before' | 'after',
+  matches: (input: Record<string, unknown>) => boolean = () => true,
+): Crash {
+  const name = `test-crash-${++counter}`;
+  const state = { crashed: 0 };
+  const remove = () => {
+    crashes.delete(remove);
+    db.middlewareStack.remove(name);
+  };
+  const middleware: Middleware = (next, context) => async (args) => {
+    const input = args.input as Record<string, unknown>;
+    if (state.crashed > 0 || context.commandName !== commandName || !matches(input)) return next(args);
+    state.crashed++;
+    remove();
+    if (when === 'after') await next(args);
+    throw new CrashError(`${when} ${commandName}`);
+  };
+  db.middlewareStack.add(middleware as never, { step: 'initialize', name });
+  crashes.add(remove);
+  return {
+    get crashed() {
+      return state.crashed;
+    },
+    remove,
+  };
+}
+
+/** Ends every crash injection still waiting for its write. */
+export function removeCrashes(): void {
+  for (const remove of [...crashes]) remove();
+}

@@ -38,6 +38,28 @@ export const PROTOTYPE_NAMES = [
   '__defineGetter__',
 ] as const;
 
+/** The operations of openapi.json that take the `Idempotency-Key` header (every keyed POST). */
+export function keyedOperations(): Set<string> {
+  const doc = JSON.parse(readFileSync(join(__dirname, '..', '..', 'openapi.json'), 'utf8')) as {
+    paths: Record<
+      string,
+      Record<string, { operationId?: string; parameters?: { in?: string; name?: string }[] }>
+    >;
+  };
+  const out = new Set<string>();
+  for (const item of Object.values(doc.paths))
+    for (const op of Object.values(item))
+      if (
+        op?.operationId &&
+        (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key')
+      )
+        out.add(op.operationId);
+  return out;
+}
+
+/** The header's rule (lambdas/shared/http.ts); anything else must be refused with 400. */
+const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
+
 /** Declared query parameter names of each operation (openapi.json). */
 export function declaredQuery(): Map<string, Set<string>> {
   const doc = JSON.parse(readFileSync(join(__dirname, '..', '..', 'openapi.json'), 'utf8')) as {
@@ -132,6 +154,31 @@ function bodyMutation(op: Operation, base: Record<string, unknown>): fc.Arbitrar
           value: withField('orderId', orderId),
           mustRefuse: 'control characters in free text',
         })),
+    },
+    {
+      // Issue 22, item 4: a full card number in free text, as written (groups, separators).
+      weight: FREE_TEXT_OPERATIONS.has(op.operationId) ? 50 : 0,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(
+            '4012888888881881',
+            '4111 1111 1111 1111',
+            '5555-5555-5555-4444',
+            '378282246310005',
+          ),
+          fc.constantFrom('', 'order ', 'card: '),
+        )
+        .map(([pan, prefix]) => ({
+          value: withField('orderId', `${prefix}${pan}`),
+          mustRefuse: 'a card number in free text',
+        })),
+    },
+    {
+      weight: 'customAttributes' in base || 'customerData' in base ? 50 : 0,
+      arbitrary: fc.constantFrom('4012888888881881', 'pan 6011111111111117').map((pan) => ({
+        value: withField('customAttributes' in base ? 'customAttributes' : 'customerData', { note: pan }),
+        mustRefuse: 'a card number in free text',
+      })),
     },
     { weight: 50, arbitrary: deep.map((body) => ({ body, mustRefuse: 'a nested body of the wrong shape' })) },
     {
@@ -265,7 +312,32 @@ const contentType = fc.oneof(
   headerValue,
 );
 
-export function fuzzCase(op: Operation, ids: Ids, declared: Set<string>): fc.Arbitrary<FuzzCase> {
+/**
+ * Whether a path has a dot segment (`..`, `%2e%2e`): URLs resolve it, so the request reaches
+ * another route (`/payors/<id>/..` is the payors list), whose query parameters differ.
+ */
+const dotSegments = (path: string): boolean =>
+  path.split('/').some((segment) => segment === '..' || segment.toLowerCase() === '%2e%2e');
+
+/**
+ * An `Idempotency-Key` now and then: a few fixed keys (so keys are reused with other requests, the
+ * 422 path) and hostile values (too long, spaces, slashes, empty).
+ */
+const idempotencyKey = fc.option(
+  fc.oneof(
+    fc.constantFrom('fuzz-key-1', 'fuzz-key-2', 'fuzz:key.3', 'x'.repeat(100)),
+    fc.constantFrom('', ' ', 'x'.repeat(101), 'a/b', 'a b', '../etc'),
+    headerValue,
+  ),
+  { freq: 4 },
+);
+
+export function fuzzCase(
+  op: Operation,
+  ids: Ids,
+  declared: Set<string>,
+  keyed: Set<string> = new Set(),
+): fc.Arbitrary<FuzzCase> {
   const base = (bodyOf(op, ids) ?? {}) as Record<string, unknown>;
   return fc
     .record({
@@ -281,6 +353,7 @@ export function fuzzCase(op: Operation, ids: Ids, declared: Set<string>): fc.Arb
       ),
       contentType: fc.option(contentType, { freq: 3 }),
       extraHeaders: fc.dictionary(fc.stringMatching(/^x-[a-z0-9-]{1,20}$/), headerValue, { maxKeys: 3 }),
+      idempotencyKey,
       body: op.hasBody ? bodyMutation(op, base) : fc.option(bodyMutation(op, base), { freq: 5 }),
     })
     .map((r) => {
@@ -293,6 +366,11 @@ export function fuzzCase(op: Operation, ids: Ids, declared: Set<string>): fc.Arb
       const body = mutation === undefined ? undefined : (mutation.body ?? JSON.stringify(mutation.value));
       const headers: Record<string, string> = { ...r.extraHeaders };
       if (r.contentType !== null) headers['content-type'] = r.contentType;
+      if (r.idempotencyKey !== null) {
+        headers['idempotency-key'] = r.idempotencyKey;
+        if (keyed.has(op.operationId) && !KEY_PATTERN.test(r.idempotencyKey))
+          mustRefuse.push('a malformed Idempotency-Key');
+      }
       return {
         operationId: op.operationId,
         method: r.method,
@@ -303,7 +381,7 @@ export function fuzzCase(op: Operation, ids: Ids, declared: Set<string>): fc.Arb
         ...(mutation?.body === undefined && mutation !== undefined && { value: mutation.value }),
         ...(body !== undefined && { body }),
         // Only for requests that reach the operation as declared.
-        mustRefuse: r.method === op.method ? mustRefuse : [],
+        mustRefuse: r.method === op.method && !dotSegments(r.path) ? mustRefuse : [],
       };
     });
 }
@@ -343,6 +421,13 @@ export function issueExamples(ops: readonly Operation[], ids: Ids): FuzzCase[] {
     }),
     withBody('AddPayment', { orderId: 'a\r\nBcc: x@evil.example' }, ['control characters in free text']),
     withBody('AddPayment', { amount: 0.1 + 0.2 }, ['an amount with more than 2 decimals']),
+    withBody('AddPayment', { orderId: '4012888888881881' }, ['a card number in free text']),
+    withBody('CreatePayor', { customerAccountId: '4012888888881881' }, ['a card number in free text']),
     plain('GetGroup', { query: [['unknownName', '1']], mustRefuse: ['an unknown query parameter'] }),
+    // Issue 23: a malformed Idempotency-Key on a sale is refused before anything is charged.
+    plain('CreateSale', {
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'a key/with spaces' },
+      mustRefuse: ['a malformed Idempotency-Key'],
+    }),
   ];
 }

@@ -7,6 +7,7 @@ import {
   type SaleRequest,
   type SaleResult,
   type TokenizeRequest,
+  type Vaulted,
 } from '#processor/processor';
 import type { SandboxProcessor } from '#processor/sandbox';
 
@@ -56,7 +57,7 @@ export class FaultyProcessor implements PaymentProcessor {
     return result;
   }
 
-  tokenize(request: TokenizeRequest): Promise<{ token: string }> {
+  tokenize(request: TokenizeRequest): Promise<Vaulted> {
     return this.inner.tokenize(request);
   }
 

@@ -1,12 +1,13 @@
 /**
  * A real webhook receiver on loopback for the tests: an HTTP server on 127.0.0.1 that verifies
  * every request with the `standardwebhooks` package (as an integrator's receiver would), records
- * it, and answers what the test's `answer` says (a status, or `hang`: never answer). It also writes
- * events straight into a runtime's table (`eventPut`'s item), as the write paths do.
+ * it, and answers what the test's `answer` says (a status, or `hang`: never answer); and `until`,
+ * the tests' bounded wait for what a receiver should have got by now.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { sleep } from '#shared/concurrency';
 
 export interface Received {
   /** Arrival order among every request this receiver got. */
@@ -32,7 +33,24 @@ export interface Receiver {
   /** Secrets each request must verify with (one Webhook each); set after the endpoint exists. */
   secrets: string[];
   answer: Answer;
+  /**
+   * The receiving side's clock (epoch ms) when it is not the real one (a test clock): set, the
+   * timestamp is checked against it with the package's 5-minute tolerance, and the signature by
+   * the package's `sign` of the same id, timestamp and body.
+   */
+  now?: () => number;
   close(): Promise<void>;
+}
+
+/** Standard Webhooks' tolerance for the timestamp (the package's WEBHOOK_TOLERANCE_IN_SECONDS). */
+const TOLERANCE_SECONDS = 5 * 60;
+
+/** `Webhook.verify` at the time `nowMs`: a timestamp within the tolerance and a matching v1 signature. */
+function verifyAt(nowMs: number, secret: string, body: string, headers: Record<string, string>): boolean {
+  const timestamp = Number(headers['webhook-timestamp']);
+  if (!Number.isInteger(timestamp) || Math.abs(nowMs / 1000 - timestamp) > TOLERANCE_SECONDS) return false;
+  const expected = new Webhook(secret).sign(headers['webhook-id']!, new Date(timestamp * 1000), body);
+  return (headers['webhook-signature'] ?? '').split(' ').includes(expected);
 }
 
 export async function startReceiver(answer: Answer = () => 204): Promise<Receiver> {
@@ -64,6 +82,7 @@ export async function startReceiver(answer: Answer = () => 204): Promise<Receive
         receiver.secrets.length > 0 &&
         receiver.secrets.every((secret) => {
           try {
+            if (receiver.now) return verifyAt(receiver.now(), secret, body, headers);
             new Webhook(secret).verify(body, headers);
             return true;
           } catch {
@@ -101,6 +120,21 @@ export async function startReceiver(answer: Answer = () => 204): Promise<Receive
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
   return receiver;
+}
+
+/** Polls `probe` every 200 ms until it gives a value (not undefined or false); throws after `ms`. */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 60_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await sleep(200);
+  }
 }
 
 /** The requests whose answer was a 2xx. */

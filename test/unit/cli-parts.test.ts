@@ -10,7 +10,7 @@ import type { ScheduledPaymentsClient, Schemas } from '../../client';
 import { readPayments } from '../../bin/cli/payments-file';
 import { loadSession, saveSession, stageTarget } from '../../bin/cli/session';
 import { nextOccurrencesTable, pastOccurrencesTable, seriesTable } from '../../bin/cli/series';
-import { watchReversal } from '../../bin/cli/views';
+import { reversalText, watchReversal } from '../../bin/cli/views';
 
 let dir: string;
 beforeEach(() => {
@@ -191,4 +191,11 @@ describe('series tables', () => {
     expect(past).toContain('2030-09-15 21:00 UTC');
     expect(past).toContain('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb');
   });
+});
+
+test('a reversal reads once: "Voided", "Refunded", and "Refund Completed" where the status needs its type', () => {
+  expect(reversalText('Void', 'Voided')).toBe('Voided');
+  expect(reversalText('Refund', 'Refunded')).toBe('Refunded');
+  expect(reversalText('Refund', 'Completed')).toBe('Refund Completed');
+  expect(reversalText('Void', 'Failed')).toBe('Void Failed');
 });

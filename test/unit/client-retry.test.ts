@@ -9,6 +9,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { Duplex } from 'node:stream';
 import {
   CONNECT_TIMEOUT_MS,
+  IN_PROGRESS_WAIT_MS,
   ApiError,
   NetworkError,
   ScheduledPaymentsClient,
@@ -24,6 +25,7 @@ interface Seen {
   method: string;
   url: string;
   authorization: string | undefined;
+  key: string | undefined;
   body: string;
 }
 
@@ -97,6 +99,7 @@ beforeAll(async () => {
         method: req.method ?? '',
         url: req.url ?? '',
         authorization: req.headers.authorization,
+        key: req.headers['idempotency-key'] as string | undefined,
         body,
       });
       arrived?.();
@@ -334,5 +337,107 @@ describe('connect timeout', () => {
     expect((error as Error).message).toContain('connection timeout');
     expect(time.sleeps).toEqual([1000, 2000]);
     expect(tokensIssued).toBe(0);
+  });
+});
+
+describe('Idempotency-Key (issue 23)', () => {
+  const inProgress =
+    (seconds: number): Handler =>
+    (_req, res) => {
+      res.writeHead(409, { 'content-type': 'application/json', 'retry-after': String(seconds) });
+      res.end(
+        JSON.stringify({
+          message: 'a request with Idempotency-Key k is still in progress',
+          responseCode: 409,
+        }),
+      );
+    };
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  test('every POST carries a key, the same on every attempt; reads and deletes carry none', async () => {
+    const unavailable = answer(503, { message: 'Service unavailable', responseCode: 503 });
+    script = [unavailable, answer(201, { paymentId: 'p' })];
+    await client.addPayment(MID, GROUP, { paymentGroupId: GROUP, profileId: 'a/b', amount: 1 });
+    await client.getGroup(MID, GROUP);
+    await client.deleteGroup(MID, GROUP);
+    expect(seen[0]!.key).toMatch(UUID);
+    expect(seen.map((s) => s.key)).toEqual([seen[0]!.key, seen[0]!.key, undefined, undefined]);
+  });
+
+  test("a sale's header key is its body's idempotencyKey; the caller's key is used as given", async () => {
+    script = [answer(201, {}), answer(201, {})];
+    await client.createSale(MID, { profileId: 'a/b', amount: 1 });
+    await client.createSale(MID, { profileId: 'a/b', amount: 1 }, { idempotencyKey: 'order-42' });
+    const bodyKeys = seen.map((s) => (JSON.parse(s.body) as { idempotencyKey: string }).idempotencyKey);
+    expect(seen.map((s) => s.key)).toEqual(bodyKeys);
+    expect(bodyKeys[0]).toMatch(UUID);
+    expect(bodyKeys[1]).toBe('order-42');
+  });
+
+  test('409 still in progress is waited out as Retry-After says, with the same key, until answered', async () => {
+    // A first attempt that crashed after approval holds its key for its 30 s lease.
+    script = [...Array.from({ length: 6 }, () => inProgress(5)), answer(201, { transactionId: 't' })];
+    await expect(client.createSale(MID, { profileId: 'a/b', amount: 1 })).resolves.toEqual({
+      transactionId: 't',
+    });
+    expect(time.sleeps).toEqual([5000, 5000, 5000, 5000, 5000, 5000]);
+    expect(new Set(seen.map((s) => s.key)).size).toBe(1);
+  });
+
+  test('still in progress past the wait budget: an error with the status, the key and every attempt', async () => {
+    let calls = 0;
+    script = Array.from({ length: 40 }, () => (req: IncomingMessage, res: ServerResponse) => {
+      calls += 1;
+      time.advance(5_000);
+      inProgress(5)(req, res);
+    });
+    const error = await failure(client.voidTransaction(MID, 't', { idempotencyKey: 'void-1' }));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({
+      status: 409,
+      responseCode: 409,
+      idempotencyKey: 'void-1',
+      attempts: calls,
+    });
+    expect(calls * 5_000).toBeGreaterThanOrEqual(IN_PROGRESS_WAIT_MS - 10_000);
+    expect(calls * 5_000).toBeLessThanOrEqual(IN_PROGRESS_WAIT_MS + 10_000);
+  });
+
+  test.each([429, 502, 504])('%i is retried with backoff and the same key', async (status) => {
+    script = [answer(status, { message: 'busy', responseCode: status }), answer(201, group)];
+    await expect(client.createGroup(MID, newGroup)).resolves.toEqual(group);
+    expect(time.sleeps).toEqual([1000]);
+    expect(seen[0]!.key).toBe(seen[1]!.key);
+  });
+
+  test('a 429 Retry-After longer than the backoff is waited instead', async () => {
+    script = [
+      (_req, res) => {
+        res.writeHead(429, { 'retry-after': '3', 'content-type': 'application/json' });
+        res.end('{"message":"slow down","responseCode":429}');
+      },
+    ];
+    await client.processGroup(MID, GROUP);
+    expect(time.sleeps).toEqual([3000]);
+  });
+
+  test('a network error on a POST gives up with the key, so the application retries with it', async () => {
+    const silent: Handler = () => undefined;
+    script = [silent, silent, silent];
+    const call = failure(client.createPayor(MID, { paymentMethod: { type: 'card' } } as never));
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      await waitFor(() => seen.length === attempt && time.timers.size === 1);
+      time.fire(30_000);
+    }
+    const error = await call;
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ status: 0, attempts: 3, idempotencyKey: seen[0]!.key });
+    expect(seen[0]!.key).toMatch(UUID);
+  });
+
+  test("status is the HTTP status; responseCode the body's own", async () => {
+    script = [answer(402, { message: 'Declined', responseCode: '05' })];
+    const error = await failure(client.createSale(MID, { profileId: 'a/b', amount: 1 }));
+    expect(error).toMatchObject({ status: 402, responseCode: '05' });
   });
 });

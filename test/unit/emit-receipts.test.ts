@@ -100,6 +100,18 @@ beforeEach(() => {
   ddbMock
     .on(GetCommand, { Key: { pk: `MID#${MID}`, sk: 'MERCHANT' } })
     .resolves({ Item: { pk: `MID#${MID}`, sk: 'MERCHANT', merchantId: MID, name: MERCHANT_NAME } });
+  // The group as the last page's run end reads it: processed, in the due index, no retry scheduled.
+  ddbMock.on(GetCommand, { Key: { pk: `GROUP#${GROUP_ID}`, sk: 'GROUP' } }).resolves({
+    Item: {
+      pk: `GROUP#${GROUP_ID}`,
+      sk: 'GROUP',
+      entity: 'group',
+      paymentGroupId: GROUP_ID,
+      merchantId: MID,
+      status: 'processed',
+      gsi2pk: 'DUE#0',
+    },
+  });
   ddbMock.on(PutCommand).resolves({});
   payorEmail('payor1', 'one@example.com');
   payorEmail('payor2', undefined);
@@ -271,8 +283,9 @@ describe('EmitReceipts', () => {
   it('a page with nothing due reads neither the merchant nor any payor', async () => {
     pages = [{ payments: [processed(1, 'Declined'), processed(2, 'Approved', { sendEmailReceipt: false })] }];
     const out = await emit(state());
-    // The one page is the last: the group then leaves the due index (issue 13, defect 9).
-    expect(sentCommands()).toEqual(['QueryCommand', 'UpdateCommand']);
+    // The one page is the last: the group then leaves the due index (issue 13, defect 9), read
+    // first for a retry round it may wait for.
+    expect(sentCommands()).toEqual(['QueryCommand', 'GetCommand', 'UpdateCommand']);
     expect(out).toMatchObject({ receiptCursor: null, receiptsDone: true, receiptsQueued: 0 });
   });
 

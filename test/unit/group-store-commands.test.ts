@@ -75,24 +75,30 @@ const batchRequests = () =>
   ddbMock.commandCalls(BatchWriteCommand).flatMap((c) => c.args[0].input.RequestItems!.t!);
 const batchPuts = () => batchRequests().flatMap((r) => (r.PutRequest ? [r.PutRequest.Item as AnyItem] : []));
 
-describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + event + payments + notices`, () => {
+describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: method checks + group + event + payments with their uses + notices`, () => {
   beforeEach(() => {
     ddbMock.on(TransactWriteCommand).resolves({});
     ddbMock.on(BatchWriteCommand).resolves({});
     ddbMock.on(PutCommand).resolves({});
   });
 
-  it('writes the group and its payments in one transaction, each Put conditioned on a new key', async () => {
+  it('writes the group, its payments and their method uses in one transaction, the method checked once', async () => {
     const payments = paymentsOf(4);
     await store.createGroup(group({ paymentCount: 4 }), payments);
     expect(sentCommands()).toEqual(['TransactWriteCommand']);
-    const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
-    expect(items).toHaveLength(5);
-    for (const item of items) {
-      expect(item.Put!.TableName).toBe('t');
-      expect(item.Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
-    }
+    const all = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    // The fence: the one method the payments name exists and is not being deleted.
+    expect(all[0]).toEqual({
+      ConditionCheck: {
+        TableName: 't',
+        Key: { pk: 'PAYOR#payor1', sk: 'METHOD#method1' },
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletion)',
+      },
+    });
+    const items = all.slice(1);
+    expect(items).toHaveLength(1 + 2 * 4);
     const g = group({ paymentCount: 4 });
+    expect(items[0]!.Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(items[0]!.Put!.Item).toMatchObject({
       pk: `GROUP#${g.paymentGroupId}`,
       sk: 'GROUP',
@@ -103,20 +109,41 @@ describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + 
     });
     expect((items[0]!.Put!.Item as AnyItem).gsi2pk).toMatch(/^DUE#[0-3]$/);
     expect(items.slice(1).map((i) => i.Put!.Item)).toEqual(
-      payments.map((p) => ({
-        pk: `GROUP#${p.paymentGroupId}`,
-        sk: `PAYMENT#${p.paymentId}`,
-        entity: 'payment',
-        ...p,
-      })),
+      payments.flatMap((p) => [
+        { pk: `GROUP#${p.paymentGroupId}`, sk: `PAYMENT#${p.paymentId}`, entity: 'payment', ...p },
+        {
+          pk: 'METHODUSE#method1',
+          sk: `PAYMENT#${p.paymentGroupId}#${p.paymentId}`,
+          entity: 'method-use',
+          merchantId: MID,
+          payorId: 'payor1',
+          savedPaymentMethodId: 'method1',
+          paymentGroupId: p.paymentGroupId,
+          paymentId: p.paymentId,
+        },
+      ]),
     );
+    // Each payment conditioned on a new key.
+    for (const item of items.filter((i) => (i.Put!.Item as AnyItem).entity === 'payment')) {
+      expect(item.Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
+    }
   });
 
-  it('98 payments, no notice and the event: one transaction of 100 items', async () => {
-    await store.createGroup(group(), paymentsOf(98), [], created());
+  it('checks each method the payments name once', async () => {
+    const payments = paymentsOf(4).map((p, i) => ({ ...p, profileId: `payor1/method${i % 2}` }));
+    await store.createGroup(group({ paymentCount: 4 }), payments);
+    const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(items.filter((i) => i.ConditionCheck).map((i) => i.ConditionCheck!.Key)).toEqual([
+      { pk: 'PAYOR#payor1', sk: 'METHOD#method0' },
+      { pk: 'PAYOR#payor1', sk: 'METHOD#method1' },
+    ]);
+  });
+
+  it('48 payments, no notice and the event: one transaction of 99 items', async () => {
+    await store.createGroup(group(), paymentsOf(48), [], created());
     expect(sentCommands()).toEqual(['TransactWriteCommand']);
     const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
-    expect(items).toHaveLength(100);
+    expect(items).toHaveLength(1 + 1 + 2 * 48 + 1);
     // The event is written in the same transaction, once.
     expect(items.at(-1)!.Put).toMatchObject({
       Item: { pk: `EVENT#${created().id}`, sk: 'EVENT', entity: 'event', type: 'group.created' },
@@ -124,31 +151,36 @@ describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + 
     });
   });
 
-  it('96 payments with 2 notices and the event: one transaction of exactly 100 items', async () => {
-    const payments = paymentsOf(96);
-    await store.createGroup(group(), payments, payments.slice(0, 2).map(notice), created());
+  it('48 payments with a notice and the event: one transaction of exactly 100 items', async () => {
+    const payments = paymentsOf(48);
+    await store.createGroup(group(), payments, payments.slice(0, 1).map(notice), created());
     const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
     expect(items).toHaveLength(100);
-    const outbox = items.map((i) => i.Put!.Item as AnyItem).filter((i) => i.entity === 'outbox');
+    const outbox = items
+      .flatMap((i) => (i.Put ? [i.Put.Item as AnyItem] : []))
+      .filter((i) => i.entity === 'outbox');
     expect(outbox.map((o) => [o.pk, o.sk])).toEqual(
-      payments.slice(0, 2).map((p) => [`OUTBOX#notice:${p.paymentId}`, 'OUTBOX']),
+      payments.slice(0, 1).map((p) => [`OUTBOX#notice:${p.paymentId}`, 'OUTBOX']),
     );
     expect(ddbMock.commandCalls(BatchWriteCommand)).toHaveLength(0);
   });
 
-  it('97 payments with 2 notices and the event (101 items): the group written ahead as creating, then payments and notices, then the commit with the event', async () => {
-    const payments = paymentsOf(97);
-    const g = group({ paymentCount: 97 });
+  it('48 payments with 2 notices and the event (101 items): the group written ahead as creating, then payments, uses and notices, the methods read again, then the commit with the event', async () => {
+    const payments = paymentsOf(48);
+    const g = group({ paymentCount: 48 });
     await store.createGroup(g, payments, payments.slice(0, 2).map(notice), created());
     const sent = sentCommands();
     expect(sent).toEqual([
       'PutCommand',
       ...Array<string>(4).fill('BatchWriteCommand'),
+      // The fence of a large create: its methods read again (consistent) after the uses are written.
+      'BatchGetCommand',
       'TransactWriteCommand',
     ]);
     const written = batchPuts();
-    expect(written).toHaveLength(99);
-    expect(written.filter((i) => i.entity === 'payment')).toHaveLength(97);
+    expect(written).toHaveLength(98);
+    expect(written.filter((i) => i.entity === 'payment')).toHaveLength(48);
+    expect(written.filter((i) => i.entity === 'method-use')).toHaveLength(48);
     expect(written.filter((i) => i.entity === 'outbox')).toMatchObject([
       {
         pk: `OUTBOX#notice:${payments[0]!.paymentId}`,
@@ -163,7 +195,7 @@ describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + 
     expect(ahead.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(ahead.Item).toMatchObject({
       entity: 'group',
-      paymentCount: 97,
+      paymentCount: 48,
       status: 'creating',
       gsi2pk: 'CREATING',
       gsi2sk: `${g.dateCreated}#${g.paymentGroupId}`,
@@ -171,7 +203,8 @@ describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + 
     expect(ahead.Item).not.toHaveProperty('gsi1pk');
     // The commit: one conditional write to pending with the list and due keys, and the event.
     const [commit, event] = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
-    expect(commit!.Update!.ConditionExpression).toBe('#status = :creating');
+    // Only the attempt that wrote the group ahead commits it (its token).
+    expect(commit!.Update!.ConditionExpression).toBe('#status = :creating AND createAttempt = :attempt');
     expect(commit!.Update!.ExpressionAttributeValues).toMatchObject({
       ':status': 'pending',
       ':gsi1pk': `MERCHANT#${g.merchantId}`,
@@ -181,16 +214,17 @@ describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: group + 
     expect(event!.Put!.Item).toMatchObject({ entity: 'event', type: 'group.created', sequence: 1 });
   });
 
-  it('writes 150 payments 25 per batch between the write-ahead and the commit', async () => {
+  it('writes 150 payments with their uses 25 items per batch between the write-ahead and the commit', async () => {
     const payments = paymentsOf(150);
     await store.createGroup(group({ paymentCount: 150 }), payments, [], created());
     expect(sentCommands()).toEqual([
       'PutCommand',
-      ...Array<string>(6).fill('BatchWriteCommand'),
+      ...Array<string>(12).fill('BatchWriteCommand'),
+      'BatchGetCommand',
       'TransactWriteCommand',
     ]);
     const sizes = ddbMock.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems!.t!.length);
-    expect(sizes).toEqual([25, 25, 25, 25, 25, 25]);
+    expect(sizes).toEqual(Array<number>(12).fill(25));
     expect(new Set(batchPuts().map((p) => p.paymentId)).size).toBe(150);
   });
 });
@@ -208,7 +242,8 @@ it('retries unprocessed batch items', async () => {
   ddbMock.on(TransactWriteCommand).resolves({});
   await store.createGroup(group(), paymentsOf(100));
   const sizes = ddbMock.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems!.t!.length);
-  expect(sizes.sort((a, b) => a - b)).toEqual([3, 25, 25, 25, 25]);
+  // 100 payments and their 100 uses: 8 batches, and the 3 items left unprocessed once.
+  expect(sizes.sort((a, b) => a - b)).toEqual([3, ...Array<number>(8).fill(25)]);
 });
 
 describe('a failed large create leaves nothing', () => {
@@ -220,7 +255,7 @@ describe('a failed large create leaves nothing', () => {
     ddbMock.on(DeleteCommand).resolves({});
   });
 
-  it('a failed commit: payments and notices deleted, then the creating group; the commit error thrown', async () => {
+  it('a failed commit: payments, uses and notices deleted, then the creating group; the commit error thrown', async () => {
     ddbMock.on(BatchWriteCommand).resolves({});
     ddbMock.on(TransactWriteCommand).rejects(awsError('ThrottlingException'));
     const payments = paymentsOf(120);
@@ -230,13 +265,13 @@ describe('a failed large create leaves nothing', () => {
       name: 'ThrottlingException',
     });
     const puts = batchPuts().map(key);
-    expect(puts).toHaveLength(122);
+    expect(puts).toHaveLength(2 * 120 + 2);
     // Notices left behind would name a group that never committed: they go too.
     expect(deletes().sort()).toEqual([...puts].sort());
     expect(sentCommands().at(-1)).toBe('DeleteCommand');
     const groupDelete = ddbMock.commandCalls(DeleteCommand)[0]!.args[0].input;
     expect(groupDelete.Key).toEqual({ pk: `GROUP#${GROUP_ID}`, sk: 'GROUP' });
-    expect(groupDelete.ConditionExpression).toBe('#status = :creating');
+    expect(groupDelete.ConditionExpression).toBe('#status = :creating AND createAttempt = :attempt');
   });
 
   it('a batch failing in the middle: no worker takes another batch, and everything is deleted', async () => {
@@ -249,11 +284,11 @@ describe('a failed large create leaves nothing', () => {
       if (puts === 10) throw new Error('marshalling failed');
       return {};
     });
-    const payments = paymentsOf(1000); // 40 batches
+    const payments = paymentsOf(1000); // 80 batches (each payment with its use)
     await expect(store.createGroup(group(), payments)).rejects.toThrow('marshalling failed');
     // 10 batches were started; the 7 others in flight finish, and no worker starts another.
     expect(puts).toBeLessThanOrEqual(10 + 7);
-    expect(deletes()).toHaveLength(1000);
+    expect(deletes()).toHaveLength(2000);
     expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
     expect(sentCommands().at(-1)).toBe('DeleteCommand');
   });

@@ -321,6 +321,7 @@ describe('newPayment', () => {
       allowPartial: undefined,
       sendEmailReceipt: false,
       sendPaymentScheduledNotification: false,
+      sendDeclineNotification: false,
       customAttributes: undefined,
       fees: undefined,
       deleted: false,
@@ -557,10 +558,12 @@ describe('paymentView', () => {
       recurring: false,
       sendEmailReceipt: false,
       sendPaymentScheduledNotification: true,
+      sendDeclineNotification: false,
       deleted: false,
       dateCreated: '2026-05-01T00:00:00.000Z',
       lastUpdated: '2026-05-01T00:00:00.000Z',
       authResponse: null,
+      attempts: [],
     });
     for (const absent of [
       'orderId',
@@ -569,6 +572,7 @@ describe('paymentView', () => {
       'fees',
       'voidOrRefundResponses',
       'merchantId',
+      'retry',
     ]) {
       expect(view).not.toHaveProperty(absent);
     }

@@ -27,6 +27,7 @@ import {
   invoke,
   MERCHANT_NAME,
   METHOD_PROJECTION,
+  METHOD_PROJECTION_NAMES,
   methodLookups,
   MID,
   OTHER_MID,
@@ -82,6 +83,7 @@ describe('POST /groups (create group)', () => {
           t: {
             Keys: [{ pk: 'PAYOR#payor1', sk: 'METHOD#method1' }],
             ProjectionExpression: METHOD_PROJECTION,
+            ExpressionAttributeNames: METHOD_PROJECTION_NAMES,
             ConsistentRead: true,
           },
         },

@@ -3,6 +3,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { apiScope } from '#contract/stage';
 import { errorResponse, MAX_BODY_BYTES } from '#shared/http';
 import { logger } from '#shared/logger';
+import { ProcessorUnavailableError } from '#processor/processor';
 import { BadRequestError, ConflictError, GroupNotFoundError, ServiceUnavailableError } from '#shared/errors';
 import { handler as createGroup } from '#lambdas/groups/create-group';
 import { handler as getGroup } from '#lambdas/groups/get-group';
@@ -334,6 +335,26 @@ describe('error mapping', () => {
       expect(result.headers).toEqual({ 'content-type': 'application/json' });
       expect(JSON.parse(result.body)).toEqual({ message: error.message, responseCode: status });
     }
+  });
+
+  it('defect "a time-out answered 500": middy\'s early time-out and a processor without an answer are 503s', () => {
+    const timeout = new Error('[AbortError]: The operation was aborted.', {
+      cause: { package: '@middy/core' },
+    });
+    timeout.name = 'TimeoutError';
+    const unanswered = new ProcessorUnavailableError('processor refund gave no answer within 3000 ms');
+    for (const [error, message] of [
+      [timeout, 'The request ran out of time before it finished; retry with backoff'],
+      [unanswered, 'The payment processor gave no answer in time; retry with backoff'],
+    ] as const) {
+      const result = errorResponse(error);
+      expect(result.statusCode).toBe(503);
+      expect(JSON.parse(result.body)).toEqual({ message, responseCode: 503 });
+    }
+    // Another error of that name is still unexpected.
+    const other = new Error('elsewhere');
+    other.name = 'TimeoutError';
+    expect(errorResponse(other).statusCode).toBe(500);
   });
 
   it('404 for a group that does not exist, with the id in the message', async () => {

@@ -25,6 +25,7 @@ import {
   invoke,
   MERCHANT_NAME,
   METHOD_PROJECTION,
+  METHOD_PROJECTION_NAMES,
   methodLookups,
   MID,
   noSavedMethods,
@@ -76,6 +77,7 @@ describe('POST .../payments (add payment)', () => {
           t: {
             Keys: [{ pk: 'PAYOR#payor1', sk: 'METHOD#method1' }],
             ProjectionExpression: METHOD_PROJECTION,
+            ExpressionAttributeNames: METHOD_PROJECTION_NAMES,
             ConsistentRead: true,
           },
         },

@@ -168,13 +168,14 @@ describe('newMethod', () => {
 });
 
 describe('updatedMethod', () => {
-  it('changes the expiry of a card, stamps lastUpdated and counts a revision, keeping the rest', () => {
+  it('changes the expiry of a card, stamps lastUpdated and updatedBy and counts a revision, keeping the rest', () => {
     const before = savedMethod();
     const next = updatedMethod(before, { expiryMonth: 1, expiryYear: 2031 }, LATER);
     expect(next).toEqual({
       ...before,
       expiryMonth: 1,
       expiryYear: 2031,
+      updatedBy: 'merchant',
       lastUpdated: LATER.toISOString(),
       revision: 1,
       eventSeq: 1,
@@ -278,9 +279,11 @@ describe('methodView', () => {
       billingAddress: address,
       isDefault: true,
       customerData: { nick: 'work' },
+      status: 'active',
       dateCreated: '2026-05-01T00:00:00.000Z',
       lastUpdated: '2026-05-02T00:00:00.000Z',
     });
+    expect(view).not.toHaveProperty('deletion');
     expect(JSON.stringify(view)).not.toContain('sbx.');
     expect(view).not.toHaveProperty('processorToken');
     expect(view).not.toHaveProperty('merchantId');

@@ -76,6 +76,10 @@ describe('sumTotals', () => {
       skipped: 4,
       approvedCents: 350,
       settlesAt: '2031-01-01T11:00:00Z',
+      retriesScheduled: 0,
+      recovered: 0,
+      recoveredCents: 0,
+      nextRetrySlot: null,
     });
     expect(sumTotals([])).toEqual(emptyTotals());
   });

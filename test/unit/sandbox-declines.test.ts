@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DECLINE_CODES } from '#contract/declines';
-import { assertBankAccount, assertCardNumber } from '#domain/cards';
+import { assertBankAccount, assertCardNumber, cardTypeOf } from '#domain/cards';
 import { declineOf } from '#domain/declines';
 import type { TokenizeRequest } from '#processor/processor';
 import { SANDBOX_BANK_ACCOUNTS, SANDBOX_CARDS, SandboxProcessor, sandboxProfile } from '#processor/sandbox';
@@ -62,8 +62,8 @@ describe('test cards for every named decline', () => {
     expect(declineOf(result.responseCode).category).toBe(category);
   });
 
-  it.each(Object.keys(SANDBOX_CARDS))('%p passes the service card checks (Luhn, Visa)', (number) => {
-    expect(() => assertCardNumber(number, 'VISA')).not.toThrow();
+  it.each(Object.keys(SANDBOX_CARDS))('%p passes the service card checks (Luhn, its brand)', (number) => {
+    expect(() => assertCardNumber(number, cardTypeOf(number)!)).not.toThrow();
   });
 
   it('every processor decline code of the table has a test card', () => {
@@ -109,5 +109,71 @@ describe('test bank accounts (CHECKING)', () => {
     expect(token).toMatch(/^sbx\.51\.[0-9a-f]{24}$/);
     expect(token).not.toContain('9900000001');
     expect(token).not.toContain(ROUTING);
+  });
+});
+
+describe('retry test cards (DESIGN section 5)', () => {
+  it('5100000000000412 declines 51 (category 2) with Mastercard merchant advice code 03', async () => {
+    const result = await saleWith(card('5100000000000412'));
+    expect(result).toMatchObject({ approved: false, responseCode: '51', merchantAdviceCode: '03' });
+    expect(declineOf(result.responseCode).category).toBe('2');
+  });
+
+  it('4000000000000341: the first sale on a saved method declines 51, a repeat of its key still does, later sales approve', async () => {
+    // The token's first-sale mark: taken by the first key, kept for it.
+    const marks = new Map<string, string>();
+    ddbMock
+      .on(PutCommand)
+      .callsFake((input: { Item: Record<string, string>; ConditionExpression?: string }) => {
+        const { pk, idempotencyKey } = input.Item;
+        if (!pk!.startsWith('SANDBOX#FIRST#')) return {};
+        const holder = marks.get(pk!);
+        if (holder !== undefined && holder !== idempotencyKey)
+          throw Object.assign(new Error('condition'), { name: 'ConditionalCheckFailedException' });
+        marks.set(pk!, idempotencyKey!);
+        return {};
+      });
+    const { token } = await sandbox.tokenize(card('4000000000000341'));
+    expect(token).toMatch(/^sbx\.r51\./);
+    const sale = (idempotencyKey: string) =>
+      sandbox.sale({
+        idempotencyKey,
+        merchantId: '32350000001',
+        token,
+        amountCents: 1000,
+        allowPartial: false,
+      });
+    expect(await sale('payment:p1')).toMatchObject({ approved: false, responseCode: '51' });
+    expect(await sale('payment:p1:2')).toMatchObject({
+      approved: true,
+      responseCode: '00',
+      approvedCents: 1000,
+    });
+    expect(await sale('sale:t3')).toMatchObject({ approved: true });
+    // Another saved method with the same number is another token: its first sale declines too.
+    const other = await sandbox.tokenize(card('4000000000000341'));
+    expect(
+      await sandbox.sale({
+        idempotencyKey: 'sale:t4',
+        merchantId: '32350000001',
+        token: other.token,
+        amountCents: 1000,
+        allowPartial: false,
+      }),
+    ).toMatchObject({ approved: false, responseCode: '51' });
+  });
+
+  it('a fingerprint names the card or account, the same for every method, and holds no number', async () => {
+    const a = await sandbox.tokenize(card('4111111111111111'));
+    const b = await sandbox.tokenize(card('4111111111111111'));
+    const c = await sandbox.tokenize(card('5555555555554444'));
+    expect(a.fingerprint).toMatch(/^fp_[A-Za-z0-9_-]{32}$/);
+    expect(a.fingerprint).toBe(b.fingerprint);
+    expect(a.token).not.toBe(b.token);
+    expect(c.fingerprint).not.toBe(a.fingerprint);
+    expect(a.fingerprint).not.toContain('1111');
+    const bankPrint = (await sandbox.tokenize(bank('000123456789'))).fingerprint;
+    expect(bankPrint).not.toBe(a.fingerprint);
+    expect(bankPrint).toBe((await sandbox.tokenize(bank('000123456789'))).fingerprint);
   });
 });

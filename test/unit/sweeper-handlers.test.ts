@@ -17,9 +17,11 @@ const stored = new Map<string, Transaction>();
 const requireSale = jest.fn(async (id: string) => ({ transaction: stored.get(id)!, refunds: [] }));
 
 const sweepAbandonedCreates = jest.fn();
+const sweepDeletions = jest.fn();
 
 jest.doMock('#core/sweeper', () => ({ STALE_AFTER_SECONDS: 15, sweep, sweepSale }));
 jest.doMock('#core/groups', () => ({ sweepAbandonedCreates }));
+jest.doMock('#core/method-deletion', () => ({ sweepDeletions }));
 jest.doMock('#store/transactions', () => ({ transactionStore: () => ({ findForMerchant: requireSale }) }));
 
 type Handler = (input: unknown, context: unknown) => Promise<unknown>;
@@ -34,12 +36,13 @@ beforeEach(() => {
   sweep.mockReset();
   sweepSale.mockReset();
   sweepAbandonedCreates.mockReset().mockResolvedValue([]);
+  sweepDeletions.mockReset().mockResolvedValue([]);
   requireSale.mockClear();
   stored.clear();
 });
 
 const EMPTY = { settled: [], reversed: [], unsettled: [], deferred: 0 };
-const NOTHING_ABANDONED = { abandonedCreates: [] };
+const NOTHING_ABANDONED = { abandonedCreates: [], deletions: [] };
 
 describe('processing/sweep (the scheduled sweeper)', () => {
   test('sweeps work older than the staleness bound by default and returns the report', async () => {
@@ -82,8 +85,27 @@ describe('processing/sweep (the scheduled sweeper)', () => {
     await expect(sweepHandler({}, lambdaContext)).resolves.toEqual({
       ...EMPTY,
       abandonedCreates: ['g-1', 'g-2'],
+      deletions: [],
     });
     expect(sweepAbandonedCreates).toHaveBeenCalledWith(expect.any(Date), expect.any(Number));
+  });
+
+  test('takes over method deletions whose request died: a minute after they began, or as the event says', async () => {
+    sweep.mockResolvedValue(EMPTY);
+    const taken = [{ payorId: 'p-1', methodIds: ['m-1'], result: 'deleted' }];
+    sweepDeletions.mockResolvedValue(taken);
+    await expect(sweepHandler({}, lambdaContext)).resolves.toEqual({
+      ...EMPTY,
+      abandonedCreates: [],
+      deletions: taken,
+    });
+    // Its own default (DELETION_SWEEP_AFTER_SECONDS) unless the event names one.
+    expect(sweepDeletions).toHaveBeenLastCalledWith(expect.any(Date), { deadline: expect.any(Number) });
+    await sweepHandler({ olderThanSeconds: 0 }, lambdaContext);
+    expect(sweepDeletions).toHaveBeenLastCalledWith(expect.any(Date), {
+      deadline: expect.any(Number),
+      olderThanSeconds: 0,
+    });
   });
 
   test('a failed sweep fails the invocation (the sweeper-errors alarm counts it)', async () => {

@@ -19,7 +19,7 @@ export class FakeIdempotencyStore implements IdempotencyStore {
     }
     if (record.hash !== hash) return { kind: 'mismatch' };
     if (record.response) return { kind: 'replay', response: record.response };
-    if (record.leaseUntil > now.getTime()) return { kind: 'in-progress' };
+    if (record.leaseUntil > now.getTime()) return { kind: 'in-progress', leaseUntil: record.leaseUntil };
     record.leaseUntil = now.getTime() + 30_000;
     return { kind: 'resume', resourceId: record.resourceId };
   }

@@ -299,6 +299,19 @@ export class FakePaymentStore implements PaymentStore {
     return true;
   }
 
+  /** The handlers under test never record retries: the DynamoDB store's own tests cover these. */
+  async recordRetryAnswer(): Promise<'ok' | 'changed'> {
+    throw new Error('FakePaymentStore.recordRetryAnswer is not used by handler tests');
+  }
+
+  async cancelRetry(): Promise<'ok' | 'changed'> {
+    throw new Error('FakePaymentStore.cancelRetry is not used by handler tests');
+  }
+
+  async deleteScheduledRetry(): Promise<WriteOutcome> {
+    throw new Error('FakePaymentStore.deleteScheduledRetry is not used by handler tests');
+  }
+
   async setReversals(payment: Payment, responses: VoidOrRefundResponse[], now: Date) {
     const stored = this.table.payments.get(payment.paymentGroupId)?.get(payment.paymentId);
     if (!stored || stored.lastUpdated !== payment.lastUpdated) return false;

@@ -251,7 +251,8 @@ export const emailLookups = (): BatchGetInput[] =>
   batchGets().filter((input) => keysOf(input).every((k) => k.sk === 'PAYOR'));
 
 export const METHOD_PROJECTION =
-  'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType';
+  'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType, #status, deletion';
+export const METHOD_PROJECTION_NAMES = { '#status': 'status' };
 export const EMAIL_PROJECTION = 'payorId, merchantId, email';
 
 export function grant(mid: string, merchant = merchantItem): void {

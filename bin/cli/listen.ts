@@ -1,0 +1,105 @@
+/**
+ * `spay listen --forward-to <url>`: webhook deliveries to an application on this machine, as
+ * `stripe listen` does. It receives on a loopback port, registers that address as a webhook
+ * endpoint of the merchant (the local runtime delivers to loopback; a deployed stage does not),
+ * prints the endpoint's signing secret, and forwards every delivery to `--forward-to` unchanged
+ * (body and `webhook-*` headers, so the application verifies it with that secret). The service is
+ * answered the application's status (502 when it cannot be reached), so its retries work as in
+ * production. Ctrl-C deletes the endpoint.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Command } from 'commander';
+import { clientOf, loadSession } from './session';
+
+/** The service waits 10 s for an answer: the application gets a little less. */
+const FORWARD_TIMEOUT_MS = 9_000;
+const FORWARDED_HEADERS = ['content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
+
+const clock = () => new Date().toISOString().slice(11, 19);
+
+async function forward(target: string, req: IncomingMessage, body: Buffer): Promise<number> {
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  try {
+    const answer = await fetch(target, {
+      method: 'POST',
+      headers,
+      body,
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
+    await answer.arrayBuffer();
+    return answer.status;
+  } catch {
+    return 0;
+  }
+}
+
+export function listenCommands(program: Command): void {
+  program
+    .command('listen')
+    .description('forward webhook deliveries to a local URL (local runtime), like `stripe listen`')
+    .requiredOption('--forward-to <url>', 'where each delivery is POSTed, e.g. http://localhost:4242/hooks')
+    .option('--events <types>', 'comma-separated types or patterns, e.g. "payment.*,group.processed"', '*')
+    .action(async (options: { forwardTo: string; events: string }) => {
+      const target = new URL(options.forwardTo).toString();
+      const session = loadSession();
+      const api = clientOf(session);
+      const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const body = Buffer.concat(chunks);
+          let type = '?';
+          try {
+            type = String((JSON.parse(body.toString('utf8')) as { type?: unknown }).type ?? '?');
+          } catch {
+            // not JSON: forwarded as it is
+          }
+          const id = String(req.headers['webhook-id'] ?? '');
+          console.log(`${clock()} -> ${type} ${id}`);
+          const started = Date.now();
+          void forward(target, req, body).then((status) => {
+            const ms = Date.now() - started;
+            console.log(
+              status === 0
+                ? `${clock()} <- not reached: ${target} (the service retries)`
+                : `${clock()} <- ${status} from ${target} (${ms} ms)`,
+            );
+            res.writeHead(status === 0 ? 502 : status, { 'content-type': 'text/plain' }).end();
+          });
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      const enabledEvents = options.events
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const endpoint = await api.createWebhookEndpoint(session.mid, {
+        url: `http://127.0.0.1:${port}/`,
+        enabledEvents,
+        description: `spay listen -> ${target}`.slice(0, 500),
+      });
+      console.log(`Ready: forwarding ${enabledEvents.join(', ')} to ${target}`);
+      console.log('Signing secret (verify each delivery with it):');
+      console.log(endpoint.secret);
+      console.log('Ctrl-C stops and deletes the endpoint.');
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await api.deleteWebhookEndpoint(session.mid, String(endpoint.webhookEndpointId));
+      server.closeAllConnections();
+      server.close();
+      console.log(`Stopped: endpoint ${endpoint.webhookEndpointId} deleted.`);
+    });
+}

@@ -1,0 +1,64 @@
+/**
+ * The charge of one attempt of a scheduled payment through the transactions core (core/sale.ts):
+ * its own transaction id and processor key per attempt (shared/ids.ts), quick retries under the
+ * same key, no answer left Pending for the state machine's retry.
+ */
+import type { Payment } from '#domain/groups';
+import { saleAuthResponse, type BatchState } from '#domain/processing';
+import { transactionView } from '#domain/transactions';
+import { withBackoff } from '#shared/backoff';
+import { isTransient } from '#shared/ddb';
+import { attemptProcessorKey, attemptTransactionId } from '#shared/ids';
+import { logger } from '#shared/logger';
+import { ProcessorUnavailableError } from '#processor/processor';
+import type { AttemptResult } from './attempts';
+import { runSale } from './sale';
+
+const retryable = (error: unknown) => isTransient(error) || error instanceof ProcessorUnavailableError;
+
+/**
+ * The sale of a payment's attempt (its own transaction id and processor key), with quick retries
+ * under the same key; throws when there is none.
+ */
+export async function charge(
+  payment: Payment,
+  state: BatchState,
+  attempt = 1,
+  cardUseAt?: string,
+): Promise<AttemptResult> {
+  return withBackoff(
+    async () => {
+      const txn = await runSale(
+        {
+          transactionId: attemptTransactionId(payment.paymentId, attempt),
+          processorKey: attemptProcessorKey(payment.paymentId, attempt),
+          merchantId: state.merchantId,
+          profileId: payment.profileId,
+          amountCents: payment.amountCents,
+          allowPartial: payment.allowPartial ?? state.allowPartial,
+          orderId: payment.orderId,
+          paymentId: payment.paymentId,
+          attempt,
+          ...(cardUseAt !== undefined && { cardUseAt }),
+          missingMethod: 'decline',
+          // No answer leaves the sale Pending: the state machine retries the batch later.
+          onNoAnswer: 'throw',
+        },
+        new Date(),
+      );
+      return { auth: saleAuthResponse(transactionView(txn, [], new Date())), txn };
+    },
+    {
+      attempts: 3,
+      firstMs: 400,
+      factor: 4,
+      retryable,
+      onRetry: (error, n) =>
+        logger.warn('transient failure charging a payment', {
+          paymentId: payment.paymentId,
+          attempt: n,
+          error,
+        }),
+    },
+  );
+}

@@ -1,0 +1,359 @@
+/**
+ * Safe deletion of saved methods and payors (DESIGN section 5, "The card lifecycle";
+ * docs/architecture.md "Safe method deletion"). A method that a pending payment uses is not
+ * deleted: the request is refused (409, the payments listed), or with `?replaceWith=` the
+ * payments move to another method of the payor and the method is deleted after them.
+ *
+ * Written ahead: the deletion first marks the method (no payment can take it from then on) and
+ * writes its record; then it lists the method's pending payments, moves them in batches (one
+ * transaction each) and deletes the method with the record in one last transaction. A request cut
+ * off anywhere leaves the mark and the record: the sweeper (`sweepDeletions`, or the next DELETE
+ * of the same method with the same replacement) finishes a move, and undoes a plain deletion.
+ * Every payment names a method that exists at every moment.
+ */
+import { randomUUID } from 'node:crypto';
+import { nextSequence } from '#domain/events';
+import {
+  isUnusable,
+  methodEvent,
+  payorEvent,
+  replacementDefault,
+  type DeletionMark,
+  type Payor,
+  type SavedMethod,
+} from '#domain/payors';
+import { BadRequestError, ConflictError } from '#shared/errors';
+import { logger } from '#shared/logger';
+import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import {
+  DELETION_SWEEP_AFTER_SECONDS,
+  methodDeletionStore,
+  MOVE_BATCH,
+  type DeletionRecord,
+} from '#store/method-deletions';
+import { pendingUses, type PendingUse } from '#store/method-uses';
+import { config } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { MethodNotFoundError, ONLY_METHOD, requirePayor } from './payors';
+
+/** Payments a 409 lists at most. */
+export const MAX_LISTED = 100;
+/** Uses read at once; a method with more is worked through in rounds. */
+const USES_PER_READ = 500;
+/**
+ * A request moves payments for at most this long, then answers 202 and leaves the rest to the
+ * sweeper: well inside the API function's 10-second timeout.
+ */
+export const REQUEST_MOVE_BUDGET_MS = 5_000;
+
+/** The 409 of a method (or payor) still used by pending payments: `payments` lists them. */
+export class MethodInUseError extends ConflictError {
+  constructor(message: string, uses: readonly PendingUse[]) {
+    super(message, {
+      details: {
+        payments: uses
+          .slice(0, MAX_LISTED)
+          .map((u) => ({ paymentGroupId: u.paymentGroupId, paymentId: u.paymentId })),
+      },
+    });
+  }
+}
+
+/** A deletion done, or (with a replacement) still moving payments in the background. */
+export type DeletionOutcome = { status: 'deleted' } | { status: 'accepted'; movedCount: number };
+
+const uses = (methodId: string) => pendingUses(ddb(), config().tableName, methodId, USES_PER_READ);
+
+const listed = (n: number, complete: boolean) => `${n}${complete ? '' : ' or more'} pending payment(s)`;
+
+/**
+ * DELETE of a saved method (`replaceWith`: the method of the same payor its pending payments move
+ * to). 404 for a missing method, 400 for the payor's only one or a bad replacement, 409 while
+ * payments use it (without a replacement, or of groups being processed), 202 when the moves go on
+ * in the background.
+ */
+export async function deleteMethod(
+  payorId: string,
+  methodId: string,
+  merchantId: string,
+  replaceWith: string | undefined,
+  now: Date,
+): Promise<DeletionOutcome> {
+  const store = methodDeletionStore();
+  return withOptimisticRetry(async () => {
+    const { methods } = await requirePayor(payorId, merchantId);
+    const method = methods.find((m) => m.savedPaymentMethodId === methodId);
+    if (!method) throw new MethodNotFoundError(methodId);
+    if (methods.length === 1) throw new BadRequestError(ONLY_METHOD);
+    if (replaceWith !== undefined) assertReplacement(methods, methodId, replaceWith);
+    if (method.deletion) {
+      const record = await store.find(payorId, method.deletion.payor ? 'PAYOR' : { methodId });
+      if (!record) return undefined; // finished or undone meanwhile: read again
+      // The same request again (a client's retry after a timeout): it finishes that deletion.
+      if (!record.mark.payor && record.mark.replaceWith === replaceWith) return run(record, now);
+      await takeOver(record, now, `saved payment method ${methodId}`);
+      return undefined;
+    }
+    const mark: DeletionMark = {
+      token: randomUUID(),
+      startedAt: now.toISOString(),
+      ...(replaceWith !== undefined && { replaceWith }),
+    };
+    const record: DeletionRecord = { merchantId, payorId, methodIds: [methodId], mark };
+    if ((await store.begin(record, [method])) !== 'ok') return undefined;
+    return run(record, now);
+  }, PAYOR);
+}
+
+/** 400 unless `replaceWith` is another usable method of the payor, not itself being deleted. */
+function assertReplacement(methods: readonly SavedMethod[], methodId: string, replaceWith: string): void {
+  if (replaceWith === methodId)
+    throw new BadRequestError('replaceWith must name another saved payment method');
+  const replacement = methods.find((m) => m.savedPaymentMethodId === replaceWith);
+  if (!replacement)
+    throw new BadRequestError(`replaceWith ${replaceWith} names no saved payment method of this payor`);
+  if (isUnusable(replacement))
+    throw new BadRequestError(
+      `replaceWith ${replaceWith} names a method whose account is ${replacement.status}`,
+    );
+  if (replacement.deletion)
+    throw new BadRequestError(`replaceWith ${replaceWith} names a method being deleted`);
+}
+
+/**
+ * A deletion found under way: 409 while its request may still be running; past that, finished or
+ * undone as the sweeper would, and the caller starts over.
+ */
+async function takeOver(record: DeletionRecord, now: Date, what: string): Promise<void> {
+  const due = Date.parse(record.mark.startedAt) + DELETION_SWEEP_AFTER_SECONDS * 1000;
+  if (now.getTime() < due)
+    throw new ConflictError(`${what} is being deleted by another request; retry in a minute`, {
+      details: { payments: [] },
+    });
+  await resume(record, now);
+}
+
+/**
+ * Runs a method's deletion from wherever it stands: lists the pending payments; without a
+ * replacement, refuses (undoing the mark) or deletes; with one, moves them batch by batch and
+ * deletes. `deadline` (epoch ms): no move batch starts after it (202: the sweeper goes on).
+ * Undefined: the mark was taken away meanwhile (another run undid it): the caller starts over.
+ */
+async function run(
+  record: DeletionRecord,
+  now: Date,
+  deadline = Date.now() + REQUEST_MOVE_BUDGET_MS,
+): Promise<DeletionOutcome | undefined> {
+  const store = methodDeletionStore();
+  const methodId = record.methodIds[0]!;
+  const what = `saved payment method ${methodId}`;
+  let movedCount = 0;
+  for (;;) {
+    const found = await uses(methodId);
+    if (record.mark.replaceWith === undefined) {
+      if (found.uses.length > 0) {
+        await undo(record);
+        throw new MethodInUseError(
+          `${what} is used by ${listed(found.uses.length, found.complete)}: move them with ?replaceWith=<savedPaymentMethodId>, or change or delete them first`,
+          found.uses,
+        );
+      }
+      return finishPlain(record, now);
+    }
+    const stuck = found.uses.filter((u) => u.groupStatus !== 'pending');
+    if (stuck.length > 0) {
+      await undo(record);
+      throw new MethodInUseError(
+        `${what} is used by ${listed(stuck.length, found.complete)} of groups being processed (or created): they cannot move now; retry once those groups are processed${movedCount > 0 ? ` (${movedCount} payment(s) of pending groups were moved)` : ''}`,
+        stuck,
+      );
+    }
+    if (found.uses.length === 0) return finish(record, now);
+    for (let i = 0; i < found.uses.length; i += MOVE_BATCH) {
+      if (Date.now() > deadline) {
+        logger.info('method deletion continues in the background', { methodId, movedCount });
+        return { status: 'accepted', movedCount };
+      }
+      const batch = found.uses.slice(i, i + MOVE_BATCH).map((u) => u.payment!);
+      if (await store.movePayments(record, batch, new Date())) {
+        movedCount += batch.length;
+        continue;
+      }
+      // Refused: a payment changed or its group was claimed (list again), or the replacement is
+      // no longer there to take them (give up).
+      await assertReplacementStays(record);
+      break;
+    }
+  }
+}
+
+/** 409 (the deletion undone) when the replacement went away or began to be deleted itself. */
+async function assertReplacementStays(record: DeletionRecord): Promise<void> {
+  const { methods } = await requirePayor(record.payorId, record.merchantId);
+  const replacement = methods.find((m) => m.savedPaymentMethodId === record.mark.replaceWith);
+  if (replacement && !replacement.deletion) return;
+  await undo(record);
+  throw new ConflictError(
+    `replaceWith ${record.mark.replaceWith} was deleted or began to be deleted while payments moved to it; the deletion of saved payment method ${record.methodIds[0]} is undone`,
+    { details: { payments: [] } },
+  );
+}
+
+/**
+ * A plain deletion's last step; when it fails (the payor's other methods went meanwhile, or the
+ * table did not answer) the mark is taken away at once, not left for the sweeper: the client is
+ * told the deletion did not happen, and the method takes payments again.
+ */
+async function finishPlain(record: DeletionRecord, now: Date): Promise<DeletionOutcome | undefined> {
+  try {
+    return await finish(record, now);
+  } catch (error) {
+    await undo(record).catch((cleanup: unknown) =>
+      logger.warn('could not undo a method deletion; the sweeper will', { record, cleanup }),
+    );
+    throw error;
+  }
+}
+
+/**
+ * Deletes the marked method with its record (the replacement becomes the default if it was);
+ * undefined when the mark is no longer this deletion's (undone by another run). 400 when the
+ * payor's other methods were deleted meanwhile (it is the only one now).
+ */
+async function finish(record: DeletionRecord, now: Date): Promise<DeletionOutcome | undefined> {
+  const store = methodDeletionStore();
+  const methodId = record.methodIds[0]!;
+  const done = await withOptimisticRetry(async () => {
+    const { payor, methods } = await requirePayor(record.payorId, record.merchantId);
+    const method = methods.find((m) => m.savedPaymentMethodId === methodId);
+    // Gone: a concurrent run of this deletion finished it (only a run holding the mark deletes it).
+    if (!method) return 'deleted';
+    if (method.deletion?.token !== record.mark.token) return 'undone';
+    // Concurrent deletions of the payor's other methods finished first.
+    if (methods.length === 1) throw new BadRequestError(ONLY_METHOD);
+    // The new default is a method not being deleted itself; while every other one is, wait for
+    // them (they finish, or are undone) and read again.
+    const candidates = methods.filter((m) => m.savedPaymentMethodId === methodId || !m.deletion);
+    const nextDefault = record.mark.replaceWith ?? replacementDefault(candidates, methodId);
+    if (payor.defaultPaymentMethodId === methodId && nextDefault === undefined) return undefined;
+    const deleted: SavedMethod = { ...method, eventSeq: nextSequence(method.eventSeq) };
+    const event = methodEvent('payment_method.deleted', deleted, payor.defaultPaymentMethodId, now);
+    return (await store.finishMethod(record, payor, method, nextDefault, event)) === 'ok'
+      ? 'deleted'
+      : undefined;
+  }, PAYOR);
+  return done === 'deleted' ? { status: 'deleted' } : undefined;
+}
+
+/** Removes this deletion's mark from the methods that still carry it, and its record. */
+async function undo(record: DeletionRecord): Promise<void> {
+  const found = await requirePayor(record.payorId, record.merchantId).catch(() => undefined);
+  const marked = (found?.methods ?? []).filter((m) => m.deletion?.token === record.mark.token);
+  await methodDeletionStore().undo(record, marked);
+}
+
+/**
+ * A deletion whose request is gone: a move is finished (the payments moved so far stay moved;
+ * refused and undone when the rest belongs to groups being processed); a plain deletion or a
+ * payor's is undone (the client never heard it done, and asks again).
+ */
+export async function resume(record: DeletionRecord, now: Date, deadline?: number): Promise<string> {
+  if (record.mark.payor || record.mark.replaceWith === undefined) {
+    await undo(record);
+    return 'undone';
+  }
+  try {
+    const outcome = await run(record, now, deadline);
+    return outcome === undefined ? 'undone' : outcome.status === 'deleted' ? 'deleted' : 'moving';
+  } catch (error) {
+    if (error instanceof ConflictError) return 'undone';
+    throw error;
+  }
+}
+
+/**
+ * DELETE of a payor: refused (409) while any of its methods is used by a pending payment;
+ * otherwise the payor, its methods and its customerAccountId go, announced by `payor.deleted`.
+ */
+export async function deletePayor(payorId: string, merchantId: string, now: Date): Promise<void> {
+  const store = methodDeletionStore();
+  await withOptimisticRetry(async () => {
+    const { methods } = await requirePayor(payorId, merchantId);
+    const marked = methods.find((m) => m.deletion);
+    if (marked) {
+      const target = marked.deletion!.payor ? 'PAYOR' : { methodId: marked.savedPaymentMethodId };
+      const record = await store.find(payorId, target);
+      if (record)
+        await takeOver(
+          record,
+          now,
+          record.mark.payor ? `payor ${payorId}` : `its saved payment method ${marked.savedPaymentMethodId}`,
+        );
+      return undefined;
+    }
+    const mark: DeletionMark = { token: randomUUID(), startedAt: now.toISOString(), payor: true };
+    const record: DeletionRecord = {
+      merchantId,
+      payorId,
+      methodIds: methods.map((m) => m.savedPaymentMethodId),
+      mark,
+    };
+    if ((await store.begin(record, methods)) !== 'ok') return undefined;
+    const inUse: PendingUse[] = [];
+    let complete = true;
+    for (const m of methods) {
+      const found = await uses(m.savedPaymentMethodId);
+      inUse.push(...found.uses);
+      complete &&= found.complete;
+    }
+    if (inUse.length > 0) {
+      await undo(record);
+      throw new MethodInUseError(
+        `payor ${payorId} has saved payment methods used by ${listed(inUse.length, complete)}: move them to a method of another payor, or delete them, first`,
+        inUse,
+      );
+    }
+    const found = await requirePayor(payorId, merchantId);
+    const deleted: Payor = { ...found.payor, eventSeq: nextSequence(found.payor.eventSeq) };
+    const event = payorEvent('payor.deleted', deleted, found.methods, now);
+    if ((await store.finishPayor(record, found, event)) === 'ok') return true;
+    // A method added or changed meanwhile: undo and start over, marking it too.
+    await undo(record);
+    return undefined;
+  }, PAYOR);
+}
+
+/** What the sweeper did with each deletion it took over. */
+export interface DeletionSweepEntry {
+  payorId: string;
+  methodIds: string[];
+  result: string;
+}
+
+/**
+ * The sweeper's part: deletions whose request died (their record past its due time) are finished
+ * or undone (`resume`); none is started after `deadline`.
+ */
+export async function sweepDeletions(
+  now: Date,
+  options: { olderThanSeconds?: number; deadline?: number; limit?: number } = {},
+): Promise<DeletionSweepEntry[]> {
+  // A record's sort key is its due time (its start + DELETION_SWEEP_AFTER_SECONDS): those begun
+  // more than olderThanSeconds ago (default that same time) have a due time before the cut-off.
+  const olderThan = options.olderThanSeconds ?? DELETION_SWEEP_AFTER_SECONDS;
+  const cutoff = new Date(now.getTime() + (DELETION_SWEEP_AFTER_SECONDS - olderThan) * 1000);
+  const records = await methodDeletionStore().stale(cutoff.toISOString(), options.limit ?? 100);
+  const done: DeletionSweepEntry[] = [];
+  for (const record of records) {
+    if (options.deadline !== undefined && Date.now() > options.deadline) break;
+    let result: string;
+    try {
+      result = await resume(record, now, options.deadline);
+    } catch (error) {
+      logger.error('sweep: could not resume a method deletion', { payorId: record.payorId, error });
+      result = `failed: ${String(error)}`;
+    }
+    done.push({ payorId: record.payorId, methodIds: record.methodIds, result });
+  }
+  return done;
+}

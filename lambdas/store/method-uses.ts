@@ -1,0 +1,203 @@
+/**
+ * Which pending payments use a saved method, without a scan (docs/architecture.md "Safe method
+ * deletion"). Every payment that names a method has a use item in the method's partition
+ * (`METHODUSE#<methodId>` / `PAYMENT#<groupId>#<paymentId>`), written and removed by the write
+ * that changes what the payment names: its creation (in its transaction, or in a large create's
+ * write-ahead), a change of its profileId, its deletion, a move to another method. A use stays
+ * when its payment is answered or its group deleted: whether it is still pending is read from its
+ * group (and, while the group is processing, from the payment) when the uses are listed, and the
+ * uses found settled for good are pruned then. So no write of a group's status touches its
+ * payments' uses, and a group of 100,000 payments is claimed, processed or deleted as before.
+ *
+ * The fence that keeps the list exact under concurrency: every write that gives a payment a
+ * method checks, in the same transaction, that the method exists and carries no deletion mark
+ * (`methodUsable`); a deletion writes its mark first and lists the uses after, both strongly
+ * consistent. A payment that takes the method is therefore either listed or refused.
+ */
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Payment } from '#domain/groups';
+import { parseProfileId } from '#domain/payors';
+import { keys } from '#shared/keys';
+import { batchGet, batchWriteAll, type Item, strip } from './items';
+
+/** What a use names: the payment and the method of its profileId. */
+type Use = Pick<Payment, 'paymentGroupId' | 'paymentId' | 'profileId'>;
+
+export const useKey = (use: Use) =>
+  keys.methodUse(parseProfileId(use.profileId).savedPaymentMethodId, use.paymentGroupId, use.paymentId);
+
+export const useItem = (use: Use & Pick<Payment, 'merchantId'>): Item => {
+  const { payorId, savedPaymentMethodId } = parseProfileId(use.profileId);
+  return {
+    ...keys.methodUse(savedPaymentMethodId, use.paymentGroupId, use.paymentId),
+    entity: 'method-use',
+    merchantId: use.merchantId,
+    payorId,
+    savedPaymentMethodId,
+    paymentGroupId: use.paymentGroupId,
+    paymentId: use.paymentId,
+  };
+};
+
+/** The transaction item that records a payment's use of its method. */
+export const usePut = (tableName: string, use: Use & Pick<Payment, 'merchantId'>) => ({
+  Put: { TableName: tableName, Item: useItem(use) },
+});
+
+/** The transaction item that removes a payment's use of its method. */
+export const useDelete = (tableName: string, use: Use) => ({
+  Delete: { TableName: tableName, Key: useKey(use) },
+});
+
+/** The condition that a method exists and no deletion of it has begun (the fence). */
+export const USABLE_METHOD = 'attribute_exists(pk) AND attribute_not_exists(deletion)';
+
+/** The transaction item of the fence: the method a payment takes is there and not being deleted. */
+export function methodUsable(tableName: string, profileId: string) {
+  const { payorId, savedPaymentMethodId } = parseProfileId(profileId);
+  return {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: keys.method(payorId, savedPaymentMethodId),
+      ConditionExpression: USABLE_METHOD,
+    },
+  };
+}
+
+/** The distinct methods (as profileIds) of these payments, each once: a transaction names an item once. */
+export const distinctProfiles = (payments: readonly Pick<Payment, 'profileId'>[]): string[] => [
+  ...new Map(
+    payments.map((p) => {
+      const ref = parseProfileId(p.profileId);
+      return [ref.savedPaymentMethodId, `${ref.payorId}/${ref.savedPaymentMethodId}`] as const;
+    }),
+  ).values(),
+];
+
+/** A write refused because a method it names is gone or being deleted (the fence). */
+export class MethodUnavailableError extends Error {
+  constructor(readonly methodIds: readonly string[]) {
+    super(`saved payment method(s) gone or being deleted: ${methodIds.join(', ')}`);
+    this.name = 'MethodUnavailableError';
+  }
+}
+
+/**
+ * The methods among `profileIds` that are gone or carry a deletion mark, read strongly
+ * consistent: what a large create checks after writing its uses and before its commit.
+ */
+export async function unavailableMethods(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  profileIds: readonly string[],
+): Promise<string[]> {
+  const refs = profileIds.map(parseProfileId);
+  const found = await batchGet(
+    db,
+    tableName,
+    refs.map((r) => keys.method(r.payorId, r.savedPaymentMethodId)),
+    'savedPaymentMethodId, deletion',
+  );
+  const usable = new Set(
+    found.filter((i) => i.deletion === undefined).map((i) => String(i.savedPaymentMethodId)),
+  );
+  return refs.map((r) => r.savedPaymentMethodId).filter((id) => !usable.has(id));
+}
+
+/** Where a use's group stands: payments of these groups may still be charged on the method. */
+export type PendingGroupStatus = 'pending' | 'processing' | 'creating';
+
+export interface PendingUse {
+  paymentGroupId: string;
+  paymentId: string;
+  groupStatus: PendingGroupStatus;
+  /** The payment as it is (absent only while its group is still being created). */
+  payment?: Payment;
+}
+
+export interface PendingUses {
+  uses: PendingUse[];
+  /** False when the method has more uses than were read (`max`): list again after acting on these. */
+  complete: boolean;
+}
+
+/**
+ * The payments that still use the method: not deleted, not answered, of a group that is pending,
+ * processing, or still being created (a large create may commit them). Read strongly consistent
+ * and in bounded amounts (`max` uses). Uses found settled for good (their group processed,
+ * deleted or gone; their payment answered, deleted or moved) are removed. Called only while the
+ * method carries a deletion mark: no payment can take the method meanwhile, so a use pruned here
+ * cannot be one being written again.
+ */
+export async function pendingUses(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  methodId: string,
+  max: number,
+): Promise<PendingUses> {
+  const items: Item[] = [];
+  let ExclusiveStartKey: Item | undefined;
+  do {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.methodUses(methodId) },
+        ConsistentRead: true,
+        Limit: max + 1 - items.length,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey && items.length <= max);
+  const complete = items.length <= max;
+  const read = items.slice(0, max);
+
+  const groupIds = [...new Set(read.map((u) => String(u.paymentGroupId)))];
+  const groups = await batchGet(db, tableName, groupIds.map(keys.group));
+  const statusOf = new Map(groups.map((g) => [String(g.paymentGroupId), String(g.status)]));
+  const live = read.filter((u) => isPendingStatus(statusOf.get(String(u.paymentGroupId))));
+  const payments = await batchGet(
+    db,
+    tableName,
+    live.map((u) => keys.payment(String(u.paymentGroupId), String(u.paymentId))),
+  );
+  const paymentOf = new Map(payments.map((p) => [String(p.paymentId), strip<Payment>(p)]));
+
+  const uses: PendingUse[] = [];
+  const settled: Item[] = read.filter((u) => !isPendingStatus(statusOf.get(String(u.paymentGroupId))));
+  for (const use of live) {
+    const groupStatus = statusOf.get(String(use.paymentGroupId)) as PendingGroupStatus;
+    const payment = paymentOf.get(String(use.paymentId));
+    const base = {
+      paymentGroupId: String(use.paymentGroupId),
+      paymentId: String(use.paymentId),
+      groupStatus,
+    };
+    if (groupStatus === 'creating') {
+      // Its payment may not be written yet (the create writes payments and uses in any order).
+      uses.push({ ...base, ...(payment && { payment }) });
+    } else if (
+      payment &&
+      !payment.deleted &&
+      !payment.authResponse &&
+      parseProfileId(payment.profileId).savedPaymentMethodId === methodId
+    ) {
+      uses.push({ ...base, payment });
+    } else {
+      settled.push(use);
+    }
+  }
+  if (settled.length > 0) {
+    await batchWriteAll(
+      db,
+      tableName,
+      settled.map((u) => ({ DeleteRequest: { Key: { pk: u.pk, sk: u.sk } } })),
+    );
+  }
+  return { uses, complete };
+}
+
+const isPendingStatus = (status: string | undefined): boolean =>
+  status === 'pending' || status === 'processing' || status === 'creating';

@@ -1,0 +1,31 @@
+// The static checks of `npm test`, at once: typecheck, lint, the OpenAPI check and the functions'
+// table access check (lib/cdk/function-access.json current) are each one
+// process on one core, and none reads what another writes, so on two cores they take the time of
+// the slowest instead of the sum. Each one's output is printed whole when it ends; the exit code
+// is non-zero when any failed.
+import { spawn } from 'node:child_process';
+
+const checks = [
+  ['typecheck', ['run', '-s', 'typecheck']],
+  ['lint', ['run', '-s', 'lint']],
+  ['openapi --check', ['run', '-s', 'openapi', '--', '--check']],
+  ['access --check', ['run', '-s', 'access', '--', '--check']],
+];
+
+const run = ([name, args]) =>
+  new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn('npm', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('close', (code) => {
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      console.log(`--- ${name}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds} s`);
+      if (output.trim() !== '') console.log(output.trimEnd());
+      resolve(code === 0);
+    });
+  });
+
+const results = await Promise.all(checks.map(run));
+process.exit(results.every(Boolean) ? 0 : 1);

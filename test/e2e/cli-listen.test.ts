@@ -1,0 +1,124 @@
+/**
+ * `spay listen` (issue 18 item 6) as a person uses it: typed into a shell under tmux at 80 columns,
+ * against the e2e tier's runtime. It prints the signing secret; a payor created meanwhile reaches
+ * the application's URL (a real receiver on loopback) signed so that the client's `verifyWebhook`
+ * accepts it with that secret; each delivery is one line in, one line out, within 80 columns;
+ * Ctrl-C deletes the endpoint it made.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { verifyWebhook } from '../../client';
+import { sleep } from '#shared/concurrency';
+import { call, MID } from '#support/api';
+import { bodyOf, operations } from '#support/security-operations';
+import { startReceiver, type Receiver } from '#support/webhook-receiver';
+
+const ROOT = resolve(__dirname, '..', '..');
+const SOCKET = `spay-listen-${process.pid}`;
+const tmux = (...args: string[]): string =>
+  execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+
+let home: string;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  receiver = await startReceiver(() => 204);
+  home = mkdtempSync(join(tmpdir(), 'spay-home-'));
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    'cli',
+    '-x',
+    '80',
+    '-y',
+    '40',
+    '-c',
+    ROOT,
+    '-e',
+    `SPAY_HOME=${home}`,
+    '-e',
+    `PATH=${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+    '-e',
+    'PS1=$ ',
+    'bash --norc --noprofile',
+  );
+});
+
+afterAll(async () => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // already gone
+  }
+  rmSync(home, { recursive: true, force: true });
+  await receiver.close();
+});
+
+function type(line: string): void {
+  tmux('send-keys', '-t', 'cli', '-l', line);
+  tmux('send-keys', '-t', 'cli', 'Enter');
+}
+
+/** The whole scrollback, wrapped lines joined: a line longer than 80 columns shows as one. */
+const screen = (): string => tmux('capture-pane', '-p', '-J', '-t', 'cli', '-S', '-', '-E', '-');
+
+async function waitFor<T>(what: string, probe: () => T | undefined, ms = 45_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const found = probe();
+    if (found !== undefined) return found;
+    if (Date.now() > until) throw new Error(`never saw ${what}:\n${screen()}`);
+    await sleep(250);
+  }
+}
+
+test('spay listen forwards signed deliveries to a local URL and cleans up on Ctrl-C', async () => {
+  type(`npm run -s cli -- login --data-dir ${process.env.E2E_DATA_DIR!}`);
+  type(`npm run -s cli -- listen --forward-to ${receiver.url('/hooks')} --events 'payor.*'`);
+  const secret = await waitFor('the signing secret', () => /^(whsec_\S+)$/m.exec(screen())?.[1]);
+  expect(screen()).toContain(`Ready: forwarding payor.* to ${receiver.url('/hooks')}`);
+  receiver.secrets = [secret];
+
+  const create = operations().find((op) => op.operationId === 'CreatePayor')!;
+  const payor = await call('POST', `/v1/rest/merchants/${MID}/payors`, bodyOf(create, {} as never));
+  expect(payor.status).toBe(201);
+  const payorId = String(payor.body.payorId);
+  const arrived = await waitFor('the payor.created delivery', () =>
+    receiver.received.find((r) => r.event.type === 'payor.created' && r.event.objectId === payorId),
+  );
+  expect(arrived.path).toBe('/hooks');
+  expect(arrived.verified).toBe(true);
+  const event = verifyWebhook(
+    arrived.body,
+    {
+      'webhook-id': arrived.id,
+      'webhook-timestamp': arrived.timestamp,
+      'webhook-signature': arrived.signature,
+    },
+    secret,
+  );
+  expect(event).toMatchObject({ type: 'payor.created', objectId: payorId });
+  if (event.type === 'payor.created') expect(event.data.payorId).toBe(payorId);
+
+  const text = await waitFor('the answer line', () => {
+    const t = screen();
+    return t.includes(`<- 204 from ${receiver.url('/hooks')}`) ? t : undefined;
+  });
+  expect(text).toContain(`-> payor.created ${arrived.id}`);
+
+  tmux('send-keys', '-t', 'cli', 'C-c');
+  const stopped = await waitFor(
+    'the stop line',
+    () => /Stopped: endpoint (\S+) deleted\./.exec(screen())?.[1],
+  );
+  const listed = await call('GET', `/v1/rest/merchants/${MID}/webhook-endpoints`);
+  expect(JSON.stringify(listed.body)).not.toContain(stopped);
+  // Everything it printed fits 80 columns (-J joins wrapped lines, so a longer one would show).
+  const all = screen();
+  const printed = all.slice(all.indexOf('Ready:'), all.indexOf('Stopped:') + 80).split('\n');
+  expect(printed.length).toBeGreaterThanOrEqual(6);
+  expect(printed.filter((line) => line.length > 80)).toEqual([]);
+}, 120_000);

@@ -1,0 +1,168 @@
+/**
+ * Issue 19 against DynamoDB Local: the merchant's settings (defaults, changes, 8 writers at once),
+ * the card history that the networks' limits count (reserve once, release only while pending, the
+ * entry before the window), 8 concurrent retries of one Mastercard card admitted never beyond its
+ * 24-hour limit, and a group's retry round claimed by exactly one of 8 starters.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { changeMerchantSettings, merchantSettings } from '#core/settings';
+import { admitRetry } from '#domain/retries';
+import { reloadConfigForTests } from '#shared/config';
+import { keys } from '#shared/keys';
+import { cardHistory, type CardUseEntry } from '#store/card-history';
+import { claimStore } from '#store/claims';
+import { groupStore } from '#store/groups';
+import { retryRoundStore } from '#store/retry-rounds';
+import { makeGroup } from '#support/fixtures/index';
+import { createTestTable, type TestTable } from '#support/ddb';
+
+let table: TestTable;
+const MERCHANT = '32350000001';
+const HOUR = 3_600_000;
+
+beforeAll(async () => {
+  table = await createTestTable();
+  Object.assign(process.env, { TABLE_NAME: table.tableName, SERVICE_STAGE: 'dev' });
+  reloadConfigForTests();
+});
+afterAll(async () => {
+  await table.drop();
+});
+
+describe('merchant settings', () => {
+  test('the default is no retries; a change sets the policy with the default interval', async () => {
+    const mid = '32350000011';
+    expect(await merchantSettings(mid)).toEqual({
+      servicePayId: mid,
+      retryPolicy: { maxRetries: 0, intervalHours: 24 },
+    });
+    const now = new Date('2031-01-02T03:04:05.000Z');
+    expect(await changeMerchantSettings(mid, { retryPolicy: { maxRetries: 3 } }, now)).toEqual({
+      servicePayId: mid,
+      retryPolicy: { maxRetries: 3, intervalHours: 24 },
+      lastUpdated: now.toISOString(),
+    });
+    // An empty change changes nothing.
+    expect((await changeMerchantSettings(mid, {}, new Date())).retryPolicy).toEqual({
+      maxRetries: 3,
+      intervalHours: 24,
+    });
+  });
+
+  test('8 writers at once: the settings read after are one of theirs, whole', async () => {
+    const mid = '32350000012';
+    const policies = Array.from({ length: 8 }, (_, i) => ({
+      maxRetries: (i % 4) + 1,
+      intervalHours: 24 + i,
+    }));
+    await Promise.all(policies.map((p) => changeMerchantSettings(mid, { retryPolicy: p }, new Date())));
+    const read = (await merchantSettings(mid)).retryPolicy;
+    expect(policies).toContainEqual(read);
+  });
+});
+
+describe('card history', () => {
+  const entry = (at: string, transactionId: string, over: Partial<CardUseEntry> = {}): CardUseEntry => ({
+    merchantId: MERCHANT,
+    cardKey: 'fp_history',
+    at,
+    transactionId,
+    outcome: 'pending',
+    retry: true,
+    ...over,
+  });
+
+  test('reserve once, release only while pending, and the entry before the window', async () => {
+    const history = cardHistory();
+    const old = entry('2031-02-01T00:00:00.000Z', 'a', { outcome: 'declined', retry: false });
+    const mine = entry('2031-02-10T00:00:00.000Z', 'b');
+    await history.reserve(old);
+    await history.reserve(mine);
+    await history.reserve(mine);
+    expect(await history.since(MERCHANT, 'fp_history', '2031-02-05T00:00:00.000Z')).toEqual([
+      { at: old.at, outcome: 'declined', retry: false },
+      { at: mine.at, outcome: 'pending', retry: true },
+    ]);
+    // Another merchant's attempts on the same card are not this merchant's.
+    expect(await history.since('32350000013', 'fp_history', '2031-01-01T00:00:00.000Z')).toEqual([]);
+    await history.release(old);
+    await history.release(mine);
+    expect(await history.since(MERCHANT, 'fp_history', '2031-01-01T00:00:00.000Z')).toEqual([
+      { at: old.at, outcome: 'declined', retry: false },
+    ]);
+  });
+
+  test('8 retries of one Mastercard card at once, 8 reattempts already in 24 hours: at most 2 made', async () => {
+    const history = cardHistory();
+    const cardKey = 'fp_mastercard_race';
+    const now = new Date('2031-03-01T12:00:00.000Z');
+    const at = (h: number) => new Date(now.getTime() - h * HOUR).toISOString();
+    await history.reserve(entry(at(10), 'first', { cardKey, outcome: 'declined', retry: false }));
+    for (let i = 8; i >= 1; i--)
+      await history.reserve(entry(at(i), `r${i}`, { cardKey, outcome: 'declined' }));
+
+    // Each as core/retries.ts admits a retry: its entry first, then the count with it.
+    const admitted = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const mine = entry(now.toISOString(), `race-${i}`, { cardKey });
+        await history.reserve(mine);
+        const refused = admitRetry('MASTERCARD', await history.since(MERCHANT, cardKey, at(24)), now);
+        if (refused) await history.release(mine);
+        return refused === undefined;
+      }),
+    );
+    const made = admitted.filter(Boolean).length;
+    expect(made).toBeLessThanOrEqual(2);
+    const after = await history.since(MERCHANT, cardKey, at(24));
+    expect(after.filter((u) => u.retry).length).toBe(8 + made);
+    expect(admitRetry('MASTERCARD', after, now)).toBeUndefined();
+  });
+});
+
+describe('retry rounds', () => {
+  test('of 8 starters of one round exactly one claims it; a released claim waits again', async () => {
+    const { group, payments } = makeGroup(2, { scheduleDate: '2031-04-01' });
+    await groupStore().createGroup(group, payments);
+    const retrySlot = '2031-04-02T11';
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.group(group.paymentGroupId),
+        UpdateExpression:
+          'SET #status = :processed, awaitingRetry = :true, retrySlot = :slot, processingAttempt = :one',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':processed': 'processed',
+          ':true': true,
+          ':slot': retrySlot,
+          ':one': 1,
+        },
+      }),
+    );
+    const target = { paymentGroupId: group.paymentGroupId, retrySlot, processingAttempt: 1 };
+    const now = new Date('2031-04-02T11:00:05.000Z');
+    const claims = await Promise.all(
+      Array.from({ length: 8 }, () => retryRoundStore().claim(target, retrySlot, now)),
+    );
+    const won = claims.filter((c) => c.claimed);
+    expect(won).toHaveLength(1);
+    const claimed = await claimStore().read(group.paymentGroupId);
+    expect(claimed).toMatchObject({ processingAttempt: 2, retryRound: 1, retryBound: retrySlot });
+    expect(claimed?.awaitingRetry).toBeUndefined();
+    // Every loser was told the truth: the round is no longer waiting.
+    for (const lost of claims.filter((c) => !c.claimed))
+      expect(lost).toMatchObject({ claimed: false, group: { paymentGroupId: group.paymentGroupId } });
+
+    await retryRoundStore().release(
+      group.paymentGroupId,
+      (won[0] as { executionName: string }).executionName,
+    );
+    expect(await claimStore().read(group.paymentGroupId)).toMatchObject({ awaitingRetry: true, retrySlot });
+    const again = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        retryRoundStore().claim({ ...target, processingAttempt: 2 }, retrySlot, now),
+      ),
+    );
+    expect(again.filter((c) => c.claimed)).toHaveLength(1);
+  });
+});
