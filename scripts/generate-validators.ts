@@ -19,7 +19,6 @@ import standaloneCode from 'ajv/dist/standalone';
 import { NO_QUERY, routes, type Route } from '../contract/routes/index';
 import { requestComponents } from '../contract/schemas/index';
 import { accountTypeSchema, cardMethodSchema, checkingMethodSchema } from '../contract/schemas/payors';
-import { containsCardNumber } from '../lambdas/shared/card-number';
 import { hasAtMostDecimals } from '../lambdas/shared/decimals';
 import { isIanaTimeZone } from '../lambdas/shared/time-zones';
 
@@ -70,20 +69,6 @@ export function compiler(): Ajv {
         code: _`require("#shared/time-zones").isIanaTimeZone`,
       });
       cxt.fail(_`${cxt.schema} && !${fn}(${cxt.data})`);
-    },
-  });
-  // `noCardNumber: true`: free text holds no full card number (13-19 digits passing the Luhn
-  // check; lambdas/shared/card-number.ts, issue 22 item 4).
-  ajv.addKeyword({
-    keyword: 'noCardNumber',
-    type: 'string',
-    schemaType: 'boolean',
-    code(cxt: KeywordCxt) {
-      const fn = cxt.gen.scopeValue('func', {
-        ref: containsCardNumber,
-        code: _`require("#shared/card-number").containsCardNumber`,
-      });
-      cxt.fail(_`${cxt.schema} && ${fn}(${cxt.data})`);
     },
   });
   return ajv;

@@ -868,7 +868,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       orderId?: string;
       recurring?: boolean;
       allowPartial?: boolean;
@@ -883,7 +883,7 @@ export interface components {
       [key: string]: string | number | boolean;
     };
     Fee: {
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       name: string;
       amount: number;
     };
@@ -915,7 +915,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       orderId?: string;
       recurring?: boolean;
       allowPartial?: boolean;
@@ -934,7 +934,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       orderId?: string;
       recurring?: boolean;
       allowPartial?: boolean;
@@ -945,11 +945,11 @@ export interface components {
       fees?: components['schemas']['Fee'][];
     };
     CreatePayorRequest: {
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       customerAccountId?: string;
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       customerAccountType?: string;
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       sponsorKey?: string;
       customerData?: components['schemas']['CustomerData'];
       /** Format: email */
@@ -976,15 +976,15 @@ export interface components {
       setAsDefault?: boolean;
     };
     BillingAddress: {
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       line1: string;
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       line2?: string;
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       city: string;
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       state: string;
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       postalCode: string;
       /** @description must be an ISO 3166-1 alpha-2 code like US */
       country: string;
@@ -1002,11 +1002,11 @@ export interface components {
       setAsDefault?: boolean;
     };
     UpdatePayorRequest: {
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       customerAccountId?: string;
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       customerAccountType?: string;
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       sponsorKey?: string;
       customerData?: components['schemas']['CustomerData'];
       /** Format: email */
@@ -1029,7 +1029,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       orderId?: string;
       /** @description must be 1-100 characters of letters, digits and _ . : - */
       idempotencyKey?: string;
@@ -1101,14 +1101,14 @@ export interface components {
       /** @description must be an absolute https URL */
       url: string;
       enabledEvents?: string[];
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       description?: string;
     };
     UpdateWebhookEndpointRequest: {
       /** @description must be an absolute https URL */
       url?: string;
       enabledEvents?: string[];
-      /** @description must not contain control characters or a card number */
+      /** @description must not contain control characters */
       description?: string;
       /** @enum {string} */
       status?: 'enabled' | 'disabled';

@@ -376,8 +376,7 @@ const schema13 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            noCardNumber: true,
-            description: 'must not contain control characters or a card number',
+            description: 'must not contain control characters',
           },
           recurring: { type: 'boolean' },
           allowPartial: { type: 'boolean' },
@@ -409,17 +408,12 @@ const schema13 = {
             },
             additionalProperties: {
               anyOf: [
-                {
-                  type: 'string',
-                  maxLength: 1000,
-                  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-                  noCardNumber: true,
-                },
+                { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
             },
           },
           fees: {
@@ -435,8 +429,7 @@ const schema13 = {
                   minLength: 1,
                   maxLength: 100,
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-                  noCardNumber: true,
-                  description: 'must not contain control characters or a card number',
+                  description: 'must not contain control characters',
                 },
                 amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
               },
@@ -455,7 +448,6 @@ const schema13 = {
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = require('ajv/dist/runtime/ucs2length').default;
 const func5 = require('#shared/decimals').hasAtMostDecimals;
-const func8 = require('#shared/card-number').containsCardNumber;
 const pattern4 = new RegExp('^\\d{8}(\\d{3})?$', 'u');
 const pattern5 = new RegExp('^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$', 'u');
 const pattern6 = new RegExp('^[^\\u0000-\\u001F\\u007F]*$', 'u');
@@ -1285,26 +1277,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (true && func8(data14)) {
-                  const err42 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
-                    schemaPath: '#/properties/payments/items/properties/orderId/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema13.properties.payments.items.properties.orderId,
-                    data: data14,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err42];
-                  } else {
-                    vErrors.push(err42);
-                  }
-                  errors++;
-                }
               } else {
-                const err43 = {
+                const err42 = {
                   instancePath: instancePath + '/payments/' + i0 + '/orderId',
                   schemaPath: '#/properties/payments/items/properties/orderId/type',
                   keyword: 'type',
@@ -1315,9 +1289,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err43];
+                  vErrors = [err42];
                 } else {
-                  vErrors.push(err43);
+                  vErrors.push(err42);
                 }
                 errors++;
               }
@@ -1325,7 +1299,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.recurring !== undefined) {
               let data15 = data11.recurring;
               if (typeof data15 !== 'boolean') {
-                const err44 = {
+                const err43 = {
                   instancePath: instancePath + '/payments/' + i0 + '/recurring',
                   schemaPath: '#/properties/payments/items/properties/recurring/type',
                   keyword: 'type',
@@ -1336,9 +1310,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data15,
                 };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err43];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err43);
                 }
                 errors++;
               }
@@ -1346,7 +1320,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.allowPartial !== undefined) {
               let data16 = data11.allowPartial;
               if (typeof data16 !== 'boolean') {
-                const err45 = {
+                const err44 = {
                   instancePath: instancePath + '/payments/' + i0 + '/allowPartial',
                   schemaPath: '#/properties/payments/items/properties/allowPartial/type',
                   keyword: 'type',
@@ -1357,9 +1331,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data16,
                 };
                 if (vErrors === null) {
-                  vErrors = [err45];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err45);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
@@ -1367,7 +1341,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.sendEmailReceipt !== undefined) {
               let data17 = data11.sendEmailReceipt;
               if (typeof data17 !== 'boolean') {
-                const err46 = {
+                const err45 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendEmailReceipt',
                   schemaPath: '#/properties/payments/items/properties/sendEmailReceipt/type',
                   keyword: 'type',
@@ -1378,9 +1352,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data17,
                 };
                 if (vErrors === null) {
-                  vErrors = [err46];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err46);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
@@ -1388,7 +1362,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.sendPaymentScheduledNotification !== undefined) {
               let data18 = data11.sendPaymentScheduledNotification;
               if (typeof data18 !== 'boolean') {
-                const err47 = {
+                const err46 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendPaymentScheduledNotification',
                   schemaPath: '#/properties/payments/items/properties/sendPaymentScheduledNotification/type',
                   keyword: 'type',
@@ -1400,9 +1374,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data18,
                 };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err46];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err46);
                 }
                 errors++;
               }
@@ -1410,7 +1384,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.sendDeclineNotification !== undefined) {
               let data19 = data11.sendDeclineNotification;
               if (typeof data19 !== 'boolean') {
-                const err48 = {
+                const err47 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendDeclineNotification',
                   schemaPath: '#/properties/payments/items/properties/sendDeclineNotification/type',
                   keyword: 'type',
@@ -1421,9 +1395,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data19,
                 };
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
@@ -1432,7 +1406,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               let data20 = data11.customAttributes;
               if (data20 && typeof data20 == 'object' && !Array.isArray(data20)) {
                 if (Object.keys(data20).length > 50) {
-                  const err49 = {
+                  const err48 = {
                     instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                     schemaPath: '#/properties/payments/items/properties/customAttributes/maxProperties',
                     keyword: 'maxProperties',
@@ -1443,9 +1417,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data20,
                   };
                   if (vErrors === null) {
-                    vErrors = [err49];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err49);
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
@@ -1468,17 +1442,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     key3 === '__lookupGetter__' ||
                     key3 === '__lookupSetter__'
                   )) {
-                    const err50 = {};
+                    const err49 = {};
                     if (vErrors === null) {
-                      vErrors = [err50];
+                      vErrors = [err49];
                     } else {
-                      vErrors.push(err50);
+                      vErrors.push(err49);
                     }
                     errors++;
                   }
                   var valid6 = _errs48 === errors;
                   if (valid6) {
-                    const err51 = {
+                    const err50 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames/not',
                       keyword: 'not',
@@ -1492,9 +1466,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       propertyName: key3,
                     };
                     if (vErrors === null) {
-                      vErrors = [err51];
+                      vErrors = [err50];
                     } else {
-                      vErrors.push(err51);
+                      vErrors.push(err50);
                     }
                     errors++;
                   } else {
@@ -1509,7 +1483,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   if (typeof key3 === 'string') {
                     if (func4(key3) > 100) {
-                      const err52 = {
+                      const err51 = {
                         instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/propertyNames/maxLength',
@@ -1523,16 +1497,16 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         propertyName: key3,
                       };
                       if (vErrors === null) {
-                        vErrors = [err52];
+                        vErrors = [err51];
                       } else {
-                        vErrors.push(err52);
+                        vErrors.push(err51);
                       }
                       errors++;
                     }
                   }
                   var valid5 = _errs46 === errors;
                   if (!valid5) {
-                    const err53 = {
+                    const err52 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
                       keyword: 'propertyNames',
@@ -1543,9 +1517,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data20,
                     };
                     if (vErrors === null) {
-                      vErrors = [err53];
+                      vErrors = [err52];
                     } else {
-                      vErrors.push(err53);
+                      vErrors.push(err52);
                     }
                     errors++;
                   }
@@ -1557,7 +1531,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   const _errs52 = errors;
                   if (typeof data21 === 'string') {
                     if (func4(data21) > 1000) {
-                      const err54 = {
+                      const err53 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1576,14 +1550,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err54];
+                        vErrors = [err53];
                       } else {
-                        vErrors.push(err54);
+                        vErrors.push(err53);
                       }
                       errors++;
                     }
                     if (!pattern6.test(data21)) {
-                      const err55 = {
+                      const err54 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1602,40 +1576,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err55];
+                        vErrors = [err54];
                       } else {
-                        vErrors.push(err55);
-                      }
-                      errors++;
-                    }
-                    if (true && func8(data21)) {
-                      const err56 = {
-                        instancePath:
-                          instancePath +
-                          '/payments/' +
-                          i0 +
-                          '/customAttributes/' +
-                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
-                        schemaPath:
-                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                        keyword: 'noCardNumber',
-                        params: {},
-                        message: 'must pass "noCardNumber" keyword validation',
-                        schema: true,
-                        parentSchema:
-                          schema13.properties.payments.items.properties.customAttributes.additionalProperties
-                            .anyOf[0],
-                        data: data21,
-                      };
-                      if (vErrors === null) {
-                        vErrors = [err56];
-                      } else {
-                        vErrors.push(err56);
+                        vErrors.push(err54);
                       }
                       errors++;
                     }
                   } else {
-                    const err57 = {
+                    const err55 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -1656,9 +1604,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err57];
+                      vErrors = [err55];
                     } else {
-                      vErrors.push(err57);
+                      vErrors.push(err55);
                     }
                     errors++;
                   }
@@ -1668,7 +1616,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     const _errs54 = errors;
                     if (typeof data21 == 'number' && isFinite(data21)) {
                       if (data21 > 1000000000000000 || isNaN(data21)) {
-                        const err58 = {
+                        const err56 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1687,14 +1635,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err58];
+                          vErrors = [err56];
                         } else {
-                          vErrors.push(err58);
+                          vErrors.push(err56);
                         }
                         errors++;
                       }
                       if (data21 < -1000000000000000 || isNaN(data21)) {
-                        const err59 = {
+                        const err57 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1713,14 +1661,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err59];
+                          vErrors = [err57];
                         } else {
-                          vErrors.push(err59);
+                          vErrors.push(err57);
                         }
                         errors++;
                       }
                       if (!func5(data21, 6)) {
-                        const err60 = {
+                        const err58 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1739,14 +1687,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err60];
+                          vErrors = [err58];
                         } else {
-                          vErrors.push(err60);
+                          vErrors.push(err58);
                         }
                         errors++;
                       }
                     } else {
-                      const err61 = {
+                      const err59 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1767,9 +1715,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err61];
+                        vErrors = [err59];
                       } else {
-                        vErrors.push(err61);
+                        vErrors.push(err59);
                       }
                       errors++;
                     }
@@ -1778,7 +1726,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     if (!valid8) {
                       const _errs56 = errors;
                       if (typeof data21 !== 'boolean') {
-                        const err62 = {
+                        const err60 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1799,9 +1747,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err62];
+                          vErrors = [err60];
                         } else {
-                          vErrors.push(err62);
+                          vErrors.push(err60);
                         }
                         errors++;
                       }
@@ -1810,7 +1758,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                   if (!valid8) {
-                    const err63 = {
+                    const err61 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -1830,9 +1778,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err63];
+                      vErrors = [err61];
                     } else {
-                      vErrors.push(err63);
+                      vErrors.push(err61);
                     }
                     errors++;
                   } else {
@@ -1847,7 +1795,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                const err64 = {
+                const err62 = {
                   instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                   schemaPath: '#/properties/payments/items/properties/customAttributes/type',
                   keyword: 'type',
@@ -1858,9 +1806,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data20,
                 };
                 if (vErrors === null) {
-                  vErrors = [err64];
+                  vErrors = [err62];
                 } else {
-                  vErrors.push(err64);
+                  vErrors.push(err62);
                 }
                 errors++;
               }
@@ -1869,7 +1817,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               let data22 = data11.fees;
               if (Array.isArray(data22)) {
                 if (data22.length > 20) {
-                  const err65 = {
+                  const err63 = {
                     instancePath: instancePath + '/payments/' + i0 + '/fees',
                     schemaPath: '#/properties/payments/items/properties/fees/maxItems',
                     keyword: 'maxItems',
@@ -1880,9 +1828,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data22,
                   };
                   if (vErrors === null) {
-                    vErrors = [err65];
+                    vErrors = [err63];
                   } else {
-                    vErrors.push(err65);
+                    vErrors.push(err63);
                   }
                   errors++;
                 }
@@ -1891,7 +1839,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   let data23 = data22[i1];
                   if (data23 && typeof data23 == 'object' && !Array.isArray(data23)) {
                     if (data23.name === undefined) {
-                      const err66 = {
+                      const err64 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1902,14 +1850,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data23,
                       };
                       if (vErrors === null) {
-                        vErrors = [err66];
+                        vErrors = [err64];
                       } else {
-                        vErrors.push(err66);
+                        vErrors.push(err64);
                       }
                       errors++;
                     }
                     if (data23.amount === undefined) {
-                      const err67 = {
+                      const err65 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1920,15 +1868,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data23,
                       };
                       if (vErrors === null) {
-                        vErrors = [err67];
+                        vErrors = [err65];
                       } else {
-                        vErrors.push(err67);
+                        vErrors.push(err65);
                       }
                       errors++;
                     }
                     for (const key5 in data23) {
                       if (!(key5 === 'name' || key5 === 'amount')) {
-                        const err68 = {
+                        const err66 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/additionalProperties',
@@ -1940,9 +1888,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data23,
                         };
                         if (vErrors === null) {
-                          vErrors = [err68];
+                          vErrors = [err66];
                         } else {
-                          vErrors.push(err68);
+                          vErrors.push(err66);
                         }
                         errors++;
                       }
@@ -1951,7 +1899,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       let data24 = data23.name;
                       if (typeof data24 === 'string') {
                         if (func4(data24) > 100) {
-                          const err69 = {
+                          const err67 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
@@ -1964,14 +1912,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err69];
+                            vErrors = [err67];
                           } else {
-                            vErrors.push(err69);
+                            vErrors.push(err67);
                           }
                           errors++;
                         }
                         if (func4(data24) < 1) {
-                          const err70 = {
+                          const err68 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/minLength',
@@ -1984,14 +1932,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err70];
+                            vErrors = [err68];
                           } else {
-                            vErrors.push(err70);
+                            vErrors.push(err68);
                           }
                           errors++;
                         }
                         if (!pattern6.test(data24)) {
-                          const err71 = {
+                          const err69 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/pattern',
@@ -2004,34 +1952,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err71];
+                            vErrors = [err69];
                           } else {
-                            vErrors.push(err71);
-                          }
-                          errors++;
-                        }
-                        if (true && func8(data24)) {
-                          const err72 = {
-                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
-                            schemaPath:
-                              '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
-                            keyword: 'noCardNumber',
-                            params: {},
-                            message: 'must pass "noCardNumber" keyword validation',
-                            schema: true,
-                            parentSchema:
-                              schema13.properties.payments.items.properties.fees.items.properties.name,
-                            data: data24,
-                          };
-                          if (vErrors === null) {
-                            vErrors = [err72];
-                          } else {
-                            vErrors.push(err72);
+                            vErrors.push(err69);
                           }
                           errors++;
                         }
                       } else {
-                        const err73 = {
+                        const err70 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/name/type',
@@ -2045,9 +1973,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data24,
                         };
                         if (vErrors === null) {
-                          vErrors = [err73];
+                          vErrors = [err70];
                         } else {
-                          vErrors.push(err73);
+                          vErrors.push(err70);
                         }
                         errors++;
                       }
@@ -2056,7 +1984,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       let data25 = data23.amount;
                       if (typeof data25 == 'number' && isFinite(data25)) {
                         if (data25 > 999999.99 || isNaN(data25)) {
-                          const err74 = {
+                          const err71 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
@@ -2069,14 +1997,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err74];
+                            vErrors = [err71];
                           } else {
-                            vErrors.push(err74);
+                            vErrors.push(err71);
                           }
                           errors++;
                         }
                         if (data25 < 0 || isNaN(data25)) {
-                          const err75 = {
+                          const err72 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
@@ -2089,14 +2017,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err75];
+                            vErrors = [err72];
                           } else {
-                            vErrors.push(err75);
+                            vErrors.push(err72);
                           }
                           errors++;
                         }
                         if (!func5(data25, 2)) {
-                          const err76 = {
+                          const err73 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
@@ -2109,14 +2037,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err76];
+                            vErrors = [err73];
                           } else {
-                            vErrors.push(err76);
+                            vErrors.push(err73);
                           }
                           errors++;
                         }
                       } else {
-                        const err77 = {
+                        const err74 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/amount/type',
@@ -2130,15 +2058,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data25,
                         };
                         if (vErrors === null) {
-                          vErrors = [err77];
+                          vErrors = [err74];
                         } else {
-                          vErrors.push(err77);
+                          vErrors.push(err74);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err78 = {
+                    const err75 = {
                       instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                       schemaPath: '#/properties/payments/items/properties/fees/items/type',
                       keyword: 'type',
@@ -2149,15 +2077,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data23,
                     };
                     if (vErrors === null) {
-                      vErrors = [err78];
+                      vErrors = [err75];
                     } else {
-                      vErrors.push(err78);
+                      vErrors.push(err75);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err79 = {
+                const err76 = {
                   instancePath: instancePath + '/payments/' + i0 + '/fees',
                   schemaPath: '#/properties/payments/items/properties/fees/type',
                   keyword: 'type',
@@ -2168,15 +2096,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data22,
                 };
                 if (vErrors === null) {
-                  vErrors = [err79];
+                  vErrors = [err76];
                 } else {
-                  vErrors.push(err79);
+                  vErrors.push(err76);
                 }
                 errors++;
               }
             }
           } else {
-            const err80 = {
+            const err77 = {
               instancePath: instancePath + '/payments/' + i0,
               schemaPath: '#/properties/payments/items/type',
               keyword: 'type',
@@ -2187,15 +2115,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err80];
+              vErrors = [err77];
             } else {
-              vErrors.push(err80);
+              vErrors.push(err77);
             }
             errors++;
           }
         }
       } else {
-        const err81 = {
+        const err78 = {
           instancePath: instancePath + '/payments',
           schemaPath: '#/properties/payments/type',
           keyword: 'type',
@@ -2206,9 +2134,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err81];
+          vErrors = [err78];
         } else {
-          vErrors.push(err81);
+          vErrors.push(err78);
         }
         errors++;
       }
@@ -2217,7 +2145,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       let data26 = data.idempotencyKey;
       if (typeof data26 === 'string') {
         if (!pattern9.test(data26)) {
-          const err82 = {
+          const err79 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -2228,14 +2156,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             data: data26,
           };
           if (vErrors === null) {
-            vErrors = [err82];
+            vErrors = [err79];
           } else {
-            vErrors.push(err82);
+            vErrors.push(err79);
           }
           errors++;
         }
       } else {
-        const err83 = {
+        const err80 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -2246,15 +2174,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err83];
+          vErrors = [err80];
         } else {
-          vErrors.push(err83);
+          vErrors.push(err80);
         }
         errors++;
       }
     }
   } else {
-    const err84 = {
+    const err81 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -2265,9 +2193,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err84];
+      vErrors = [err81];
     } else {
-      vErrors.push(err84);
+      vErrors.push(err81);
     }
     errors++;
   }
@@ -3057,8 +2985,7 @@ const schema16 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -3090,12 +3017,12 @@ const schema16 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -3111,8 +3038,7 @@ const schema16 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            noCardNumber: true,
-            description: 'must not contain control characters or a card number',
+            description: 'must not contain control characters',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -3429,26 +3355,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data3)) {
-          const err16 = {
-            instancePath: instancePath + '/orderId',
-            schemaPath: '#/properties/orderId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema16.properties.orderId,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
       } else {
-        const err17 = {
+        const err16 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -3459,9 +3367,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -3469,7 +3377,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data4 = data.recurring;
       if (typeof data4 !== 'boolean') {
-        const err18 = {
+        const err17 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -3480,9 +3388,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err17];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -3490,7 +3398,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data5 = data.allowPartial;
       if (typeof data5 !== 'boolean') {
-        const err19 = {
+        const err18 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -3501,9 +3409,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err18];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err18);
         }
         errors++;
       }
@@ -3511,7 +3419,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data6 = data.sendEmailReceipt;
       if (typeof data6 !== 'boolean') {
-        const err20 = {
+        const err19 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -3522,9 +3430,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err19];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err19);
         }
         errors++;
       }
@@ -3532,7 +3440,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data7 = data.sendPaymentScheduledNotification;
       if (typeof data7 !== 'boolean') {
-        const err21 = {
+        const err20 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -3543,9 +3451,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err20];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -3553,7 +3461,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendDeclineNotification !== undefined) {
       let data8 = data.sendDeclineNotification;
       if (typeof data8 !== 'boolean') {
-        const err22 = {
+        const err21 = {
           instancePath: instancePath + '/sendDeclineNotification',
           schemaPath: '#/properties/sendDeclineNotification/type',
           keyword: 'type',
@@ -3564,9 +3472,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err21];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -3575,7 +3483,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       let data9 = data.customAttributes;
       if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
         if (Object.keys(data9).length > 50) {
-          const err23 = {
+          const err22 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -3586,9 +3494,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err22];
           } else {
-            vErrors.push(err23);
+            vErrors.push(err22);
           }
           errors++;
         }
@@ -3611,17 +3519,17 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err24 = {};
+            const err23 = {};
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err23];
             } else {
-              vErrors.push(err24);
+              vErrors.push(err23);
             }
             errors++;
           }
           var valid2 = _errs24 === errors;
           if (valid2) {
-            const err25 = {
+            const err24 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -3633,9 +3541,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err24];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err24);
             }
             errors++;
           } else {
@@ -3650,7 +3558,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err26 = {
+              const err25 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -3662,16 +3570,16 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err25];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err25);
               }
               errors++;
             }
           }
           var valid1 = _errs22 === errors;
           if (!valid1) {
-            const err27 = {
+            const err26 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -3682,9 +3590,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err26];
             } else {
-              vErrors.push(err27);
+              vErrors.push(err26);
             }
             errors++;
           }
@@ -3696,7 +3604,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs28 = errors;
           if (typeof data10 === 'string') {
             if (func4(data10) > 1000) {
-              const err28 = {
+              const err27 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -3708,14 +3616,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err27];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err29 = {
+              const err28 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -3727,33 +3635,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err28];
               } else {
-                vErrors.push(err29);
-              }
-              errors++;
-            }
-            if (true && func8(data10)) {
-              const err30 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data10,
-              };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
+                vErrors.push(err28);
               }
               errors++;
             }
           } else {
-            const err31 = {
+            const err29 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -3765,9 +3654,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err29];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err29);
             }
             errors++;
           }
@@ -3777,7 +3666,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs30 = errors;
             if (typeof data10 == 'number' && isFinite(data10)) {
               if (data10 > 1000000000000000 || isNaN(data10)) {
-                const err32 = {
+                const err30 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -3789,14 +3678,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err32];
+                  vErrors = [err30];
                 } else {
-                  vErrors.push(err32);
+                  vErrors.push(err30);
                 }
                 errors++;
               }
               if (data10 < -1000000000000000 || isNaN(data10)) {
-                const err33 = {
+                const err31 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -3808,14 +3697,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
               if (!func5(data10, 6)) {
-                const err34 = {
+                const err32 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -3827,14 +3716,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err34];
+                  vErrors = [err32];
                 } else {
-                  vErrors.push(err34);
+                  vErrors.push(err32);
                 }
                 errors++;
               }
             } else {
-              const err35 = {
+              const err33 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -3846,9 +3735,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err33];
               } else {
-                vErrors.push(err35);
+                vErrors.push(err33);
               }
               errors++;
             }
@@ -3857,7 +3746,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs32 = errors;
               if (typeof data10 !== 'boolean') {
-                const err36 = {
+                const err34 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -3869,9 +3758,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err34];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err34);
                 }
                 errors++;
               }
@@ -3880,7 +3769,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err37 = {
+            const err35 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -3892,9 +3781,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err35];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err35);
             }
             errors++;
           } else {
@@ -3909,7 +3798,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err38 = {
+        const err36 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -3920,9 +3809,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err38];
+          vErrors = [err36];
         } else {
-          vErrors.push(err38);
+          vErrors.push(err36);
         }
         errors++;
       }
@@ -3931,7 +3820,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       let data11 = data.fees;
       if (Array.isArray(data11)) {
         if (data11.length > 20) {
-          const err39 = {
+          const err37 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -3942,9 +3831,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err39];
+            vErrors = [err37];
           } else {
-            vErrors.push(err39);
+            vErrors.push(err37);
           }
           errors++;
         }
@@ -3953,7 +3842,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           let data12 = data11[i0];
           if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
             if (data12.name === undefined) {
-              const err40 = {
+              const err38 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3964,14 +3853,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err40];
+                vErrors = [err38];
               } else {
-                vErrors.push(err40);
+                vErrors.push(err38);
               }
               errors++;
             }
             if (data12.amount === undefined) {
-              const err41 = {
+              const err39 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3982,15 +3871,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err39];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err39);
               }
               errors++;
             }
             for (const key3 in data12) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err42 = {
+                const err40 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -4001,9 +3890,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err42];
+                  vErrors = [err40];
                 } else {
-                  vErrors.push(err42);
+                  vErrors.push(err40);
                 }
                 errors++;
               }
@@ -4012,7 +3901,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               let data13 = data12.name;
               if (typeof data13 === 'string') {
                 if (func4(data13) > 100) {
-                  const err43 = {
+                  const err41 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -4023,14 +3912,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err43];
+                    vErrors = [err41];
                   } else {
-                    vErrors.push(err43);
+                    vErrors.push(err41);
                   }
                   errors++;
                 }
                 if (func4(data13) < 1) {
-                  const err44 = {
+                  const err42 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -4041,14 +3930,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err44];
+                    vErrors = [err42];
                   } else {
-                    vErrors.push(err44);
+                    vErrors.push(err42);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data13)) {
-                  const err45 = {
+                  const err43 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -4059,32 +3948,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err45];
+                    vErrors = [err43];
                   } else {
-                    vErrors.push(err45);
-                  }
-                  errors++;
-                }
-                if (true && func8(data13)) {
-                  const err46 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema16.properties.fees.items.properties.name,
-                    data: data13,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err46];
-                  } else {
-                    vErrors.push(err46);
+                    vErrors.push(err43);
                   }
                   errors++;
                 }
               } else {
-                const err47 = {
+                const err44 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -4095,9 +3966,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
@@ -4106,7 +3977,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               let data14 = data12.amount;
               if (typeof data14 == 'number' && isFinite(data14)) {
                 if (data14 > 999999.99 || isNaN(data14)) {
-                  const err48 = {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -4117,14 +3988,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err48];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err48);
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
                 if (data14 < 0 || isNaN(data14)) {
-                  const err49 = {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -4135,14 +4006,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err49];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err49);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
                 if (!func5(data14, 2)) {
-                  const err50 = {
+                  const err47 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -4153,14 +4024,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err50];
+                    vErrors = [err47];
                   } else {
-                    vErrors.push(err50);
+                    vErrors.push(err47);
                   }
                   errors++;
                 }
               } else {
-                const err51 = {
+                const err48 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -4171,15 +4042,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err51];
+                  vErrors = [err48];
                 } else {
-                  vErrors.push(err51);
+                  vErrors.push(err48);
                 }
                 errors++;
               }
             }
           } else {
-            const err52 = {
+            const err49 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -4190,15 +4061,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err52];
+              vErrors = [err49];
             } else {
-              vErrors.push(err52);
+              vErrors.push(err49);
             }
             errors++;
           }
         }
       } else {
-        const err53 = {
+        const err50 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -4209,15 +4080,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err53];
+          vErrors = [err50];
         } else {
-          vErrors.push(err53);
+          vErrors.push(err50);
         }
         errors++;
       }
     }
   } else {
-    const err54 = {
+    const err51 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -4228,9 +4099,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err54];
+      vErrors = [err51];
     } else {
-      vErrors.push(err54);
+      vErrors.push(err51);
     }
     errors++;
   }
@@ -4263,8 +4134,7 @@ const schema17 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -4296,12 +4166,12 @@ const schema17 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -4317,8 +4187,7 @@ const schema17 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            noCardNumber: true,
-            description: 'must not contain control characters or a card number',
+            description: 'must not contain control characters',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -4693,26 +4562,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data4)) {
-          const err19 = {
-            instancePath: instancePath + '/orderId',
-            schemaPath: '#/properties/orderId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema17.properties.orderId,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
-          }
-          errors++;
-        }
       } else {
-        const err20 = {
+        const err19 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -4723,9 +4574,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err19];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err19);
         }
         errors++;
       }
@@ -4733,7 +4584,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data5 = data.recurring;
       if (typeof data5 !== 'boolean') {
-        const err21 = {
+        const err20 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -4744,9 +4595,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err20];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -4754,7 +4605,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data6 = data.allowPartial;
       if (typeof data6 !== 'boolean') {
-        const err22 = {
+        const err21 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -4765,9 +4616,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err21];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -4775,7 +4626,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data7 = data.sendEmailReceipt;
       if (typeof data7 !== 'boolean') {
-        const err23 = {
+        const err22 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -4786,9 +4637,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err23];
+          vErrors = [err22];
         } else {
-          vErrors.push(err23);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -4796,7 +4647,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data8 = data.sendPaymentScheduledNotification;
       if (typeof data8 !== 'boolean') {
-        const err24 = {
+        const err23 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -4807,9 +4658,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err24];
+          vErrors = [err23];
         } else {
-          vErrors.push(err24);
+          vErrors.push(err23);
         }
         errors++;
       }
@@ -4817,7 +4668,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendDeclineNotification !== undefined) {
       let data9 = data.sendDeclineNotification;
       if (typeof data9 !== 'boolean') {
-        const err25 = {
+        const err24 = {
           instancePath: instancePath + '/sendDeclineNotification',
           schemaPath: '#/properties/sendDeclineNotification/type',
           keyword: 'type',
@@ -4828,9 +4679,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err24];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err24);
         }
         errors++;
       }
@@ -4839,7 +4690,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.customAttributes;
       if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
         if (Object.keys(data10).length > 50) {
-          const err26 = {
+          const err25 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -4850,9 +4701,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err26];
+            vErrors = [err25];
           } else {
-            vErrors.push(err26);
+            vErrors.push(err25);
           }
           errors++;
         }
@@ -4875,17 +4726,17 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err27 = {};
+            const err26 = {};
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err26];
             } else {
-              vErrors.push(err27);
+              vErrors.push(err26);
             }
             errors++;
           }
           var valid2 = _errs26 === errors;
           if (valid2) {
-            const err28 = {
+            const err27 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -4897,9 +4748,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err27];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err27);
             }
             errors++;
           } else {
@@ -4914,7 +4765,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err29 = {
+              const err28 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -4926,16 +4777,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err28];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err28);
               }
               errors++;
             }
           }
           var valid1 = _errs24 === errors;
           if (!valid1) {
-            const err30 = {
+            const err29 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -4946,9 +4797,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err30];
+              vErrors = [err29];
             } else {
-              vErrors.push(err30);
+              vErrors.push(err29);
             }
             errors++;
           }
@@ -4960,7 +4811,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs30 = errors;
           if (typeof data11 === 'string') {
             if (func4(data11) > 1000) {
-              const err31 = {
+              const err30 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -4972,14 +4823,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err31];
+                vErrors = [err30];
               } else {
-                vErrors.push(err31);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (!pattern6.test(data11)) {
-              const err32 = {
+              const err31 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -4991,33 +4842,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err31];
               } else {
-                vErrors.push(err32);
-              }
-              errors++;
-            }
-            if (true && func8(data11)) {
-              const err33 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data11,
-              };
-              if (vErrors === null) {
-                vErrors = [err33];
-              } else {
-                vErrors.push(err33);
+                vErrors.push(err31);
               }
               errors++;
             }
           } else {
-            const err34 = {
+            const err32 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -5029,9 +4861,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err32];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err32);
             }
             errors++;
           }
@@ -5041,7 +4873,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs32 = errors;
             if (typeof data11 == 'number' && isFinite(data11)) {
               if (data11 > 1000000000000000 || isNaN(data11)) {
-                const err35 = {
+                const err33 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -5053,14 +4885,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err35];
+                  vErrors = [err33];
                 } else {
-                  vErrors.push(err35);
+                  vErrors.push(err33);
                 }
                 errors++;
               }
               if (data11 < -1000000000000000 || isNaN(data11)) {
-                const err36 = {
+                const err34 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -5072,14 +4904,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err34];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err34);
                 }
                 errors++;
               }
               if (!func5(data11, 6)) {
-                const err37 = {
+                const err35 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -5091,14 +4923,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err37];
+                  vErrors = [err35];
                 } else {
-                  vErrors.push(err37);
+                  vErrors.push(err35);
                 }
                 errors++;
               }
             } else {
-              const err38 = {
+              const err36 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -5110,9 +4942,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err36];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err36);
               }
               errors++;
             }
@@ -5121,7 +4953,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs34 = errors;
               if (typeof data11 !== 'boolean') {
-                const err39 = {
+                const err37 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -5133,9 +4965,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err39];
+                  vErrors = [err37];
                 } else {
-                  vErrors.push(err39);
+                  vErrors.push(err37);
                 }
                 errors++;
               }
@@ -5144,7 +4976,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err40 = {
+            const err38 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -5156,9 +4988,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err40];
+              vErrors = [err38];
             } else {
-              vErrors.push(err40);
+              vErrors.push(err38);
             }
             errors++;
           } else {
@@ -5173,7 +5005,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err41 = {
+        const err39 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -5184,9 +5016,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err41];
+          vErrors = [err39];
         } else {
-          vErrors.push(err41);
+          vErrors.push(err39);
         }
         errors++;
       }
@@ -5195,7 +5027,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       let data12 = data.fees;
       if (Array.isArray(data12)) {
         if (data12.length > 20) {
-          const err42 = {
+          const err40 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -5206,9 +5038,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             data: data12,
           };
           if (vErrors === null) {
-            vErrors = [err42];
+            vErrors = [err40];
           } else {
-            vErrors.push(err42);
+            vErrors.push(err40);
           }
           errors++;
         }
@@ -5217,7 +5049,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           let data13 = data12[i0];
           if (data13 && typeof data13 == 'object' && !Array.isArray(data13)) {
             if (data13.name === undefined) {
-              const err43 = {
+              const err41 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -5228,14 +5060,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data13,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err41];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err41);
               }
               errors++;
             }
             if (data13.amount === undefined) {
-              const err44 = {
+              const err42 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -5246,15 +5078,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data13,
               };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err42];
               } else {
-                vErrors.push(err44);
+                vErrors.push(err42);
               }
               errors++;
             }
             for (const key3 in data13) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err45 = {
+                const err43 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -5265,9 +5097,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err45];
+                  vErrors = [err43];
                 } else {
-                  vErrors.push(err45);
+                  vErrors.push(err43);
                 }
                 errors++;
               }
@@ -5276,7 +5108,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               let data14 = data13.name;
               if (typeof data14 === 'string') {
                 if (func4(data14) > 100) {
-                  const err46 = {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -5287,14 +5119,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err46];
+                    vErrors = [err44];
                   } else {
-                    vErrors.push(err46);
+                    vErrors.push(err44);
                   }
                   errors++;
                 }
                 if (func4(data14) < 1) {
-                  const err47 = {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -5305,14 +5137,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err47];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err47);
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data14)) {
-                  const err48 = {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -5323,32 +5155,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err48];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err48);
-                  }
-                  errors++;
-                }
-                if (true && func8(data14)) {
-                  const err49 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema17.properties.fees.items.properties.name,
-                    data: data14,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err49];
-                  } else {
-                    vErrors.push(err49);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
               } else {
-                const err50 = {
+                const err47 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -5359,9 +5173,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err50];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err50);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
@@ -5370,7 +5184,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               let data15 = data13.amount;
               if (typeof data15 == 'number' && isFinite(data15)) {
                 if (data15 > 999999.99 || isNaN(data15)) {
-                  const err51 = {
+                  const err48 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -5381,14 +5195,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err51];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err51);
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
                 if (data15 < 0 || isNaN(data15)) {
-                  const err52 = {
+                  const err49 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -5399,14 +5213,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err52];
+                    vErrors = [err49];
                   } else {
-                    vErrors.push(err52);
+                    vErrors.push(err49);
                   }
                   errors++;
                 }
                 if (!func5(data15, 2)) {
-                  const err53 = {
+                  const err50 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -5417,14 +5231,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err53];
+                    vErrors = [err50];
                   } else {
-                    vErrors.push(err53);
+                    vErrors.push(err50);
                   }
                   errors++;
                 }
               } else {
-                const err54 = {
+                const err51 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -5435,15 +5249,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data15,
                 };
                 if (vErrors === null) {
-                  vErrors = [err54];
+                  vErrors = [err51];
                 } else {
-                  vErrors.push(err54);
+                  vErrors.push(err51);
                 }
                 errors++;
               }
             }
           } else {
-            const err55 = {
+            const err52 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -5454,15 +5268,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data13,
             };
             if (vErrors === null) {
-              vErrors = [err55];
+              vErrors = [err52];
             } else {
-              vErrors.push(err55);
+              vErrors.push(err52);
             }
             errors++;
           }
         }
       } else {
-        const err56 = {
+        const err53 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -5473,15 +5287,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err56];
+          vErrors = [err53];
         } else {
-          vErrors.push(err56);
+          vErrors.push(err53);
         }
         errors++;
       }
     }
   } else {
-    const err57 = {
+    const err54 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -5492,9 +5306,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err57];
+      vErrors = [err54];
     } else {
-      vErrors.push(err57);
+      vErrors.push(err54);
     }
     errors++;
   }
@@ -5736,8 +5550,7 @@ const schema19 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            noCardNumber: true,
-            description: 'must not contain control characters or a card number',
+            description: 'must not contain control characters',
           },
           recurring: { type: 'boolean' },
           allowPartial: { type: 'boolean' },
@@ -5769,17 +5582,12 @@ const schema19 = {
             },
             additionalProperties: {
               anyOf: [
-                {
-                  type: 'string',
-                  maxLength: 1000,
-                  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-                  noCardNumber: true,
-                },
+                { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
             },
           },
           fees: {
@@ -5795,8 +5603,7 @@ const schema19 = {
                   minLength: 1,
                   maxLength: 100,
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-                  noCardNumber: true,
-                  description: 'must not contain control characters or a card number',
+                  description: 'must not contain control characters',
                 },
                 amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
               },
@@ -5812,7 +5619,7 @@ const schema19 = {
     },
   },
 };
-const func49 = require('#shared/time-zones').isIanaTimeZone;
+const func40 = require('#shared/time-zones').isIanaTimeZone;
 const pattern24 = new RegExp('^[A-Za-z][A-Za-z0-9_+\\-/]*$', 'u');
 function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
@@ -6021,7 +5828,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && !func49(data0)) {
+        if (true && !func40(data0)) {
           const err11 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/ianaTimeZone',
@@ -7021,26 +6828,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
-                if (true && func8(data19)) {
-                  const err62 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
-                    schemaPath: '#/properties/payments/items/properties/orderId/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema19.properties.payments.items.properties.orderId,
-                    data: data19,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err62];
-                  } else {
-                    vErrors.push(err62);
-                  }
-                  errors++;
-                }
               } else {
-                const err63 = {
+                const err62 = {
                   instancePath: instancePath + '/payments/' + i0 + '/orderId',
                   schemaPath: '#/properties/payments/items/properties/orderId/type',
                   keyword: 'type',
@@ -7051,9 +6840,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data19,
                 };
                 if (vErrors === null) {
-                  vErrors = [err63];
+                  vErrors = [err62];
                 } else {
-                  vErrors.push(err63);
+                  vErrors.push(err62);
                 }
                 errors++;
               }
@@ -7061,7 +6850,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             if (data16.recurring !== undefined) {
               let data20 = data16.recurring;
               if (typeof data20 !== 'boolean') {
-                const err64 = {
+                const err63 = {
                   instancePath: instancePath + '/payments/' + i0 + '/recurring',
                   schemaPath: '#/properties/payments/items/properties/recurring/type',
                   keyword: 'type',
@@ -7072,9 +6861,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data20,
                 };
                 if (vErrors === null) {
-                  vErrors = [err64];
+                  vErrors = [err63];
                 } else {
-                  vErrors.push(err64);
+                  vErrors.push(err63);
                 }
                 errors++;
               }
@@ -7082,7 +6871,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             if (data16.allowPartial !== undefined) {
               let data21 = data16.allowPartial;
               if (typeof data21 !== 'boolean') {
-                const err65 = {
+                const err64 = {
                   instancePath: instancePath + '/payments/' + i0 + '/allowPartial',
                   schemaPath: '#/properties/payments/items/properties/allowPartial/type',
                   keyword: 'type',
@@ -7093,9 +6882,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data21,
                 };
                 if (vErrors === null) {
-                  vErrors = [err65];
+                  vErrors = [err64];
                 } else {
-                  vErrors.push(err65);
+                  vErrors.push(err64);
                 }
                 errors++;
               }
@@ -7103,7 +6892,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             if (data16.sendEmailReceipt !== undefined) {
               let data22 = data16.sendEmailReceipt;
               if (typeof data22 !== 'boolean') {
-                const err66 = {
+                const err65 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendEmailReceipt',
                   schemaPath: '#/properties/payments/items/properties/sendEmailReceipt/type',
                   keyword: 'type',
@@ -7114,9 +6903,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data22,
                 };
                 if (vErrors === null) {
-                  vErrors = [err66];
+                  vErrors = [err65];
                 } else {
-                  vErrors.push(err66);
+                  vErrors.push(err65);
                 }
                 errors++;
               }
@@ -7124,7 +6913,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             if (data16.sendPaymentScheduledNotification !== undefined) {
               let data23 = data16.sendPaymentScheduledNotification;
               if (typeof data23 !== 'boolean') {
-                const err67 = {
+                const err66 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendPaymentScheduledNotification',
                   schemaPath: '#/properties/payments/items/properties/sendPaymentScheduledNotification/type',
                   keyword: 'type',
@@ -7136,9 +6925,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data23,
                 };
                 if (vErrors === null) {
-                  vErrors = [err67];
+                  vErrors = [err66];
                 } else {
-                  vErrors.push(err67);
+                  vErrors.push(err66);
                 }
                 errors++;
               }
@@ -7146,7 +6935,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             if (data16.sendDeclineNotification !== undefined) {
               let data24 = data16.sendDeclineNotification;
               if (typeof data24 !== 'boolean') {
-                const err68 = {
+                const err67 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendDeclineNotification',
                   schemaPath: '#/properties/payments/items/properties/sendDeclineNotification/type',
                   keyword: 'type',
@@ -7157,9 +6946,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data24,
                 };
                 if (vErrors === null) {
-                  vErrors = [err68];
+                  vErrors = [err67];
                 } else {
-                  vErrors.push(err68);
+                  vErrors.push(err67);
                 }
                 errors++;
               }
@@ -7168,7 +6957,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
               let data25 = data16.customAttributes;
               if (data25 && typeof data25 == 'object' && !Array.isArray(data25)) {
                 if (Object.keys(data25).length > 50) {
-                  const err69 = {
+                  const err68 = {
                     instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                     schemaPath: '#/properties/payments/items/properties/customAttributes/maxProperties',
                     keyword: 'maxProperties',
@@ -7179,9 +6968,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data25,
                   };
                   if (vErrors === null) {
-                    vErrors = [err69];
+                    vErrors = [err68];
                   } else {
-                    vErrors.push(err69);
+                    vErrors.push(err68);
                   }
                   errors++;
                 }
@@ -7204,17 +6993,17 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     key3 === '__lookupGetter__' ||
                     key3 === '__lookupSetter__'
                   )) {
-                    const err70 = {};
+                    const err69 = {};
                     if (vErrors === null) {
-                      vErrors = [err70];
+                      vErrors = [err69];
                     } else {
-                      vErrors.push(err70);
+                      vErrors.push(err69);
                     }
                     errors++;
                   }
                   var valid6 = _errs58 === errors;
                   if (valid6) {
-                    const err71 = {
+                    const err70 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames/not',
                       keyword: 'not',
@@ -7228,9 +7017,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       propertyName: key3,
                     };
                     if (vErrors === null) {
-                      vErrors = [err71];
+                      vErrors = [err70];
                     } else {
-                      vErrors.push(err71);
+                      vErrors.push(err70);
                     }
                     errors++;
                   } else {
@@ -7245,7 +7034,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   if (typeof key3 === 'string') {
                     if (func4(key3) > 100) {
-                      const err72 = {
+                      const err71 = {
                         instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/propertyNames/maxLength',
@@ -7259,16 +7048,16 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         propertyName: key3,
                       };
                       if (vErrors === null) {
-                        vErrors = [err72];
+                        vErrors = [err71];
                       } else {
-                        vErrors.push(err72);
+                        vErrors.push(err71);
                       }
                       errors++;
                     }
                   }
                   var valid5 = _errs56 === errors;
                   if (!valid5) {
-                    const err73 = {
+                    const err72 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
                       keyword: 'propertyNames',
@@ -7279,9 +7068,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data25,
                     };
                     if (vErrors === null) {
-                      vErrors = [err73];
+                      vErrors = [err72];
                     } else {
-                      vErrors.push(err73);
+                      vErrors.push(err72);
                     }
                     errors++;
                   }
@@ -7293,7 +7082,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   const _errs62 = errors;
                   if (typeof data26 === 'string') {
                     if (func4(data26) > 1000) {
-                      const err74 = {
+                      const err73 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -7312,14 +7101,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data26,
                       };
                       if (vErrors === null) {
-                        vErrors = [err74];
+                        vErrors = [err73];
                       } else {
-                        vErrors.push(err74);
+                        vErrors.push(err73);
                       }
                       errors++;
                     }
                     if (!pattern6.test(data26)) {
-                      const err75 = {
+                      const err74 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -7338,40 +7127,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data26,
                       };
                       if (vErrors === null) {
-                        vErrors = [err75];
+                        vErrors = [err74];
                       } else {
-                        vErrors.push(err75);
-                      }
-                      errors++;
-                    }
-                    if (true && func8(data26)) {
-                      const err76 = {
-                        instancePath:
-                          instancePath +
-                          '/payments/' +
-                          i0 +
-                          '/customAttributes/' +
-                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
-                        schemaPath:
-                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                        keyword: 'noCardNumber',
-                        params: {},
-                        message: 'must pass "noCardNumber" keyword validation',
-                        schema: true,
-                        parentSchema:
-                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
-                            .anyOf[0],
-                        data: data26,
-                      };
-                      if (vErrors === null) {
-                        vErrors = [err76];
-                      } else {
-                        vErrors.push(err76);
+                        vErrors.push(err74);
                       }
                       errors++;
                     }
                   } else {
-                    const err77 = {
+                    const err75 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -7392,9 +7155,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data26,
                     };
                     if (vErrors === null) {
-                      vErrors = [err77];
+                      vErrors = [err75];
                     } else {
-                      vErrors.push(err77);
+                      vErrors.push(err75);
                     }
                     errors++;
                   }
@@ -7404,7 +7167,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     const _errs64 = errors;
                     if (typeof data26 == 'number' && isFinite(data26)) {
                       if (data26 > 1000000000000000 || isNaN(data26)) {
-                        const err78 = {
+                        const err76 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -7423,14 +7186,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data26,
                         };
                         if (vErrors === null) {
-                          vErrors = [err78];
+                          vErrors = [err76];
                         } else {
-                          vErrors.push(err78);
+                          vErrors.push(err76);
                         }
                         errors++;
                       }
                       if (data26 < -1000000000000000 || isNaN(data26)) {
-                        const err79 = {
+                        const err77 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -7449,14 +7212,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data26,
                         };
                         if (vErrors === null) {
-                          vErrors = [err79];
+                          vErrors = [err77];
                         } else {
-                          vErrors.push(err79);
+                          vErrors.push(err77);
                         }
                         errors++;
                       }
                       if (!func5(data26, 6)) {
-                        const err80 = {
+                        const err78 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -7475,14 +7238,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data26,
                         };
                         if (vErrors === null) {
-                          vErrors = [err80];
+                          vErrors = [err78];
                         } else {
-                          vErrors.push(err80);
+                          vErrors.push(err78);
                         }
                         errors++;
                       }
                     } else {
-                      const err81 = {
+                      const err79 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -7503,9 +7266,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data26,
                       };
                       if (vErrors === null) {
-                        vErrors = [err81];
+                        vErrors = [err79];
                       } else {
-                        vErrors.push(err81);
+                        vErrors.push(err79);
                       }
                       errors++;
                     }
@@ -7514,7 +7277,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     if (!valid8) {
                       const _errs66 = errors;
                       if (typeof data26 !== 'boolean') {
-                        const err82 = {
+                        const err80 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -7535,9 +7298,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data26,
                         };
                         if (vErrors === null) {
-                          vErrors = [err82];
+                          vErrors = [err80];
                         } else {
-                          vErrors.push(err82);
+                          vErrors.push(err80);
                         }
                         errors++;
                       }
@@ -7546,7 +7309,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                   if (!valid8) {
-                    const err83 = {
+                    const err81 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -7566,9 +7329,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data26,
                     };
                     if (vErrors === null) {
-                      vErrors = [err83];
+                      vErrors = [err81];
                     } else {
-                      vErrors.push(err83);
+                      vErrors.push(err81);
                     }
                     errors++;
                   } else {
@@ -7583,7 +7346,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                const err84 = {
+                const err82 = {
                   instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                   schemaPath: '#/properties/payments/items/properties/customAttributes/type',
                   keyword: 'type',
@@ -7594,9 +7357,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data25,
                 };
                 if (vErrors === null) {
-                  vErrors = [err84];
+                  vErrors = [err82];
                 } else {
-                  vErrors.push(err84);
+                  vErrors.push(err82);
                 }
                 errors++;
               }
@@ -7605,7 +7368,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
               let data27 = data16.fees;
               if (Array.isArray(data27)) {
                 if (data27.length > 20) {
-                  const err85 = {
+                  const err83 = {
                     instancePath: instancePath + '/payments/' + i0 + '/fees',
                     schemaPath: '#/properties/payments/items/properties/fees/maxItems',
                     keyword: 'maxItems',
@@ -7616,9 +7379,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data27,
                   };
                   if (vErrors === null) {
-                    vErrors = [err85];
+                    vErrors = [err83];
                   } else {
-                    vErrors.push(err85);
+                    vErrors.push(err83);
                   }
                   errors++;
                 }
@@ -7627,7 +7390,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   let data28 = data27[i1];
                   if (data28 && typeof data28 == 'object' && !Array.isArray(data28)) {
                     if (data28.name === undefined) {
-                      const err86 = {
+                      const err84 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -7638,14 +7401,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data28,
                       };
                       if (vErrors === null) {
-                        vErrors = [err86];
+                        vErrors = [err84];
                       } else {
-                        vErrors.push(err86);
+                        vErrors.push(err84);
                       }
                       errors++;
                     }
                     if (data28.amount === undefined) {
-                      const err87 = {
+                      const err85 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -7656,15 +7419,15 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data28,
                       };
                       if (vErrors === null) {
-                        vErrors = [err87];
+                        vErrors = [err85];
                       } else {
-                        vErrors.push(err87);
+                        vErrors.push(err85);
                       }
                       errors++;
                     }
                     for (const key5 in data28) {
                       if (!(key5 === 'name' || key5 === 'amount')) {
-                        const err88 = {
+                        const err86 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/additionalProperties',
@@ -7676,9 +7439,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data28,
                         };
                         if (vErrors === null) {
-                          vErrors = [err88];
+                          vErrors = [err86];
                         } else {
-                          vErrors.push(err88);
+                          vErrors.push(err86);
                         }
                         errors++;
                       }
@@ -7687,7 +7450,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       let data29 = data28.name;
                       if (typeof data29 === 'string') {
                         if (func4(data29) > 100) {
-                          const err89 = {
+                          const err87 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
@@ -7700,14 +7463,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data29,
                           };
                           if (vErrors === null) {
-                            vErrors = [err89];
+                            vErrors = [err87];
                           } else {
-                            vErrors.push(err89);
+                            vErrors.push(err87);
                           }
                           errors++;
                         }
                         if (func4(data29) < 1) {
-                          const err90 = {
+                          const err88 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/minLength',
@@ -7720,14 +7483,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data29,
                           };
                           if (vErrors === null) {
-                            vErrors = [err90];
+                            vErrors = [err88];
                           } else {
-                            vErrors.push(err90);
+                            vErrors.push(err88);
                           }
                           errors++;
                         }
                         if (!pattern6.test(data29)) {
-                          const err91 = {
+                          const err89 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/pattern',
@@ -7740,34 +7503,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data29,
                           };
                           if (vErrors === null) {
-                            vErrors = [err91];
+                            vErrors = [err89];
                           } else {
-                            vErrors.push(err91);
-                          }
-                          errors++;
-                        }
-                        if (true && func8(data29)) {
-                          const err92 = {
-                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
-                            schemaPath:
-                              '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
-                            keyword: 'noCardNumber',
-                            params: {},
-                            message: 'must pass "noCardNumber" keyword validation',
-                            schema: true,
-                            parentSchema:
-                              schema19.properties.payments.items.properties.fees.items.properties.name,
-                            data: data29,
-                          };
-                          if (vErrors === null) {
-                            vErrors = [err92];
-                          } else {
-                            vErrors.push(err92);
+                            vErrors.push(err89);
                           }
                           errors++;
                         }
                       } else {
-                        const err93 = {
+                        const err90 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/name/type',
@@ -7781,9 +7524,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data29,
                         };
                         if (vErrors === null) {
-                          vErrors = [err93];
+                          vErrors = [err90];
                         } else {
-                          vErrors.push(err93);
+                          vErrors.push(err90);
                         }
                         errors++;
                       }
@@ -7792,7 +7535,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       let data30 = data28.amount;
                       if (typeof data30 == 'number' && isFinite(data30)) {
                         if (data30 > 999999.99 || isNaN(data30)) {
-                          const err94 = {
+                          const err91 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
@@ -7805,14 +7548,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data30,
                           };
                           if (vErrors === null) {
-                            vErrors = [err94];
+                            vErrors = [err91];
                           } else {
-                            vErrors.push(err94);
+                            vErrors.push(err91);
                           }
                           errors++;
                         }
                         if (data30 < 0 || isNaN(data30)) {
-                          const err95 = {
+                          const err92 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
@@ -7825,14 +7568,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data30,
                           };
                           if (vErrors === null) {
-                            vErrors = [err95];
+                            vErrors = [err92];
                           } else {
-                            vErrors.push(err95);
+                            vErrors.push(err92);
                           }
                           errors++;
                         }
                         if (!func5(data30, 2)) {
-                          const err96 = {
+                          const err93 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
@@ -7845,14 +7588,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data30,
                           };
                           if (vErrors === null) {
-                            vErrors = [err96];
+                            vErrors = [err93];
                           } else {
-                            vErrors.push(err96);
+                            vErrors.push(err93);
                           }
                           errors++;
                         }
                       } else {
-                        const err97 = {
+                        const err94 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/amount/type',
@@ -7866,15 +7609,15 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data30,
                         };
                         if (vErrors === null) {
-                          vErrors = [err97];
+                          vErrors = [err94];
                         } else {
-                          vErrors.push(err97);
+                          vErrors.push(err94);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err98 = {
+                    const err95 = {
                       instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                       schemaPath: '#/properties/payments/items/properties/fees/items/type',
                       keyword: 'type',
@@ -7885,15 +7628,15 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data28,
                     };
                     if (vErrors === null) {
-                      vErrors = [err98];
+                      vErrors = [err95];
                     } else {
-                      vErrors.push(err98);
+                      vErrors.push(err95);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err99 = {
+                const err96 = {
                   instancePath: instancePath + '/payments/' + i0 + '/fees',
                   schemaPath: '#/properties/payments/items/properties/fees/type',
                   keyword: 'type',
@@ -7904,15 +7647,15 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data27,
                 };
                 if (vErrors === null) {
-                  vErrors = [err99];
+                  vErrors = [err96];
                 } else {
-                  vErrors.push(err99);
+                  vErrors.push(err96);
                 }
                 errors++;
               }
             }
           } else {
-            const err100 = {
+            const err97 = {
               instancePath: instancePath + '/payments/' + i0,
               schemaPath: '#/properties/payments/items/type',
               keyword: 'type',
@@ -7923,15 +7666,15 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
               data: data16,
             };
             if (vErrors === null) {
-              vErrors = [err100];
+              vErrors = [err97];
             } else {
-              vErrors.push(err100);
+              vErrors.push(err97);
             }
             errors++;
           }
         }
       } else {
-        const err101 = {
+        const err98 = {
           instancePath: instancePath + '/payments',
           schemaPath: '#/properties/payments/type',
           keyword: 'type',
@@ -7942,9 +7685,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           data: data15,
         };
         if (vErrors === null) {
-          vErrors = [err101];
+          vErrors = [err98];
         } else {
-          vErrors.push(err101);
+          vErrors.push(err98);
         }
         errors++;
       }
@@ -7953,7 +7696,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
       let data31 = data.idempotencyKey;
       if (typeof data31 === 'string') {
         if (!pattern9.test(data31)) {
-          const err102 = {
+          const err99 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -7964,14 +7707,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             data: data31,
           };
           if (vErrors === null) {
-            vErrors = [err102];
+            vErrors = [err99];
           } else {
-            vErrors.push(err102);
+            vErrors.push(err99);
           }
           errors++;
         }
       } else {
-        const err103 = {
+        const err100 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -7982,15 +7725,15 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           data: data31,
         };
         if (vErrors === null) {
-          vErrors = [err103];
+          vErrors = [err100];
         } else {
-          vErrors.push(err103);
+          vErrors.push(err100);
         }
         errors++;
       }
     }
   } else {
-    const err104 = {
+    const err101 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -8001,9 +7744,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err104];
+      vErrors = [err101];
     } else {
-      vErrors.push(err104);
+      vErrors.push(err101);
     }
     errors++;
   }
@@ -8165,7 +7908,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && !func49(data1)) {
+        if (true && !func40(data1)) {
           const err6 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/ianaTimeZone',
@@ -9385,24 +9128,21 @@ const schema24 = {
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     customerAccountType: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     sponsorKey: {
       type: 'string',
       minLength: 1,
       maxLength: 8,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     customerData: {
       type: 'object',
@@ -9432,8 +9172,7 @@ const schema24 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        noCardNumber: true,
-        description: 'must not contain control characters or a card number',
+        description: 'must not contain control characters',
       },
     },
     email: { type: 'string', format: 'email', maxLength: 254 },
@@ -9548,26 +9287,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          const err5 = {
-            instancePath: instancePath + '/customerAccountId',
-            schemaPath: '#/properties/customerAccountId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema24.properties.customerAccountId,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
       } else {
-        const err6 = {
+        const err5 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
@@ -9578,9 +9299,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err6];
+          vErrors = [err5];
         } else {
-          vErrors.push(err6);
+          vErrors.push(err5);
         }
         errors++;
       }
@@ -9589,7 +9310,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.customerAccountType;
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
-          const err7 = {
+          const err6 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/maxLength',
             keyword: 'maxLength',
@@ -9600,14 +9321,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err6];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err6);
           }
           errors++;
         }
         if (func4(data1) < 1) {
-          const err8 = {
+          const err7 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/minLength',
             keyword: 'minLength',
@@ -9618,14 +9339,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err7];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err7);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err9 = {
+          const err8 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/pattern',
             keyword: 'pattern',
@@ -9636,32 +9357,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err8];
           } else {
-            vErrors.push(err9);
-          }
-          errors++;
-        }
-        if (true && func8(data1)) {
-          const err10 = {
-            instancePath: instancePath + '/customerAccountType',
-            schemaPath: '#/properties/customerAccountType/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema24.properties.customerAccountType,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err10];
-          } else {
-            vErrors.push(err10);
+            vErrors.push(err8);
           }
           errors++;
         }
       } else {
-        const err11 = {
+        const err9 = {
           instancePath: instancePath + '/customerAccountType',
           schemaPath: '#/properties/customerAccountType/type',
           keyword: 'type',
@@ -9672,9 +9375,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err11];
+          vErrors = [err9];
         } else {
-          vErrors.push(err11);
+          vErrors.push(err9);
         }
         errors++;
       }
@@ -9683,7 +9386,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.sponsorKey;
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
-          const err12 = {
+          const err10 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/maxLength',
             keyword: 'maxLength',
@@ -9694,14 +9397,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err10];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err10);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err13 = {
+          const err11 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/minLength',
             keyword: 'minLength',
@@ -9712,14 +9415,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err11];
           } else {
-            vErrors.push(err13);
+            vErrors.push(err11);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err14 = {
+          const err12 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/pattern',
             keyword: 'pattern',
@@ -9730,32 +9433,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err12];
           } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-        if (true && func8(data2)) {
-          const err15 = {
-            instancePath: instancePath + '/sponsorKey',
-            schemaPath: '#/properties/sponsorKey/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema24.properties.sponsorKey,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
+            vErrors.push(err12);
           }
           errors++;
         }
       } else {
-        const err16 = {
+        const err13 = {
           instancePath: instancePath + '/sponsorKey',
           schemaPath: '#/properties/sponsorKey/type',
           keyword: 'type',
@@ -9766,9 +9451,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err13];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -9777,7 +9462,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.customerData;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
         if (Object.keys(data3).length > 50) {
-          const err17 = {
+          const err14 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -9788,9 +9473,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err17];
+            vErrors = [err14];
           } else {
-            vErrors.push(err17);
+            vErrors.push(err14);
           }
           errors++;
         }
@@ -9813,17 +9498,17 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err18 = {};
+            const err15 = {};
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err15];
             } else {
-              vErrors.push(err18);
+              vErrors.push(err15);
             }
             errors++;
           }
           var valid2 = _errs12 === errors;
           if (valid2) {
-            const err19 = {
+            const err16 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -9835,9 +9520,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err19];
+              vErrors = [err16];
             } else {
-              vErrors.push(err19);
+              vErrors.push(err16);
             }
             errors++;
           } else {
@@ -9852,7 +9537,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err20 = {
+              const err17 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -9864,16 +9549,16 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err17];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err17);
               }
               errors++;
             }
           }
           var valid1 = _errs10 === errors;
           if (!valid1) {
-            const err21 = {
+            const err18 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -9884,9 +9569,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err18];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err18);
             }
             errors++;
           }
@@ -9895,7 +9580,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data3[key2];
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
-              const err22 = {
+              const err19 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -9906,14 +9591,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err19];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err19);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err23 = {
+              const err20 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -9924,14 +9609,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err20];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err20);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err24 = {
+              const err21 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -9942,32 +9627,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err21];
               } else {
-                vErrors.push(err24);
-              }
-              errors++;
-            }
-            if (true && func8(data4)) {
-              const err25 = {
-                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema24.properties.customerData.additionalProperties,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err25];
-              } else {
-                vErrors.push(err25);
+                vErrors.push(err21);
               }
               errors++;
             }
           } else {
-            const err26 = {
+            const err22 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -9978,15 +9645,15 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err22];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err22);
             }
             errors++;
           }
         }
       } else {
-        const err27 = {
+        const err23 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -9997,9 +9664,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err23];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err23);
         }
         errors++;
       }
@@ -10008,7 +9675,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.email;
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
-          const err28 = {
+          const err24 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/maxLength',
             keyword: 'maxLength',
@@ -10019,14 +9686,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err24];
           } else {
-            vErrors.push(err28);
+            vErrors.push(err24);
           }
           errors++;
         }
         if (!formats26.test(data5)) {
-          const err29 = {
+          const err25 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
             keyword: 'format',
@@ -10037,14 +9704,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err29];
+            vErrors = [err25];
           } else {
-            vErrors.push(err29);
+            vErrors.push(err25);
           }
           errors++;
         }
       } else {
-        const err30 = {
+        const err26 = {
           instancePath: instancePath + '/email',
           schemaPath: '#/properties/email/type',
           keyword: 'type',
@@ -10055,9 +9722,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err26];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err26);
         }
         errors++;
       }
@@ -10065,7 +9732,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.paymentMethod !== undefined) {
       let data6 = data.paymentMethod;
       if (!(data6 && typeof data6 == 'object' && !Array.isArray(data6))) {
-        const err31 = {
+        const err27 = {
           instancePath: instancePath + '/paymentMethod',
           schemaPath: '#/properties/paymentMethod/type',
           keyword: 'type',
@@ -10076,15 +9743,15 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err31];
+          vErrors = [err27];
         } else {
-          vErrors.push(err31);
+          vErrors.push(err27);
         }
         errors++;
       }
     }
   } else {
-    const err32 = {
+    const err28 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -10095,9 +9762,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err32];
+      vErrors = [err28];
     } else {
-      vErrors.push(err32);
+      vErrors.push(err28);
     }
     errors++;
   }
@@ -10124,40 +9791,35 @@ const schema25 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         country: {
           type: 'string',
@@ -10194,8 +9856,7 @@ const schema25 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        noCardNumber: true,
-        description: 'must not contain control characters or a card number',
+        description: 'must not contain control characters',
       },
     },
     setAsDefault: { type: 'boolean' },
@@ -10698,26 +10359,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data5)) {
-              const err25 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema25.properties.billingAddress.properties.line1,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err25];
-              } else {
-                vErrors.push(err25);
-              }
-              errors++;
-            }
           } else {
-            const err26 = {
+            const err25 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -10728,9 +10371,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err25];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err25);
             }
             errors++;
           }
@@ -10739,7 +10382,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data4.line2;
           if (typeof data6 === 'string') {
             if (func4(data6) > 100) {
-              const err27 = {
+              const err26 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -10750,14 +10393,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err26];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err26);
               }
               errors++;
             }
             if (func4(data6) < 0) {
-              const err28 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -10768,14 +10411,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err27];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err29 = {
+              const err28 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -10786,32 +10429,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err28];
               } else {
-                vErrors.push(err29);
-              }
-              errors++;
-            }
-            if (true && func8(data6)) {
-              const err30 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema25.properties.billingAddress.properties.line2,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
+                vErrors.push(err28);
               }
               errors++;
             }
           } else {
-            const err31 = {
+            const err29 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -10822,9 +10447,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err29];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err29);
             }
             errors++;
           }
@@ -10833,7 +10458,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data4.city;
           if (typeof data7 === 'string') {
             if (func4(data7) > 60) {
-              const err32 = {
+              const err30 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -10844,14 +10469,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err30];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err33 = {
+              const err31 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -10862,14 +10487,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err31];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err31);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err34 = {
+              const err32 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -10880,32 +10505,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err32];
               } else {
-                vErrors.push(err34);
-              }
-              errors++;
-            }
-            if (true && func8(data7)) {
-              const err35 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema25.properties.billingAddress.properties.city,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err35];
-              } else {
-                vErrors.push(err35);
+                vErrors.push(err32);
               }
               errors++;
             }
           } else {
-            const err36 = {
+            const err33 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -10916,9 +10523,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err36];
+              vErrors = [err33];
             } else {
-              vErrors.push(err36);
+              vErrors.push(err33);
             }
             errors++;
           }
@@ -10927,7 +10534,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data4.state;
           if (typeof data8 === 'string') {
             if (func4(data8) > 50) {
-              const err37 = {
+              const err34 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -10938,14 +10545,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err34];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err34);
               }
               errors++;
             }
             if (func4(data8) < 1) {
-              const err38 = {
+              const err35 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -10956,14 +10563,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err35];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err35);
               }
               errors++;
             }
             if (!pattern6.test(data8)) {
-              const err39 = {
+              const err36 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -10974,32 +10581,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err39];
+                vErrors = [err36];
               } else {
-                vErrors.push(err39);
-              }
-              errors++;
-            }
-            if (true && func8(data8)) {
-              const err40 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema25.properties.billingAddress.properties.state,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err40];
-              } else {
-                vErrors.push(err40);
+                vErrors.push(err36);
               }
               errors++;
             }
           } else {
-            const err41 = {
+            const err37 = {
               instancePath: instancePath + '/billingAddress/state',
               schemaPath: '#/properties/billingAddress/properties/state/type',
               keyword: 'type',
@@ -11010,9 +10599,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err37];
             } else {
-              vErrors.push(err41);
+              vErrors.push(err37);
             }
             errors++;
           }
@@ -11021,7 +10610,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           let data9 = data4.postalCode;
           if (typeof data9 === 'string') {
             if (func4(data9) > 20) {
-              const err42 = {
+              const err38 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
                 keyword: 'maxLength',
@@ -11032,14 +10621,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err38];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err38);
               }
               errors++;
             }
             if (func4(data9) < 1) {
-              const err43 = {
+              const err39 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
                 keyword: 'minLength',
@@ -11050,14 +10639,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err39];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err39);
               }
               errors++;
             }
             if (!pattern6.test(data9)) {
-              const err44 = {
+              const err40 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
                 keyword: 'pattern',
@@ -11068,32 +10657,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err40];
               } else {
-                vErrors.push(err44);
-              }
-              errors++;
-            }
-            if (true && func8(data9)) {
-              const err45 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema25.properties.billingAddress.properties.postalCode,
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err45];
-              } else {
-                vErrors.push(err45);
+                vErrors.push(err40);
               }
               errors++;
             }
           } else {
-            const err46 = {
+            const err41 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -11104,9 +10675,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err41];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err41);
             }
             errors++;
           }
@@ -11115,7 +10686,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           let data10 = data4.country;
           if (typeof data10 === 'string') {
             if (!pattern40.test(data10)) {
-              const err47 = {
+              const err42 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -11126,14 +10697,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err47];
+                vErrors = [err42];
               } else {
-                vErrors.push(err47);
+                vErrors.push(err42);
               }
               errors++;
             }
           } else {
-            const err48 = {
+            const err43 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -11144,15 +10715,15 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err43];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err43);
             }
             errors++;
           }
         }
       } else {
-        const err49 = {
+        const err44 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -11163,9 +10734,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err49];
+          vErrors = [err44];
         } else {
-          vErrors.push(err49);
+          vErrors.push(err44);
         }
         errors++;
       }
@@ -11174,7 +10745,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       let data11 = data.customerData;
       if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
         if (Object.keys(data11).length > 50) {
-          const err50 = {
+          const err45 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -11185,9 +10756,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err50];
+            vErrors = [err45];
           } else {
-            vErrors.push(err50);
+            vErrors.push(err45);
           }
           errors++;
         }
@@ -11210,17 +10781,17 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err51 = {};
+            const err46 = {};
             if (vErrors === null) {
-              vErrors = [err51];
+              vErrors = [err46];
             } else {
-              vErrors.push(err51);
+              vErrors.push(err46);
             }
             errors++;
           }
           var valid3 = _errs29 === errors;
           if (valid3) {
-            const err52 = {
+            const err47 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -11232,9 +10803,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err52];
+              vErrors = [err47];
             } else {
-              vErrors.push(err52);
+              vErrors.push(err47);
             }
             errors++;
           } else {
@@ -11249,7 +10820,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err53 = {
+              const err48 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -11261,16 +10832,16 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err53];
+                vErrors = [err48];
               } else {
-                vErrors.push(err53);
+                vErrors.push(err48);
               }
               errors++;
             }
           }
           var valid2 = _errs27 === errors;
           if (!valid2) {
-            const err54 = {
+            const err49 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -11281,9 +10852,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err54];
+              vErrors = [err49];
             } else {
-              vErrors.push(err54);
+              vErrors.push(err49);
             }
             errors++;
           }
@@ -11292,7 +10863,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           let data12 = data11[key3];
           if (typeof data12 === 'string') {
             if (func4(data12) > 500) {
-              const err55 = {
+              const err50 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -11303,14 +10874,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err55];
+                vErrors = [err50];
               } else {
-                vErrors.push(err55);
+                vErrors.push(err50);
               }
               errors++;
             }
             if (func4(data12) < 0) {
-              const err56 = {
+              const err51 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -11321,14 +10892,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err56];
+                vErrors = [err51];
               } else {
-                vErrors.push(err56);
+                vErrors.push(err51);
               }
               errors++;
             }
             if (!pattern6.test(data12)) {
-              const err57 = {
+              const err52 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -11339,32 +10910,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err57];
+                vErrors = [err52];
               } else {
-                vErrors.push(err57);
-              }
-              errors++;
-            }
-            if (true && func8(data12)) {
-              const err58 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema25.properties.customerData.additionalProperties,
-                data: data12,
-              };
-              if (vErrors === null) {
-                vErrors = [err58];
-              } else {
-                vErrors.push(err58);
+                vErrors.push(err52);
               }
               errors++;
             }
           } else {
-            const err59 = {
+            const err53 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -11375,15 +10928,15 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err59];
+              vErrors = [err53];
             } else {
-              vErrors.push(err59);
+              vErrors.push(err53);
             }
             errors++;
           }
         }
       } else {
-        const err60 = {
+        const err54 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -11394,9 +10947,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err60];
+          vErrors = [err54];
         } else {
-          vErrors.push(err60);
+          vErrors.push(err54);
         }
         errors++;
       }
@@ -11404,7 +10957,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data13 = data.setAsDefault;
       if (typeof data13 !== 'boolean') {
-        const err61 = {
+        const err55 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -11415,15 +10968,15 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           data: data13,
         };
         if (vErrors === null) {
-          vErrors = [err61];
+          vErrors = [err55];
         } else {
-          vErrors.push(err61);
+          vErrors.push(err55);
         }
         errors++;
       }
     }
   } else {
-    const err62 = {
+    const err56 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -11434,9 +10987,9 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err62];
+      vErrors = [err56];
     } else {
-      vErrors.push(err62);
+      vErrors.push(err56);
     }
     errors++;
   }
@@ -11462,40 +11015,35 @@ const schema26 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         country: {
           type: 'string',
@@ -11532,8 +11080,7 @@ const schema26 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        noCardNumber: true,
-        description: 'must not contain control characters or a card number',
+        description: 'must not contain control characters',
       },
     },
     setAsDefault: { type: 'boolean' },
@@ -11938,26 +11485,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data4)) {
-              const err20 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema26.properties.billingAddress.properties.line1,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err20];
-              } else {
-                vErrors.push(err20);
-              }
-              errors++;
-            }
           } else {
-            const err21 = {
+            const err20 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -11968,9 +11497,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err20];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err20);
             }
             errors++;
           }
@@ -11979,7 +11508,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data5 = data3.line2;
           if (typeof data5 === 'string') {
             if (func4(data5) > 100) {
-              const err22 = {
+              const err21 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -11990,14 +11519,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err21];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err21);
               }
               errors++;
             }
             if (func4(data5) < 0) {
-              const err23 = {
+              const err22 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -12008,14 +11537,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err22];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err22);
               }
               errors++;
             }
             if (!pattern6.test(data5)) {
-              const err24 = {
+              const err23 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -12026,32 +11555,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err23];
               } else {
-                vErrors.push(err24);
-              }
-              errors++;
-            }
-            if (true && func8(data5)) {
-              const err25 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema26.properties.billingAddress.properties.line2,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err25];
-              } else {
-                vErrors.push(err25);
+                vErrors.push(err23);
               }
               errors++;
             }
           } else {
-            const err26 = {
+            const err24 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -12062,9 +11573,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err24];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err24);
             }
             errors++;
           }
@@ -12073,7 +11584,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data3.city;
           if (typeof data6 === 'string') {
             if (func4(data6) > 60) {
-              const err27 = {
+              const err25 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -12084,14 +11595,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err25];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err25);
               }
               errors++;
             }
             if (func4(data6) < 1) {
-              const err28 = {
+              const err26 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -12102,14 +11613,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err26];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err26);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err29 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -12120,32 +11631,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err27];
               } else {
-                vErrors.push(err29);
-              }
-              errors++;
-            }
-            if (true && func8(data6)) {
-              const err30 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema26.properties.billingAddress.properties.city,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
+                vErrors.push(err27);
               }
               errors++;
             }
           } else {
-            const err31 = {
+            const err28 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -12156,9 +11649,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err28];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err28);
             }
             errors++;
           }
@@ -12167,7 +11660,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data3.state;
           if (typeof data7 === 'string') {
             if (func4(data7) > 50) {
-              const err32 = {
+              const err29 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -12178,14 +11671,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err29];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err29);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err33 = {
+              const err30 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -12196,14 +11689,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err30];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err34 = {
+              const err31 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -12214,32 +11707,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err31];
               } else {
-                vErrors.push(err34);
-              }
-              errors++;
-            }
-            if (true && func8(data7)) {
-              const err35 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema26.properties.billingAddress.properties.state,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err35];
-              } else {
-                vErrors.push(err35);
+                vErrors.push(err31);
               }
               errors++;
             }
           } else {
-            const err36 = {
+            const err32 = {
               instancePath: instancePath + '/billingAddress/state',
               schemaPath: '#/properties/billingAddress/properties/state/type',
               keyword: 'type',
@@ -12250,9 +11725,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err36];
+              vErrors = [err32];
             } else {
-              vErrors.push(err36);
+              vErrors.push(err32);
             }
             errors++;
           }
@@ -12261,7 +11736,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data3.postalCode;
           if (typeof data8 === 'string') {
             if (func4(data8) > 20) {
-              const err37 = {
+              const err33 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
                 keyword: 'maxLength',
@@ -12272,14 +11747,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err33];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err33);
               }
               errors++;
             }
             if (func4(data8) < 1) {
-              const err38 = {
+              const err34 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
                 keyword: 'minLength',
@@ -12290,14 +11765,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err34];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err34);
               }
               errors++;
             }
             if (!pattern6.test(data8)) {
-              const err39 = {
+              const err35 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
                 keyword: 'pattern',
@@ -12308,32 +11783,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err39];
+                vErrors = [err35];
               } else {
-                vErrors.push(err39);
-              }
-              errors++;
-            }
-            if (true && func8(data8)) {
-              const err40 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err40];
-              } else {
-                vErrors.push(err40);
+                vErrors.push(err35);
               }
               errors++;
             }
           } else {
-            const err41 = {
+            const err36 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -12344,9 +11801,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err36];
             } else {
-              vErrors.push(err41);
+              vErrors.push(err36);
             }
             errors++;
           }
@@ -12355,7 +11812,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data9 = data3.country;
           if (typeof data9 === 'string') {
             if (!pattern40.test(data9)) {
-              const err42 = {
+              const err37 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -12366,14 +11823,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err37];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err37);
               }
               errors++;
             }
           } else {
-            const err43 = {
+            const err38 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -12384,15 +11841,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err43];
+              vErrors = [err38];
             } else {
-              vErrors.push(err43);
+              vErrors.push(err38);
             }
             errors++;
           }
         }
       } else {
-        const err44 = {
+        const err39 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -12403,9 +11860,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err44];
+          vErrors = [err39];
         } else {
-          vErrors.push(err44);
+          vErrors.push(err39);
         }
         errors++;
       }
@@ -12414,7 +11871,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.customerData;
       if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
         if (Object.keys(data10).length > 50) {
-          const err45 = {
+          const err40 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -12425,9 +11882,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err45];
+            vErrors = [err40];
           } else {
-            vErrors.push(err45);
+            vErrors.push(err40);
           }
           errors++;
         }
@@ -12450,17 +11907,17 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err46 = {};
+            const err41 = {};
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err41];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err41);
             }
             errors++;
           }
           var valid3 = _errs27 === errors;
           if (valid3) {
-            const err47 = {
+            const err42 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -12472,9 +11929,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err47];
+              vErrors = [err42];
             } else {
-              vErrors.push(err47);
+              vErrors.push(err42);
             }
             errors++;
           } else {
@@ -12489,7 +11946,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err48 = {
+              const err43 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -12501,16 +11958,16 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err48];
+                vErrors = [err43];
               } else {
-                vErrors.push(err48);
+                vErrors.push(err43);
               }
               errors++;
             }
           }
           var valid2 = _errs25 === errors;
           if (!valid2) {
-            const err49 = {
+            const err44 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -12521,9 +11978,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err44];
             } else {
-              vErrors.push(err49);
+              vErrors.push(err44);
             }
             errors++;
           }
@@ -12532,7 +11989,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data11 = data10[key3];
           if (typeof data11 === 'string') {
             if (func4(data11) > 500) {
-              const err50 = {
+              const err45 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -12543,14 +12000,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err50];
+                vErrors = [err45];
               } else {
-                vErrors.push(err50);
+                vErrors.push(err45);
               }
               errors++;
             }
             if (func4(data11) < 0) {
-              const err51 = {
+              const err46 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -12561,14 +12018,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err51];
+                vErrors = [err46];
               } else {
-                vErrors.push(err51);
+                vErrors.push(err46);
               }
               errors++;
             }
             if (!pattern6.test(data11)) {
-              const err52 = {
+              const err47 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -12579,32 +12036,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err52];
+                vErrors = [err47];
               } else {
-                vErrors.push(err52);
-              }
-              errors++;
-            }
-            if (true && func8(data11)) {
-              const err53 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema26.properties.customerData.additionalProperties,
-                data: data11,
-              };
-              if (vErrors === null) {
-                vErrors = [err53];
-              } else {
-                vErrors.push(err53);
+                vErrors.push(err47);
               }
               errors++;
             }
           } else {
-            const err54 = {
+            const err48 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -12615,15 +12054,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err54];
+              vErrors = [err48];
             } else {
-              vErrors.push(err54);
+              vErrors.push(err48);
             }
             errors++;
           }
         }
       } else {
-        const err55 = {
+        const err49 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -12634,9 +12073,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err55];
+          vErrors = [err49];
         } else {
-          vErrors.push(err55);
+          vErrors.push(err49);
         }
         errors++;
       }
@@ -12644,7 +12083,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data12 = data.setAsDefault;
       if (typeof data12 !== 'boolean') {
-        const err56 = {
+        const err50 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -12655,15 +12094,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err56];
+          vErrors = [err50];
         } else {
-          vErrors.push(err56);
+          vErrors.push(err50);
         }
         errors++;
       }
     }
   } else {
-    const err57 = {
+    const err51 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -12674,9 +12113,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err57];
+      vErrors = [err51];
     } else {
-      vErrors.push(err57);
+      vErrors.push(err51);
     }
     errors++;
   }
@@ -13015,24 +12454,21 @@ const schema29 = {
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     customerAccountType: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     sponsorKey: {
       type: 'string',
       minLength: 1,
       maxLength: 8,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     customerData: {
       type: 'object',
@@ -13062,8 +12498,7 @@ const schema29 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        noCardNumber: true,
-        description: 'must not contain control characters or a card number',
+        description: 'must not contain control characters',
       },
     },
     email: { type: 'string', format: 'email', maxLength: 254 },
@@ -13158,26 +12593,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          const err4 = {
-            instancePath: instancePath + '/customerAccountId',
-            schemaPath: '#/properties/customerAccountId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema29.properties.customerAccountId,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
       } else {
-        const err5 = {
+        const err4 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
@@ -13188,9 +12605,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err4];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err4);
         }
         errors++;
       }
@@ -13199,7 +12616,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.customerAccountType;
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
-          const err6 = {
+          const err5 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/maxLength',
             keyword: 'maxLength',
@@ -13210,14 +12627,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err6];
+            vErrors = [err5];
           } else {
-            vErrors.push(err6);
+            vErrors.push(err5);
           }
           errors++;
         }
         if (func4(data1) < 1) {
-          const err7 = {
+          const err6 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/minLength',
             keyword: 'minLength',
@@ -13228,14 +12645,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err6];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err6);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err8 = {
+          const err7 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/pattern',
             keyword: 'pattern',
@@ -13246,32 +12663,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err7];
           } else {
-            vErrors.push(err8);
-          }
-          errors++;
-        }
-        if (true && func8(data1)) {
-          const err9 = {
-            instancePath: instancePath + '/customerAccountType',
-            schemaPath: '#/properties/customerAccountType/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema29.properties.customerAccountType,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
+            vErrors.push(err7);
           }
           errors++;
         }
       } else {
-        const err10 = {
+        const err8 = {
           instancePath: instancePath + '/customerAccountType',
           schemaPath: '#/properties/customerAccountType/type',
           keyword: 'type',
@@ -13282,9 +12681,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err8];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err8);
         }
         errors++;
       }
@@ -13293,7 +12692,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.sponsorKey;
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
-          const err11 = {
+          const err9 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/maxLength',
             keyword: 'maxLength',
@@ -13304,14 +12703,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err9];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err9);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err12 = {
+          const err10 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/minLength',
             keyword: 'minLength',
@@ -13322,14 +12721,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err10];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err10);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err13 = {
+          const err11 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/pattern',
             keyword: 'pattern',
@@ -13340,32 +12739,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err11];
           } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (true && func8(data2)) {
-          const err14 = {
-            instancePath: instancePath + '/sponsorKey',
-            schemaPath: '#/properties/sponsorKey/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema29.properties.sponsorKey,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
+            vErrors.push(err11);
           }
           errors++;
         }
       } else {
-        const err15 = {
+        const err12 = {
           instancePath: instancePath + '/sponsorKey',
           schemaPath: '#/properties/sponsorKey/type',
           keyword: 'type',
@@ -13376,9 +12757,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err12];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err12);
         }
         errors++;
       }
@@ -13387,7 +12768,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.customerData;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
         if (Object.keys(data3).length > 50) {
-          const err16 = {
+          const err13 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -13398,9 +12779,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err13];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err13);
           }
           errors++;
         }
@@ -13423,17 +12804,17 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err17 = {};
+            const err14 = {};
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err14];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err14);
             }
             errors++;
           }
           var valid2 = _errs12 === errors;
           if (valid2) {
-            const err18 = {
+            const err15 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -13445,9 +12826,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err15];
             } else {
-              vErrors.push(err18);
+              vErrors.push(err15);
             }
             errors++;
           } else {
@@ -13462,7 +12843,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err19 = {
+              const err16 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -13474,16 +12855,16 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err16];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err16);
               }
               errors++;
             }
           }
           var valid1 = _errs10 === errors;
           if (!valid1) {
-            const err20 = {
+            const err17 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -13494,9 +12875,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err17];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err17);
             }
             errors++;
           }
@@ -13505,7 +12886,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data3[key2];
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
-              const err21 = {
+              const err18 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -13516,14 +12897,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err18];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err18);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err22 = {
+              const err19 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -13534,14 +12915,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err19];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err19);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err23 = {
+              const err20 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -13552,32 +12933,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err20];
               } else {
-                vErrors.push(err23);
-              }
-              errors++;
-            }
-            if (true && func8(data4)) {
-              const err24 = {
-                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema29.properties.customerData.additionalProperties,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err24];
-              } else {
-                vErrors.push(err24);
+                vErrors.push(err20);
               }
               errors++;
             }
           } else {
-            const err25 = {
+            const err21 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -13588,15 +12951,15 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err21];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err21);
             }
             errors++;
           }
         }
       } else {
-        const err26 = {
+        const err22 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -13607,9 +12970,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err22];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -13618,7 +12981,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.email;
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
-          const err27 = {
+          const err23 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/maxLength',
             keyword: 'maxLength',
@@ -13629,14 +12992,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err27];
+            vErrors = [err23];
           } else {
-            vErrors.push(err27);
+            vErrors.push(err23);
           }
           errors++;
         }
         if (!formats26.test(data5)) {
-          const err28 = {
+          const err24 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
             keyword: 'format',
@@ -13647,14 +13010,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err24];
           } else {
-            vErrors.push(err28);
+            vErrors.push(err24);
           }
           errors++;
         }
       } else {
-        const err29 = {
+        const err25 = {
           instancePath: instancePath + '/email',
           schemaPath: '#/properties/email/type',
           keyword: 'type',
@@ -13665,9 +13028,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err29];
+          vErrors = [err25];
         } else {
-          vErrors.push(err29);
+          vErrors.push(err25);
         }
         errors++;
       }
@@ -13675,7 +13038,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.payorId !== undefined) {
       let data6 = data.payorId;
       if (typeof data6 !== 'string') {
-        const err30 = {
+        const err26 = {
           instancePath: instancePath + '/payorId',
           schemaPath: '#/properties/payorId/type',
           keyword: 'type',
@@ -13686,15 +13049,15 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err26];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err26);
         }
         errors++;
       }
     }
   } else {
-    const err31 = {
+    const err27 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -13705,9 +13068,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err31];
+      vErrors = [err27];
     } else {
-      vErrors.push(err31);
+      vErrors.push(err27);
     }
     errors++;
   }
@@ -13731,40 +13094,35 @@ const schema30 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
+          description: 'must not contain control characters',
         },
         country: {
           type: 'string',
@@ -13801,8 +13159,7 @@ const schema30 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        noCardNumber: true,
-        description: 'must not contain control characters or a card number',
+        description: 'must not contain control characters',
       },
     },
     setAsDefault: { type: 'boolean', enum: [true] },
@@ -14133,26 +13490,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data3)) {
-              const err16 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema30.properties.billingAddress.properties.line1,
-                data: data3,
-              };
-              if (vErrors === null) {
-                vErrors = [err16];
-              } else {
-                vErrors.push(err16);
-              }
-              errors++;
-            }
           } else {
-            const err17 = {
+            const err16 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -14163,9 +13502,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err16];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err16);
             }
             errors++;
           }
@@ -14174,7 +13513,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data2.line2;
           if (typeof data4 === 'string') {
             if (func4(data4) > 100) {
-              const err18 = {
+              const err17 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -14185,14 +13524,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err18];
+                vErrors = [err17];
               } else {
-                vErrors.push(err18);
+                vErrors.push(err17);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err19 = {
+              const err18 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -14203,14 +13542,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err18];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err18);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err20 = {
+              const err19 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -14221,32 +13560,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err19];
               } else {
-                vErrors.push(err20);
-              }
-              errors++;
-            }
-            if (true && func8(data4)) {
-              const err21 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema30.properties.billingAddress.properties.line2,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err21];
-              } else {
-                vErrors.push(err21);
+                vErrors.push(err19);
               }
               errors++;
             }
           } else {
-            const err22 = {
+            const err20 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -14257,9 +13578,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err20];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err20);
             }
             errors++;
           }
@@ -14268,7 +13589,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           let data5 = data2.city;
           if (typeof data5 === 'string') {
             if (func4(data5) > 60) {
-              const err23 = {
+              const err21 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -14279,14 +13600,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err21];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err21);
               }
               errors++;
             }
             if (func4(data5) < 1) {
-              const err24 = {
+              const err22 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -14297,14 +13618,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err22];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err22);
               }
               errors++;
             }
             if (!pattern6.test(data5)) {
-              const err25 = {
+              const err23 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -14315,32 +13636,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err23];
               } else {
-                vErrors.push(err25);
-              }
-              errors++;
-            }
-            if (true && func8(data5)) {
-              const err26 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema30.properties.billingAddress.properties.city,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err26];
-              } else {
-                vErrors.push(err26);
+                vErrors.push(err23);
               }
               errors++;
             }
           } else {
-            const err27 = {
+            const err24 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -14351,9 +13654,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err24];
             } else {
-              vErrors.push(err27);
+              vErrors.push(err24);
             }
             errors++;
           }
@@ -14362,7 +13665,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data2.state;
           if (typeof data6 === 'string') {
             if (func4(data6) > 50) {
-              const err28 = {
+              const err25 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -14373,14 +13676,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err25];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err25);
               }
               errors++;
             }
             if (func4(data6) < 1) {
-              const err29 = {
+              const err26 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -14391,14 +13694,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err26];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err26);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err30 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -14409,32 +13712,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err27];
               } else {
-                vErrors.push(err30);
-              }
-              errors++;
-            }
-            if (true && func8(data6)) {
-              const err31 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema30.properties.billingAddress.properties.state,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err31];
-              } else {
-                vErrors.push(err31);
+                vErrors.push(err27);
               }
               errors++;
             }
           } else {
-            const err32 = {
+            const err28 = {
               instancePath: instancePath + '/billingAddress/state',
               schemaPath: '#/properties/billingAddress/properties/state/type',
               keyword: 'type',
@@ -14445,9 +13730,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err32];
+              vErrors = [err28];
             } else {
-              vErrors.push(err32);
+              vErrors.push(err28);
             }
             errors++;
           }
@@ -14456,7 +13741,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data2.postalCode;
           if (typeof data7 === 'string') {
             if (func4(data7) > 20) {
-              const err33 = {
+              const err29 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
                 keyword: 'maxLength',
@@ -14467,14 +13752,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err29];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err29);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err34 = {
+              const err30 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
                 keyword: 'minLength',
@@ -14485,14 +13770,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err30];
               } else {
-                vErrors.push(err34);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err35 = {
+              const err31 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
                 keyword: 'pattern',
@@ -14503,32 +13788,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err31];
               } else {
-                vErrors.push(err35);
-              }
-              errors++;
-            }
-            if (true && func8(data7)) {
-              const err36 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema30.properties.billingAddress.properties.postalCode,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err36];
-              } else {
-                vErrors.push(err36);
+                vErrors.push(err31);
               }
               errors++;
             }
           } else {
-            const err37 = {
+            const err32 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -14539,9 +13806,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err32];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err32);
             }
             errors++;
           }
@@ -14550,7 +13817,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data2.country;
           if (typeof data8 === 'string') {
             if (!pattern40.test(data8)) {
-              const err38 = {
+              const err33 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -14561,14 +13828,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err33];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err33);
               }
               errors++;
             }
           } else {
-            const err39 = {
+            const err34 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -14579,15 +13846,15 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err39];
+              vErrors = [err34];
             } else {
-              vErrors.push(err39);
+              vErrors.push(err34);
             }
             errors++;
           }
         }
       } else {
-        const err40 = {
+        const err35 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -14598,9 +13865,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err40];
+          vErrors = [err35];
         } else {
-          vErrors.push(err40);
+          vErrors.push(err35);
         }
         errors++;
       }
@@ -14609,7 +13876,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       let data9 = data.customerData;
       if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
         if (Object.keys(data9).length > 50) {
-          const err41 = {
+          const err36 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -14620,9 +13887,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err41];
+            vErrors = [err36];
           } else {
-            vErrors.push(err41);
+            vErrors.push(err36);
           }
           errors++;
         }
@@ -14645,17 +13912,17 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err42 = {};
+            const err37 = {};
             if (vErrors === null) {
-              vErrors = [err42];
+              vErrors = [err37];
             } else {
-              vErrors.push(err42);
+              vErrors.push(err37);
             }
             errors++;
           }
           var valid3 = _errs25 === errors;
           if (valid3) {
-            const err43 = {
+            const err38 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -14667,9 +13934,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err43];
+              vErrors = [err38];
             } else {
-              vErrors.push(err43);
+              vErrors.push(err38);
             }
             errors++;
           } else {
@@ -14684,7 +13951,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err44 = {
+              const err39 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -14696,16 +13963,16 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err39];
               } else {
-                vErrors.push(err44);
+                vErrors.push(err39);
               }
               errors++;
             }
           }
           var valid2 = _errs23 === errors;
           if (!valid2) {
-            const err45 = {
+            const err40 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -14716,9 +13983,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err45];
+              vErrors = [err40];
             } else {
-              vErrors.push(err45);
+              vErrors.push(err40);
             }
             errors++;
           }
@@ -14727,7 +13994,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           let data10 = data9[key3];
           if (typeof data10 === 'string') {
             if (func4(data10) > 500) {
-              const err46 = {
+              const err41 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -14738,14 +14005,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err46];
+                vErrors = [err41];
               } else {
-                vErrors.push(err46);
+                vErrors.push(err41);
               }
               errors++;
             }
             if (func4(data10) < 0) {
-              const err47 = {
+              const err42 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -14756,14 +14023,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err47];
+                vErrors = [err42];
               } else {
-                vErrors.push(err47);
+                vErrors.push(err42);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err48 = {
+              const err43 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -14774,32 +14041,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err48];
+                vErrors = [err43];
               } else {
-                vErrors.push(err48);
-              }
-              errors++;
-            }
-            if (true && func8(data10)) {
-              const err49 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema30.properties.customerData.additionalProperties,
-                data: data10,
-              };
-              if (vErrors === null) {
-                vErrors = [err49];
-              } else {
-                vErrors.push(err49);
+                vErrors.push(err43);
               }
               errors++;
             }
           } else {
-            const err50 = {
+            const err44 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -14810,15 +14059,15 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err50];
+              vErrors = [err44];
             } else {
-              vErrors.push(err50);
+              vErrors.push(err44);
             }
             errors++;
           }
         }
       } else {
-        const err51 = {
+        const err45 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -14829,9 +14078,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err51];
+          vErrors = [err45];
         } else {
-          vErrors.push(err51);
+          vErrors.push(err45);
         }
         errors++;
       }
@@ -14839,7 +14088,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data11 = data.setAsDefault;
       if (typeof data11 !== 'boolean') {
-        const err52 = {
+        const err46 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -14850,14 +14099,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err52];
+          vErrors = [err46];
         } else {
-          vErrors.push(err52);
+          vErrors.push(err46);
         }
         errors++;
       }
       if (!(data11 === true)) {
-        const err53 = {
+        const err47 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
@@ -14868,15 +14117,15 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err53];
+          vErrors = [err47];
         } else {
-          vErrors.push(err53);
+          vErrors.push(err47);
         }
         errors++;
       }
     }
   } else {
-    const err54 = {
+    const err48 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -14887,9 +14136,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err54];
+      vErrors = [err48];
     } else {
-      vErrors.push(err54);
+      vErrors.push(err48);
     }
     errors++;
   }
@@ -15026,8 +14275,7 @@ const schema32 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     idempotencyKey: {
       type: 'string',
@@ -15294,26 +14542,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data2)) {
-          const err13 = {
-            instancePath: instancePath + '/orderId',
-            schemaPath: '#/properties/orderId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema32.properties.orderId,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
       } else {
-        const err14 = {
+        const err13 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -15324,9 +14554,9 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err13];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -15335,7 +14565,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.idempotencyKey;
       if (typeof data3 === 'string') {
         if (!pattern9.test(data3)) {
-          const err15 = {
+          const err14 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -15346,14 +14576,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err15];
+            vErrors = [err14];
           } else {
-            vErrors.push(err15);
+            vErrors.push(err14);
           }
           errors++;
         }
       } else {
-        const err16 = {
+        const err15 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -15364,9 +14594,9 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err15];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -15374,7 +14604,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data4 = data.allowPartial;
       if (typeof data4 !== 'boolean') {
-        const err17 = {
+        const err16 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -15385,15 +14615,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
     }
   } else {
-    const err18 = {
+    const err17 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -15404,9 +14634,9 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err18];
+      vErrors = [err17];
     } else {
-      vErrors.push(err18);
+      vErrors.push(err17);
     }
     errors++;
   }
@@ -16025,8 +15255,7 @@ const schema35 = {
       minLength: 0,
       maxLength: 500,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
   },
 };
@@ -16348,26 +15577,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data3)) {
-          const err15 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema35.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
       } else {
-        const err16 = {
+        const err15 = {
           instancePath: instancePath + '/description',
           schemaPath: '#/properties/description/type',
           keyword: 'type',
@@ -16378,15 +15589,15 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err15];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err15);
         }
         errors++;
       }
     }
   } else {
-    const err17 = {
+    const err16 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -16397,9 +15608,9 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err17];
+      vErrors = [err16];
     } else {
-      vErrors.push(err17);
+      vErrors.push(err16);
     }
     errors++;
   }
@@ -16436,8 +15647,7 @@ const schema36 = {
       minLength: 0,
       maxLength: 500,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     status: { type: 'string', enum: ['enabled', 'disabled'] },
   },
@@ -16755,26 +15965,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data3)) {
-          const err15 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema36.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
       } else {
-        const err16 = {
+        const err15 = {
           instancePath: instancePath + '/description',
           schemaPath: '#/properties/description/type',
           keyword: 'type',
@@ -16785,9 +15977,9 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err15];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -16795,7 +15987,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.status !== undefined) {
       let data4 = data.status;
       if (typeof data4 !== 'string') {
-        const err17 = {
+        const err16 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/type',
           keyword: 'type',
@@ -16806,14 +15998,14 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
       if (!(data4 === 'enabled' || data4 === 'disabled')) {
-        const err18 = {
+        const err17 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
@@ -16824,15 +16016,15 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err17];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err17);
         }
         errors++;
       }
     }
   } else {
-    const err19 = {
+    const err18 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -16843,9 +16035,9 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err19];
+      vErrors = [err18];
     } else {
-      vErrors.push(err19);
+      vErrors.push(err18);
     }
     errors++;
   }
@@ -17292,8 +16484,7 @@ const schema40 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -17325,12 +16516,12 @@ const schema40 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -17346,8 +16537,7 @@ const schema40 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            noCardNumber: true,
-            description: 'must not contain control characters or a card number',
+            description: 'must not contain control characters',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -17606,26 +16796,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data2)) {
-          const err13 = {
-            instancePath: instancePath + '/orderId',
-            schemaPath: '#/properties/orderId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema40.properties.orderId,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
       } else {
-        const err14 = {
+        const err13 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -17636,9 +16808,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err13];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -17646,7 +16818,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data3 = data.recurring;
       if (typeof data3 !== 'boolean') {
-        const err15 = {
+        const err14 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -17657,9 +16829,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err14];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err14);
         }
         errors++;
       }
@@ -17667,7 +16839,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data4 = data.allowPartial;
       if (typeof data4 !== 'boolean') {
-        const err16 = {
+        const err15 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -17678,9 +16850,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err15];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -17688,7 +16860,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data5 = data.sendEmailReceipt;
       if (typeof data5 !== 'boolean') {
-        const err17 = {
+        const err16 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -17699,9 +16871,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -17709,7 +16881,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data6 = data.sendPaymentScheduledNotification;
       if (typeof data6 !== 'boolean') {
-        const err18 = {
+        const err17 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -17720,9 +16892,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err17];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -17730,7 +16902,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendDeclineNotification !== undefined) {
       let data7 = data.sendDeclineNotification;
       if (typeof data7 !== 'boolean') {
-        const err19 = {
+        const err18 = {
           instancePath: instancePath + '/sendDeclineNotification',
           schemaPath: '#/properties/sendDeclineNotification/type',
           keyword: 'type',
@@ -17741,9 +16913,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err18];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err18);
         }
         errors++;
       }
@@ -17752,7 +16924,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data8 = data.customAttributes;
       if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
         if (Object.keys(data8).length > 50) {
-          const err20 = {
+          const err19 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -17763,9 +16935,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err20];
+            vErrors = [err19];
           } else {
-            vErrors.push(err20);
+            vErrors.push(err19);
           }
           errors++;
         }
@@ -17788,17 +16960,17 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err21 = {};
+            const err20 = {};
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err20];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err20);
             }
             errors++;
           }
           var valid2 = _errs22 === errors;
           if (valid2) {
-            const err22 = {
+            const err21 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -17810,9 +16982,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err21];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err21);
             }
             errors++;
           } else {
@@ -17827,7 +16999,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err23 = {
+              const err22 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -17839,16 +17011,16 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err22];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err22);
               }
               errors++;
             }
           }
           var valid1 = _errs20 === errors;
           if (!valid1) {
-            const err24 = {
+            const err23 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -17859,9 +17031,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err23];
             } else {
-              vErrors.push(err24);
+              vErrors.push(err23);
             }
             errors++;
           }
@@ -17873,7 +17045,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs26 = errors;
           if (typeof data9 === 'string') {
             if (func4(data9) > 1000) {
-              const err25 = {
+              const err24 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -17885,14 +17057,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err24];
               } else {
-                vErrors.push(err25);
+                vErrors.push(err24);
               }
               errors++;
             }
             if (!pattern6.test(data9)) {
-              const err26 = {
+              const err25 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -17904,33 +17076,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err25];
               } else {
-                vErrors.push(err26);
-              }
-              errors++;
-            }
-            if (true && func8(data9)) {
-              const err27 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err27];
-              } else {
-                vErrors.push(err27);
+                vErrors.push(err25);
               }
               errors++;
             }
           } else {
-            const err28 = {
+            const err26 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -17942,9 +17095,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err26];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err26);
             }
             errors++;
           }
@@ -17954,7 +17107,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs28 = errors;
             if (typeof data9 == 'number' && isFinite(data9)) {
               if (data9 > 1000000000000000 || isNaN(data9)) {
-                const err29 = {
+                const err27 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -17966,14 +17119,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err29];
+                  vErrors = [err27];
                 } else {
-                  vErrors.push(err29);
+                  vErrors.push(err27);
                 }
                 errors++;
               }
               if (data9 < -1000000000000000 || isNaN(data9)) {
-                const err30 = {
+                const err28 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -17985,14 +17138,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err30];
+                  vErrors = [err28];
                 } else {
-                  vErrors.push(err30);
+                  vErrors.push(err28);
                 }
                 errors++;
               }
               if (!func5(data9, 6)) {
-                const err31 = {
+                const err29 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -18004,14 +17157,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err31];
+                  vErrors = [err29];
                 } else {
-                  vErrors.push(err31);
+                  vErrors.push(err29);
                 }
                 errors++;
               }
             } else {
-              const err32 = {
+              const err30 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -18023,9 +17176,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err30];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err30);
               }
               errors++;
             }
@@ -18034,7 +17187,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs30 = errors;
               if (typeof data9 !== 'boolean') {
-                const err33 = {
+                const err31 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -18046,9 +17199,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
@@ -18057,7 +17210,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err34 = {
+            const err32 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -18069,9 +17222,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err32];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err32);
             }
             errors++;
           } else {
@@ -18086,7 +17239,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err35 = {
+        const err33 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -18097,9 +17250,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err33];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err33);
         }
         errors++;
       }
@@ -18108,7 +17261,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.fees;
       if (Array.isArray(data10)) {
         if (data10.length > 20) {
-          const err36 = {
+          const err34 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -18119,9 +17272,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err34];
           } else {
-            vErrors.push(err36);
+            vErrors.push(err34);
           }
           errors++;
         }
@@ -18130,7 +17283,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           let data11 = data10[i0];
           if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
             if (data11.name === undefined) {
-              const err37 = {
+              const err35 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -18141,14 +17294,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err35];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err35);
               }
               errors++;
             }
             if (data11.amount === undefined) {
-              const err38 = {
+              const err36 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -18159,15 +17312,15 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err36];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err36);
               }
               errors++;
             }
             for (const key3 in data11) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err39 = {
+                const err37 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -18178,9 +17331,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err39];
+                  vErrors = [err37];
                 } else {
-                  vErrors.push(err39);
+                  vErrors.push(err37);
                 }
                 errors++;
               }
@@ -18189,7 +17342,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               let data12 = data11.name;
               if (typeof data12 === 'string') {
                 if (func4(data12) > 100) {
-                  const err40 = {
+                  const err38 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -18200,14 +17353,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err40];
+                    vErrors = [err38];
                   } else {
-                    vErrors.push(err40);
+                    vErrors.push(err38);
                   }
                   errors++;
                 }
                 if (func4(data12) < 1) {
-                  const err41 = {
+                  const err39 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -18218,14 +17371,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err41];
+                    vErrors = [err39];
                   } else {
-                    vErrors.push(err41);
+                    vErrors.push(err39);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data12)) {
-                  const err42 = {
+                  const err40 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -18236,32 +17389,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err42];
+                    vErrors = [err40];
                   } else {
-                    vErrors.push(err42);
-                  }
-                  errors++;
-                }
-                if (true && func8(data12)) {
-                  const err43 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema40.properties.fees.items.properties.name,
-                    data: data12,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err43];
-                  } else {
-                    vErrors.push(err43);
+                    vErrors.push(err40);
                   }
                   errors++;
                 }
               } else {
-                const err44 = {
+                const err41 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -18272,9 +17407,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err41];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err41);
                 }
                 errors++;
               }
@@ -18283,7 +17418,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               let data13 = data11.amount;
               if (typeof data13 == 'number' && isFinite(data13)) {
                 if (data13 > 999999.99 || isNaN(data13)) {
-                  const err45 = {
+                  const err42 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -18294,14 +17429,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err45];
+                    vErrors = [err42];
                   } else {
-                    vErrors.push(err45);
+                    vErrors.push(err42);
                   }
                   errors++;
                 }
                 if (data13 < 0 || isNaN(data13)) {
-                  const err46 = {
+                  const err43 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -18312,14 +17447,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err46];
+                    vErrors = [err43];
                   } else {
-                    vErrors.push(err46);
+                    vErrors.push(err43);
                   }
                   errors++;
                 }
                 if (!func5(data13, 2)) {
-                  const err47 = {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -18330,14 +17465,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err47];
+                    vErrors = [err44];
                   } else {
-                    vErrors.push(err47);
+                    vErrors.push(err44);
                   }
                   errors++;
                 }
               } else {
-                const err48 = {
+                const err45 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -18348,15 +17483,15 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
             }
           } else {
-            const err49 = {
+            const err46 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -18367,15 +17502,15 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err46];
             } else {
-              vErrors.push(err49);
+              vErrors.push(err46);
             }
             errors++;
           }
         }
       } else {
-        const err50 = {
+        const err47 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -18386,15 +17521,15 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err50];
+          vErrors = [err47];
         } else {
-          vErrors.push(err50);
+          vErrors.push(err47);
         }
         errors++;
       }
     }
   } else {
-    const err51 = {
+    const err48 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -18405,9 +17540,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err51];
+      vErrors = [err48];
     } else {
-      vErrors.push(err51);
+      vErrors.push(err48);
     }
     errors++;
   }
@@ -18425,8 +17560,7 @@ const schema41 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
@@ -18548,26 +17682,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          const err6 = {
-            instancePath: instancePath + '/name',
-            schemaPath: '#/properties/name/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema41.properties.name,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
       } else {
-        const err7 = {
+        const err6 = {
           instancePath: instancePath + '/name',
           schemaPath: '#/properties/name/type',
           keyword: 'type',
@@ -18578,9 +17694,9 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err6];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err6);
         }
         errors++;
       }
@@ -18589,7 +17705,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.amount;
       if (typeof data1 == 'number' && isFinite(data1)) {
         if (data1 > 999999.99 || isNaN(data1)) {
-          const err8 = {
+          const err7 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/maximum',
             keyword: 'maximum',
@@ -18600,14 +17716,14 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err7];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err7);
           }
           errors++;
         }
         if (data1 < 0 || isNaN(data1)) {
-          const err9 = {
+          const err8 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/minimum',
             keyword: 'minimum',
@@ -18618,14 +17734,14 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err8];
           } else {
-            vErrors.push(err9);
+            vErrors.push(err8);
           }
           errors++;
         }
         if (!func5(data1, 2)) {
-          const err10 = {
+          const err9 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/maxDecimals',
             keyword: 'maxDecimals',
@@ -18636,14 +17752,14 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err9];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err9);
           }
           errors++;
         }
       } else {
-        const err11 = {
+        const err10 = {
           instancePath: instancePath + '/amount',
           schemaPath: '#/properties/amount/type',
           keyword: 'type',
@@ -18654,15 +17770,15 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err11];
+          vErrors = [err10];
         } else {
-          vErrors.push(err11);
+          vErrors.push(err10);
         }
         errors++;
       }
     }
   } else {
-    const err12 = {
+    const err11 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -18673,9 +17789,9 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err12];
+      vErrors = [err11];
     } else {
-      vErrors.push(err12);
+      vErrors.push(err11);
     }
     errors++;
   }
@@ -18708,12 +17824,12 @@ const schema42 = {
   },
   additionalProperties: {
     anyOf: [
-      { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
+      { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
       { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
       { type: 'boolean' },
     ],
     description:
-      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
 function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -18877,26 +17993,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          const err7 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/anyOf/0/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema42.additionalProperties.anyOf[0],
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
       } else {
-        const err8 = {
+        const err7 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/anyOf/0/type',
           keyword: 'type',
@@ -18907,9 +18005,9 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err7];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err7);
         }
         errors++;
       }
@@ -18919,7 +18017,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
         const _errs9 = errors;
         if (typeof data0 == 'number' && isFinite(data0)) {
           if (data0 > 1000000000000000 || isNaN(data0)) {
-            const err9 = {
+            const err8 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/maximum',
               keyword: 'maximum',
@@ -18930,14 +18028,14 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err9];
+              vErrors = [err8];
             } else {
-              vErrors.push(err9);
+              vErrors.push(err8);
             }
             errors++;
           }
           if (data0 < -1000000000000000 || isNaN(data0)) {
-            const err10 = {
+            const err9 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/minimum',
               keyword: 'minimum',
@@ -18948,14 +18046,14 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err10];
+              vErrors = [err9];
             } else {
-              vErrors.push(err10);
+              vErrors.push(err9);
             }
             errors++;
           }
           if (!func5(data0, 6)) {
-            const err11 = {
+            const err10 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/maxDecimals',
               keyword: 'maxDecimals',
@@ -18966,14 +18064,14 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err11];
+              vErrors = [err10];
             } else {
-              vErrors.push(err11);
+              vErrors.push(err10);
             }
             errors++;
           }
         } else {
-          const err12 = {
+          const err11 = {
             instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
             schemaPath: '#/additionalProperties/anyOf/1/type',
             keyword: 'type',
@@ -18984,9 +18082,9 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err11];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err11);
           }
           errors++;
         }
@@ -18995,7 +18093,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
         if (!valid3) {
           const _errs11 = errors;
           if (typeof data0 !== 'boolean') {
-            const err13 = {
+            const err12 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/2/type',
               keyword: 'type',
@@ -19006,9 +18104,9 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err13];
+              vErrors = [err12];
             } else {
-              vErrors.push(err13);
+              vErrors.push(err12);
             }
             errors++;
           }
@@ -19017,7 +18115,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
       if (!valid3) {
-        const err14 = {
+        const err13 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/anyOf',
           keyword: 'anyOf',
@@ -19028,9 +18126,9 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err13];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err13);
         }
         errors++;
       } else {
@@ -19045,7 +18143,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
       }
     }
   } else {
-    const err15 = {
+    const err14 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -19056,9 +18154,9 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err15];
+      vErrors = [err14];
     } else {
-      vErrors.push(err15);
+      vErrors.push(err14);
     }
     errors++;
   }
@@ -19076,40 +18174,35 @@ const schema43 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     line2: {
       type: 'string',
       minLength: 0,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     city: {
       type: 'string',
       minLength: 1,
       maxLength: 60,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     state: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     postalCode: {
       type: 'string',
       minLength: 1,
       maxLength: 20,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
+      description: 'must not contain control characters',
     },
     country: {
       type: 'string',
@@ -19296,26 +18389,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          const err9 = {
-            instancePath: instancePath + '/line1',
-            schemaPath: '#/properties/line1/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema43.properties.line1,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
-          }
-          errors++;
-        }
       } else {
-        const err10 = {
+        const err9 = {
           instancePath: instancePath + '/line1',
           schemaPath: '#/properties/line1/type',
           keyword: 'type',
@@ -19326,9 +18401,9 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err9];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err9);
         }
         errors++;
       }
@@ -19337,7 +18412,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.line2;
       if (typeof data1 === 'string') {
         if (func4(data1) > 100) {
-          const err11 = {
+          const err10 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/maxLength',
             keyword: 'maxLength',
@@ -19348,14 +18423,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err10];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err10);
           }
           errors++;
         }
         if (func4(data1) < 0) {
-          const err12 = {
+          const err11 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/minLength',
             keyword: 'minLength',
@@ -19366,14 +18441,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err11];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err11);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err13 = {
+          const err12 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/pattern',
             keyword: 'pattern',
@@ -19384,32 +18459,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err12];
           } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (true && func8(data1)) {
-          const err14 = {
-            instancePath: instancePath + '/line2',
-            schemaPath: '#/properties/line2/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema43.properties.line2,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
+            vErrors.push(err12);
           }
           errors++;
         }
       } else {
-        const err15 = {
+        const err13 = {
           instancePath: instancePath + '/line2',
           schemaPath: '#/properties/line2/type',
           keyword: 'type',
@@ -19420,9 +18477,9 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err13];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -19431,7 +18488,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.city;
       if (typeof data2 === 'string') {
         if (func4(data2) > 60) {
-          const err16 = {
+          const err14 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/maxLength',
             keyword: 'maxLength',
@@ -19442,14 +18499,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err14];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err14);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err17 = {
+          const err15 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/minLength',
             keyword: 'minLength',
@@ -19460,14 +18517,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err17];
+            vErrors = [err15];
           } else {
-            vErrors.push(err17);
+            vErrors.push(err15);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err18 = {
+          const err16 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/pattern',
             keyword: 'pattern',
@@ -19478,32 +18535,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err18];
+            vErrors = [err16];
           } else {
-            vErrors.push(err18);
-          }
-          errors++;
-        }
-        if (true && func8(data2)) {
-          const err19 = {
-            instancePath: instancePath + '/city',
-            schemaPath: '#/properties/city/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema43.properties.city,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
+            vErrors.push(err16);
           }
           errors++;
         }
       } else {
-        const err20 = {
+        const err17 = {
           instancePath: instancePath + '/city',
           schemaPath: '#/properties/city/type',
           keyword: 'type',
@@ -19514,9 +18553,9 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err17];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -19525,7 +18564,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.state;
       if (typeof data3 === 'string') {
         if (func4(data3) > 50) {
-          const err21 = {
+          const err18 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/maxLength',
             keyword: 'maxLength',
@@ -19536,14 +18575,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err21];
+            vErrors = [err18];
           } else {
-            vErrors.push(err21);
+            vErrors.push(err18);
           }
           errors++;
         }
         if (func4(data3) < 1) {
-          const err22 = {
+          const err19 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/minLength',
             keyword: 'minLength',
@@ -19554,14 +18593,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err22];
+            vErrors = [err19];
           } else {
-            vErrors.push(err22);
+            vErrors.push(err19);
           }
           errors++;
         }
         if (!pattern6.test(data3)) {
-          const err23 = {
+          const err20 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/pattern',
             keyword: 'pattern',
@@ -19572,32 +18611,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err20];
           } else {
-            vErrors.push(err23);
-          }
-          errors++;
-        }
-        if (true && func8(data3)) {
-          const err24 = {
-            instancePath: instancePath + '/state',
-            schemaPath: '#/properties/state/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema43.properties.state,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err24];
-          } else {
-            vErrors.push(err24);
+            vErrors.push(err20);
           }
           errors++;
         }
       } else {
-        const err25 = {
+        const err21 = {
           instancePath: instancePath + '/state',
           schemaPath: '#/properties/state/type',
           keyword: 'type',
@@ -19608,9 +18629,9 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err21];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -19619,7 +18640,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       let data4 = data.postalCode;
       if (typeof data4 === 'string') {
         if (func4(data4) > 20) {
-          const err26 = {
+          const err22 = {
             instancePath: instancePath + '/postalCode',
             schemaPath: '#/properties/postalCode/maxLength',
             keyword: 'maxLength',
@@ -19630,14 +18651,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err26];
+            vErrors = [err22];
           } else {
-            vErrors.push(err26);
+            vErrors.push(err22);
           }
           errors++;
         }
         if (func4(data4) < 1) {
-          const err27 = {
+          const err23 = {
             instancePath: instancePath + '/postalCode',
             schemaPath: '#/properties/postalCode/minLength',
             keyword: 'minLength',
@@ -19648,14 +18669,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err27];
+            vErrors = [err23];
           } else {
-            vErrors.push(err27);
+            vErrors.push(err23);
           }
           errors++;
         }
         if (!pattern6.test(data4)) {
-          const err28 = {
+          const err24 = {
             instancePath: instancePath + '/postalCode',
             schemaPath: '#/properties/postalCode/pattern',
             keyword: 'pattern',
@@ -19666,32 +18687,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err24];
           } else {
-            vErrors.push(err28);
-          }
-          errors++;
-        }
-        if (true && func8(data4)) {
-          const err29 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema43.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err29];
-          } else {
-            vErrors.push(err29);
+            vErrors.push(err24);
           }
           errors++;
         }
       } else {
-        const err30 = {
+        const err25 = {
           instancePath: instancePath + '/postalCode',
           schemaPath: '#/properties/postalCode/type',
           keyword: 'type',
@@ -19702,9 +18705,9 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err25];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err25);
         }
         errors++;
       }
@@ -19713,7 +18716,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.country;
       if (typeof data5 === 'string') {
         if (!pattern40.test(data5)) {
-          const err31 = {
+          const err26 = {
             instancePath: instancePath + '/country',
             schemaPath: '#/properties/country/pattern',
             keyword: 'pattern',
@@ -19724,14 +18727,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err31];
+            vErrors = [err26];
           } else {
-            vErrors.push(err31);
+            vErrors.push(err26);
           }
           errors++;
         }
       } else {
-        const err32 = {
+        const err27 = {
           instancePath: instancePath + '/country',
           schemaPath: '#/properties/country/type',
           keyword: 'type',
@@ -19742,15 +18745,15 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err27];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err27);
         }
         errors++;
       }
     }
   } else {
-    const err33 = {
+    const err28 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -19761,9 +18764,9 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err33];
+      vErrors = [err28];
     } else {
-      vErrors.push(err33);
+      vErrors.push(err28);
     }
     errors++;
   }
@@ -19799,8 +18802,7 @@ const schema44 = {
     minLength: 0,
     maxLength: 500,
     pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-    noCardNumber: true,
-    description: 'must not contain control characters or a card number',
+    description: 'must not contain control characters',
   },
 };
 function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -19979,26 +18981,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          const err8 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema44.additionalProperties,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err8];
-          } else {
-            vErrors.push(err8);
-          }
-          errors++;
-        }
       } else {
-        const err9 = {
+        const err8 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/type',
           keyword: 'type',
@@ -20009,15 +18993,15 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err8];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err8);
         }
         errors++;
       }
     }
   } else {
-    const err10 = {
+    const err9 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -20028,9 +19012,9 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err10];
+      vErrors = [err9];
     } else {
-      vErrors.push(err10);
+      vErrors.push(err9);
     }
     errors++;
   }

@@ -32,8 +32,7 @@ import {
   WEBHOOK_SWEEP_INTERVAL_MINUTES,
 } from '../../contract/webhooks';
 import { serviceAlarm } from './alarms';
-import { actionsOf, bindTable, readsSetting } from './access';
-import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
+import { bindTable, handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
 export interface ServiceWebhooksProps {
   readonly stage: Stage;
@@ -57,6 +56,10 @@ export interface ServiceWebhooksProps {
 }
 
 const DELIVERY_TIMEOUT_SECONDS = 60;
+
+/** The API handlers of the webhook routes, by what they need beyond the table. */
+const SEALS_SECRETS = new Set(['webhooks/create-endpoint', 'webhooks/rotate-secret']);
+const SENDS_TO_QUEUE = new Set(['webhooks/replay']);
 
 function concurrencyOf(scope: Construct, given: number | undefined): number {
   const raw: unknown = given ?? scope.node.tryGetContext('webhookConcurrency') ?? 10;
@@ -119,7 +122,7 @@ export class ServiceWebhooks extends Construct {
       timeout: Duration.seconds(DELIVERY_TIMEOUT_SECONDS),
       environment: { ...queueUrl, WEBHOOK_SECRET_KEY: `kms:${this.key.keyArn}` },
     }).fn;
-    bindTable(this.deliverer, table, WEBHOOK_DELIVERY_HANDLER);
+    bindTable(this.deliverer, table, 'readWrite');
     this.queue.grantSendMessages(this.deliverer);
     this.deliverer.addToRolePolicy(keyStatement(this.key, 'kms:Decrypt'));
     // Bounded: one slow merchant's burst cannot take the account's concurrency.
@@ -139,7 +142,7 @@ export class ServiceWebhooks extends Construct {
       timeout: Duration.seconds(60),
       environment: queueUrl,
     }).fn;
-    bindTable(this.sweeper, table, WEBHOOK_SWEEP_HANDLER);
+    bindTable(this.sweeper, table, 'readWrite');
     this.queue.grantSendMessages(this.sweeper);
     new events.Rule(this, 'SweepEvery', {
       ruleName: `${SERVICE_NAME}-${stage}-webhook-sweep`,
@@ -179,17 +182,13 @@ export class ServiceWebhooks extends Construct {
     );
   }
 
-  /**
-   * An API function, by what its code uses (lib/cdk/access.ts): the secrets key, with the KMS
-   * actions it calls (create and rotate seal), when it reads WEBHOOK_SECRET_KEY; the queue when it
-   * reads WEBHOOK_QUEUE_URL (replay); nothing otherwise.
-   */
+  /** The webhook routes' functions: sealing for create and rotate, the queue for replay; nothing for the rest. */
   bindApiFunction(fn: lambda.Function, handler: string): void {
-    if (readsSetting(handler, 'webhookSecretKey')) {
+    if (SEALS_SECRETS.has(handler)) {
       fn.addEnvironment('WEBHOOK_SECRET_KEY', `kms:${this.key.keyArn}`);
-      for (const action of actionsOf(handler, 'kms')) fn.addToRolePolicy(keyStatement(this.key, action));
+      fn.addToRolePolicy(keyStatement(this.key, 'kms:Encrypt'));
     }
-    if (readsSetting(handler, 'webhookQueueUrl')) {
+    if (SENDS_TO_QUEUE.has(handler)) {
       fn.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
       this.queue.grantSendMessages(fn);
     }

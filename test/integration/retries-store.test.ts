@@ -14,6 +14,7 @@ import { claimStore } from '#store/claims';
 import { groupStore } from '#store/groups';
 import { retryRoundStore } from '#store/retry-rounds';
 import { makeGroup } from '#support/fixtures/index';
+import { storedProfile } from '#support/sales';
 import { createTestTable, type TestTable } from '#support/ddb';
 
 let table: TestTable;
@@ -121,8 +122,13 @@ describe('card history', () => {
 
 describe('retry rounds', () => {
   test('of 8 starters of one round exactly one claims it; a released claim waits again', async () => {
-    const { group, payments } = makeGroup(2, { scheduleDate: '2031-04-01' });
-    await groupStore().createGroup(group, payments);
+    // The payments name a stored method: a create's fence refuses a method that does not exist.
+    const profileId = await storedProfile(table, MERCHANT);
+    const { group, payments } = makeGroup(2, { merchantId: MERCHANT, scheduleDate: '2031-04-01' });
+    await groupStore().createGroup(
+      group,
+      payments.map((p) => ({ ...p, profileId })),
+    );
     const retrySlot = '2031-04-02T11';
     await table.db.send(
       new UpdateCommand({
