@@ -370,7 +370,7 @@ export class ScheduledPaymentsClient {
    * Retry-now (non-production, test MIDs): runs every retry the merchant's groups have scheduled
    * at once, as their slots' hourly processing would.
    */
-  retryPayments(mid: string, options: CallOptions = {}) {
+  retryMerchant(mid: string, options: CallOptions = {}) {
     return this.call<'RetryMerchant'>('POST', '/rest/merchants/{MID}/retry-payments', { MID: mid }, options);
   }
   /** The merchant's settings: the retry policy of its groups without one of their own. */

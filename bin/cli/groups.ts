@@ -90,7 +90,7 @@ export function groupCommands(program: Command): void {
     )
     .action(async () => {
       const session = loadSession();
-      const started = await clientOf(session).retryPayments(session.mid);
+      const started = await clientOf(session).retryMerchant(session.mid);
       if (started.triggeredGroups.length === 0) return console.log('No retry scheduled');
       for (const entry of started.triggeredGroups)
         console.log(

@@ -7,11 +7,11 @@
  *   written once (a repeat finds it), and a message.
  * - `delivery`: one turn of a delivery, if it is due and nobody holds it: the order rule first (an
  *   earlier delivery of the same object to the same endpoint still pending, or an earlier event
- *   of the object not yet seen by the fan-out, holds it back), then the endpoint's breaker, then
- *   the claim (a lease), the address check, the signed POST and the record of its answer: 2xx
- *   delivered, 410 failed and the endpoint disabled, anything else retried on the schedule until it
- *   is spent. A delivered or failed delivery releases the next one of its lane.
- * - `replay`: one page of the merchant's events since a time, oldest first, each the endpoint
+ *   of the object not yet seen by the fan-out, holds it back), then the claim (a lease), the
+ *   endpoint's breaker (open: the turn is skipped, using none of the retries), the address check,
+ *   the signed POST and the record of its answer: 2xx delivered, 410 failed and the endpoint
+ *   disabled, anything else retried on the schedule until it is spent. A delivered or failed delivery releases the next one of its lane.
+ * - `replay`: one page of the merchant's events (core/webhook-recovery.ts) since a time, oldest first, each the endpoint
  *   receives made pending again (or created); then a message for the next page.
  *
  * Every pending delivery is on the due index with the time its message counts as lost (`checkAt`):
@@ -24,39 +24,30 @@ import { BREAKER_THRESHOLD, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES_READ } from 
 import type { EventType } from '#contract/events';
 import {
   breakerRetryAfter,
-  deliveryKeyOf,
-  failedAttemptsMetricLine,
   outcomeOf,
   receives,
   RETRIES_SPENT,
   retryDelaySeconds,
+  scheduleSpanMs,
+  SPAN_SPENT,
   webhookHeaders,
   type WebhookDelivery,
   type WebhookEndpoint,
 } from '#domain/webhooks';
-import { mapLimit, sleep } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
-import { MAX_DELAY_SECONDS } from '#shared/sqs-queue';
 import { secretBox } from '#shared/secret-box';
 import { postWebhook, type WebhookAnswer } from '#shared/webhook-http';
-import {
-  webhookQueue,
-  type DeliveryMessage,
-  type EventMessage,
-  type ReplayMessage,
-  type WebhookMessage,
-} from '#shared/webhook-queue';
-import { keys } from '#shared/keys';
+import type { DeliveryMessage, EventMessage, WebhookMessage } from '#shared/webhook-queue';
 import { eventStore } from '#store/events';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { eventView } from './events';
+import { Batch, checkAtFor, deliveryMessage, iso, lostAfterMs, schedule } from './webhook-batch';
+import { replayPage } from './webhook-recovery';
 import { checkTarget } from './webhook-target';
 import { secretContext } from './webhooks';
 
-/** A delivery whose message has not come this long after it was due is enqueued again by the sweep. */
-export const LOST_AFTER_MS = 5 * 60_000;
 /** An attempt holds its delivery this long (the attempt's timeout and the writes around it). */
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 /**
@@ -67,87 +58,6 @@ const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 export const GAP_GRACE_MS = 10 * 60_000;
 /** How often a delivery held back by such a gap looks again. */
 const GAP_WAIT_SECONDS = 2;
-/** Attempts to one endpoint in flight at once in one container; more wait for a slot. */
-const PER_ENDPOINT_IN_FLIGHT = 4;
-/** How long a delivery waits for a slot before its message is put back (a second later). */
-const SLOT_WAIT_MS = 12_000;
-/** Events read per replay message. */
-export const REPLAY_PAGE = 100;
-/** Deliveries the sweep re-enqueues per shard and run. */
-export const SWEEP_LIMIT = 1000;
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/** The messages to send after a batch, and the failed attempts it counted. */
-export class Batch {
-  readonly messages: { message: WebhookMessage; delaySeconds: number }[] = [];
-  failedAttempts = 0;
-  private readonly endpoints = new Map<string, Promise<WebhookEndpoint[]>>();
-
-  constructor(readonly now: () => Date = () => new Date()) {}
-
-  enqueue(message: WebhookMessage, delaySeconds = 0): void {
-    this.messages.push({ message, delaySeconds: Math.max(0, delaySeconds) });
-  }
-
-  /** The merchant's endpoints, read once per batch. */
-  endpointsOf(merchantId: string): Promise<WebhookEndpoint[]> {
-    let found = this.endpoints.get(merchantId);
-    if (!found) {
-      found = webhookEndpointStore().list(merchantId);
-      this.endpoints.set(merchantId, found);
-    }
-    return found;
-  }
-
-  /**
-   * A slot for an attempt to this endpoint: at most PER_ENDPOINT_IN_FLIGHT in flight in this
-   * container. Waits for one up to SLOT_WAIT_MS (a burst to one healthy endpoint goes through
-   * 4 at a time); false after that (a slow endpoint's): the message comes back a second later.
-   */
-  async take(endpointId: string): Promise<'now' | 'waited' | false> {
-    const until = Date.now() + SLOT_WAIT_MS;
-    for (let waited = false; ; waited = true) {
-      const n = inFlight.get(endpointId) ?? 0;
-      if (n < PER_ENDPOINT_IN_FLIGHT) {
-        inFlight.set(endpointId, n + 1);
-        return waited ? 'waited' : 'now';
-      }
-      if (Date.now() >= until) return false;
-      await sleep(25);
-    }
-  }
-
-  release(endpointId: string): void {
-    const n = (inFlight.get(endpointId) ?? 1) - 1;
-    if (n <= 0) inFlight.delete(endpointId);
-    else inFlight.set(endpointId, n);
-  }
-}
-
-/** Attempts in flight per endpoint in this container (all its invocations). */
-const inFlight = new Map<string, number>();
-
-const deliveryMessage = (
-  d: Pick<WebhookDelivery, 'webhookEndpointId' | 'objectId' | 'sequence'>,
-): DeliveryMessage => ({
-  kind: 'delivery',
-  ...deliveryKeyOf(d),
-});
-
-/**
- * A delivery message for `d` due at `dueMs`: sent now with a delay when SQS can hold it that
- * long; later ones are left to the sweep (their `checkAt` is their due time).
- */
-function schedule(batch: Batch, d: WebhookDelivery, dueMs: number): void {
-  const delay = (dueMs - batch.now().getTime()) / 1000;
-  if (delay <= MAX_DELAY_SECONDS) batch.enqueue(deliveryMessage(d), delay);
-}
-
-/** The time the sweep enqueues a delivery due at `dueMs` if its message did not come. */
-const checkAtFor = (dueMs: number, nowMs: number): string =>
-  iso(dueMs - nowMs <= MAX_DELAY_SECONDS * 1000 ? dueMs + LOST_AFTER_MS : dueMs);
-
 export async function handleMessage(message: WebhookMessage, batch: Batch): Promise<void> {
   if (message.kind === 'event') return fanOut(message, batch);
   if (message.kind === 'delivery') return deliverTurn(message, batch);
@@ -171,8 +81,9 @@ export async function fanOut(m: EventMessage, batch: Batch): Promise<void> {
       status: 'pending',
       attempts: 0,
       round: 0,
+      startedAt: now.toISOString(),
       nextAttemptAt: now.toISOString(),
-      checkAt: iso(now.getTime() + LOST_AFTER_MS),
+      checkAt: iso(now.getTime() + lostAfterMs()),
     };
     // An existing record is this fan-out's repeat (or a replay's): its own messages carry it.
     if ((await store.create(delivery, now)) === 'created') batch.enqueue(deliveryMessage(delivery));
@@ -205,17 +116,23 @@ async function releaseNext(d: WebhookDelivery, batch: Batch): Promise<void> {
   if (await store.defer(next, now, iso(due), checkAtFor(due, now.getTime()))) schedule(batch, next, due);
 }
 
-/** A turn passed without an attempt (the breaker is open): the schedule moves on as after a failure. */
-async function skipTurn(d: WebhookDelivery, reason: string, batch: Batch): Promise<void> {
+/**
+ * A turn passed without an attempt (the breaker is open). It uses none of the delivery's retries:
+ * the next turn comes when the breaker lets a probe through, and no sooner than the wait of the
+ * delivery's current step of the schedule (so a dead endpoint's deliveries take few turns). A
+ * delivery still not delivered when the schedule's span has passed since it began ends `failed`.
+ */
+async function skipTurn(d: WebhookDelivery, endpoint: WebhookEndpoint, batch: Batch): Promise<void> {
   const now = batch.now();
-  const round = d.round + 1;
-  const delay = retryDelaySeconds(round, config().webhookRetryScale);
-  if (delay === undefined) return giveUp({ ...d }, `${reason}; ${RETRIES_SPENT}`, batch);
-  const due = now.getTime() + delay * 1000;
+  const reason = 'not tried: the endpoint failed its last attempts';
+  if (spanOver(d, now)) return giveUp({ ...d }, `${reason}; ${SPAN_SPENT}`, batch);
+  const step = retryDelaySeconds(Math.max(1, d.attempts), config().webhookRetryScale) ?? 0;
+  const open = Date.parse(endpoint.retryAfter ?? now.toISOString());
+  const due = Math.max(open, now.getTime() + step * 1000);
   const settled = await webhookDeliveryStore().settle(d, {
     status: 'pending',
     attempts: d.attempts,
-    round,
+    round: d.round + 1,
     lastStatusCode: d.lastStatusCode,
     lastError: reason,
     lastAttemptAt: d.lastAttemptAt,
@@ -224,6 +141,10 @@ async function skipTurn(d: WebhookDelivery, reason: string, batch: Batch): Promi
   });
   if (settled) schedule(batch, d, due);
 }
+
+/** Whether the schedule's span has passed since the delivery began. */
+const spanOver = (d: WebhookDelivery, now: Date): boolean =>
+  now.getTime() - Date.parse(d.startedAt ?? d.createdAt) > scheduleSpanMs(config().webhookRetryScale);
 
 /** True when the delivery must wait for an earlier one of its object (and it was set to wait). */
 async function heldByOrder(d: WebhookDelivery, batch: Batch): Promise<boolean> {
@@ -235,7 +156,7 @@ async function heldByOrder(d: WebhookDelivery, batch: Batch): Promise<boolean> {
     // Released when the earlier one is delivered or fails; the sweep looks again no sooner than
     // the earlier one's own next look.
     const next = Date.parse(earlier.nextAttemptAt ?? now.toISOString());
-    const check = Math.max(Date.parse(earlier.checkAt ?? now.toISOString()), now.getTime() + LOST_AFTER_MS);
+    const check = Math.max(Date.parse(earlier.checkAt ?? now.toISOString()), now.getTime() + lostAfterMs());
     await store.defer(d, now, iso(Math.max(next, now.getTime())), iso(check));
     logger.info('webhook delivery waits for an earlier event of its object', {
       eventId: d.eventId,
@@ -283,6 +204,11 @@ export async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<voi
     return;
   }
   try {
+    // The turn is this one's before anything is decided: a second message of the same delivery
+    // (SQS delivers at least once; the sweep re-sends a late one) finds it claimed and stops, so
+    // neither skips a turn the other is taking nor holds the breaker's probe without a request.
+    const leaseUntil = now.getTime() + LEASE_MS;
+    if (!(await store.claim(d, now, iso(leaseUntil), iso(leaseUntil + lostAfterMs())))) return;
     // After a wait the breaker may have opened meanwhile: read the endpoint as it is now.
     if (slot === 'waited') {
       const now = await webhookEndpointStore().get(d.merchantId, d.webhookEndpointId);
@@ -290,28 +216,38 @@ export async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<voi
         return await giveUp(d, now ? 'the endpoint is disabled' : 'the endpoint was deleted', batch);
       endpoint.retryAfter = now.retryAfter;
     }
-    if (endpoint.retryAfter !== undefined) {
-      if (Date.parse(endpoint.retryAfter) > now.getTime())
-        return await skipTurn(d, 'not tried: the endpoint failed its last attempts', batch);
-      // One probe at a time: whoever moves retryAfter on makes it; the others skip their turn.
-      const probeEnds = iso(now.getTime() + LEASE_MS);
-      const probe = await webhookEndpointStore().holdUntil(
-        d.merchantId,
-        d.webhookEndpointId,
-        endpoint.retryAfter,
-        probeEnds,
-      );
-      endpoint.retryAfter = probeEnds;
-      if (!probe) return await skipTurn(d, 'not tried: the endpoint failed its last attempts', batch);
-    }
-    const leaseUntil = now.getTime() + LEASE_MS;
-    if (!(await store.claim(d, now, iso(leaseUntil), iso(leaseUntil + LOST_AFTER_MS)))) return;
+    const breaker = await passBreaker(d, endpoint, now);
+    if (breaker === 'open') return await skipTurn(d, endpoint, batch);
     const answer = await attempt(d, endpoint, now);
-    if (answer === 'expired') return await giveUp(d, 'the event expired before it could be delivered', batch);
+    if (answer === 'expired') {
+      // No request was made: a probe's hold is given back.
+      if (breaker !== 'closed')
+        await webhookEndpointStore().holdUntil(d.merchantId, d.webhookEndpointId, breaker.probe, breaker.was);
+      return await giveUp(d, 'the event expired before it could be delivered', batch);
+    }
     await record(d, endpoint, answer, batch);
   } finally {
     batch.release(endpoint.webhookEndpointId);
   }
+}
+
+/**
+ * The endpoint's breaker for this turn: closed, open (skip the turn), or its wait is over and this
+ * turn is the one probe (whoever moves `retryAfter` on makes it; the others find it open). A probe
+ * holds `retryAfter` at the end of its lease until its answer is recorded; `was` gives it back.
+ */
+async function passBreaker(
+  d: WebhookDelivery,
+  endpoint: WebhookEndpoint,
+  now: Date,
+): Promise<'closed' | 'open' | { probe: string; was: string }> {
+  if (endpoint.retryAfter === undefined) return 'closed';
+  if (Date.parse(endpoint.retryAfter) > now.getTime()) return 'open';
+  const was = endpoint.retryAfter;
+  const probe = iso(now.getTime() + LEASE_MS);
+  if (!(await webhookEndpointStore().holdUntil(d.merchantId, d.webhookEndpointId, was, probe))) return 'open';
+  endpoint.retryAfter = probe;
+  return { probe, was };
 }
 
 /** The signed POST of the event, to the address checked now. */
@@ -382,12 +318,11 @@ async function record(d: WebhookDelivery, endpoint: WebhookEndpoint, answer: Web
   const retryAfter = breakerRetryAfter(failures, now, config().webhookRetryScale);
   if (retryAfter !== undefined)
     await endpoints.holdUntil(d.merchantId, d.webhookEndpointId, endpoint.retryAfter, retryAfter);
-  const delay = retryDelaySeconds(attempted.round, config().webhookRetryScale);
-  if (delay === undefined) {
+  const delay = retryDelaySeconds(attempted.attempts, config().webhookRetryScale);
+  if (delay === undefined || spanOver(d, now)) {
     logger.warn('webhook delivery failed for good', { lastError });
-    if (
-      await store.settle(d, { status: 'failed', ...attempted, lastError: `${lastError}; ${RETRIES_SPENT}` })
-    )
+    const spent = delay === undefined ? RETRIES_SPENT : SPAN_SPENT;
+    if (await store.settle(d, { status: 'failed', ...attempted, lastError: `${lastError}; ${spent}` }))
       await releaseNext(d, batch);
     return;
   }
@@ -403,75 +338,6 @@ async function record(d: WebhookDelivery, endpoint: WebhookEndpoint, answer: Web
     })
   )
     schedule(batch, d, due);
-}
-
-/** One page of a replay, oldest event first; the next page is the next message. */
-export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> {
-  const store = webhookDeliveryStore();
-  const now = batch.now();
-  const endpoint = await webhookEndpointStore().get(m.merchantId, m.webhookEndpointId);
-  if (!endpoint || endpoint.status !== 'enabled') return;
-  // An endpoint receives the events created from its own creation on, replayed or not.
-  const since = m.since > endpoint.dateCreated ? m.since : endpoint.dateCreated;
-  const { events, after } = await store.eventsBetween(m.merchantId, since, m.until, m.after, REPLAY_PAGE);
-  const wanted = events.filter((e) => eventEnabled(e.type, endpoint.enabledEvents));
-  await mapLimit(wanted, 8, async (event) => {
-    const d: WebhookDelivery = {
-      webhookEndpointId: endpoint.webhookEndpointId,
-      merchantId: m.merchantId,
-      eventId: event.id,
-      type: event.type,
-      objectId: event.objectId,
-      sequence: event.sequence,
-      createdAt: event.createdAt,
-      status: 'pending',
-      attempts: 0,
-      round: 0,
-      nextAttemptAt: now.toISOString(),
-      checkAt: iso(now.getTime() + LOST_AFTER_MS),
-    };
-    if ((await store.replay(d, now)) === 'reset') batch.enqueue(deliveryMessage(d));
-  });
-  // Within one page the resets above ran at once: the order rule still holds, since a delivery
-  // whose earlier event is pending waits for it, whichever was reset first. The next page's
-  // message is sent now: if it cannot be, this page fails and runs again (its resets find the
-  // deliveries pending and change nothing).
-  if (after !== undefined) {
-    const failed = await webhookQueue().send([{ message: { ...m, after }, delaySeconds: 0 }]);
-    if (failed.length > 0) throw new Error('the next replay page could not be queued');
-  }
-  logger.info('webhook replay page', {
-    webhookEndpointId: m.webhookEndpointId,
-    events: events.length,
-    sent: wanted.length,
-  });
-}
-
-/**
- * The webhook sweep: every pending delivery whose `checkAt` has passed gets a new message (its
- * message was lost, never sent, or its retry was longer than a queue delay), and its `checkAt`
- * moves on. Bounded: SWEEP_LIMIT per shard and run.
- */
-export async function sweepDue(now: Date = new Date()): Promise<{ enqueued: number }> {
-  const store = webhookDeliveryStore();
-  const batch = new Batch(() => now);
-  for (const shard of keys.webhookDueShards()) {
-    const due = await store.due(shard, now, SWEEP_LIMIT);
-    await mapLimit(due, 16, async (d) => {
-      if (await store.touch(d, iso(now.getTime() + LOST_AFTER_MS))) batch.enqueue(deliveryMessage(d));
-    });
-  }
-  const failed = await webhookQueue().send(batch.messages);
-  if (failed.length > 0)
-    logger.warn('webhook sweep: messages not enqueued; the next sweep tries again', {
-      failed: failed.length,
-    });
-  return { enqueued: batch.messages.length - failed.length };
-}
-
-/** The batch's failed attempts as the metric the `webhook-deliveries-failing` alarm watches. */
-export function emitMetric(batch: Batch): void {
-  process.stdout.write(`${failedAttemptsMetricLine(batch.failedAttempts, config().stage, batch.now())}\n`);
 }
 
 /** Threshold re-exported for the admin tools' listing of failing endpoints. */

@@ -60,8 +60,13 @@ export interface WebhookDelivery {
   status: DeliveryStatus;
   /** HTTP attempts made (since the last replay). */
   attempts: number;
-  /** Turns of the retry schedule taken: attempts, and turns skipped while the endpoint's breaker was open. */
+  /**
+   * Turns taken: attempts, and turns skipped while the endpoint's breaker was open (each change of
+   * a delivery holds on the round it read). The retry schedule follows `attempts`.
+   */
   round: number;
+  /** When its schedule began: the fan-out, or the last replay (absent on older records: `createdAt`). */
+  startedAt?: string;
   lastStatusCode?: number;
   lastError?: string;
   lastAttemptAt?: string;
@@ -161,16 +166,16 @@ export const outcomeOf = (status: number | undefined): AttemptOutcome =>
         : 'retry';
 
 /**
- * The wait before the next turn after `round` turns (1 after the first attempt), in seconds, or
- * undefined when the schedule is spent. `scale` (WEBHOOK_RETRY_SCALE, 1 in the cloud) shortens it
+ * The wait before the next attempt after `attempts` failed attempts (1 after the first), in
+ * seconds, or undefined when the schedule is spent. `scale` (WEBHOOK_RETRY_SCALE, 1 in the cloud) shortens it
  * for tests. Waits from 5 minutes on are spread by up to 10%.
  */
 export function retryDelaySeconds(
-  round: number,
+  attempts: number,
   scale = 1,
   random: () => number = Math.random,
 ): number | undefined {
-  const base = RETRY_DELAYS_SECONDS[round - 1];
+  const base = RETRY_DELAYS_SECONDS[attempts - 1];
   if (base === undefined) return undefined;
   const spread = base >= 300 ? 1 + random() * 0.1 : 1;
   return base * spread * scale;
@@ -178,6 +183,13 @@ export function retryDelaySeconds(
 
 /** The delivery's give-up sentence after the schedule is spent. */
 export const RETRIES_SPENT = `retried ${RETRY_DELAYS_SECONDS.length} times over more than 24 hours`;
+
+/** The schedule's whole span (27 h 35 min; scaled like it): no delivery is pending longer. */
+export const scheduleSpanMs = (scale = 1): number =>
+  RETRY_DELAYS_SECONDS.reduce((sum, s) => sum + s, 0) * 1000 * scale;
+
+/** The give-up sentence of a delivery whose span ran out while the breaker skipped its turns. */
+export const SPAN_SPENT = 'tried for more than 24 hours (turns skipped while the endpoint kept failing)';
 
 /**
  * The breaker (docs/decisions.md "A failing endpoint does not hold up the others"): after

@@ -111,6 +111,7 @@ export class DynamoWebhookDeliveryStore {
       status: 'pending',
       attempts: 0,
       round: 0,
+      startedAt: d.startedAt,
       nextAttemptAt: d.nextAttemptAt,
       checkAt: d.checkAt,
     };

@@ -8,7 +8,8 @@
  * batch that could not be sent needs nothing: its delivery is on the due index, for the sweep.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { Batch, emitMetric, handleMessage } from '#core/webhook-delivery';
+import { Batch, emitMetric } from '#core/webhook-batch';
+import { handleMessage } from '#core/webhook-delivery';
 import { mapLimit } from '#shared/concurrency';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';

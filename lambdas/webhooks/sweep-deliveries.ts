@@ -3,7 +3,7 @@
  * lost, was never sent, or whose retry is later than a queue can delay a message gets a new
  * message once its `checkAt` has passed (core/webhook-delivery.ts `sweepDue`). Bounded per run.
  */
-import { sweepDue } from '#core/webhook-delivery';
+import { sweepDue } from '#core/webhook-recovery';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 

@@ -84,7 +84,32 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
   }
 }
 
+/** Launches with its ports picked again when one was taken between its pick and its bind. */
+const PORT_RACE_ATTEMPTS = 3;
+
+/**
+ * Starts the runtime in a child process. Ports the caller did not give are picked free here and
+ * bound by the child a moment later: another process starting at once (the e2e tier launches a
+ * runtime per worker together, and files launch their own) may take one in between; the child
+ * then exits saying so, and the launch is tried again with new ports (issue 25: CI went red on
+ * it), never more than PORT_RACE_ATTEMPTS times. A port the caller gave is never changed.
+ */
 export async function launchLocalRuntime(options: LaunchOptions = {}): Promise<LocalRuntimeProcess> {
+  const given = new Set([options.port, options.sesPort].filter((p) => p !== undefined).map(String));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchOnce(options);
+    } catch (error) {
+      const raced =
+        error instanceof Error
+          ? /port (\d+)(?:, picked free at start, was taken meanwhile| is already in use)/.exec(error.message)
+          : null;
+      if (!raced || given.has(raced[1]!) || attempt >= PORT_RACE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function launchOnce(options: LaunchOptions): Promise<LocalRuntimeProcess> {
   const port = options.port ?? (await freePort());
   const sesPort = options.sesPort ?? (await freePort([port]));
   const ownsDataDir = options.dataDir === undefined;

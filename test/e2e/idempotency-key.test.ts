@@ -47,6 +47,9 @@ function another(op: Operation, ids: Ids, second: Ids): { path: string; body?: u
       return { path, body: { scheduleDate: futureDate(9), scheduleHour: 2 } };
     case 'SettleNow':
       return { path: `/rest/merchants/${ids.MID}/process-payments`, body: {} };
+    case 'RetryMerchant':
+      // No body either: the same key on another operation is another request.
+      return { path: `/rest/merchants/${ids.MID}/settle-now` };
     case 'CreatePayor':
       return { path, body: { ...body, email: 'another@example.com' } };
     case 'AddMethod':
@@ -120,6 +123,7 @@ test('every creating or money-moving POST of openapi.json takes the key', () => 
       'ProcessMerchant',
       'RefundTransaction',
       'ReplayWebhookEvents',
+      'RetryMerchant',
       'RotateWebhookSecret',
       'SettleNow',
       'VoidOrRefundGroup',

@@ -118,6 +118,10 @@ describe('trigger processing of one group', () => {
       skippedCount: 1,
       approvedAmount: 60.25,
       processedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      // No retry policy here: nothing scheduled, nothing recovered (issue 19).
+      retriesScheduled: 0,
+      recoveredCount: 0,
+      recoveredAmount: 0,
     });
 
     const byId = await paymentsById(id);

@@ -7,6 +7,9 @@
  * shows its object as GET showed it right after the change. The runtime is this file's own: the
  * retry schedule shortened (WEBHOOK_RETRY_SCALE) and the webhook sweep every second.
  */
+import { copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sleep } from '#shared/concurrency';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { call, futureDate, MID } from '#support/api';
@@ -28,8 +31,10 @@ beforeAll(async () => {
   runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-webhooks-life',
     env: {
-      // 5 s → 10 ms, 5 min → 0.6 s: the flaky receiver's third attempt comes within a second.
-      WEBHOOK_RETRY_SCALE: '0.002',
+      // 5 min → 0.15 s, 10 h → 18 s: the flaky receiver's third attempt comes within a second,
+      // and turns the breaker skips (each a round further on) never wait past 18 s (at 0.002 the
+      // later rounds waited 72 s each, past the test's bound on a loaded CI machine).
+      WEBHOOK_RETRY_SCALE: '0.0005',
       LOCAL_WEBHOOK_SWEEP_SECONDS: '1',
       LOCAL_DUE_SWEEP_SECONDS: '0',
       SANDBOX_SETTLEMENT_SECONDS: String(SETTLEMENT_MS / 1000),
@@ -206,8 +211,23 @@ test("a group's whole life: every event delivered once, in order per object, sho
       const ids = (r: Receiver) => new Set(delivered(r).map((x) => x.id)).size;
       return ids(healthy) >= total && ids(flaky) >= total;
     },
-    60_000,
-  );
+    // Bounded well past the shortened schedule: the flaky receiver's 15 events, each after two
+    // failures and in order per object, on a CI machine running two other e2e files at once.
+    150_000,
+  ).catch(async (e: Error) => {
+    // What each endpoint's deliveries say, so a time-out names its cause.
+    for (const id of [healthyId, flakyId]) {
+      const page = await get(`${V1}/webhook-endpoints/${id}/deliveries?pageSize=100`);
+      const rows = (page.items as Json[]).map((d) =>
+        [d.eventId, d.type, d.status, d.attempts, d.lastStatusCode, d.lastError, d.nextAttemptAt].join(' '),
+      );
+      e.message += `\n${id === flakyId ? 'flaky' : 'healthy'} endpoint deliveries:\n${rows.join('\n')}`;
+    }
+    const kept = join(tmpdir(), `webhooks-group-life-${Date.now()}.log`);
+    copyFileSync(join(runtime!.dataDir, 'runtime.log'), kept);
+    e.message += `\nthe runtime's log: ${kept}`;
+    throw e;
+  });
   for (const [receiver, attempts] of [
     [healthy, [200]],
     [flaky, [500, 500, 204]],
@@ -253,7 +273,7 @@ test("a group's whole life: every event delivered once, in order per object, sho
       });
     }
   }
-}, 150_000);
+}, 240_000);
 
 /** An object's requests to one receiver: each sequence's first attempt after the previous one's 2xx. */
 function inOrder(requests: Received[]): void {

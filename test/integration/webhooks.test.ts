@@ -14,11 +14,14 @@ import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
 import { reloadConfigForTests } from '#shared/config';
 import { useWebhookQueue, type QueuedWebhookMessage, type EventMessage } from '#shared/webhook-queue';
-import { Batch, handleMessage, LOST_AFTER_MS, sweepDue } from '#core/webhook-delivery';
+import { Batch, LOST_AFTER_MS } from '#core/webhook-batch';
+import { handleMessage } from '#core/webhook-delivery';
+import { sweepDue } from '#core/webhook-recovery';
 import { checkTarget, useResolver } from '#core/webhook-target';
 import { createEndpoint, listEndpoints, updateEndpoint } from '#core/webhooks';
 import { BadRequestError } from '#shared/errors';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
+import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
 
@@ -278,5 +281,128 @@ describe('delivery, message by message', () => {
     const twice = new Batch(() => new Date(clock));
     await Promise.all([handleMessage(message!.message, twice), handleMessage(message!.message, twice)]);
     expect(hooks.received.filter((r) => r.id === event.id)).toHaveLength(1);
+  });
+});
+
+describe('the breaker', () => {
+  const BREAKER_MID = '32350000002';
+  let endpointId: string;
+  beforeAll(async () => {
+    const created = await createEndpoint(
+      BREAKER_MID,
+      { url: hooks.url('/breaker'), enabledEvents: ['payor.*'] },
+      new Date(clock),
+    );
+    endpointId = created.webhookEndpointId;
+    hooks.secrets = [...hooks.secrets, created.secret];
+  });
+
+  /** A new object's first event, of the breaker's merchant. */
+  async function breakerEvent(): Promise<ServiceEvent> {
+    const event = newEvent(
+      { type: 'payor.updated', merchantId: BREAKER_MID, objectId: randomUUID(), sequence: 1, data: {} },
+      new Date(clock),
+    );
+    await table.db.send(new PutCommand({ TableName: table.tableName, Item: eventItem(event) }));
+    return event;
+  }
+
+  test('defect "two turns of one delivery at a due probe left the breaker shut or attempted it twice"', async () => {
+    // The endpoint's breaker is open after 5 failures, its wait just over: the next turn probes.
+    const endpoints = webhookEndpointStore();
+    for (let i = 0; i < 5; i++) await endpoints.recordFailure(BREAKER_MID, endpointId);
+    expect(
+      await endpoints.holdUntil(BREAKER_MID, endpointId, undefined, new Date(clock - 1).toISOString()),
+    ).toBe(true);
+    const [first, second] = [await breakerEvent(), await breakerEvent()];
+    const fanOut = new Batch(() => new Date(clock));
+    await handleMessage(eventMessage(first!), fanOut);
+    const [message] = fanOut.messages;
+    // The first delivery's message handled twice at once (SQS delivers at least once), in two
+    // containers; the second event comes after.
+    await Promise.all([
+      handleMessage(message!.message, new Batch(() => new Date(clock))),
+      handleMessage(message!.message, new Batch(() => new Date(clock))),
+    ]);
+    queue.push({ message: eventMessage(second!), at: clock });
+    await pump();
+    const posts = (id: string) => hooks.received.filter((r) => r.id === id).map((r) => r.status);
+    // One probe, answered 2xx: the breaker closes and neither event skips a turn or comes twice.
+    expect([posts(first!.id), posts(second!.id)]).toEqual([[204], [204]]);
+    for (const e of [first!, second!]) {
+      const d = await webhookDeliveryStore().get({
+        webhookEndpointId: endpointId,
+        objectId: e.objectId,
+        sequence: 1,
+      });
+      expect({ status: d?.status, attempts: d?.attempts, round: d?.round }).toEqual({
+        status: 'delivered',
+        attempts: 1,
+        round: 1,
+      });
+    }
+    expect((await endpoints.get(BREAKER_MID, endpointId))?.retryAfter).toBeUndefined();
+  });
+
+  test('defect "turns the breaker skipped used up a delivery\'s retries": it ends failed only after its own attempts or the whole span', async () => {
+    // The breaker open for 60 s (at this file's scale 0.001 the schedule spans 99 s); the event's
+    // first two attempts fail. Skipped turns used to move the schedule on: by the time the breaker
+    // let it through, two failures spent the rest and the event was never delivered.
+    const endpoints = webhookEndpointStore();
+    const event = await breakerEvent();
+    hooks.answer = (r, attempt) => (r.id === event.id && attempt <= 2 ? 500 : 204);
+    try {
+      for (let i = 0; i < 5; i++) await endpoints.recordFailure(BREAKER_MID, endpointId);
+      const opened = await endpoints.get(BREAKER_MID, endpointId);
+      expect(
+        await endpoints.holdUntil(
+          BREAKER_MID,
+          endpointId,
+          opened?.retryAfter,
+          new Date(clock + 60_000).toISOString(),
+        ),
+      ).toBe(true);
+      const started = clock;
+      queue.push({ message: eventMessage(event), at: clock });
+      await pump();
+      expect(hooks.received.filter((r) => r.id === event.id).map((r) => r.status)).toEqual([500, 500, 204]);
+      const d = await webhookDeliveryStore().get({
+        webhookEndpointId: endpointId,
+        objectId: event.objectId,
+        sequence: 1,
+      });
+      expect({ status: d?.status, attempts: d?.attempts }).toEqual({ status: 'delivered', attempts: 3 });
+      // Its skipped turns came no faster than its schedule's steps: a handful, not one per millisecond.
+      expect(d!.round - d!.attempts).toBeLessThan(20);
+      expect(clock - started).toBeGreaterThanOrEqual(60_000);
+    } finally {
+      hooks.answer = () => 204;
+    }
+  });
+
+  test("a delivery skipped for the schedule's whole span ends failed, saying so", async () => {
+    const endpoints = webhookEndpointStore();
+    const event = await breakerEvent();
+    for (let i = 0; i < 5; i++) await endpoints.recordFailure(BREAKER_MID, endpointId);
+    const opened = await endpoints.get(BREAKER_MID, endpointId);
+    // Open for an hour, far past the span (99 s here), and opened again by then (as the failed
+    // probes of other deliveries keep it): no attempt is ever let through.
+    const hour = new Date(clock + 3_600_000).toISOString();
+    await endpoints.holdUntil(BREAKER_MID, endpointId, opened?.retryAfter, hour);
+    queue.push({ message: eventMessage(event), at: clock });
+    await pump();
+    await endpoints.holdUntil(BREAKER_MID, endpointId, hour, new Date(clock + 7_200_000).toISOString());
+    clock += 3_601_000;
+    expect((await sweepDue(new Date(clock))).enqueued).toBeGreaterThanOrEqual(1);
+    await pump();
+    const d = await webhookDeliveryStore().get({
+      webhookEndpointId: endpointId,
+      objectId: event.objectId,
+      sequence: 1,
+    });
+    expect({ status: d?.status, attempts: d?.attempts }).toEqual({ status: 'failed', attempts: 0 });
+    expect(d?.lastError).toMatch(/more than 24 hours/);
+    expect(hooks.received.filter((r) => r.id === event.id)).toEqual([]);
+    await endpoints.recordSuccess(BREAKER_MID, endpointId);
   });
 });

@@ -1,12 +1,12 @@
 /**
- * E2E tier: one local runtime per Jest worker (E2E_WORKERS, default 2, as `npm run test:e2e`
- * passes to --maxWorkers), so that two test files run at once, each against a runtime of its
+ * E2E tier: one local runtime per Jest worker (E2E_WORKERS, default 3, as `npm run test:e2e`
+ * passes to --maxWorkers), so that three test files run at once, each against a runtime of its
  * own: a file never sees another file's groups, e-mails or faults. Each worker reads its runtime's
  * addresses through the unsuffixed variables (test/support/e2e-worker-env.ts).
  */
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 
-export const e2eWorkers = (): number => Math.max(1, Number(process.env.E2E_WORKERS ?? 2) || 1);
+export const e2eWorkers = (): number => Math.max(1, Number(process.env.E2E_WORKERS ?? 3) || 1);
 
 export default async function setup(): Promise<void> {
   const runtimes = await Promise.all(

@@ -4,7 +4,7 @@
  * reads. A file run alone (in band) is worker 1.
  */
 const worker = Number(process.env.JEST_WORKER_ID ?? 1);
-const runtimes = Number(process.env.E2E_WORKERS ?? 2) || 1;
+const runtimes = Number(process.env.E2E_WORKERS ?? 3) || 1;
 // Jest numbers workers from 1; with fewer runtimes than workers (E2E_WORKERS=1), they share.
 const slot = ((worker - 1) % runtimes) + 1;
 for (const name of ['E2E_BASE_URL', 'E2E_DATA_DIR', 'E2E_SES_URL']) {

@@ -1,0 +1,84 @@
+/**
+ * Webhook recovery (docs/decisions.md "Webhooks"): a replay sends an endpoint the merchant's events
+ * since a time again, page by page; the sweep enqueues every pending delivery whose message is
+ * lost, was never sent, or waits longer than a queue delay.
+ */
+import { eventEnabled } from '#domain/events';
+import type { WebhookDelivery } from '#domain/webhooks';
+import { mapLimit } from '#shared/concurrency';
+import { keys } from '#shared/keys';
+import { logger } from '#shared/logger';
+import { webhookQueue, type ReplayMessage } from '#shared/webhook-queue';
+import { webhookDeliveryStore } from '#store/webhook-deliveries';
+import { webhookEndpointStore } from '#store/webhook-endpoints';
+import { Batch, deliveryMessage, iso, lostAfterMs } from './webhook-batch';
+
+/** Events read per replay message. */
+export const REPLAY_PAGE = 100;
+/** Deliveries the sweep re-enqueues per shard and run. */
+export const SWEEP_LIMIT = 1000;
+
+/** One page of a replay, oldest event first; the next page is the next message. */
+export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> {
+  const store = webhookDeliveryStore();
+  const now = batch.now();
+  const endpoint = await webhookEndpointStore().get(m.merchantId, m.webhookEndpointId);
+  if (!endpoint || endpoint.status !== 'enabled') return;
+  // An endpoint receives the events created from its own creation on, replayed or not.
+  const since = m.since > endpoint.dateCreated ? m.since : endpoint.dateCreated;
+  const { events, after } = await store.eventsBetween(m.merchantId, since, m.until, m.after, REPLAY_PAGE);
+  const wanted = events.filter((e) => eventEnabled(e.type, endpoint.enabledEvents));
+  await mapLimit(wanted, 8, async (event) => {
+    const d: WebhookDelivery = {
+      webhookEndpointId: endpoint.webhookEndpointId,
+      merchantId: m.merchantId,
+      eventId: event.id,
+      type: event.type,
+      objectId: event.objectId,
+      sequence: event.sequence,
+      createdAt: event.createdAt,
+      status: 'pending',
+      attempts: 0,
+      round: 0,
+      startedAt: now.toISOString(),
+      nextAttemptAt: now.toISOString(),
+      checkAt: iso(now.getTime() + lostAfterMs()),
+    };
+    if ((await store.replay(d, now)) === 'reset') batch.enqueue(deliveryMessage(d));
+  });
+  // Within one page the resets above ran at once: the order rule still holds, since a delivery
+  // whose earlier event is pending waits for it, whichever was reset first. The next page's
+  // message is sent now: if it cannot be, this page fails and runs again (its resets find the
+  // deliveries pending and change nothing).
+  if (after !== undefined) {
+    const failed = await webhookQueue().send([{ message: { ...m, after }, delaySeconds: 0 }]);
+    if (failed.length > 0) throw new Error('the next replay page could not be queued');
+  }
+  logger.info('webhook replay page', {
+    webhookEndpointId: m.webhookEndpointId,
+    events: events.length,
+    sent: wanted.length,
+  });
+}
+
+/**
+ * The webhook sweep: every pending delivery whose `checkAt` has passed gets a new message (its
+ * message was lost, never sent, or its retry was longer than a queue delay), and its `checkAt`
+ * moves on. Bounded: SWEEP_LIMIT per shard and run.
+ */
+export async function sweepDue(now: Date = new Date()): Promise<{ enqueued: number }> {
+  const store = webhookDeliveryStore();
+  const batch = new Batch(() => now);
+  for (const shard of keys.webhookDueShards()) {
+    const due = await store.due(shard, now, SWEEP_LIMIT);
+    await mapLimit(due, 16, async (d) => {
+      if (await store.touch(d, iso(now.getTime() + lostAfterMs()))) batch.enqueue(deliveryMessage(d));
+    });
+  }
+  const failed = await webhookQueue().send(batch.messages);
+  if (failed.length > 0)
+    logger.warn('webhook sweep: messages not enqueued; the next sweep tries again', {
+      failed: failed.length,
+    });
+  return { enqueued: batch.messages.length - failed.length };
+}
