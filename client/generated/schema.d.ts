@@ -852,16 +852,17 @@ export interface components {
       transactionInitiator?: 'Merchant' | 'Consumer';
       surchargeCompliance?: boolean;
       allowPartial?: boolean;
-      /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
-      retryPolicy?: {
-        /** @description must be an integer 0-4 */
-        maxRetries: number;
-        /** @description must be an integer 24-240 */
-        intervalHours?: number;
-      };
+      retryPolicy?: components['schemas']['RetryPolicy'];
       payments?: components['schemas']['NewGroupPayment'][];
       /** @description must be 1-100 characters of letters, digits and _ . : - */
       idempotencyKey?: string;
+    };
+    /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+    RetryPolicy: {
+      /** @description must be an integer 0-4 */
+      maxRetries: number;
+      /** @description must be an integer 24-240 */
+      intervalHours?: number;
     };
     NewGroupPayment: {
       /** @description must be of the form {payorId}/{savedPaymentMethodId} */
@@ -900,13 +901,7 @@ export interface components {
       transactionInitiator?: 'Merchant' | 'Consumer';
       surchargeCompliance?: boolean;
       allowPartial?: boolean;
-      /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
-      retryPolicy?: {
-        /** @description must be an integer 0-4 */
-        maxRetries: number;
-        /** @description must be an integer 24-240 */
-        intervalHours?: number;
-      };
+      retryPolicy?: components['schemas']['RetryPolicy'];
     };
     AddPaymentRequest: {
       /** Format: uuid */
@@ -1065,10 +1060,6 @@ export interface components {
       /** @description must be 1-100 characters of letters, digits and _ . : - */
       idempotencyKey?: string;
     };
-    RetryPolicy: {
-      maxRetries: number;
-      intervalHours?: number;
-    };
     UpdateSeriesRequest: {
       /** Format: uuid */
       seriesId?: string;
@@ -1118,13 +1109,7 @@ export interface components {
       since: string;
     };
     UpdateMerchantSettingsRequest: {
-      /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
-      retryPolicy?: {
-        /** @description must be an integer 0-4 */
-        maxRetries: number;
-        /** @description must be an integer 24-240 */
-        intervalHours?: number;
-      };
+      retryPolicy?: components['schemas']['RetryPolicy'];
     };
     /** @description The body of every error response. */
     Error: {
@@ -1298,10 +1283,10 @@ export interface components {
       transactionInitiator: 'Merchant' | 'Consumer';
       surchargeCompliance: boolean;
       allowPartial: boolean;
-      /** @description Present when given: kept for the series' groups (until groups take a policy of their own, they retry under the merchant's). */
+      /** @description Present when given: the retry policy of each group the series creates from now on (without one, its groups follow the merchant's). How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
       retryPolicy?: {
         maxRetries: number;
-        intervalHours?: number;
+        intervalHours: number;
       };
       /** @description Days before its slot an occurrence’s group is created (default 3). */
       noticeDays: number;

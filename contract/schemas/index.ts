@@ -56,12 +56,12 @@ import {
   createSeriesSchema,
   nextOccurrenceSchema,
   pastOccurrenceSchema,
-  retryPolicySchema,
   seriesListSchema,
   seriesPageSchema,
   seriesSchema,
   updateSeriesSchema,
 } from './series';
+import { retryPolicySchema } from './retries';
 import { settleNowResultSchema } from './test-clock';
 import {
   createdWebhookEndpointSchema,

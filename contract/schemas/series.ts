@@ -10,6 +10,7 @@ import {
 } from '../series';
 import { count, dateTime, idempotencyKey, money, queryInt, uuid } from './common';
 import { inlinePaymentSchema } from './payments';
+import { retryPolicySchema, retryPolicyViewSchema } from './retries';
 
 /**
  * An IANA time zone name, checked against the zone data the service runs with (the custom keyword
@@ -32,17 +33,6 @@ const localHour = {
 } as const;
 
 const occurrenceCount = { type: 'integer', minimum: 1, maximum: MAX_SERIES_OCCURRENCES } as const;
-
-/** A group's retry policy (DESIGN section 5, "Retrying declined scheduled payments"), kept on the series. */
-export const retryPolicySchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['maxRetries'],
-  properties: {
-    maxRetries: { type: 'integer', minimum: 0, maximum: 4 },
-    intervalHours: { type: 'integer', minimum: 24, maximum: 240 },
-  },
-} as const;
 
 const seriesSettings = {
   timeZone,
@@ -108,7 +98,6 @@ export const listSeriesQueryDocs = {
 export type CreateSeriesInput = FromSchema<typeof createSeriesSchema>;
 export type UpdateSeriesInput = FromSchema<typeof updateSeriesSchema>;
 export type ListSeriesQuery = FromSchema<typeof listSeriesQuerySchema>;
-export type RetryPolicy = FromSchema<typeof retryPolicySchema>;
 
 // ---- Responses ----
 
@@ -218,9 +207,8 @@ export const seriesSchema = {
     surchargeCompliance: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
     retryPolicy: {
-      ...retryPolicySchema,
-      description:
-        "Present when given: kept for the series' groups (until groups take a policy of their own, they retry under the merchant's).",
+      ...retryPolicyViewSchema,
+      description: `Present when given: the retry policy of each group the series creates from now on (without one, its groups follow the merchant's). ${retryPolicySchema.description}`,
     },
     noticeDays: count(
       `Days before its slot an occurrence’s group is created (default ${DEFAULT_NOTICE_DAYS}).`,

@@ -12,7 +12,6 @@ import type {
   CreateSeriesInput,
   NextOccurrenceView,
   PastOccurrenceView,
-  RetryPolicy,
   SeriesView,
   UpdateSeriesInput,
 } from '#contract/schemas/series';
@@ -23,6 +22,7 @@ import { ValidationError, type Problem } from '#shared/validation';
 import { newEvent, type ServiceEvent } from './events';
 import { currentSlot, slotOf, type TransactionInitiator } from './groups';
 import { fromCents, toCents, type Cents } from './money';
+import { retryPolicyOf, type RetryPolicy } from './retries';
 import {
   creationTime,
   occurrenceSlot,
@@ -209,7 +209,7 @@ export function newSeries(
     transactionInitiator: input.transactionInitiator ?? 'Merchant',
     surchargeCompliance: input.surchargeCompliance ?? false,
     allowPartial: input.allowPartial ?? false,
-    ...(input.retryPolicy !== undefined && { retryPolicy: input.retryPolicy }),
+    ...(input.retryPolicy !== undefined && { retryPolicy: retryPolicyOf(input.retryPolicy) }),
     noticeDays: input.noticeDays ?? DEFAULT_NOTICE_DAYS,
     paymentCount: payments.length,
     totalCents: payments.reduce((sum, p) => sum + p.amountCents, 0),
@@ -350,7 +350,7 @@ export function updatedSeries(series: Series, input: UpdateSeriesInput, now: Dat
     transactionInitiator: input.transactionInitiator ?? series.transactionInitiator,
     surchargeCompliance: input.surchargeCompliance ?? series.surchargeCompliance,
     allowPartial: input.allowPartial ?? series.allowPartial,
-    retryPolicy: input.retryPolicy ?? series.retryPolicy,
+    retryPolicy: input.retryPolicy !== undefined ? retryPolicyOf(input.retryPolicy) : series.retryPolicy,
     noticeDays: input.noticeDays ?? series.noticeDays,
     status: input.status ?? series.status,
   };
@@ -439,7 +439,10 @@ export function seriesView(s: Series, full = true): SeriesView {
     transactionInitiator: s.transactionInitiator,
     surchargeCompliance: s.surchargeCompliance,
     allowPartial: s.allowPartial,
-    ...(s.retryPolicy !== undefined && { retryPolicy: s.retryPolicy }),
+    ...(s.retryPolicy !== undefined && {
+      // Both fields (a series stored before groups took a policy may lack the interval).
+      retryPolicy: { ...retryPolicyOf(s.retryPolicy) },
+    }),
     noticeDays: s.noticeDays,
     paymentCount: s.paymentCount,
     totalAmount: fromCents(s.totalCents),
@@ -482,6 +485,7 @@ export function occurrenceGroupInput(
     transactionInitiator: series.transactionInitiator,
     surchargeCompliance: series.surchargeCompliance,
     allowPartial: series.allowPartial,
+    ...(series.retryPolicy !== undefined && { retryPolicy: series.retryPolicy }),
     payments: payments.map((p) => ({
       profileId: p.profileId,
       amount: fromCents(p.amountCents),

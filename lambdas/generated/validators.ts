@@ -5514,9 +5514,16 @@ const schema19 = {
       type: 'object',
       additionalProperties: false,
       required: ['maxRetries'],
+      description:
+        "How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits.",
       properties: {
-        maxRetries: { type: 'integer', minimum: 0, maximum: 4 },
-        intervalHours: { type: 'integer', minimum: 24, maximum: 240 },
+        maxRetries: { type: 'integer', minimum: 0, maximum: 4, description: 'must be an integer 0-4' },
+        intervalHours: {
+          type: 'integer',
+          minimum: 24,
+          maximum: 240,
+          description: 'must be an integer 24-240',
+        },
       },
     },
     noticeDays: { type: 'integer', minimum: 0, maximum: 30 },
@@ -7778,9 +7785,16 @@ const schema20 = {
       type: 'object',
       additionalProperties: false,
       required: ['maxRetries'],
+      description:
+        "How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits.",
       properties: {
-        maxRetries: { type: 'integer', minimum: 0, maximum: 4 },
-        intervalHours: { type: 'integer', minimum: 24, maximum: 240 },
+        maxRetries: { type: 'integer', minimum: 0, maximum: 4, description: 'must be an integer 0-4' },
+        intervalHours: {
+          type: 'integer',
+          minimum: 24,
+          maximum: 240,
+          description: 'must be an integer 24-240',
+        },
       },
     },
     noticeDays: { type: 'integer', minimum: 0, maximum: 30 },
@@ -19026,9 +19040,11 @@ const schema45 = {
   type: 'object',
   additionalProperties: false,
   required: ['maxRetries'],
+  description:
+    "How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits.",
   properties: {
-    maxRetries: { type: 'integer', minimum: 0, maximum: 4 },
-    intervalHours: { type: 'integer', minimum: 24, maximum: 240 },
+    maxRetries: { type: 'integer', minimum: 0, maximum: 4, description: 'must be an integer 0-4' },
+    intervalHours: { type: 'integer', minimum: 24, maximum: 240, description: 'must be an integer 24-240' },
   },
 };
 function validate44(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
