@@ -231,6 +231,15 @@ describe('an occurrence’s group', () => {
     });
   });
 
+  it("carries the series' retry policy, the interval's default filled in (shown so too)", () => {
+    const { series, payments } = newSeries(input({ retryPolicy: { maxRetries: 3 } }), MID, 'sid', NOW);
+    expect(occurrenceGroupInput(series, slotOfOccurrence(series, 1), payments).retryPolicy).toEqual({
+      maxRetries: 3,
+      intervalHours: 24,
+    });
+    expect(seriesView(series).retryPolicy).toEqual({ maxRetries: 3, intervalHours: 24 });
+  });
+
   it('the view leaves occurrences out of lists', () => {
     const { series } = newSeries(input(), MID, 'sid', NOW);
     expect(seriesView(series)).toHaveProperty('occurrences', []);
