@@ -194,6 +194,31 @@ describe("an occurrence's group", () => {
   });
 });
 
+describe('a creation run', () => {
+  test('is bounded: out of time it starts no group and defers the series; the next run creates each once', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await createSeries(seriesInput(1), MERCHANT, new Date())).seriesId);
+    const mine = (report: Awaited<ReturnType<typeof runJob>>) =>
+      report.created.filter((c) => ids.includes(c.seriesId));
+
+    const late = await createDueOccurrences({
+      horizon: new Date(Date.now() + 8 * DAY),
+      deadline: Date.now() - 1,
+    });
+    expect(mine(late)).toEqual([]);
+    expect(late.deferred).toBeGreaterThanOrEqual(3);
+    for (const id of ids) expect((await readSeries(id)).nextOccurrence).toBe(1);
+
+    expect(
+      mine(await runJob())
+        .map((c) => c.seriesId)
+        .sort(),
+    ).toEqual([...ids].sort());
+    expect(mine(await runJob())).toEqual([]);
+    for (const id of ids) await expectCreatedOnce(await readSeries(id), 1, 1);
+  });
+});
+
 describe('a crash while an occurrence is created', () => {
   /** The commit of a written-ahead group (it moves the series' cursor in the same transaction). */
   const isCommit = (input: Record<string, unknown>) => JSON.stringify(input).includes('REMOVE createAttempt');
