@@ -289,6 +289,39 @@ describe('a crash while an occurrence is created', () => {
   );
 });
 
+describe('a crash while a series is canceled', () => {
+  test('the container dead after the canceled status is written: the due sweep deletes the pending group, once', async () => {
+    const series = await createSeries(seriesInput(1), MERCHANT, new Date());
+    await runJob();
+    const groupId = occurrenceGroupId(series.seriesId, 1);
+    expect((await groupStore().getGroup(groupId))?.status).toBe('pending');
+
+    const crash = injectCrash(
+      ddb(),
+      'TransactWriteItemsCommand',
+      'after',
+      (input) => JSON.stringify(input.TransactItems ?? '').includes('"series.canceled"'),
+      { dies: true },
+    );
+    await expect(cancelSeries(series.seriesId, MID, new Date())).rejects.toThrow(CrashError);
+    crash.remove();
+    expect(await readSeries(series.seriesId)).toMatchObject({ status: 'canceled', cancelPending: true });
+    expect((await groupStore().getGroup(groupId))?.status).toBe('pending');
+
+    // The due sweep's run (horizon: now) finishes the cancel; a second finds nothing to do.
+    const sweep = () => createDueOccurrences({ horizon: new Date(), deadline: Date.now() + 20_000 });
+    expect((await sweep()).canceled).toBeGreaterThanOrEqual(1);
+    expect((await groupStore().getGroup(groupId))?.status).toBe('deleted');
+    expect((await readSeries(series.seriesId)).cancelPending).toBeUndefined();
+    await sweep();
+    expect((await eventsOf(groupId)).map((e) => e.type)).toEqual(['group.created', 'group.deleted']);
+    expect((await eventsOf(series.seriesId)).map((e) => e.type)).toEqual([
+      'series.created',
+      'series.canceled',
+    ]);
+  });
+});
+
 describe("a series' events", () => {
   /** The stream forwarder's message for a new event item. */
   const eventMessage = (e: ServiceEvent): EventMessage => ({
