@@ -219,6 +219,28 @@ describe('a creation run', () => {
   });
 });
 
+describe('at once', () => {
+  test('eight creation runs and eight changes of one series: its group once, every change announced once, gapless', async () => {
+    const series = await createSeries(seriesInput(1), MERCHANT, new Date());
+    await Promise.all([
+      ...Array.from({ length: 8 }, () => runJob()),
+      ...Array.from({ length: 8 }, (_, i) =>
+        updateSeries(series.seriesId, MID, { locationId: 100 + i }, new Date()),
+      ),
+    ]);
+    await expectCreatedOnce(series, 1, 1);
+    const events = await eventsOf(series.seriesId);
+    expect(events.map((e) => [e.type, e.sequence])).toEqual([
+      ['series.created', 1],
+      ...Array.from({ length: 8 }, (_, i) => ['series.updated', i + 2]),
+    ]);
+    const final = await readSeries(series.seriesId);
+    expect(final.eventSeq).toBe(9);
+    expect(events[8]!.data).toMatchObject({ locationId: final.locationId });
+    expect(new Set(events.slice(1).map((e) => (e.data as { locationId: number }).locationId)).size).toBe(8);
+  });
+});
+
 describe('a crash while an occurrence is created', () => {
   /** The commit of a written-ahead group (it moves the series' cursor in the same transaction). */
   const isCommit = (input: Record<string, unknown>) => JSON.stringify(input).includes('REMOVE createAttempt');
