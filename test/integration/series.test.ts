@@ -1,9 +1,12 @@
 /**
  * Series (issue 20) against DynamoDB Local, through core as the creation jobs and the routes call
- * it: an occurrence's group carries the series' settings (its retry policy included); a crash
+ * it: an occurrence's group carries the series' settings (its retry policy included); a run is
+ * bounded and the next goes on; the hourly tick catches up on an occurrence the daily job missed;
+ * eight runs and eight changes at once create the group once and announce each change once; a crash
  * between writing an occurrence's group and recording it on the series neither loses nor
- * duplicates the occurrence (the container dies at the injected write: nothing after it runs, no
- * clean-up either; the sweep and the next run finish the work); the series' events are written
+ * duplicates the occurrence, and a cancel cut short is finished by the due sweep (the container
+ * dies at the injected write: nothing after it runs, no clean-up either; the sweep and the next
+ * run finish the work); the series' events are written
  * with their changes, listed, and delivered to an endpoint on loopback that verifies each request
  * with the `standardwebhooks` package.
  */
@@ -12,7 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context } from 'aws-lambda';
 import type { CreateSeriesInput } from '#contract/schemas/series';
+import type { TickResult } from '#lambdas/processing/schedule-tick';
 import { listEvents } from '#core/events';
 import { sweepAbandonedCreates } from '#core/groups';
 import { cancelSeries, createDueOccurrences, createSeries, updateSeries } from '#core/series';
@@ -238,6 +243,43 @@ describe('at once', () => {
     expect(final.eventSeq).toBe(9);
     expect(events[8]!.data).toMatchObject({ locationId: final.locationId });
     expect(new Set(events.slice(1).map((e) => (e.data as { locationId: number }).locationId)).size).toBe(8);
+  });
+});
+
+describe('the hourly tick', () => {
+  test('creates the group of an occurrence due before the next tick, which the daily job missed', async () => {
+    const { handler } = await import('#lambdas/processing/schedule-tick');
+    const tick = handler as unknown as (event: { time: string }, context: Context) => Promise<TickResult>;
+    const context = {
+      functionName: 'tick',
+      awsRequestId: 'req',
+      getRemainingTimeInMillis: () => 60_000,
+    } as Context;
+    // Occurrence 1 at the next UTC hour, its group due then (noticeDays 0): nothing at create. In
+    // the last seconds of an hour, the next one is waited for (the slot must stay ahead).
+    const left = 3_600_000 - (Date.now() % 3_600_000);
+    if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+    const next = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000);
+    const series = await createSeries(
+      seriesInput(1, {
+        timeZone: 'UTC',
+        startDate: next.toISOString().slice(0, 10),
+        localHour: next.getUTCHours(),
+        noticeDays: 0,
+      }),
+      MERCHANT,
+      new Date(),
+    );
+    expect((await readSeries(series.seriesId)).nextOccurrence).toBe(1);
+    // This hour's tick leaves it (due at the next one); the next hour's tick creates it.
+    const thisHour = await tick({ time: new Date(next.getTime() - 3_600_000).toISOString() }, context);
+    expect(thisHour.series.created.filter((c) => c.seriesId === series.seriesId)).toEqual([]);
+    const nextHour = await tick({ time: next.toISOString() }, context);
+    expect(nextHour.series.created.filter((c) => c.seriesId === series.seriesId)).toHaveLength(1);
+    await expectCreatedOnce(series, 1, 1);
+    expect((await groupStore().getGroup(occurrenceGroupId(series.seriesId, 1)))?.scheduleHour).toBe(
+      next.getUTCHours(),
+    );
   });
 });
 
