@@ -6,9 +6,8 @@
  * between writing an occurrence's group and recording it on the series neither loses nor
  * duplicates the occurrence, and a cancel cut short is finished by the due sweep (the container
  * dies at the injected write: nothing after it runs, no clean-up either; the sweep and the next
- * run finish the work); the series' events are written
- * with their changes, listed, and delivered to an endpoint on loopback that verifies each request
- * with the `standardwebhooks` package.
+ * run finish the work); the series' events are written with their changes, listed, and delivered
+ * to an endpoint on loopback that verifies each request with the `standardwebhooks` package.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
