@@ -9,7 +9,7 @@ import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launche
 export const e2eWorkers = (): number => Math.max(1, Number(process.env.E2E_WORKERS ?? 3) || 1);
 
 export default async function setup(): Promise<void> {
-  const runtimes = await Promise.all(
+  const launched = await Promise.allSettled(
     Array.from({ length: e2eWorkers() }, () =>
       launchLocalRuntime({
         dataDirPrefix: 'sps-e2e',
@@ -25,6 +25,14 @@ export default async function setup(): Promise<void> {
       }),
     ),
   );
+  const runtimes = launched.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const failed = launched.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    // The runtimes that did start are stopped: Jest runs no teardown after a failed setup, and a
+    // runtime left running holds its ports and its DynamoDB Local past the run.
+    await Promise.allSettled(runtimes.map((r) => r.stop()));
+    throw failed.reason;
+  }
   for (const [i, runtime] of runtimes.entries()) {
     process.env[`E2E_BASE_URL_${i + 1}`] = runtime.url;
     process.env[`E2E_DATA_DIR_${i + 1}`] = runtime.dataDir;

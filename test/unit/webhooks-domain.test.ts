@@ -18,6 +18,7 @@ import {
   outcomeOf,
   receives,
   retryDelaySeconds,
+  scheduleSpanMs,
   signatureHeader,
   webhookHeaders,
 } from '#domain/webhooks';
@@ -91,6 +92,12 @@ describe('the retry schedule', () => {
     expect(retryDelaySeconds(1, 1, () => 0.99)).toBe(5);
     expect(retryDelaySeconds(2, 1, () => 0.99)).toBeCloseTo(300 * 1.099);
     expect(retryDelaySeconds(2, 0.01, () => 0)).toBe(3);
+  });
+
+  it("bounds a delivery's life by the schedule's span, at least 24 hours, scaled like it", () => {
+    expect(scheduleSpanMs()).toBe(RETRY_DELAYS_SECONDS.reduce((a, b) => a + b, 0) * 1000);
+    expect(scheduleSpanMs()).toBeGreaterThanOrEqual(24 * 3_600_000);
+    expect(scheduleSpanMs(0.001)).toBeCloseTo(scheduleSpanMs() / 1000);
   });
 
   it.each([
