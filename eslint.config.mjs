@@ -13,6 +13,7 @@ const HANDLER_FOLDERS = [
   'void-or-refund',
   'events',
   'webhooks',
+  'series',
 ];
 
 /** What no file of lambdas/ imports: the infrastructure, the tools and the tests. */

@@ -11,12 +11,14 @@ import { groupCommands } from './cli/groups';
 import { listenCommands } from './cli/listen';
 import { loginCommands } from './cli/login';
 import { payorCommands } from './cli/payors';
+import { seriesCommands } from './cli/series';
 import { wrapLines } from './cli/views';
 
 const program = new Command('spay').description('Scheduled Payments tester CLI').showHelpAfterError();
 loginCommands(program);
 payorCommands(program);
 groupCommands(program);
+seriesCommands(program);
 emailCommands(program);
 listenCommands(program);
 

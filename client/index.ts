@@ -176,7 +176,7 @@ export class ScheduledPaymentsClient {
   }
 
   /**
-   * A body that takes an idempotencyKey (sales, refunds, group creates) carries the call's key in
+   * A body that takes an idempotencyKey (sales, refunds, group and series creates) carries the call's key in
    * both places, the same: the caller's (option or body), else a new UUID made once for every attempt.
    */
   private keyed<T extends { idempotencyKey?: string }>(body: T, options: CallOptions): [T, CallOptions] {
@@ -260,6 +260,33 @@ export class ScheduledPaymentsClient {
   createGroup(mid: string, body: RequestBody<'CreateGroup'>, options: CallOptions = {}) {
     const [keyed, key] = this.keyed(body, options);
     return this.call<'CreateGroup'>('POST', GROUPS, { MID: mid }, { body: keyed, ...key });
+  }
+  // Series: recurring groups in the merchant's time zone.
+  createSeries(mid: string, body: RequestBody<'CreateSeries'>, options: CallOptions = {}) {
+    const [keyed, key] = this.keyed(body, options);
+    return this.call<'CreateSeries'>(
+      'POST',
+      '/rest/merchants/{MID}/series',
+      { MID: mid },
+      { body: keyed, ...key },
+    );
+  }
+  listSeries(mid: string, query: Query<'ListSeries'> = {}) {
+    return this.call<'ListSeries'>('GET', '/rest/merchants/{MID}/series', { MID: mid }, { query });
+  }
+  getSeries(mid: string, seriesId: string) {
+    return this.call<'GetSeries'>('GET', '/rest/merchants/{MID}/series/{SeriesID}', {
+      MID: mid,
+      SeriesID: seriesId,
+    });
+  }
+  updateSeries(mid: string, seriesId: string, body: RequestBody<'UpdateSeries'>) {
+    const path = { MID: mid, SeriesID: seriesId };
+    return this.call<'UpdateSeries'>('PUT', '/rest/merchants/{MID}/series/{SeriesID}', path, { body });
+  }
+  cancelSeries(mid: string, seriesId: string) {
+    const path = { MID: mid, SeriesID: seriesId };
+    return this.call<'DeleteSeries'>('DELETE', '/rest/merchants/{MID}/series/{SeriesID}', path);
   }
   listGroups(mid: string, query: Query<'ListGroups'> = {}) {
     return this.call<'ListGroups'>('GET', GROUPS, { MID: mid }, { query });

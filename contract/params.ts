@@ -45,6 +45,7 @@ export const pathParams = {
   PaymentMethodID: uuidParam('Saved payment method ID (`savedPaymentMethodId`)'),
   TransactionID: uuidParam('Transaction ID (`transactionId`)'),
   WebhookEndpointID: uuidParam('Webhook endpoint ID (`webhookEndpointId`)'),
+  SeriesID: uuidParam('Series ID (`seriesId`)'),
   EventID: {
     pattern: '^evt_[0-9a-f]{32}$',
     what: 'an event ID (evt_ and 32 hexadecimal digits)',

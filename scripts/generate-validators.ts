@@ -20,6 +20,7 @@ import { NO_QUERY, routes, type Route } from '../contract/routes/index';
 import { requestComponents } from '../contract/schemas/index';
 import { accountTypeSchema, cardMethodSchema, checkingMethodSchema } from '../contract/schemas/payors';
 import { hasAtMostDecimals } from '../lambdas/shared/decimals';
+import { isIanaTimeZone } from '../lambdas/shared/time-zones';
 
 export const VALIDATORS_FILE = join(__dirname, '..', 'lambdas', 'generated', 'validators.ts');
 export const BY_SCHEMA_FILE = join(__dirname, '..', 'lambdas', 'generated', 'validators-by-schema.ts');
@@ -55,6 +56,19 @@ export function compiler(): Ajv {
         code: _`require("#shared/decimals").hasAtMostDecimals`,
       });
       cxt.fail(_`!${fn}(${cxt.data}, ${cxt.schema})`);
+    },
+  });
+  // `ianaTimeZone: true`: a time zone the runtime's zone data knows (series' timeZone).
+  ajv.addKeyword({
+    keyword: 'ianaTimeZone',
+    type: 'string',
+    schemaType: 'boolean',
+    code(cxt: KeywordCxt) {
+      const fn = cxt.gen.scopeValue('func', {
+        ref: isIanaTimeZone,
+        code: _`require("#shared/time-zones").isIanaTimeZone`,
+      });
+      cxt.fail(_`${cxt.schema} && !${fn}(${cxt.data})`);
     },
   });
   return ajv;

@@ -251,6 +251,74 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/rest/merchants/{MID}/series': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the series of a merchant
+     * @description Every series of the merchant, oldest first, in every status (optional `status` filter). List items leave out `occurrences` (GET one series for them).
+     *
+     *     Response shape: without pageNumber and pageSize, a JSON **array** of every matching series. With pageNumber, pageSize or both, the **paged envelope** `{meta, items}`; a missing one takes its default (pageNumber 1, pageSize 25). pageSize is at most 500 (above: 400). A page past the end answers 200 with `items: []`.
+     */
+    get: operations['ListSeries'];
+    put?: never;
+    /**
+     * Create a series of recurring groups
+     * @description Creates a series: the same payments charged every `interval` weeks or months at `localHour` in the merchant's time zone, `count` times (1-120) or up to `endDate` (a local date; at most 120 occurrences): exactly one of the two. `interval` is 1-12.
+     *
+     *     - The first occurrence's slot must not be earlier than the current UTC hour (400 naming startDate).
+     *     - locationId, transactionInitiator (default `Merchant`), surchargeCompliance and allowPartial (default false) and retryPolicy are those of every group created.
+     *     - payments (1-10,000) as in group create: profileId is `{payorId}/{savedPaymentMethodId}` of a saved method of a payor of this merchant; any other value is 400. Every payment is `recurring: true` (`false` is 400). With sendPaymentScheduledNotification the payor is e-mailed a notice when each occurrence's group is created.
+     *     - idempotencyKey (optional, the group create's rules): the same key and body within 24 hours answer 201 with the series that key created, as it is now; another body is 409; a request still running is 409.
+     *
+     *     **Time rules.** `timeZone` is an IANA name (`America/New_York`, `Europe/London`, `Australia/Sydney`; unknown: 400 naming it). Occurrence 1 falls on `startDate`; weekly series every `interval` weeks after it; monthly series every `interval` months on startDate's day of the month, or the month's last day when it has fewer days (a series started on the 31st runs on 28 or 29 February, 30 April, 31 May). Each occurrence's UTC slot (its group's `scheduleDate` and `scheduleHour`) is the local date at `localHour`, converted with the zone's rules **for that date**, so the UTC hour moves with daylight saving time and the local hour stays: a local hour that a change skips (spring forward) runs at the next hour that exists (02:00 on the day New York springs forward runs at 03:00 EDT, 07:00 UTC); a local hour that a change repeats (fall back) runs at its first instance (01:00 on the day New York falls back runs at 01:00 EDT, 05:00 UTC). In a zone whose offset is not whole hours (Asia/Kolkata, +05:30) the slot is the first UTC hour at or after the local hour (17:00 IST runs at 12:00 UTC, 17:30 IST). The conversion uses the time-zone database the service runs with (Node.js's ICU data), occurrence by occurrence, when the slot is shown and again when its group is created.
+     *
+     *     **Occurrences become groups.** Occurrence *n*'s group is created `noticeDays` days (default 3, at most 30) before its slot, by a daily job that creates every group due before its next run (so up to a day earlier), and at once when that time has already passed. The group has `seriesId` and `occurrence`, the series' settings (its `retryPolicy` included: a series without one makes groups without one, which retry under the merchant's policy), and a copy of the series' payments with `recurring: true`; its payment-scheduled notices are e-mailed when it is created, so `noticeDays` is the payor's advance notice. It announces itself with `group.created` like any group, and is processed like any group. Each occurrence's group is created exactly once, however often or concurrently the job runs (its paymentGroupId is derived from the series and the occurrence). A payment whose saved method no longer exists is left out of that occurrence's group (counted as `paymentsLeftOut`). An occurrence whose slot has passed before its group could be created (the series was paused, or the service was down for longer than noticeDays) is `skipped`, never charged late. After the last occurrence's group the series is `completed`.
+     *
+     *     201: the series with its next 3 occurrences. The groups of occurrences already due are created within the request while the payments written stay within 10,000 (the series' own included); any others within a minute. Announced by `series.created`.
+     */
+    post: operations['CreateSeries'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rest/merchants/{MID}/series/{SeriesID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a series
+     * @description A series of this merchant in any status, with `occurrences` (each occurrence whose turn has come: its group, or skipped) and `nextOccurrences`. An unknown SeriesID or a series of another merchant: 404.
+     */
+    get: operations['GetSeries'];
+    /**
+     * Change, pause or resume a series
+     * @description Changes the fields present, for the occurrences whose group does not exist yet (a created group is changed on its own, with PUT on the group): timeZone, localHour, count or endDate (not both; the series may not end before an occurrence whose turn has come), locationId, transactionInitiator, surchargeCompliance, allowPartial, retryPolicy, noticeDays, and `status`: `paused` stops creating groups, `active` resumes (occurrences whose slot passed meanwhile are skipped; those now due are created at once). startDate, frequency and interval never change (create another series). seriesId may be sent and must then match the path.
+     *
+     *     - A canceled or completed series: 400.
+     *     - Announced by `series.updated` (nothing is announced when nothing changed).
+     */
+    put: operations['UpdateSeries'];
+    post?: never;
+    /**
+     * Cancel a series
+     * @description Cancels the series: its status becomes `canceled`, no more groups are created, and its pending groups are deleted (each announced by `group.deleted`); groups already processing or processed stay. Announced by `series.canceled`. Deleting a canceled series again is a no-op 204. The series stays readable.
+     */
+    delete: operations['DeleteSeries'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/rest/merchants/{MID}/groups/{GroupID}/void-or-refund': {
     parameters: {
       query?: never;
@@ -799,16 +867,17 @@ export interface components {
       transactionInitiator?: 'Merchant' | 'Consumer';
       surchargeCompliance?: boolean;
       allowPartial?: boolean;
-      /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
-      retryPolicy?: {
-        /** @description must be an integer 0-4 */
-        maxRetries: number;
-        /** @description must be an integer 24-240 */
-        intervalHours?: number;
-      };
+      retryPolicy?: components['schemas']['RetryPolicy'];
       payments?: components['schemas']['NewGroupPayment'][];
       /** @description must be 1-100 characters of letters, digits and _ . : - */
       idempotencyKey?: string;
+    };
+    /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+    RetryPolicy: {
+      /** @description must be an integer 0-4 */
+      maxRetries: number;
+      /** @description must be an integer 24-240 */
+      intervalHours?: number;
     };
     NewGroupPayment: {
       /** @description must be of the form {payorId}/{savedPaymentMethodId} */
@@ -847,13 +916,7 @@ export interface components {
       transactionInitiator?: 'Merchant' | 'Consumer';
       surchargeCompliance?: boolean;
       allowPartial?: boolean;
-      /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
-      retryPolicy?: {
-        /** @description must be an integer 0-4 */
-        maxRetries: number;
-        /** @description must be an integer 24-240 */
-        intervalHours?: number;
-      };
+      retryPolicy?: components['schemas']['RetryPolicy'];
     };
     AddPaymentRequest: {
       /** Format: uuid */
@@ -988,6 +1051,50 @@ export interface components {
       /** @description must be 1-100 characters of letters, digits and _ . : - */
       idempotencyKey?: string;
     };
+    CreateSeriesRequest: {
+      /** @description must be an IANA time zone name, e.g. America/New_York */
+      timeZone: string;
+      /** @description must be an integer hour 0-23 */
+      localHour: number;
+      count?: number;
+      /** Format: date */
+      endDate?: string;
+      locationId: number;
+      /** @enum {string} */
+      transactionInitiator?: 'Merchant' | 'Consumer';
+      surchargeCompliance?: boolean;
+      allowPartial?: boolean;
+      retryPolicy?: components['schemas']['RetryPolicy'];
+      noticeDays?: number;
+      /** Format: date */
+      startDate: string;
+      /** @enum {string} */
+      frequency: 'weekly' | 'monthly';
+      interval: number;
+      payments: components['schemas']['NewGroupPayment'][];
+      /** @description must be 1-100 characters of letters, digits and _ . : - */
+      idempotencyKey?: string;
+    };
+    UpdateSeriesRequest: {
+      /** Format: uuid */
+      seriesId?: string;
+      /** @description must be an IANA time zone name, e.g. America/New_York */
+      timeZone?: string;
+      /** @description must be an integer hour 0-23 */
+      localHour?: number;
+      count?: number;
+      /** Format: date */
+      endDate?: string;
+      locationId?: number;
+      /** @enum {string} */
+      transactionInitiator?: 'Merchant' | 'Consumer';
+      surchargeCompliance?: boolean;
+      allowPartial?: boolean;
+      retryPolicy?: components['schemas']['RetryPolicy'];
+      noticeDays?: number;
+      /** @enum {string} */
+      status?: 'active' | 'paused';
+    };
     VoidOrRefundRequest: {
       paymentIds?: string[];
     };
@@ -1017,13 +1124,7 @@ export interface components {
       since: string;
     };
     UpdateMerchantSettingsRequest: {
-      /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
-      retryPolicy?: {
-        /** @description must be an integer 0-4 */
-        maxRetries: number;
-        /** @description must be an integer 24-240 */
-        intervalHours?: number;
-      };
+      retryPolicy?: components['schemas']['RetryPolicy'];
     };
     /** @description The body of every error response. */
     Error: {
@@ -1126,6 +1227,13 @@ export interface components {
         /** @description The background execution (Step Functions). */
         executionArn?: string;
       };
+      /**
+       * Format: uuid
+       * @description Present on the group of a series’ occurrence: the series.
+       */
+      seriesId?: string;
+      /** @description Present on the group of a series’ occurrence: which occurrence (from 1). */
+      occurrence?: number;
       /** @description The group's own retry policy, when it has one (else the merchant's settings apply, whose default is no retries). */
       retryPolicy?: {
         maxRetries: number;
@@ -1152,6 +1260,148 @@ export interface components {
       };
       /** @description This page; [] for a page past the end. */
       items: components['schemas']['Group'][];
+    };
+    /** @description A series (seriesView): a group created for each occurrence of a recurrence in the merchant’s time zone. Lists leave out `occurrences`. */
+    Series: {
+      /** Format: uuid */
+      seriesId: string;
+      /** @description The 11-digit merchant ID (also when the path used the 8-digit form). */
+      servicePayId: string;
+      /**
+       * @description `active`: groups are created; `paused`: none are (PUT `active` resumes); `canceled` (DELETE): none will be, and its pending groups were deleted; `completed`: the last occurrence’s group is created.
+       * @enum {string}
+       */
+      status: 'active' | 'paused' | 'canceled' | 'completed';
+      /** @description The IANA time zone of localHour, startDate and endDate. */
+      timeZone: string;
+      /** @description The local hour of every occurrence. */
+      localHour: number;
+      /**
+       * Format: date
+       * @description The local date of the first occurrence.
+       */
+      startDate: string;
+      /** @enum {string} */
+      frequency: 'weekly' | 'monthly';
+      interval: number;
+      /** @description Present when the series was given a count. */
+      count?: number;
+      /**
+       * Format: date
+       * @description Present when the series was given an end date: the last local date an occurrence may fall on.
+       */
+      endDate?: string;
+      /** @description Occurrences in all: count, or those on or before endDate. */
+      occurrenceCount: number;
+      locationId: number;
+      /** @enum {string} */
+      transactionInitiator: 'Merchant' | 'Consumer';
+      surchargeCompliance: boolean;
+      allowPartial: boolean;
+      /** @description Present when given: the retry policy of each group the series creates from now on (without one, its groups follow the merchant's). How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
+      retryPolicy?: {
+        maxRetries: number;
+        intervalHours: number;
+      };
+      /** @description Days before its slot an occurrence’s group is created (default 3). */
+      noticeDays: number;
+      /** @description Payments of every occurrence. */
+      paymentCount: number;
+      /** @description Sum of the payments of one occurrence, exact. A JSON number with at most 2 decimals (integer cents inside the service). */
+      totalAmount: number;
+      /** @description Occurrences whose group has been created. */
+      createdCount: number;
+      /** @description The next 3 occurrences whose group is not created yet (fewer near the end; none once canceled or completed). */
+      nextOccurrences: components['schemas']['NextOccurrence'][];
+      /** @description Every occurrence whose turn has come, oldest first (GET of one series only). */
+      occurrences?: components['schemas']['PastOccurrence'][];
+      /**
+       * Format: date-time
+       * @description Creation time. UTC (ISO 8601, `Z`).
+       */
+      dateCreated: string;
+      /**
+       * Format: date-time
+       * @description Last change of its settings or status. UTC (ISO 8601, `Z`).
+       */
+      lastUpdated: string;
+    };
+    /** @description Without paging parameters: every matching series. */
+    SeriesList: components['schemas']['Series'][];
+    /** @description The paged envelope: with pageNumber and/or pageSize. */
+    SeriesPage: {
+      meta: {
+        /** @description The page returned (pageNumber). */
+        page: number;
+        /** @description Items per page. */
+        pageSize: number;
+        /** @description Matching series in all pages. */
+        totalItems: number;
+        /** @description ceil(totalItems / pageSize); 0 when nothing matches. */
+        totalPages: number;
+      };
+      /** @description This page; [] for a page past the end. */
+      items: components['schemas']['Series'][];
+    };
+    /** @description An occurrence whose group is not created yet, with its UTC slot under the current rules. */
+    NextOccurrence: {
+      /** @description The occurrence number, from 1. */
+      occurrence: number;
+      /**
+       * Format: date
+       * @description The local date (yyyy-MM-dd) in timeZone.
+       */
+      localDate: string;
+      /** @description The slot as a local date and time with its UTC offset (ISO 8601, e.g. `2030-03-10T03:00-04:00`): the local hour, or the next one that exists when a daylight-saving change skips it. */
+      localTime: string;
+      /**
+       * Format: date
+       * @description The UTC date of its group (yyyy-MM-dd).
+       */
+      scheduleDate: string;
+      /** @description The UTC hour of its group. */
+      scheduleHour: number;
+      /**
+       * Format: date-time
+       * @description When its group is created: noticeDays days before the slot (the daily job makes it up to a day earlier). In the past: within a minute. UTC (ISO 8601, `Z`).
+       */
+      createAt: string;
+    };
+    /** @description An occurrence whose turn has come: its group created, or skipped. */
+    PastOccurrence: {
+      /** @description The occurrence number, from 1. */
+      occurrence: number;
+      /**
+       * Format: date
+       * @description The local date (yyyy-MM-dd) in timeZone.
+       */
+      localDate: string;
+      /** @description The slot as a local date and time with its UTC offset (ISO 8601, e.g. `2030-03-10T03:00-04:00`): the local hour, or the next one that exists when a daylight-saving change skips it. */
+      localTime: string;
+      /**
+       * Format: date
+       * @description The UTC date of its group (yyyy-MM-dd).
+       */
+      scheduleDate: string;
+      /** @description The UTC hour of its group. */
+      scheduleHour: number;
+      /**
+       * @description `created`: its group exists (or existed: a group of a series can be changed or deleted on its own). `skipped`: its slot had passed before its group could be created (the series was paused, or the service could not run), so it is never charged.
+       * @enum {string}
+       */
+      status: 'created' | 'skipped';
+      /**
+       * Format: uuid
+       * @description The group of a created occurrence.
+       */
+      paymentGroupId?: string;
+      /**
+       * Format: date-time
+       * @description When its group was created, or when it was skipped. UTC (ISO 8601, `Z`).
+       */
+      createdAt?: string;
+      /** @description Payments of the series left out of the group because their saved method no longer existed (absent when none); the series' later occurrences try them again. */
+      paymentsLeftOut?: number;
     };
     /** @description A scheduled payment (paymentView). */
     Payment: {
@@ -2737,6 +2987,250 @@ export interface operations {
          * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e02
          */
         PaymentID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no body. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  ListSeries: {
+    parameters: {
+      query?: {
+        /**
+         * @description Only series with this status.
+         * @example active
+         */
+        status?: 'active' | 'paused' | 'canceled' | 'completed';
+        /** @description 1-based page. Given alone, pageSize is 25; either paging parameter returns the paged envelope. */
+        pageNumber?: number;
+        /** @description Items per page, 1-500 (above: 400). Given alone, pageNumber is 1; either paging parameter returns the paged envelope. */
+        pageSize?: number;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The series: an array, or the paged envelope when paging parameters are given. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SeriesList'] | components['schemas']['SeriesPage'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  CreateSeries: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
+         */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateSeriesRequest'];
+      };
+    };
+    responses: {
+      /** @description The series created. */
+      201: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Series'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableEntity'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  GetSeries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+        /**
+         * @description Series ID (`seriesId`) (a UUID; any letter case). Malformed: 400.
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e08
+         */
+        SeriesID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The series. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Series'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  UpdateSeries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+        /**
+         * @description Series ID (`seriesId`) (a UUID; any letter case). Malformed: 400.
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e08
+         */
+        SeriesID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateSeriesRequest'];
+      };
+    };
+    responses: {
+      /** @description The series after the change. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Series'];
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  DeleteSeries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+        /**
+         * @description Series ID (`seriesId`) (a UUID; any letter case). Malformed: 400.
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e08
+         */
+        SeriesID: string;
       };
       cookie?: never;
     };

@@ -2,6 +2,7 @@
 import { eventExamples } from './events';
 import { groupExamples } from './groups';
 import { payorExamples } from './payors';
+import { seriesExamples } from './series';
 import { settingsExamples } from './settings';
 import { transactionExamples } from './transactions';
 import type { OperationExamples } from './types';
@@ -11,6 +12,7 @@ export { PLACEHOLDERS, type Example, type OperationExamples, type Placeholder } 
 
 export const operationExamples: Readonly<Record<string, OperationExamples>> = {
   ...groupExamples,
+  ...seriesExamples,
   ...settingsExamples,
   ...payorExamples,
   ...transactionExamples,

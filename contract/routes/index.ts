@@ -8,6 +8,7 @@ import { groupRoutes } from './groups';
 import { paymentAliasRoutes, paymentRoutes } from './payments';
 import { payorRoutes } from './payors';
 import { processingRoutes } from './processing';
+import { seriesRoutes } from './series';
 import { settingsRoutes } from './settings';
 import { testClockRoutes } from './test-clock';
 import { transactionRoutes } from './transactions';
@@ -22,6 +23,7 @@ export const routes = {
   ...groupRoutes,
   ...paymentRoutes,
   ...paymentAliasRoutes,
+  ...seriesRoutes,
   ...processingRoutes,
   ...testClockRoutes,
   ...settingsRoutes,

@@ -127,6 +127,16 @@ export const groupSchema = {
         'The processing execution (Step Functions) of the latest attempt; present once processing has started. A re-driven group names its new execution.',
     },
     voidOrRefundSummary: voidOrRefundSummarySchema,
+    seriesId: {
+      type: 'string',
+      format: 'uuid',
+      description: 'Present on the group of a series’ occurrence: the series.',
+    },
+    occurrence: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Present on the group of a series’ occurrence: which occurrence (from 1).',
+    },
     retryPolicy: {
       ...retryPolicyViewSchema,
       description:

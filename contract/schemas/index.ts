@@ -52,6 +52,16 @@ import {
   saleSchema,
   transactionSchema,
 } from './transactions';
+import {
+  createSeriesSchema,
+  nextOccurrenceSchema,
+  pastOccurrenceSchema,
+  seriesListSchema,
+  seriesPageSchema,
+  seriesSchema,
+  updateSeriesSchema,
+} from './series';
+import { retryPolicySchema } from './retries';
 import { settleNowResultSchema } from './test-clock';
 import {
   createdWebhookEndpointSchema,
@@ -86,6 +96,9 @@ export const requestComponents: ReadonlyMap<string, object> = new Map<string, ob
   ['CustomerData', customerDataSchema],
   ['SaleRequest', saleSchema],
   ['RefundRequest', refundSchema],
+  ['CreateSeriesRequest', createSeriesSchema],
+  ['UpdateSeriesRequest', updateSeriesSchema],
+  ['RetryPolicy', retryPolicySchema],
   ['VoidOrRefundRequest', voidOrRefundSchema],
   ['ProcessMerchantRequest', triggerMerchantSchema],
   ['CreateWebhookEndpointRequest', createWebhookEndpointSchema],
@@ -100,6 +113,11 @@ export const responseComponents: ReadonlyMap<string, object> = new Map<string, o
   ['GroupWithPayments', groupWithPaymentsSchema],
   ['GroupList', groupListSchema],
   ['GroupPage', groupPageSchema],
+  ['Series', seriesSchema],
+  ['SeriesList', seriesListSchema],
+  ['SeriesPage', seriesPageSchema],
+  ['NextOccurrence', nextOccurrenceSchema],
+  ['PastOccurrence', pastOccurrenceSchema],
   ['Payment', paymentSchema],
   ['PaymentList', paymentListSchema],
   ['PaymentPage', paymentPageSchema],

@@ -17,6 +17,7 @@ import {
 import { parseProfileId } from '#domain/payors';
 import { BadRequestError, GroupNotFoundError, PaymentNotFoundError } from '#shared/errors';
 import { newId } from '#shared/ids';
+import type { SeriesWrite } from '#domain/series';
 import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { groupStore } from '#store/groups';
@@ -57,6 +58,20 @@ export async function explainGroupRejection(groupId: string, merchantId: string)
   }
 }
 
+/** How a group is created besides its request. */
+export interface GroupCreateOptions {
+  /** The group's id when it is derived (a series' occurrence: ids.ts occurrenceGroupId); a new one otherwise. */
+  groupId?: string;
+  /**
+   * The series occurrence the group is: the group carries `seriesId` and `occurrence`, and is
+   * written only together with the series' `advance` (its cursor moved past the occurrence), so
+   * that a group of a series exists exactly when its series says so. A group with this id that
+   * exists (or is being created) already, or a series changed since it was read, refuses the
+   * create: the error of the refused write is thrown as it came (core/series.ts reads again).
+   */
+  occurrenceOf?: { seriesId: string; occurrence: number; advance: SeriesWrite };
+}
+
 /**
  * Why a processed group refused the deletion of a payment whose retry is scheduled: a retry round
  * of the group is charging (400: delete it again once the round is done). Returns otherwise (the
@@ -83,8 +98,16 @@ export function createGroup(
   merchant: Merchant,
   now: Date,
   keyed?: { resourceId: string; resumed: boolean },
+  options: GroupCreateOptions = {},
 ): Promise<{ group: Group; payments: Payment[] }> {
-  return createOnce(keyed?.resourceId ?? newId(), keyed?.resumed ?? false, input, merchant, now);
+  return createOnce(
+    keyed?.resourceId ?? options.groupId ?? newId(),
+    keyed?.resumed ?? false,
+    input,
+    merchant,
+    now,
+    options.occurrenceOf,
+  );
 }
 
 /** The group as stored now, with its payments: what a replay of its create answers. */
@@ -102,6 +125,7 @@ async function createOnce(
   input: CreateGroupInput,
   merchant: Merchant,
   now: Date,
+  occurrenceOf?: GroupCreateOptions['occurrenceOf'],
 ): Promise<{ group: Group; payments: Payment[] }> {
   if (resumed) {
     // The first attempt died: after its commit (answer that group), or before (start over).
@@ -111,6 +135,8 @@ async function createOnce(
   let groupIdGiven = false;
   const ids = () => (groupIdGiven ? newId() : ((groupIdGiven = true), groupId));
   const { group, payments } = newGroupWithPayments(input, merchant.merchantId, ids, now);
+  if (occurrenceOf)
+    Object.assign(group, { seriesId: occurrenceOf.seriesId, occurrence: occurrenceOf.occurrence });
   const profiles = await resolveProfiles(
     merchant.merchantId,
     payments.map((p) => p.profileId),
@@ -120,7 +146,13 @@ async function createOnce(
   // The group is announced with the payments inside it (no payment.created each).
   const announced: Group = { ...group, eventSeq: 1 };
   try {
-    await groupStore().createGroup(announced, payments, notices, groupEvent('group.created', announced, now));
+    await groupStore().createGroup(
+      announced,
+      payments,
+      notices,
+      groupEvent('group.created', announced, now),
+      occurrenceOf?.advance,
+    );
   } catch (error) {
     if (!(error instanceof MethodUnavailableError)) throw error;
     // A method went away or began to be deleted since resolveProfiles read it.

@@ -1,5 +1,5 @@
 /**
- * The group lists (all groups, pending groups) and a group's payment list share their paging
+ * The group lists (all groups, pending groups), the series list and a group's payment list share their paging
  * parameters and response shapes: without paging parameters a JSON array; with either of them the
  * paged envelope (docs/product.md#listing-groups-and-paging: the missing one takes its default,
  * pageNumber 1 / pageSize 25). The payment list also continues with page tokens at constant cost
@@ -8,6 +8,9 @@
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_UNPAGED_PAYMENTS } from '#contract/limits';
 import type { ListGroupsQuery } from '#contract/schemas/groups';
 import type { ListPaymentsQuery } from '#contract/schemas/payments';
+import type { ListSeriesQuery } from '#contract/schemas/series';
+import { seriesView } from '#domain/series';
+import { seriesStore } from '#store/series';
 import { groupView, paymentView, type GroupFilter, type Payment } from '#domain/groups';
 import { BadRequestError } from '#shared/errors';
 import { groupStore } from '#store/groups';
@@ -48,6 +51,25 @@ export async function listGroups(merchantId: string, q: ListGroupsQuery, pending
   const pageSize = intParam('pageSize', q.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
   const { items, total } = await store.pageGroups(merchantId, filter, { pageNumber, pageSize });
   return { meta: pageMeta((pageNumber - 1) * pageSize, pageSize, total), items: items.map(groupView) };
+}
+
+/**
+ * A merchant's series, oldest first (optionally of one status), as the group lists page; list items
+ * leave out each series' `occurrences` (GET one series for them).
+ */
+export async function listSeries(merchantId: string, q: ListSeriesQuery) {
+  const filter = { status: q.status };
+  const store = seriesStore();
+  if (q.pageNumber === undefined && q.pageSize === undefined) {
+    return (await store.list(merchantId, filter)).map((s) => seriesView(s, false));
+  }
+  const pageNumber = intParam('pageNumber', q.pageNumber, 1, MAX_PAGE_NUMBER) ?? 1;
+  const pageSize = intParam('pageSize', q.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+  const { items, total } = await store.page(merchantId, filter, { pageNumber, pageSize });
+  return {
+    meta: pageMeta((pageNumber - 1) * pageSize, pageSize, total),
+    items: items.map((s) => seriesView(s, false)),
+  };
 }
 
 interface PageOf {

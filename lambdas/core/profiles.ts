@@ -74,6 +74,16 @@ export async function resolveProfiles(
 }
 
 /**
+ * Which of `profileIds` still name a saved method of a payor of this merchant (true at their
+ * index): a series' occurrence leaves out the payments whose method is gone since.
+ */
+export async function profilesSaved(merchantId: string, profileIds: string[]): Promise<boolean[]> {
+  if (profileIds.length === 0) return [];
+  const found = await unlessThrottled(methodStore().methodsByRef(profileIds.map(parseProfileId), merchantId));
+  return profileIds.map((id) => found.has(keyOf(id)));
+}
+
+/**
  * Outbox items for the payments created with `sendPaymentScheduledNotification` whose payor has
  * an e-mail address (a payor without one gets no e-mail; the flag is kept).
  */

@@ -59,6 +59,9 @@ export interface Group {
   lastReversedAt?: string;
   /** The latest background void-or-refund (more than 1,000 payments). */
   voidOrRefundSummary?: VoidOrRefundSummary;
+  /** The series whose occurrence the group is (domain/series.ts), and which occurrence (from 1). */
+  seriesId?: string;
+  occurrence?: number;
   /** The group's own retry policy (shown); without one the merchant's settings apply. */
   retryPolicy?: RetryPolicy;
   /**
@@ -311,6 +314,7 @@ export const groupView = (g: Group): GroupView => ({
   totalAmount: fromCents(g.totalCents),
   dateCreated: g.dateCreated,
   lastUpdated: g.lastUpdated,
+  ...(g.seriesId !== undefined && { seriesId: g.seriesId, occurrence: g.occurrence }),
   ...(g.processingSummary && { processingSummary: summaryView(g.processingSummary) }),
   ...(g.executionArn !== undefined && { executionArn: g.executionArn }),
   ...(g.voidOrRefundSummary && {

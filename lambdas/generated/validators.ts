@@ -5320,10 +5320,3249 @@ const schema18 = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    paymentIds: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', format: 'uuid' } },
+    status: { type: 'string', enum: ['active', 'paused', 'canceled', 'completed'] },
+    pageNumber: { type: 'string', pattern: '^\\d{1,7}$', description: 'must be an integer 1-1000000' },
+    pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
   },
 };
 function validate17(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === 'status' || key0 === 'pageNumber' || key0 === 'pageSize')) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema18,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.status !== undefined) {
+      let data0 = data.status;
+      if (typeof data0 !== 'string') {
+        const err1 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema18.properties.status.type,
+          parentSchema: schema18.properties.status,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (!(data0 === 'active' || data0 === 'paused' || data0 === 'canceled' || data0 === 'completed')) {
+        const err2 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema18.properties.status.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema18.properties.status.enum,
+          parentSchema: schema18.properties.status,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.pageNumber !== undefined) {
+      let data1 = data.pageNumber;
+      if (typeof data1 === 'string') {
+        if (!pattern2.test(data1)) {
+          const err3 = {
+            instancePath: instancePath + '/pageNumber',
+            schemaPath: '#/properties/pageNumber/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^\\d{1,7}$' },
+            message: 'must match pattern "' + '^\\d{1,7}$' + '"',
+            schema: '^\\d{1,7}$',
+            parentSchema: schema18.properties.pageNumber,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + '/pageNumber',
+          schemaPath: '#/properties/pageNumber/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema18.properties.pageNumber.type,
+          parentSchema: schema18.properties.pageNumber,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.pageSize !== undefined) {
+      let data2 = data.pageSize;
+      if (typeof data2 === 'string') {
+        if (!pattern3.test(data2)) {
+          const err5 = {
+            instancePath: instancePath + '/pageSize',
+            schemaPath: '#/properties/pageSize/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^\\d{1,3}$' },
+            message: 'must match pattern "' + '^\\d{1,3}$' + '"',
+            schema: '^\\d{1,3}$',
+            parentSchema: schema18.properties.pageSize,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      } else {
+        const err6 = {
+          instancePath: instancePath + '/pageSize',
+          schemaPath: '#/properties/pageSize/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema18.properties.pageSize.type,
+          parentSchema: schema18.properties.pageSize,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err7 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema18.type,
+      parentSchema: schema18,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err7];
+    } else {
+      vErrors.push(err7);
+    }
+    errors++;
+  }
+  validate17.errors = vErrors;
+  return errors === 0;
+}
+export const s8 = validate18;
+const schema19 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['timeZone', 'localHour', 'startDate', 'frequency', 'interval', 'locationId', 'payments'],
+  properties: {
+    timeZone: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
+      ianaTimeZone: true,
+      description: 'must be an IANA time zone name, e.g. America/New_York',
+    },
+    localHour: { type: 'integer', minimum: 0, maximum: 23, description: 'must be an integer hour 0-23' },
+    count: { type: 'integer', minimum: 1, maximum: 120 },
+    endDate: { type: 'string', format: 'date' },
+    locationId: { type: 'integer', minimum: 0, maximum: 2147483647 },
+    transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
+    surchargeCompliance: { type: 'boolean' },
+    allowPartial: { type: 'boolean' },
+    retryPolicy: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['maxRetries'],
+      description:
+        "How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits.",
+      properties: {
+        maxRetries: { type: 'integer', minimum: 0, maximum: 4, description: 'must be an integer 0-4' },
+        intervalHours: {
+          type: 'integer',
+          minimum: 24,
+          maximum: 240,
+          description: 'must be an integer 24-240',
+        },
+      },
+    },
+    noticeDays: { type: 'integer', minimum: 0, maximum: 30 },
+    startDate: { type: 'string', format: 'date' },
+    frequency: { type: 'string', enum: ['weekly', 'monthly'] },
+    interval: { type: 'integer', minimum: 1, maximum: 12 },
+    payments: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 10000,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['profileId', 'amount'],
+        properties: {
+          profileId: {
+            type: 'string',
+            maxLength: 200,
+            pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
+            description: 'must be of the form {payorId}/{savedPaymentMethodId}',
+          },
+          amount: {
+            type: 'number',
+            minimum: 0.01,
+            maximum: 999999.99,
+            maxDecimals: 2,
+            description: 'Amount in the currency unit, > 0, at most 2 decimals.',
+          },
+          orderId: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 100,
+            pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+            description: 'must not contain control characters',
+          },
+          recurring: { type: 'boolean' },
+          allowPartial: { type: 'boolean' },
+          sendEmailReceipt: { type: 'boolean' },
+          sendPaymentScheduledNotification: { type: 'boolean' },
+          sendDeclineNotification: { type: 'boolean' },
+          customAttributes: {
+            type: 'object',
+            maxProperties: 50,
+            propertyNames: {
+              maxLength: 100,
+              not: {
+                enum: [
+                  '__proto__',
+                  'constructor',
+                  'prototype',
+                  'toString',
+                  'toLocaleString',
+                  'valueOf',
+                  'hasOwnProperty',
+                  'isPrototypeOf',
+                  'propertyIsEnumerable',
+                  '__defineGetter__',
+                  '__defineSetter__',
+                  '__lookupGetter__',
+                  '__lookupSetter__',
+                ],
+              },
+            },
+            additionalProperties: {
+              anyOf: [
+                { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+                { type: 'boolean' },
+              ],
+              description:
+                'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+            },
+          },
+          fees: {
+            type: 'array',
+            maxItems: 20,
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['name', 'amount'],
+              properties: {
+                name: {
+                  type: 'string',
+                  minLength: 1,
+                  maxLength: 100,
+                  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+                  description: 'must not contain control characters',
+                },
+                amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
+              },
+            },
+          },
+        },
+      },
+    },
+    idempotencyKey: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_.:-]{1,100}$',
+      description: 'must be 1-100 characters of letters, digits and _ . : -',
+    },
+  },
+};
+const func40 = require('#shared/time-zones').isIanaTimeZone;
+const pattern24 = new RegExp('^[A-Za-z][A-Za-z0-9_+\\-/]*$', 'u');
+function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.timeZone === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'timeZone' },
+        message: "must have required property '" + 'timeZone' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.localHour === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'localHour' },
+        message: "must have required property '" + 'localHour' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.startDate === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'startDate' },
+        message: "must have required property '" + 'startDate' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data.frequency === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'frequency' },
+        message: "must have required property '" + 'frequency' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    if (data.interval === undefined) {
+      const err4 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'interval' },
+        message: "must have required property '" + 'interval' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err4];
+      } else {
+        vErrors.push(err4);
+      }
+      errors++;
+    }
+    if (data.locationId === undefined) {
+      const err5 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'locationId' },
+        message: "must have required property '" + 'locationId' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err5];
+      } else {
+        vErrors.push(err5);
+      }
+      errors++;
+    }
+    if (data.payments === undefined) {
+      const err6 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'payments' },
+        message: "must have required property '" + 'payments' + "'",
+        schema: schema19.required,
+        parentSchema: schema19,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err6];
+      } else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func2.call(schema19.properties, key0)) {
+        const err7 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema19,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.timeZone !== undefined) {
+      let data0 = data.timeZone;
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 64) {
+          const err8 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 64 },
+            message: 'must NOT have more than 64 characters',
+            schema: 64,
+            parentSchema: schema19.properties.timeZone,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err9 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema19.properties.timeZone,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+        if (!pattern24.test(data0)) {
+          const err10 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$' },
+            message: 'must match pattern "' + '^[A-Za-z][A-Za-z0-9_+\\-/]*$' + '"',
+            schema: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
+            parentSchema: schema19.properties.timeZone,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+        if (true && !func40(data0)) {
+          const err11 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/ianaTimeZone',
+            keyword: 'ianaTimeZone',
+            params: {},
+            message: 'must pass "ianaTimeZone" keyword validation',
+            schema: true,
+            parentSchema: schema19.properties.timeZone,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+      } else {
+        const err12 = {
+          instancePath: instancePath + '/timeZone',
+          schemaPath: '#/properties/timeZone/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema19.properties.timeZone.type,
+          parentSchema: schema19.properties.timeZone,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.localHour !== undefined) {
+      let data1 = data.localHour;
+      if (!(typeof data1 == 'number' && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+        const err13 = {
+          instancePath: instancePath + '/localHour',
+          schemaPath: '#/properties/localHour/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema19.properties.localHour.type,
+          parentSchema: schema19.properties.localHour,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+      if (typeof data1 == 'number' && isFinite(data1)) {
+        if (data1 > 23 || isNaN(data1)) {
+          const err14 = {
+            instancePath: instancePath + '/localHour',
+            schemaPath: '#/properties/localHour/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 23 },
+            message: 'must be <= 23',
+            schema: 23,
+            parentSchema: schema19.properties.localHour,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (data1 < 0 || isNaN(data1)) {
+          const err15 = {
+            instancePath: instancePath + '/localHour',
+            schemaPath: '#/properties/localHour/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema19.properties.localHour,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.count !== undefined) {
+      let data2 = data.count;
+      if (!(typeof data2 == 'number' && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err16 = {
+          instancePath: instancePath + '/count',
+          schemaPath: '#/properties/count/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema19.properties.count.type,
+          parentSchema: schema19.properties.count,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+      if (typeof data2 == 'number' && isFinite(data2)) {
+        if (data2 > 120 || isNaN(data2)) {
+          const err17 = {
+            instancePath: instancePath + '/count',
+            schemaPath: '#/properties/count/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 120 },
+            message: 'must be <= 120',
+            schema: 120,
+            parentSchema: schema19.properties.count,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (data2 < 1 || isNaN(data2)) {
+          const err18 = {
+            instancePath: instancePath + '/count',
+            schemaPath: '#/properties/count/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 1 },
+            message: 'must be >= 1',
+            schema: 1,
+            parentSchema: schema19.properties.count,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.endDate !== undefined) {
+      let data3 = data.endDate;
+      if (typeof data3 === 'string') {
+        if (!formats0.validate(data3)) {
+          const err19 = {
+            instancePath: instancePath + '/endDate',
+            schemaPath: '#/properties/endDate/format',
+            keyword: 'format',
+            params: { format: 'date' },
+            message: 'must match format "' + 'date' + '"',
+            schema: 'date',
+            parentSchema: schema19.properties.endDate,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
+      } else {
+        const err20 = {
+          instancePath: instancePath + '/endDate',
+          schemaPath: '#/properties/endDate/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema19.properties.endDate.type,
+          parentSchema: schema19.properties.endDate,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.locationId !== undefined) {
+      let data4 = data.locationId;
+      if (!(typeof data4 == 'number' && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
+        const err21 = {
+          instancePath: instancePath + '/locationId',
+          schemaPath: '#/properties/locationId/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema19.properties.locationId.type,
+          parentSchema: schema19.properties.locationId,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+      if (typeof data4 == 'number' && isFinite(data4)) {
+        if (data4 > 2147483647 || isNaN(data4)) {
+          const err22 = {
+            instancePath: instancePath + '/locationId',
+            schemaPath: '#/properties/locationId/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 2147483647 },
+            message: 'must be <= 2147483647',
+            schema: 2147483647,
+            parentSchema: schema19.properties.locationId,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err22];
+          } else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
+        if (data4 < 0 || isNaN(data4)) {
+          const err23 = {
+            instancePath: instancePath + '/locationId',
+            schemaPath: '#/properties/locationId/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema19.properties.locationId,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.transactionInitiator !== undefined) {
+      let data5 = data.transactionInitiator;
+      if (typeof data5 !== 'string') {
+        const err24 = {
+          instancePath: instancePath + '/transactionInitiator',
+          schemaPath: '#/properties/transactionInitiator/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema19.properties.transactionInitiator.type,
+          parentSchema: schema19.properties.transactionInitiator,
+          data: data5,
+        };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+      if (!(data5 === 'Merchant' || data5 === 'Consumer')) {
+        const err25 = {
+          instancePath: instancePath + '/transactionInitiator',
+          schemaPath: '#/properties/transactionInitiator/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema19.properties.transactionInitiator.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema19.properties.transactionInitiator.enum,
+          parentSchema: schema19.properties.transactionInitiator,
+          data: data5,
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+    if (data.surchargeCompliance !== undefined) {
+      let data6 = data.surchargeCompliance;
+      if (typeof data6 !== 'boolean') {
+        const err26 = {
+          instancePath: instancePath + '/surchargeCompliance',
+          schemaPath: '#/properties/surchargeCompliance/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema19.properties.surchargeCompliance.type,
+          parentSchema: schema19.properties.surchargeCompliance,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      }
+    }
+    if (data.allowPartial !== undefined) {
+      let data7 = data.allowPartial;
+      if (typeof data7 !== 'boolean') {
+        const err27 = {
+          instancePath: instancePath + '/allowPartial',
+          schemaPath: '#/properties/allowPartial/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema19.properties.allowPartial.type,
+          parentSchema: schema19.properties.allowPartial,
+          data: data7,
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
+    }
+    if (data.retryPolicy !== undefined) {
+      let data8 = data.retryPolicy;
+      if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
+        if (data8.maxRetries === undefined) {
+          const err28 = {
+            instancePath: instancePath + '/retryPolicy',
+            schemaPath: '#/properties/retryPolicy/required',
+            keyword: 'required',
+            params: { missingProperty: 'maxRetries' },
+            message: "must have required property '" + 'maxRetries' + "'",
+            schema: schema19.properties.retryPolicy.required,
+            parentSchema: schema19.properties.retryPolicy,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        for (const key1 in data8) {
+          if (!(key1 === 'maxRetries' || key1 === 'intervalHours')) {
+            const err29 = {
+              instancePath: instancePath + '/retryPolicy',
+              schemaPath: '#/properties/retryPolicy/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key1 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema19.properties.retryPolicy,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err29];
+            } else {
+              vErrors.push(err29);
+            }
+            errors++;
+          }
+        }
+        if (data8.maxRetries !== undefined) {
+          let data9 = data8.maxRetries;
+          if (!(typeof data9 == 'number' && !(data9 % 1) && !isNaN(data9) && isFinite(data9))) {
+            const err30 = {
+              instancePath: instancePath + '/retryPolicy/maxRetries',
+              schemaPath: '#/properties/retryPolicy/properties/maxRetries/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema19.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema19.properties.retryPolicy.properties.maxRetries,
+              data: data9,
+            };
+            if (vErrors === null) {
+              vErrors = [err30];
+            } else {
+              vErrors.push(err30);
+            }
+            errors++;
+          }
+          if (typeof data9 == 'number' && isFinite(data9)) {
+            if (data9 > 4 || isNaN(data9)) {
+              const err31 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 4 },
+                message: 'must be <= 4',
+                schema: 4,
+                parentSchema: schema19.properties.retryPolicy.properties.maxRetries,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err31];
+              } else {
+                vErrors.push(err31);
+              }
+              errors++;
+            }
+            if (data9 < 0 || isNaN(data9)) {
+              const err32 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 0 },
+                message: 'must be >= 0',
+                schema: 0,
+                parentSchema: schema19.properties.retryPolicy.properties.maxRetries,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err32];
+              } else {
+                vErrors.push(err32);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data8.intervalHours !== undefined) {
+          let data10 = data8.intervalHours;
+          if (!(typeof data10 == 'number' && !(data10 % 1) && !isNaN(data10) && isFinite(data10))) {
+            const err33 = {
+              instancePath: instancePath + '/retryPolicy/intervalHours',
+              schemaPath: '#/properties/retryPolicy/properties/intervalHours/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema19.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema19.properties.retryPolicy.properties.intervalHours,
+              data: data10,
+            };
+            if (vErrors === null) {
+              vErrors = [err33];
+            } else {
+              vErrors.push(err33);
+            }
+            errors++;
+          }
+          if (typeof data10 == 'number' && isFinite(data10)) {
+            if (data10 > 240 || isNaN(data10)) {
+              const err34 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 240 },
+                message: 'must be <= 240',
+                schema: 240,
+                parentSchema: schema19.properties.retryPolicy.properties.intervalHours,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err34];
+              } else {
+                vErrors.push(err34);
+              }
+              errors++;
+            }
+            if (data10 < 24 || isNaN(data10)) {
+              const err35 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 24 },
+                message: 'must be >= 24',
+                schema: 24,
+                parentSchema: schema19.properties.retryPolicy.properties.intervalHours,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err35];
+              } else {
+                vErrors.push(err35);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err36 = {
+          instancePath: instancePath + '/retryPolicy',
+          schemaPath: '#/properties/retryPolicy/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema19.properties.retryPolicy.type,
+          parentSchema: schema19.properties.retryPolicy,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err36];
+        } else {
+          vErrors.push(err36);
+        }
+        errors++;
+      }
+    }
+    if (data.noticeDays !== undefined) {
+      let data11 = data.noticeDays;
+      if (!(typeof data11 == 'number' && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
+        const err37 = {
+          instancePath: instancePath + '/noticeDays',
+          schemaPath: '#/properties/noticeDays/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema19.properties.noticeDays.type,
+          parentSchema: schema19.properties.noticeDays,
+          data: data11,
+        };
+        if (vErrors === null) {
+          vErrors = [err37];
+        } else {
+          vErrors.push(err37);
+        }
+        errors++;
+      }
+      if (typeof data11 == 'number' && isFinite(data11)) {
+        if (data11 > 30 || isNaN(data11)) {
+          const err38 = {
+            instancePath: instancePath + '/noticeDays',
+            schemaPath: '#/properties/noticeDays/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 30 },
+            message: 'must be <= 30',
+            schema: 30,
+            parentSchema: schema19.properties.noticeDays,
+            data: data11,
+          };
+          if (vErrors === null) {
+            vErrors = [err38];
+          } else {
+            vErrors.push(err38);
+          }
+          errors++;
+        }
+        if (data11 < 0 || isNaN(data11)) {
+          const err39 = {
+            instancePath: instancePath + '/noticeDays',
+            schemaPath: '#/properties/noticeDays/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema19.properties.noticeDays,
+            data: data11,
+          };
+          if (vErrors === null) {
+            vErrors = [err39];
+          } else {
+            vErrors.push(err39);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.startDate !== undefined) {
+      let data12 = data.startDate;
+      if (typeof data12 === 'string') {
+        if (!formats0.validate(data12)) {
+          const err40 = {
+            instancePath: instancePath + '/startDate',
+            schemaPath: '#/properties/startDate/format',
+            keyword: 'format',
+            params: { format: 'date' },
+            message: 'must match format "' + 'date' + '"',
+            schema: 'date',
+            parentSchema: schema19.properties.startDate,
+            data: data12,
+          };
+          if (vErrors === null) {
+            vErrors = [err40];
+          } else {
+            vErrors.push(err40);
+          }
+          errors++;
+        }
+      } else {
+        const err41 = {
+          instancePath: instancePath + '/startDate',
+          schemaPath: '#/properties/startDate/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema19.properties.startDate.type,
+          parentSchema: schema19.properties.startDate,
+          data: data12,
+        };
+        if (vErrors === null) {
+          vErrors = [err41];
+        } else {
+          vErrors.push(err41);
+        }
+        errors++;
+      }
+    }
+    if (data.frequency !== undefined) {
+      let data13 = data.frequency;
+      if (typeof data13 !== 'string') {
+        const err42 = {
+          instancePath: instancePath + '/frequency',
+          schemaPath: '#/properties/frequency/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema19.properties.frequency.type,
+          parentSchema: schema19.properties.frequency,
+          data: data13,
+        };
+        if (vErrors === null) {
+          vErrors = [err42];
+        } else {
+          vErrors.push(err42);
+        }
+        errors++;
+      }
+      if (!(data13 === 'weekly' || data13 === 'monthly')) {
+        const err43 = {
+          instancePath: instancePath + '/frequency',
+          schemaPath: '#/properties/frequency/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema19.properties.frequency.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema19.properties.frequency.enum,
+          parentSchema: schema19.properties.frequency,
+          data: data13,
+        };
+        if (vErrors === null) {
+          vErrors = [err43];
+        } else {
+          vErrors.push(err43);
+        }
+        errors++;
+      }
+    }
+    if (data.interval !== undefined) {
+      let data14 = data.interval;
+      if (!(typeof data14 == 'number' && !(data14 % 1) && !isNaN(data14) && isFinite(data14))) {
+        const err44 = {
+          instancePath: instancePath + '/interval',
+          schemaPath: '#/properties/interval/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema19.properties.interval.type,
+          parentSchema: schema19.properties.interval,
+          data: data14,
+        };
+        if (vErrors === null) {
+          vErrors = [err44];
+        } else {
+          vErrors.push(err44);
+        }
+        errors++;
+      }
+      if (typeof data14 == 'number' && isFinite(data14)) {
+        if (data14 > 12 || isNaN(data14)) {
+          const err45 = {
+            instancePath: instancePath + '/interval',
+            schemaPath: '#/properties/interval/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 12 },
+            message: 'must be <= 12',
+            schema: 12,
+            parentSchema: schema19.properties.interval,
+            data: data14,
+          };
+          if (vErrors === null) {
+            vErrors = [err45];
+          } else {
+            vErrors.push(err45);
+          }
+          errors++;
+        }
+        if (data14 < 1 || isNaN(data14)) {
+          const err46 = {
+            instancePath: instancePath + '/interval',
+            schemaPath: '#/properties/interval/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 1 },
+            message: 'must be >= 1',
+            schema: 1,
+            parentSchema: schema19.properties.interval,
+            data: data14,
+          };
+          if (vErrors === null) {
+            vErrors = [err46];
+          } else {
+            vErrors.push(err46);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.payments !== undefined) {
+      let data15 = data.payments;
+      if (Array.isArray(data15)) {
+        if (data15.length > 10000) {
+          const err47 = {
+            instancePath: instancePath + '/payments',
+            schemaPath: '#/properties/payments/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 10000 },
+            message: 'must NOT have more than 10000 items',
+            schema: 10000,
+            parentSchema: schema19.properties.payments,
+            data: data15,
+          };
+          if (vErrors === null) {
+            vErrors = [err47];
+          } else {
+            vErrors.push(err47);
+          }
+          errors++;
+        }
+        if (data15.length < 1) {
+          const err48 = {
+            instancePath: instancePath + '/payments',
+            schemaPath: '#/properties/payments/minItems',
+            keyword: 'minItems',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 items',
+            schema: 1,
+            parentSchema: schema19.properties.payments,
+            data: data15,
+          };
+          if (vErrors === null) {
+            vErrors = [err48];
+          } else {
+            vErrors.push(err48);
+          }
+          errors++;
+        }
+        const len0 = data15.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data16 = data15[i0];
+          if (data16 && typeof data16 == 'object' && !Array.isArray(data16)) {
+            if (data16.profileId === undefined) {
+              const err49 = {
+                instancePath: instancePath + '/payments/' + i0,
+                schemaPath: '#/properties/payments/items/required',
+                keyword: 'required',
+                params: { missingProperty: 'profileId' },
+                message: "must have required property '" + 'profileId' + "'",
+                schema: schema19.properties.payments.items.required,
+                parentSchema: schema19.properties.payments.items,
+                data: data16,
+              };
+              if (vErrors === null) {
+                vErrors = [err49];
+              } else {
+                vErrors.push(err49);
+              }
+              errors++;
+            }
+            if (data16.amount === undefined) {
+              const err50 = {
+                instancePath: instancePath + '/payments/' + i0,
+                schemaPath: '#/properties/payments/items/required',
+                keyword: 'required',
+                params: { missingProperty: 'amount' },
+                message: "must have required property '" + 'amount' + "'",
+                schema: schema19.properties.payments.items.required,
+                parentSchema: schema19.properties.payments.items,
+                data: data16,
+              };
+              if (vErrors === null) {
+                vErrors = [err50];
+              } else {
+                vErrors.push(err50);
+              }
+              errors++;
+            }
+            for (const key2 in data16) {
+              if (!func2.call(schema19.properties.payments.items.properties, key2)) {
+                const err51 = {
+                  instancePath: instancePath + '/payments/' + i0,
+                  schemaPath: '#/properties/payments/items/additionalProperties',
+                  keyword: 'additionalProperties',
+                  params: { additionalProperty: key2 },
+                  message: 'must NOT have additional properties',
+                  schema: false,
+                  parentSchema: schema19.properties.payments.items,
+                  data: data16,
+                };
+                if (vErrors === null) {
+                  vErrors = [err51];
+                } else {
+                  vErrors.push(err51);
+                }
+                errors++;
+              }
+            }
+            if (data16.profileId !== undefined) {
+              let data17 = data16.profileId;
+              if (typeof data17 === 'string') {
+                if (func4(data17) > 200) {
+                  const err52 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                    schemaPath: '#/properties/payments/items/properties/profileId/maxLength',
+                    keyword: 'maxLength',
+                    params: { limit: 200 },
+                    message: 'must NOT have more than 200 characters',
+                    schema: 200,
+                    parentSchema: schema19.properties.payments.items.properties.profileId,
+                    data: data17,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err52];
+                  } else {
+                    vErrors.push(err52);
+                  }
+                  errors++;
+                }
+                if (!pattern5.test(data17)) {
+                  const err53 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                    schemaPath: '#/properties/payments/items/properties/profileId/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
+                    message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
+                    schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
+                    parentSchema: schema19.properties.payments.items.properties.profileId,
+                    data: data17,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err53];
+                  } else {
+                    vErrors.push(err53);
+                  }
+                  errors++;
+                }
+              } else {
+                const err54 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                  schemaPath: '#/properties/payments/items/properties/profileId/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema19.properties.payments.items.properties.profileId.type,
+                  parentSchema: schema19.properties.payments.items.properties.profileId,
+                  data: data17,
+                };
+                if (vErrors === null) {
+                  vErrors = [err54];
+                } else {
+                  vErrors.push(err54);
+                }
+                errors++;
+              }
+            }
+            if (data16.amount !== undefined) {
+              let data18 = data16.amount;
+              if (typeof data18 == 'number' && isFinite(data18)) {
+                if (data18 > 999999.99 || isNaN(data18)) {
+                  const err55 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/amount',
+                    schemaPath: '#/properties/payments/items/properties/amount/maximum',
+                    keyword: 'maximum',
+                    params: { comparison: '<=', limit: 999999.99 },
+                    message: 'must be <= 999999.99',
+                    schema: 999999.99,
+                    parentSchema: schema19.properties.payments.items.properties.amount,
+                    data: data18,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err55];
+                  } else {
+                    vErrors.push(err55);
+                  }
+                  errors++;
+                }
+                if (data18 < 0.01 || isNaN(data18)) {
+                  const err56 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/amount',
+                    schemaPath: '#/properties/payments/items/properties/amount/minimum',
+                    keyword: 'minimum',
+                    params: { comparison: '>=', limit: 0.01 },
+                    message: 'must be >= 0.01',
+                    schema: 0.01,
+                    parentSchema: schema19.properties.payments.items.properties.amount,
+                    data: data18,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err56];
+                  } else {
+                    vErrors.push(err56);
+                  }
+                  errors++;
+                }
+                if (!func5(data18, 2)) {
+                  const err57 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/amount',
+                    schemaPath: '#/properties/payments/items/properties/amount/maxDecimals',
+                    keyword: 'maxDecimals',
+                    params: {},
+                    message: 'must pass "maxDecimals" keyword validation',
+                    schema: 2,
+                    parentSchema: schema19.properties.payments.items.properties.amount,
+                    data: data18,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err57];
+                  } else {
+                    vErrors.push(err57);
+                  }
+                  errors++;
+                }
+              } else {
+                const err58 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/amount',
+                  schemaPath: '#/properties/payments/items/properties/amount/type',
+                  keyword: 'type',
+                  params: { type: 'number' },
+                  message: 'must be number',
+                  schema: schema19.properties.payments.items.properties.amount.type,
+                  parentSchema: schema19.properties.payments.items.properties.amount,
+                  data: data18,
+                };
+                if (vErrors === null) {
+                  vErrors = [err58];
+                } else {
+                  vErrors.push(err58);
+                }
+                errors++;
+              }
+            }
+            if (data16.orderId !== undefined) {
+              let data19 = data16.orderId;
+              if (typeof data19 === 'string') {
+                if (func4(data19) > 100) {
+                  const err59 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/maxLength',
+                    keyword: 'maxLength',
+                    params: { limit: 100 },
+                    message: 'must NOT have more than 100 characters',
+                    schema: 100,
+                    parentSchema: schema19.properties.payments.items.properties.orderId,
+                    data: data19,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err59];
+                  } else {
+                    vErrors.push(err59);
+                  }
+                  errors++;
+                }
+                if (func4(data19) < 1) {
+                  const err60 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/minLength',
+                    keyword: 'minLength',
+                    params: { limit: 1 },
+                    message: 'must NOT have fewer than 1 characters',
+                    schema: 1,
+                    parentSchema: schema19.properties.payments.items.properties.orderId,
+                    data: data19,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err60];
+                  } else {
+                    vErrors.push(err60);
+                  }
+                  errors++;
+                }
+                if (!pattern6.test(data19)) {
+                  const err61 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                    message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                    schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                    parentSchema: schema19.properties.payments.items.properties.orderId,
+                    data: data19,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err61];
+                  } else {
+                    vErrors.push(err61);
+                  }
+                  errors++;
+                }
+              } else {
+                const err62 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                  schemaPath: '#/properties/payments/items/properties/orderId/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema19.properties.payments.items.properties.orderId.type,
+                  parentSchema: schema19.properties.payments.items.properties.orderId,
+                  data: data19,
+                };
+                if (vErrors === null) {
+                  vErrors = [err62];
+                } else {
+                  vErrors.push(err62);
+                }
+                errors++;
+              }
+            }
+            if (data16.recurring !== undefined) {
+              let data20 = data16.recurring;
+              if (typeof data20 !== 'boolean') {
+                const err63 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/recurring',
+                  schemaPath: '#/properties/payments/items/properties/recurring/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema19.properties.payments.items.properties.recurring.type,
+                  parentSchema: schema19.properties.payments.items.properties.recurring,
+                  data: data20,
+                };
+                if (vErrors === null) {
+                  vErrors = [err63];
+                } else {
+                  vErrors.push(err63);
+                }
+                errors++;
+              }
+            }
+            if (data16.allowPartial !== undefined) {
+              let data21 = data16.allowPartial;
+              if (typeof data21 !== 'boolean') {
+                const err64 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/allowPartial',
+                  schemaPath: '#/properties/payments/items/properties/allowPartial/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema19.properties.payments.items.properties.allowPartial.type,
+                  parentSchema: schema19.properties.payments.items.properties.allowPartial,
+                  data: data21,
+                };
+                if (vErrors === null) {
+                  vErrors = [err64];
+                } else {
+                  vErrors.push(err64);
+                }
+                errors++;
+              }
+            }
+            if (data16.sendEmailReceipt !== undefined) {
+              let data22 = data16.sendEmailReceipt;
+              if (typeof data22 !== 'boolean') {
+                const err65 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/sendEmailReceipt',
+                  schemaPath: '#/properties/payments/items/properties/sendEmailReceipt/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema19.properties.payments.items.properties.sendEmailReceipt.type,
+                  parentSchema: schema19.properties.payments.items.properties.sendEmailReceipt,
+                  data: data22,
+                };
+                if (vErrors === null) {
+                  vErrors = [err65];
+                } else {
+                  vErrors.push(err65);
+                }
+                errors++;
+              }
+            }
+            if (data16.sendPaymentScheduledNotification !== undefined) {
+              let data23 = data16.sendPaymentScheduledNotification;
+              if (typeof data23 !== 'boolean') {
+                const err66 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/sendPaymentScheduledNotification',
+                  schemaPath: '#/properties/payments/items/properties/sendPaymentScheduledNotification/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema19.properties.payments.items.properties.sendPaymentScheduledNotification.type,
+                  parentSchema:
+                    schema19.properties.payments.items.properties.sendPaymentScheduledNotification,
+                  data: data23,
+                };
+                if (vErrors === null) {
+                  vErrors = [err66];
+                } else {
+                  vErrors.push(err66);
+                }
+                errors++;
+              }
+            }
+            if (data16.sendDeclineNotification !== undefined) {
+              let data24 = data16.sendDeclineNotification;
+              if (typeof data24 !== 'boolean') {
+                const err67 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/sendDeclineNotification',
+                  schemaPath: '#/properties/payments/items/properties/sendDeclineNotification/type',
+                  keyword: 'type',
+                  params: { type: 'boolean' },
+                  message: 'must be boolean',
+                  schema: schema19.properties.payments.items.properties.sendDeclineNotification.type,
+                  parentSchema: schema19.properties.payments.items.properties.sendDeclineNotification,
+                  data: data24,
+                };
+                if (vErrors === null) {
+                  vErrors = [err67];
+                } else {
+                  vErrors.push(err67);
+                }
+                errors++;
+              }
+            }
+            if (data16.customAttributes !== undefined) {
+              let data25 = data16.customAttributes;
+              if (data25 && typeof data25 == 'object' && !Array.isArray(data25)) {
+                if (Object.keys(data25).length > 50) {
+                  const err68 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
+                    schemaPath: '#/properties/payments/items/properties/customAttributes/maxProperties',
+                    keyword: 'maxProperties',
+                    params: { limit: 50 },
+                    message: 'must NOT have more than 50 properties',
+                    schema: 50,
+                    parentSchema: schema19.properties.payments.items.properties.customAttributes,
+                    data: data25,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err68];
+                  } else {
+                    vErrors.push(err68);
+                  }
+                  errors++;
+                }
+                for (const key3 in data25) {
+                  const _errs56 = errors;
+                  const _errs57 = errors;
+                  const _errs58 = errors;
+                  if (!(
+                    key3 === '__proto__' ||
+                    key3 === 'constructor' ||
+                    key3 === 'prototype' ||
+                    key3 === 'toString' ||
+                    key3 === 'toLocaleString' ||
+                    key3 === 'valueOf' ||
+                    key3 === 'hasOwnProperty' ||
+                    key3 === 'isPrototypeOf' ||
+                    key3 === 'propertyIsEnumerable' ||
+                    key3 === '__defineGetter__' ||
+                    key3 === '__defineSetter__' ||
+                    key3 === '__lookupGetter__' ||
+                    key3 === '__lookupSetter__'
+                  )) {
+                    const err69 = {};
+                    if (vErrors === null) {
+                      vErrors = [err69];
+                    } else {
+                      vErrors.push(err69);
+                    }
+                    errors++;
+                  }
+                  var valid6 = _errs58 === errors;
+                  if (valid6) {
+                    const err70 = {
+                      instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
+                      schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames/not',
+                      keyword: 'not',
+                      params: {},
+                      message: 'must NOT be valid',
+                      schema:
+                        schema19.properties.payments.items.properties.customAttributes.propertyNames.not,
+                      parentSchema:
+                        schema19.properties.payments.items.properties.customAttributes.propertyNames,
+                      data: key3,
+                      propertyName: key3,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err70];
+                    } else {
+                      vErrors.push(err70);
+                    }
+                    errors++;
+                  } else {
+                    errors = _errs57;
+                    if (vErrors !== null) {
+                      if (_errs57) {
+                        vErrors.length = _errs57;
+                      } else {
+                        vErrors = null;
+                      }
+                    }
+                  }
+                  if (typeof key3 === 'string') {
+                    if (func4(key3) > 100) {
+                      const err71 = {
+                        instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/propertyNames/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 100 },
+                        message: 'must NOT have more than 100 characters',
+                        schema: 100,
+                        parentSchema:
+                          schema19.properties.payments.items.properties.customAttributes.propertyNames,
+                        data: key3,
+                        propertyName: key3,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err71];
+                      } else {
+                        vErrors.push(err71);
+                      }
+                      errors++;
+                    }
+                  }
+                  var valid5 = _errs56 === errors;
+                  if (!valid5) {
+                    const err72 = {
+                      instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
+                      schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
+                      keyword: 'propertyNames',
+                      params: { propertyName: key3 },
+                      message: 'property name must be valid',
+                      schema: schema19.properties.payments.items.properties.customAttributes.propertyNames,
+                      parentSchema: schema19.properties.payments.items.properties.customAttributes,
+                      data: data25,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err72];
+                    } else {
+                      vErrors.push(err72);
+                    }
+                    errors++;
+                  }
+                }
+                for (const key4 in data25) {
+                  let data26 = data25[key4];
+                  const _errs61 = errors;
+                  let valid8 = false;
+                  const _errs62 = errors;
+                  if (typeof data26 === 'string') {
+                    if (func4(data26) > 1000) {
+                      const err73 = {
+                        instancePath:
+                          instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 1000 },
+                        message: 'must NOT have more than 1000 characters',
+                        schema: 1000,
+                        parentSchema:
+                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                            .anyOf[0],
+                        data: data26,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err73];
+                      } else {
+                        vErrors.push(err73);
+                      }
+                      errors++;
+                    }
+                    if (!pattern6.test(data26)) {
+                      const err74 = {
+                        instancePath:
+                          instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                        message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                        schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                        parentSchema:
+                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                            .anyOf[0],
+                        data: data26,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err74];
+                      } else {
+                        vErrors.push(err74);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err75 = {
+                      instancePath:
+                        instancePath +
+                        '/payments/' +
+                        i0 +
+                        '/customAttributes/' +
+                        key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                      schemaPath:
+                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema:
+                        schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                          .anyOf[0].type,
+                      parentSchema:
+                        schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                          .anyOf[0],
+                      data: data26,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err75];
+                    } else {
+                      vErrors.push(err75);
+                    }
+                    errors++;
+                  }
+                  var _valid0 = _errs62 === errors;
+                  valid8 = valid8 || _valid0;
+                  if (!valid8) {
+                    const _errs64 = errors;
+                    if (typeof data26 == 'number' && isFinite(data26)) {
+                      if (data26 > 1000000000000000 || isNaN(data26)) {
+                        const err76 = {
+                          instancePath:
+                            instancePath +
+                            '/payments/' +
+                            i0 +
+                            '/customAttributes/' +
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          schemaPath:
+                            '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/maximum',
+                          keyword: 'maximum',
+                          params: { comparison: '<=', limit: 1000000000000000 },
+                          message: 'must be <= 1000000000000000',
+                          schema: 1000000000000000,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.customAttributes
+                              .additionalProperties.anyOf[1],
+                          data: data26,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err76];
+                        } else {
+                          vErrors.push(err76);
+                        }
+                        errors++;
+                      }
+                      if (data26 < -1000000000000000 || isNaN(data26)) {
+                        const err77 = {
+                          instancePath:
+                            instancePath +
+                            '/payments/' +
+                            i0 +
+                            '/customAttributes/' +
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          schemaPath:
+                            '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/minimum',
+                          keyword: 'minimum',
+                          params: { comparison: '>=', limit: -1000000000000000 },
+                          message: 'must be >= -1000000000000000',
+                          schema: -1000000000000000,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.customAttributes
+                              .additionalProperties.anyOf[1],
+                          data: data26,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err77];
+                        } else {
+                          vErrors.push(err77);
+                        }
+                        errors++;
+                      }
+                      if (!func5(data26, 6)) {
+                        const err78 = {
+                          instancePath:
+                            instancePath +
+                            '/payments/' +
+                            i0 +
+                            '/customAttributes/' +
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          schemaPath:
+                            '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
+                          keyword: 'maxDecimals',
+                          params: {},
+                          message: 'must pass "maxDecimals" keyword validation',
+                          schema: 6,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.customAttributes
+                              .additionalProperties.anyOf[1],
+                          data: data26,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err78];
+                        } else {
+                          vErrors.push(err78);
+                        }
+                        errors++;
+                      }
+                    } else {
+                      const err79 = {
+                        instancePath:
+                          instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/type',
+                        keyword: 'type',
+                        params: { type: 'number' },
+                        message: 'must be number',
+                        schema:
+                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                            .anyOf[1].type,
+                        parentSchema:
+                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                            .anyOf[1],
+                        data: data26,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err79];
+                      } else {
+                        vErrors.push(err79);
+                      }
+                      errors++;
+                    }
+                    var _valid0 = _errs64 === errors;
+                    valid8 = valid8 || _valid0;
+                    if (!valid8) {
+                      const _errs66 = errors;
+                      if (typeof data26 !== 'boolean') {
+                        const err80 = {
+                          instancePath:
+                            instancePath +
+                            '/payments/' +
+                            i0 +
+                            '/customAttributes/' +
+                            key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                          schemaPath:
+                            '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/2/type',
+                          keyword: 'type',
+                          params: { type: 'boolean' },
+                          message: 'must be boolean',
+                          schema:
+                            schema19.properties.payments.items.properties.customAttributes
+                              .additionalProperties.anyOf[2].type,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.customAttributes
+                              .additionalProperties.anyOf[2],
+                          data: data26,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err80];
+                        } else {
+                          vErrors.push(err80);
+                        }
+                        errors++;
+                      }
+                      var _valid0 = _errs66 === errors;
+                      valid8 = valid8 || _valid0;
+                    }
+                  }
+                  if (!valid8) {
+                    const err81 = {
+                      instancePath:
+                        instancePath +
+                        '/payments/' +
+                        i0 +
+                        '/customAttributes/' +
+                        key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                      schemaPath:
+                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf',
+                      keyword: 'anyOf',
+                      params: {},
+                      message: 'must match a schema in anyOf',
+                      schema:
+                        schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                          .anyOf,
+                      parentSchema:
+                        schema19.properties.payments.items.properties.customAttributes.additionalProperties,
+                      data: data26,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err81];
+                    } else {
+                      vErrors.push(err81);
+                    }
+                    errors++;
+                  } else {
+                    errors = _errs61;
+                    if (vErrors !== null) {
+                      if (_errs61) {
+                        vErrors.length = _errs61;
+                      } else {
+                        vErrors = null;
+                      }
+                    }
+                  }
+                }
+              } else {
+                const err82 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
+                  schemaPath: '#/properties/payments/items/properties/customAttributes/type',
+                  keyword: 'type',
+                  params: { type: 'object' },
+                  message: 'must be object',
+                  schema: schema19.properties.payments.items.properties.customAttributes.type,
+                  parentSchema: schema19.properties.payments.items.properties.customAttributes,
+                  data: data25,
+                };
+                if (vErrors === null) {
+                  vErrors = [err82];
+                } else {
+                  vErrors.push(err82);
+                }
+                errors++;
+              }
+            }
+            if (data16.fees !== undefined) {
+              let data27 = data16.fees;
+              if (Array.isArray(data27)) {
+                if (data27.length > 20) {
+                  const err83 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/fees',
+                    schemaPath: '#/properties/payments/items/properties/fees/maxItems',
+                    keyword: 'maxItems',
+                    params: { limit: 20 },
+                    message: 'must NOT have more than 20 items',
+                    schema: 20,
+                    parentSchema: schema19.properties.payments.items.properties.fees,
+                    data: data27,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err83];
+                  } else {
+                    vErrors.push(err83);
+                  }
+                  errors++;
+                }
+                const len1 = data27.length;
+                for (let i1 = 0; i1 < len1; i1++) {
+                  let data28 = data27[i1];
+                  if (data28 && typeof data28 == 'object' && !Array.isArray(data28)) {
+                    if (data28.name === undefined) {
+                      const err84 = {
+                        instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
+                        schemaPath: '#/properties/payments/items/properties/fees/items/required',
+                        keyword: 'required',
+                        params: { missingProperty: 'name' },
+                        message: "must have required property '" + 'name' + "'",
+                        schema: schema19.properties.payments.items.properties.fees.items.required,
+                        parentSchema: schema19.properties.payments.items.properties.fees.items,
+                        data: data28,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err84];
+                      } else {
+                        vErrors.push(err84);
+                      }
+                      errors++;
+                    }
+                    if (data28.amount === undefined) {
+                      const err85 = {
+                        instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
+                        schemaPath: '#/properties/payments/items/properties/fees/items/required',
+                        keyword: 'required',
+                        params: { missingProperty: 'amount' },
+                        message: "must have required property '" + 'amount' + "'",
+                        schema: schema19.properties.payments.items.properties.fees.items.required,
+                        parentSchema: schema19.properties.payments.items.properties.fees.items,
+                        data: data28,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err85];
+                      } else {
+                        vErrors.push(err85);
+                      }
+                      errors++;
+                    }
+                    for (const key5 in data28) {
+                      if (!(key5 === 'name' || key5 === 'amount')) {
+                        const err86 = {
+                          instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
+                          schemaPath:
+                            '#/properties/payments/items/properties/fees/items/additionalProperties',
+                          keyword: 'additionalProperties',
+                          params: { additionalProperty: key5 },
+                          message: 'must NOT have additional properties',
+                          schema: false,
+                          parentSchema: schema19.properties.payments.items.properties.fees.items,
+                          data: data28,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err86];
+                        } else {
+                          vErrors.push(err86);
+                        }
+                        errors++;
+                      }
+                    }
+                    if (data28.name !== undefined) {
+                      let data29 = data28.name;
+                      if (typeof data29 === 'string') {
+                        if (func4(data29) > 100) {
+                          const err87 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
+                            keyword: 'maxLength',
+                            params: { limit: 100 },
+                            message: 'must NOT have more than 100 characters',
+                            schema: 100,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.name,
+                            data: data29,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err87];
+                          } else {
+                            vErrors.push(err87);
+                          }
+                          errors++;
+                        }
+                        if (func4(data29) < 1) {
+                          const err88 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/name/minLength',
+                            keyword: 'minLength',
+                            params: { limit: 1 },
+                            message: 'must NOT have fewer than 1 characters',
+                            schema: 1,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.name,
+                            data: data29,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err88];
+                          } else {
+                            vErrors.push(err88);
+                          }
+                          errors++;
+                        }
+                        if (!pattern6.test(data29)) {
+                          const err89 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/name/pattern',
+                            keyword: 'pattern',
+                            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.name,
+                            data: data29,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err89];
+                          } else {
+                            vErrors.push(err89);
+                          }
+                          errors++;
+                        }
+                      } else {
+                        const err90 = {
+                          instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                          schemaPath:
+                            '#/properties/payments/items/properties/fees/items/properties/name/type',
+                          keyword: 'type',
+                          params: { type: 'string' },
+                          message: 'must be string',
+                          schema:
+                            schema19.properties.payments.items.properties.fees.items.properties.name.type,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.fees.items.properties.name,
+                          data: data29,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err90];
+                        } else {
+                          vErrors.push(err90);
+                        }
+                        errors++;
+                      }
+                    }
+                    if (data28.amount !== undefined) {
+                      let data30 = data28.amount;
+                      if (typeof data30 == 'number' && isFinite(data30)) {
+                        if (data30 > 999999.99 || isNaN(data30)) {
+                          const err91 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
+                            keyword: 'maximum',
+                            params: { comparison: '<=', limit: 999999.99 },
+                            message: 'must be <= 999999.99',
+                            schema: 999999.99,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                            data: data30,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err91];
+                          } else {
+                            vErrors.push(err91);
+                          }
+                          errors++;
+                        }
+                        if (data30 < 0 || isNaN(data30)) {
+                          const err92 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
+                            keyword: 'minimum',
+                            params: { comparison: '>=', limit: 0 },
+                            message: 'must be >= 0',
+                            schema: 0,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                            data: data30,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err92];
+                          } else {
+                            vErrors.push(err92);
+                          }
+                          errors++;
+                        }
+                        if (!func5(data30, 2)) {
+                          const err93 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
+                            keyword: 'maxDecimals',
+                            params: {},
+                            message: 'must pass "maxDecimals" keyword validation',
+                            schema: 2,
+                            parentSchema:
+                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                            data: data30,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err93];
+                          } else {
+                            vErrors.push(err93);
+                          }
+                          errors++;
+                        }
+                      } else {
+                        const err94 = {
+                          instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
+                          schemaPath:
+                            '#/properties/payments/items/properties/fees/items/properties/amount/type',
+                          keyword: 'type',
+                          params: { type: 'number' },
+                          message: 'must be number',
+                          schema:
+                            schema19.properties.payments.items.properties.fees.items.properties.amount.type,
+                          parentSchema:
+                            schema19.properties.payments.items.properties.fees.items.properties.amount,
+                          data: data30,
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err94];
+                        } else {
+                          vErrors.push(err94);
+                        }
+                        errors++;
+                      }
+                    }
+                  } else {
+                    const err95 = {
+                      instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
+                      schemaPath: '#/properties/payments/items/properties/fees/items/type',
+                      keyword: 'type',
+                      params: { type: 'object' },
+                      message: 'must be object',
+                      schema: schema19.properties.payments.items.properties.fees.items.type,
+                      parentSchema: schema19.properties.payments.items.properties.fees.items,
+                      data: data28,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err95];
+                    } else {
+                      vErrors.push(err95);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err96 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/fees',
+                  schemaPath: '#/properties/payments/items/properties/fees/type',
+                  keyword: 'type',
+                  params: { type: 'array' },
+                  message: 'must be array',
+                  schema: schema19.properties.payments.items.properties.fees.type,
+                  parentSchema: schema19.properties.payments.items.properties.fees,
+                  data: data27,
+                };
+                if (vErrors === null) {
+                  vErrors = [err96];
+                } else {
+                  vErrors.push(err96);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err97 = {
+              instancePath: instancePath + '/payments/' + i0,
+              schemaPath: '#/properties/payments/items/type',
+              keyword: 'type',
+              params: { type: 'object' },
+              message: 'must be object',
+              schema: schema19.properties.payments.items.type,
+              parentSchema: schema19.properties.payments.items,
+              data: data16,
+            };
+            if (vErrors === null) {
+              vErrors = [err97];
+            } else {
+              vErrors.push(err97);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err98 = {
+          instancePath: instancePath + '/payments',
+          schemaPath: '#/properties/payments/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema19.properties.payments.type,
+          parentSchema: schema19.properties.payments,
+          data: data15,
+        };
+        if (vErrors === null) {
+          vErrors = [err98];
+        } else {
+          vErrors.push(err98);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotencyKey !== undefined) {
+      let data31 = data.idempotencyKey;
+      if (typeof data31 === 'string') {
+        if (!pattern9.test(data31)) {
+          const err99 = {
+            instancePath: instancePath + '/idempotencyKey',
+            schemaPath: '#/properties/idempotencyKey/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
+            message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
+            schema: '^[A-Za-z0-9_.:-]{1,100}$',
+            parentSchema: schema19.properties.idempotencyKey,
+            data: data31,
+          };
+          if (vErrors === null) {
+            vErrors = [err99];
+          } else {
+            vErrors.push(err99);
+          }
+          errors++;
+        }
+      } else {
+        const err100 = {
+          instancePath: instancePath + '/idempotencyKey',
+          schemaPath: '#/properties/idempotencyKey/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema19.properties.idempotencyKey.type,
+          parentSchema: schema19.properties.idempotencyKey,
+          data: data31,
+        };
+        if (vErrors === null) {
+          vErrors = [err100];
+        } else {
+          vErrors.push(err100);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err101 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema19.type,
+      parentSchema: schema19,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err101];
+    } else {
+      vErrors.push(err101);
+    }
+    errors++;
+  }
+  validate18.errors = vErrors;
+  return errors === 0;
+}
+export const s9 = validate19;
+const schema20 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    seriesId: { type: 'string', format: 'uuid' },
+    timeZone: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
+      ianaTimeZone: true,
+      description: 'must be an IANA time zone name, e.g. America/New_York',
+    },
+    localHour: { type: 'integer', minimum: 0, maximum: 23, description: 'must be an integer hour 0-23' },
+    count: { type: 'integer', minimum: 1, maximum: 120 },
+    endDate: { type: 'string', format: 'date' },
+    locationId: { type: 'integer', minimum: 0, maximum: 2147483647 },
+    transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
+    surchargeCompliance: { type: 'boolean' },
+    allowPartial: { type: 'boolean' },
+    retryPolicy: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['maxRetries'],
+      description:
+        "How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits.",
+      properties: {
+        maxRetries: { type: 'integer', minimum: 0, maximum: 4, description: 'must be an integer 0-4' },
+        intervalHours: {
+          type: 'integer',
+          minimum: 24,
+          maximum: 240,
+          description: 'must be an integer 24-240',
+        },
+      },
+    },
+    noticeDays: { type: 'integer', minimum: 0, maximum: 30 },
+    status: { type: 'string', enum: ['active', 'paused'] },
+  },
+};
+function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!func2.call(schema20.properties, key0)) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema20,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.seriesId !== undefined) {
+      let data0 = data.seriesId;
+      if (typeof data0 === 'string') {
+        if (!formats4.test(data0)) {
+          const err1 = {
+            instancePath: instancePath + '/seriesId',
+            schemaPath: '#/properties/seriesId/format',
+            keyword: 'format',
+            params: { format: 'uuid' },
+            message: 'must match format "' + 'uuid' + '"',
+            schema: 'uuid',
+            parentSchema: schema20.properties.seriesId,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = {
+          instancePath: instancePath + '/seriesId',
+          schemaPath: '#/properties/seriesId/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema20.properties.seriesId.type,
+          parentSchema: schema20.properties.seriesId,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.timeZone !== undefined) {
+      let data1 = data.timeZone;
+      if (typeof data1 === 'string') {
+        if (func4(data1) > 64) {
+          const err3 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 64 },
+            message: 'must NOT have more than 64 characters',
+            schema: 64,
+            parentSchema: schema20.properties.timeZone,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (func4(data1) < 1) {
+          const err4 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema20.properties.timeZone,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (!pattern24.test(data1)) {
+          const err5 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$' },
+            message: 'must match pattern "' + '^[A-Za-z][A-Za-z0-9_+\\-/]*$' + '"',
+            schema: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
+            parentSchema: schema20.properties.timeZone,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+        if (true && !func40(data1)) {
+          const err6 = {
+            instancePath: instancePath + '/timeZone',
+            schemaPath: '#/properties/timeZone/ianaTimeZone',
+            keyword: 'ianaTimeZone',
+            params: {},
+            message: 'must pass "ianaTimeZone" keyword validation',
+            schema: true,
+            parentSchema: schema20.properties.timeZone,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      } else {
+        const err7 = {
+          instancePath: instancePath + '/timeZone',
+          schemaPath: '#/properties/timeZone/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema20.properties.timeZone.type,
+          parentSchema: schema20.properties.timeZone,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.localHour !== undefined) {
+      let data2 = data.localHour;
+      if (!(typeof data2 == 'number' && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err8 = {
+          instancePath: instancePath + '/localHour',
+          schemaPath: '#/properties/localHour/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema20.properties.localHour.type,
+          parentSchema: schema20.properties.localHour,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+      if (typeof data2 == 'number' && isFinite(data2)) {
+        if (data2 > 23 || isNaN(data2)) {
+          const err9 = {
+            instancePath: instancePath + '/localHour',
+            schemaPath: '#/properties/localHour/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 23 },
+            message: 'must be <= 23',
+            schema: 23,
+            parentSchema: schema20.properties.localHour,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+        if (data2 < 0 || isNaN(data2)) {
+          const err10 = {
+            instancePath: instancePath + '/localHour',
+            schemaPath: '#/properties/localHour/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema20.properties.localHour,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.count !== undefined) {
+      let data3 = data.count;
+      if (!(typeof data3 == 'number' && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+        const err11 = {
+          instancePath: instancePath + '/count',
+          schemaPath: '#/properties/count/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema20.properties.count.type,
+          parentSchema: schema20.properties.count,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+      if (typeof data3 == 'number' && isFinite(data3)) {
+        if (data3 > 120 || isNaN(data3)) {
+          const err12 = {
+            instancePath: instancePath + '/count',
+            schemaPath: '#/properties/count/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 120 },
+            message: 'must be <= 120',
+            schema: 120,
+            parentSchema: schema20.properties.count,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (data3 < 1 || isNaN(data3)) {
+          const err13 = {
+            instancePath: instancePath + '/count',
+            schemaPath: '#/properties/count/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 1 },
+            message: 'must be >= 1',
+            schema: 1,
+            parentSchema: schema20.properties.count,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.endDate !== undefined) {
+      let data4 = data.endDate;
+      if (typeof data4 === 'string') {
+        if (!formats0.validate(data4)) {
+          const err14 = {
+            instancePath: instancePath + '/endDate',
+            schemaPath: '#/properties/endDate/format',
+            keyword: 'format',
+            params: { format: 'date' },
+            message: 'must match format "' + 'date' + '"',
+            schema: 'date',
+            parentSchema: schema20.properties.endDate,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + '/endDate',
+          schemaPath: '#/properties/endDate/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema20.properties.endDate.type,
+          parentSchema: schema20.properties.endDate,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.locationId !== undefined) {
+      let data5 = data.locationId;
+      if (!(typeof data5 == 'number' && !(data5 % 1) && !isNaN(data5) && isFinite(data5))) {
+        const err16 = {
+          instancePath: instancePath + '/locationId',
+          schemaPath: '#/properties/locationId/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema20.properties.locationId.type,
+          parentSchema: schema20.properties.locationId,
+          data: data5,
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+      if (typeof data5 == 'number' && isFinite(data5)) {
+        if (data5 > 2147483647 || isNaN(data5)) {
+          const err17 = {
+            instancePath: instancePath + '/locationId',
+            schemaPath: '#/properties/locationId/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 2147483647 },
+            message: 'must be <= 2147483647',
+            schema: 2147483647,
+            parentSchema: schema20.properties.locationId,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (data5 < 0 || isNaN(data5)) {
+          const err18 = {
+            instancePath: instancePath + '/locationId',
+            schemaPath: '#/properties/locationId/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema20.properties.locationId,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.transactionInitiator !== undefined) {
+      let data6 = data.transactionInitiator;
+      if (typeof data6 !== 'string') {
+        const err19 = {
+          instancePath: instancePath + '/transactionInitiator',
+          schemaPath: '#/properties/transactionInitiator/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema20.properties.transactionInitiator.type,
+          parentSchema: schema20.properties.transactionInitiator,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+      if (!(data6 === 'Merchant' || data6 === 'Consumer')) {
+        const err20 = {
+          instancePath: instancePath + '/transactionInitiator',
+          schemaPath: '#/properties/transactionInitiator/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema20.properties.transactionInitiator.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema20.properties.transactionInitiator.enum,
+          parentSchema: schema20.properties.transactionInitiator,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.surchargeCompliance !== undefined) {
+      let data7 = data.surchargeCompliance;
+      if (typeof data7 !== 'boolean') {
+        const err21 = {
+          instancePath: instancePath + '/surchargeCompliance',
+          schemaPath: '#/properties/surchargeCompliance/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema20.properties.surchargeCompliance.type,
+          parentSchema: schema20.properties.surchargeCompliance,
+          data: data7,
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+    if (data.allowPartial !== undefined) {
+      let data8 = data.allowPartial;
+      if (typeof data8 !== 'boolean') {
+        const err22 = {
+          instancePath: instancePath + '/allowPartial',
+          schemaPath: '#/properties/allowPartial/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema20.properties.allowPartial.type,
+          parentSchema: schema20.properties.allowPartial,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+    }
+    if (data.retryPolicy !== undefined) {
+      let data9 = data.retryPolicy;
+      if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
+        if (data9.maxRetries === undefined) {
+          const err23 = {
+            instancePath: instancePath + '/retryPolicy',
+            schemaPath: '#/properties/retryPolicy/required',
+            keyword: 'required',
+            params: { missingProperty: 'maxRetries' },
+            message: "must have required property '" + 'maxRetries' + "'",
+            schema: schema20.properties.retryPolicy.required,
+            parentSchema: schema20.properties.retryPolicy,
+            data: data9,
+          };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+        for (const key1 in data9) {
+          if (!(key1 === 'maxRetries' || key1 === 'intervalHours')) {
+            const err24 = {
+              instancePath: instancePath + '/retryPolicy',
+              schemaPath: '#/properties/retryPolicy/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key1 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema20.properties.retryPolicy,
+              data: data9,
+            };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+        }
+        if (data9.maxRetries !== undefined) {
+          let data10 = data9.maxRetries;
+          if (!(typeof data10 == 'number' && !(data10 % 1) && !isNaN(data10) && isFinite(data10))) {
+            const err25 = {
+              instancePath: instancePath + '/retryPolicy/maxRetries',
+              schemaPath: '#/properties/retryPolicy/properties/maxRetries/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema20.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+              data: data10,
+            };
+            if (vErrors === null) {
+              vErrors = [err25];
+            } else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+          if (typeof data10 == 'number' && isFinite(data10)) {
+            if (data10 > 4 || isNaN(data10)) {
+              const err26 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 4 },
+                message: 'must be <= 4',
+                schema: 4,
+                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
+              }
+              errors++;
+            }
+            if (data10 < 0 || isNaN(data10)) {
+              const err27 = {
+                instancePath: instancePath + '/retryPolicy/maxRetries',
+                schemaPath: '#/properties/retryPolicy/properties/maxRetries/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 0 },
+                message: 'must be >= 0',
+                schema: 0,
+                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err27];
+              } else {
+                vErrors.push(err27);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data9.intervalHours !== undefined) {
+          let data11 = data9.intervalHours;
+          if (!(typeof data11 == 'number' && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
+            const err28 = {
+              instancePath: instancePath + '/retryPolicy/intervalHours',
+              schemaPath: '#/properties/retryPolicy/properties/intervalHours/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema20.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+              data: data11,
+            };
+            if (vErrors === null) {
+              vErrors = [err28];
+            } else {
+              vErrors.push(err28);
+            }
+            errors++;
+          }
+          if (typeof data11 == 'number' && isFinite(data11)) {
+            if (data11 > 240 || isNaN(data11)) {
+              const err29 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/maximum',
+                keyword: 'maximum',
+                params: { comparison: '<=', limit: 240 },
+                message: 'must be <= 240',
+                schema: 240,
+                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err29];
+              } else {
+                vErrors.push(err29);
+              }
+              errors++;
+            }
+            if (data11 < 24 || isNaN(data11)) {
+              const err30 = {
+                instancePath: instancePath + '/retryPolicy/intervalHours',
+                schemaPath: '#/properties/retryPolicy/properties/intervalHours/minimum',
+                keyword: 'minimum',
+                params: { comparison: '>=', limit: 24 },
+                message: 'must be >= 24',
+                schema: 24,
+                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err30];
+              } else {
+                vErrors.push(err30);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err31 = {
+          instancePath: instancePath + '/retryPolicy',
+          schemaPath: '#/properties/retryPolicy/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema20.properties.retryPolicy.type,
+          parentSchema: schema20.properties.retryPolicy,
+          data: data9,
+        };
+        if (vErrors === null) {
+          vErrors = [err31];
+        } else {
+          vErrors.push(err31);
+        }
+        errors++;
+      }
+    }
+    if (data.noticeDays !== undefined) {
+      let data12 = data.noticeDays;
+      if (!(typeof data12 == 'number' && !(data12 % 1) && !isNaN(data12) && isFinite(data12))) {
+        const err32 = {
+          instancePath: instancePath + '/noticeDays',
+          schemaPath: '#/properties/noticeDays/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema20.properties.noticeDays.type,
+          parentSchema: schema20.properties.noticeDays,
+          data: data12,
+        };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+      if (typeof data12 == 'number' && isFinite(data12)) {
+        if (data12 > 30 || isNaN(data12)) {
+          const err33 = {
+            instancePath: instancePath + '/noticeDays',
+            schemaPath: '#/properties/noticeDays/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 30 },
+            message: 'must be <= 30',
+            schema: 30,
+            parentSchema: schema20.properties.noticeDays,
+            data: data12,
+          };
+          if (vErrors === null) {
+            vErrors = [err33];
+          } else {
+            vErrors.push(err33);
+          }
+          errors++;
+        }
+        if (data12 < 0 || isNaN(data12)) {
+          const err34 = {
+            instancePath: instancePath + '/noticeDays',
+            schemaPath: '#/properties/noticeDays/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema20.properties.noticeDays,
+            data: data12,
+          };
+          if (vErrors === null) {
+            vErrors = [err34];
+          } else {
+            vErrors.push(err34);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.status !== undefined) {
+      let data13 = data.status;
+      if (typeof data13 !== 'string') {
+        const err35 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema20.properties.status.type,
+          parentSchema: schema20.properties.status,
+          data: data13,
+        };
+        if (vErrors === null) {
+          vErrors = [err35];
+        } else {
+          vErrors.push(err35);
+        }
+        errors++;
+      }
+      if (!(data13 === 'active' || data13 === 'paused')) {
+        const err36 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema20.properties.status.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema20.properties.status.enum,
+          parentSchema: schema20.properties.status,
+          data: data13,
+        };
+        if (vErrors === null) {
+          vErrors = [err36];
+        } else {
+          vErrors.push(err36);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err37 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema20.type,
+      parentSchema: schema20,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err37];
+    } else {
+      vErrors.push(err37);
+    }
+    errors++;
+  }
+  validate19.errors = vErrors;
+  return errors === 0;
+}
+export const s10 = validate20;
+const schema21 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    paymentIds: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', format: 'uuid' } },
+  },
+};
+function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5336,7 +8575,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema18,
+          parentSchema: schema21,
           data,
         };
         if (vErrors === null) {
@@ -5358,7 +8597,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 items',
             schema: 1000,
-            parentSchema: schema18.properties.paymentIds,
+            parentSchema: schema21.properties.paymentIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -5376,7 +8615,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema18.properties.paymentIds,
+            parentSchema: schema21.properties.paymentIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -5398,7 +8637,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { format: 'uuid' },
                 message: 'must match format "' + 'uuid' + '"',
                 schema: 'uuid',
-                parentSchema: schema18.properties.paymentIds.items,
+                parentSchema: schema21.properties.paymentIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -5415,8 +8654,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema18.properties.paymentIds.items.type,
-              parentSchema: schema18.properties.paymentIds.items,
+              schema: schema21.properties.paymentIds.items.type,
+              parentSchema: schema21.properties.paymentIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -5434,8 +8673,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema18.properties.paymentIds.type,
-          parentSchema: schema18.properties.paymentIds,
+          schema: schema21.properties.paymentIds.type,
+          parentSchema: schema21.properties.paymentIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -5453,8 +8692,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema18.type,
-      parentSchema: schema18,
+      schema: schema21.type,
+      parentSchema: schema21,
       data,
     };
     if (vErrors === null) {
@@ -5464,11 +8703,11 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate17.errors = vErrors;
+  validate20.errors = vErrors;
   return errors === 0;
 }
-export const s8 = validate18;
-const schema19 = {
+export const s11 = validate21;
+const schema22 = {
   type: 'object',
   additionalProperties: false,
   dependencies: { scheduleHour: ['scheduleDate'] },
@@ -5477,7 +8716,7 @@ const schema19 = {
     scheduleHour: { type: 'integer', minimum: 0, maximum: 23 },
   },
 };
-function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5490,7 +8729,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema19,
+          parentSchema: schema22,
           data,
         };
         if (vErrors === null) {
@@ -5514,8 +8753,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             deps: 'scheduleDate',
           },
           message: 'must have property scheduleDate when property scheduleHour is present',
-          schema: schema19.dependencies,
-          parentSchema: schema19,
+          schema: schema22.dependencies,
+          parentSchema: schema22,
           data,
         };
         if (vErrors === null) {
@@ -5537,7 +8776,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema19.properties.scheduleDate,
+            parentSchema: schema22.properties.scheduleDate,
             data: data0,
           };
           if (vErrors === null) {
@@ -5554,8 +8793,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.properties.scheduleDate.type,
-          parentSchema: schema19.properties.scheduleDate,
+          schema: schema22.properties.scheduleDate.type,
+          parentSchema: schema22.properties.scheduleDate,
           data: data0,
         };
         if (vErrors === null) {
@@ -5575,8 +8814,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema19.properties.scheduleHour.type,
-          parentSchema: schema19.properties.scheduleHour,
+          schema: schema22.properties.scheduleHour.type,
+          parentSchema: schema22.properties.scheduleHour,
           data: data1,
         };
         if (vErrors === null) {
@@ -5595,7 +8834,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema19.properties.scheduleHour,
+            parentSchema: schema22.properties.scheduleHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -5613,7 +8852,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema19.properties.scheduleHour,
+            parentSchema: schema22.properties.scheduleHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -5632,8 +8871,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema19.type,
-      parentSchema: schema19,
+      schema: schema22.type,
+      parentSchema: schema22,
       data,
     };
     if (vErrors === null) {
@@ -5643,11 +8882,11 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate18.errors = vErrors;
+  validate21.errors = vErrors;
   return errors === 0;
 }
-export const s9 = validate19;
-const schema20 = {
+export const s12 = validate22;
+const schema23 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -5669,7 +8908,7 @@ const schema20 = {
     },
   },
 };
-function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5682,7 +8921,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema20,
+          parentSchema: schema23,
           data,
         };
         if (vErrors === null) {
@@ -5703,8 +8942,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'maxRetries' },
             message: "must have required property '" + 'maxRetries' + "'",
-            schema: schema20.properties.retryPolicy.required,
-            parentSchema: schema20.properties.retryPolicy,
+            schema: schema23.properties.retryPolicy.required,
+            parentSchema: schema23.properties.retryPolicy,
             data: data0,
           };
           if (vErrors === null) {
@@ -5723,7 +8962,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema20.properties.retryPolicy,
+              parentSchema: schema23.properties.retryPolicy,
               data: data0,
             };
             if (vErrors === null) {
@@ -5743,8 +8982,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema20.properties.retryPolicy.properties.maxRetries.type,
-              parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+              schema: schema23.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema23.properties.retryPolicy.properties.maxRetries,
               data: data1,
             };
             if (vErrors === null) {
@@ -5763,7 +9002,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 4 },
                 message: 'must be <= 4',
                 schema: 4,
-                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema23.properties.retryPolicy.properties.maxRetries,
                 data: data1,
               };
               if (vErrors === null) {
@@ -5781,7 +9020,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 0 },
                 message: 'must be >= 0',
                 schema: 0,
-                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema23.properties.retryPolicy.properties.maxRetries,
                 data: data1,
               };
               if (vErrors === null) {
@@ -5802,8 +9041,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema20.properties.retryPolicy.properties.intervalHours.type,
-              parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+              schema: schema23.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema23.properties.retryPolicy.properties.intervalHours,
               data: data2,
             };
             if (vErrors === null) {
@@ -5822,7 +9061,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 240 },
                 message: 'must be <= 240',
                 schema: 240,
-                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema23.properties.retryPolicy.properties.intervalHours,
                 data: data2,
               };
               if (vErrors === null) {
@@ -5840,7 +9079,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 24 },
                 message: 'must be >= 24',
                 schema: 24,
-                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema23.properties.retryPolicy.properties.intervalHours,
                 data: data2,
               };
               if (vErrors === null) {
@@ -5859,8 +9098,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema20.properties.retryPolicy.type,
-          parentSchema: schema20.properties.retryPolicy,
+          schema: schema23.properties.retryPolicy.type,
+          parentSchema: schema23.properties.retryPolicy,
           data: data0,
         };
         if (vErrors === null) {
@@ -5878,8 +9117,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema20.type,
-      parentSchema: schema20,
+      schema: schema23.type,
+      parentSchema: schema23,
       data,
     };
     if (vErrors === null) {
@@ -5889,11 +9128,11 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate19.errors = vErrors;
+  validate22.errors = vErrors;
   return errors === 0;
 }
-export const s10 = validate20;
-const schema21 = {
+export const s13 = validate23;
+const schema24 = {
   type: 'object',
   additionalProperties: false,
   required: ['paymentMethod'],
@@ -5954,9 +9193,9 @@ const schema21 = {
     paymentMethod: { type: 'object' },
   },
 };
-const formats18 =
+const formats26 =
   /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5967,8 +9206,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentMethod' },
         message: "must have required property '" + 'paymentMethod' + "'",
-        schema: schema21.required,
-        parentSchema: schema21,
+        schema: schema24.required,
+        parentSchema: schema24,
         data,
       };
       if (vErrors === null) {
@@ -5994,7 +9233,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema21,
+          parentSchema: schema24,
           data,
         };
         if (vErrors === null) {
@@ -6016,7 +9255,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema21.properties.customerAccountId,
+            parentSchema: schema24.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -6034,7 +9273,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema21.properties.customerAccountId,
+            parentSchema: schema24.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -6052,7 +9291,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema21.properties.customerAccountId,
+            parentSchema: schema24.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -6069,8 +9308,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.customerAccountId.type,
-          parentSchema: schema21.properties.customerAccountId,
+          schema: schema24.properties.customerAccountId.type,
+          parentSchema: schema24.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -6092,7 +9331,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema21.properties.customerAccountType,
+            parentSchema: schema24.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -6110,7 +9349,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema21.properties.customerAccountType,
+            parentSchema: schema24.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -6128,7 +9367,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema21.properties.customerAccountType,
+            parentSchema: schema24.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -6145,8 +9384,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.customerAccountType.type,
-          parentSchema: schema21.properties.customerAccountType,
+          schema: schema24.properties.customerAccountType.type,
+          parentSchema: schema24.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -6168,7 +9407,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema21.properties.sponsorKey,
+            parentSchema: schema24.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -6186,7 +9425,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema21.properties.sponsorKey,
+            parentSchema: schema24.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -6204,7 +9443,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema21.properties.sponsorKey,
+            parentSchema: schema24.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -6221,8 +9460,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.sponsorKey.type,
-          parentSchema: schema21.properties.sponsorKey,
+          schema: schema24.properties.sponsorKey.type,
+          parentSchema: schema24.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -6244,7 +9483,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema21.properties.customerData,
+            parentSchema: schema24.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -6289,8 +9528,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema21.properties.customerData.propertyNames.not,
-              parentSchema: schema21.properties.customerData.propertyNames,
+              schema: schema24.properties.customerData.propertyNames.not,
+              parentSchema: schema24.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -6319,7 +9558,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema21.properties.customerData.propertyNames,
+                parentSchema: schema24.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -6339,8 +9578,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema21.properties.customerData.propertyNames,
-              parentSchema: schema21.properties.customerData,
+              schema: schema24.properties.customerData.propertyNames,
+              parentSchema: schema24.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -6362,7 +9601,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema21.properties.customerData.additionalProperties,
+                parentSchema: schema24.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -6380,7 +9619,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema21.properties.customerData.additionalProperties,
+                parentSchema: schema24.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -6398,7 +9637,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.customerData.additionalProperties,
+                parentSchema: schema24.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -6415,8 +9654,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.customerData.additionalProperties.type,
-              parentSchema: schema21.properties.customerData.additionalProperties,
+              schema: schema24.properties.customerData.additionalProperties.type,
+              parentSchema: schema24.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -6434,8 +9673,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema21.properties.customerData.type,
-          parentSchema: schema21.properties.customerData,
+          schema: schema24.properties.customerData.type,
+          parentSchema: schema24.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -6457,7 +9696,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema21.properties.email,
+            parentSchema: schema24.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -6467,7 +9706,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!formats18.test(data5)) {
+        if (!formats26.test(data5)) {
           const err25 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
@@ -6475,7 +9714,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema21.properties.email,
+            parentSchema: schema24.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -6492,8 +9731,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.email.type,
-          parentSchema: schema21.properties.email,
+          schema: schema24.properties.email.type,
+          parentSchema: schema24.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -6513,8 +9752,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema21.properties.paymentMethod.type,
-          parentSchema: schema21.properties.paymentMethod,
+          schema: schema24.properties.paymentMethod.type,
+          parentSchema: schema24.properties.paymentMethod,
           data: data6,
         };
         if (vErrors === null) {
@@ -6532,8 +9771,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema21.type,
-      parentSchema: schema21,
+      schema: schema24.type,
+      parentSchema: schema24,
       data,
     };
     if (vErrors === null) {
@@ -6543,11 +9782,11 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate20.errors = vErrors;
+  validate23.errors = vErrors;
   return errors === 0;
 }
-export const s11 = validate21;
-const schema22 = {
+export const s14 = validate24;
+const schema25 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'cardNumber', 'expiryMonth', 'expiryYear', 'billingAddress'],
@@ -6637,8 +9876,8 @@ const schema22 = {
     setAsDefault: { type: 'boolean' },
   },
 };
-const pattern31 = new RegExp('^[A-Z]{2}$', 'u');
-function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern40 = new RegExp('^[A-Z]{2}$', 'u');
+function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -6649,8 +9888,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -6667,8 +9906,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'cardNumber' },
         message: "must have required property '" + 'cardNumber' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -6685,8 +9924,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryMonth' },
         message: "must have required property '" + 'expiryMonth' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -6703,8 +9942,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryYear' },
         message: "must have required property '" + 'expiryYear' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -6721,8 +9960,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -6749,7 +9988,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema22,
+          parentSchema: schema25,
           data,
         };
         if (vErrors === null) {
@@ -6769,8 +10008,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.accountType.type,
-          parentSchema: schema22.properties.accountType,
+          schema: schema25.properties.accountType.type,
+          parentSchema: schema25.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -6785,10 +10024,10 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema22.properties.accountType.enum },
+          params: { allowedValues: schema25.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema22.properties.accountType.enum,
-          parentSchema: schema22.properties.accountType,
+          schema: schema25.properties.accountType.enum,
+          parentSchema: schema25.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -6810,7 +10049,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 19 },
             message: 'must NOT have more than 19 characters',
             schema: 19,
-            parentSchema: schema22.properties.cardNumber,
+            parentSchema: schema25.properties.cardNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -6827,8 +10066,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.cardNumber.type,
-          parentSchema: schema22.properties.cardNumber,
+          schema: schema25.properties.cardNumber.type,
+          parentSchema: schema25.properties.cardNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -6848,8 +10087,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema22.properties.expiryMonth.type,
-          parentSchema: schema22.properties.expiryMonth,
+          schema: schema25.properties.expiryMonth.type,
+          parentSchema: schema25.properties.expiryMonth,
           data: data2,
         };
         if (vErrors === null) {
@@ -6868,7 +10107,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema22.properties.expiryMonth,
+            parentSchema: schema25.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -6886,7 +10125,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema22.properties.expiryMonth,
+            parentSchema: schema25.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -6907,8 +10146,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema22.properties.expiryYear.type,
-          parentSchema: schema22.properties.expiryYear,
+          schema: schema25.properties.expiryYear.type,
+          parentSchema: schema25.properties.expiryYear,
           data: data3,
         };
         if (vErrors === null) {
@@ -6927,7 +10166,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema22.properties.expiryYear,
+            parentSchema: schema25.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -6945,7 +10184,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema22.properties.expiryYear,
+            parentSchema: schema25.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -6967,8 +10206,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -6985,8 +10224,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -7003,8 +10242,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -7021,8 +10260,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -7039,8 +10278,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema25.properties.billingAddress.required,
+            parentSchema: schema25.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -7066,7 +10305,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema22.properties.billingAddress,
+              parentSchema: schema25.properties.billingAddress,
               data: data4,
             };
             if (vErrors === null) {
@@ -7088,7 +10327,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema22.properties.billingAddress.properties.line1,
+                parentSchema: schema25.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -7106,7 +10345,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.line1,
+                parentSchema: schema25.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -7124,7 +10363,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.line1,
+                parentSchema: schema25.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -7141,8 +10380,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.line1.type,
-              parentSchema: schema22.properties.billingAddress.properties.line1,
+              schema: schema25.properties.billingAddress.properties.line1.type,
+              parentSchema: schema25.properties.billingAddress.properties.line1,
               data: data5,
             };
             if (vErrors === null) {
@@ -7164,7 +10403,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema22.properties.billingAddress.properties.line2,
+                parentSchema: schema25.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -7182,7 +10421,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema22.properties.billingAddress.properties.line2,
+                parentSchema: schema25.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -7200,7 +10439,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.line2,
+                parentSchema: schema25.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -7217,8 +10456,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.line2.type,
-              parentSchema: schema22.properties.billingAddress.properties.line2,
+              schema: schema25.properties.billingAddress.properties.line2.type,
+              parentSchema: schema25.properties.billingAddress.properties.line2,
               data: data6,
             };
             if (vErrors === null) {
@@ -7240,7 +10479,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema22.properties.billingAddress.properties.city,
+                parentSchema: schema25.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -7258,7 +10497,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.city,
+                parentSchema: schema25.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -7276,7 +10515,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.city,
+                parentSchema: schema25.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -7293,8 +10532,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.city.type,
-              parentSchema: schema22.properties.billingAddress.properties.city,
+              schema: schema25.properties.billingAddress.properties.city.type,
+              parentSchema: schema25.properties.billingAddress.properties.city,
               data: data7,
             };
             if (vErrors === null) {
@@ -7316,7 +10555,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema22.properties.billingAddress.properties.state,
+                parentSchema: schema25.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -7334,7 +10573,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.state,
+                parentSchema: schema25.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -7352,7 +10591,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.state,
+                parentSchema: schema25.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -7369,8 +10608,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.state.type,
-              parentSchema: schema22.properties.billingAddress.properties.state,
+              schema: schema25.properties.billingAddress.properties.state.type,
+              parentSchema: schema25.properties.billingAddress.properties.state,
               data: data8,
             };
             if (vErrors === null) {
@@ -7392,7 +10631,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                parentSchema: schema25.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -7410,7 +10649,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                parentSchema: schema25.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -7428,7 +10667,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                parentSchema: schema25.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -7445,8 +10684,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema22.properties.billingAddress.properties.postalCode,
+              schema: schema25.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema25.properties.billingAddress.properties.postalCode,
               data: data9,
             };
             if (vErrors === null) {
@@ -7460,7 +10699,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         if (data4.country !== undefined) {
           let data10 = data4.country;
           if (typeof data10 === 'string') {
-            if (!pattern31.test(data10)) {
+            if (!pattern40.test(data10)) {
               const err42 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -7468,7 +10707,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema22.properties.billingAddress.properties.country,
+                parentSchema: schema25.properties.billingAddress.properties.country,
                 data: data10,
               };
               if (vErrors === null) {
@@ -7485,8 +10724,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.country.type,
-              parentSchema: schema22.properties.billingAddress.properties.country,
+              schema: schema25.properties.billingAddress.properties.country.type,
+              parentSchema: schema25.properties.billingAddress.properties.country,
               data: data10,
             };
             if (vErrors === null) {
@@ -7504,8 +10743,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema22.properties.billingAddress.type,
-          parentSchema: schema22.properties.billingAddress,
+          schema: schema25.properties.billingAddress.type,
+          parentSchema: schema25.properties.billingAddress,
           data: data4,
         };
         if (vErrors === null) {
@@ -7527,7 +10766,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema22.properties.customerData,
+            parentSchema: schema25.properties.customerData,
             data: data11,
           };
           if (vErrors === null) {
@@ -7572,8 +10811,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema22.properties.customerData.propertyNames.not,
-              parentSchema: schema22.properties.customerData.propertyNames,
+              schema: schema25.properties.customerData.propertyNames.not,
+              parentSchema: schema25.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -7602,7 +10841,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema22.properties.customerData.propertyNames,
+                parentSchema: schema25.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -7622,8 +10861,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema22.properties.customerData.propertyNames,
-              parentSchema: schema22.properties.customerData,
+              schema: schema25.properties.customerData.propertyNames,
+              parentSchema: schema25.properties.customerData,
               data: data11,
             };
             if (vErrors === null) {
@@ -7645,7 +10884,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema22.properties.customerData.additionalProperties,
+                parentSchema: schema25.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -7663,7 +10902,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema22.properties.customerData.additionalProperties,
+                parentSchema: schema25.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -7681,7 +10920,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.customerData.additionalProperties,
+                parentSchema: schema25.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -7698,8 +10937,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.customerData.additionalProperties.type,
-              parentSchema: schema22.properties.customerData.additionalProperties,
+              schema: schema25.properties.customerData.additionalProperties.type,
+              parentSchema: schema25.properties.customerData.additionalProperties,
               data: data12,
             };
             if (vErrors === null) {
@@ -7717,8 +10956,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema22.properties.customerData.type,
-          parentSchema: schema22.properties.customerData,
+          schema: schema25.properties.customerData.type,
+          parentSchema: schema25.properties.customerData,
           data: data11,
         };
         if (vErrors === null) {
@@ -7738,8 +10977,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema22.properties.setAsDefault.type,
-          parentSchema: schema22.properties.setAsDefault,
+          schema: schema25.properties.setAsDefault.type,
+          parentSchema: schema25.properties.setAsDefault,
           data: data13,
         };
         if (vErrors === null) {
@@ -7757,8 +10996,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema22.type,
-      parentSchema: schema22,
+      schema: schema25.type,
+      parentSchema: schema25,
       data,
     };
     if (vErrors === null) {
@@ -7768,11 +11007,11 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate21.errors = vErrors;
+  validate24.errors = vErrors;
   return errors === 0;
 }
-export const s12 = validate22;
-const schema23 = {
+export const s15 = validate25;
+const schema26 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'routingNumber', 'accountNumber', 'billingAddress'],
@@ -7861,7 +11100,7 @@ const schema23 = {
     setAsDefault: { type: 'boolean' },
   },
 };
-function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -7872,8 +11111,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema23.required,
-        parentSchema: schema23,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -7890,8 +11129,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'routingNumber' },
         message: "must have required property '" + 'routingNumber' + "'",
-        schema: schema23.required,
-        parentSchema: schema23,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -7908,8 +11147,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountNumber' },
         message: "must have required property '" + 'accountNumber' + "'",
-        schema: schema23.required,
-        parentSchema: schema23,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -7926,8 +11165,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema23.required,
-        parentSchema: schema23,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -7953,7 +11192,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema23,
+          parentSchema: schema26,
           data,
         };
         if (vErrors === null) {
@@ -7973,8 +11212,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema23.properties.accountType.type,
-          parentSchema: schema23.properties.accountType,
+          schema: schema26.properties.accountType.type,
+          parentSchema: schema26.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -7989,10 +11228,10 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema23.properties.accountType.enum },
+          params: { allowedValues: schema26.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema23.properties.accountType.enum,
-          parentSchema: schema23.properties.accountType,
+          schema: schema26.properties.accountType.enum,
+          parentSchema: schema26.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -8014,7 +11253,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 9 },
             message: 'must NOT have more than 9 characters',
             schema: 9,
-            parentSchema: schema23.properties.routingNumber,
+            parentSchema: schema26.properties.routingNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -8031,8 +11270,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema23.properties.routingNumber.type,
-          parentSchema: schema23.properties.routingNumber,
+          schema: schema26.properties.routingNumber.type,
+          parentSchema: schema26.properties.routingNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -8054,7 +11293,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 17 },
             message: 'must NOT have more than 17 characters',
             schema: 17,
-            parentSchema: schema23.properties.accountNumber,
+            parentSchema: schema26.properties.accountNumber,
             data: data2,
           };
           if (vErrors === null) {
@@ -8071,8 +11310,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema23.properties.accountNumber.type,
-          parentSchema: schema23.properties.accountNumber,
+          schema: schema26.properties.accountNumber.type,
+          parentSchema: schema26.properties.accountNumber,
           data: data2,
         };
         if (vErrors === null) {
@@ -8093,8 +11332,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema23.properties.billingAddress.required,
-            parentSchema: schema23.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -8111,8 +11350,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema23.properties.billingAddress.required,
-            parentSchema: schema23.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -8129,8 +11368,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema23.properties.billingAddress.required,
-            parentSchema: schema23.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -8147,8 +11386,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema23.properties.billingAddress.required,
-            parentSchema: schema23.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -8165,8 +11404,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema23.properties.billingAddress.required,
-            parentSchema: schema23.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -8192,7 +11431,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema23.properties.billingAddress,
+              parentSchema: schema26.properties.billingAddress,
               data: data3,
             };
             if (vErrors === null) {
@@ -8214,7 +11453,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema23.properties.billingAddress.properties.line1,
+                parentSchema: schema26.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -8232,7 +11471,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema23.properties.billingAddress.properties.line1,
+                parentSchema: schema26.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -8250,7 +11489,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.billingAddress.properties.line1,
+                parentSchema: schema26.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -8267,8 +11506,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.line1.type,
-              parentSchema: schema23.properties.billingAddress.properties.line1,
+              schema: schema26.properties.billingAddress.properties.line1.type,
+              parentSchema: schema26.properties.billingAddress.properties.line1,
               data: data4,
             };
             if (vErrors === null) {
@@ -8290,7 +11529,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema23.properties.billingAddress.properties.line2,
+                parentSchema: schema26.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -8308,7 +11547,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema23.properties.billingAddress.properties.line2,
+                parentSchema: schema26.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -8326,7 +11565,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.billingAddress.properties.line2,
+                parentSchema: schema26.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -8343,8 +11582,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.line2.type,
-              parentSchema: schema23.properties.billingAddress.properties.line2,
+              schema: schema26.properties.billingAddress.properties.line2.type,
+              parentSchema: schema26.properties.billingAddress.properties.line2,
               data: data5,
             };
             if (vErrors === null) {
@@ -8366,7 +11605,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema23.properties.billingAddress.properties.city,
+                parentSchema: schema26.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -8384,7 +11623,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema23.properties.billingAddress.properties.city,
+                parentSchema: schema26.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -8402,7 +11641,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.billingAddress.properties.city,
+                parentSchema: schema26.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -8419,8 +11658,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.city.type,
-              parentSchema: schema23.properties.billingAddress.properties.city,
+              schema: schema26.properties.billingAddress.properties.city.type,
+              parentSchema: schema26.properties.billingAddress.properties.city,
               data: data6,
             };
             if (vErrors === null) {
@@ -8442,7 +11681,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema23.properties.billingAddress.properties.state,
+                parentSchema: schema26.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -8460,7 +11699,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema23.properties.billingAddress.properties.state,
+                parentSchema: schema26.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -8478,7 +11717,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.billingAddress.properties.state,
+                parentSchema: schema26.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -8495,8 +11734,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.state.type,
-              parentSchema: schema23.properties.billingAddress.properties.state,
+              schema: schema26.properties.billingAddress.properties.state.type,
+              parentSchema: schema26.properties.billingAddress.properties.state,
               data: data7,
             };
             if (vErrors === null) {
@@ -8518,7 +11757,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema23.properties.billingAddress.properties.postalCode,
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -8536,7 +11775,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema23.properties.billingAddress.properties.postalCode,
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -8554,7 +11793,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.billingAddress.properties.postalCode,
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -8571,8 +11810,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema23.properties.billingAddress.properties.postalCode,
+              schema: schema26.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema26.properties.billingAddress.properties.postalCode,
               data: data8,
             };
             if (vErrors === null) {
@@ -8586,7 +11825,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         if (data3.country !== undefined) {
           let data9 = data3.country;
           if (typeof data9 === 'string') {
-            if (!pattern31.test(data9)) {
+            if (!pattern40.test(data9)) {
               const err37 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -8594,7 +11833,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema23.properties.billingAddress.properties.country,
+                parentSchema: schema26.properties.billingAddress.properties.country,
                 data: data9,
               };
               if (vErrors === null) {
@@ -8611,8 +11850,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.country.type,
-              parentSchema: schema23.properties.billingAddress.properties.country,
+              schema: schema26.properties.billingAddress.properties.country.type,
+              parentSchema: schema26.properties.billingAddress.properties.country,
               data: data9,
             };
             if (vErrors === null) {
@@ -8630,8 +11869,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema23.properties.billingAddress.type,
-          parentSchema: schema23.properties.billingAddress,
+          schema: schema26.properties.billingAddress.type,
+          parentSchema: schema26.properties.billingAddress,
           data: data3,
         };
         if (vErrors === null) {
@@ -8653,7 +11892,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema23.properties.customerData,
+            parentSchema: schema26.properties.customerData,
             data: data10,
           };
           if (vErrors === null) {
@@ -8698,8 +11937,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema23.properties.customerData.propertyNames.not,
-              parentSchema: schema23.properties.customerData.propertyNames,
+              schema: schema26.properties.customerData.propertyNames.not,
+              parentSchema: schema26.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -8728,7 +11967,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema23.properties.customerData.propertyNames,
+                parentSchema: schema26.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -8748,8 +11987,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema23.properties.customerData.propertyNames,
-              parentSchema: schema23.properties.customerData,
+              schema: schema26.properties.customerData.propertyNames,
+              parentSchema: schema26.properties.customerData,
               data: data10,
             };
             if (vErrors === null) {
@@ -8771,7 +12010,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema23.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8789,7 +12028,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema23.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8807,7 +12046,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8824,8 +12063,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.customerData.additionalProperties.type,
-              parentSchema: schema23.properties.customerData.additionalProperties,
+              schema: schema26.properties.customerData.additionalProperties.type,
+              parentSchema: schema26.properties.customerData.additionalProperties,
               data: data11,
             };
             if (vErrors === null) {
@@ -8843,8 +12082,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema23.properties.customerData.type,
-          parentSchema: schema23.properties.customerData,
+          schema: schema26.properties.customerData.type,
+          parentSchema: schema26.properties.customerData,
           data: data10,
         };
         if (vErrors === null) {
@@ -8864,8 +12103,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema23.properties.setAsDefault.type,
-          parentSchema: schema23.properties.setAsDefault,
+          schema: schema26.properties.setAsDefault.type,
+          parentSchema: schema26.properties.setAsDefault,
           data: data12,
         };
         if (vErrors === null) {
@@ -8883,8 +12122,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema23.type,
-      parentSchema: schema23,
+      schema: schema26.type,
+      parentSchema: schema26,
       data,
     };
     if (vErrors === null) {
@@ -8894,17 +12133,17 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate22.errors = vErrors;
+  validate25.errors = vErrors;
   return errors === 0;
 }
-export const s13 = validate23;
-const schema24 = {
+export const s16 = validate26;
+const schema27 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountId'],
   properties: { customerAccountId: { type: 'string', minLength: 1, maxLength: 50 } },
 };
-function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8915,8 +12154,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountId' },
         message: "must have required property '" + 'customerAccountId' + "'",
-        schema: schema24.required,
-        parentSchema: schema24,
+        schema: schema27.required,
+        parentSchema: schema27,
         data,
       };
       if (vErrors === null) {
@@ -8935,7 +12174,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema24,
+          parentSchema: schema27,
           data,
         };
         if (vErrors === null) {
@@ -8957,7 +12196,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema24.properties.customerAccountId,
+            parentSchema: schema27.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8975,7 +12214,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema24.properties.customerAccountId,
+            parentSchema: schema27.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8992,8 +12231,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema24.properties.customerAccountId.type,
-          parentSchema: schema24.properties.customerAccountId,
+          schema: schema27.properties.customerAccountId.type,
+          parentSchema: schema27.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -9011,8 +12250,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema24.type,
-      parentSchema: schema24,
+      schema: schema27.type,
+      parentSchema: schema27,
       data,
     };
     if (vErrors === null) {
@@ -9022,11 +12261,11 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate23.errors = vErrors;
+  validate26.errors = vErrors;
   return errors === 0;
 }
-export const s14 = validate24;
-const schema25 = {
+export const s17 = validate27;
+const schema28 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountIds'],
@@ -9039,7 +12278,7 @@ const schema25 = {
     },
   },
 };
-function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9050,8 +12289,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountIds' },
         message: "must have required property '" + 'customerAccountIds' + "'",
-        schema: schema25.required,
-        parentSchema: schema25,
+        schema: schema28.required,
+        parentSchema: schema28,
         data,
       };
       if (vErrors === null) {
@@ -9070,7 +12309,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema25,
+          parentSchema: schema28,
           data,
         };
         if (vErrors === null) {
@@ -9092,7 +12331,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 items',
             schema: 100,
-            parentSchema: schema25.properties.customerAccountIds,
+            parentSchema: schema28.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -9110,7 +12349,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema25.properties.customerAccountIds,
+            parentSchema: schema28.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -9132,7 +12371,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema25.properties.customerAccountIds.items,
+                parentSchema: schema28.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -9150,7 +12389,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema25.properties.customerAccountIds.items,
+                parentSchema: schema28.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -9167,8 +12406,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.customerAccountIds.items.type,
-              parentSchema: schema25.properties.customerAccountIds.items,
+              schema: schema28.properties.customerAccountIds.items.type,
+              parentSchema: schema28.properties.customerAccountIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -9186,8 +12425,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema25.properties.customerAccountIds.type,
-          parentSchema: schema25.properties.customerAccountIds,
+          schema: schema28.properties.customerAccountIds.type,
+          parentSchema: schema28.properties.customerAccountIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -9205,8 +12444,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema25.type,
-      parentSchema: schema25,
+      schema: schema28.type,
+      parentSchema: schema28,
       data,
     };
     if (vErrors === null) {
@@ -9216,11 +12455,11 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate24.errors = vErrors;
+  validate27.errors = vErrors;
   return errors === 0;
 }
-export const s15 = validate25;
-const schema26 = {
+export const s18 = validate28;
+const schema29 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -9280,7 +12519,7 @@ const schema26 = {
     payorId: { type: 'string' },
   },
 };
-function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9300,7 +12539,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema26,
+          parentSchema: schema29,
           data,
         };
         if (vErrors === null) {
@@ -9322,7 +12561,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema26.properties.customerAccountId,
+            parentSchema: schema29.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9340,7 +12579,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema26.properties.customerAccountId,
+            parentSchema: schema29.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9358,7 +12597,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema26.properties.customerAccountId,
+            parentSchema: schema29.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9375,8 +12614,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.customerAccountId.type,
-          parentSchema: schema26.properties.customerAccountId,
+          schema: schema29.properties.customerAccountId.type,
+          parentSchema: schema29.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -9398,7 +12637,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema26.properties.customerAccountType,
+            parentSchema: schema29.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9416,7 +12655,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema26.properties.customerAccountType,
+            parentSchema: schema29.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9434,7 +12673,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema26.properties.customerAccountType,
+            parentSchema: schema29.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9451,8 +12690,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.customerAccountType.type,
-          parentSchema: schema26.properties.customerAccountType,
+          schema: schema29.properties.customerAccountType.type,
+          parentSchema: schema29.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -9474,7 +12713,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema26.properties.sponsorKey,
+            parentSchema: schema29.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9492,7 +12731,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema26.properties.sponsorKey,
+            parentSchema: schema29.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9510,7 +12749,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema26.properties.sponsorKey,
+            parentSchema: schema29.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9527,8 +12766,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.sponsorKey.type,
-          parentSchema: schema26.properties.sponsorKey,
+          schema: schema29.properties.sponsorKey.type,
+          parentSchema: schema29.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -9550,7 +12789,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema26.properties.customerData,
+            parentSchema: schema29.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -9595,8 +12834,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema26.properties.customerData.propertyNames.not,
-              parentSchema: schema26.properties.customerData.propertyNames,
+              schema: schema29.properties.customerData.propertyNames.not,
+              parentSchema: schema29.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -9625,7 +12864,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.customerData.propertyNames,
+                parentSchema: schema29.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -9645,8 +12884,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema26.properties.customerData.propertyNames,
-              parentSchema: schema26.properties.customerData,
+              schema: schema29.properties.customerData.propertyNames,
+              parentSchema: schema29.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -9668,7 +12907,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema29.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9686,7 +12925,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema29.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9704,7 +12943,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema29.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9721,8 +12960,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.customerData.additionalProperties.type,
-              parentSchema: schema26.properties.customerData.additionalProperties,
+              schema: schema29.properties.customerData.additionalProperties.type,
+              parentSchema: schema29.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -9740,8 +12979,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.properties.customerData.type,
-          parentSchema: schema26.properties.customerData,
+          schema: schema29.properties.customerData.type,
+          parentSchema: schema29.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -9763,7 +13002,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema26.properties.email,
+            parentSchema: schema29.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -9773,7 +13012,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!formats18.test(data5)) {
+        if (!formats26.test(data5)) {
           const err24 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
@@ -9781,7 +13020,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema26.properties.email,
+            parentSchema: schema29.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -9798,8 +13037,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.email.type,
-          parentSchema: schema26.properties.email,
+          schema: schema29.properties.email.type,
+          parentSchema: schema29.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -9819,8 +13058,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.payorId.type,
-          parentSchema: schema26.properties.payorId,
+          schema: schema29.properties.payorId.type,
+          parentSchema: schema29.properties.payorId,
           data: data6,
         };
         if (vErrors === null) {
@@ -9838,8 +13077,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema26.type,
-      parentSchema: schema26,
+      schema: schema29.type,
+      parentSchema: schema29,
       data,
     };
     if (vErrors === null) {
@@ -9849,11 +13088,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate25.errors = vErrors;
+  validate28.errors = vErrors;
   return errors === 0;
 }
-export const s16 = validate26;
-const schema27 = {
+export const s19 = validate29;
+const schema30 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -9940,7 +13179,7 @@ const schema27 = {
     setAsDefault: { type: 'boolean', enum: [true] },
   },
 };
-function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9959,7 +13198,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema27,
+          parentSchema: schema30,
           data,
         };
         if (vErrors === null) {
@@ -9979,8 +13218,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema27.properties.expiryMonth.type,
-          parentSchema: schema27.properties.expiryMonth,
+          schema: schema30.properties.expiryMonth.type,
+          parentSchema: schema30.properties.expiryMonth,
           data: data0,
         };
         if (vErrors === null) {
@@ -9999,7 +13238,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema27.properties.expiryMonth,
+            parentSchema: schema30.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -10017,7 +13256,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema27.properties.expiryMonth,
+            parentSchema: schema30.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -10038,8 +13277,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema27.properties.expiryYear.type,
-          parentSchema: schema27.properties.expiryYear,
+          schema: schema30.properties.expiryYear.type,
+          parentSchema: schema30.properties.expiryYear,
           data: data1,
         };
         if (vErrors === null) {
@@ -10058,7 +13297,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema27.properties.expiryYear,
+            parentSchema: schema30.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -10076,7 +13315,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema27.properties.expiryYear,
+            parentSchema: schema30.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -10098,8 +13337,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -10116,8 +13355,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -10134,8 +13373,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -10152,8 +13391,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -10170,8 +13409,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -10197,7 +13436,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema27.properties.billingAddress,
+              parentSchema: schema30.properties.billingAddress,
               data: data2,
             };
             if (vErrors === null) {
@@ -10219,7 +13458,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema27.properties.billingAddress.properties.line1,
+                parentSchema: schema30.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -10237,7 +13476,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.line1,
+                parentSchema: schema30.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -10255,7 +13494,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.line1,
+                parentSchema: schema30.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -10272,8 +13511,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.line1.type,
-              parentSchema: schema27.properties.billingAddress.properties.line1,
+              schema: schema30.properties.billingAddress.properties.line1.type,
+              parentSchema: schema30.properties.billingAddress.properties.line1,
               data: data3,
             };
             if (vErrors === null) {
@@ -10295,7 +13534,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema27.properties.billingAddress.properties.line2,
+                parentSchema: schema30.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -10313,7 +13552,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema27.properties.billingAddress.properties.line2,
+                parentSchema: schema30.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -10331,7 +13570,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.line2,
+                parentSchema: schema30.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -10348,8 +13587,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.line2.type,
-              parentSchema: schema27.properties.billingAddress.properties.line2,
+              schema: schema30.properties.billingAddress.properties.line2.type,
+              parentSchema: schema30.properties.billingAddress.properties.line2,
               data: data4,
             };
             if (vErrors === null) {
@@ -10371,7 +13610,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema27.properties.billingAddress.properties.city,
+                parentSchema: schema30.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10389,7 +13628,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.city,
+                parentSchema: schema30.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10407,7 +13646,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.city,
+                parentSchema: schema30.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10424,8 +13663,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.city.type,
-              parentSchema: schema27.properties.billingAddress.properties.city,
+              schema: schema30.properties.billingAddress.properties.city.type,
+              parentSchema: schema30.properties.billingAddress.properties.city,
               data: data5,
             };
             if (vErrors === null) {
@@ -10447,7 +13686,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema27.properties.billingAddress.properties.state,
+                parentSchema: schema30.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10465,7 +13704,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.state,
+                parentSchema: schema30.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10483,7 +13722,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.state,
+                parentSchema: schema30.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10500,8 +13739,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.state.type,
-              parentSchema: schema27.properties.billingAddress.properties.state,
+              schema: schema30.properties.billingAddress.properties.state.type,
+              parentSchema: schema30.properties.billingAddress.properties.state,
               data: data6,
             };
             if (vErrors === null) {
@@ -10523,7 +13762,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                parentSchema: schema30.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -10541,7 +13780,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                parentSchema: schema30.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -10559,7 +13798,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                parentSchema: schema30.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -10576,8 +13815,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema27.properties.billingAddress.properties.postalCode,
+              schema: schema30.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema30.properties.billingAddress.properties.postalCode,
               data: data7,
             };
             if (vErrors === null) {
@@ -10591,7 +13830,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         if (data2.country !== undefined) {
           let data8 = data2.country;
           if (typeof data8 === 'string') {
-            if (!pattern31.test(data8)) {
+            if (!pattern40.test(data8)) {
               const err33 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -10599,7 +13838,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema27.properties.billingAddress.properties.country,
+                parentSchema: schema30.properties.billingAddress.properties.country,
                 data: data8,
               };
               if (vErrors === null) {
@@ -10616,8 +13855,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.country.type,
-              parentSchema: schema27.properties.billingAddress.properties.country,
+              schema: schema30.properties.billingAddress.properties.country.type,
+              parentSchema: schema30.properties.billingAddress.properties.country,
               data: data8,
             };
             if (vErrors === null) {
@@ -10635,8 +13874,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema27.properties.billingAddress.type,
-          parentSchema: schema27.properties.billingAddress,
+          schema: schema30.properties.billingAddress.type,
+          parentSchema: schema30.properties.billingAddress,
           data: data2,
         };
         if (vErrors === null) {
@@ -10658,7 +13897,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema27.properties.customerData,
+            parentSchema: schema30.properties.customerData,
             data: data9,
           };
           if (vErrors === null) {
@@ -10703,8 +13942,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema27.properties.customerData.propertyNames.not,
-              parentSchema: schema27.properties.customerData.propertyNames,
+              schema: schema30.properties.customerData.propertyNames.not,
+              parentSchema: schema30.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -10733,7 +13972,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema27.properties.customerData.propertyNames,
+                parentSchema: schema30.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -10753,8 +13992,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema27.properties.customerData.propertyNames,
-              parentSchema: schema27.properties.customerData,
+              schema: schema30.properties.customerData.propertyNames,
+              parentSchema: schema30.properties.customerData,
               data: data9,
             };
             if (vErrors === null) {
@@ -10776,7 +14015,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema27.properties.customerData.additionalProperties,
+                parentSchema: schema30.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10794,7 +14033,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema27.properties.customerData.additionalProperties,
+                parentSchema: schema30.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10812,7 +14051,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.customerData.additionalProperties,
+                parentSchema: schema30.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10829,8 +14068,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.customerData.additionalProperties.type,
-              parentSchema: schema27.properties.customerData.additionalProperties,
+              schema: schema30.properties.customerData.additionalProperties.type,
+              parentSchema: schema30.properties.customerData.additionalProperties,
               data: data10,
             };
             if (vErrors === null) {
@@ -10848,8 +14087,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema27.properties.customerData.type,
-          parentSchema: schema27.properties.customerData,
+          schema: schema30.properties.customerData.type,
+          parentSchema: schema30.properties.customerData,
           data: data9,
         };
         if (vErrors === null) {
@@ -10869,8 +14108,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema27.properties.setAsDefault.type,
-          parentSchema: schema27.properties.setAsDefault,
+          schema: schema30.properties.setAsDefault.type,
+          parentSchema: schema30.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -10885,10 +14124,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
-          params: { allowedValues: schema27.properties.setAsDefault.enum },
+          params: { allowedValues: schema30.properties.setAsDefault.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema27.properties.setAsDefault.enum,
-          parentSchema: schema27.properties.setAsDefault,
+          schema: schema30.properties.setAsDefault.enum,
+          parentSchema: schema30.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -10906,8 +14145,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema27.type,
-      parentSchema: schema27,
+      schema: schema30.type,
+      parentSchema: schema30,
       data,
     };
     if (vErrors === null) {
@@ -10917,11 +14156,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate26.errors = vErrors;
+  validate29.errors = vErrors;
   return errors === 0;
 }
-export const s17 = validate27;
-const schema28 = {
+export const s20 = validate30;
+const schema31 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -10932,11 +14171,11 @@ const schema28 = {
     },
   },
 };
-const pattern51 = new RegExp(
+const pattern60 = new RegExp(
   '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   'u',
 );
-function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10949,7 +14188,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema28,
+          parentSchema: schema31,
           data,
         };
         if (vErrors === null) {
@@ -10963,7 +14202,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.replaceWith !== undefined) {
       let data0 = data.replaceWith;
       if (typeof data0 === 'string') {
-        if (!pattern51.test(data0)) {
+        if (!pattern60.test(data0)) {
           const err1 = {
             instancePath: instancePath + '/replaceWith',
             schemaPath: '#/properties/replaceWith/pattern',
@@ -10976,7 +14215,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$' +
               '"',
             schema: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
-            parentSchema: schema28.properties.replaceWith,
+            parentSchema: schema31.properties.replaceWith,
             data: data0,
           };
           if (vErrors === null) {
@@ -10993,8 +14232,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.replaceWith.type,
-          parentSchema: schema28.properties.replaceWith,
+          schema: schema31.properties.replaceWith.type,
+          parentSchema: schema31.properties.replaceWith,
           data: data0,
         };
         if (vErrors === null) {
@@ -11012,8 +14251,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema28.type,
-      parentSchema: schema28,
+      schema: schema31.type,
+      parentSchema: schema31,
       data,
     };
     if (vErrors === null) {
@@ -11023,11 +14262,11 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate27.errors = vErrors;
+  validate30.errors = vErrors;
   return errors === 0;
 }
-export const s18 = validate28;
-const schema29 = {
+export const s21 = validate31;
+const schema32 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -11060,7 +14299,7 @@ const schema29 = {
     allowPartial: { type: 'boolean' },
   },
 };
-function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11071,8 +14310,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema29.required,
-        parentSchema: schema29,
+        schema: schema32.required,
+        parentSchema: schema32,
         data,
       };
       if (vErrors === null) {
@@ -11089,8 +14328,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema29.required,
-        parentSchema: schema29,
+        schema: schema32.required,
+        parentSchema: schema32,
         data,
       };
       if (vErrors === null) {
@@ -11115,7 +14354,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema29,
+          parentSchema: schema32,
           data,
         };
         if (vErrors === null) {
@@ -11137,7 +14376,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema29.properties.profileId,
+            parentSchema: schema32.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11155,7 +14394,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema29.properties.profileId,
+            parentSchema: schema32.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11172,8 +14411,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.profileId.type,
-          parentSchema: schema29.properties.profileId,
+          schema: schema32.properties.profileId.type,
+          parentSchema: schema32.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -11195,7 +14434,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema29.properties.amount,
+            parentSchema: schema32.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -11213,7 +14452,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema29.properties.amount,
+            parentSchema: schema32.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -11231,7 +14470,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema29.properties.amount,
+            parentSchema: schema32.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -11248,8 +14487,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema29.properties.amount.type,
-          parentSchema: schema29.properties.amount,
+          schema: schema32.properties.amount.type,
+          parentSchema: schema32.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -11271,7 +14510,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema29.properties.orderId,
+            parentSchema: schema32.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -11289,7 +14528,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema29.properties.orderId,
+            parentSchema: schema32.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -11307,7 +14546,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema29.properties.orderId,
+            parentSchema: schema32.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -11324,8 +14563,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.orderId.type,
-          parentSchema: schema29.properties.orderId,
+          schema: schema32.properties.orderId.type,
+          parentSchema: schema32.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -11347,7 +14586,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema29.properties.idempotencyKey,
+            parentSchema: schema32.properties.idempotencyKey,
             data: data3,
           };
           if (vErrors === null) {
@@ -11364,8 +14603,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.idempotencyKey.type,
-          parentSchema: schema29.properties.idempotencyKey,
+          schema: schema32.properties.idempotencyKey.type,
+          parentSchema: schema32.properties.idempotencyKey,
           data: data3,
         };
         if (vErrors === null) {
@@ -11385,8 +14624,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema29.properties.allowPartial.type,
-          parentSchema: schema29.properties.allowPartial,
+          schema: schema32.properties.allowPartial.type,
+          parentSchema: schema32.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -11404,8 +14643,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema29.type,
-      parentSchema: schema29,
+      schema: schema32.type,
+      parentSchema: schema32,
       data,
     };
     if (vErrors === null) {
@@ -11415,11 +14654,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate28.errors = vErrors;
+  validate31.errors = vErrors;
   return errors === 0;
 }
-export const s19 = validate29;
-const schema30 = {
+export const s22 = validate32;
+const schema33 = {
   type: 'object',
   additionalProperties: false,
   required: ['amount'],
@@ -11438,7 +14677,7 @@ const schema30 = {
     },
   },
 };
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11449,8 +14688,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema30.required,
-        parentSchema: schema30,
+        schema: schema33.required,
+        parentSchema: schema33,
         data,
       };
       if (vErrors === null) {
@@ -11469,7 +14708,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema30,
+          parentSchema: schema33,
           data,
         };
         if (vErrors === null) {
@@ -11491,7 +14730,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema30.properties.amount,
+            parentSchema: schema33.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -11509,7 +14748,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema30.properties.amount,
+            parentSchema: schema33.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -11527,7 +14766,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema30.properties.amount,
+            parentSchema: schema33.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -11544,8 +14783,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema30.properties.amount.type,
-          parentSchema: schema30.properties.amount,
+          schema: schema33.properties.amount.type,
+          parentSchema: schema33.properties.amount,
           data: data0,
         };
         if (vErrors === null) {
@@ -11567,7 +14806,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema30.properties.idempotencyKey,
+            parentSchema: schema33.properties.idempotencyKey,
             data: data1,
           };
           if (vErrors === null) {
@@ -11584,8 +14823,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.idempotencyKey.type,
-          parentSchema: schema30.properties.idempotencyKey,
+          schema: schema33.properties.idempotencyKey.type,
+          parentSchema: schema33.properties.idempotencyKey,
           data: data1,
         };
         if (vErrors === null) {
@@ -11603,8 +14842,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema30.type,
-      parentSchema: schema30,
+      schema: schema33.type,
+      parentSchema: schema33,
       data,
     };
     if (vErrors === null) {
@@ -11614,11 +14853,11 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate32.errors = vErrors;
   return errors === 0;
 }
-export const s20 = validate30;
-const schema31 = {
+export const s23 = validate33;
+const schema34 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -11663,9 +14902,9 @@ const schema31 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern56 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
-const formats22 = require('ajv-formats/dist/formats').fullFormats['date-time'];
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern65 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+const formats30 = require('ajv-formats/dist/formats').fullFormats['date-time'];
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11684,7 +14923,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema31,
+          parentSchema: schema34,
           data,
         };
         if (vErrors === null) {
@@ -11704,8 +14943,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.type.type,
-          parentSchema: schema31.properties.type,
+          schema: schema34.properties.type.type,
+          parentSchema: schema34.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -11751,10 +14990,10 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/type',
           schemaPath: '#/properties/type/enum',
           keyword: 'enum',
-          params: { allowedValues: schema31.properties.type.enum },
+          params: { allowedValues: schema34.properties.type.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema31.properties.type.enum,
-          parentSchema: schema31.properties.type,
+          schema: schema34.properties.type.enum,
+          parentSchema: schema34.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -11776,7 +15015,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema31.properties.objectId,
+            parentSchema: schema34.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11794,7 +15033,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema31.properties.objectId,
+            parentSchema: schema34.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11804,7 +15043,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern56.test(data1)) {
+        if (!pattern65.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -11812,7 +15051,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9A-Za-z_-]+$' },
             message: 'must match pattern "' + '^[0-9A-Za-z_-]+$' + '"',
             schema: '^[0-9A-Za-z_-]+$',
-            parentSchema: schema31.properties.objectId,
+            parentSchema: schema34.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11829,8 +15068,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.objectId.type,
-          parentSchema: schema31.properties.objectId,
+          schema: schema34.properties.objectId.type,
+          parentSchema: schema34.properties.objectId,
           data: data1,
         };
         if (vErrors === null) {
@@ -11844,7 +15083,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.since !== undefined) {
       let data2 = data.since;
       if (typeof data2 === 'string') {
-        if (!formats22.validate(data2)) {
+        if (!formats30.validate(data2)) {
           const err7 = {
             instancePath: instancePath + '/since',
             schemaPath: '#/properties/since/format',
@@ -11852,7 +15091,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema31.properties.since,
+            parentSchema: schema34.properties.since,
             data: data2,
           };
           if (vErrors === null) {
@@ -11869,8 +15108,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.since.type,
-          parentSchema: schema31.properties.since,
+          schema: schema34.properties.since.type,
+          parentSchema: schema34.properties.since,
           data: data2,
         };
         if (vErrors === null) {
@@ -11892,7 +15131,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema31.properties.pageSize,
+            parentSchema: schema34.properties.pageSize,
             data: data3,
           };
           if (vErrors === null) {
@@ -11909,8 +15148,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.pageSize.type,
-          parentSchema: schema31.properties.pageSize,
+          schema: schema34.properties.pageSize.type,
+          parentSchema: schema34.properties.pageSize,
           data: data3,
         };
         if (vErrors === null) {
@@ -11932,7 +15171,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema31.properties.pageToken,
+            parentSchema: schema34.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -11950,7 +15189,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema31.properties.pageToken,
+            parentSchema: schema34.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -11967,8 +15206,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.pageToken.type,
-          parentSchema: schema31.properties.pageToken,
+          schema: schema34.properties.pageToken.type,
+          parentSchema: schema34.properties.pageToken,
           data: data4,
         };
         if (vErrors === null) {
@@ -11986,8 +15225,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema31.type,
-      parentSchema: schema31,
+      schema: schema34.type,
+      parentSchema: schema34,
       data,
     };
     if (vErrors === null) {
@@ -11997,11 +15236,11 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate30.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-export const s21 = validate31;
-const schema32 = {
+export const s24 = validate34;
+const schema35 = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
@@ -12034,12 +15273,12 @@ const schema32 = {
     },
   },
 };
-const pattern58 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern59 = new RegExp(
+const pattern67 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern68 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
   'u',
 );
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12050,8 +15289,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'url' },
         message: "must have required property '" + 'url' + "'",
-        schema: schema32.required,
-        parentSchema: schema32,
+        schema: schema35.required,
+        parentSchema: schema35,
         data,
       };
       if (vErrors === null) {
@@ -12070,7 +15309,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema32,
+          parentSchema: schema35,
           data,
         };
         if (vErrors === null) {
@@ -12092,7 +15331,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 2048 },
             message: 'must NOT have more than 2048 characters',
             schema: 2048,
-            parentSchema: schema32.properties.url,
+            parentSchema: schema35.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -12110,7 +15349,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema32.properties.url,
+            parentSchema: schema35.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -12120,7 +15359,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern58.test(data0)) {
+        if (!pattern67.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -12128,7 +15367,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
             message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
             schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema32.properties.url,
+            parentSchema: schema35.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -12145,8 +15384,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.url.type,
-          parentSchema: schema32.properties.url,
+          schema: schema35.properties.url.type,
+          parentSchema: schema35.properties.url,
           data: data0,
         };
         if (vErrors === null) {
@@ -12168,7 +15407,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 31 },
             message: 'must NOT have more than 31 items',
             schema: 31,
-            parentSchema: schema32.properties.enabledEvents,
+            parentSchema: schema35.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -12186,7 +15425,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema32.properties.enabledEvents,
+            parentSchema: schema35.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -12200,7 +15439,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern59.test(data2)) {
+            if (!pattern68.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -12215,7 +15454,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                   '"',
                 schema:
                   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema32.properties.enabledEvents.items,
+                parentSchema: schema35.properties.enabledEvents.items,
                 data: data2,
               };
               if (vErrors === null) {
@@ -12232,8 +15471,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema32.properties.enabledEvents.items.type,
-              parentSchema: schema32.properties.enabledEvents.items,
+              schema: schema35.properties.enabledEvents.items.type,
+              parentSchema: schema35.properties.enabledEvents.items,
               data: data2,
             };
             if (vErrors === null) {
@@ -12262,7 +15501,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { i: i1, j: j0 },
                 message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
                 schema: true,
-                parentSchema: schema32.properties.enabledEvents,
+                parentSchema: schema35.properties.enabledEvents,
                 data: data1,
               };
               if (vErrors === null) {
@@ -12283,8 +15522,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema32.properties.enabledEvents.type,
-          parentSchema: schema32.properties.enabledEvents,
+          schema: schema35.properties.enabledEvents.type,
+          parentSchema: schema35.properties.enabledEvents,
           data: data1,
         };
         if (vErrors === null) {
@@ -12306,7 +15545,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema32.properties.description,
+            parentSchema: schema35.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -12324,7 +15563,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema32.properties.description,
+            parentSchema: schema35.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -12342,7 +15581,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema32.properties.description,
+            parentSchema: schema35.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -12359,8 +15598,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.description.type,
-          parentSchema: schema32.properties.description,
+          schema: schema35.properties.description.type,
+          parentSchema: schema35.properties.description,
           data: data3,
         };
         if (vErrors === null) {
@@ -12378,8 +15617,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema32.type,
-      parentSchema: schema32,
+      schema: schema35.type,
+      parentSchema: schema35,
       data,
     };
     if (vErrors === null) {
@@ -12389,11 +15628,11 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate31.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
-export const s22 = validate32;
-const schema33 = {
+export const s25 = validate35;
+const schema36 = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -12427,7 +15666,7 @@ const schema33 = {
     status: { type: 'string', enum: ['enabled', 'disabled'] },
   },
 };
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12439,7 +15678,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 1 },
         message: 'must NOT have fewer than 1 properties',
         schema: 1,
-        parentSchema: schema33,
+        parentSchema: schema36,
         data,
       };
       if (vErrors === null) {
@@ -12458,7 +15697,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema33,
+          parentSchema: schema36,
           data,
         };
         if (vErrors === null) {
@@ -12480,7 +15719,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 2048 },
             message: 'must NOT have more than 2048 characters',
             schema: 2048,
-            parentSchema: schema33.properties.url,
+            parentSchema: schema36.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -12498,7 +15737,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema33.properties.url,
+            parentSchema: schema36.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -12508,7 +15747,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern58.test(data0)) {
+        if (!pattern67.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -12516,7 +15755,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
             message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
             schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema33.properties.url,
+            parentSchema: schema36.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -12533,8 +15772,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.url.type,
-          parentSchema: schema33.properties.url,
+          schema: schema36.properties.url.type,
+          parentSchema: schema36.properties.url,
           data: data0,
         };
         if (vErrors === null) {
@@ -12556,7 +15795,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 31 },
             message: 'must NOT have more than 31 items',
             schema: 31,
-            parentSchema: schema33.properties.enabledEvents,
+            parentSchema: schema36.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -12574,7 +15813,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema33.properties.enabledEvents,
+            parentSchema: schema36.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -12588,7 +15827,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern59.test(data2)) {
+            if (!pattern68.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -12603,7 +15842,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                   '"',
                 schema:
                   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema33.properties.enabledEvents.items,
+                parentSchema: schema36.properties.enabledEvents.items,
                 data: data2,
               };
               if (vErrors === null) {
@@ -12620,8 +15859,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema33.properties.enabledEvents.items.type,
-              parentSchema: schema33.properties.enabledEvents.items,
+              schema: schema36.properties.enabledEvents.items.type,
+              parentSchema: schema36.properties.enabledEvents.items,
               data: data2,
             };
             if (vErrors === null) {
@@ -12650,7 +15889,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { i: i1, j: j0 },
                 message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
                 schema: true,
-                parentSchema: schema33.properties.enabledEvents,
+                parentSchema: schema36.properties.enabledEvents,
                 data: data1,
               };
               if (vErrors === null) {
@@ -12671,8 +15910,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema33.properties.enabledEvents.type,
-          parentSchema: schema33.properties.enabledEvents,
+          schema: schema36.properties.enabledEvents.type,
+          parentSchema: schema36.properties.enabledEvents,
           data: data1,
         };
         if (vErrors === null) {
@@ -12694,7 +15933,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema33.properties.description,
+            parentSchema: schema36.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -12712,7 +15951,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema33.properties.description,
+            parentSchema: schema36.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -12730,7 +15969,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema33.properties.description,
+            parentSchema: schema36.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -12747,8 +15986,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.description.type,
-          parentSchema: schema33.properties.description,
+          schema: schema36.properties.description.type,
+          parentSchema: schema36.properties.description,
           data: data3,
         };
         if (vErrors === null) {
@@ -12768,8 +16007,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.status.type,
-          parentSchema: schema33.properties.status,
+          schema: schema36.properties.status.type,
+          parentSchema: schema36.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -12784,10 +16023,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema33.properties.status.enum },
+          params: { allowedValues: schema36.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema33.properties.status.enum,
-          parentSchema: schema33.properties.status,
+          schema: schema36.properties.status.enum,
+          parentSchema: schema36.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -12805,8 +16044,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema33.type,
-      parentSchema: schema33,
+      schema: schema36.type,
+      parentSchema: schema36,
       data,
     };
     if (vErrors === null) {
@@ -12816,11 +16055,11 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate35.errors = vErrors;
   return errors === 0;
 }
-export const s23 = validate33;
-const schema34 = {
+export const s26 = validate36;
+const schema37 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -12829,7 +16068,7 @@ const schema34 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12842,7 +16081,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema34,
+          parentSchema: schema37,
           data,
         };
         if (vErrors === null) {
@@ -12862,8 +16101,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.status.type,
-          parentSchema: schema34.properties.status,
+          schema: schema37.properties.status.type,
+          parentSchema: schema37.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -12878,10 +16117,10 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema34.properties.status.enum },
+          params: { allowedValues: schema37.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema34.properties.status.enum,
-          parentSchema: schema34.properties.status,
+          schema: schema37.properties.status.enum,
+          parentSchema: schema37.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -12903,7 +16142,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema34.properties.pageSize,
+            parentSchema: schema37.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -12920,8 +16159,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.pageSize.type,
-          parentSchema: schema34.properties.pageSize,
+          schema: schema37.properties.pageSize.type,
+          parentSchema: schema37.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -12943,7 +16182,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema34.properties.pageToken,
+            parentSchema: schema37.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12961,7 +16200,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema34.properties.pageToken,
+            parentSchema: schema37.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12979,7 +16218,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema34.properties.pageToken,
+            parentSchema: schema37.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12996,8 +16235,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.pageToken.type,
-          parentSchema: schema34.properties.pageToken,
+          schema: schema37.properties.pageToken.type,
+          parentSchema: schema37.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -13015,8 +16254,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema34.type,
-      parentSchema: schema34,
+      schema: schema37.type,
+      parentSchema: schema37,
       data,
     };
     if (vErrors === null) {
@@ -13026,17 +16265,17 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate36.errors = vErrors;
   return errors === 0;
 }
-export const s24 = validate34;
-const schema35 = {
+export const s27 = validate37;
+const schema38 = {
   type: 'object',
   additionalProperties: false,
   required: ['since'],
   properties: { since: { type: 'string', format: 'date-time' } },
 };
-function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13047,8 +16286,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'since' },
         message: "must have required property '" + 'since' + "'",
-        schema: schema35.required,
-        parentSchema: schema35,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -13067,7 +16306,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema35,
+          parentSchema: schema38,
           data,
         };
         if (vErrors === null) {
@@ -13081,7 +16320,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.since !== undefined) {
       let data0 = data.since;
       if (typeof data0 === 'string') {
-        if (!formats22.validate(data0)) {
+        if (!formats30.validate(data0)) {
           const err2 = {
             instancePath: instancePath + '/since',
             schemaPath: '#/properties/since/format',
@@ -13089,7 +16328,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema35.properties.since,
+            parentSchema: schema38.properties.since,
             data: data0,
           };
           if (vErrors === null) {
@@ -13106,8 +16345,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.since.type,
-          parentSchema: schema35.properties.since,
+          schema: schema38.properties.since.type,
+          parentSchema: schema38.properties.since,
           data: data0,
         };
         if (vErrors === null) {
@@ -13125,8 +16364,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema35.type,
-      parentSchema: schema35,
+      schema: schema38.type,
+      parentSchema: schema38,
       data,
     };
     if (vErrors === null) {
@@ -13136,18 +16375,18 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate34.errors = vErrors;
+  validate37.errors = vErrors;
   return errors === 0;
 }
-export const s25 = validate35;
-const schema36 = {
+export const s28 = validate38;
+const schema39 = {
   type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
   },
 };
-function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13158,8 +16397,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema36.required,
-        parentSchema: schema36,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -13178,8 +16417,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.accountType.type,
-          parentSchema: schema36.properties.accountType,
+          schema: schema39.properties.accountType.type,
+          parentSchema: schema39.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -13200,10 +16439,10 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema36.properties.accountType.enum },
+          params: { allowedValues: schema39.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema36.properties.accountType.enum,
-          parentSchema: schema36.properties.accountType,
+          schema: schema39.properties.accountType.enum,
+          parentSchema: schema39.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -13221,8 +16460,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema36.type,
-      parentSchema: schema36,
+      schema: schema39.type,
+      parentSchema: schema39,
       data,
     };
     if (vErrors === null) {
@@ -13232,11 +16471,11 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate35.errors = vErrors;
+  validate38.errors = vErrors;
   return errors === 0;
 }
-export const s26 = validate36;
-const schema37 = {
+export const s29 = validate39;
+const schema40 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -13320,7 +16559,7 @@ const schema37 = {
     },
   },
 };
-function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13331,8 +16570,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema37.required,
-        parentSchema: schema37,
+        schema: schema40.required,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -13349,8 +16588,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema37.required,
-        parentSchema: schema37,
+        schema: schema40.required,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -13361,7 +16600,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema37.properties, key0)) {
+      if (!func2.call(schema40.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -13369,7 +16608,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema37,
+          parentSchema: schema40,
           data,
         };
         if (vErrors === null) {
@@ -13391,7 +16630,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema37.properties.profileId,
+            parentSchema: schema40.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -13409,7 +16648,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema37.properties.profileId,
+            parentSchema: schema40.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -13426,8 +16665,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.profileId.type,
-          parentSchema: schema37.properties.profileId,
+          schema: schema40.properties.profileId.type,
+          parentSchema: schema40.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -13449,7 +16688,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema37.properties.amount,
+            parentSchema: schema40.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13467,7 +16706,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema37.properties.amount,
+            parentSchema: schema40.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13485,7 +16724,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema37.properties.amount,
+            parentSchema: schema40.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13502,8 +16741,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema37.properties.amount.type,
-          parentSchema: schema37.properties.amount,
+          schema: schema40.properties.amount.type,
+          parentSchema: schema40.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -13525,7 +16764,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema37.properties.orderId,
+            parentSchema: schema40.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -13543,7 +16782,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema37.properties.orderId,
+            parentSchema: schema40.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -13561,7 +16800,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema37.properties.orderId,
+            parentSchema: schema40.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -13578,8 +16817,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.orderId.type,
-          parentSchema: schema37.properties.orderId,
+          schema: schema40.properties.orderId.type,
+          parentSchema: schema40.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -13599,8 +16838,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema37.properties.recurring.type,
-          parentSchema: schema37.properties.recurring,
+          schema: schema40.properties.recurring.type,
+          parentSchema: schema40.properties.recurring,
           data: data3,
         };
         if (vErrors === null) {
@@ -13620,8 +16859,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema37.properties.allowPartial.type,
-          parentSchema: schema37.properties.allowPartial,
+          schema: schema40.properties.allowPartial.type,
+          parentSchema: schema40.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -13641,8 +16880,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema37.properties.sendEmailReceipt.type,
-          parentSchema: schema37.properties.sendEmailReceipt,
+          schema: schema40.properties.sendEmailReceipt.type,
+          parentSchema: schema40.properties.sendEmailReceipt,
           data: data5,
         };
         if (vErrors === null) {
@@ -13662,8 +16901,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema37.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema37.properties.sendPaymentScheduledNotification,
+          schema: schema40.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema40.properties.sendPaymentScheduledNotification,
           data: data6,
         };
         if (vErrors === null) {
@@ -13683,8 +16922,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema37.properties.sendDeclineNotification.type,
-          parentSchema: schema37.properties.sendDeclineNotification,
+          schema: schema40.properties.sendDeclineNotification.type,
+          parentSchema: schema40.properties.sendDeclineNotification,
           data: data7,
         };
         if (vErrors === null) {
@@ -13706,7 +16945,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema37.properties.customAttributes,
+            parentSchema: schema40.properties.customAttributes,
             data: data8,
           };
           if (vErrors === null) {
@@ -13751,8 +16990,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema37.properties.customAttributes.propertyNames.not,
-              parentSchema: schema37.properties.customAttributes.propertyNames,
+              schema: schema40.properties.customAttributes.propertyNames.not,
+              parentSchema: schema40.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -13781,7 +17020,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema37.properties.customAttributes.propertyNames,
+                parentSchema: schema40.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -13801,8 +17040,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema37.properties.customAttributes.propertyNames,
-              parentSchema: schema37.properties.customAttributes,
+              schema: schema40.properties.customAttributes.propertyNames,
+              parentSchema: schema40.properties.customAttributes,
               data: data8,
             };
             if (vErrors === null) {
@@ -13828,7 +17067,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -13847,7 +17086,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -13865,8 +17104,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema37.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema40.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[0],
               data: data9,
             };
             if (vErrors === null) {
@@ -13890,7 +17129,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -13909,7 +17148,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -13928,7 +17167,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -13946,8 +17185,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema37.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema40.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data9,
               };
               if (vErrors === null) {
@@ -13969,8 +17208,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema37.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema40.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -13992,8 +17231,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema37.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema37.properties.customAttributes.additionalProperties,
+              schema: schema40.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema40.properties.customAttributes.additionalProperties,
               data: data9,
             };
             if (vErrors === null) {
@@ -14020,8 +17259,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema37.properties.customAttributes.type,
-          parentSchema: schema37.properties.customAttributes,
+          schema: schema40.properties.customAttributes.type,
+          parentSchema: schema40.properties.customAttributes,
           data: data8,
         };
         if (vErrors === null) {
@@ -14043,7 +17282,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema37.properties.fees,
+            parentSchema: schema40.properties.fees,
             data: data10,
           };
           if (vErrors === null) {
@@ -14064,8 +17303,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema37.properties.fees.items.required,
-                parentSchema: schema37.properties.fees.items,
+                schema: schema40.properties.fees.items.required,
+                parentSchema: schema40.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -14082,8 +17321,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema37.properties.fees.items.required,
-                parentSchema: schema37.properties.fees.items,
+                schema: schema40.properties.fees.items.required,
+                parentSchema: schema40.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -14102,7 +17341,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema37.properties.fees.items,
+                  parentSchema: schema40.properties.fees.items,
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -14124,7 +17363,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema37.properties.fees.items.properties.name,
+                    parentSchema: schema40.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -14142,7 +17381,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema37.properties.fees.items.properties.name,
+                    parentSchema: schema40.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -14160,7 +17399,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema37.properties.fees.items.properties.name,
+                    parentSchema: schema40.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -14177,8 +17416,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema37.properties.fees.items.properties.name.type,
-                  parentSchema: schema37.properties.fees.items.properties.name,
+                  schema: schema40.properties.fees.items.properties.name.type,
+                  parentSchema: schema40.properties.fees.items.properties.name,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -14200,7 +17439,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema37.properties.fees.items.properties.amount,
+                    parentSchema: schema40.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -14218,7 +17457,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema37.properties.fees.items.properties.amount,
+                    parentSchema: schema40.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -14236,7 +17475,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema37.properties.fees.items.properties.amount,
+                    parentSchema: schema40.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -14253,8 +17492,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema37.properties.fees.items.properties.amount.type,
-                  parentSchema: schema37.properties.fees.items.properties.amount,
+                  schema: schema40.properties.fees.items.properties.amount.type,
+                  parentSchema: schema40.properties.fees.items.properties.amount,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -14272,8 +17511,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema37.properties.fees.items.type,
-              parentSchema: schema37.properties.fees.items,
+              schema: schema40.properties.fees.items.type,
+              parentSchema: schema40.properties.fees.items,
               data: data11,
             };
             if (vErrors === null) {
@@ -14291,8 +17530,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema37.properties.fees.type,
-          parentSchema: schema37.properties.fees,
+          schema: schema40.properties.fees.type,
+          parentSchema: schema40.properties.fees,
           data: data10,
         };
         if (vErrors === null) {
@@ -14310,8 +17549,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema37.type,
-      parentSchema: schema37,
+      schema: schema40.type,
+      parentSchema: schema40,
       data,
     };
     if (vErrors === null) {
@@ -14321,11 +17560,11 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate36.errors = vErrors;
+  validate39.errors = vErrors;
   return errors === 0;
 }
-export const s27 = validate37;
-const schema38 = {
+export const s30 = validate40;
+const schema41 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -14340,7 +17579,7 @@ const schema38 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14351,8 +17590,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -14369,8 +17608,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -14389,7 +17628,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema38,
+          parentSchema: schema41,
           data,
         };
         if (vErrors === null) {
@@ -14411,7 +17650,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema38.properties.name,
+            parentSchema: schema41.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -14429,7 +17668,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.name,
+            parentSchema: schema41.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -14447,7 +17686,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.name,
+            parentSchema: schema41.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -14464,8 +17703,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.name.type,
-          parentSchema: schema38.properties.name,
+          schema: schema41.properties.name.type,
+          parentSchema: schema41.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -14487,7 +17726,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema38.properties.amount,
+            parentSchema: schema41.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -14505,7 +17744,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema38.properties.amount,
+            parentSchema: schema41.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -14523,7 +17762,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema38.properties.amount,
+            parentSchema: schema41.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -14540,8 +17779,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema38.properties.amount.type,
-          parentSchema: schema38.properties.amount,
+          schema: schema41.properties.amount.type,
+          parentSchema: schema41.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -14559,8 +17798,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema38.type,
-      parentSchema: schema38,
+      schema: schema41.type,
+      parentSchema: schema41,
       data,
     };
     if (vErrors === null) {
@@ -14570,11 +17809,11 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate37.errors = vErrors;
+  validate40.errors = vErrors;
   return errors === 0;
 }
-export const s28 = validate38;
-const schema39 = {
+export const s31 = validate41;
+const schema42 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -14607,7 +17846,7 @@ const schema39 = {
       'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
-function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14619,7 +17858,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema39,
+        parentSchema: schema42,
         data,
       };
       if (vErrors === null) {
@@ -14664,8 +17903,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema39.propertyNames.not,
-          parentSchema: schema39.propertyNames,
+          schema: schema42.propertyNames.not,
+          parentSchema: schema42.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -14694,7 +17933,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema39.propertyNames,
+            parentSchema: schema42.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -14714,8 +17953,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema39.propertyNames,
-          parentSchema: schema39,
+          schema: schema42.propertyNames,
+          parentSchema: schema42,
           data,
         };
         if (vErrors === null) {
@@ -14740,7 +17979,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema39.additionalProperties.anyOf[0],
+            parentSchema: schema42.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -14758,7 +17997,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema39.additionalProperties.anyOf[0],
+            parentSchema: schema42.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -14775,8 +18014,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.additionalProperties.anyOf[0].type,
-          parentSchema: schema39.additionalProperties.anyOf[0],
+          schema: schema42.additionalProperties.anyOf[0].type,
+          parentSchema: schema42.additionalProperties.anyOf[0],
           data: data0,
         };
         if (vErrors === null) {
@@ -14799,7 +18038,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '<=', limit: 1000000000000000 },
               message: 'must be <= 1000000000000000',
               schema: 1000000000000000,
-              parentSchema: schema39.additionalProperties.anyOf[1],
+              parentSchema: schema42.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14817,7 +18056,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '>=', limit: -1000000000000000 },
               message: 'must be >= -1000000000000000',
               schema: -1000000000000000,
-              parentSchema: schema39.additionalProperties.anyOf[1],
+              parentSchema: schema42.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14835,7 +18074,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               params: {},
               message: 'must pass "maxDecimals" keyword validation',
               schema: 6,
-              parentSchema: schema39.additionalProperties.anyOf[1],
+              parentSchema: schema42.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14852,8 +18091,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'type',
             params: { type: 'number' },
             message: 'must be number',
-            schema: schema39.additionalProperties.anyOf[1].type,
-            parentSchema: schema39.additionalProperties.anyOf[1],
+            schema: schema42.additionalProperties.anyOf[1].type,
+            parentSchema: schema42.additionalProperties.anyOf[1],
             data: data0,
           };
           if (vErrors === null) {
@@ -14874,8 +18113,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema39.additionalProperties.anyOf[2].type,
-              parentSchema: schema39.additionalProperties.anyOf[2],
+              schema: schema42.additionalProperties.anyOf[2].type,
+              parentSchema: schema42.additionalProperties.anyOf[2],
               data: data0,
             };
             if (vErrors === null) {
@@ -14896,8 +18135,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'anyOf',
           params: {},
           message: 'must match a schema in anyOf',
-          schema: schema39.additionalProperties.anyOf,
-          parentSchema: schema39.additionalProperties,
+          schema: schema42.additionalProperties.anyOf,
+          parentSchema: schema42.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -14924,8 +18163,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema39.type,
-      parentSchema: schema39,
+      schema: schema42.type,
+      parentSchema: schema42,
       data,
     };
     if (vErrors === null) {
@@ -14935,11 +18174,11 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate38.errors = vErrors;
+  validate41.errors = vErrors;
   return errors === 0;
 }
-export const s29 = validate39;
-const schema40 = {
+export const s32 = validate42;
+const schema43 = {
   type: 'object',
   additionalProperties: false,
   required: ['line1', 'city', 'state', 'postalCode', 'country'],
@@ -14986,7 +18225,7 @@ const schema40 = {
     },
   },
 };
-function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14997,8 +18236,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'line1' },
         message: "must have required property '" + 'line1' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema43.required,
+        parentSchema: schema43,
         data,
       };
       if (vErrors === null) {
@@ -15015,8 +18254,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'city' },
         message: "must have required property '" + 'city' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema43.required,
+        parentSchema: schema43,
         data,
       };
       if (vErrors === null) {
@@ -15033,8 +18272,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'state' },
         message: "must have required property '" + 'state' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema43.required,
+        parentSchema: schema43,
         data,
       };
       if (vErrors === null) {
@@ -15051,8 +18290,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'postalCode' },
         message: "must have required property '" + 'postalCode' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema43.required,
+        parentSchema: schema43,
         data,
       };
       if (vErrors === null) {
@@ -15069,8 +18308,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'country' },
         message: "must have required property '" + 'country' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema43.required,
+        parentSchema: schema43,
         data,
       };
       if (vErrors === null) {
@@ -15096,7 +18335,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema40,
+          parentSchema: schema43,
           data,
         };
         if (vErrors === null) {
@@ -15118,7 +18357,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema40.properties.line1,
+            parentSchema: schema43.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -15136,7 +18375,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema40.properties.line1,
+            parentSchema: schema43.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -15154,7 +18393,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.line1,
+            parentSchema: schema43.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -15171,8 +18410,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.line1.type,
-          parentSchema: schema40.properties.line1,
+          schema: schema43.properties.line1.type,
+          parentSchema: schema43.properties.line1,
           data: data0,
         };
         if (vErrors === null) {
@@ -15194,7 +18433,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema40.properties.line2,
+            parentSchema: schema43.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -15212,7 +18451,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema40.properties.line2,
+            parentSchema: schema43.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -15230,7 +18469,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.line2,
+            parentSchema: schema43.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -15247,8 +18486,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.line2.type,
-          parentSchema: schema40.properties.line2,
+          schema: schema43.properties.line2.type,
+          parentSchema: schema43.properties.line2,
           data: data1,
         };
         if (vErrors === null) {
@@ -15270,7 +18509,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 60 },
             message: 'must NOT have more than 60 characters',
             schema: 60,
-            parentSchema: schema40.properties.city,
+            parentSchema: schema43.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -15288,7 +18527,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema40.properties.city,
+            parentSchema: schema43.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -15306,7 +18545,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.city,
+            parentSchema: schema43.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -15323,8 +18562,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.city.type,
-          parentSchema: schema40.properties.city,
+          schema: schema43.properties.city.type,
+          parentSchema: schema43.properties.city,
           data: data2,
         };
         if (vErrors === null) {
@@ -15346,7 +18585,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema40.properties.state,
+            parentSchema: schema43.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -15364,7 +18603,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema40.properties.state,
+            parentSchema: schema43.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -15382,7 +18621,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.state,
+            parentSchema: schema43.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -15399,8 +18638,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.state.type,
-          parentSchema: schema40.properties.state,
+          schema: schema43.properties.state.type,
+          parentSchema: schema43.properties.state,
           data: data3,
         };
         if (vErrors === null) {
@@ -15422,7 +18661,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 characters',
             schema: 20,
-            parentSchema: schema40.properties.postalCode,
+            parentSchema: schema43.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -15440,7 +18679,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema40.properties.postalCode,
+            parentSchema: schema43.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -15458,7 +18697,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.postalCode,
+            parentSchema: schema43.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -15475,8 +18714,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.postalCode.type,
-          parentSchema: schema40.properties.postalCode,
+          schema: schema43.properties.postalCode.type,
+          parentSchema: schema43.properties.postalCode,
           data: data4,
         };
         if (vErrors === null) {
@@ -15490,7 +18729,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.country !== undefined) {
       let data5 = data.country;
       if (typeof data5 === 'string') {
-        if (!pattern31.test(data5)) {
+        if (!pattern40.test(data5)) {
           const err26 = {
             instancePath: instancePath + '/country',
             schemaPath: '#/properties/country/pattern',
@@ -15498,7 +18737,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Z]{2}$' },
             message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
             schema: '^[A-Z]{2}$',
-            parentSchema: schema40.properties.country,
+            parentSchema: schema43.properties.country,
             data: data5,
           };
           if (vErrors === null) {
@@ -15515,8 +18754,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.country.type,
-          parentSchema: schema40.properties.country,
+          schema: schema43.properties.country.type,
+          parentSchema: schema43.properties.country,
           data: data5,
         };
         if (vErrors === null) {
@@ -15534,8 +18773,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema40.type,
-      parentSchema: schema40,
+      schema: schema43.type,
+      parentSchema: schema43,
       data,
     };
     if (vErrors === null) {
@@ -15545,11 +18784,11 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate39.errors = vErrors;
+  validate42.errors = vErrors;
   return errors === 0;
 }
-export const s30 = validate40;
-const schema41 = {
+export const s33 = validate43;
+const schema44 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -15580,7 +18819,7 @@ const schema41 = {
     description: 'must not contain control characters',
   },
 };
-function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15592,7 +18831,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema41,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -15637,8 +18876,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema41.propertyNames.not,
-          parentSchema: schema41.propertyNames,
+          schema: schema44.propertyNames.not,
+          parentSchema: schema44.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -15667,7 +18906,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema41.propertyNames,
+            parentSchema: schema44.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -15687,8 +18926,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema41.propertyNames,
-          parentSchema: schema41,
+          schema: schema44.propertyNames,
+          parentSchema: schema44,
           data,
         };
         if (vErrors === null) {
@@ -15710,7 +18949,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema41.additionalProperties,
+            parentSchema: schema44.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -15728,7 +18967,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema41.additionalProperties,
+            parentSchema: schema44.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -15746,7 +18985,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema41.additionalProperties,
+            parentSchema: schema44.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -15763,8 +19002,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema41.additionalProperties.type,
-          parentSchema: schema41.additionalProperties,
+          schema: schema44.additionalProperties.type,
+          parentSchema: schema44.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -15782,8 +19021,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema41.type,
-      parentSchema: schema41,
+      schema: schema44.type,
+      parentSchema: schema44,
       data,
     };
     if (vErrors === null) {
@@ -15793,7 +19032,200 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate40.errors = vErrors;
+  validate43.errors = vErrors;
+  return errors === 0;
+}
+export const s34 = validate44;
+const schema45 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['maxRetries'],
+  description:
+    "How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits.",
+  properties: {
+    maxRetries: { type: 'integer', minimum: 0, maximum: 4, description: 'must be an integer 0-4' },
+    intervalHours: { type: 'integer', minimum: 24, maximum: 240, description: 'must be an integer 24-240' },
+  },
+};
+function validate44(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.maxRetries === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'maxRetries' },
+        message: "must have required property '" + 'maxRetries' + "'",
+        schema: schema45.required,
+        parentSchema: schema45,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'maxRetries' || key0 === 'intervalHours')) {
+        const err1 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema45,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.maxRetries !== undefined) {
+      let data0 = data.maxRetries;
+      if (!(typeof data0 == 'number' && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err2 = {
+          instancePath: instancePath + '/maxRetries',
+          schemaPath: '#/properties/maxRetries/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema45.properties.maxRetries.type,
+          parentSchema: schema45.properties.maxRetries,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+      if (typeof data0 == 'number' && isFinite(data0)) {
+        if (data0 > 4 || isNaN(data0)) {
+          const err3 = {
+            instancePath: instancePath + '/maxRetries',
+            schemaPath: '#/properties/maxRetries/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 4 },
+            message: 'must be <= 4',
+            schema: 4,
+            parentSchema: schema45.properties.maxRetries,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0 < 0 || isNaN(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/maxRetries',
+            schemaPath: '#/properties/maxRetries/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 0 },
+            message: 'must be >= 0',
+            schema: 0,
+            parentSchema: schema45.properties.maxRetries,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.intervalHours !== undefined) {
+      let data1 = data.intervalHours;
+      if (!(typeof data1 == 'number' && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+        const err5 = {
+          instancePath: instancePath + '/intervalHours',
+          schemaPath: '#/properties/intervalHours/type',
+          keyword: 'type',
+          params: { type: 'integer' },
+          message: 'must be integer',
+          schema: schema45.properties.intervalHours.type,
+          parentSchema: schema45.properties.intervalHours,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+      if (typeof data1 == 'number' && isFinite(data1)) {
+        if (data1 > 240 || isNaN(data1)) {
+          const err6 = {
+            instancePath: instancePath + '/intervalHours',
+            schemaPath: '#/properties/intervalHours/maximum',
+            keyword: 'maximum',
+            params: { comparison: '<=', limit: 240 },
+            message: 'must be <= 240',
+            schema: 240,
+            parentSchema: schema45.properties.intervalHours,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (data1 < 24 || isNaN(data1)) {
+          const err7 = {
+            instancePath: instancePath + '/intervalHours',
+            schemaPath: '#/properties/intervalHours/minimum',
+            keyword: 'minimum',
+            params: { comparison: '>=', limit: 24 },
+            message: 'must be >= 24',
+            schema: 24,
+            parentSchema: schema45.properties.intervalHours,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      }
+    }
+  } else {
+    const err8 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema45.type,
+      parentSchema: schema45,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err8];
+    } else {
+      vErrors.push(err8);
+    }
+    errors++;
+  }
+  validate44.errors = vErrors;
   return errors === 0;
 }
 
@@ -15868,9 +19300,27 @@ export const DeletePaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.Delet
   undefined,
   s0,
 );
+export const ListSeries = /* @__PURE__ */ routeCheck<typeof routes.ListSeries>('ListSeries', undefined, s7);
+export const CreateSeries = /* @__PURE__ */ routeCheck<typeof routes.CreateSeries>(
+  'CreateSeries',
+  { optional: false, validate: s8 },
+  s0,
+  { scope: 'series', operation: 'CreateSeries', bodyKey: true },
+);
+export const GetSeries = /* @__PURE__ */ routeCheck<typeof routes.GetSeries>('GetSeries', undefined, s0);
+export const UpdateSeries = /* @__PURE__ */ routeCheck<typeof routes.UpdateSeries>(
+  'UpdateSeries',
+  { optional: false, validate: s9 },
+  s0,
+);
+export const DeleteSeries = /* @__PURE__ */ routeCheck<typeof routes.DeleteSeries>(
+  'DeleteSeries',
+  undefined,
+  s0,
+);
 export const VoidOrRefundGroup = /* @__PURE__ */ routeCheck<typeof routes.VoidOrRefundGroup>(
   'VoidOrRefundGroup',
-  { optional: true, validate: s7 },
+  { optional: true, validate: s10 },
   s0,
   { scope: 'request', operation: 'VoidOrRefundGroup', bodyKey: false },
 );
@@ -15888,7 +19338,7 @@ export const RetryMerchant = /* @__PURE__ */ routeCheck<typeof routes.RetryMerch
 );
 export const ProcessMerchant = /* @__PURE__ */ routeCheck<typeof routes.ProcessMerchant>(
   'ProcessMerchant',
-  { optional: true, validate: s8 },
+  { optional: true, validate: s11 },
   s0,
   { scope: 'request', operation: 'ProcessMerchant', bodyKey: false },
 );
@@ -15904,29 +19354,29 @@ export const GetMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.GetM
 );
 export const UpdateMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.UpdateMerchantSettings>(
   'UpdateMerchantSettings',
-  { optional: false, validate: s9 },
+  { optional: false, validate: s12 },
   s0,
 );
 export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>(
   'CreatePayor',
-  { optional: false, validate: s10 },
+  { optional: false, validate: s13 },
   s0,
   { scope: 'request', operation: 'CreatePayor', bodyKey: false },
 );
 export const SearchPayors = /* @__PURE__ */ routeCheck<typeof routes.SearchPayors>(
   'SearchPayors',
   undefined,
-  s13,
+  s16,
 );
 export const BulkSearchPayors = /* @__PURE__ */ routeCheck<typeof routes.BulkSearchPayors>(
   'BulkSearchPayors',
-  { optional: false, validate: s14 },
+  { optional: false, validate: s17 },
   s0,
 );
 export const GetPayor = /* @__PURE__ */ routeCheck<typeof routes.GetPayor>('GetPayor', undefined, s0);
 export const UpdatePayor = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayor>(
   'UpdatePayor',
-  { optional: false, validate: s15 },
+  { optional: false, validate: s18 },
   s0,
 );
 export const DeletePayor = /* @__PURE__ */ routeCheck<typeof routes.DeletePayor>(
@@ -15948,17 +19398,17 @@ export const AddMethod = /* @__PURE__ */ routeCheck<typeof routes.AddMethod>(
 export const GetMethod = /* @__PURE__ */ routeCheck<typeof routes.GetMethod>('GetMethod', undefined, s0);
 export const UpdateMethod = /* @__PURE__ */ routeCheck<typeof routes.UpdateMethod>(
   'UpdateMethod',
-  { optional: false, validate: s16 },
+  { optional: false, validate: s19 },
   s0,
 );
 export const DeleteMethod = /* @__PURE__ */ routeCheck<typeof routes.DeleteMethod>(
   'DeleteMethod',
   undefined,
-  s17,
+  s20,
 );
 export const CreateSale = /* @__PURE__ */ routeCheck<typeof routes.CreateSale>(
   'CreateSale',
-  { optional: false, validate: s18 },
+  { optional: false, validate: s21 },
   s0,
   { scope: 'sale', operation: 'CreateSale', bodyKey: true },
 );
@@ -15975,15 +19425,15 @@ export const VoidTransaction = /* @__PURE__ */ routeCheck<typeof routes.VoidTran
 );
 export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.RefundTransaction>(
   'RefundTransaction',
-  { optional: false, validate: s19 },
+  { optional: false, validate: s22 },
   s0,
   { scope: 'refund:{TransactionID}', operation: 'RefundTransaction', bodyKey: true },
 );
-export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s20);
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s23);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
   'CreateWebhookEndpoint',
-  { optional: false, validate: s21 },
+  { optional: false, validate: s24 },
   s0,
   { scope: 'request', operation: 'CreateWebhookEndpoint', bodyKey: false },
 );
@@ -15999,7 +19449,7 @@ export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWe
 );
 export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
   'UpdateWebhookEndpoint',
-  { optional: false, validate: s22 },
+  { optional: false, validate: s25 },
   s0,
 );
 export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
@@ -16016,16 +19466,16 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
   undefined,
-  s23,
+  s26,
 );
 export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
   'ReplayWebhookEvents',
-  { optional: false, validate: s24 },
+  { optional: false, validate: s27 },
   s0,
   { scope: 'request', operation: 'ReplayWebhookEvents', bodyKey: false },
 );
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s25;
-export const validateCardMethod: CompiledValidate = s11;
-export const validateCheckingMethod: CompiledValidate = s12;
+export const validateAccountType: CompiledValidate = s28;
+export const validateCardMethod: CompiledValidate = s14;
+export const validateCheckingMethod: CompiledValidate = s15;

@@ -1,7 +1,9 @@
 /**
  * The hourly scheduler (EventBridge rule, or `POST /__local/events/hourly` locally). It goes by
  * the event's `time`, never the wall clock: it starts every pending group of that hour's slot
- * and of earlier slots a missed tick left behind (one Query per shard of the sparse due index).
+ * and of earlier slots a missed tick left behind (one Query per shard of the sparse due index),
+ * then creates the groups of series occurrences due before the next tick (core/series.ts: a daily
+ * job that did not run is caught up within the hour).
  * The due index is eventually consistent: each claim also requires the slot the tick saw, so a
  * group rescheduled in between is not processed at its old slot.
  *
@@ -24,6 +26,8 @@ import {
   superviseProcessing,
   type StartOutcome,
 } from '#core/processing';
+import { TICK_SERIES_BUDGET_SECONDS } from '#contract/series';
+import { createDueOccurrences, type CreationReport } from '#core/series';
 import { startDueRetryRounds } from '#core/retry-rounds';
 import { currentSlot } from '#domain/groups';
 import { stuckGroupsMetricLine } from '#domain/processing';
@@ -40,6 +44,8 @@ export interface TickResult {
   resumed: StartOutcome[];
   /** Groups processing longer than an execution may run. */
   stuck: number;
+  /** Series occurrences whose groups fall due before the next tick, created (a missed daily job caught up). */
+  series: CreationReport;
 }
 
 const olderThan = (at: string | undefined, ms: number, now: Date) =>
@@ -72,6 +78,13 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
       }
     })
   ).filter((o): o is StartOutcome => o !== undefined);
+  // The series' occurrences due before the next tick: a daily job that did not run is caught up
+  // here (after the starts, which are this hour's own work). A group of this hour made here is
+  // started by the due sweep within a minute.
+  const series = await createDueOccurrences({
+    horizon: new Date(time.getTime() + 3_600_000),
+    deadline: Date.now() + TICK_SERIES_BUDGET_SECONDS * 1000,
+  });
   // One EMF line: CloudWatch turns it into the metric the stuck-groups alarm watches.
   process.stdout.write(`${stuckGroupsMetricLine(stuck, config().stage, now)}\n`);
   if (stuck > 0) logger.error('groups processing longer than an execution may run', { stuck });
@@ -82,5 +95,5 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
     retries: retries.length,
     resumed: resumed.length,
   });
-  return { slot, started, retries, resumed, stuck };
+  return { slot, started, retries, resumed, stuck, series };
 });

@@ -54,6 +54,12 @@ export class PaymentNotFoundError extends NotFoundError {
   }
 }
 
+export class SeriesNotFoundError extends NotFoundError {
+  constructor(seriesId: string) {
+    super(`series ${seriesId} not found`);
+  }
+}
+
 export class ConflictError extends ServiceError {
   readonly status = 409;
 }

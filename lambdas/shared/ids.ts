@@ -12,6 +12,15 @@ const PAYMENT_TRANSACTION_NAMESPACE = '6b1c9b1e-5a51-4f3e-9c55-3f1f4a7e2d10';
 /** A scheduled payment's sale id, derived from the payment: a retried charge finds its record. */
 export const transactionIdOf = (paymentId: string): string => v5(paymentId, PAYMENT_TRANSACTION_NAMESPACE);
 
+/** Namespace of the groups of series' occurrences (UUIDv5 of `<seriesId>#<occurrence>`). */
+const SERIES_OCCURRENCE_NAMESPACE = '2d0b7c4e-9f1a-4b6e-8a3d-7c5e1f0a9b24';
+
+/**
+ * The group of a series' occurrence, derived from both: however often or concurrently the
+ * creation job runs, the occurrence's group can be written only once.
+ */
+export const occurrenceGroupId = (seriesId: string, occurrence: number): string =>
+  v5(`${seriesId}#${occurrence}`, SERIES_OCCURRENCE_NAMESPACE);
 /**
  * The sale id of a scheduled payment's attempt: the first is `transactionIdOf(paymentId)` (as it
  * always was), a retry's is derived from the payment and its number, so each attempt is its own

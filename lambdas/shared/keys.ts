@@ -72,6 +72,22 @@ export const keys = {
     pk: `DUP#${merchantId}#${methodId}#${amountCents}`,
     sk: orderId === undefined ? 'DUP' : `DUP#ORDER#${orderId}`,
   }),
+  /** A series; its payments are items of its partition (`seriesPayment`), in their order. */
+  series: (seriesId: string) => ({ pk: `SERIES#${seriesId}`, sk: 'SERIES' }),
+  seriesPayment: (seriesId: string, index: number) => ({
+    pk: `SERIES#${seriesId}`,
+    sk: `PAYMENT#${String(index).padStart(5, '0')}`,
+  }),
+  /** GSI1: a merchant's series by creation (`<dateCreated>#<seriesId>`). */
+  merchantSeries: (merchantId: string) => `SERIESLIST#${merchantId}`,
+  merchantSeriesSort: (dateCreated: string, seriesId: string) => `${dateCreated}#${seriesId}`,
+  /**
+   * GSI2 (sparse): a series while the creation job has work for it, sorted by when (`<dueAt>#<id>`:
+   * its next occurrence's creation time, or an unfinished cancel), so that the job reads what is
+   * due with one Query.
+   */
+  seriesDuePartition: 'SERIESDUE',
+  seriesDueSort: (dueAt: string, seriesId: string) => `${dueAt}#${seriesId}`,
   /**
    * A card's or bank account's history at a merchant (`cardKey`: its fingerprint, or
    * `method:<id>`): one item per attempt, sorted by when it began, which the retry limits count

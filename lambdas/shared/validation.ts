@@ -61,6 +61,7 @@ export function describe(error: ErrorObject, root: string): string {
     }
     case 'format':
       return `${field()} must be a valid ${String(params.format) === 'date' ? 'date (yyyy-MM-dd)' : String(params.format)}`;
+    case 'ianaTimeZone':
     case 'pattern': {
       const description = (error.parentSchema as { description?: string } | undefined)?.description;
       return `${field()} ${description ?? 'has an invalid format'}`;

@@ -20,7 +20,9 @@ import {
   type Payment,
   type VoidOrRefundSummary,
 } from '#domain/groups';
+import type { SeriesWrite } from '#domain/series';
 import { CREATING, createWrittenAhead, discardCreate, sweepAbandonedCreates } from './group-create';
+import { seriesWriteItems } from './series';
 import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
 import { announcedUpdate, eventPut, writeAnnounced } from './events';
 import { distinctProfiles, methodUsable, MethodUnavailableError, usePut } from './method-uses';
@@ -56,11 +58,20 @@ export interface GroupStore {
   getGroup(groupId: string): Promise<Group | undefined>;
   /**
    * A new group with its payments and their outbox items, and the event announcing it: all of
-   * them or none.
+   * them or none; with `series`, that series write too (an occurrence's group and its series'
+   * advance). A group of this id that exists already refuses the create.
    */
-  createGroup(group: Group, payments: Payment[], outbox?: OutboxItem[], event?: ServiceEvent): Promise<void>;
-  /** Removes creates abandoned half-way (group-create.ts); the groups removed. */
-  /** Removes creates abandoned half-way; none is started after `deadline` (epoch ms). */
+  createGroup(
+    group: Group,
+    payments: Payment[],
+    outbox?: OutboxItem[],
+    event?: ServiceEvent,
+    series?: SeriesWrite,
+  ): Promise<void>;
+  /**
+   * Removes creates abandoned half-way (write-ahead.ts: groups and series), none started after
+   * `deadline` (epoch ms); the ids of those removed.
+   */
   sweepAbandonedCreates(now: Date, deadline?: number): Promise<string[]>;
   /** Removes this group if it was left `creating`, with what it wrote (group-create.ts). */
   discardCreate(groupId: string): Promise<void>;
@@ -122,12 +133,14 @@ export class DynamoGroupStore implements GroupStore {
     payments: Payment[],
     outbox: OutboxItem[] = [],
     event?: ServiceEvent,
+    series?: SeriesWrite,
   ): Promise<void> {
     const item = groupItem(group);
+    const also = series ? seriesWriteItems(this.tableName, series.next, series.previous, series.event) : [];
     // Each payment with its method use; each method it names checked once (the fence).
     const profiles = distinctProfiles(payments);
-    if (2 + 2 * payments.length + profiles.length + outbox.length > MAX_TRANSACTION_ITEMS) {
-      await createWrittenAhead(this.db, this.tableName, item, group, payments, outbox, event);
+    if (2 + 2 * payments.length + profiles.length + outbox.length + also.length > MAX_TRANSACTION_ITEMS) {
+      await createWrittenAhead(this.db, this.tableName, item, group, payments, outbox, event, also);
       return;
     }
     try {
@@ -150,7 +163,8 @@ export class DynamoGroupStore implements GroupStore {
             ]),
             ...outbox.map((o) => outboxPut(this.tableName, o)),
             ...(event ? [eventPut(this.tableName, event)] : []),
-          ],
+            ...also,
+          ] as never,
         }),
       );
     } catch (error) {

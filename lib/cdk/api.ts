@@ -35,6 +35,17 @@ import {
 export const CREATE_GROUP_HANDLER = 'groups/create-group';
 
 /**
+ * The functions that may create groups of up to 10,000 payments within the request, and so take
+ * the group create's timeout (CREATE_GROUP_TIMEOUT_SECONDS): group create, and the series create
+ * and update (the groups of occurrences already due).
+ */
+export const LONG_CREATE_HANDLERS: readonly string[] = [
+  CREATE_GROUP_HANDLER,
+  'series/create-series',
+  'series/update-series',
+];
+
+/**
  * API Gateway's own error responses (authorizer refusals, unknown paths, throttling, ...) with the
  * status each answers and, where the gateway's message would mislead, a fixed message.
  */
@@ -204,7 +215,7 @@ export class ServiceApi extends Construct {
           handler,
           stage,
           // A 10,000-payment create writes for ~10 s into one partition (contract/limits.ts).
-          ...(handler === CREATE_GROUP_HANDLER && {
+          ...(LONG_CREATE_HANDLERS.includes(handler) && {
             timeout: Duration.seconds(CREATE_GROUP_TIMEOUT_SECONDS),
           }),
         }).fn;

@@ -14,6 +14,7 @@ import { ServiceProcessing } from './processing';
 import { ServiceSweeper } from './sweeper';
 import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
+import { ServiceSeries } from './series';
 import { ServiceMonitoring } from './monitoring';
 import { ServiceVoidOrRefund } from './void-or-refund';
 import { ServiceWebhooks } from './webhooks';
@@ -22,6 +23,7 @@ import { apiStackOf, NestedStacks } from './stacks';
 import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
 import { bindStateMachine } from './service-function';
 import { VOID_OR_REFUND } from '../../contract/processing';
+import { SERIES_JOB } from '../../contract/series';
 
 export interface ServiceStackProps extends StackProps {
   /** The stage this stack deploys: names, retention and protection follow it. */
@@ -67,6 +69,7 @@ export class ServiceStack extends Stack {
   readonly monitoring: ServiceMonitoring;
   readonly voidOrRefund: ServiceVoidOrRefund;
   readonly webhooks: ServiceWebhooks;
+  readonly series: ServiceSeries;
   /** The nested stacks of the stage, made as functions are placed in them. */
   readonly nestedStacks: NestedStacks;
 
@@ -130,6 +133,13 @@ export class ServiceStack extends Stack {
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
       functionScope: nested.of('ScheduledFunctions'),
+    });
+    // The daily series job, in the nested stack of its handler folder (`series`: ApiSeries).
+    this.series = new ServiceSeries(this, 'Series', {
+      stage,
+      table: this.table.table,
+      alarmTopic: this.processing.alarmTopic,
+      functionScope: nested.of(apiStackOf(SERIES_JOB.handler)),
     });
     this.voidOrRefund = new ServiceVoidOrRefund(this, 'VoidOrRefund', {
       stage,

@@ -1,7 +1,8 @@
 /**
  * Local processing: the state machine (LocalStepFunctions on the ASL file), the hourly tick
  * (a timer at each UTC hour boundary, and `POST /__local/events/hourly {"time": ...}` delivering
- * the same scheduled event the EventBridge rule would) and `GET /__local/executions`: the
+ * the same scheduled event the EventBridge rule would), the daily series job (a timer, and
+ * `POST /__local/events/daily {"time": ...}`) and `GET /__local/executions`: the
  * executions with their history-event count and largest payload. None of these exist in the
  * cloud; they live here, not in lambdas/.
  */
@@ -16,6 +17,7 @@ import {
   VOID_OR_REFUND_DEFINITION,
   voidOrRefundTasks,
 } from '../../contract/processing';
+import { SERIES_JOB } from '../../contract/series';
 import { parseStage } from '../../contract/stage';
 import { invokeAs, type LocalRoute } from './http-server';
 import { executionJson, LocalStepFunctions } from './step-functions';
@@ -107,17 +109,55 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
       : undefined;
   dueTimer?.unref();
 
-  const localRoutes: [string, LocalRoute][] = [
-    [
-      'POST /__local/events/hourly',
-      async (_req, body) => {
-        const time = json(body).time;
-        if (typeof time !== 'string' || Number.isNaN(Date.parse(time))) {
-          return { status: 400, body: { message: 'time must be an ISO-8601 timestamp', responseCode: 400 } };
-        }
-        return { status: 200, body: await tick(new Date(time).toISOString()) };
+  // The daily series job, like its EventBridge rule (SERIES_JOB.schedule, UTC): a timer at each
+  // day's run, and `POST /__local/events/daily {"time": ...}` delivering the same event.
+  const seriesJob = await load(SERIES_JOB.handler);
+  const daily = (time: string) =>
+    invokeAs('SeriesJob', SERIES_JOB.timeoutSeconds * 1000, (context) =>
+      seriesJob(
+        { id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', time, detail: {} },
+        context,
+      ),
+    );
+  let dailyTimer: NodeJS.Timeout | undefined;
+  const armDaily = () => {
+    const now = new Date();
+    const at = (day: number) =>
+      Date.UTC(
+        now.getUTCFullYear(),
+        now.getUTCMonth(),
+        day,
+        Number(SERIES_JOB.schedule.hour),
+        Number(SERIES_JOB.schedule.minute),
+      );
+    const next = at(now.getUTCDate()) > now.getTime() ? at(now.getUTCDate()) : at(now.getUTCDate() + 1);
+    dailyTimer = setTimeout(
+      () => {
+        daily(new Date(next).toISOString()).catch((error: unknown) =>
+          console.error('local daily series job failed', error),
+        );
+        armDaily();
       },
-    ],
+      next - Date.now() + 50,
+    );
+    dailyTimer.unref();
+  };
+  armDaily();
+
+  /** A route that delivers a scheduled event of `body.time` to `run`. */
+  const scheduledRoute =
+    (run: (time: string) => Promise<unknown>): LocalRoute =>
+    async (_req, body) => {
+      const time = json(body).time;
+      if (typeof time !== 'string' || Number.isNaN(Date.parse(time))) {
+        return { status: 400, body: { message: 'time must be an ISO-8601 timestamp', responseCode: 400 } };
+      }
+      return { status: 200, body: await run(new Date(time).toISOString()) };
+    };
+
+  const localRoutes: [string, LocalRoute][] = [
+    ['POST /__local/events/hourly', scheduledRoute(tick)],
+    ['POST /__local/events/daily', scheduledRoute(daily)],
     [
       'GET /__local/executions',
       async () => ({
@@ -150,6 +190,7 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
   localRoutes.push(...sweeper.routes);
   const stopTimer = () => {
     clearTimeout(timer);
+    clearTimeout(dailyTimer);
     clearInterval(dueTimer);
     sweeper.stop();
   };

@@ -20,6 +20,11 @@ export const TAGS: Record<string, { name: string; description: string }> = {
     description: 'Payment groups: payments processed together at one UTC date and hour.',
   },
   payments: { name: 'Payments', description: 'Scheduled payments of a group.' },
+  series: {
+    name: 'Series',
+    description:
+      "Recurring groups in the merchant's own time zone: a group created for each occurrence, its UTC hour following daylight saving time.",
+  },
   payors: { name: 'Payors', description: 'Customer payment profiles.' },
   methods: { name: 'Saved payment methods', description: 'Tokenized cards and bank accounts of a payor.' },
   transactions: { name: 'Transactions', description: 'Sales with saved methods, voids and refunds.' },

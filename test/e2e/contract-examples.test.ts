@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { operationExamples, PLACEHOLDERS, type Placeholder } from '#contract/examples/index';
 import { routeList } from '#contract/routes/index';
-import { call, type Reply } from '#support/api';
+import { call, futureDate, type Reply } from '#support/api';
 import {
   openApi,
   problemsOf,
@@ -150,6 +150,19 @@ beforeAll(async () => {
   const sale = async (amount: number) =>
     (await made<{ transactionId: string }>('POST', `${v1}/transactions`, { profileId, amount }))
       .transactionId;
+  const newSeries = async () =>
+    (
+      await made<{ seriesId: string }>('POST', `/rest/merchants/${mid}/series`, {
+        timeZone: 'America/New_York',
+        localHour: 17,
+        startDate: futureDate(40),
+        frequency: 'monthly',
+        interval: 1,
+        count: 3,
+        locationId: 3,
+        payments: [{ profileId, amount: 13 }],
+      })
+    ).seriesId;
   hooks = await startReceiver();
   const newEndpoint = async () =>
     (
@@ -171,6 +184,7 @@ beforeAll(async () => {
     customerAccountId,
     newCustomerAccountId: `cust-${randomUUID().slice(0, 8)}`,
     WebhookEndpointID: await newEndpoint(),
+    SeriesID: await newSeries(),
     WebhookURL: hooks.url('/contract'),
     ReplaySince: new Date(Date.now() - 60_000).toISOString(),
   };
@@ -191,6 +205,7 @@ beforeAll(async () => {
     }),
     VoidTransaction: async () => ({ TransactionID: await sale(31) }),
     DeleteWebhookEndpoint: async () => ({ WebhookEndpointID: await newEndpoint() }),
+    DeleteSeries: async () => ({ SeriesID: await newSeries() }),
     // A refund needs a settled sale: the test clock (SettleNow, just before) or the cut-off.
     RefundTransaction: async () => {
       for (let i = 0; i < 40; i++) {

@@ -19,6 +19,7 @@ import {
   SWEEPER_HANDLER,
   voidOrRefundTasks,
 } from '#contract/processing';
+import { SERIES_JOB } from '#contract/series';
 import type { Stage } from '#contract/stage';
 import { WEBHOOK_DELIVERY_HANDLER, WEBHOOK_SWEEP_HANDLER } from '#contract/webhooks';
 import { addServiceStacks } from '#lib/cdk/app';
@@ -143,6 +144,8 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s stacks', (stage) =
       [NOTIFIER_HANDLER, 'NotificationFunctions'],
       [WEBHOOK_DELIVERY_HANDLER, 'WebhookFunctions'],
       [WEBHOOK_SWEEP_HANDLER, 'WebhookFunctions'],
+      // The daily series job sits with the series routes: the nested stack of its handler folder.
+      [SERIES_JOB.handler, 'ApiSeries'],
     ];
     expect(expected.map(([h]) => [h, where.get(functionName(stage, h))])).toEqual(expected);
     expect(where.size).toBe(expected.length);

@@ -118,6 +118,8 @@ const crashes = new Set<() => void>();
  * A crash at one write: the first `commandName` call whose document-level input `matches` throws
  * CrashError `before` it is sent (the write never happens) or `after` DynamoDB answered it (the
  * write happened, its caller never hears so). Once: the injection removes itself when it fires.
+ * With `dies`, the container stays dead instead: every later call of the client throws CrashError
+ * too (no clean-up path runs, as after a real crash) until `remove()` (the restart).
  * `removeCrashes()` ends any that never fired (an afterEach).
  */
 export function injectCrash(
@@ -125,6 +127,7 @@ export function injectCrash(
   commandName: string,
   when: 'before' | 'after',
   matches: (input: Record<string, unknown>) => boolean = () => true,
+  options: { dies?: boolean } = {},
 ): Crash {
   const name = `test-crash-${++counter}`;
   const state = { crashed: 0 };
@@ -134,9 +137,10 @@ export function injectCrash(
   };
   const middleware: Middleware = (next, context) => async (args) => {
     const input = args.input as Record<string, unknown>;
+    if (state.crashed > 0 && options.dies) throw new CrashError(`dead: ${context.commandName ?? 'a call'}`);
     if (state.crashed > 0 || context.commandName !== commandName || !matches(input)) return next(args);
     state.crashed++;
-    remove();
+    if (!options.dies) remove();
     if (when === 'after') await next(args);
     throw new CrashError(`${when} ${commandName}`);
   };

@@ -43,6 +43,7 @@ export interface Ids {
   PaymentMethodID: string;
   TransactionID: string;
   WebhookEndpointID: string;
+  SeriesID: string;
   /** The group's group.created event. */
   EventID: string;
   /** `payorId/methodId` of the merchant's own payor (payments and sales charge it). */
@@ -57,6 +58,7 @@ export const ID_PARAMS = [
   'TransactionID',
   'WebhookEndpointID',
   'EventID',
+  'SeriesID',
 ] as const;
 
 /**
@@ -95,12 +97,26 @@ export function bodyOf(op: Operation, ids: Ids): unknown {
     CreateWebhookEndpoint: { url: SINK_URL, enabledEvents: ['group.*'] },
     UpdateWebhookEndpoint: { description: 'matrix' },
     ReplayWebhookEvents: { since: new Date(Date.now() - 60_000).toISOString() },
+    CreateSeries: seriesBody(ids.profileId),
+    UpdateSeries: { seriesId: ids.SeriesID, noticeDays: 2 },
     // The default policy: the matrix changes nothing other tests see.
     UpdateMerchantSettings: { retryPolicy: { maxRetries: 0 } },
   };
   if (!(op.operationId in bodies)) throw new Error(`no body for ${op.operationId}: add one`);
   return bodies[op.operationId];
 }
+
+/** A series a month out (no group due at once): every 2 weeks at 9:00 in London, twice. */
+const seriesBody = (profileId: string) => ({
+  timeZone: 'Europe/London',
+  localHour: 9,
+  startDate: futureDate(30),
+  frequency: 'weekly',
+  interval: 2,
+  count: 2,
+  locationId: 1,
+  payments: [{ profileId, amount: 1.25 }],
+});
 
 const created = async (method: string, path: string, body: unknown, token: string) => {
   const res = await call(method, path, body, { token });
@@ -144,8 +160,10 @@ export async function makeResources(mid: string, token: string): Promise<Ids> {
     { url: SINK_URL, enabledEvents: ['group.*'] },
     token,
   );
+  const series = await created('POST', `/rest/merchants/${mid}/series`, seriesBody(profileId), token);
   return {
     MID: mid,
+    SeriesID: String(series.seriesId),
     GroupID,
     PaymentID: String(payment.paymentId),
     PayorID,

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { ScheduledPaymentsClient, Schemas } from '../../client';
 import { readPayments } from '../../bin/cli/payments-file';
 import { loadSession, saveSession, stageTarget } from '../../bin/cli/session';
+import { nextOccurrencesTable, pastOccurrencesTable, seriesTable } from '../../bin/cli/series';
 import { barSize, outcomeTable, reversalText, watchReversal, wrapLines } from '../../bin/cli/views';
 
 let dir: string;
@@ -129,6 +130,67 @@ test('a background void-or-refund is watched until its summary is done', async (
   const done = await watchReversal(api, '32350000001', 'g', 1201, 1);
   expect(done).toMatchObject({ status: 'done', voidedCount: 1199, refundScheduledCount: 1, skippedCount: 1 });
   expect(reads).toBe(3);
+});
+
+describe('series tables', () => {
+  const series = {
+    seriesId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
+    servicePayId: '32350000001',
+    status: 'active',
+    timeZone: 'America/New_York',
+    localHour: 17,
+    startDate: '2030-09-15',
+    frequency: 'monthly',
+    interval: 1,
+    count: 10,
+    occurrenceCount: 10,
+    locationId: 1,
+    transactionInitiator: 'Merchant',
+    surchargeCompliance: false,
+    allowPartial: false,
+    noticeDays: 3,
+    paymentCount: 1,
+    totalAmount: 450,
+    createdCount: 1,
+    nextOccurrences: [
+      {
+        occurrence: 3,
+        localDate: '2030-11-15',
+        localTime: '2030-11-15T17:00-05:00',
+        scheduleDate: '2030-11-15',
+        scheduleHour: 22,
+        createAt: '2030-11-12T22:00:00.000Z',
+      },
+    ],
+    occurrences: [
+      {
+        occurrence: 1,
+        status: 'created',
+        localDate: '2030-09-15',
+        localTime: '2030-09-15T17:00-04:00',
+        scheduleDate: '2030-09-15',
+        scheduleHour: 21,
+        paymentGroupId: 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb',
+        createdAt: '2030-09-12T00:20:00.000Z',
+      },
+    ],
+    dateCreated: '2030-09-01T00:00:00.000Z',
+    lastUpdated: '2030-09-01T00:00:00.000Z',
+  } as Schemas['Series'];
+
+  test('the next occurrences in local time (with the offset) and as the UTC slot', () => {
+    const shown = nextOccurrencesTable(series);
+    expect(shown).toContain('2030-11-15 17:00-05:00 America/New_York');
+    expect(shown).toContain('2030-11-15 22:00 UTC');
+    expect(shown).toContain('2030-11-12 22:00:00 UTC');
+  });
+
+  test('the series and its past occurrences', () => {
+    expect(seriesTable([series])).toContain('monthly ×1 at 17:00 America/New_York from 2030-09-15');
+    const past = pastOccurrencesTable(series);
+    expect(past).toContain('2030-09-15 21:00 UTC');
+    expect(past).toContain('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb');
+  });
 });
 
 test('a reversal reads once: "Voided", "Refunded", and "Refund Completed" where the status needs its type', () => {

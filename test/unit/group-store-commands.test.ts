@@ -207,8 +207,8 @@ describe(`one transaction holds at most ${MAX_TRANSACTION_ITEMS} items: method c
     expect(commit!.Update!.ConditionExpression).toBe('#status = :creating AND createAttempt = :attempt');
     expect(commit!.Update!.ExpressionAttributeValues).toMatchObject({
       ':status': 'pending',
-      ':g1pk': `MERCHANT#${g.merchantId}`,
-      ':g2sk': `2099-06-01T09#${g.paymentGroupId}`,
+      ':gsi1pk': `MERCHANT#${g.merchantId}`,
+      ':gsi2sk': `2099-06-01T09#${g.paymentGroupId}`,
       ':seq': 1,
     });
     expect(event!.Put!.Item).toMatchObject({ entity: 'event', type: 'group.created', sequence: 1 });

@@ -343,7 +343,15 @@ describe('schema translation', () => {
 });
 
 describe('path parameters', () => {
-  const UUIDS = ['GroupID', 'PaymentID', 'PayorID', 'PaymentMethodID', 'TransactionID', 'WebhookEndpointID'];
+  const UUIDS = [
+    'GroupID',
+    'PaymentID',
+    'PayorID',
+    'PaymentMethodID',
+    'TransactionID',
+    'WebhookEndpointID',
+    'SeriesID',
+  ];
 
   it.each(routes.map((r) => [r.id, r] as const))(
     '%s declares exactly the {params} of its path',

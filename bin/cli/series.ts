@@ -1,0 +1,138 @@
+/**
+ * `spay series ...`: create a series of recurring groups from a file of payments, list the
+ * merchant's series, show one with its next occurrences in local time and UTC, cancel one.
+ */
+import type { Command } from 'commander';
+import type { Schemas } from '../../client';
+import { readPayments } from './payments-file';
+import { clientOf, loadSession } from './session';
+import { readable, table } from './views';
+
+type Series = Schemas['Series'];
+
+interface CreateOptions {
+  file: string;
+  zone: string;
+  hour: string;
+  start: string;
+  frequency: string;
+  interval: string;
+  count?: string;
+  end?: string;
+  location: string;
+  noticeDays: string;
+  quiet?: boolean;
+}
+
+/** The series, one row each. */
+export function seriesTable(series: Series[]): string {
+  return table(
+    ['seriesId', 'status', 'rule', 'occurrences', 'created', 'payments', 'total'],
+    series.map((s) => [
+      s.seriesId,
+      s.status,
+      `${s.frequency} ×${s.interval} at ${String(s.localHour).padStart(2, '0')}:00 ${s.timeZone} from ${s.startDate}`,
+      s.occurrenceCount,
+      s.createdCount,
+      s.paymentCount,
+      s.totalAmount.toFixed(2),
+    ]),
+  );
+}
+
+/** The next occurrences, each in local time (with its offset) and as its group's UTC slot. */
+export function nextOccurrencesTable(series: Series): string {
+  return table(
+    ['occurrence', 'local time', 'UTC slot', 'group created'],
+    series.nextOccurrences.map((o) => [
+      o.occurrence,
+      `${o.localTime.replace('T', ' ')} ${series.timeZone}`,
+      `${o.scheduleDate} ${String(o.scheduleHour).padStart(2, '0')}:00 UTC`,
+      readable(o.createAt),
+    ]),
+  );
+}
+
+/** The occurrences whose turn has come: their group, or skipped. */
+export function pastOccurrencesTable(series: Series): string {
+  return table(
+    ['occurrence', 'local time', 'UTC slot', 'status', 'paymentGroupId'],
+    (series.occurrences ?? []).map((o) => [
+      o.occurrence,
+      o.localTime.replace('T', ' '),
+      `${o.scheduleDate} ${String(o.scheduleHour).padStart(2, '0')}:00 UTC`,
+      o.status,
+      o.paymentGroupId ?? '',
+    ]),
+  );
+}
+
+export function seriesCommands(program: Command): void {
+  const series = program.command('series').description('series of recurring groups in a time zone');
+
+  series
+    .command('create')
+    .description('create a series from a CSV or JSON file of payments')
+    .requiredOption('-f, --file <file>', 'payments: .csv with a header (profileId,amount,...) or .json')
+    .requiredOption('--zone <iana>', 'IANA time zone, e.g. America/New_York')
+    .requiredOption('--start <yyyy-mm-dd>', 'local date of the first occurrence')
+    .option('--hour <0-23>', 'local hour', '9')
+    .option('--frequency <weekly|monthly>', 'weekly or monthly', 'monthly')
+    .option('--interval <1-12>', 'every how many weeks or months', '1')
+    .option('--count <n>', 'number of occurrences (or --end)')
+    .option('--end <yyyy-mm-dd>', 'last local date an occurrence may fall on (or --count)')
+    .option('--location <id>', 'locationId', '1')
+    .option('--notice-days <0-30>', "days before its slot each occurrence's group is created", '3')
+    .option('-q, --quiet', 'print only the series id (for scripts)')
+    .action(async (options: CreateOptions) => {
+      const session = loadSession();
+      const created = await clientOf(session).createSeries(session.mid, {
+        timeZone: options.zone,
+        localHour: Number(options.hour),
+        startDate: options.start,
+        frequency: options.frequency as 'weekly' | 'monthly',
+        interval: Number(options.interval),
+        ...(options.count !== undefined && { count: Number(options.count) }),
+        ...(options.end !== undefined && { endDate: options.end }),
+        locationId: Number(options.location),
+        noticeDays: Number(options.noticeDays),
+        payments: readPayments(options.file),
+      });
+      if (options.quiet) return console.log(created.seriesId);
+      console.log(seriesTable([created]));
+      console.log(nextOccurrencesTable(created));
+    });
+
+  series
+    .command('list')
+    .description("the merchant's series")
+    .action(async () => {
+      const session = loadSession();
+      const found = await clientOf(session).listSeries(session.mid);
+      console.log(seriesTable(Array.isArray(found) ? found : found.items));
+    });
+
+  series
+    .command('show <seriesId>')
+    .description('a series, its next occurrences in local time and UTC, and the groups created')
+    .action(async (seriesId: string) => {
+      const session = loadSession();
+      const found = await clientOf(session).getSeries(session.mid, seriesId);
+      console.log(seriesTable([found]));
+      console.log('Next occurrences');
+      console.log(nextOccurrencesTable(found));
+      if ((found.occurrences ?? []).length > 0) {
+        console.log('Occurrences whose turn has come');
+        console.log(pastOccurrencesTable(found));
+      }
+    });
+
+  series
+    .command('cancel <seriesId>')
+    .description('cancel the series: no more groups, its pending groups deleted')
+    .action(async (seriesId: string) => {
+      const session = loadSession();
+      await clientOf(session).cancelSeries(session.mid, seriesId);
+      console.log(`Series ${seriesId} canceled`);
+    });
+}

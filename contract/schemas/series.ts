@@ -1,0 +1,266 @@
+/** Series: request schemas, the list query, and the Series responses (seriesView). */
+import type { FromSchema } from 'json-schema-to-ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE } from '../limits';
+import {
+  DEFAULT_NOTICE_DAYS,
+  MAX_NOTICE_DAYS,
+  MAX_SERIES_INTERVAL,
+  MAX_SERIES_OCCURRENCES,
+  NEXT_OCCURRENCES_SHOWN,
+} from '../series';
+import { count, dateTime, idempotencyKey, money, queryInt, uuid } from './common';
+import { inlinePaymentSchema } from './payments';
+import { retryPolicySchema, retryPolicyViewSchema } from './retries';
+
+/**
+ * An IANA time zone name, checked against the zone data the service runs with (the custom keyword
+ * `ianaTimeZone`, lambdas/shared/time-zones.ts): an unknown name fails validation like any field.
+ */
+const timeZone = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
+  ianaTimeZone: true,
+  description: 'must be an IANA time zone name, e.g. America/New_York',
+} as const;
+
+const localHour = {
+  type: 'integer',
+  minimum: 0,
+  maximum: 23,
+  description: 'must be an integer hour 0-23',
+} as const;
+
+const occurrenceCount = { type: 'integer', minimum: 1, maximum: MAX_SERIES_OCCURRENCES } as const;
+
+const seriesSettings = {
+  timeZone,
+  localHour,
+  count: occurrenceCount,
+  endDate: { type: 'string', format: 'date' },
+  locationId: { type: 'integer', minimum: 0, maximum: 2147483647 },
+  transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
+  surchargeCompliance: { type: 'boolean' },
+  allowPartial: { type: 'boolean' },
+  retryPolicy: retryPolicySchema,
+  noticeDays: { type: 'integer', minimum: 0, maximum: MAX_NOTICE_DAYS },
+} as const;
+
+export const createSeriesSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['timeZone', 'localHour', 'startDate', 'frequency', 'interval', 'locationId', 'payments'],
+  properties: {
+    ...seriesSettings,
+    startDate: { type: 'string', format: 'date' },
+    frequency: { type: 'string', enum: ['weekly', 'monthly'] },
+    interval: { type: 'integer', minimum: 1, maximum: MAX_SERIES_INTERVAL },
+    payments: { type: 'array', minItems: 1, maxItems: MAX_PAYMENTS_PER_CREATE, items: inlinePaymentSchema },
+    idempotencyKey,
+  },
+} as const;
+
+/** Series update: the fields present are changed (startDate, frequency and interval never). */
+export const updateSeriesSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    seriesId: uuid,
+    ...seriesSettings,
+    status: { type: 'string', enum: ['active', 'paused'] },
+  },
+} as const;
+
+/** Query parameters of the series list. Values arrive as strings; ranges are checked in code. */
+export const listSeriesQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    status: { type: 'string', enum: ['active', 'paused', 'canceled', 'completed'] },
+    pageNumber: queryInt(MAX_PAGE_NUMBER, `must be an integer 1-${MAX_PAGE_NUMBER}`),
+    pageSize: queryInt(MAX_PAGE_SIZE, `must be an integer 1-${MAX_PAGE_SIZE}`),
+  },
+} as const;
+
+export const listSeriesQueryDocs = {
+  status: { description: 'Only series with this status.' },
+  pageNumber: {
+    description: `1-based page. Given alone, pageSize is ${DEFAULT_PAGE_SIZE}; either paging parameter returns the paged envelope.`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_NUMBER },
+  },
+  pageSize: {
+    description: `Items per page, 1-${MAX_PAGE_SIZE} (above: 400). Given alone, pageNumber is 1; either paging parameter returns the paged envelope.`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
+  },
+} as const;
+
+export type CreateSeriesInput = FromSchema<typeof createSeriesSchema>;
+export type UpdateSeriesInput = FromSchema<typeof updateSeriesSchema>;
+export type ListSeriesQuery = FromSchema<typeof listSeriesQuerySchema>;
+
+// ---- Responses ----
+
+const slotProperties = {
+  occurrence: count('The occurrence number, from 1.', 1),
+  localDate: { type: 'string', format: 'date', description: 'The local date (yyyy-MM-dd) in timeZone.' },
+  localTime: {
+    type: 'string',
+    description:
+      'The slot as a local date and time with its UTC offset (ISO 8601, e.g. `2030-03-10T03:00-04:00`): the local hour, or the next one that exists when a daylight-saving change skips it.',
+  },
+  scheduleDate: { type: 'string', format: 'date', description: 'The UTC date of its group (yyyy-MM-dd).' },
+  scheduleHour: { type: 'integer', minimum: 0, maximum: 23, description: 'The UTC hour of its group.' },
+} as const;
+
+export const nextOccurrenceSchema = {
+  type: 'object',
+  description: 'An occurrence whose group is not created yet, with its UTC slot under the current rules.',
+  required: ['occurrence', 'localDate', 'localTime', 'scheduleDate', 'scheduleHour', 'createAt'],
+  properties: {
+    ...slotProperties,
+    createAt: dateTime(
+      'When its group is created: noticeDays days before the slot (the daily job makes it up to a day earlier). In the past: within a minute.',
+    ),
+  },
+} as const;
+
+export const pastOccurrenceSchema = {
+  type: 'object',
+  description: 'An occurrence whose turn has come: its group created, or skipped.',
+  required: ['occurrence', 'status', 'localDate', 'localTime', 'scheduleDate', 'scheduleHour'],
+  properties: {
+    ...slotProperties,
+    status: {
+      type: 'string',
+      enum: ['created', 'skipped'],
+      description:
+        '`created`: its group exists (or existed: a group of a series can be changed or deleted on its own). `skipped`: its slot had passed before its group could be created (the series was paused, or the service could not run), so it is never charged.',
+    },
+    paymentGroupId: { ...uuid, description: 'The group of a created occurrence.' },
+    createdAt: dateTime('When its group was created, or when it was skipped.'),
+    paymentsLeftOut: count(
+      "Payments of the series left out of the group because their saved method no longer existed (absent when none); the series' later occurrences try them again.",
+    ),
+  },
+} as const;
+
+export const seriesSchema = {
+  type: 'object',
+  description:
+    'A series (seriesView): a group created for each occurrence of a recurrence in the merchant’s time zone. Lists leave out `occurrences`.',
+  required: [
+    'seriesId',
+    'servicePayId',
+    'status',
+    'timeZone',
+    'localHour',
+    'startDate',
+    'frequency',
+    'interval',
+    'occurrenceCount',
+    'locationId',
+    'transactionInitiator',
+    'surchargeCompliance',
+    'allowPartial',
+    'noticeDays',
+    'paymentCount',
+    'totalAmount',
+    'createdCount',
+    'nextOccurrences',
+    'dateCreated',
+    'lastUpdated',
+  ],
+  properties: {
+    seriesId: uuid,
+    servicePayId: {
+      type: 'string',
+      pattern: '^\\d{11}$',
+      description: 'The 11-digit merchant ID (also when the path used the 8-digit form).',
+    },
+    status: {
+      type: 'string',
+      enum: ['active', 'paused', 'canceled', 'completed'],
+      description:
+        '`active`: groups are created; `paused`: none are (PUT `active` resumes); `canceled` (DELETE): none will be, and its pending groups were deleted; `completed`: the last occurrence’s group is created.',
+    },
+    timeZone: { type: 'string', description: 'The IANA time zone of localHour, startDate and endDate.' },
+    localHour: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 23,
+      description: 'The local hour of every occurrence.',
+    },
+    startDate: { type: 'string', format: 'date', description: 'The local date of the first occurrence.' },
+    frequency: { type: 'string', enum: ['weekly', 'monthly'] },
+    interval: { type: 'integer', minimum: 1, maximum: MAX_SERIES_INTERVAL },
+    count: { ...occurrenceCount, description: 'Present when the series was given a count.' },
+    endDate: {
+      type: 'string',
+      format: 'date',
+      description:
+        'Present when the series was given an end date: the last local date an occurrence may fall on.',
+    },
+    occurrenceCount: count('Occurrences in all: count, or those on or before endDate.', 1),
+    locationId: { type: 'integer', minimum: 0 },
+    transactionInitiator: { type: 'string', enum: ['Merchant', 'Consumer'] },
+    surchargeCompliance: { type: 'boolean' },
+    allowPartial: { type: 'boolean' },
+    retryPolicy: {
+      ...retryPolicyViewSchema,
+      description: `Present when given: the retry policy of each group the series creates from now on (without one, its groups follow the merchant's). ${retryPolicySchema.description}`,
+    },
+    noticeDays: count(
+      `Days before its slot an occurrence’s group is created (default ${DEFAULT_NOTICE_DAYS}).`,
+    ),
+    paymentCount: count('Payments of every occurrence.'),
+    totalAmount: money('Sum of the payments of one occurrence, exact.'),
+    createdCount: count('Occurrences whose group has been created.'),
+    nextOccurrences: {
+      type: 'array',
+      maxItems: NEXT_OCCURRENCES_SHOWN,
+      items: nextOccurrenceSchema,
+      description: `The next ${NEXT_OCCURRENCES_SHOWN} occurrences whose group is not created yet (fewer near the end; none once canceled or completed).`,
+    },
+    occurrences: {
+      type: 'array',
+      maxItems: MAX_SERIES_OCCURRENCES,
+      items: pastOccurrenceSchema,
+      description: 'Every occurrence whose turn has come, oldest first (GET of one series only).',
+    },
+    dateCreated: dateTime('Creation time.'),
+    lastUpdated: dateTime('Last change of its settings or status.'),
+  },
+} as const;
+
+export const seriesListSchema = {
+  type: 'array',
+  items: seriesSchema,
+  description: 'Without paging parameters: every matching series.',
+} as const;
+
+export const seriesPageSchema = {
+  type: 'object',
+  description: 'The paged envelope: with pageNumber and/or pageSize.',
+  required: ['meta', 'items'],
+  properties: {
+    meta: {
+      type: 'object',
+      required: ['page', 'pageSize', 'totalItems', 'totalPages'],
+      properties: {
+        page: count('The page returned (pageNumber).', 1),
+        pageSize: count('Items per page.', 1),
+        totalItems: count('Matching series in all pages.'),
+        totalPages: count('ceil(totalItems / pageSize); 0 when nothing matches.'),
+      },
+    },
+    items: { type: 'array', items: seriesSchema, description: 'This page; [] for a page past the end.' },
+  },
+} as const;
+
+/** Either list answer: every series, or a page of them. */
+export const seriesListingSchema = { oneOf: [seriesListSchema, seriesPageSchema] } as const;
+
+export type SeriesView = FromSchema<typeof seriesSchema>;
+export type NextOccurrenceView = FromSchema<typeof nextOccurrenceSchema>;
+export type PastOccurrenceView = FromSchema<typeof pastOccurrenceSchema>;

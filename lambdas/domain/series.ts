@@ -1,0 +1,503 @@
+/**
+ * Series (docs/decisions.md "Series"): the record, its rules and its view. Plain functions, no AWS;
+ * the dates and UTC slots come from series-schedule.ts. A series keeps a cursor, the next
+ * occurrence whose group is not created yet, and the list of occurrences whose turn has come
+ * (created or skipped); its payments are items of its own (store/series.ts), copied into each
+ * occurrence's group. Records hold cents; views hold amounts in the currency unit.
+ */
+import type { EventType } from '#contract/events';
+import type { CreateGroupInput } from '#contract/schemas/groups';
+import type { InlinePaymentInput } from '#contract/schemas/payments';
+import type {
+  CreateSeriesInput,
+  NextOccurrenceView,
+  PastOccurrenceView,
+  SeriesView,
+  UpdateSeriesInput,
+} from '#contract/schemas/series';
+import { DEFAULT_NOTICE_DAYS, MAX_SERIES_OCCURRENCES, NEXT_OCCURRENCES_SHOWN } from '#contract/series';
+import { BadRequestError } from '#shared/errors';
+import { canonicalTimeZone } from '#shared/time-zones';
+import { ValidationError, type Problem } from '#shared/validation';
+import { newEvent, type ServiceEvent } from './events';
+import { currentSlot, slotOf, type TransactionInitiator } from './groups';
+import { fromCents, toCents, type Cents } from './money';
+import { retryPolicyOf, type RetryPolicy } from './retries';
+import {
+  creationTime,
+  occurrenceSlot,
+  occurrencesUntil,
+  type Frequency,
+  type OccurrenceSlot,
+  type Recurrence,
+} from './series-schedule';
+
+export type SeriesStatus = 'active' | 'paused' | 'canceled' | 'completed';
+
+/** An occurrence whose turn has come: its group created, or skipped (its slot passed first). */
+export interface PastOccurrence {
+  occurrence: number;
+  status: 'created' | 'skipped';
+  localDate: string;
+  localTime: string;
+  scheduleDate: string;
+  scheduleHour: number;
+  paymentGroupId?: string;
+  createdAt: string;
+  paymentsLeftOut?: number;
+}
+
+export interface Series extends Recurrence {
+  seriesId: string;
+  merchantId: string;
+  status: SeriesStatus;
+  frequency: Frequency;
+  count?: number;
+  endDate?: string;
+  /** Occurrences in all: count, or those on or before endDate. */
+  occurrenceCount: number;
+  locationId: number;
+  transactionInitiator: TransactionInitiator;
+  surchargeCompliance: boolean;
+  allowPartial: boolean;
+  retryPolicy?: RetryPolicy;
+  noticeDays: number;
+  paymentCount: number;
+  totalCents: Cents;
+  /** The cursor: the next occurrence whose group is not created (occurrenceCount + 1 when none is left). */
+  nextOccurrence: number;
+  /** The occurrences before the cursor, oldest first. */
+  occurrences: PastOccurrence[];
+  /**
+   * Set by a cancel until the series' pending groups are deleted: written with the canceled status,
+   * so that a cancel that died half-way is finished by the due sweep (core/series.ts).
+   */
+  cancelPending?: boolean;
+  dateCreated: string;
+  lastUpdated: string;
+  /** Moves on with every write: each holds only on the revision read (optimistic concurrency). */
+  revision: number;
+  /** The number of events announced for the series (absent: none). */
+  eventSeq?: number;
+}
+
+/**
+ * A write of a series that must hold together with another change (an occurrence's group): `next`
+ * written whole if the series is still at `previous`'s revision, with the event announcing it.
+ */
+export interface SeriesWrite {
+  previous: Series;
+  next: Series;
+  event?: ServiceEvent;
+}
+
+/** One payment of a series, as every occurrence's group copies it (recurring). */
+export interface SeriesPayment {
+  /** Its position in the series (0-based): the groups list them in this order. */
+  index: number;
+  profileId: string;
+  amountCents: Cents;
+  orderId?: string;
+  allowPartial?: boolean;
+  sendEmailReceipt: boolean;
+  sendPaymentScheduledNotification: boolean;
+  customAttributes?: Record<string, string | number | boolean>;
+  fees?: { name: string; amountCents: Cents }[];
+}
+
+/** The slot of occurrence `n` of a series. */
+export const slotOfOccurrence = (series: Recurrence, n: number): OccurrenceSlot => occurrenceSlot(series, n);
+
+/** A slot earlier than the current UTC hour: a group can no longer be made for it. */
+const hasPassed = (slot: OccurrenceSlot, now: Date): boolean =>
+  slotOf(slot.scheduleDate, slot.scheduleHour) < currentSlot(now);
+
+/**
+ * The number of occurrences of `count` or `endDate` (exactly one of them), or the problem with
+ * them. `field` names the one in the problem.
+ */
+function occurrenceCountOf(
+  rule: Recurrence,
+  end: { count?: number; endDate?: string },
+): { count: number } | { problem: Problem } {
+  if ((end.count === undefined) === (end.endDate === undefined)) {
+    return { problem: { field: 'count', message: 'exactly one of count and endDate is required' } };
+  }
+  if (end.count !== undefined) return { count: end.count };
+  const n = occurrencesUntil(rule, end.endDate!, MAX_SERIES_OCCURRENCES);
+  if (n === 0) {
+    return {
+      problem: { field: 'endDate', message: `endDate ${end.endDate!} is before startDate ${rule.startDate}` },
+    };
+  }
+  if (n > MAX_SERIES_OCCURRENCES) {
+    return {
+      problem: {
+        field: 'endDate',
+        message: `endDate ${end.endDate!} gives more than ${MAX_SERIES_OCCURRENCES} occurrences; end earlier`,
+      },
+    };
+  }
+  return { count: n };
+}
+
+function seriesPayment(input: InlinePaymentInput, index: number): SeriesPayment {
+  return {
+    index,
+    profileId: input.profileId,
+    amountCents: toCents(input.amount),
+    ...(input.orderId !== undefined && { orderId: input.orderId }),
+    ...(input.allowPartial !== undefined && { allowPartial: input.allowPartial }),
+    sendEmailReceipt: input.sendEmailReceipt ?? false,
+    sendPaymentScheduledNotification: input.sendPaymentScheduledNotification ?? false,
+    ...(input.customAttributes !== undefined && {
+      customAttributes: input.customAttributes as SeriesPayment['customAttributes'],
+    }),
+    ...(input.fees !== undefined && {
+      fees: input.fees.map((f) => ({ name: f.name, amountCents: toCents(f.amount) })),
+    }),
+  };
+}
+
+/**
+ * A new series and its payments, or a 400 listing every problem the schema could not see: count
+ * and endDate, the first occurrence in the past, a payment that says it is not recurring.
+ */
+export function newSeries(
+  input: CreateSeriesInput,
+  merchantId: string,
+  id: string,
+  now: Date,
+): { series: Series; payments: SeriesPayment[] } {
+  const rule: Recurrence = {
+    timeZone: canonicalTimeZone(input.timeZone),
+    localHour: input.localHour,
+    startDate: input.startDate,
+    frequency: input.frequency,
+    interval: input.interval,
+  };
+  const problems: Problem[] = [];
+  const counted = occurrenceCountOf(rule, input);
+  if ('problem' in counted) problems.push(counted.problem);
+  const first = slotOfOccurrence(rule, 1);
+  if (hasPassed(first, now)) {
+    problems.push({
+      field: 'startDate',
+      message: `the first occurrence (${first.localTime}, ${slotOf(first.scheduleDate, first.scheduleHour)}:00Z) is in the past (now ${now.toISOString()})`,
+    });
+  }
+  input.payments.forEach((p, i) => {
+    if (p.recurring === false) {
+      problems.push({
+        field: `payments[${i}].recurring`,
+        message: `payments[${i}].recurring must be true (every payment of a series is recurring)`,
+      });
+    }
+  });
+  if (problems.length > 0 || 'problem' in counted) throw new ValidationError(problems);
+  const payments = input.payments.map(seriesPayment);
+  const ts = now.toISOString();
+  const series: Series = {
+    seriesId: id,
+    merchantId,
+    status: 'active',
+    ...rule,
+    ...(input.count !== undefined && { count: input.count }),
+    ...(input.endDate !== undefined && { endDate: input.endDate }),
+    occurrenceCount: counted.count,
+    locationId: input.locationId,
+    transactionInitiator: input.transactionInitiator ?? 'Merchant',
+    surchargeCompliance: input.surchargeCompliance ?? false,
+    allowPartial: input.allowPartial ?? false,
+    ...(input.retryPolicy !== undefined && { retryPolicy: retryPolicyOf(input.retryPolicy) }),
+    noticeDays: input.noticeDays ?? DEFAULT_NOTICE_DAYS,
+    paymentCount: payments.length,
+    totalCents: payments.reduce((sum, p) => sum + p.amountCents, 0),
+    nextOccurrence: 1,
+    occurrences: [],
+    dateCreated: ts,
+    lastUpdated: ts,
+    revision: 1,
+    eventSeq: 1,
+  };
+  return { series, payments };
+}
+
+/** An occurrence whose slot has passed, recorded as skipped. */
+const skippedEntry = (slot: OccurrenceSlot, now: Date): PastOccurrence => ({
+  occurrence: slot.occurrence,
+  status: 'skipped',
+  localDate: slot.localDate,
+  localTime: slot.localTime,
+  scheduleDate: slot.scheduleDate,
+  scheduleHour: slot.scheduleHour,
+  createdAt: now.toISOString(),
+});
+
+/** An occurrence whose group was created. */
+export const createdEntry = (
+  slot: OccurrenceSlot,
+  paymentGroupId: string,
+  paymentsLeftOut: number,
+  now: Date,
+): PastOccurrence => ({
+  occurrence: slot.occurrence,
+  status: 'created',
+  localDate: slot.localDate,
+  localTime: slot.localTime,
+  scheduleDate: slot.scheduleDate,
+  scheduleHour: slot.scheduleHour,
+  paymentGroupId,
+  createdAt: now.toISOString(),
+  ...(paymentsLeftOut > 0 && { paymentsLeftOut }),
+});
+
+/** The series with `entry` recorded and its cursor moved past it; completed after the last. */
+function withEntry(series: Series, entry: PastOccurrence): Series {
+  const next: Series = {
+    ...series,
+    nextOccurrence: entry.occurrence + 1,
+    occurrences: [...series.occurrences, entry],
+  };
+  if (next.status === 'active' && next.nextOccurrence > next.occurrenceCount) next.status = 'completed';
+  return next;
+}
+
+/**
+ * The series after its occurrence `slot` got its group: the next write of it (revision moved on;
+ * `completed` after the last occurrence, which the caller announces).
+ */
+export function advanced(series: Series, entry: PastOccurrence): Series {
+  return { ...withEntry(series, entry), revision: series.revision + 1 };
+}
+
+/**
+ * An active series with every occurrence at the cursor whose slot has passed recorded as skipped
+ * (the series was paused, the service could not run, a PUT moved the hour): such an occurrence is
+ * never charged late. The series unchanged when none has.
+ */
+export function skipPassed(series: Series, now: Date): Series {
+  let next = series;
+  while (next.status === 'active' && next.nextOccurrence <= next.occurrenceCount) {
+    const slot = slotOfOccurrence(next, next.nextOccurrence);
+    if (!hasPassed(slot, now)) break;
+    next = withEntry(next, skippedEntry(slot, now));
+  }
+  return next;
+}
+
+/** True when `series` changed status to completed from `before` (announced by series.updated). */
+export const justCompleted = (before: Series, after: Series): boolean =>
+  before.status !== 'completed' && after.status === 'completed';
+
+/** What a PUT can change, directly or through its rules (the cursor moves past skipped occurrences). */
+const CHANGEABLE = [
+  'timeZone',
+  'localHour',
+  'count',
+  'endDate',
+  'occurrenceCount',
+  'locationId',
+  'transactionInitiator',
+  'surchargeCompliance',
+  'allowPartial',
+  'retryPolicy',
+  'noticeDays',
+  'status',
+  'nextOccurrence',
+] as const satisfies readonly (keyof Series)[];
+
+/**
+ * The series after a PUT, or `undefined` when nothing changes (no event). Changes apply to the
+ * occurrences at and after the cursor; a canceled or completed series is 400.
+ */
+export function updatedSeries(series: Series, input: UpdateSeriesInput, now: Date): Series | undefined {
+  if (series.status === 'canceled' || series.status === 'completed') {
+    throw new BadRequestError(`series ${series.seriesId} is ${series.status}; it cannot change`);
+  }
+  if (input.count !== undefined && input.endDate !== undefined) {
+    throw new ValidationError([{ field: 'count', message: 'count and endDate cannot both be given' }]);
+  }
+  const rule: Recurrence = {
+    timeZone: input.timeZone !== undefined ? canonicalTimeZone(input.timeZone) : series.timeZone,
+    localHour: input.localHour ?? series.localHour,
+    startDate: series.startDate,
+    frequency: series.frequency,
+    interval: series.interval,
+  };
+  let end: { count?: number; endDate?: string } = { count: series.count, endDate: series.endDate };
+  if (input.count !== undefined) end = { count: input.count };
+  if (input.endDate !== undefined) end = { endDate: input.endDate };
+  const counted = occurrenceCountOf(rule, end);
+  if ('problem' in counted) throw new ValidationError([counted.problem]);
+  const come = series.nextOccurrence - 1;
+  if (counted.count < come) {
+    const field = input.endDate !== undefined ? 'endDate' : 'count';
+    throw new ValidationError([
+      {
+        field,
+        message: `${field} would end the series before occurrence ${come}, whose turn has come; the series has at least ${come} occurrences`,
+      },
+    ]);
+  }
+  let next: Series = {
+    ...series,
+    ...rule,
+    count: end.count,
+    endDate: end.endDate,
+    occurrenceCount: counted.count,
+    locationId: input.locationId ?? series.locationId,
+    transactionInitiator: input.transactionInitiator ?? series.transactionInitiator,
+    surchargeCompliance: input.surchargeCompliance ?? series.surchargeCompliance,
+    allowPartial: input.allowPartial ?? series.allowPartial,
+    retryPolicy: input.retryPolicy !== undefined ? retryPolicyOf(input.retryPolicy) : series.retryPolicy,
+    noticeDays: input.noticeDays ?? series.noticeDays,
+    status: input.status ?? series.status,
+  };
+  if (next.count === undefined) delete next.count;
+  if (next.endDate === undefined) delete next.endDate;
+  if (next.retryPolicy === undefined) delete next.retryPolicy;
+  if (next.nextOccurrence > next.occurrenceCount) next.status = 'completed';
+  next = skipPassed(next, now);
+  if (CHANGEABLE.every((k) => JSON.stringify(next[k]) === JSON.stringify(series[k]))) return undefined;
+  return {
+    ...next,
+    lastUpdated: now.toISOString(),
+    revision: series.revision + 1,
+    eventSeq: (series.eventSeq ?? 0) + 1,
+  };
+}
+
+/**
+ * The series canceled: no more groups. Its pending groups are deleted next (core/series.ts);
+ * `cancelPending` holds until then. `undefined` when it was canceled already.
+ */
+export function canceledSeries(series: Series, now: Date): Series | undefined {
+  if (series.status === 'canceled') return undefined;
+  return {
+    ...series,
+    status: 'canceled',
+    cancelPending: true,
+    lastUpdated: now.toISOString(),
+    revision: series.revision + 1,
+    eventSeq: (series.eventSeq ?? 0) + 1,
+  };
+}
+
+/** The groups a cancel deletes: those of the created occurrences (the deleted and processed ones are left as they are). */
+export const createdGroupIds = (series: Series): string[] =>
+  series.occurrences.flatMap((o) => (o.paymentGroupId !== undefined ? [o.paymentGroupId] : []));
+
+/**
+ * When the series next has work for the creation job (its place in the due index, an ISO time):
+ * its cursor occurrence's creation time while active, a cancel not finished at once; none else.
+ */
+export function dueAt(series: Series): string | undefined {
+  if (series.cancelPending) return series.lastUpdated;
+  if (series.status !== 'active' || series.nextOccurrence > series.occurrenceCount) return undefined;
+  return creationTime(slotOfOccurrence(series, series.nextOccurrence), series.noticeDays).toISOString();
+}
+
+/** The next occurrences (up to NEXT_OCCURRENCES_SHOWN) whose group is not created; none once canceled or completed. */
+export function nextOccurrences(
+  series: Series,
+  limit: number = NEXT_OCCURRENCES_SHOWN,
+): NextOccurrenceView[] {
+  if (series.status === 'canceled' || series.status === 'completed') return [];
+  const out: NextOccurrenceView[] = [];
+  for (let n = series.nextOccurrence; n <= series.occurrenceCount && out.length < limit; n++) {
+    const slot = slotOfOccurrence(series, n);
+    out.push({
+      occurrence: n,
+      localDate: slot.localDate,
+      localTime: slot.localTime,
+      scheduleDate: slot.scheduleDate,
+      scheduleHour: slot.scheduleHour,
+      createAt: creationTime(slot, series.noticeDays).toISOString(),
+    });
+  }
+  return out;
+}
+
+const pastOccurrenceView = (o: PastOccurrence): PastOccurrenceView => ({ ...o });
+
+/** The series as the API shows it; lists leave out `occurrences` (`full` false). */
+export function seriesView(s: Series, full = true): SeriesView {
+  return {
+    seriesId: s.seriesId,
+    servicePayId: s.merchantId,
+    status: s.status,
+    timeZone: s.timeZone,
+    localHour: s.localHour,
+    startDate: s.startDate,
+    frequency: s.frequency,
+    interval: s.interval,
+    ...(s.count !== undefined && { count: s.count }),
+    ...(s.endDate !== undefined && { endDate: s.endDate }),
+    occurrenceCount: s.occurrenceCount,
+    locationId: s.locationId,
+    transactionInitiator: s.transactionInitiator,
+    surchargeCompliance: s.surchargeCompliance,
+    allowPartial: s.allowPartial,
+    ...(s.retryPolicy !== undefined && {
+      // Both fields (a series stored before groups took a policy may lack the interval).
+      retryPolicy: { ...retryPolicyOf(s.retryPolicy) },
+    }),
+    noticeDays: s.noticeDays,
+    paymentCount: s.paymentCount,
+    totalAmount: fromCents(s.totalCents),
+    createdCount: s.occurrences.filter((o) => o.status === 'created').length,
+    nextOccurrences: nextOccurrences(s),
+    ...(full && { occurrences: s.occurrences.map(pastOccurrenceView) }),
+    dateCreated: s.dateCreated,
+    lastUpdated: s.lastUpdated,
+  };
+}
+
+/** The event announcing `type` of a series as it is after the change (its eventSeq the event's sequence). */
+export const seriesEvent = (type: EventType, series: Series, now: Date): ServiceEvent<SeriesView> =>
+  newEvent(
+    {
+      type,
+      merchantId: series.merchantId,
+      objectId: series.seriesId,
+      sequence: series.eventSeq ?? 1,
+      data: seriesView(series),
+    },
+    now,
+  );
+
+/**
+ * The create request of occurrence `slot`'s group: the series' settings at its slot, and a copy
+ * of its payments, every one recurring. What group create takes, so the group is made by the one
+ * group create path (core/groups.ts).
+ */
+export function occurrenceGroupInput(
+  series: Series,
+  slot: OccurrenceSlot,
+  payments: readonly SeriesPayment[],
+): CreateGroupInput {
+  return {
+    servicePayId: series.merchantId,
+    scheduleDate: slot.scheduleDate,
+    scheduleHour: slot.scheduleHour,
+    locationId: series.locationId,
+    transactionInitiator: series.transactionInitiator,
+    surchargeCompliance: series.surchargeCompliance,
+    allowPartial: series.allowPartial,
+    ...(series.retryPolicy !== undefined && { retryPolicy: series.retryPolicy }),
+    payments: payments.map((p) => ({
+      profileId: p.profileId,
+      amount: fromCents(p.amountCents),
+      ...(p.orderId !== undefined && { orderId: p.orderId }),
+      recurring: true,
+      ...(p.allowPartial !== undefined && { allowPartial: p.allowPartial }),
+      sendEmailReceipt: p.sendEmailReceipt,
+      sendPaymentScheduledNotification: p.sendPaymentScheduledNotification,
+      ...(p.customAttributes !== undefined && { customAttributes: p.customAttributes }),
+      ...(p.fees !== undefined && {
+        fees: p.fees.map((f) => ({ name: f.name, amount: fromCents(f.amountCents) })),
+      }),
+    })),
+  };
+}

@@ -1,0 +1,211 @@
+/**
+ * Series in DynamoDB: the series item (`SERIES#id` / `SERIES`) and its payments, items of its own
+ * partition (`PAYMENT#<index>`, in their order), so that a series of 10,000 payments stays far
+ * from an item's 400 KB. A series is written whole, each write holding only on the revision read;
+ * it is listed per merchant on GSI1 (`SERIESLIST#<mid>`, by creation) and sits in the sparse due
+ * index on GSI2 (`SERIESDUE` / `<dueAt>#<id>`) while the creation job has work for it.
+ */
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { ServiceEvent } from '#domain/events';
+import { dueAt, type Series, type SeriesPayment, type SeriesStatus } from '#domain/series';
+import { keys } from '#shared/keys';
+import { eventPut } from './events';
+import { conditionOutcome, containerStore, queryAll, strip, type Item } from './items';
+import { readPage, type Page } from './paging';
+import { CREATING, createWrittenAhead, discardCreate } from './write-ahead';
+
+/** One transaction holds at most 100 items: the series, its event and up to 98 payments. */
+const MAX_TRANSACTION_PAYMENTS = 98;
+
+/** The series item: the record, its list entry, and its due-index entry while it has work. */
+export function seriesItem(series: Series): Item {
+  const due = dueAt(series);
+  return {
+    ...keys.series(series.seriesId),
+    entity: 'series',
+    ...series,
+    gsi1pk: keys.merchantSeries(series.merchantId),
+    gsi1sk: keys.merchantSeriesSort(series.dateCreated, series.seriesId),
+    ...(due !== undefined && {
+      gsi2pk: keys.seriesDuePartition,
+      gsi2sk: keys.seriesDueSort(due, series.seriesId),
+    }),
+  };
+}
+
+const paymentItem = (seriesId: string, payment: SeriesPayment): Item => ({
+  ...keys.seriesPayment(seriesId, payment.index),
+  entity: 'series-payment',
+  seriesId,
+  ...payment,
+});
+
+/**
+ * The transaction items that write `next` whole, if the stored series is still at `previous`'s
+ * revision (absent: if there is none), with the event announcing the change. A group create adds
+ * them to its own transaction when it is an occurrence's (the series' advance).
+ */
+export function seriesWriteItems(
+  tableName: string,
+  next: Series,
+  previous: Pick<Series, 'revision'> | undefined,
+  event?: ServiceEvent,
+): object[] {
+  return [
+    {
+      Put: {
+        TableName: tableName,
+        Item: seriesItem(next),
+        ...(previous === undefined
+          ? { ConditionExpression: 'attribute_not_exists(pk)' }
+          : {
+              ConditionExpression: 'revision = :revision',
+              ExpressionAttributeValues: { ':revision': previous.revision },
+            }),
+      },
+    },
+    ...(event ? [eventPut(tableName, event)] : []),
+  ];
+}
+
+export interface SeriesFilter {
+  status?: SeriesStatus;
+}
+
+export interface SeriesStore {
+  /** The series, read strongly consistent; one still being created does not exist yet. */
+  get(seriesId: string): Promise<Series | undefined>;
+  /** A new series with its payments and the event announcing it: all of them or none. */
+  create(series: Series, payments: readonly SeriesPayment[], event: ServiceEvent): Promise<void>;
+  /** Removes a series left `creating` with the payments it wrote (an idempotent retry's first step). */
+  discardCreate(seriesId: string): Promise<void>;
+  /** The series' payments, in their order (strongly consistent). */
+  payments(seriesId: string): Promise<SeriesPayment[]>;
+  /** Writes `next` if the series is still at `previous`'s revision, with its event; false otherwise. */
+  write(next: Series, previous: Series, event?: ServiceEvent): Promise<boolean>;
+  list(merchantId: string, filter: SeriesFilter): Promise<Series[]>;
+  page(merchantId: string, filter: SeriesFilter, page: Page): Promise<{ items: Series[]; total: number }>;
+  /**
+   * The ids of the series the creation job has work for before `before` (ISO time), earliest
+   * first, at most `limit` (from the eventually consistent index: read each again before acting).
+   */
+  due(before: string, limit: number): Promise<string[]>;
+}
+
+export class DynamoSeriesStore implements SeriesStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(seriesId: string): Promise<Series | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.series(seriesId), ConsistentRead: true }),
+    );
+    return Item?.entity === 'series' && Item.status !== CREATING ? strip<Series>(Item) : undefined;
+  }
+
+  /**
+   * Up to 98 payments: one transaction. More: the series is written ahead (invisible), then its
+   * payments, then committed with its event (write-ahead.ts), all or nothing even across a crash.
+   */
+  async create(series: Series, payments: readonly SeriesPayment[], event: ServiceEvent): Promise<void> {
+    const items = payments.map((p) => paymentItem(series.seriesId, p));
+    if (payments.length <= MAX_TRANSACTION_PAYMENTS) {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            ...seriesWriteItems(this.tableName, series, undefined, event),
+            ...items.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
+          ] as never,
+        }),
+      );
+      return;
+    }
+    await createWrittenAhead(this.db, this.tableName, {
+      committed: seriesItem(series),
+      id: series.seriesId,
+      children: items,
+      commitItems: [eventPut(this.tableName, event)],
+      eventSeq: event.sequence,
+    });
+  }
+
+  discardCreate(seriesId: string): Promise<void> {
+    return discardCreate(this.db, this.tableName, keys.series(seriesId));
+  }
+
+  async payments(seriesId: string): Promise<SeriesPayment[]> {
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
+      ExpressionAttributeValues: { ':pk': keys.series(seriesId).pk, ':payment': keys.paymentPrefix },
+      ConsistentRead: true,
+    });
+    return items.map((item) => {
+      const { seriesId: _, ...payment } = strip<SeriesPayment & { seriesId: string }>(item);
+      return payment;
+    });
+  }
+
+  async write(next: Series, previous: Series, event?: ServiceEvent): Promise<boolean> {
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: seriesWriteItems(this.tableName, next, previous, event) as never,
+        }),
+      );
+      return true;
+    } catch (error) {
+      return conditionOutcome(error, [[0, false]]);
+    }
+  }
+
+  private query(merchantId: string, filter: SeriesFilter): QueryCommandInput {
+    return {
+      TableName: this.tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :m',
+      ...(filter.status !== undefined && {
+        FilterExpression: '#status = :status',
+        ExpressionAttributeNames: { '#status': 'status' },
+      }),
+      ExpressionAttributeValues: {
+        ':m': keys.merchantSeries(merchantId),
+        ...(filter.status !== undefined && { ':status': filter.status }),
+      },
+    };
+  }
+
+  async list(merchantId: string, filter: SeriesFilter): Promise<Series[]> {
+    return (await queryAll(this.db, this.query(merchantId, filter))).map((i) => strip<Series>(i));
+  }
+
+  async page(
+    merchantId: string,
+    filter: SeriesFilter,
+    page: Page,
+  ): Promise<{ items: Series[]; total: number }> {
+    const { items, total } = await readPage(this.db, this.query(merchantId, filter), page);
+    return { items: items.map((i) => strip<Series>(i)), total };
+  }
+
+  async due(before: string, limit: number): Promise<string[]> {
+    const items = await queryAll(
+      this.db,
+      {
+        TableName: this.tableName,
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :due AND gsi2sk < :before',
+        ExpressionAttributeValues: { ':due': keys.seriesDuePartition, ':before': before },
+        ProjectionExpression: 'seriesId',
+      },
+      limit,
+    );
+    return items.map((i) => String(i.seriesId));
+  }
+}
+
+/** The container's store, on the configured table (made on first use). */
+export const seriesStore: () => SeriesStore = /* @__PURE__ */ containerStore(DynamoSeriesStore);
