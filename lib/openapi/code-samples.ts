@@ -71,6 +71,11 @@ export const CLIENT_METHODS: Readonly<Record<string, string>> = {
   RotateWebhookSecret: 'rotateWebhookSecret',
   ListWebhookDeliveries: 'listWebhookDeliveries',
   ReplayWebhookEvents: 'replayWebhookEvents',
+  ListSeries: 'listSeries',
+  CreateSeries: 'createSeries',
+  GetSeries: 'getSeries',
+  UpdateSeries: 'updateSeries',
+  DeleteSeries: 'cancelSeries',
 };
 
 /** What the samples of an operation show. */

@@ -61,7 +61,13 @@ export const TAGS: Record<string, { name: string; description: string }> = {
 export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = [
   {
     name: 'Scheduled payments',
-    tags: [TAGS.groups!.name, TAGS.payments!.name, TAGS.processing!.name, TAGS.settings!.name],
+    tags: [
+      TAGS.groups!.name,
+      TAGS.payments!.name,
+      TAGS.series!.name,
+      TAGS.processing!.name,
+      TAGS.settings!.name,
+    ],
   },
   { name: 'Payors and transactions', tags: [TAGS.payors!.name, TAGS.methods!.name, TAGS.transactions!.name] },
   { name: 'Events and webhooks', tags: [TAGS.events!.name, TAGS.webhooks!.name] },
