@@ -19,6 +19,7 @@ import standaloneCode from 'ajv/dist/standalone';
 import { NO_QUERY, routes, type Route } from '../contract/routes/index';
 import { requestComponents } from '../contract/schemas/index';
 import { accountTypeSchema, cardMethodSchema, checkingMethodSchema } from '../contract/schemas/payors';
+import { containsCardNumber } from '../lambdas/shared/card-number';
 import { hasAtMostDecimals } from '../lambdas/shared/decimals';
 
 export const VALIDATORS_FILE = join(__dirname, '..', 'lambdas', 'generated', 'validators.ts');
@@ -55,6 +56,20 @@ export function compiler(): Ajv {
         code: _`require("#shared/decimals").hasAtMostDecimals`,
       });
       cxt.fail(_`!${fn}(${cxt.data}, ${cxt.schema})`);
+    },
+  });
+  // `noCardNumber: true`: free text holds no full card number (13-19 digits passing the Luhn
+  // check; lambdas/shared/card-number.ts, issue 22 item 4).
+  ajv.addKeyword({
+    keyword: 'noCardNumber',
+    type: 'string',
+    schemaType: 'boolean',
+    code(cxt: KeywordCxt) {
+      const fn = cxt.gen.scopeValue('func', {
+        ref: containsCardNumber,
+        code: _`require("#shared/card-number").containsCardNumber`,
+      });
+      cxt.fail(_`${cxt.schema} && ${fn}(${cxt.data})`);
     },
   });
   return ajv;

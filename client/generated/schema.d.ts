@@ -800,7 +800,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       orderId?: string;
       recurring?: boolean;
       allowPartial?: boolean;
@@ -815,7 +815,7 @@ export interface components {
       [key: string]: string | number | boolean;
     };
     Fee: {
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       name: string;
       amount: number;
     };
@@ -847,7 +847,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       orderId?: string;
       recurring?: boolean;
       allowPartial?: boolean;
@@ -866,7 +866,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       orderId?: string;
       recurring?: boolean;
       allowPartial?: boolean;
@@ -877,11 +877,11 @@ export interface components {
       fees?: components['schemas']['Fee'][];
     };
     CreatePayorRequest: {
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       customerAccountId?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       customerAccountType?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       sponsorKey?: string;
       customerData?: components['schemas']['CustomerData'];
       /** Format: email */
@@ -908,15 +908,15 @@ export interface components {
       setAsDefault?: boolean;
     };
     BillingAddress: {
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       line1: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       line2?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       city: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       state: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       postalCode: string;
       /** @description must be an ISO 3166-1 alpha-2 code like US */
       country: string;
@@ -934,11 +934,11 @@ export interface components {
       setAsDefault?: boolean;
     };
     UpdatePayorRequest: {
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       customerAccountId?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       customerAccountType?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       sponsorKey?: string;
       customerData?: components['schemas']['CustomerData'];
       /** Format: email */
@@ -961,7 +961,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       orderId?: string;
       /** @description must be 1-100 characters of letters, digits and _ . : - */
       idempotencyKey?: string;
@@ -985,14 +985,14 @@ export interface components {
       /** @description must be an absolute https URL */
       url: string;
       enabledEvents?: string[];
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       description?: string;
     };
     UpdateWebhookEndpointRequest: {
       /** @description must be an absolute https URL */
       url?: string;
       enabledEvents?: string[];
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       description?: string;
       /** @enum {string} */
       status?: 'enabled' | 'disabled';

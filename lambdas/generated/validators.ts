@@ -376,7 +376,8 @@ const schema13 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           recurring: { type: 'boolean' },
           allowPartial: { type: 'boolean' },
@@ -408,12 +409,17 @@ const schema13 = {
             },
             additionalProperties: {
               anyOf: [
-                { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                {
+                  type: 'string',
+                  maxLength: 1000,
+                  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+                  noCardNumber: true,
+                },
                 { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
             },
           },
           fees: {
@@ -429,7 +435,8 @@ const schema13 = {
                   minLength: 1,
                   maxLength: 100,
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-                  description: 'must not contain control characters',
+                  noCardNumber: true,
+                  description: 'must not contain control characters or a card number',
                 },
                 amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
               },
@@ -448,6 +455,7 @@ const schema13 = {
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = require('ajv/dist/runtime/ucs2length').default;
 const func5 = require('#shared/decimals').hasAtMostDecimals;
+const func8 = require('#shared/card-number').containsCardNumber;
 const pattern4 = new RegExp('^\\d{8}(\\d{3})?$', 'u');
 const pattern5 = new RegExp('^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$', 'u');
 const pattern6 = new RegExp('^[^\\u0000-\\u001F\\u007F]*$', 'u');
@@ -1277,8 +1285,26 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (true && func8(data14)) {
+                  const err42 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
+                    schemaPath: '#/properties/payments/items/properties/orderId/noCardNumber',
+                    keyword: 'noCardNumber',
+                    params: {},
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema13.properties.payments.items.properties.orderId,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err42];
+                  } else {
+                    vErrors.push(err42);
+                  }
+                  errors++;
+                }
               } else {
-                const err42 = {
+                const err43 = {
                   instancePath: instancePath + '/payments/' + i0 + '/orderId',
                   schemaPath: '#/properties/payments/items/properties/orderId/type',
                   keyword: 'type',
@@ -1289,9 +1315,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err42];
+                  vErrors = [err43];
                 } else {
-                  vErrors.push(err42);
+                  vErrors.push(err43);
                 }
                 errors++;
               }
@@ -1299,7 +1325,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.recurring !== undefined) {
               let data15 = data11.recurring;
               if (typeof data15 !== 'boolean') {
-                const err43 = {
+                const err44 = {
                   instancePath: instancePath + '/payments/' + i0 + '/recurring',
                   schemaPath: '#/properties/payments/items/properties/recurring/type',
                   keyword: 'type',
@@ -1310,9 +1336,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data15,
                 };
                 if (vErrors === null) {
-                  vErrors = [err43];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err43);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
@@ -1320,7 +1346,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.allowPartial !== undefined) {
               let data16 = data11.allowPartial;
               if (typeof data16 !== 'boolean') {
-                const err44 = {
+                const err45 = {
                   instancePath: instancePath + '/payments/' + i0 + '/allowPartial',
                   schemaPath: '#/properties/payments/items/properties/allowPartial/type',
                   keyword: 'type',
@@ -1331,9 +1357,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data16,
                 };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
@@ -1341,7 +1367,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.sendEmailReceipt !== undefined) {
               let data17 = data11.sendEmailReceipt;
               if (typeof data17 !== 'boolean') {
-                const err45 = {
+                const err46 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendEmailReceipt',
                   schemaPath: '#/properties/payments/items/properties/sendEmailReceipt/type',
                   keyword: 'type',
@@ -1352,9 +1378,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data17,
                 };
                 if (vErrors === null) {
-                  vErrors = [err45];
+                  vErrors = [err46];
                 } else {
-                  vErrors.push(err45);
+                  vErrors.push(err46);
                 }
                 errors++;
               }
@@ -1362,7 +1388,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.sendPaymentScheduledNotification !== undefined) {
               let data18 = data11.sendPaymentScheduledNotification;
               if (typeof data18 !== 'boolean') {
-                const err46 = {
+                const err47 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendPaymentScheduledNotification',
                   schemaPath: '#/properties/payments/items/properties/sendPaymentScheduledNotification/type',
                   keyword: 'type',
@@ -1374,9 +1400,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data18,
                 };
                 if (vErrors === null) {
-                  vErrors = [err46];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err46);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
@@ -1384,7 +1410,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.sendDeclineNotification !== undefined) {
               let data19 = data11.sendDeclineNotification;
               if (typeof data19 !== 'boolean') {
-                const err47 = {
+                const err48 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendDeclineNotification',
                   schemaPath: '#/properties/payments/items/properties/sendDeclineNotification/type',
                   keyword: 'type',
@@ -1395,9 +1421,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data19,
                 };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err48];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err48);
                 }
                 errors++;
               }
@@ -1406,7 +1432,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               let data20 = data11.customAttributes;
               if (data20 && typeof data20 == 'object' && !Array.isArray(data20)) {
                 if (Object.keys(data20).length > 50) {
-                  const err48 = {
+                  const err49 = {
                     instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                     schemaPath: '#/properties/payments/items/properties/customAttributes/maxProperties',
                     keyword: 'maxProperties',
@@ -1417,9 +1443,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data20,
                   };
                   if (vErrors === null) {
-                    vErrors = [err48];
+                    vErrors = [err49];
                   } else {
-                    vErrors.push(err48);
+                    vErrors.push(err49);
                   }
                   errors++;
                 }
@@ -1442,17 +1468,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     key3 === '__lookupGetter__' ||
                     key3 === '__lookupSetter__'
                   )) {
-                    const err49 = {};
+                    const err50 = {};
                     if (vErrors === null) {
-                      vErrors = [err49];
+                      vErrors = [err50];
                     } else {
-                      vErrors.push(err49);
+                      vErrors.push(err50);
                     }
                     errors++;
                   }
                   var valid6 = _errs48 === errors;
                   if (valid6) {
-                    const err50 = {
+                    const err51 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames/not',
                       keyword: 'not',
@@ -1466,9 +1492,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       propertyName: key3,
                     };
                     if (vErrors === null) {
-                      vErrors = [err50];
+                      vErrors = [err51];
                     } else {
-                      vErrors.push(err50);
+                      vErrors.push(err51);
                     }
                     errors++;
                   } else {
@@ -1483,7 +1509,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   if (typeof key3 === 'string') {
                     if (func4(key3) > 100) {
-                      const err51 = {
+                      const err52 = {
                         instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/propertyNames/maxLength',
@@ -1497,16 +1523,16 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         propertyName: key3,
                       };
                       if (vErrors === null) {
-                        vErrors = [err51];
+                        vErrors = [err52];
                       } else {
-                        vErrors.push(err51);
+                        vErrors.push(err52);
                       }
                       errors++;
                     }
                   }
                   var valid5 = _errs46 === errors;
                   if (!valid5) {
-                    const err52 = {
+                    const err53 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
                       keyword: 'propertyNames',
@@ -1517,9 +1543,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data20,
                     };
                     if (vErrors === null) {
-                      vErrors = [err52];
+                      vErrors = [err53];
                     } else {
-                      vErrors.push(err52);
+                      vErrors.push(err53);
                     }
                     errors++;
                   }
@@ -1531,7 +1557,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   const _errs52 = errors;
                   if (typeof data21 === 'string') {
                     if (func4(data21) > 1000) {
-                      const err53 = {
+                      const err54 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1550,14 +1576,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err53];
+                        vErrors = [err54];
                       } else {
-                        vErrors.push(err53);
+                        vErrors.push(err54);
                       }
                       errors++;
                     }
                     if (!pattern6.test(data21)) {
-                      const err54 = {
+                      const err55 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1576,14 +1602,40 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err54];
+                        vErrors = [err55];
                       } else {
-                        vErrors.push(err54);
+                        vErrors.push(err55);
+                      }
+                      errors++;
+                    }
+                    if (true && func8(data21)) {
+                      const err56 = {
+                        instancePath:
+                          instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                        keyword: 'noCardNumber',
+                        params: {},
+                        message: 'must pass "noCardNumber" keyword validation',
+                        schema: true,
+                        parentSchema:
+                          schema13.properties.payments.items.properties.customAttributes.additionalProperties
+                            .anyOf[0],
+                        data: data21,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err56];
+                      } else {
+                        vErrors.push(err56);
                       }
                       errors++;
                     }
                   } else {
-                    const err55 = {
+                    const err57 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -1604,9 +1656,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err55];
+                      vErrors = [err57];
                     } else {
-                      vErrors.push(err55);
+                      vErrors.push(err57);
                     }
                     errors++;
                   }
@@ -1616,7 +1668,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     const _errs54 = errors;
                     if (typeof data21 == 'number' && isFinite(data21)) {
                       if (data21 > 1000000000000000 || isNaN(data21)) {
-                        const err56 = {
+                        const err58 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1635,14 +1687,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err56];
+                          vErrors = [err58];
                         } else {
-                          vErrors.push(err56);
+                          vErrors.push(err58);
                         }
                         errors++;
                       }
                       if (data21 < -1000000000000000 || isNaN(data21)) {
-                        const err57 = {
+                        const err59 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1661,14 +1713,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err57];
+                          vErrors = [err59];
                         } else {
-                          vErrors.push(err57);
+                          vErrors.push(err59);
                         }
                         errors++;
                       }
                       if (!func5(data21, 6)) {
-                        const err58 = {
+                        const err60 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1687,14 +1739,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err58];
+                          vErrors = [err60];
                         } else {
-                          vErrors.push(err58);
+                          vErrors.push(err60);
                         }
                         errors++;
                       }
                     } else {
-                      const err59 = {
+                      const err61 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1715,9 +1767,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err59];
+                        vErrors = [err61];
                       } else {
-                        vErrors.push(err59);
+                        vErrors.push(err61);
                       }
                       errors++;
                     }
@@ -1726,7 +1778,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     if (!valid8) {
                       const _errs56 = errors;
                       if (typeof data21 !== 'boolean') {
-                        const err60 = {
+                        const err62 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1747,9 +1799,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err60];
+                          vErrors = [err62];
                         } else {
-                          vErrors.push(err60);
+                          vErrors.push(err62);
                         }
                         errors++;
                       }
@@ -1758,7 +1810,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                   if (!valid8) {
-                    const err61 = {
+                    const err63 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -1778,9 +1830,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err61];
+                      vErrors = [err63];
                     } else {
-                      vErrors.push(err61);
+                      vErrors.push(err63);
                     }
                     errors++;
                   } else {
@@ -1795,7 +1847,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                const err62 = {
+                const err64 = {
                   instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                   schemaPath: '#/properties/payments/items/properties/customAttributes/type',
                   keyword: 'type',
@@ -1806,9 +1858,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data20,
                 };
                 if (vErrors === null) {
-                  vErrors = [err62];
+                  vErrors = [err64];
                 } else {
-                  vErrors.push(err62);
+                  vErrors.push(err64);
                 }
                 errors++;
               }
@@ -1817,7 +1869,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               let data22 = data11.fees;
               if (Array.isArray(data22)) {
                 if (data22.length > 20) {
-                  const err63 = {
+                  const err65 = {
                     instancePath: instancePath + '/payments/' + i0 + '/fees',
                     schemaPath: '#/properties/payments/items/properties/fees/maxItems',
                     keyword: 'maxItems',
@@ -1828,9 +1880,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data22,
                   };
                   if (vErrors === null) {
-                    vErrors = [err63];
+                    vErrors = [err65];
                   } else {
-                    vErrors.push(err63);
+                    vErrors.push(err65);
                   }
                   errors++;
                 }
@@ -1839,7 +1891,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   let data23 = data22[i1];
                   if (data23 && typeof data23 == 'object' && !Array.isArray(data23)) {
                     if (data23.name === undefined) {
-                      const err64 = {
+                      const err66 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1850,14 +1902,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data23,
                       };
                       if (vErrors === null) {
-                        vErrors = [err64];
+                        vErrors = [err66];
                       } else {
-                        vErrors.push(err64);
+                        vErrors.push(err66);
                       }
                       errors++;
                     }
                     if (data23.amount === undefined) {
-                      const err65 = {
+                      const err67 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1868,15 +1920,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data23,
                       };
                       if (vErrors === null) {
-                        vErrors = [err65];
+                        vErrors = [err67];
                       } else {
-                        vErrors.push(err65);
+                        vErrors.push(err67);
                       }
                       errors++;
                     }
                     for (const key5 in data23) {
                       if (!(key5 === 'name' || key5 === 'amount')) {
-                        const err66 = {
+                        const err68 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/additionalProperties',
@@ -1888,9 +1940,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data23,
                         };
                         if (vErrors === null) {
-                          vErrors = [err66];
+                          vErrors = [err68];
                         } else {
-                          vErrors.push(err66);
+                          vErrors.push(err68);
                         }
                         errors++;
                       }
@@ -1899,7 +1951,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       let data24 = data23.name;
                       if (typeof data24 === 'string') {
                         if (func4(data24) > 100) {
-                          const err67 = {
+                          const err69 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
@@ -1912,14 +1964,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err67];
+                            vErrors = [err69];
                           } else {
-                            vErrors.push(err67);
+                            vErrors.push(err69);
                           }
                           errors++;
                         }
                         if (func4(data24) < 1) {
-                          const err68 = {
+                          const err70 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/minLength',
@@ -1932,14 +1984,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err68];
+                            vErrors = [err70];
                           } else {
-                            vErrors.push(err68);
+                            vErrors.push(err70);
                           }
                           errors++;
                         }
                         if (!pattern6.test(data24)) {
-                          const err69 = {
+                          const err71 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/pattern',
@@ -1952,14 +2004,34 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err69];
+                            vErrors = [err71];
                           } else {
-                            vErrors.push(err69);
+                            vErrors.push(err71);
+                          }
+                          errors++;
+                        }
+                        if (true && func8(data24)) {
+                          const err72 = {
+                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                            schemaPath:
+                              '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
+                            keyword: 'noCardNumber',
+                            params: {},
+                            message: 'must pass "noCardNumber" keyword validation',
+                            schema: true,
+                            parentSchema:
+                              schema13.properties.payments.items.properties.fees.items.properties.name,
+                            data: data24,
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err72];
+                          } else {
+                            vErrors.push(err72);
                           }
                           errors++;
                         }
                       } else {
-                        const err70 = {
+                        const err73 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/name/type',
@@ -1973,9 +2045,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data24,
                         };
                         if (vErrors === null) {
-                          vErrors = [err70];
+                          vErrors = [err73];
                         } else {
-                          vErrors.push(err70);
+                          vErrors.push(err73);
                         }
                         errors++;
                       }
@@ -1984,7 +2056,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       let data25 = data23.amount;
                       if (typeof data25 == 'number' && isFinite(data25)) {
                         if (data25 > 999999.99 || isNaN(data25)) {
-                          const err71 = {
+                          const err74 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
@@ -1997,14 +2069,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err71];
+                            vErrors = [err74];
                           } else {
-                            vErrors.push(err71);
+                            vErrors.push(err74);
                           }
                           errors++;
                         }
                         if (data25 < 0 || isNaN(data25)) {
-                          const err72 = {
+                          const err75 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
@@ -2017,14 +2089,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err72];
+                            vErrors = [err75];
                           } else {
-                            vErrors.push(err72);
+                            vErrors.push(err75);
                           }
                           errors++;
                         }
                         if (!func5(data25, 2)) {
-                          const err73 = {
+                          const err76 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
@@ -2037,14 +2109,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err73];
+                            vErrors = [err76];
                           } else {
-                            vErrors.push(err73);
+                            vErrors.push(err76);
                           }
                           errors++;
                         }
                       } else {
-                        const err74 = {
+                        const err77 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/amount/type',
@@ -2058,15 +2130,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data25,
                         };
                         if (vErrors === null) {
-                          vErrors = [err74];
+                          vErrors = [err77];
                         } else {
-                          vErrors.push(err74);
+                          vErrors.push(err77);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err75 = {
+                    const err78 = {
                       instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                       schemaPath: '#/properties/payments/items/properties/fees/items/type',
                       keyword: 'type',
@@ -2077,15 +2149,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data23,
                     };
                     if (vErrors === null) {
-                      vErrors = [err75];
+                      vErrors = [err78];
                     } else {
-                      vErrors.push(err75);
+                      vErrors.push(err78);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err76 = {
+                const err79 = {
                   instancePath: instancePath + '/payments/' + i0 + '/fees',
                   schemaPath: '#/properties/payments/items/properties/fees/type',
                   keyword: 'type',
@@ -2096,15 +2168,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data22,
                 };
                 if (vErrors === null) {
-                  vErrors = [err76];
+                  vErrors = [err79];
                 } else {
-                  vErrors.push(err76);
+                  vErrors.push(err79);
                 }
                 errors++;
               }
             }
           } else {
-            const err77 = {
+            const err80 = {
               instancePath: instancePath + '/payments/' + i0,
               schemaPath: '#/properties/payments/items/type',
               keyword: 'type',
@@ -2115,15 +2187,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err77];
+              vErrors = [err80];
             } else {
-              vErrors.push(err77);
+              vErrors.push(err80);
             }
             errors++;
           }
         }
       } else {
-        const err78 = {
+        const err81 = {
           instancePath: instancePath + '/payments',
           schemaPath: '#/properties/payments/type',
           keyword: 'type',
@@ -2134,9 +2206,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err78];
+          vErrors = [err81];
         } else {
-          vErrors.push(err78);
+          vErrors.push(err81);
         }
         errors++;
       }
@@ -2145,7 +2217,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       let data26 = data.idempotencyKey;
       if (typeof data26 === 'string') {
         if (!pattern9.test(data26)) {
-          const err79 = {
+          const err82 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -2156,14 +2228,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             data: data26,
           };
           if (vErrors === null) {
-            vErrors = [err79];
+            vErrors = [err82];
           } else {
-            vErrors.push(err79);
+            vErrors.push(err82);
           }
           errors++;
         }
       } else {
-        const err80 = {
+        const err83 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -2174,15 +2246,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err80];
+          vErrors = [err83];
         } else {
-          vErrors.push(err80);
+          vErrors.push(err83);
         }
         errors++;
       }
     }
   } else {
-    const err81 = {
+    const err84 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -2193,9 +2265,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err81];
+      vErrors = [err84];
     } else {
-      vErrors.push(err81);
+      vErrors.push(err84);
     }
     errors++;
   }
@@ -2985,7 +3057,8 @@ const schema16 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -3017,12 +3090,12 @@ const schema16 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -3038,7 +3111,8 @@ const schema16 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -3355,8 +3429,26 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data3)) {
+          const err16 = {
+            instancePath: instancePath + '/orderId',
+            schemaPath: '#/properties/orderId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema16.properties.orderId,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
       } else {
-        const err16 = {
+        const err17 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -3367,9 +3459,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err17];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -3377,7 +3469,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data4 = data.recurring;
       if (typeof data4 !== 'boolean') {
-        const err17 = {
+        const err18 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -3388,9 +3480,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err18];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err18);
         }
         errors++;
       }
@@ -3398,7 +3490,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data5 = data.allowPartial;
       if (typeof data5 !== 'boolean') {
-        const err18 = {
+        const err19 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -3409,9 +3501,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err19];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err19);
         }
         errors++;
       }
@@ -3419,7 +3511,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data6 = data.sendEmailReceipt;
       if (typeof data6 !== 'boolean') {
-        const err19 = {
+        const err20 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -3430,9 +3522,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err20];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -3440,7 +3532,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data7 = data.sendPaymentScheduledNotification;
       if (typeof data7 !== 'boolean') {
-        const err20 = {
+        const err21 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -3451,9 +3543,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err21];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -3461,7 +3553,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendDeclineNotification !== undefined) {
       let data8 = data.sendDeclineNotification;
       if (typeof data8 !== 'boolean') {
-        const err21 = {
+        const err22 = {
           instancePath: instancePath + '/sendDeclineNotification',
           schemaPath: '#/properties/sendDeclineNotification/type',
           keyword: 'type',
@@ -3472,9 +3564,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err22];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -3483,7 +3575,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       let data9 = data.customAttributes;
       if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
         if (Object.keys(data9).length > 50) {
-          const err22 = {
+          const err23 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -3494,9 +3586,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err22];
+            vErrors = [err23];
           } else {
-            vErrors.push(err22);
+            vErrors.push(err23);
           }
           errors++;
         }
@@ -3519,17 +3611,17 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err23 = {};
+            const err24 = {};
             if (vErrors === null) {
-              vErrors = [err23];
+              vErrors = [err24];
             } else {
-              vErrors.push(err23);
+              vErrors.push(err24);
             }
             errors++;
           }
           var valid2 = _errs24 === errors;
           if (valid2) {
-            const err24 = {
+            const err25 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -3541,9 +3633,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err25];
             } else {
-              vErrors.push(err24);
+              vErrors.push(err25);
             }
             errors++;
           } else {
@@ -3558,7 +3650,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err25 = {
+              const err26 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -3570,16 +3662,16 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err26];
               } else {
-                vErrors.push(err25);
+                vErrors.push(err26);
               }
               errors++;
             }
           }
           var valid1 = _errs22 === errors;
           if (!valid1) {
-            const err26 = {
+            const err27 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -3590,9 +3682,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err27];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err27);
             }
             errors++;
           }
@@ -3604,7 +3696,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs28 = errors;
           if (typeof data10 === 'string') {
             if (func4(data10) > 1000) {
-              const err27 = {
+              const err28 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -3616,14 +3708,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err28];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err28);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err28 = {
+              const err29 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -3635,14 +3727,33 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err29];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err29);
+              }
+              errors++;
+            }
+            if (true && func8(data10)) {
+              const err30 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err30];
+              } else {
+                vErrors.push(err30);
               }
               errors++;
             }
           } else {
-            const err29 = {
+            const err31 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -3654,9 +3765,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err29];
+              vErrors = [err31];
             } else {
-              vErrors.push(err29);
+              vErrors.push(err31);
             }
             errors++;
           }
@@ -3666,7 +3777,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs30 = errors;
             if (typeof data10 == 'number' && isFinite(data10)) {
               if (data10 > 1000000000000000 || isNaN(data10)) {
-                const err30 = {
+                const err32 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -3678,14 +3789,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err30];
+                  vErrors = [err32];
                 } else {
-                  vErrors.push(err30);
+                  vErrors.push(err32);
                 }
                 errors++;
               }
               if (data10 < -1000000000000000 || isNaN(data10)) {
-                const err31 = {
+                const err33 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -3697,14 +3808,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err31];
+                  vErrors = [err33];
                 } else {
-                  vErrors.push(err31);
+                  vErrors.push(err33);
                 }
                 errors++;
               }
               if (!func5(data10, 6)) {
-                const err32 = {
+                const err34 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -3716,14 +3827,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err32];
+                  vErrors = [err34];
                 } else {
-                  vErrors.push(err32);
+                  vErrors.push(err34);
                 }
                 errors++;
               }
             } else {
-              const err33 = {
+              const err35 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -3735,9 +3846,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err35];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err35);
               }
               errors++;
             }
@@ -3746,7 +3857,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs32 = errors;
               if (typeof data10 !== 'boolean') {
-                const err34 = {
+                const err36 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -3758,9 +3869,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err34];
+                  vErrors = [err36];
                 } else {
-                  vErrors.push(err34);
+                  vErrors.push(err36);
                 }
                 errors++;
               }
@@ -3769,7 +3880,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err35 = {
+            const err37 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -3781,9 +3892,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err35];
+              vErrors = [err37];
             } else {
-              vErrors.push(err35);
+              vErrors.push(err37);
             }
             errors++;
           } else {
@@ -3798,7 +3909,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err36 = {
+        const err38 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -3809,9 +3920,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err36];
+          vErrors = [err38];
         } else {
-          vErrors.push(err36);
+          vErrors.push(err38);
         }
         errors++;
       }
@@ -3820,7 +3931,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       let data11 = data.fees;
       if (Array.isArray(data11)) {
         if (data11.length > 20) {
-          const err37 = {
+          const err39 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -3831,9 +3942,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err37];
+            vErrors = [err39];
           } else {
-            vErrors.push(err37);
+            vErrors.push(err39);
           }
           errors++;
         }
@@ -3842,7 +3953,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           let data12 = data11[i0];
           if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
             if (data12.name === undefined) {
-              const err38 = {
+              const err40 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3853,14 +3964,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err40];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err40);
               }
               errors++;
             }
             if (data12.amount === undefined) {
-              const err39 = {
+              const err41 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3871,15 +3982,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err39];
+                vErrors = [err41];
               } else {
-                vErrors.push(err39);
+                vErrors.push(err41);
               }
               errors++;
             }
             for (const key3 in data12) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err40 = {
+                const err42 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -3890,9 +4001,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err40];
+                  vErrors = [err42];
                 } else {
-                  vErrors.push(err40);
+                  vErrors.push(err42);
                 }
                 errors++;
               }
@@ -3901,7 +4012,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               let data13 = data12.name;
               if (typeof data13 === 'string') {
                 if (func4(data13) > 100) {
-                  const err41 = {
+                  const err43 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -3912,14 +4023,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err41];
+                    vErrors = [err43];
                   } else {
-                    vErrors.push(err41);
+                    vErrors.push(err43);
                   }
                   errors++;
                 }
                 if (func4(data13) < 1) {
-                  const err42 = {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -3930,14 +4041,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err42];
+                    vErrors = [err44];
                   } else {
-                    vErrors.push(err42);
+                    vErrors.push(err44);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data13)) {
-                  const err43 = {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -3948,14 +4059,32 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err43];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err43);
+                    vErrors.push(err45);
+                  }
+                  errors++;
+                }
+                if (true && func8(data13)) {
+                  const err46 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
+                    keyword: 'noCardNumber',
+                    params: {},
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema16.properties.fees.items.properties.name,
+                    data: data13,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err46];
+                  } else {
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
               } else {
-                const err44 = {
+                const err47 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -3966,9 +4095,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
@@ -3977,7 +4106,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               let data14 = data12.amount;
               if (typeof data14 == 'number' && isFinite(data14)) {
                 if (data14 > 999999.99 || isNaN(data14)) {
-                  const err45 = {
+                  const err48 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -3988,14 +4117,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err45];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err45);
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
                 if (data14 < 0 || isNaN(data14)) {
-                  const err46 = {
+                  const err49 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -4006,14 +4135,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err46];
+                    vErrors = [err49];
                   } else {
-                    vErrors.push(err46);
+                    vErrors.push(err49);
                   }
                   errors++;
                 }
                 if (!func5(data14, 2)) {
-                  const err47 = {
+                  const err50 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -4024,14 +4153,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err47];
+                    vErrors = [err50];
                   } else {
-                    vErrors.push(err47);
+                    vErrors.push(err50);
                   }
                   errors++;
                 }
               } else {
-                const err48 = {
+                const err51 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -4042,15 +4171,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err51];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err51);
                 }
                 errors++;
               }
             }
           } else {
-            const err49 = {
+            const err52 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -4061,15 +4190,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err52];
             } else {
-              vErrors.push(err49);
+              vErrors.push(err52);
             }
             errors++;
           }
         }
       } else {
-        const err50 = {
+        const err53 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -4080,15 +4209,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err50];
+          vErrors = [err53];
         } else {
-          vErrors.push(err50);
+          vErrors.push(err53);
         }
         errors++;
       }
     }
   } else {
-    const err51 = {
+    const err54 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -4099,9 +4228,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err51];
+      vErrors = [err54];
     } else {
-      vErrors.push(err51);
+      vErrors.push(err54);
     }
     errors++;
   }
@@ -4134,7 +4263,8 @@ const schema17 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -4166,12 +4296,12 @@ const schema17 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -4187,7 +4317,8 @@ const schema17 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -4562,8 +4693,26 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data4)) {
+          const err19 = {
+            instancePath: instancePath + '/orderId',
+            schemaPath: '#/properties/orderId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema17.properties.orderId,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
       } else {
-        const err19 = {
+        const err20 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -4574,9 +4723,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err20];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -4584,7 +4733,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data5 = data.recurring;
       if (typeof data5 !== 'boolean') {
-        const err20 = {
+        const err21 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -4595,9 +4744,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err21];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -4605,7 +4754,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data6 = data.allowPartial;
       if (typeof data6 !== 'boolean') {
-        const err21 = {
+        const err22 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -4616,9 +4765,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err22];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -4626,7 +4775,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data7 = data.sendEmailReceipt;
       if (typeof data7 !== 'boolean') {
-        const err22 = {
+        const err23 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -4637,9 +4786,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err23];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err23);
         }
         errors++;
       }
@@ -4647,7 +4796,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data8 = data.sendPaymentScheduledNotification;
       if (typeof data8 !== 'boolean') {
-        const err23 = {
+        const err24 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -4658,9 +4807,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err23];
+          vErrors = [err24];
         } else {
-          vErrors.push(err23);
+          vErrors.push(err24);
         }
         errors++;
       }
@@ -4668,7 +4817,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendDeclineNotification !== undefined) {
       let data9 = data.sendDeclineNotification;
       if (typeof data9 !== 'boolean') {
-        const err24 = {
+        const err25 = {
           instancePath: instancePath + '/sendDeclineNotification',
           schemaPath: '#/properties/sendDeclineNotification/type',
           keyword: 'type',
@@ -4679,9 +4828,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err24];
+          vErrors = [err25];
         } else {
-          vErrors.push(err24);
+          vErrors.push(err25);
         }
         errors++;
       }
@@ -4690,7 +4839,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.customAttributes;
       if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
         if (Object.keys(data10).length > 50) {
-          const err25 = {
+          const err26 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -4701,9 +4850,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err25];
+            vErrors = [err26];
           } else {
-            vErrors.push(err25);
+            vErrors.push(err26);
           }
           errors++;
         }
@@ -4726,17 +4875,17 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err26 = {};
+            const err27 = {};
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err27];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err27);
             }
             errors++;
           }
           var valid2 = _errs26 === errors;
           if (valid2) {
-            const err27 = {
+            const err28 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -4748,9 +4897,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err28];
             } else {
-              vErrors.push(err27);
+              vErrors.push(err28);
             }
             errors++;
           } else {
@@ -4765,7 +4914,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err28 = {
+              const err29 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -4777,16 +4926,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err29];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err29);
               }
               errors++;
             }
           }
           var valid1 = _errs24 === errors;
           if (!valid1) {
-            const err29 = {
+            const err30 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -4797,9 +4946,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err29];
+              vErrors = [err30];
             } else {
-              vErrors.push(err29);
+              vErrors.push(err30);
             }
             errors++;
           }
@@ -4811,7 +4960,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs30 = errors;
           if (typeof data11 === 'string') {
             if (func4(data11) > 1000) {
-              const err30 = {
+              const err31 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -4823,14 +4972,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err31];
               } else {
-                vErrors.push(err30);
+                vErrors.push(err31);
               }
               errors++;
             }
             if (!pattern6.test(data11)) {
-              const err31 = {
+              const err32 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -4842,14 +4991,33 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err31];
+                vErrors = [err32];
               } else {
-                vErrors.push(err31);
+                vErrors.push(err32);
+              }
+              errors++;
+            }
+            if (true && func8(data11)) {
+              const err33 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err33];
+              } else {
+                vErrors.push(err33);
               }
               errors++;
             }
           } else {
-            const err32 = {
+            const err34 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -4861,9 +5029,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err32];
+              vErrors = [err34];
             } else {
-              vErrors.push(err32);
+              vErrors.push(err34);
             }
             errors++;
           }
@@ -4873,7 +5041,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs32 = errors;
             if (typeof data11 == 'number' && isFinite(data11)) {
               if (data11 > 1000000000000000 || isNaN(data11)) {
-                const err33 = {
+                const err35 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -4885,14 +5053,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err35];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err35);
                 }
                 errors++;
               }
               if (data11 < -1000000000000000 || isNaN(data11)) {
-                const err34 = {
+                const err36 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -4904,14 +5072,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err34];
+                  vErrors = [err36];
                 } else {
-                  vErrors.push(err34);
+                  vErrors.push(err36);
                 }
                 errors++;
               }
               if (!func5(data11, 6)) {
-                const err35 = {
+                const err37 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -4923,14 +5091,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err35];
+                  vErrors = [err37];
                 } else {
-                  vErrors.push(err35);
+                  vErrors.push(err37);
                 }
                 errors++;
               }
             } else {
-              const err36 = {
+              const err38 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -4942,9 +5110,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err36];
+                vErrors = [err38];
               } else {
-                vErrors.push(err36);
+                vErrors.push(err38);
               }
               errors++;
             }
@@ -4953,7 +5121,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs34 = errors;
               if (typeof data11 !== 'boolean') {
-                const err37 = {
+                const err39 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -4965,9 +5133,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err37];
+                  vErrors = [err39];
                 } else {
-                  vErrors.push(err37);
+                  vErrors.push(err39);
                 }
                 errors++;
               }
@@ -4976,7 +5144,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err38 = {
+            const err40 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -4988,9 +5156,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err38];
+              vErrors = [err40];
             } else {
-              vErrors.push(err38);
+              vErrors.push(err40);
             }
             errors++;
           } else {
@@ -5005,7 +5173,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err39 = {
+        const err41 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -5016,9 +5184,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err39];
+          vErrors = [err41];
         } else {
-          vErrors.push(err39);
+          vErrors.push(err41);
         }
         errors++;
       }
@@ -5027,7 +5195,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       let data12 = data.fees;
       if (Array.isArray(data12)) {
         if (data12.length > 20) {
-          const err40 = {
+          const err42 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -5038,9 +5206,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             data: data12,
           };
           if (vErrors === null) {
-            vErrors = [err40];
+            vErrors = [err42];
           } else {
-            vErrors.push(err40);
+            vErrors.push(err42);
           }
           errors++;
         }
@@ -5049,7 +5217,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           let data13 = data12[i0];
           if (data13 && typeof data13 == 'object' && !Array.isArray(data13)) {
             if (data13.name === undefined) {
-              const err41 = {
+              const err43 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -5060,14 +5228,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data13,
               };
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err43];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err43);
               }
               errors++;
             }
             if (data13.amount === undefined) {
-              const err42 = {
+              const err44 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -5078,15 +5246,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data13,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err44];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err44);
               }
               errors++;
             }
             for (const key3 in data13) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err43 = {
+                const err45 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -5097,9 +5265,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err43];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err43);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
@@ -5108,7 +5276,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               let data14 = data13.name;
               if (typeof data14 === 'string') {
                 if (func4(data14) > 100) {
-                  const err44 = {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -5119,14 +5287,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err44];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err44);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
                 if (func4(data14) < 1) {
-                  const err45 = {
+                  const err47 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -5137,14 +5305,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err45];
+                    vErrors = [err47];
                   } else {
-                    vErrors.push(err45);
+                    vErrors.push(err47);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data14)) {
-                  const err46 = {
+                  const err48 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -5155,14 +5323,32 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err46];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err46);
+                    vErrors.push(err48);
+                  }
+                  errors++;
+                }
+                if (true && func8(data14)) {
+                  const err49 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
+                    keyword: 'noCardNumber',
+                    params: {},
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema17.properties.fees.items.properties.name,
+                    data: data14,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err49];
+                  } else {
+                    vErrors.push(err49);
                   }
                   errors++;
                 }
               } else {
-                const err47 = {
+                const err50 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -5173,9 +5359,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err50];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err50);
                 }
                 errors++;
               }
@@ -5184,7 +5370,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               let data15 = data13.amount;
               if (typeof data15 == 'number' && isFinite(data15)) {
                 if (data15 > 999999.99 || isNaN(data15)) {
-                  const err48 = {
+                  const err51 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -5195,14 +5381,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err48];
+                    vErrors = [err51];
                   } else {
-                    vErrors.push(err48);
+                    vErrors.push(err51);
                   }
                   errors++;
                 }
                 if (data15 < 0 || isNaN(data15)) {
-                  const err49 = {
+                  const err52 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -5213,14 +5399,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err49];
+                    vErrors = [err52];
                   } else {
-                    vErrors.push(err49);
+                    vErrors.push(err52);
                   }
                   errors++;
                 }
                 if (!func5(data15, 2)) {
-                  const err50 = {
+                  const err53 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -5231,14 +5417,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err50];
+                    vErrors = [err53];
                   } else {
-                    vErrors.push(err50);
+                    vErrors.push(err53);
                   }
                   errors++;
                 }
               } else {
-                const err51 = {
+                const err54 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -5249,15 +5435,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data15,
                 };
                 if (vErrors === null) {
-                  vErrors = [err51];
+                  vErrors = [err54];
                 } else {
-                  vErrors.push(err51);
+                  vErrors.push(err54);
                 }
                 errors++;
               }
             }
           } else {
-            const err52 = {
+            const err55 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -5268,15 +5454,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data13,
             };
             if (vErrors === null) {
-              vErrors = [err52];
+              vErrors = [err55];
             } else {
-              vErrors.push(err52);
+              vErrors.push(err55);
             }
             errors++;
           }
         }
       } else {
-        const err53 = {
+        const err56 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -5287,15 +5473,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err53];
+          vErrors = [err56];
         } else {
-          vErrors.push(err53);
+          vErrors.push(err56);
         }
         errors++;
       }
     }
   } else {
-    const err54 = {
+    const err57 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -5306,9 +5492,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err54];
+      vErrors = [err57];
     } else {
-      vErrors.push(err54);
+      vErrors.push(err57);
     }
     errors++;
   }
@@ -5903,21 +6089,24 @@ const schema21 = {
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerAccountType: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     sponsorKey: {
       type: 'string',
       minLength: 1,
       maxLength: 8,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerData: {
       type: 'object',
@@ -5947,7 +6136,8 @@ const schema21 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     email: { type: 'string', format: 'email', maxLength: 254 },
@@ -6062,8 +6252,26 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err5 = {
+            instancePath: instancePath + '/customerAccountId',
+            schemaPath: '#/properties/customerAccountId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema21.properties.customerAccountId,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
       } else {
-        const err5 = {
+        const err6 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
@@ -6074,9 +6282,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err6];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err6);
         }
         errors++;
       }
@@ -6085,7 +6293,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.customerAccountType;
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
-          const err6 = {
+          const err7 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/maxLength',
             keyword: 'maxLength',
@@ -6096,14 +6304,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err6];
+            vErrors = [err7];
           } else {
-            vErrors.push(err6);
+            vErrors.push(err7);
           }
           errors++;
         }
         if (func4(data1) < 1) {
-          const err7 = {
+          const err8 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/minLength',
             keyword: 'minLength',
@@ -6114,14 +6322,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err8];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err8);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err8 = {
+          const err9 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/pattern',
             keyword: 'pattern',
@@ -6132,14 +6340,32 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err9];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+        if (true && func8(data1)) {
+          const err10 = {
+            instancePath: instancePath + '/customerAccountType',
+            schemaPath: '#/properties/customerAccountType/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema21.properties.customerAccountType,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
           }
           errors++;
         }
       } else {
-        const err9 = {
+        const err11 = {
           instancePath: instancePath + '/customerAccountType',
           schemaPath: '#/properties/customerAccountType/type',
           keyword: 'type',
@@ -6150,9 +6376,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err11];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err11);
         }
         errors++;
       }
@@ -6161,7 +6387,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.sponsorKey;
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
-          const err10 = {
+          const err12 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/maxLength',
             keyword: 'maxLength',
@@ -6172,14 +6398,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err12];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err12);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err11 = {
+          const err13 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/minLength',
             keyword: 'minLength',
@@ -6190,14 +6416,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err13];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err13);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err12 = {
+          const err14 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/pattern',
             keyword: 'pattern',
@@ -6208,14 +6434,32 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err14];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          const err15 = {
+            instancePath: instancePath + '/sponsorKey',
+            schemaPath: '#/properties/sponsorKey/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema21.properties.sponsorKey,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
           }
           errors++;
         }
       } else {
-        const err13 = {
+        const err16 = {
           instancePath: instancePath + '/sponsorKey',
           schemaPath: '#/properties/sponsorKey/type',
           keyword: 'type',
@@ -6226,9 +6470,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err16];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -6237,7 +6481,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.customerData;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
         if (Object.keys(data3).length > 50) {
-          const err14 = {
+          const err17 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -6248,9 +6492,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err17];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err17);
           }
           errors++;
         }
@@ -6273,17 +6517,17 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err15 = {};
+            const err18 = {};
             if (vErrors === null) {
-              vErrors = [err15];
+              vErrors = [err18];
             } else {
-              vErrors.push(err15);
+              vErrors.push(err18);
             }
             errors++;
           }
           var valid2 = _errs12 === errors;
           if (valid2) {
-            const err16 = {
+            const err19 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -6295,9 +6539,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err16];
+              vErrors = [err19];
             } else {
-              vErrors.push(err16);
+              vErrors.push(err19);
             }
             errors++;
           } else {
@@ -6312,7 +6556,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err17 = {
+              const err20 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -6324,16 +6568,16 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err17];
+                vErrors = [err20];
               } else {
-                vErrors.push(err17);
+                vErrors.push(err20);
               }
               errors++;
             }
           }
           var valid1 = _errs10 === errors;
           if (!valid1) {
-            const err18 = {
+            const err21 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -6344,9 +6588,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err21];
             } else {
-              vErrors.push(err18);
+              vErrors.push(err21);
             }
             errors++;
           }
@@ -6355,7 +6599,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data3[key2];
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
-              const err19 = {
+              const err22 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -6366,14 +6610,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err22];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err22);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err20 = {
+              const err23 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -6384,14 +6628,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err23];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err23);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err21 = {
+              const err24 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -6402,14 +6646,32 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err24];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err24);
+              }
+              errors++;
+            }
+            if (true && func8(data4)) {
+              const err25 = {
+                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema21.properties.customerData.additionalProperties,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
               }
               errors++;
             }
           } else {
-            const err22 = {
+            const err26 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -6420,15 +6682,15 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err26];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err26);
             }
             errors++;
           }
         }
       } else {
-        const err23 = {
+        const err27 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -6439,9 +6701,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err23];
+          vErrors = [err27];
         } else {
-          vErrors.push(err23);
+          vErrors.push(err27);
         }
         errors++;
       }
@@ -6450,7 +6712,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.email;
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
-          const err24 = {
+          const err28 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/maxLength',
             keyword: 'maxLength',
@@ -6461,14 +6723,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err24];
+            vErrors = [err28];
           } else {
-            vErrors.push(err24);
+            vErrors.push(err28);
           }
           errors++;
         }
         if (!formats18.test(data5)) {
-          const err25 = {
+          const err29 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
             keyword: 'format',
@@ -6479,14 +6741,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err25];
+            vErrors = [err29];
           } else {
-            vErrors.push(err25);
+            vErrors.push(err29);
           }
           errors++;
         }
       } else {
-        const err26 = {
+        const err30 = {
           instancePath: instancePath + '/email',
           schemaPath: '#/properties/email/type',
           keyword: 'type',
@@ -6497,9 +6759,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err30];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err30);
         }
         errors++;
       }
@@ -6507,7 +6769,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.paymentMethod !== undefined) {
       let data6 = data.paymentMethod;
       if (!(data6 && typeof data6 == 'object' && !Array.isArray(data6))) {
-        const err27 = {
+        const err31 = {
           instancePath: instancePath + '/paymentMethod',
           schemaPath: '#/properties/paymentMethod/type',
           keyword: 'type',
@@ -6518,15 +6780,15 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err31];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err31);
         }
         errors++;
       }
     }
   } else {
-    const err28 = {
+    const err32 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -6537,9 +6799,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err28];
+      vErrors = [err32];
     } else {
-      vErrors.push(err28);
+      vErrors.push(err32);
     }
     errors++;
   }
@@ -6566,35 +6828,40 @@ const schema22 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         country: {
           type: 'string',
@@ -6631,7 +6898,8 @@ const schema22 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     setAsDefault: { type: 'boolean' },
@@ -7134,8 +7402,26 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data5)) {
+              const err25 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema22.properties.billingAddress.properties.line1,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
+              }
+              errors++;
+            }
           } else {
-            const err25 = {
+            const err26 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -7146,9 +7432,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err26];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err26);
             }
             errors++;
           }
@@ -7157,7 +7443,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data4.line2;
           if (typeof data6 === 'string') {
             if (func4(data6) > 100) {
-              const err26 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -7168,14 +7454,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err27];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (func4(data6) < 0) {
-              const err27 = {
+              const err28 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -7186,14 +7472,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err28];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err28);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err28 = {
+              const err29 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -7204,14 +7490,32 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err29];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err29);
+              }
+              errors++;
+            }
+            if (true && func8(data6)) {
+              const err30 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema22.properties.billingAddress.properties.line2,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err30];
+              } else {
+                vErrors.push(err30);
               }
               errors++;
             }
           } else {
-            const err29 = {
+            const err31 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -7222,9 +7526,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err29];
+              vErrors = [err31];
             } else {
-              vErrors.push(err29);
+              vErrors.push(err31);
             }
             errors++;
           }
@@ -7233,7 +7537,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data4.city;
           if (typeof data7 === 'string') {
             if (func4(data7) > 60) {
-              const err30 = {
+              const err32 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -7244,14 +7548,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err32];
               } else {
-                vErrors.push(err30);
+                vErrors.push(err32);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err31 = {
+              const err33 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -7262,14 +7566,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err31];
+                vErrors = [err33];
               } else {
-                vErrors.push(err31);
+                vErrors.push(err33);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err32 = {
+              const err34 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -7280,14 +7584,32 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err34];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err34);
+              }
+              errors++;
+            }
+            if (true && func8(data7)) {
+              const err35 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema22.properties.billingAddress.properties.city,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err35];
+              } else {
+                vErrors.push(err35);
               }
               errors++;
             }
           } else {
-            const err33 = {
+            const err36 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -7298,9 +7620,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err33];
+              vErrors = [err36];
             } else {
-              vErrors.push(err33);
+              vErrors.push(err36);
             }
             errors++;
           }
@@ -7309,7 +7631,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data4.state;
           if (typeof data8 === 'string') {
             if (func4(data8) > 50) {
-              const err34 = {
+              const err37 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -7320,14 +7642,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err37];
               } else {
-                vErrors.push(err34);
+                vErrors.push(err37);
               }
               errors++;
             }
             if (func4(data8) < 1) {
-              const err35 = {
+              const err38 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -7338,14 +7660,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err38];
               } else {
-                vErrors.push(err35);
+                vErrors.push(err38);
               }
               errors++;
             }
             if (!pattern6.test(data8)) {
-              const err36 = {
+              const err39 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -7356,80 +7678,22 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err36];
-              } else {
-                vErrors.push(err36);
-              }
-              errors++;
-            }
-          } else {
-            const err37 = {
-              instancePath: instancePath + '/billingAddress/state',
-              schemaPath: '#/properties/billingAddress/properties/state/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.state.type,
-              parentSchema: schema22.properties.billingAddress.properties.state,
-              data: data8,
-            };
-            if (vErrors === null) {
-              vErrors = [err37];
-            } else {
-              vErrors.push(err37);
-            }
-            errors++;
-          }
-        }
-        if (data4.postalCode !== undefined) {
-          let data9 = data4.postalCode;
-          if (typeof data9 === 'string') {
-            if (func4(data9) > 20) {
-              const err38 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 20 },
-                message: 'must NOT have more than 20 characters',
-                schema: 20,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err38];
-              } else {
-                vErrors.push(err38);
-              }
-              errors++;
-            }
-            if (func4(data9) < 1) {
-              const err39 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
-                data: data9,
-              };
-              if (vErrors === null) {
                 vErrors = [err39];
               } else {
                 vErrors.push(err39);
               }
               errors++;
             }
-            if (!pattern6.test(data9)) {
+            if (true && func8(data8)) {
               const err40 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
-                data: data9,
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema22.properties.billingAddress.properties.state,
+                data: data8,
               };
               if (vErrors === null) {
                 vErrors = [err40];
@@ -7440,6 +7704,100 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             }
           } else {
             const err41 = {
+              instancePath: instancePath + '/billingAddress/state',
+              schemaPath: '#/properties/billingAddress/properties/state/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema22.properties.billingAddress.properties.state.type,
+              parentSchema: schema22.properties.billingAddress.properties.state,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err41];
+            } else {
+              vErrors.push(err41);
+            }
+            errors++;
+          }
+        }
+        if (data4.postalCode !== undefined) {
+          let data9 = data4.postalCode;
+          if (typeof data9 === 'string') {
+            if (func4(data9) > 20) {
+              const err42 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 20 },
+                message: 'must NOT have more than 20 characters',
+                schema: 20,
+                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err42];
+              } else {
+                vErrors.push(err42);
+              }
+              errors++;
+            }
+            if (func4(data9) < 1) {
+              const err43 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err43];
+              } else {
+                vErrors.push(err43);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data9)) {
+              const err44 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err44];
+              } else {
+                vErrors.push(err44);
+              }
+              errors++;
+            }
+            if (true && func8(data9)) {
+              const err45 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err45];
+              } else {
+                vErrors.push(err45);
+              }
+              errors++;
+            }
+          } else {
+            const err46 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -7450,9 +7808,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err46];
             } else {
-              vErrors.push(err41);
+              vErrors.push(err46);
             }
             errors++;
           }
@@ -7461,7 +7819,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data10 = data4.country;
           if (typeof data10 === 'string') {
             if (!pattern31.test(data10)) {
-              const err42 = {
+              const err47 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -7472,14 +7830,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err47];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err47);
               }
               errors++;
             }
           } else {
-            const err43 = {
+            const err48 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -7490,15 +7848,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err43];
+              vErrors = [err48];
             } else {
-              vErrors.push(err43);
+              vErrors.push(err48);
             }
             errors++;
           }
         }
       } else {
-        const err44 = {
+        const err49 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -7509,9 +7867,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err44];
+          vErrors = [err49];
         } else {
-          vErrors.push(err44);
+          vErrors.push(err49);
         }
         errors++;
       }
@@ -7520,7 +7878,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       let data11 = data.customerData;
       if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
         if (Object.keys(data11).length > 50) {
-          const err45 = {
+          const err50 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -7531,9 +7889,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err45];
+            vErrors = [err50];
           } else {
-            vErrors.push(err45);
+            vErrors.push(err50);
           }
           errors++;
         }
@@ -7556,17 +7914,17 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err46 = {};
+            const err51 = {};
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err51];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err51);
             }
             errors++;
           }
           var valid3 = _errs29 === errors;
           if (valid3) {
-            const err47 = {
+            const err52 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -7578,9 +7936,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err47];
+              vErrors = [err52];
             } else {
-              vErrors.push(err47);
+              vErrors.push(err52);
             }
             errors++;
           } else {
@@ -7595,7 +7953,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err48 = {
+              const err53 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -7607,16 +7965,16 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err48];
+                vErrors = [err53];
               } else {
-                vErrors.push(err48);
+                vErrors.push(err53);
               }
               errors++;
             }
           }
           var valid2 = _errs27 === errors;
           if (!valid2) {
-            const err49 = {
+            const err54 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -7627,9 +7985,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err54];
             } else {
-              vErrors.push(err49);
+              vErrors.push(err54);
             }
             errors++;
           }
@@ -7638,7 +7996,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data12 = data11[key3];
           if (typeof data12 === 'string') {
             if (func4(data12) > 500) {
-              const err50 = {
+              const err55 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -7649,14 +8007,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err50];
+                vErrors = [err55];
               } else {
-                vErrors.push(err50);
+                vErrors.push(err55);
               }
               errors++;
             }
             if (func4(data12) < 0) {
-              const err51 = {
+              const err56 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -7667,14 +8025,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err51];
+                vErrors = [err56];
               } else {
-                vErrors.push(err51);
+                vErrors.push(err56);
               }
               errors++;
             }
             if (!pattern6.test(data12)) {
-              const err52 = {
+              const err57 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -7685,14 +8043,32 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err52];
+                vErrors = [err57];
               } else {
-                vErrors.push(err52);
+                vErrors.push(err57);
+              }
+              errors++;
+            }
+            if (true && func8(data12)) {
+              const err58 = {
+                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema22.properties.customerData.additionalProperties,
+                data: data12,
+              };
+              if (vErrors === null) {
+                vErrors = [err58];
+              } else {
+                vErrors.push(err58);
               }
               errors++;
             }
           } else {
-            const err53 = {
+            const err59 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -7703,15 +8079,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err53];
+              vErrors = [err59];
             } else {
-              vErrors.push(err53);
+              vErrors.push(err59);
             }
             errors++;
           }
         }
       } else {
-        const err54 = {
+        const err60 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -7722,9 +8098,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err54];
+          vErrors = [err60];
         } else {
-          vErrors.push(err54);
+          vErrors.push(err60);
         }
         errors++;
       }
@@ -7732,7 +8108,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data13 = data.setAsDefault;
       if (typeof data13 !== 'boolean') {
-        const err55 = {
+        const err61 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -7743,15 +8119,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           data: data13,
         };
         if (vErrors === null) {
-          vErrors = [err55];
+          vErrors = [err61];
         } else {
-          vErrors.push(err55);
+          vErrors.push(err61);
         }
         errors++;
       }
     }
   } else {
-    const err56 = {
+    const err62 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -7762,9 +8138,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err56];
+      vErrors = [err62];
     } else {
-      vErrors.push(err56);
+      vErrors.push(err62);
     }
     errors++;
   }
@@ -7790,35 +8166,40 @@ const schema23 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         country: {
           type: 'string',
@@ -7855,7 +8236,8 @@ const schema23 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     setAsDefault: { type: 'boolean' },
@@ -8260,8 +8642,26 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data4)) {
+              const err20 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema23.properties.billingAddress.properties.line1,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err20];
+              } else {
+                vErrors.push(err20);
+              }
+              errors++;
+            }
           } else {
-            const err20 = {
+            const err21 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -8272,9 +8672,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err21];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err21);
             }
             errors++;
           }
@@ -8283,7 +8683,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data5 = data3.line2;
           if (typeof data5 === 'string') {
             if (func4(data5) > 100) {
-              const err21 = {
+              const err22 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -8294,14 +8694,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err22];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err22);
               }
               errors++;
             }
             if (func4(data5) < 0) {
-              const err22 = {
+              const err23 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -8312,14 +8712,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err23];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err23);
               }
               errors++;
             }
             if (!pattern6.test(data5)) {
-              const err23 = {
+              const err24 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -8330,14 +8730,32 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err24];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err24);
+              }
+              errors++;
+            }
+            if (true && func8(data5)) {
+              const err25 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema23.properties.billingAddress.properties.line2,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
               }
               errors++;
             }
           } else {
-            const err24 = {
+            const err26 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -8348,9 +8766,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err26];
             } else {
-              vErrors.push(err24);
+              vErrors.push(err26);
             }
             errors++;
           }
@@ -8359,7 +8777,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data3.city;
           if (typeof data6 === 'string') {
             if (func4(data6) > 60) {
-              const err25 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -8370,14 +8788,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err27];
               } else {
-                vErrors.push(err25);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (func4(data6) < 1) {
-              const err26 = {
+              const err28 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -8388,14 +8806,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err28];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err28);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err27 = {
+              const err29 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -8406,14 +8824,32 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err29];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err29);
+              }
+              errors++;
+            }
+            if (true && func8(data6)) {
+              const err30 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema23.properties.billingAddress.properties.city,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err30];
+              } else {
+                vErrors.push(err30);
               }
               errors++;
             }
           } else {
-            const err28 = {
+            const err31 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -8424,9 +8860,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err31];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err31);
             }
             errors++;
           }
@@ -8435,7 +8871,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data3.state;
           if (typeof data7 === 'string') {
             if (func4(data7) > 50) {
-              const err29 = {
+              const err32 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -8446,14 +8882,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err32];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err32);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err30 = {
+              const err33 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -8464,14 +8900,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err33];
               } else {
-                vErrors.push(err30);
+                vErrors.push(err33);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err31 = {
+              const err34 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -8482,80 +8918,22 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err31];
-              } else {
-                vErrors.push(err31);
-              }
-              errors++;
-            }
-          } else {
-            const err32 = {
-              instancePath: instancePath + '/billingAddress/state',
-              schemaPath: '#/properties/billingAddress/properties/state/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.state.type,
-              parentSchema: schema23.properties.billingAddress.properties.state,
-              data: data7,
-            };
-            if (vErrors === null) {
-              vErrors = [err32];
-            } else {
-              vErrors.push(err32);
-            }
-            errors++;
-          }
-        }
-        if (data3.postalCode !== undefined) {
-          let data8 = data3.postalCode;
-          if (typeof data8 === 'string') {
-            if (func4(data8) > 20) {
-              const err33 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 20 },
-                message: 'must NOT have more than 20 characters',
-                schema: 20,
-                parentSchema: schema23.properties.billingAddress.properties.postalCode,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err33];
-              } else {
-                vErrors.push(err33);
-              }
-              errors++;
-            }
-            if (func4(data8) < 1) {
-              const err34 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema23.properties.billingAddress.properties.postalCode,
-                data: data8,
-              };
-              if (vErrors === null) {
                 vErrors = [err34];
               } else {
                 vErrors.push(err34);
               }
               errors++;
             }
-            if (!pattern6.test(data8)) {
+            if (true && func8(data7)) {
               const err35 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.billingAddress.properties.postalCode,
-                data: data8,
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema23.properties.billingAddress.properties.state,
+                data: data7,
               };
               if (vErrors === null) {
                 vErrors = [err35];
@@ -8566,6 +8944,100 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             }
           } else {
             const err36 = {
+              instancePath: instancePath + '/billingAddress/state',
+              schemaPath: '#/properties/billingAddress/properties/state/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema23.properties.billingAddress.properties.state.type,
+              parentSchema: schema23.properties.billingAddress.properties.state,
+              data: data7,
+            };
+            if (vErrors === null) {
+              vErrors = [err36];
+            } else {
+              vErrors.push(err36);
+            }
+            errors++;
+          }
+        }
+        if (data3.postalCode !== undefined) {
+          let data8 = data3.postalCode;
+          if (typeof data8 === 'string') {
+            if (func4(data8) > 20) {
+              const err37 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 20 },
+                message: 'must NOT have more than 20 characters',
+                schema: 20,
+                parentSchema: schema23.properties.billingAddress.properties.postalCode,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err37];
+              } else {
+                vErrors.push(err37);
+              }
+              errors++;
+            }
+            if (func4(data8) < 1) {
+              const err38 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema23.properties.billingAddress.properties.postalCode,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err38];
+              } else {
+                vErrors.push(err38);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data8)) {
+              const err39 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema23.properties.billingAddress.properties.postalCode,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err39];
+              } else {
+                vErrors.push(err39);
+              }
+              errors++;
+            }
+            if (true && func8(data8)) {
+              const err40 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema23.properties.billingAddress.properties.postalCode,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err40];
+              } else {
+                vErrors.push(err40);
+              }
+              errors++;
+            }
+          } else {
+            const err41 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -8576,9 +9048,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err36];
+              vErrors = [err41];
             } else {
-              vErrors.push(err36);
+              vErrors.push(err41);
             }
             errors++;
           }
@@ -8587,7 +9059,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data9 = data3.country;
           if (typeof data9 === 'string') {
             if (!pattern31.test(data9)) {
-              const err37 = {
+              const err42 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -8598,14 +9070,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err42];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err42);
               }
               errors++;
             }
           } else {
-            const err38 = {
+            const err43 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -8616,15 +9088,15 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err38];
+              vErrors = [err43];
             } else {
-              vErrors.push(err38);
+              vErrors.push(err43);
             }
             errors++;
           }
         }
       } else {
-        const err39 = {
+        const err44 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -8635,9 +9107,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err39];
+          vErrors = [err44];
         } else {
-          vErrors.push(err39);
+          vErrors.push(err44);
         }
         errors++;
       }
@@ -8646,7 +9118,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.customerData;
       if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
         if (Object.keys(data10).length > 50) {
-          const err40 = {
+          const err45 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -8657,9 +9129,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err40];
+            vErrors = [err45];
           } else {
-            vErrors.push(err40);
+            vErrors.push(err45);
           }
           errors++;
         }
@@ -8682,17 +9154,17 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err41 = {};
+            const err46 = {};
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err46];
             } else {
-              vErrors.push(err41);
+              vErrors.push(err46);
             }
             errors++;
           }
           var valid3 = _errs27 === errors;
           if (valid3) {
-            const err42 = {
+            const err47 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -8704,9 +9176,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err42];
+              vErrors = [err47];
             } else {
-              vErrors.push(err42);
+              vErrors.push(err47);
             }
             errors++;
           } else {
@@ -8721,7 +9193,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err43 = {
+              const err48 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -8733,16 +9205,16 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err48];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err48);
               }
               errors++;
             }
           }
           var valid2 = _errs25 === errors;
           if (!valid2) {
-            const err44 = {
+            const err49 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -8753,9 +9225,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err44];
+              vErrors = [err49];
             } else {
-              vErrors.push(err44);
+              vErrors.push(err49);
             }
             errors++;
           }
@@ -8764,7 +9236,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data11 = data10[key3];
           if (typeof data11 === 'string') {
             if (func4(data11) > 500) {
-              const err45 = {
+              const err50 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -8775,14 +9247,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err45];
+                vErrors = [err50];
               } else {
-                vErrors.push(err45);
+                vErrors.push(err50);
               }
               errors++;
             }
             if (func4(data11) < 0) {
-              const err46 = {
+              const err51 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -8793,14 +9265,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err46];
+                vErrors = [err51];
               } else {
-                vErrors.push(err46);
+                vErrors.push(err51);
               }
               errors++;
             }
             if (!pattern6.test(data11)) {
-              const err47 = {
+              const err52 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -8811,14 +9283,32 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err47];
+                vErrors = [err52];
               } else {
-                vErrors.push(err47);
+                vErrors.push(err52);
+              }
+              errors++;
+            }
+            if (true && func8(data11)) {
+              const err53 = {
+                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema23.properties.customerData.additionalProperties,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err53];
+              } else {
+                vErrors.push(err53);
               }
               errors++;
             }
           } else {
-            const err48 = {
+            const err54 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -8829,15 +9319,15 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err54];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err54);
             }
             errors++;
           }
         }
       } else {
-        const err49 = {
+        const err55 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -8848,9 +9338,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err49];
+          vErrors = [err55];
         } else {
-          vErrors.push(err49);
+          vErrors.push(err55);
         }
         errors++;
       }
@@ -8858,7 +9348,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data12 = data.setAsDefault;
       if (typeof data12 !== 'boolean') {
-        const err50 = {
+        const err56 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -8869,15 +9359,15 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err50];
+          vErrors = [err56];
         } else {
-          vErrors.push(err50);
+          vErrors.push(err56);
         }
         errors++;
       }
     }
   } else {
-    const err51 = {
+    const err57 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -8888,9 +9378,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err51];
+      vErrors = [err57];
     } else {
-      vErrors.push(err51);
+      vErrors.push(err57);
     }
     errors++;
   }
@@ -9229,21 +9719,24 @@ const schema26 = {
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerAccountType: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     sponsorKey: {
       type: 'string',
       minLength: 1,
       maxLength: 8,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerData: {
       type: 'object',
@@ -9273,7 +9766,8 @@ const schema26 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     email: { type: 'string', format: 'email', maxLength: 254 },
@@ -9368,8 +9862,26 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/customerAccountId',
+            schemaPath: '#/properties/customerAccountId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema26.properties.customerAccountId,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
       } else {
-        const err4 = {
+        const err5 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
@@ -9380,9 +9892,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
@@ -9391,7 +9903,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.customerAccountType;
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
-          const err5 = {
+          const err6 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/maxLength',
             keyword: 'maxLength',
@@ -9402,14 +9914,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err5];
+            vErrors = [err6];
           } else {
-            vErrors.push(err5);
+            vErrors.push(err6);
           }
           errors++;
         }
         if (func4(data1) < 1) {
-          const err6 = {
+          const err7 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/minLength',
             keyword: 'minLength',
@@ -9420,14 +9932,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err6];
+            vErrors = [err7];
           } else {
-            vErrors.push(err6);
+            vErrors.push(err7);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err7 = {
+          const err8 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/pattern',
             keyword: 'pattern',
@@ -9438,14 +9950,32 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err8];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+        if (true && func8(data1)) {
+          const err9 = {
+            instancePath: instancePath + '/customerAccountType',
+            schemaPath: '#/properties/customerAccountType/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema26.properties.customerAccountType,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
           }
           errors++;
         }
       } else {
-        const err8 = {
+        const err10 = {
           instancePath: instancePath + '/customerAccountType',
           schemaPath: '#/properties/customerAccountType/type',
           keyword: 'type',
@@ -9456,9 +9986,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err10];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err10);
         }
         errors++;
       }
@@ -9467,7 +9997,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.sponsorKey;
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
-          const err9 = {
+          const err11 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/maxLength',
             keyword: 'maxLength',
@@ -9478,14 +10008,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err11];
           } else {
-            vErrors.push(err9);
+            vErrors.push(err11);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err10 = {
+          const err12 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/minLength',
             keyword: 'minLength',
@@ -9496,14 +10026,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err12];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err12);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err11 = {
+          const err13 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/pattern',
             keyword: 'pattern',
@@ -9514,14 +10044,32 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err13];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          const err14 = {
+            instancePath: instancePath + '/sponsorKey',
+            schemaPath: '#/properties/sponsorKey/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema26.properties.sponsorKey,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
           }
           errors++;
         }
       } else {
-        const err12 = {
+        const err15 = {
           instancePath: instancePath + '/sponsorKey',
           schemaPath: '#/properties/sponsorKey/type',
           keyword: 'type',
@@ -9532,9 +10080,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err12];
+          vErrors = [err15];
         } else {
-          vErrors.push(err12);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -9543,7 +10091,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.customerData;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
         if (Object.keys(data3).length > 50) {
-          const err13 = {
+          const err16 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -9554,9 +10102,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err16];
           } else {
-            vErrors.push(err13);
+            vErrors.push(err16);
           }
           errors++;
         }
@@ -9579,17 +10127,17 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err14 = {};
+            const err17 = {};
             if (vErrors === null) {
-              vErrors = [err14];
+              vErrors = [err17];
             } else {
-              vErrors.push(err14);
+              vErrors.push(err17);
             }
             errors++;
           }
           var valid2 = _errs12 === errors;
           if (valid2) {
-            const err15 = {
+            const err18 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -9601,9 +10149,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err15];
+              vErrors = [err18];
             } else {
-              vErrors.push(err15);
+              vErrors.push(err18);
             }
             errors++;
           } else {
@@ -9618,7 +10166,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err16 = {
+              const err19 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -9630,16 +10178,16 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err16];
+                vErrors = [err19];
               } else {
-                vErrors.push(err16);
+                vErrors.push(err19);
               }
               errors++;
             }
           }
           var valid1 = _errs10 === errors;
           if (!valid1) {
-            const err17 = {
+            const err20 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -9650,9 +10198,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err20];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err20);
             }
             errors++;
           }
@@ -9661,7 +10209,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data3[key2];
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
-              const err18 = {
+              const err21 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -9672,14 +10220,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err18];
+                vErrors = [err21];
               } else {
-                vErrors.push(err18);
+                vErrors.push(err21);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err19 = {
+              const err22 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -9690,14 +10238,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err22];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err22);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err20 = {
+              const err23 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -9708,14 +10256,32 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err23];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err23);
+              }
+              errors++;
+            }
+            if (true && func8(data4)) {
+              const err24 = {
+                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema26.properties.customerData.additionalProperties,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err24];
+              } else {
+                vErrors.push(err24);
               }
               errors++;
             }
           } else {
-            const err21 = {
+            const err25 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -9726,15 +10292,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err25];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err25);
             }
             errors++;
           }
         }
       } else {
-        const err22 = {
+        const err26 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -9745,9 +10311,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err26];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err26);
         }
         errors++;
       }
@@ -9756,7 +10322,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.email;
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
-          const err23 = {
+          const err27 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/maxLength',
             keyword: 'maxLength',
@@ -9767,14 +10333,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err27];
           } else {
-            vErrors.push(err23);
+            vErrors.push(err27);
           }
           errors++;
         }
         if (!formats18.test(data5)) {
-          const err24 = {
+          const err28 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
             keyword: 'format',
@@ -9785,14 +10351,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err24];
+            vErrors = [err28];
           } else {
-            vErrors.push(err24);
+            vErrors.push(err28);
           }
           errors++;
         }
       } else {
-        const err25 = {
+        const err29 = {
           instancePath: instancePath + '/email',
           schemaPath: '#/properties/email/type',
           keyword: 'type',
@@ -9803,9 +10369,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err29];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err29);
         }
         errors++;
       }
@@ -9813,7 +10379,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.payorId !== undefined) {
       let data6 = data.payorId;
       if (typeof data6 !== 'string') {
-        const err26 = {
+        const err30 = {
           instancePath: instancePath + '/payorId',
           schemaPath: '#/properties/payorId/type',
           keyword: 'type',
@@ -9824,15 +10390,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err30];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err30);
         }
         errors++;
       }
     }
   } else {
-    const err27 = {
+    const err31 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -9843,9 +10409,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err27];
+      vErrors = [err31];
     } else {
-      vErrors.push(err27);
+      vErrors.push(err31);
     }
     errors++;
   }
@@ -9869,35 +10435,40 @@ const schema27 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         country: {
           type: 'string',
@@ -9934,7 +10505,8 @@ const schema27 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     setAsDefault: { type: 'boolean', enum: [true] },
@@ -10265,8 +10837,26 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data3)) {
+              const err16 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema27.properties.billingAddress.properties.line1,
+                data: data3,
+              };
+              if (vErrors === null) {
+                vErrors = [err16];
+              } else {
+                vErrors.push(err16);
+              }
+              errors++;
+            }
           } else {
-            const err16 = {
+            const err17 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -10277,9 +10867,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err16];
+              vErrors = [err17];
             } else {
-              vErrors.push(err16);
+              vErrors.push(err17);
             }
             errors++;
           }
@@ -10288,7 +10878,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data2.line2;
           if (typeof data4 === 'string') {
             if (func4(data4) > 100) {
-              const err17 = {
+              const err18 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -10299,14 +10889,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err17];
+                vErrors = [err18];
               } else {
-                vErrors.push(err17);
+                vErrors.push(err18);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err18 = {
+              const err19 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -10317,14 +10907,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err18];
+                vErrors = [err19];
               } else {
-                vErrors.push(err18);
+                vErrors.push(err19);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err19 = {
+              const err20 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -10335,14 +10925,32 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err20];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err20);
+              }
+              errors++;
+            }
+            if (true && func8(data4)) {
+              const err21 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema27.properties.billingAddress.properties.line2,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err21];
+              } else {
+                vErrors.push(err21);
               }
               errors++;
             }
           } else {
-            const err20 = {
+            const err22 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -10353,9 +10961,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err22];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err22);
             }
             errors++;
           }
@@ -10364,7 +10972,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data5 = data2.city;
           if (typeof data5 === 'string') {
             if (func4(data5) > 60) {
-              const err21 = {
+              const err23 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -10375,14 +10983,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err23];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err23);
               }
               errors++;
             }
             if (func4(data5) < 1) {
-              const err22 = {
+              const err24 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -10393,14 +11001,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err24];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err24);
               }
               errors++;
             }
             if (!pattern6.test(data5)) {
-              const err23 = {
+              const err25 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -10411,14 +11019,32 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err25];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err25);
+              }
+              errors++;
+            }
+            if (true && func8(data5)) {
+              const err26 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema27.properties.billingAddress.properties.city,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
               }
               errors++;
             }
           } else {
-            const err24 = {
+            const err27 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -10429,9 +11055,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err27];
             } else {
-              vErrors.push(err24);
+              vErrors.push(err27);
             }
             errors++;
           }
@@ -10440,7 +11066,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data2.state;
           if (typeof data6 === 'string') {
             if (func4(data6) > 50) {
-              const err25 = {
+              const err28 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -10451,14 +11077,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err28];
               } else {
-                vErrors.push(err25);
+                vErrors.push(err28);
               }
               errors++;
             }
             if (func4(data6) < 1) {
-              const err26 = {
+              const err29 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -10469,14 +11095,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err29];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err29);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err27 = {
+              const err30 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -10487,80 +11113,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err27];
-              } else {
-                vErrors.push(err27);
-              }
-              errors++;
-            }
-          } else {
-            const err28 = {
-              instancePath: instancePath + '/billingAddress/state',
-              schemaPath: '#/properties/billingAddress/properties/state/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.state.type,
-              parentSchema: schema27.properties.billingAddress.properties.state,
-              data: data6,
-            };
-            if (vErrors === null) {
-              vErrors = [err28];
-            } else {
-              vErrors.push(err28);
-            }
-            errors++;
-          }
-        }
-        if (data2.postalCode !== undefined) {
-          let data7 = data2.postalCode;
-          if (typeof data7 === 'string') {
-            if (func4(data7) > 20) {
-              const err29 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 20 },
-                message: 'must NOT have more than 20 characters',
-                schema: 20,
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err29];
-              } else {
-                vErrors.push(err29);
-              }
-              errors++;
-            }
-            if (func4(data7) < 1) {
-              const err30 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
-                data: data7,
-              };
-              if (vErrors === null) {
                 vErrors = [err30];
               } else {
                 vErrors.push(err30);
               }
               errors++;
             }
-            if (!pattern6.test(data7)) {
+            if (true && func8(data6)) {
               const err31 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
-                data: data7,
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema27.properties.billingAddress.properties.state,
+                data: data6,
               };
               if (vErrors === null) {
                 vErrors = [err31];
@@ -10571,6 +11139,100 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             }
           } else {
             const err32 = {
+              instancePath: instancePath + '/billingAddress/state',
+              schemaPath: '#/properties/billingAddress/properties/state/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema27.properties.billingAddress.properties.state.type,
+              parentSchema: schema27.properties.billingAddress.properties.state,
+              data: data6,
+            };
+            if (vErrors === null) {
+              vErrors = [err32];
+            } else {
+              vErrors.push(err32);
+            }
+            errors++;
+          }
+        }
+        if (data2.postalCode !== undefined) {
+          let data7 = data2.postalCode;
+          if (typeof data7 === 'string') {
+            if (func4(data7) > 20) {
+              const err33 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 20 },
+                message: 'must NOT have more than 20 characters',
+                schema: 20,
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err33];
+              } else {
+                vErrors.push(err33);
+              }
+              errors++;
+            }
+            if (func4(data7) < 1) {
+              const err34 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err34];
+              } else {
+                vErrors.push(err34);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data7)) {
+              const err35 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err35];
+              } else {
+                vErrors.push(err35);
+              }
+              errors++;
+            }
+            if (true && func8(data7)) {
+              const err36 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err36];
+              } else {
+                vErrors.push(err36);
+              }
+              errors++;
+            }
+          } else {
+            const err37 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -10581,9 +11243,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err32];
+              vErrors = [err37];
             } else {
-              vErrors.push(err32);
+              vErrors.push(err37);
             }
             errors++;
           }
@@ -10592,7 +11254,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data2.country;
           if (typeof data8 === 'string') {
             if (!pattern31.test(data8)) {
-              const err33 = {
+              const err38 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -10603,14 +11265,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err38];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err38);
               }
               errors++;
             }
           } else {
-            const err34 = {
+            const err39 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -10621,15 +11283,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err39];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err39);
             }
             errors++;
           }
         }
       } else {
-        const err35 = {
+        const err40 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -10640,9 +11302,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err40];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err40);
         }
         errors++;
       }
@@ -10651,7 +11313,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       let data9 = data.customerData;
       if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
         if (Object.keys(data9).length > 50) {
-          const err36 = {
+          const err41 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -10662,9 +11324,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err41];
           } else {
-            vErrors.push(err36);
+            vErrors.push(err41);
           }
           errors++;
         }
@@ -10687,17 +11349,17 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err37 = {};
+            const err42 = {};
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err42];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err42);
             }
             errors++;
           }
           var valid3 = _errs25 === errors;
           if (valid3) {
-            const err38 = {
+            const err43 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -10709,9 +11371,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err38];
+              vErrors = [err43];
             } else {
-              vErrors.push(err38);
+              vErrors.push(err43);
             }
             errors++;
           } else {
@@ -10726,7 +11388,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err39 = {
+              const err44 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -10738,16 +11400,16 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err39];
+                vErrors = [err44];
               } else {
-                vErrors.push(err39);
+                vErrors.push(err44);
               }
               errors++;
             }
           }
           var valid2 = _errs23 === errors;
           if (!valid2) {
-            const err40 = {
+            const err45 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -10758,9 +11420,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err40];
+              vErrors = [err45];
             } else {
-              vErrors.push(err40);
+              vErrors.push(err45);
             }
             errors++;
           }
@@ -10769,7 +11431,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data10 = data9[key3];
           if (typeof data10 === 'string') {
             if (func4(data10) > 500) {
-              const err41 = {
+              const err46 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -10780,14 +11442,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err46];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err46);
               }
               errors++;
             }
             if (func4(data10) < 0) {
-              const err42 = {
+              const err47 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -10798,14 +11460,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err47];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err47);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err43 = {
+              const err48 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -10816,14 +11478,32 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err48];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err48);
+              }
+              errors++;
+            }
+            if (true && func8(data10)) {
+              const err49 = {
+                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema27.properties.customerData.additionalProperties,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err49];
+              } else {
+                vErrors.push(err49);
               }
               errors++;
             }
           } else {
-            const err44 = {
+            const err50 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -10834,15 +11514,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err44];
+              vErrors = [err50];
             } else {
-              vErrors.push(err44);
+              vErrors.push(err50);
             }
             errors++;
           }
         }
       } else {
-        const err45 = {
+        const err51 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -10853,9 +11533,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err45];
+          vErrors = [err51];
         } else {
-          vErrors.push(err45);
+          vErrors.push(err51);
         }
         errors++;
       }
@@ -10863,7 +11543,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data11 = data.setAsDefault;
       if (typeof data11 !== 'boolean') {
-        const err46 = {
+        const err52 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -10874,14 +11554,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err46];
+          vErrors = [err52];
         } else {
-          vErrors.push(err46);
+          vErrors.push(err52);
         }
         errors++;
       }
       if (!(data11 === true)) {
-        const err47 = {
+        const err53 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
@@ -10892,15 +11572,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err47];
+          vErrors = [err53];
         } else {
-          vErrors.push(err47);
+          vErrors.push(err53);
         }
         errors++;
       }
     }
   } else {
-    const err48 = {
+    const err54 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -10911,9 +11591,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err48];
+      vErrors = [err54];
     } else {
-      vErrors.push(err48);
+      vErrors.push(err54);
     }
     errors++;
   }
@@ -11050,7 +11730,8 @@ const schema29 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     idempotencyKey: {
       type: 'string',
@@ -11317,8 +11998,26 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data2)) {
+          const err13 = {
+            instancePath: instancePath + '/orderId',
+            schemaPath: '#/properties/orderId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema29.properties.orderId,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
       } else {
-        const err13 = {
+        const err14 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -11329,9 +12028,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err14];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err14);
         }
         errors++;
       }
@@ -11340,7 +12039,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.idempotencyKey;
       if (typeof data3 === 'string') {
         if (!pattern9.test(data3)) {
-          const err14 = {
+          const err15 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -11351,14 +12050,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err15];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err15);
           }
           errors++;
         }
       } else {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -11369,9 +12068,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -11379,7 +12078,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data4 = data.allowPartial;
       if (typeof data4 !== 'boolean') {
-        const err16 = {
+        const err17 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -11390,15 +12089,15 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err17];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err17);
         }
         errors++;
       }
     }
   } else {
-    const err17 = {
+    const err18 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -11409,9 +12108,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err17];
+      vErrors = [err18];
     } else {
-      vErrors.push(err17);
+      vErrors.push(err18);
     }
     errors++;
   }
@@ -12030,7 +12729,8 @@ const schema32 = {
       minLength: 0,
       maxLength: 500,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
   },
 };
@@ -12352,8 +13052,26 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data3)) {
+          const err15 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema32.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
       } else {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + '/description',
           schemaPath: '#/properties/description/type',
           keyword: 'type',
@@ -12364,15 +13082,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
     }
   } else {
-    const err16 = {
+    const err17 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -12383,9 +13101,9 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err16];
+      vErrors = [err17];
     } else {
-      vErrors.push(err16);
+      vErrors.push(err17);
     }
     errors++;
   }
@@ -12422,7 +13140,8 @@ const schema33 = {
       minLength: 0,
       maxLength: 500,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     status: { type: 'string', enum: ['enabled', 'disabled'] },
   },
@@ -12740,8 +13459,26 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data3)) {
+          const err15 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema33.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
       } else {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + '/description',
           schemaPath: '#/properties/description/type',
           keyword: 'type',
@@ -12752,9 +13489,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -12762,7 +13499,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.status !== undefined) {
       let data4 = data.status;
       if (typeof data4 !== 'string') {
-        const err16 = {
+        const err17 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/type',
           keyword: 'type',
@@ -12773,14 +13510,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err17];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err17);
         }
         errors++;
       }
       if (!(data4 === 'enabled' || data4 === 'disabled')) {
-        const err17 = {
+        const err18 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
@@ -12791,15 +13528,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err18];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err18);
         }
         errors++;
       }
     }
   } else {
-    const err18 = {
+    const err19 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -12810,9 +13547,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err18];
+      vErrors = [err19];
     } else {
-      vErrors.push(err18);
+      vErrors.push(err19);
     }
     errors++;
   }
@@ -13259,7 +13996,8 @@ const schema37 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -13291,12 +14029,12 @@ const schema37 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -13312,7 +14050,8 @@ const schema37 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -13571,8 +14310,26 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data2)) {
+          const err13 = {
+            instancePath: instancePath + '/orderId',
+            schemaPath: '#/properties/orderId/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema37.properties.orderId,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
       } else {
-        const err13 = {
+        const err14 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -13583,9 +14340,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err14];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err14);
         }
         errors++;
       }
@@ -13593,7 +14350,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data3 = data.recurring;
       if (typeof data3 !== 'boolean') {
-        const err14 = {
+        const err15 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -13604,9 +14361,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err15];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -13614,7 +14371,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data4 = data.allowPartial;
       if (typeof data4 !== 'boolean') {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -13625,9 +14382,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -13635,7 +14392,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data5 = data.sendEmailReceipt;
       if (typeof data5 !== 'boolean') {
-        const err16 = {
+        const err17 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -13646,9 +14403,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err17];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -13656,7 +14413,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data6 = data.sendPaymentScheduledNotification;
       if (typeof data6 !== 'boolean') {
-        const err17 = {
+        const err18 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -13667,9 +14424,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err18];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err18);
         }
         errors++;
       }
@@ -13677,7 +14434,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendDeclineNotification !== undefined) {
       let data7 = data.sendDeclineNotification;
       if (typeof data7 !== 'boolean') {
-        const err18 = {
+        const err19 = {
           instancePath: instancePath + '/sendDeclineNotification',
           schemaPath: '#/properties/sendDeclineNotification/type',
           keyword: 'type',
@@ -13688,9 +14445,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err19];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err19);
         }
         errors++;
       }
@@ -13699,7 +14456,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       let data8 = data.customAttributes;
       if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
         if (Object.keys(data8).length > 50) {
-          const err19 = {
+          const err20 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -13710,9 +14467,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err19];
+            vErrors = [err20];
           } else {
-            vErrors.push(err19);
+            vErrors.push(err20);
           }
           errors++;
         }
@@ -13735,17 +14492,17 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err20 = {};
+            const err21 = {};
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err21];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err21);
             }
             errors++;
           }
           var valid2 = _errs22 === errors;
           if (valid2) {
-            const err21 = {
+            const err22 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -13757,9 +14514,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err22];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err22);
             }
             errors++;
           } else {
@@ -13774,7 +14531,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err22 = {
+              const err23 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -13786,16 +14543,16 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err23];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err23);
               }
               errors++;
             }
           }
           var valid1 = _errs20 === errors;
           if (!valid1) {
-            const err23 = {
+            const err24 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -13806,9 +14563,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err23];
+              vErrors = [err24];
             } else {
-              vErrors.push(err23);
+              vErrors.push(err24);
             }
             errors++;
           }
@@ -13820,7 +14577,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs26 = errors;
           if (typeof data9 === 'string') {
             if (func4(data9) > 1000) {
-              const err24 = {
+              const err25 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -13832,14 +14589,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err25];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err25);
               }
               errors++;
             }
             if (!pattern6.test(data9)) {
-              const err25 = {
+              const err26 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -13851,14 +14608,33 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err26];
               } else {
-                vErrors.push(err25);
+                vErrors.push(err26);
+              }
+              errors++;
+            }
+            if (true && func8(data9)) {
+              const err27 = {
+                instancePath:
+                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                keyword: 'noCardNumber',
+                params: {},
+                message: 'must pass "noCardNumber" keyword validation',
+                schema: true,
+                parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[0],
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err27];
+              } else {
+                vErrors.push(err27);
               }
               errors++;
             }
           } else {
-            const err26 = {
+            const err28 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -13870,9 +14646,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err28];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err28);
             }
             errors++;
           }
@@ -13882,7 +14658,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs28 = errors;
             if (typeof data9 == 'number' && isFinite(data9)) {
               if (data9 > 1000000000000000 || isNaN(data9)) {
-                const err27 = {
+                const err29 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -13894,14 +14670,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err27];
+                  vErrors = [err29];
                 } else {
-                  vErrors.push(err27);
+                  vErrors.push(err29);
                 }
                 errors++;
               }
               if (data9 < -1000000000000000 || isNaN(data9)) {
-                const err28 = {
+                const err30 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -13913,14 +14689,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err28];
+                  vErrors = [err30];
                 } else {
-                  vErrors.push(err28);
+                  vErrors.push(err30);
                 }
                 errors++;
               }
               if (!func5(data9, 6)) {
-                const err29 = {
+                const err31 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -13932,14 +14708,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err29];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err29);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
             } else {
-              const err30 = {
+              const err32 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -13951,9 +14727,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err32];
               } else {
-                vErrors.push(err30);
+                vErrors.push(err32);
               }
               errors++;
             }
@@ -13962,7 +14738,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs30 = errors;
               if (typeof data9 !== 'boolean') {
-                const err31 = {
+                const err33 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -13974,9 +14750,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err31];
+                  vErrors = [err33];
                 } else {
-                  vErrors.push(err31);
+                  vErrors.push(err33);
                 }
                 errors++;
               }
@@ -13985,7 +14761,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err32 = {
+            const err34 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -13997,9 +14773,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err32];
+              vErrors = [err34];
             } else {
-              vErrors.push(err32);
+              vErrors.push(err34);
             }
             errors++;
           } else {
@@ -14014,7 +14790,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err33 = {
+        const err35 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -14025,9 +14801,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err33];
+          vErrors = [err35];
         } else {
-          vErrors.push(err33);
+          vErrors.push(err35);
         }
         errors++;
       }
@@ -14036,7 +14812,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.fees;
       if (Array.isArray(data10)) {
         if (data10.length > 20) {
-          const err34 = {
+          const err36 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -14047,9 +14823,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err34];
+            vErrors = [err36];
           } else {
-            vErrors.push(err34);
+            vErrors.push(err36);
           }
           errors++;
         }
@@ -14058,7 +14834,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           let data11 = data10[i0];
           if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
             if (data11.name === undefined) {
-              const err35 = {
+              const err37 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -14069,14 +14845,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err37];
               } else {
-                vErrors.push(err35);
+                vErrors.push(err37);
               }
               errors++;
             }
             if (data11.amount === undefined) {
-              const err36 = {
+              const err38 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -14087,15 +14863,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err36];
+                vErrors = [err38];
               } else {
-                vErrors.push(err36);
+                vErrors.push(err38);
               }
               errors++;
             }
             for (const key3 in data11) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err37 = {
+                const err39 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -14106,9 +14882,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err37];
+                  vErrors = [err39];
                 } else {
-                  vErrors.push(err37);
+                  vErrors.push(err39);
                 }
                 errors++;
               }
@@ -14117,7 +14893,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               let data12 = data11.name;
               if (typeof data12 === 'string') {
                 if (func4(data12) > 100) {
-                  const err38 = {
+                  const err40 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -14128,14 +14904,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err38];
+                    vErrors = [err40];
                   } else {
-                    vErrors.push(err38);
+                    vErrors.push(err40);
                   }
                   errors++;
                 }
                 if (func4(data12) < 1) {
-                  const err39 = {
+                  const err41 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -14146,14 +14922,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err39];
+                    vErrors = [err41];
                   } else {
-                    vErrors.push(err39);
+                    vErrors.push(err41);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data12)) {
-                  const err40 = {
+                  const err42 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -14164,14 +14940,32 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err40];
+                    vErrors = [err42];
                   } else {
-                    vErrors.push(err40);
+                    vErrors.push(err42);
+                  }
+                  errors++;
+                }
+                if (true && func8(data12)) {
+                  const err43 = {
+                    instancePath: instancePath + '/fees/' + i0 + '/name',
+                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
+                    keyword: 'noCardNumber',
+                    params: {},
+                    message: 'must pass "noCardNumber" keyword validation',
+                    schema: true,
+                    parentSchema: schema37.properties.fees.items.properties.name,
+                    data: data12,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err43];
+                  } else {
+                    vErrors.push(err43);
                   }
                   errors++;
                 }
               } else {
-                const err41 = {
+                const err44 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -14182,9 +14976,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err41];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err41);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
@@ -14193,7 +14987,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               let data13 = data11.amount;
               if (typeof data13 == 'number' && isFinite(data13)) {
                 if (data13 > 999999.99 || isNaN(data13)) {
-                  const err42 = {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -14204,14 +14998,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err42];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err42);
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
                 if (data13 < 0 || isNaN(data13)) {
-                  const err43 = {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -14222,14 +15016,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err43];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err43);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
                 if (!func5(data13, 2)) {
-                  const err44 = {
+                  const err47 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -14240,14 +15034,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err44];
+                    vErrors = [err47];
                   } else {
-                    vErrors.push(err44);
+                    vErrors.push(err47);
                   }
                   errors++;
                 }
               } else {
-                const err45 = {
+                const err48 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -14258,15 +15052,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err45];
+                  vErrors = [err48];
                 } else {
-                  vErrors.push(err45);
+                  vErrors.push(err48);
                 }
                 errors++;
               }
             }
           } else {
-            const err46 = {
+            const err49 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -14277,15 +15071,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err49];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err49);
             }
             errors++;
           }
         }
       } else {
-        const err47 = {
+        const err50 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -14296,15 +15090,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err47];
+          vErrors = [err50];
         } else {
-          vErrors.push(err47);
+          vErrors.push(err50);
         }
         errors++;
       }
     }
   } else {
-    const err48 = {
+    const err51 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -14315,9 +15109,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err48];
+      vErrors = [err51];
     } else {
-      vErrors.push(err48);
+      vErrors.push(err51);
     }
     errors++;
   }
@@ -14335,7 +15129,8 @@ const schema38 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
@@ -14457,8 +15252,26 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err6 = {
+            instancePath: instancePath + '/name',
+            schemaPath: '#/properties/name/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema38.properties.name,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
       } else {
-        const err6 = {
+        const err7 = {
           instancePath: instancePath + '/name',
           schemaPath: '#/properties/name/type',
           keyword: 'type',
@@ -14469,9 +15282,9 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err6];
+          vErrors = [err7];
         } else {
-          vErrors.push(err6);
+          vErrors.push(err7);
         }
         errors++;
       }
@@ -14480,7 +15293,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.amount;
       if (typeof data1 == 'number' && isFinite(data1)) {
         if (data1 > 999999.99 || isNaN(data1)) {
-          const err7 = {
+          const err8 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/maximum',
             keyword: 'maximum',
@@ -14491,14 +15304,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err8];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err8);
           }
           errors++;
         }
         if (data1 < 0 || isNaN(data1)) {
-          const err8 = {
+          const err9 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/minimum',
             keyword: 'minimum',
@@ -14509,14 +15322,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err9];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err9);
           }
           errors++;
         }
         if (!func5(data1, 2)) {
-          const err9 = {
+          const err10 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/maxDecimals',
             keyword: 'maxDecimals',
@@ -14527,14 +15340,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err10];
           } else {
-            vErrors.push(err9);
+            vErrors.push(err10);
           }
           errors++;
         }
       } else {
-        const err10 = {
+        const err11 = {
           instancePath: instancePath + '/amount',
           schemaPath: '#/properties/amount/type',
           keyword: 'type',
@@ -14545,15 +15358,15 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err11];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err11);
         }
         errors++;
       }
     }
   } else {
-    const err11 = {
+    const err12 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -14564,9 +15377,9 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err11];
+      vErrors = [err12];
     } else {
-      vErrors.push(err11);
+      vErrors.push(err12);
     }
     errors++;
   }
@@ -14599,12 +15412,12 @@ const schema39 = {
   },
   additionalProperties: {
     anyOf: [
-      { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+      { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
       { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
       { type: 'boolean' },
     ],
     description:
-      'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
 function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -14768,8 +15581,26 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err7 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/anyOf/0/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema39.additionalProperties.anyOf[0],
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
       } else {
-        const err7 = {
+        const err8 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/anyOf/0/type',
           keyword: 'type',
@@ -14780,9 +15611,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err8];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err8);
         }
         errors++;
       }
@@ -14792,7 +15623,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         const _errs9 = errors;
         if (typeof data0 == 'number' && isFinite(data0)) {
           if (data0 > 1000000000000000 || isNaN(data0)) {
-            const err8 = {
+            const err9 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/maximum',
               keyword: 'maximum',
@@ -14803,14 +15634,14 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err8];
+              vErrors = [err9];
             } else {
-              vErrors.push(err8);
+              vErrors.push(err9);
             }
             errors++;
           }
           if (data0 < -1000000000000000 || isNaN(data0)) {
-            const err9 = {
+            const err10 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/minimum',
               keyword: 'minimum',
@@ -14821,14 +15652,14 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err9];
+              vErrors = [err10];
             } else {
-              vErrors.push(err9);
+              vErrors.push(err10);
             }
             errors++;
           }
           if (!func5(data0, 6)) {
-            const err10 = {
+            const err11 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/maxDecimals',
               keyword: 'maxDecimals',
@@ -14839,14 +15670,14 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err10];
+              vErrors = [err11];
             } else {
-              vErrors.push(err10);
+              vErrors.push(err11);
             }
             errors++;
           }
         } else {
-          const err11 = {
+          const err12 = {
             instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
             schemaPath: '#/additionalProperties/anyOf/1/type',
             keyword: 'type',
@@ -14857,9 +15688,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err12];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err12);
           }
           errors++;
         }
@@ -14868,7 +15699,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         if (!valid3) {
           const _errs11 = errors;
           if (typeof data0 !== 'boolean') {
-            const err12 = {
+            const err13 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/2/type',
               keyword: 'type',
@@ -14879,9 +15710,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err12];
+              vErrors = [err13];
             } else {
-              vErrors.push(err12);
+              vErrors.push(err13);
             }
             errors++;
           }
@@ -14890,7 +15721,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
       if (!valid3) {
-        const err13 = {
+        const err14 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/anyOf',
           keyword: 'anyOf',
@@ -14901,9 +15732,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err14];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err14);
         }
         errors++;
       } else {
@@ -14918,7 +15749,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       }
     }
   } else {
-    const err14 = {
+    const err15 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -14929,9 +15760,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err14];
+      vErrors = [err15];
     } else {
-      vErrors.push(err14);
+      vErrors.push(err15);
     }
     errors++;
   }
@@ -14949,35 +15780,40 @@ const schema40 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     line2: {
       type: 'string',
       minLength: 0,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     city: {
       type: 'string',
       minLength: 1,
       maxLength: 60,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     state: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     postalCode: {
       type: 'string',
       minLength: 1,
       maxLength: 20,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     country: {
       type: 'string',
@@ -15164,8 +16000,26 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err9 = {
+            instancePath: instancePath + '/line1',
+            schemaPath: '#/properties/line1/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema40.properties.line1,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
       } else {
-        const err9 = {
+        const err10 = {
           instancePath: instancePath + '/line1',
           schemaPath: '#/properties/line1/type',
           keyword: 'type',
@@ -15176,9 +16030,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err10];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err10);
         }
         errors++;
       }
@@ -15187,7 +16041,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.line2;
       if (typeof data1 === 'string') {
         if (func4(data1) > 100) {
-          const err10 = {
+          const err11 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/maxLength',
             keyword: 'maxLength',
@@ -15198,14 +16052,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err11];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err11);
           }
           errors++;
         }
         if (func4(data1) < 0) {
-          const err11 = {
+          const err12 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/minLength',
             keyword: 'minLength',
@@ -15216,14 +16070,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err12];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err12);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err12 = {
+          const err13 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/pattern',
             keyword: 'pattern',
@@ -15234,14 +16088,32 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err13];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (true && func8(data1)) {
+          const err14 = {
+            instancePath: instancePath + '/line2',
+            schemaPath: '#/properties/line2/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema40.properties.line2,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
           }
           errors++;
         }
       } else {
-        const err13 = {
+        const err15 = {
           instancePath: instancePath + '/line2',
           schemaPath: '#/properties/line2/type',
           keyword: 'type',
@@ -15252,9 +16124,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err15];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -15263,7 +16135,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.city;
       if (typeof data2 === 'string') {
         if (func4(data2) > 60) {
-          const err14 = {
+          const err16 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/maxLength',
             keyword: 'maxLength',
@@ -15274,14 +16146,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err16];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err16);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err15 = {
+          const err17 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/minLength',
             keyword: 'minLength',
@@ -15292,14 +16164,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err15];
+            vErrors = [err17];
           } else {
-            vErrors.push(err15);
+            vErrors.push(err17);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err16 = {
+          const err18 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/pattern',
             keyword: 'pattern',
@@ -15310,14 +16182,32 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err18];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          const err19 = {
+            instancePath: instancePath + '/city',
+            schemaPath: '#/properties/city/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema40.properties.city,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
           }
           errors++;
         }
       } else {
-        const err17 = {
+        const err20 = {
           instancePath: instancePath + '/city',
           schemaPath: '#/properties/city/type',
           keyword: 'type',
@@ -15328,9 +16218,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err20];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -15339,7 +16229,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.state;
       if (typeof data3 === 'string') {
         if (func4(data3) > 50) {
-          const err18 = {
+          const err21 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/maxLength',
             keyword: 'maxLength',
@@ -15350,14 +16240,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err18];
+            vErrors = [err21];
           } else {
-            vErrors.push(err18);
+            vErrors.push(err21);
           }
           errors++;
         }
         if (func4(data3) < 1) {
-          const err19 = {
+          const err22 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/minLength',
             keyword: 'minLength',
@@ -15368,14 +16258,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err19];
+            vErrors = [err22];
           } else {
-            vErrors.push(err19);
+            vErrors.push(err22);
           }
           errors++;
         }
         if (!pattern6.test(data3)) {
-          const err20 = {
+          const err23 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/pattern',
             keyword: 'pattern',
@@ -15386,80 +16276,22 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err20];
-          } else {
-            vErrors.push(err20);
-          }
-          errors++;
-        }
-      } else {
-        const err21 = {
-          instancePath: instancePath + '/state',
-          schemaPath: '#/properties/state/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema40.properties.state.type,
-          parentSchema: schema40.properties.state,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err21];
-        } else {
-          vErrors.push(err21);
-        }
-        errors++;
-      }
-    }
-    if (data.postalCode !== undefined) {
-      let data4 = data.postalCode;
-      if (typeof data4 === 'string') {
-        if (func4(data4) > 20) {
-          const err22 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 20 },
-            message: 'must NOT have more than 20 characters',
-            schema: 20,
-            parentSchema: schema40.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
-        }
-        if (func4(data4) < 1) {
-          const err23 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema40.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
             vErrors = [err23];
           } else {
             vErrors.push(err23);
           }
           errors++;
         }
-        if (!pattern6.test(data4)) {
+        if (true && func8(data3)) {
           const err24 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.postalCode,
-            data: data4,
+            instancePath: instancePath + '/state',
+            schemaPath: '#/properties/state/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema40.properties.state,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err24];
@@ -15470,6 +16302,100 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         }
       } else {
         const err25 = {
+          instancePath: instancePath + '/state',
+          schemaPath: '#/properties/state/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema40.properties.state.type,
+          parentSchema: schema40.properties.state,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+    if (data.postalCode !== undefined) {
+      let data4 = data.postalCode;
+      if (typeof data4 === 'string') {
+        if (func4(data4) > 20) {
+          const err26 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 20 },
+            message: 'must NOT have more than 20 characters',
+            schema: 20,
+            parentSchema: schema40.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err26];
+          } else {
+            vErrors.push(err26);
+          }
+          errors++;
+        }
+        if (func4(data4) < 1) {
+          const err27 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema40.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err27];
+          } else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data4)) {
+          const err28 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema40.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        if (true && func8(data4)) {
+          const err29 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema40.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err29];
+          } else {
+            vErrors.push(err29);
+          }
+          errors++;
+        }
+      } else {
+        const err30 = {
           instancePath: instancePath + '/postalCode',
           schemaPath: '#/properties/postalCode/type',
           keyword: 'type',
@@ -15480,9 +16406,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err30];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err30);
         }
         errors++;
       }
@@ -15491,7 +16417,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.country;
       if (typeof data5 === 'string') {
         if (!pattern31.test(data5)) {
-          const err26 = {
+          const err31 = {
             instancePath: instancePath + '/country',
             schemaPath: '#/properties/country/pattern',
             keyword: 'pattern',
@@ -15502,14 +16428,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err26];
+            vErrors = [err31];
           } else {
-            vErrors.push(err26);
+            vErrors.push(err31);
           }
           errors++;
         }
       } else {
-        const err27 = {
+        const err32 = {
           instancePath: instancePath + '/country',
           schemaPath: '#/properties/country/type',
           keyword: 'type',
@@ -15520,15 +16446,15 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err32];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err32);
         }
         errors++;
       }
     }
   } else {
-    const err28 = {
+    const err33 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -15539,9 +16465,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err28];
+      vErrors = [err33];
     } else {
-      vErrors.push(err28);
+      vErrors.push(err33);
     }
     errors++;
   }
@@ -15577,7 +16503,8 @@ const schema41 = {
     minLength: 0,
     maxLength: 500,
     pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-    description: 'must not contain control characters',
+    noCardNumber: true,
+    description: 'must not contain control characters or a card number',
   },
 };
 function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -15756,8 +16683,26 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          const err8 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/noCardNumber',
+            keyword: 'noCardNumber',
+            params: {},
+            message: 'must pass "noCardNumber" keyword validation',
+            schema: true,
+            parentSchema: schema41.additionalProperties,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
       } else {
-        const err8 = {
+        const err9 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/type',
           keyword: 'type',
@@ -15768,15 +16713,15 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err9];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err9);
         }
         errors++;
       }
     }
   } else {
-    const err9 = {
+    const err10 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -15787,9 +16732,9 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err9];
+      vErrors = [err10];
     } else {
-      vErrors.push(err9);
+      vErrors.push(err10);
     }
     errors++;
   }
