@@ -12,7 +12,12 @@
  * interface reaches that method of every class of lambdas/ that implements the interface; type
  * positions reach nothing. At the edge, a command class of an AWS SDK package (`new GetCommand`)
  * is a call of that service; a DynamoDB transaction's actions are the kinds of its items
- * (`Put`, `Update`, `Delete`, `ConditionCheck`) in the reachable code. A command the table below
+ * (`Put`, `Update`, `Delete`, `ConditionCheck`) in the reachable code. One edge waits on the
+ * routes: the route builder runs its `RunIdempotent` (the idempotency records' writes) only for a
+ * route whose contract entry declares `idempotency`, so an argument for a parameter of that type
+ * is reached only by a function that names such a route (its RouteCheck of
+ * lambdas/generated/validators.ts carries the declaration); a GET, or a POST declared `'none'`,
+ * holds none of those writes. A command the table below
  * does not know fails the analysis, as does `needed(x)` with anything but a string literal: the
  * answer is never a guess.
  *
@@ -127,6 +132,8 @@ export function analyzeFunctions(
   const checker = program.getTypeChecker();
   const ourFiles = program.getSourceFiles().filter((f) => isOurs(f.fileName));
   const configFile = join(LAMBDAS, 'shared', 'config.ts');
+  const httpFile = join(LAMBDAS, 'shared', 'http.ts');
+  const routeCheckFile = join(LAMBDAS, 'shared', 'route-check.ts');
 
   // Classes of lambdas/ by the interfaces they implement and the classes they extend.
   const subtypes = new Map<ts.Symbol, ts.ClassLikeDeclaration[]>();
@@ -148,6 +155,13 @@ export function analyzeFunctions(
     };
     visit(file);
   }
+  /** Whether `node` names `name` as declared in `file`. */
+  const isDeclaredIn = (node: ts.Node, name: string, file: string): boolean => {
+    const symbol = symbolOf(node);
+    return (
+      symbol?.name === name && (symbol.declarations ?? []).some((d) => d.getSourceFile().fileName === file)
+    );
+  };
   /** Every class that implements or extends `symbol`, directly or through another. */
   const implementers = (symbol: ts.Symbol, seen = new Set<ts.Symbol>()): ts.ClassLikeDeclaration[] => {
     if (seen.has(symbol)) return [];
@@ -166,6 +180,14 @@ export function analyzeFunctions(
     const settings = new Set<string>();
     const visited = new Set<ts.Node>();
     const filesSeen = new Set<ts.SourceFile>();
+    /**
+     * The route builder runs its `RunIdempotent` (core/idempotency.ts `idempotent`, whose store
+     * writes records) only for a route that declares `idempotency` (shared/http.ts `runKeyed`):
+     * an argument for a parameter of that type is reached once the function names such a route,
+     * and until then waits here.
+     */
+    let keyedRoute = false;
+    const gated: ts.Node[] = [];
 
     const where = (node: ts.Node): string => {
       const file = node.getSourceFile();
@@ -232,6 +254,10 @@ export function analyzeFunctions(
       for (const decl of symbol?.declarations ?? []) {
         const file = decl.getSourceFile().fileName;
         if (isOurs(file)) {
+          if (!keyedRoute && declaresIdempotency(decl)) {
+            keyedRoute = true;
+            for (const arg of gated.splice(0)) walk(arg);
+          }
           reachDeclaration(decl);
           continue;
         }
@@ -246,13 +272,23 @@ export function analyzeFunctions(
       }
     };
 
-    const isNeeded = (call: ts.CallExpression): boolean => {
-      const symbol = symbolOf(call.expression);
-      return (
-        symbol?.name === 'needed' &&
-        (symbol.declarations ?? []).some((d) => d.getSourceFile().fileName === configFile)
-      );
+    /**
+     * Whether this declaration is a route of lambdas/generated/validators.ts that declares
+     * `idempotency` (`routeCheck(id, body, query, idempotency)`, from the contract entry's).
+     */
+    const declaresIdempotency = (decl: ts.Node): boolean => {
+      if (!ts.isVariableDeclaration(decl) || decl.initializer === undefined) return false;
+      const call = decl.initializer;
+      if (!ts.isCallExpression(call) || !isDeclaredIn(call.expression, 'routeCheck', routeCheckFile))
+        return false;
+      const signature = checker.getResolvedSignature(call);
+      const index = signature?.parameters.findIndex((p) => p.name === 'idempotency') ?? -1;
+      const arg = index < 0 ? undefined : call.arguments[index];
+      return arg !== undefined && !(ts.isIdentifier(arg) && arg.text === 'undefined');
     };
+
+    const isNeeded = (call: ts.CallExpression): boolean =>
+      isDeclaredIn(call.expression, 'needed', configFile);
 
     function walk(node: ts.Node): void {
       if (
@@ -275,6 +311,23 @@ export function analyzeFunctions(
         node.name.text in TRANSACTION_ITEMS
       )
         itemKinds.add(node.name.text);
+      if (ts.isCallExpression(node) && !keyedRoute) {
+        const signature = checker.getResolvedSignature(node);
+        const parameters = signature?.getDeclaration()?.parameters ?? [];
+        const held = node.arguments.filter((_, i) => {
+          const parameter = parameters[i];
+          return (
+            parameter?.type !== undefined &&
+            ts.isTypeReferenceNode(parameter.type) &&
+            isDeclaredIn(parameter.type.typeName, 'RunIdempotent', httpFile)
+          );
+        });
+        if (held.length > 0) {
+          gated.push(...held);
+          ts.forEachChild(node, (child) => (held.includes(child as ts.Expression) ? undefined : walk(child)));
+          return;
+        }
+      }
       if (ts.isCallExpression(node) && isNeeded(node)) {
         const [arg] = node.arguments;
         if (arg === undefined || !ts.isStringLiteralLike(arg))

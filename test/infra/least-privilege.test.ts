@@ -68,6 +68,40 @@ test('the analysis reads a read-only POST as read-only and tells settle-now from
   expect(analysis['processing/trigger-group']?.settings).toEqual(['stateMachineArn']);
 });
 
+test('defect "GET handlers held write actions through the idempotency store": its writes are for routes that declare idempotency', () => {
+  // Every merchant route's builder (core/merchants.ts) is handed the idempotency store's `idempotent`,
+  // which it runs only for a route that declares `idempotency` (shared/http.ts): the analysis
+  // credited every GET with the records' writes.
+  const writes = [
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:BatchWriteItem',
+    'dynamodb:TransactWriteItems',
+  ];
+  const writesOf = (handler: string) => [
+    handler,
+    (analysis[handler]?.actions ?? []).filter((a) => writes.includes(a)),
+  ];
+  const readOnly = [
+    ...new Set(routeList.filter((r) => r.method === 'GET' || r.idempotency === 'none').map((r) => r.handler)),
+  ];
+  expect(readOnly.length).toBeGreaterThan(15);
+  expect(readOnly.map(writesOf)).toEqual(readOnly.map((h) => [h, []]));
+  // A route that declares it still holds the records' writes (claim, finish, free a refused key).
+  const keyed = [
+    ...new Set(
+      routeList.filter((r) => r.idempotency !== undefined && r.idempotency !== 'none').map((r) => r.handler),
+    ),
+  ];
+  expect(keyed.length).toBeGreaterThan(10);
+  for (const handler of keyed)
+    expect([handler, analysis[handler]?.actions]).toEqual([
+      handler,
+      expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
+    ]);
+});
+
 describe.each(['dev', 'prod'] as Stage[])('ScheduledPayments-%s', (stage) => {
   let template: Template;
   let functions: Record<string, Resource>;
