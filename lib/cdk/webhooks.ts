@@ -5,8 +5,8 @@
  * that consumes it at a bounded concurrency (its reserved concurrency and the event source's
  * maximum); the sweep every minute; the alarms (`webhook-deliveries-failing`: failed attempts in
  * every 5 minutes of an hour; dead letters; sweep errors). Grants are least privilege: only the
- * create and rotate functions may encrypt, only the delivery function may decrypt, and only the
- * functions that send to the queue may.
+ * create and rotate functions may encrypt, only they (to answer a retried request its secret) and
+ * the delivery function may decrypt, and only the functions that send to the queue may.
  *
  * The stack wires it in two places: `new ServiceWebhooks(...)` after notifications (it extends the
  * stream forwarder) and `bindApiFunction` in the API's configureFunction.
