@@ -61,7 +61,7 @@ const schema12 = {
     pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
   },
 };
-const formats0 = require('ajv-formats/dist/formats').fullFormats.date;
+const formats0 = require('#shared/formats').formats.date;
 const pattern0 = new RegExp('^\\d{1,2}$', 'u');
 const pattern1 = new RegExp('^\\d{1,10}$', 'u');
 const pattern2 = new RegExp('^\\d{1,7}$', 'u');
@@ -456,6 +456,7 @@ const func2 = Object.prototype.hasOwnProperty;
 const func4 = require('ajv/dist/runtime/ucs2length').default;
 const func5 = require('#shared/decimals').hasAtMostDecimals;
 const func8 = require('#shared/card-number').containsCardNumber;
+const func9 = require('#shared/card-number').cardNumberRefused;
 const pattern4 = new RegExp('^\\d{8}(\\d{3})?$', 'u');
 const pattern5 = new RegExp('^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$', 'u');
 const pattern6 = new RegExp('^[^\\u0000-\\u001F\\u007F]*$', 'u');
@@ -1286,25 +1287,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   errors++;
                 }
                 if (true && func8(data14)) {
-                  const err42 = {
-                    instancePath: instancePath + '/payments/' + i0 + '/orderId',
-                    schemaPath: '#/properties/payments/items/properties/orderId/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema13.properties.payments.items.properties.orderId,
-                    data: data14,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err42];
-                  } else {
-                    vErrors.push(err42);
-                  }
+                  vErrors = func9(
+                    vErrors,
+                    instancePath + '/payments/' + i0 + '/orderId',
+                    '#/properties/payments/items/properties/orderId/noCardNumber',
+                  );
                   errors++;
                 }
               } else {
-                const err43 = {
+                const err42 = {
                   instancePath: instancePath + '/payments/' + i0 + '/orderId',
                   schemaPath: '#/properties/payments/items/properties/orderId/type',
                   keyword: 'type',
@@ -1315,9 +1306,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err43];
+                  vErrors = [err42];
                 } else {
-                  vErrors.push(err43);
+                  vErrors.push(err42);
                 }
                 errors++;
               }
@@ -1325,7 +1316,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.recurring !== undefined) {
               let data15 = data11.recurring;
               if (typeof data15 !== 'boolean') {
-                const err44 = {
+                const err43 = {
                   instancePath: instancePath + '/payments/' + i0 + '/recurring',
                   schemaPath: '#/properties/payments/items/properties/recurring/type',
                   keyword: 'type',
@@ -1336,9 +1327,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data15,
                 };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err43];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err43);
                 }
                 errors++;
               }
@@ -1346,7 +1337,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.allowPartial !== undefined) {
               let data16 = data11.allowPartial;
               if (typeof data16 !== 'boolean') {
-                const err45 = {
+                const err44 = {
                   instancePath: instancePath + '/payments/' + i0 + '/allowPartial',
                   schemaPath: '#/properties/payments/items/properties/allowPartial/type',
                   keyword: 'type',
@@ -1357,9 +1348,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data16,
                 };
                 if (vErrors === null) {
-                  vErrors = [err45];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err45);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
@@ -1367,7 +1358,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.sendEmailReceipt !== undefined) {
               let data17 = data11.sendEmailReceipt;
               if (typeof data17 !== 'boolean') {
-                const err46 = {
+                const err45 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendEmailReceipt',
                   schemaPath: '#/properties/payments/items/properties/sendEmailReceipt/type',
                   keyword: 'type',
@@ -1378,9 +1369,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data17,
                 };
                 if (vErrors === null) {
-                  vErrors = [err46];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err46);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
@@ -1388,7 +1379,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.sendPaymentScheduledNotification !== undefined) {
               let data18 = data11.sendPaymentScheduledNotification;
               if (typeof data18 !== 'boolean') {
-                const err47 = {
+                const err46 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendPaymentScheduledNotification',
                   schemaPath: '#/properties/payments/items/properties/sendPaymentScheduledNotification/type',
                   keyword: 'type',
@@ -1400,9 +1391,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data18,
                 };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err46];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err46);
                 }
                 errors++;
               }
@@ -1410,7 +1401,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             if (data11.sendDeclineNotification !== undefined) {
               let data19 = data11.sendDeclineNotification;
               if (typeof data19 !== 'boolean') {
-                const err48 = {
+                const err47 = {
                   instancePath: instancePath + '/payments/' + i0 + '/sendDeclineNotification',
                   schemaPath: '#/properties/payments/items/properties/sendDeclineNotification/type',
                   keyword: 'type',
@@ -1421,9 +1412,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data19,
                 };
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
@@ -1432,7 +1423,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               let data20 = data11.customAttributes;
               if (data20 && typeof data20 == 'object' && !Array.isArray(data20)) {
                 if (Object.keys(data20).length > 50) {
-                  const err49 = {
+                  const err48 = {
                     instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                     schemaPath: '#/properties/payments/items/properties/customAttributes/maxProperties',
                     keyword: 'maxProperties',
@@ -1443,9 +1434,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data20,
                   };
                   if (vErrors === null) {
-                    vErrors = [err49];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err49);
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
@@ -1468,17 +1459,17 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     key3 === '__lookupGetter__' ||
                     key3 === '__lookupSetter__'
                   )) {
-                    const err50 = {};
+                    const err49 = {};
                     if (vErrors === null) {
-                      vErrors = [err50];
+                      vErrors = [err49];
                     } else {
-                      vErrors.push(err50);
+                      vErrors.push(err49);
                     }
                     errors++;
                   }
                   var valid6 = _errs48 === errors;
                   if (valid6) {
-                    const err51 = {
+                    const err50 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames/not',
                       keyword: 'not',
@@ -1492,9 +1483,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       propertyName: key3,
                     };
                     if (vErrors === null) {
-                      vErrors = [err51];
+                      vErrors = [err50];
                     } else {
-                      vErrors.push(err51);
+                      vErrors.push(err50);
                     }
                     errors++;
                   } else {
@@ -1509,7 +1500,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   if (typeof key3 === 'string') {
                     if (func4(key3) > 100) {
-                      const err52 = {
+                      const err51 = {
                         instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                         schemaPath:
                           '#/properties/payments/items/properties/customAttributes/propertyNames/maxLength',
@@ -1523,16 +1514,16 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         propertyName: key3,
                       };
                       if (vErrors === null) {
-                        vErrors = [err52];
+                        vErrors = [err51];
                       } else {
-                        vErrors.push(err52);
+                        vErrors.push(err51);
                       }
                       errors++;
                     }
                   }
                   var valid5 = _errs46 === errors;
                   if (!valid5) {
-                    const err53 = {
+                    const err52 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
                       keyword: 'propertyNames',
@@ -1543,9 +1534,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data20,
                     };
                     if (vErrors === null) {
-                      vErrors = [err53];
+                      vErrors = [err52];
                     } else {
-                      vErrors.push(err53);
+                      vErrors.push(err52);
                     }
                     errors++;
                   }
@@ -1557,7 +1548,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   const _errs52 = errors;
                   if (typeof data21 === 'string') {
                     if (func4(data21) > 1000) {
-                      const err54 = {
+                      const err53 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1576,14 +1567,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err54];
+                        vErrors = [err53];
                       } else {
-                        vErrors.push(err54);
+                        vErrors.push(err53);
                       }
                       errors++;
                     }
                     if (!pattern6.test(data21)) {
-                      const err55 = {
+                      const err54 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1602,40 +1593,26 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err55];
+                        vErrors = [err54];
                       } else {
-                        vErrors.push(err55);
+                        vErrors.push(err54);
                       }
                       errors++;
                     }
                     if (true && func8(data21)) {
-                      const err56 = {
-                        instancePath:
-                          instancePath +
+                      vErrors = func9(
+                        vErrors,
+                        instancePath +
                           '/payments/' +
                           i0 +
                           '/customAttributes/' +
                           key4.replace(/~/g, '~0').replace(/\//g, '~1'),
-                        schemaPath:
-                          '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                        keyword: 'noCardNumber',
-                        params: {},
-                        message: 'must pass "noCardNumber" keyword validation',
-                        schema: true,
-                        parentSchema:
-                          schema13.properties.payments.items.properties.customAttributes.additionalProperties
-                            .anyOf[0],
-                        data: data21,
-                      };
-                      if (vErrors === null) {
-                        vErrors = [err56];
-                      } else {
-                        vErrors.push(err56);
-                      }
+                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                      );
                       errors++;
                     }
                   } else {
-                    const err57 = {
+                    const err55 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -1656,9 +1633,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err57];
+                      vErrors = [err55];
                     } else {
-                      vErrors.push(err57);
+                      vErrors.push(err55);
                     }
                     errors++;
                   }
@@ -1668,7 +1645,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     const _errs54 = errors;
                     if (typeof data21 == 'number' && isFinite(data21)) {
                       if (data21 > 1000000000000000 || isNaN(data21)) {
-                        const err58 = {
+                        const err56 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1687,14 +1664,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err58];
+                          vErrors = [err56];
                         } else {
-                          vErrors.push(err58);
+                          vErrors.push(err56);
                         }
                         errors++;
                       }
                       if (data21 < -1000000000000000 || isNaN(data21)) {
-                        const err59 = {
+                        const err57 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1713,14 +1690,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err59];
+                          vErrors = [err57];
                         } else {
-                          vErrors.push(err59);
+                          vErrors.push(err57);
                         }
                         errors++;
                       }
                       if (!func5(data21, 6)) {
-                        const err60 = {
+                        const err58 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1739,14 +1716,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err60];
+                          vErrors = [err58];
                         } else {
-                          vErrors.push(err60);
+                          vErrors.push(err58);
                         }
                         errors++;
                       }
                     } else {
-                      const err61 = {
+                      const err59 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1767,9 +1744,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err61];
+                        vErrors = [err59];
                       } else {
-                        vErrors.push(err61);
+                        vErrors.push(err59);
                       }
                       errors++;
                     }
@@ -1778,7 +1755,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     if (!valid8) {
                       const _errs56 = errors;
                       if (typeof data21 !== 'boolean') {
-                        const err62 = {
+                        const err60 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1799,9 +1776,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err62];
+                          vErrors = [err60];
                         } else {
-                          vErrors.push(err62);
+                          vErrors.push(err60);
                         }
                         errors++;
                       }
@@ -1810,7 +1787,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                   if (!valid8) {
-                    const err63 = {
+                    const err61 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -1830,9 +1807,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err63];
+                      vErrors = [err61];
                     } else {
-                      vErrors.push(err63);
+                      vErrors.push(err61);
                     }
                     errors++;
                   } else {
@@ -1847,7 +1824,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                const err64 = {
+                const err62 = {
                   instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                   schemaPath: '#/properties/payments/items/properties/customAttributes/type',
                   keyword: 'type',
@@ -1858,9 +1835,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data20,
                 };
                 if (vErrors === null) {
-                  vErrors = [err64];
+                  vErrors = [err62];
                 } else {
-                  vErrors.push(err64);
+                  vErrors.push(err62);
                 }
                 errors++;
               }
@@ -1869,7 +1846,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               let data22 = data11.fees;
               if (Array.isArray(data22)) {
                 if (data22.length > 20) {
-                  const err65 = {
+                  const err63 = {
                     instancePath: instancePath + '/payments/' + i0 + '/fees',
                     schemaPath: '#/properties/payments/items/properties/fees/maxItems',
                     keyword: 'maxItems',
@@ -1880,9 +1857,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data22,
                   };
                   if (vErrors === null) {
-                    vErrors = [err65];
+                    vErrors = [err63];
                   } else {
-                    vErrors.push(err65);
+                    vErrors.push(err63);
                   }
                   errors++;
                 }
@@ -1891,7 +1868,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   let data23 = data22[i1];
                   if (data23 && typeof data23 == 'object' && !Array.isArray(data23)) {
                     if (data23.name === undefined) {
-                      const err66 = {
+                      const err64 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1902,14 +1879,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data23,
                       };
                       if (vErrors === null) {
-                        vErrors = [err66];
+                        vErrors = [err64];
                       } else {
-                        vErrors.push(err66);
+                        vErrors.push(err64);
                       }
                       errors++;
                     }
                     if (data23.amount === undefined) {
-                      const err67 = {
+                      const err65 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
@@ -1920,15 +1897,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data23,
                       };
                       if (vErrors === null) {
-                        vErrors = [err67];
+                        vErrors = [err65];
                       } else {
-                        vErrors.push(err67);
+                        vErrors.push(err65);
                       }
                       errors++;
                     }
                     for (const key5 in data23) {
                       if (!(key5 === 'name' || key5 === 'amount')) {
-                        const err68 = {
+                        const err66 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/additionalProperties',
@@ -1940,9 +1917,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data23,
                         };
                         if (vErrors === null) {
-                          vErrors = [err68];
+                          vErrors = [err66];
                         } else {
-                          vErrors.push(err68);
+                          vErrors.push(err66);
                         }
                         errors++;
                       }
@@ -1951,7 +1928,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       let data24 = data23.name;
                       if (typeof data24 === 'string') {
                         if (func4(data24) > 100) {
-                          const err69 = {
+                          const err67 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
@@ -1964,14 +1941,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err69];
+                            vErrors = [err67];
                           } else {
-                            vErrors.push(err69);
+                            vErrors.push(err67);
                           }
                           errors++;
                         }
                         if (func4(data24) < 1) {
-                          const err70 = {
+                          const err68 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/minLength',
@@ -1984,14 +1961,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err70];
+                            vErrors = [err68];
                           } else {
-                            vErrors.push(err70);
+                            vErrors.push(err68);
                           }
                           errors++;
                         }
                         if (!pattern6.test(data24)) {
-                          const err71 = {
+                          const err69 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/pattern',
@@ -2004,34 +1981,22 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err71];
+                            vErrors = [err69];
                           } else {
-                            vErrors.push(err71);
+                            vErrors.push(err69);
                           }
                           errors++;
                         }
                         if (true && func8(data24)) {
-                          const err72 = {
-                            instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
-                            schemaPath:
-                              '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
-                            keyword: 'noCardNumber',
-                            params: {},
-                            message: 'must pass "noCardNumber" keyword validation',
-                            schema: true,
-                            parentSchema:
-                              schema13.properties.payments.items.properties.fees.items.properties.name,
-                            data: data24,
-                          };
-                          if (vErrors === null) {
-                            vErrors = [err72];
-                          } else {
-                            vErrors.push(err72);
-                          }
+                          vErrors = func9(
+                            vErrors,
+                            instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                            '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
+                          );
                           errors++;
                         }
                       } else {
-                        const err73 = {
+                        const err70 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/name/type',
@@ -2045,9 +2010,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data24,
                         };
                         if (vErrors === null) {
-                          vErrors = [err73];
+                          vErrors = [err70];
                         } else {
-                          vErrors.push(err73);
+                          vErrors.push(err70);
                         }
                         errors++;
                       }
@@ -2056,7 +2021,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       let data25 = data23.amount;
                       if (typeof data25 == 'number' && isFinite(data25)) {
                         if (data25 > 999999.99 || isNaN(data25)) {
-                          const err74 = {
+                          const err71 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
@@ -2069,14 +2034,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err74];
+                            vErrors = [err71];
                           } else {
-                            vErrors.push(err74);
+                            vErrors.push(err71);
                           }
                           errors++;
                         }
                         if (data25 < 0 || isNaN(data25)) {
-                          const err75 = {
+                          const err72 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
@@ -2089,14 +2054,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err75];
+                            vErrors = [err72];
                           } else {
-                            vErrors.push(err75);
+                            vErrors.push(err72);
                           }
                           errors++;
                         }
                         if (!func5(data25, 2)) {
-                          const err76 = {
+                          const err73 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
@@ -2109,14 +2074,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err76];
+                            vErrors = [err73];
                           } else {
-                            vErrors.push(err76);
+                            vErrors.push(err73);
                           }
                           errors++;
                         }
                       } else {
-                        const err77 = {
+                        const err74 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/amount/type',
@@ -2130,15 +2095,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data25,
                         };
                         if (vErrors === null) {
-                          vErrors = [err77];
+                          vErrors = [err74];
                         } else {
-                          vErrors.push(err77);
+                          vErrors.push(err74);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err78 = {
+                    const err75 = {
                       instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                       schemaPath: '#/properties/payments/items/properties/fees/items/type',
                       keyword: 'type',
@@ -2149,15 +2114,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data23,
                     };
                     if (vErrors === null) {
-                      vErrors = [err78];
+                      vErrors = [err75];
                     } else {
-                      vErrors.push(err78);
+                      vErrors.push(err75);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err79 = {
+                const err76 = {
                   instancePath: instancePath + '/payments/' + i0 + '/fees',
                   schemaPath: '#/properties/payments/items/properties/fees/type',
                   keyword: 'type',
@@ -2168,15 +2133,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data22,
                 };
                 if (vErrors === null) {
-                  vErrors = [err79];
+                  vErrors = [err76];
                 } else {
-                  vErrors.push(err79);
+                  vErrors.push(err76);
                 }
                 errors++;
               }
             }
           } else {
-            const err80 = {
+            const err77 = {
               instancePath: instancePath + '/payments/' + i0,
               schemaPath: '#/properties/payments/items/type',
               keyword: 'type',
@@ -2187,15 +2152,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err80];
+              vErrors = [err77];
             } else {
-              vErrors.push(err80);
+              vErrors.push(err77);
             }
             errors++;
           }
         }
       } else {
-        const err81 = {
+        const err78 = {
           instancePath: instancePath + '/payments',
           schemaPath: '#/properties/payments/type',
           keyword: 'type',
@@ -2206,9 +2171,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err81];
+          vErrors = [err78];
         } else {
-          vErrors.push(err81);
+          vErrors.push(err78);
         }
         errors++;
       }
@@ -2217,7 +2182,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       let data26 = data.idempotencyKey;
       if (typeof data26 === 'string') {
         if (!pattern9.test(data26)) {
-          const err82 = {
+          const err79 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -2228,14 +2193,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             data: data26,
           };
           if (vErrors === null) {
-            vErrors = [err82];
+            vErrors = [err79];
           } else {
-            vErrors.push(err82);
+            vErrors.push(err79);
           }
           errors++;
         }
       } else {
-        const err83 = {
+        const err80 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -2246,15 +2211,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err83];
+          vErrors = [err80];
         } else {
-          vErrors.push(err83);
+          vErrors.push(err80);
         }
         errors++;
       }
     }
   } else {
-    const err84 = {
+    const err81 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -2265,9 +2230,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err84];
+      vErrors = [err81];
     } else {
-      vErrors.push(err84);
+      vErrors.push(err81);
     }
     errors++;
   }
@@ -3430,25 +3395,11 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           errors++;
         }
         if (true && func8(data3)) {
-          const err16 = {
-            instancePath: instancePath + '/orderId',
-            schemaPath: '#/properties/orderId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema16.properties.orderId,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
+          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
           errors++;
         }
       } else {
-        const err17 = {
+        const err16 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -3459,9 +3410,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -3469,7 +3420,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data4 = data.recurring;
       if (typeof data4 !== 'boolean') {
-        const err18 = {
+        const err17 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -3480,9 +3431,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err17];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -3490,7 +3441,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data5 = data.allowPartial;
       if (typeof data5 !== 'boolean') {
-        const err19 = {
+        const err18 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -3501,9 +3452,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err18];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err18);
         }
         errors++;
       }
@@ -3511,7 +3462,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data6 = data.sendEmailReceipt;
       if (typeof data6 !== 'boolean') {
-        const err20 = {
+        const err19 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -3522,9 +3473,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err19];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err19);
         }
         errors++;
       }
@@ -3532,7 +3483,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data7 = data.sendPaymentScheduledNotification;
       if (typeof data7 !== 'boolean') {
-        const err21 = {
+        const err20 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -3543,9 +3494,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err20];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -3553,7 +3504,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendDeclineNotification !== undefined) {
       let data8 = data.sendDeclineNotification;
       if (typeof data8 !== 'boolean') {
-        const err22 = {
+        const err21 = {
           instancePath: instancePath + '/sendDeclineNotification',
           schemaPath: '#/properties/sendDeclineNotification/type',
           keyword: 'type',
@@ -3564,9 +3515,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err21];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -3575,7 +3526,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       let data9 = data.customAttributes;
       if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
         if (Object.keys(data9).length > 50) {
-          const err23 = {
+          const err22 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -3586,9 +3537,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err22];
           } else {
-            vErrors.push(err23);
+            vErrors.push(err22);
           }
           errors++;
         }
@@ -3611,17 +3562,17 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err24 = {};
+            const err23 = {};
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err23];
             } else {
-              vErrors.push(err24);
+              vErrors.push(err23);
             }
             errors++;
           }
           var valid2 = _errs24 === errors;
           if (valid2) {
-            const err25 = {
+            const err24 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -3633,9 +3584,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err24];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err24);
             }
             errors++;
           } else {
@@ -3650,7 +3601,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err26 = {
+              const err25 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -3662,16 +3613,16 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err25];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err25);
               }
               errors++;
             }
           }
           var valid1 = _errs22 === errors;
           if (!valid1) {
-            const err27 = {
+            const err26 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -3682,9 +3633,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err26];
             } else {
-              vErrors.push(err27);
+              vErrors.push(err26);
             }
             errors++;
           }
@@ -3696,7 +3647,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs28 = errors;
           if (typeof data10 === 'string') {
             if (func4(data10) > 1000) {
-              const err28 = {
+              const err27 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -3708,14 +3659,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err27];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err29 = {
+              const err28 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -3727,33 +3678,22 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err28];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err28);
               }
               errors++;
             }
             if (true && func8(data10)) {
-              const err30 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data10,
-              };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err31 = {
+            const err29 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -3765,9 +3705,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err29];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err29);
             }
             errors++;
           }
@@ -3777,7 +3717,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs30 = errors;
             if (typeof data10 == 'number' && isFinite(data10)) {
               if (data10 > 1000000000000000 || isNaN(data10)) {
-                const err32 = {
+                const err30 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -3789,14 +3729,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err32];
+                  vErrors = [err30];
                 } else {
-                  vErrors.push(err32);
+                  vErrors.push(err30);
                 }
                 errors++;
               }
               if (data10 < -1000000000000000 || isNaN(data10)) {
-                const err33 = {
+                const err31 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -3808,14 +3748,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
               if (!func5(data10, 6)) {
-                const err34 = {
+                const err32 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -3827,14 +3767,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err34];
+                  vErrors = [err32];
                 } else {
-                  vErrors.push(err34);
+                  vErrors.push(err32);
                 }
                 errors++;
               }
             } else {
-              const err35 = {
+              const err33 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -3846,9 +3786,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err33];
               } else {
-                vErrors.push(err35);
+                vErrors.push(err33);
               }
               errors++;
             }
@@ -3857,7 +3797,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs32 = errors;
               if (typeof data10 !== 'boolean') {
-                const err36 = {
+                const err34 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -3869,9 +3809,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err34];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err34);
                 }
                 errors++;
               }
@@ -3880,7 +3820,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err37 = {
+            const err35 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -3892,9 +3832,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err35];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err35);
             }
             errors++;
           } else {
@@ -3909,7 +3849,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err38 = {
+        const err36 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -3920,9 +3860,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err38];
+          vErrors = [err36];
         } else {
-          vErrors.push(err38);
+          vErrors.push(err36);
         }
         errors++;
       }
@@ -3931,7 +3871,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       let data11 = data.fees;
       if (Array.isArray(data11)) {
         if (data11.length > 20) {
-          const err39 = {
+          const err37 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -3942,9 +3882,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err39];
+            vErrors = [err37];
           } else {
-            vErrors.push(err39);
+            vErrors.push(err37);
           }
           errors++;
         }
@@ -3953,7 +3893,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           let data12 = data11[i0];
           if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
             if (data12.name === undefined) {
-              const err40 = {
+              const err38 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3964,14 +3904,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err40];
+                vErrors = [err38];
               } else {
-                vErrors.push(err40);
+                vErrors.push(err38);
               }
               errors++;
             }
             if (data12.amount === undefined) {
-              const err41 = {
+              const err39 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -3982,15 +3922,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err39];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err39);
               }
               errors++;
             }
             for (const key3 in data12) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err42 = {
+                const err40 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -4001,9 +3941,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err42];
+                  vErrors = [err40];
                 } else {
-                  vErrors.push(err42);
+                  vErrors.push(err40);
                 }
                 errors++;
               }
@@ -4012,7 +3952,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               let data13 = data12.name;
               if (typeof data13 === 'string') {
                 if (func4(data13) > 100) {
-                  const err43 = {
+                  const err41 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -4023,14 +3963,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err43];
+                    vErrors = [err41];
                   } else {
-                    vErrors.push(err43);
+                    vErrors.push(err41);
                   }
                   errors++;
                 }
                 if (func4(data13) < 1) {
-                  const err44 = {
+                  const err42 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -4041,14 +3981,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err44];
+                    vErrors = [err42];
                   } else {
-                    vErrors.push(err44);
+                    vErrors.push(err42);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data13)) {
-                  const err45 = {
+                  const err43 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -4059,32 +3999,22 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err45];
+                    vErrors = [err43];
                   } else {
-                    vErrors.push(err45);
+                    vErrors.push(err43);
                   }
                   errors++;
                 }
                 if (true && func8(data13)) {
-                  const err46 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema16.properties.fees.items.properties.name,
-                    data: data13,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err46];
-                  } else {
-                    vErrors.push(err46);
-                  }
+                  vErrors = func9(
+                    vErrors,
+                    instancePath + '/fees/' + i0 + '/name',
+                    '#/properties/fees/items/properties/name/noCardNumber',
+                  );
                   errors++;
                 }
               } else {
-                const err47 = {
+                const err44 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -4095,9 +4025,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
@@ -4106,7 +4036,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               let data14 = data12.amount;
               if (typeof data14 == 'number' && isFinite(data14)) {
                 if (data14 > 999999.99 || isNaN(data14)) {
-                  const err48 = {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -4117,14 +4047,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err48];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err48);
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
                 if (data14 < 0 || isNaN(data14)) {
-                  const err49 = {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -4135,14 +4065,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err49];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err49);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
                 if (!func5(data14, 2)) {
-                  const err50 = {
+                  const err47 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -4153,14 +4083,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err50];
+                    vErrors = [err47];
                   } else {
-                    vErrors.push(err50);
+                    vErrors.push(err47);
                   }
                   errors++;
                 }
               } else {
-                const err51 = {
+                const err48 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -4171,15 +4101,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err51];
+                  vErrors = [err48];
                 } else {
-                  vErrors.push(err51);
+                  vErrors.push(err48);
                 }
                 errors++;
               }
             }
           } else {
-            const err52 = {
+            const err49 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -4190,15 +4120,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err52];
+              vErrors = [err49];
             } else {
-              vErrors.push(err52);
+              vErrors.push(err49);
             }
             errors++;
           }
         }
       } else {
-        const err53 = {
+        const err50 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -4209,15 +4139,15 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err53];
+          vErrors = [err50];
         } else {
-          vErrors.push(err53);
+          vErrors.push(err50);
         }
         errors++;
       }
     }
   } else {
-    const err54 = {
+    const err51 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -4228,9 +4158,9 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err54];
+      vErrors = [err51];
     } else {
-      vErrors.push(err54);
+      vErrors.push(err51);
     }
     errors++;
   }
@@ -4694,25 +4624,11 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           errors++;
         }
         if (true && func8(data4)) {
-          const err19 = {
-            instancePath: instancePath + '/orderId',
-            schemaPath: '#/properties/orderId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema17.properties.orderId,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
-          }
+          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
           errors++;
         }
       } else {
-        const err20 = {
+        const err19 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -4723,9 +4639,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err19];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err19);
         }
         errors++;
       }
@@ -4733,7 +4649,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data5 = data.recurring;
       if (typeof data5 !== 'boolean') {
-        const err21 = {
+        const err20 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -4744,9 +4660,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err20];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -4754,7 +4670,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data6 = data.allowPartial;
       if (typeof data6 !== 'boolean') {
-        const err22 = {
+        const err21 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -4765,9 +4681,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err21];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -4775,7 +4691,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data7 = data.sendEmailReceipt;
       if (typeof data7 !== 'boolean') {
-        const err23 = {
+        const err22 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -4786,9 +4702,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err23];
+          vErrors = [err22];
         } else {
-          vErrors.push(err23);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -4796,7 +4712,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data8 = data.sendPaymentScheduledNotification;
       if (typeof data8 !== 'boolean') {
-        const err24 = {
+        const err23 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -4807,9 +4723,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err24];
+          vErrors = [err23];
         } else {
-          vErrors.push(err24);
+          vErrors.push(err23);
         }
         errors++;
       }
@@ -4817,7 +4733,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendDeclineNotification !== undefined) {
       let data9 = data.sendDeclineNotification;
       if (typeof data9 !== 'boolean') {
-        const err25 = {
+        const err24 = {
           instancePath: instancePath + '/sendDeclineNotification',
           schemaPath: '#/properties/sendDeclineNotification/type',
           keyword: 'type',
@@ -4828,9 +4744,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err24];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err24);
         }
         errors++;
       }
@@ -4839,7 +4755,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.customAttributes;
       if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
         if (Object.keys(data10).length > 50) {
-          const err26 = {
+          const err25 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -4850,9 +4766,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err26];
+            vErrors = [err25];
           } else {
-            vErrors.push(err26);
+            vErrors.push(err25);
           }
           errors++;
         }
@@ -4875,17 +4791,17 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err27 = {};
+            const err26 = {};
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err26];
             } else {
-              vErrors.push(err27);
+              vErrors.push(err26);
             }
             errors++;
           }
           var valid2 = _errs26 === errors;
           if (valid2) {
-            const err28 = {
+            const err27 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -4897,9 +4813,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err27];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err27);
             }
             errors++;
           } else {
@@ -4914,7 +4830,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err29 = {
+              const err28 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -4926,16 +4842,16 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err28];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err28);
               }
               errors++;
             }
           }
           var valid1 = _errs24 === errors;
           if (!valid1) {
-            const err30 = {
+            const err29 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -4946,9 +4862,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err30];
+              vErrors = [err29];
             } else {
-              vErrors.push(err30);
+              vErrors.push(err29);
             }
             errors++;
           }
@@ -4960,7 +4876,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs30 = errors;
           if (typeof data11 === 'string') {
             if (func4(data11) > 1000) {
-              const err31 = {
+              const err30 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -4972,14 +4888,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err31];
+                vErrors = [err30];
               } else {
-                vErrors.push(err31);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (!pattern6.test(data11)) {
-              const err32 = {
+              const err31 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -4991,33 +4907,22 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err31];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err31);
               }
               errors++;
             }
             if (true && func8(data11)) {
-              const err33 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data11,
-              };
-              if (vErrors === null) {
-                vErrors = [err33];
-              } else {
-                vErrors.push(err33);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err34 = {
+            const err32 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -5029,9 +4934,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err32];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err32);
             }
             errors++;
           }
@@ -5041,7 +4946,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs32 = errors;
             if (typeof data11 == 'number' && isFinite(data11)) {
               if (data11 > 1000000000000000 || isNaN(data11)) {
-                const err35 = {
+                const err33 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -5053,14 +4958,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err35];
+                  vErrors = [err33];
                 } else {
-                  vErrors.push(err35);
+                  vErrors.push(err33);
                 }
                 errors++;
               }
               if (data11 < -1000000000000000 || isNaN(data11)) {
-                const err36 = {
+                const err34 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -5072,14 +4977,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err34];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err34);
                 }
                 errors++;
               }
               if (!func5(data11, 6)) {
-                const err37 = {
+                const err35 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -5091,14 +4996,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err37];
+                  vErrors = [err35];
                 } else {
-                  vErrors.push(err37);
+                  vErrors.push(err35);
                 }
                 errors++;
               }
             } else {
-              const err38 = {
+              const err36 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -5110,9 +5015,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err36];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err36);
               }
               errors++;
             }
@@ -5121,7 +5026,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs34 = errors;
               if (typeof data11 !== 'boolean') {
-                const err39 = {
+                const err37 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -5133,9 +5038,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err39];
+                  vErrors = [err37];
                 } else {
-                  vErrors.push(err39);
+                  vErrors.push(err37);
                 }
                 errors++;
               }
@@ -5144,7 +5049,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err40 = {
+            const err38 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -5156,9 +5061,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err40];
+              vErrors = [err38];
             } else {
-              vErrors.push(err40);
+              vErrors.push(err38);
             }
             errors++;
           } else {
@@ -5173,7 +5078,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err41 = {
+        const err39 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -5184,9 +5089,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err41];
+          vErrors = [err39];
         } else {
-          vErrors.push(err41);
+          vErrors.push(err39);
         }
         errors++;
       }
@@ -5195,7 +5100,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       let data12 = data.fees;
       if (Array.isArray(data12)) {
         if (data12.length > 20) {
-          const err42 = {
+          const err40 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -5206,9 +5111,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             data: data12,
           };
           if (vErrors === null) {
-            vErrors = [err42];
+            vErrors = [err40];
           } else {
-            vErrors.push(err42);
+            vErrors.push(err40);
           }
           errors++;
         }
@@ -5217,7 +5122,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           let data13 = data12[i0];
           if (data13 && typeof data13 == 'object' && !Array.isArray(data13)) {
             if (data13.name === undefined) {
-              const err43 = {
+              const err41 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -5228,14 +5133,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data13,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err41];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err41);
               }
               errors++;
             }
             if (data13.amount === undefined) {
-              const err44 = {
+              const err42 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -5246,15 +5151,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data13,
               };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err42];
               } else {
-                vErrors.push(err44);
+                vErrors.push(err42);
               }
               errors++;
             }
             for (const key3 in data13) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err45 = {
+                const err43 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -5265,9 +5170,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err45];
+                  vErrors = [err43];
                 } else {
-                  vErrors.push(err45);
+                  vErrors.push(err43);
                 }
                 errors++;
               }
@@ -5276,7 +5181,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               let data14 = data13.name;
               if (typeof data14 === 'string') {
                 if (func4(data14) > 100) {
-                  const err46 = {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -5287,14 +5192,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err46];
+                    vErrors = [err44];
                   } else {
-                    vErrors.push(err46);
+                    vErrors.push(err44);
                   }
                   errors++;
                 }
                 if (func4(data14) < 1) {
-                  const err47 = {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -5305,14 +5210,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err47];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err47);
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data14)) {
-                  const err48 = {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -5323,32 +5228,22 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err48];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err48);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
                 if (true && func8(data14)) {
-                  const err49 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema17.properties.fees.items.properties.name,
-                    data: data14,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err49];
-                  } else {
-                    vErrors.push(err49);
-                  }
+                  vErrors = func9(
+                    vErrors,
+                    instancePath + '/fees/' + i0 + '/name',
+                    '#/properties/fees/items/properties/name/noCardNumber',
+                  );
                   errors++;
                 }
               } else {
-                const err50 = {
+                const err47 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -5359,9 +5254,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err50];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err50);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
@@ -5370,7 +5265,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               let data15 = data13.amount;
               if (typeof data15 == 'number' && isFinite(data15)) {
                 if (data15 > 999999.99 || isNaN(data15)) {
-                  const err51 = {
+                  const err48 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -5381,14 +5276,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err51];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err51);
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
                 if (data15 < 0 || isNaN(data15)) {
-                  const err52 = {
+                  const err49 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -5399,14 +5294,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err52];
+                    vErrors = [err49];
                   } else {
-                    vErrors.push(err52);
+                    vErrors.push(err49);
                   }
                   errors++;
                 }
                 if (!func5(data15, 2)) {
-                  const err53 = {
+                  const err50 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -5417,14 +5312,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err53];
+                    vErrors = [err50];
                   } else {
-                    vErrors.push(err53);
+                    vErrors.push(err50);
                   }
                   errors++;
                 }
               } else {
-                const err54 = {
+                const err51 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -5435,15 +5330,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data15,
                 };
                 if (vErrors === null) {
-                  vErrors = [err54];
+                  vErrors = [err51];
                 } else {
-                  vErrors.push(err54);
+                  vErrors.push(err51);
                 }
                 errors++;
               }
             }
           } else {
-            const err55 = {
+            const err52 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -5454,15 +5349,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               data: data13,
             };
             if (vErrors === null) {
-              vErrors = [err55];
+              vErrors = [err52];
             } else {
-              vErrors.push(err55);
+              vErrors.push(err52);
             }
             errors++;
           }
         }
       } else {
-        const err56 = {
+        const err53 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -5473,15 +5368,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err56];
+          vErrors = [err53];
         } else {
-          vErrors.push(err56);
+          vErrors.push(err53);
         }
         errors++;
       }
     }
   } else {
-    const err57 = {
+    const err54 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -5492,9 +5387,9 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err57];
+      vErrors = [err54];
     } else {
-      vErrors.push(err57);
+      vErrors.push(err54);
     }
     errors++;
   }
@@ -6253,25 +6148,15 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           errors++;
         }
         if (true && func8(data0)) {
-          const err5 = {
-            instancePath: instancePath + '/customerAccountId',
-            schemaPath: '#/properties/customerAccountId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema21.properties.customerAccountId,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
+          vErrors = func9(
+            vErrors,
+            instancePath + '/customerAccountId',
+            '#/properties/customerAccountId/noCardNumber',
+          );
           errors++;
         }
       } else {
-        const err6 = {
+        const err5 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
@@ -6282,9 +6167,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err6];
+          vErrors = [err5];
         } else {
-          vErrors.push(err6);
+          vErrors.push(err5);
         }
         errors++;
       }
@@ -6293,7 +6178,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.customerAccountType;
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
-          const err7 = {
+          const err6 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/maxLength',
             keyword: 'maxLength',
@@ -6304,14 +6189,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err6];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err6);
           }
           errors++;
         }
         if (func4(data1) < 1) {
-          const err8 = {
+          const err7 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/minLength',
             keyword: 'minLength',
@@ -6322,14 +6207,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err7];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err7);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err9 = {
+          const err8 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/pattern',
             keyword: 'pattern',
@@ -6340,32 +6225,22 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err8];
           } else {
-            vErrors.push(err9);
+            vErrors.push(err8);
           }
           errors++;
         }
         if (true && func8(data1)) {
-          const err10 = {
-            instancePath: instancePath + '/customerAccountType',
-            schemaPath: '#/properties/customerAccountType/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema21.properties.customerAccountType,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err10];
-          } else {
-            vErrors.push(err10);
-          }
+          vErrors = func9(
+            vErrors,
+            instancePath + '/customerAccountType',
+            '#/properties/customerAccountType/noCardNumber',
+          );
           errors++;
         }
       } else {
-        const err11 = {
+        const err9 = {
           instancePath: instancePath + '/customerAccountType',
           schemaPath: '#/properties/customerAccountType/type',
           keyword: 'type',
@@ -6376,9 +6251,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err11];
+          vErrors = [err9];
         } else {
-          vErrors.push(err11);
+          vErrors.push(err9);
         }
         errors++;
       }
@@ -6387,7 +6262,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.sponsorKey;
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
-          const err12 = {
+          const err10 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/maxLength',
             keyword: 'maxLength',
@@ -6398,14 +6273,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err10];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err10);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err13 = {
+          const err11 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/minLength',
             keyword: 'minLength',
@@ -6416,14 +6291,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err11];
           } else {
-            vErrors.push(err13);
+            vErrors.push(err11);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err14 = {
+          const err12 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/pattern',
             keyword: 'pattern',
@@ -6434,32 +6309,18 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err12];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err12);
           }
           errors++;
         }
         if (true && func8(data2)) {
-          const err15 = {
-            instancePath: instancePath + '/sponsorKey',
-            schemaPath: '#/properties/sponsorKey/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema21.properties.sponsorKey,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
+          vErrors = func9(vErrors, instancePath + '/sponsorKey', '#/properties/sponsorKey/noCardNumber');
           errors++;
         }
       } else {
-        const err16 = {
+        const err13 = {
           instancePath: instancePath + '/sponsorKey',
           schemaPath: '#/properties/sponsorKey/type',
           keyword: 'type',
@@ -6470,9 +6331,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err13];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -6481,7 +6342,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.customerData;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
         if (Object.keys(data3).length > 50) {
-          const err17 = {
+          const err14 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -6492,9 +6353,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err17];
+            vErrors = [err14];
           } else {
-            vErrors.push(err17);
+            vErrors.push(err14);
           }
           errors++;
         }
@@ -6517,17 +6378,17 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err18 = {};
+            const err15 = {};
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err15];
             } else {
-              vErrors.push(err18);
+              vErrors.push(err15);
             }
             errors++;
           }
           var valid2 = _errs12 === errors;
           if (valid2) {
-            const err19 = {
+            const err16 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -6539,9 +6400,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err19];
+              vErrors = [err16];
             } else {
-              vErrors.push(err19);
+              vErrors.push(err16);
             }
             errors++;
           } else {
@@ -6556,7 +6417,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err20 = {
+              const err17 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -6568,16 +6429,16 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err17];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err17);
               }
               errors++;
             }
           }
           var valid1 = _errs10 === errors;
           if (!valid1) {
-            const err21 = {
+            const err18 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -6588,9 +6449,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err18];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err18);
             }
             errors++;
           }
@@ -6599,7 +6460,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data3[key2];
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
-              const err22 = {
+              const err19 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -6610,14 +6471,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err19];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err19);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err23 = {
+              const err20 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -6628,14 +6489,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err20];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err20);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err24 = {
+              const err21 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -6646,32 +6507,22 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err21];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err21);
               }
               errors++;
             }
             if (true && func8(data4)) {
-              const err25 = {
-                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema21.properties.customerData.additionalProperties,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err25];
-              } else {
-                vErrors.push(err25);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customerData/additionalProperties/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err26 = {
+            const err22 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -6682,15 +6533,15 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err22];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err22);
             }
             errors++;
           }
         }
       } else {
-        const err27 = {
+        const err23 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -6701,9 +6552,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err23];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err23);
         }
         errors++;
       }
@@ -6712,7 +6563,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.email;
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
-          const err28 = {
+          const err24 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/maxLength',
             keyword: 'maxLength',
@@ -6723,14 +6574,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err24];
           } else {
-            vErrors.push(err28);
+            vErrors.push(err24);
           }
           errors++;
         }
         if (!formats18.test(data5)) {
-          const err29 = {
+          const err25 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
             keyword: 'format',
@@ -6741,14 +6592,14 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err29];
+            vErrors = [err25];
           } else {
-            vErrors.push(err29);
+            vErrors.push(err25);
           }
           errors++;
         }
       } else {
-        const err30 = {
+        const err26 = {
           instancePath: instancePath + '/email',
           schemaPath: '#/properties/email/type',
           keyword: 'type',
@@ -6759,9 +6610,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err26];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err26);
         }
         errors++;
       }
@@ -6769,7 +6620,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.paymentMethod !== undefined) {
       let data6 = data.paymentMethod;
       if (!(data6 && typeof data6 == 'object' && !Array.isArray(data6))) {
-        const err31 = {
+        const err27 = {
           instancePath: instancePath + '/paymentMethod',
           schemaPath: '#/properties/paymentMethod/type',
           keyword: 'type',
@@ -6780,15 +6631,15 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err31];
+          vErrors = [err27];
         } else {
-          vErrors.push(err31);
+          vErrors.push(err27);
         }
         errors++;
       }
     }
   } else {
-    const err32 = {
+    const err28 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -6799,9 +6650,9 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err32];
+      vErrors = [err28];
     } else {
-      vErrors.push(err32);
+      vErrors.push(err28);
     }
     errors++;
   }
@@ -7403,25 +7254,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               errors++;
             }
             if (true && func8(data5)) {
-              const err25 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema22.properties.billingAddress.properties.line1,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err25];
-              } else {
-                vErrors.push(err25);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/line1',
+                '#/properties/billingAddress/properties/line1/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err26 = {
+            const err25 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -7432,9 +7273,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err25];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err25);
             }
             errors++;
           }
@@ -7443,7 +7284,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data4.line2;
           if (typeof data6 === 'string') {
             if (func4(data6) > 100) {
-              const err27 = {
+              const err26 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -7454,14 +7295,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err26];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err26);
               }
               errors++;
             }
             if (func4(data6) < 0) {
-              const err28 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -7472,14 +7313,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err27];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err29 = {
+              const err28 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -7490,32 +7331,22 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err28];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err28);
               }
               errors++;
             }
             if (true && func8(data6)) {
-              const err30 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema22.properties.billingAddress.properties.line2,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/line2',
+                '#/properties/billingAddress/properties/line2/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err31 = {
+            const err29 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -7526,9 +7357,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err29];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err29);
             }
             errors++;
           }
@@ -7537,7 +7368,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data4.city;
           if (typeof data7 === 'string') {
             if (func4(data7) > 60) {
-              const err32 = {
+              const err30 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -7548,14 +7379,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err30];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err33 = {
+              const err31 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -7566,14 +7397,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err31];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err31);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err34 = {
+              const err32 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -7584,32 +7415,22 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err32];
               } else {
-                vErrors.push(err34);
+                vErrors.push(err32);
               }
               errors++;
             }
             if (true && func8(data7)) {
-              const err35 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema22.properties.billingAddress.properties.city,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err35];
-              } else {
-                vErrors.push(err35);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/city',
+                '#/properties/billingAddress/properties/city/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err36 = {
+            const err33 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -7620,9 +7441,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err36];
+              vErrors = [err33];
             } else {
-              vErrors.push(err36);
+              vErrors.push(err33);
             }
             errors++;
           }
@@ -7631,7 +7452,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data4.state;
           if (typeof data8 === 'string') {
             if (func4(data8) > 50) {
-              const err37 = {
+              const err34 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -7642,14 +7463,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err34];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err34);
               }
               errors++;
             }
             if (func4(data8) < 1) {
-              const err38 = {
+              const err35 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -7660,14 +7481,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err35];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err35);
               }
               errors++;
             }
             if (!pattern6.test(data8)) {
-              const err39 = {
+              const err36 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -7678,32 +7499,22 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err39];
+                vErrors = [err36];
               } else {
-                vErrors.push(err39);
+                vErrors.push(err36);
               }
               errors++;
             }
             if (true && func8(data8)) {
-              const err40 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema22.properties.billingAddress.properties.state,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err40];
-              } else {
-                vErrors.push(err40);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/state',
+                '#/properties/billingAddress/properties/state/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err41 = {
+            const err37 = {
               instancePath: instancePath + '/billingAddress/state',
               schemaPath: '#/properties/billingAddress/properties/state/type',
               keyword: 'type',
@@ -7714,9 +7525,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err37];
             } else {
-              vErrors.push(err41);
+              vErrors.push(err37);
             }
             errors++;
           }
@@ -7725,7 +7536,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data9 = data4.postalCode;
           if (typeof data9 === 'string') {
             if (func4(data9) > 20) {
-              const err42 = {
+              const err38 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
                 keyword: 'maxLength',
@@ -7736,14 +7547,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err38];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err38);
               }
               errors++;
             }
             if (func4(data9) < 1) {
-              const err43 = {
+              const err39 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
                 keyword: 'minLength',
@@ -7754,14 +7565,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err39];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err39);
               }
               errors++;
             }
             if (!pattern6.test(data9)) {
-              const err44 = {
+              const err40 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
                 keyword: 'pattern',
@@ -7772,32 +7583,22 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err40];
               } else {
-                vErrors.push(err44);
+                vErrors.push(err40);
               }
               errors++;
             }
             if (true && func8(data9)) {
-              const err45 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err45];
-              } else {
-                vErrors.push(err45);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/postalCode',
+                '#/properties/billingAddress/properties/postalCode/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err46 = {
+            const err41 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -7808,9 +7609,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err41];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err41);
             }
             errors++;
           }
@@ -7819,7 +7620,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data10 = data4.country;
           if (typeof data10 === 'string') {
             if (!pattern31.test(data10)) {
-              const err47 = {
+              const err42 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -7830,14 +7631,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err47];
+                vErrors = [err42];
               } else {
-                vErrors.push(err47);
+                vErrors.push(err42);
               }
               errors++;
             }
           } else {
-            const err48 = {
+            const err43 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -7848,15 +7649,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err43];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err43);
             }
             errors++;
           }
         }
       } else {
-        const err49 = {
+        const err44 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -7867,9 +7668,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err49];
+          vErrors = [err44];
         } else {
-          vErrors.push(err49);
+          vErrors.push(err44);
         }
         errors++;
       }
@@ -7878,7 +7679,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       let data11 = data.customerData;
       if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
         if (Object.keys(data11).length > 50) {
-          const err50 = {
+          const err45 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -7889,9 +7690,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err50];
+            vErrors = [err45];
           } else {
-            vErrors.push(err50);
+            vErrors.push(err45);
           }
           errors++;
         }
@@ -7914,17 +7715,17 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err51 = {};
+            const err46 = {};
             if (vErrors === null) {
-              vErrors = [err51];
+              vErrors = [err46];
             } else {
-              vErrors.push(err51);
+              vErrors.push(err46);
             }
             errors++;
           }
           var valid3 = _errs29 === errors;
           if (valid3) {
-            const err52 = {
+            const err47 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -7936,9 +7737,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err52];
+              vErrors = [err47];
             } else {
-              vErrors.push(err52);
+              vErrors.push(err47);
             }
             errors++;
           } else {
@@ -7953,7 +7754,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err53 = {
+              const err48 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -7965,16 +7766,16 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err53];
+                vErrors = [err48];
               } else {
-                vErrors.push(err53);
+                vErrors.push(err48);
               }
               errors++;
             }
           }
           var valid2 = _errs27 === errors;
           if (!valid2) {
-            const err54 = {
+            const err49 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -7985,9 +7786,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err54];
+              vErrors = [err49];
             } else {
-              vErrors.push(err54);
+              vErrors.push(err49);
             }
             errors++;
           }
@@ -7996,7 +7797,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           let data12 = data11[key3];
           if (typeof data12 === 'string') {
             if (func4(data12) > 500) {
-              const err55 = {
+              const err50 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -8007,14 +7808,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err55];
+                vErrors = [err50];
               } else {
-                vErrors.push(err55);
+                vErrors.push(err50);
               }
               errors++;
             }
             if (func4(data12) < 0) {
-              const err56 = {
+              const err51 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -8025,14 +7826,14 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err56];
+                vErrors = [err51];
               } else {
-                vErrors.push(err56);
+                vErrors.push(err51);
               }
               errors++;
             }
             if (!pattern6.test(data12)) {
-              const err57 = {
+              const err52 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -8043,32 +7844,22 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data12,
               };
               if (vErrors === null) {
-                vErrors = [err57];
+                vErrors = [err52];
               } else {
-                vErrors.push(err57);
+                vErrors.push(err52);
               }
               errors++;
             }
             if (true && func8(data12)) {
-              const err58 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema22.properties.customerData.additionalProperties,
-                data: data12,
-              };
-              if (vErrors === null) {
-                vErrors = [err58];
-              } else {
-                vErrors.push(err58);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customerData/additionalProperties/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err59 = {
+            const err53 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -8079,15 +7870,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err59];
+              vErrors = [err53];
             } else {
-              vErrors.push(err59);
+              vErrors.push(err53);
             }
             errors++;
           }
         }
       } else {
-        const err60 = {
+        const err54 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -8098,9 +7889,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err60];
+          vErrors = [err54];
         } else {
-          vErrors.push(err60);
+          vErrors.push(err54);
         }
         errors++;
       }
@@ -8108,7 +7899,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data13 = data.setAsDefault;
       if (typeof data13 !== 'boolean') {
-        const err61 = {
+        const err55 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -8119,15 +7910,15 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           data: data13,
         };
         if (vErrors === null) {
-          vErrors = [err61];
+          vErrors = [err55];
         } else {
-          vErrors.push(err61);
+          vErrors.push(err55);
         }
         errors++;
       }
     }
   } else {
-    const err62 = {
+    const err56 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -8138,9 +7929,9 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err62];
+      vErrors = [err56];
     } else {
-      vErrors.push(err62);
+      vErrors.push(err56);
     }
     errors++;
   }
@@ -8643,25 +8434,15 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               errors++;
             }
             if (true && func8(data4)) {
-              const err20 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema23.properties.billingAddress.properties.line1,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err20];
-              } else {
-                vErrors.push(err20);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/line1',
+                '#/properties/billingAddress/properties/line1/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err21 = {
+            const err20 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -8672,9 +8453,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err20];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err20);
             }
             errors++;
           }
@@ -8683,7 +8464,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data5 = data3.line2;
           if (typeof data5 === 'string') {
             if (func4(data5) > 100) {
-              const err22 = {
+              const err21 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -8694,14 +8475,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err21];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err21);
               }
               errors++;
             }
             if (func4(data5) < 0) {
-              const err23 = {
+              const err22 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -8712,14 +8493,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err22];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err22);
               }
               errors++;
             }
             if (!pattern6.test(data5)) {
-              const err24 = {
+              const err23 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -8730,32 +8511,22 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err23];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err23);
               }
               errors++;
             }
             if (true && func8(data5)) {
-              const err25 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema23.properties.billingAddress.properties.line2,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err25];
-              } else {
-                vErrors.push(err25);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/line2',
+                '#/properties/billingAddress/properties/line2/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err26 = {
+            const err24 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -8766,9 +8537,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err24];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err24);
             }
             errors++;
           }
@@ -8777,7 +8548,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data3.city;
           if (typeof data6 === 'string') {
             if (func4(data6) > 60) {
-              const err27 = {
+              const err25 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -8788,14 +8559,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err25];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err25);
               }
               errors++;
             }
             if (func4(data6) < 1) {
-              const err28 = {
+              const err26 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -8806,14 +8577,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err26];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err26);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err29 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -8824,32 +8595,22 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err27];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (true && func8(data6)) {
-              const err30 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema23.properties.billingAddress.properties.city,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/city',
+                '#/properties/billingAddress/properties/city/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err31 = {
+            const err28 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -8860,9 +8621,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err28];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err28);
             }
             errors++;
           }
@@ -8871,7 +8632,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data3.state;
           if (typeof data7 === 'string') {
             if (func4(data7) > 50) {
-              const err32 = {
+              const err29 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -8882,14 +8643,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err29];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err29);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err33 = {
+              const err30 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -8900,14 +8661,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err30];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err34 = {
+              const err31 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -8918,32 +8679,22 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err31];
               } else {
-                vErrors.push(err34);
+                vErrors.push(err31);
               }
               errors++;
             }
             if (true && func8(data7)) {
-              const err35 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema23.properties.billingAddress.properties.state,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err35];
-              } else {
-                vErrors.push(err35);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/state',
+                '#/properties/billingAddress/properties/state/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err36 = {
+            const err32 = {
               instancePath: instancePath + '/billingAddress/state',
               schemaPath: '#/properties/billingAddress/properties/state/type',
               keyword: 'type',
@@ -8954,9 +8705,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err36];
+              vErrors = [err32];
             } else {
-              vErrors.push(err36);
+              vErrors.push(err32);
             }
             errors++;
           }
@@ -8965,7 +8716,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data3.postalCode;
           if (typeof data8 === 'string') {
             if (func4(data8) > 20) {
-              const err37 = {
+              const err33 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
                 keyword: 'maxLength',
@@ -8976,14 +8727,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err33];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err33);
               }
               errors++;
             }
             if (func4(data8) < 1) {
-              const err38 = {
+              const err34 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
                 keyword: 'minLength',
@@ -8994,14 +8745,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err34];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err34);
               }
               errors++;
             }
             if (!pattern6.test(data8)) {
-              const err39 = {
+              const err35 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
                 keyword: 'pattern',
@@ -9012,32 +8763,22 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err39];
+                vErrors = [err35];
               } else {
-                vErrors.push(err39);
+                vErrors.push(err35);
               }
               errors++;
             }
             if (true && func8(data8)) {
-              const err40 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema23.properties.billingAddress.properties.postalCode,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err40];
-              } else {
-                vErrors.push(err40);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/postalCode',
+                '#/properties/billingAddress/properties/postalCode/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err41 = {
+            const err36 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -9048,9 +8789,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err41];
+              vErrors = [err36];
             } else {
-              vErrors.push(err41);
+              vErrors.push(err36);
             }
             errors++;
           }
@@ -9059,7 +8800,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data9 = data3.country;
           if (typeof data9 === 'string') {
             if (!pattern31.test(data9)) {
-              const err42 = {
+              const err37 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -9070,14 +8811,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err37];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err37);
               }
               errors++;
             }
           } else {
-            const err43 = {
+            const err38 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -9088,15 +8829,15 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err43];
+              vErrors = [err38];
             } else {
-              vErrors.push(err43);
+              vErrors.push(err38);
             }
             errors++;
           }
         }
       } else {
-        const err44 = {
+        const err39 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -9107,9 +8848,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err44];
+          vErrors = [err39];
         } else {
-          vErrors.push(err44);
+          vErrors.push(err39);
         }
         errors++;
       }
@@ -9118,7 +8859,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.customerData;
       if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
         if (Object.keys(data10).length > 50) {
-          const err45 = {
+          const err40 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -9129,9 +8870,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err45];
+            vErrors = [err40];
           } else {
-            vErrors.push(err45);
+            vErrors.push(err40);
           }
           errors++;
         }
@@ -9154,17 +8895,17 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err46 = {};
+            const err41 = {};
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err41];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err41);
             }
             errors++;
           }
           var valid3 = _errs27 === errors;
           if (valid3) {
-            const err47 = {
+            const err42 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -9176,9 +8917,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err47];
+              vErrors = [err42];
             } else {
-              vErrors.push(err47);
+              vErrors.push(err42);
             }
             errors++;
           } else {
@@ -9193,7 +8934,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err48 = {
+              const err43 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -9205,16 +8946,16 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err48];
+                vErrors = [err43];
               } else {
-                vErrors.push(err48);
+                vErrors.push(err43);
               }
               errors++;
             }
           }
           var valid2 = _errs25 === errors;
           if (!valid2) {
-            const err49 = {
+            const err44 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -9225,9 +8966,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err44];
             } else {
-              vErrors.push(err49);
+              vErrors.push(err44);
             }
             errors++;
           }
@@ -9236,7 +8977,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           let data11 = data10[key3];
           if (typeof data11 === 'string') {
             if (func4(data11) > 500) {
-              const err50 = {
+              const err45 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -9247,14 +8988,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err50];
+                vErrors = [err45];
               } else {
-                vErrors.push(err50);
+                vErrors.push(err45);
               }
               errors++;
             }
             if (func4(data11) < 0) {
-              const err51 = {
+              const err46 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -9265,14 +9006,14 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err51];
+                vErrors = [err46];
               } else {
-                vErrors.push(err51);
+                vErrors.push(err46);
               }
               errors++;
             }
             if (!pattern6.test(data11)) {
-              const err52 = {
+              const err47 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -9283,32 +9024,22 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err52];
+                vErrors = [err47];
               } else {
-                vErrors.push(err52);
+                vErrors.push(err47);
               }
               errors++;
             }
             if (true && func8(data11)) {
-              const err53 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema23.properties.customerData.additionalProperties,
-                data: data11,
-              };
-              if (vErrors === null) {
-                vErrors = [err53];
-              } else {
-                vErrors.push(err53);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customerData/additionalProperties/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err54 = {
+            const err48 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -9319,15 +9050,15 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err54];
+              vErrors = [err48];
             } else {
-              vErrors.push(err54);
+              vErrors.push(err48);
             }
             errors++;
           }
         }
       } else {
-        const err55 = {
+        const err49 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -9338,9 +9069,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err55];
+          vErrors = [err49];
         } else {
-          vErrors.push(err55);
+          vErrors.push(err49);
         }
         errors++;
       }
@@ -9348,7 +9079,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data12 = data.setAsDefault;
       if (typeof data12 !== 'boolean') {
-        const err56 = {
+        const err50 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -9359,15 +9090,15 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err56];
+          vErrors = [err50];
         } else {
-          vErrors.push(err56);
+          vErrors.push(err50);
         }
         errors++;
       }
     }
   } else {
-    const err57 = {
+    const err51 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -9378,9 +9109,9 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err57];
+      vErrors = [err51];
     } else {
-      vErrors.push(err57);
+      vErrors.push(err51);
     }
     errors++;
   }
@@ -9863,25 +9594,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           errors++;
         }
         if (true && func8(data0)) {
-          const err4 = {
-            instancePath: instancePath + '/customerAccountId',
-            schemaPath: '#/properties/customerAccountId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema26.properties.customerAccountId,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
+          vErrors = func9(
+            vErrors,
+            instancePath + '/customerAccountId',
+            '#/properties/customerAccountId/noCardNumber',
+          );
           errors++;
         }
       } else {
-        const err5 = {
+        const err4 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
@@ -9892,9 +9613,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err4];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err4);
         }
         errors++;
       }
@@ -9903,7 +9624,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.customerAccountType;
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
-          const err6 = {
+          const err5 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/maxLength',
             keyword: 'maxLength',
@@ -9914,14 +9635,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err6];
+            vErrors = [err5];
           } else {
-            vErrors.push(err6);
+            vErrors.push(err5);
           }
           errors++;
         }
         if (func4(data1) < 1) {
-          const err7 = {
+          const err6 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/minLength',
             keyword: 'minLength',
@@ -9932,14 +9653,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err6];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err6);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err8 = {
+          const err7 = {
             instancePath: instancePath + '/customerAccountType',
             schemaPath: '#/properties/customerAccountType/pattern',
             keyword: 'pattern',
@@ -9950,32 +9671,22 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err7];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err7);
           }
           errors++;
         }
         if (true && func8(data1)) {
-          const err9 = {
-            instancePath: instancePath + '/customerAccountType',
-            schemaPath: '#/properties/customerAccountType/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema26.properties.customerAccountType,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
-          }
+          vErrors = func9(
+            vErrors,
+            instancePath + '/customerAccountType',
+            '#/properties/customerAccountType/noCardNumber',
+          );
           errors++;
         }
       } else {
-        const err10 = {
+        const err8 = {
           instancePath: instancePath + '/customerAccountType',
           schemaPath: '#/properties/customerAccountType/type',
           keyword: 'type',
@@ -9986,9 +9697,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err8];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err8);
         }
         errors++;
       }
@@ -9997,7 +9708,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.sponsorKey;
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
-          const err11 = {
+          const err9 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/maxLength',
             keyword: 'maxLength',
@@ -10008,14 +9719,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err9];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err9);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err12 = {
+          const err10 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/minLength',
             keyword: 'minLength',
@@ -10026,14 +9737,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err10];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err10);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err13 = {
+          const err11 = {
             instancePath: instancePath + '/sponsorKey',
             schemaPath: '#/properties/sponsorKey/pattern',
             keyword: 'pattern',
@@ -10044,32 +9755,18 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err11];
           } else {
-            vErrors.push(err13);
+            vErrors.push(err11);
           }
           errors++;
         }
         if (true && func8(data2)) {
-          const err14 = {
-            instancePath: instancePath + '/sponsorKey',
-            schemaPath: '#/properties/sponsorKey/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema26.properties.sponsorKey,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
+          vErrors = func9(vErrors, instancePath + '/sponsorKey', '#/properties/sponsorKey/noCardNumber');
           errors++;
         }
       } else {
-        const err15 = {
+        const err12 = {
           instancePath: instancePath + '/sponsorKey',
           schemaPath: '#/properties/sponsorKey/type',
           keyword: 'type',
@@ -10080,9 +9777,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err12];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err12);
         }
         errors++;
       }
@@ -10091,7 +9788,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.customerData;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
         if (Object.keys(data3).length > 50) {
-          const err16 = {
+          const err13 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -10102,9 +9799,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err13];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err13);
           }
           errors++;
         }
@@ -10127,17 +9824,17 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err17 = {};
+            const err14 = {};
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err14];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err14);
             }
             errors++;
           }
           var valid2 = _errs12 === errors;
           if (valid2) {
-            const err18 = {
+            const err15 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -10149,9 +9846,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err15];
             } else {
-              vErrors.push(err18);
+              vErrors.push(err15);
             }
             errors++;
           } else {
@@ -10166,7 +9863,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err19 = {
+              const err16 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -10178,16 +9875,16 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err16];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err16);
               }
               errors++;
             }
           }
           var valid1 = _errs10 === errors;
           if (!valid1) {
-            const err20 = {
+            const err17 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -10198,9 +9895,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err17];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err17);
             }
             errors++;
           }
@@ -10209,7 +9906,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data3[key2];
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
-              const err21 = {
+              const err18 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -10220,14 +9917,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err18];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err18);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err22 = {
+              const err19 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -10238,14 +9935,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err19];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err19);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err23 = {
+              const err20 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -10256,32 +9953,22 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err20];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err20);
               }
               errors++;
             }
             if (true && func8(data4)) {
-              const err24 = {
-                instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema26.properties.customerData.additionalProperties,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err24];
-              } else {
-                vErrors.push(err24);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customerData/additionalProperties/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err25 = {
+            const err21 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -10292,15 +9979,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err21];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err21);
             }
             errors++;
           }
         }
       } else {
-        const err26 = {
+        const err22 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -10311,9 +9998,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err22];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -10322,7 +10009,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.email;
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
-          const err27 = {
+          const err23 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/maxLength',
             keyword: 'maxLength',
@@ -10333,14 +10020,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err27];
+            vErrors = [err23];
           } else {
-            vErrors.push(err27);
+            vErrors.push(err23);
           }
           errors++;
         }
         if (!formats18.test(data5)) {
-          const err28 = {
+          const err24 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
             keyword: 'format',
@@ -10351,14 +10038,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err24];
           } else {
-            vErrors.push(err28);
+            vErrors.push(err24);
           }
           errors++;
         }
       } else {
-        const err29 = {
+        const err25 = {
           instancePath: instancePath + '/email',
           schemaPath: '#/properties/email/type',
           keyword: 'type',
@@ -10369,9 +10056,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err29];
+          vErrors = [err25];
         } else {
-          vErrors.push(err29);
+          vErrors.push(err25);
         }
         errors++;
       }
@@ -10379,7 +10066,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.payorId !== undefined) {
       let data6 = data.payorId;
       if (typeof data6 !== 'string') {
-        const err30 = {
+        const err26 = {
           instancePath: instancePath + '/payorId',
           schemaPath: '#/properties/payorId/type',
           keyword: 'type',
@@ -10390,15 +10077,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err26];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err26);
         }
         errors++;
       }
     }
   } else {
-    const err31 = {
+    const err27 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -10409,9 +10096,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err31];
+      vErrors = [err27];
     } else {
-      vErrors.push(err31);
+      vErrors.push(err27);
     }
     errors++;
   }
@@ -10838,25 +10525,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               errors++;
             }
             if (true && func8(data3)) {
-              const err16 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema27.properties.billingAddress.properties.line1,
-                data: data3,
-              };
-              if (vErrors === null) {
-                vErrors = [err16];
-              } else {
-                vErrors.push(err16);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/line1',
+                '#/properties/billingAddress/properties/line1/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err17 = {
+            const err16 = {
               instancePath: instancePath + '/billingAddress/line1',
               schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
@@ -10867,9 +10544,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err16];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err16);
             }
             errors++;
           }
@@ -10878,7 +10555,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data4 = data2.line2;
           if (typeof data4 === 'string') {
             if (func4(data4) > 100) {
-              const err18 = {
+              const err17 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
                 keyword: 'maxLength',
@@ -10889,14 +10566,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err18];
+                vErrors = [err17];
               } else {
-                vErrors.push(err18);
+                vErrors.push(err17);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err19 = {
+              const err18 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/minLength',
                 keyword: 'minLength',
@@ -10907,14 +10584,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err18];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err18);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err20 = {
+              const err19 = {
                 instancePath: instancePath + '/billingAddress/line2',
                 schemaPath: '#/properties/billingAddress/properties/line2/pattern',
                 keyword: 'pattern',
@@ -10925,32 +10602,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err19];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err19);
               }
               errors++;
             }
             if (true && func8(data4)) {
-              const err21 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema27.properties.billingAddress.properties.line2,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err21];
-              } else {
-                vErrors.push(err21);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/line2',
+                '#/properties/billingAddress/properties/line2/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err22 = {
+            const err20 = {
               instancePath: instancePath + '/billingAddress/line2',
               schemaPath: '#/properties/billingAddress/properties/line2/type',
               keyword: 'type',
@@ -10961,9 +10628,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err20];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err20);
             }
             errors++;
           }
@@ -10972,7 +10639,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data5 = data2.city;
           if (typeof data5 === 'string') {
             if (func4(data5) > 60) {
-              const err23 = {
+              const err21 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/maxLength',
                 keyword: 'maxLength',
@@ -10983,14 +10650,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err21];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err21);
               }
               errors++;
             }
             if (func4(data5) < 1) {
-              const err24 = {
+              const err22 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/minLength',
                 keyword: 'minLength',
@@ -11001,14 +10668,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err22];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err22);
               }
               errors++;
             }
             if (!pattern6.test(data5)) {
-              const err25 = {
+              const err23 = {
                 instancePath: instancePath + '/billingAddress/city',
                 schemaPath: '#/properties/billingAddress/properties/city/pattern',
                 keyword: 'pattern',
@@ -11019,32 +10686,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data5,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err23];
               } else {
-                vErrors.push(err25);
+                vErrors.push(err23);
               }
               errors++;
             }
             if (true && func8(data5)) {
-              const err26 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema27.properties.billingAddress.properties.city,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err26];
-              } else {
-                vErrors.push(err26);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/city',
+                '#/properties/billingAddress/properties/city/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err27 = {
+            const err24 = {
               instancePath: instancePath + '/billingAddress/city',
               schemaPath: '#/properties/billingAddress/properties/city/type',
               keyword: 'type',
@@ -11055,9 +10712,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data5,
             };
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err24];
             } else {
-              vErrors.push(err27);
+              vErrors.push(err24);
             }
             errors++;
           }
@@ -11066,7 +10723,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data6 = data2.state;
           if (typeof data6 === 'string') {
             if (func4(data6) > 50) {
-              const err28 = {
+              const err25 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/maxLength',
                 keyword: 'maxLength',
@@ -11077,14 +10734,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err25];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err25);
               }
               errors++;
             }
             if (func4(data6) < 1) {
-              const err29 = {
+              const err26 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/minLength',
                 keyword: 'minLength',
@@ -11095,14 +10752,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err26];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err26);
               }
               errors++;
             }
             if (!pattern6.test(data6)) {
-              const err30 = {
+              const err27 = {
                 instancePath: instancePath + '/billingAddress/state',
                 schemaPath: '#/properties/billingAddress/properties/state/pattern',
                 keyword: 'pattern',
@@ -11113,32 +10770,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data6,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err27];
               } else {
-                vErrors.push(err30);
+                vErrors.push(err27);
               }
               errors++;
             }
             if (true && func8(data6)) {
-              const err31 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema27.properties.billingAddress.properties.state,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err31];
-              } else {
-                vErrors.push(err31);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/state',
+                '#/properties/billingAddress/properties/state/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err32 = {
+            const err28 = {
               instancePath: instancePath + '/billingAddress/state',
               schemaPath: '#/properties/billingAddress/properties/state/type',
               keyword: 'type',
@@ -11149,9 +10796,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data6,
             };
             if (vErrors === null) {
-              vErrors = [err32];
+              vErrors = [err28];
             } else {
-              vErrors.push(err32);
+              vErrors.push(err28);
             }
             errors++;
           }
@@ -11160,7 +10807,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data7 = data2.postalCode;
           if (typeof data7 === 'string') {
             if (func4(data7) > 20) {
-              const err33 = {
+              const err29 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
                 keyword: 'maxLength',
@@ -11171,14 +10818,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err29];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err29);
               }
               errors++;
             }
             if (func4(data7) < 1) {
-              const err34 = {
+              const err30 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
                 keyword: 'minLength',
@@ -11189,14 +10836,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err34];
+                vErrors = [err30];
               } else {
-                vErrors.push(err34);
+                vErrors.push(err30);
               }
               errors++;
             }
             if (!pattern6.test(data7)) {
-              const err35 = {
+              const err31 = {
                 instancePath: instancePath + '/billingAddress/postalCode',
                 schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
                 keyword: 'pattern',
@@ -11207,32 +10854,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data7,
               };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err31];
               } else {
-                vErrors.push(err35);
+                vErrors.push(err31);
               }
               errors++;
             }
             if (true && func8(data7)) {
-              const err36 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err36];
-              } else {
-                vErrors.push(err36);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/postalCode',
+                '#/properties/billingAddress/properties/postalCode/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err37 = {
+            const err32 = {
               instancePath: instancePath + '/billingAddress/postalCode',
               schemaPath: '#/properties/billingAddress/properties/postalCode/type',
               keyword: 'type',
@@ -11243,9 +10880,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data7,
             };
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err32];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err32);
             }
             errors++;
           }
@@ -11254,7 +10891,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data8 = data2.country;
           if (typeof data8 === 'string') {
             if (!pattern31.test(data8)) {
-              const err38 = {
+              const err33 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
                 keyword: 'pattern',
@@ -11265,14 +10902,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err33];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err33);
               }
               errors++;
             }
           } else {
-            const err39 = {
+            const err34 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -11283,15 +10920,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err39];
+              vErrors = [err34];
             } else {
-              vErrors.push(err39);
+              vErrors.push(err34);
             }
             errors++;
           }
         }
       } else {
-        const err40 = {
+        const err35 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -11302,9 +10939,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err40];
+          vErrors = [err35];
         } else {
-          vErrors.push(err40);
+          vErrors.push(err35);
         }
         errors++;
       }
@@ -11313,7 +10950,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       let data9 = data.customerData;
       if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
         if (Object.keys(data9).length > 50) {
-          const err41 = {
+          const err36 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -11324,9 +10961,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             data: data9,
           };
           if (vErrors === null) {
-            vErrors = [err41];
+            vErrors = [err36];
           } else {
-            vErrors.push(err41);
+            vErrors.push(err36);
           }
           errors++;
         }
@@ -11349,17 +10986,17 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err42 = {};
+            const err37 = {};
             if (vErrors === null) {
-              vErrors = [err42];
+              vErrors = [err37];
             } else {
-              vErrors.push(err42);
+              vErrors.push(err37);
             }
             errors++;
           }
           var valid3 = _errs25 === errors;
           if (valid3) {
-            const err43 = {
+            const err38 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames/not',
               keyword: 'not',
@@ -11371,9 +11008,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key2,
             };
             if (vErrors === null) {
-              vErrors = [err43];
+              vErrors = [err38];
             } else {
-              vErrors.push(err43);
+              vErrors.push(err38);
             }
             errors++;
           } else {
@@ -11388,7 +11025,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err44 = {
+              const err39 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -11400,16 +11037,16 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err39];
               } else {
-                vErrors.push(err44);
+                vErrors.push(err39);
               }
               errors++;
             }
           }
           var valid2 = _errs23 === errors;
           if (!valid2) {
-            const err45 = {
+            const err40 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -11420,9 +11057,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err45];
+              vErrors = [err40];
             } else {
-              vErrors.push(err45);
+              vErrors.push(err40);
             }
             errors++;
           }
@@ -11431,7 +11068,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           let data10 = data9[key3];
           if (typeof data10 === 'string') {
             if (func4(data10) > 500) {
-              const err46 = {
+              const err41 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -11442,14 +11079,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err46];
+                vErrors = [err41];
               } else {
-                vErrors.push(err46);
+                vErrors.push(err41);
               }
               errors++;
             }
             if (func4(data10) < 0) {
-              const err47 = {
+              const err42 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -11460,14 +11097,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err47];
+                vErrors = [err42];
               } else {
-                vErrors.push(err47);
+                vErrors.push(err42);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err48 = {
+              const err43 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -11478,32 +11115,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err48];
+                vErrors = [err43];
               } else {
-                vErrors.push(err48);
+                vErrors.push(err43);
               }
               errors++;
             }
             if (true && func8(data10)) {
-              const err49 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema27.properties.customerData.additionalProperties,
-                data: data10,
-              };
-              if (vErrors === null) {
-                vErrors = [err49];
-              } else {
-                vErrors.push(err49);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customerData/additionalProperties/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err50 = {
+            const err44 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -11514,15 +11141,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err50];
+              vErrors = [err44];
             } else {
-              vErrors.push(err50);
+              vErrors.push(err44);
             }
             errors++;
           }
         }
       } else {
-        const err51 = {
+        const err45 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -11533,9 +11160,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err51];
+          vErrors = [err45];
         } else {
-          vErrors.push(err51);
+          vErrors.push(err45);
         }
         errors++;
       }
@@ -11543,7 +11170,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data11 = data.setAsDefault;
       if (typeof data11 !== 'boolean') {
-        const err52 = {
+        const err46 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -11554,14 +11181,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err52];
+          vErrors = [err46];
         } else {
-          vErrors.push(err52);
+          vErrors.push(err46);
         }
         errors++;
       }
       if (!(data11 === true)) {
-        const err53 = {
+        const err47 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
@@ -11572,15 +11199,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err53];
+          vErrors = [err47];
         } else {
-          vErrors.push(err53);
+          vErrors.push(err47);
         }
         errors++;
       }
     }
   } else {
-    const err54 = {
+    const err48 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -11591,9 +11218,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err54];
+      vErrors = [err48];
     } else {
-      vErrors.push(err54);
+      vErrors.push(err48);
     }
     errors++;
   }
@@ -11999,25 +11626,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           errors++;
         }
         if (true && func8(data2)) {
-          const err13 = {
-            instancePath: instancePath + '/orderId',
-            schemaPath: '#/properties/orderId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema29.properties.orderId,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
+          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
           errors++;
         }
       } else {
-        const err14 = {
+        const err13 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -12028,9 +11641,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err13];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -12039,7 +11652,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.idempotencyKey;
       if (typeof data3 === 'string') {
         if (!pattern9.test(data3)) {
-          const err15 = {
+          const err14 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -12050,14 +11663,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err15];
+            vErrors = [err14];
           } else {
-            vErrors.push(err15);
+            vErrors.push(err14);
           }
           errors++;
         }
       } else {
-        const err16 = {
+        const err15 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -12068,9 +11681,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err15];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -12078,7 +11691,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data4 = data.allowPartial;
       if (typeof data4 !== 'boolean') {
-        const err17 = {
+        const err16 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -12089,15 +11702,15 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
     }
   } else {
-    const err18 = {
+    const err17 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -12108,9 +11721,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err18];
+      vErrors = [err17];
     } else {
-      vErrors.push(err18);
+      vErrors.push(err17);
     }
     errors++;
   }
@@ -12363,7 +11976,7 @@ const schema31 = {
   },
 };
 const pattern56 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
-const formats22 = require('ajv-formats/dist/formats').fullFormats['date-time'];
+const formats22 = require('#shared/formats').formats['date-time'];
 function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -13053,25 +12666,11 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           errors++;
         }
         if (true && func8(data3)) {
-          const err15 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema32.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
+          vErrors = func9(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
           errors++;
         }
       } else {
-        const err16 = {
+        const err15 = {
           instancePath: instancePath + '/description',
           schemaPath: '#/properties/description/type',
           keyword: 'type',
@@ -13082,15 +12681,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err15];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err15);
         }
         errors++;
       }
     }
   } else {
-    const err17 = {
+    const err16 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -13101,9 +12700,9 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err17];
+      vErrors = [err16];
     } else {
-      vErrors.push(err17);
+      vErrors.push(err16);
     }
     errors++;
   }
@@ -13460,25 +13059,11 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           errors++;
         }
         if (true && func8(data3)) {
-          const err15 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema33.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
+          vErrors = func9(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
           errors++;
         }
       } else {
-        const err16 = {
+        const err15 = {
           instancePath: instancePath + '/description',
           schemaPath: '#/properties/description/type',
           keyword: 'type',
@@ -13489,9 +13074,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err15];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -13499,7 +13084,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.status !== undefined) {
       let data4 = data.status;
       if (typeof data4 !== 'string') {
-        const err17 = {
+        const err16 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/type',
           keyword: 'type',
@@ -13510,14 +13095,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
       if (!(data4 === 'enabled' || data4 === 'disabled')) {
-        const err18 = {
+        const err17 = {
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
@@ -13528,15 +13113,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err17];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err17);
         }
         errors++;
       }
     }
   } else {
-    const err19 = {
+    const err18 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -13547,9 +13132,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err19];
+      vErrors = [err18];
     } else {
-      vErrors.push(err19);
+      vErrors.push(err18);
     }
     errors++;
   }
@@ -14311,25 +13896,11 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           errors++;
         }
         if (true && func8(data2)) {
-          const err13 = {
-            instancePath: instancePath + '/orderId',
-            schemaPath: '#/properties/orderId/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema37.properties.orderId,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
+          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
           errors++;
         }
       } else {
-        const err14 = {
+        const err13 = {
           instancePath: instancePath + '/orderId',
           schemaPath: '#/properties/orderId/type',
           keyword: 'type',
@@ -14340,9 +13911,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err13];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -14350,7 +13921,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.recurring !== undefined) {
       let data3 = data.recurring;
       if (typeof data3 !== 'boolean') {
-        const err15 = {
+        const err14 = {
           instancePath: instancePath + '/recurring',
           schemaPath: '#/properties/recurring/type',
           keyword: 'type',
@@ -14361,9 +13932,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err14];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err14);
         }
         errors++;
       }
@@ -14371,7 +13942,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.allowPartial !== undefined) {
       let data4 = data.allowPartial;
       if (typeof data4 !== 'boolean') {
-        const err16 = {
+        const err15 = {
           instancePath: instancePath + '/allowPartial',
           schemaPath: '#/properties/allowPartial/type',
           keyword: 'type',
@@ -14382,9 +13953,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err15];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err15);
         }
         errors++;
       }
@@ -14392,7 +13963,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendEmailReceipt !== undefined) {
       let data5 = data.sendEmailReceipt;
       if (typeof data5 !== 'boolean') {
-        const err17 = {
+        const err16 = {
           instancePath: instancePath + '/sendEmailReceipt',
           schemaPath: '#/properties/sendEmailReceipt/type',
           keyword: 'type',
@@ -14403,9 +13974,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -14413,7 +13984,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendPaymentScheduledNotification !== undefined) {
       let data6 = data.sendPaymentScheduledNotification;
       if (typeof data6 !== 'boolean') {
-        const err18 = {
+        const err17 = {
           instancePath: instancePath + '/sendPaymentScheduledNotification',
           schemaPath: '#/properties/sendPaymentScheduledNotification/type',
           keyword: 'type',
@@ -14424,9 +13995,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err17];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -14434,7 +14005,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.sendDeclineNotification !== undefined) {
       let data7 = data.sendDeclineNotification;
       if (typeof data7 !== 'boolean') {
-        const err19 = {
+        const err18 = {
           instancePath: instancePath + '/sendDeclineNotification',
           schemaPath: '#/properties/sendDeclineNotification/type',
           keyword: 'type',
@@ -14445,9 +14016,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err18];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err18);
         }
         errors++;
       }
@@ -14456,7 +14027,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       let data8 = data.customAttributes;
       if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
         if (Object.keys(data8).length > 50) {
-          const err20 = {
+          const err19 = {
             instancePath: instancePath + '/customAttributes',
             schemaPath: '#/properties/customAttributes/maxProperties',
             keyword: 'maxProperties',
@@ -14467,9 +14038,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err20];
+            vErrors = [err19];
           } else {
-            vErrors.push(err20);
+            vErrors.push(err19);
           }
           errors++;
         }
@@ -14492,17 +14063,17 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             key1 === '__lookupGetter__' ||
             key1 === '__lookupSetter__'
           )) {
-            const err21 = {};
+            const err20 = {};
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err20];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err20);
             }
             errors++;
           }
           var valid2 = _errs22 === errors;
           if (valid2) {
-            const err22 = {
+            const err21 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames/not',
               keyword: 'not',
@@ -14514,9 +14085,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               propertyName: key1,
             };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err21];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err21);
             }
             errors++;
           } else {
@@ -14531,7 +14102,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
-              const err23 = {
+              const err22 = {
                 instancePath: instancePath + '/customAttributes',
                 schemaPath: '#/properties/customAttributes/propertyNames/maxLength',
                 keyword: 'maxLength',
@@ -14543,16 +14114,16 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err22];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err22);
               }
               errors++;
             }
           }
           var valid1 = _errs20 === errors;
           if (!valid1) {
-            const err24 = {
+            const err23 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -14563,9 +14134,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err24];
+              vErrors = [err23];
             } else {
-              vErrors.push(err24);
+              vErrors.push(err23);
             }
             errors++;
           }
@@ -14577,7 +14148,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs26 = errors;
           if (typeof data9 === 'string') {
             if (func4(data9) > 1000) {
-              const err25 = {
+              const err24 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -14589,14 +14160,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err24];
               } else {
-                vErrors.push(err25);
+                vErrors.push(err24);
               }
               errors++;
             }
             if (!pattern6.test(data9)) {
-              const err26 = {
+              const err25 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -14608,33 +14179,22 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err25];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err25);
               }
               errors++;
             }
             if (true && func8(data9)) {
-              const err27 = {
-                instancePath:
-                  instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                keyword: 'noCardNumber',
-                params: {},
-                message: 'must pass "noCardNumber" keyword validation',
-                schema: true,
-                parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[0],
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err27];
-              } else {
-                vErrors.push(err27);
-              }
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+              );
               errors++;
             }
           } else {
-            const err28 = {
+            const err26 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -14646,9 +14206,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err26];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err26);
             }
             errors++;
           }
@@ -14658,7 +14218,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             const _errs28 = errors;
             if (typeof data9 == 'number' && isFinite(data9)) {
               if (data9 > 1000000000000000 || isNaN(data9)) {
-                const err29 = {
+                const err27 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -14670,14 +14230,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err29];
+                  vErrors = [err27];
                 } else {
-                  vErrors.push(err29);
+                  vErrors.push(err27);
                 }
                 errors++;
               }
               if (data9 < -1000000000000000 || isNaN(data9)) {
-                const err30 = {
+                const err28 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -14689,14 +14249,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err30];
+                  vErrors = [err28];
                 } else {
-                  vErrors.push(err30);
+                  vErrors.push(err28);
                 }
                 errors++;
               }
               if (!func5(data9, 6)) {
-                const err31 = {
+                const err29 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -14708,14 +14268,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err31];
+                  vErrors = [err29];
                 } else {
-                  vErrors.push(err31);
+                  vErrors.push(err29);
                 }
                 errors++;
               }
             } else {
-              const err32 = {
+              const err30 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -14727,9 +14287,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err30];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err30);
               }
               errors++;
             }
@@ -14738,7 +14298,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs30 = errors;
               if (typeof data9 !== 'boolean') {
-                const err33 = {
+                const err31 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -14750,9 +14310,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
@@ -14761,7 +14321,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err34 = {
+            const err32 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -14773,9 +14333,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err34];
+              vErrors = [err32];
             } else {
-              vErrors.push(err34);
+              vErrors.push(err32);
             }
             errors++;
           } else {
@@ -14790,7 +14350,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err35 = {
+        const err33 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -14801,9 +14361,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err33];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err33);
         }
         errors++;
       }
@@ -14812,7 +14372,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.fees;
       if (Array.isArray(data10)) {
         if (data10.length > 20) {
-          const err36 = {
+          const err34 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -14823,9 +14383,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err34];
           } else {
-            vErrors.push(err36);
+            vErrors.push(err34);
           }
           errors++;
         }
@@ -14834,7 +14394,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           let data11 = data10[i0];
           if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
             if (data11.name === undefined) {
-              const err37 = {
+              const err35 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -14845,14 +14405,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err35];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err35);
               }
               errors++;
             }
             if (data11.amount === undefined) {
-              const err38 = {
+              const err36 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
@@ -14863,15 +14423,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err36];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err36);
               }
               errors++;
             }
             for (const key3 in data11) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err39 = {
+                const err37 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -14882,9 +14442,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err39];
+                  vErrors = [err37];
                 } else {
-                  vErrors.push(err39);
+                  vErrors.push(err37);
                 }
                 errors++;
               }
@@ -14893,7 +14453,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               let data12 = data11.name;
               if (typeof data12 === 'string') {
                 if (func4(data12) > 100) {
-                  const err40 = {
+                  const err38 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -14904,14 +14464,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err40];
+                    vErrors = [err38];
                   } else {
-                    vErrors.push(err40);
+                    vErrors.push(err38);
                   }
                   errors++;
                 }
                 if (func4(data12) < 1) {
-                  const err41 = {
+                  const err39 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -14922,14 +14482,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err41];
+                    vErrors = [err39];
                   } else {
-                    vErrors.push(err41);
+                    vErrors.push(err39);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data12)) {
-                  const err42 = {
+                  const err40 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -14940,32 +14500,22 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err42];
+                    vErrors = [err40];
                   } else {
-                    vErrors.push(err42);
+                    vErrors.push(err40);
                   }
                   errors++;
                 }
                 if (true && func8(data12)) {
-                  const err43 = {
-                    instancePath: instancePath + '/fees/' + i0 + '/name',
-                    schemaPath: '#/properties/fees/items/properties/name/noCardNumber',
-                    keyword: 'noCardNumber',
-                    params: {},
-                    message: 'must pass "noCardNumber" keyword validation',
-                    schema: true,
-                    parentSchema: schema37.properties.fees.items.properties.name,
-                    data: data12,
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err43];
-                  } else {
-                    vErrors.push(err43);
-                  }
+                  vErrors = func9(
+                    vErrors,
+                    instancePath + '/fees/' + i0 + '/name',
+                    '#/properties/fees/items/properties/name/noCardNumber',
+                  );
                   errors++;
                 }
               } else {
-                const err44 = {
+                const err41 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -14976,9 +14526,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err41];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err41);
                 }
                 errors++;
               }
@@ -14987,7 +14537,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               let data13 = data11.amount;
               if (typeof data13 == 'number' && isFinite(data13)) {
                 if (data13 > 999999.99 || isNaN(data13)) {
-                  const err45 = {
+                  const err42 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -14998,14 +14548,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err45];
+                    vErrors = [err42];
                   } else {
-                    vErrors.push(err45);
+                    vErrors.push(err42);
                   }
                   errors++;
                 }
                 if (data13 < 0 || isNaN(data13)) {
-                  const err46 = {
+                  const err43 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -15016,14 +14566,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err46];
+                    vErrors = [err43];
                   } else {
-                    vErrors.push(err46);
+                    vErrors.push(err43);
                   }
                   errors++;
                 }
                 if (!func5(data13, 2)) {
-                  const err47 = {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -15034,14 +14584,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err47];
+                    vErrors = [err44];
                   } else {
-                    vErrors.push(err47);
+                    vErrors.push(err44);
                   }
                   errors++;
                 }
               } else {
-                const err48 = {
+                const err45 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -15052,15 +14602,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
             }
           } else {
-            const err49 = {
+            const err46 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -15071,15 +14621,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err46];
             } else {
-              vErrors.push(err49);
+              vErrors.push(err46);
             }
             errors++;
           }
         }
       } else {
-        const err50 = {
+        const err47 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -15090,15 +14640,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err50];
+          vErrors = [err47];
         } else {
-          vErrors.push(err50);
+          vErrors.push(err47);
         }
         errors++;
       }
     }
   } else {
-    const err51 = {
+    const err48 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -15109,9 +14659,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err51];
+      vErrors = [err48];
     } else {
-      vErrors.push(err51);
+      vErrors.push(err48);
     }
     errors++;
   }
@@ -15253,25 +14803,11 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           errors++;
         }
         if (true && func8(data0)) {
-          const err6 = {
-            instancePath: instancePath + '/name',
-            schemaPath: '#/properties/name/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema38.properties.name,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
+          vErrors = func9(vErrors, instancePath + '/name', '#/properties/name/noCardNumber');
           errors++;
         }
       } else {
-        const err7 = {
+        const err6 = {
           instancePath: instancePath + '/name',
           schemaPath: '#/properties/name/type',
           keyword: 'type',
@@ -15282,9 +14818,9 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err6];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err6);
         }
         errors++;
       }
@@ -15293,7 +14829,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.amount;
       if (typeof data1 == 'number' && isFinite(data1)) {
         if (data1 > 999999.99 || isNaN(data1)) {
-          const err8 = {
+          const err7 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/maximum',
             keyword: 'maximum',
@@ -15304,14 +14840,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err7];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err7);
           }
           errors++;
         }
         if (data1 < 0 || isNaN(data1)) {
-          const err9 = {
+          const err8 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/minimum',
             keyword: 'minimum',
@@ -15322,14 +14858,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err8];
           } else {
-            vErrors.push(err9);
+            vErrors.push(err8);
           }
           errors++;
         }
         if (!func5(data1, 2)) {
-          const err10 = {
+          const err9 = {
             instancePath: instancePath + '/amount',
             schemaPath: '#/properties/amount/maxDecimals',
             keyword: 'maxDecimals',
@@ -15340,14 +14876,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err9];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err9);
           }
           errors++;
         }
       } else {
-        const err11 = {
+        const err10 = {
           instancePath: instancePath + '/amount',
           schemaPath: '#/properties/amount/type',
           keyword: 'type',
@@ -15358,15 +14894,15 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err11];
+          vErrors = [err10];
         } else {
-          vErrors.push(err11);
+          vErrors.push(err10);
         }
         errors++;
       }
     }
   } else {
-    const err12 = {
+    const err11 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -15377,9 +14913,9 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err12];
+      vErrors = [err11];
     } else {
-      vErrors.push(err12);
+      vErrors.push(err11);
     }
     errors++;
   }
@@ -15582,25 +15118,15 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           errors++;
         }
         if (true && func8(data0)) {
-          const err7 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/anyOf/0/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema39.additionalProperties.anyOf[0],
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
+          vErrors = func9(
+            vErrors,
+            instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            '#/additionalProperties/anyOf/0/noCardNumber',
+          );
           errors++;
         }
       } else {
-        const err8 = {
+        const err7 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/anyOf/0/type',
           keyword: 'type',
@@ -15611,9 +15137,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err7];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err7);
         }
         errors++;
       }
@@ -15623,7 +15149,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         const _errs9 = errors;
         if (typeof data0 == 'number' && isFinite(data0)) {
           if (data0 > 1000000000000000 || isNaN(data0)) {
-            const err9 = {
+            const err8 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/maximum',
               keyword: 'maximum',
@@ -15634,14 +15160,14 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err9];
+              vErrors = [err8];
             } else {
-              vErrors.push(err9);
+              vErrors.push(err8);
             }
             errors++;
           }
           if (data0 < -1000000000000000 || isNaN(data0)) {
-            const err10 = {
+            const err9 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/minimum',
               keyword: 'minimum',
@@ -15652,14 +15178,14 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err10];
+              vErrors = [err9];
             } else {
-              vErrors.push(err10);
+              vErrors.push(err9);
             }
             errors++;
           }
           if (!func5(data0, 6)) {
-            const err11 = {
+            const err10 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/maxDecimals',
               keyword: 'maxDecimals',
@@ -15670,14 +15196,14 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err11];
+              vErrors = [err10];
             } else {
-              vErrors.push(err11);
+              vErrors.push(err10);
             }
             errors++;
           }
         } else {
-          const err12 = {
+          const err11 = {
             instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
             schemaPath: '#/additionalProperties/anyOf/1/type',
             keyword: 'type',
@@ -15688,9 +15214,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err11];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err11);
           }
           errors++;
         }
@@ -15699,7 +15225,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         if (!valid3) {
           const _errs11 = errors;
           if (typeof data0 !== 'boolean') {
-            const err13 = {
+            const err12 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/2/type',
               keyword: 'type',
@@ -15710,9 +15236,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err13];
+              vErrors = [err12];
             } else {
-              vErrors.push(err13);
+              vErrors.push(err12);
             }
             errors++;
           }
@@ -15721,7 +15247,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
       if (!valid3) {
-        const err14 = {
+        const err13 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/anyOf',
           keyword: 'anyOf',
@@ -15732,9 +15258,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err13];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err13);
         }
         errors++;
       } else {
@@ -15749,7 +15275,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       }
     }
   } else {
-    const err15 = {
+    const err14 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -15760,9 +15286,9 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err15];
+      vErrors = [err14];
     } else {
-      vErrors.push(err15);
+      vErrors.push(err14);
     }
     errors++;
   }
@@ -16001,25 +15527,11 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           errors++;
         }
         if (true && func8(data0)) {
-          const err9 = {
-            instancePath: instancePath + '/line1',
-            schemaPath: '#/properties/line1/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema40.properties.line1,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
-          }
+          vErrors = func9(vErrors, instancePath + '/line1', '#/properties/line1/noCardNumber');
           errors++;
         }
       } else {
-        const err10 = {
+        const err9 = {
           instancePath: instancePath + '/line1',
           schemaPath: '#/properties/line1/type',
           keyword: 'type',
@@ -16030,9 +15542,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err9];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err9);
         }
         errors++;
       }
@@ -16041,7 +15553,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data1 = data.line2;
       if (typeof data1 === 'string') {
         if (func4(data1) > 100) {
-          const err11 = {
+          const err10 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/maxLength',
             keyword: 'maxLength',
@@ -16052,14 +15564,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err10];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err10);
           }
           errors++;
         }
         if (func4(data1) < 0) {
-          const err12 = {
+          const err11 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/minLength',
             keyword: 'minLength',
@@ -16070,14 +15582,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err11];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err11);
           }
           errors++;
         }
         if (!pattern6.test(data1)) {
-          const err13 = {
+          const err12 = {
             instancePath: instancePath + '/line2',
             schemaPath: '#/properties/line2/pattern',
             keyword: 'pattern',
@@ -16088,32 +15600,18 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err12];
           } else {
-            vErrors.push(err13);
+            vErrors.push(err12);
           }
           errors++;
         }
         if (true && func8(data1)) {
-          const err14 = {
-            instancePath: instancePath + '/line2',
-            schemaPath: '#/properties/line2/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema40.properties.line2,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
+          vErrors = func9(vErrors, instancePath + '/line2', '#/properties/line2/noCardNumber');
           errors++;
         }
       } else {
-        const err15 = {
+        const err13 = {
           instancePath: instancePath + '/line2',
           schemaPath: '#/properties/line2/type',
           keyword: 'type',
@@ -16124,9 +15622,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err13];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -16135,7 +15633,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data2 = data.city;
       if (typeof data2 === 'string') {
         if (func4(data2) > 60) {
-          const err16 = {
+          const err14 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/maxLength',
             keyword: 'maxLength',
@@ -16146,14 +15644,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err14];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err14);
           }
           errors++;
         }
         if (func4(data2) < 1) {
-          const err17 = {
+          const err15 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/minLength',
             keyword: 'minLength',
@@ -16164,14 +15662,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err17];
+            vErrors = [err15];
           } else {
-            vErrors.push(err17);
+            vErrors.push(err15);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err18 = {
+          const err16 = {
             instancePath: instancePath + '/city',
             schemaPath: '#/properties/city/pattern',
             keyword: 'pattern',
@@ -16182,32 +15680,18 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err18];
+            vErrors = [err16];
           } else {
-            vErrors.push(err18);
+            vErrors.push(err16);
           }
           errors++;
         }
         if (true && func8(data2)) {
-          const err19 = {
-            instancePath: instancePath + '/city',
-            schemaPath: '#/properties/city/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema40.properties.city,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
-          }
+          vErrors = func9(vErrors, instancePath + '/city', '#/properties/city/noCardNumber');
           errors++;
         }
       } else {
-        const err20 = {
+        const err17 = {
           instancePath: instancePath + '/city',
           schemaPath: '#/properties/city/type',
           keyword: 'type',
@@ -16218,9 +15702,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err17];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err17);
         }
         errors++;
       }
@@ -16229,7 +15713,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data3 = data.state;
       if (typeof data3 === 'string') {
         if (func4(data3) > 50) {
-          const err21 = {
+          const err18 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/maxLength',
             keyword: 'maxLength',
@@ -16240,14 +15724,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err21];
+            vErrors = [err18];
           } else {
-            vErrors.push(err21);
+            vErrors.push(err18);
           }
           errors++;
         }
         if (func4(data3) < 1) {
-          const err22 = {
+          const err19 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/minLength',
             keyword: 'minLength',
@@ -16258,14 +15742,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err22];
+            vErrors = [err19];
           } else {
-            vErrors.push(err22);
+            vErrors.push(err19);
           }
           errors++;
         }
         if (!pattern6.test(data3)) {
-          const err23 = {
+          const err20 = {
             instancePath: instancePath + '/state',
             schemaPath: '#/properties/state/pattern',
             keyword: 'pattern',
@@ -16276,32 +15760,18 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err20];
           } else {
-            vErrors.push(err23);
+            vErrors.push(err20);
           }
           errors++;
         }
         if (true && func8(data3)) {
-          const err24 = {
-            instancePath: instancePath + '/state',
-            schemaPath: '#/properties/state/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema40.properties.state,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err24];
-          } else {
-            vErrors.push(err24);
-          }
+          vErrors = func9(vErrors, instancePath + '/state', '#/properties/state/noCardNumber');
           errors++;
         }
       } else {
-        const err25 = {
+        const err21 = {
           instancePath: instancePath + '/state',
           schemaPath: '#/properties/state/type',
           keyword: 'type',
@@ -16312,9 +15782,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err21];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -16323,7 +15793,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data4 = data.postalCode;
       if (typeof data4 === 'string') {
         if (func4(data4) > 20) {
-          const err26 = {
+          const err22 = {
             instancePath: instancePath + '/postalCode',
             schemaPath: '#/properties/postalCode/maxLength',
             keyword: 'maxLength',
@@ -16334,14 +15804,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err26];
+            vErrors = [err22];
           } else {
-            vErrors.push(err26);
+            vErrors.push(err22);
           }
           errors++;
         }
         if (func4(data4) < 1) {
-          const err27 = {
+          const err23 = {
             instancePath: instancePath + '/postalCode',
             schemaPath: '#/properties/postalCode/minLength',
             keyword: 'minLength',
@@ -16352,14 +15822,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err27];
+            vErrors = [err23];
           } else {
-            vErrors.push(err27);
+            vErrors.push(err23);
           }
           errors++;
         }
         if (!pattern6.test(data4)) {
-          const err28 = {
+          const err24 = {
             instancePath: instancePath + '/postalCode',
             schemaPath: '#/properties/postalCode/pattern',
             keyword: 'pattern',
@@ -16370,32 +15840,18 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err24];
           } else {
-            vErrors.push(err28);
+            vErrors.push(err24);
           }
           errors++;
         }
         if (true && func8(data4)) {
-          const err29 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema40.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err29];
-          } else {
-            vErrors.push(err29);
-          }
+          vErrors = func9(vErrors, instancePath + '/postalCode', '#/properties/postalCode/noCardNumber');
           errors++;
         }
       } else {
-        const err30 = {
+        const err25 = {
           instancePath: instancePath + '/postalCode',
           schemaPath: '#/properties/postalCode/type',
           keyword: 'type',
@@ -16406,9 +15862,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err25];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err25);
         }
         errors++;
       }
@@ -16417,7 +15873,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       let data5 = data.country;
       if (typeof data5 === 'string') {
         if (!pattern31.test(data5)) {
-          const err31 = {
+          const err26 = {
             instancePath: instancePath + '/country',
             schemaPath: '#/properties/country/pattern',
             keyword: 'pattern',
@@ -16428,14 +15884,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err31];
+            vErrors = [err26];
           } else {
-            vErrors.push(err31);
+            vErrors.push(err26);
           }
           errors++;
         }
       } else {
-        const err32 = {
+        const err27 = {
           instancePath: instancePath + '/country',
           schemaPath: '#/properties/country/type',
           keyword: 'type',
@@ -16446,15 +15902,15 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err27];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err27);
         }
         errors++;
       }
     }
   } else {
-    const err33 = {
+    const err28 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -16465,9 +15921,9 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err33];
+      vErrors = [err28];
     } else {
-      vErrors.push(err33);
+      vErrors.push(err28);
     }
     errors++;
   }
@@ -16684,25 +16140,15 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           errors++;
         }
         if (true && func8(data0)) {
-          const err8 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/noCardNumber',
-            keyword: 'noCardNumber',
-            params: {},
-            message: 'must pass "noCardNumber" keyword validation',
-            schema: true,
-            parentSchema: schema41.additionalProperties,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err8];
-          } else {
-            vErrors.push(err8);
-          }
+          vErrors = func9(
+            vErrors,
+            instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            '#/additionalProperties/noCardNumber',
+          );
           errors++;
         }
       } else {
-        const err9 = {
+        const err8 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/type',
           keyword: 'type',
@@ -16713,15 +16159,15 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err8];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err8);
         }
         errors++;
       }
     }
   } else {
-    const err10 = {
+    const err9 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -16732,9 +16178,9 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err10];
+      vErrors = [err9];
     } else {
-      vErrors.push(err10);
+      vErrors.push(err9);
     }
     errors++;
   }

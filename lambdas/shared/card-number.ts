@@ -15,6 +15,8 @@
  * (docs/decisions.md "Card numbers in free text").
  */
 
+import type { ErrorObject } from 'ajv';
+
 /** Runs of digits, the digits of a run possibly separated by one space or one hyphen. */
 const DIGIT_RUNS = /\d(?:[ -]?\d)*/g;
 
@@ -44,4 +46,28 @@ export function containsCardNumber(text: string): boolean {
     if (digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)) return true;
   }
   return false;
+}
+
+/**
+ * The `noCardNumber` keyword's refusal, as ajv reports a keyword's (every error kept):
+ * `errors` with it added (the generated validators call this where a field holds a card number).
+ */
+export function cardNumberRefused(
+  errors: ErrorObject[] | null,
+  instancePath: string,
+  schemaPath: string,
+): ErrorObject[] {
+  // No parentSchema or data (the refusal's words are the keyword's, shared/validation.ts): the
+  // card number is not carried further than the check.
+  const error: ErrorObject = {
+    instancePath,
+    schemaPath,
+    keyword: 'noCardNumber',
+    params: {},
+    message: 'must not contain a card number',
+    schema: true,
+  };
+  if (errors === null) return [error];
+  errors.push(error);
+  return errors;
 }
