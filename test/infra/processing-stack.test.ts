@@ -401,7 +401,11 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
         ? 'give the trigger functions neither the state machine ARN nor any Step Functions permission'
         : 'let the trigger functions start executions of the state machine, and only that',
       () => {
-        expect(TRIGGER_HANDLERS).toEqual(['processing/trigger-group', 'processing/trigger-merchant']);
+        expect([...TRIGGER_HANDLERS].sort()).toEqual([
+          'processing/trigger-group',
+          'processing/trigger-merchant',
+          'processing/trigger-retries',
+        ]);
         for (const handler of NON_PROD_HANDLERS) {
           const id = functionIdOf(template, stage, handler);
           const variables = (props(fn(id)).Environment as { Variables: Record<string, unknown> }).Variables;

@@ -480,12 +480,13 @@ describe.each([
         expect(stateStatements.map((s) => [s.Effect, actionsOf(s), resourcesOfStatement(s)])).toEqual(
           expectedStates,
         );
-        // The webhook routes: create and rotate may encrypt with the secrets key, replay may send
-        // to the webhook queue; nothing else.
+        // The webhook routes: create and rotate may encrypt with the secrets key (and decrypt, to
+        // answer a retried request the secret it sealed), replay may send to the webhook queue;
+        // nothing else.
         const onWebhooks = (st: Statement): boolean => actionsOf(st).some((a) => /^(kms|sqs):/.test(a));
         expect(statements.filter(onWebhooks).map((st) => [actionsOf(st), resourcesOfStatement(st)])).toEqual(
           WEBHOOK_SEALERS.includes(handler)
-            ? [[['kms:Encrypt'], [`\${${webhookKeyId()}.Arn}`]]]
+            ? [[['kms:Decrypt', 'kms:Encrypt'], [`\${${webhookKeyId()}.Arn}`]]]
             : handler === 'webhooks/replay'
               ? [[expect.arrayContaining(['sqs:SendMessage']), [`\${${webhookQueueId()}.Arn}`]]]
               : [],
