@@ -20,8 +20,6 @@ export interface TaskBinding {
    * processor's settings and grants, and only it.
    */
   readonly callsProcessor?: true;
-  /** The task only reads the table: CDK grants it read access alone. */
-  readonly readsOnly?: true;
 }
 
 export const processGroupTasks: readonly TaskBinding[] = [
@@ -46,7 +44,6 @@ export const processGroupTasks: readonly TaskBinding[] = [
     state: 'CheckSettlement',
     substitution: 'CheckSettlementFunctionArn',
     handler: 'processing/check-settlement',
-    readsOnly: true,
   },
   // One page of one receipt range per invocation (QueueReceipts runs the ranges at once).
   { state: 'EmitReceipts', substitution: 'EmitReceiptsFunctionArn', handler: 'processing/emit-receipts' },

@@ -48,3 +48,13 @@ export const tableDef: TableDef = {
 
 /** The physical table name of a stage. */
 export const tableName = (stage: string): string => `scheduled-payments-${stage}`;
+
+/**
+ * Partition-key prefixes of the items only the operator's tool (`npm run admin`) writes: the
+ * merchant registry (`MID#…`), the client-to-merchant grants (`CLIENT#…`) and the audit trail of
+ * grants and revocations (`AUDIT#…`). No function may write them: every function that writes the
+ * table holds an explicit Deny of writes whose partition key starts with one of these
+ * (`dynamodb:LeadingKeys`, lib/cdk/access.ts), so a flaw in a function cannot grant its caller
+ * another merchant. lambdas/shared/keys.ts builds these keys from the same prefixes.
+ */
+export const ADMIN_ONLY_KEY_PREFIXES = ['MID#', 'CLIENT#', 'AUDIT#'] as const;

@@ -21,6 +21,12 @@ import cdkJson from '../cdk.json';
 
 /** Minified size budget of one bundle (its source map not counted). */
 export const BUNDLE_BUDGET_BYTES = 250 * 1024;
+/**
+ * What a bundle that carries the time-zone library (luxon: the series' time rules, about 70 KB
+ * minified) may hold besides: the library, not our code, is the difference. Measured from the
+ * bundle's own inputs (esbuild's metafile), so a function that stops needing it loses the allowance.
+ */
+export const TIME_ZONE_ALLOWANCE_BYTES = 100 * 1024;
 /** Context of the check's synthesis: prod needs its account, region and sender (lib/cdk/app.ts). */
 const CONTEXT = {
   prodAccount: '222222222222',
@@ -35,6 +41,8 @@ export interface BundleResult {
   /** Handler module under lambdas/, or `inline` for prod's refusal functions. */
   readonly handler: string;
   readonly bytes: number;
+  /** Its budget: BUNDLE_BUDGET_BYTES, plus TIME_ZONE_ALLOWANCE_BYTES when it carries luxon. */
+  readonly budget: number;
   readonly loaded: boolean;
   readonly error?: string;
 }
@@ -126,7 +134,8 @@ export async function checkBundles(): Promise<BundleResult[]> {
     const handlers = [...new Set(all.flatMap((t) => (t.entry === undefined ? [] : [t.entry])))];
     const slug = (entry: string): string => relative(REPO_ROOT, entry).replace(/[^A-Za-z0-9]+/g, '-');
     const { bundling } = ServiceFunction;
-    await build({
+    const { metafile } = await build({
+      metafile: true,
       entryPoints: handlers.map((entry) => ({ in: entry, out: slug(entry) })),
       outdir: join(dir, 'out'),
       bundle: true,
@@ -166,6 +175,10 @@ export async function checkBundles(): Promise<BundleResult[]> {
         .map((l) => JSON.parse(l) as { file: string; loaded: boolean; error?: string })
         .map((o) => [o.file, o]),
     );
+    const carriesLuxon = (file: string): boolean =>
+      Object.keys(metafile.outputs[relative(REPO_ROOT, file)]?.inputs ?? {}).some((input) =>
+        input.includes('node_modules/luxon/'),
+      );
     return loads.map((t) => {
       const outcome = outcomes.get(t.file);
       return {
@@ -173,6 +186,7 @@ export async function checkBundles(): Promise<BundleResult[]> {
         functionName: t.functionName,
         handler: t.handler,
         bytes: statSync(t.file).size,
+        budget: BUNDLE_BUDGET_BYTES + (t.call ? 0 : carriesLuxon(t.file) ? TIME_ZONE_ALLOWANCE_BYTES : 0),
         loaded: outcome?.loaded === true,
         ...(outcome?.loaded === true ? {} : { error: outcome?.error ?? child.stderr.slice(0, 500) }),
       };
@@ -195,18 +209,19 @@ export function bundlesReport(results: readonly BundleResult[]): string {
   const bundles = [
     ...new Map(results.filter((r) => r.handler !== 'inline').map((r) => [r.handler, r])).values(),
   ].sort((a, b) => b.bytes - a.bytes || a.handler.localeCompare(b.handler));
-  const over = bundles.filter((r) => r.bytes > BUNDLE_BUDGET_BYTES).length;
+  const over = bundles.filter((r) => r.bytes > r.budget).length;
   const rows = bundles.map((r) => [
     r.handler,
     `${(r.bytes / 1024).toFixed(1)} KB`,
-    r.bytes <= BUNDLE_BUDGET_BYTES ? 'within' : 'OVER',
+    r.bytes <= r.budget ? (r.budget > BUNDLE_BUDGET_BYTES ? 'within (luxon)' : 'within') : 'OVER',
   ]);
   return [
     '# Function bundles',
     '',
     'Written by `npm run check:bundles` (and `npm test`): each function bundled by esbuild as CDK bundles it',
     `(minified CommonJS for Node 22, AWS SDK external), loaded on Node ${process.versions.node.split('.')[0]} with only the AWS SDK`,
-    `resolvable and the stack's environment. Budget: ${BUNDLE_BUDGET_BYTES / 1024} KB minified per bundle (source map not counted).`,
+    `resolvable and the stack's environment. Budget: ${BUNDLE_BUDGET_BYTES / 1024} KB minified per bundle (source map not counted);`,
+    `${(BUNDLE_BUDGET_BYTES + TIME_ZONE_ALLOWANCE_BYTES) / 1024} KB for a bundle that carries the time-zone library luxon (the series' time rules: "within (luxon)").`,
     '',
     `${bundles.length} handler bundles, ${over} over the budget.`,
     '',
@@ -224,13 +239,13 @@ async function main(): Promise<void> {
   const results = await checkBundles();
   writeBundlesReport(results);
   for (const r of results) {
-    const size = `${(r.bytes / 1024).toFixed(1)} KB${r.bytes > BUNDLE_BUDGET_BYTES ? ' (over budget)' : ''}`;
+    const size = `${(r.bytes / 1024).toFixed(1)} KB${r.bytes > r.budget ? ' (over budget)' : ''}`;
     console.log(
       `${r.loaded ? 'PASS' : 'FAIL'} ${r.stage} ${r.functionName} ${size}${r.error === undefined ? '' : ` ${r.error}`}`,
     );
   }
   const failed = results.filter((r) => !r.loaded);
-  const over = new Set(results.filter((r) => r.bytes > BUNDLE_BUDGET_BYTES).map((r) => r.handler));
+  const over = new Set(results.filter((r) => r.bytes > r.budget).map((r) => r.handler));
   console.log(
     `${results.length - failed.length}/${results.length} bundles load; ${over.size} handler bundles over the ${BUNDLE_BUDGET_BYTES / 1024} KB budget; wrote bench/bundles.md`,
   );

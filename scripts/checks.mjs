@@ -1,4 +1,5 @@
-// The static checks of `npm test`, at once: typecheck, lint and the OpenAPI check are each one
+// The static checks of `npm test`, at once: typecheck, lint, the OpenAPI check and the functions'
+// table access check (lib/cdk/function-access.json current) are each one
 // process on one core, and none reads what another writes, so on two cores they take the time of
 // the slowest instead of the sum. Each one's output is printed whole when it ends; the exit code
 // is non-zero when any failed.
@@ -8,6 +9,7 @@ const checks = [
   ['typecheck', ['run', '-s', 'typecheck']],
   ['lint', ['run', '-s', 'lint']],
   ['openapi --check', ['run', '-s', 'openapi', '--', '--check']],
+  ['access --check', ['run', '-s', 'access', '--', '--check']],
 ];
 
 const run = ([name, args]) =>

@@ -16,11 +16,15 @@ import { parseArgs } from 'node:util';
 import Ajv, { _, type KeywordCxt } from 'ajv';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone';
+import { strConcat } from 'ajv/dist/compile/codegen';
+import N from 'ajv/dist/compile/names';
 import { NO_QUERY, routes, type Route } from '../contract/routes/index';
 import { requestComponents } from '../contract/schemas/index';
 import { accountTypeSchema, cardMethodSchema, checkingMethodSchema } from '../contract/schemas/payors';
+import { cardNumberRefused, containsCardNumber } from '../lambdas/shared/card-number';
 import { hasAtMostDecimals } from '../lambdas/shared/decimals';
 import { isIanaTimeZone } from '../lambdas/shared/time-zones';
+import { formats } from '../lambdas/shared/formats';
 
 export const VALIDATORS_FILE = join(__dirname, '..', 'lambdas', 'generated', 'validators.ts');
 export const BY_SCHEMA_FILE = join(__dirname, '..', 'lambdas', 'generated', 'validators-by-schema.ts');
@@ -43,8 +47,12 @@ export function compiler(): Ajv {
     verbose: true, // gives errors their parentSchema, whose `description` words pattern errors
     code: { source: true, esm: true },
   });
-  // Referenced from the generated code as require("ajv-formats/dist/formats").fullFormats.<name>.
-  addFormats(ajv, ['date', 'date-time', 'uuid', 'email']);
+  // uuid and email are regular expressions, written into the generated code; date and date-time
+  // are functions, referenced as require("#shared/formats").formats.<name> (ajv-formats' own,
+  // without the rest of its module: lambdas/shared/formats.ts).
+  addFormats(ajv, ['uuid', 'email']);
+  ajv.opts.code.formats = _`require("#shared/formats").formats`;
+  for (const [name, format] of Object.entries(formats)) ajv.addFormat(name, format);
   // `maxDecimals: n`: at most n decimal places in the number's shortest JSON form (money: 2).
   ajv.addKeyword({
     keyword: 'maxDecimals',
@@ -69,6 +77,34 @@ export function compiler(): Ajv {
         code: _`require("#shared/time-zones").isIanaTimeZone`,
       });
       cxt.fail(_`${cxt.schema} && !${fn}(${cxt.data})`);
+    },
+  });
+  // `noCardNumber: true`: free text holds no full card number (13-19 digits passing the Luhn
+  // check; lambdas/shared/card-number.ts, issue 22 item 4).
+  ajv.addKeyword({
+    keyword: 'noCardNumber',
+    type: 'string',
+    schemaType: 'boolean',
+    // Its refusal is built by one shared function (`cardNumberRefused`), not written out where
+    // each of the ~200 free-text fields is checked as ajv writes errors (about 350 bytes each):
+    // the bundles of the largest routes stay within their budget (scripts/check-bundles.ts).
+    code(cxt: KeywordCxt) {
+      const { gen, it } = cxt;
+      const contains = gen.scopeValue('func', {
+        ref: containsCardNumber,
+        code: _`require("#shared/card-number").containsCardNumber`,
+      });
+      const refused = gen.scopeValue('func', {
+        ref: cardNumberRefused,
+        code: _`require("#shared/card-number").cardNumberRefused`,
+      });
+      gen.if(_`${cxt.schema} && ${contains}(${cxt.data})`, () => {
+        gen.assign(
+          N.vErrors,
+          _`${refused}(${N.vErrors}, ${strConcat(N.instancePath, it.errorPath)}, ${it.errSchemaPath + '/noCardNumber'})`,
+        );
+        gen.code(_`${N.errors}++`);
+      });
     },
   });
   return ajv;

@@ -884,7 +884,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       orderId?: string;
       recurring?: boolean;
       allowPartial?: boolean;
@@ -899,7 +899,7 @@ export interface components {
       [key: string]: string | number | boolean;
     };
     Fee: {
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       name: string;
       amount: number;
     };
@@ -925,7 +925,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       orderId?: string;
       recurring?: boolean;
       allowPartial?: boolean;
@@ -944,7 +944,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       orderId?: string;
       recurring?: boolean;
       allowPartial?: boolean;
@@ -955,11 +955,11 @@ export interface components {
       fees?: components['schemas']['Fee'][];
     };
     CreatePayorRequest: {
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       customerAccountId?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       customerAccountType?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       sponsorKey?: string;
       customerData?: components['schemas']['CustomerData'];
       /** Format: email */
@@ -986,15 +986,15 @@ export interface components {
       setAsDefault?: boolean;
     };
     BillingAddress: {
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       line1: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       line2?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       city: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       state: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       postalCode: string;
       /** @description must be an ISO 3166-1 alpha-2 code like US */
       country: string;
@@ -1012,11 +1012,11 @@ export interface components {
       setAsDefault?: boolean;
     };
     UpdatePayorRequest: {
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       customerAccountId?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       customerAccountType?: string;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       sponsorKey?: string;
       customerData?: components['schemas']['CustomerData'];
       /** Format: email */
@@ -1039,7 +1039,7 @@ export interface components {
       profileId: string;
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       orderId?: string;
       /** @description must be 1-100 characters of letters, digits and _ . : - */
       idempotencyKey?: string;
@@ -1107,14 +1107,14 @@ export interface components {
       /** @description must be an absolute https URL */
       url: string;
       enabledEvents?: string[];
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       description?: string;
     };
     UpdateWebhookEndpointRequest: {
       /** @description must be an absolute https URL */
       url?: string;
       enabledEvents?: string[];
-      /** @description must not contain control characters */
+      /** @description must not contain control characters or a card number */
       description?: string;
       /** @enum {string} */
       status?: 'enabled' | 'disabled';

@@ -47,7 +47,9 @@ export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001F\\u007F]*$';
 
 /**
  * Merchant free text (docs/decisions.md "Free text"): it reaches e-mails, reports and logs, so it
- * holds no control characters.
+ * holds no control characters, and no full card number (`noCardNumber`: a run of 13-19 digits
+ * that passes the Luhn check, lambdas/shared/card-number.ts; docs/decisions.md "Card numbers in
+ * free text").
  */
 export const freeText = <Min extends number, Max extends number>(minLength: Min, maxLength: Max) =>
   ({
@@ -55,7 +57,8 @@ export const freeText = <Min extends number, Max extends number>(minLength: Min,
     minLength,
     maxLength,
     pattern: NO_CONTROL_CHARACTERS,
-    description: 'must not contain control characters',
+    noCardNumber: true,
+    description: 'must not contain control characters or a card number',
   }) as const;
 
 export const midPattern = '^\\d{8}(\\d{3})?$';

@@ -24,13 +24,13 @@ export const customAttributesSchema = {
   propertyNames: freeFormKeys,
   additionalProperties: {
     anyOf: [
-      { type: 'string', maxLength: 1000, pattern: NO_CONTROL_CHARACTERS },
+      { type: 'string', maxLength: 1000, pattern: NO_CONTROL_CHARACTERS, noCardNumber: true },
       // Numbers DynamoDB and JSON both keep exactly.
       { type: 'number', minimum: -1e15, maximum: 1e15, maxDecimals: 6 },
       { type: 'boolean' },
     ],
     description:
-      'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 } as const;
 

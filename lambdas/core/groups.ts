@@ -17,10 +17,9 @@ import {
 import { parseProfileId } from '#domain/payors';
 import { BadRequestError, GroupNotFoundError, PaymentNotFoundError } from '#shared/errors';
 import { newId } from '#shared/ids';
-import type { SeriesWrite } from '#domain/series';
 import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
-import { groupStore } from '#store/groups';
+import { groupStore, type AlsoWritten } from '#store/groups';
 import { MethodUnavailableError } from '#store/method-uses';
 import { retryRoundStore } from '#store/retry-rounds';
 import { paymentStore } from '#store/payments';
@@ -69,7 +68,7 @@ export interface GroupCreateOptions {
    * exists (or is being created) already, or a series changed since it was read, refuses the
    * create: the error of the refused write is thrown as it came (core/series.ts reads again).
    */
-  occurrenceOf?: { seriesId: string; occurrence: number; advance: SeriesWrite };
+  occurrenceOf?: { seriesId: string; occurrence: number; advance: AlsoWritten };
 }
 
 /**

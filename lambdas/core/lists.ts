@@ -1,6 +1,6 @@
 /**
- * The group lists (all groups, pending groups), the series list and a group's payment list share their paging
- * parameters and response shapes: without paging parameters a JSON array; with either of them the
+ * The group lists (all groups, pending groups), the series list (core/series-list.ts) and a
+ * group's payment list share their paging parameters and response shapes: without paging parameters a JSON array; with either of them the
  * paged envelope (docs/product.md#listing-groups-and-paging: the missing one takes its default,
  * pageNumber 1 / pageSize 25). The payment list also continues with page tokens at constant cost
  * (docs/decisions.md "Paged payments").
@@ -8,9 +8,6 @@
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_UNPAGED_PAYMENTS } from '#contract/limits';
 import type { ListGroupsQuery } from '#contract/schemas/groups';
 import type { ListPaymentsQuery } from '#contract/schemas/payments';
-import type { ListSeriesQuery } from '#contract/schemas/series';
-import { seriesView } from '#domain/series';
-import { seriesStore } from '#store/series';
 import { groupView, paymentView, type GroupFilter, type Payment } from '#domain/groups';
 import { BadRequestError } from '#shared/errors';
 import { groupStore } from '#store/groups';
@@ -18,7 +15,12 @@ import { decodePageToken, encodePageToken } from '#store/paging';
 import { paymentStore } from '#store/payments';
 import { requireGroup } from './groups';
 
-function intParam(name: string, raw: string | undefined, min: number, max: number): number | undefined {
+export function intParam(
+  name: string,
+  raw: string | undefined,
+  min: number,
+  max: number,
+): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
   if (value < min || value > max)
@@ -27,7 +29,7 @@ function intParam(name: string, raw: string | undefined, min: number, max: numbe
 }
 
 /** The envelope of a page: `offset` items come before it. */
-const pageMeta = (offset: number, pageSize: number, total: number) => ({
+export const pageMeta = (offset: number, pageSize: number, total: number) => ({
   page: Math.floor(offset / pageSize) + 1,
   pageSize,
   totalItems: total,
@@ -51,25 +53,6 @@ export async function listGroups(merchantId: string, q: ListGroupsQuery, pending
   const pageSize = intParam('pageSize', q.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
   const { items, total } = await store.pageGroups(merchantId, filter, { pageNumber, pageSize });
   return { meta: pageMeta((pageNumber - 1) * pageSize, pageSize, total), items: items.map(groupView) };
-}
-
-/**
- * A merchant's series, oldest first (optionally of one status), as the group lists page; list items
- * leave out each series' `occurrences` (GET one series for them).
- */
-export async function listSeries(merchantId: string, q: ListSeriesQuery) {
-  const filter = { status: q.status };
-  const store = seriesStore();
-  if (q.pageNumber === undefined && q.pageSize === undefined) {
-    return (await store.list(merchantId, filter)).map((s) => seriesView(s, false));
-  }
-  const pageNumber = intParam('pageNumber', q.pageNumber, 1, MAX_PAGE_NUMBER) ?? 1;
-  const pageSize = intParam('pageSize', q.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
-  const { items, total } = await store.page(merchantId, filter, { pageNumber, pageSize });
-  return {
-    meta: pageMeta((pageNumber - 1) * pageSize, pageSize, total),
-    items: items.map((s) => seriesView(s, false)),
-  };
 }
 
 interface PageOf {

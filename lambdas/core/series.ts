@@ -35,7 +35,7 @@ import { MAX_ATTEMPTS, withOptimisticRetry } from '#shared/retry';
 import { groupStore } from '#store/groups';
 import { conditionOutcome, isConditionFailure } from '#store/items';
 import type { Merchant } from '#store/merchants';
-import { seriesStore } from '#store/series';
+import { seriesStore, seriesWriteItems } from '#store/series';
 import { createGroup, deleteGroup } from './groups';
 import { findMerchant } from './merchants';
 import { profilesSaved, resolveProfiles } from './profiles';
@@ -357,11 +357,8 @@ async function createOccurrence(
   const next = advanced(series, createdEntry(slot, paymentGroupId, payments.length - kept.length, now));
   const completes = justCompleted(series, next);
   if (completes) next.eventSeq = nextSequence(series.eventSeq);
-  const advance = {
-    previous: series,
-    next,
-    event: completes ? seriesEvent('series.updated', next, now) : undefined,
-  };
+  const event = completes ? seriesEvent('series.updated', next, now) : undefined;
+  const advance = (tableName: string) => seriesWriteItems(tableName, next, series, event);
   try {
     await createGroup(occurrenceGroupInput(series, slot, kept), merchant, now, undefined, {
       groupId: paymentGroupId,

@@ -14,7 +14,7 @@ import { voidOrRefundExecutionName } from '#contract/processing';
 import type { Group, VoidOrRefundSummary } from '#domain/groups';
 import { needed } from '#shared/config';
 import { ServiceUnavailableError } from '#shared/errors';
-import { executionArnOf, executionStatus, startExecution } from '#shared/sfn';
+import { executionArnOf, executionStatus, startVoidOrRefundExecution } from '#shared/sfn';
 import { groupStore } from '#store/groups';
 import type { ReversalInput } from './void-or-refund-state';
 
@@ -27,10 +27,9 @@ async function run(group: Group, summary: VoidOrRefundSummary): Promise<string> 
     merchantId: group.merchantId,
     generation: summary.generation,
   };
-  return startExecution(
+  return startVoidOrRefundExecution(
     voidOrRefundExecutionName(group.paymentGroupId, summary.generation),
     input,
-    'voidOrRefundStateMachineArn',
   );
 }
 

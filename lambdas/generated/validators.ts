@@ -61,7 +61,7 @@ const schema12 = {
     pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
   },
 };
-const formats0 = require('ajv-formats/dist/formats').fullFormats.date;
+const formats0 = require('#shared/formats').formats.date;
 const pattern0 = new RegExp('^\\d{1,2}$', 'u');
 const pattern1 = new RegExp('^\\d{1,10}$', 'u');
 const pattern2 = new RegExp('^\\d{1,7}$', 'u');
@@ -376,7 +376,8 @@ const schema13 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           recurring: { type: 'boolean' },
           allowPartial: { type: 'boolean' },
@@ -408,12 +409,17 @@ const schema13 = {
             },
             additionalProperties: {
               anyOf: [
-                { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                {
+                  type: 'string',
+                  maxLength: 1000,
+                  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+                  noCardNumber: true,
+                },
                 { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
             },
           },
           fees: {
@@ -429,7 +435,8 @@ const schema13 = {
                   minLength: 1,
                   maxLength: 100,
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-                  description: 'must not contain control characters',
+                  noCardNumber: true,
+                  description: 'must not contain control characters or a card number',
                 },
                 amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
               },
@@ -448,6 +455,8 @@ const schema13 = {
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = require('ajv/dist/runtime/ucs2length').default;
 const func5 = require('#shared/decimals').hasAtMostDecimals;
+const func8 = require('#shared/card-number').containsCardNumber;
+const func9 = require('#shared/card-number').cardNumberRefused;
 const pattern4 = new RegExp('^\\d{8}(\\d{3})?$', 'u');
 const pattern5 = new RegExp('^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$', 'u');
 const pattern6 = new RegExp('^[^\\u0000-\\u001F\\u007F]*$', 'u');
@@ -1277,6 +1286,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (true && func8(data14)) {
+                  vErrors = func9(
+                    vErrors,
+                    instancePath + '/payments/' + i0 + '/orderId',
+                    '#/properties/payments/items/properties/orderId/noCardNumber',
+                  );
+                  errors++;
+                }
               } else {
                 const err42 = {
                   instancePath: instancePath + '/payments/' + i0 + '/orderId',
@@ -1580,6 +1597,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       } else {
                         vErrors.push(err54);
                       }
+                      errors++;
+                    }
+                    if (true && func8(data21)) {
+                      vErrors = func9(
+                        vErrors,
+                        instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                      );
                       errors++;
                     }
                   } else {
@@ -1956,6 +1985,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           } else {
                             vErrors.push(err69);
                           }
+                          errors++;
+                        }
+                        if (true && func8(data24)) {
+                          vErrors = func9(
+                            vErrors,
+                            instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                            '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
+                          );
                           errors++;
                         }
                       } else {
@@ -2985,7 +3022,8 @@ const schema16 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -3017,12 +3055,12 @@ const schema16 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -3038,7 +3076,8 @@ const schema16 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -3355,6 +3394,10 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data3)) {
+          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
+          errors++;
+        }
       } else {
         const err16 = {
           instancePath: instancePath + '/orderId',
@@ -3639,6 +3682,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err28);
               }
+              errors++;
+            }
+            if (true && func8(data10)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+              );
               errors++;
             }
           } else {
@@ -3954,6 +4005,14 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (true && func8(data13)) {
+                  vErrors = func9(
+                    vErrors,
+                    instancePath + '/fees/' + i0 + '/name',
+                    '#/properties/fees/items/properties/name/noCardNumber',
+                  );
+                  errors++;
+                }
               } else {
                 const err44 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
@@ -4134,7 +4193,8 @@ const schema17 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -4166,12 +4226,12 @@ const schema17 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -4187,7 +4247,8 @@ const schema17 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -4562,6 +4623,10 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data4)) {
+          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
+          errors++;
+        }
       } else {
         const err19 = {
           instancePath: instancePath + '/orderId',
@@ -4846,6 +4911,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err31);
               }
+              errors++;
+            }
+            if (true && func8(data11)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+              );
               errors++;
             }
           } else {
@@ -5159,6 +5232,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   } else {
                     vErrors.push(err46);
                   }
+                  errors++;
+                }
+                if (true && func8(data14)) {
+                  vErrors = func9(
+                    vErrors,
+                    instancePath + '/fees/' + i0 + '/name',
+                    '#/properties/fees/items/properties/name/noCardNumber',
+                  );
                   errors++;
                 }
               } else {
@@ -5557,7 +5638,8 @@ const schema19 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           recurring: { type: 'boolean' },
           allowPartial: { type: 'boolean' },
@@ -5589,12 +5671,17 @@ const schema19 = {
             },
             additionalProperties: {
               anyOf: [
-                { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                {
+                  type: 'string',
+                  maxLength: 1000,
+                  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+                  noCardNumber: true,
+                },
                 { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
             },
           },
           fees: {
@@ -5610,7 +5697,8 @@ const schema19 = {
                   minLength: 1,
                   maxLength: 100,
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-                  description: 'must not contain control characters',
+                  noCardNumber: true,
+                  description: 'must not contain control characters or a card number',
                 },
                 amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
               },
@@ -5626,7 +5714,7 @@ const schema19 = {
     },
   },
 };
-const func40 = require('#shared/time-zones').isIanaTimeZone;
+const func58 = require('#shared/time-zones').isIanaTimeZone;
 const pattern24 = new RegExp('^[A-Za-z][A-Za-z0-9_+\\-/]*$', 'u');
 function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
@@ -5835,7 +5923,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && !func40(data0)) {
+        if (true && !func58(data0)) {
           const err11 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/ianaTimeZone',
@@ -6835,6 +6923,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (true && func8(data19)) {
+                  vErrors = func9(
+                    vErrors,
+                    instancePath + '/payments/' + i0 + '/orderId',
+                    '#/properties/payments/items/properties/orderId/noCardNumber',
+                  );
+                  errors++;
+                }
               } else {
                 const err62 = {
                   instancePath: instancePath + '/payments/' + i0 + '/orderId',
@@ -7138,6 +7234,18 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       } else {
                         vErrors.push(err74);
                       }
+                      errors++;
+                    }
+                    if (true && func8(data26)) {
+                      vErrors = func9(
+                        vErrors,
+                        instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                      );
                       errors++;
                     }
                   } else {
@@ -7514,6 +7622,14 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           } else {
                             vErrors.push(err89);
                           }
+                          errors++;
+                        }
+                        if (true && func8(data29)) {
+                          vErrors = func9(
+                            vErrors,
+                            instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                            '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
+                          );
                           errors++;
                         }
                       } else {
@@ -7922,7 +8038,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && !func40(data1)) {
+        if (true && !func58(data1)) {
           const err6 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/ianaTimeZone',
@@ -9142,21 +9258,24 @@ const schema24 = {
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerAccountType: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     sponsorKey: {
       type: 'string',
       minLength: 1,
       maxLength: 8,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerData: {
       type: 'object',
@@ -9186,7 +9305,8 @@ const schema24 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     email: { type: 'string', format: 'email', maxLength: 254 },
@@ -9301,6 +9421,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          vErrors = func9(
+            vErrors,
+            instancePath + '/customerAccountId',
+            '#/properties/customerAccountId/noCardNumber',
+          );
+          errors++;
+        }
       } else {
         const err5 = {
           instancePath: instancePath + '/customerAccountId',
@@ -9377,6 +9505,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data1)) {
+          vErrors = func9(
+            vErrors,
+            instancePath + '/customerAccountType',
+            '#/properties/customerAccountType/noCardNumber',
+          );
+          errors++;
+        }
       } else {
         const err9 = {
           instancePath: instancePath + '/customerAccountType',
@@ -9451,6 +9587,10 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err12);
           }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          vErrors = func9(vErrors, instancePath + '/sponsorKey', '#/properties/sponsorKey/noCardNumber');
           errors++;
         }
       } else {
@@ -9647,6 +9787,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data4)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customerData/additionalProperties/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err22 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
@@ -9805,35 +9953,40 @@ const schema25 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         country: {
           type: 'string',
@@ -9870,7 +10023,8 @@ const schema25 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     setAsDefault: { type: 'boolean' },
@@ -10373,6 +10527,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data5)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/line1',
+                '#/properties/billingAddress/properties/line1/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err25 = {
               instancePath: instancePath + '/billingAddress/line1',
@@ -10447,6 +10609,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err28);
               }
+              errors++;
+            }
+            if (true && func8(data6)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/line2',
+                '#/properties/billingAddress/properties/line2/noCardNumber',
+              );
               errors++;
             }
           } else {
@@ -10525,6 +10695,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data7)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/city',
+                '#/properties/billingAddress/properties/city/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err33 = {
               instancePath: instancePath + '/billingAddress/city',
@@ -10601,6 +10779,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data8)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/state',
+                '#/properties/billingAddress/properties/state/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err37 = {
               instancePath: instancePath + '/billingAddress/state',
@@ -10675,6 +10861,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err40);
               }
+              errors++;
+            }
+            if (true && func8(data9)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/postalCode',
+                '#/properties/billingAddress/properties/postalCode/noCardNumber',
+              );
               errors++;
             }
           } else {
@@ -10930,6 +11124,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data12)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customerData/additionalProperties/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err53 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
@@ -11029,35 +11231,40 @@ const schema26 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         country: {
           type: 'string',
@@ -11094,7 +11301,8 @@ const schema26 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     setAsDefault: { type: 'boolean' },
@@ -11499,6 +11707,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data4)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/line1',
+                '#/properties/billingAddress/properties/line1/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err20 = {
               instancePath: instancePath + '/billingAddress/line1',
@@ -11573,6 +11789,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err23);
               }
+              errors++;
+            }
+            if (true && func8(data5)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/line2',
+                '#/properties/billingAddress/properties/line2/noCardNumber',
+              );
               errors++;
             }
           } else {
@@ -11651,6 +11875,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data6)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/city',
+                '#/properties/billingAddress/properties/city/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err28 = {
               instancePath: instancePath + '/billingAddress/city',
@@ -11727,6 +11959,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data7)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/state',
+                '#/properties/billingAddress/properties/state/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err32 = {
               instancePath: instancePath + '/billingAddress/state',
@@ -11801,6 +12041,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err35);
               }
+              errors++;
+            }
+            if (true && func8(data8)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/postalCode',
+                '#/properties/billingAddress/properties/postalCode/noCardNumber',
+              );
               errors++;
             }
           } else {
@@ -12054,6 +12302,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err47);
               }
+              errors++;
+            }
+            if (true && func8(data11)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customerData/additionalProperties/noCardNumber',
+              );
               errors++;
             }
           } else {
@@ -12468,21 +12724,24 @@ const schema29 = {
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerAccountType: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     sponsorKey: {
       type: 'string',
       minLength: 1,
       maxLength: 8,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     customerData: {
       type: 'object',
@@ -12512,7 +12771,8 @@ const schema29 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     email: { type: 'string', format: 'email', maxLength: 254 },
@@ -12607,6 +12867,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          vErrors = func9(
+            vErrors,
+            instancePath + '/customerAccountId',
+            '#/properties/customerAccountId/noCardNumber',
+          );
+          errors++;
+        }
       } else {
         const err4 = {
           instancePath: instancePath + '/customerAccountId',
@@ -12683,6 +12951,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data1)) {
+          vErrors = func9(
+            vErrors,
+            instancePath + '/customerAccountType',
+            '#/properties/customerAccountType/noCardNumber',
+          );
+          errors++;
+        }
       } else {
         const err8 = {
           instancePath: instancePath + '/customerAccountType',
@@ -12757,6 +13033,10 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err11);
           }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          vErrors = func9(vErrors, instancePath + '/sponsorKey', '#/properties/sponsorKey/noCardNumber');
           errors++;
         }
       } else {
@@ -12953,6 +13233,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data4)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customerData/additionalProperties/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err21 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
@@ -13108,35 +13396,40 @@ const schema30 = {
           minLength: 1,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         line2: {
           type: 'string',
           minLength: 0,
           maxLength: 100,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         city: {
           type: 'string',
           minLength: 1,
           maxLength: 60,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         state: {
           type: 'string',
           minLength: 1,
           maxLength: 50,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         postalCode: {
           type: 'string',
           minLength: 1,
           maxLength: 20,
           pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          description: 'must not contain control characters',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
         },
         country: {
           type: 'string',
@@ -13173,7 +13466,8 @@ const schema30 = {
         minLength: 0,
         maxLength: 500,
         pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        description: 'must not contain control characters',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
       },
     },
     setAsDefault: { type: 'boolean', enum: [true] },
@@ -13504,6 +13798,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data3)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/line1',
+                '#/properties/billingAddress/properties/line1/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err16 = {
               instancePath: instancePath + '/billingAddress/line1',
@@ -13578,6 +13880,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err19);
               }
+              errors++;
+            }
+            if (true && func8(data4)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/line2',
+                '#/properties/billingAddress/properties/line2/noCardNumber',
+              );
               errors++;
             }
           } else {
@@ -13656,6 +13966,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data5)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/city',
+                '#/properties/billingAddress/properties/city/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err24 = {
               instancePath: instancePath + '/billingAddress/city',
@@ -13732,6 +14050,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data6)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/state',
+                '#/properties/billingAddress/properties/state/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err28 = {
               instancePath: instancePath + '/billingAddress/state',
@@ -13806,6 +14132,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err31);
               }
+              errors++;
+            }
+            if (true && func8(data7)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/billingAddress/postalCode',
+                '#/properties/billingAddress/properties/postalCode/noCardNumber',
+              );
               errors++;
             }
           } else {
@@ -14061,6 +14395,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (true && func8(data10)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customerData/additionalProperties/noCardNumber',
+              );
+              errors++;
+            }
           } else {
             const err44 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
@@ -14289,7 +14631,8 @@ const schema32 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     idempotencyKey: {
       type: 'string',
@@ -14554,6 +14897,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err12);
           }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
           errors++;
         }
       } else {
@@ -14903,7 +15250,7 @@ const schema34 = {
   },
 };
 const pattern65 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
-const formats30 = require('ajv-formats/dist/formats').fullFormats['date-time'];
+const formats30 = require('#shared/formats').formats['date-time'];
 function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -15269,7 +15616,8 @@ const schema35 = {
       minLength: 0,
       maxLength: 500,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
   },
 };
@@ -15591,6 +15939,10 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data3)) {
+          vErrors = func9(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
+          errors++;
+        }
       } else {
         const err15 = {
           instancePath: instancePath + '/description',
@@ -15661,7 +16013,8 @@ const schema36 = {
       minLength: 0,
       maxLength: 500,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     status: { type: 'string', enum: ['enabled', 'disabled'] },
   },
@@ -15977,6 +16330,10 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err14);
           }
+          errors++;
+        }
+        if (true && func8(data3)) {
+          vErrors = func9(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
           errors++;
         }
       } else {
@@ -16498,7 +16855,8 @@ const schema40 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     recurring: { type: 'boolean' },
     allowPartial: { type: 'boolean' },
@@ -16530,12 +16888,12 @@ const schema40 = {
       },
       additionalProperties: {
         anyOf: [
-          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+          { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
           { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
       },
     },
     fees: {
@@ -16551,7 +16909,8 @@ const schema40 = {
             minLength: 1,
             maxLength: 100,
             pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-            description: 'must not contain control characters',
+            noCardNumber: true,
+            description: 'must not contain control characters or a card number',
           },
           amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
         },
@@ -16808,6 +17167,10 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err12);
           }
+          errors++;
+        }
+        if (true && func8(data2)) {
+          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
           errors++;
         }
       } else {
@@ -17094,6 +17457,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err25);
               }
+              errors++;
+            }
+            if (true && func8(data9)) {
+              vErrors = func9(
+                vErrors,
+                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+              );
               errors++;
             }
           } else {
@@ -17409,6 +17780,14 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (true && func8(data12)) {
+                  vErrors = func9(
+                    vErrors,
+                    instancePath + '/fees/' + i0 + '/name',
+                    '#/properties/fees/items/properties/name/noCardNumber',
+                  );
+                  errors++;
+                }
               } else {
                 const err41 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
@@ -17574,7 +17953,8 @@ const schema41 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
@@ -17694,6 +18074,10 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err5);
           }
+          errors++;
+        }
+        if (true && func8(data0)) {
+          vErrors = func9(vErrors, instancePath + '/name', '#/properties/name/noCardNumber');
           errors++;
         }
       } else {
@@ -17838,12 +18222,12 @@ const schema42 = {
   },
   additionalProperties: {
     anyOf: [
-      { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+      { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
       { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
       { type: 'boolean' },
     ],
     description:
-      'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
 function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -18005,6 +18389,14 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err6);
           }
+          errors++;
+        }
+        if (true && func8(data0)) {
+          vErrors = func9(
+            vErrors,
+            instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            '#/additionalProperties/anyOf/0/noCardNumber',
+          );
           errors++;
         }
       } else {
@@ -18188,35 +18580,40 @@ const schema43 = {
       minLength: 1,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     line2: {
       type: 'string',
       minLength: 0,
       maxLength: 100,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     city: {
       type: 'string',
       minLength: 1,
       maxLength: 60,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     state: {
       type: 'string',
       minLength: 1,
       maxLength: 50,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     postalCode: {
       type: 'string',
       minLength: 1,
       maxLength: 20,
       pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
     },
     country: {
       type: 'string',
@@ -18403,6 +18800,10 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data0)) {
+          vErrors = func9(vErrors, instancePath + '/line1', '#/properties/line1/noCardNumber');
+          errors++;
+        }
       } else {
         const err9 = {
           instancePath: instancePath + '/line1',
@@ -18477,6 +18878,10 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err12);
           }
+          errors++;
+        }
+        if (true && func8(data1)) {
+          vErrors = func9(vErrors, instancePath + '/line2', '#/properties/line2/noCardNumber');
           errors++;
         }
       } else {
@@ -18555,6 +18960,10 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data2)) {
+          vErrors = func9(vErrors, instancePath + '/city', '#/properties/city/noCardNumber');
+          errors++;
+        }
       } else {
         const err17 = {
           instancePath: instancePath + '/city',
@@ -18631,6 +19040,10 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (true && func8(data3)) {
+          vErrors = func9(vErrors, instancePath + '/state', '#/properties/state/noCardNumber');
+          errors++;
+        }
       } else {
         const err21 = {
           instancePath: instancePath + '/state',
@@ -18705,6 +19118,10 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err24);
           }
+          errors++;
+        }
+        if (true && func8(data4)) {
+          vErrors = func9(vErrors, instancePath + '/postalCode', '#/properties/postalCode/noCardNumber');
           errors++;
         }
       } else {
@@ -18816,7 +19233,8 @@ const schema44 = {
     minLength: 0,
     maxLength: 500,
     pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-    description: 'must not contain control characters',
+    noCardNumber: true,
+    description: 'must not contain control characters or a card number',
   },
 };
 function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -18993,6 +19411,14 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err7);
           }
+          errors++;
+        }
+        if (true && func8(data0)) {
+          vErrors = func9(
+            vErrors,
+            instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            '#/additionalProperties/noCardNumber',
+          );
           errors++;
         }
       } else {

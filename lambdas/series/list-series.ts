@@ -1,4 +1,4 @@
-import { listSeries } from '#core/lists';
+import { listSeries } from '#core/series-list';
 import { merchantRoute } from '#core/merchants';
 import * as routes from '#generated/validators';
 

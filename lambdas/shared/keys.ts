@@ -3,6 +3,10 @@
  * contract/table.ts for the access patterns). Every item also carries an `entity` marker.
  */
 import { createHash } from 'node:crypto';
+import { ADMIN_ONLY_KEY_PREFIXES } from '#contract/table';
+
+/** The admin-only partitions (contract/table.ts): only `npm run admin` writes them. */
+const [REGISTRY, GRANTS, AUDIT] = ADMIN_ONLY_KEY_PREFIXES;
 
 /** Pending groups are spread over this many due-index partitions (no hot key at scale). */
 export const DUE_SHARDS = 4;
@@ -17,9 +21,15 @@ export type DayKind = 'SANDBOX' | 'TXN' | 'REFUND';
 
 export const keys = {
   /** Merchant registry: one item per MID form (8 and 11 digits), both holding the 11-digit MID. */
-  merchant: (mid: string) => ({ pk: `MID#${mid}`, sk: 'MERCHANT' }),
+  merchant: (mid: string) => ({ pk: `${REGISTRY}${mid}`, sk: 'MERCHANT' }),
   /** A client's grant for a merchant, one item per MID form: resolution and authorization in one read. */
-  grant: (clientId: string, mid: string) => ({ pk: `CLIENT#${clientId}`, sk: `MID#${mid}` }),
+  grant: (clientId: string, mid: string) => ({ pk: `${GRANTS}${clientId}`, sk: `MID#${mid}` }),
+  /**
+   * The audit trail of grants and revocations (`npm run admin -- grant|revoke`): one partition per
+   * month, sorted by time, so that `npm run admin -- audit` reads a period with one Query per month.
+   */
+  audit: (at: string, auditId: string) => ({ pk: `${AUDIT}${at.slice(0, 7)}`, sk: `${at}#${auditId}` }),
+  auditMonth: (month: string) => `${AUDIT}${month}`,
   group: (groupId: string) => ({ pk: `GROUP#${groupId}`, sk: 'GROUP' }),
   payment: (groupId: string, paymentId: string) => ({ pk: `GROUP#${groupId}`, sk: `PAYMENT#${paymentId}` }),
   paymentPrefix: 'PAYMENT#',

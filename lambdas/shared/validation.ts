@@ -52,6 +52,8 @@ export function describe(error: ErrorObject, root: string): string {
       return `${field()} must be ${String(params.type).replace(',', ' or ')}`;
     case 'enum':
       return `${field()} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
+    case 'noCardNumber':
+      return `${field()} must not contain a card number (13-19 digits that pass the Luhn check)`;
     case 'maxDecimals':
       return `${field()} must have at most ${String((error.schema as number | undefined) ?? 2)} decimal places`;
     case 'anyOf':

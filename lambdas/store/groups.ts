@@ -20,9 +20,7 @@ import {
   type Payment,
   type VoidOrRefundSummary,
 } from '#domain/groups';
-import type { SeriesWrite } from '#domain/series';
 import { CREATING, createWrittenAhead, discardCreate, sweepAbandonedCreates } from './group-create';
-import { seriesWriteItems } from './series';
 import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
 import { announcedUpdate, eventPut, writeAnnounced } from './events';
 import { distinctProfiles, methodUsable, MethodUnavailableError, usePut } from './method-uses';
@@ -54,19 +52,23 @@ export function groupItem(group: Group): Item {
   };
 }
 
+/** Writes of another object made in the same transaction as a group's create, for a table. */
+export type AlsoWritten = (tableName: string) => object[];
+
 export interface GroupStore {
   getGroup(groupId: string): Promise<Group | undefined>;
   /**
    * A new group with its payments and their outbox items, and the event announcing it: all of
-   * them or none; with `series`, that series write too (an occurrence's group and its series'
-   * advance). A group of this id that exists already refuses the create.
+   * them or none; with `also`, the writes it builds for the table too (an occurrence's group and
+   * its series' advance: store/series.ts builds them, so that a group's functions never load the
+   * series' time rules). A group of this id that exists already refuses the create.
    */
   createGroup(
     group: Group,
     payments: Payment[],
     outbox?: OutboxItem[],
     event?: ServiceEvent,
-    series?: SeriesWrite,
+    also?: AlsoWritten,
   ): Promise<void>;
   /**
    * Removes creates abandoned half-way (write-ahead.ts: groups and series), none started after
@@ -133,10 +135,10 @@ export class DynamoGroupStore implements GroupStore {
     payments: Payment[],
     outbox: OutboxItem[] = [],
     event?: ServiceEvent,
-    series?: SeriesWrite,
+    alsoWritten?: AlsoWritten,
   ): Promise<void> {
     const item = groupItem(group);
-    const also = series ? seriesWriteItems(this.tableName, series.next, series.previous, series.event) : [];
+    const also = alsoWritten ? alsoWritten(this.tableName) : [];
     // Each payment with its method use; each method it names checked once (the fence).
     const profiles = distinctProfiles(payments);
     if (2 + 2 * payments.length + profiles.length + outbox.length + also.length > MAX_TRANSACTION_ITEMS) {

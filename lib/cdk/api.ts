@@ -21,8 +21,8 @@ import { handlerModules, routeList as routes, type Route } from '#contract/route
 import { apiScope, type Stage } from '../../contract/stage';
 import { addRouteFallbacks } from './api-fallbacks';
 import { bindProcessor } from './processor';
+import { bindTable } from './access';
 import {
-  bindTable,
   functionNameOf,
   handlerSlug,
   logRetention,
@@ -94,7 +94,7 @@ export const errorBodyTemplate = (status: number, message?: string): string =>
 
 export interface ServiceApiProps {
   readonly stage: Stage;
-  /** The service table: every function gets its name (TABLE_NAME); GET-only handlers read, others read/write. */
+  /** The service table: every function gets its name (TABLE_NAME) and the actions its code uses. */
   readonly table: ITable;
   /** The pool whose access tokens the authorizer accepts. */
   readonly userPool: cognito.IUserPool;
@@ -219,10 +219,9 @@ export class ServiceApi extends Construct {
             timeout: Duration.seconds(CREATE_GROUP_TIMEOUT_SECONDS),
           }),
         }).fn;
-        // Least privilege: a handler that only serves GETs only reads (reads are reads: nothing is
-        // settled on a GET; the sweeper does that).
-        const readOnly = handlerRoutes.every((r) => r.method === 'GET');
-        bindTable(fn, props.table, readOnly ? 'read' : 'readWrite');
+        // Least privilege: the table actions the handler's code uses (lib/cdk/access.ts); a GET's
+        // code only reads (nothing is settled on a GET; the sweeper does that).
+        bindTable(fn, props.table, handler);
         // Only a handler whose route says it calls the processor gets its settings and grants.
         if (handlerRoutes.some((r) => r.callsProcessor === true)) bindProcessor(fn, stage);
         props.configureFunction?.(fn, handler, handlerRoutes);

@@ -145,11 +145,6 @@ export function addNagSuppressions(stack: Stack, targets: NagTargets): void {
     'APIG6',
     'Execution logging is off so that no request body (card and bank numbers) reaches logs; JSON access logs are on.',
   );
-  acknowledge(
-    api.deploymentStage,
-    'APIG3',
-    'Callers are authenticated servers and the stage is throttled; a WAF web ACL is an account-level choice left to the operator (docs/operating.md "Deploy").',
-  );
   const cloudWatchRole = api.node.tryFindChild('CloudWatchRole');
   if (cloudWatchRole !== undefined)
     acknowledge(

@@ -20,7 +20,8 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
-import { bindTable, handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
+import { bindTable } from './access';
+import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
 export interface ServiceNotificationsProps {
   readonly stage: Stage;
@@ -156,7 +157,7 @@ export class ServiceNotifications extends Construct {
         EMAIL_SEND_CONCURRENCY: String(concurrency),
       },
     });
-    bindTable(fn, table, 'readWrite');
+    bindTable(fn, table, NOTIFIER_HANDLER);
     fn.addToRolePolicy(sendPolicy(this, stage, domain, sender, this.configurationSet));
     // Retries go back on the queue as new messages (with a delay).
     this.queue.grantSendMessages(fn);

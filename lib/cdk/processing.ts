@@ -23,7 +23,8 @@ import {
   STUCK_GROUPS_METRIC,
 } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
-import { bindStateMachine, bindTable, handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
+import { bindStateMachineIfUsed, bindTable } from './access';
+import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 import { TaskStateMachine } from './task-state-machine';
 
 export interface ServiceProcessingProps {
@@ -81,19 +82,16 @@ export class ServiceProcessing extends TaskStateMachine {
       stateMachineName: STATE_MACHINE_NAME(stage),
       stateMachineId: 'ProcessGroup',
       tasks: processGroupTasks,
-      settingsOf: (task) => ({
-        ...(TASK_SETTINGS[task.handler] ?? { timeout: Duration.seconds(30) }),
-        table: task.readsOnly === true ? 'read' : 'readWrite',
-      }),
+      settingsOf: (task) => TASK_SETTINGS[task.handler] ?? { timeout: Duration.seconds(30) },
       // Production waits for the cut-off; other stages poll, honouring the test clock.
       substitutions: { SettlementClock: settlementClock(stage) },
       functionScope: props.taskScope,
     });
     this.starterScope = props.starterScope ?? this;
 
+    // Supervision: the tick also describes the executions of claimed groups to re-drive closed
+    // ones (its code calls DescribeExecution: lib/cdk/access.ts grants it).
     const scheduler = this.starter(SCHEDULER_HANDLER, table, Duration.minutes(5));
-    // Supervision: the tick describes the executions of claimed groups to re-drive closed ones.
-    this.stateMachine.grantExecution(scheduler, 'states:DescribeExecution');
     this.scheduler = scheduler;
     this.rule = new events.Rule(this, 'Hourly', {
       ruleName: `${SERVICE_NAME}-${stage}-hourly`,
@@ -159,8 +157,9 @@ export class ServiceProcessing extends TaskStateMachine {
       stage: this.stage,
       timeout,
     });
-    bindTable(fn, table, 'readWrite');
-    bindStateMachine(fn, this.stateMachine);
+    bindTable(fn, table, handler);
+    if (!bindStateMachineIfUsed(fn, handler, 'stateMachineArn', this.stateMachine, 'STATE_MACHINE_ARN'))
+      throw new Error(`${handler} starts no execution: it is not a starter`);
     return fn;
   }
 }

@@ -17,7 +17,8 @@ import { RECONCILIATION } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
 import { serviceAlarm } from './alarms';
 import { bindProcessor } from './processor';
-import { bindTable, handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
+import { bindTable } from './access';
+import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
 /** The metric of a stage's unhealed differences (one namespace per stage: both may share an account). */
 export const reconciliationMetric = (stage: Stage) => ({
@@ -57,8 +58,8 @@ export class ServiceReconciliation extends Construct {
       memorySize: 1024,
     });
     this.fn = fn.fn;
-    // Read and write: the sweeper, run between the comparisons, settles Pending work.
-    bindTable(this.fn, props.table, 'readWrite');
+    // Reads and writes: the sweeper, run between the comparisons, settles Pending work.
+    bindTable(this.fn, props.table, RECONCILIATION.handler);
     bindProcessor(this.fn, stage);
 
     this.rule = new events.Rule(this, 'Daily', {

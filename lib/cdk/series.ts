@@ -15,7 +15,8 @@ import { Construct } from 'constructs';
 import { SERIES_JOB } from '../../contract/series';
 import type { Stage } from '../../contract/stage';
 import { serviceAlarm } from './alarms';
-import { bindTable, handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
+import { bindTable } from './access';
+import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
 export interface ServiceSeriesProps {
   readonly stage: Stage;
@@ -43,8 +44,9 @@ export class ServiceSeries extends Construct {
       // A 10,000-payment group is built in memory before it is written, as the create function does.
       memorySize: 1024,
     }).fn;
-    // Reads series, payors and methods; writes groups, payments, notices, events and series.
-    bindTable(this.fn, props.table, 'readWrite');
+    // Reads series, payors and methods; writes groups, payments, notices, events and series: the
+    // actions its code uses (npm run access).
+    bindTable(this.fn, props.table, SERIES_JOB.handler);
     this.rule = new events.Rule(this, 'Daily', {
       ruleName: `${SERVICE_NAME}-${stage}-series-daily`,
       description: "Creates the groups of the series' occurrences due before the next day's run",

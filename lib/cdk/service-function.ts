@@ -1,15 +1,14 @@
 /**
  * The one Lambda function construct of the service: every handler gets the same runtime,
  * architecture, bundling, tracing and log retention, and permissions are added only through the
- * `bind*` helpers below, which pair an environment variable with the IAM grant it needs.
+ * `bind*` helpers of lib/cdk/access.ts, which grant what the handler's code uses (read from it by
+ * `npm run access`) and pair each resource's environment variable with its grant.
  */
 import * as path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { Stage } from '../../contract/stage';
 
@@ -19,9 +18,9 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 /** Service name: Powertools service name, physical-name prefix and `service` tag. */
 export const SERVICE_NAME = 'scheduled-payments';
 
-/** Log retention of a stage's function and access logs. */
+/** Log retention of a stage's function and access logs: a year in prod (PCI DSS 10.5.1: 12 months). */
 export const logRetention = (stage: Stage): logs.RetentionDays =>
-  stage === 'prod' ? logs.RetentionDays.SIX_MONTHS : logs.RetentionDays.ONE_MONTH;
+  stage === 'prod' ? logs.RetentionDays.ONE_YEAR : logs.RetentionDays.ONE_MONTH;
 
 /** Absolute path of a handler module (`groups/create-group` → `<repo>/lambdas/groups/create-group.ts`). */
 export const handlerEntry = (handler: string): string => path.join(REPO_ROOT, 'lambdas', `${handler}.ts`);
@@ -171,29 +170,4 @@ function functionLogGroup(scope: Construct, stage: Stage, functionName: string):
     // Keep production logs when the stack goes; dev logs go with it.
     removalPolicy: stage === 'prod' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
   });
-}
-
-export type TableAccess = 'read' | 'write' | 'readWrite';
-
-/** Give a function the table: its name in `envName` and exactly the data-plane grant asked for. */
-export function bindTable(
-  fn: lambda.Function,
-  table: ITable,
-  access: TableAccess,
-  envName = 'TABLE_NAME',
-): void {
-  fn.addEnvironment(envName, table.tableName);
-  if (access === 'read') table.grantReadData(fn);
-  else if (access === 'write') table.grantWriteData(fn);
-  else table.grantReadWriteData(fn);
-}
-
-/** Let a function start executions of a state machine named by `envName`. */
-export function bindStateMachine(
-  fn: lambda.Function,
-  stateMachine: IStateMachine,
-  envName = 'STATE_MACHINE_ARN',
-): void {
-  fn.addEnvironment(envName, stateMachine.stateMachineArn);
-  stateMachine.grantStartExecution(fn);
 }

@@ -21,9 +21,9 @@ import { ServiceWebhooks } from './webhooks';
 import { addNagSuppressions } from './nag';
 import { apiStackOf, NestedStacks } from './stacks';
 import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
-import { bindStateMachine } from './service-function';
-import { VOID_OR_REFUND } from '../../contract/processing';
 import { SERIES_JOB } from '../../contract/series';
+import { bindStateMachineIfUsed } from './access';
+import { ServiceWaf } from './waf';
 
 export interface ServiceStackProps extends StackProps {
   /** The stage this stack deploys: names, retention and protection follow it. */
@@ -63,6 +63,7 @@ export class ServiceStack extends Stack {
   readonly table: ServiceTable;
   readonly auth: ServiceAuth;
   readonly api: ServiceApi;
+  readonly waf: ServiceWaf;
   readonly processing: ServiceProcessing;
   readonly notifications: ServiceNotifications;
   readonly reconciliation: ServiceReconciliation;
@@ -155,13 +156,22 @@ export class ServiceStack extends Stack {
       // Each handler's function in the nested stack of its area (lib/cdk/stacks.ts).
       functionScope: (handler) => nested.of(apiStackOf(handler)),
       configureFunction: (fn, handler, handlerRoutes) => {
-        // The trigger endpoints start executions outside production only; in prod their
-        // function answers 403 and holds no permission on the state machine.
-        if (stage !== 'prod' && handlerRoutes.some((r) => r.nonProdOnly)) bindStateMachine(fn, stateMachine);
-        if (handler === VOID_OR_REFUND.apiHandler) this.voidOrRefund.bindApiFunction(fn);
+        // Each function gets the state machines, keys and queues its own code uses, no other
+        // (lib/cdk/access.ts): the trigger endpoints start processing executions (outside
+        // production only: in prod their function answers 403 and holds nothing), the test
+        // clock's settle-now does not.
+        bindStateMachineIfUsed(fn, handler, 'stateMachineArn', stateMachine, 'STATE_MACHINE_ARN');
+        this.voidOrRefund.bindApiFunction(fn, handler);
         this.webhooks.bindApiFunction(fn, handler);
         configureFunction?.(fn, handler, handlerRoutes);
       },
+    });
+
+    // The web application firewall on the API's stage (lib/cdk/waf.ts; issue 22, item 2).
+    this.waf = new ServiceWaf(this, 'Waf', {
+      stage,
+      api: this.api.api,
+      alarmTopic: this.processing.alarmTopic,
     });
 
     const output = (name: string, value: string, description: string): CfnOutput =>

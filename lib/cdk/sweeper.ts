@@ -14,7 +14,8 @@ import { SWEEP_INTERVAL_MINUTES, SWEEP_TIMEOUT_SECONDS, SWEEPER_HANDLER } from '
 import type { Stage } from '../../contract/stage';
 import { serviceAlarm } from './alarms';
 import { bindProcessor } from './processor';
-import { bindTable, handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
+import { bindTable } from './access';
+import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
 export interface ServiceSweeperProps {
   readonly stage: Stage;
@@ -41,7 +42,7 @@ export class ServiceSweeper extends Construct {
       // 8 at a time), then finishes what it started.
       timeout: Duration.seconds(SWEEP_TIMEOUT_SECONDS),
     }).fn;
-    bindTable(this.fn, table, 'readWrite');
+    bindTable(this.fn, table, SWEEPER_HANDLER);
     bindProcessor(this.fn, stage);
     this.rule = new events.Rule(this, 'Every', {
       ruleName: `${SERVICE_NAME}-${stage}-sweep`,

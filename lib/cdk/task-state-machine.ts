@@ -2,7 +2,7 @@
  * The one construct of a state machine whose Task states each invoke a function of the service
  * (the processing of a group, the background void-or-refund): its ASL file from statemachines/,
  * used unchanged (DefinitionBody.fromFile + definitionSubstitutions naming one function per Task),
- * one ServiceFunction per task with only the table access its work needs (and the processor's
+ * one ServiceFunction per task with only the table actions its code uses (and the processor's
  * settings where it calls the processor), execution logs and tracing, and the alarms on
  * executions that failed or timed out (aborted ones: lib/cdk/monitoring.ts, for every machine).
  *
@@ -20,15 +20,14 @@ import type { TaskBinding } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
 import { serviceAlarm } from './alarms';
 import { bindProcessor } from './processor';
-import { bindTable, handlerSlug, logRetention, ServiceFunction, type TableAccess } from './service-function';
+import { bindTable } from './access';
+import { handlerSlug, logRetention, ServiceFunction } from './service-function';
 
 /** A task function's settings. */
 export interface TaskSettings {
   readonly timeout: Duration;
   /** @default - ServiceFunction's */
   readonly memorySize?: number;
-  /** What the task does to the table. */
-  readonly table: TableAccess;
 }
 
 export interface TaskStateMachineProps {
@@ -77,13 +76,13 @@ export class TaskStateMachine extends Construct {
     const functions = new Map<string, NodejsFunction>();
     const substitutions: Record<string, string> = {};
     for (const task of props.tasks) {
-      const { table: access, ...settings } = props.settingsOf(task);
       const { fn } = new ServiceFunction(props.functionScope ?? this, handlerSlug(task.handler), {
         handler: task.handler,
         stage,
-        ...settings,
+        ...props.settingsOf(task),
       });
-      bindTable(fn, table, access);
+      // The table actions the task's code uses (lib/cdk/access.ts).
+      bindTable(fn, table, task.handler);
       if (task.callsProcessor === true) bindProcessor(fn, stage);
       functions.set(task.handler, fn);
       substitutions[task.substitution] = fn.functionArn;

@@ -17,7 +17,7 @@ import {
   voidOrRefundTasks,
 } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
-import { bindStateMachine } from './service-function';
+import { bindStateMachineIfUsed } from './access';
 import { TaskStateMachine, type TaskSettings } from './task-state-machine';
 
 /** The longest one payment's reversal takes (contract/processing.ts). */
@@ -34,15 +34,11 @@ export const REVERSE_BATCH_TIMEOUT = Duration.seconds(
  */
 export const VOID_OR_REFUND_API_TIMEOUT = Duration.seconds(VOID_OR_REFUND.apiTimeoutSeconds);
 
-/** What each task does to the table (whether it calls the processor: contract/processing.ts). */
-const TASK_ACCESS: Record<string, TaskSettings> = {
-  'void-or-refund/begin': { table: 'read', timeout: Duration.seconds(10) },
-  'void-or-refund/reverse-batch': {
-    table: 'readWrite',
-    timeout: REVERSE_BATCH_TIMEOUT,
-    memorySize: 1024,
-  },
-  'void-or-refund/complete': { table: 'write', timeout: Duration.seconds(10) },
+/** Each task's function settings (its table actions come from its code: lib/cdk/access.ts). */
+const TASK_SETTINGS: Record<string, TaskSettings> = {
+  'void-or-refund/begin': { timeout: Duration.seconds(10) },
+  'void-or-refund/reverse-batch': { timeout: REVERSE_BATCH_TIMEOUT, memorySize: 1024 },
+  'void-or-refund/complete': { timeout: Duration.seconds(10) },
 };
 
 export interface ServiceVoidOrRefundProps {
@@ -66,7 +62,7 @@ export class ServiceVoidOrRefund extends TaskStateMachine {
       stateMachineId: 'VoidOrRefund',
       tasks: voidOrRefundTasks,
       settingsOf: (task) => {
-        const settings = TASK_ACCESS[task.handler];
+        const settings = TASK_SETTINGS[task.handler];
         if (!settings) throw new Error(`no settings for void-or-refund task ${task.handler}`);
         return settings;
       },
@@ -86,12 +82,19 @@ export class ServiceVoidOrRefund extends TaskStateMachine {
   }
 
   /**
-   * The void-or-refund API function: the machine's ARN and the right to start its executions and
-   * describe them (a repeat answers the running one), and a timeout for 1,000 reversals.
+   * An API function whose code reads VOID_OR_REFUND_STATE_MACHINE_ARN (the void-or-refund route):
+   * the machine's ARN and the right to start its executions and describe them (a repeat answers the
+   * running one), as its code calls them (lib/cdk/access.ts).
    */
-  bindApiFunction(fn: lambda.Function): void {
-    bindStateMachine(fn, this.stateMachine, 'VOID_OR_REFUND_STATE_MACHINE_ARN');
-    this.stateMachine.grantExecution(fn, 'states:DescribeExecution');
-    (fn.node.defaultChild as lambda.CfnFunction).timeout = VOID_OR_REFUND_API_TIMEOUT.toSeconds();
+  bindApiFunction(fn: lambda.Function, handler: string): void {
+    bindStateMachineIfUsed(
+      fn,
+      handler,
+      'voidOrRefundStateMachineArn',
+      this.stateMachine,
+      'VOID_OR_REFUND_STATE_MACHINE_ARN',
+    );
+    if (handler === VOID_OR_REFUND.apiHandler)
+      (fn.node.defaultChild as lambda.CfnFunction).timeout = VOID_OR_REFUND_API_TIMEOUT.toSeconds();
   }
 }

@@ -5,8 +5,8 @@
  * that consumes it at a bounded concurrency (its reserved concurrency and the event source's
  * maximum); the sweep every minute; the alarms (`webhook-deliveries-failing`: failed attempts in
  * every 5 minutes of an hour; dead letters; sweep errors). Grants are least privilege: only the
- * create and rotate functions may encrypt, only the delivery function may decrypt, and only the
- * functions that send to the queue may.
+ * create and rotate functions may encrypt, only they (to answer a retried request its secret) and
+ * the delivery function may decrypt, and only the functions that send to the queue may.
  *
  * The stack wires it in two places: `new ServiceWebhooks(...)` after notifications (it extends the
  * stream forwarder) and `bindApiFunction` in the API's configureFunction.
@@ -32,7 +32,8 @@ import {
   WEBHOOK_SWEEP_INTERVAL_MINUTES,
 } from '../../contract/webhooks';
 import { serviceAlarm } from './alarms';
-import { bindTable, handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
+import { actionsOf, bindTable, readsSetting } from './access';
+import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
 export interface ServiceWebhooksProps {
   readonly stage: Stage;
@@ -56,10 +57,6 @@ export interface ServiceWebhooksProps {
 }
 
 const DELIVERY_TIMEOUT_SECONDS = 60;
-
-/** The API handlers of the webhook routes, by what they need beyond the table. */
-const SEALS_SECRETS = new Set(['webhooks/create-endpoint', 'webhooks/rotate-secret']);
-const SENDS_TO_QUEUE = new Set(['webhooks/replay']);
 
 function concurrencyOf(scope: Construct, given: number | undefined): number {
   const raw: unknown = given ?? scope.node.tryGetContext('webhookConcurrency') ?? 10;
@@ -122,7 +119,7 @@ export class ServiceWebhooks extends Construct {
       timeout: Duration.seconds(DELIVERY_TIMEOUT_SECONDS),
       environment: { ...queueUrl, WEBHOOK_SECRET_KEY: `kms:${this.key.keyArn}` },
     }).fn;
-    bindTable(this.deliverer, table, 'readWrite');
+    bindTable(this.deliverer, table, WEBHOOK_DELIVERY_HANDLER);
     this.queue.grantSendMessages(this.deliverer);
     this.deliverer.addToRolePolicy(keyStatement(this.key, 'kms:Decrypt'));
     // Bounded: one slow merchant's burst cannot take the account's concurrency.
@@ -142,7 +139,7 @@ export class ServiceWebhooks extends Construct {
       timeout: Duration.seconds(60),
       environment: queueUrl,
     }).fn;
-    bindTable(this.sweeper, table, 'readWrite');
+    bindTable(this.sweeper, table, WEBHOOK_SWEEP_HANDLER);
     this.queue.grantSendMessages(this.sweeper);
     new events.Rule(this, 'SweepEvery', {
       ruleName: `${SERVICE_NAME}-${stage}-webhook-sweep`,
@@ -182,13 +179,17 @@ export class ServiceWebhooks extends Construct {
     );
   }
 
-  /** The webhook routes' functions: sealing for create and rotate, the queue for replay; nothing for the rest. */
+  /**
+   * An API function, by what its code uses (lib/cdk/access.ts): the secrets key, with the KMS
+   * actions it calls (create and rotate seal), when it reads WEBHOOK_SECRET_KEY; the queue when it
+   * reads WEBHOOK_QUEUE_URL (replay); nothing otherwise.
+   */
   bindApiFunction(fn: lambda.Function, handler: string): void {
-    if (SEALS_SECRETS.has(handler)) {
+    if (readsSetting(handler, 'webhookSecretKey')) {
       fn.addEnvironment('WEBHOOK_SECRET_KEY', `kms:${this.key.keyArn}`);
-      fn.addToRolePolicy(keyStatement(this.key, 'kms:Encrypt'));
+      for (const action of actionsOf(handler, 'kms')) fn.addToRolePolicy(keyStatement(this.key, action));
     }
-    if (SENDS_TO_QUEUE.has(handler)) {
+    if (readsSetting(handler, 'webhookQueueUrl')) {
       fn.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
       this.queue.grantSendMessages(fn);
     }

@@ -75,9 +75,11 @@ const safeEqual = (a: string, b: string) => {
 };
 
 /**
- * Counts failed client authentications per key (client id, remote address) in a fixed window. A
- * key with `limit` failures is refused until its window ends, correct credentials included, so a
- * guesser gains nothing by continuing. The map is bounded: spraying random client ids cannot grow it.
+ * Counts failed client authentications per key in a fixed window (issue 22, item 7). A key with
+ * `limit` failures is refused until its window ends, correct credentials included, so a guesser
+ * gains nothing by continuing. The map is bounded: at `capacity` keys a new key evicts the one
+ * whose last failure is the oldest, one for one; it is never emptied, so spraying new keys cannot
+ * reset the lock-outs of the keys that keep failing (each failure makes its key the newest).
  */
 export class FailedAttemptLimiter {
   private readonly failures = new Map<string, { count: number; until: number }>();
@@ -85,6 +87,7 @@ export class FailedAttemptLimiter {
     private readonly limit: number,
     private readonly windowMs: number,
     private readonly now: () => number = Date.now,
+    private readonly capacity = 10_000,
   ) {}
 
   /** Seconds until `key` may try again, or 0. */
@@ -95,20 +98,36 @@ export class FailedAttemptLimiter {
   }
 
   fail(key: string): void {
-    const entry = this.failures.get(key);
-    if (entry && entry.until > this.now()) entry.count++;
-    else {
-      if (this.failures.size >= 10_000) this.failures.clear();
-      this.failures.set(key, { count: 1, until: this.now() + this.windowMs });
+    const now = this.now();
+    const live = this.failures.get(key);
+    // Taken out and put back: the map's order is the order of last failures, oldest first.
+    this.failures.delete(key);
+    if (live && live.until > now) {
+      live.count++;
+      this.failures.set(key, live);
+      return;
     }
+    // At capacity the key whose last failure is the oldest goes, one for one; never all of them.
+    while (this.failures.size >= this.capacity) this.failures.delete(this.failures.keys().next().value!);
+    this.failures.set(key, { count: 1, until: now + this.windowMs });
   }
 
   clear(key: string): void {
     this.failures.delete(key);
   }
+
+  /** Keys held now (tests). */
+  get size(): number {
+    return this.failures.size;
+  }
 }
 
-/** Cognito throttles its token endpoint; locally: 5 failures per client id, 50 per address, a minute. */
+/**
+ * Cognito throttles its token endpoint; locally: 5 failures per client id from one address, 50 per
+ * address (spraying client ids), each for a minute. Failures are counted per client *and* address:
+ * wrong secrets sent for a client from one address lock out that client from that address only,
+ * never the client's right secret from another.
+ */
 export const TOKEN_ATTEMPTS = { perClient: 5, perAddress: 50, windowMs: 60_000 };
 
 export function tokenIssuer(
@@ -137,7 +156,7 @@ export function tokenIssuer(
       const basic = /^Basic (.+)$/i.exec(String(headers.authorization ?? ''));
       if (basic) credentials = basicCredentials(basic[1]!);
       if (form.get('grant_type') !== 'client_credentials') return oauthError(400, 'unsupported_grant_type');
-      const clientKey = `client:${credentials?.clientId ?? ''}`;
+      const clientKey = `client:${credentials?.clientId ?? ''}|address:${remoteAddress}`;
       const addressKey = `address:${remoteAddress}`;
       const wait = Math.max(byClient.retryAfter(clientKey), byAddress.retryAfter(addressKey));
       if (wait > 0) return oauthError(429, 'too_many_requests', { 'retry-after': String(wait) });

@@ -55,7 +55,7 @@ describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
     expect(flatten(props(alias).TargetKeyId)).toBe(`\${${keyId()}.Arn}`);
   });
 
-  it('may be used by the create and rotate functions (encrypt) and the delivery function (decrypt), nobody else', () => {
+  it('may be used by the create and rotate functions (encrypt; decrypt to answer a retried request its secret again) and the delivery function (decrypt), nobody else', () => {
     const users: [string, string][] = [];
     for (const f of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
       if (props(f).Role === undefined) continue;
@@ -67,8 +67,10 @@ describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
     }
     expect(users.sort()).toEqual(
       [
+        [functionName(stage, 'webhooks/create-endpoint'), 'kms:Decrypt'],
         [functionName(stage, 'webhooks/create-endpoint'), 'kms:Encrypt'],
         [functionName(stage, WEBHOOK_DELIVERY_HANDLER), 'kms:Decrypt'],
+        [functionName(stage, 'webhooks/rotate-secret'), 'kms:Decrypt'],
         [functionName(stage, 'webhooks/rotate-secret'), 'kms:Encrypt'],
       ].sort(),
     );

@@ -155,6 +155,31 @@ function bodyMutation(op: Operation, base: Record<string, unknown>): fc.Arbitrar
           mustRefuse: 'control characters in free text',
         })),
     },
+    {
+      // Issue 22, item 4: a full card number in free text, as written (groups, separators).
+      weight: FREE_TEXT_OPERATIONS.has(op.operationId) ? 50 : 0,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(
+            '4012888888881881',
+            '4111 1111 1111 1111',
+            '5555-5555-5555-4444',
+            '378282246310005',
+          ),
+          fc.constantFrom('', 'order ', 'card: '),
+        )
+        .map(([pan, prefix]) => ({
+          value: withField('orderId', `${prefix}${pan}`),
+          mustRefuse: 'a card number in free text',
+        })),
+    },
+    {
+      weight: 'customAttributes' in base || 'customerData' in base ? 50 : 0,
+      arbitrary: fc.constantFrom('4012888888881881', 'pan 6011111111111117').map((pan) => ({
+        value: withField('customAttributes' in base ? 'customAttributes' : 'customerData', { note: pan }),
+        mustRefuse: 'a card number in free text',
+      })),
+    },
     { weight: 50, arbitrary: deep.map((body) => ({ body, mustRefuse: 'a nested body of the wrong shape' })) },
     {
       weight: 100,
@@ -396,6 +421,8 @@ export function issueExamples(ops: readonly Operation[], ids: Ids): FuzzCase[] {
     }),
     withBody('AddPayment', { orderId: 'a\r\nBcc: x@evil.example' }, ['control characters in free text']),
     withBody('AddPayment', { amount: 0.1 + 0.2 }, ['an amount with more than 2 decimals']),
+    withBody('AddPayment', { orderId: '4012888888881881' }, ['a card number in free text']),
+    withBody('CreatePayor', { customerAccountId: '4012888888881881' }, ['a card number in free text']),
     plain('GetGroup', { query: [['unknownName', '1']], mustRefuse: ['an unknown query parameter'] }),
     // Issue 23: a malformed Idempotency-Key on a sale is refused before anything is charged.
     plain('CreateSale', {

@@ -69,7 +69,7 @@ describe('describe (error message of one ajv error)', () => {
   it('words an anyOf error of a customAttributes value with the schema description', () => {
     const schema = addPaymentSchema.properties.customAttributes.additionalProperties;
     expect(describeError(anyOfError(schema), 'body')).toBe(
-      'customAttributes.x must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'customAttributes.x must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
     );
   });
 

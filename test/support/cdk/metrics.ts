@@ -131,6 +131,21 @@ const AWS_METRICS: Record<string, { names: readonly string[]; check: Check }> = 
         : `Operation ${String(metric.dimensions.Operation)} is never called by the functions`;
     },
   },
+  'AWS/WAFV2': {
+    names: ['BlockedRequests', 'AllowedRequests', 'CountedRequests'],
+    check: (template, { dimensions }) => {
+      const acl = Object.values(resourcesOf(template, 'AWS::WAFv2::WebACL'))
+        .map(props)
+        .find((a) => a.Name === dimensions.WebACL);
+      if (acl === undefined) return 'WebACL is not a web ACL of the stack';
+      const rules = (acl.Rules as { VisibilityConfig: { MetricName: string } }[]).map(
+        (r) => r.VisibilityConfig.MetricName,
+      );
+      return dimensions.Rule === undefined || rules.includes(String(dimensions.Rule))
+        ? undefined
+        : 'Rule is not a metric name of a rule of the web ACL';
+    },
+  },
   'AWS/SES': {
     names: ['Send', 'Delivery', 'Bounce', 'Complaint', 'Reject'],
     check: (template, { metricName, dimensions }) => {
