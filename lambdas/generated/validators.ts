@@ -2785,6 +2785,104 @@ const schema15 = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    cursor: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_.-]{1,400}$',
+      description: 'must be the cursor of the Link header of a CSV page of this group',
+    },
+  },
+};
+const pattern11 = new RegExp('^[A-Za-z0-9_.-]{1,400}$', 'u');
+function validate14(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === 'cursor')) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema15,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.cursor !== undefined) {
+      let data0 = data.cursor;
+      if (typeof data0 === 'string') {
+        if (!pattern11.test(data0)) {
+          const err1 = {
+            instancePath: instancePath + '/cursor',
+            schemaPath: '#/properties/cursor/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z0-9_.-]{1,400}$' },
+            message: 'must match pattern "' + '^[A-Za-z0-9_.-]{1,400}$' + '"',
+            schema: '^[A-Za-z0-9_.-]{1,400}$',
+            parentSchema: schema15.properties.cursor,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = {
+          instancePath: instancePath + '/cursor',
+          schemaPath: '#/properties/cursor/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema15.properties.cursor.type,
+          parentSchema: schema15.properties.cursor,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err3 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema15.type,
+      parentSchema: schema15,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err3];
+    } else {
+      vErrors.push(err3);
+    }
+    errors++;
+  }
+  validate14.errors = vErrors;
+  return errors === 0;
+}
+export const s5 = validate15;
+const schema16 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
     pageNumber: { type: 'string', pattern: '^\\d{1,7}$', description: 'must be an integer 1-1000000' },
     pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
     pageToken: {
@@ -2794,8 +2892,7 @@ const schema15 = {
     },
   },
 };
-const pattern13 = new RegExp('^[A-Za-z0-9_.-]{1,400}$', 'u');
-function validate14(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate15(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -2808,7 +2905,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema15,
+          parentSchema: schema16,
           data,
         };
         if (vErrors === null) {
@@ -2830,7 +2927,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,7}$' },
             message: 'must match pattern "' + '^\\d{1,7}$' + '"',
             schema: '^\\d{1,7}$',
-            parentSchema: schema15.properties.pageNumber,
+            parentSchema: schema16.properties.pageNumber,
             data: data0,
           };
           if (vErrors === null) {
@@ -2847,8 +2944,8 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema15.properties.pageNumber.type,
-          parentSchema: schema15.properties.pageNumber,
+          schema: schema16.properties.pageNumber.type,
+          parentSchema: schema16.properties.pageNumber,
           data: data0,
         };
         if (vErrors === null) {
@@ -2870,7 +2967,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema15.properties.pageSize,
+            parentSchema: schema16.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -2887,8 +2984,8 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema15.properties.pageSize.type,
-          parentSchema: schema15.properties.pageSize,
+          schema: schema16.properties.pageSize.type,
+          parentSchema: schema16.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -2902,7 +2999,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.pageToken !== undefined) {
       let data2 = data.pageToken;
       if (typeof data2 === 'string') {
-        if (!pattern13.test(data2)) {
+        if (!pattern11.test(data2)) {
           const err5 = {
             instancePath: instancePath + '/pageToken',
             schemaPath: '#/properties/pageToken/pattern',
@@ -2910,7 +3007,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.-]{1,400}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.-]{1,400}$' + '"',
             schema: '^[A-Za-z0-9_.-]{1,400}$',
-            parentSchema: schema15.properties.pageToken,
+            parentSchema: schema16.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -2927,8 +3024,8 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema15.properties.pageToken.type,
-          parentSchema: schema15.properties.pageToken,
+          schema: schema16.properties.pageToken.type,
+          parentSchema: schema16.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -2946,8 +3043,8 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema15.type,
-      parentSchema: schema15,
+      schema: schema16.type,
+      parentSchema: schema16,
       data,
     };
     if (vErrors === null) {
@@ -2957,11 +3054,11 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate14.errors = vErrors;
+  validate15.errors = vErrors;
   return errors === 0;
 }
-export const s5 = validate15;
-const schema16 = {
+export const s6 = validate16;
+const schema17 = {
   type: 'object',
   additionalProperties: false,
   required: ['paymentGroupId', 'profileId', 'amount'],
@@ -3046,7 +3143,7 @@ const schema16 = {
     },
   },
 };
-function validate15(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate16(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -3057,8 +3154,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentGroupId' },
         message: "must have required property '" + 'paymentGroupId' + "'",
-        schema: schema16.required,
-        parentSchema: schema16,
+        schema: schema17.required,
+        parentSchema: schema17,
         data,
       };
       if (vErrors === null) {
@@ -3075,8 +3172,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema16.required,
-        parentSchema: schema16,
+        schema: schema17.required,
+        parentSchema: schema17,
         data,
       };
       if (vErrors === null) {
@@ -3093,8 +3190,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema16.required,
-        parentSchema: schema16,
+        schema: schema17.required,
+        parentSchema: schema17,
         data,
       };
       if (vErrors === null) {
@@ -3105,7 +3202,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema16.properties, key0)) {
+      if (!func2.call(schema17.properties, key0)) {
         const err3 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -3113,7 +3210,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema16,
+          parentSchema: schema17,
           data,
         };
         if (vErrors === null) {
@@ -3135,7 +3232,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema16.properties.paymentGroupId,
+            parentSchema: schema17.properties.paymentGroupId,
             data: data0,
           };
           if (vErrors === null) {
@@ -3152,8 +3249,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema16.properties.paymentGroupId.type,
-          parentSchema: schema16.properties.paymentGroupId,
+          schema: schema17.properties.paymentGroupId.type,
+          parentSchema: schema17.properties.paymentGroupId,
           data: data0,
         };
         if (vErrors === null) {
@@ -3175,7 +3272,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema16.properties.profileId,
+            parentSchema: schema17.properties.profileId,
             data: data1,
           };
           if (vErrors === null) {
@@ -3193,7 +3290,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema16.properties.profileId,
+            parentSchema: schema17.properties.profileId,
             data: data1,
           };
           if (vErrors === null) {
@@ -3210,8 +3307,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema16.properties.profileId.type,
-          parentSchema: schema16.properties.profileId,
+          schema: schema17.properties.profileId.type,
+          parentSchema: schema17.properties.profileId,
           data: data1,
         };
         if (vErrors === null) {
@@ -3233,7 +3330,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema16.properties.amount,
+            parentSchema: schema17.properties.amount,
             data: data2,
           };
           if (vErrors === null) {
@@ -3251,7 +3348,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema16.properties.amount,
+            parentSchema: schema17.properties.amount,
             data: data2,
           };
           if (vErrors === null) {
@@ -3269,7 +3366,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema16.properties.amount,
+            parentSchema: schema17.properties.amount,
             data: data2,
           };
           if (vErrors === null) {
@@ -3286,8 +3383,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema16.properties.amount.type,
-          parentSchema: schema16.properties.amount,
+          schema: schema17.properties.amount.type,
+          parentSchema: schema17.properties.amount,
           data: data2,
         };
         if (vErrors === null) {
@@ -3309,7 +3406,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema16.properties.orderId,
+            parentSchema: schema17.properties.orderId,
             data: data3,
           };
           if (vErrors === null) {
@@ -3327,7 +3424,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema16.properties.orderId,
+            parentSchema: schema17.properties.orderId,
             data: data3,
           };
           if (vErrors === null) {
@@ -3345,7 +3442,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema16.properties.orderId,
+            parentSchema: schema17.properties.orderId,
             data: data3,
           };
           if (vErrors === null) {
@@ -3362,8 +3459,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema16.properties.orderId.type,
-          parentSchema: schema16.properties.orderId,
+          schema: schema17.properties.orderId.type,
+          parentSchema: schema17.properties.orderId,
           data: data3,
         };
         if (vErrors === null) {
@@ -3383,8 +3480,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema16.properties.recurring.type,
-          parentSchema: schema16.properties.recurring,
+          schema: schema17.properties.recurring.type,
+          parentSchema: schema17.properties.recurring,
           data: data4,
         };
         if (vErrors === null) {
@@ -3404,8 +3501,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema16.properties.allowPartial.type,
-          parentSchema: schema16.properties.allowPartial,
+          schema: schema17.properties.allowPartial.type,
+          parentSchema: schema17.properties.allowPartial,
           data: data5,
         };
         if (vErrors === null) {
@@ -3425,8 +3522,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema16.properties.sendEmailReceipt.type,
-          parentSchema: schema16.properties.sendEmailReceipt,
+          schema: schema17.properties.sendEmailReceipt.type,
+          parentSchema: schema17.properties.sendEmailReceipt,
           data: data6,
         };
         if (vErrors === null) {
@@ -3446,8 +3543,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema16.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema16.properties.sendPaymentScheduledNotification,
+          schema: schema17.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema17.properties.sendPaymentScheduledNotification,
           data: data7,
         };
         if (vErrors === null) {
@@ -3467,8 +3564,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema16.properties.sendDeclineNotification.type,
-          parentSchema: schema16.properties.sendDeclineNotification,
+          schema: schema17.properties.sendDeclineNotification.type,
+          parentSchema: schema17.properties.sendDeclineNotification,
           data: data8,
         };
         if (vErrors === null) {
@@ -3490,7 +3587,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema16.properties.customAttributes,
+            parentSchema: schema17.properties.customAttributes,
             data: data9,
           };
           if (vErrors === null) {
@@ -3535,8 +3632,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema16.properties.customAttributes.propertyNames.not,
-              parentSchema: schema16.properties.customAttributes.propertyNames,
+              schema: schema17.properties.customAttributes.propertyNames.not,
+              parentSchema: schema17.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -3565,7 +3662,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema16.properties.customAttributes.propertyNames,
+                parentSchema: schema17.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -3585,8 +3682,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema16.properties.customAttributes.propertyNames,
-              parentSchema: schema16.properties.customAttributes,
+              schema: schema17.properties.customAttributes.propertyNames,
+              parentSchema: schema17.properties.customAttributes,
               data: data9,
             };
             if (vErrors === null) {
@@ -3612,7 +3709,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data10,
               };
               if (vErrors === null) {
@@ -3631,7 +3728,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data10,
               };
               if (vErrors === null) {
@@ -3649,8 +3746,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema16.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema17.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
               data: data10,
             };
             if (vErrors === null) {
@@ -3674,7 +3771,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -3693,7 +3790,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -3712,7 +3809,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -3730,8 +3827,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema16.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema17.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data10,
               };
               if (vErrors === null) {
@@ -3753,8 +3850,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema16.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema17.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -3776,8 +3873,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema16.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema16.properties.customAttributes.additionalProperties,
+              schema: schema17.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema17.properties.customAttributes.additionalProperties,
               data: data10,
             };
             if (vErrors === null) {
@@ -3804,8 +3901,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema16.properties.customAttributes.type,
-          parentSchema: schema16.properties.customAttributes,
+          schema: schema17.properties.customAttributes.type,
+          parentSchema: schema17.properties.customAttributes,
           data: data9,
         };
         if (vErrors === null) {
@@ -3827,7 +3924,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema16.properties.fees,
+            parentSchema: schema17.properties.fees,
             data: data11,
           };
           if (vErrors === null) {
@@ -3848,8 +3945,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema16.properties.fees.items.required,
-                parentSchema: schema16.properties.fees.items,
+                schema: schema17.properties.fees.items.required,
+                parentSchema: schema17.properties.fees.items,
                 data: data12,
               };
               if (vErrors === null) {
@@ -3866,8 +3963,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema16.properties.fees.items.required,
-                parentSchema: schema16.properties.fees.items,
+                schema: schema17.properties.fees.items.required,
+                parentSchema: schema17.properties.fees.items,
                 data: data12,
               };
               if (vErrors === null) {
@@ -3886,7 +3983,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema16.properties.fees.items,
+                  parentSchema: schema17.properties.fees.items,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -3908,7 +4005,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema16.properties.fees.items.properties.name,
+                    parentSchema: schema17.properties.fees.items.properties.name,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -3926,7 +4023,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema16.properties.fees.items.properties.name,
+                    parentSchema: schema17.properties.fees.items.properties.name,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -3944,7 +4041,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema16.properties.fees.items.properties.name,
+                    parentSchema: schema17.properties.fees.items.properties.name,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -3961,8 +4058,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema16.properties.fees.items.properties.name.type,
-                  parentSchema: schema16.properties.fees.items.properties.name,
+                  schema: schema17.properties.fees.items.properties.name.type,
+                  parentSchema: schema17.properties.fees.items.properties.name,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -3984,7 +4081,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema16.properties.fees.items.properties.amount,
+                    parentSchema: schema17.properties.fees.items.properties.amount,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -4002,7 +4099,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema16.properties.fees.items.properties.amount,
+                    parentSchema: schema17.properties.fees.items.properties.amount,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -4020,7 +4117,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema16.properties.fees.items.properties.amount,
+                    parentSchema: schema17.properties.fees.items.properties.amount,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -4037,8 +4134,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema16.properties.fees.items.properties.amount.type,
-                  parentSchema: schema16.properties.fees.items.properties.amount,
+                  schema: schema17.properties.fees.items.properties.amount.type,
+                  parentSchema: schema17.properties.fees.items.properties.amount,
                   data: data14,
                 };
                 if (vErrors === null) {
@@ -4056,8 +4153,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema16.properties.fees.items.type,
-              parentSchema: schema16.properties.fees.items,
+              schema: schema17.properties.fees.items.type,
+              parentSchema: schema17.properties.fees.items,
               data: data12,
             };
             if (vErrors === null) {
@@ -4075,8 +4172,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema16.properties.fees.type,
-          parentSchema: schema16.properties.fees,
+          schema: schema17.properties.fees.type,
+          parentSchema: schema17.properties.fees,
           data: data11,
         };
         if (vErrors === null) {
@@ -4094,8 +4191,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema16.type,
-      parentSchema: schema16,
+      schema: schema17.type,
+      parentSchema: schema17,
       data,
     };
     if (vErrors === null) {
@@ -4105,11 +4202,11 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate15.errors = vErrors;
+  validate16.errors = vErrors;
   return errors === 0;
 }
-export const s6 = validate16;
-const schema17 = {
+export const s7 = validate17;
+const schema18 = {
   type: 'object',
   additionalProperties: false,
   required: ['paymentId', 'paymentGroupId', 'profileId', 'amount'],
@@ -4195,7 +4292,7 @@ const schema17 = {
     },
   },
 };
-function validate16(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate17(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -4206,8 +4303,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentId' },
         message: "must have required property '" + 'paymentId' + "'",
-        schema: schema17.required,
-        parentSchema: schema17,
+        schema: schema18.required,
+        parentSchema: schema18,
         data,
       };
       if (vErrors === null) {
@@ -4224,8 +4321,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentGroupId' },
         message: "must have required property '" + 'paymentGroupId' + "'",
-        schema: schema17.required,
-        parentSchema: schema17,
+        schema: schema18.required,
+        parentSchema: schema18,
         data,
       };
       if (vErrors === null) {
@@ -4242,8 +4339,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema17.required,
-        parentSchema: schema17,
+        schema: schema18.required,
+        parentSchema: schema18,
         data,
       };
       if (vErrors === null) {
@@ -4260,8 +4357,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema17.required,
-        parentSchema: schema17,
+        schema: schema18.required,
+        parentSchema: schema18,
         data,
       };
       if (vErrors === null) {
@@ -4272,7 +4369,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema17.properties, key0)) {
+      if (!func2.call(schema18.properties, key0)) {
         const err4 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -4280,7 +4377,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema17,
+          parentSchema: schema18,
           data,
         };
         if (vErrors === null) {
@@ -4302,7 +4399,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema17.properties.paymentId,
+            parentSchema: schema18.properties.paymentId,
             data: data0,
           };
           if (vErrors === null) {
@@ -4319,8 +4416,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.properties.paymentId.type,
-          parentSchema: schema17.properties.paymentId,
+          schema: schema18.properties.paymentId.type,
+          parentSchema: schema18.properties.paymentId,
           data: data0,
         };
         if (vErrors === null) {
@@ -4342,7 +4439,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema17.properties.paymentGroupId,
+            parentSchema: schema18.properties.paymentGroupId,
             data: data1,
           };
           if (vErrors === null) {
@@ -4359,8 +4456,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.properties.paymentGroupId.type,
-          parentSchema: schema17.properties.paymentGroupId,
+          schema: schema18.properties.paymentGroupId.type,
+          parentSchema: schema18.properties.paymentGroupId,
           data: data1,
         };
         if (vErrors === null) {
@@ -4382,7 +4479,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema17.properties.profileId,
+            parentSchema: schema18.properties.profileId,
             data: data2,
           };
           if (vErrors === null) {
@@ -4400,7 +4497,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema17.properties.profileId,
+            parentSchema: schema18.properties.profileId,
             data: data2,
           };
           if (vErrors === null) {
@@ -4417,8 +4514,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.properties.profileId.type,
-          parentSchema: schema17.properties.profileId,
+          schema: schema18.properties.profileId.type,
+          parentSchema: schema18.properties.profileId,
           data: data2,
         };
         if (vErrors === null) {
@@ -4440,7 +4537,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema17.properties.amount,
+            parentSchema: schema18.properties.amount,
             data: data3,
           };
           if (vErrors === null) {
@@ -4458,7 +4555,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema17.properties.amount,
+            parentSchema: schema18.properties.amount,
             data: data3,
           };
           if (vErrors === null) {
@@ -4476,7 +4573,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema17.properties.amount,
+            parentSchema: schema18.properties.amount,
             data: data3,
           };
           if (vErrors === null) {
@@ -4493,8 +4590,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema17.properties.amount.type,
-          parentSchema: schema17.properties.amount,
+          schema: schema18.properties.amount.type,
+          parentSchema: schema18.properties.amount,
           data: data3,
         };
         if (vErrors === null) {
@@ -4516,7 +4613,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema17.properties.orderId,
+            parentSchema: schema18.properties.orderId,
             data: data4,
           };
           if (vErrors === null) {
@@ -4534,7 +4631,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema17.properties.orderId,
+            parentSchema: schema18.properties.orderId,
             data: data4,
           };
           if (vErrors === null) {
@@ -4552,7 +4649,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema17.properties.orderId,
+            parentSchema: schema18.properties.orderId,
             data: data4,
           };
           if (vErrors === null) {
@@ -4569,8 +4666,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.properties.orderId.type,
-          parentSchema: schema17.properties.orderId,
+          schema: schema18.properties.orderId.type,
+          parentSchema: schema18.properties.orderId,
           data: data4,
         };
         if (vErrors === null) {
@@ -4590,8 +4687,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.recurring.type,
-          parentSchema: schema17.properties.recurring,
+          schema: schema18.properties.recurring.type,
+          parentSchema: schema18.properties.recurring,
           data: data5,
         };
         if (vErrors === null) {
@@ -4611,8 +4708,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.allowPartial.type,
-          parentSchema: schema17.properties.allowPartial,
+          schema: schema18.properties.allowPartial.type,
+          parentSchema: schema18.properties.allowPartial,
           data: data6,
         };
         if (vErrors === null) {
@@ -4632,8 +4729,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.sendEmailReceipt.type,
-          parentSchema: schema17.properties.sendEmailReceipt,
+          schema: schema18.properties.sendEmailReceipt.type,
+          parentSchema: schema18.properties.sendEmailReceipt,
           data: data7,
         };
         if (vErrors === null) {
@@ -4653,8 +4750,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema17.properties.sendPaymentScheduledNotification,
+          schema: schema18.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema18.properties.sendPaymentScheduledNotification,
           data: data8,
         };
         if (vErrors === null) {
@@ -4674,8 +4771,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.sendDeclineNotification.type,
-          parentSchema: schema17.properties.sendDeclineNotification,
+          schema: schema18.properties.sendDeclineNotification.type,
+          parentSchema: schema18.properties.sendDeclineNotification,
           data: data9,
         };
         if (vErrors === null) {
@@ -4697,7 +4794,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema17.properties.customAttributes,
+            parentSchema: schema18.properties.customAttributes,
             data: data10,
           };
           if (vErrors === null) {
@@ -4742,8 +4839,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema17.properties.customAttributes.propertyNames.not,
-              parentSchema: schema17.properties.customAttributes.propertyNames,
+              schema: schema18.properties.customAttributes.propertyNames.not,
+              parentSchema: schema18.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -4772,7 +4869,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema17.properties.customAttributes.propertyNames,
+                parentSchema: schema18.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -4792,8 +4889,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema17.properties.customAttributes.propertyNames,
-              parentSchema: schema17.properties.customAttributes,
+              schema: schema18.properties.customAttributes.propertyNames,
+              parentSchema: schema18.properties.customAttributes,
               data: data10,
             };
             if (vErrors === null) {
@@ -4819,7 +4916,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data11,
               };
               if (vErrors === null) {
@@ -4838,7 +4935,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data11,
               };
               if (vErrors === null) {
@@ -4856,8 +4953,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema17.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema18.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[0],
               data: data11,
             };
             if (vErrors === null) {
@@ -4881,7 +4978,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -4900,7 +4997,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -4919,7 +5016,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -4937,8 +5034,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema17.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema18.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data11,
               };
               if (vErrors === null) {
@@ -4960,8 +5057,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema17.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema18.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -4983,8 +5080,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema17.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema17.properties.customAttributes.additionalProperties,
+              schema: schema18.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema18.properties.customAttributes.additionalProperties,
               data: data11,
             };
             if (vErrors === null) {
@@ -5011,8 +5108,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema17.properties.customAttributes.type,
-          parentSchema: schema17.properties.customAttributes,
+          schema: schema18.properties.customAttributes.type,
+          parentSchema: schema18.properties.customAttributes,
           data: data10,
         };
         if (vErrors === null) {
@@ -5034,7 +5131,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema17.properties.fees,
+            parentSchema: schema18.properties.fees,
             data: data12,
           };
           if (vErrors === null) {
@@ -5055,8 +5152,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema17.properties.fees.items.required,
-                parentSchema: schema17.properties.fees.items,
+                schema: schema18.properties.fees.items.required,
+                parentSchema: schema18.properties.fees.items,
                 data: data13,
               };
               if (vErrors === null) {
@@ -5073,8 +5170,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema17.properties.fees.items.required,
-                parentSchema: schema17.properties.fees.items,
+                schema: schema18.properties.fees.items.required,
+                parentSchema: schema18.properties.fees.items,
                 data: data13,
               };
               if (vErrors === null) {
@@ -5093,7 +5190,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema17.properties.fees.items,
+                  parentSchema: schema18.properties.fees.items,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -5115,7 +5212,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema17.properties.fees.items.properties.name,
+                    parentSchema: schema18.properties.fees.items.properties.name,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -5133,7 +5230,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema17.properties.fees.items.properties.name,
+                    parentSchema: schema18.properties.fees.items.properties.name,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -5151,7 +5248,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema17.properties.fees.items.properties.name,
+                    parentSchema: schema18.properties.fees.items.properties.name,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -5168,8 +5265,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema17.properties.fees.items.properties.name.type,
-                  parentSchema: schema17.properties.fees.items.properties.name,
+                  schema: schema18.properties.fees.items.properties.name.type,
+                  parentSchema: schema18.properties.fees.items.properties.name,
                   data: data14,
                 };
                 if (vErrors === null) {
@@ -5191,7 +5288,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    parentSchema: schema18.properties.fees.items.properties.amount,
                     data: data15,
                   };
                   if (vErrors === null) {
@@ -5209,7 +5306,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    parentSchema: schema18.properties.fees.items.properties.amount,
                     data: data15,
                   };
                   if (vErrors === null) {
@@ -5227,7 +5324,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    parentSchema: schema18.properties.fees.items.properties.amount,
                     data: data15,
                   };
                   if (vErrors === null) {
@@ -5244,8 +5341,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema17.properties.fees.items.properties.amount.type,
-                  parentSchema: schema17.properties.fees.items.properties.amount,
+                  schema: schema18.properties.fees.items.properties.amount.type,
+                  parentSchema: schema18.properties.fees.items.properties.amount,
                   data: data15,
                 };
                 if (vErrors === null) {
@@ -5263,8 +5360,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema17.properties.fees.items.type,
-              parentSchema: schema17.properties.fees.items,
+              schema: schema18.properties.fees.items.type,
+              parentSchema: schema18.properties.fees.items,
               data: data13,
             };
             if (vErrors === null) {
@@ -5282,8 +5379,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema17.properties.fees.type,
-          parentSchema: schema17.properties.fees,
+          schema: schema18.properties.fees.type,
+          parentSchema: schema18.properties.fees,
           data: data12,
         };
         if (vErrors === null) {
@@ -5301,8 +5398,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema17.type,
-      parentSchema: schema17,
+      schema: schema18.type,
+      parentSchema: schema18,
       data,
     };
     if (vErrors === null) {
@@ -5312,18 +5409,18 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate16.errors = vErrors;
+  validate17.errors = vErrors;
   return errors === 0;
 }
-export const s7 = validate17;
-const schema18 = {
+export const s8 = validate18;
+const schema19 = {
   type: 'object',
   additionalProperties: false,
   properties: {
     paymentIds: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', format: 'uuid' } },
   },
 };
-function validate17(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5336,7 +5433,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema18,
+          parentSchema: schema19,
           data,
         };
         if (vErrors === null) {
@@ -5358,7 +5455,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 items',
             schema: 1000,
-            parentSchema: schema18.properties.paymentIds,
+            parentSchema: schema19.properties.paymentIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -5376,7 +5473,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema18.properties.paymentIds,
+            parentSchema: schema19.properties.paymentIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -5398,7 +5495,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { format: 'uuid' },
                 message: 'must match format "' + 'uuid' + '"',
                 schema: 'uuid',
-                parentSchema: schema18.properties.paymentIds.items,
+                parentSchema: schema19.properties.paymentIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -5415,8 +5512,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema18.properties.paymentIds.items.type,
-              parentSchema: schema18.properties.paymentIds.items,
+              schema: schema19.properties.paymentIds.items.type,
+              parentSchema: schema19.properties.paymentIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -5434,8 +5531,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema18.properties.paymentIds.type,
-          parentSchema: schema18.properties.paymentIds,
+          schema: schema19.properties.paymentIds.type,
+          parentSchema: schema19.properties.paymentIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -5453,8 +5550,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema18.type,
-      parentSchema: schema18,
+      schema: schema19.type,
+      parentSchema: schema19,
       data,
     };
     if (vErrors === null) {
@@ -5464,11 +5561,11 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate17.errors = vErrors;
+  validate18.errors = vErrors;
   return errors === 0;
 }
-export const s8 = validate18;
-const schema19 = {
+export const s9 = validate19;
+const schema20 = {
   type: 'object',
   additionalProperties: false,
   dependencies: { scheduleHour: ['scheduleDate'] },
@@ -5477,7 +5574,7 @@ const schema19 = {
     scheduleHour: { type: 'integer', minimum: 0, maximum: 23 },
   },
 };
-function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5490,7 +5587,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema19,
+          parentSchema: schema20,
           data,
         };
         if (vErrors === null) {
@@ -5514,8 +5611,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             deps: 'scheduleDate',
           },
           message: 'must have property scheduleDate when property scheduleHour is present',
-          schema: schema19.dependencies,
-          parentSchema: schema19,
+          schema: schema20.dependencies,
+          parentSchema: schema20,
           data,
         };
         if (vErrors === null) {
@@ -5537,7 +5634,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema19.properties.scheduleDate,
+            parentSchema: schema20.properties.scheduleDate,
             data: data0,
           };
           if (vErrors === null) {
@@ -5554,8 +5651,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.properties.scheduleDate.type,
-          parentSchema: schema19.properties.scheduleDate,
+          schema: schema20.properties.scheduleDate.type,
+          parentSchema: schema20.properties.scheduleDate,
           data: data0,
         };
         if (vErrors === null) {
@@ -5575,8 +5672,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema19.properties.scheduleHour.type,
-          parentSchema: schema19.properties.scheduleHour,
+          schema: schema20.properties.scheduleHour.type,
+          parentSchema: schema20.properties.scheduleHour,
           data: data1,
         };
         if (vErrors === null) {
@@ -5595,7 +5692,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema19.properties.scheduleHour,
+            parentSchema: schema20.properties.scheduleHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -5613,7 +5710,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema19.properties.scheduleHour,
+            parentSchema: schema20.properties.scheduleHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -5632,8 +5729,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema19.type,
-      parentSchema: schema19,
+      schema: schema20.type,
+      parentSchema: schema20,
       data,
     };
     if (vErrors === null) {
@@ -5643,11 +5740,11 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate18.errors = vErrors;
+  validate19.errors = vErrors;
   return errors === 0;
 }
-export const s9 = validate19;
-const schema20 = {
+export const s10 = validate20;
+const schema21 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -5669,7 +5766,7 @@ const schema20 = {
     },
   },
 };
-function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5682,7 +5779,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema20,
+          parentSchema: schema21,
           data,
         };
         if (vErrors === null) {
@@ -5703,8 +5800,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'maxRetries' },
             message: "must have required property '" + 'maxRetries' + "'",
-            schema: schema20.properties.retryPolicy.required,
-            parentSchema: schema20.properties.retryPolicy,
+            schema: schema21.properties.retryPolicy.required,
+            parentSchema: schema21.properties.retryPolicy,
             data: data0,
           };
           if (vErrors === null) {
@@ -5723,7 +5820,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema20.properties.retryPolicy,
+              parentSchema: schema21.properties.retryPolicy,
               data: data0,
             };
             if (vErrors === null) {
@@ -5743,8 +5840,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema20.properties.retryPolicy.properties.maxRetries.type,
-              parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+              schema: schema21.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema21.properties.retryPolicy.properties.maxRetries,
               data: data1,
             };
             if (vErrors === null) {
@@ -5763,7 +5860,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 4 },
                 message: 'must be <= 4',
                 schema: 4,
-                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema21.properties.retryPolicy.properties.maxRetries,
                 data: data1,
               };
               if (vErrors === null) {
@@ -5781,7 +5878,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 0 },
                 message: 'must be >= 0',
                 schema: 0,
-                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema21.properties.retryPolicy.properties.maxRetries,
                 data: data1,
               };
               if (vErrors === null) {
@@ -5802,8 +5899,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema20.properties.retryPolicy.properties.intervalHours.type,
-              parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+              schema: schema21.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema21.properties.retryPolicy.properties.intervalHours,
               data: data2,
             };
             if (vErrors === null) {
@@ -5822,7 +5919,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 240 },
                 message: 'must be <= 240',
                 schema: 240,
-                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema21.properties.retryPolicy.properties.intervalHours,
                 data: data2,
               };
               if (vErrors === null) {
@@ -5840,7 +5937,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 24 },
                 message: 'must be >= 24',
                 schema: 24,
-                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema21.properties.retryPolicy.properties.intervalHours,
                 data: data2,
               };
               if (vErrors === null) {
@@ -5859,8 +5956,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema20.properties.retryPolicy.type,
-          parentSchema: schema20.properties.retryPolicy,
+          schema: schema21.properties.retryPolicy.type,
+          parentSchema: schema21.properties.retryPolicy,
           data: data0,
         };
         if (vErrors === null) {
@@ -5878,8 +5975,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema20.type,
-      parentSchema: schema20,
+      schema: schema21.type,
+      parentSchema: schema21,
       data,
     };
     if (vErrors === null) {
@@ -5889,11 +5986,11 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate19.errors = vErrors;
+  validate20.errors = vErrors;
   return errors === 0;
 }
-export const s10 = validate20;
-const schema21 = {
+export const s11 = validate21;
+const schema22 = {
   type: 'object',
   additionalProperties: false,
   required: ['paymentMethod'],
@@ -5956,7 +6053,7 @@ const schema21 = {
 };
 const formats18 =
   /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5967,8 +6064,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentMethod' },
         message: "must have required property '" + 'paymentMethod' + "'",
-        schema: schema21.required,
-        parentSchema: schema21,
+        schema: schema22.required,
+        parentSchema: schema22,
         data,
       };
       if (vErrors === null) {
@@ -5994,7 +6091,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema21,
+          parentSchema: schema22,
           data,
         };
         if (vErrors === null) {
@@ -6016,7 +6113,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema21.properties.customerAccountId,
+            parentSchema: schema22.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -6034,7 +6131,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema21.properties.customerAccountId,
+            parentSchema: schema22.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -6052,7 +6149,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema21.properties.customerAccountId,
+            parentSchema: schema22.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -6069,8 +6166,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.customerAccountId.type,
-          parentSchema: schema21.properties.customerAccountId,
+          schema: schema22.properties.customerAccountId.type,
+          parentSchema: schema22.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -6092,7 +6189,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema21.properties.customerAccountType,
+            parentSchema: schema22.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -6110,7 +6207,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema21.properties.customerAccountType,
+            parentSchema: schema22.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -6128,7 +6225,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema21.properties.customerAccountType,
+            parentSchema: schema22.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -6145,8 +6242,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.customerAccountType.type,
-          parentSchema: schema21.properties.customerAccountType,
+          schema: schema22.properties.customerAccountType.type,
+          parentSchema: schema22.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -6168,7 +6265,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema21.properties.sponsorKey,
+            parentSchema: schema22.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -6186,7 +6283,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema21.properties.sponsorKey,
+            parentSchema: schema22.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -6204,7 +6301,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema21.properties.sponsorKey,
+            parentSchema: schema22.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -6221,8 +6318,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.sponsorKey.type,
-          parentSchema: schema21.properties.sponsorKey,
+          schema: schema22.properties.sponsorKey.type,
+          parentSchema: schema22.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -6244,7 +6341,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema21.properties.customerData,
+            parentSchema: schema22.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -6289,8 +6386,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema21.properties.customerData.propertyNames.not,
-              parentSchema: schema21.properties.customerData.propertyNames,
+              schema: schema22.properties.customerData.propertyNames.not,
+              parentSchema: schema22.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -6319,7 +6416,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema21.properties.customerData.propertyNames,
+                parentSchema: schema22.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -6339,8 +6436,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema21.properties.customerData.propertyNames,
-              parentSchema: schema21.properties.customerData,
+              schema: schema22.properties.customerData.propertyNames,
+              parentSchema: schema22.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -6362,7 +6459,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema21.properties.customerData.additionalProperties,
+                parentSchema: schema22.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -6380,7 +6477,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema21.properties.customerData.additionalProperties,
+                parentSchema: schema22.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -6398,7 +6495,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema21.properties.customerData.additionalProperties,
+                parentSchema: schema22.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -6415,8 +6512,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.customerData.additionalProperties.type,
-              parentSchema: schema21.properties.customerData.additionalProperties,
+              schema: schema22.properties.customerData.additionalProperties.type,
+              parentSchema: schema22.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -6434,8 +6531,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema21.properties.customerData.type,
-          parentSchema: schema21.properties.customerData,
+          schema: schema22.properties.customerData.type,
+          parentSchema: schema22.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -6457,7 +6554,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema21.properties.email,
+            parentSchema: schema22.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -6475,7 +6572,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema21.properties.email,
+            parentSchema: schema22.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -6492,8 +6589,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.email.type,
-          parentSchema: schema21.properties.email,
+          schema: schema22.properties.email.type,
+          parentSchema: schema22.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -6513,8 +6610,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema21.properties.paymentMethod.type,
-          parentSchema: schema21.properties.paymentMethod,
+          schema: schema22.properties.paymentMethod.type,
+          parentSchema: schema22.properties.paymentMethod,
           data: data6,
         };
         if (vErrors === null) {
@@ -6532,8 +6629,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema21.type,
-      parentSchema: schema21,
+      schema: schema22.type,
+      parentSchema: schema22,
       data,
     };
     if (vErrors === null) {
@@ -6543,11 +6640,11 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate20.errors = vErrors;
+  validate21.errors = vErrors;
   return errors === 0;
 }
-export const s11 = validate21;
-const schema22 = {
+export const s12 = validate22;
+const schema23 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'cardNumber', 'expiryMonth', 'expiryYear', 'billingAddress'],
@@ -6637,8 +6734,8 @@ const schema22 = {
     setAsDefault: { type: 'boolean' },
   },
 };
-const pattern31 = new RegExp('^[A-Z]{2}$', 'u');
-function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern32 = new RegExp('^[A-Z]{2}$', 'u');
+function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -6649,8 +6746,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema23.required,
+        parentSchema: schema23,
         data,
       };
       if (vErrors === null) {
@@ -6667,8 +6764,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'cardNumber' },
         message: "must have required property '" + 'cardNumber' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema23.required,
+        parentSchema: schema23,
         data,
       };
       if (vErrors === null) {
@@ -6685,8 +6782,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryMonth' },
         message: "must have required property '" + 'expiryMonth' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema23.required,
+        parentSchema: schema23,
         data,
       };
       if (vErrors === null) {
@@ -6703,8 +6800,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryYear' },
         message: "must have required property '" + 'expiryYear' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema23.required,
+        parentSchema: schema23,
         data,
       };
       if (vErrors === null) {
@@ -6721,8 +6818,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema22.required,
-        parentSchema: schema22,
+        schema: schema23.required,
+        parentSchema: schema23,
         data,
       };
       if (vErrors === null) {
@@ -6749,7 +6846,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema22,
+          parentSchema: schema23,
           data,
         };
         if (vErrors === null) {
@@ -6769,8 +6866,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.accountType.type,
-          parentSchema: schema22.properties.accountType,
+          schema: schema23.properties.accountType.type,
+          parentSchema: schema23.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -6785,10 +6882,10 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema22.properties.accountType.enum },
+          params: { allowedValues: schema23.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema22.properties.accountType.enum,
-          parentSchema: schema22.properties.accountType,
+          schema: schema23.properties.accountType.enum,
+          parentSchema: schema23.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -6810,7 +6907,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 19 },
             message: 'must NOT have more than 19 characters',
             schema: 19,
-            parentSchema: schema22.properties.cardNumber,
+            parentSchema: schema23.properties.cardNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -6827,8 +6924,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.cardNumber.type,
-          parentSchema: schema22.properties.cardNumber,
+          schema: schema23.properties.cardNumber.type,
+          parentSchema: schema23.properties.cardNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -6848,8 +6945,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema22.properties.expiryMonth.type,
-          parentSchema: schema22.properties.expiryMonth,
+          schema: schema23.properties.expiryMonth.type,
+          parentSchema: schema23.properties.expiryMonth,
           data: data2,
         };
         if (vErrors === null) {
@@ -6868,7 +6965,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema22.properties.expiryMonth,
+            parentSchema: schema23.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -6886,7 +6983,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema22.properties.expiryMonth,
+            parentSchema: schema23.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -6907,8 +7004,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema22.properties.expiryYear.type,
-          parentSchema: schema22.properties.expiryYear,
+          schema: schema23.properties.expiryYear.type,
+          parentSchema: schema23.properties.expiryYear,
           data: data3,
         };
         if (vErrors === null) {
@@ -6927,7 +7024,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema22.properties.expiryYear,
+            parentSchema: schema23.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -6945,7 +7042,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema22.properties.expiryYear,
+            parentSchema: schema23.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -6967,8 +7064,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema23.properties.billingAddress.required,
+            parentSchema: schema23.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -6985,8 +7082,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema23.properties.billingAddress.required,
+            parentSchema: schema23.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -7003,8 +7100,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema23.properties.billingAddress.required,
+            parentSchema: schema23.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -7021,8 +7118,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema23.properties.billingAddress.required,
+            parentSchema: schema23.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -7039,8 +7136,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema22.properties.billingAddress.required,
-            parentSchema: schema22.properties.billingAddress,
+            schema: schema23.properties.billingAddress.required,
+            parentSchema: schema23.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -7066,7 +7163,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema22.properties.billingAddress,
+              parentSchema: schema23.properties.billingAddress,
               data: data4,
             };
             if (vErrors === null) {
@@ -7088,7 +7185,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema22.properties.billingAddress.properties.line1,
+                parentSchema: schema23.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -7106,7 +7203,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.line1,
+                parentSchema: schema23.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -7124,7 +7221,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.line1,
+                parentSchema: schema23.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -7141,8 +7238,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.line1.type,
-              parentSchema: schema22.properties.billingAddress.properties.line1,
+              schema: schema23.properties.billingAddress.properties.line1.type,
+              parentSchema: schema23.properties.billingAddress.properties.line1,
               data: data5,
             };
             if (vErrors === null) {
@@ -7164,7 +7261,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema22.properties.billingAddress.properties.line2,
+                parentSchema: schema23.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -7182,7 +7279,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema22.properties.billingAddress.properties.line2,
+                parentSchema: schema23.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -7200,7 +7297,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.line2,
+                parentSchema: schema23.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -7217,8 +7314,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.line2.type,
-              parentSchema: schema22.properties.billingAddress.properties.line2,
+              schema: schema23.properties.billingAddress.properties.line2.type,
+              parentSchema: schema23.properties.billingAddress.properties.line2,
               data: data6,
             };
             if (vErrors === null) {
@@ -7240,7 +7337,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema22.properties.billingAddress.properties.city,
+                parentSchema: schema23.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -7258,7 +7355,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.city,
+                parentSchema: schema23.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -7276,7 +7373,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.city,
+                parentSchema: schema23.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -7293,8 +7390,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.city.type,
-              parentSchema: schema22.properties.billingAddress.properties.city,
+              schema: schema23.properties.billingAddress.properties.city.type,
+              parentSchema: schema23.properties.billingAddress.properties.city,
               data: data7,
             };
             if (vErrors === null) {
@@ -7316,7 +7413,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema22.properties.billingAddress.properties.state,
+                parentSchema: schema23.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -7334,7 +7431,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.state,
+                parentSchema: schema23.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -7352,7 +7449,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.state,
+                parentSchema: schema23.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -7369,8 +7466,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.state.type,
-              parentSchema: schema22.properties.billingAddress.properties.state,
+              schema: schema23.properties.billingAddress.properties.state.type,
+              parentSchema: schema23.properties.billingAddress.properties.state,
               data: data8,
             };
             if (vErrors === null) {
@@ -7392,7 +7489,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                parentSchema: schema23.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -7410,7 +7507,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                parentSchema: schema23.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -7428,7 +7525,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.billingAddress.properties.postalCode,
+                parentSchema: schema23.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -7445,8 +7542,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema22.properties.billingAddress.properties.postalCode,
+              schema: schema23.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema23.properties.billingAddress.properties.postalCode,
               data: data9,
             };
             if (vErrors === null) {
@@ -7460,7 +7557,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
         if (data4.country !== undefined) {
           let data10 = data4.country;
           if (typeof data10 === 'string') {
-            if (!pattern31.test(data10)) {
+            if (!pattern32.test(data10)) {
               const err42 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -7468,7 +7565,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema22.properties.billingAddress.properties.country,
+                parentSchema: schema23.properties.billingAddress.properties.country,
                 data: data10,
               };
               if (vErrors === null) {
@@ -7485,8 +7582,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.billingAddress.properties.country.type,
-              parentSchema: schema22.properties.billingAddress.properties.country,
+              schema: schema23.properties.billingAddress.properties.country.type,
+              parentSchema: schema23.properties.billingAddress.properties.country,
               data: data10,
             };
             if (vErrors === null) {
@@ -7504,8 +7601,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema22.properties.billingAddress.type,
-          parentSchema: schema22.properties.billingAddress,
+          schema: schema23.properties.billingAddress.type,
+          parentSchema: schema23.properties.billingAddress,
           data: data4,
         };
         if (vErrors === null) {
@@ -7527,7 +7624,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema22.properties.customerData,
+            parentSchema: schema23.properties.customerData,
             data: data11,
           };
           if (vErrors === null) {
@@ -7572,8 +7669,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema22.properties.customerData.propertyNames.not,
-              parentSchema: schema22.properties.customerData.propertyNames,
+              schema: schema23.properties.customerData.propertyNames.not,
+              parentSchema: schema23.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -7602,7 +7699,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema22.properties.customerData.propertyNames,
+                parentSchema: schema23.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -7622,8 +7719,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema22.properties.customerData.propertyNames,
-              parentSchema: schema22.properties.customerData,
+              schema: schema23.properties.customerData.propertyNames,
+              parentSchema: schema23.properties.customerData,
               data: data11,
             };
             if (vErrors === null) {
@@ -7645,7 +7742,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema22.properties.customerData.additionalProperties,
+                parentSchema: schema23.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -7663,7 +7760,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema22.properties.customerData.additionalProperties,
+                parentSchema: schema23.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -7681,7 +7778,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema22.properties.customerData.additionalProperties,
+                parentSchema: schema23.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -7698,8 +7795,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.customerData.additionalProperties.type,
-              parentSchema: schema22.properties.customerData.additionalProperties,
+              schema: schema23.properties.customerData.additionalProperties.type,
+              parentSchema: schema23.properties.customerData.additionalProperties,
               data: data12,
             };
             if (vErrors === null) {
@@ -7717,8 +7814,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema22.properties.customerData.type,
-          parentSchema: schema22.properties.customerData,
+          schema: schema23.properties.customerData.type,
+          parentSchema: schema23.properties.customerData,
           data: data11,
         };
         if (vErrors === null) {
@@ -7738,8 +7835,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema22.properties.setAsDefault.type,
-          parentSchema: schema22.properties.setAsDefault,
+          schema: schema23.properties.setAsDefault.type,
+          parentSchema: schema23.properties.setAsDefault,
           data: data13,
         };
         if (vErrors === null) {
@@ -7757,8 +7854,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema22.type,
-      parentSchema: schema22,
+      schema: schema23.type,
+      parentSchema: schema23,
       data,
     };
     if (vErrors === null) {
@@ -7768,11 +7865,11 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate21.errors = vErrors;
+  validate22.errors = vErrors;
   return errors === 0;
 }
-export const s12 = validate22;
-const schema23 = {
+export const s13 = validate23;
+const schema24 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'routingNumber', 'accountNumber', 'billingAddress'],
@@ -7861,7 +7958,7 @@ const schema23 = {
     setAsDefault: { type: 'boolean' },
   },
 };
-function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -7872,8 +7969,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema23.required,
-        parentSchema: schema23,
+        schema: schema24.required,
+        parentSchema: schema24,
         data,
       };
       if (vErrors === null) {
@@ -7890,8 +7987,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'routingNumber' },
         message: "must have required property '" + 'routingNumber' + "'",
-        schema: schema23.required,
-        parentSchema: schema23,
+        schema: schema24.required,
+        parentSchema: schema24,
         data,
       };
       if (vErrors === null) {
@@ -7908,8 +8005,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountNumber' },
         message: "must have required property '" + 'accountNumber' + "'",
-        schema: schema23.required,
-        parentSchema: schema23,
+        schema: schema24.required,
+        parentSchema: schema24,
         data,
       };
       if (vErrors === null) {
@@ -7926,8 +8023,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema23.required,
-        parentSchema: schema23,
+        schema: schema24.required,
+        parentSchema: schema24,
         data,
       };
       if (vErrors === null) {
@@ -7953,7 +8050,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema23,
+          parentSchema: schema24,
           data,
         };
         if (vErrors === null) {
@@ -7973,8 +8070,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema23.properties.accountType.type,
-          parentSchema: schema23.properties.accountType,
+          schema: schema24.properties.accountType.type,
+          parentSchema: schema24.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -7989,10 +8086,10 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema23.properties.accountType.enum },
+          params: { allowedValues: schema24.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema23.properties.accountType.enum,
-          parentSchema: schema23.properties.accountType,
+          schema: schema24.properties.accountType.enum,
+          parentSchema: schema24.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -8014,7 +8111,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 9 },
             message: 'must NOT have more than 9 characters',
             schema: 9,
-            parentSchema: schema23.properties.routingNumber,
+            parentSchema: schema24.properties.routingNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -8031,8 +8128,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema23.properties.routingNumber.type,
-          parentSchema: schema23.properties.routingNumber,
+          schema: schema24.properties.routingNumber.type,
+          parentSchema: schema24.properties.routingNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -8054,7 +8151,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 17 },
             message: 'must NOT have more than 17 characters',
             schema: 17,
-            parentSchema: schema23.properties.accountNumber,
+            parentSchema: schema24.properties.accountNumber,
             data: data2,
           };
           if (vErrors === null) {
@@ -8071,8 +8168,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema23.properties.accountNumber.type,
-          parentSchema: schema23.properties.accountNumber,
+          schema: schema24.properties.accountNumber.type,
+          parentSchema: schema24.properties.accountNumber,
           data: data2,
         };
         if (vErrors === null) {
@@ -8093,8 +8190,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema23.properties.billingAddress.required,
-            parentSchema: schema23.properties.billingAddress,
+            schema: schema24.properties.billingAddress.required,
+            parentSchema: schema24.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -8111,8 +8208,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema23.properties.billingAddress.required,
-            parentSchema: schema23.properties.billingAddress,
+            schema: schema24.properties.billingAddress.required,
+            parentSchema: schema24.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -8129,8 +8226,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema23.properties.billingAddress.required,
-            parentSchema: schema23.properties.billingAddress,
+            schema: schema24.properties.billingAddress.required,
+            parentSchema: schema24.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -8147,8 +8244,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema23.properties.billingAddress.required,
-            parentSchema: schema23.properties.billingAddress,
+            schema: schema24.properties.billingAddress.required,
+            parentSchema: schema24.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -8165,8 +8262,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema23.properties.billingAddress.required,
-            parentSchema: schema23.properties.billingAddress,
+            schema: schema24.properties.billingAddress.required,
+            parentSchema: schema24.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -8192,7 +8289,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema23.properties.billingAddress,
+              parentSchema: schema24.properties.billingAddress,
               data: data3,
             };
             if (vErrors === null) {
@@ -8214,7 +8311,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema23.properties.billingAddress.properties.line1,
+                parentSchema: schema24.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -8232,7 +8329,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema23.properties.billingAddress.properties.line1,
+                parentSchema: schema24.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -8250,7 +8347,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.billingAddress.properties.line1,
+                parentSchema: schema24.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -8267,8 +8364,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.line1.type,
-              parentSchema: schema23.properties.billingAddress.properties.line1,
+              schema: schema24.properties.billingAddress.properties.line1.type,
+              parentSchema: schema24.properties.billingAddress.properties.line1,
               data: data4,
             };
             if (vErrors === null) {
@@ -8290,7 +8387,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema23.properties.billingAddress.properties.line2,
+                parentSchema: schema24.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -8308,7 +8405,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema23.properties.billingAddress.properties.line2,
+                parentSchema: schema24.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -8326,7 +8423,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.billingAddress.properties.line2,
+                parentSchema: schema24.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -8343,8 +8440,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.line2.type,
-              parentSchema: schema23.properties.billingAddress.properties.line2,
+              schema: schema24.properties.billingAddress.properties.line2.type,
+              parentSchema: schema24.properties.billingAddress.properties.line2,
               data: data5,
             };
             if (vErrors === null) {
@@ -8366,7 +8463,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema23.properties.billingAddress.properties.city,
+                parentSchema: schema24.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -8384,7 +8481,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema23.properties.billingAddress.properties.city,
+                parentSchema: schema24.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -8402,7 +8499,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.billingAddress.properties.city,
+                parentSchema: schema24.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -8419,8 +8516,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.city.type,
-              parentSchema: schema23.properties.billingAddress.properties.city,
+              schema: schema24.properties.billingAddress.properties.city.type,
+              parentSchema: schema24.properties.billingAddress.properties.city,
               data: data6,
             };
             if (vErrors === null) {
@@ -8442,7 +8539,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema23.properties.billingAddress.properties.state,
+                parentSchema: schema24.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -8460,7 +8557,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema23.properties.billingAddress.properties.state,
+                parentSchema: schema24.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -8478,7 +8575,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.billingAddress.properties.state,
+                parentSchema: schema24.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -8495,8 +8592,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.state.type,
-              parentSchema: schema23.properties.billingAddress.properties.state,
+              schema: schema24.properties.billingAddress.properties.state.type,
+              parentSchema: schema24.properties.billingAddress.properties.state,
               data: data7,
             };
             if (vErrors === null) {
@@ -8518,7 +8615,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema23.properties.billingAddress.properties.postalCode,
+                parentSchema: schema24.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -8536,7 +8633,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema23.properties.billingAddress.properties.postalCode,
+                parentSchema: schema24.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -8554,7 +8651,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.billingAddress.properties.postalCode,
+                parentSchema: schema24.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -8571,8 +8668,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema23.properties.billingAddress.properties.postalCode,
+              schema: schema24.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema24.properties.billingAddress.properties.postalCode,
               data: data8,
             };
             if (vErrors === null) {
@@ -8586,7 +8683,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
         if (data3.country !== undefined) {
           let data9 = data3.country;
           if (typeof data9 === 'string') {
-            if (!pattern31.test(data9)) {
+            if (!pattern32.test(data9)) {
               const err37 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -8594,7 +8691,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema23.properties.billingAddress.properties.country,
+                parentSchema: schema24.properties.billingAddress.properties.country,
                 data: data9,
               };
               if (vErrors === null) {
@@ -8611,8 +8708,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.billingAddress.properties.country.type,
-              parentSchema: schema23.properties.billingAddress.properties.country,
+              schema: schema24.properties.billingAddress.properties.country.type,
+              parentSchema: schema24.properties.billingAddress.properties.country,
               data: data9,
             };
             if (vErrors === null) {
@@ -8630,8 +8727,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema23.properties.billingAddress.type,
-          parentSchema: schema23.properties.billingAddress,
+          schema: schema24.properties.billingAddress.type,
+          parentSchema: schema24.properties.billingAddress,
           data: data3,
         };
         if (vErrors === null) {
@@ -8653,7 +8750,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema23.properties.customerData,
+            parentSchema: schema24.properties.customerData,
             data: data10,
           };
           if (vErrors === null) {
@@ -8698,8 +8795,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema23.properties.customerData.propertyNames.not,
-              parentSchema: schema23.properties.customerData.propertyNames,
+              schema: schema24.properties.customerData.propertyNames.not,
+              parentSchema: schema24.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -8728,7 +8825,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema23.properties.customerData.propertyNames,
+                parentSchema: schema24.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -8748,8 +8845,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema23.properties.customerData.propertyNames,
-              parentSchema: schema23.properties.customerData,
+              schema: schema24.properties.customerData.propertyNames,
+              parentSchema: schema24.properties.customerData,
               data: data10,
             };
             if (vErrors === null) {
@@ -8771,7 +8868,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema23.properties.customerData.additionalProperties,
+                parentSchema: schema24.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8789,7 +8886,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema23.properties.customerData.additionalProperties,
+                parentSchema: schema24.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8807,7 +8904,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema23.properties.customerData.additionalProperties,
+                parentSchema: schema24.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8824,8 +8921,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.customerData.additionalProperties.type,
-              parentSchema: schema23.properties.customerData.additionalProperties,
+              schema: schema24.properties.customerData.additionalProperties.type,
+              parentSchema: schema24.properties.customerData.additionalProperties,
               data: data11,
             };
             if (vErrors === null) {
@@ -8843,8 +8940,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema23.properties.customerData.type,
-          parentSchema: schema23.properties.customerData,
+          schema: schema24.properties.customerData.type,
+          parentSchema: schema24.properties.customerData,
           data: data10,
         };
         if (vErrors === null) {
@@ -8864,8 +8961,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema23.properties.setAsDefault.type,
-          parentSchema: schema23.properties.setAsDefault,
+          schema: schema24.properties.setAsDefault.type,
+          parentSchema: schema24.properties.setAsDefault,
           data: data12,
         };
         if (vErrors === null) {
@@ -8883,8 +8980,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema23.type,
-      parentSchema: schema23,
+      schema: schema24.type,
+      parentSchema: schema24,
       data,
     };
     if (vErrors === null) {
@@ -8894,17 +8991,17 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate22.errors = vErrors;
+  validate23.errors = vErrors;
   return errors === 0;
 }
-export const s13 = validate23;
-const schema24 = {
+export const s14 = validate24;
+const schema25 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountId'],
   properties: { customerAccountId: { type: 'string', minLength: 1, maxLength: 50 } },
 };
-function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8915,8 +9012,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountId' },
         message: "must have required property '" + 'customerAccountId' + "'",
-        schema: schema24.required,
-        parentSchema: schema24,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -8935,7 +9032,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema24,
+          parentSchema: schema25,
           data,
         };
         if (vErrors === null) {
@@ -8957,7 +9054,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema24.properties.customerAccountId,
+            parentSchema: schema25.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8975,7 +9072,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema24.properties.customerAccountId,
+            parentSchema: schema25.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8992,8 +9089,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema24.properties.customerAccountId.type,
-          parentSchema: schema24.properties.customerAccountId,
+          schema: schema25.properties.customerAccountId.type,
+          parentSchema: schema25.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -9011,8 +9108,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema24.type,
-      parentSchema: schema24,
+      schema: schema25.type,
+      parentSchema: schema25,
       data,
     };
     if (vErrors === null) {
@@ -9022,11 +9119,11 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate23.errors = vErrors;
+  validate24.errors = vErrors;
   return errors === 0;
 }
-export const s14 = validate24;
-const schema25 = {
+export const s15 = validate25;
+const schema26 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountIds'],
@@ -9039,7 +9136,7 @@ const schema25 = {
     },
   },
 };
-function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9050,8 +9147,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountIds' },
         message: "must have required property '" + 'customerAccountIds' + "'",
-        schema: schema25.required,
-        parentSchema: schema25,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -9070,7 +9167,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema25,
+          parentSchema: schema26,
           data,
         };
         if (vErrors === null) {
@@ -9092,7 +9189,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 items',
             schema: 100,
-            parentSchema: schema25.properties.customerAccountIds,
+            parentSchema: schema26.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -9110,7 +9207,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema25.properties.customerAccountIds,
+            parentSchema: schema26.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -9132,7 +9229,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema25.properties.customerAccountIds.items,
+                parentSchema: schema26.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -9150,7 +9247,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema25.properties.customerAccountIds.items,
+                parentSchema: schema26.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -9167,8 +9264,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.customerAccountIds.items.type,
-              parentSchema: schema25.properties.customerAccountIds.items,
+              schema: schema26.properties.customerAccountIds.items.type,
+              parentSchema: schema26.properties.customerAccountIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -9186,8 +9283,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema25.properties.customerAccountIds.type,
-          parentSchema: schema25.properties.customerAccountIds,
+          schema: schema26.properties.customerAccountIds.type,
+          parentSchema: schema26.properties.customerAccountIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -9205,8 +9302,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema25.type,
-      parentSchema: schema25,
+      schema: schema26.type,
+      parentSchema: schema26,
       data,
     };
     if (vErrors === null) {
@@ -9216,11 +9313,11 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate24.errors = vErrors;
+  validate25.errors = vErrors;
   return errors === 0;
 }
-export const s15 = validate25;
-const schema26 = {
+export const s16 = validate26;
+const schema27 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -9280,7 +9377,7 @@ const schema26 = {
     payorId: { type: 'string' },
   },
 };
-function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9300,7 +9397,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema26,
+          parentSchema: schema27,
           data,
         };
         if (vErrors === null) {
@@ -9322,7 +9419,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema26.properties.customerAccountId,
+            parentSchema: schema27.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9340,7 +9437,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema26.properties.customerAccountId,
+            parentSchema: schema27.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9358,7 +9455,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema26.properties.customerAccountId,
+            parentSchema: schema27.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9375,8 +9472,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.customerAccountId.type,
-          parentSchema: schema26.properties.customerAccountId,
+          schema: schema27.properties.customerAccountId.type,
+          parentSchema: schema27.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -9398,7 +9495,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema26.properties.customerAccountType,
+            parentSchema: schema27.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9416,7 +9513,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema26.properties.customerAccountType,
+            parentSchema: schema27.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9434,7 +9531,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema26.properties.customerAccountType,
+            parentSchema: schema27.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9451,8 +9548,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.customerAccountType.type,
-          parentSchema: schema26.properties.customerAccountType,
+          schema: schema27.properties.customerAccountType.type,
+          parentSchema: schema27.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -9474,7 +9571,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema26.properties.sponsorKey,
+            parentSchema: schema27.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9492,7 +9589,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema26.properties.sponsorKey,
+            parentSchema: schema27.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9510,7 +9607,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema26.properties.sponsorKey,
+            parentSchema: schema27.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9527,8 +9624,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.sponsorKey.type,
-          parentSchema: schema26.properties.sponsorKey,
+          schema: schema27.properties.sponsorKey.type,
+          parentSchema: schema27.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -9550,7 +9647,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema26.properties.customerData,
+            parentSchema: schema27.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -9595,8 +9692,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema26.properties.customerData.propertyNames.not,
-              parentSchema: schema26.properties.customerData.propertyNames,
+              schema: schema27.properties.customerData.propertyNames.not,
+              parentSchema: schema27.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -9625,7 +9722,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.customerData.propertyNames,
+                parentSchema: schema27.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -9645,8 +9742,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema26.properties.customerData.propertyNames,
-              parentSchema: schema26.properties.customerData,
+              schema: schema27.properties.customerData.propertyNames,
+              parentSchema: schema27.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -9668,7 +9765,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema27.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9686,7 +9783,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema27.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9704,7 +9801,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema27.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9721,8 +9818,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.customerData.additionalProperties.type,
-              parentSchema: schema26.properties.customerData.additionalProperties,
+              schema: schema27.properties.customerData.additionalProperties.type,
+              parentSchema: schema27.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -9740,8 +9837,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.properties.customerData.type,
-          parentSchema: schema26.properties.customerData,
+          schema: schema27.properties.customerData.type,
+          parentSchema: schema27.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -9763,7 +9860,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema26.properties.email,
+            parentSchema: schema27.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -9781,7 +9878,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema26.properties.email,
+            parentSchema: schema27.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -9798,8 +9895,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.email.type,
-          parentSchema: schema26.properties.email,
+          schema: schema27.properties.email.type,
+          parentSchema: schema27.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -9819,8 +9916,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.payorId.type,
-          parentSchema: schema26.properties.payorId,
+          schema: schema27.properties.payorId.type,
+          parentSchema: schema27.properties.payorId,
           data: data6,
         };
         if (vErrors === null) {
@@ -9838,8 +9935,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema26.type,
-      parentSchema: schema26,
+      schema: schema27.type,
+      parentSchema: schema27,
       data,
     };
     if (vErrors === null) {
@@ -9849,11 +9946,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate25.errors = vErrors;
+  validate26.errors = vErrors;
   return errors === 0;
 }
-export const s16 = validate26;
-const schema27 = {
+export const s17 = validate27;
+const schema28 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -9940,7 +10037,7 @@ const schema27 = {
     setAsDefault: { type: 'boolean', enum: [true] },
   },
 };
-function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9959,7 +10056,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema27,
+          parentSchema: schema28,
           data,
         };
         if (vErrors === null) {
@@ -9979,8 +10076,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema27.properties.expiryMonth.type,
-          parentSchema: schema27.properties.expiryMonth,
+          schema: schema28.properties.expiryMonth.type,
+          parentSchema: schema28.properties.expiryMonth,
           data: data0,
         };
         if (vErrors === null) {
@@ -9999,7 +10096,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema27.properties.expiryMonth,
+            parentSchema: schema28.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -10017,7 +10114,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema27.properties.expiryMonth,
+            parentSchema: schema28.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -10038,8 +10135,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema27.properties.expiryYear.type,
-          parentSchema: schema27.properties.expiryYear,
+          schema: schema28.properties.expiryYear.type,
+          parentSchema: schema28.properties.expiryYear,
           data: data1,
         };
         if (vErrors === null) {
@@ -10058,7 +10155,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema27.properties.expiryYear,
+            parentSchema: schema28.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -10076,7 +10173,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema27.properties.expiryYear,
+            parentSchema: schema28.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -10098,8 +10195,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -10116,8 +10213,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -10134,8 +10231,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -10152,8 +10249,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -10170,8 +10267,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -10197,7 +10294,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema27.properties.billingAddress,
+              parentSchema: schema28.properties.billingAddress,
               data: data2,
             };
             if (vErrors === null) {
@@ -10219,7 +10316,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema27.properties.billingAddress.properties.line1,
+                parentSchema: schema28.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -10237,7 +10334,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.line1,
+                parentSchema: schema28.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -10255,7 +10352,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.line1,
+                parentSchema: schema28.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -10272,8 +10369,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.line1.type,
-              parentSchema: schema27.properties.billingAddress.properties.line1,
+              schema: schema28.properties.billingAddress.properties.line1.type,
+              parentSchema: schema28.properties.billingAddress.properties.line1,
               data: data3,
             };
             if (vErrors === null) {
@@ -10295,7 +10392,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema27.properties.billingAddress.properties.line2,
+                parentSchema: schema28.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -10313,7 +10410,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema27.properties.billingAddress.properties.line2,
+                parentSchema: schema28.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -10331,7 +10428,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.line2,
+                parentSchema: schema28.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -10348,8 +10445,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.line2.type,
-              parentSchema: schema27.properties.billingAddress.properties.line2,
+              schema: schema28.properties.billingAddress.properties.line2.type,
+              parentSchema: schema28.properties.billingAddress.properties.line2,
               data: data4,
             };
             if (vErrors === null) {
@@ -10371,7 +10468,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema27.properties.billingAddress.properties.city,
+                parentSchema: schema28.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10389,7 +10486,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.city,
+                parentSchema: schema28.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10407,7 +10504,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.city,
+                parentSchema: schema28.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10424,8 +10521,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.city.type,
-              parentSchema: schema27.properties.billingAddress.properties.city,
+              schema: schema28.properties.billingAddress.properties.city.type,
+              parentSchema: schema28.properties.billingAddress.properties.city,
               data: data5,
             };
             if (vErrors === null) {
@@ -10447,7 +10544,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema27.properties.billingAddress.properties.state,
+                parentSchema: schema28.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10465,7 +10562,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.state,
+                parentSchema: schema28.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10483,7 +10580,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.state,
+                parentSchema: schema28.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10500,8 +10597,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.state.type,
-              parentSchema: schema27.properties.billingAddress.properties.state,
+              schema: schema28.properties.billingAddress.properties.state.type,
+              parentSchema: schema28.properties.billingAddress.properties.state,
               data: data6,
             };
             if (vErrors === null) {
@@ -10523,7 +10620,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                parentSchema: schema28.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -10541,7 +10638,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                parentSchema: schema28.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -10559,7 +10656,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                parentSchema: schema28.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -10576,8 +10673,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema27.properties.billingAddress.properties.postalCode,
+              schema: schema28.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema28.properties.billingAddress.properties.postalCode,
               data: data7,
             };
             if (vErrors === null) {
@@ -10591,7 +10688,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         if (data2.country !== undefined) {
           let data8 = data2.country;
           if (typeof data8 === 'string') {
-            if (!pattern31.test(data8)) {
+            if (!pattern32.test(data8)) {
               const err33 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -10599,7 +10696,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema27.properties.billingAddress.properties.country,
+                parentSchema: schema28.properties.billingAddress.properties.country,
                 data: data8,
               };
               if (vErrors === null) {
@@ -10616,8 +10713,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.country.type,
-              parentSchema: schema27.properties.billingAddress.properties.country,
+              schema: schema28.properties.billingAddress.properties.country.type,
+              parentSchema: schema28.properties.billingAddress.properties.country,
               data: data8,
             };
             if (vErrors === null) {
@@ -10635,8 +10732,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema27.properties.billingAddress.type,
-          parentSchema: schema27.properties.billingAddress,
+          schema: schema28.properties.billingAddress.type,
+          parentSchema: schema28.properties.billingAddress,
           data: data2,
         };
         if (vErrors === null) {
@@ -10658,7 +10755,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema27.properties.customerData,
+            parentSchema: schema28.properties.customerData,
             data: data9,
           };
           if (vErrors === null) {
@@ -10703,8 +10800,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema27.properties.customerData.propertyNames.not,
-              parentSchema: schema27.properties.customerData.propertyNames,
+              schema: schema28.properties.customerData.propertyNames.not,
+              parentSchema: schema28.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -10733,7 +10830,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema27.properties.customerData.propertyNames,
+                parentSchema: schema28.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -10753,8 +10850,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema27.properties.customerData.propertyNames,
-              parentSchema: schema27.properties.customerData,
+              schema: schema28.properties.customerData.propertyNames,
+              parentSchema: schema28.properties.customerData,
               data: data9,
             };
             if (vErrors === null) {
@@ -10776,7 +10873,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema27.properties.customerData.additionalProperties,
+                parentSchema: schema28.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10794,7 +10891,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema27.properties.customerData.additionalProperties,
+                parentSchema: schema28.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10812,7 +10909,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.customerData.additionalProperties,
+                parentSchema: schema28.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10829,8 +10926,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.customerData.additionalProperties.type,
-              parentSchema: schema27.properties.customerData.additionalProperties,
+              schema: schema28.properties.customerData.additionalProperties.type,
+              parentSchema: schema28.properties.customerData.additionalProperties,
               data: data10,
             };
             if (vErrors === null) {
@@ -10848,8 +10945,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema27.properties.customerData.type,
-          parentSchema: schema27.properties.customerData,
+          schema: schema28.properties.customerData.type,
+          parentSchema: schema28.properties.customerData,
           data: data9,
         };
         if (vErrors === null) {
@@ -10869,8 +10966,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema27.properties.setAsDefault.type,
-          parentSchema: schema27.properties.setAsDefault,
+          schema: schema28.properties.setAsDefault.type,
+          parentSchema: schema28.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -10885,10 +10982,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
-          params: { allowedValues: schema27.properties.setAsDefault.enum },
+          params: { allowedValues: schema28.properties.setAsDefault.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema27.properties.setAsDefault.enum,
-          parentSchema: schema27.properties.setAsDefault,
+          schema: schema28.properties.setAsDefault.enum,
+          parentSchema: schema28.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -10906,8 +11003,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema27.type,
-      parentSchema: schema27,
+      schema: schema28.type,
+      parentSchema: schema28,
       data,
     };
     if (vErrors === null) {
@@ -10917,11 +11014,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate26.errors = vErrors;
+  validate27.errors = vErrors;
   return errors === 0;
 }
-export const s17 = validate27;
-const schema28 = {
+export const s18 = validate28;
+const schema29 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -10932,11 +11029,11 @@ const schema28 = {
     },
   },
 };
-const pattern51 = new RegExp(
+const pattern52 = new RegExp(
   '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   'u',
 );
-function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10949,7 +11046,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema28,
+          parentSchema: schema29,
           data,
         };
         if (vErrors === null) {
@@ -10963,7 +11060,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.replaceWith !== undefined) {
       let data0 = data.replaceWith;
       if (typeof data0 === 'string') {
-        if (!pattern51.test(data0)) {
+        if (!pattern52.test(data0)) {
           const err1 = {
             instancePath: instancePath + '/replaceWith',
             schemaPath: '#/properties/replaceWith/pattern',
@@ -10976,7 +11073,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$' +
               '"',
             schema: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
-            parentSchema: schema28.properties.replaceWith,
+            parentSchema: schema29.properties.replaceWith,
             data: data0,
           };
           if (vErrors === null) {
@@ -10993,8 +11090,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.replaceWith.type,
-          parentSchema: schema28.properties.replaceWith,
+          schema: schema29.properties.replaceWith.type,
+          parentSchema: schema29.properties.replaceWith,
           data: data0,
         };
         if (vErrors === null) {
@@ -11012,8 +11109,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema28.type,
-      parentSchema: schema28,
+      schema: schema29.type,
+      parentSchema: schema29,
       data,
     };
     if (vErrors === null) {
@@ -11023,11 +11120,11 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate27.errors = vErrors;
+  validate28.errors = vErrors;
   return errors === 0;
 }
-export const s18 = validate28;
-const schema29 = {
+export const s19 = validate29;
+const schema30 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -11060,7 +11157,7 @@ const schema29 = {
     allowPartial: { type: 'boolean' },
   },
 };
-function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11071,8 +11168,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema29.required,
-        parentSchema: schema29,
+        schema: schema30.required,
+        parentSchema: schema30,
         data,
       };
       if (vErrors === null) {
@@ -11089,8 +11186,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema29.required,
-        parentSchema: schema29,
+        schema: schema30.required,
+        parentSchema: schema30,
         data,
       };
       if (vErrors === null) {
@@ -11115,7 +11212,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema29,
+          parentSchema: schema30,
           data,
         };
         if (vErrors === null) {
@@ -11137,7 +11234,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema29.properties.profileId,
+            parentSchema: schema30.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11155,7 +11252,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema29.properties.profileId,
+            parentSchema: schema30.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -11172,8 +11269,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.profileId.type,
-          parentSchema: schema29.properties.profileId,
+          schema: schema30.properties.profileId.type,
+          parentSchema: schema30.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -11195,7 +11292,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema29.properties.amount,
+            parentSchema: schema30.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -11213,7 +11310,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema29.properties.amount,
+            parentSchema: schema30.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -11231,7 +11328,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema29.properties.amount,
+            parentSchema: schema30.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -11248,8 +11345,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema29.properties.amount.type,
-          parentSchema: schema29.properties.amount,
+          schema: schema30.properties.amount.type,
+          parentSchema: schema30.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -11271,7 +11368,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema29.properties.orderId,
+            parentSchema: schema30.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -11289,7 +11386,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema29.properties.orderId,
+            parentSchema: schema30.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -11307,7 +11404,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema29.properties.orderId,
+            parentSchema: schema30.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -11324,8 +11421,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.orderId.type,
-          parentSchema: schema29.properties.orderId,
+          schema: schema30.properties.orderId.type,
+          parentSchema: schema30.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -11347,7 +11444,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema29.properties.idempotencyKey,
+            parentSchema: schema30.properties.idempotencyKey,
             data: data3,
           };
           if (vErrors === null) {
@@ -11364,8 +11461,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.idempotencyKey.type,
-          parentSchema: schema29.properties.idempotencyKey,
+          schema: schema30.properties.idempotencyKey.type,
+          parentSchema: schema30.properties.idempotencyKey,
           data: data3,
         };
         if (vErrors === null) {
@@ -11385,8 +11482,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema29.properties.allowPartial.type,
-          parentSchema: schema29.properties.allowPartial,
+          schema: schema30.properties.allowPartial.type,
+          parentSchema: schema30.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -11404,8 +11501,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema29.type,
-      parentSchema: schema29,
+      schema: schema30.type,
+      parentSchema: schema30,
       data,
     };
     if (vErrors === null) {
@@ -11415,11 +11512,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate28.errors = vErrors;
+  validate29.errors = vErrors;
   return errors === 0;
 }
-export const s19 = validate29;
-const schema30 = {
+export const s20 = validate30;
+const schema31 = {
   type: 'object',
   additionalProperties: false,
   required: ['amount'],
@@ -11438,7 +11535,7 @@ const schema30 = {
     },
   },
 };
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11449,8 +11546,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema30.required,
-        parentSchema: schema30,
+        schema: schema31.required,
+        parentSchema: schema31,
         data,
       };
       if (vErrors === null) {
@@ -11469,7 +11566,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema30,
+          parentSchema: schema31,
           data,
         };
         if (vErrors === null) {
@@ -11491,7 +11588,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema30.properties.amount,
+            parentSchema: schema31.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -11509,7 +11606,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema30.properties.amount,
+            parentSchema: schema31.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -11527,7 +11624,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema30.properties.amount,
+            parentSchema: schema31.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -11544,8 +11641,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema30.properties.amount.type,
-          parentSchema: schema30.properties.amount,
+          schema: schema31.properties.amount.type,
+          parentSchema: schema31.properties.amount,
           data: data0,
         };
         if (vErrors === null) {
@@ -11567,7 +11664,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema30.properties.idempotencyKey,
+            parentSchema: schema31.properties.idempotencyKey,
             data: data1,
           };
           if (vErrors === null) {
@@ -11584,8 +11681,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.idempotencyKey.type,
-          parentSchema: schema30.properties.idempotencyKey,
+          schema: schema31.properties.idempotencyKey.type,
+          parentSchema: schema31.properties.idempotencyKey,
           data: data1,
         };
         if (vErrors === null) {
@@ -11603,8 +11700,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema30.type,
-      parentSchema: schema30,
+      schema: schema31.type,
+      parentSchema: schema31,
       data,
     };
     if (vErrors === null) {
@@ -11614,11 +11711,11 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate30.errors = vErrors;
   return errors === 0;
 }
-export const s20 = validate30;
-const schema31 = {
+export const s21 = validate31;
+const schema32 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -11663,9 +11760,9 @@ const schema31 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern56 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+const pattern57 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
 const formats22 = require('ajv-formats/dist/formats').fullFormats['date-time'];
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11684,7 +11781,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema31,
+          parentSchema: schema32,
           data,
         };
         if (vErrors === null) {
@@ -11704,8 +11801,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.type.type,
-          parentSchema: schema31.properties.type,
+          schema: schema32.properties.type.type,
+          parentSchema: schema32.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -11751,10 +11848,10 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/type',
           schemaPath: '#/properties/type/enum',
           keyword: 'enum',
-          params: { allowedValues: schema31.properties.type.enum },
+          params: { allowedValues: schema32.properties.type.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema31.properties.type.enum,
-          parentSchema: schema31.properties.type,
+          schema: schema32.properties.type.enum,
+          parentSchema: schema32.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -11776,7 +11873,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema31.properties.objectId,
+            parentSchema: schema32.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11794,7 +11891,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema31.properties.objectId,
+            parentSchema: schema32.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11804,7 +11901,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern56.test(data1)) {
+        if (!pattern57.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -11812,7 +11909,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9A-Za-z_-]+$' },
             message: 'must match pattern "' + '^[0-9A-Za-z_-]+$' + '"',
             schema: '^[0-9A-Za-z_-]+$',
-            parentSchema: schema31.properties.objectId,
+            parentSchema: schema32.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -11829,8 +11926,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.objectId.type,
-          parentSchema: schema31.properties.objectId,
+          schema: schema32.properties.objectId.type,
+          parentSchema: schema32.properties.objectId,
           data: data1,
         };
         if (vErrors === null) {
@@ -11852,7 +11949,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema31.properties.since,
+            parentSchema: schema32.properties.since,
             data: data2,
           };
           if (vErrors === null) {
@@ -11869,8 +11966,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.since.type,
-          parentSchema: schema31.properties.since,
+          schema: schema32.properties.since.type,
+          parentSchema: schema32.properties.since,
           data: data2,
         };
         if (vErrors === null) {
@@ -11892,7 +11989,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema31.properties.pageSize,
+            parentSchema: schema32.properties.pageSize,
             data: data3,
           };
           if (vErrors === null) {
@@ -11909,8 +12006,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.pageSize.type,
-          parentSchema: schema31.properties.pageSize,
+          schema: schema32.properties.pageSize.type,
+          parentSchema: schema32.properties.pageSize,
           data: data3,
         };
         if (vErrors === null) {
@@ -11932,7 +12029,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema31.properties.pageToken,
+            parentSchema: schema32.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -11950,7 +12047,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema31.properties.pageToken,
+            parentSchema: schema32.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -11967,8 +12064,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.pageToken.type,
-          parentSchema: schema31.properties.pageToken,
+          schema: schema32.properties.pageToken.type,
+          parentSchema: schema32.properties.pageToken,
           data: data4,
         };
         if (vErrors === null) {
@@ -11986,8 +12083,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema31.type,
-      parentSchema: schema31,
+      schema: schema32.type,
+      parentSchema: schema32,
       data,
     };
     if (vErrors === null) {
@@ -11997,11 +12094,11 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate30.errors = vErrors;
+  validate31.errors = vErrors;
   return errors === 0;
 }
-export const s21 = validate31;
-const schema32 = {
+export const s22 = validate32;
+const schema33 = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
@@ -12034,12 +12131,12 @@ const schema32 = {
     },
   },
 };
-const pattern58 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern59 = new RegExp(
+const pattern59 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern60 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
   'u',
 );
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12050,395 +12147,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'url' },
         message: "must have required property '" + 'url' + "'",
-        schema: schema32.required,
-        parentSchema: schema32,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
-        const err1 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-          schema: false,
-          parentSchema: schema32,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.url !== undefined) {
-      let data0 = data.url;
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 2048) {
-          const err2 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 2048 },
-            message: 'must NOT have more than 2048 characters',
-            schema: 2048,
-            parentSchema: schema32.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (func4(data0) < 1) {
-          const err3 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema32.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (!pattern58.test(data0)) {
-          const err4 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
-            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
-            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema32.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      } else {
-        const err5 = {
-          instancePath: instancePath + '/url',
-          schemaPath: '#/properties/url/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema32.properties.url.type,
-          parentSchema: schema32.properties.url,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (data.enabledEvents !== undefined) {
-      let data1 = data.enabledEvents;
-      if (Array.isArray(data1)) {
-        if (data1.length > 31) {
-          const err6 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/maxItems',
-            keyword: 'maxItems',
-            params: { limit: 31 },
-            message: 'must NOT have more than 31 items',
-            schema: 31,
-            parentSchema: schema32.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (data1.length < 1) {
-          const err7 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/minItems',
-            keyword: 'minItems',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 items',
-            schema: 1,
-            parentSchema: schema32.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        const len0 = data1.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data2 = data1[i0];
-          if (typeof data2 === 'string') {
-            if (!pattern59.test(data2)) {
-              const err8 = {
-                instancePath: instancePath + '/enabledEvents/' + i0,
-                schemaPath: '#/properties/enabledEvents/items/pattern',
-                keyword: 'pattern',
-                params: {
-                  pattern:
-                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                },
-                message:
-                  'must match pattern "' +
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
-                  '"',
-                schema:
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema32.properties.enabledEvents.items,
-                data: data2,
-              };
-              if (vErrors === null) {
-                vErrors = [err8];
-              } else {
-                vErrors.push(err8);
-              }
-              errors++;
-            }
-          } else {
-            const err9 = {
-              instancePath: instancePath + '/enabledEvents/' + i0,
-              schemaPath: '#/properties/enabledEvents/items/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema32.properties.enabledEvents.items.type,
-              parentSchema: schema32.properties.enabledEvents.items,
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err9];
-            } else {
-              vErrors.push(err9);
-            }
-            errors++;
-          }
-        }
-        let i1 = data1.length;
-        let j0;
-        if (i1 > 1) {
-          const indices0 = {};
-          for (; i1--;) {
-            let item0 = data1[i1];
-            if (typeof item0 !== 'string') {
-              continue;
-            }
-            if (typeof indices0[item0] == 'number') {
-              j0 = indices0[item0];
-              const err10 = {
-                instancePath: instancePath + '/enabledEvents',
-                schemaPath: '#/properties/enabledEvents/uniqueItems',
-                keyword: 'uniqueItems',
-                params: { i: i1, j: j0 },
-                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
-                schema: true,
-                parentSchema: schema32.properties.enabledEvents,
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-              break;
-            }
-            indices0[item0] = i1;
-          }
-        }
-      } else {
-        const err11 = {
-          instancePath: instancePath + '/enabledEvents',
-          schemaPath: '#/properties/enabledEvents/type',
-          keyword: 'type',
-          params: { type: 'array' },
-          message: 'must be array',
-          schema: schema32.properties.enabledEvents.type,
-          parentSchema: schema32.properties.enabledEvents,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-    }
-    if (data.description !== undefined) {
-      let data3 = data.description;
-      if (typeof data3 === 'string') {
-        if (func4(data3) > 500) {
-          const err12 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 500 },
-            message: 'must NOT have more than 500 characters',
-            schema: 500,
-            parentSchema: schema32.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-        if (func4(data3) < 0) {
-          const err13 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/minLength',
-            keyword: 'minLength',
-            params: { limit: 0 },
-            message: 'must NOT have fewer than 0 characters',
-            schema: 0,
-            parentSchema: schema32.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data3)) {
-          const err14 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema32.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-      } else {
-        const err15 = {
-          instancePath: instancePath + '/description',
-          schemaPath: '#/properties/description/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema32.properties.description.type,
-          parentSchema: schema32.properties.description,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err16 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema32.type,
-      parentSchema: schema32,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err16];
-    } else {
-      vErrors.push(err16);
-    }
-    errors++;
-  }
-  validate31.errors = vErrors;
-  return errors === 0;
-}
-export const s22 = validate32;
-const schema33 = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    url: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 2048,
-      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-      description: 'must be an absolute https URL',
-    },
-    enabledEvents: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 31,
-      uniqueItems: true,
-      items: {
-        type: 'string',
-        pattern:
-          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
-      },
-    },
-    description: {
-      type: 'string',
-      minLength: 0,
-      maxLength: 500,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      description: 'must not contain control characters',
-    },
-    status: { type: 'string', enum: ['enabled', 'disabled'] },
-  },
-};
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (Object.keys(data).length < 1) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/minProperties',
-        keyword: 'minProperties',
-        params: { limit: 1 },
-        message: 'must NOT have fewer than 1 properties',
-        schema: 1,
+        schema: schema33.required,
         parentSchema: schema33,
         data,
       };
@@ -12450,7 +12159,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
         const err1 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -12508,7 +12217,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern58.test(data0)) {
+        if (!pattern59.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -12588,7 +12297,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern59.test(data2)) {
+            if (!pattern60.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -12759,6 +12468,394 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+  } else {
+    const err16 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema33.type,
+      parentSchema: schema33,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err16];
+    } else {
+      vErrors.push(err16);
+    }
+    errors++;
+  }
+  validate32.errors = vErrors;
+  return errors === 0;
+}
+export const s23 = validate33;
+const schema34 = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      description: 'must be an absolute https URL',
+    },
+    enabledEvents: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 31,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        pattern:
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
+      },
+    },
+    description: {
+      type: 'string',
+      minLength: 0,
+      maxLength: 500,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      description: 'must not contain control characters',
+    },
+    status: { type: 'string', enum: ['enabled', 'disabled'] },
+  },
+};
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (Object.keys(data).length < 1) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/minProperties',
+        keyword: 'minProperties',
+        params: { limit: 1 },
+        message: 'must NOT have fewer than 1 properties',
+        schema: 1,
+        parentSchema: schema34,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+        const err1 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema34,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.url !== undefined) {
+      let data0 = data.url;
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 2048) {
+          const err2 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 2048 },
+            message: 'must NOT have more than 2048 characters',
+            schema: 2048,
+            parentSchema: schema34.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema34.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (!pattern59.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
+            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
+            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+            parentSchema: schema34.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + '/url',
+          schemaPath: '#/properties/url/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema34.properties.url.type,
+          parentSchema: schema34.properties.url,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.enabledEvents !== undefined) {
+      let data1 = data.enabledEvents;
+      if (Array.isArray(data1)) {
+        if (data1.length > 31) {
+          const err6 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 31 },
+            message: 'must NOT have more than 31 items',
+            schema: 31,
+            parentSchema: schema34.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (data1.length < 1) {
+          const err7 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/minItems',
+            keyword: 'minItems',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 items',
+            schema: 1,
+            parentSchema: schema34.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        const len0 = data1.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data2 = data1[i0];
+          if (typeof data2 === 'string') {
+            if (!pattern60.test(data2)) {
+              const err8 = {
+                instancePath: instancePath + '/enabledEvents/' + i0,
+                schemaPath: '#/properties/enabledEvents/items/pattern',
+                keyword: 'pattern',
+                params: {
+                  pattern:
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                },
+                message:
+                  'must match pattern "' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
+                  '"',
+                schema:
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                parentSchema: schema34.properties.enabledEvents.items,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          } else {
+            const err9 = {
+              instancePath: instancePath + '/enabledEvents/' + i0,
+              schemaPath: '#/properties/enabledEvents/items/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema34.properties.enabledEvents.items.type,
+              parentSchema: schema34.properties.enabledEvents.items,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        let i1 = data1.length;
+        let j0;
+        if (i1 > 1) {
+          const indices0 = {};
+          for (; i1--;) {
+            let item0 = data1[i1];
+            if (typeof item0 !== 'string') {
+              continue;
+            }
+            if (typeof indices0[item0] == 'number') {
+              j0 = indices0[item0];
+              const err10 = {
+                instancePath: instancePath + '/enabledEvents',
+                schemaPath: '#/properties/enabledEvents/uniqueItems',
+                keyword: 'uniqueItems',
+                params: { i: i1, j: j0 },
+                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
+                schema: true,
+                parentSchema: schema34.properties.enabledEvents,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+              break;
+            }
+            indices0[item0] = i1;
+          }
+        }
+      } else {
+        const err11 = {
+          instancePath: instancePath + '/enabledEvents',
+          schemaPath: '#/properties/enabledEvents/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema34.properties.enabledEvents.type,
+          parentSchema: schema34.properties.enabledEvents,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== undefined) {
+      let data3 = data.description;
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 500) {
+          const err12 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 500 },
+            message: 'must NOT have more than 500 characters',
+            schema: 500,
+            parentSchema: schema34.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (func4(data3) < 0) {
+          const err13 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema34.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err14 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema34.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + '/description',
+          schemaPath: '#/properties/description/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema34.properties.description.type,
+          parentSchema: schema34.properties.description,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
     if (data.status !== undefined) {
       let data4 = data.status;
       if (typeof data4 !== 'string') {
@@ -12768,8 +12865,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.status.type,
-          parentSchema: schema33.properties.status,
+          schema: schema34.properties.status.type,
+          parentSchema: schema34.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -12784,10 +12881,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema33.properties.status.enum },
+          params: { allowedValues: schema34.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema33.properties.status.enum,
-          parentSchema: schema33.properties.status,
+          schema: schema34.properties.status.enum,
+          parentSchema: schema34.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -12805,8 +12902,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema33.type,
-      parentSchema: schema33,
+      schema: schema34.type,
+      parentSchema: schema34,
       data,
     };
     if (vErrors === null) {
@@ -12816,11 +12913,11 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-export const s23 = validate33;
-const schema34 = {
+export const s24 = validate34;
+const schema35 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -12829,7 +12926,7 @@ const schema34 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12842,7 +12939,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema34,
+          parentSchema: schema35,
           data,
         };
         if (vErrors === null) {
@@ -12862,8 +12959,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.status.type,
-          parentSchema: schema34.properties.status,
+          schema: schema35.properties.status.type,
+          parentSchema: schema35.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -12878,10 +12975,10 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema34.properties.status.enum },
+          params: { allowedValues: schema35.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema34.properties.status.enum,
-          parentSchema: schema34.properties.status,
+          schema: schema35.properties.status.enum,
+          parentSchema: schema35.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -12903,7 +13000,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema34.properties.pageSize,
+            parentSchema: schema35.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -12920,8 +13017,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.pageSize.type,
-          parentSchema: schema34.properties.pageSize,
+          schema: schema35.properties.pageSize.type,
+          parentSchema: schema35.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -12943,7 +13040,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema34.properties.pageToken,
+            parentSchema: schema35.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12961,7 +13058,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema34.properties.pageToken,
+            parentSchema: schema35.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12979,7 +13076,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema34.properties.pageToken,
+            parentSchema: schema35.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12996,8 +13093,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.pageToken.type,
-          parentSchema: schema34.properties.pageToken,
+          schema: schema35.properties.pageToken.type,
+          parentSchema: schema35.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -13015,8 +13112,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema34.type,
-      parentSchema: schema34,
+      schema: schema35.type,
+      parentSchema: schema35,
       data,
     };
     if (vErrors === null) {
@@ -13026,17 +13123,17 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
-export const s24 = validate34;
-const schema35 = {
+export const s25 = validate35;
+const schema36 = {
   type: 'object',
   additionalProperties: false,
   required: ['since'],
   properties: { since: { type: 'string', format: 'date-time' } },
 };
-function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13047,8 +13144,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'since' },
         message: "must have required property '" + 'since' + "'",
-        schema: schema35.required,
-        parentSchema: schema35,
+        schema: schema36.required,
+        parentSchema: schema36,
         data,
       };
       if (vErrors === null) {
@@ -13067,7 +13164,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema35,
+          parentSchema: schema36,
           data,
         };
         if (vErrors === null) {
@@ -13089,7 +13186,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema35.properties.since,
+            parentSchema: schema36.properties.since,
             data: data0,
           };
           if (vErrors === null) {
@@ -13106,8 +13203,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.since.type,
-          parentSchema: schema35.properties.since,
+          schema: schema36.properties.since.type,
+          parentSchema: schema36.properties.since,
           data: data0,
         };
         if (vErrors === null) {
@@ -13125,8 +13222,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema35.type,
-      parentSchema: schema35,
+      schema: schema36.type,
+      parentSchema: schema36,
       data,
     };
     if (vErrors === null) {
@@ -13136,18 +13233,18 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate34.errors = vErrors;
+  validate35.errors = vErrors;
   return errors === 0;
 }
-export const s25 = validate35;
-const schema36 = {
+export const s26 = validate36;
+const schema37 = {
   type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
   },
 };
-function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13158,8 +13255,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema36.required,
-        parentSchema: schema36,
+        schema: schema37.required,
+        parentSchema: schema37,
         data,
       };
       if (vErrors === null) {
@@ -13178,8 +13275,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.accountType.type,
-          parentSchema: schema36.properties.accountType,
+          schema: schema37.properties.accountType.type,
+          parentSchema: schema37.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -13200,10 +13297,10 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema36.properties.accountType.enum },
+          params: { allowedValues: schema37.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema36.properties.accountType.enum,
-          parentSchema: schema36.properties.accountType,
+          schema: schema37.properties.accountType.enum,
+          parentSchema: schema37.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -13221,8 +13318,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema36.type,
-      parentSchema: schema36,
+      schema: schema37.type,
+      parentSchema: schema37,
       data,
     };
     if (vErrors === null) {
@@ -13232,11 +13329,11 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate35.errors = vErrors;
+  validate36.errors = vErrors;
   return errors === 0;
 }
-export const s26 = validate36;
-const schema37 = {
+export const s27 = validate37;
+const schema38 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -13320,7 +13417,7 @@ const schema37 = {
     },
   },
 };
-function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13331,8 +13428,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema37.required,
-        parentSchema: schema37,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -13349,8 +13446,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema37.required,
-        parentSchema: schema37,
+        schema: schema38.required,
+        parentSchema: schema38,
         data,
       };
       if (vErrors === null) {
@@ -13361,7 +13458,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema37.properties, key0)) {
+      if (!func2.call(schema38.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -13369,7 +13466,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema37,
+          parentSchema: schema38,
           data,
         };
         if (vErrors === null) {
@@ -13391,7 +13488,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema37.properties.profileId,
+            parentSchema: schema38.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -13409,7 +13506,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema37.properties.profileId,
+            parentSchema: schema38.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -13426,8 +13523,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.profileId.type,
-          parentSchema: schema37.properties.profileId,
+          schema: schema38.properties.profileId.type,
+          parentSchema: schema38.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -13449,7 +13546,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema37.properties.amount,
+            parentSchema: schema38.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13467,7 +13564,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema37.properties.amount,
+            parentSchema: schema38.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13485,7 +13582,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema37.properties.amount,
+            parentSchema: schema38.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -13502,8 +13599,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema37.properties.amount.type,
-          parentSchema: schema37.properties.amount,
+          schema: schema38.properties.amount.type,
+          parentSchema: schema38.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -13525,7 +13622,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema37.properties.orderId,
+            parentSchema: schema38.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -13543,7 +13640,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema37.properties.orderId,
+            parentSchema: schema38.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -13561,7 +13658,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema37.properties.orderId,
+            parentSchema: schema38.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -13578,8 +13675,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.orderId.type,
-          parentSchema: schema37.properties.orderId,
+          schema: schema38.properties.orderId.type,
+          parentSchema: schema38.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -13599,8 +13696,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema37.properties.recurring.type,
-          parentSchema: schema37.properties.recurring,
+          schema: schema38.properties.recurring.type,
+          parentSchema: schema38.properties.recurring,
           data: data3,
         };
         if (vErrors === null) {
@@ -13620,8 +13717,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema37.properties.allowPartial.type,
-          parentSchema: schema37.properties.allowPartial,
+          schema: schema38.properties.allowPartial.type,
+          parentSchema: schema38.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -13641,8 +13738,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema37.properties.sendEmailReceipt.type,
-          parentSchema: schema37.properties.sendEmailReceipt,
+          schema: schema38.properties.sendEmailReceipt.type,
+          parentSchema: schema38.properties.sendEmailReceipt,
           data: data5,
         };
         if (vErrors === null) {
@@ -13662,8 +13759,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema37.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema37.properties.sendPaymentScheduledNotification,
+          schema: schema38.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema38.properties.sendPaymentScheduledNotification,
           data: data6,
         };
         if (vErrors === null) {
@@ -13683,8 +13780,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema37.properties.sendDeclineNotification.type,
-          parentSchema: schema37.properties.sendDeclineNotification,
+          schema: schema38.properties.sendDeclineNotification.type,
+          parentSchema: schema38.properties.sendDeclineNotification,
           data: data7,
         };
         if (vErrors === null) {
@@ -13706,7 +13803,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema37.properties.customAttributes,
+            parentSchema: schema38.properties.customAttributes,
             data: data8,
           };
           if (vErrors === null) {
@@ -13751,8 +13848,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema37.properties.customAttributes.propertyNames.not,
-              parentSchema: schema37.properties.customAttributes.propertyNames,
+              schema: schema38.properties.customAttributes.propertyNames.not,
+              parentSchema: schema38.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -13781,7 +13878,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema37.properties.customAttributes.propertyNames,
+                parentSchema: schema38.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -13801,8 +13898,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema37.properties.customAttributes.propertyNames,
-              parentSchema: schema37.properties.customAttributes,
+              schema: schema38.properties.customAttributes.propertyNames,
+              parentSchema: schema38.properties.customAttributes,
               data: data8,
             };
             if (vErrors === null) {
@@ -13828,7 +13925,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -13847,7 +13944,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -13865,8 +13962,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema37.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema38.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[0],
               data: data9,
             };
             if (vErrors === null) {
@@ -13890,7 +13987,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -13909,7 +14006,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -13928,7 +14025,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -13946,8 +14043,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema37.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema38.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data9,
               };
               if (vErrors === null) {
@@ -13969,8 +14066,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema37.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema37.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema38.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema38.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -13992,8 +14089,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema37.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema37.properties.customAttributes.additionalProperties,
+              schema: schema38.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema38.properties.customAttributes.additionalProperties,
               data: data9,
             };
             if (vErrors === null) {
@@ -14020,8 +14117,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema37.properties.customAttributes.type,
-          parentSchema: schema37.properties.customAttributes,
+          schema: schema38.properties.customAttributes.type,
+          parentSchema: schema38.properties.customAttributes,
           data: data8,
         };
         if (vErrors === null) {
@@ -14043,7 +14140,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema37.properties.fees,
+            parentSchema: schema38.properties.fees,
             data: data10,
           };
           if (vErrors === null) {
@@ -14064,8 +14161,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema37.properties.fees.items.required,
-                parentSchema: schema37.properties.fees.items,
+                schema: schema38.properties.fees.items.required,
+                parentSchema: schema38.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -14082,8 +14179,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema37.properties.fees.items.required,
-                parentSchema: schema37.properties.fees.items,
+                schema: schema38.properties.fees.items.required,
+                parentSchema: schema38.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -14102,7 +14199,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema37.properties.fees.items,
+                  parentSchema: schema38.properties.fees.items,
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -14124,7 +14221,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema37.properties.fees.items.properties.name,
+                    parentSchema: schema38.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -14142,7 +14239,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema37.properties.fees.items.properties.name,
+                    parentSchema: schema38.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -14160,7 +14257,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema37.properties.fees.items.properties.name,
+                    parentSchema: schema38.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -14177,8 +14274,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema37.properties.fees.items.properties.name.type,
-                  parentSchema: schema37.properties.fees.items.properties.name,
+                  schema: schema38.properties.fees.items.properties.name.type,
+                  parentSchema: schema38.properties.fees.items.properties.name,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -14200,7 +14297,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema37.properties.fees.items.properties.amount,
+                    parentSchema: schema38.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -14218,7 +14315,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema37.properties.fees.items.properties.amount,
+                    parentSchema: schema38.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -14236,7 +14333,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema37.properties.fees.items.properties.amount,
+                    parentSchema: schema38.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -14253,8 +14350,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema37.properties.fees.items.properties.amount.type,
-                  parentSchema: schema37.properties.fees.items.properties.amount,
+                  schema: schema38.properties.fees.items.properties.amount.type,
+                  parentSchema: schema38.properties.fees.items.properties.amount,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -14272,8 +14369,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema37.properties.fees.items.type,
-              parentSchema: schema37.properties.fees.items,
+              schema: schema38.properties.fees.items.type,
+              parentSchema: schema38.properties.fees.items,
               data: data11,
             };
             if (vErrors === null) {
@@ -14291,8 +14388,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema37.properties.fees.type,
-          parentSchema: schema37.properties.fees,
+          schema: schema38.properties.fees.type,
+          parentSchema: schema38.properties.fees,
           data: data10,
         };
         if (vErrors === null) {
@@ -14310,8 +14407,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema37.type,
-      parentSchema: schema37,
+      schema: schema38.type,
+      parentSchema: schema38,
       data,
     };
     if (vErrors === null) {
@@ -14321,11 +14418,11 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate36.errors = vErrors;
+  validate37.errors = vErrors;
   return errors === 0;
 }
-export const s27 = validate37;
-const schema38 = {
+export const s28 = validate38;
+const schema39 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -14340,7 +14437,7 @@ const schema38 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14351,8 +14448,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -14369,8 +14466,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -14389,7 +14486,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema38,
+          parentSchema: schema39,
           data,
         };
         if (vErrors === null) {
@@ -14411,7 +14508,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema38.properties.name,
+            parentSchema: schema39.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -14429,7 +14526,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.name,
+            parentSchema: schema39.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -14447,7 +14544,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.name,
+            parentSchema: schema39.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -14464,8 +14561,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.name.type,
-          parentSchema: schema38.properties.name,
+          schema: schema39.properties.name.type,
+          parentSchema: schema39.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -14487,7 +14584,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema38.properties.amount,
+            parentSchema: schema39.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -14505,7 +14602,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema38.properties.amount,
+            parentSchema: schema39.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -14523,7 +14620,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema38.properties.amount,
+            parentSchema: schema39.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -14540,8 +14637,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema38.properties.amount.type,
-          parentSchema: schema38.properties.amount,
+          schema: schema39.properties.amount.type,
+          parentSchema: schema39.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -14559,8 +14656,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema38.type,
-      parentSchema: schema38,
+      schema: schema39.type,
+      parentSchema: schema39,
       data,
     };
     if (vErrors === null) {
@@ -14570,11 +14667,11 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate37.errors = vErrors;
+  validate38.errors = vErrors;
   return errors === 0;
 }
-export const s28 = validate38;
-const schema39 = {
+export const s29 = validate39;
+const schema40 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -14607,7 +14704,7 @@ const schema39 = {
       'must be a string (up to 1000 characters, no control characters), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
-function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14619,7 +14716,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema39,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -14664,8 +14761,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema39.propertyNames.not,
-          parentSchema: schema39.propertyNames,
+          schema: schema40.propertyNames.not,
+          parentSchema: schema40.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -14694,7 +14791,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema39.propertyNames,
+            parentSchema: schema40.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -14714,8 +14811,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema39.propertyNames,
-          parentSchema: schema39,
+          schema: schema40.propertyNames,
+          parentSchema: schema40,
           data,
         };
         if (vErrors === null) {
@@ -14740,7 +14837,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema39.additionalProperties.anyOf[0],
+            parentSchema: schema40.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -14758,7 +14855,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema39.additionalProperties.anyOf[0],
+            parentSchema: schema40.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -14775,8 +14872,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.additionalProperties.anyOf[0].type,
-          parentSchema: schema39.additionalProperties.anyOf[0],
+          schema: schema40.additionalProperties.anyOf[0].type,
+          parentSchema: schema40.additionalProperties.anyOf[0],
           data: data0,
         };
         if (vErrors === null) {
@@ -14799,7 +14896,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '<=', limit: 1000000000000000 },
               message: 'must be <= 1000000000000000',
               schema: 1000000000000000,
-              parentSchema: schema39.additionalProperties.anyOf[1],
+              parentSchema: schema40.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14817,7 +14914,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '>=', limit: -1000000000000000 },
               message: 'must be >= -1000000000000000',
               schema: -1000000000000000,
-              parentSchema: schema39.additionalProperties.anyOf[1],
+              parentSchema: schema40.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14835,7 +14932,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               params: {},
               message: 'must pass "maxDecimals" keyword validation',
               schema: 6,
-              parentSchema: schema39.additionalProperties.anyOf[1],
+              parentSchema: schema40.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -14852,8 +14949,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'type',
             params: { type: 'number' },
             message: 'must be number',
-            schema: schema39.additionalProperties.anyOf[1].type,
-            parentSchema: schema39.additionalProperties.anyOf[1],
+            schema: schema40.additionalProperties.anyOf[1].type,
+            parentSchema: schema40.additionalProperties.anyOf[1],
             data: data0,
           };
           if (vErrors === null) {
@@ -14874,8 +14971,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema39.additionalProperties.anyOf[2].type,
-              parentSchema: schema39.additionalProperties.anyOf[2],
+              schema: schema40.additionalProperties.anyOf[2].type,
+              parentSchema: schema40.additionalProperties.anyOf[2],
               data: data0,
             };
             if (vErrors === null) {
@@ -14896,8 +14993,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'anyOf',
           params: {},
           message: 'must match a schema in anyOf',
-          schema: schema39.additionalProperties.anyOf,
-          parentSchema: schema39.additionalProperties,
+          schema: schema40.additionalProperties.anyOf,
+          parentSchema: schema40.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -14924,8 +15021,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema39.type,
-      parentSchema: schema39,
+      schema: schema40.type,
+      parentSchema: schema40,
       data,
     };
     if (vErrors === null) {
@@ -14935,11 +15032,11 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate38.errors = vErrors;
+  validate39.errors = vErrors;
   return errors === 0;
 }
-export const s29 = validate39;
-const schema40 = {
+export const s30 = validate40;
+const schema41 = {
   type: 'object',
   additionalProperties: false,
   required: ['line1', 'city', 'state', 'postalCode', 'country'],
@@ -14986,7 +15083,7 @@ const schema40 = {
     },
   },
 };
-function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14997,8 +15094,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'line1' },
         message: "must have required property '" + 'line1' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -15015,8 +15112,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'city' },
         message: "must have required property '" + 'city' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -15033,8 +15130,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'state' },
         message: "must have required property '" + 'state' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -15051,8 +15148,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'postalCode' },
         message: "must have required property '" + 'postalCode' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -15069,8 +15166,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'country' },
         message: "must have required property '" + 'country' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -15096,7 +15193,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema40,
+          parentSchema: schema41,
           data,
         };
         if (vErrors === null) {
@@ -15118,7 +15215,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema40.properties.line1,
+            parentSchema: schema41.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -15136,7 +15233,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema40.properties.line1,
+            parentSchema: schema41.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -15154,7 +15251,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.line1,
+            parentSchema: schema41.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -15171,8 +15268,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.line1.type,
-          parentSchema: schema40.properties.line1,
+          schema: schema41.properties.line1.type,
+          parentSchema: schema41.properties.line1,
           data: data0,
         };
         if (vErrors === null) {
@@ -15194,7 +15291,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema40.properties.line2,
+            parentSchema: schema41.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -15212,7 +15309,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema40.properties.line2,
+            parentSchema: schema41.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -15230,7 +15327,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.line2,
+            parentSchema: schema41.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -15247,8 +15344,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.line2.type,
-          parentSchema: schema40.properties.line2,
+          schema: schema41.properties.line2.type,
+          parentSchema: schema41.properties.line2,
           data: data1,
         };
         if (vErrors === null) {
@@ -15270,7 +15367,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 60 },
             message: 'must NOT have more than 60 characters',
             schema: 60,
-            parentSchema: schema40.properties.city,
+            parentSchema: schema41.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -15288,7 +15385,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema40.properties.city,
+            parentSchema: schema41.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -15306,7 +15403,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.city,
+            parentSchema: schema41.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -15323,8 +15420,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.city.type,
-          parentSchema: schema40.properties.city,
+          schema: schema41.properties.city.type,
+          parentSchema: schema41.properties.city,
           data: data2,
         };
         if (vErrors === null) {
@@ -15346,7 +15443,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema40.properties.state,
+            parentSchema: schema41.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -15364,7 +15461,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema40.properties.state,
+            parentSchema: schema41.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -15382,7 +15479,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.state,
+            parentSchema: schema41.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -15399,8 +15496,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.state.type,
-          parentSchema: schema40.properties.state,
+          schema: schema41.properties.state.type,
+          parentSchema: schema41.properties.state,
           data: data3,
         };
         if (vErrors === null) {
@@ -15422,7 +15519,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 characters',
             schema: 20,
-            parentSchema: schema40.properties.postalCode,
+            parentSchema: schema41.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -15440,7 +15537,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema40.properties.postalCode,
+            parentSchema: schema41.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -15458,7 +15555,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.postalCode,
+            parentSchema: schema41.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -15475,8 +15572,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.postalCode.type,
-          parentSchema: schema40.properties.postalCode,
+          schema: schema41.properties.postalCode.type,
+          parentSchema: schema41.properties.postalCode,
           data: data4,
         };
         if (vErrors === null) {
@@ -15490,7 +15587,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.country !== undefined) {
       let data5 = data.country;
       if (typeof data5 === 'string') {
-        if (!pattern31.test(data5)) {
+        if (!pattern32.test(data5)) {
           const err26 = {
             instancePath: instancePath + '/country',
             schemaPath: '#/properties/country/pattern',
@@ -15498,7 +15595,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Z]{2}$' },
             message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
             schema: '^[A-Z]{2}$',
-            parentSchema: schema40.properties.country,
+            parentSchema: schema41.properties.country,
             data: data5,
           };
           if (vErrors === null) {
@@ -15515,8 +15612,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.country.type,
-          parentSchema: schema40.properties.country,
+          schema: schema41.properties.country.type,
+          parentSchema: schema41.properties.country,
           data: data5,
         };
         if (vErrors === null) {
@@ -15534,8 +15631,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema40.type,
-      parentSchema: schema40,
+      schema: schema41.type,
+      parentSchema: schema41,
       data,
     };
     if (vErrors === null) {
@@ -15545,11 +15642,11 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate39.errors = vErrors;
+  validate40.errors = vErrors;
   return errors === 0;
 }
-export const s30 = validate40;
-const schema41 = {
+export const s31 = validate41;
+const schema42 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -15580,7 +15677,7 @@ const schema41 = {
     description: 'must not contain control characters',
   },
 };
-function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15592,7 +15689,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema41,
+        parentSchema: schema42,
         data,
       };
       if (vErrors === null) {
@@ -15637,8 +15734,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema41.propertyNames.not,
-          parentSchema: schema41.propertyNames,
+          schema: schema42.propertyNames.not,
+          parentSchema: schema42.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -15667,7 +15764,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema41.propertyNames,
+            parentSchema: schema42.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -15687,8 +15784,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema41.propertyNames,
-          parentSchema: schema41,
+          schema: schema42.propertyNames,
+          parentSchema: schema42,
           data,
         };
         if (vErrors === null) {
@@ -15710,7 +15807,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema41.additionalProperties,
+            parentSchema: schema42.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -15728,7 +15825,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema41.additionalProperties,
+            parentSchema: schema42.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -15746,7 +15843,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema41.additionalProperties,
+            parentSchema: schema42.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -15763,8 +15860,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema41.additionalProperties.type,
-          parentSchema: schema41.additionalProperties,
+          schema: schema42.additionalProperties.type,
+          parentSchema: schema42.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -15782,8 +15879,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema41.type,
-      parentSchema: schema41,
+      schema: schema42.type,
+      parentSchema: schema42,
       data,
     };
     if (vErrors === null) {
@@ -15793,7 +15890,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate40.errors = vErrors;
+  validate41.errors = vErrors;
   return errors === 0;
 }
 
@@ -15820,21 +15917,26 @@ export const DeleteGroup = /* @__PURE__ */ routeCheck<typeof routes.DeleteGroup>
   undefined,
   s0,
 );
-export const ListPayments = /* @__PURE__ */ routeCheck<typeof routes.ListPayments>(
-  'ListPayments',
+export const GroupReport = /* @__PURE__ */ routeCheck<typeof routes.GroupReport>(
+  'GroupReport',
   undefined,
   s4,
 );
+export const ListPayments = /* @__PURE__ */ routeCheck<typeof routes.ListPayments>(
+  'ListPayments',
+  undefined,
+  s5,
+);
 export const AddPayment = /* @__PURE__ */ routeCheck<typeof routes.AddPayment>(
   'AddPayment',
-  { optional: false, validate: s5 },
+  { optional: false, validate: s6 },
   s0,
   { scope: 'request', operation: 'AddPayment', bodyKey: false },
 );
 export const GetPayment = /* @__PURE__ */ routeCheck<typeof routes.GetPayment>('GetPayment', undefined, s0);
 export const UpdatePayment = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayment>(
   'UpdatePayment',
-  { optional: false, validate: s6 },
+  { optional: false, validate: s7 },
   s0,
 );
 export const DeletePayment = /* @__PURE__ */ routeCheck<typeof routes.DeletePayment>(
@@ -15845,11 +15947,11 @@ export const DeletePayment = /* @__PURE__ */ routeCheck<typeof routes.DeletePaym
 export const ListPaymentsAlias = /* @__PURE__ */ routeCheck<typeof routes.ListPaymentsAlias>(
   'ListPaymentsAlias',
   undefined,
-  s4,
+  s5,
 );
 export const AddPaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.AddPaymentAlias>(
   'AddPaymentAlias',
-  { optional: false, validate: s5 },
+  { optional: false, validate: s6 },
   s0,
   { scope: 'request', operation: 'AddPayment', bodyKey: false },
 );
@@ -15860,7 +15962,7 @@ export const GetPaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.GetPayme
 );
 export const UpdatePaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.UpdatePaymentAlias>(
   'UpdatePaymentAlias',
-  { optional: false, validate: s6 },
+  { optional: false, validate: s7 },
   s0,
 );
 export const DeletePaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.DeletePaymentAlias>(
@@ -15870,7 +15972,7 @@ export const DeletePaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.Delet
 );
 export const VoidOrRefundGroup = /* @__PURE__ */ routeCheck<typeof routes.VoidOrRefundGroup>(
   'VoidOrRefundGroup',
-  { optional: true, validate: s7 },
+  { optional: true, validate: s8 },
   s0,
   { scope: 'request', operation: 'VoidOrRefundGroup', bodyKey: false },
 );
@@ -15888,7 +15990,7 @@ export const RetryMerchant = /* @__PURE__ */ routeCheck<typeof routes.RetryMerch
 );
 export const ProcessMerchant = /* @__PURE__ */ routeCheck<typeof routes.ProcessMerchant>(
   'ProcessMerchant',
-  { optional: true, validate: s8 },
+  { optional: true, validate: s9 },
   s0,
   { scope: 'request', operation: 'ProcessMerchant', bodyKey: false },
 );
@@ -15904,29 +16006,29 @@ export const GetMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.GetM
 );
 export const UpdateMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.UpdateMerchantSettings>(
   'UpdateMerchantSettings',
-  { optional: false, validate: s9 },
+  { optional: false, validate: s10 },
   s0,
 );
 export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>(
   'CreatePayor',
-  { optional: false, validate: s10 },
+  { optional: false, validate: s11 },
   s0,
   { scope: 'request', operation: 'CreatePayor', bodyKey: false },
 );
 export const SearchPayors = /* @__PURE__ */ routeCheck<typeof routes.SearchPayors>(
   'SearchPayors',
   undefined,
-  s13,
+  s14,
 );
 export const BulkSearchPayors = /* @__PURE__ */ routeCheck<typeof routes.BulkSearchPayors>(
   'BulkSearchPayors',
-  { optional: false, validate: s14 },
+  { optional: false, validate: s15 },
   s0,
 );
 export const GetPayor = /* @__PURE__ */ routeCheck<typeof routes.GetPayor>('GetPayor', undefined, s0);
 export const UpdatePayor = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayor>(
   'UpdatePayor',
-  { optional: false, validate: s15 },
+  { optional: false, validate: s16 },
   s0,
 );
 export const DeletePayor = /* @__PURE__ */ routeCheck<typeof routes.DeletePayor>(
@@ -15948,17 +16050,17 @@ export const AddMethod = /* @__PURE__ */ routeCheck<typeof routes.AddMethod>(
 export const GetMethod = /* @__PURE__ */ routeCheck<typeof routes.GetMethod>('GetMethod', undefined, s0);
 export const UpdateMethod = /* @__PURE__ */ routeCheck<typeof routes.UpdateMethod>(
   'UpdateMethod',
-  { optional: false, validate: s16 },
+  { optional: false, validate: s17 },
   s0,
 );
 export const DeleteMethod = /* @__PURE__ */ routeCheck<typeof routes.DeleteMethod>(
   'DeleteMethod',
   undefined,
-  s17,
+  s18,
 );
 export const CreateSale = /* @__PURE__ */ routeCheck<typeof routes.CreateSale>(
   'CreateSale',
-  { optional: false, validate: s18 },
+  { optional: false, validate: s19 },
   s0,
   { scope: 'sale', operation: 'CreateSale', bodyKey: true },
 );
@@ -15975,15 +16077,15 @@ export const VoidTransaction = /* @__PURE__ */ routeCheck<typeof routes.VoidTran
 );
 export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.RefundTransaction>(
   'RefundTransaction',
-  { optional: false, validate: s19 },
+  { optional: false, validate: s20 },
   s0,
   { scope: 'refund:{TransactionID}', operation: 'RefundTransaction', bodyKey: true },
 );
-export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s20);
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s21);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
   'CreateWebhookEndpoint',
-  { optional: false, validate: s21 },
+  { optional: false, validate: s22 },
   s0,
   { scope: 'request', operation: 'CreateWebhookEndpoint', bodyKey: false },
 );
@@ -15999,7 +16101,7 @@ export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWe
 );
 export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
   'UpdateWebhookEndpoint',
-  { optional: false, validate: s22 },
+  { optional: false, validate: s23 },
   s0,
 );
 export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
@@ -16016,16 +16118,16 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
   undefined,
-  s23,
+  s24,
 );
 export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
   'ReplayWebhookEvents',
-  { optional: false, validate: s24 },
+  { optional: false, validate: s25 },
   s0,
   { scope: 'request', operation: 'ReplayWebhookEvents', bodyKey: false },
 );
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s25;
-export const validateCardMethod: CompiledValidate = s11;
-export const validateCheckingMethod: CompiledValidate = s12;
+export const validateAccountType: CompiledValidate = s26;
+export const validateCardMethod: CompiledValidate = s12;
+export const validateCheckingMethod: CompiledValidate = s13;
