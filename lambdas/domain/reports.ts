@@ -120,7 +120,8 @@ export const neutralise = (cell: string): string => (/^[=+\-@\t\r]/.test(cell) ?
 export const reportCsv = (rows: readonly ReportRow[], header: boolean): string =>
   stringify(
     rows.map((row) => REPORT_COLUMNS.map((c) => neutralise(row[c]))),
-    { header, columns: [...REPORT_COLUMNS], record_delimiter: 'windows' },
+    // A lone CR or LF is quoted too (csv-stringify quotes only the record delimiter itself).
+    { header, columns: [...REPORT_COLUMNS], record_delimiter: 'windows', quoted_match: /[\r\n]/ },
   );
 
 /** The running sums of a report, in cents. */
