@@ -2,7 +2,7 @@
  * Issue 21 item 4: a 100,000-payment group's report against DynamoDB Local, through the handler
  * as API Gateway invokes it. The CSV comes in pages that each fit Lambda's 6 MB response (the
  * whole proxy result, its JSON-escaped body included) and API Gateway's 10 MB, and that together
- * hold every payment exactly once; the JSON report's counts and amounts agree with the CSV.
+ * hold every payment exactly once, each row the payment written.
  * Payments are written straight to the table in batches, as a processed group holds them.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -10,10 +10,8 @@ import { parse } from 'csv-parse/sync';
 import { MAX_PAYMENTS_PER_GROUP, MAX_RESPONSE_BYTES, REPORT_PAGE_ROWS } from '#contract/limits';
 import { apiScope } from '#contract/stage';
 import type { AuthResponse } from '#contract/schemas/transactions';
-import type { GroupReportView } from '#contract/schemas/reports';
 import type { Payment } from '#domain/groups';
 import { REPORT_COLUMNS } from '#domain/reports';
-import { groupReport } from '#core/reports';
 import { reloadConfigForTests } from '#shared/config';
 import { newId } from '#shared/ids';
 import { groupItem } from '#store/groups';
@@ -182,32 +180,18 @@ it('pages the CSV of 100,000 payments, every page within the limits, every payme
     expect(row.orderId).toBe(/^[=+\-@]/.test(orderId) ? `'${orderId}` : orderId);
   }
 
-  // The JSON report's counts over the same payments (through core/reports.ts with a budget for
-  // DynamoDB Local, several times slower than DynamoDB: the handler's budget is for the cloud).
-  const view: GroupReportView = await groupReport(MID, GROUP_ID, 240_000);
+  // The CSV's numbers are the payments written (the JSON report's agreement with the CSV is the
+  // e2e's and the unit tests': reading 100,000 payments twice more would double this file's time).
   const rows = [...seen.values()];
-  const notDeleted = rows.filter((r) => r.status !== 'deleted');
   const count = (status: string) => rows.filter((r) => r.status === status).length;
-  expect(view.counts.payments).toBe(live.length);
-  expect(view).toMatchObject({ paymentGroupId: GROUP_ID, status: 'processed' });
-  expect(notDeleted).toHaveLength(live.length);
-  expect(view.counts.deleted).toBe(count('deleted'));
-  expect(view.counts.approved).toBe(count('approved') + count('partial'));
-  expect(view.counts.partial).toBe(count('partial'));
-  expect(view.counts.declined).toBe(count('declined'));
-  expect(view.counts.failed).toBe(count('failed'));
-  expect(view.counts.declinedCategory1).toBe(rows.filter((r) => r.declineCategory === '1').length);
-  expect(view.counts.declinedCategory2).toBe(
-    rows.filter((r) => r.status === 'declined' && r.declineCategory === '2').length,
-  );
-  expect(view.counts.approved + view.counts.declined + view.counts.failed).toBe(view.counts.payments);
+  expect(count('deleted')).toBe(payments.length - live.length);
+  expect(count('partial')).toBe(payments.filter((_, i) => i % 10 === 5).length);
+  expect(rows.filter((r) => r.declineCategory === '1')).toHaveLength(payments.filter((_, i) => i % 10 === 6).length);
   const sum = (list: Record<string, string>[], column: string) =>
     list.reduce((total, r) => total + cents(r[column]!), 0);
-  expect(cents(view.amounts.scheduled)).toBe(sum(notDeleted, 'amount'));
-  expect(cents(view.amounts.scheduled)).toBe(live.reduce((total, p) => total + p.amountCents, 0));
-  expect(cents(view.amounts.approved)).toBe(sum(notDeleted, 'approvedAmount'));
-  expect(cents(view.amounts.declined)).toBe(sum(rows.filter((r) => r.status === 'declined'), 'amount'));
-  expect(cents(view.amounts.failed)).toBe(sum(rows.filter((r) => r.status === 'failed'), 'amount'));
+  expect(sum(rows.filter((r) => r.status !== 'deleted'), 'amount')).toBe(
+    live.reduce((total, p) => total + p.amountCents, 0),
+  );
 }, 300_000);
 
 it('refuses a cursor of another group, an altered one, and a cursor without Accept: text/csv', async () => {

@@ -397,6 +397,13 @@ export function issueExamples(ops: readonly Operation[], ids: Ids): FuzzCase[] {
     withBody('AddPayment', { orderId: 'a\r\nBcc: x@evil.example' }, ['control characters in free text']),
     withBody('AddPayment', { amount: 0.1 + 0.2 }, ['an amount with more than 2 decimals']),
     plain('GetGroup', { query: [['unknownName', '1']], mustRefuse: ['an unknown query parameter'] }),
+    // Issue 21: the report's CSV pages take only a cursor they made for this group.
+    plain('GroupReport', {
+      headers: { 'content-type': 'application/json', accept: 'text/csv' },
+      query: [['cursor', 'WyIwMTkzIiwwLDAsNTAwMF0.AAAAAAAAAAAAAAAAAAAAAA']],
+      mustRefuse: ['a forged report cursor'],
+    }),
+    plain('GroupReport', { query: [['cursor', 'abc']], mustRefuse: ['a cursor on a JSON report'] }),
     // Issue 23: a malformed Idempotency-Key on a sale is refused before anything is charged.
     plain('CreateSale', {
       headers: { 'content-type': 'application/json', 'idempotency-key': 'a key/with spaces' },
