@@ -305,10 +305,18 @@ export class ScheduledPaymentsClient {
    * One page of the group's CSV report (a whole CSV file with its header row), and the cursor of
    * the next page when one follows (the answer's `Link: <?cursor=…>; rel="next"`).
    */
-  async groupReportCsvPage(mid: string, groupId: string, cursor?: string): Promise<{ csv: string; next?: string }> {
+  async groupReportCsvPage(
+    mid: string,
+    groupId: string,
+    cursor?: string,
+  ): Promise<{ csv: string; next?: string }> {
     const path = { MID: mid, GroupID: groupId };
-    const answer = await this.exchange('GET', `${GROUP}/report`, path, { query: { cursor }, accept: 'text/csv' });
-    const next = answer.link === undefined ? undefined : /<\?cursor=([^>]+)>;\s*rel="next"/.exec(answer.link)?.[1];
+    const answer = await this.exchange('GET', `${GROUP}/report`, path, {
+      query: { cursor },
+      accept: 'text/csv',
+    });
+    const next =
+      answer.link === undefined ? undefined : /<\?cursor=([^>]+)>;\s*rel="next"/.exec(answer.link)?.[1];
     return { csv: answer.text, ...(next !== undefined && { next: decodeURIComponent(next) }) };
   }
   /** The group's whole CSV report: every page in turn, the header row once. */

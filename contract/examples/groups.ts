@@ -109,7 +109,10 @@ export const groupExamples: Record<string, OperationExamples> = {
     invalid: {
       summary: 'A cursor that is not one',
       query: { cursor: 'page 2' },
-      response: refused(['cursor', 'cursor must be the cursor of the Link header of a CSV page of this group']),
+      response: refused([
+        'cursor',
+        'cursor must be the cursor of the Link header of a CSV page of this group',
+      ]),
     },
   },
   ListPayments: {

@@ -1,10 +1,5 @@
 /** Payment groups of a merchant: lists, create, read, update, delete. */
-import {
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
-  MAX_PAYMENTS_PER_CREATE,
-  REPORT_PAGE_ROWS,
-} from '../limits';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE, REPORT_PAGE_ROWS } from '../limits';
 import {
   createGroupSchema,
   groupListingSchema,

@@ -56,7 +56,9 @@ export const groupReportSchema = {
         approved: count('Approved by their latest attempt, partial approvals included.'),
         partial: count('Approved for less than their amount (included in approved).'),
         declined: count('Declined by their latest attempt (duplicates included).'),
-        declinedCategory1: count('Declines of category 1 (do not retry). declinedCategory1 + declinedCategory2 = declined.'),
+        declinedCategory1: count(
+          'Declines of category 1 (do not retry). declinedCategory1 + declinedCategory2 = declined.',
+        ),
         declinedCategory2: count('Declines of category 2 (may be retried).'),
         failed: count('Could not be charged (authResponse status Failed).'),
         voided: count('Approved payments whose sale was voided.'),

@@ -66,7 +66,8 @@ export function rowStatus(p: ReportPayment): RowStatus {
   if (p.deleted) return 'deleted';
   const auth = p.authResponse;
   if (!auth) return 'scheduled';
-  if (auth.status === 'Approved') return toCents(auth.approvedAmount) < p.amountCents ? 'partial' : 'approved';
+  if (auth.status === 'Approved')
+    return toCents(auth.approvedAmount) < p.amountCents ? 'partial' : 'approved';
   return auth.status === 'Failed' ? 'failed' : 'declined';
 }
 

@@ -11,7 +11,15 @@ import { sleep } from '#shared/concurrency';
 import { call } from '#support/api';
 import { createPayor } from '#support/fixtures/e2e-resources';
 import { cardInput } from '#support/fixtures/inputs';
-import { createGroup, getGroup, groupPath, payments, trigger, waitForStatus, type Json } from '#support/processing';
+import {
+  createGroup,
+  getGroup,
+  groupPath,
+  payments,
+  trigger,
+  waitForStatus,
+  type Json,
+} from '#support/processing';
 
 const SETTLEMENT_MS = Number(process.env.SANDBOX_SETTLEMENT_SECONDS ?? '8') * 1000;
 const cents = (amount: string | number): number => Math.round(Number(amount) * 100);
@@ -52,9 +60,9 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
   const groupId = group.paymentGroupId as string;
   const byOrder = (list: Json[]) => new Map(list.map((p) => [p.orderId as string, p]));
   const created = byOrder(group.payments as Json[]);
-  expect((await call('DELETE', `${groupPath(groupId)}/payments/${created.get('deleted')!.paymentId}`)).status).toBe(
-    204,
-  );
+  expect(
+    (await call('DELETE', `${groupPath(groupId)}/payments/${created.get('deleted')!.paymentId}`)).status,
+  ).toBe(204);
 
   // Processed just after a local settlement cut-off, so that the void below comes before the next.
   await sleep(SETTLEMENT_MS - (Date.now() % SETTLEMENT_MS) + 100);
@@ -121,7 +129,9 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     cents(amounts.scheduled) - (60 - 50) * 100, // the partial approval's unapproved 10.00
   );
 
-  const csv = await call('GET', `${groupPath(groupId)}/report`, undefined, { headers: { accept: 'text/csv' } });
+  const csv = await call('GET', `${groupPath(groupId)}/report`, undefined, {
+    headers: { accept: 'text/csv' },
+  });
   expect(csv.status).toBe(200);
   expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
   expect(csv.headers.get('link')).toBeNull(); // one page
@@ -142,8 +152,16 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
   expect(rows).toHaveLength(8);
   const row = new Map(rows.map((r) => [r.paymentId!, r]));
   const of = (orderId: string) => row.get(created.get(orderId)!.paymentId)!;
-  expect(of(orders.voided)).toMatchObject({ orderId: `'${orders.voided}`, status: 'approved', voided: 'true' });
-  expect(of(orders.refunded)).toMatchObject({ orderId: orders.refunded, refundedAmount: '20.25', voided: 'false' });
+  expect(of(orders.voided)).toMatchObject({
+    orderId: `'${orders.voided}`,
+    status: 'approved',
+    voided: 'true',
+  });
+  expect(of(orders.refunded)).toMatchObject({
+    orderId: orders.refunded,
+    refundedAmount: '20.25',
+    voided: 'false',
+  });
   expect(of(orders.approved).orderId).toBe(`'${orders.approved}`);
   expect(of(orders.partial)).toMatchObject({
     orderId: `'${orders.partial}`,
@@ -174,7 +192,12 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
   expect(sum(live, 'approvedAmount')).toBe(cents(amounts.approved));
   expect(sum(having('declined'), 'amount')).toBe(cents(amounts.declined));
   expect(sum(live, 'refundedAmount')).toBe(cents(amounts.refunded));
-  expect(sum(live.filter((r) => r.voided === 'true'), 'approvedAmount')).toBe(cents(amounts.voided));
+  expect(
+    sum(
+      live.filter((r) => r.voided === 'true'),
+      'approvedAmount',
+    ),
+  ).toBe(cents(amounts.voided));
 }, 90_000);
 
 test('a cursor that is not one, or a cursor on a JSON request, is 400; an unknown group 404', async () => {

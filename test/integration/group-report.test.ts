@@ -29,7 +29,13 @@ const LAMBDA_LIMIT = 6 * 1024 * 1024;
 let table: TestTable;
 let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-const auth = (status: AuthResponse['status'], amount: number, approved: number, code: string, category?: '1' | '2') =>
+const auth = (
+  status: AuthResponse['status'],
+  amount: number,
+  approved: number,
+  code: string,
+  category?: '1' | '2',
+) =>
   ({
     status,
     responseCode: code,
@@ -186,12 +192,17 @@ it('pages the CSV of 100,000 payments, every page within the limits, every payme
   const count = (status: string) => rows.filter((r) => r.status === status).length;
   expect(count('deleted')).toBe(payments.length - live.length);
   expect(count('partial')).toBe(payments.filter((_, i) => i % 10 === 5).length);
-  expect(rows.filter((r) => r.declineCategory === '1')).toHaveLength(payments.filter((_, i) => i % 10 === 6).length);
+  expect(rows.filter((r) => r.declineCategory === '1')).toHaveLength(
+    payments.filter((_, i) => i % 10 === 6).length,
+  );
   const sum = (list: Record<string, string>[], column: string) =>
     list.reduce((total, r) => total + cents(r[column]!), 0);
-  expect(sum(rows.filter((r) => r.status !== 'deleted'), 'amount')).toBe(
-    live.reduce((total, p) => total + p.amountCents, 0),
-  );
+  expect(
+    sum(
+      rows.filter((r) => r.status !== 'deleted'),
+      'amount',
+    ),
+  ).toBe(live.reduce((total, p) => total + p.amountCents, 0));
 }, 300_000);
 
 it('refuses a cursor of another group, an altered one, and a cursor without Accept: text/csv', async () => {

@@ -16,7 +16,13 @@ import {
 } from '#domain/reports';
 import type { Group } from '#domain/groups';
 
-const auth = (status: AuthResponse['status'], amount: number, approved: number, code = '00', category?: '1' | '2') =>
+const auth = (
+  status: AuthResponse['status'],
+  amount: number,
+  approved: number,
+  code = '00',
+  category?: '1' | '2',
+) =>
   ({
     status,
     responseCode: code,
@@ -38,7 +44,8 @@ const payment = (over: Partial<ReportPayment> = {}): ReportPayment => ({
   ...over,
 });
 
-const parsed = (csv: string): Record<string, string>[] => parse(csv, { columns: true, record_delimiter: '\r\n' });
+const parsed = (csv: string): Record<string, string>[] =>
+  parse(csv, { columns: true, record_delimiter: '\r\n' });
 
 describe('neutralise', () => {
   it.each(['=SUM(A1:A9)', '+1', '-1', '@cmd', '\tx', '\rx'])('%j gets a leading quote', (cell) => {
@@ -95,8 +102,20 @@ describe('report rows and sums', () => {
       amountCents: 4_000,
       authResponse: auth('Approved', 40, 40),
       voidOrRefundResponses: [
-        { type: 'Refund', transactionId: 'r1', status: 'Completed', amount: 15.5, date: '2030-06-04T15:00:00.000Z' },
-        { type: 'Refund', transactionId: 'r2', status: 'Failed', amount: 24.5, date: '2030-06-04T16:00:00.000Z' },
+        {
+          type: 'Refund',
+          transactionId: 'r1',
+          status: 'Completed',
+          amount: 15.5,
+          date: '2030-06-04T15:00:00.000Z',
+        },
+        {
+          type: 'Refund',
+          transactionId: 'r2',
+          status: 'Failed',
+          amount: 24.5,
+          date: '2030-06-04T16:00:00.000Z',
+        },
       ],
     }),
     payment({ amountCents: 1_234 }),
@@ -115,7 +134,12 @@ describe('report rows and sums', () => {
       'approved',
       'scheduled',
     ]);
-    expect(rows[0]).toMatchObject({ amount: '100.00', approvedAmount: '100.00', attempts: '2', responseCode: '00' });
+    expect(rows[0]).toMatchObject({
+      amount: '100.00',
+      approvedAmount: '100.00',
+      attempts: '2',
+      responseCode: '00',
+    });
     expect(rows[1]).toMatchObject({ amount: '50.00', approvedAmount: '20.25', declineCategory: '' });
     expect(rows[2]).toMatchObject({ responseCode: '05', declineCategory: '1', approvedAmount: '0.00' });
     expect(rows[3]).toMatchObject({ declineCategory: '2', attempts: '1' });
