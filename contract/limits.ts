@@ -66,3 +66,9 @@ export const RETRY_POLICY = {
  * CSV in pages"). 100,000 payments take 20 pages.
  */
 export const REPORT_PAGE_ROWS = 5_000;
+
+/**
+ * The group-report function's timeout: under API Gateway's 29 s, above the JSON report's read
+ * budget (core/reports.ts REPORT_JSON_BUDGET_MS, 20 s) with room for the answer.
+ */
+export const GROUP_REPORT_TIMEOUT_SECONDS = 27;

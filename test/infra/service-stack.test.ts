@@ -5,12 +5,12 @@ import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '#contra
 import { tableDef, tableName } from '#contract/table';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import { PROD_REFUSAL } from '#lib/cdk/service-function';
-import { CREATE_GROUP_HANDLER } from '#lib/cdk/api';
+import { CREATE_GROUP_HANDLER, GROUP_REPORT_HANDLER } from '#lib/cdk/api';
 import { VOID_OR_REFUND_API_TIMEOUT } from '#lib/cdk/void-or-refund';
 
 /** The void-or-refund endpoint's handler: it also drives the background reversal. */
 const VOID_OR_REFUND_HANDLER = 'groups/void-or-refund';
-import { CREATE_GROUP_TIMEOUT_SECONDS } from '#contract/limits';
+import { CREATE_GROUP_TIMEOUT_SECONDS, GROUP_REPORT_TIMEOUT_SECONDS } from '#contract/limits';
 import {
   actionsOf,
   flatten,
@@ -390,9 +390,11 @@ describe.each([
           Timeout:
             handler === CREATE_GROUP_HANDLER
               ? CREATE_GROUP_TIMEOUT_SECONDS
-              : handler === VOID_OR_REFUND_HANDLER
-                ? VOID_OR_REFUND_API_TIMEOUT.toSeconds()
-                : 10,
+              : handler === GROUP_REPORT_HANDLER
+                ? GROUP_REPORT_TIMEOUT_SECONDS
+                : handler === VOID_OR_REFUND_HANDLER
+                  ? VOID_OR_REFUND_API_TIMEOUT.toSeconds()
+                  : 10,
           MemorySize: 512,
           TracingConfig: { Mode: 'Active' },
         });

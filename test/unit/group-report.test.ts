@@ -15,6 +15,8 @@ import {
   type ReportPayment,
 } from '#domain/reports';
 import type { Group } from '#domain/groups';
+import { GROUP_REPORT_TIMEOUT_SECONDS } from '#contract/limits';
+import { REPORT_JSON_BUDGET_MS, REPORT_PAGE_BUDGET_MS } from '#core/reports';
 
 const auth = (
   status: AuthResponse['status'],
@@ -187,5 +189,13 @@ describe('report rows and sums', () => {
     expect(cents(live, 'approvedAmount')).toBe(Math.round(view.amounts.approved * 100));
     expect(cents(live, 'refundedAmount')).toBe(Math.round(view.amounts.refunded * 100));
     expect(live.filter((r) => r.voided === 'true')).toHaveLength(counts.voided);
+  });
+});
+
+describe('the report function’s time', () => {
+  it('reads within a budget under its timeout, itself under API Gateway’s 29 s', () => {
+    expect(GROUP_REPORT_TIMEOUT_SECONDS).toBeLessThan(29);
+    expect(REPORT_JSON_BUDGET_MS + 5_000).toBeLessThanOrEqual(GROUP_REPORT_TIMEOUT_SECONDS * 1000);
+    expect(REPORT_PAGE_BUDGET_MS + 5_000).toBeLessThanOrEqual(GROUP_REPORT_TIMEOUT_SECONDS * 1000);
   });
 });
