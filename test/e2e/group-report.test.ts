@@ -6,6 +6,11 @@
  * gives the same numbers. Free text with commas, quotes and a leading `=` comes back intact (the
  * formula neutralised with a leading `'`).
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { sleep } from '#shared/concurrency';
 import { call } from '#support/api';
@@ -20,6 +25,19 @@ import {
   waitForStatus,
   type Json,
 } from '#support/processing';
+
+const ROOT = resolve(__dirname, '..', '..');
+const run = promisify(execFile);
+
+/** `spay` as a tester runs it, logged in to this tier's runtime in a home of its own. */
+async function spay(home: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/spay.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, SPAY_HOME: home },
+    timeout: 30_000,
+  });
+  return stdout;
+}
 
 const SETTLEMENT_MS = Number(process.env.SANDBOX_SETTLEMENT_SECONDS ?? '8') * 1000;
 const cents = (amount: string | number): number => Math.round(Number(amount) * 100);
@@ -198,7 +216,21 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
       'approvedAmount',
     ),
   ).toBe(cents(amounts.voided));
-}, 90_000);
+
+  // `spay group report --csv` writes the same file; without --csv, the counts and amounts.
+  const home = mkdtempSync(join(tmpdir(), 'spay-report-'));
+  try {
+    await spay(home, 'login', '--data-dir', process.env.E2E_DATA_DIR!);
+    expect(parse(await spay(home, 'group', 'report', groupId, '--csv'), { columns: true })).toEqual(rows);
+    const summaryTable = await spay(home, 'group', 'report', groupId);
+    expect(summaryTable).toContain(`Group ${groupId}: processed`);
+    expect(summaryTable).toMatch(/Approved\s+│ 4\s+│ 110\.75/);
+    expect(summaryTable).toMatch(/Declined\s+│ 3\s+│ 126\.00/);
+    expect(summaryTable).toMatch(/category 1 \/ 2\s+│ 1 \/ 2/);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}, 120_000);
 
 test('a cursor that is not one, or a cursor on a JSON request, is 400; an unknown group 404', async () => {
   const group = await createGroup({});
