@@ -15,6 +15,7 @@ import {
   READ_TIMEOUT_MS,
   sendWithRetry,
   systemClock,
+  type RawResponse,
   type Clock,
   type TransportOptions,
 } from './transport';
@@ -146,6 +147,17 @@ export class ScheduledPaymentsClient {
     path: Params,
     extra: { query?: Params; body?: unknown; idempotencyKey?: string } = {},
   ): Promise<Result<K>> {
+    const response = await this.exchange(method, template, path, extra);
+    return (response.text ? JSON.parse(response.text) : undefined) as Result<K>;
+  }
+
+  /** One request, retried as the class describes; its raw answer. */
+  private async exchange(
+    method: string,
+    template: string,
+    path: Params,
+    extra: { query?: Params; body?: unknown; idempotencyKey?: string; accept?: string },
+  ): Promise<RawResponse> {
     // Appended to the base URL's path: a stage's ApiUrl ends with its stage (`.../dev/`), which
     // resolving an absolute path against it would drop.
     const url = new URL(
@@ -160,6 +172,7 @@ export class ScheduledPaymentsClient {
     const send = async () => {
       const headers: Record<string, string> = { authorization: `Bearer ${await this.getToken()}` };
       if (extra.body !== undefined) headers['content-type'] = 'application/json';
+      if (extra.accept !== undefined) headers.accept = extra.accept;
       if (key !== undefined) headers['idempotency-key'] = key;
       const body = extra.body === undefined ? undefined : JSON.stringify(extra.body);
       return sendWithRetry(url.toString(), { method, headers, body }, this.transport, key);
@@ -172,7 +185,7 @@ export class ScheduledPaymentsClient {
       this.token = undefined;
       response = await send();
     }
-    return (response.text ? JSON.parse(response.text) : undefined) as Result<K>;
+    return response;
   }
 
   /**
@@ -311,6 +324,40 @@ export class ScheduledPaymentsClient {
     return this.call<'GetGroup'>('GET', GROUP, { MID: mid, GroupID: groupId });
   }
   /** Reschedules a pending group (date, hour) or changes its other fields. */
+  /** The group's counts and amounts (JSON). */
+  groupReport(mid: string, groupId: string) {
+    return this.call<'GroupReport'>('GET', `${GROUP}/report`, { MID: mid, GroupID: groupId });
+  }
+  /**
+   * One page of the group's CSV report (a whole CSV file with its header row), and the cursor of
+   * the next page when one follows (the answer's `Link: <?cursor=…>; rel="next"`).
+   */
+  async groupReportCsvPage(
+    mid: string,
+    groupId: string,
+    cursor?: string,
+  ): Promise<{ csv: string; next?: string }> {
+    const path = { MID: mid, GroupID: groupId };
+    const answer = await this.exchange('GET', `${GROUP}/report`, path, {
+      query: { cursor },
+      accept: 'text/csv',
+    });
+    const next =
+      answer.link === undefined ? undefined : /<\?cursor=([^>]+)>;\s*rel="next"/.exec(answer.link)?.[1];
+    return { csv: answer.text, ...(next !== undefined && { next: decodeURIComponent(next) }) };
+  }
+  /** The group's whole CSV report: every page in turn, the header row once. */
+  async groupReportCsv(mid: string, groupId: string): Promise<string> {
+    const parts: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.groupReportCsvPage(mid, groupId, cursor);
+      // The header row has no quoted line breaks: a later page's rows start after its first CRLF.
+      parts.push(parts.length === 0 ? page.csv : page.csv.slice(page.csv.indexOf('\r\n') + 2));
+      cursor = page.next;
+    } while (cursor !== undefined);
+    return parts.join('');
+  }
   updateGroup(mid: string, groupId: string, body: RequestBody<'UpdateGroup'>) {
     return this.call<'UpdateGroup'>('PUT', GROUP, { MID: mid, GroupID: groupId }, { body });
   }

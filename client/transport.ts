@@ -53,6 +53,8 @@ export interface RawResponse {
   text: string;
   /** The answer's `Retry-After`, in ms, when it has one in seconds. */
   retryAfterMs?: number;
+  /** The answer's `Link` header (the next page of a CSV report), when it has one. */
+  link?: string;
 }
 
 /** One request as the client sends it: the body is already serialised, so every retry repeats it. */
@@ -127,6 +129,7 @@ function exchange(url: string, init: OutgoingRequest, options: TransportOptions)
           resolve({
             status: response.statusCode ?? 0,
             text: Buffer.concat(chunks).toString('utf8'),
+            ...(typeof response.headers.link === 'string' && { link: response.headers.link }),
             ...(response.headers['retry-after'] !== undefined &&
               Number.isFinite(retryAfter) &&
               retryAfter >= 0 && { retryAfterMs: Math.min(retryAfter * 1000, MAX_RETRY_AFTER_MS) }),

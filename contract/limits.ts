@@ -58,3 +58,17 @@ export const RETRY_POLICY = {
   maxRetries: { min: 0, max: 4 },
   intervalHours: { min: 24, max: 240, default: 24 },
 } as const;
+
+/**
+ * Rows of one CSV page of a group report. A row is at most about 700 bytes as the proxy result
+ * carries it (a 100-character orderId of quotes, doubled by CSV and escaped by JSON), so a page
+ * stays under 4 MB: inside Lambda's 6 MB and API Gateway's 10 MB (docs/decisions.md "Group report
+ * CSV in pages"). 100,000 payments take 20 pages.
+ */
+export const REPORT_PAGE_ROWS = 5_000;
+
+/**
+ * The group-report function's timeout: under API Gateway's 29 s, above the JSON report's read
+ * budget (core/reports.ts REPORT_JSON_BUDGET_MS, 20 s) with room for the answer.
+ */
+export const GROUP_REPORT_TIMEOUT_SECONDS = 27;

@@ -1,7 +1,9 @@
 /**
  * `spay group ...` and `spay groups`: create a group from a file of payments, process it (non-
- * production) and watch it, show its outcomes, reverse it, list groups, show its execution steps.
+ * production) and watch it, show its outcomes and its report (JSON or CSV), reverse it, list groups,
+ * show its execution steps.
  */
+import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { readPayments } from './payments-file';
 import { clientOf, loadSession } from './session';
@@ -146,6 +148,44 @@ export function groupCommands(program: Command): void {
               : ''),
         );
       }
+    });
+
+  group
+    .command('report <groupId>')
+    .description("the group's counts and amounts; with --csv every payment as CSV (all pages)")
+    .option('--csv', 'the CSV report: one row per payment, written to stdout or --out')
+    .option('-o, --out <file>', 'with --csv: write the CSV to this file')
+    .action(async (groupId: string, options: { csv?: boolean; out?: string }) => {
+      const session = loadSession();
+      const api = clientOf(session);
+      if (options.csv) {
+        const csv = await api.groupReportCsv(session.mid, groupId);
+        if (options.out === undefined) return void process.stdout.write(csv);
+        writeFileSync(options.out, csv);
+        return console.log(`Wrote ${options.out}`);
+      }
+      if (options.out !== undefined) throw new Error('--out goes with --csv');
+      const report = await api.groupReport(session.mid, groupId);
+      const { counts: c, amounts: a } = report;
+      console.log(`Group ${report.paymentGroupId}: ${report.status}`);
+      console.log(
+        table(
+          ['', 'Payments', 'Amount'],
+          [
+            ['Scheduled', c.payments, a.scheduled.toFixed(2)],
+            ['Approved', c.approved, a.approved.toFixed(2)],
+            ['  of which partial', c.partial, ''],
+            ['Declined', c.declined, a.declined.toFixed(2)],
+            ['  category 1 / 2', `${c.declinedCategory1} / ${c.declinedCategory2}`, ''],
+            ['Failed', c.failed, a.failed.toFixed(2)],
+            ['Voided', c.voided, a.voided.toFixed(2)],
+            ['Refunded', c.refunded, a.refunded.toFixed(2)],
+            ['Retry scheduled', c.retryScheduled, ''],
+            ['Recovered by a retry', c.recovered, ''],
+            ['Deleted', c.deleted, ''],
+          ],
+        ),
+      );
     });
 
   group

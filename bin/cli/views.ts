@@ -205,7 +205,7 @@ export const FIRST_ROWS = 20;
  * One row per payment: what the processing answered, and any reversal since. Fits the screen: the
  * ids and the message give up width first (a payment id then shows its last characters, which
  * differ between payments; its first ones are a time, the same for a whole group). Shows the first
- * FIRST_ROWS rows unless `all`, and says how many more there are.
+ * FIRST_ROWS rows unless `all`, and says how many more there are (the CSV report has them all).
  */
 export function outcomeTable(payments: Payment[], all = false, width = screenWidth()): string {
   const head = ['#', 'Payment', 'Order', 'Amount', 'Status', 'Code', 'Message', 'Reversal'];
@@ -243,7 +243,9 @@ export function outcomeTable(payments: Payment[], all = false, width = screenWid
   const more = payments.length - shown.length;
   return (
     table(head, rows, widths) +
-    (more > 0 ? `\n… and ${more} more: --all shows every row, --csv <file> writes them all` : '')
+    (more > 0
+      ? `\n… and ${more} more: --all shows every row;\n\`spay group report <id> --csv -o <file>\` writes them all`
+      : '')
   );
 }
 

@@ -96,6 +96,32 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/rest/merchants/{MID}/groups/{GroupID}/report': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A group's report: counts and amounts, or its payments as CSV
+     * @description A group of this merchant in any stage, at a glance. Its counts and amounts are taken over every payment (deleted ones counted as deleted only), by the processing summary's rules: `counts.payments` and `amounts.scheduled` are the group's paymentCount and totalAmount, and once it is processed approved + declined + failed = payments.
+     *
+     *     With `Accept: text/csv` the answer is the group's payments as CSV (RFC 4180: comma-separated, CRLF line ends, a cell with a comma, quote or line break in double quotes with its quotes doubled), one row per payment in the order they were added, deleted ones included, under a header row: `paymentId,orderId,profileId,amount,status,responseCode,declineCategory,attempts,approvedAmount,refundedAmount,voided`. status is deleted, scheduled (not charged yet), approved, partial, declined or failed (by the latest attempt). A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (free text such as orderId) is written with a leading `'`, so that a spreadsheet shows it as text instead of running it as a formula.
+     *
+     *     **CSV pages.** A group holds up to 100,000 payments, more than one answer may carry (Lambda answers at most 6 MB, API Gateway 10 MB within 29 s): the CSV comes in pages of at most 5,000 rows (under 4 MB each), each a whole CSV file with its header row. A page that is not the last has the header `Link: <?cursor=…>; rel="next"`: GET the same path with that cursor for the next page; the last page has no Link. A page may hold fewer rows when the reads behind it took long; only the Link says whether more follow. `spay group report <groupId> --csv` and the TypeScript client's `groupReportCsv` follow the pages into one file.
+     *
+     *     cursor is for CSV pages: with a JSON answer it is 400. An unknown GroupID or a group of another merchant: 404.
+     */
+    get: operations['GroupReport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/rest/merchants/{MID}/groups/{GroupID}/payments': {
     parameters: {
       query?: never;
@@ -2462,6 +2488,115 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  GroupReport: {
+    parameters: {
+      query?: {
+        /** @description CSV pages only (`Accept: text/csv`): the cursor of the previous page's `Link: <?cursor=…>; rel="next"` header; continues right after that page. Opaque and bound to this group: any other value is 400. */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+        /**
+         * @description Payment group ID (`paymentGroupId`) (a UUID; any letter case). Malformed: 400.
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01
+         */
+        GroupID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The report (JSON), or a CSV page of its payments. */
+      200: {
+        headers: {
+          /** @description CSV pages only: `<?cursor=…>; rel="next"` while more pages follow (absent on the last page and on JSON answers). */
+          Link?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            paymentGroupId: string;
+            /** @enum {string} */
+            status: 'pending' | 'processing' | 'processed' | 'deleted';
+            /** @description The latest processing execution, once started. */
+            executionArn?: string;
+            /**
+             * Format: date-time
+             * @description When processing was claimed, once it was. UTC (ISO 8601, `Z`).
+             */
+            startedAt?: string;
+            /**
+             * Format: date-time
+             * @description When processing (or the latest retry round) completed. UTC (ISO 8601, `Z`).
+             */
+            completedAt?: string;
+            counts: {
+              /** @description Payments not deleted (the group’s paymentCount). */
+              payments: number;
+              /** @description Deleted payments (never charged). */
+              deleted: number;
+              /** @description Approved by their latest attempt, partial approvals included. */
+              approved: number;
+              /** @description Approved for less than their amount (included in approved). */
+              partial: number;
+              /** @description Declined by their latest attempt (duplicates included). */
+              declined: number;
+              /** @description Declines of category 1 (do not retry). declinedCategory1 + declinedCategory2 = declined. */
+              declinedCategory1: number;
+              /** @description Declines of category 2 (may be retried). */
+              declinedCategory2: number;
+              /** @description Could not be charged (authResponse status Failed). */
+              failed: number;
+              /** @description Approved payments whose sale was voided. */
+              voided: number;
+              /** @description Approved payments with a refund sent or scheduled (not failed). */
+              refunded: number;
+              /** @description Payments whose retry is scheduled. */
+              retryScheduled: number;
+              /** @description Payments approved by a retry. */
+              recovered: number;
+            };
+            amounts: {
+              /** @description Sum of the payments not deleted (the group’s totalAmount). A JSON number with at most 2 decimals (integer cents inside the service). */
+              scheduled: number;
+              /** @description Sum approved (the approvedAmount of partial approvals). A JSON number with at most 2 decimals (integer cents inside the service). */
+              approved: number;
+              /** @description Sum of the declined payments’ amounts. A JSON number with at most 2 decimals (integer cents inside the service). */
+              declined: number;
+              /** @description Sum of the failed payments’ amounts. A JSON number with at most 2 decimals (integer cents inside the service). */
+              failed: number;
+              /** @description Sum voided. A JSON number with at most 2 decimals (integer cents inside the service). */
+              voided: number;
+              /** @description Sum refunded or scheduled for refund (not failed). A JSON number with at most 2 decimals (integer cents inside the service). */
+              refunded: number;
+            };
+          };
+          'text/csv': string;
+        };
       };
       /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {

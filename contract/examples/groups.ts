@@ -83,6 +83,38 @@ export const groupExamples: Record<string, OperationExamples> = {
     },
   },
   DeleteGroup: { invalid: noSuchQuery },
+  GroupReport: {
+    response: success('The report of a processed group (JSON)', {
+      paymentGroupId: P.GroupID,
+      status: 'processed',
+      executionArn: executionArn(P.GroupID),
+      startedAt: '2030-06-03T14:00:02.000Z',
+      completedAt: '2030-06-03T14:00:09.000Z',
+      counts: {
+        payments: 5,
+        deleted: 1,
+        approved: 3,
+        partial: 1,
+        declined: 2,
+        declinedCategory1: 1,
+        declinedCategory2: 1,
+        failed: 0,
+        voided: 1,
+        refunded: 0,
+        retryScheduled: 0,
+        recovered: 0,
+      },
+      amounts: { scheduled: 500, approved: 260, declined: 200, failed: 0, voided: 100, refunded: 0 },
+    }),
+    invalid: {
+      summary: 'A cursor that is not one',
+      query: { cursor: 'page 2' },
+      response: refused([
+        'cursor',
+        'cursor must be the cursor of the Link header of a CSV page of this group',
+      ]),
+    },
+  },
   ListPayments: {
     response: success("The group's payments (no paging parameters: an array)", [paymentView]),
     invalid: noSuchQuery,

@@ -1,5 +1,5 @@
 /** Payment groups of a merchant: lists, create, read, update, delete. */
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE } from '../limits';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE, REPORT_PAGE_ROWS } from '../limits';
 import {
   createGroupSchema,
   groupListingSchema,
@@ -9,6 +9,7 @@ import {
   listGroupsQuerySchema,
   updateGroupSchema,
 } from '../schemas/groups';
+import { groupReportQueryDocs, groupReportQuerySchema, groupReportSchema } from '../schemas/reports';
 import { route } from './types';
 
 export const M = '/rest/merchants/{MID}';
@@ -110,5 +111,26 @@ export const groupRoutes = {
     summary: 'Cancel (soft-delete) a group',
     description:
       'Cancels a pending group: a soft delete. The group gets status `deleted` (`deleted: true`), stays readable and listed with its payments, and is never processed. Deleting a deleted group again is a no-op 204. A processing or processed group cannot be deleted: 400 (use void-or-refund).',
+  }),
+  GroupReport: route({
+    id: 'GroupReport',
+    method: 'GET',
+    path: `${G}/report`,
+    handler: 'groups/group-report',
+    status: 200,
+    summary: "A group's report: counts and amounts, or its payments as CSV",
+    description: `A group of this merchant in any stage, at a glance. Its counts and amounts are taken over every payment (deleted ones counted as deleted only), by the processing summary's rules: \`counts.payments\` and \`amounts.scheduled\` are the group's paymentCount and totalAmount, and once it is processed approved + declined + failed = payments.
+
+With \`Accept: text/csv\` the answer is the group's payments as CSV (RFC 4180: comma-separated, CRLF line ends, a cell with a comma, quote or line break in double quotes with its quotes doubled), one row per payment in the order they were added, deleted ones included, under a header row: ${'`paymentId,orderId,profileId,amount,status,responseCode,declineCategory,attempts,approvedAmount,refundedAmount,voided`'}. status is deleted, scheduled (not charged yet), approved, partial, declined or failed (by the latest attempt). A cell starting with \`=\`, \`+\`, \`-\`, \`@\`, a tab or a carriage return (free text such as orderId) is written with a leading \`'\`, so that a spreadsheet shows it as text instead of running it as a formula.
+
+**CSV pages.** A group holds up to 100,000 payments, more than one answer may carry (Lambda answers at most 6 MB, API Gateway 10 MB within 29 s): the CSV comes in pages of at most ${REPORT_PAGE_ROWS.toLocaleString('en-US')} rows (under 4 MB each), each a whole CSV file with its header row. A page that is not the last has the header \`Link: <?cursor=…>; rel="next"\`: GET the same path with that cursor for the next page; the last page has no Link. A page may hold fewer rows when the reads behind it took long; only the Link says whether more follow. \`spay group report <groupId> --csv\` and the TypeScript client's \`groupReportCsv\` follow the pages into one file.
+
+cursor is for CSV pages: with a JSON answer it is 400. An unknown GroupID or a group of another merchant: 404.`,
+    query: { schema: groupReportQuerySchema, parameters: groupReportQueryDocs },
+    response: { schema: groupReportSchema, description: 'The report (JSON), or a CSV page of its payments.' },
+    csv: {
+      description:
+        'With `Accept: text/csv`: a page of the payments as CSV with its header row; `Link: <?cursor=…>; rel="next"` when more pages follow.',
+    },
   }),
 };

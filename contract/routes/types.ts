@@ -84,6 +84,11 @@ export interface Route {
   readonly query?: RouteQuery;
   /** The success body (a JSON Schema of contract/schemas); absent exactly when status is 204. */
   readonly response?: { readonly schema: object; readonly description: string };
+  /**
+   * The success answer is also offered as `text/csv` (asked for with `Accept: text/csv`): the
+   * document lists that content beside the JSON, with the `Link` header of its next page.
+   */
+  readonly csv?: { readonly description: string };
   /** A 202 the operation answers instead when its work continues in the background. */
   readonly accepted?: { readonly schema: object; readonly description: string };
   /** The operation's own 409 body (listed in `errors`), instead of the shared `Error`. */

@@ -2822,6 +2822,104 @@ const schema15 = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    cursor: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_.-]{1,400}$',
+      description: 'must be the cursor of the Link header of a CSV page of this group',
+    },
+  },
+};
+const pattern11 = new RegExp('^[A-Za-z0-9_.-]{1,400}$', 'u');
+function validate14(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === 'cursor')) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema15,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.cursor !== undefined) {
+      let data0 = data.cursor;
+      if (typeof data0 === 'string') {
+        if (!pattern11.test(data0)) {
+          const err1 = {
+            instancePath: instancePath + '/cursor',
+            schemaPath: '#/properties/cursor/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z0-9_.-]{1,400}$' },
+            message: 'must match pattern "' + '^[A-Za-z0-9_.-]{1,400}$' + '"',
+            schema: '^[A-Za-z0-9_.-]{1,400}$',
+            parentSchema: schema15.properties.cursor,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = {
+          instancePath: instancePath + '/cursor',
+          schemaPath: '#/properties/cursor/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema15.properties.cursor.type,
+          parentSchema: schema15.properties.cursor,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err3 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema15.type,
+      parentSchema: schema15,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err3];
+    } else {
+      vErrors.push(err3);
+    }
+    errors++;
+  }
+  validate14.errors = vErrors;
+  return errors === 0;
+}
+export const s5 = validate15;
+const schema16 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
     pageNumber: { type: 'string', pattern: '^\\d{1,7}$', description: 'must be an integer 1-1000000' },
     pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
     pageToken: {
@@ -2831,8 +2929,7 @@ const schema15 = {
     },
   },
 };
-const pattern13 = new RegExp('^[A-Za-z0-9_.-]{1,400}$', 'u');
-function validate14(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate15(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -2845,7 +2942,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema15,
+          parentSchema: schema16,
           data,
         };
         if (vErrors === null) {
@@ -2867,7 +2964,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,7}$' },
             message: 'must match pattern "' + '^\\d{1,7}$' + '"',
             schema: '^\\d{1,7}$',
-            parentSchema: schema15.properties.pageNumber,
+            parentSchema: schema16.properties.pageNumber,
             data: data0,
           };
           if (vErrors === null) {
@@ -2884,8 +2981,8 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema15.properties.pageNumber.type,
-          parentSchema: schema15.properties.pageNumber,
+          schema: schema16.properties.pageNumber.type,
+          parentSchema: schema16.properties.pageNumber,
           data: data0,
         };
         if (vErrors === null) {
@@ -2907,7 +3004,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema15.properties.pageSize,
+            parentSchema: schema16.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -2924,8 +3021,8 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema15.properties.pageSize.type,
-          parentSchema: schema15.properties.pageSize,
+          schema: schema16.properties.pageSize.type,
+          parentSchema: schema16.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -2939,7 +3036,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.pageToken !== undefined) {
       let data2 = data.pageToken;
       if (typeof data2 === 'string') {
-        if (!pattern13.test(data2)) {
+        if (!pattern11.test(data2)) {
           const err5 = {
             instancePath: instancePath + '/pageToken',
             schemaPath: '#/properties/pageToken/pattern',
@@ -2947,7 +3044,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.-]{1,400}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.-]{1,400}$' + '"',
             schema: '^[A-Za-z0-9_.-]{1,400}$',
-            parentSchema: schema15.properties.pageToken,
+            parentSchema: schema16.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -2964,8 +3061,8 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema15.properties.pageToken.type,
-          parentSchema: schema15.properties.pageToken,
+          schema: schema16.properties.pageToken.type,
+          parentSchema: schema16.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -2983,8 +3080,8 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema15.type,
-      parentSchema: schema15,
+      schema: schema16.type,
+      parentSchema: schema16,
       data,
     };
     if (vErrors === null) {
@@ -2994,11 +3091,11 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate14.errors = vErrors;
+  validate15.errors = vErrors;
   return errors === 0;
 }
-export const s5 = validate15;
-const schema16 = {
+export const s6 = validate16;
+const schema17 = {
   type: 'object',
   additionalProperties: false,
   required: ['paymentGroupId', 'profileId', 'amount'],
@@ -3085,7 +3182,7 @@ const schema16 = {
     },
   },
 };
-function validate15(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate16(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -3096,8 +3193,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentGroupId' },
         message: "must have required property '" + 'paymentGroupId' + "'",
-        schema: schema16.required,
-        parentSchema: schema16,
+        schema: schema17.required,
+        parentSchema: schema17,
         data,
       };
       if (vErrors === null) {
@@ -3114,8 +3211,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema16.required,
-        parentSchema: schema16,
+        schema: schema17.required,
+        parentSchema: schema17,
         data,
       };
       if (vErrors === null) {
@@ -3132,8 +3229,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema16.required,
-        parentSchema: schema16,
+        schema: schema17.required,
+        parentSchema: schema17,
         data,
       };
       if (vErrors === null) {
@@ -3144,7 +3241,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema16.properties, key0)) {
+      if (!func2.call(schema17.properties, key0)) {
         const err3 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -3152,7 +3249,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema16,
+          parentSchema: schema17,
           data,
         };
         if (vErrors === null) {
@@ -3174,7 +3271,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema16.properties.paymentGroupId,
+            parentSchema: schema17.properties.paymentGroupId,
             data: data0,
           };
           if (vErrors === null) {
@@ -3191,8 +3288,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema16.properties.paymentGroupId.type,
-          parentSchema: schema16.properties.paymentGroupId,
+          schema: schema17.properties.paymentGroupId.type,
+          parentSchema: schema17.properties.paymentGroupId,
           data: data0,
         };
         if (vErrors === null) {
@@ -3214,7 +3311,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema16.properties.profileId,
+            parentSchema: schema17.properties.profileId,
             data: data1,
           };
           if (vErrors === null) {
@@ -3232,7 +3329,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema16.properties.profileId,
+            parentSchema: schema17.properties.profileId,
             data: data1,
           };
           if (vErrors === null) {
@@ -3249,8 +3346,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema16.properties.profileId.type,
-          parentSchema: schema16.properties.profileId,
+          schema: schema17.properties.profileId.type,
+          parentSchema: schema17.properties.profileId,
           data: data1,
         };
         if (vErrors === null) {
@@ -3272,7 +3369,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema16.properties.amount,
+            parentSchema: schema17.properties.amount,
             data: data2,
           };
           if (vErrors === null) {
@@ -3290,7 +3387,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema16.properties.amount,
+            parentSchema: schema17.properties.amount,
             data: data2,
           };
           if (vErrors === null) {
@@ -3308,7 +3405,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema16.properties.amount,
+            parentSchema: schema17.properties.amount,
             data: data2,
           };
           if (vErrors === null) {
@@ -3325,8 +3422,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema16.properties.amount.type,
-          parentSchema: schema16.properties.amount,
+          schema: schema17.properties.amount.type,
+          parentSchema: schema17.properties.amount,
           data: data2,
         };
         if (vErrors === null) {
@@ -3348,7 +3445,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema16.properties.orderId,
+            parentSchema: schema17.properties.orderId,
             data: data3,
           };
           if (vErrors === null) {
@@ -3366,7 +3463,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema16.properties.orderId,
+            parentSchema: schema17.properties.orderId,
             data: data3,
           };
           if (vErrors === null) {
@@ -3384,7 +3481,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema16.properties.orderId,
+            parentSchema: schema17.properties.orderId,
             data: data3,
           };
           if (vErrors === null) {
@@ -3405,8 +3502,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema16.properties.orderId.type,
-          parentSchema: schema16.properties.orderId,
+          schema: schema17.properties.orderId.type,
+          parentSchema: schema17.properties.orderId,
           data: data3,
         };
         if (vErrors === null) {
@@ -3426,8 +3523,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema16.properties.recurring.type,
-          parentSchema: schema16.properties.recurring,
+          schema: schema17.properties.recurring.type,
+          parentSchema: schema17.properties.recurring,
           data: data4,
         };
         if (vErrors === null) {
@@ -3447,8 +3544,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema16.properties.allowPartial.type,
-          parentSchema: schema16.properties.allowPartial,
+          schema: schema17.properties.allowPartial.type,
+          parentSchema: schema17.properties.allowPartial,
           data: data5,
         };
         if (vErrors === null) {
@@ -3468,8 +3565,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema16.properties.sendEmailReceipt.type,
-          parentSchema: schema16.properties.sendEmailReceipt,
+          schema: schema17.properties.sendEmailReceipt.type,
+          parentSchema: schema17.properties.sendEmailReceipt,
           data: data6,
         };
         if (vErrors === null) {
@@ -3489,8 +3586,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema16.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema16.properties.sendPaymentScheduledNotification,
+          schema: schema17.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema17.properties.sendPaymentScheduledNotification,
           data: data7,
         };
         if (vErrors === null) {
@@ -3510,8 +3607,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema16.properties.sendDeclineNotification.type,
-          parentSchema: schema16.properties.sendDeclineNotification,
+          schema: schema17.properties.sendDeclineNotification.type,
+          parentSchema: schema17.properties.sendDeclineNotification,
           data: data8,
         };
         if (vErrors === null) {
@@ -3533,7 +3630,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema16.properties.customAttributes,
+            parentSchema: schema17.properties.customAttributes,
             data: data9,
           };
           if (vErrors === null) {
@@ -3578,8 +3675,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema16.properties.customAttributes.propertyNames.not,
-              parentSchema: schema16.properties.customAttributes.propertyNames,
+              schema: schema17.properties.customAttributes.propertyNames.not,
+              parentSchema: schema17.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -3608,7 +3705,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema16.properties.customAttributes.propertyNames,
+                parentSchema: schema17.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -3628,8 +3725,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema16.properties.customAttributes.propertyNames,
-              parentSchema: schema16.properties.customAttributes,
+              schema: schema17.properties.customAttributes.propertyNames,
+              parentSchema: schema17.properties.customAttributes,
               data: data9,
             };
             if (vErrors === null) {
@@ -3655,7 +3752,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data10,
               };
               if (vErrors === null) {
@@ -3674,7 +3771,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data10,
               };
               if (vErrors === null) {
@@ -3700,8 +3797,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema16.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema17.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
               data: data10,
             };
             if (vErrors === null) {
@@ -3725,7 +3822,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -3744,7 +3841,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -3763,7 +3860,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -3781,8 +3878,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema16.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema17.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data10,
               };
               if (vErrors === null) {
@@ -3804,8 +3901,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema16.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema16.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema17.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -3827,8 +3924,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema16.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema16.properties.customAttributes.additionalProperties,
+              schema: schema17.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema17.properties.customAttributes.additionalProperties,
               data: data10,
             };
             if (vErrors === null) {
@@ -3855,8 +3952,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema16.properties.customAttributes.type,
-          parentSchema: schema16.properties.customAttributes,
+          schema: schema17.properties.customAttributes.type,
+          parentSchema: schema17.properties.customAttributes,
           data: data9,
         };
         if (vErrors === null) {
@@ -3878,7 +3975,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema16.properties.fees,
+            parentSchema: schema17.properties.fees,
             data: data11,
           };
           if (vErrors === null) {
@@ -3899,8 +3996,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema16.properties.fees.items.required,
-                parentSchema: schema16.properties.fees.items,
+                schema: schema17.properties.fees.items.required,
+                parentSchema: schema17.properties.fees.items,
                 data: data12,
               };
               if (vErrors === null) {
@@ -3917,8 +4014,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema16.properties.fees.items.required,
-                parentSchema: schema16.properties.fees.items,
+                schema: schema17.properties.fees.items.required,
+                parentSchema: schema17.properties.fees.items,
                 data: data12,
               };
               if (vErrors === null) {
@@ -3937,7 +4034,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema16.properties.fees.items,
+                  parentSchema: schema17.properties.fees.items,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -3959,7 +4056,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema16.properties.fees.items.properties.name,
+                    parentSchema: schema17.properties.fees.items.properties.name,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -3977,7 +4074,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema16.properties.fees.items.properties.name,
+                    parentSchema: schema17.properties.fees.items.properties.name,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -3995,7 +4092,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema16.properties.fees.items.properties.name,
+                    parentSchema: schema17.properties.fees.items.properties.name,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -4020,8 +4117,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema16.properties.fees.items.properties.name.type,
-                  parentSchema: schema16.properties.fees.items.properties.name,
+                  schema: schema17.properties.fees.items.properties.name.type,
+                  parentSchema: schema17.properties.fees.items.properties.name,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -4043,7 +4140,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema16.properties.fees.items.properties.amount,
+                    parentSchema: schema17.properties.fees.items.properties.amount,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -4061,7 +4158,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema16.properties.fees.items.properties.amount,
+                    parentSchema: schema17.properties.fees.items.properties.amount,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -4079,7 +4176,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema16.properties.fees.items.properties.amount,
+                    parentSchema: schema17.properties.fees.items.properties.amount,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -4096,8 +4193,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema16.properties.fees.items.properties.amount.type,
-                  parentSchema: schema16.properties.fees.items.properties.amount,
+                  schema: schema17.properties.fees.items.properties.amount.type,
+                  parentSchema: schema17.properties.fees.items.properties.amount,
                   data: data14,
                 };
                 if (vErrors === null) {
@@ -4115,8 +4212,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema16.properties.fees.items.type,
-              parentSchema: schema16.properties.fees.items,
+              schema: schema17.properties.fees.items.type,
+              parentSchema: schema17.properties.fees.items,
               data: data12,
             };
             if (vErrors === null) {
@@ -4134,8 +4231,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema16.properties.fees.type,
-          parentSchema: schema16.properties.fees,
+          schema: schema17.properties.fees.type,
+          parentSchema: schema17.properties.fees,
           data: data11,
         };
         if (vErrors === null) {
@@ -4153,8 +4250,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema16.type,
-      parentSchema: schema16,
+      schema: schema17.type,
+      parentSchema: schema17,
       data,
     };
     if (vErrors === null) {
@@ -4164,11 +4261,11 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate15.errors = vErrors;
+  validate16.errors = vErrors;
   return errors === 0;
 }
-export const s6 = validate16;
-const schema17 = {
+export const s7 = validate17;
+const schema18 = {
   type: 'object',
   additionalProperties: false,
   required: ['paymentId', 'paymentGroupId', 'profileId', 'amount'],
@@ -4256,7 +4353,7 @@ const schema17 = {
     },
   },
 };
-function validate16(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate17(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -4267,8 +4364,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentId' },
         message: "must have required property '" + 'paymentId' + "'",
-        schema: schema17.required,
-        parentSchema: schema17,
+        schema: schema18.required,
+        parentSchema: schema18,
         data,
       };
       if (vErrors === null) {
@@ -4285,8 +4382,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentGroupId' },
         message: "must have required property '" + 'paymentGroupId' + "'",
-        schema: schema17.required,
-        parentSchema: schema17,
+        schema: schema18.required,
+        parentSchema: schema18,
         data,
       };
       if (vErrors === null) {
@@ -4303,8 +4400,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema17.required,
-        parentSchema: schema17,
+        schema: schema18.required,
+        parentSchema: schema18,
         data,
       };
       if (vErrors === null) {
@@ -4321,8 +4418,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema17.required,
-        parentSchema: schema17,
+        schema: schema18.required,
+        parentSchema: schema18,
         data,
       };
       if (vErrors === null) {
@@ -4333,7 +4430,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema17.properties, key0)) {
+      if (!func2.call(schema18.properties, key0)) {
         const err4 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -4341,7 +4438,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema17,
+          parentSchema: schema18,
           data,
         };
         if (vErrors === null) {
@@ -4363,7 +4460,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema17.properties.paymentId,
+            parentSchema: schema18.properties.paymentId,
             data: data0,
           };
           if (vErrors === null) {
@@ -4380,8 +4477,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.properties.paymentId.type,
-          parentSchema: schema17.properties.paymentId,
+          schema: schema18.properties.paymentId.type,
+          parentSchema: schema18.properties.paymentId,
           data: data0,
         };
         if (vErrors === null) {
@@ -4403,7 +4500,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema17.properties.paymentGroupId,
+            parentSchema: schema18.properties.paymentGroupId,
             data: data1,
           };
           if (vErrors === null) {
@@ -4420,8 +4517,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.properties.paymentGroupId.type,
-          parentSchema: schema17.properties.paymentGroupId,
+          schema: schema18.properties.paymentGroupId.type,
+          parentSchema: schema18.properties.paymentGroupId,
           data: data1,
         };
         if (vErrors === null) {
@@ -4443,7 +4540,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema17.properties.profileId,
+            parentSchema: schema18.properties.profileId,
             data: data2,
           };
           if (vErrors === null) {
@@ -4461,7 +4558,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema17.properties.profileId,
+            parentSchema: schema18.properties.profileId,
             data: data2,
           };
           if (vErrors === null) {
@@ -4478,8 +4575,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.properties.profileId.type,
-          parentSchema: schema17.properties.profileId,
+          schema: schema18.properties.profileId.type,
+          parentSchema: schema18.properties.profileId,
           data: data2,
         };
         if (vErrors === null) {
@@ -4501,7 +4598,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema17.properties.amount,
+            parentSchema: schema18.properties.amount,
             data: data3,
           };
           if (vErrors === null) {
@@ -4519,7 +4616,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema17.properties.amount,
+            parentSchema: schema18.properties.amount,
             data: data3,
           };
           if (vErrors === null) {
@@ -4537,7 +4634,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema17.properties.amount,
+            parentSchema: schema18.properties.amount,
             data: data3,
           };
           if (vErrors === null) {
@@ -4554,8 +4651,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema17.properties.amount.type,
-          parentSchema: schema17.properties.amount,
+          schema: schema18.properties.amount.type,
+          parentSchema: schema18.properties.amount,
           data: data3,
         };
         if (vErrors === null) {
@@ -4577,7 +4674,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema17.properties.orderId,
+            parentSchema: schema18.properties.orderId,
             data: data4,
           };
           if (vErrors === null) {
@@ -4595,7 +4692,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema17.properties.orderId,
+            parentSchema: schema18.properties.orderId,
             data: data4,
           };
           if (vErrors === null) {
@@ -4613,7 +4710,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema17.properties.orderId,
+            parentSchema: schema18.properties.orderId,
             data: data4,
           };
           if (vErrors === null) {
@@ -4634,8 +4731,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.properties.orderId.type,
-          parentSchema: schema17.properties.orderId,
+          schema: schema18.properties.orderId.type,
+          parentSchema: schema18.properties.orderId,
           data: data4,
         };
         if (vErrors === null) {
@@ -4655,8 +4752,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.recurring.type,
-          parentSchema: schema17.properties.recurring,
+          schema: schema18.properties.recurring.type,
+          parentSchema: schema18.properties.recurring,
           data: data5,
         };
         if (vErrors === null) {
@@ -4676,8 +4773,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.allowPartial.type,
-          parentSchema: schema17.properties.allowPartial,
+          schema: schema18.properties.allowPartial.type,
+          parentSchema: schema18.properties.allowPartial,
           data: data6,
         };
         if (vErrors === null) {
@@ -4697,8 +4794,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.sendEmailReceipt.type,
-          parentSchema: schema17.properties.sendEmailReceipt,
+          schema: schema18.properties.sendEmailReceipt.type,
+          parentSchema: schema18.properties.sendEmailReceipt,
           data: data7,
         };
         if (vErrors === null) {
@@ -4718,8 +4815,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema17.properties.sendPaymentScheduledNotification,
+          schema: schema18.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema18.properties.sendPaymentScheduledNotification,
           data: data8,
         };
         if (vErrors === null) {
@@ -4739,8 +4836,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.sendDeclineNotification.type,
-          parentSchema: schema17.properties.sendDeclineNotification,
+          schema: schema18.properties.sendDeclineNotification.type,
+          parentSchema: schema18.properties.sendDeclineNotification,
           data: data9,
         };
         if (vErrors === null) {
@@ -4762,7 +4859,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema17.properties.customAttributes,
+            parentSchema: schema18.properties.customAttributes,
             data: data10,
           };
           if (vErrors === null) {
@@ -4807,8 +4904,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema17.properties.customAttributes.propertyNames.not,
-              parentSchema: schema17.properties.customAttributes.propertyNames,
+              schema: schema18.properties.customAttributes.propertyNames.not,
+              parentSchema: schema18.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -4837,7 +4934,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema17.properties.customAttributes.propertyNames,
+                parentSchema: schema18.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -4857,8 +4954,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema17.properties.customAttributes.propertyNames,
-              parentSchema: schema17.properties.customAttributes,
+              schema: schema18.properties.customAttributes.propertyNames,
+              parentSchema: schema18.properties.customAttributes,
               data: data10,
             };
             if (vErrors === null) {
@@ -4884,7 +4981,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data11,
               };
               if (vErrors === null) {
@@ -4903,7 +5000,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data11,
               };
               if (vErrors === null) {
@@ -4929,8 +5026,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema17.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema18.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[0],
               data: data11,
             };
             if (vErrors === null) {
@@ -4954,7 +5051,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -4973,7 +5070,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -4992,7 +5089,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -5010,8 +5107,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema17.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema18.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data11,
               };
               if (vErrors === null) {
@@ -5033,8 +5130,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema17.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema18.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -5056,8 +5153,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema17.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema17.properties.customAttributes.additionalProperties,
+              schema: schema18.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema18.properties.customAttributes.additionalProperties,
               data: data11,
             };
             if (vErrors === null) {
@@ -5084,8 +5181,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema17.properties.customAttributes.type,
-          parentSchema: schema17.properties.customAttributes,
+          schema: schema18.properties.customAttributes.type,
+          parentSchema: schema18.properties.customAttributes,
           data: data10,
         };
         if (vErrors === null) {
@@ -5107,7 +5204,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema17.properties.fees,
+            parentSchema: schema18.properties.fees,
             data: data12,
           };
           if (vErrors === null) {
@@ -5128,8 +5225,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema17.properties.fees.items.required,
-                parentSchema: schema17.properties.fees.items,
+                schema: schema18.properties.fees.items.required,
+                parentSchema: schema18.properties.fees.items,
                 data: data13,
               };
               if (vErrors === null) {
@@ -5146,8 +5243,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema17.properties.fees.items.required,
-                parentSchema: schema17.properties.fees.items,
+                schema: schema18.properties.fees.items.required,
+                parentSchema: schema18.properties.fees.items,
                 data: data13,
               };
               if (vErrors === null) {
@@ -5166,7 +5263,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema17.properties.fees.items,
+                  parentSchema: schema18.properties.fees.items,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -5188,7 +5285,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema17.properties.fees.items.properties.name,
+                    parentSchema: schema18.properties.fees.items.properties.name,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -5206,7 +5303,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema17.properties.fees.items.properties.name,
+                    parentSchema: schema18.properties.fees.items.properties.name,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -5224,7 +5321,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema17.properties.fees.items.properties.name,
+                    parentSchema: schema18.properties.fees.items.properties.name,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -5249,8 +5346,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema17.properties.fees.items.properties.name.type,
-                  parentSchema: schema17.properties.fees.items.properties.name,
+                  schema: schema18.properties.fees.items.properties.name.type,
+                  parentSchema: schema18.properties.fees.items.properties.name,
                   data: data14,
                 };
                 if (vErrors === null) {
@@ -5272,7 +5369,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    parentSchema: schema18.properties.fees.items.properties.amount,
                     data: data15,
                   };
                   if (vErrors === null) {
@@ -5290,7 +5387,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    parentSchema: schema18.properties.fees.items.properties.amount,
                     data: data15,
                   };
                   if (vErrors === null) {
@@ -5308,7 +5405,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    parentSchema: schema18.properties.fees.items.properties.amount,
                     data: data15,
                   };
                   if (vErrors === null) {
@@ -5325,8 +5422,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema17.properties.fees.items.properties.amount.type,
-                  parentSchema: schema17.properties.fees.items.properties.amount,
+                  schema: schema18.properties.fees.items.properties.amount.type,
+                  parentSchema: schema18.properties.fees.items.properties.amount,
                   data: data15,
                 };
                 if (vErrors === null) {
@@ -5344,8 +5441,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema17.properties.fees.items.type,
-              parentSchema: schema17.properties.fees.items,
+              schema: schema18.properties.fees.items.type,
+              parentSchema: schema18.properties.fees.items,
               data: data13,
             };
             if (vErrors === null) {
@@ -5363,8 +5460,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema17.properties.fees.type,
-          parentSchema: schema17.properties.fees,
+          schema: schema18.properties.fees.type,
+          parentSchema: schema18.properties.fees,
           data: data12,
         };
         if (vErrors === null) {
@@ -5382,8 +5479,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema17.type,
-      parentSchema: schema17,
+      schema: schema18.type,
+      parentSchema: schema18,
       data,
     };
     if (vErrors === null) {
@@ -5393,11 +5490,11 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate16.errors = vErrors;
+  validate17.errors = vErrors;
   return errors === 0;
 }
-export const s7 = validate17;
-const schema18 = {
+export const s8 = validate18;
+const schema19 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -5406,7 +5503,7 @@ const schema18 = {
     pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
   },
 };
-function validate17(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5419,7 +5516,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema18,
+          parentSchema: schema19,
           data,
         };
         if (vErrors === null) {
@@ -5439,8 +5536,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema18.properties.status.type,
-          parentSchema: schema18.properties.status,
+          schema: schema19.properties.status.type,
+          parentSchema: schema19.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -5455,10 +5552,10 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema18.properties.status.enum },
+          params: { allowedValues: schema19.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema18.properties.status.enum,
-          parentSchema: schema18.properties.status,
+          schema: schema19.properties.status.enum,
+          parentSchema: schema19.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -5480,7 +5577,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,7}$' },
             message: 'must match pattern "' + '^\\d{1,7}$' + '"',
             schema: '^\\d{1,7}$',
-            parentSchema: schema18.properties.pageNumber,
+            parentSchema: schema19.properties.pageNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -5497,8 +5594,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema18.properties.pageNumber.type,
-          parentSchema: schema18.properties.pageNumber,
+          schema: schema19.properties.pageNumber.type,
+          parentSchema: schema19.properties.pageNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -5520,7 +5617,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema18.properties.pageSize,
+            parentSchema: schema19.properties.pageSize,
             data: data2,
           };
           if (vErrors === null) {
@@ -5537,8 +5634,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema18.properties.pageSize.type,
-          parentSchema: schema18.properties.pageSize,
+          schema: schema19.properties.pageSize.type,
+          parentSchema: schema19.properties.pageSize,
           data: data2,
         };
         if (vErrors === null) {
@@ -5556,8 +5653,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema18.type,
-      parentSchema: schema18,
+      schema: schema19.type,
+      parentSchema: schema19,
       data,
     };
     if (vErrors === null) {
@@ -5567,11 +5664,11 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate17.errors = vErrors;
+  validate18.errors = vErrors;
   return errors === 0;
 }
-export const s8 = validate18;
-const schema19 = {
+export const s9 = validate19;
+const schema20 = {
   type: 'object',
   additionalProperties: false,
   required: ['timeZone', 'localHour', 'startDate', 'frequency', 'interval', 'locationId', 'payments'],
@@ -5715,8 +5812,8 @@ const schema19 = {
   },
 };
 const func58 = require('#shared/time-zones').isIanaTimeZone;
-const pattern24 = new RegExp('^[A-Za-z][A-Za-z0-9_+\\-/]*$', 'u');
-function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern25 = new RegExp('^[A-Za-z][A-Za-z0-9_+\\-/]*$', 'u');
+function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5727,8 +5824,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'timeZone' },
         message: "must have required property '" + 'timeZone' + "'",
-        schema: schema19.required,
-        parentSchema: schema19,
+        schema: schema20.required,
+        parentSchema: schema20,
         data,
       };
       if (vErrors === null) {
@@ -5745,8 +5842,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'localHour' },
         message: "must have required property '" + 'localHour' + "'",
-        schema: schema19.required,
-        parentSchema: schema19,
+        schema: schema20.required,
+        parentSchema: schema20,
         data,
       };
       if (vErrors === null) {
@@ -5763,8 +5860,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'startDate' },
         message: "must have required property '" + 'startDate' + "'",
-        schema: schema19.required,
-        parentSchema: schema19,
+        schema: schema20.required,
+        parentSchema: schema20,
         data,
       };
       if (vErrors === null) {
@@ -5781,8 +5878,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'frequency' },
         message: "must have required property '" + 'frequency' + "'",
-        schema: schema19.required,
-        parentSchema: schema19,
+        schema: schema20.required,
+        parentSchema: schema20,
         data,
       };
       if (vErrors === null) {
@@ -5799,8 +5896,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'interval' },
         message: "must have required property '" + 'interval' + "'",
-        schema: schema19.required,
-        parentSchema: schema19,
+        schema: schema20.required,
+        parentSchema: schema20,
         data,
       };
       if (vErrors === null) {
@@ -5817,8 +5914,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'locationId' },
         message: "must have required property '" + 'locationId' + "'",
-        schema: schema19.required,
-        parentSchema: schema19,
+        schema: schema20.required,
+        parentSchema: schema20,
         data,
       };
       if (vErrors === null) {
@@ -5835,8 +5932,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'payments' },
         message: "must have required property '" + 'payments' + "'",
-        schema: schema19.required,
-        parentSchema: schema19,
+        schema: schema20.required,
+        parentSchema: schema20,
         data,
       };
       if (vErrors === null) {
@@ -5847,7 +5944,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema19.properties, key0)) {
+      if (!func2.call(schema20.properties, key0)) {
         const err7 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -5855,7 +5952,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema19,
+          parentSchema: schema20,
           data,
         };
         if (vErrors === null) {
@@ -5877,7 +5974,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema19.properties.timeZone,
+            parentSchema: schema20.properties.timeZone,
             data: data0,
           };
           if (vErrors === null) {
@@ -5895,7 +5992,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema19.properties.timeZone,
+            parentSchema: schema20.properties.timeZone,
             data: data0,
           };
           if (vErrors === null) {
@@ -5905,7 +6002,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern24.test(data0)) {
+        if (!pattern25.test(data0)) {
           const err10 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/pattern',
@@ -5913,7 +6010,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$' },
             message: 'must match pattern "' + '^[A-Za-z][A-Za-z0-9_+\\-/]*$' + '"',
             schema: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
-            parentSchema: schema19.properties.timeZone,
+            parentSchema: schema20.properties.timeZone,
             data: data0,
           };
           if (vErrors === null) {
@@ -5931,7 +6028,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "ianaTimeZone" keyword validation',
             schema: true,
-            parentSchema: schema19.properties.timeZone,
+            parentSchema: schema20.properties.timeZone,
             data: data0,
           };
           if (vErrors === null) {
@@ -5948,8 +6045,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.properties.timeZone.type,
-          parentSchema: schema19.properties.timeZone,
+          schema: schema20.properties.timeZone.type,
+          parentSchema: schema20.properties.timeZone,
           data: data0,
         };
         if (vErrors === null) {
@@ -5969,8 +6066,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema19.properties.localHour.type,
-          parentSchema: schema19.properties.localHour,
+          schema: schema20.properties.localHour.type,
+          parentSchema: schema20.properties.localHour,
           data: data1,
         };
         if (vErrors === null) {
@@ -5989,7 +6086,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema19.properties.localHour,
+            parentSchema: schema20.properties.localHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -6007,7 +6104,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema19.properties.localHour,
+            parentSchema: schema20.properties.localHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -6028,8 +6125,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema19.properties.count.type,
-          parentSchema: schema19.properties.count,
+          schema: schema20.properties.count.type,
+          parentSchema: schema20.properties.count,
           data: data2,
         };
         if (vErrors === null) {
@@ -6048,7 +6145,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 120 },
             message: 'must be <= 120',
             schema: 120,
-            parentSchema: schema19.properties.count,
+            parentSchema: schema20.properties.count,
             data: data2,
           };
           if (vErrors === null) {
@@ -6066,7 +6163,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema19.properties.count,
+            parentSchema: schema20.properties.count,
             data: data2,
           };
           if (vErrors === null) {
@@ -6089,7 +6186,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema19.properties.endDate,
+            parentSchema: schema20.properties.endDate,
             data: data3,
           };
           if (vErrors === null) {
@@ -6106,8 +6203,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.properties.endDate.type,
-          parentSchema: schema19.properties.endDate,
+          schema: schema20.properties.endDate.type,
+          parentSchema: schema20.properties.endDate,
           data: data3,
         };
         if (vErrors === null) {
@@ -6127,8 +6224,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema19.properties.locationId.type,
-          parentSchema: schema19.properties.locationId,
+          schema: schema20.properties.locationId.type,
+          parentSchema: schema20.properties.locationId,
           data: data4,
         };
         if (vErrors === null) {
@@ -6147,7 +6244,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2147483647 },
             message: 'must be <= 2147483647',
             schema: 2147483647,
-            parentSchema: schema19.properties.locationId,
+            parentSchema: schema20.properties.locationId,
             data: data4,
           };
           if (vErrors === null) {
@@ -6165,7 +6262,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema19.properties.locationId,
+            parentSchema: schema20.properties.locationId,
             data: data4,
           };
           if (vErrors === null) {
@@ -6186,8 +6283,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.properties.transactionInitiator.type,
-          parentSchema: schema19.properties.transactionInitiator,
+          schema: schema20.properties.transactionInitiator.type,
+          parentSchema: schema20.properties.transactionInitiator,
           data: data5,
         };
         if (vErrors === null) {
@@ -6202,10 +6299,10 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/transactionInitiator',
           schemaPath: '#/properties/transactionInitiator/enum',
           keyword: 'enum',
-          params: { allowedValues: schema19.properties.transactionInitiator.enum },
+          params: { allowedValues: schema20.properties.transactionInitiator.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema19.properties.transactionInitiator.enum,
-          parentSchema: schema19.properties.transactionInitiator,
+          schema: schema20.properties.transactionInitiator.enum,
+          parentSchema: schema20.properties.transactionInitiator,
           data: data5,
         };
         if (vErrors === null) {
@@ -6225,8 +6322,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema19.properties.surchargeCompliance.type,
-          parentSchema: schema19.properties.surchargeCompliance,
+          schema: schema20.properties.surchargeCompliance.type,
+          parentSchema: schema20.properties.surchargeCompliance,
           data: data6,
         };
         if (vErrors === null) {
@@ -6246,8 +6343,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema19.properties.allowPartial.type,
-          parentSchema: schema19.properties.allowPartial,
+          schema: schema20.properties.allowPartial.type,
+          parentSchema: schema20.properties.allowPartial,
           data: data7,
         };
         if (vErrors === null) {
@@ -6268,8 +6365,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'maxRetries' },
             message: "must have required property '" + 'maxRetries' + "'",
-            schema: schema19.properties.retryPolicy.required,
-            parentSchema: schema19.properties.retryPolicy,
+            schema: schema20.properties.retryPolicy.required,
+            parentSchema: schema20.properties.retryPolicy,
             data: data8,
           };
           if (vErrors === null) {
@@ -6288,7 +6385,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema19.properties.retryPolicy,
+              parentSchema: schema20.properties.retryPolicy,
               data: data8,
             };
             if (vErrors === null) {
@@ -6308,8 +6405,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema19.properties.retryPolicy.properties.maxRetries.type,
-              parentSchema: schema19.properties.retryPolicy.properties.maxRetries,
+              schema: schema20.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
               data: data9,
             };
             if (vErrors === null) {
@@ -6328,7 +6425,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 4 },
                 message: 'must be <= 4',
                 schema: 4,
-                parentSchema: schema19.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
                 data: data9,
               };
               if (vErrors === null) {
@@ -6346,7 +6443,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 0 },
                 message: 'must be >= 0',
                 schema: 0,
-                parentSchema: schema19.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
                 data: data9,
               };
               if (vErrors === null) {
@@ -6367,8 +6464,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema19.properties.retryPolicy.properties.intervalHours.type,
-              parentSchema: schema19.properties.retryPolicy.properties.intervalHours,
+              schema: schema20.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
               data: data10,
             };
             if (vErrors === null) {
@@ -6387,7 +6484,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 240 },
                 message: 'must be <= 240',
                 schema: 240,
-                parentSchema: schema19.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
                 data: data10,
               };
               if (vErrors === null) {
@@ -6405,7 +6502,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 24 },
                 message: 'must be >= 24',
                 schema: 24,
-                parentSchema: schema19.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
                 data: data10,
               };
               if (vErrors === null) {
@@ -6424,8 +6521,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema19.properties.retryPolicy.type,
-          parentSchema: schema19.properties.retryPolicy,
+          schema: schema20.properties.retryPolicy.type,
+          parentSchema: schema20.properties.retryPolicy,
           data: data8,
         };
         if (vErrors === null) {
@@ -6445,8 +6542,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema19.properties.noticeDays.type,
-          parentSchema: schema19.properties.noticeDays,
+          schema: schema20.properties.noticeDays.type,
+          parentSchema: schema20.properties.noticeDays,
           data: data11,
         };
         if (vErrors === null) {
@@ -6465,7 +6562,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 30 },
             message: 'must be <= 30',
             schema: 30,
-            parentSchema: schema19.properties.noticeDays,
+            parentSchema: schema20.properties.noticeDays,
             data: data11,
           };
           if (vErrors === null) {
@@ -6483,7 +6580,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema19.properties.noticeDays,
+            parentSchema: schema20.properties.noticeDays,
             data: data11,
           };
           if (vErrors === null) {
@@ -6506,7 +6603,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema19.properties.startDate,
+            parentSchema: schema20.properties.startDate,
             data: data12,
           };
           if (vErrors === null) {
@@ -6523,8 +6620,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.properties.startDate.type,
-          parentSchema: schema19.properties.startDate,
+          schema: schema20.properties.startDate.type,
+          parentSchema: schema20.properties.startDate,
           data: data12,
         };
         if (vErrors === null) {
@@ -6544,8 +6641,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.properties.frequency.type,
-          parentSchema: schema19.properties.frequency,
+          schema: schema20.properties.frequency.type,
+          parentSchema: schema20.properties.frequency,
           data: data13,
         };
         if (vErrors === null) {
@@ -6560,10 +6657,10 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/frequency',
           schemaPath: '#/properties/frequency/enum',
           keyword: 'enum',
-          params: { allowedValues: schema19.properties.frequency.enum },
+          params: { allowedValues: schema20.properties.frequency.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema19.properties.frequency.enum,
-          parentSchema: schema19.properties.frequency,
+          schema: schema20.properties.frequency.enum,
+          parentSchema: schema20.properties.frequency,
           data: data13,
         };
         if (vErrors === null) {
@@ -6583,8 +6680,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema19.properties.interval.type,
-          parentSchema: schema19.properties.interval,
+          schema: schema20.properties.interval.type,
+          parentSchema: schema20.properties.interval,
           data: data14,
         };
         if (vErrors === null) {
@@ -6603,7 +6700,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema19.properties.interval,
+            parentSchema: schema20.properties.interval,
             data: data14,
           };
           if (vErrors === null) {
@@ -6621,7 +6718,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema19.properties.interval,
+            parentSchema: schema20.properties.interval,
             data: data14,
           };
           if (vErrors === null) {
@@ -6644,7 +6741,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 10000 },
             message: 'must NOT have more than 10000 items',
             schema: 10000,
-            parentSchema: schema19.properties.payments,
+            parentSchema: schema20.properties.payments,
             data: data15,
           };
           if (vErrors === null) {
@@ -6662,7 +6759,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema19.properties.payments,
+            parentSchema: schema20.properties.payments,
             data: data15,
           };
           if (vErrors === null) {
@@ -6683,8 +6780,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'profileId' },
                 message: "must have required property '" + 'profileId' + "'",
-                schema: schema19.properties.payments.items.required,
-                parentSchema: schema19.properties.payments.items,
+                schema: schema20.properties.payments.items.required,
+                parentSchema: schema20.properties.payments.items,
                 data: data16,
               };
               if (vErrors === null) {
@@ -6701,8 +6798,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema19.properties.payments.items.required,
-                parentSchema: schema19.properties.payments.items,
+                schema: schema20.properties.payments.items.required,
+                parentSchema: schema20.properties.payments.items,
                 data: data16,
               };
               if (vErrors === null) {
@@ -6713,7 +6810,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
               errors++;
             }
             for (const key2 in data16) {
-              if (!func2.call(schema19.properties.payments.items.properties, key2)) {
+              if (!func2.call(schema20.properties.payments.items.properties, key2)) {
                 const err51 = {
                   instancePath: instancePath + '/payments/' + i0,
                   schemaPath: '#/properties/payments/items/additionalProperties',
@@ -6721,7 +6818,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key2 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema19.properties.payments.items,
+                  parentSchema: schema20.properties.payments.items,
                   data: data16,
                 };
                 if (vErrors === null) {
@@ -6743,7 +6840,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 200 },
                     message: 'must NOT have more than 200 characters',
                     schema: 200,
-                    parentSchema: schema19.properties.payments.items.properties.profileId,
+                    parentSchema: schema20.properties.payments.items.properties.profileId,
                     data: data17,
                   };
                   if (vErrors === null) {
@@ -6761,7 +6858,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
                     message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
                     schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-                    parentSchema: schema19.properties.payments.items.properties.profileId,
+                    parentSchema: schema20.properties.payments.items.properties.profileId,
                     data: data17,
                   };
                   if (vErrors === null) {
@@ -6778,8 +6875,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema19.properties.payments.items.properties.profileId.type,
-                  parentSchema: schema19.properties.payments.items.properties.profileId,
+                  schema: schema20.properties.payments.items.properties.profileId.type,
+                  parentSchema: schema20.properties.payments.items.properties.profileId,
                   data: data17,
                 };
                 if (vErrors === null) {
@@ -6801,7 +6898,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema19.properties.payments.items.properties.amount,
+                    parentSchema: schema20.properties.payments.items.properties.amount,
                     data: data18,
                   };
                   if (vErrors === null) {
@@ -6819,7 +6916,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0.01 },
                     message: 'must be >= 0.01',
                     schema: 0.01,
-                    parentSchema: schema19.properties.payments.items.properties.amount,
+                    parentSchema: schema20.properties.payments.items.properties.amount,
                     data: data18,
                   };
                   if (vErrors === null) {
@@ -6837,7 +6934,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema19.properties.payments.items.properties.amount,
+                    parentSchema: schema20.properties.payments.items.properties.amount,
                     data: data18,
                   };
                   if (vErrors === null) {
@@ -6854,8 +6951,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema19.properties.payments.items.properties.amount.type,
-                  parentSchema: schema19.properties.payments.items.properties.amount,
+                  schema: schema20.properties.payments.items.properties.amount.type,
+                  parentSchema: schema20.properties.payments.items.properties.amount,
                   data: data18,
                 };
                 if (vErrors === null) {
@@ -6877,7 +6974,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema19.properties.payments.items.properties.orderId,
+                    parentSchema: schema20.properties.payments.items.properties.orderId,
                     data: data19,
                   };
                   if (vErrors === null) {
@@ -6895,7 +6992,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema19.properties.payments.items.properties.orderId,
+                    parentSchema: schema20.properties.payments.items.properties.orderId,
                     data: data19,
                   };
                   if (vErrors === null) {
@@ -6913,7 +7010,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema19.properties.payments.items.properties.orderId,
+                    parentSchema: schema20.properties.payments.items.properties.orderId,
                     data: data19,
                   };
                   if (vErrors === null) {
@@ -6938,8 +7035,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema19.properties.payments.items.properties.orderId.type,
-                  parentSchema: schema19.properties.payments.items.properties.orderId,
+                  schema: schema20.properties.payments.items.properties.orderId.type,
+                  parentSchema: schema20.properties.payments.items.properties.orderId,
                   data: data19,
                 };
                 if (vErrors === null) {
@@ -6959,8 +7056,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema19.properties.payments.items.properties.recurring.type,
-                  parentSchema: schema19.properties.payments.items.properties.recurring,
+                  schema: schema20.properties.payments.items.properties.recurring.type,
+                  parentSchema: schema20.properties.payments.items.properties.recurring,
                   data: data20,
                 };
                 if (vErrors === null) {
@@ -6980,8 +7077,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema19.properties.payments.items.properties.allowPartial.type,
-                  parentSchema: schema19.properties.payments.items.properties.allowPartial,
+                  schema: schema20.properties.payments.items.properties.allowPartial.type,
+                  parentSchema: schema20.properties.payments.items.properties.allowPartial,
                   data: data21,
                 };
                 if (vErrors === null) {
@@ -7001,8 +7098,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema19.properties.payments.items.properties.sendEmailReceipt.type,
-                  parentSchema: schema19.properties.payments.items.properties.sendEmailReceipt,
+                  schema: schema20.properties.payments.items.properties.sendEmailReceipt.type,
+                  parentSchema: schema20.properties.payments.items.properties.sendEmailReceipt,
                   data: data22,
                 };
                 if (vErrors === null) {
@@ -7022,9 +7119,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema19.properties.payments.items.properties.sendPaymentScheduledNotification.type,
+                  schema: schema20.properties.payments.items.properties.sendPaymentScheduledNotification.type,
                   parentSchema:
-                    schema19.properties.payments.items.properties.sendPaymentScheduledNotification,
+                    schema20.properties.payments.items.properties.sendPaymentScheduledNotification,
                   data: data23,
                 };
                 if (vErrors === null) {
@@ -7044,8 +7141,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema19.properties.payments.items.properties.sendDeclineNotification.type,
-                  parentSchema: schema19.properties.payments.items.properties.sendDeclineNotification,
+                  schema: schema20.properties.payments.items.properties.sendDeclineNotification.type,
+                  parentSchema: schema20.properties.payments.items.properties.sendDeclineNotification,
                   data: data24,
                 };
                 if (vErrors === null) {
@@ -7067,7 +7164,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 50 },
                     message: 'must NOT have more than 50 properties',
                     schema: 50,
-                    parentSchema: schema19.properties.payments.items.properties.customAttributes,
+                    parentSchema: schema20.properties.payments.items.properties.customAttributes,
                     data: data25,
                   };
                   if (vErrors === null) {
@@ -7113,9 +7210,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       params: {},
                       message: 'must NOT be valid',
                       schema:
-                        schema19.properties.payments.items.properties.customAttributes.propertyNames.not,
+                        schema20.properties.payments.items.properties.customAttributes.propertyNames.not,
                       parentSchema:
-                        schema19.properties.payments.items.properties.customAttributes.propertyNames,
+                        schema20.properties.payments.items.properties.customAttributes.propertyNames,
                       data: key3,
                       propertyName: key3,
                     };
@@ -7146,7 +7243,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must NOT have more than 100 characters',
                         schema: 100,
                         parentSchema:
-                          schema19.properties.payments.items.properties.customAttributes.propertyNames,
+                          schema20.properties.payments.items.properties.customAttributes.propertyNames,
                         data: key3,
                         propertyName: key3,
                       };
@@ -7166,8 +7263,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       keyword: 'propertyNames',
                       params: { propertyName: key3 },
                       message: 'property name must be valid',
-                      schema: schema19.properties.payments.items.properties.customAttributes.propertyNames,
-                      parentSchema: schema19.properties.payments.items.properties.customAttributes,
+                      schema: schema20.properties.payments.items.properties.customAttributes.propertyNames,
+                      parentSchema: schema20.properties.payments.items.properties.customAttributes,
                       data: data25,
                     };
                     if (vErrors === null) {
@@ -7199,7 +7296,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must NOT have more than 1000 characters',
                         schema: 1000,
                         parentSchema:
-                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                          schema20.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[0],
                         data: data26,
                       };
@@ -7225,7 +7322,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                         schema: '^[^\\u0000-\\u001F\\u007F]*$',
                         parentSchema:
-                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                          schema20.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[0],
                         data: data26,
                       };
@@ -7262,10 +7359,10 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { type: 'string' },
                       message: 'must be string',
                       schema:
-                        schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                        schema20.properties.payments.items.properties.customAttributes.additionalProperties
                           .anyOf[0].type,
                       parentSchema:
-                        schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                        schema20.properties.payments.items.properties.customAttributes.additionalProperties
                           .anyOf[0],
                       data: data26,
                     };
@@ -7296,7 +7393,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           message: 'must be <= 1000000000000000',
                           schema: 1000000000000000,
                           parentSchema:
-                            schema19.properties.payments.items.properties.customAttributes
+                            schema20.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
                           data: data26,
                         };
@@ -7322,7 +7419,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           message: 'must be >= -1000000000000000',
                           schema: -1000000000000000,
                           parentSchema:
-                            schema19.properties.payments.items.properties.customAttributes
+                            schema20.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
                           data: data26,
                         };
@@ -7348,7 +7445,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           message: 'must pass "maxDecimals" keyword validation',
                           schema: 6,
                           parentSchema:
-                            schema19.properties.payments.items.properties.customAttributes
+                            schema20.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
                           data: data26,
                         };
@@ -7373,10 +7470,10 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { type: 'number' },
                         message: 'must be number',
                         schema:
-                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                          schema20.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[1].type,
                         parentSchema:
-                          schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                          schema20.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[1],
                         data: data26,
                       };
@@ -7405,10 +7502,10 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { type: 'boolean' },
                           message: 'must be boolean',
                           schema:
-                            schema19.properties.payments.items.properties.customAttributes
+                            schema20.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[2].type,
                           parentSchema:
-                            schema19.properties.payments.items.properties.customAttributes
+                            schema20.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[2],
                           data: data26,
                         };
@@ -7437,10 +7534,10 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       params: {},
                       message: 'must match a schema in anyOf',
                       schema:
-                        schema19.properties.payments.items.properties.customAttributes.additionalProperties
+                        schema20.properties.payments.items.properties.customAttributes.additionalProperties
                           .anyOf,
                       parentSchema:
-                        schema19.properties.payments.items.properties.customAttributes.additionalProperties,
+                        schema20.properties.payments.items.properties.customAttributes.additionalProperties,
                       data: data26,
                     };
                     if (vErrors === null) {
@@ -7467,8 +7564,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'object' },
                   message: 'must be object',
-                  schema: schema19.properties.payments.items.properties.customAttributes.type,
-                  parentSchema: schema19.properties.payments.items.properties.customAttributes,
+                  schema: schema20.properties.payments.items.properties.customAttributes.type,
+                  parentSchema: schema20.properties.payments.items.properties.customAttributes,
                   data: data25,
                 };
                 if (vErrors === null) {
@@ -7490,7 +7587,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 20 },
                     message: 'must NOT have more than 20 items',
                     schema: 20,
-                    parentSchema: schema19.properties.payments.items.properties.fees,
+                    parentSchema: schema20.properties.payments.items.properties.fees,
                     data: data27,
                   };
                   if (vErrors === null) {
@@ -7511,8 +7608,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         keyword: 'required',
                         params: { missingProperty: 'name' },
                         message: "must have required property '" + 'name' + "'",
-                        schema: schema19.properties.payments.items.properties.fees.items.required,
-                        parentSchema: schema19.properties.payments.items.properties.fees.items,
+                        schema: schema20.properties.payments.items.properties.fees.items.required,
+                        parentSchema: schema20.properties.payments.items.properties.fees.items,
                         data: data28,
                       };
                       if (vErrors === null) {
@@ -7529,8 +7626,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                         keyword: 'required',
                         params: { missingProperty: 'amount' },
                         message: "must have required property '" + 'amount' + "'",
-                        schema: schema19.properties.payments.items.properties.fees.items.required,
-                        parentSchema: schema19.properties.payments.items.properties.fees.items,
+                        schema: schema20.properties.payments.items.properties.fees.items.required,
+                        parentSchema: schema20.properties.payments.items.properties.fees.items,
                         data: data28,
                       };
                       if (vErrors === null) {
@@ -7550,7 +7647,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { additionalProperty: key5 },
                           message: 'must NOT have additional properties',
                           schema: false,
-                          parentSchema: schema19.properties.payments.items.properties.fees.items,
+                          parentSchema: schema20.properties.payments.items.properties.fees.items,
                           data: data28,
                         };
                         if (vErrors === null) {
@@ -7574,7 +7671,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must NOT have more than 100 characters',
                             schema: 100,
                             parentSchema:
-                              schema19.properties.payments.items.properties.fees.items.properties.name,
+                              schema20.properties.payments.items.properties.fees.items.properties.name,
                             data: data29,
                           };
                           if (vErrors === null) {
@@ -7594,7 +7691,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must NOT have fewer than 1 characters',
                             schema: 1,
                             parentSchema:
-                              schema19.properties.payments.items.properties.fees.items.properties.name,
+                              schema20.properties.payments.items.properties.fees.items.properties.name,
                             data: data29,
                           };
                           if (vErrors === null) {
@@ -7614,7 +7711,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                             schema: '^[^\\u0000-\\u001F\\u007F]*$',
                             parentSchema:
-                              schema19.properties.payments.items.properties.fees.items.properties.name,
+                              schema20.properties.payments.items.properties.fees.items.properties.name,
                             data: data29,
                           };
                           if (vErrors === null) {
@@ -7641,9 +7738,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { type: 'string' },
                           message: 'must be string',
                           schema:
-                            schema19.properties.payments.items.properties.fees.items.properties.name.type,
+                            schema20.properties.payments.items.properties.fees.items.properties.name.type,
                           parentSchema:
-                            schema19.properties.payments.items.properties.fees.items.properties.name,
+                            schema20.properties.payments.items.properties.fees.items.properties.name,
                           data: data29,
                         };
                         if (vErrors === null) {
@@ -7667,7 +7764,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must be <= 999999.99',
                             schema: 999999.99,
                             parentSchema:
-                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                              schema20.properties.payments.items.properties.fees.items.properties.amount,
                             data: data30,
                           };
                           if (vErrors === null) {
@@ -7687,7 +7784,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must be >= 0',
                             schema: 0,
                             parentSchema:
-                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                              schema20.properties.payments.items.properties.fees.items.properties.amount,
                             data: data30,
                           };
                           if (vErrors === null) {
@@ -7707,7 +7804,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must pass "maxDecimals" keyword validation',
                             schema: 2,
                             parentSchema:
-                              schema19.properties.payments.items.properties.fees.items.properties.amount,
+                              schema20.properties.payments.items.properties.fees.items.properties.amount,
                             data: data30,
                           };
                           if (vErrors === null) {
@@ -7726,9 +7823,9 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { type: 'number' },
                           message: 'must be number',
                           schema:
-                            schema19.properties.payments.items.properties.fees.items.properties.amount.type,
+                            schema20.properties.payments.items.properties.fees.items.properties.amount.type,
                           parentSchema:
-                            schema19.properties.payments.items.properties.fees.items.properties.amount,
+                            schema20.properties.payments.items.properties.fees.items.properties.amount,
                           data: data30,
                         };
                         if (vErrors === null) {
@@ -7746,8 +7843,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       keyword: 'type',
                       params: { type: 'object' },
                       message: 'must be object',
-                      schema: schema19.properties.payments.items.properties.fees.items.type,
-                      parentSchema: schema19.properties.payments.items.properties.fees.items,
+                      schema: schema20.properties.payments.items.properties.fees.items.type,
+                      parentSchema: schema20.properties.payments.items.properties.fees.items,
                       data: data28,
                     };
                     if (vErrors === null) {
@@ -7765,8 +7862,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'array' },
                   message: 'must be array',
-                  schema: schema19.properties.payments.items.properties.fees.type,
-                  parentSchema: schema19.properties.payments.items.properties.fees,
+                  schema: schema20.properties.payments.items.properties.fees.type,
+                  parentSchema: schema20.properties.payments.items.properties.fees,
                   data: data27,
                 };
                 if (vErrors === null) {
@@ -7784,8 +7881,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema19.properties.payments.items.type,
-              parentSchema: schema19.properties.payments.items,
+              schema: schema20.properties.payments.items.type,
+              parentSchema: schema20.properties.payments.items,
               data: data16,
             };
             if (vErrors === null) {
@@ -7803,8 +7900,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema19.properties.payments.type,
-          parentSchema: schema19.properties.payments,
+          schema: schema20.properties.payments.type,
+          parentSchema: schema20.properties.payments,
           data: data15,
         };
         if (vErrors === null) {
@@ -7826,7 +7923,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema19.properties.idempotencyKey,
+            parentSchema: schema20.properties.idempotencyKey,
             data: data31,
           };
           if (vErrors === null) {
@@ -7843,8 +7940,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.properties.idempotencyKey.type,
-          parentSchema: schema19.properties.idempotencyKey,
+          schema: schema20.properties.idempotencyKey.type,
+          parentSchema: schema20.properties.idempotencyKey,
           data: data31,
         };
         if (vErrors === null) {
@@ -7862,8 +7959,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema19.type,
-      parentSchema: schema19,
+      schema: schema20.type,
+      parentSchema: schema20,
       data,
     };
     if (vErrors === null) {
@@ -7873,11 +7970,11 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate18.errors = vErrors;
+  validate19.errors = vErrors;
   return errors === 0;
 }
-export const s9 = validate19;
-const schema20 = {
+export const s10 = validate20;
+const schema21 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -7917,12 +8014,12 @@ const schema20 = {
     status: { type: 'string', enum: ['active', 'paused'] },
   },
 };
-function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func2.call(schema20.properties, key0)) {
+      if (!func2.call(schema21.properties, key0)) {
         const err0 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -7930,7 +8027,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema20,
+          parentSchema: schema21,
           data,
         };
         if (vErrors === null) {
@@ -7952,7 +8049,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema20.properties.seriesId,
+            parentSchema: schema21.properties.seriesId,
             data: data0,
           };
           if (vErrors === null) {
@@ -7969,8 +8066,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.seriesId.type,
-          parentSchema: schema20.properties.seriesId,
+          schema: schema21.properties.seriesId.type,
+          parentSchema: schema21.properties.seriesId,
           data: data0,
         };
         if (vErrors === null) {
@@ -7992,7 +8089,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema20.properties.timeZone,
+            parentSchema: schema21.properties.timeZone,
             data: data1,
           };
           if (vErrors === null) {
@@ -8010,7 +8107,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema20.properties.timeZone,
+            parentSchema: schema21.properties.timeZone,
             data: data1,
           };
           if (vErrors === null) {
@@ -8020,7 +8117,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern24.test(data1)) {
+        if (!pattern25.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/pattern',
@@ -8028,7 +8125,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$' },
             message: 'must match pattern "' + '^[A-Za-z][A-Za-z0-9_+\\-/]*$' + '"',
             schema: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
-            parentSchema: schema20.properties.timeZone,
+            parentSchema: schema21.properties.timeZone,
             data: data1,
           };
           if (vErrors === null) {
@@ -8046,7 +8143,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "ianaTimeZone" keyword validation',
             schema: true,
-            parentSchema: schema20.properties.timeZone,
+            parentSchema: schema21.properties.timeZone,
             data: data1,
           };
           if (vErrors === null) {
@@ -8063,8 +8160,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.timeZone.type,
-          parentSchema: schema20.properties.timeZone,
+          schema: schema21.properties.timeZone.type,
+          parentSchema: schema21.properties.timeZone,
           data: data1,
         };
         if (vErrors === null) {
@@ -8084,8 +8181,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema20.properties.localHour.type,
-          parentSchema: schema20.properties.localHour,
+          schema: schema21.properties.localHour.type,
+          parentSchema: schema21.properties.localHour,
           data: data2,
         };
         if (vErrors === null) {
@@ -8104,7 +8201,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema20.properties.localHour,
+            parentSchema: schema21.properties.localHour,
             data: data2,
           };
           if (vErrors === null) {
@@ -8122,7 +8219,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema20.properties.localHour,
+            parentSchema: schema21.properties.localHour,
             data: data2,
           };
           if (vErrors === null) {
@@ -8143,8 +8240,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema20.properties.count.type,
-          parentSchema: schema20.properties.count,
+          schema: schema21.properties.count.type,
+          parentSchema: schema21.properties.count,
           data: data3,
         };
         if (vErrors === null) {
@@ -8163,7 +8260,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 120 },
             message: 'must be <= 120',
             schema: 120,
-            parentSchema: schema20.properties.count,
+            parentSchema: schema21.properties.count,
             data: data3,
           };
           if (vErrors === null) {
@@ -8181,7 +8278,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema20.properties.count,
+            parentSchema: schema21.properties.count,
             data: data3,
           };
           if (vErrors === null) {
@@ -8204,7 +8301,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema20.properties.endDate,
+            parentSchema: schema21.properties.endDate,
             data: data4,
           };
           if (vErrors === null) {
@@ -8221,8 +8318,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.endDate.type,
-          parentSchema: schema20.properties.endDate,
+          schema: schema21.properties.endDate.type,
+          parentSchema: schema21.properties.endDate,
           data: data4,
         };
         if (vErrors === null) {
@@ -8242,8 +8339,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema20.properties.locationId.type,
-          parentSchema: schema20.properties.locationId,
+          schema: schema21.properties.locationId.type,
+          parentSchema: schema21.properties.locationId,
           data: data5,
         };
         if (vErrors === null) {
@@ -8262,7 +8359,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2147483647 },
             message: 'must be <= 2147483647',
             schema: 2147483647,
-            parentSchema: schema20.properties.locationId,
+            parentSchema: schema21.properties.locationId,
             data: data5,
           };
           if (vErrors === null) {
@@ -8280,7 +8377,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema20.properties.locationId,
+            parentSchema: schema21.properties.locationId,
             data: data5,
           };
           if (vErrors === null) {
@@ -8301,8 +8398,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.transactionInitiator.type,
-          parentSchema: schema20.properties.transactionInitiator,
+          schema: schema21.properties.transactionInitiator.type,
+          parentSchema: schema21.properties.transactionInitiator,
           data: data6,
         };
         if (vErrors === null) {
@@ -8317,10 +8414,10 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/transactionInitiator',
           schemaPath: '#/properties/transactionInitiator/enum',
           keyword: 'enum',
-          params: { allowedValues: schema20.properties.transactionInitiator.enum },
+          params: { allowedValues: schema21.properties.transactionInitiator.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema20.properties.transactionInitiator.enum,
-          parentSchema: schema20.properties.transactionInitiator,
+          schema: schema21.properties.transactionInitiator.enum,
+          parentSchema: schema21.properties.transactionInitiator,
           data: data6,
         };
         if (vErrors === null) {
@@ -8340,8 +8437,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema20.properties.surchargeCompliance.type,
-          parentSchema: schema20.properties.surchargeCompliance,
+          schema: schema21.properties.surchargeCompliance.type,
+          parentSchema: schema21.properties.surchargeCompliance,
           data: data7,
         };
         if (vErrors === null) {
@@ -8361,8 +8458,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema20.properties.allowPartial.type,
-          parentSchema: schema20.properties.allowPartial,
+          schema: schema21.properties.allowPartial.type,
+          parentSchema: schema21.properties.allowPartial,
           data: data8,
         };
         if (vErrors === null) {
@@ -8383,8 +8480,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'maxRetries' },
             message: "must have required property '" + 'maxRetries' + "'",
-            schema: schema20.properties.retryPolicy.required,
-            parentSchema: schema20.properties.retryPolicy,
+            schema: schema21.properties.retryPolicy.required,
+            parentSchema: schema21.properties.retryPolicy,
             data: data9,
           };
           if (vErrors === null) {
@@ -8403,7 +8500,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema20.properties.retryPolicy,
+              parentSchema: schema21.properties.retryPolicy,
               data: data9,
             };
             if (vErrors === null) {
@@ -8423,8 +8520,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema20.properties.retryPolicy.properties.maxRetries.type,
-              parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+              schema: schema21.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema21.properties.retryPolicy.properties.maxRetries,
               data: data10,
             };
             if (vErrors === null) {
@@ -8443,7 +8540,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 4 },
                 message: 'must be <= 4',
                 schema: 4,
-                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema21.properties.retryPolicy.properties.maxRetries,
                 data: data10,
               };
               if (vErrors === null) {
@@ -8461,7 +8558,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 0 },
                 message: 'must be >= 0',
                 schema: 0,
-                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema21.properties.retryPolicy.properties.maxRetries,
                 data: data10,
               };
               if (vErrors === null) {
@@ -8482,8 +8579,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema20.properties.retryPolicy.properties.intervalHours.type,
-              parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+              schema: schema21.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema21.properties.retryPolicy.properties.intervalHours,
               data: data11,
             };
             if (vErrors === null) {
@@ -8502,7 +8599,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 240 },
                 message: 'must be <= 240',
                 schema: 240,
-                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema21.properties.retryPolicy.properties.intervalHours,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8520,7 +8617,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 24 },
                 message: 'must be >= 24',
                 schema: 24,
-                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema21.properties.retryPolicy.properties.intervalHours,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8539,8 +8636,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema20.properties.retryPolicy.type,
-          parentSchema: schema20.properties.retryPolicy,
+          schema: schema21.properties.retryPolicy.type,
+          parentSchema: schema21.properties.retryPolicy,
           data: data9,
         };
         if (vErrors === null) {
@@ -8560,8 +8657,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema20.properties.noticeDays.type,
-          parentSchema: schema20.properties.noticeDays,
+          schema: schema21.properties.noticeDays.type,
+          parentSchema: schema21.properties.noticeDays,
           data: data12,
         };
         if (vErrors === null) {
@@ -8580,7 +8677,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 30 },
             message: 'must be <= 30',
             schema: 30,
-            parentSchema: schema20.properties.noticeDays,
+            parentSchema: schema21.properties.noticeDays,
             data: data12,
           };
           if (vErrors === null) {
@@ -8598,7 +8695,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema20.properties.noticeDays,
+            parentSchema: schema21.properties.noticeDays,
             data: data12,
           };
           if (vErrors === null) {
@@ -8619,8 +8716,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.status.type,
-          parentSchema: schema20.properties.status,
+          schema: schema21.properties.status.type,
+          parentSchema: schema21.properties.status,
           data: data13,
         };
         if (vErrors === null) {
@@ -8635,10 +8732,10 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema20.properties.status.enum },
+          params: { allowedValues: schema21.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema20.properties.status.enum,
-          parentSchema: schema20.properties.status,
+          schema: schema21.properties.status.enum,
+          parentSchema: schema21.properties.status,
           data: data13,
         };
         if (vErrors === null) {
@@ -8656,8 +8753,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema20.type,
-      parentSchema: schema20,
+      schema: schema21.type,
+      parentSchema: schema21,
       data,
     };
     if (vErrors === null) {
@@ -8667,18 +8764,18 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate19.errors = vErrors;
+  validate20.errors = vErrors;
   return errors === 0;
 }
-export const s10 = validate20;
-const schema21 = {
+export const s11 = validate21;
+const schema22 = {
   type: 'object',
   additionalProperties: false,
   properties: {
     paymentIds: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', format: 'uuid' } },
   },
 };
-function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8691,7 +8788,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema21,
+          parentSchema: schema22,
           data,
         };
         if (vErrors === null) {
@@ -8713,7 +8810,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 items',
             schema: 1000,
-            parentSchema: schema21.properties.paymentIds,
+            parentSchema: schema22.properties.paymentIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -8731,7 +8828,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema21.properties.paymentIds,
+            parentSchema: schema22.properties.paymentIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -8753,7 +8850,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { format: 'uuid' },
                 message: 'must match format "' + 'uuid' + '"',
                 schema: 'uuid',
-                parentSchema: schema21.properties.paymentIds.items,
+                parentSchema: schema22.properties.paymentIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -8770,8 +8867,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema21.properties.paymentIds.items.type,
-              parentSchema: schema21.properties.paymentIds.items,
+              schema: schema22.properties.paymentIds.items.type,
+              parentSchema: schema22.properties.paymentIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -8789,8 +8886,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema21.properties.paymentIds.type,
-          parentSchema: schema21.properties.paymentIds,
+          schema: schema22.properties.paymentIds.type,
+          parentSchema: schema22.properties.paymentIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -8808,8 +8905,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema21.type,
-      parentSchema: schema21,
+      schema: schema22.type,
+      parentSchema: schema22,
       data,
     };
     if (vErrors === null) {
@@ -8819,11 +8916,11 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate20.errors = vErrors;
+  validate21.errors = vErrors;
   return errors === 0;
 }
-export const s11 = validate21;
-const schema22 = {
+export const s12 = validate22;
+const schema23 = {
   type: 'object',
   additionalProperties: false,
   dependencies: { scheduleHour: ['scheduleDate'] },
@@ -8832,7 +8929,7 @@ const schema22 = {
     scheduleHour: { type: 'integer', minimum: 0, maximum: 23 },
   },
 };
-function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8845,7 +8942,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema22,
+          parentSchema: schema23,
           data,
         };
         if (vErrors === null) {
@@ -8869,8 +8966,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             deps: 'scheduleDate',
           },
           message: 'must have property scheduleDate when property scheduleHour is present',
-          schema: schema22.dependencies,
-          parentSchema: schema22,
+          schema: schema23.dependencies,
+          parentSchema: schema23,
           data,
         };
         if (vErrors === null) {
@@ -8892,7 +8989,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema22.properties.scheduleDate,
+            parentSchema: schema23.properties.scheduleDate,
             data: data0,
           };
           if (vErrors === null) {
@@ -8909,8 +9006,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.scheduleDate.type,
-          parentSchema: schema22.properties.scheduleDate,
+          schema: schema23.properties.scheduleDate.type,
+          parentSchema: schema23.properties.scheduleDate,
           data: data0,
         };
         if (vErrors === null) {
@@ -8930,8 +9027,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema22.properties.scheduleHour.type,
-          parentSchema: schema22.properties.scheduleHour,
+          schema: schema23.properties.scheduleHour.type,
+          parentSchema: schema23.properties.scheduleHour,
           data: data1,
         };
         if (vErrors === null) {
@@ -8950,7 +9047,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema22.properties.scheduleHour,
+            parentSchema: schema23.properties.scheduleHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -8968,7 +9065,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema22.properties.scheduleHour,
+            parentSchema: schema23.properties.scheduleHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -8987,8 +9084,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema22.type,
-      parentSchema: schema22,
+      schema: schema23.type,
+      parentSchema: schema23,
       data,
     };
     if (vErrors === null) {
@@ -8998,11 +9095,11 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate21.errors = vErrors;
+  validate22.errors = vErrors;
   return errors === 0;
 }
-export const s12 = validate22;
-const schema23 = {
+export const s13 = validate23;
+const schema24 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -9024,7 +9121,7 @@ const schema23 = {
     },
   },
 };
-function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9037,7 +9134,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema23,
+          parentSchema: schema24,
           data,
         };
         if (vErrors === null) {
@@ -9058,8 +9155,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'maxRetries' },
             message: "must have required property '" + 'maxRetries' + "'",
-            schema: schema23.properties.retryPolicy.required,
-            parentSchema: schema23.properties.retryPolicy,
+            schema: schema24.properties.retryPolicy.required,
+            parentSchema: schema24.properties.retryPolicy,
             data: data0,
           };
           if (vErrors === null) {
@@ -9078,7 +9175,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema23.properties.retryPolicy,
+              parentSchema: schema24.properties.retryPolicy,
               data: data0,
             };
             if (vErrors === null) {
@@ -9098,8 +9195,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema23.properties.retryPolicy.properties.maxRetries.type,
-              parentSchema: schema23.properties.retryPolicy.properties.maxRetries,
+              schema: schema24.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema24.properties.retryPolicy.properties.maxRetries,
               data: data1,
             };
             if (vErrors === null) {
@@ -9118,7 +9215,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 4 },
                 message: 'must be <= 4',
                 schema: 4,
-                parentSchema: schema23.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema24.properties.retryPolicy.properties.maxRetries,
                 data: data1,
               };
               if (vErrors === null) {
@@ -9136,7 +9233,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 0 },
                 message: 'must be >= 0',
                 schema: 0,
-                parentSchema: schema23.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema24.properties.retryPolicy.properties.maxRetries,
                 data: data1,
               };
               if (vErrors === null) {
@@ -9157,8 +9254,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema23.properties.retryPolicy.properties.intervalHours.type,
-              parentSchema: schema23.properties.retryPolicy.properties.intervalHours,
+              schema: schema24.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema24.properties.retryPolicy.properties.intervalHours,
               data: data2,
             };
             if (vErrors === null) {
@@ -9177,7 +9274,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 240 },
                 message: 'must be <= 240',
                 schema: 240,
-                parentSchema: schema23.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema24.properties.retryPolicy.properties.intervalHours,
                 data: data2,
               };
               if (vErrors === null) {
@@ -9195,7 +9292,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 24 },
                 message: 'must be >= 24',
                 schema: 24,
-                parentSchema: schema23.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema24.properties.retryPolicy.properties.intervalHours,
                 data: data2,
               };
               if (vErrors === null) {
@@ -9214,8 +9311,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema23.properties.retryPolicy.type,
-          parentSchema: schema23.properties.retryPolicy,
+          schema: schema24.properties.retryPolicy.type,
+          parentSchema: schema24.properties.retryPolicy,
           data: data0,
         };
         if (vErrors === null) {
@@ -9233,8 +9330,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema23.type,
-      parentSchema: schema23,
+      schema: schema24.type,
+      parentSchema: schema24,
       data,
     };
     if (vErrors === null) {
@@ -9244,11 +9341,11 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate22.errors = vErrors;
+  validate23.errors = vErrors;
   return errors === 0;
 }
-export const s13 = validate23;
-const schema24 = {
+export const s14 = validate24;
+const schema25 = {
   type: 'object',
   additionalProperties: false,
   required: ['paymentMethod'],
@@ -9315,7 +9412,7 @@ const schema24 = {
 };
 const formats26 =
   /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9326,8 +9423,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentMethod' },
         message: "must have required property '" + 'paymentMethod' + "'",
-        schema: schema24.required,
-        parentSchema: schema24,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -9353,7 +9450,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema24,
+          parentSchema: schema25,
           data,
         };
         if (vErrors === null) {
@@ -9375,7 +9472,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema24.properties.customerAccountId,
+            parentSchema: schema25.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9393,7 +9490,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema24.properties.customerAccountId,
+            parentSchema: schema25.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9411,7 +9508,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema24.properties.customerAccountId,
+            parentSchema: schema25.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9436,8 +9533,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema24.properties.customerAccountId.type,
-          parentSchema: schema24.properties.customerAccountId,
+          schema: schema25.properties.customerAccountId.type,
+          parentSchema: schema25.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -9459,7 +9556,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema24.properties.customerAccountType,
+            parentSchema: schema25.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9477,7 +9574,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema24.properties.customerAccountType,
+            parentSchema: schema25.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9495,7 +9592,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema24.properties.customerAccountType,
+            parentSchema: schema25.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9520,8 +9617,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema24.properties.customerAccountType.type,
-          parentSchema: schema24.properties.customerAccountType,
+          schema: schema25.properties.customerAccountType.type,
+          parentSchema: schema25.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -9543,7 +9640,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema24.properties.sponsorKey,
+            parentSchema: schema25.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9561,7 +9658,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema24.properties.sponsorKey,
+            parentSchema: schema25.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9579,7 +9676,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema24.properties.sponsorKey,
+            parentSchema: schema25.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9600,8 +9697,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema24.properties.sponsorKey.type,
-          parentSchema: schema24.properties.sponsorKey,
+          schema: schema25.properties.sponsorKey.type,
+          parentSchema: schema25.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -9623,7 +9720,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema24.properties.customerData,
+            parentSchema: schema25.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -9668,8 +9765,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema24.properties.customerData.propertyNames.not,
-              parentSchema: schema24.properties.customerData.propertyNames,
+              schema: schema25.properties.customerData.propertyNames.not,
+              parentSchema: schema25.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -9698,7 +9795,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema24.properties.customerData.propertyNames,
+                parentSchema: schema25.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -9718,8 +9815,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema24.properties.customerData.propertyNames,
-              parentSchema: schema24.properties.customerData,
+              schema: schema25.properties.customerData.propertyNames,
+              parentSchema: schema25.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -9741,7 +9838,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema24.properties.customerData.additionalProperties,
+                parentSchema: schema25.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9759,7 +9856,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema24.properties.customerData.additionalProperties,
+                parentSchema: schema25.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9777,7 +9874,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema24.properties.customerData.additionalProperties,
+                parentSchema: schema25.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9802,8 +9899,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema24.properties.customerData.additionalProperties.type,
-              parentSchema: schema24.properties.customerData.additionalProperties,
+              schema: schema25.properties.customerData.additionalProperties.type,
+              parentSchema: schema25.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -9821,8 +9918,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema24.properties.customerData.type,
-          parentSchema: schema24.properties.customerData,
+          schema: schema25.properties.customerData.type,
+          parentSchema: schema25.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -9844,7 +9941,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema24.properties.email,
+            parentSchema: schema25.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -9862,7 +9959,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema24.properties.email,
+            parentSchema: schema25.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -9879,8 +9976,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema24.properties.email.type,
-          parentSchema: schema24.properties.email,
+          schema: schema25.properties.email.type,
+          parentSchema: schema25.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -9900,8 +9997,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema24.properties.paymentMethod.type,
-          parentSchema: schema24.properties.paymentMethod,
+          schema: schema25.properties.paymentMethod.type,
+          parentSchema: schema25.properties.paymentMethod,
           data: data6,
         };
         if (vErrors === null) {
@@ -9919,8 +10016,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema24.type,
-      parentSchema: schema24,
+      schema: schema25.type,
+      parentSchema: schema25,
       data,
     };
     if (vErrors === null) {
@@ -9930,11 +10027,11 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate23.errors = vErrors;
+  validate24.errors = vErrors;
   return errors === 0;
 }
-export const s14 = validate24;
-const schema25 = {
+export const s15 = validate25;
+const schema26 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'cardNumber', 'expiryMonth', 'expiryYear', 'billingAddress'],
@@ -10030,8 +10127,8 @@ const schema25 = {
     setAsDefault: { type: 'boolean' },
   },
 };
-const pattern40 = new RegExp('^[A-Z]{2}$', 'u');
-function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern41 = new RegExp('^[A-Z]{2}$', 'u');
+function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10042,8 +10139,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema25.required,
-        parentSchema: schema25,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -10060,8 +10157,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'cardNumber' },
         message: "must have required property '" + 'cardNumber' + "'",
-        schema: schema25.required,
-        parentSchema: schema25,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -10078,8 +10175,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryMonth' },
         message: "must have required property '" + 'expiryMonth' + "'",
-        schema: schema25.required,
-        parentSchema: schema25,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -10096,8 +10193,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryYear' },
         message: "must have required property '" + 'expiryYear' + "'",
-        schema: schema25.required,
-        parentSchema: schema25,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -10114,8 +10211,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema25.required,
-        parentSchema: schema25,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -10142,7 +10239,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema25,
+          parentSchema: schema26,
           data,
         };
         if (vErrors === null) {
@@ -10162,8 +10259,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.accountType.type,
-          parentSchema: schema25.properties.accountType,
+          schema: schema26.properties.accountType.type,
+          parentSchema: schema26.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -10178,10 +10275,10 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema25.properties.accountType.enum },
+          params: { allowedValues: schema26.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema25.properties.accountType.enum,
-          parentSchema: schema25.properties.accountType,
+          schema: schema26.properties.accountType.enum,
+          parentSchema: schema26.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -10203,7 +10300,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 19 },
             message: 'must NOT have more than 19 characters',
             schema: 19,
-            parentSchema: schema25.properties.cardNumber,
+            parentSchema: schema26.properties.cardNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -10220,8 +10317,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.cardNumber.type,
-          parentSchema: schema25.properties.cardNumber,
+          schema: schema26.properties.cardNumber.type,
+          parentSchema: schema26.properties.cardNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -10241,8 +10338,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema25.properties.expiryMonth.type,
-          parentSchema: schema25.properties.expiryMonth,
+          schema: schema26.properties.expiryMonth.type,
+          parentSchema: schema26.properties.expiryMonth,
           data: data2,
         };
         if (vErrors === null) {
@@ -10261,7 +10358,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema25.properties.expiryMonth,
+            parentSchema: schema26.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -10279,7 +10376,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema25.properties.expiryMonth,
+            parentSchema: schema26.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -10300,8 +10397,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema25.properties.expiryYear.type,
-          parentSchema: schema25.properties.expiryYear,
+          schema: schema26.properties.expiryYear.type,
+          parentSchema: schema26.properties.expiryYear,
           data: data3,
         };
         if (vErrors === null) {
@@ -10320,7 +10417,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema25.properties.expiryYear,
+            parentSchema: schema26.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -10338,7 +10435,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema25.properties.expiryYear,
+            parentSchema: schema26.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -10360,8 +10457,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema25.properties.billingAddress.required,
-            parentSchema: schema25.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -10378,8 +10475,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema25.properties.billingAddress.required,
-            parentSchema: schema25.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -10396,8 +10493,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema25.properties.billingAddress.required,
-            parentSchema: schema25.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -10414,8 +10511,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema25.properties.billingAddress.required,
-            parentSchema: schema25.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -10432,8 +10529,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema25.properties.billingAddress.required,
-            parentSchema: schema25.properties.billingAddress,
+            schema: schema26.properties.billingAddress.required,
+            parentSchema: schema26.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -10459,7 +10556,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema25.properties.billingAddress,
+              parentSchema: schema26.properties.billingAddress,
               data: data4,
             };
             if (vErrors === null) {
@@ -10481,7 +10578,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema25.properties.billingAddress.properties.line1,
+                parentSchema: schema26.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10499,7 +10596,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema25.properties.billingAddress.properties.line1,
+                parentSchema: schema26.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10517,7 +10614,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.billingAddress.properties.line1,
+                parentSchema: schema26.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10542,8 +10639,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.billingAddress.properties.line1.type,
-              parentSchema: schema25.properties.billingAddress.properties.line1,
+              schema: schema26.properties.billingAddress.properties.line1.type,
+              parentSchema: schema26.properties.billingAddress.properties.line1,
               data: data5,
             };
             if (vErrors === null) {
@@ -10565,7 +10662,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema25.properties.billingAddress.properties.line2,
+                parentSchema: schema26.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10583,7 +10680,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema25.properties.billingAddress.properties.line2,
+                parentSchema: schema26.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10601,7 +10698,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.billingAddress.properties.line2,
+                parentSchema: schema26.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10626,8 +10723,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.billingAddress.properties.line2.type,
-              parentSchema: schema25.properties.billingAddress.properties.line2,
+              schema: schema26.properties.billingAddress.properties.line2.type,
+              parentSchema: schema26.properties.billingAddress.properties.line2,
               data: data6,
             };
             if (vErrors === null) {
@@ -10649,7 +10746,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema25.properties.billingAddress.properties.city,
+                parentSchema: schema26.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -10667,7 +10764,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema25.properties.billingAddress.properties.city,
+                parentSchema: schema26.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -10685,7 +10782,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.billingAddress.properties.city,
+                parentSchema: schema26.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -10710,8 +10807,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.billingAddress.properties.city.type,
-              parentSchema: schema25.properties.billingAddress.properties.city,
+              schema: schema26.properties.billingAddress.properties.city.type,
+              parentSchema: schema26.properties.billingAddress.properties.city,
               data: data7,
             };
             if (vErrors === null) {
@@ -10733,7 +10830,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema25.properties.billingAddress.properties.state,
+                parentSchema: schema26.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -10751,7 +10848,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema25.properties.billingAddress.properties.state,
+                parentSchema: schema26.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -10769,7 +10866,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.billingAddress.properties.state,
+                parentSchema: schema26.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -10794,8 +10891,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.billingAddress.properties.state.type,
-              parentSchema: schema25.properties.billingAddress.properties.state,
+              schema: schema26.properties.billingAddress.properties.state.type,
+              parentSchema: schema26.properties.billingAddress.properties.state,
               data: data8,
             };
             if (vErrors === null) {
@@ -10817,7 +10914,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema25.properties.billingAddress.properties.postalCode,
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -10835,7 +10932,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema25.properties.billingAddress.properties.postalCode,
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -10853,7 +10950,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.billingAddress.properties.postalCode,
+                parentSchema: schema26.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -10878,8 +10975,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema25.properties.billingAddress.properties.postalCode,
+              schema: schema26.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema26.properties.billingAddress.properties.postalCode,
               data: data9,
             };
             if (vErrors === null) {
@@ -10893,7 +10990,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         if (data4.country !== undefined) {
           let data10 = data4.country;
           if (typeof data10 === 'string') {
-            if (!pattern40.test(data10)) {
+            if (!pattern41.test(data10)) {
               const err42 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -10901,7 +10998,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema25.properties.billingAddress.properties.country,
+                parentSchema: schema26.properties.billingAddress.properties.country,
                 data: data10,
               };
               if (vErrors === null) {
@@ -10918,8 +11015,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.billingAddress.properties.country.type,
-              parentSchema: schema25.properties.billingAddress.properties.country,
+              schema: schema26.properties.billingAddress.properties.country.type,
+              parentSchema: schema26.properties.billingAddress.properties.country,
               data: data10,
             };
             if (vErrors === null) {
@@ -10937,8 +11034,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema25.properties.billingAddress.type,
-          parentSchema: schema25.properties.billingAddress,
+          schema: schema26.properties.billingAddress.type,
+          parentSchema: schema26.properties.billingAddress,
           data: data4,
         };
         if (vErrors === null) {
@@ -10960,7 +11057,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema25.properties.customerData,
+            parentSchema: schema26.properties.customerData,
             data: data11,
           };
           if (vErrors === null) {
@@ -11005,8 +11102,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema25.properties.customerData.propertyNames.not,
-              parentSchema: schema25.properties.customerData.propertyNames,
+              schema: schema26.properties.customerData.propertyNames.not,
+              parentSchema: schema26.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -11035,7 +11132,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema25.properties.customerData.propertyNames,
+                parentSchema: schema26.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -11055,8 +11152,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema25.properties.customerData.propertyNames,
-              parentSchema: schema25.properties.customerData,
+              schema: schema26.properties.customerData.propertyNames,
+              parentSchema: schema26.properties.customerData,
               data: data11,
             };
             if (vErrors === null) {
@@ -11078,7 +11175,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -11096,7 +11193,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -11114,7 +11211,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -11139,8 +11236,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.customerData.additionalProperties.type,
-              parentSchema: schema25.properties.customerData.additionalProperties,
+              schema: schema26.properties.customerData.additionalProperties.type,
+              parentSchema: schema26.properties.customerData.additionalProperties,
               data: data12,
             };
             if (vErrors === null) {
@@ -11158,8 +11255,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema25.properties.customerData.type,
-          parentSchema: schema25.properties.customerData,
+          schema: schema26.properties.customerData.type,
+          parentSchema: schema26.properties.customerData,
           data: data11,
         };
         if (vErrors === null) {
@@ -11179,8 +11276,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema25.properties.setAsDefault.type,
-          parentSchema: schema25.properties.setAsDefault,
+          schema: schema26.properties.setAsDefault.type,
+          parentSchema: schema26.properties.setAsDefault,
           data: data13,
         };
         if (vErrors === null) {
@@ -11198,8 +11295,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema25.type,
-      parentSchema: schema25,
+      schema: schema26.type,
+      parentSchema: schema26,
       data,
     };
     if (vErrors === null) {
@@ -11209,11 +11306,11 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate24.errors = vErrors;
+  validate25.errors = vErrors;
   return errors === 0;
 }
-export const s15 = validate25;
-const schema26 = {
+export const s16 = validate26;
+const schema27 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'routingNumber', 'accountNumber', 'billingAddress'],
@@ -11308,7 +11405,7 @@ const schema26 = {
     setAsDefault: { type: 'boolean' },
   },
 };
-function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11319,8 +11416,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema26.required,
-        parentSchema: schema26,
+        schema: schema27.required,
+        parentSchema: schema27,
         data,
       };
       if (vErrors === null) {
@@ -11337,8 +11434,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'routingNumber' },
         message: "must have required property '" + 'routingNumber' + "'",
-        schema: schema26.required,
-        parentSchema: schema26,
+        schema: schema27.required,
+        parentSchema: schema27,
         data,
       };
       if (vErrors === null) {
@@ -11355,8 +11452,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountNumber' },
         message: "must have required property '" + 'accountNumber' + "'",
-        schema: schema26.required,
-        parentSchema: schema26,
+        schema: schema27.required,
+        parentSchema: schema27,
         data,
       };
       if (vErrors === null) {
@@ -11373,8 +11470,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema26.required,
-        parentSchema: schema26,
+        schema: schema27.required,
+        parentSchema: schema27,
         data,
       };
       if (vErrors === null) {
@@ -11400,7 +11497,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema26,
+          parentSchema: schema27,
           data,
         };
         if (vErrors === null) {
@@ -11420,8 +11517,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.accountType.type,
-          parentSchema: schema26.properties.accountType,
+          schema: schema27.properties.accountType.type,
+          parentSchema: schema27.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -11436,10 +11533,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema26.properties.accountType.enum },
+          params: { allowedValues: schema27.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema26.properties.accountType.enum,
-          parentSchema: schema26.properties.accountType,
+          schema: schema27.properties.accountType.enum,
+          parentSchema: schema27.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -11461,7 +11558,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 9 },
             message: 'must NOT have more than 9 characters',
             schema: 9,
-            parentSchema: schema26.properties.routingNumber,
+            parentSchema: schema27.properties.routingNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -11478,8 +11575,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.routingNumber.type,
-          parentSchema: schema26.properties.routingNumber,
+          schema: schema27.properties.routingNumber.type,
+          parentSchema: schema27.properties.routingNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -11501,7 +11598,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 17 },
             message: 'must NOT have more than 17 characters',
             schema: 17,
-            parentSchema: schema26.properties.accountNumber,
+            parentSchema: schema27.properties.accountNumber,
             data: data2,
           };
           if (vErrors === null) {
@@ -11518,8 +11615,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.accountNumber.type,
-          parentSchema: schema26.properties.accountNumber,
+          schema: schema27.properties.accountNumber.type,
+          parentSchema: schema27.properties.accountNumber,
           data: data2,
         };
         if (vErrors === null) {
@@ -11540,8 +11637,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -11558,8 +11655,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -11576,8 +11673,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -11594,8 +11691,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -11612,8 +11709,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -11639,7 +11736,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema26.properties.billingAddress,
+              parentSchema: schema27.properties.billingAddress,
               data: data3,
             };
             if (vErrors === null) {
@@ -11661,7 +11758,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.billingAddress.properties.line1,
+                parentSchema: schema27.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -11679,7 +11776,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.line1,
+                parentSchema: schema27.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -11697,7 +11794,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.line1,
+                parentSchema: schema27.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -11722,8 +11819,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.line1.type,
-              parentSchema: schema26.properties.billingAddress.properties.line1,
+              schema: schema27.properties.billingAddress.properties.line1.type,
+              parentSchema: schema27.properties.billingAddress.properties.line1,
               data: data4,
             };
             if (vErrors === null) {
@@ -11745,7 +11842,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.billingAddress.properties.line2,
+                parentSchema: schema27.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -11763,7 +11860,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema26.properties.billingAddress.properties.line2,
+                parentSchema: schema27.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -11781,7 +11878,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.line2,
+                parentSchema: schema27.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -11806,8 +11903,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.line2.type,
-              parentSchema: schema26.properties.billingAddress.properties.line2,
+              schema: schema27.properties.billingAddress.properties.line2.type,
+              parentSchema: schema27.properties.billingAddress.properties.line2,
               data: data5,
             };
             if (vErrors === null) {
@@ -11829,7 +11926,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema26.properties.billingAddress.properties.city,
+                parentSchema: schema27.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -11847,7 +11944,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.city,
+                parentSchema: schema27.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -11865,7 +11962,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.city,
+                parentSchema: schema27.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -11890,8 +11987,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.city.type,
-              parentSchema: schema26.properties.billingAddress.properties.city,
+              schema: schema27.properties.billingAddress.properties.city.type,
+              parentSchema: schema27.properties.billingAddress.properties.city,
               data: data6,
             };
             if (vErrors === null) {
@@ -11913,7 +12010,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema26.properties.billingAddress.properties.state,
+                parentSchema: schema27.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -11931,7 +12028,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.state,
+                parentSchema: schema27.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -11949,7 +12046,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.state,
+                parentSchema: schema27.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -11974,8 +12071,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.state.type,
-              parentSchema: schema26.properties.billingAddress.properties.state,
+              schema: schema27.properties.billingAddress.properties.state.type,
+              parentSchema: schema27.properties.billingAddress.properties.state,
               data: data7,
             };
             if (vErrors === null) {
@@ -11997,7 +12094,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -12015,7 +12112,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -12033,7 +12130,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -12058,8 +12155,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema26.properties.billingAddress.properties.postalCode,
+              schema: schema27.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema27.properties.billingAddress.properties.postalCode,
               data: data8,
             };
             if (vErrors === null) {
@@ -12073,7 +12170,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         if (data3.country !== undefined) {
           let data9 = data3.country;
           if (typeof data9 === 'string') {
-            if (!pattern40.test(data9)) {
+            if (!pattern41.test(data9)) {
               const err37 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -12081,7 +12178,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema26.properties.billingAddress.properties.country,
+                parentSchema: schema27.properties.billingAddress.properties.country,
                 data: data9,
               };
               if (vErrors === null) {
@@ -12098,8 +12195,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.country.type,
-              parentSchema: schema26.properties.billingAddress.properties.country,
+              schema: schema27.properties.billingAddress.properties.country.type,
+              parentSchema: schema27.properties.billingAddress.properties.country,
               data: data9,
             };
             if (vErrors === null) {
@@ -12117,8 +12214,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.properties.billingAddress.type,
-          parentSchema: schema26.properties.billingAddress,
+          schema: schema27.properties.billingAddress.type,
+          parentSchema: schema27.properties.billingAddress,
           data: data3,
         };
         if (vErrors === null) {
@@ -12140,7 +12237,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema26.properties.customerData,
+            parentSchema: schema27.properties.customerData,
             data: data10,
           };
           if (vErrors === null) {
@@ -12185,8 +12282,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema26.properties.customerData.propertyNames.not,
-              parentSchema: schema26.properties.customerData.propertyNames,
+              schema: schema27.properties.customerData.propertyNames.not,
+              parentSchema: schema27.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -12215,7 +12312,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.customerData.propertyNames,
+                parentSchema: schema27.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -12235,8 +12332,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema26.properties.customerData.propertyNames,
-              parentSchema: schema26.properties.customerData,
+              schema: schema27.properties.customerData.propertyNames,
+              parentSchema: schema27.properties.customerData,
               data: data10,
             };
             if (vErrors === null) {
@@ -12258,7 +12355,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema27.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -12276,7 +12373,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema27.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -12294,7 +12391,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema27.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -12319,8 +12416,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.customerData.additionalProperties.type,
-              parentSchema: schema26.properties.customerData.additionalProperties,
+              schema: schema27.properties.customerData.additionalProperties.type,
+              parentSchema: schema27.properties.customerData.additionalProperties,
               data: data11,
             };
             if (vErrors === null) {
@@ -12338,8 +12435,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.properties.customerData.type,
-          parentSchema: schema26.properties.customerData,
+          schema: schema27.properties.customerData.type,
+          parentSchema: schema27.properties.customerData,
           data: data10,
         };
         if (vErrors === null) {
@@ -12359,8 +12456,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema26.properties.setAsDefault.type,
-          parentSchema: schema26.properties.setAsDefault,
+          schema: schema27.properties.setAsDefault.type,
+          parentSchema: schema27.properties.setAsDefault,
           data: data12,
         };
         if (vErrors === null) {
@@ -12378,8 +12475,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema26.type,
-      parentSchema: schema26,
+      schema: schema27.type,
+      parentSchema: schema27,
       data,
     };
     if (vErrors === null) {
@@ -12389,17 +12486,17 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate25.errors = vErrors;
+  validate26.errors = vErrors;
   return errors === 0;
 }
-export const s16 = validate26;
-const schema27 = {
+export const s17 = validate27;
+const schema28 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountId'],
   properties: { customerAccountId: { type: 'string', minLength: 1, maxLength: 50 } },
 };
-function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12410,8 +12507,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountId' },
         message: "must have required property '" + 'customerAccountId' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema28.required,
+        parentSchema: schema28,
         data,
       };
       if (vErrors === null) {
@@ -12430,7 +12527,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema27,
+          parentSchema: schema28,
           data,
         };
         if (vErrors === null) {
@@ -12452,7 +12549,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema27.properties.customerAccountId,
+            parentSchema: schema28.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12470,7 +12567,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema27.properties.customerAccountId,
+            parentSchema: schema28.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12487,8 +12584,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.customerAccountId.type,
-          parentSchema: schema27.properties.customerAccountId,
+          schema: schema28.properties.customerAccountId.type,
+          parentSchema: schema28.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -12506,8 +12603,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema27.type,
-      parentSchema: schema27,
+      schema: schema28.type,
+      parentSchema: schema28,
       data,
     };
     if (vErrors === null) {
@@ -12517,11 +12614,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate26.errors = vErrors;
+  validate27.errors = vErrors;
   return errors === 0;
 }
-export const s17 = validate27;
-const schema28 = {
+export const s18 = validate28;
+const schema29 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountIds'],
@@ -12534,7 +12631,7 @@ const schema28 = {
     },
   },
 };
-function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12545,8 +12642,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountIds' },
         message: "must have required property '" + 'customerAccountIds' + "'",
-        schema: schema28.required,
-        parentSchema: schema28,
+        schema: schema29.required,
+        parentSchema: schema29,
         data,
       };
       if (vErrors === null) {
@@ -12565,7 +12662,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema28,
+          parentSchema: schema29,
           data,
         };
         if (vErrors === null) {
@@ -12587,7 +12684,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 items',
             schema: 100,
-            parentSchema: schema28.properties.customerAccountIds,
+            parentSchema: schema29.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -12605,7 +12702,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema28.properties.customerAccountIds,
+            parentSchema: schema29.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -12627,7 +12724,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema28.properties.customerAccountIds.items,
+                parentSchema: schema29.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -12645,7 +12742,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema28.properties.customerAccountIds.items,
+                parentSchema: schema29.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -12662,8 +12759,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema28.properties.customerAccountIds.items.type,
-              parentSchema: schema28.properties.customerAccountIds.items,
+              schema: schema29.properties.customerAccountIds.items.type,
+              parentSchema: schema29.properties.customerAccountIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -12681,8 +12778,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema28.properties.customerAccountIds.type,
-          parentSchema: schema28.properties.customerAccountIds,
+          schema: schema29.properties.customerAccountIds.type,
+          parentSchema: schema29.properties.customerAccountIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -12700,8 +12797,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema28.type,
-      parentSchema: schema28,
+      schema: schema29.type,
+      parentSchema: schema29,
       data,
     };
     if (vErrors === null) {
@@ -12711,11 +12808,11 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate27.errors = vErrors;
+  validate28.errors = vErrors;
   return errors === 0;
 }
-export const s18 = validate28;
-const schema29 = {
+export const s19 = validate29;
+const schema30 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -12779,7 +12876,7 @@ const schema29 = {
     payorId: { type: 'string' },
   },
 };
-function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12799,7 +12896,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema29,
+          parentSchema: schema30,
           data,
         };
         if (vErrors === null) {
@@ -12821,7 +12918,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema29.properties.customerAccountId,
+            parentSchema: schema30.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12839,7 +12936,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema29.properties.customerAccountId,
+            parentSchema: schema30.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12857,7 +12954,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema29.properties.customerAccountId,
+            parentSchema: schema30.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12882,8 +12979,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.customerAccountId.type,
-          parentSchema: schema29.properties.customerAccountId,
+          schema: schema30.properties.customerAccountId.type,
+          parentSchema: schema30.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -12905,7 +13002,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema29.properties.customerAccountType,
+            parentSchema: schema30.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -12923,7 +13020,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema29.properties.customerAccountType,
+            parentSchema: schema30.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -12941,7 +13038,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema29.properties.customerAccountType,
+            parentSchema: schema30.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -12966,8 +13063,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.customerAccountType.type,
-          parentSchema: schema29.properties.customerAccountType,
+          schema: schema30.properties.customerAccountType.type,
+          parentSchema: schema30.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -12989,7 +13086,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema29.properties.sponsorKey,
+            parentSchema: schema30.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -13007,7 +13104,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema29.properties.sponsorKey,
+            parentSchema: schema30.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -13025,7 +13122,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema29.properties.sponsorKey,
+            parentSchema: schema30.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -13046,8 +13143,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.sponsorKey.type,
-          parentSchema: schema29.properties.sponsorKey,
+          schema: schema30.properties.sponsorKey.type,
+          parentSchema: schema30.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -13069,7 +13166,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema29.properties.customerData,
+            parentSchema: schema30.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -13114,8 +13211,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema29.properties.customerData.propertyNames.not,
-              parentSchema: schema29.properties.customerData.propertyNames,
+              schema: schema30.properties.customerData.propertyNames.not,
+              parentSchema: schema30.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -13144,7 +13241,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema29.properties.customerData.propertyNames,
+                parentSchema: schema30.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -13164,8 +13261,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema29.properties.customerData.propertyNames,
-              parentSchema: schema29.properties.customerData,
+              schema: schema30.properties.customerData.propertyNames,
+              parentSchema: schema30.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -13187,7 +13284,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema29.properties.customerData.additionalProperties,
+                parentSchema: schema30.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -13205,7 +13302,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema29.properties.customerData.additionalProperties,
+                parentSchema: schema30.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -13223,7 +13320,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema29.properties.customerData.additionalProperties,
+                parentSchema: schema30.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -13248,8 +13345,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema29.properties.customerData.additionalProperties.type,
-              parentSchema: schema29.properties.customerData.additionalProperties,
+              schema: schema30.properties.customerData.additionalProperties.type,
+              parentSchema: schema30.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -13267,8 +13364,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema29.properties.customerData.type,
-          parentSchema: schema29.properties.customerData,
+          schema: schema30.properties.customerData.type,
+          parentSchema: schema30.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -13290,7 +13387,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema29.properties.email,
+            parentSchema: schema30.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -13308,7 +13405,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema29.properties.email,
+            parentSchema: schema30.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -13325,8 +13422,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.email.type,
-          parentSchema: schema29.properties.email,
+          schema: schema30.properties.email.type,
+          parentSchema: schema30.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -13346,8 +13443,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.payorId.type,
-          parentSchema: schema29.properties.payorId,
+          schema: schema30.properties.payorId.type,
+          parentSchema: schema30.properties.payorId,
           data: data6,
         };
         if (vErrors === null) {
@@ -13365,8 +13462,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema29.type,
-      parentSchema: schema29,
+      schema: schema30.type,
+      parentSchema: schema30,
       data,
     };
     if (vErrors === null) {
@@ -13376,11 +13473,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate28.errors = vErrors;
+  validate29.errors = vErrors;
   return errors === 0;
 }
-export const s19 = validate29;
-const schema30 = {
+export const s20 = validate30;
+const schema31 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -13473,7 +13570,7 @@ const schema30 = {
     setAsDefault: { type: 'boolean', enum: [true] },
   },
 };
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13492,7 +13589,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema30,
+          parentSchema: schema31,
           data,
         };
         if (vErrors === null) {
@@ -13512,8 +13609,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema30.properties.expiryMonth.type,
-          parentSchema: schema30.properties.expiryMonth,
+          schema: schema31.properties.expiryMonth.type,
+          parentSchema: schema31.properties.expiryMonth,
           data: data0,
         };
         if (vErrors === null) {
@@ -13532,7 +13629,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema30.properties.expiryMonth,
+            parentSchema: schema31.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -13550,7 +13647,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema30.properties.expiryMonth,
+            parentSchema: schema31.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -13571,8 +13668,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema30.properties.expiryYear.type,
-          parentSchema: schema30.properties.expiryYear,
+          schema: schema31.properties.expiryYear.type,
+          parentSchema: schema31.properties.expiryYear,
           data: data1,
         };
         if (vErrors === null) {
@@ -13591,7 +13688,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema30.properties.expiryYear,
+            parentSchema: schema31.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -13609,7 +13706,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema30.properties.expiryYear,
+            parentSchema: schema31.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -13631,8 +13728,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema30.properties.billingAddress.required,
-            parentSchema: schema30.properties.billingAddress,
+            schema: schema31.properties.billingAddress.required,
+            parentSchema: schema31.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -13649,8 +13746,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema30.properties.billingAddress.required,
-            parentSchema: schema30.properties.billingAddress,
+            schema: schema31.properties.billingAddress.required,
+            parentSchema: schema31.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -13667,8 +13764,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema30.properties.billingAddress.required,
-            parentSchema: schema30.properties.billingAddress,
+            schema: schema31.properties.billingAddress.required,
+            parentSchema: schema31.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -13685,8 +13782,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema30.properties.billingAddress.required,
-            parentSchema: schema30.properties.billingAddress,
+            schema: schema31.properties.billingAddress.required,
+            parentSchema: schema31.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -13703,8 +13800,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema30.properties.billingAddress.required,
-            parentSchema: schema30.properties.billingAddress,
+            schema: schema31.properties.billingAddress.required,
+            parentSchema: schema31.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -13730,7 +13827,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema30.properties.billingAddress,
+              parentSchema: schema31.properties.billingAddress,
               data: data2,
             };
             if (vErrors === null) {
@@ -13752,7 +13849,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema30.properties.billingAddress.properties.line1,
+                parentSchema: schema31.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -13770,7 +13867,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema30.properties.billingAddress.properties.line1,
+                parentSchema: schema31.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -13788,7 +13885,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema30.properties.billingAddress.properties.line1,
+                parentSchema: schema31.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -13813,8 +13910,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema30.properties.billingAddress.properties.line1.type,
-              parentSchema: schema30.properties.billingAddress.properties.line1,
+              schema: schema31.properties.billingAddress.properties.line1.type,
+              parentSchema: schema31.properties.billingAddress.properties.line1,
               data: data3,
             };
             if (vErrors === null) {
@@ -13836,7 +13933,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema30.properties.billingAddress.properties.line2,
+                parentSchema: schema31.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -13854,7 +13951,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema30.properties.billingAddress.properties.line2,
+                parentSchema: schema31.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -13872,7 +13969,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema30.properties.billingAddress.properties.line2,
+                parentSchema: schema31.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -13897,8 +13994,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema30.properties.billingAddress.properties.line2.type,
-              parentSchema: schema30.properties.billingAddress.properties.line2,
+              schema: schema31.properties.billingAddress.properties.line2.type,
+              parentSchema: schema31.properties.billingAddress.properties.line2,
               data: data4,
             };
             if (vErrors === null) {
@@ -13920,7 +14017,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema30.properties.billingAddress.properties.city,
+                parentSchema: schema31.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -13938,7 +14035,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema30.properties.billingAddress.properties.city,
+                parentSchema: schema31.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -13956,7 +14053,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema30.properties.billingAddress.properties.city,
+                parentSchema: schema31.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -13981,8 +14078,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema30.properties.billingAddress.properties.city.type,
-              parentSchema: schema30.properties.billingAddress.properties.city,
+              schema: schema31.properties.billingAddress.properties.city.type,
+              parentSchema: schema31.properties.billingAddress.properties.city,
               data: data5,
             };
             if (vErrors === null) {
@@ -14004,7 +14101,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema30.properties.billingAddress.properties.state,
+                parentSchema: schema31.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -14022,7 +14119,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema30.properties.billingAddress.properties.state,
+                parentSchema: schema31.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -14040,7 +14137,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema30.properties.billingAddress.properties.state,
+                parentSchema: schema31.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -14065,8 +14162,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema30.properties.billingAddress.properties.state.type,
-              parentSchema: schema30.properties.billingAddress.properties.state,
+              schema: schema31.properties.billingAddress.properties.state.type,
+              parentSchema: schema31.properties.billingAddress.properties.state,
               data: data6,
             };
             if (vErrors === null) {
@@ -14088,7 +14185,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema30.properties.billingAddress.properties.postalCode,
+                parentSchema: schema31.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -14106,7 +14203,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema30.properties.billingAddress.properties.postalCode,
+                parentSchema: schema31.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -14124,7 +14221,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema30.properties.billingAddress.properties.postalCode,
+                parentSchema: schema31.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -14149,8 +14246,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema30.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema30.properties.billingAddress.properties.postalCode,
+              schema: schema31.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema31.properties.billingAddress.properties.postalCode,
               data: data7,
             };
             if (vErrors === null) {
@@ -14164,7 +14261,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         if (data2.country !== undefined) {
           let data8 = data2.country;
           if (typeof data8 === 'string') {
-            if (!pattern40.test(data8)) {
+            if (!pattern41.test(data8)) {
               const err33 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -14172,7 +14269,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema30.properties.billingAddress.properties.country,
+                parentSchema: schema31.properties.billingAddress.properties.country,
                 data: data8,
               };
               if (vErrors === null) {
@@ -14189,8 +14286,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema30.properties.billingAddress.properties.country.type,
-              parentSchema: schema30.properties.billingAddress.properties.country,
+              schema: schema31.properties.billingAddress.properties.country.type,
+              parentSchema: schema31.properties.billingAddress.properties.country,
               data: data8,
             };
             if (vErrors === null) {
@@ -14208,8 +14305,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema30.properties.billingAddress.type,
-          parentSchema: schema30.properties.billingAddress,
+          schema: schema31.properties.billingAddress.type,
+          parentSchema: schema31.properties.billingAddress,
           data: data2,
         };
         if (vErrors === null) {
@@ -14231,7 +14328,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema30.properties.customerData,
+            parentSchema: schema31.properties.customerData,
             data: data9,
           };
           if (vErrors === null) {
@@ -14276,8 +14373,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema30.properties.customerData.propertyNames.not,
-              parentSchema: schema30.properties.customerData.propertyNames,
+              schema: schema31.properties.customerData.propertyNames.not,
+              parentSchema: schema31.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -14306,7 +14403,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema30.properties.customerData.propertyNames,
+                parentSchema: schema31.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -14326,8 +14423,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema30.properties.customerData.propertyNames,
-              parentSchema: schema30.properties.customerData,
+              schema: schema31.properties.customerData.propertyNames,
+              parentSchema: schema31.properties.customerData,
               data: data9,
             };
             if (vErrors === null) {
@@ -14349,7 +14446,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema30.properties.customerData.additionalProperties,
+                parentSchema: schema31.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -14367,7 +14464,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema30.properties.customerData.additionalProperties,
+                parentSchema: schema31.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -14385,7 +14482,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema30.properties.customerData.additionalProperties,
+                parentSchema: schema31.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -14410,8 +14507,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema30.properties.customerData.additionalProperties.type,
-              parentSchema: schema30.properties.customerData.additionalProperties,
+              schema: schema31.properties.customerData.additionalProperties.type,
+              parentSchema: schema31.properties.customerData.additionalProperties,
               data: data10,
             };
             if (vErrors === null) {
@@ -14429,8 +14526,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema30.properties.customerData.type,
-          parentSchema: schema30.properties.customerData,
+          schema: schema31.properties.customerData.type,
+          parentSchema: schema31.properties.customerData,
           data: data9,
         };
         if (vErrors === null) {
@@ -14450,8 +14547,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema30.properties.setAsDefault.type,
-          parentSchema: schema30.properties.setAsDefault,
+          schema: schema31.properties.setAsDefault.type,
+          parentSchema: schema31.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -14466,10 +14563,10 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
-          params: { allowedValues: schema30.properties.setAsDefault.enum },
+          params: { allowedValues: schema31.properties.setAsDefault.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema30.properties.setAsDefault.enum,
-          parentSchema: schema30.properties.setAsDefault,
+          schema: schema31.properties.setAsDefault.enum,
+          parentSchema: schema31.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -14487,8 +14584,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema30.type,
-      parentSchema: schema30,
+      schema: schema31.type,
+      parentSchema: schema31,
       data,
     };
     if (vErrors === null) {
@@ -14498,11 +14595,11 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate30.errors = vErrors;
   return errors === 0;
 }
-export const s20 = validate30;
-const schema31 = {
+export const s21 = validate31;
+const schema32 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -14513,11 +14610,11 @@ const schema31 = {
     },
   },
 };
-const pattern60 = new RegExp(
+const pattern61 = new RegExp(
   '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   'u',
 );
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14530,7 +14627,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema31,
+          parentSchema: schema32,
           data,
         };
         if (vErrors === null) {
@@ -14544,7 +14641,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.replaceWith !== undefined) {
       let data0 = data.replaceWith;
       if (typeof data0 === 'string') {
-        if (!pattern60.test(data0)) {
+        if (!pattern61.test(data0)) {
           const err1 = {
             instancePath: instancePath + '/replaceWith',
             schemaPath: '#/properties/replaceWith/pattern',
@@ -14557,7 +14654,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$' +
               '"',
             schema: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
-            parentSchema: schema31.properties.replaceWith,
+            parentSchema: schema32.properties.replaceWith,
             data: data0,
           };
           if (vErrors === null) {
@@ -14574,8 +14671,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.replaceWith.type,
-          parentSchema: schema31.properties.replaceWith,
+          schema: schema32.properties.replaceWith.type,
+          parentSchema: schema32.properties.replaceWith,
           data: data0,
         };
         if (vErrors === null) {
@@ -14593,8 +14690,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema31.type,
-      parentSchema: schema31,
+      schema: schema32.type,
+      parentSchema: schema32,
       data,
     };
     if (vErrors === null) {
@@ -14604,11 +14701,11 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate30.errors = vErrors;
+  validate31.errors = vErrors;
   return errors === 0;
 }
-export const s21 = validate31;
-const schema32 = {
+export const s22 = validate32;
+const schema33 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -14642,7 +14739,7 @@ const schema32 = {
     allowPartial: { type: 'boolean' },
   },
 };
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14653,8 +14750,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema32.required,
-        parentSchema: schema32,
+        schema: schema33.required,
+        parentSchema: schema33,
         data,
       };
       if (vErrors === null) {
@@ -14671,8 +14768,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema32.required,
-        parentSchema: schema32,
+        schema: schema33.required,
+        parentSchema: schema33,
         data,
       };
       if (vErrors === null) {
@@ -14697,7 +14794,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema32,
+          parentSchema: schema33,
           data,
         };
         if (vErrors === null) {
@@ -14719,7 +14816,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema32.properties.profileId,
+            parentSchema: schema33.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -14737,7 +14834,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema32.properties.profileId,
+            parentSchema: schema33.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -14754,8 +14851,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.profileId.type,
-          parentSchema: schema32.properties.profileId,
+          schema: schema33.properties.profileId.type,
+          parentSchema: schema33.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -14777,7 +14874,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema32.properties.amount,
+            parentSchema: schema33.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -14795,7 +14892,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema32.properties.amount,
+            parentSchema: schema33.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -14813,7 +14910,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema32.properties.amount,
+            parentSchema: schema33.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -14830,8 +14927,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema32.properties.amount.type,
-          parentSchema: schema32.properties.amount,
+          schema: schema33.properties.amount.type,
+          parentSchema: schema33.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -14853,7 +14950,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema32.properties.orderId,
+            parentSchema: schema33.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -14871,7 +14968,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema32.properties.orderId,
+            parentSchema: schema33.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -14889,7 +14986,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema32.properties.orderId,
+            parentSchema: schema33.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -14910,8 +15007,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.orderId.type,
-          parentSchema: schema32.properties.orderId,
+          schema: schema33.properties.orderId.type,
+          parentSchema: schema33.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -14933,7 +15030,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema32.properties.idempotencyKey,
+            parentSchema: schema33.properties.idempotencyKey,
             data: data3,
           };
           if (vErrors === null) {
@@ -14950,8 +15047,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.idempotencyKey.type,
-          parentSchema: schema32.properties.idempotencyKey,
+          schema: schema33.properties.idempotencyKey.type,
+          parentSchema: schema33.properties.idempotencyKey,
           data: data3,
         };
         if (vErrors === null) {
@@ -14971,8 +15068,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema32.properties.allowPartial.type,
-          parentSchema: schema32.properties.allowPartial,
+          schema: schema33.properties.allowPartial.type,
+          parentSchema: schema33.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -14990,8 +15087,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema32.type,
-      parentSchema: schema32,
+      schema: schema33.type,
+      parentSchema: schema33,
       data,
     };
     if (vErrors === null) {
@@ -15001,11 +15098,11 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate31.errors = vErrors;
+  validate32.errors = vErrors;
   return errors === 0;
 }
-export const s22 = validate32;
-const schema33 = {
+export const s23 = validate33;
+const schema34 = {
   type: 'object',
   additionalProperties: false,
   required: ['amount'],
@@ -15024,7 +15121,7 @@ const schema33 = {
     },
   },
 };
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15035,8 +15132,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema33.required,
-        parentSchema: schema33,
+        schema: schema34.required,
+        parentSchema: schema34,
         data,
       };
       if (vErrors === null) {
@@ -15055,7 +15152,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema33,
+          parentSchema: schema34,
           data,
         };
         if (vErrors === null) {
@@ -15077,7 +15174,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema33.properties.amount,
+            parentSchema: schema34.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -15095,7 +15192,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema33.properties.amount,
+            parentSchema: schema34.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -15113,7 +15210,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema33.properties.amount,
+            parentSchema: schema34.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -15130,8 +15227,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema33.properties.amount.type,
-          parentSchema: schema33.properties.amount,
+          schema: schema34.properties.amount.type,
+          parentSchema: schema34.properties.amount,
           data: data0,
         };
         if (vErrors === null) {
@@ -15153,7 +15250,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema33.properties.idempotencyKey,
+            parentSchema: schema34.properties.idempotencyKey,
             data: data1,
           };
           if (vErrors === null) {
@@ -15170,8 +15267,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.idempotencyKey.type,
-          parentSchema: schema33.properties.idempotencyKey,
+          schema: schema34.properties.idempotencyKey.type,
+          parentSchema: schema34.properties.idempotencyKey,
           data: data1,
         };
         if (vErrors === null) {
@@ -15189,8 +15286,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema33.type,
-      parentSchema: schema33,
+      schema: schema34.type,
+      parentSchema: schema34,
       data,
     };
     if (vErrors === null) {
@@ -15200,11 +15297,11 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-export const s23 = validate33;
-const schema34 = {
+export const s24 = validate34;
+const schema35 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -15249,9 +15346,9 @@ const schema34 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern65 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+const pattern66 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
 const formats30 = require('#shared/formats').formats['date-time'];
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15270,7 +15367,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema34,
+          parentSchema: schema35,
           data,
         };
         if (vErrors === null) {
@@ -15290,8 +15387,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.type.type,
-          parentSchema: schema34.properties.type,
+          schema: schema35.properties.type.type,
+          parentSchema: schema35.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -15337,10 +15434,10 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/type',
           schemaPath: '#/properties/type/enum',
           keyword: 'enum',
-          params: { allowedValues: schema34.properties.type.enum },
+          params: { allowedValues: schema35.properties.type.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema34.properties.type.enum,
-          parentSchema: schema34.properties.type,
+          schema: schema35.properties.type.enum,
+          parentSchema: schema35.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -15362,7 +15459,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema34.properties.objectId,
+            parentSchema: schema35.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -15380,7 +15477,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema34.properties.objectId,
+            parentSchema: schema35.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -15390,7 +15487,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern65.test(data1)) {
+        if (!pattern66.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -15398,7 +15495,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9A-Za-z_-]+$' },
             message: 'must match pattern "' + '^[0-9A-Za-z_-]+$' + '"',
             schema: '^[0-9A-Za-z_-]+$',
-            parentSchema: schema34.properties.objectId,
+            parentSchema: schema35.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -15415,8 +15512,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.objectId.type,
-          parentSchema: schema34.properties.objectId,
+          schema: schema35.properties.objectId.type,
+          parentSchema: schema35.properties.objectId,
           data: data1,
         };
         if (vErrors === null) {
@@ -15438,7 +15535,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema34.properties.since,
+            parentSchema: schema35.properties.since,
             data: data2,
           };
           if (vErrors === null) {
@@ -15455,8 +15552,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.since.type,
-          parentSchema: schema34.properties.since,
+          schema: schema35.properties.since.type,
+          parentSchema: schema35.properties.since,
           data: data2,
         };
         if (vErrors === null) {
@@ -15478,7 +15575,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema34.properties.pageSize,
+            parentSchema: schema35.properties.pageSize,
             data: data3,
           };
           if (vErrors === null) {
@@ -15495,8 +15592,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.pageSize.type,
-          parentSchema: schema34.properties.pageSize,
+          schema: schema35.properties.pageSize.type,
+          parentSchema: schema35.properties.pageSize,
           data: data3,
         };
         if (vErrors === null) {
@@ -15518,7 +15615,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema34.properties.pageToken,
+            parentSchema: schema35.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -15536,7 +15633,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema34.properties.pageToken,
+            parentSchema: schema35.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -15553,8 +15650,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.pageToken.type,
-          parentSchema: schema34.properties.pageToken,
+          schema: schema35.properties.pageToken.type,
+          parentSchema: schema35.properties.pageToken,
           data: data4,
         };
         if (vErrors === null) {
@@ -15572,8 +15669,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema34.type,
-      parentSchema: schema34,
+      schema: schema35.type,
+      parentSchema: schema35,
       data,
     };
     if (vErrors === null) {
@@ -15583,11 +15680,11 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
-export const s24 = validate34;
-const schema35 = {
+export const s25 = validate35;
+const schema36 = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
@@ -15621,12 +15718,12 @@ const schema35 = {
     },
   },
 };
-const pattern67 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern68 = new RegExp(
+const pattern68 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern69 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
   'u',
 );
-function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15637,400 +15734,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'url' },
         message: "must have required property '" + 'url' + "'",
-        schema: schema35.required,
-        parentSchema: schema35,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
-        const err1 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-          schema: false,
-          parentSchema: schema35,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.url !== undefined) {
-      let data0 = data.url;
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 2048) {
-          const err2 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 2048 },
-            message: 'must NOT have more than 2048 characters',
-            schema: 2048,
-            parentSchema: schema35.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (func4(data0) < 1) {
-          const err3 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema35.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (!pattern67.test(data0)) {
-          const err4 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
-            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
-            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema35.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      } else {
-        const err5 = {
-          instancePath: instancePath + '/url',
-          schemaPath: '#/properties/url/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema35.properties.url.type,
-          parentSchema: schema35.properties.url,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (data.enabledEvents !== undefined) {
-      let data1 = data.enabledEvents;
-      if (Array.isArray(data1)) {
-        if (data1.length > 31) {
-          const err6 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/maxItems',
-            keyword: 'maxItems',
-            params: { limit: 31 },
-            message: 'must NOT have more than 31 items',
-            schema: 31,
-            parentSchema: schema35.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (data1.length < 1) {
-          const err7 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/minItems',
-            keyword: 'minItems',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 items',
-            schema: 1,
-            parentSchema: schema35.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        const len0 = data1.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data2 = data1[i0];
-          if (typeof data2 === 'string') {
-            if (!pattern68.test(data2)) {
-              const err8 = {
-                instancePath: instancePath + '/enabledEvents/' + i0,
-                schemaPath: '#/properties/enabledEvents/items/pattern',
-                keyword: 'pattern',
-                params: {
-                  pattern:
-                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                },
-                message:
-                  'must match pattern "' +
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
-                  '"',
-                schema:
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema35.properties.enabledEvents.items,
-                data: data2,
-              };
-              if (vErrors === null) {
-                vErrors = [err8];
-              } else {
-                vErrors.push(err8);
-              }
-              errors++;
-            }
-          } else {
-            const err9 = {
-              instancePath: instancePath + '/enabledEvents/' + i0,
-              schemaPath: '#/properties/enabledEvents/items/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema35.properties.enabledEvents.items.type,
-              parentSchema: schema35.properties.enabledEvents.items,
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err9];
-            } else {
-              vErrors.push(err9);
-            }
-            errors++;
-          }
-        }
-        let i1 = data1.length;
-        let j0;
-        if (i1 > 1) {
-          const indices0 = {};
-          for (; i1--;) {
-            let item0 = data1[i1];
-            if (typeof item0 !== 'string') {
-              continue;
-            }
-            if (typeof indices0[item0] == 'number') {
-              j0 = indices0[item0];
-              const err10 = {
-                instancePath: instancePath + '/enabledEvents',
-                schemaPath: '#/properties/enabledEvents/uniqueItems',
-                keyword: 'uniqueItems',
-                params: { i: i1, j: j0 },
-                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
-                schema: true,
-                parentSchema: schema35.properties.enabledEvents,
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-              break;
-            }
-            indices0[item0] = i1;
-          }
-        }
-      } else {
-        const err11 = {
-          instancePath: instancePath + '/enabledEvents',
-          schemaPath: '#/properties/enabledEvents/type',
-          keyword: 'type',
-          params: { type: 'array' },
-          message: 'must be array',
-          schema: schema35.properties.enabledEvents.type,
-          parentSchema: schema35.properties.enabledEvents,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-    }
-    if (data.description !== undefined) {
-      let data3 = data.description;
-      if (typeof data3 === 'string') {
-        if (func4(data3) > 500) {
-          const err12 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 500 },
-            message: 'must NOT have more than 500 characters',
-            schema: 500,
-            parentSchema: schema35.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-        if (func4(data3) < 0) {
-          const err13 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/minLength',
-            keyword: 'minLength',
-            params: { limit: 0 },
-            message: 'must NOT have fewer than 0 characters',
-            schema: 0,
-            parentSchema: schema35.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data3)) {
-          const err14 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema35.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-        if (true && func8(data3)) {
-          vErrors = func9(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
-          errors++;
-        }
-      } else {
-        const err15 = {
-          instancePath: instancePath + '/description',
-          schemaPath: '#/properties/description/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema35.properties.description.type,
-          parentSchema: schema35.properties.description,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err16 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema35.type,
-      parentSchema: schema35,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err16];
-    } else {
-      vErrors.push(err16);
-    }
-    errors++;
-  }
-  validate34.errors = vErrors;
-  return errors === 0;
-}
-export const s25 = validate35;
-const schema36 = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    url: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 2048,
-      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-      description: 'must be an absolute https URL',
-    },
-    enabledEvents: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 31,
-      uniqueItems: true,
-      items: {
-        type: 'string',
-        pattern:
-          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
-      },
-    },
-    description: {
-      type: 'string',
-      minLength: 0,
-      maxLength: 500,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    status: { type: 'string', enum: ['enabled', 'disabled'] },
-  },
-};
-function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (Object.keys(data).length < 1) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/minProperties',
-        keyword: 'minProperties',
-        params: { limit: 1 },
-        message: 'must NOT have fewer than 1 properties',
-        schema: 1,
+        schema: schema36.required,
         parentSchema: schema36,
         data,
       };
@@ -16042,7 +15746,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
         const err1 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -16100,7 +15804,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern67.test(data0)) {
+        if (!pattern68.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -16180,7 +15884,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern68.test(data2)) {
+            if (!pattern69.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -16355,6 +16059,399 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+  } else {
+    const err16 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema36.type,
+      parentSchema: schema36,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err16];
+    } else {
+      vErrors.push(err16);
+    }
+    errors++;
+  }
+  validate35.errors = vErrors;
+  return errors === 0;
+}
+export const s26 = validate36;
+const schema37 = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      description: 'must be an absolute https URL',
+    },
+    enabledEvents: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 31,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        pattern:
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
+      },
+    },
+    description: {
+      type: 'string',
+      minLength: 0,
+      maxLength: 500,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    status: { type: 'string', enum: ['enabled', 'disabled'] },
+  },
+};
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (Object.keys(data).length < 1) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/minProperties',
+        keyword: 'minProperties',
+        params: { limit: 1 },
+        message: 'must NOT have fewer than 1 properties',
+        schema: 1,
+        parentSchema: schema37,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+        const err1 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema37,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.url !== undefined) {
+      let data0 = data.url;
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 2048) {
+          const err2 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 2048 },
+            message: 'must NOT have more than 2048 characters',
+            schema: 2048,
+            parentSchema: schema37.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema37.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (!pattern68.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
+            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
+            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+            parentSchema: schema37.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + '/url',
+          schemaPath: '#/properties/url/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema37.properties.url.type,
+          parentSchema: schema37.properties.url,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.enabledEvents !== undefined) {
+      let data1 = data.enabledEvents;
+      if (Array.isArray(data1)) {
+        if (data1.length > 31) {
+          const err6 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 31 },
+            message: 'must NOT have more than 31 items',
+            schema: 31,
+            parentSchema: schema37.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (data1.length < 1) {
+          const err7 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/minItems',
+            keyword: 'minItems',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 items',
+            schema: 1,
+            parentSchema: schema37.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        const len0 = data1.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data2 = data1[i0];
+          if (typeof data2 === 'string') {
+            if (!pattern69.test(data2)) {
+              const err8 = {
+                instancePath: instancePath + '/enabledEvents/' + i0,
+                schemaPath: '#/properties/enabledEvents/items/pattern',
+                keyword: 'pattern',
+                params: {
+                  pattern:
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                },
+                message:
+                  'must match pattern "' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
+                  '"',
+                schema:
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                parentSchema: schema37.properties.enabledEvents.items,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          } else {
+            const err9 = {
+              instancePath: instancePath + '/enabledEvents/' + i0,
+              schemaPath: '#/properties/enabledEvents/items/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema37.properties.enabledEvents.items.type,
+              parentSchema: schema37.properties.enabledEvents.items,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        let i1 = data1.length;
+        let j0;
+        if (i1 > 1) {
+          const indices0 = {};
+          for (; i1--;) {
+            let item0 = data1[i1];
+            if (typeof item0 !== 'string') {
+              continue;
+            }
+            if (typeof indices0[item0] == 'number') {
+              j0 = indices0[item0];
+              const err10 = {
+                instancePath: instancePath + '/enabledEvents',
+                schemaPath: '#/properties/enabledEvents/uniqueItems',
+                keyword: 'uniqueItems',
+                params: { i: i1, j: j0 },
+                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
+                schema: true,
+                parentSchema: schema37.properties.enabledEvents,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+              break;
+            }
+            indices0[item0] = i1;
+          }
+        }
+      } else {
+        const err11 = {
+          instancePath: instancePath + '/enabledEvents',
+          schemaPath: '#/properties/enabledEvents/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema37.properties.enabledEvents.type,
+          parentSchema: schema37.properties.enabledEvents,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== undefined) {
+      let data3 = data.description;
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 500) {
+          const err12 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 500 },
+            message: 'must NOT have more than 500 characters',
+            schema: 500,
+            parentSchema: schema37.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (func4(data3) < 0) {
+          const err13 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema37.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err14 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema37.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (true && func8(data3)) {
+          vErrors = func9(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
+          errors++;
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + '/description',
+          schemaPath: '#/properties/description/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema37.properties.description.type,
+          parentSchema: schema37.properties.description,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
     if (data.status !== undefined) {
       let data4 = data.status;
       if (typeof data4 !== 'string') {
@@ -16364,8 +16461,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.status.type,
-          parentSchema: schema36.properties.status,
+          schema: schema37.properties.status.type,
+          parentSchema: schema37.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -16380,10 +16477,10 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema36.properties.status.enum },
+          params: { allowedValues: schema37.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema36.properties.status.enum,
-          parentSchema: schema36.properties.status,
+          schema: schema37.properties.status.enum,
+          parentSchema: schema37.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -16401,8 +16498,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema36.type,
-      parentSchema: schema36,
+      schema: schema37.type,
+      parentSchema: schema37,
       data,
     };
     if (vErrors === null) {
@@ -16412,11 +16509,11 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate35.errors = vErrors;
+  validate36.errors = vErrors;
   return errors === 0;
 }
-export const s26 = validate36;
-const schema37 = {
+export const s27 = validate37;
+const schema38 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -16425,7 +16522,7 @@ const schema37 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
-function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16438,7 +16535,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema37,
+          parentSchema: schema38,
           data,
         };
         if (vErrors === null) {
@@ -16458,8 +16555,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.status.type,
-          parentSchema: schema37.properties.status,
+          schema: schema38.properties.status.type,
+          parentSchema: schema38.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -16474,10 +16571,10 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema37.properties.status.enum },
+          params: { allowedValues: schema38.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema37.properties.status.enum,
-          parentSchema: schema37.properties.status,
+          schema: schema38.properties.status.enum,
+          parentSchema: schema38.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -16499,7 +16596,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema37.properties.pageSize,
+            parentSchema: schema38.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -16516,8 +16613,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.pageSize.type,
-          parentSchema: schema37.properties.pageSize,
+          schema: schema38.properties.pageSize.type,
+          parentSchema: schema38.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -16539,7 +16636,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema37.properties.pageToken,
+            parentSchema: schema38.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -16557,7 +16654,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema37.properties.pageToken,
+            parentSchema: schema38.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -16575,7 +16672,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema37.properties.pageToken,
+            parentSchema: schema38.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -16592,8 +16689,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.pageToken.type,
-          parentSchema: schema37.properties.pageToken,
+          schema: schema38.properties.pageToken.type,
+          parentSchema: schema38.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -16611,8 +16708,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema37.type,
-      parentSchema: schema37,
+      schema: schema38.type,
+      parentSchema: schema38,
       data,
     };
     if (vErrors === null) {
@@ -16622,17 +16719,17 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate36.errors = vErrors;
+  validate37.errors = vErrors;
   return errors === 0;
 }
-export const s27 = validate37;
-const schema38 = {
+export const s28 = validate38;
+const schema39 = {
   type: 'object',
   additionalProperties: false,
   required: ['since'],
   properties: { since: { type: 'string', format: 'date-time' } },
 };
-function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16643,8 +16740,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'since' },
         message: "must have required property '" + 'since' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -16663,7 +16760,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema38,
+          parentSchema: schema39,
           data,
         };
         if (vErrors === null) {
@@ -16685,7 +16782,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema38.properties.since,
+            parentSchema: schema39.properties.since,
             data: data0,
           };
           if (vErrors === null) {
@@ -16702,8 +16799,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.since.type,
-          parentSchema: schema38.properties.since,
+          schema: schema39.properties.since.type,
+          parentSchema: schema39.properties.since,
           data: data0,
         };
         if (vErrors === null) {
@@ -16721,8 +16818,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema38.type,
-      parentSchema: schema38,
+      schema: schema39.type,
+      parentSchema: schema39,
       data,
     };
     if (vErrors === null) {
@@ -16732,18 +16829,18 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate37.errors = vErrors;
+  validate38.errors = vErrors;
   return errors === 0;
 }
-export const s28 = validate38;
-const schema39 = {
+export const s29 = validate39;
+const schema40 = {
   type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
   },
 };
-function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16754,8 +16851,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema39.required,
-        parentSchema: schema39,
+        schema: schema40.required,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -16774,8 +16871,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.accountType.type,
-          parentSchema: schema39.properties.accountType,
+          schema: schema40.properties.accountType.type,
+          parentSchema: schema40.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -16796,10 +16893,10 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema39.properties.accountType.enum },
+          params: { allowedValues: schema40.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema39.properties.accountType.enum,
-          parentSchema: schema39.properties.accountType,
+          schema: schema40.properties.accountType.enum,
+          parentSchema: schema40.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -16817,8 +16914,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema39.type,
-      parentSchema: schema39,
+      schema: schema40.type,
+      parentSchema: schema40,
       data,
     };
     if (vErrors === null) {
@@ -16828,11 +16925,11 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate38.errors = vErrors;
+  validate39.errors = vErrors;
   return errors === 0;
 }
-export const s29 = validate39;
-const schema40 = {
+export const s30 = validate40;
+const schema41 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -16918,7 +17015,7 @@ const schema40 = {
     },
   },
 };
-function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16929,8 +17026,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -16947,8 +17044,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -16959,7 +17056,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema40.properties, key0)) {
+      if (!func2.call(schema41.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -16967,7 +17064,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema40,
+          parentSchema: schema41,
           data,
         };
         if (vErrors === null) {
@@ -16989,7 +17086,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema40.properties.profileId,
+            parentSchema: schema41.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -17007,7 +17104,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema40.properties.profileId,
+            parentSchema: schema41.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -17024,8 +17121,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.profileId.type,
-          parentSchema: schema40.properties.profileId,
+          schema: schema41.properties.profileId.type,
+          parentSchema: schema41.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -17047,7 +17144,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema40.properties.amount,
+            parentSchema: schema41.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17065,7 +17162,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema40.properties.amount,
+            parentSchema: schema41.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17083,7 +17180,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema40.properties.amount,
+            parentSchema: schema41.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17100,8 +17197,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema40.properties.amount.type,
-          parentSchema: schema40.properties.amount,
+          schema: schema41.properties.amount.type,
+          parentSchema: schema41.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -17123,7 +17220,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema40.properties.orderId,
+            parentSchema: schema41.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17141,7 +17238,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema40.properties.orderId,
+            parentSchema: schema41.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17159,7 +17256,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.orderId,
+            parentSchema: schema41.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17180,8 +17277,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.orderId.type,
-          parentSchema: schema40.properties.orderId,
+          schema: schema41.properties.orderId.type,
+          parentSchema: schema41.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -17201,8 +17298,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema40.properties.recurring.type,
-          parentSchema: schema40.properties.recurring,
+          schema: schema41.properties.recurring.type,
+          parentSchema: schema41.properties.recurring,
           data: data3,
         };
         if (vErrors === null) {
@@ -17222,8 +17319,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema40.properties.allowPartial.type,
-          parentSchema: schema40.properties.allowPartial,
+          schema: schema41.properties.allowPartial.type,
+          parentSchema: schema41.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -17243,8 +17340,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema40.properties.sendEmailReceipt.type,
-          parentSchema: schema40.properties.sendEmailReceipt,
+          schema: schema41.properties.sendEmailReceipt.type,
+          parentSchema: schema41.properties.sendEmailReceipt,
           data: data5,
         };
         if (vErrors === null) {
@@ -17264,8 +17361,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema40.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema40.properties.sendPaymentScheduledNotification,
+          schema: schema41.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema41.properties.sendPaymentScheduledNotification,
           data: data6,
         };
         if (vErrors === null) {
@@ -17285,8 +17382,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema40.properties.sendDeclineNotification.type,
-          parentSchema: schema40.properties.sendDeclineNotification,
+          schema: schema41.properties.sendDeclineNotification.type,
+          parentSchema: schema41.properties.sendDeclineNotification,
           data: data7,
         };
         if (vErrors === null) {
@@ -17308,7 +17405,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema40.properties.customAttributes,
+            parentSchema: schema41.properties.customAttributes,
             data: data8,
           };
           if (vErrors === null) {
@@ -17353,8 +17450,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema40.properties.customAttributes.propertyNames.not,
-              parentSchema: schema40.properties.customAttributes.propertyNames,
+              schema: schema41.properties.customAttributes.propertyNames.not,
+              parentSchema: schema41.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -17383,7 +17480,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema40.properties.customAttributes.propertyNames,
+                parentSchema: schema41.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -17403,8 +17500,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema40.properties.customAttributes.propertyNames,
-              parentSchema: schema40.properties.customAttributes,
+              schema: schema41.properties.customAttributes.propertyNames,
+              parentSchema: schema41.properties.customAttributes,
               data: data8,
             };
             if (vErrors === null) {
@@ -17430,7 +17527,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -17449,7 +17546,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -17475,8 +17572,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema40.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema41.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[0],
               data: data9,
             };
             if (vErrors === null) {
@@ -17500,7 +17597,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -17519,7 +17616,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -17538,7 +17635,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -17556,8 +17653,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema40.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema41.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data9,
               };
               if (vErrors === null) {
@@ -17579,8 +17676,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema40.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema40.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema41.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -17602,8 +17699,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema40.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema40.properties.customAttributes.additionalProperties,
+              schema: schema41.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema41.properties.customAttributes.additionalProperties,
               data: data9,
             };
             if (vErrors === null) {
@@ -17630,8 +17727,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema40.properties.customAttributes.type,
-          parentSchema: schema40.properties.customAttributes,
+          schema: schema41.properties.customAttributes.type,
+          parentSchema: schema41.properties.customAttributes,
           data: data8,
         };
         if (vErrors === null) {
@@ -17653,7 +17750,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema40.properties.fees,
+            parentSchema: schema41.properties.fees,
             data: data10,
           };
           if (vErrors === null) {
@@ -17674,8 +17771,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema40.properties.fees.items.required,
-                parentSchema: schema40.properties.fees.items,
+                schema: schema41.properties.fees.items.required,
+                parentSchema: schema41.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -17692,8 +17789,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema40.properties.fees.items.required,
-                parentSchema: schema40.properties.fees.items,
+                schema: schema41.properties.fees.items.required,
+                parentSchema: schema41.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -17712,7 +17809,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema40.properties.fees.items,
+                  parentSchema: schema41.properties.fees.items,
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -17734,7 +17831,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema40.properties.fees.items.properties.name,
+                    parentSchema: schema41.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -17752,7 +17849,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema40.properties.fees.items.properties.name,
+                    parentSchema: schema41.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -17770,7 +17867,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema40.properties.fees.items.properties.name,
+                    parentSchema: schema41.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -17795,8 +17892,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema40.properties.fees.items.properties.name.type,
-                  parentSchema: schema40.properties.fees.items.properties.name,
+                  schema: schema41.properties.fees.items.properties.name.type,
+                  parentSchema: schema41.properties.fees.items.properties.name,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -17818,7 +17915,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema40.properties.fees.items.properties.amount,
+                    parentSchema: schema41.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -17836,7 +17933,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema40.properties.fees.items.properties.amount,
+                    parentSchema: schema41.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -17854,7 +17951,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema40.properties.fees.items.properties.amount,
+                    parentSchema: schema41.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -17871,8 +17968,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema40.properties.fees.items.properties.amount.type,
-                  parentSchema: schema40.properties.fees.items.properties.amount,
+                  schema: schema41.properties.fees.items.properties.amount.type,
+                  parentSchema: schema41.properties.fees.items.properties.amount,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -17890,8 +17987,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema40.properties.fees.items.type,
-              parentSchema: schema40.properties.fees.items,
+              schema: schema41.properties.fees.items.type,
+              parentSchema: schema41.properties.fees.items,
               data: data11,
             };
             if (vErrors === null) {
@@ -17909,8 +18006,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema40.properties.fees.type,
-          parentSchema: schema40.properties.fees,
+          schema: schema41.properties.fees.type,
+          parentSchema: schema41.properties.fees,
           data: data10,
         };
         if (vErrors === null) {
@@ -17928,8 +18025,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema40.type,
-      parentSchema: schema40,
+      schema: schema41.type,
+      parentSchema: schema41,
       data,
     };
     if (vErrors === null) {
@@ -17939,11 +18036,11 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate39.errors = vErrors;
+  validate40.errors = vErrors;
   return errors === 0;
 }
-export const s30 = validate40;
-const schema41 = {
+export const s31 = validate41;
+const schema42 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -17959,7 +18056,7 @@ const schema41 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17970,8 +18067,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema41.required,
-        parentSchema: schema41,
+        schema: schema42.required,
+        parentSchema: schema42,
         data,
       };
       if (vErrors === null) {
@@ -17988,8 +18085,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema41.required,
-        parentSchema: schema41,
+        schema: schema42.required,
+        parentSchema: schema42,
         data,
       };
       if (vErrors === null) {
@@ -18008,7 +18105,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema41,
+          parentSchema: schema42,
           data,
         };
         if (vErrors === null) {
@@ -18030,7 +18127,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema41.properties.name,
+            parentSchema: schema42.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18048,7 +18145,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema41.properties.name,
+            parentSchema: schema42.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18066,7 +18163,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema41.properties.name,
+            parentSchema: schema42.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18087,8 +18184,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema41.properties.name.type,
-          parentSchema: schema41.properties.name,
+          schema: schema42.properties.name.type,
+          parentSchema: schema42.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -18110,7 +18207,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema41.properties.amount,
+            parentSchema: schema42.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18128,7 +18225,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema41.properties.amount,
+            parentSchema: schema42.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18146,7 +18243,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema41.properties.amount,
+            parentSchema: schema42.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18163,8 +18260,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema41.properties.amount.type,
-          parentSchema: schema41.properties.amount,
+          schema: schema42.properties.amount.type,
+          parentSchema: schema42.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -18182,8 +18279,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema41.type,
-      parentSchema: schema41,
+      schema: schema42.type,
+      parentSchema: schema42,
       data,
     };
     if (vErrors === null) {
@@ -18193,11 +18290,11 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate40.errors = vErrors;
+  validate41.errors = vErrors;
   return errors === 0;
 }
-export const s31 = validate41;
-const schema42 = {
+export const s32 = validate42;
+const schema43 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -18230,7 +18327,7 @@ const schema42 = {
       'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
-function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18242,7 +18339,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema42,
+        parentSchema: schema43,
         data,
       };
       if (vErrors === null) {
@@ -18287,8 +18384,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema42.propertyNames.not,
-          parentSchema: schema42.propertyNames,
+          schema: schema43.propertyNames.not,
+          parentSchema: schema43.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -18317,7 +18414,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema42.propertyNames,
+            parentSchema: schema43.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -18337,8 +18434,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema42.propertyNames,
-          parentSchema: schema42,
+          schema: schema43.propertyNames,
+          parentSchema: schema43,
           data,
         };
         if (vErrors === null) {
@@ -18363,7 +18460,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema42.additionalProperties.anyOf[0],
+            parentSchema: schema43.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -18381,7 +18478,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema42.additionalProperties.anyOf[0],
+            parentSchema: schema43.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -18406,8 +18503,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema42.additionalProperties.anyOf[0].type,
-          parentSchema: schema42.additionalProperties.anyOf[0],
+          schema: schema43.additionalProperties.anyOf[0].type,
+          parentSchema: schema43.additionalProperties.anyOf[0],
           data: data0,
         };
         if (vErrors === null) {
@@ -18430,7 +18527,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '<=', limit: 1000000000000000 },
               message: 'must be <= 1000000000000000',
               schema: 1000000000000000,
-              parentSchema: schema42.additionalProperties.anyOf[1],
+              parentSchema: schema43.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -18448,7 +18545,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '>=', limit: -1000000000000000 },
               message: 'must be >= -1000000000000000',
               schema: -1000000000000000,
-              parentSchema: schema42.additionalProperties.anyOf[1],
+              parentSchema: schema43.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -18466,7 +18563,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               params: {},
               message: 'must pass "maxDecimals" keyword validation',
               schema: 6,
-              parentSchema: schema42.additionalProperties.anyOf[1],
+              parentSchema: schema43.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -18483,8 +18580,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'type',
             params: { type: 'number' },
             message: 'must be number',
-            schema: schema42.additionalProperties.anyOf[1].type,
-            parentSchema: schema42.additionalProperties.anyOf[1],
+            schema: schema43.additionalProperties.anyOf[1].type,
+            parentSchema: schema43.additionalProperties.anyOf[1],
             data: data0,
           };
           if (vErrors === null) {
@@ -18505,8 +18602,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema42.additionalProperties.anyOf[2].type,
-              parentSchema: schema42.additionalProperties.anyOf[2],
+              schema: schema43.additionalProperties.anyOf[2].type,
+              parentSchema: schema43.additionalProperties.anyOf[2],
               data: data0,
             };
             if (vErrors === null) {
@@ -18527,8 +18624,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'anyOf',
           params: {},
           message: 'must match a schema in anyOf',
-          schema: schema42.additionalProperties.anyOf,
-          parentSchema: schema42.additionalProperties,
+          schema: schema43.additionalProperties.anyOf,
+          parentSchema: schema43.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -18555,8 +18652,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema42.type,
-      parentSchema: schema42,
+      schema: schema43.type,
+      parentSchema: schema43,
       data,
     };
     if (vErrors === null) {
@@ -18566,11 +18663,11 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate41.errors = vErrors;
+  validate42.errors = vErrors;
   return errors === 0;
 }
-export const s32 = validate42;
-const schema43 = {
+export const s33 = validate43;
+const schema44 = {
   type: 'object',
   additionalProperties: false,
   required: ['line1', 'city', 'state', 'postalCode', 'country'],
@@ -18622,7 +18719,7 @@ const schema43 = {
     },
   },
 };
-function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18633,8 +18730,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'line1' },
         message: "must have required property '" + 'line1' + "'",
-        schema: schema43.required,
-        parentSchema: schema43,
+        schema: schema44.required,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -18651,8 +18748,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'city' },
         message: "must have required property '" + 'city' + "'",
-        schema: schema43.required,
-        parentSchema: schema43,
+        schema: schema44.required,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -18669,8 +18766,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'state' },
         message: "must have required property '" + 'state' + "'",
-        schema: schema43.required,
-        parentSchema: schema43,
+        schema: schema44.required,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -18687,8 +18784,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'postalCode' },
         message: "must have required property '" + 'postalCode' + "'",
-        schema: schema43.required,
-        parentSchema: schema43,
+        schema: schema44.required,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -18705,8 +18802,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'country' },
         message: "must have required property '" + 'country' + "'",
-        schema: schema43.required,
-        parentSchema: schema43,
+        schema: schema44.required,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -18732,7 +18829,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema43,
+          parentSchema: schema44,
           data,
         };
         if (vErrors === null) {
@@ -18754,7 +18851,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema43.properties.line1,
+            parentSchema: schema44.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -18772,7 +18869,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema43.properties.line1,
+            parentSchema: schema44.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -18790,7 +18887,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema43.properties.line1,
+            parentSchema: schema44.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -18811,8 +18908,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema43.properties.line1.type,
-          parentSchema: schema43.properties.line1,
+          schema: schema44.properties.line1.type,
+          parentSchema: schema44.properties.line1,
           data: data0,
         };
         if (vErrors === null) {
@@ -18834,7 +18931,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema43.properties.line2,
+            parentSchema: schema44.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -18852,7 +18949,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema43.properties.line2,
+            parentSchema: schema44.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -18870,7 +18967,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema43.properties.line2,
+            parentSchema: schema44.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -18891,8 +18988,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema43.properties.line2.type,
-          parentSchema: schema43.properties.line2,
+          schema: schema44.properties.line2.type,
+          parentSchema: schema44.properties.line2,
           data: data1,
         };
         if (vErrors === null) {
@@ -18914,7 +19011,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 60 },
             message: 'must NOT have more than 60 characters',
             schema: 60,
-            parentSchema: schema43.properties.city,
+            parentSchema: schema44.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -18932,7 +19029,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema43.properties.city,
+            parentSchema: schema44.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -18950,7 +19047,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema43.properties.city,
+            parentSchema: schema44.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -18971,8 +19068,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema43.properties.city.type,
-          parentSchema: schema43.properties.city,
+          schema: schema44.properties.city.type,
+          parentSchema: schema44.properties.city,
           data: data2,
         };
         if (vErrors === null) {
@@ -18994,7 +19091,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema43.properties.state,
+            parentSchema: schema44.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -19012,7 +19109,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema43.properties.state,
+            parentSchema: schema44.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -19030,7 +19127,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema43.properties.state,
+            parentSchema: schema44.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -19051,8 +19148,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema43.properties.state.type,
-          parentSchema: schema43.properties.state,
+          schema: schema44.properties.state.type,
+          parentSchema: schema44.properties.state,
           data: data3,
         };
         if (vErrors === null) {
@@ -19074,7 +19171,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 characters',
             schema: 20,
-            parentSchema: schema43.properties.postalCode,
+            parentSchema: schema44.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -19092,7 +19189,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema43.properties.postalCode,
+            parentSchema: schema44.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -19110,7 +19207,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema43.properties.postalCode,
+            parentSchema: schema44.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -19131,8 +19228,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema43.properties.postalCode.type,
-          parentSchema: schema43.properties.postalCode,
+          schema: schema44.properties.postalCode.type,
+          parentSchema: schema44.properties.postalCode,
           data: data4,
         };
         if (vErrors === null) {
@@ -19146,7 +19243,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.country !== undefined) {
       let data5 = data.country;
       if (typeof data5 === 'string') {
-        if (!pattern40.test(data5)) {
+        if (!pattern41.test(data5)) {
           const err26 = {
             instancePath: instancePath + '/country',
             schemaPath: '#/properties/country/pattern',
@@ -19154,7 +19251,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Z]{2}$' },
             message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
             schema: '^[A-Z]{2}$',
-            parentSchema: schema43.properties.country,
+            parentSchema: schema44.properties.country,
             data: data5,
           };
           if (vErrors === null) {
@@ -19171,8 +19268,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema43.properties.country.type,
-          parentSchema: schema43.properties.country,
+          schema: schema44.properties.country.type,
+          parentSchema: schema44.properties.country,
           data: data5,
         };
         if (vErrors === null) {
@@ -19190,8 +19287,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema43.type,
-      parentSchema: schema43,
+      schema: schema44.type,
+      parentSchema: schema44,
       data,
     };
     if (vErrors === null) {
@@ -19201,11 +19298,11 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate42.errors = vErrors;
+  validate43.errors = vErrors;
   return errors === 0;
 }
-export const s33 = validate43;
-const schema44 = {
+export const s34 = validate44;
+const schema45 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -19237,7 +19334,7 @@ const schema44 = {
     description: 'must not contain control characters or a card number',
   },
 };
-function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate44(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -19249,7 +19346,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema44,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -19294,8 +19391,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema44.propertyNames.not,
-          parentSchema: schema44.propertyNames,
+          schema: schema45.propertyNames.not,
+          parentSchema: schema45.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -19324,7 +19421,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema44.propertyNames,
+            parentSchema: schema45.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -19344,8 +19441,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema44.propertyNames,
-          parentSchema: schema44,
+          schema: schema45.propertyNames,
+          parentSchema: schema45,
           data,
         };
         if (vErrors === null) {
@@ -19367,7 +19464,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema44.additionalProperties,
+            parentSchema: schema45.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -19385,7 +19482,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema44.additionalProperties,
+            parentSchema: schema45.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -19403,7 +19500,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema44.additionalProperties,
+            parentSchema: schema45.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -19428,8 +19525,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema44.additionalProperties.type,
-          parentSchema: schema44.additionalProperties,
+          schema: schema45.additionalProperties.type,
+          parentSchema: schema45.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -19447,8 +19544,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema44.type,
-      parentSchema: schema44,
+      schema: schema45.type,
+      parentSchema: schema45,
       data,
     };
     if (vErrors === null) {
@@ -19458,11 +19555,11 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate43.errors = vErrors;
+  validate44.errors = vErrors;
   return errors === 0;
 }
-export const s34 = validate44;
-const schema45 = {
+export const s35 = validate45;
+const schema46 = {
   type: 'object',
   additionalProperties: false,
   required: ['maxRetries'],
@@ -19473,7 +19570,7 @@ const schema45 = {
     intervalHours: { type: 'integer', minimum: 24, maximum: 240, description: 'must be an integer 24-240' },
   },
 };
-function validate44(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate45(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -19484,8 +19581,8 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'maxRetries' },
         message: "must have required property '" + 'maxRetries' + "'",
-        schema: schema45.required,
-        parentSchema: schema45,
+        schema: schema46.required,
+        parentSchema: schema46,
         data,
       };
       if (vErrors === null) {
@@ -19504,7 +19601,7 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema45,
+          parentSchema: schema46,
           data,
         };
         if (vErrors === null) {
@@ -19524,8 +19621,8 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema45.properties.maxRetries.type,
-          parentSchema: schema45.properties.maxRetries,
+          schema: schema46.properties.maxRetries.type,
+          parentSchema: schema46.properties.maxRetries,
           data: data0,
         };
         if (vErrors === null) {
@@ -19544,7 +19641,7 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 4 },
             message: 'must be <= 4',
             schema: 4,
-            parentSchema: schema45.properties.maxRetries,
+            parentSchema: schema46.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -19562,7 +19659,7 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema45.properties.maxRetries,
+            parentSchema: schema46.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -19583,8 +19680,8 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema45.properties.intervalHours.type,
-          parentSchema: schema45.properties.intervalHours,
+          schema: schema46.properties.intervalHours.type,
+          parentSchema: schema46.properties.intervalHours,
           data: data1,
         };
         if (vErrors === null) {
@@ -19603,7 +19700,7 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 240 },
             message: 'must be <= 240',
             schema: 240,
-            parentSchema: schema45.properties.intervalHours,
+            parentSchema: schema46.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -19621,7 +19718,7 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 24 },
             message: 'must be >= 24',
             schema: 24,
-            parentSchema: schema45.properties.intervalHours,
+            parentSchema: schema46.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -19640,8 +19737,8 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema45.type,
-      parentSchema: schema45,
+      schema: schema46.type,
+      parentSchema: schema46,
       data,
     };
     if (vErrors === null) {
@@ -19651,7 +19748,7 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate44.errors = vErrors;
+  validate45.errors = vErrors;
   return errors === 0;
 }
 
@@ -19678,21 +19775,26 @@ export const DeleteGroup = /* @__PURE__ */ routeCheck<typeof routes.DeleteGroup>
   undefined,
   s0,
 );
-export const ListPayments = /* @__PURE__ */ routeCheck<typeof routes.ListPayments>(
-  'ListPayments',
+export const GroupReport = /* @__PURE__ */ routeCheck<typeof routes.GroupReport>(
+  'GroupReport',
   undefined,
   s4,
 );
+export const ListPayments = /* @__PURE__ */ routeCheck<typeof routes.ListPayments>(
+  'ListPayments',
+  undefined,
+  s5,
+);
 export const AddPayment = /* @__PURE__ */ routeCheck<typeof routes.AddPayment>(
   'AddPayment',
-  { optional: false, validate: s5 },
+  { optional: false, validate: s6 },
   s0,
   { scope: 'request', operation: 'AddPayment', bodyKey: false },
 );
 export const GetPayment = /* @__PURE__ */ routeCheck<typeof routes.GetPayment>('GetPayment', undefined, s0);
 export const UpdatePayment = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayment>(
   'UpdatePayment',
-  { optional: false, validate: s6 },
+  { optional: false, validate: s7 },
   s0,
 );
 export const DeletePayment = /* @__PURE__ */ routeCheck<typeof routes.DeletePayment>(
@@ -19703,11 +19805,11 @@ export const DeletePayment = /* @__PURE__ */ routeCheck<typeof routes.DeletePaym
 export const ListPaymentsAlias = /* @__PURE__ */ routeCheck<typeof routes.ListPaymentsAlias>(
   'ListPaymentsAlias',
   undefined,
-  s4,
+  s5,
 );
 export const AddPaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.AddPaymentAlias>(
   'AddPaymentAlias',
-  { optional: false, validate: s5 },
+  { optional: false, validate: s6 },
   s0,
   { scope: 'request', operation: 'AddPayment', bodyKey: false },
 );
@@ -19718,7 +19820,7 @@ export const GetPaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.GetPayme
 );
 export const UpdatePaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.UpdatePaymentAlias>(
   'UpdatePaymentAlias',
-  { optional: false, validate: s6 },
+  { optional: false, validate: s7 },
   s0,
 );
 export const DeletePaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.DeletePaymentAlias>(
@@ -19726,17 +19828,17 @@ export const DeletePaymentAlias = /* @__PURE__ */ routeCheck<typeof routes.Delet
   undefined,
   s0,
 );
-export const ListSeries = /* @__PURE__ */ routeCheck<typeof routes.ListSeries>('ListSeries', undefined, s7);
+export const ListSeries = /* @__PURE__ */ routeCheck<typeof routes.ListSeries>('ListSeries', undefined, s8);
 export const CreateSeries = /* @__PURE__ */ routeCheck<typeof routes.CreateSeries>(
   'CreateSeries',
-  { optional: false, validate: s8 },
+  { optional: false, validate: s9 },
   s0,
   { scope: 'series', operation: 'CreateSeries', bodyKey: true },
 );
 export const GetSeries = /* @__PURE__ */ routeCheck<typeof routes.GetSeries>('GetSeries', undefined, s0);
 export const UpdateSeries = /* @__PURE__ */ routeCheck<typeof routes.UpdateSeries>(
   'UpdateSeries',
-  { optional: false, validate: s9 },
+  { optional: false, validate: s10 },
   s0,
 );
 export const DeleteSeries = /* @__PURE__ */ routeCheck<typeof routes.DeleteSeries>(
@@ -19746,7 +19848,7 @@ export const DeleteSeries = /* @__PURE__ */ routeCheck<typeof routes.DeleteSerie
 );
 export const VoidOrRefundGroup = /* @__PURE__ */ routeCheck<typeof routes.VoidOrRefundGroup>(
   'VoidOrRefundGroup',
-  { optional: true, validate: s10 },
+  { optional: true, validate: s11 },
   s0,
   { scope: 'request', operation: 'VoidOrRefundGroup', bodyKey: false },
 );
@@ -19764,7 +19866,7 @@ export const RetryMerchant = /* @__PURE__ */ routeCheck<typeof routes.RetryMerch
 );
 export const ProcessMerchant = /* @__PURE__ */ routeCheck<typeof routes.ProcessMerchant>(
   'ProcessMerchant',
-  { optional: true, validate: s11 },
+  { optional: true, validate: s12 },
   s0,
   { scope: 'request', operation: 'ProcessMerchant', bodyKey: false },
 );
@@ -19780,29 +19882,29 @@ export const GetMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.GetM
 );
 export const UpdateMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.UpdateMerchantSettings>(
   'UpdateMerchantSettings',
-  { optional: false, validate: s12 },
+  { optional: false, validate: s13 },
   s0,
 );
 export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>(
   'CreatePayor',
-  { optional: false, validate: s13 },
+  { optional: false, validate: s14 },
   s0,
   { scope: 'request', operation: 'CreatePayor', bodyKey: false },
 );
 export const SearchPayors = /* @__PURE__ */ routeCheck<typeof routes.SearchPayors>(
   'SearchPayors',
   undefined,
-  s16,
+  s17,
 );
 export const BulkSearchPayors = /* @__PURE__ */ routeCheck<typeof routes.BulkSearchPayors>(
   'BulkSearchPayors',
-  { optional: false, validate: s17 },
+  { optional: false, validate: s18 },
   s0,
 );
 export const GetPayor = /* @__PURE__ */ routeCheck<typeof routes.GetPayor>('GetPayor', undefined, s0);
 export const UpdatePayor = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayor>(
   'UpdatePayor',
-  { optional: false, validate: s18 },
+  { optional: false, validate: s19 },
   s0,
 );
 export const DeletePayor = /* @__PURE__ */ routeCheck<typeof routes.DeletePayor>(
@@ -19824,17 +19926,17 @@ export const AddMethod = /* @__PURE__ */ routeCheck<typeof routes.AddMethod>(
 export const GetMethod = /* @__PURE__ */ routeCheck<typeof routes.GetMethod>('GetMethod', undefined, s0);
 export const UpdateMethod = /* @__PURE__ */ routeCheck<typeof routes.UpdateMethod>(
   'UpdateMethod',
-  { optional: false, validate: s19 },
+  { optional: false, validate: s20 },
   s0,
 );
 export const DeleteMethod = /* @__PURE__ */ routeCheck<typeof routes.DeleteMethod>(
   'DeleteMethod',
   undefined,
-  s20,
+  s21,
 );
 export const CreateSale = /* @__PURE__ */ routeCheck<typeof routes.CreateSale>(
   'CreateSale',
-  { optional: false, validate: s21 },
+  { optional: false, validate: s22 },
   s0,
   { scope: 'sale', operation: 'CreateSale', bodyKey: true },
 );
@@ -19851,15 +19953,15 @@ export const VoidTransaction = /* @__PURE__ */ routeCheck<typeof routes.VoidTran
 );
 export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.RefundTransaction>(
   'RefundTransaction',
-  { optional: false, validate: s22 },
+  { optional: false, validate: s23 },
   s0,
   { scope: 'refund:{TransactionID}', operation: 'RefundTransaction', bodyKey: true },
 );
-export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s23);
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s24);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
   'CreateWebhookEndpoint',
-  { optional: false, validate: s24 },
+  { optional: false, validate: s25 },
   s0,
   { scope: 'request', operation: 'CreateWebhookEndpoint', bodyKey: false },
 );
@@ -19875,7 +19977,7 @@ export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWe
 );
 export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
   'UpdateWebhookEndpoint',
-  { optional: false, validate: s25 },
+  { optional: false, validate: s26 },
   s0,
 );
 export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
@@ -19892,16 +19994,16 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
   undefined,
-  s26,
+  s27,
 );
 export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
   'ReplayWebhookEvents',
-  { optional: false, validate: s27 },
+  { optional: false, validate: s28 },
   s0,
   { scope: 'request', operation: 'ReplayWebhookEvents', bodyKey: false },
 );
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s28;
-export const validateCardMethod: CompiledValidate = s14;
-export const validateCheckingMethod: CompiledValidate = s15;
+export const validateAccountType: CompiledValidate = s29;
+export const validateCardMethod: CompiledValidate = s15;
+export const validateCheckingMethod: CompiledValidate = s16;

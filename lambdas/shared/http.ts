@@ -118,8 +118,13 @@ export interface ApiRequest<R extends Route, M extends AuthorizedMerchant> {
 export interface ApiResult {
   status: number;
   body?: unknown;
-  /** Headers besides the content type. */
+  /** Headers besides the content type (with `text`: the content type too). */
   headers?: Record<string, string>;
+  /**
+   * A body sent as it is instead of `body` as JSON (a CSV page), its `content-type` in `headers`.
+   * Never kept by an idempotency record: only GET routes answer text.
+   */
+  text?: string;
 }
 
 /**
@@ -417,6 +422,8 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
         status: result.status,
         ms: Date.now() - now.getTime(),
       });
+      if (result.text !== undefined)
+        return { statusCode: result.status, headers: { ...result.headers }, body: result.text };
       return json(result.status, result.body, result.headers);
     });
 }

@@ -76,6 +76,7 @@ export const CLIENT_METHODS: Readonly<Record<string, string>> = {
   GetSeries: 'getSeries',
   UpdateSeries: 'updateSeries',
   DeleteSeries: 'cancelSeries',
+  GroupReport: 'groupReport',
 };
 
 /** What the samples of an operation show. */

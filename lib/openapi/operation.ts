@@ -14,6 +14,15 @@ const content = (schema: MediaTypeObject['schema'], examples?: MediaTypeObject['
   'application/json': { schema, ...(examples && { examples }) },
 });
 
+/** The next-page header of a paged CSV answer (Route.csv). */
+const LINK_HEADER = {
+  Link: {
+    description:
+      'CSV pages only: `<?cursor=…>; rel="next"` while more pages follow (absent on the last page and on JSON answers).',
+    schema: { type: 'string' },
+  },
+};
+
 export const TAGS: Record<string, { name: string; description: string }> = {
   groups: {
     name: 'Groups',
@@ -125,7 +134,13 @@ function responsesOf(route: Route): OperationObject['responses'] {
         : {
             description: route.response.description,
             ...replayed,
-            content: content(responseSchema(route.response.schema), example && { success: example }),
+            ...(route.csv && { headers: LINK_HEADER }),
+            content: {
+              ...content(responseSchema(route.response.schema), example && { success: example }),
+              ...(route.csv && {
+                'text/csv': { schema: { type: 'string', description: route.csv.description } },
+              }),
+            },
           },
   };
   if (route.accepted) {

@@ -6,12 +6,12 @@ import { tableDef, tableName } from '#contract/table';
 import { accessOf, readsSetting } from '#lib/cdk/access';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import { PROD_REFUSAL } from '#lib/cdk/service-function';
-import { LONG_CREATE_HANDLERS } from '#lib/cdk/api';
+import { GROUP_REPORT_HANDLER, LONG_CREATE_HANDLERS } from '#lib/cdk/api';
 import { VOID_OR_REFUND_API_TIMEOUT } from '#lib/cdk/void-or-refund';
 
 /** The void-or-refund endpoint's handler: it also drives the background reversal. */
 const VOID_OR_REFUND_HANDLER = 'groups/void-or-refund';
-import { CREATE_GROUP_TIMEOUT_SECONDS } from '#contract/limits';
+import { CREATE_GROUP_TIMEOUT_SECONDS, GROUP_REPORT_TIMEOUT_SECONDS } from '#contract/limits';
 import {
   actionsOf,
   flatten,
@@ -394,9 +394,11 @@ describe.each([
           Handler: 'index.handler',
           Timeout: LONG_CREATE_HANDLERS.includes(handler)
             ? CREATE_GROUP_TIMEOUT_SECONDS
-            : handler === VOID_OR_REFUND_HANDLER
-              ? VOID_OR_REFUND_API_TIMEOUT.toSeconds()
-              : 10,
+            : handler === GROUP_REPORT_HANDLER
+              ? GROUP_REPORT_TIMEOUT_SECONDS
+              : handler === VOID_OR_REFUND_HANDLER
+                ? VOID_OR_REFUND_API_TIMEOUT.toSeconds()
+                : 10,
           MemorySize: 512,
           TracingConfig: { Mode: 'Active' },
         });

@@ -424,6 +424,13 @@ export function issueExamples(ops: readonly Operation[], ids: Ids): FuzzCase[] {
     withBody('AddPayment', { orderId: '4012888888881881' }, ['a card number in free text']),
     withBody('CreatePayor', { customerAccountId: '4012888888881881' }, ['a card number in free text']),
     plain('GetGroup', { query: [['unknownName', '1']], mustRefuse: ['an unknown query parameter'] }),
+    // Issue 21: the report's CSV pages take only a cursor they made for this group.
+    plain('GroupReport', {
+      headers: { 'content-type': 'application/json', accept: 'text/csv' },
+      query: [['cursor', 'WyIwMTkzIiwwLDAsNTAwMF0.AAAAAAAAAAAAAAAAAAAAAA']],
+      mustRefuse: ['a forged report cursor'],
+    }),
+    plain('GroupReport', { query: [['cursor', 'abc']], mustRefuse: ['a cursor on a JSON report'] }),
     // Issue 23: a malformed Idempotency-Key on a sale is refused before anything is charged.
     plain('CreateSale', {
       headers: { 'content-type': 'application/json', 'idempotency-key': 'a key/with spaces' },

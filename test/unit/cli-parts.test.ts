@@ -220,7 +220,9 @@ describe('output fits 80 columns', () => {
   test('the outcome table: the first rows within 80 columns, ids by their distinct ends, the rest counted', () => {
     const text = outcomeTable(payments, false, 80);
     expect(widest(text)).toBeLessThanOrEqual(80);
-    expect(text).toContain('… and 25 more: --all shows every row, --csv <file> writes them all');
+    expect(text).toContain(
+      '… and 25 more: --all shows every row;\n`spay group report <id> --csv -o <file>` writes them all',
+    );
     // Each id by its last characters (its first ones are a time, the same across a group).
     expect(text).toContain('│ …00000019 │');
     expect(text).not.toContain('00000020');

@@ -1,0 +1,86 @@
+/** A group's report (DESIGN section 5, "Group report"): its query and the JSON response. */
+import type { FromSchema } from 'json-schema-to-ts';
+import { count, dateTime, money, uuid } from './common';
+
+export const groupReportQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    cursor: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_.-]{1,400}$',
+      description: 'must be the cursor of the Link header of a CSV page of this group',
+    },
+  },
+} as const;
+
+export const groupReportQueryDocs = {
+  cursor: {
+    description:
+      'CSV pages only (`Accept: text/csv`): the cursor of the previous page\'s `Link: <?cursor=…>; rel="next"` header; continues right after that page. Opaque and bound to this group: any other value is 400.',
+  },
+} as const;
+
+const amount = <D extends string>(description: D) => money(description);
+
+export const groupReportSchema = {
+  type: 'object',
+  description:
+    "A group's outcome at a glance. counts.payments and amounts.scheduled are the group's paymentCount and totalAmount; once processed, approved + declined + failed = payments, and approved, partial, declined, failed, retryScheduled, recovered and amounts.approved are its processingSummary's.",
+  required: ['paymentGroupId', 'status', 'counts', 'amounts'],
+  properties: {
+    paymentGroupId: uuid,
+    status: { type: 'string', enum: ['pending', 'processing', 'processed', 'deleted'] },
+    executionArn: { type: 'string', description: 'The latest processing execution, once started.' },
+    startedAt: dateTime('When processing was claimed, once it was.'),
+    completedAt: dateTime('When processing (or the latest retry round) completed.'),
+    counts: {
+      type: 'object',
+      required: [
+        'payments',
+        'deleted',
+        'approved',
+        'partial',
+        'declined',
+        'declinedCategory1',
+        'declinedCategory2',
+        'failed',
+        'voided',
+        'refunded',
+        'retryScheduled',
+        'recovered',
+      ],
+      properties: {
+        payments: count('Payments not deleted (the group’s paymentCount).'),
+        deleted: count('Deleted payments (never charged).'),
+        approved: count('Approved by their latest attempt, partial approvals included.'),
+        partial: count('Approved for less than their amount (included in approved).'),
+        declined: count('Declined by their latest attempt (duplicates included).'),
+        declinedCategory1: count(
+          'Declines of category 1 (do not retry). declinedCategory1 + declinedCategory2 = declined.',
+        ),
+        declinedCategory2: count('Declines of category 2 (may be retried).'),
+        failed: count('Could not be charged (authResponse status Failed).'),
+        voided: count('Approved payments whose sale was voided.'),
+        refunded: count('Approved payments with a refund sent or scheduled (not failed).'),
+        retryScheduled: count('Payments whose retry is scheduled.'),
+        recovered: count('Payments approved by a retry.'),
+      },
+    },
+    amounts: {
+      type: 'object',
+      required: ['scheduled', 'approved', 'declined', 'failed', 'voided', 'refunded'],
+      properties: {
+        scheduled: amount('Sum of the payments not deleted (the group’s totalAmount).'),
+        approved: amount('Sum approved (the approvedAmount of partial approvals).'),
+        declined: amount('Sum of the declined payments’ amounts.'),
+        failed: amount('Sum of the failed payments’ amounts.'),
+        voided: amount('Sum voided.'),
+        refunded: amount('Sum refunded or scheduled for refund (not failed).'),
+      },
+    },
+  },
+} as const;
+
+export type GroupReportQuery = FromSchema<typeof groupReportQuerySchema>;
+export type GroupReportView = FromSchema<typeof groupReportSchema>;

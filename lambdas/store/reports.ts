@@ -1,0 +1,69 @@
+/**
+ * A group's payments as its report reads them (core/reports.ts): only the attributes a report
+ * uses (domain/reports.ts REPORT_ATTRIBUTES), page by page through the group's partition, so a
+ * payment's large customAttributes or fees never reach the function.
+ */
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { REPORT_ATTRIBUTES, type ReportPayment } from '#domain/reports';
+import { keys } from '#shared/keys';
+import { containerStore } from './items';
+
+export interface ReportStore {
+  /**
+   * Up to `limit` payments (deleted included) after the payment `afterId` (null: from the
+   * first), in creation order, and whether more follow. Reads stop early, with fewer payments,
+   * once `until` (epoch ms) has passed: every call's work is bounded in time.
+   */
+  reportPayments(
+    groupId: string,
+    afterId: string | null,
+    limit: number,
+    until: number,
+  ): Promise<{ payments: ReportPayment[]; more: boolean }>;
+}
+
+const PROJECTION = REPORT_ATTRIBUTES.map((_, i) => `#a${i}`).join(', ');
+const NAMES = Object.fromEntries(REPORT_ATTRIBUTES.map((a, i) => [`#a${i}`, a]));
+
+export class DynamoReportStore implements ReportStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async reportPayments(
+    groupId: string,
+    afterId: string | null,
+    limit: number,
+    until: number,
+  ): Promise<{ payments: ReportPayment[]; more: boolean }> {
+    const { pk } = keys.group(groupId);
+    const payments: ReportPayment[] = [];
+    let start: Record<string, unknown> | undefined =
+      afterId === null ? undefined : { pk, sk: keys.payment(groupId, afterId).sk };
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+          ExpressionAttributeValues: { ':pk': pk, ':p': keys.paymentPrefix },
+          ProjectionExpression: PROJECTION,
+          ExpressionAttributeNames: NAMES,
+          ExclusiveStartKey: start,
+          // One more than the page: whether another page follows, without an empty last page.
+          Limit: limit + 1 - payments.length,
+          ConsistentRead: true,
+        }),
+      );
+      payments.push(...((out.Items ?? []) as ReportPayment[]));
+      start = out.LastEvaluatedKey;
+    } while (start && payments.length <= limit && Date.now() < until);
+    if (payments.length > limit) return { payments: payments.slice(0, limit), more: true };
+    // Stopped by the clock: the rest is for the next page. (A page that ends exactly at the last
+    // payment with its LastEvaluatedKey set is followed by an empty last page.)
+    return { payments, more: start !== undefined };
+  }
+}
+
+/** The container's store, on the configured table (made on first use). */
+export const reportStore: () => ReportStore = /* @__PURE__ */ containerStore(DynamoReportStore);

@@ -1,0 +1,252 @@
+/**
+ * Issue 21 item 4: a group's report on the local runtime. A group processed for real with the
+ * sandbox's test cards (approved, partial, declined of category 1 and 2, the processor's
+ * communication error), a deleted payment, one payment voided and one refunded: its JSON report
+ * adds up with the group's totals and processing summary, and its CSV, read back with csv-parse,
+ * gives the same numbers. Free text with commas, quotes and a leading `=` comes back intact (the
+ * formula neutralised with a leading `'`).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { parse } from 'csv-parse/sync';
+import { sleep } from '#shared/concurrency';
+import { call } from '#support/api';
+import { createPayor } from '#support/fixtures/e2e-resources';
+import { cardInput } from '#support/fixtures/inputs';
+import {
+  createGroup,
+  getGroup,
+  groupPath,
+  payments,
+  trigger,
+  waitForStatus,
+  type Json,
+} from '#support/processing';
+
+const ROOT = resolve(__dirname, '..', '..');
+const run = promisify(execFile);
+
+/** `spay` as a tester runs it, logged in to this tier's runtime in a home of its own. */
+async function spay(home: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/spay.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, SPAY_HOME: home },
+    timeout: 30_000,
+  });
+  return stdout;
+}
+
+const SETTLEMENT_MS = Number(process.env.SANDBOX_SETTLEMENT_SECONDS ?? '8') * 1000;
+const cents = (amount: string | number): number => Math.round(Number(amount) * 100);
+
+async function profile(cardNumber: string): Promise<string> {
+  const payor = await createPayor({ paymentMethod: cardInput({ cardNumber }) });
+  return `${payor.payorId}/${payor.defaultPaymentMethodId}`;
+}
+
+const voidOrRefund = (groupId: string, paymentId: string) =>
+  call<Json>('POST', `${groupPath(groupId)}/void-or-refund`, { paymentIds: [paymentId] });
+
+test('the report of a processed group adds up, and its CSV reads back to the same numbers', async () => {
+  const [ok, partial, category1, category2, communication] = await Promise.all(
+    ['4111111111111111', '4000000000000077', '4000000000000002', '4000000000009995', '4000000000000960'].map(
+      profile,
+    ),
+  );
+  const orders = {
+    voided: '=HYPERLINK("http://example.com","open")',
+    refunded: 'INV-7, "spring" term',
+    approved: '+1 555 0100',
+    partial: '@tuition',
+  };
+  const group = await createGroup({
+    allowPartial: false,
+    payments: [
+      { profileId: ok, amount: 10.5, orderId: orders.voided },
+      { profileId: ok, amount: 20.25, orderId: orders.refunded },
+      { profileId: ok, amount: 30, orderId: orders.approved },
+      { profileId: partial, amount: 60, allowPartial: true, orderId: orders.partial },
+      { profileId: category1, amount: 41, orderId: 'declined-1' },
+      { profileId: category2, amount: 42, orderId: 'declined-2' },
+      { profileId: communication, amount: 43, orderId: 'communication-error' },
+      { profileId: ok, amount: 99.99, orderId: 'deleted' },
+    ],
+  });
+  const groupId = group.paymentGroupId as string;
+  const byOrder = (list: Json[]) => new Map(list.map((p) => [p.orderId as string, p]));
+  const created = byOrder(group.payments as Json[]);
+  expect(
+    (await call('DELETE', `${groupPath(groupId)}/payments/${created.get('deleted')!.paymentId}`)).status,
+  ).toBe(204);
+
+  // Processed just after a local settlement cut-off, so that the void below comes before the next.
+  await sleep(SETTLEMENT_MS - (Date.now() % SETTLEMENT_MS) + 100);
+  expect((await trigger(groupId)).status).toBe(200);
+  await waitForStatus(groupId, 'processed', 30_000);
+  const voided = await voidOrRefund(groupId, created.get(orders.voided)!.paymentId);
+  expect(voided.body).toMatchObject({ voidedCount: 1 });
+  // The refund: once the sale has settled at its cut-off.
+  const charged = byOrder(await payments(groupId));
+  const refundedSale = charged.get(orders.refunded)!;
+  await sleep(Math.max(0, Date.parse(refundedSale.authResponse.settlementTime) - Date.now()) + 300);
+  const refunded = await voidOrRefund(groupId, refundedSale.paymentId);
+  expect(refunded.body).toMatchObject({ refundedCount: 1 });
+
+  const processed = await getGroup(groupId);
+  const report = await call<Json>('GET', `${groupPath(groupId)}/report`);
+  expect(report.status).toBe(200);
+  expect(report.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(report.body).toEqual({
+    paymentGroupId: groupId,
+    status: 'processed',
+    executionArn: processed.executionArn,
+    startedAt: expect.any(String),
+    completedAt: processed.processingSummary.processedAt,
+    counts: {
+      payments: 7,
+      deleted: 1,
+      approved: 4,
+      partial: 1,
+      declined: 3,
+      declinedCategory1: 1,
+      declinedCategory2: 2,
+      failed: 0,
+      voided: 1,
+      refunded: 1,
+      retryScheduled: 0,
+      recovered: 0,
+    },
+    amounts: {
+      scheduled: 246.75,
+      approved: 110.75,
+      declined: 126,
+      failed: 0,
+      voided: 10.5,
+      refunded: 20.25,
+    },
+  });
+  // It adds up with the group's own totals and processing summary.
+  const { counts, amounts } = report.body;
+  const summary = processed.processingSummary;
+  expect(counts.payments).toBe(processed.paymentCount);
+  expect(amounts.scheduled).toBe(processed.totalAmount);
+  expect(counts.approved + counts.declined + counts.failed).toBe(counts.payments);
+  expect(counts.declinedCategory1 + counts.declinedCategory2).toBe(counts.declined);
+  expect(counts).toMatchObject({
+    approved: summary.approvedCount,
+    partial: summary.partialCount,
+    declined: summary.declinedCount,
+    failed: summary.failedCount,
+    deleted: summary.skippedCount,
+  });
+  expect(amounts.approved).toBe(summary.approvedAmount);
+  expect(cents(amounts.approved) + cents(amounts.declined) + cents(amounts.failed)).toBe(
+    cents(amounts.scheduled) - (60 - 50) * 100, // the partial approval's unapproved 10.00
+  );
+
+  const csv = await call('GET', `${groupPath(groupId)}/report`, undefined, {
+    headers: { accept: 'text/csv' },
+  });
+  expect(csv.status).toBe(200);
+  expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+  expect(csv.headers.get('link')).toBeNull(); // one page
+  const rows = parse(csv.text, { columns: true }) as Record<string, string>[];
+  expect(Object.keys(rows[0]!)).toEqual([
+    'paymentId',
+    'orderId',
+    'profileId',
+    'amount',
+    'status',
+    'responseCode',
+    'declineCategory',
+    'attempts',
+    'approvedAmount',
+    'refundedAmount',
+    'voided',
+  ]);
+  expect(rows).toHaveLength(8);
+  const row = new Map(rows.map((r) => [r.paymentId!, r]));
+  const of = (orderId: string) => row.get(created.get(orderId)!.paymentId)!;
+  expect(of(orders.voided)).toMatchObject({
+    orderId: `'${orders.voided}`,
+    status: 'approved',
+    voided: 'true',
+  });
+  expect(of(orders.refunded)).toMatchObject({
+    orderId: orders.refunded,
+    refundedAmount: '20.25',
+    voided: 'false',
+  });
+  expect(of(orders.approved).orderId).toBe(`'${orders.approved}`);
+  expect(of(orders.partial)).toMatchObject({
+    orderId: `'${orders.partial}`,
+    status: 'partial',
+    amount: '60.00',
+    approvedAmount: '50.00',
+    responseCode: '10',
+  });
+  expect(of('declined-1')).toMatchObject({ status: 'declined', responseCode: '05', declineCategory: '1' });
+  expect(of('declined-2')).toMatchObject({ status: 'declined', responseCode: '51', declineCategory: '2' });
+  expect(of('communication-error')).toMatchObject({ responseCode: '96', declineCategory: '2' });
+  expect(of('deleted')).toMatchObject({ status: 'deleted', attempts: '0', approvedAmount: '0.00' });
+
+  // The CSV's numbers are the report's.
+  const live = rows.filter((r) => r.status !== 'deleted');
+  const sum = (list: typeof rows, column: string) => list.reduce((total, r) => total + cents(r[column]!), 0);
+  const having = (status: string) => live.filter((r) => r.status === status);
+  expect(live).toHaveLength(counts.payments);
+  expect(rows.length - live.length).toBe(counts.deleted);
+  expect(having('approved').length + having('partial').length).toBe(counts.approved);
+  expect(having('partial')).toHaveLength(counts.partial);
+  expect(having('declined')).toHaveLength(counts.declined);
+  expect(having('declined').filter((r) => r.declineCategory === '1')).toHaveLength(counts.declinedCategory1);
+  expect(having('failed')).toHaveLength(counts.failed);
+  expect(live.filter((r) => r.voided === 'true')).toHaveLength(counts.voided);
+  expect(live.filter((r) => cents(r.refundedAmount!) > 0)).toHaveLength(counts.refunded);
+  expect(sum(live, 'amount')).toBe(cents(amounts.scheduled));
+  expect(sum(live, 'approvedAmount')).toBe(cents(amounts.approved));
+  expect(sum(having('declined'), 'amount')).toBe(cents(amounts.declined));
+  expect(sum(live, 'refundedAmount')).toBe(cents(amounts.refunded));
+  expect(
+    sum(
+      live.filter((r) => r.voided === 'true'),
+      'approvedAmount',
+    ),
+  ).toBe(cents(amounts.voided));
+
+  // `spay group report --csv` writes the same file; without --csv, the counts and amounts.
+  const home = mkdtempSync(join(tmpdir(), 'spay-report-'));
+  try {
+    await spay(home, 'login', '--data-dir', process.env.E2E_DATA_DIR!);
+    expect(parse(await spay(home, 'group', 'report', groupId, '--csv'), { columns: true })).toEqual(rows);
+    const summaryTable = await spay(home, 'group', 'report', groupId);
+    expect(summaryTable).toContain(`Group ${groupId}: processed`);
+    expect(summaryTable).toMatch(/Approved\s+│ 4\s+│ 110\.75/);
+    expect(summaryTable).toMatch(/Declined\s+│ 3\s+│ 126\.00/);
+    expect(summaryTable).toMatch(/category 1 \/ 2\s+│ 1 \/ 2/);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}, 120_000);
+
+test('a cursor that is not one, or a cursor on a JSON request, is 400; an unknown group 404', async () => {
+  const group = await createGroup({});
+  const path = `${groupPath(group.paymentGroupId)}/report`;
+  const csv = { headers: { accept: 'text/csv' } };
+  expect(await call('GET', `${path}?cursor=abc.def`, undefined, csv)).toMatchObject({
+    status: 400,
+    body: { responseCode: 400, message: 'cursor is not the cursor of a report page of this group' },
+  });
+  expect(await call('GET', `${path}?cursor=abc.def`)).toMatchObject({
+    status: 400,
+    body: { message: 'cursor is for the CSV pages only (send Accept: text/csv)' },
+  });
+  const pending = await call<Json>('GET', path);
+  expect(pending.body).toMatchObject({ status: 'pending', counts: { payments: group.paymentCount } });
+  expect(pending.body).not.toHaveProperty('executionArn');
+  const unknown = groupPath('0193c2a4-5b1e-7c3d-8e4f-000000000000');
+  expect((await call('GET', `${unknown}/report`, undefined, csv)).status).toBe(404);
+});
