@@ -5,7 +5,7 @@
  * reverse it, settle sales now (test clock), and read the e-mails sent. docs/integrating.md "Tester CLI".
  */
 import { Command } from 'commander';
-import { ApiError } from '../client';
+import { ApiError } from '../client/index';
 import { emailCommands } from './cli/emails';
 import { groupCommands } from './cli/groups';
 import { listenCommands } from './cli/listen';

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import type { RequestBody } from '../../client';
+import type { RequestBody } from '../../client/index';
 
 export type InlinePayment = NonNullable<RequestBody<'CreateGroup'>['payments']>[number];
 

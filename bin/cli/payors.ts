@@ -1,7 +1,7 @@
 /** `spay payor create`: payors with one saved card each, for the groups a tester builds. */
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import type { RequestBody } from '../../client';
+import type { RequestBody } from '../../client/index';
 import { clientOf, loadSession } from './session';
 import { table } from './views';
 

@@ -3,7 +3,7 @@
  * merchant's series, show one with its next occurrences in local time and UTC, cancel one.
  */
 import type { Command } from 'commander';
-import type { Schemas } from '../../client';
+import type { Schemas } from '../../client/index';
 import { readPayments } from './payments-file';
 import { clientOf, loadSession } from './session';
 import { readable, table } from './views';

@@ -7,7 +7,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ScheduledPaymentsClient } from '../../client';
+import { ScheduledPaymentsClient } from '../../client/index';
 
 export interface Session {
   /** `local`, or the stage's stack name from the CDK outputs file. */

@@ -4,7 +4,7 @@
  */
 import { Presets, SingleBar } from 'cli-progress';
 import Table from 'cli-table3';
-import type { ScheduledPaymentsClient, Schemas } from '../../client';
+import type { ScheduledPaymentsClient, Schemas } from '../../client/index';
 import { sleep } from '../../lambdas/shared/concurrency';
 
 type Payment = Schemas['Payment'];

@@ -37,10 +37,19 @@ export async function retryDecision(
   payment: Payment,
   result: AttemptResult,
   attempt: number,
-  state: Pick<BatchState, 'merchantId' | 'retryPolicy'>,
+  state: Pick<BatchState, 'merchantId' | 'retryPolicy' | 'retry'>,
 ): Promise<PaymentRetry | undefined> {
   const { auth, txn } = result;
-  const at = new Date(auth.processedAt);
+  // A retry round runs for its slot: the next retry counts from the later of the answer and that
+  // slot. In the cloud they are the same hour; a round run ahead of its hour (a non-production
+  // tick or retry-now, "as its slot would") once scheduled the next retry inside the slot it ran
+  // for, and a repeated tick of that slot charged it at once.
+  // (`bound` is a slot, `2030-06-03T14`; retry-now's runs every retry and counts from the answer.)
+  const slot = state.retry ? Date.parse(`${state.retry.bound}:00:00Z`) : Number.NaN;
+  const answered = Date.parse(auth.processedAt);
+  const at = new Date(
+    Number.isFinite(slot) && slot < Date.UTC(9999, 0) ? Math.max(answered, slot) : answered,
+  );
   const input: RetryDecisionInput = {
     policy: state.retryPolicy ?? NO_RETRIES,
     attempt,

@@ -60,6 +60,8 @@ function another(op: Operation, ids: Ids, second: Ids): { path: string; body?: u
       return { path, body: { amount: 0.4 } };
     case 'CreateWebhookEndpoint':
       return { path, body: { ...body, description: 'another' } };
+    case 'CreateSeries':
+      return { path, body: { ...body, locationId: 8 } };
     case 'ReplayWebhookEvents':
       return { path, body: { since: new Date(Date.now() - 120_000).toISOString() } };
     default:
@@ -118,6 +120,7 @@ test('every creating or money-moving POST of openapi.json takes the key', () => 
       'CreateGroup',
       'CreatePayor',
       'CreateSale',
+      'CreateSeries',
       'CreateWebhookEndpoint',
       'ProcessGroup',
       'ProcessMerchant',

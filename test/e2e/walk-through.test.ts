@@ -1,13 +1,16 @@
 /**
  * The walk-throughs of docs/integrating.md work as written: their bash blocks run, in order,
  * against this tier's runtime (only the addresses are swapped), and every step succeeds: the curl
- * walk-through, and the tester CLI's (logged in to this runtime through its data directory).
+ * walk-through, and the tester CLI's (logged in through a data directory: a runtime of its own,
+ * whose settlement cut-offs are an hour apart, so that only its `spay settle` settles the sales; on
+ * the tier's runtime, cut-offs every 8 s sometimes settled them first: "Settled 0 sales").
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { launchLocalRuntime } from '#lib/local/launcher';
 
 const run = promisify(execFile);
 
@@ -65,17 +68,19 @@ test("the tester CLI's walk-through runs start to finish", async () => {
   const admin = (...args: string[]) =>
     run('npm', ['run', '-s', 'admin', '--', ...args], {
       cwd: ROOT,
-      env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR! },
+      env: { ...process.env, DATA_DIR: dataDir },
     });
+  const runtime = await launchLocalRuntime({
+    dataDirPrefix: 'sps-e2e-walk-cli',
+    env: { SANDBOX_SETTLEMENT_SECONDS: '3600', SETTLEMENT_POLL_SECONDS: '2', LOCAL_DUE_SWEEP_SECONDS: '0' },
+  });
+  const dataDir = runtime.dataDir;
   await admin('register-merchant', '--mid', WALK_THROUGH_MID, '--name', 'Ogdenville Middle');
   await admin('grant', '--client', 'local-tester', '--mid', WALK_THROUGH_MID);
   const script = ['set -euo pipefail', ...blocks]
     .join('\n')
     // This tier's runtime instead of `npm start`'s: its data directory names its ports.
-    .replaceAll(
-      'cli -- login',
-      `cli -- login --data-dir ${process.env.E2E_DATA_DIR!} --mid ${WALK_THROUGH_MID}`,
-    );
+    .replaceAll('cli -- login', `cli -- login --data-dir ${dataDir} --mid ${WALK_THROUGH_MID}`);
   const home = mkdtempSync(join(tmpdir(), 'spay-walk-through-'));
   try {
     const { stdout } = await run('bash', ['-c', script], {
@@ -95,5 +100,6 @@ test("the tester CLI's walk-through runs start to finish", async () => {
     expect(stdout).toMatch(/│ QueueReceipts\s+│ Map/);
   } finally {
     rmSync(home, { recursive: true, force: true });
+    await runtime.stop();
   }
-}, 120_000);
+}, 180_000);
