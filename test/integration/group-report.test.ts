@@ -177,10 +177,12 @@ it('pages the CSV of a group three pages long, every page within the limits, eve
     cursor = link === undefined ? undefined : /^<\?cursor=([A-Za-z0-9_.-]+)>; rel="next"$/.exec(link)?.[1];
     if (link !== undefined) expect(cursor).toBeDefined();
     pages++;
-  } while (cursor !== undefined && pages <= COUNT / REPORT_PAGE_ROWS + 1);
+  } while (cursor !== undefined && pages <= 4 * (COUNT / REPORT_PAGE_ROWS));
   console.info(`${pages} CSV pages, largest proxy result ${largest} bytes`);
 
-  expect(pages).toBe(COUNT / REPORT_PAGE_ROWS);
+  // Three full pages; a page whose reads outlast its time budget (REPORT_PAGE_BUDGET_MS, wall
+  // clock: a loaded machine) ends early with a cursor, so there may be more, never fewer.
+  expect(pages).toBeGreaterThanOrEqual(COUNT / REPORT_PAGE_ROWS);
   expect(seen.size).toBe(payments.length);
   for (const p of payments) {
     const row = seen.get(p.paymentId)!;

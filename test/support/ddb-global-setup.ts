@@ -1,8 +1,19 @@
-/** Integration tier: one in-memory DynamoDB Local for the run; each test file makes its own table. */
-import { localAwsEnv, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+/**
+ * Integration tier: an in-memory DynamoDB Local per Jest worker; each test file makes its own
+ * table in its worker's. One shared by both workers made each heavy file (thousands of writes)
+ * run ten times slower beside another than alone: DynamoDB Local serialises its work on one
+ * database, so a file's writes queued behind the other worker's.
+ */
+import type { Config } from '@jest/types';
+import { localAwsEnv, startDynamoDbLocal, type DynamoDbLocal } from '#lib/local/dynamodb-local';
 
-export default async function setup(): Promise<void> {
-  const ddb = await startDynamoDbLocal();
-  Object.assign(process.env, localAwsEnv(ddb.endpoint));
-  (globalThis as { __DDB_LOCAL__?: unknown }).__DDB_LOCAL__ = ddb;
+export default async function setup(globalConfig: Config.GlobalConfig): Promise<void> {
+  const count = Math.max(1, globalConfig.maxWorkers);
+  const instances: DynamoDbLocal[] = await Promise.all(
+    Array.from({ length: count }, () => startDynamoDbLocal()),
+  );
+  Object.assign(process.env, localAwsEnv(instances[0]!.endpoint));
+  // test/support/function-env.ts points each worker at its own (JEST_WORKER_ID counts from 1).
+  process.env.DDB_LOCAL_ENDPOINTS = instances.map((i) => i.endpoint).join(',');
+  (globalThis as { __DDB_LOCAL__?: DynamoDbLocal[] }).__DDB_LOCAL__ = instances;
 }

@@ -1,5 +1,6 @@
 import type { DynamoDbLocal } from '#lib/local/dynamodb-local';
 
 export default async function teardown(): Promise<void> {
-  await (globalThis as { __DDB_LOCAL__?: DynamoDbLocal }).__DDB_LOCAL__?.stop();
+  const instances = (globalThis as { __DDB_LOCAL__?: DynamoDbLocal[] }).__DDB_LOCAL__ ?? [];
+  await Promise.all(instances.map((i) => i.stop()));
 }
