@@ -7,7 +7,6 @@
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { PathParams } from '#contract/params';
@@ -17,7 +16,7 @@ import { isTransient } from './ddb';
 import { ServiceError } from './errors';
 import { newId } from './ids';
 import { logger } from './logger';
-import { tracer } from './tracer';
+import { traceInvocations } from './tracer';
 import { validator, ValidationError, type Problem } from './validation';
 import {
   bodyParser,
@@ -287,7 +286,7 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
   // A route without a query schema takes none: every name is refused.
   const queryValidator = validator(route.query, 'query');
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
-    .use(captureLambdaHandler(tracer))
+    .use(traceInvocations())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use({ onError: (request) => void (request.response = errorResponse(request.error)) })
     .handler(async (event) => {
