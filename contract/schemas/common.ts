@@ -153,7 +153,8 @@ export const numberedListing = <S extends object, O extends string, N extends st
   const list = {
     type: 'array',
     items,
-    description: `Without paging parameters: every matching ${one}.` as `Without paging parameters: every matching ${O}.`,
+    description:
+      `Without paging parameters: every matching ${one}.` as `Without paging parameters: every matching ${O}.`,
   } as const;
   const page = {
     type: 'object',

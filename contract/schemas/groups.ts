@@ -1,7 +1,16 @@
 /** Payment groups: request schemas, the list query, and the Group responses (groupView). */
 import type { FromSchema } from 'json-schema-to-ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE } from '../limits';
-import { count, dateTime, idempotencyKey, midPattern, money, numberedListing, queryInt, uuid } from './common';
+import {
+  count,
+  dateTime,
+  idempotencyKey,
+  midPattern,
+  money,
+  numberedListing,
+  queryInt,
+  uuid,
+} from './common';
 import { inlinePaymentSchema, paymentSchema } from './payments';
 import { processingSummarySchema, voidOrRefundSummarySchema } from './processing';
 import { retryPolicySchema, retryPolicyViewSchema } from './retries';

@@ -81,4 +81,5 @@ export class DynamoEventCursorStore {
 }
 
 /** The container's store, on the configured table (made on first use). */
-export const eventCursorStore: () => DynamoEventCursorStore = /* @__PURE__ */ containerStore(DynamoEventCursorStore);
+export const eventCursorStore: () => DynamoEventCursorStore =
+  /* @__PURE__ */ containerStore(DynamoEventCursorStore);

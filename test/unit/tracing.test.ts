@@ -43,7 +43,7 @@ it("records no handler's answer: a payor's data never reaches X-Ray", async () =
   expect(segment.addMetadata).not.toHaveBeenCalled();
 });
 
-it("records a failure as a flag, without its message (a refusal names the value it refused)", async () => {
+it('records a failure as a flag, without its message (a refusal names the value it refused)', async () => {
   const { segment, metadata } = tracedSegment();
   const handler = taskHandler(async () => {
     throw new Error('customerAccountId "Jane Doe, 12 Elm St" refused');
