@@ -60,6 +60,8 @@ export interface ModelInput {
   startsPerSecond?: number;
   /** A group's ranges at once (today: rangePlan with PROCESS_FAN_OUT). */
   fanOutOf?: (size: number) => number;
+  /** Round trips in the Region (REGION unless given). */
+  region?: { ddbCallSeconds: number; taskOverheadSeconds: number; sfnCallSeconds: number };
   /** Stop the model here (seconds): whatever is unanswered then is reported so. */
   horizonSeconds?: number;
 }
@@ -101,7 +103,8 @@ export function runModel(input: ModelInput): ModelResult {
   const table = new TokenBucket(tableWcu, tableWcu);
   const partitionWcu = limits.partitionWcu ?? DDB_PARTITION_WCU;
   const partitionRcu = DDB_PARTITION_RCU;
-  const call = REGION.ddbCallSeconds;
+  const region = input.region ?? REGION;
+  const call = region.ddbCallSeconds;
   const L = input.latencySeconds;
 
   const groups: GroupTimes[] = sizes.map((size) => ({
@@ -177,7 +180,7 @@ export function runModel(input: ModelInput): ModelResult {
       const delay = Math.min(policy.maxDelaySeconds, policy.intervalSeconds * policy.backoffRate ** (n - 1));
       q.after((policy.fullJitter ? random() * delay : delay) + enter(1), attempt);
     };
-    q.after(enter(1) + REGION.taskOverheadSeconds, attempt);
+    q.after(enter(1) + region.taskOverheadSeconds, attempt);
   };
 
   /** An execution failed (a task out of retries): its unanswered payments wait for the tick's re-drive, after the slot. */
@@ -274,7 +277,10 @@ export function runModel(input: ModelInput): ModelResult {
         // partition's read units allow.
         const queries = Math.ceil((size * ITEMS.countBytesPerPayment) / ITEMS.queryBytes);
         const units = queries * ITEMS.readUnitsPerQuery;
-        const seconds = Math.max(call * (1 + queries + plan.ranges - 1), units / partitionRcu);
+        const seconds = Math.max(
+          call * (1 + queries + plan.ranges - 1),
+          (units - partitionRcu) / partitionRcu,
+        );
         counters.peakPartitionRcu = Math.max(counters.peakPartitionRcu, units / Math.max(1, seconds));
         q.after(seconds, () => finish());
       },
@@ -323,7 +329,7 @@ export function runModel(input: ModelInput): ModelResult {
       if (paced > 0) return q.after(paced, () => startExecution(g, attempt));
       if (starts.tryTake(q.now)) {
         startedGroups++;
-        q.after(REGION.sfnCallSeconds, () => {
+        q.after(region.sfnCallSeconds, () => {
           execute(g);
           q.after(call, next); // the ARN's record
         });
@@ -332,7 +338,7 @@ export function runModel(input: ModelInput): ModelResult {
       counters.startThrottles++;
       if (attempt < SDK_RETRY.maxAttempts) {
         const cap = Math.min(SDK_RETRY.maxBackoffSeconds, SDK_RETRY.throttleBaseSeconds * 2 ** (attempt - 1));
-        return q.after(REGION.sfnCallSeconds + random() * cap, () => startExecution(g, attempt + 1));
+        return q.after(region.sfnCallSeconds + random() * cap, () => startExecution(g, attempt + 1));
       }
       counters.startsReleased++;
       q.after(call, () => {
