@@ -277,10 +277,7 @@ export function runModel(input: ModelInput): ModelResult {
         // partition's read units allow.
         const queries = Math.ceil((size * ITEMS.countBytesPerPayment) / ITEMS.queryBytes);
         const units = queries * ITEMS.readUnitsPerQuery;
-        const seconds = Math.max(
-          call * (1 + queries + plan.ranges - 1),
-          (units - partitionRcu) / partitionRcu,
-        );
+        const seconds = Math.max(call * (1 + queries + plan.ranges - 1), units / partitionRcu);
         counters.peakPartitionRcu = Math.max(counters.peakPartitionRcu, units / Math.max(1, seconds));
         q.after(seconds, () => finish());
       },

@@ -135,7 +135,7 @@ export function report(results: Results): { console: string; markdown: string } 
       `Computed ${p.measuredAt.slice(0, 10)}${p.commit ? ` at ${p.commit}` : ''}. Per payment: ${c.callsBefore + c.callsAfter} DynamoDB calls ` +
       `(${c.sources.ddbCalls}), ${(c.cpuSeconds * 1000).toFixed(1)} ms of CPU (${c.sources.cpu}), ${c.tableWriteUnits} write units ` +
       `(${c.partitionWriteUnits} on the group's partition), ${c.historyEventsPerPayment} history events (${c.sources.historyEvents}), ` +
-      `${c.emailsPerPayment} e-mails (${c.sources.emails}). Assumed: ${p.assumptions.ddbCallSeconds * 1000} ms a DynamoDB call, ` +
+      `${c.emailsPerPayment} e-mail(s) (${c.sources.emails}). Assumed: ${p.assumptions.ddbCallSeconds * 1000} ms a DynamoDB call, ` +
       `${p.assumptions.taskOverheadSeconds * 1000} ms a Task's own overhead, the processor's burst ${p.processorBurstSeconds} s of its rate.`,
     '',
     `| measure | ${runs.map((run) => `L = ${run.name}`).join(' | ')} |`,
@@ -179,7 +179,8 @@ export function report(results: Results): { console: string; markdown: string } 
       (run) => `${int(r(run).peakPartitionWcu)}; ${int(r(run).peakTableWcu)}`,
     ),
     row('peak read units per second on a partition (BeginGroup)', (run) => int(r(run).peakPartitionRcu)),
-    row('binds', (run) => binding(run)),
+    '',
+    ...runs.map((run) => `- What binds at L = ${run.name}: ${binding(run)}.`),
     '',
     `Bounds at ${runs[0]!.latencySeconds} s (seconds the slot cannot beat, whatever the service does; "configuration" ones the service can move): ` +
       runs[0]!.bounds
