@@ -68,7 +68,15 @@ export function verdicts(run: PeakRun, targets: PeakSlotResult['targets']) {
     : r.groupsUnstarted > 0
       ? `NOT met: ${r.groupsUnstarted} groups never answered in the slot`
       : `NOT met: the latest first answer ${sec(late)} over`;
-  return { lastOk, firstOk, last, first, limit };
+  const rate =
+    run.unlimited || r.processorRefused === 0
+      ? 'met'
+      : `NOT met: ${int(r.processorRefused)} charges asked over it (refused), up to ${int(r.peakChargesPerSecond)} taken in a second`;
+  const givenUp =
+    r.givenUp === 0 && r.executionsFailed === 0
+      ? 'met'
+      : `NOT met: ${int(r.givenUp)} given up, ${r.executionsFailed} executions failed`;
+  return { lastOk, firstOk, last, first, limit, rate, givenUp };
 }
 
 /** What bound the run, from what it ran into. */
@@ -119,7 +127,7 @@ export function report(results: Results): { console: string; markdown: string } 
     (run, i) =>
       `peak-slot ${run.name}: last answer ${sec(run.result.lastAnswerSeconds)} (tightest bound ${sec(run.tightest.seconds)}: ${v[i]!.last}); ` +
       `first answer max ${sec(run.result.firstAnswer.max)} (${v[i]!.first}); peak concurrency ${int(run.result.peakProcessingConcurrency)}; ` +
-      `given up ${int(run.result.givenUp)}; binds: ${binding(run)}`,
+      `processor's rate: ${v[i]!.rate}; given up: ${v[i]!.givenUp}; binds: ${binding(run)}`,
   );
   const row = (label: string, f: (run: PeakRun, i: number) => string) =>
     `| ${label} | ${runs.map((run, i) => f(run, i)).join(' | ')} |`;
@@ -153,6 +161,8 @@ export function report(results: Results): { console: string; markdown: string } 
       (run, i) => `${pcts(r(run).firstAnswer)}: ${v[i]!.first}`,
     ),
     row("a group's last answer p50 / p99 / max", (run) => pcts(r(run).lastAnswer)),
+    row("never above the processor's rate", (_, i) => v[i]!.rate),
+    row('nothing given up for throttling', (_, i) => v[i]!.givenUp),
     row(
       `peak concurrency by function (account ${int(LAMBDA_ACCOUNT_CONCURRENCY)})`,
       (run) =>

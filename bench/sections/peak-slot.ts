@@ -36,7 +36,7 @@ function run(config: BenchConfig): Promise<Results> {
     const result = runModel({ sizes, seed, costs, service, ...sc });
     const all = bounds({ sizes, costs, service, ...sc });
     console.log(
-      `  peak-slot ${sc.name}: last answer ${round(result.lastAnswerSeconds)} s, ${result.events.toLocaleString('en-US')} events ` +
+      `  peak-slot ${sc.name}: last answer ${Number.isNaN(result.lastAnswerSeconds) ? 'never' : `${round(result.lastAnswerSeconds)} s`}, ${result.events.toLocaleString('en-US')} events ` +
         `in ${round((performance.now() - started) / 1000)} s`,
     );
     return { ...sc, unlimited: sc.processorRate >= 1e12, result, bounds: all, tightest: tightest(all) };
