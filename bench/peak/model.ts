@@ -72,6 +72,9 @@ export interface ModelInput {
  */
 export const PROCESSOR_BURST_SECONDS = 0.1;
 
+/** Assumed: DynamoDB lets a tenth of a second's write units through at once, so no second passes the limit by much. */
+export const WRITE_BURST_SECONDS = 0.1;
+
 type TaskError = 'Lambda.TooManyRequestsException' | 'ProcessorUnavailable';
 
 export function runModel(input: ModelInput): ModelResult {
@@ -100,7 +103,7 @@ export function runModel(input: ModelInput): ModelResult {
   if (input.latencySeconds >= s.processorTimeoutSeconds)
     throw new Error('every charge would outlast the adapter timeout (PROCESSOR_TIMEOUT_MS)');
   const tableWcu = limits.tableWcu ?? DDB_TABLE_MAX_WCU;
-  const table = new TokenBucket(tableWcu, tableWcu);
+  const table = new TokenBucket(tableWcu * WRITE_BURST_SECONDS, tableWcu);
   const partitionWcu = limits.partitionWcu ?? DDB_PARTITION_WCU;
   const partitionRcu = DDB_PARTITION_RCU;
   const region = input.region ?? REGION;
@@ -114,7 +117,7 @@ export function runModel(input: ModelInput): ModelResult {
     first: NaN,
     last: NaN,
   }));
-  const partitions = sizes.map(() => new TokenBucket(partitionWcu, partitionWcu));
+  const partitions = sizes.map(() => new TokenBucket(partitionWcu * WRITE_BURST_SECONDS, partitionWcu));
   const partitionPeaks = sizes.map(() => new PeakPerSecond());
   const tablePeak = new PeakPerSecond();
   const charges = new PeakPerSecond();
