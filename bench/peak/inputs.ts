@@ -116,13 +116,13 @@ export function serviceSettings(): ServiceSettings {
 
 /**
  * Assumed, not measured: a DynamoDB call's round trip from a Lambda function in the same Region
- * (docs/operating.md "Busiest slot": 5-10 ms), Step Functions' own time per Task (the transition and
+ * (docs/operating.md "The busiest slot": 5-10 ms), Step Functions' own time per Task (the transition and
  * the Lambda invoke) and a StartExecution call's round trip.
  */
 export const REGION = { ddbCallSeconds: 0.007, taskOverheadSeconds: 0.05, sfnCallSeconds: 0.03 } as const;
 
 /**
- * Assumed item sizes (docs/operating.md "Busiest slot", DynamoDB): every write 1 unit but the
+ * Assumed item sizes (docs/operating.md "The busiest slot", DynamoDB): every write 1 unit but the
  * payment's `authResponse` update (the payment item, about 2 KB: 2 units), 3 index writes per
  * payment (the sale's day index twice, its sweep index once), and BeginGroup's count through the
  * group's keys reading about 500 bytes per payment, 1 MB (128 read units, eventually consistent)

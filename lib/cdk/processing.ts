@@ -58,7 +58,7 @@ export interface ServiceProcessingProps {
  *
  * Lambda concurrency: a group runs up to PROCESS_FAN_OUT (default 8) batch tasks at once, so
  * groups processing at the same time × 8 of the account's concurrency (1,000 by default; docs/operating.md
- * "Large groups in the cloud"). None is reserved: a reservation would also cap, and a throttled
+ * "The busiest slot"). None is reserved: a reservation would also cap, and a throttled
  * invocation is retried by the state machine (Lambda.TooManyRequestsException) without charging.
  */
 const TASK_SETTINGS: Record<string, { timeout: Duration; memorySize: number }> = {
