@@ -56,6 +56,12 @@ export interface ModelInput {
   reserved?: Partial<Record<FunctionName, number>>;
   /** Concurrency the API's functions hold through the slot (from the shared pool). */
   apiConcurrency?: number;
+  /**
+   * Charges wait for the processor's rate instead of being refused (today: not paced). The model
+   * does not end a task at its TimeoutSeconds: a run whose longest batch passes it is out of the
+   * model's reach (the report says so).
+   */
+  paceCharges?: boolean;
   /** StartExecution calls per second the starters pace themselves to (today: not paced). */
   startsPerSecond?: number;
   /** A group's ranges at once (today: rangePlan with PROCESS_FAN_OUT). */
@@ -121,12 +127,14 @@ export function runModel(input: ModelInput): ModelResult {
   const partitionPeaks = sizes.map(() => new PeakPerSecond());
   const tablePeak = new PeakPerSecond();
   const charges = new PeakPerSecond();
+  const transitionsPeak = new PeakPerSecond();
   const counters = {
     startThrottles: 0,
     startsReleased: 0,
     transitions: 0,
     transitionsDelayed: 0,
     processorRefused: 0,
+    chargesPaced: 0,
     partitionThrottled: 0,
     tableThrottled: 0,
     givenUpThrottled: 0,
@@ -149,6 +157,7 @@ export function runModel(input: ModelInput): ModelResult {
   /** Step Functions enters `n` states: answers the delay the transitions bucket imposes. */
   const enter = (n: number) => {
     counters.transitions += n;
+    transitionsPeak.add(q.now, n);
     const wait = transitions.reserve(q.now, n);
     if (wait > 0) counters.transitionsDelayed += n;
     return wait;
@@ -216,6 +225,14 @@ export function runModel(input: ModelInput): ModelResult {
             q.after(call * costs.callsBefore + costs.cpuSeconds, ask);
           };
           const ask = () => {
+            if (input.paceCharges) {
+              const wait = processor.reserve(q.now);
+              if (wait > 0) counters.chargesPaced++;
+              return q.after(wait, () => {
+                charges.add(q.now, 1);
+                q.after(L + call * (costs.callsAfter - 1), update);
+              });
+            }
             if (!processor.tryTake(q.now)) {
               counters.processorRefused++;
               refused++;
@@ -370,6 +387,7 @@ export function runModel(input: ModelInput): ModelResult {
     lambdaSeconds: { ...pool.busySeconds },
     peakChargesPerSecond: charges.max,
     peakTableWcu: tablePeak.max,
+    peakTransitionsPerSecond: transitionsPeak.max,
     tableWriteUnits: tablePeak.total,
     peakPartitionWcu: Math.max(...partitionPeaks.map((p) => p.max)),
     ...counters,

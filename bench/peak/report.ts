@@ -8,6 +8,7 @@ import {
   DDB_PARTITION_WCU,
   LAMBDA_ACCOUNT_CONCURRENCY,
   SES_SEND_RATE,
+  SFN_HISTORY_EVENTS_PER_EXECUTION,
 } from './quotas';
 import type { ModelResult, Percentiles } from './stats';
 
@@ -39,6 +40,7 @@ export interface PeakSlotResult {
     fanOut: number;
     startConcurrency: number;
     emailSendRate: number;
+    authorizeBatchTimeoutSeconds: number;
   };
   costs: PaymentCosts;
   assumptions: Record<string, number> & { ddbCallSeconds: number; taskOverheadSeconds: number };
@@ -184,6 +186,20 @@ export function report(results: Results): { console: string; markdown: string } 
         `${int(r(run).givenUp)} (Lambda throttling ${int(r(run).givenUpThrottled)}, processor refusals ${int(r(run).givenUpProcessor)}); ${r(run).executionsFailed}`,
     ),
     row('peak charges per second', (run) => int(r(run).peakChargesPerSecond)),
+    row('Lambda execution time by function', (run) =>
+      FUNCTIONS.filter((f) => r(run).lambdaSeconds[f] > 0)
+        .map((f) => `${f} ${int(r(run).lambdaSeconds[f])} s`)
+        .join(', '),
+    ),
+    row(
+      `longest batch (the task's TimeoutSeconds: ${p.settings.authorizeBatchTimeoutSeconds} s)`,
+      (run) =>
+        `${sec(r(run).longestBatchSeconds)}${r(run).longestBatchSeconds > p.settings.authorizeBatchTimeoutSeconds ? ' (past it: the model does not time tasks out, so this run is out of its reach)' : ''}`,
+    ),
+    row(
+      'state transitions: in all; peak per second',
+      (run) => `${int(r(run).transitions)}; ${int(r(run).peakTransitionsPerSecond)}`,
+    ),
     row(
       `peak write units per second: a partition (limit ${int(DDB_PARTITION_WCU)}); the table (new on-demand: ${int(DDB_ON_DEMAND_NEW_TABLE_WCU)})`,
       (run) => `${int(r(run).peakPartitionWcu)}; ${int(r(run).peakTableWcu)}`,
@@ -196,7 +212,9 @@ export function report(results: Results): { console: string; markdown: string } 
       runs[0]!.bounds
         .map((b) => `${b.limit}: ${sec(b.seconds)} (${b.kind}; moved by ${b.movedBy})`)
         .join('; ') +
-      `. Receipts (after the settlement cut-off, not in these times): ${int(p.workload.payments * c.emailsPerPayment)} e-mails at ` +
+      `. History events of the largest group at the bench's rate: ${int(largest * c.historyEventsPerPayment)} ` +
+      `(quota ${int(SFN_HISTORY_EVENTS_PER_EXECUTION)}; each retried task adds about 3).` +
+      ` Receipts (after the settlement cut-off, not in these times): ${int(p.workload.payments * c.emailsPerPayment)} e-mails at ` +
       `${p.settings.emailSendRate} a second (EMAIL_SEND_RATE; SES's starting quota ${SES_SEND_RATE}) take ` +
       `${((p.workload.payments * c.emailsPerPayment) / p.settings.emailSendRate / 3600).toFixed(1)} hours.`,
   ].join('\n');

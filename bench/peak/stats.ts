@@ -64,6 +64,8 @@ export type ModelResult = ReturnType<typeof groupStats> & {
   transitions: number;
   transitionsDelayed: number;
   processorRefused: number;
+  chargesPaced: number;
+  peakTransitionsPerSecond: number;
   partitionThrottled: number;
   tableThrottled: number;
   givenUpThrottled: number;

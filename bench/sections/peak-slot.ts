@@ -58,6 +58,7 @@ function run(config: BenchConfig): Promise<Results> {
       fanOut: service.fanOut,
       startConcurrency: service.startConcurrency,
       emailSendRate: service.emailSendRate,
+      authorizeBatchTimeoutSeconds: service.authorizeBatchTimeoutSeconds,
     },
     costs,
     assumptions: { ...REGION, ...ITEMS },

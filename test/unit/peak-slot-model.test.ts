@@ -249,6 +249,15 @@ describe('runModel on a tiny slot', () => {
     expect(r.givenUp).toBe(0);
   });
 
+  it('paced (the admission hook): charges over the rate wait for it instead of being refused', () => {
+    // 10 charges/s, a bucket of 1: the 4 asked at once go at 0, 0.1, 0.2 and 0.3 s.
+    const r = runModel(tiny({ sizes: [4], processorRate: 10, paceCharges: true }));
+    expect(r.processorRefused).toBe(0);
+    expect(r.chargesPaced).toBe(3);
+    expect(r.firstAnswer.max).toBeCloseTo(COUNT + 1);
+    expect(r.lastAnswerSeconds).toBeCloseTo(COUNT + 1.3);
+  });
+
   it('out of retries, FailBatch gives the batch up', () => {
     // As above with one retry: answers at 1 and 17, then FailBatch records the other 2 at 17.
     const base = tiny({});
