@@ -6,8 +6,10 @@ import {
   BatchGetCommand,
   BatchWriteCommand,
   QueryCommand,
+  UpdateCommand,
   type DynamoDBDocumentClient,
   type QueryCommandInput,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { withBackoff, type BackoffDelays } from '#shared/backoff';
 import { config } from '#shared/config';
@@ -48,6 +50,17 @@ export const epoch = (d: Date): number => Math.floor(d.getTime() / 1000);
 
 export const isConditionFailure = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/** An update that its condition may refuse: true when applied, false when refused. */
+export async function updateIf(db: DynamoDBDocumentClient, input: UpdateCommandInput): Promise<boolean> {
+  try {
+    await db.send(new UpdateCommand(input));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
 
 /** An item of a transaction (its index in TransactItems), or `any` of them. */
 type TransactionItem = number | 'any';

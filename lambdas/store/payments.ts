@@ -3,35 +3,28 @@
  * transaction with conditions, so concurrent writers cannot break `paymentCount`/`totalCents`,
  * and nothing changes once a group has left `pending`.
  */
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
 import { keys } from '#shared/keys';
 import { nextSequence } from '#domain/events';
-import {
-  answerEventType,
-  attemptOf,
-  paymentEvent,
-  type Group,
-  type Payment,
-  type PaymentAttempt,
-} from '#domain/groups';
+import { attemptOf, paymentEvent, type Payment } from '#domain/groups';
 import { parseProfileId } from '#domain/payors';
 import type { AuthResponse } from '#domain/processing';
 import type { PaymentRetry } from '#domain/retries';
-import type { ServiceEvent } from '#domain/events';
 import type { OutboxItem } from '#domain/notifications';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
-import {
-  batchGet,
-  conditionOutcome,
-  containerStore,
-  isConditionFailure,
-  type Item,
-  queryAll,
-  strip,
-} from './items';
+import { batchGet, conditionOutcome, containerStore, type Item, queryAll, strip, updateIf } from './items';
 import { announcedUpdate, eventPut, sequenced, writeAnnounced } from './events';
+import {
+  firstAnswerWrites,
+  retryAnswerWrites,
+  retryCancelWrites,
+  groupTotals,
+  scheduledRetryDeleteWrites,
+  type AnswerRecord,
+  type RetryWriteOutcome,
+  type Slot,
+} from './payment-writes';
 import { methodUsable, useDelete, usePut } from './method-uses';
 import { outboxPut } from './outbox';
 import { readAfter, readPage, type Page } from './paging';
@@ -51,32 +44,8 @@ const ANSWER_ATTEMPTS = 5;
  */
 export type WriteOutcome = 'ok' | 'group-not-editable' | 'payment-changed' | 'method-unavailable';
 
-/** The schedule a payment-scheduled notice names. */
-export type Slot = Pick<Group, 'scheduleDate' | 'scheduleHour'>;
+export type { AnswerRecord, RetryWriteOutcome, Slot } from './payment-writes';
 
-/** What an attempt's answer writes beside its authResponse (core/attempts.ts). */
-export interface AnswerRecord {
-  /** The attempt as the payment lists it. */
-  attempt: PaymentAttempt;
-  /** The retry it decides (absent: none to show). */
-  retry?: PaymentRetry;
-  /** The payor's decline notice, written with the answer. */
-  outbox?: OutboxItem;
-}
-
-/** Outcome of recording a retry's answer or cancellation. */
-export type RetryWriteOutcome = 'ok' | 'changed';
-
-/** The events an answer announces: the answer's, then `payment.retry_scheduled` when it schedules one. */
-function answerEvents(answered: Payment, seen: number | undefined, now: Date): ServiceEvent[] {
-  const first = (seen ?? 0) + 1;
-  const events = [
-    paymentEvent(answerEventType(answered.authResponse!), { ...answered, eventSeq: first }, now),
-  ];
-  if (answered.retry?.status === 'scheduled')
-    events.push(paymentEvent('payment.retry_scheduled', { ...answered, eventSeq: first + 1 }, now));
-  return events;
-}
 export interface PaymentStore {
   getPayment(groupId: string, paymentId: string): Promise<Payment | undefined>;
   /** The named payments of a group that exist (by key: the cost follows the list, not the group). */
@@ -215,38 +184,6 @@ export class DynamoPaymentStore implements PaymentStore {
     return (await this.paymentsAfter(groupId, cursor, limit)).payments;
   }
 
-  /** The group-side half of every payment change: totals move only while it is pending. */
-  private groupTotals(
-    group: Pick<Group, 'paymentGroupId' | 'merchantId'>,
-    countDelta: number,
-    centsDelta: number,
-    now: Date,
-    /** The slot the caller read (a notice names it): the change holds only if it is unchanged. */
-    slot?: Slot,
-  ) {
-    return {
-      Update: {
-        TableName: this.tableName,
-        Key: keys.group(group.paymentGroupId),
-        UpdateExpression: 'ADD paymentCount :c, totalCents :t SET lastUpdated = :now',
-        ConditionExpression:
-          '#status = :pending AND merchantId = :m' +
-          (countDelta > 0 ? ' AND paymentCount < :max' : '') +
-          (slot ? ' AND scheduleDate = :d AND scheduleHour = :h' : ''),
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':c': countDelta,
-          ':t': centsDelta,
-          ':now': now.toISOString(),
-          ':pending': 'pending',
-          ':m': group.merchantId,
-          ...(countDelta > 0 && { ':max': MAX_PAYMENTS_PER_GROUP }),
-          ...(slot && { ':d': slot.scheduleDate, ':h': slot.scheduleHour }),
-        },
-      },
-    };
-  }
-
   /**
    * Item 0 is the payment, item 1 its group and, when the payment takes a method, item 2 the
    * method's fence: the cancelled one says who refused.
@@ -281,7 +218,7 @@ export class DynamoPaymentStore implements PaymentStore {
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
-        this.groupTotals(payment, 1, payment.amountCents, now, slot),
+        groupTotals(this.tableName, payment, 1, payment.amountCents, now, slot),
         methodUsable(this.tableName, payment.profileId),
         usePut(this.tableName, payment),
         ...outbox.map((o) => outboxPut(this.tableName, o)),
@@ -316,7 +253,7 @@ export class DynamoPaymentStore implements PaymentStore {
             },
           },
         },
-        this.groupTotals(next, 0, next.amountCents - previous.amountCents, now),
+        groupTotals(this.tableName, next, 0, next.amountCents - previous.amountCents, now),
         ...(moves
           ? [
               methodUsable(this.tableName, next.profileId),
@@ -351,7 +288,7 @@ export class DynamoPaymentStore implements PaymentStore {
     );
     return this.transact([
       update!,
-      this.groupTotals(previous, -1, -previous.amountCents, now),
+      groupTotals(this.tableName, previous, -1, -previous.amountCents, now),
       useDelete(this.tableName, previous),
       event!,
     ]);
@@ -379,29 +316,10 @@ export class DynamoPaymentStore implements PaymentStore {
         ...(record.retry && { retry: record.retry }),
         lastUpdated: now.toISOString(),
       };
-      const written = await writeAnnounced(this.db, [
-        ...announcedUpdate(
-          this.tableName,
-          {
-            Key: keys.payment(payment.paymentGroupId, payment.paymentId),
-            set:
-              'authResponse = :a, attempts = :attempts, lastUpdated = :now' +
-              (record.retry ? ', #retry = :r' : ''),
-            condition: 'attribute_not_exists(authResponse) OR authResponse = :null',
-            ...(record.retry && { names: { '#retry': 'retry' } }),
-            values: {
-              ':a': authResponse,
-              ':attempts': [record.attempt],
-              ':null': null,
-              ':now': now.toISOString(),
-              ...(record.retry && { ':r': record.retry }),
-            },
-          },
-          current.eventSeq,
-          answerEvents(answered, current.eventSeq, now),
-        ),
-        ...(record.outbox ? [outboxPut(this.tableName, record.outbox)] : []),
-      ]);
+      const written = await writeAnnounced(
+        this.db,
+        firstAnswerWrites(this.tableName, current, answered, record, now),
+      );
       if (written) return true;
       current = await this.getPayment(payment.paymentGroupId, payment.paymentId);
     }
@@ -415,129 +333,17 @@ export class DynamoPaymentStore implements PaymentStore {
     record: AnswerRecord,
     now: Date,
   ): Promise<RetryWriteOutcome> {
-    const before = payment.attempts ?? [];
-    const answered: Payment = {
-      ...payment,
-      authResponse,
-      attempts: [...before, record.attempt],
-      ...(record.retry ? { retry: record.retry } : {}),
-      lastUpdated: now.toISOString(),
-    };
-    if (!record.retry) delete answered.retry;
-    const written = await writeAnnounced(this.db, [
-      ...announcedUpdate(
-        this.tableName,
-        {
-          Key: keys.payment(payment.paymentGroupId, payment.paymentId),
-          set:
-            'authResponse = :a, attempts = :attempts, lastUpdated = :now' +
-            (record.retry ? ', #retry = :r' : ''),
-          ...(!record.retry && { remove: '#retry' }),
-          condition: '#retry.#status = :scheduled AND size(attempts) = :before AND deleted = :false',
-          names: { '#retry': 'retry', '#status': 'status' },
-          values: {
-            ':a': authResponse,
-            ':attempts': answered.attempts,
-            ':now': now.toISOString(),
-            ':scheduled': 'scheduled',
-            ':before': before.length,
-            ':false': false,
-            ...(record.retry && { ':r': record.retry }),
-          },
-        },
-        payment.eventSeq,
-        answerEvents(answered, payment.eventSeq, now),
-      ),
-      ...(record.outbox ? [outboxPut(this.tableName, record.outbox)] : []),
-    ]);
-    return written ? 'ok' : 'changed';
+    const writes = retryAnswerWrites(this.tableName, payment, authResponse, record, now);
+    return (await writeAnnounced(this.db, writes)) ? 'ok' : 'changed';
   }
 
   async cancelRetry(payment: Payment, retry: PaymentRetry, now: Date): Promise<RetryWriteOutcome> {
-    const cancelled: Payment = {
-      ...payment,
-      retry,
-      lastUpdated: now.toISOString(),
-      eventSeq: nextSequence(payment.eventSeq),
-    };
-    const written = await writeAnnounced(
-      this.db,
-      announcedUpdate(
-        this.tableName,
-        {
-          Key: keys.payment(payment.paymentGroupId, payment.paymentId),
-          set: '#retry = :r, lastUpdated = :now',
-          condition: '#retry.#status = :scheduled AND size(attempts) = :n',
-          names: { '#retry': 'retry', '#status': 'status' },
-          values: {
-            ':r': retry,
-            ':now': now.toISOString(),
-            ':scheduled': 'scheduled',
-            ':n': (payment.attempts ?? []).length,
-          },
-        },
-        payment.eventSeq,
-        paymentEvent('payment.updated', cancelled, now),
-      ),
-    );
-    return written ? 'ok' : 'changed';
+    const writes = retryCancelWrites(this.tableName, payment, retry, now);
+    return (await writeAnnounced(this.db, writes)) ? 'ok' : 'changed';
   }
 
   async deleteScheduledRetry(previous: Payment, now: Date): Promise<WriteOutcome> {
-    const retry: PaymentRetry = {
-      status: 'not_retried',
-      reason: 'payment_deleted',
-      detail: 'the payment was deleted before its retry',
-    };
-    const deleted: Payment = {
-      ...previous,
-      deleted: true,
-      retry,
-      lastUpdated: now.toISOString(),
-      eventSeq: nextSequence(previous.eventSeq),
-    };
-    const [update, event] = announcedUpdate(
-      this.tableName,
-      {
-        Key: keys.payment(previous.paymentGroupId, previous.paymentId),
-        set: 'deleted = :true, #retry = :r, lastUpdated = :now',
-        condition: 'deleted = :false AND #retry.#status = :scheduled AND size(attempts) = :n',
-        names: { '#retry': 'retry', '#status': 'status' },
-        values: {
-          ':true': true,
-          ':false': false,
-          ':r': retry,
-          ':now': now.toISOString(),
-          ':scheduled': 'scheduled',
-          ':n': (previous.attempts ?? []).length,
-        },
-      },
-      previous.eventSeq,
-      paymentEvent('payment.deleted', deleted, now),
-    );
-    // The group's totals count non-deleted payments; its summary counts the payment as deleted now.
-    const outcomeField = previous.authResponse?.status === 'Failed' ? 'failed' : 'declined';
-    const group = {
-      Update: {
-        TableName: this.tableName,
-        Key: keys.group(previous.paymentGroupId),
-        UpdateExpression:
-          'ADD paymentCount :minus, totalCents :cents, processingSummary.skipped :one, ' +
-          'processingSummary.#outcome :minus, processingSummary.retriesScheduled :minus',
-        ConditionExpression:
-          '#status = :processed AND merchantId = :m AND attribute_not_exists(retryBound) AND ' +
-          'attribute_exists(processingSummary.retriesScheduled)',
-        ExpressionAttributeNames: { '#status': 'status', '#outcome': outcomeField },
-        ExpressionAttributeValues: {
-          ':minus': -1,
-          ':one': 1,
-          ':cents': -previous.amountCents,
-          ':processed': 'processed',
-          ':m': previous.merchantId,
-        },
-      },
-    };
-    return this.transact([update!, group, event!]);
+    return this.transact(scheduledRetryDeleteWrites(this.tableName, previous, now));
   }
 
   /**
@@ -557,7 +363,7 @@ export class DynamoPaymentStore implements PaymentStore {
       values: { ':r': responses, ':now': now.toISOString(), ':seen': payment.lastUpdated },
     };
     if (!announce) {
-      return this.conditionally({
+      return updateIf(this.db, {
         TableName: this.tableName,
         Key: change.Key,
         UpdateExpression: `SET ${change.set}`,
@@ -575,17 +381,6 @@ export class DynamoPaymentStore implements PaymentStore {
       this.db,
       announcedUpdate(this.tableName, change, payment.eventSeq, paymentEvent(announce, reversed, now)),
     );
-  }
-
-  /** An update that may be refused by its condition: true when applied. */
-  private async conditionally(input: ConstructorParameters<typeof UpdateCommand>[0]): Promise<boolean> {
-    try {
-      await this.db.send(new UpdateCommand(input));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
   }
 }
 

@@ -17,7 +17,7 @@ import {
   type WebhookDelivery,
 } from '#domain/webhooks';
 import { keys } from '#shared/keys';
-import { containerStore, isConditionFailure, queryAll, strip, type Item } from './items';
+import { containerStore, isConditionFailure, queryAll, strip, updateIf, type Item } from './items';
 
 const ENTITY = 'webhook-delivery';
 
@@ -169,7 +169,8 @@ export class DynamoWebhookDeliveryStore {
    * While leased it counts as lost only after `checkAt`.
    */
   async claim(d: WebhookDelivery, now: Date, leaseUntil: string, checkAt: string): Promise<boolean> {
-    return this.conditional({
+    return updateIf(this.db, {
+      TableName: this.tableName,
       Key: keyOf(d),
       UpdateExpression: 'SET leaseUntil = :lease, checkAt = :check, gsi2sk = :due',
       ConditionExpression:
@@ -215,7 +216,8 @@ export class DynamoWebhookDeliveryStore {
       'lastStatusCode',
     ]);
     const set = setAll(fields, [], clear);
-    return this.conditional({
+    return updateIf(this.db, {
+      TableName: this.tableName,
       Key: keyOf(d),
       ...set,
       ConditionExpression: '#status = :pendingNow AND #round = :seenRound',
@@ -230,7 +232,8 @@ export class DynamoWebhookDeliveryStore {
 
   /** Moves a pending delivery's next look to `checkAt` (no attempt): blocked, or waiting for a gap. */
   async defer(d: WebhookDelivery, now: Date, nextAttemptAt: string, checkAt: string): Promise<boolean> {
-    return this.conditional({
+    return updateIf(this.db, {
+      TableName: this.tableName,
       Key: keyOf(d),
       UpdateExpression: 'SET nextAttemptAt = :next, checkAt = :check, gsi2sk = :due',
       ConditionExpression:
@@ -249,7 +252,8 @@ export class DynamoWebhookDeliveryStore {
 
   /** The sweeper's mark: a new message is on its way, look again at `checkAt` (if none moved it). */
   async touch(d: WebhookDelivery, checkAt: string): Promise<boolean> {
-    return this.conditional({
+    return updateIf(this.db, {
+      TableName: this.tableName,
       Key: keyOf(d),
       UpdateExpression: 'SET checkAt = :check, gsi2sk = :due',
       ConditionExpression: '#status = :pending AND checkAt = :seen',
@@ -318,16 +322,6 @@ export class DynamoWebhookDeliveryStore {
       }
     } while (ExclusiveStartKey);
     return { deliveries };
-  }
-
-  private async conditional(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>) {
-    try {
-      await this.db.send(new UpdateCommand({ TableName: this.tableName, ...input }));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
   }
 }
 
