@@ -4,9 +4,14 @@
  * new outbox item on the notifier's queue, lib/local/queue.ts) as real `DynamoDBStreamEvent`s,
  * with Lambda's semantics for a stream source: records in order per shard, a batch retried (with
  * backoff) from the first record the handler reports as failed, and after the retries the batch
- * goes to an on-failure destination (here: `GET /__local/dlq`).
+ * goes to an on-failure destination (here: `GET /__local/dlq`). Like an event source mapping, the
+ * reader keeps its place: each shard's last handled record is written to `stream-checkpoints.json`
+ * in the data directory after its batch, and a restarted runtime goes on after it (a batch cut
+ * off by a kill comes again: at least once). Without a checkpoint it starts at the trim horizon.
  */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -65,14 +70,45 @@ function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBStream
   };
 }
 
-/** Reads the table's stream and invokes `handler`; `stop()` ends the loop. */
-export function startStreamReader(tableName: string, handler: StreamHandler, deadLetters: DeadLetter[]) {
+/**
+ * Each shard's last handled sequence number, kept in a file that outlives the process; keyed by
+ * the stream's ARN too (a table made again has a new stream, whose shards start over).
+ */
+function checkpoints(file: string | undefined) {
+  const kept: Record<string, string> =
+    file !== undefined && existsSync(file)
+      ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>)
+      : {};
+  return {
+    of: (shard: string): string | undefined => kept[shard],
+    save(shard: string, sequenceNumber: string | undefined): void {
+      if (file === undefined || sequenceNumber === undefined) return;
+      kept[shard] = sequenceNumber;
+      // Written whole, then renamed: a kill never leaves half a file.
+      writeFileSync(`${file}.tmp`, JSON.stringify(kept));
+      renameSync(`${file}.tmp`, file);
+    },
+  };
+}
+
+/**
+ * Reads the table's stream and invokes `handler`; `stop()` ends the loop. With `dataDir`, the
+ * reader's place is kept there across restarts.
+ */
+export function startStreamReader(
+  tableName: string,
+  handler: StreamHandler,
+  deadLetters: DeadLetter[],
+  dataDir?: string,
+) {
   const ddb = new DynamoDBClient({});
   const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
   let running = true;
   const iterators = new Map<string, string | null>(); // shardId → iterator (null: closed)
+  const place = checkpoints(dataDir === undefined ? undefined : join(dataDir, 'stream-checkpoints.json'));
 
-  const deliver = async (shardId: string, records: StreamRecord[], streamArn: string) => {
+  /** Hands the records to the handler until done (true), dead-lettered (true) or stopped (false). */
+  const deliver = async (shardId: string, records: StreamRecord[], streamArn: string): Promise<boolean> => {
     let pending = records;
     for (let attempt = 0; pending.length > 0 && running; attempt++) {
       let failedFrom: number;
@@ -88,7 +124,7 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
         failedFrom = 0;
         reason = (error as Error).message;
       }
-      if (failedFrom < 0) return;
+      if (failedFrom < 0) return true;
       pending = pending.slice(failedFrom);
       if (attempt >= MAX_RETRIES) {
         deadLetters.push({
@@ -100,10 +136,39 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
         console.error(
           `local stream reader: ${pending.length} record(s) sent to the dead-letter list: ${reason}`,
         );
-        return;
+        return true;
       }
       await sleep(backoffDelay(attempt + 1, STREAM_RETRY_BACKOFF));
     }
+    return pending.length === 0;
+  };
+
+  /** The shard's iterator after its checkpoint (if the stream still holds it), else at the trim horizon. */
+  const iteratorOf = async (streamArn: string, shardId: string): Promise<string | undefined> => {
+    const after = place.of(`${streamArn} ${shardId}`);
+    if (after !== undefined) {
+      try {
+        const { ShardIterator } = await streams.send(
+          new GetShardIteratorCommand({
+            StreamArn: streamArn,
+            ShardId: shardId,
+            ShardIteratorType: 'AFTER_SEQUENCE_NUMBER',
+            SequenceNumber: after,
+          }),
+        );
+        return ShardIterator;
+      } catch (error) {
+        console.error(`local stream reader: shard ${shardId} read from its start again`, error);
+      }
+    }
+    const { ShardIterator } = await streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shardId,
+        ShardIteratorType: 'TRIM_HORIZON',
+      }),
+    );
+    return ShardIterator;
   };
 
   const loop = async () => {
@@ -117,14 +182,7 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
         const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
         for (const shard of StreamDescription?.Shards ?? []) {
           if (iterators.has(shard.ShardId!)) continue;
-          const { ShardIterator } = await streams.send(
-            new GetShardIteratorCommand({
-              StreamArn: streamArn,
-              ShardId: shard.ShardId!,
-              ShardIteratorType: 'TRIM_HORIZON',
-            }),
-          );
-          iterators.set(shard.ShardId!, ShardIterator ?? null);
+          iterators.set(shard.ShardId!, (await iteratorOf(streamArn, shard.ShardId!)) ?? null);
         }
       }
       let idle = true;
@@ -134,7 +192,11 @@ export function startStreamReader(tableName: string, handler: StreamHandler, dea
         iterators.set(shardId, out.NextShardIterator ?? null);
         if (out.Records && out.Records.length > 0) {
           idle = false;
-          await deliver(shardId, out.Records, streamArn);
+          if (await deliver(shardId, out.Records, streamArn))
+            place.save(
+              `${streamArn} ${shardId}`,
+              out.Records[out.Records.length - 1]!.dynamodb?.SequenceNumber,
+            );
         }
       }
       if (idle) await sleep(200);
@@ -177,16 +239,24 @@ const localQueueOptions = () => ({
  * E-mail as in the cloud: the stream → the stream forwarder → the notifier's queue (in process)
  * → the notifier, at EMAIL_SEND_RATE. Both handlers are the functions' own modules.
  */
-export async function startLocalNotifications(tableName: string, deadLetters: DeadLetter[]) {
+/** With `durableDir` (a table that outlives the process), the queue and the stream's place are kept there. */
+export async function startLocalNotifications(
+  tableName: string,
+  deadLetters: DeadLetter[],
+  durableDir?: string,
+) {
   const { useOutboxQueue } = await import('../../lambdas/shared/outbox-queue');
   const { LocalQueue, startQueuePoller } = await import('./queue');
   const forwarder = (await import(`../../lambdas/${OUTBOX_FORWARDER_HANDLER}`)) as { handler: StreamHandler };
   const notifier = (await import(`../../lambdas/${NOTIFIER_HANDLER}`)) as {
     handler: Parameters<typeof startQueuePoller>[1];
   };
-  const queue = new LocalQueue<import('../../lambdas/shared/outbox-queue').OutboxMessage>();
+  const queue = new LocalQueue<import('../../lambdas/shared/outbox-queue').OutboxMessage>(
+    'notifications',
+    durableDir && join(durableDir, 'queue-notifications.jsonl'),
+  );
   useOutboxQueue(queue);
-  const reader = startStreamReader(tableName, forwarder.handler, deadLetters);
+  const reader = startStreamReader(tableName, forwarder.handler, deadLetters, durableDir);
   const poller = startQueuePoller(queue, notifier.handler, localQueueOptions(), deadLetters);
   return {
     async stop() {

@@ -12,13 +12,15 @@
  *
  * The notifier's own pacing (EMAIL_SEND_RATE) applies unchanged: its invocations share this
  * process, so the runtime runs them as one container (EMAIL_SEND_CONCURRENCY=1).
+ * The queue itself is lib/local/local-queue.ts.
  */
-import { randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { MessageQueue, Queued } from '../../lambdas/shared/sqs-queue';
 import { sleep } from '../../lambdas/shared/concurrency';
 import { invokeAs } from './http-server';
 import type { DeadLetter } from './dead-letters';
+import { LocalQueue, type Message } from './local-queue';
+
+export { LocalQueue };
 
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
@@ -32,53 +34,7 @@ export interface LocalQueueOptions {
   maxReceiveCount: number;
 }
 
-interface Message {
-  id: string;
-  body: string;
-  visibleAt: number;
-  receiveCount: number;
-  sentAt: number;
-}
-
 const queueArn = (name: string) => `arn:aws:sqs:us-east-1:000000000000:local-${name}`;
-
-export class LocalQueue<M = unknown> implements MessageQueue<M> {
-  private readonly messages = new Map<string, Message>();
-
-  constructor(readonly name = 'notifications') {}
-
-  async send(messages: Queued<M>[]): Promise<number[]> {
-    const now = Date.now();
-    for (const { message, delaySeconds } of messages) {
-      const id = randomUUID();
-      const body = JSON.stringify(message);
-      this.messages.set(id, { id, body, visibleAt: now + delaySeconds * 1000, receiveCount: 0, sentAt: now });
-    }
-    return [];
-  }
-
-  /** Up to `max` visible messages, made invisible for `visibilityMs`. */
-  receive(max: number, visibilityMs: number): Message[] {
-    const now = Date.now();
-    const taken: Message[] = [];
-    for (const message of this.messages.values()) {
-      if (taken.length >= max) break;
-      if (message.visibleAt > now) continue;
-      message.visibleAt = now + visibilityMs;
-      message.receiveCount++;
-      taken.push(message);
-    }
-    return taken;
-  }
-
-  delete(id: string): void {
-    this.messages.delete(id);
-  }
-
-  get size(): number {
-    return this.messages.size;
-  }
-}
 
 const toRecord = (m: Message, arn: string): SQSRecord => ({
   messageId: m.id,

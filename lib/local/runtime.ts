@@ -121,8 +121,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const faults = await installFaults();
     const deadLetters: DeadLetter[] = [];
     // Before the stream reader: the forwarder puts new events on the webhook queue.
-    webhooks = await startLocalWebhooks(tableName, deadLetters);
-    notifications = await startLocalNotifications(tableName, deadLetters);
+    // A table that outlives this process (on disk, or another's DynamoDB Local) keeps the queues
+    // and the stream reader's place beside it, as SQS and an event source mapping would.
+    const durableDir = options.dynamodbEndpoint !== undefined || !options.inMemory ? dataDir : undefined;
+    webhooks = await startLocalWebhooks(tableName, deadLetters, durableDir);
+    notifications = await startLocalNotifications(tableName, deadLetters, durableDir);
     sfnServer = createSfnServer(processing.sfn, processing.voidOrRefund);
     await new Promise<void>((ok, fail) => {
       sfnServer!.once('error', fail);

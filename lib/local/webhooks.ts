@@ -39,11 +39,15 @@ const localQueueOptions = () => ({
   maxReceiveCount: 5,
 });
 
-export async function startLocalWebhooks(tableName: string, deadLetters: DeadLetter[]) {
+/** With `durableDir` (a table that outlives the process), the queue is kept there. */
+export async function startLocalWebhooks(tableName: string, deadLetters: DeadLetter[], durableDir?: string) {
   const { useWebhookQueue } = await import('../../lambdas/shared/webhook-queue');
   const deliver = (await import(`../../lambdas/${WEBHOOK_DELIVERY_HANDLER}`)) as { handler: QueueHandler };
   const sweep = (await import(`../../lambdas/${WEBHOOK_SWEEP_HANDLER}`)) as { handler: SweepHandler };
-  const queue = new LocalQueue<import('../../lambdas/shared/webhook-queue').WebhookMessage>('webhooks');
+  const queue = new LocalQueue<import('../../lambdas/shared/webhook-queue').WebhookMessage>(
+    'webhooks',
+    durableDir && join(durableDir, 'queue-webhooks.jsonl'),
+  );
   useWebhookQueue(queue);
   const poller = startQueuePoller(queue, deliver.handler, localQueueOptions(), deadLetters);
 

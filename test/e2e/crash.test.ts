@@ -7,7 +7,9 @@
  * the last restart, ticks and sweeps run until the groups are done and nothing is Pending; then
  * the reconciliation must report no unhealed difference, no payment or sale intent may be charged
  * twice at the sandbox, every payment of every group has its authResponse, no group is left
- * processing, and every sale a client saw Approved is recorded so.
+ * processing, and every sale a client saw Approved is recorded so. A webhook receiver on loopback,
+ * subscribed to the sales', refunds' and groups' events, gets each such event written, and none
+ * that was not (crash-webhooks.ts).
  *
  * Reproduce a run with its printed seed: `CRASH_SEED=<seed> npx jest test/e2e/crash.test.ts
  * --selectProjects e2e`. CRASH_KILLS changes the number of kills (at least 20).
@@ -16,7 +18,9 @@ import { CrashClient } from '#support/crash-client';
 import { judge, readTable, reconcileLocal } from '#support/crash-oracle';
 import { sleep } from '#shared/concurrency';
 import { between, CrashRuntime, pick, seededRandom } from '#support/crash-runtime';
+import { awaitDeliveries, subscribe } from '#support/crash-webhooks';
 import { createGroups, Observations, runWorker, seedPayors, type Workload } from '#support/crash-workload';
+import { startReceiver, type Receiver } from '#support/webhook-receiver';
 
 const SEED = Number(process.env.CRASH_SEED ?? 20261122);
 const KILLS = Math.max(20, Number(process.env.CRASH_KILLS ?? 20));
@@ -26,10 +30,13 @@ const WORKERS = 6;
 const LIFE_MS: [number, number] = [400, 3_000];
 /** After the last restart: ticks and sweeps until quiet, at most this long. */
 const SETTLE_MS = 90_000;
+/** Then the webhook sweeps, until every event written is received, at most this long. */
+const DELIVERIES_MS = 45_000;
 /** Everything, start to stop; jest's own limit is a little above. */
 const BUDGET_MS = 7 * 60_000;
 
 const runtime = new CrashRuntime();
+let receiver: Receiver | undefined;
 const started = Date.now();
 const since = new Date(started - 60_000).toISOString();
 
@@ -40,6 +47,7 @@ afterAll(async () => {
   // Whatever happened, nothing of the test runs on and no runtime or Java is left behind.
   ended = true;
   const keep = process.env.CRASH_KEEP_DATA === '1';
+  await receiver?.close();
   await runtime.stop(keep);
   if (keep) console.log(`crash test: data kept in ${runtime.dataDir}`);
 }, 60_000);
@@ -75,6 +83,8 @@ test(
     await runtime.start();
     const deadline = () => (ended ? 0 : started + BUDGET_MS - SETTLE_MS);
     const client = new CrashClient(runtime.url, deadline);
+    receiver = await startReceiver(() => 204);
+    const subscribed = await subscribe(client, receiver);
     const scheduleDate = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
     const profiles = await seedPayors(client, random, 24);
     const groups = await createGroups(client, random, profiles, scheduleDate, GROUPS);
@@ -133,6 +143,14 @@ test(
         (busy.length > 0 ? `; still busy: ${busy.join(', ')}` : ''),
     );
     await client.local('/__local/events/sweep', { olderThanSeconds: 0 });
+    const webhooks = await awaitDeliveries(
+      client,
+      runtime.dataDir,
+      receiver,
+      subscribed,
+      workload.observed.approved.keys(),
+      DELIVERIES_MS,
+    );
 
     const reconciled = await reconcileLocal(runtime.dataDir, since);
     const { problems, summary } = judge(await readTable(runtime.dataDir), groups, workload.observed);
@@ -141,7 +159,8 @@ test(
         `${JSON.stringify(workload.observed.counts)}, unknown outcomes ${workload.observed.unknown}, ` +
         `requests interrupted and retried ${client.interrupted}, ` +
         `${JSON.stringify(summary)}, reconciliation healed ${reconciled.report.healed}, ` +
-        `unhealed ${reconciled.report.unhealed}; refusals: ${workload.observed.refusals.slice(0, 10).join(' | ')}`,
+        `unhealed ${reconciled.report.unhealed}; refusals: ${workload.observed.refusals.slice(0, 10).join(' | ')}; ` +
+        `webhooks: ${webhooks.written} events written, ${receiver.received.length} requests received`,
     );
 
     expect(runtime.kills).toBeGreaterThanOrEqual(20);
@@ -150,6 +169,9 @@ test(
     expect(reconciled.code).toBe(0);
     expect(problems).toEqual([]);
     expect(workload.observed.approved.size).toBeGreaterThan(0);
+    // Webhooks: every event written arrived, verified; none arrived that was not written.
+    expect(webhooks.written).toBeGreaterThan(0);
+    expect(webhooks).toMatchObject({ missing: [], phantom: [], unverified: 0, approvedUnannounced: [] });
 
     expect(await runtime.stop()).toBe(0);
     expect(runtime.orphans).toEqual([]);

@@ -43,6 +43,10 @@ export const CRASH_RUNTIME_ENV = {
   // Smaller tasks: more of them start and end between kills.
   PROCESS_BATCH_SIZE: '60',
   POWERTOOLS_LOG_LEVEL: 'ERROR',
+  // Webhooks: a delivery whose message died with the runtime is found by the sweep (every
+  // second) a second later, not 5 minutes; retries come as quickly.
+  WEBHOOK_RETRY_SCALE: '0.002',
+  LOCAL_WEBHOOK_SWEEP_SECONDS: '1',
 };
 
 /** A memory-backed file system when there is one: a killed process's writes survive it all the same. */
