@@ -37,6 +37,13 @@ export const keys = {
   method: (payorId: string, methodId: string) => ({ pk: `PAYOR#${payorId}`, sk: `METHOD#${methodId}` }),
   methodPrefix: 'METHOD#',
   /**
+   * GSI1: a merchant's cards by expiry (`EXPIRY#mid` / `<yyyy-MM>#<payorId>#<methodId>`): every
+   * card method carries it, so `?expiringBefore=` reads the cards expiring before a month with one
+   * Query (a range below that month).
+   */
+  merchantExpiries: (merchantId: string) => `EXPIRY#${merchantId}`,
+  expirySort: (month: string, payorId: string, methodId: string) => `${month}#${payorId}#${methodId}`,
+  /**
    * A pending payment's use of a saved method (docs/architecture.md "Safe method deletion"): one
    * item per payment that names the method, in the method's own partition, written and removed in
    * the transaction that gives a payment its method, moves it, or deletes it; a consistent Query
