@@ -15,7 +15,10 @@ export const expiryMonthOf = (m: Pick<SavedMethod, 'expiryMonth' | 'expiryYear'>
     ? undefined
     : `${m.expiryYear}-${String(m.expiryMonth).padStart(2, '0')}`;
 
-/** A method's item: a card's also on its merchant's expiry index (GSI1, keys.merchantExpiries). */
+/**
+ * A method's item: on the index of its processor token (GSI2, keys.vaultToken), and a card's on
+ * its merchant's expiry index (GSI1, keys.merchantExpiries).
+ */
 export function methodItem(m: SavedMethod): Item {
   const month = expiryMonthOf(m);
   return {
@@ -26,6 +29,8 @@ export function methodItem(m: SavedMethod): Item {
       gsi1pk: keys.merchantExpiries(m.merchantId),
       gsi1sk: keys.expirySort(month, m.payorId, m.savedPaymentMethodId),
     }),
+    gsi2pk: keys.vaultToken(m.processorToken),
+    gsi2sk: keys.vaultTokenSort(m.payorId, m.savedPaymentMethodId),
   };
 }
 
