@@ -13,6 +13,7 @@
  *   npm run admin -- backfill-merchant-list [target]
  *   npm run admin -- backfill-method-uses [target]
  *   npm run admin -- webhooks --failing [--json] [target]
+ *   npm run admin -- account-updater [--json] [target]
  *   npm run admin -- --help
  *
  * target: --local (default; the running `npm start`, found through DATA_DIR/runtime.json) or
@@ -53,6 +54,9 @@ commands:
                     migration: records which saved method each unanswered payment of a pending
                     or processing group uses, so the method cannot be deleted from under it
                     (reads those groups only; safe to repeat)
+  account-updater   [--json]
+                    applies the processor's account updates to saved methods now, as the daily
+                    job does (each update once: safe to repeat)
   webhooks --failing [--json]
                     webhook endpoints with deliveries failed for good or being retried, or with
                     failed attempts in a row (reads the whole table)`;
@@ -207,6 +211,24 @@ async function main(): Promise<void> {
       const report = await reconcile({ since: new Date(since).toISOString(), staleMinutes });
       console.log(values.json ? JSON.stringify(report, null, 2) : `${where}\n${renderReport(report)}`);
       if (report.unhealed > 0) process.exitCode = 1;
+      break;
+    }
+    case 'account-updater': {
+      // The functions' code reads its configuration from the environment on first use.
+      Object.assign(process.env, env);
+      const { ACCOUNT_UPDATER_JOB } = await import('../contract/account-updater');
+      const { runAccountUpdater } = await import('../lambdas/core/account-updater');
+      const report = await runAccountUpdater(
+        new Date(),
+        Date.now() + ACCOUNT_UPDATER_JOB.budgetSeconds * 1000,
+      );
+      console.log(
+        values.json
+          ? JSON.stringify(report, null, 2)
+          : `${where}: ${report.listed} account update(s) from ${report.since} to ${report.until}; ` +
+              `${report.applied} applied, ${report.appliedBefore} applied before, ` +
+              `${report.noMethod} for no saved method, ${report.left} left for the next run`,
+      );
       break;
     }
     case 'backfill-merchant-list': {
