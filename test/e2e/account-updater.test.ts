@@ -2,9 +2,12 @@
  * The account updater over HTTP (issue 21 item 2; DESIGN section 5 "The card lifecycle"): the four
  * sandbox cards' updates applied by the job (`POST /__local/events/account-updater`, as its daily
  * rule runs it) once each across two runs, each announced by one `payment_method.account_updated`;
- * the closed card's payor is e-mailed for a new method, and its payment is declined R2 without a
- * processor call. Concurrent runs are proven on DynamoDB Local (test/integration/account-updater.test.ts).
+ * the second run by hand (`npm run admin -- account-updater`); the closed card's payor is e-mailed
+ * for a new method, and its payment is declined R2 without a processor call. Concurrent runs are proven on DynamoDB Local (test/integration/account-updater.test.ts).
  */
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { baseUrl, call, MID } from '#support/api';
 import { cardInput } from '#support/fixtures/index';
 import { createPayor } from '#support/fixtures/e2e-resources';
@@ -12,6 +15,13 @@ import { uniqueAddress, waitForEmails } from '#support/notifications';
 import { createGroup, farFutureDate, ledger, payments, trigger, waitForStatus } from '#support/processing';
 
 const base = `/v1/rest/merchants/${MID}/payors`;
+const ROOT = resolve(__dirname, '..', '..');
+
+const admin = (...args: string[]) =>
+  promisify(execFile)(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/admin.ts', ...args, '--local'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR! },
+  });
 
 async function runJob(): Promise<{ applied: number; appliedBefore: number }> {
   const res = await fetch(`${baseUrl()}/__local/events/account-updater`, { method: 'POST' });
@@ -58,7 +68,9 @@ test('the four sandbox cards are updated once each across two runs; a closed car
   expect(await methodOf(closed!)).toMatchObject({ status: 'closed', updatedBy: 'account_updater' });
   expect(await methodOf(contact!)).toMatchObject({ status: 'contact_cardholder' });
 
-  expect((await runJob()).appliedBefore).toBeGreaterThanOrEqual(4);
+  // The second run by hand, as an operator would: the same updates, none applied again.
+  const { stdout } = await admin('account-updater', '--json');
+  expect((JSON.parse(stdout) as { appliedBefore: number }).appliedBefore).toBeGreaterThanOrEqual(4);
   for (const p of [expiry!, replaced!, closed!, contact!])
     expect(await updatesOf(p.defaultPaymentMethodId)).toEqual([
       expect.objectContaining({ type: 'payment_method.account_updated', sequence: 1 }),

@@ -1,11 +1,16 @@
 /**
  * Expiring cards on DynamoDB Local (issue 21 item 3): the merchant's expiry index lists the payors
  * with a card expiring before a month, earliest first, page by page; it follows an expiry update,
- * leaves out bank accounts and other merchants.
+ * leaves out bank accounts and other merchants. The migration puts methods written before the
+ * indexes on them (and on the account updater's token index), once.
  */
 import { reloadConfigForTests } from '#shared/config';
 import { addMethod, savePayor, updateMethod } from '#core/payors';
 import { payorsExpiring } from '#core/expiring';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '#shared/keys';
+import { AccountUpdateStore } from '#store/account-updates';
+import { backfillMethodIndexes } from '#store/method-index-backfill';
 import { payorsExpiringBefore } from '#store/expiring';
 import { DynamoMethodStore } from '#store/methods';
 import { DynamoPayorStore } from '#store/payors';
@@ -73,4 +78,29 @@ it('a page token from another month or made up is refused', async () => {
     'base64url',
   );
   await expect(payorsExpiring(MERCHANT, '2027-03', token)).rejects.toThrow(/pageToken is not a next page/);
+});
+
+it('the migration indexes a method written before the indexes, once', async () => {
+  const merchant = '32350000003';
+  const { payorId } = await payorWithCard(merchant, '2026-02');
+  const { payor, method } = makePayor(merchant);
+  const old = { ...method, expiryMonth: 1, expiryYear: 2026 };
+  // As written before issue 21: the payor and its method on no index.
+  for (const item of [
+    { ...keys.payor(payor.payorId), entity: 'payor', ...payor },
+    { ...keys.method(payor.payorId, old.savedPaymentMethodId), entity: 'method', ...old },
+  ])
+    await table.db.send(new PutCommand({ TableName: table.tableName, Item: item }));
+  const listed = async () =>
+    (await payorsExpiring(merchant, '2026-03', undefined)).payors.map((p) => p.payorId);
+  expect(await listed()).toEqual([payorId]);
+
+  expect(await backfillMethodIndexes(table.db, table.tableName)).toMatchObject({ indexed: 1 });
+  expect(await listed()).toEqual([payor.payorId, payorId]);
+  const byToken = await new AccountUpdateStore(table.db, table.tableName).methodsOfToken(old.processorToken);
+  expect(byToken).toEqual([
+    { payorId: payor.payorId, savedPaymentMethodId: old.savedPaymentMethodId, merchantId: merchant },
+  ]);
+
+  expect(await backfillMethodIndexes(table.db, table.tableName)).toMatchObject({ indexed: 0 });
 });
