@@ -13,7 +13,7 @@ import type { ServiceEvent } from '#domain/events';
 import type { OutboxItem } from '#domain/notifications';
 import type { SavedMethod } from '#domain/payors';
 import { keys } from '#shared/keys';
-import { conditionOutcome, containerStore, isConditionFailure } from './items';
+import { conditionOutcome, containerStore, epoch, isConditionFailure } from './items';
 import { eventPut } from './events';
 import { outboxPut } from './outbox';
 import { methodItem } from './payor-items';
@@ -24,6 +24,8 @@ const appliedKey = (updateId: string, methodId: string) => ({
   sk: `METHOD#${methodId}`,
 });
 const CURSOR_KEY = { pk: 'ACCOUNTUPDATER', sk: 'CURSOR' };
+/** An applied update's mark is kept 90 days (TTL). */
+const MARK_TTL_SECONDS = 90 * 86_400;
 
 /** `applied-before`: this update's mark exists; `changed`: the method was written since read (or went). */
 export type ApplyOutcome = 'ok' | 'applied-before' | 'changed';
@@ -91,6 +93,8 @@ export class AccountUpdateStore {
             savedPaymentMethodId: next.savedPaymentMethodId,
             merchantId: next.merchantId,
             appliedAt: now.toISOString(),
+            // Kept well past every window a run reads (its cursor, an hour back; at first 30 days).
+            expiresAt: epoch(now) + MARK_TTL_SECONDS,
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
