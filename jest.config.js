@@ -16,7 +16,13 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/ddb-global-setup.ts',
       globalTeardown: '<rootDir>/test/support/ddb-global-teardown.ts',
     },
-    { ...base, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    {
+      ...base,
+      displayName: 'infra',
+      testMatch: ['<rootDir>/test/infra/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/cdk/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/cdk/global-teardown.ts',
+    },
     {
       ...base,
       displayName: 'e2e',

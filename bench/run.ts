@@ -14,6 +14,8 @@
  *        --delivery-payments=10000     payments of the delivery section's group (issue 18: its webhooks)
  *        --settlement-seconds=5        the runtime's SANDBOX_SETTLEMENT_SECONDS (the execution's wait)
  *        --profile          runtime under --cpu-prof; prints where its CPU time went (implies --no-write)
+ *        --seed=1 --processor-rate=1000   the peak-slot model's workload seed and processor limit
+ *                           (that section is a model: run alone, the bench starts no runtime)
  */
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -67,6 +69,8 @@ function parseArgs(argv: string[]) {
     'settlement-seconds',
     'no-write',
     'profile',
+    'seed',
+    'processor-rate',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown flag --${name}`);
   const only = flags.get('only')?.split(',').filter(Boolean);
@@ -91,6 +95,8 @@ function parseArgs(argv: string[]) {
     settlementSeconds: num('settlement-seconds', Number(process.env.SANDBOX_SETTLEMENT_SECONDS ?? 5)),
     order: parseOrder(flags.get('order')),
     authzCacheSeconds: Number(process.env.AUTHZ_CACHE_SECONDS ?? 30),
+    peakSeed: num('seed', 1),
+    processorRate: num('processor-rate', 1000),
   };
   const profile = flags.has('profile');
   return { selected, config, profile, write: !flags.has('no-write') && !profile };
@@ -113,13 +119,16 @@ const dynamoDbProcesses = () =>
     .split('\n')
     .filter(Boolean);
 
-async function main(): Promise<void> {
-  const { selected, config, profile, write } = parseArgs(process.argv.slice(2));
+/** Runs the sections that measure the local runtime: starts it, runs them, stops it. */
+async function measure(
+  selected: AnySection[],
+  config: BenchConfig,
+  windows: ProfileWindow[],
+  profileDir: string | undefined,
+): Promise<Results> {
   const startedAt = Date.now();
-  const code = codeRef(); // at the start: others may commit while the bench runs
-  const profileDir = profile ? mkdtempSync(join(tmpdir(), 'sps-bench-prof-')) : undefined;
-
-  console.log(`bench: starting the local runtime${profile ? ' under --cpu-prof' : ''} ...`);
+  let patch: Results = {};
+  console.log(`bench: starting the local runtime${profileDir ? ' under --cpu-prof' : ''} ...`);
   const runtime: BenchRuntime = await startBenchRuntime({
     ...(profileDir && { cpuProfDir: profileDir }),
     // The local settlement cut-off: short, so that a processed group's execution ends soon.
@@ -137,14 +146,13 @@ async function main(): Promise<void> {
   }, HARD_LIMIT_MS);
   process.once('SIGINT', () => void stop().finally(() => process.exit(130)));
 
-  let patch: Results = {};
-  const windows: ProfileWindow[] = [];
   try {
     console.log(
       `bench: runtime ready at ${runtime.url} (pid ${runtime.pid}) in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`,
     );
     const ctx = await createContext(config, runtime);
     for (const section of selected) {
+      if (section.kind === 'model') continue;
       console.log(`bench: section ${section.name}`);
       const result = await section.run(ctx);
       patch = mergeResults(patch, result);
@@ -173,23 +181,46 @@ async function main(): Promise<void> {
     if (orphans.length > 0) process.exitCode = 1;
   }
 
-  const results = mergeResults(write ? readResults() : {}, {
-    date: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model?.trim(),
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-    },
-    config: {
-      ...config,
-      sections: selected.map((s) => s.name),
-      runSeconds: Math.round((Date.now() - startedAt) / 1000),
-    },
-    code,
-    target: { ratio: 0.7 },
-    ...patch,
-  });
+  return patch;
+}
+
+async function main(): Promise<void> {
+  const { selected, config, profile, write } = parseArgs(process.argv.slice(2));
+  const startedAt = Date.now();
+  const code = codeRef(); // at the start: others may commit while the bench runs
+  const profileDir = profile ? mkdtempSync(join(tmpdir(), 'sps-bench-prof-')) : undefined;
+
+  let patch: Results = {};
+  const windows: ProfileWindow[] = [];
+  const measured = selected.filter((s) => s.kind !== 'model');
+  if (measured.length > 0) patch = await measure(measured, config, windows, profileDir);
+  for (const section of selected) {
+    if (section.kind !== 'model') continue;
+    console.log(`bench: section ${section.name} (a model: no runtime)`);
+    patch = mergeResults(patch, await section.run(config));
+  }
+
+  // A run of models alone keeps the last measured run's date, machine and configuration.
+  const meta =
+    measured.length === 0
+      ? {}
+      : {
+          date: new Date().toISOString(),
+          machine: {
+            cpus: cpus().length,
+            cpuModel: cpus()[0]?.model?.trim(),
+            node: process.version,
+            platform: `${process.platform}-${process.arch}`,
+          },
+          config: {
+            ...config,
+            sections: selected.map((s) => s.name),
+            runSeconds: Math.round((Date.now() - startedAt) / 1000),
+          },
+          code,
+          target: { ratio: 0.7 },
+        };
+  const results = mergeResults(write ? readResults() : {}, { ...meta, ...patch });
   console.log('');
   console.log(
     consoleReport(

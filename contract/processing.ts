@@ -129,12 +129,24 @@ export const OUTBOX_FORWARDER_HANDLER = 'notifications/enqueue-outbox';
 /** The hourly EventBridge rule's target. */
 export const SCHEDULER_HANDLER = 'processing/schedule-tick';
 
+/** How long the hourly tick's function may run (its Lambda timeout). */
+export const SCHEDULER_TIMEOUT_SECONDS = 300;
+
+/**
+ * Pending groups a starter (the tick, the due sweep, a trigger) claims and starts at once: a
+ * claim, a StartExecution and the record of its ARN each.
+ */
+export const START_CONCURRENCY = 8;
+
 /**
  * The due sweep (docs/decisions.md, "The current hour"): every minute (EventBridge; locally every
  * LOCAL_DUE_SWEEP_SECONDS) it starts the pending groups of the current and earlier slots, so that
  * a group created in, or moved into, the current hour after its tick waits no longer than that.
  */
 export const DUE_SWEEP_HANDLER = 'processing/start-due';
+/** The due sweep's schedule and its function's timeout (within the minute, so two never overlap). */
+export const DUE_SWEEP_INTERVAL_SECONDS = 60;
+export const DUE_SWEEP_TIMEOUT_SECONDS = 50;
 
 /** The sweeper's EventBridge rule target (every SWEEP_INTERVAL_MINUTES): settles stale Pending work. */
 export const SWEEPER_HANDLER = 'processing/sweep';

@@ -1,12 +1,13 @@
 /**
  * Every bench section, in run order. To add one: write `bench/sections/<name>.ts` exporting a
- * `CustomSection` (as processing.ts does) or a `compareSection(...)` and list it here;
+ * `CustomSection` (as processing.ts does), a `ModelSection` (as peak-slot.ts does: no runtime) or a `compareSection(...)` and list it here;
  * `--only=<name>` then runs it alone.
  */
 import { createPayment } from './create-payment';
 import { delivery } from './delivery';
 import { listGroups } from './list-groups';
 import { processing } from './processing';
+import { peakSlot } from './peak-slot';
 import { processingLatency } from './processing-latency';
 import { receipts } from './receipts';
 import type { AnySection } from './section';
@@ -18,4 +19,5 @@ export const sections: readonly AnySection[] = [
   processingLatency,
   receipts,
   delivery,
+  peakSlot,
 ];

@@ -6,7 +6,7 @@
  * of another section still appear in the report.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { BenchContext } from '../support/context';
+import type { BenchConfig, BenchContext } from '../support/context';
 import type { Operation } from '../support/load';
 
 export type Results = Record<string, unknown>;
@@ -32,7 +32,19 @@ export interface CustomSection extends Section {
   report(results: Results): { console: string; markdown: string } | undefined;
 }
 
-export type AnySection = CompareSection | CustomSection;
+/**
+ * A model (e.g. the busiest slot's): computed from the configuration and earlier results, without
+ * the local runtime, which the bench does not start when only such sections run.
+ */
+export interface ModelSection {
+  readonly kind: 'model';
+  readonly name: string;
+  readonly title: string;
+  run(config: BenchConfig): Promise<Results>;
+  report(results: Results): { console: string; markdown: string } | undefined;
+}
+
+export type AnySection = CompareSection | CustomSection | ModelSection;
 
 /** The pass mark of an API-versus-raw ratio (docs/operating.md "Benchmark": "API >= 70% of raw DynamoDB Local"). */
 export const RATIO_TARGET = 0.7;

@@ -37,6 +37,9 @@ export interface BenchConfig {
   settlementSeconds: number;
   /** The runtime's grant cache TTL (its default unless AUTHZ_CACHE_SECONDS is set). */
   authzCacheSeconds: number;
+  /** The peak-slot model's seed (its workload and jitter) and the processor's rate (charges/s). */
+  peakSeed: number;
+  processorRate: number;
 }
 
 /** One measured side of a workload, with the DynamoDB calls it made per operation. */

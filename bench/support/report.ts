@@ -121,14 +121,14 @@ export function consoleReport(results: Results, sections: readonly AnySection[])
     }
   }
   const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) lines.push(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
+  if (rows.length > 1) for (const r of rows) lines.push(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
   for (const s of compare) {
     for (const side of ['api', 'raw'] as const) {
       const p = phase(results, side, s.key);
       if (p && p.errors > 0) lines.push(`  ${s.key} ${side} errors: ${JSON.stringify(p.errorSamples)}`);
     }
   }
-  for (const s of sections) if (s.kind === 'custom') lines.push(s.report(results)?.console ?? '');
+  for (const s of sections) if (s.kind !== 'compare') lines.push(s.report(results)?.console ?? '');
   return lines.filter((l) => l !== '').join('\n');
 }
 
@@ -195,7 +195,7 @@ export function markdownReport(results: Results, sections: readonly AnySection[]
     out.push('');
   }
   for (const s of sections) {
-    if (s.kind !== 'custom') continue;
+    if (s.kind === 'compare') continue;
     const r = s.report(results);
     if (r) out.push(`## ${s.title}`, '', r.markdown, '');
   }

@@ -88,18 +88,24 @@ export function listenCommands(program: Command): void {
       console.log('Signing secret (verify each delivery with it):');
       console.log(endpoint.secret);
       console.log('Ctrl-C stops and deletes the endpoint.');
+      // Ctrl-C reaches this process more than once: from the terminal, and again from npm and
+      // tsx, which forward it. The handlers stay until the endpoint is deleted, so a repeat
+      // does not kill the process half-way through its clean-up (it used to: the endpoint was
+      // left behind now and then).
+      let onSignal = (): void => undefined;
       await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
+        onSignal = () => resolve();
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
       });
-      await api.deleteWebhookEndpoint(session.mid, String(endpoint.webhookEndpointId));
-      server.closeAllConnections();
-      server.close();
+      try {
+        await api.deleteWebhookEndpoint(session.mid, String(endpoint.webhookEndpointId));
+      } finally {
+        server.closeAllConnections();
+        server.close();
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
       console.log(`Stopped: endpoint ${endpoint.webhookEndpointId} deleted.`);
     });
 }

@@ -139,3 +139,40 @@ export const errorSchema = {
     },
   },
 } as const;
+
+/**
+ * Both answers of a list that pages by number (`pageNumber`, `pageSize`): without paging
+ * parameters every matching item (`list`), with them a page (`page`: `meta` counts the pages).
+ * `one` and `many` name an item and the items in the descriptions ("group", "groups").
+ */
+export const numberedListing = <S extends object, O extends string, N extends string>(
+  items: S,
+  one: O,
+  many: N,
+) => {
+  const list = {
+    type: 'array',
+    items,
+    description:
+      `Without paging parameters: every matching ${one}.` as `Without paging parameters: every matching ${O}.`,
+  } as const;
+  const page = {
+    type: 'object',
+    description: 'The paged envelope: with pageNumber and/or pageSize.',
+    required: ['meta', 'items'],
+    properties: {
+      meta: {
+        type: 'object',
+        required: ['page', 'pageSize', 'totalItems', 'totalPages'],
+        properties: {
+          page: count('The page returned (pageNumber).', 1),
+          pageSize: count('Items per page.', 1),
+          totalItems: count(`Matching ${many} in all pages.` as `Matching ${N} in all pages.`),
+          totalPages: count('ceil(totalItems / pageSize); 0 when nothing matches.'),
+        },
+      },
+      items: { type: 'array', items, description: 'This page; [] for a page past the end.' },
+    },
+  } as const;
+  return { list, page, listing: { oneOf: [list, page] } as const };
+};

@@ -1,7 +1,16 @@
 /** Payment groups: request schemas, the list query, and the Group responses (groupView). */
 import type { FromSchema } from 'json-schema-to-ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE } from '../limits';
-import { count, dateTime, idempotencyKey, midPattern, money, queryInt, uuid } from './common';
+import {
+  count,
+  dateTime,
+  idempotencyKey,
+  midPattern,
+  money,
+  numberedListing,
+  queryInt,
+  uuid,
+} from './common';
 import { inlinePaymentSchema, paymentSchema } from './payments';
 import { processingSummarySchema, voidOrRefundSummarySchema } from './processing';
 import { retryPolicySchema, retryPolicyViewSchema } from './retries';
@@ -162,33 +171,11 @@ export const groupWithPaymentsSchema = {
   ],
 } as const;
 
-export const groupListSchema = {
-  type: 'array',
-  items: groupSchema,
-  description: 'Without paging parameters: every matching group.',
-} as const;
-
-export const groupPageSchema = {
-  type: 'object',
-  description: 'The paged envelope: with pageNumber and/or pageSize.',
-  required: ['meta', 'items'],
-  properties: {
-    meta: {
-      type: 'object',
-      required: ['page', 'pageSize', 'totalItems', 'totalPages'],
-      properties: {
-        page: count('The page returned (pageNumber).', 1),
-        pageSize: count('Items per page.', 1),
-        totalItems: count('Matching groups in all pages.'),
-        totalPages: count('ceil(totalItems / pageSize); 0 when nothing matches.'),
-      },
-    },
-    items: { type: 'array', items: groupSchema, description: 'This page; [] for a page past the end.' },
-  },
-} as const;
-
+const groupListing = numberedListing(groupSchema, 'group', 'groups');
+export const groupListSchema = groupListing.list;
+export const groupPageSchema = groupListing.page;
 /** Either list answer: every group, or a page of them. */
-export const groupListingSchema = { oneOf: [groupListSchema, groupPageSchema] } as const;
+export const groupListingSchema = groupListing.listing;
 
 export type GroupView = FromSchema<typeof groupSchema>;
 export type GroupWithPaymentsView = FromSchema<typeof groupWithPaymentsSchema>;

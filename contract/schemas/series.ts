@@ -8,7 +8,7 @@ import {
   MAX_SERIES_OCCURRENCES,
   NEXT_OCCURRENCES_SHOWN,
 } from '../series';
-import { count, dateTime, idempotencyKey, money, queryInt, uuid } from './common';
+import { count, dateTime, idempotencyKey, money, numberedListing, queryInt, uuid } from './common';
 import { inlinePaymentSchema } from './payments';
 import { retryPolicySchema, retryPolicyViewSchema } from './retries';
 
@@ -233,33 +233,11 @@ export const seriesSchema = {
   },
 } as const;
 
-export const seriesListSchema = {
-  type: 'array',
-  items: seriesSchema,
-  description: 'Without paging parameters: every matching series.',
-} as const;
-
-export const seriesPageSchema = {
-  type: 'object',
-  description: 'The paged envelope: with pageNumber and/or pageSize.',
-  required: ['meta', 'items'],
-  properties: {
-    meta: {
-      type: 'object',
-      required: ['page', 'pageSize', 'totalItems', 'totalPages'],
-      properties: {
-        page: count('The page returned (pageNumber).', 1),
-        pageSize: count('Items per page.', 1),
-        totalItems: count('Matching series in all pages.'),
-        totalPages: count('ceil(totalItems / pageSize); 0 when nothing matches.'),
-      },
-    },
-    items: { type: 'array', items: seriesSchema, description: 'This page; [] for a page past the end.' },
-  },
-} as const;
-
+const seriesListing = numberedListing(seriesSchema, 'series', 'series');
+export const seriesListSchema = seriesListing.list;
+export const seriesPageSchema = seriesListing.page;
 /** Either list answer: every series, or a page of them. */
-export const seriesListingSchema = { oneOf: [seriesListSchema, seriesPageSchema] } as const;
+export const seriesListingSchema = seriesListing.listing;
 
 export type SeriesView = FromSchema<typeof seriesSchema>;
 export type NextOccurrenceView = FromSchema<typeof nextOccurrenceSchema>;

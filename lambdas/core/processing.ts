@@ -5,6 +5,7 @@
  * the execution, and a reschedule answered 200 wins over a stale read. Each attempt has its own
  * execution name: the tick re-drives a group whose execution closed before the group was done.
  */
+import { START_CONCURRENCY } from '#contract/processing';
 import type { Group } from '#domain/groups';
 import { mapLimit } from '#shared/concurrency';
 import { logger } from '#shared/logger';
@@ -61,13 +62,13 @@ export async function startProcessing(
   }
 }
 
-/** Starts every pending group among those the due index returned (8 claims at a time). */
+/** Starts every pending group among those the due index returned (START_CONCURRENCY claims at a time). */
 export async function startPendingGroups(
   due: readonly (ClaimTarget & Pick<Group, 'merchantId' | 'status'>)[],
   now: Date,
 ): Promise<StartOutcome[]> {
   const pending = due.filter((g) => g.status === 'pending');
-  return mapLimit(pending, 8, (group) => startProcessing(group, now));
+  return mapLimit(pending, START_CONCURRENCY, (group) => startProcessing(group, now));
 }
 
 /** The groups in the due index at this slot and earlier ones: pending, processing, or receipts not yet queued. */

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE } from '#contract/limits';
 import type { ListSeriesQuery } from '#contract/schemas/series';
-import { seriesView } from '#domain/series';
+import { seriesView } from '#domain/series-view';
 import { seriesStore } from '#store/series';
 import { intParam, pageMeta } from './lists';
 

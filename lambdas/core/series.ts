@@ -14,18 +14,16 @@ import type { CreateSeriesInput, UpdateSeriesInput } from '#contract/schemas/ser
 import { nextSequence } from '#domain/events';
 import {
   advanced,
-  canceledSeries,
   createdEntry,
-  createdGroupIds,
   justCompleted,
   newSeries,
   occurrenceGroupInput,
-  seriesEvent,
   skipPassed,
   slotOfOccurrence,
-  updatedSeries,
   type Series,
 } from '#domain/series';
+import { canceledSeries, createdGroupIds, updatedSeries } from '#domain/series-changes';
+import { seriesEvent } from '#domain/series-view';
 import { creationTime, type OccurrenceSlot } from '#domain/series-schedule';
 import { isConflict } from '#shared/ddb';
 import { BadRequestError, SeriesNotFoundError } from '#shared/errors';

@@ -40,6 +40,7 @@ import { secretBox } from '#shared/secret-box';
 import { postWebhook, type WebhookAnswer } from '#shared/webhook-http';
 import type { DeliveryMessage, EventMessage, WebhookMessage } from '#shared/webhook-queue';
 import { eventStore } from '#store/events';
+import { eventCursorStore } from '#store/event-cursors';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { eventView } from './events';
@@ -90,7 +91,7 @@ export async function fanOut(m: EventMessage, batch: Batch): Promise<void> {
   }
   // Seen only once its deliveries exist: a later event of the object that finds this sequence
   // seen also finds these deliveries pending, and waits for them.
-  await store.see(m.objectId, m.sequence, now);
+  await eventCursorStore().see(m.objectId, m.sequence, now);
 }
 
 /** Gives a delivery up (no attempt made now), and lets the next of its lane go. */
@@ -164,7 +165,7 @@ async function heldByOrder(d: WebhookDelivery, batch: Batch): Promise<boolean> {
     });
     return true;
   }
-  const seen = await store.seen(d.objectId);
+  const seen = await eventCursorStore().seen(d.objectId);
   for (let k = 1; k < d.sequence; k++) {
     if (seen.has(k)) continue;
     if (now.getTime() - Date.parse(d.createdAt) < GAP_GRACE_MS) {

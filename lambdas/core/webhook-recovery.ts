@@ -9,6 +9,7 @@ import { mapLimit } from '#shared/concurrency';
 import { keys } from '#shared/keys';
 import { logger } from '#shared/logger';
 import { webhookQueue, type ReplayMessage } from '#shared/webhook-queue';
+import { eventCursorStore } from '#store/event-cursors';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { Batch, deliveryMessage, iso, lostAfterMs } from './webhook-batch';
@@ -26,7 +27,13 @@ export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> 
   if (!endpoint || endpoint.status !== 'enabled') return;
   // An endpoint receives the events created from its own creation on, replayed or not.
   const since = m.since > endpoint.dateCreated ? m.since : endpoint.dateCreated;
-  const { events, after } = await store.eventsBetween(m.merchantId, since, m.until, m.after, REPLAY_PAGE);
+  const { events, after } = await eventCursorStore().eventsBetween(
+    m.merchantId,
+    since,
+    m.until,
+    m.after,
+    REPLAY_PAGE,
+  );
   const wanted = events.filter((e) => eventEnabled(e.type, endpoint.enabledEvents));
   await mapLimit(wanted, 8, async (event) => {
     const d: WebhookDelivery = {

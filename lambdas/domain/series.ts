@@ -1,25 +1,17 @@
 /**
- * Series (docs/decisions.md "Series"): the record, its rules and its view. Plain functions, no AWS;
+ * Series (docs/decisions.md "Series"): the record and its rules. Plain functions, no AWS;
  * the dates and UTC slots come from series-schedule.ts. A series keeps a cursor, the next
  * occurrence whose group is not created yet, and the list of occurrences whose turn has come
  * (created or skipped); its payments are items of its own (store/series.ts), copied into each
- * occurrence's group. Records hold cents; views hold amounts in the currency unit.
+ * occurrence's group. Records hold cents; the view (series-view.ts) holds amounts in the currency unit.
  */
-import type { EventType } from '#contract/events';
 import type { CreateGroupInput } from '#contract/schemas/groups';
 import type { InlinePaymentInput } from '#contract/schemas/payments';
-import type {
-  CreateSeriesInput,
-  NextOccurrenceView,
-  PastOccurrenceView,
-  SeriesView,
-  UpdateSeriesInput,
-} from '#contract/schemas/series';
-import { DEFAULT_NOTICE_DAYS, MAX_SERIES_OCCURRENCES, NEXT_OCCURRENCES_SHOWN } from '#contract/series';
-import { BadRequestError } from '#shared/errors';
+import type { CreateSeriesInput } from '#contract/schemas/series';
+import { DEFAULT_NOTICE_DAYS, MAX_SERIES_OCCURRENCES } from '#contract/series';
 import { canonicalTimeZone } from '#shared/time-zones';
 import { ValidationError, type Problem } from '#shared/validation';
-import { newEvent, type ServiceEvent } from './events';
+import type { ServiceEvent } from './events';
 import { currentSlot, slotOf, type TransactionInitiator } from './groups';
 import { fromCents, toCents, type Cents } from './money';
 import { retryPolicyOf, type RetryPolicy } from './retries';
@@ -116,7 +108,7 @@ const hasPassed = (slot: OccurrenceSlot, now: Date): boolean =>
  * The number of occurrences of `count` or `endDate` (exactly one of them), or the problem with
  * them. `field` names the one in the problem.
  */
-function occurrenceCountOf(
+export function occurrenceCountOf(
   rule: Recurrence,
   end: { count?: number; endDate?: string },
 ): { count: number } | { problem: Problem } {
@@ -290,104 +282,6 @@ export function skipPassed(series: Series, now: Date): Series {
 export const justCompleted = (before: Series, after: Series): boolean =>
   before.status !== 'completed' && after.status === 'completed';
 
-/** What a PUT can change, directly or through its rules (the cursor moves past skipped occurrences). */
-const CHANGEABLE = [
-  'timeZone',
-  'localHour',
-  'count',
-  'endDate',
-  'occurrenceCount',
-  'locationId',
-  'transactionInitiator',
-  'surchargeCompliance',
-  'allowPartial',
-  'retryPolicy',
-  'noticeDays',
-  'status',
-  'nextOccurrence',
-] as const satisfies readonly (keyof Series)[];
-
-/**
- * The series after a PUT, or `undefined` when nothing changes (no event). Changes apply to the
- * occurrences at and after the cursor; a canceled or completed series is 400.
- */
-export function updatedSeries(series: Series, input: UpdateSeriesInput, now: Date): Series | undefined {
-  if (series.status === 'canceled' || series.status === 'completed') {
-    throw new BadRequestError(`series ${series.seriesId} is ${series.status}; it cannot change`);
-  }
-  if (input.count !== undefined && input.endDate !== undefined) {
-    throw new ValidationError([{ field: 'count', message: 'count and endDate cannot both be given' }]);
-  }
-  const rule: Recurrence = {
-    timeZone: input.timeZone !== undefined ? canonicalTimeZone(input.timeZone) : series.timeZone,
-    localHour: input.localHour ?? series.localHour,
-    startDate: series.startDate,
-    frequency: series.frequency,
-    interval: series.interval,
-  };
-  let end: { count?: number; endDate?: string } = { count: series.count, endDate: series.endDate };
-  if (input.count !== undefined) end = { count: input.count };
-  if (input.endDate !== undefined) end = { endDate: input.endDate };
-  const counted = occurrenceCountOf(rule, end);
-  if ('problem' in counted) throw new ValidationError([counted.problem]);
-  const come = series.nextOccurrence - 1;
-  if (counted.count < come) {
-    const field = input.endDate !== undefined ? 'endDate' : 'count';
-    throw new ValidationError([
-      {
-        field,
-        message: `${field} would end the series before occurrence ${come}, whose turn has come; the series has at least ${come} occurrences`,
-      },
-    ]);
-  }
-  let next: Series = {
-    ...series,
-    ...rule,
-    count: end.count,
-    endDate: end.endDate,
-    occurrenceCount: counted.count,
-    locationId: input.locationId ?? series.locationId,
-    transactionInitiator: input.transactionInitiator ?? series.transactionInitiator,
-    surchargeCompliance: input.surchargeCompliance ?? series.surchargeCompliance,
-    allowPartial: input.allowPartial ?? series.allowPartial,
-    retryPolicy: input.retryPolicy !== undefined ? retryPolicyOf(input.retryPolicy) : series.retryPolicy,
-    noticeDays: input.noticeDays ?? series.noticeDays,
-    status: input.status ?? series.status,
-  };
-  if (next.count === undefined) delete next.count;
-  if (next.endDate === undefined) delete next.endDate;
-  if (next.retryPolicy === undefined) delete next.retryPolicy;
-  if (next.nextOccurrence > next.occurrenceCount) next.status = 'completed';
-  next = skipPassed(next, now);
-  if (CHANGEABLE.every((k) => JSON.stringify(next[k]) === JSON.stringify(series[k]))) return undefined;
-  return {
-    ...next,
-    lastUpdated: now.toISOString(),
-    revision: series.revision + 1,
-    eventSeq: (series.eventSeq ?? 0) + 1,
-  };
-}
-
-/**
- * The series canceled: no more groups. Its pending groups are deleted next (core/series.ts);
- * `cancelPending` holds until then. `undefined` when it was canceled already.
- */
-export function canceledSeries(series: Series, now: Date): Series | undefined {
-  if (series.status === 'canceled') return undefined;
-  return {
-    ...series,
-    status: 'canceled',
-    cancelPending: true,
-    lastUpdated: now.toISOString(),
-    revision: series.revision + 1,
-    eventSeq: (series.eventSeq ?? 0) + 1,
-  };
-}
-
-/** The groups a cancel deletes: those of the created occurrences (the deleted and processed ones are left as they are). */
-export const createdGroupIds = (series: Series): string[] =>
-  series.occurrences.flatMap((o) => (o.paymentGroupId !== undefined ? [o.paymentGroupId] : []));
-
 /**
  * When the series next has work for the creation job (its place in the due index, an ISO time):
  * its cursor occurrence's creation time while active, a cancel not finished at once; none else.
@@ -397,75 +291,6 @@ export function dueAt(series: Series): string | undefined {
   if (series.status !== 'active' || series.nextOccurrence > series.occurrenceCount) return undefined;
   return creationTime(slotOfOccurrence(series, series.nextOccurrence), series.noticeDays).toISOString();
 }
-
-/** The next occurrences (up to NEXT_OCCURRENCES_SHOWN) whose group is not created; none once canceled or completed. */
-export function nextOccurrences(
-  series: Series,
-  limit: number = NEXT_OCCURRENCES_SHOWN,
-): NextOccurrenceView[] {
-  if (series.status === 'canceled' || series.status === 'completed') return [];
-  const out: NextOccurrenceView[] = [];
-  for (let n = series.nextOccurrence; n <= series.occurrenceCount && out.length < limit; n++) {
-    const slot = slotOfOccurrence(series, n);
-    out.push({
-      occurrence: n,
-      localDate: slot.localDate,
-      localTime: slot.localTime,
-      scheduleDate: slot.scheduleDate,
-      scheduleHour: slot.scheduleHour,
-      createAt: creationTime(slot, series.noticeDays).toISOString(),
-    });
-  }
-  return out;
-}
-
-const pastOccurrenceView = (o: PastOccurrence): PastOccurrenceView => ({ ...o });
-
-/** The series as the API shows it; lists leave out `occurrences` (`full` false). */
-export function seriesView(s: Series, full = true): SeriesView {
-  return {
-    seriesId: s.seriesId,
-    servicePayId: s.merchantId,
-    status: s.status,
-    timeZone: s.timeZone,
-    localHour: s.localHour,
-    startDate: s.startDate,
-    frequency: s.frequency,
-    interval: s.interval,
-    ...(s.count !== undefined && { count: s.count }),
-    ...(s.endDate !== undefined && { endDate: s.endDate }),
-    occurrenceCount: s.occurrenceCount,
-    locationId: s.locationId,
-    transactionInitiator: s.transactionInitiator,
-    surchargeCompliance: s.surchargeCompliance,
-    allowPartial: s.allowPartial,
-    ...(s.retryPolicy !== undefined && {
-      // Both fields (a series stored before groups took a policy may lack the interval).
-      retryPolicy: { ...retryPolicyOf(s.retryPolicy) },
-    }),
-    noticeDays: s.noticeDays,
-    paymentCount: s.paymentCount,
-    totalAmount: fromCents(s.totalCents),
-    createdCount: s.occurrences.filter((o) => o.status === 'created').length,
-    nextOccurrences: nextOccurrences(s),
-    ...(full && { occurrences: s.occurrences.map(pastOccurrenceView) }),
-    dateCreated: s.dateCreated,
-    lastUpdated: s.lastUpdated,
-  };
-}
-
-/** The event announcing `type` of a series as it is after the change (its eventSeq the event's sequence). */
-export const seriesEvent = (type: EventType, series: Series, now: Date): ServiceEvent<SeriesView> =>
-  newEvent(
-    {
-      type,
-      merchantId: series.merchantId,
-      objectId: series.seriesId,
-      sequence: series.eventSeq ?? 1,
-      data: seriesView(series),
-    },
-    now,
-  );
 
 /**
  * The create request of occurrence `slot`'s group: the series' settings at its slot, and a copy

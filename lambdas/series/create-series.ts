@@ -1,6 +1,6 @@
 import { merchantRoute } from '#core/merchants';
 import { createdSeries, createSeries } from '#core/series';
-import { seriesView } from '#domain/series';
+import { seriesView } from '#domain/series-view';
 import * as routes from '#generated/validators';
 
 /**

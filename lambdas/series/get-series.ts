@@ -1,6 +1,6 @@
 import { merchantRoute } from '#core/merchants';
 import { requireSeries } from '#core/series';
-import { seriesView } from '#domain/series';
+import { seriesView } from '#domain/series-view';
 import * as routes from '#generated/validators';
 
 /** GET /rest/merchants/{MID}/series/{SeriesID}: a series with its occurrences. */

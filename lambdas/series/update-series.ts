@@ -1,7 +1,7 @@
 import { merchantRoute } from '#core/merchants';
 import { updateSeries } from '#core/series';
 import { assertSameId } from '#domain/groups';
-import { seriesView } from '#domain/series';
+import { seriesView } from '#domain/series-view';
 import * as routes from '#generated/validators';
 
 /** PUT /rest/merchants/{MID}/series/{SeriesID}: changes, pauses or resumes a series. */

@@ -29,7 +29,7 @@ export interface FunctionConfig {
   /**
    * PROCESS_FAN_OUT: key ranges of one group processed at once (the state machine's Map). 8 keeps
    * a group's partition at about half its write limit with a processor answering in 0.5 s
-   * (docs/operating.md "Large groups in the cloud").
+   * (docs/operating.md "The busiest slot").
    */
   readonly processFanOut: number;
   /**

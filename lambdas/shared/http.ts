@@ -7,34 +7,31 @@
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import { pathParams, type PathParam, type PathParams } from '#contract/params';
+import type { PathParams } from '#contract/params';
 import type { Route } from '#contract/routes/index';
-import { apiScope } from '#contract/stage';
 import { config } from './config';
 import { isTransient } from './ddb';
-import { BadRequestError, ForbiddenError, ServiceError, UnauthorizedError } from './errors';
+import { ServiceError } from './errors';
 import { newId } from './ids';
 import { logger } from './logger';
-import { tracer } from './tracer';
-import { validator, ValidationError, type Problem, type Validator } from './validation';
+import { traceInvocations } from './tracer';
+import { validator, ValidationError, type Problem } from './validation';
+import {
+  bodyParser,
+  clientOf,
+  parsePathParams,
+  parseQuery,
+  requestKey,
+  type KeySource,
+} from './http-request';
 import type { RouteCheck } from './route-check';
+
+export { MAX_BODY_BYTES, type KeySource } from './http-request';
 
 // Every function fails its cold start on a missing or malformed variable, not a later request.
 config();
-
-/** Lambda's synchronous payload limit is 6 MB; larger bodies are refused before parsing. */
-export const MAX_BODY_BYTES = 6 * 1024 * 1024 - 64 * 1024;
-
-/** Path parameter rules (contract/params), their patterns compiled once. */
-const PATH_RULES = new Map(
-  Object.entries(pathParams).map(([name, rule]: [string, PathParam]) => [
-    name,
-    { ...rule, regExp: new RegExp(rule.pattern) },
-  ]),
-);
 
 /** A schema's value type; a list of schemas is validated by the handler itself (`unknown`). */
 type SchemaValue<S> = S extends readonly unknown[] ? unknown : S extends JSONSchema ? FromSchema<S> : unknown;
@@ -69,7 +66,6 @@ export type Authorize<M extends AuthorizedMerchant> = (
 ) => Promise<M>;
 
 /** Where a request named its idempotency key: the `Idempotency-Key` header or the body's `idempotencyKey`. */
-export type KeySource = 'header' | 'body';
 
 /** The answer an idempotency record keeps and replays. */
 export interface KeptAnswer {
@@ -157,47 +153,6 @@ const json = (
   body: status === 204 || body === undefined ? '' : JSON.stringify(body),
 });
 
-/** The header's rule is the body field's (contract/schemas/common.ts `idempotencyKey`). */
-const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
-
-/** The `Idempotency-Key` header, any case, as API Gateway passes headers as they were sent. */
-function headerKey(event: APIGatewayProxyEvent): string | undefined {
-  const found = Object.entries(event.headers ?? {}).filter(
-    ([name, value]) => name.toLowerCase() === 'idempotency-key' && value !== undefined,
-  );
-  if (found.length === 0) return undefined;
-  const value = found[0]![1]!;
-  if (found.length > 1 || !KEY_PATTERN.test(value)) {
-    throw new BadRequestError(
-      'Idempotency-Key must be one value of 1-100 characters of letters, digits and _ . : -',
-    );
-  }
-  return value;
-}
-
-/**
- * The request's key and where it came from: the header, or for a route whose body takes
- * `idempotencyKey` that field (both given: they must agree).
- */
-function requestKey(
-  event: APIGatewayProxyEvent,
-  bodyKey: boolean,
-  body: unknown,
-): { key: string; source: KeySource } | undefined {
-  const header = headerKey(event);
-  const inBody =
-    bodyKey && typeof body === 'object' && body !== null
-      ? (body as { idempotencyKey?: string }).idempotencyKey
-      : undefined;
-  if (header !== undefined && inBody !== undefined && header !== inBody) {
-    throw new BadRequestError(
-      "Idempotency-Key and the body's idempotencyKey differ: send one key, or the same in both",
-    );
-  }
-  if (header !== undefined) return { key: header, source: 'header' };
-  return inBody === undefined ? undefined : { key: inBody, source: 'body' };
-}
-
 /** A scope's `{Name}` placeholders filled from the path. */
 const fillScope = (scope: string, params: Record<string, string>): string =>
   scope.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
@@ -207,72 +162,6 @@ export const errorBody = (status: number, message: string, errors?: readonly Pro
   responseCode: status,
   ...(errors && { errors }),
 });
-
-function parsePathParams(event: APIGatewayProxyEvent): Record<string, string> {
-  const params: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(event.pathParameters ?? {})) {
-    const rule = PATH_RULES.get(name);
-    let value: string;
-    try {
-      value = raw === undefined ? '' : decodeURIComponent(raw);
-    } catch {
-      throw new BadRequestError(`${name} is not validly percent-encoded`);
-    }
-    if (rule && !rule.regExp.test(value))
-      throw new BadRequestError(`${name} must be ${rule.what} (got "${value}")`);
-    params[name] = rule?.normalize ? rule.normalize(value) : value;
-  }
-  return params;
-}
-
-function parseQuery(event: APIGatewayProxyEvent): Record<string, string> {
-  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
-    if (values && values.length > 1) throw new BadRequestError(`query parameter ${name} must be given once`);
-  }
-  return Object.fromEntries(
-    Object.entries(event.queryStringParameters ?? {}).filter(
-      (e): e is [string, string] => e[1] !== undefined,
-    ),
-  );
-}
-
-/** The route's body: ignored without a body schema; a list of schemas passes the JSON through. */
-function bodyParser(route: RouteCheck, options: RouteOptions): (event: APIGatewayProxyEvent) => unknown {
-  const body = route.body;
-  if (!body) return () => undefined;
-  const validate: Validator<unknown> = body.validate ? validator(body.validate) : (value) => value;
-  return (event) => {
-    let raw = event.body ?? '';
-    if (event.isBase64Encoded) raw = Buffer.from(raw, 'base64').toString('utf8');
-    if (Buffer.byteLength(raw) > MAX_BODY_BYTES) {
-      throw new BadRequestError(`body is too large (limit ${MAX_BODY_BYTES} bytes)`);
-    }
-    if (raw.trim() === '') {
-      if (body.optional) return undefined;
-      throw new BadRequestError('body is required (JSON object)');
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      throw new BadRequestError('body is not valid JSON');
-    }
-    options.precheck?.(parsed);
-    return validate(parsed);
-  };
-}
-
-function clientOf(event: APIGatewayProxyEvent): string {
-  const claims = (event.requestContext.authorizer?.claims ?? {}) as Record<string, string | undefined>;
-  const clientId = claims.client_id;
-  if (!clientId) throw new UnauthorizedError('Unauthorized');
-  // Defense in depth: the authorizer checks the scope too.
-  const scopes = (claims.scope ?? '').split(' ');
-  if (!scopes.includes(apiScope(config().stage))) {
-    throw new ForbiddenError(`token lacks the scope ${apiScope(config().stage)}`);
-  }
-  return clientId;
-}
 
 /**
  * middy's early answer before the function's own timeout (issue 25: it answered 500): the work
@@ -393,11 +282,11 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
   fn: (request: ApiRequest<R, M>) => Promise<ApiResult>,
   options: RouteOptions<ApiRequest<R, M>>,
 ) {
-  const parseBody = bodyParser(route, options);
+  const parseBody = bodyParser(route, options.precheck);
   // A route without a query schema takes none: every name is refused.
   const queryValidator = validator(route.query, 'query');
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
-    .use(captureLambdaHandler(tracer))
+    .use(traceInvocations())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use({ onError: (request) => void (request.response = errorResponse(request.error)) })
     .handler(async (event) => {

@@ -4,18 +4,17 @@
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { Context } from 'aws-lambda';
 import { config } from './config';
 import { logger } from './logger';
-import { tracer } from './tracer';
+import { traceInvocations } from './tracer';
 
 // Every function fails its cold start on a missing or malformed variable, not a later request.
 config();
 
 export function taskHandler<I, O>(fn: (input: I, context: Context) => Promise<O>) {
   return middy<I, O, Error, Context>()
-    .use(captureLambdaHandler(tracer))
+    .use(traceInvocations())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .handler((input, context) => fn(input, context));
 }

@@ -6,14 +6,10 @@
  * `<createdAt>#<eventId>`); while pending a delivery is on the sparse GSI2 (`WHDUE#<shard>` /
  * `<checkAt>#<eventId>`), where the webhook sweep finds those whose queue message is lost. Every
  * change of a delivery holds only on the `round` it read, and a claim also on no live lease: two
- * messages for one delivery make one attempt. Items expire by TTL with their event.
- *
- * The event cursor (`WHSEEN#<object>`) holds the sequences of an object's events the fan-out has
- * seen (one ADD per event): the order rule's check that no earlier event is still behind in the
- * stream.
+ * messages for one delivery make one attempt. Items expire by TTL with their event. The event
+ * cursors and the merchant's event range the fan-out reads are in event-cursors.ts.
  */
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ServiceEvent } from '#domain/events';
 import {
   deliveryExpiry,
   type DeliveryKey,
@@ -24,9 +20,6 @@ import { keys } from '#shared/keys';
 import { containerStore, isConditionFailure, queryAll, strip, type Item } from './items';
 
 const ENTITY = 'webhook-delivery';
-
-/** How long an event cursor outlives its object's last event: far longer than any retry. */
-const CURSOR_TTL_SECONDS = 400 * 86_400;
 
 const keyOf = (d: DeliveryKey) => keys.webhookDelivery(d.webhookEndpointId, d.objectId, d.sequence);
 const dueSort = (d: Pick<WebhookDelivery, 'eventId'>, checkAt: string) => `${checkAt}#${d.eventId}`;
@@ -47,12 +40,6 @@ export interface DeliveryChange {
 export interface DeliveryPage {
   deliveries: WebhookDelivery[];
   next?: Record<string, unknown>;
-}
-
-export interface EventRange {
-  events: ServiceEvent[];
-  /** The GSI1 sort key of the last event read, absent when the range ended. */
-  after?: string;
 }
 
 export class DynamoWebhookDeliveryStore {
@@ -331,61 +318,6 @@ export class DynamoWebhookDeliveryStore {
       }
     } while (ExclusiveStartKey);
     return { deliveries };
-  }
-
-  /** The fan-out saw this event of its object. */
-  async see(objectId: string, sequence: number, now: Date): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.eventCursor(objectId),
-        UpdateExpression: 'ADD seen :seq SET entity = :entity, expiresAt = :expires',
-        ExpressionAttributeValues: {
-          ':seq': new Set([sequence]),
-          ':entity': 'event-cursor',
-          ':expires': Math.floor(now.getTime() / 1000) + CURSOR_TTL_SECONDS,
-        },
-      }),
-    );
-  }
-
-  /** The sequences of the object's events the fan-out has seen. */
-  async seen(objectId: string): Promise<Set<number>> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.eventCursor(objectId), ConsistentRead: true }),
-    );
-    return new Set([...((Item?.seen as Set<number> | undefined) ?? [])].map(Number));
-  }
-
-  /** The merchant's events created in [since, until], oldest first, after `after` (GSI1). */
-  async eventsBetween(
-    merchantId: string,
-    since: string,
-    until: string,
-    after: string | undefined,
-    limit: number,
-  ): Promise<EventRange> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :until',
-        ExpressionAttributeValues: {
-          ':pk': keys.merchantEvents(merchantId),
-          // Past `after` (the sort key of the last event handled): the next character up.
-          ':from': after === undefined ? since : `${after}\u0000`,
-          // Every event of the last millisecond of the range (the sort key continues with `#evt_`).
-          ':until': `${until}~`,
-        },
-        Limit: limit,
-      }),
-    );
-    const items = out.Items ?? [];
-    const last = items[items.length - 1];
-    return {
-      events: items.map((i) => strip<ServiceEvent>(i)),
-      ...(out.LastEvaluatedKey && last && { after: String(last.gsi1sk) }),
-    };
   }
 
   private async conditional(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>) {

@@ -15,9 +15,12 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import {
   DUE_SWEEP_HANDLER,
+  DUE_SWEEP_INTERVAL_SECONDS,
+  DUE_SWEEP_TIMEOUT_SECONDS,
   PROCESS_GROUP_DEFINITION,
   processGroupTasks,
   SCHEDULER_HANDLER,
+  SCHEDULER_TIMEOUT_SECONDS,
   settlementClock,
   STATE_MACHINE_NAME,
   STUCK_GROUPS_METRIC,
@@ -55,7 +58,7 @@ export interface ServiceProcessingProps {
  *
  * Lambda concurrency: a group runs up to PROCESS_FAN_OUT (default 8) batch tasks at once, so
  * groups processing at the same time × 8 of the account's concurrency (1,000 by default; docs/operating.md
- * "Large groups in the cloud"). None is reserved: a reservation would also cap, and a throttled
+ * "The busiest slot"). None is reserved: a reservation would also cap, and a throttled
  * invocation is retried by the state machine (Lambda.TooManyRequestsException) without charging.
  */
 const TASK_SETTINGS: Record<string, { timeout: Duration; memorySize: number }> = {
@@ -91,7 +94,7 @@ export class ServiceProcessing extends TaskStateMachine {
 
     // Supervision: the tick also describes the executions of claimed groups to re-drive closed
     // ones (its code calls DescribeExecution: lib/cdk/access.ts grants it).
-    const scheduler = this.starter(SCHEDULER_HANDLER, table, Duration.minutes(5));
+    const scheduler = this.starter(SCHEDULER_HANDLER, table, Duration.seconds(SCHEDULER_TIMEOUT_SECONDS));
     this.scheduler = scheduler;
     this.rule = new events.Rule(this, 'Hourly', {
       ruleName: `${SERVICE_NAME}-${stage}-hourly`,
@@ -102,12 +105,12 @@ export class ServiceProcessing extends TaskStateMachine {
 
     // The due sweep: groups created in (or moved into) the current hour after its tick start
     // within a minute (docs/decisions.md, "The current hour").
-    const dueSweep = this.starter(DUE_SWEEP_HANDLER, table, Duration.seconds(50));
+    const dueSweep = this.starter(DUE_SWEEP_HANDLER, table, Duration.seconds(DUE_SWEEP_TIMEOUT_SECONDS));
     this.dueSweep = dueSweep;
     new events.Rule(this, 'EveryMinute', {
       ruleName: `${SERVICE_NAME}-${stage}-due-sweep`,
       description: 'Starts the pending groups of the current and earlier hours',
-      schedule: events.Schedule.rate(Duration.minutes(1)),
+      schedule: events.Schedule.rate(Duration.seconds(DUE_SWEEP_INTERVAL_SECONDS)),
       // A missed minute is caught up by the next one: no retries, no old events.
       targets: [new targets.LambdaFunction(dueSweep, { retryAttempts: 0, maxEventAge: Duration.minutes(2) })],
     });

@@ -3,7 +3,7 @@
  * against the e2e tier's runtime. It prints the signing secret; a payor created meanwhile reaches
  * the application's URL (a real receiver on loopback) signed so that the client's `verifyWebhook`
  * accepts it with that secret; each delivery is one line in, one line out, within 80 columns;
- * Ctrl-C deletes the endpoint it made.
+ * Ctrl-C (even pressed twice) deletes the endpoint it made.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -109,6 +109,9 @@ test('spay listen forwards signed deliveries to a local URL and cleans up on Ctr
   });
   expect(text).toContain(`-> payor.created ${arrived.id}`);
 
+  // Defect "a second Ctrl-C during clean-up left the endpoint behind": npm and tsx forward the
+  // terminal's SIGINT, so the process got it again while deleting and died; pressed twice here.
+  tmux('send-keys', '-t', 'cli', 'C-c');
   tmux('send-keys', '-t', 'cli', 'C-c');
   const stopped = await waitFor(
     'the stop line',

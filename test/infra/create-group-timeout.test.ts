@@ -9,7 +9,7 @@ import { routes } from '#contract/routes/index';
 import type { Stage } from '#contract/stage';
 import { CREATE_GROUP_HANDLER } from '#lib/cdk/api';
 import { BATCH_WRITE_BUDGET_MS } from '#store/items';
-import { functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, synthStage } from '#support/cdk/synth';
+import { functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, stageTemplateOf } from '#support/cdk/synth';
 
 /** API Gateway's integration timeout (REST APIs, default and maximum without a quota raise). */
 const API_GATEWAY_TIMEOUT_SECONDS = 29;
@@ -17,7 +17,7 @@ const API_GATEWAY_TIMEOUT_SECONDS = 29;
 describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s group create', (stage: Stage) => {
   let template: Template;
   beforeAll(() => {
-    ({ template } = synthStage(stage));
+    template = stageTemplateOf(stage);
   }, SYNTH_TIMEOUT_MS);
 
   it('runs the CreateGroup handler with a timeout under API Gateway’s 29 s and above its write budget', () => {

@@ -23,7 +23,7 @@ import {
   resourcesOfStatement,
   roleIdOf,
   roleStatements,
-  synthStage,
+  stageTemplateOf,
   SYNTH_TIMEOUT_MS,
   type Resource,
   type Statement,
@@ -108,7 +108,7 @@ describe.each(['dev', 'prod'] as Stage[])('ScheduledPayments-%s', (stage) => {
   let byName: Map<string, string>;
   let tableArn: string;
   beforeAll(() => {
-    ({ template } = synthStage(stage));
+    template = stageTemplateOf(stage);
     functions = resourcesOf(template, 'AWS::Lambda::Function');
     byName = new Map(handlerModules().map((h) => [functionName(stage, h), h]));
     const [tableId] = Object.keys(resourcesOf(template, 'AWS::DynamoDB::Table'));

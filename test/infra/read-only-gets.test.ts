@@ -14,7 +14,7 @@ import {
   resourcesOf,
   roleIdOf,
   roleStatements,
-  synthStage,
+  stageTemplateOf,
   SYNTH_TIMEOUT_MS,
   type Resource,
 } from '#support/cdk/synth';
@@ -38,7 +38,7 @@ const getHandlers = [...new Set(routes.filter((r) => r.method === 'GET').map((r)
 describe.each(['dev', 'prod'] as Stage[])('ScheduledPayments-%s', (stage) => {
   let template: Template;
   beforeAll(() => {
-    ({ template } = synthStage(stage));
+    template = stageTemplateOf(stage);
   }, SYNTH_TIMEOUT_MS);
 
   const functionOf = (handler: string): Resource =>

@@ -5,14 +5,21 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { RECONCILIATION } from '#contract/processing';
 import type { Stage } from '#contract/stage';
-import { flatten, functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, synthStage } from '#support/cdk/synth';
+import {
+  flatten,
+  functionIdOf,
+  props,
+  resourcesOf,
+  SYNTH_TIMEOUT_MS,
+  stageTemplateOf,
+} from '#support/cdk/synth';
 
 describe.each(['dev', 'prod'] as const)('reconciliation (%s)', (stage: Stage) => {
   let template: Template;
   let fnId: string;
 
   beforeAll(() => {
-    template = synthStage(stage).template;
+    template = stageTemplateOf(stage);
     fnId = functionIdOf(template, stage, RECONCILIATION.handler);
   }, SYNTH_TIMEOUT_MS);
 

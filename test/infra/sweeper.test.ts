@@ -15,7 +15,7 @@ import {
   roleIdOf,
   roleStatements,
   SYNTH_TIMEOUT_MS,
-  synthStage,
+  stageTemplateOf,
 } from '#support/cdk/synth';
 
 describe.each(['dev', 'prod'] as const)('sweeper (%s)', (stage: Stage) => {
@@ -23,7 +23,7 @@ describe.each(['dev', 'prod'] as const)('sweeper (%s)', (stage: Stage) => {
   let fnId: string;
 
   beforeAll(() => {
-    template = synthStage(stage).template;
+    template = stageTemplateOf(stage);
     fnId = functionIdOf(template, stage, SWEEPER_HANDLER);
   }, SYNTH_TIMEOUT_MS);
 

@@ -25,7 +25,7 @@ import {
 import { routes } from '#contract/routes/index';
 import type { Stage } from '#contract/stage';
 import { PROCESSOR_TIMEOUT_MS } from '#processor/timeout';
-import { functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, synthStage } from '#support/cdk/synth';
+import { functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, stageTemplateOf } from '#support/cdk/synth';
 
 /** API Gateway's integration timeout (REST APIs, default and maximum without a quota raise). */
 const API_GATEWAY_TIMEOUT_SECONDS = 29;
@@ -104,7 +104,7 @@ const machines: [string, string, readonly TaskBinding[]][] = [
 describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s function timeouts', (stage: Stage) => {
   let template: Template;
   beforeAll(() => {
-    ({ template } = synthStage(stage));
+    template = stageTemplateOf(stage);
   }, SYNTH_TIMEOUT_MS);
 
   const timeoutOf = (handler: string): number =>

@@ -24,7 +24,7 @@ import {
   roleIdOf,
   roleStatements,
   SYNTH_TIMEOUT_MS,
-  synthStage,
+  stageTemplateOf,
   type Resource,
   type Statement,
 } from '#support/cdk/synth';
@@ -50,7 +50,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s background void-or
   let machine: Resource;
   let tableId: string;
   beforeAll(() => {
-    ({ template } = synthStage(stage));
+    template = stageTemplateOf(stage);
     functions = resourcesOf(template, 'AWS::Lambda::Function');
     const machines = Object.entries(resourcesOf(template, 'AWS::StepFunctions::StateMachine')).filter(
       ([, m]) => props(m).StateMachineName === VOID_OR_REFUND_STATE_MACHINE_NAME(stage),

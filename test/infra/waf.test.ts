@@ -6,7 +6,14 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { Stage } from '#contract/stage';
 import { RATE_RULE, WAF_MANAGED_RULE_GROUPS, WAF_RATE_LIMIT_DEFAULT } from '#lib/cdk/waf';
-import { flatten, props, resourcesOf, synthStage, SYNTH_TIMEOUT_MS, type Resource } from '#support/cdk/synth';
+import {
+  flatten,
+  props,
+  resourcesOf,
+  stageTemplateOf,
+  SYNTH_TIMEOUT_MS,
+  type Resource,
+} from '#support/cdk/synth';
 
 type Rule = {
   Name: string;
@@ -33,7 +40,7 @@ describe.each(['dev', 'prod'] as Stage[])('ScheduledPayments-%s WAF', (stage) =>
   let acl: Resource;
   let aclId: string;
   beforeAll(() => {
-    ({ template } = synthStage(stage));
+    template = stageTemplateOf(stage);
     const acls = Object.entries(resourcesOf(template, 'AWS::WAFv2::WebACL'));
     expect(acls).toHaveLength(1);
     [aclId, acl] = acls[0]!;

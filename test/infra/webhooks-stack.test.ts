@@ -18,14 +18,14 @@ import {
   roleIdOf,
   roleStatements,
   SYNTH_TIMEOUT_MS,
-  synthStage,
+  stageTemplateOf,
   type Resource,
 } from '#support/cdk/synth';
 
 describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
   let template: Template;
   beforeAll(() => {
-    template = synthStage(stage).template;
+    template = stageTemplateOf(stage);
   }, SYNTH_TIMEOUT_MS);
 
   const byName = (type: string, key: string, value: string): [string, Resource] => {

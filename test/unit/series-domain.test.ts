@@ -5,17 +5,15 @@
 import type { CreateSeriesInput } from '#contract/schemas/series';
 import {
   advanced,
-  canceledSeries,
   createdEntry,
   dueAt,
   newSeries,
-  nextOccurrences,
   occurrenceGroupInput,
-  seriesView,
   skipPassed,
   slotOfOccurrence,
-  updatedSeries,
 } from '#domain/series';
+import { canceledSeries, updatedSeries } from '#domain/series-changes';
+import { nextOccurrences, seriesView } from '#domain/series-view';
 import { ValidationError } from '#shared/validation';
 import { BadRequestError } from '#shared/errors';
 

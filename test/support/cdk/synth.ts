@@ -2,7 +2,7 @@
  * Shared helpers of the infra tests: build a stage's stack exactly as bin/app.ts does, and read its
  * templates: each stack's own (stageStacks), or all of them as one (stageTemplate).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stage as CdkStage, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -34,6 +34,28 @@ export function synthStage(stage: Stage): { stack: ServiceStack; template: Templ
   const [stack, ...others] = addServiceStacks(testApp({ stage, ...(stage === 'prod' ? PROD_CONTEXT : {}) }));
   if (stack === undefined || others.length > 0) throw new Error(`expected one stack for stage ${stage}`);
   return { stack, template: stageTemplate(stack) };
+}
+
+/**
+ * A stage's templates as one, synthesized once per run of the infra tier: the first file that
+ * asks writes it into the tier's directory (INFRA_TEMPLATE_DIR, made by
+ * test/support/cdk/global-setup.ts), the others read it. Each file synthesizing both stages
+ * itself cost the tier a third of its time. Files that need the stack object use synthStage.
+ */
+export function stageTemplateOf(stage: Stage): Template {
+  const dir = process.env.INFRA_TEMPLATE_DIR;
+  if (dir === undefined) return synthStage(stage).template;
+  const file = join(dir, `${stage}.json`);
+  if (existsSync(file))
+    return Template.fromJSON(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>, {
+      skipCyclicalDependenciesCheck: true,
+    });
+  const { template } = synthStage(stage);
+  // Written whole, then renamed: another worker never reads half a file.
+  const partial = `${file}.${process.pid}`;
+  writeFileSync(partial, JSON.stringify(template.toJSON()));
+  renameSync(partial, file);
+  return template;
 }
 
 type Json = Record<string, unknown> & {

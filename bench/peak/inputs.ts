@@ -1,0 +1,258 @@
+/**
+ * The peak-slot model's inputs, each from where the service or the bench keeps it: the functions'
+ * configuration as the CDK app deploys it (lambdas/shared/config.ts defaults: lib/cdk sets none of
+ * the PROCESS_* variables), the state machine's retry policies (statemachines/process-group.asl.json),
+ * the contract's constants, and the per-payment costs the bench measured (bench/results.json). The
+ * few figures nothing here measures (a DynamoDB round trip in the Region, item sizes) are named
+ * assumptions with their reason.
+ */
+import { readFileSync } from 'node:fs';
+import {
+  DUE_SWEEP_INTERVAL_SECONDS,
+  DUE_SWEEP_TIMEOUT_SECONDS,
+  PROCESS_GROUP_DEFINITION,
+  SCHEDULER_TIMEOUT_SECONDS,
+  START_CONCURRENCY,
+} from '../../contract/processing';
+import { loadConfig } from '../../lambdas/shared/config';
+import { PROCESSOR_TIMEOUT_MS } from '../../lambdas/processor/timeout';
+import type { Results } from '../sections/section';
+import { seededRandom } from './queue';
+
+/** A Retry entry of the ASL file, for one error. */
+export interface RetryPolicy {
+  intervalSeconds: number;
+  maxAttempts: number;
+  backoffRate: number;
+  maxDelaySeconds: number;
+  fullJitter: boolean;
+}
+
+/** The state machine's retry policies of the tasks the model runs, by error name. */
+export type TaskRetries = Record<string, RetryPolicy>;
+
+export interface ServiceSettings {
+  batchSize: number;
+  /** Charges in flight per AuthorizeBatch task (PROCESS_CONCURRENCY). */
+  concurrency: number;
+  fanOut: number;
+  startConcurrency: number;
+  schedulerTimeoutSeconds: number;
+  dueSweepIntervalSeconds: number;
+  dueSweepTimeoutSeconds: number;
+  processorTimeoutSeconds: number;
+  authorizeBatchTimeoutSeconds: number;
+  retries: {
+    BeginGroup: TaskRetries;
+    AuthorizeBatch: TaskRetries;
+    FailBatch: TaskRetries;
+    CompleteGroup: TaskRetries;
+  };
+  emailSendRate: number;
+}
+
+interface AslRetry {
+  ErrorEquals: string[];
+  IntervalSeconds?: number;
+  MaxAttempts?: number;
+  BackoffRate?: number;
+  MaxDelaySeconds?: number;
+  JitterStrategy?: string;
+}
+interface AslState {
+  Retry?: AslRetry[];
+  TimeoutSeconds?: number;
+  ItemProcessor?: { States: Record<string, AslState> };
+}
+
+/** The ASL's defaults where a Retry entry leaves a field out (Step Functions' documented ones). */
+function retriesOf(state: AslState | undefined): TaskRetries {
+  const out: TaskRetries = {};
+  for (const r of state?.Retry ?? []) {
+    for (const error of r.ErrorEquals) {
+      out[error] ??= {
+        intervalSeconds: r.IntervalSeconds ?? 1,
+        maxAttempts: r.MaxAttempts ?? 3,
+        backoffRate: r.BackoffRate ?? 2,
+        maxDelaySeconds: r.MaxDelaySeconds ?? Infinity,
+        fullJitter: r.JitterStrategy === 'FULL',
+      };
+    }
+  }
+  return out;
+}
+
+/** The policy Step Functions applies to `error` (its own entry, else States.ALL), if any. */
+export const policyFor = (retries: TaskRetries, error: string): RetryPolicy | undefined =>
+  retries[error] ?? retries['States.ALL'];
+
+/** The deployed service's settings: the functions' configuration and the state machine's file. */
+export function serviceSettings(): ServiceSettings {
+  // The CDK app sets none of the processing variables: the functions run on these defaults.
+  const config = loadConfig({ TABLE_NAME: 'peak-slot-model' });
+  const asl = JSON.parse(readFileSync(PROCESS_GROUP_DEFINITION, 'utf8')) as {
+    States: Record<string, AslState>;
+  };
+  const map = asl.States.AuthorizeRanges?.ItemProcessor?.States ?? {};
+  return {
+    batchSize: config.processBatchSize,
+    concurrency: config.processConcurrency,
+    fanOut: config.processFanOut,
+    startConcurrency: START_CONCURRENCY,
+    schedulerTimeoutSeconds: SCHEDULER_TIMEOUT_SECONDS,
+    dueSweepIntervalSeconds: DUE_SWEEP_INTERVAL_SECONDS,
+    dueSweepTimeoutSeconds: DUE_SWEEP_TIMEOUT_SECONDS,
+    processorTimeoutSeconds: PROCESSOR_TIMEOUT_MS / 1000,
+    authorizeBatchTimeoutSeconds: map.AuthorizeBatch?.TimeoutSeconds ?? Infinity,
+    retries: {
+      BeginGroup: retriesOf(asl.States.BeginGroup),
+      AuthorizeBatch: retriesOf(map.AuthorizeBatch),
+      FailBatch: retriesOf(map.FailBatch),
+      CompleteGroup: retriesOf(asl.States.CompleteGroup),
+    },
+    emailSendRate: config.emailSendRate,
+  };
+}
+
+/**
+ * Assumed, not measured: a DynamoDB call's round trip from a Lambda function in the same Region
+ * (docs/operating.md "The busiest slot": 5-10 ms), Step Functions' own time per Task (the transition and
+ * the Lambda invoke) and a StartExecution call's round trip.
+ */
+export const REGION = { ddbCallSeconds: 0.007, taskOverheadSeconds: 0.05, sfnCallSeconds: 0.03 } as const;
+
+/**
+ * Assumed item sizes (docs/operating.md "The busiest slot", DynamoDB): every write 1 unit but the
+ * payment's `authResponse` update (the payment item, about 2 KB: 2 units), 3 index writes per
+ * payment (the sale's day index twice, its sweep index once), and BeginGroup's count through the
+ * group's keys reading about 500 bytes per payment, 1 MB (128 read units, eventually consistent)
+ * per Query. The sandbox processor's ledger Put is the processor's own write (a real acquirer
+ * keeps it on its side): counted by the bench, left out of the table's.
+ */
+export const ITEMS = {
+  authResponseWriteUnits: 2,
+  indexWritesPerPayment: 3,
+  sandboxLedgerPuts: 1,
+  countBytesPerPayment: 500,
+  queryBytes: 1024 * 1024,
+  readUnitsPerQuery: 128,
+} as const;
+
+/** What one payment costs, and where each figure comes from. */
+export interface PaymentCosts {
+  /** DynamoDB calls before the processor is asked, and after its answer (the last is the `authResponse` update). */
+  callsBefore: number;
+  callsAfter: number;
+  /** Lambda CPU time per payment (the local runtime's, a fair stand-in for a 1 GB function). */
+  cpuSeconds: number;
+  /** Write units per payment on the table, and on the group's partition. */
+  tableWriteUnits: number;
+  partitionWriteUnits: number;
+  historyEventsPerPayment: number;
+  emailsPerPayment: number;
+  sources: Record<string, string>;
+}
+
+const num = (x: unknown, what: string): number => {
+  if (typeof x !== 'number' || !Number.isFinite(x))
+    throw new Error(`bench/results.json has no ${what}: run its section first`);
+  return x;
+};
+
+/** The per-payment costs from the bench's last results. */
+export function paymentCosts(results: Results): PaymentCosts {
+  type Run = { latencyMs: number; ddbCallsPerPayment: Record<string, number> };
+  const latency = results.processingLatency as { runs?: Run[] } | undefined;
+  const run = latency?.runs?.find((r) => r.latencyMs > 0);
+  const sm = (results.processing as { stateMachine?: Record<string, unknown> } | undefined)?.stateMachine;
+  const calls =
+    run?.ddbCallsPerPayment ?? (sm?.ddbCallsPerPayment as Record<string, number> | undefined) ?? {};
+  const callsSource = run
+    ? `processingLatency.runs[latencyMs=${run.latencyMs}].ddbCallsPerPayment`
+    : 'processing.stateMachine.ddbCallsPerPayment';
+  const get = (k: string) => num(calls[k], `${callsSource}.${k}`);
+  const [query, getItem, put, update] = [get('Query'), get('Get'), get('Put'), get('Update')];
+  const cpu = num(
+    (sm?.cpuMsPerPayment as Record<string, number> | undefined)?.runtime,
+    'processing.stateMachine.cpuMsPerPayment.runtime',
+  );
+  const receipts = (results.receipts as { runs?: { payments: number; receipts: number }[] } | undefined)
+    ?.runs?.[0];
+  const puts = put - ITEMS.sandboxLedgerPuts;
+  return {
+    // The sale's read, the saved method, the duplicate guard and the sale written Pending come
+    // first; the settled sale and the payment's authResponse after the answer.
+    callsBefore: query + getItem + put + update - 2,
+    callsAfter: 2,
+    cpuSeconds: cpu / 1000,
+    tableWriteUnits: puts + update * ITEMS.authResponseWriteUnits + ITEMS.indexWritesPerPayment,
+    partitionWriteUnits: update * ITEMS.authResponseWriteUnits,
+    historyEventsPerPayment: num(
+      sm?.historyEventsPerPayment,
+      'processing.stateMachine.historyEventsPerPayment',
+    ),
+    emailsPerPayment: receipts ? receipts.receipts / receipts.payments : 1,
+    sources: {
+      ddbCalls: `bench/results.json ${callsSource}: Query ${query}, Get ${getItem}, Put ${put}, Update ${update}`,
+      cpu: `bench/results.json processing.stateMachine.cpuMsPerPayment.runtime: ${cpu} ms`,
+      historyEvents: `bench/results.json processing.stateMachine.historyEventsPerPayment`,
+      emails: receipts
+        ? `bench/results.json receipts.runs[0]: ${receipts.receipts} receipts of ${receipts.payments} payments (every payor asking)`
+        : 'assumed: every payor asks for a receipt',
+    },
+  };
+}
+
+/** The busiest slot's workload (issue 24): how many groups of which sizes. */
+export const WORKLOAD = {
+  payments: 1_000_000,
+  groups: 3_000,
+  large: { count: 5, size: 100_000 },
+  medium: { count: 45, min: 1_000, max: 10_000 },
+  small: { min: 20, max: 500 },
+} as const;
+
+export type Workload = {
+  payments: number;
+  groups: number;
+  large: { count: number; size: number };
+  medium: { count: number; min: number; max: number };
+  small: { min: number; max: number };
+};
+
+/**
+ * Group sizes in the due index's order (seeded, shuffled): `large.count` of `large.size`, medium
+ * ones log-uniform in their range, and the rest small, log-uniform then scaled so that the sizes add
+ * up to `payments` exactly (each kept within the small range).
+ */
+export function groupSizes(seed: number, w: Workload = WORKLOAD): number[] {
+  const random = seededRandom(seed);
+  const logUniform = (min: number, max: number) => Math.round(min * Math.pow(max / min, random()));
+  const fixed = [
+    ...Array.from({ length: w.large.count }, () => w.large.size),
+    ...Array.from({ length: w.medium.count }, () => logUniform(w.medium.min, w.medium.max)),
+  ];
+  const smallCount = w.groups - fixed.length;
+  const target = w.payments - fixed.reduce((a, b) => a + b, 0);
+  if (smallCount <= 0 || target < smallCount * w.small.min || target > smallCount * w.small.max)
+    throw new Error('the workload cannot add up: check its counts and ranges');
+  const raw = Array.from({ length: smallCount }, () => logUniform(w.small.min, w.small.max));
+  const scale = target / raw.reduce((a, b) => a + b, 0);
+  const clamp = (n: number) => Math.min(w.small.max, Math.max(w.small.min, n));
+  const small = raw.map((n) => clamp(Math.round(n * scale)));
+  // Close the rounding gap one payment at a time on groups that still have room.
+  let gap = target - small.reduce((a, b) => a + b, 0);
+  for (let i = 0; gap !== 0; i = (i + 1) % small.length) {
+    const next = small[i]! + Math.sign(gap);
+    if (next >= w.small.min && next <= w.small.max) {
+      small[i] = next;
+      gap -= Math.sign(gap);
+    }
+  }
+  const sizes = [...fixed, ...small];
+  for (let i = sizes.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [sizes[i], sizes[j]] = [sizes[j]!, sizes[i]!];
+  }
+  return sizes;
+}

@@ -1,0 +1,395 @@
+/**
+ * A discrete-event model of one busy slot as the service runs it (issue 24): the hourly tick
+ * claims and starts the due groups START_CONCURRENCY at a time (StartExecution against its token
+ * bucket; a start throttled past the SDK's retries releases its claim, and the due sweep tries again
+ * the next minute); each execution runs BeginGroup, then its key ranges at once (the Map, rangePlan),
+ * each a loop of AuthorizeBatch tasks that charge up to PROCESS_BATCH_SIZE payments
+ * PROCESS_CONCURRENCY at a time; a task the account's Lambda concurrency cannot take is throttled and
+ * retried by the state machine's policy, and FailBatch gives up a batch whose retries run out.
+ * Every charge: its DynamoDB calls before the processor, the processor (refusing a charge over its
+ * rate, which fails the batch with ProcessorUnavailable after its other payments), its writes after,
+ * the `authResponse` update on the group's partition. Admission (reserved concurrency, pacing) plugs
+ * in through `reserved`, `apiConcurrency`, `startsPerSecond` and `fanOutOf`.
+ */
+import { rangePlan } from '../../lambdas/domain/processing';
+import {
+  policyFor,
+  ITEMS,
+  REGION,
+  type PaymentCosts,
+  type ServiceSettings,
+  type TaskRetries,
+} from './inputs';
+import { LambdaPool, type FunctionName } from './lambda';
+import { EventQueue, seededRandom } from './queue';
+import {
+  DDB_PARTITION_RCU,
+  DDB_PARTITION_WCU,
+  DDB_TABLE_MAX_WCU,
+  LAMBDA_ACCOUNT_CONCURRENCY,
+  PeakPerSecond,
+  SDK_RETRY,
+  SFN_START_EXECUTION,
+  SFN_STATE_TRANSITIONS,
+  TokenBucket,
+} from './quotas';
+import { groupStats, type GroupTimes, type ModelResult } from './stats';
+
+export interface ModelInput {
+  /** Payments per group, in the due index's order. */
+  sizes: readonly number[];
+  latencySeconds: number;
+  /** Charges per second the processor takes across all groups (beyond it, it refuses). */
+  processorRate: number;
+  seed: number;
+  costs: PaymentCosts;
+  service: ServiceSettings;
+  /** Quotas: AWS's defaults unless given (the unit tests shrink them). */
+  limits?: Partial<{
+    account: number;
+    tableWcu: number;
+    partitionWcu: number;
+    startExecution: { bucket: number; perSecond: number };
+    transitions: { bucket: number; perSecond: number };
+  }>;
+  /** Reserved concurrency per function (today: none). */
+  reserved?: Partial<Record<FunctionName, number>>;
+  /** Concurrency the API's functions hold through the slot (from the shared pool). */
+  apiConcurrency?: number;
+  /**
+   * Charges wait for the processor's rate instead of being refused (today: not paced). The model
+   * does not end a task at its TimeoutSeconds: a run whose longest batch passes it is out of the
+   * model's reach (the report says so).
+   */
+  paceCharges?: boolean;
+  /** StartExecution calls per second the starters pace themselves to (today: not paced). */
+  startsPerSecond?: number;
+  /** A group's ranges at once (today: rangePlan with PROCESS_FAN_OUT). */
+  fanOutOf?: (size: number) => number;
+  /** Round trips in the Region (REGION unless given). */
+  region?: { ddbCallSeconds: number; taskOverheadSeconds: number; sfnCallSeconds: number };
+  /** Stop the model here (seconds): whatever is unanswered then is reported so. */
+  horizonSeconds?: number;
+}
+
+/**
+ * Assumed: the processor's rate limit lets a tenth of a second's charges through at once (its
+ * bucket), so that no second sees much more than the rate.
+ */
+export const PROCESSOR_BURST_SECONDS = 0.1;
+
+/** Assumed: DynamoDB lets a tenth of a second's write units through at once, so no second passes the limit by much. */
+export const WRITE_BURST_SECONDS = 0.1;
+
+type TaskError = 'Lambda.TooManyRequestsException' | 'ProcessorUnavailable';
+
+export function runModel(input: ModelInput): ModelResult {
+  const { sizes, costs, service: s } = input;
+  const q = new EventQueue();
+  const random = seededRandom(input.seed);
+  const limits = input.limits ?? {};
+  const pool = new LambdaPool({
+    account: limits.account ?? LAMBDA_ACCOUNT_CONCURRENCY,
+    reserved: input.reserved,
+    api: input.apiConcurrency,
+  });
+  const starts = new TokenBucket(
+    (limits.startExecution ?? SFN_START_EXECUTION).bucket,
+    (limits.startExecution ?? SFN_START_EXECUTION).perSecond,
+  );
+  const transitions = new TokenBucket(
+    (limits.transitions ?? SFN_STATE_TRANSITIONS).bucket,
+    (limits.transitions ?? SFN_STATE_TRANSITIONS).perSecond,
+  );
+  const processor = new TokenBucket(
+    Math.max(1, input.processorRate * PROCESSOR_BURST_SECONDS),
+    input.processorRate,
+  );
+  const pacer = input.startsPerSecond ? new TokenBucket(1, input.startsPerSecond) : undefined;
+  if (input.latencySeconds >= s.processorTimeoutSeconds)
+    throw new Error('every charge would outlast the adapter timeout (PROCESSOR_TIMEOUT_MS)');
+  const tableWcu = limits.tableWcu ?? DDB_TABLE_MAX_WCU;
+  const table = new TokenBucket(tableWcu * WRITE_BURST_SECONDS, tableWcu);
+  const partitionWcu = limits.partitionWcu ?? DDB_PARTITION_WCU;
+  const partitionRcu = DDB_PARTITION_RCU;
+  const region = input.region ?? REGION;
+  const call = region.ddbCallSeconds;
+  const L = input.latencySeconds;
+
+  const groups: GroupTimes[] = sizes.map((size) => ({
+    size,
+    answered: 0,
+    givenUp: 0,
+    first: NaN,
+    last: NaN,
+  }));
+  const partitions = sizes.map(() => new TokenBucket(partitionWcu * WRITE_BURST_SECONDS, partitionWcu));
+  const partitionPeaks = sizes.map(() => new PeakPerSecond());
+  const tablePeak = new PeakPerSecond();
+  const charges = new PeakPerSecond();
+  const transitionsPeak = new PeakPerSecond();
+  const counters = {
+    startThrottles: 0,
+    startsReleased: 0,
+    transitions: 0,
+    transitionsDelayed: 0,
+    processorRefused: 0,
+    chargesPaced: 0,
+    partitionThrottled: 0,
+    tableThrottled: 0,
+    givenUpThrottled: 0,
+    givenUpProcessor: 0,
+    executionsFailed: 0,
+    longestBatchSeconds: 0,
+    peakPartitionRcu: 0,
+  };
+  let startedGroups = 0;
+  const pending = new Set(sizes.map((_, i) => i));
+
+  const answer = (g: number, t: number, givenUp = false) => {
+    const group = groups[g]!;
+    group.answered++;
+    if (givenUp) group.givenUp++;
+    if (!(group.first <= t)) group.first = t;
+    if (!(group.last >= t)) group.last = t;
+  };
+
+  /** Step Functions enters `n` states: answers the delay the transitions bucket imposes. */
+  const enter = (n: number) => {
+    counters.transitions += n;
+    transitionsPeak.add(q.now, n);
+    const wait = transitions.reserve(q.now, n);
+    if (wait > 0) counters.transitionsDelayed += n;
+    return wait;
+  };
+
+  /**
+   * A Task state: its Lambda invocation (throttled or not), the body (which calls `finish` when
+   * done, with an error if the task failed), the ASL's Retry on throttles and failures, then `next`
+   * or, out of retries, `caught` with the last error.
+   */
+  const task = (
+    fn: FunctionName,
+    retries: TaskRetries,
+    body: (finish: (error?: TaskError) => void) => void,
+    next: () => void,
+    caught: (error: TaskError) => void,
+  ) => {
+    const attempts: Record<string, number> = {};
+    const attempt = () => {
+      if (!pool.tryStart(fn, q.now)) return failed('Lambda.TooManyRequestsException');
+      const began = q.now;
+      body((error) => {
+        pool.end(fn, q.now - began);
+        if (error) failed(error);
+        else next();
+      });
+    };
+    const failed = (error: TaskError) => {
+      const policy = policyFor(retries, error);
+      const n = (attempts[error] = (attempts[error] ?? 0) + 1);
+      if (!policy || n > policy.maxAttempts) return caught(error);
+      const delay = Math.min(policy.maxDelaySeconds, policy.intervalSeconds * policy.backoffRate ** (n - 1));
+      q.after((policy.fullJitter ? random() * delay : delay) + enter(1), attempt);
+    };
+    q.after(enter(1) + region.taskOverheadSeconds, attempt);
+  };
+
+  /** An execution failed (a task out of retries): its unanswered payments wait for the tick's re-drive, after the slot. */
+  const failExecution = () => {
+    counters.executionsFailed++;
+  };
+
+  /** One range of group `g`: `count` payments, batch after batch. */
+  const runRange = (g: number, count: number, done: () => void) => {
+    let left = count;
+    const nextBatch = () => {
+      if (left <= 0) return q.after(enter(1), done);
+      let unanswered = Math.min(s.batchSize, left);
+      left -= unanswered;
+      task(
+        'AuthorizeBatch',
+        s.retries.AuthorizeBatch,
+        (finish) => {
+          const began = q.now;
+          let refused = 0;
+          let working = Math.min(s.concurrency, unanswered);
+          let todo = unanswered;
+          const worker = () => {
+            if (todo === 0) {
+              if (--working > 0) return;
+              counters.longestBatchSeconds = Math.max(counters.longestBatchSeconds, q.now - began);
+              return finish(refused > 0 ? 'ProcessorUnavailable' : undefined);
+            }
+            todo--;
+            q.after(call * costs.callsBefore + costs.cpuSeconds, ask);
+          };
+          const ask = () => {
+            if (input.paceCharges) {
+              const wait = processor.reserve(q.now);
+              if (wait > 0) counters.chargesPaced++;
+              return q.after(wait, () => {
+                charges.add(q.now, 1);
+                q.after(L + call * (costs.callsAfter - 1), update);
+              });
+            }
+            if (!processor.tryTake(q.now)) {
+              counters.processorRefused++;
+              refused++;
+              return worker();
+            }
+            charges.add(q.now, 1);
+            q.after(L + call * (costs.callsAfter - 1), update);
+          };
+          const update = () => {
+            const waitPartition = partitions[g]!.reserve(q.now, costs.partitionWriteUnits);
+            const waitTable = table.reserve(q.now, costs.tableWriteUnits);
+            if (waitPartition > 0) counters.partitionThrottled++;
+            if (waitTable > 0) counters.tableThrottled++;
+            q.after(Math.max(waitPartition, waitTable) + call, () => {
+              // Counted as written, when the (retried) write went through.
+              partitionPeaks[g]!.add(q.now, costs.partitionWriteUnits);
+              tablePeak.add(q.now, costs.tableWriteUnits);
+              answer(g, q.now);
+              unanswered--;
+              worker();
+            });
+          };
+          q.after(call, () => {
+            for (let i = working; i > 0; i--) worker();
+          });
+        },
+        () => q.after(enter(1), nextBatch),
+        (lastError) => {
+          // FailBatch: each unanswered payment of the batch recorded Failed (two writes each).
+          task(
+            'FailBatch',
+            s.retries.FailBatch,
+            (finish) => {
+              const n = unanswered;
+              const seconds = Math.ceil(n / s.concurrency) * 2 * call;
+              q.after(seconds, () => {
+                for (let i = 0; i < n; i++) answer(g, q.now, true);
+                if (lastError === 'Lambda.TooManyRequestsException') counters.givenUpThrottled += n;
+                else counters.givenUpProcessor += n;
+                unanswered = 0;
+                finish();
+              });
+            },
+            () => q.after(enter(1), nextBatch),
+            () => failExecution(),
+          );
+        },
+      );
+    };
+    nextBatch();
+  };
+
+  /** Group `g`'s execution from its start: BeginGroup, its ranges at once, CompleteGroup. */
+  const execute = (g: number) => {
+    const size = sizes[g]!;
+    const plan = rangePlan(size, s.batchSize, input.fanOutOf?.(size) ?? s.fanOut);
+    task(
+      'BeginGroup',
+      s.retries.BeginGroup,
+      (finish) => {
+        // The count through the group's keys: Query after Query, each at most as fast as the
+        // partition's read units allow.
+        const queries = Math.ceil((size * ITEMS.countBytesPerPayment) / ITEMS.queryBytes);
+        const units = queries * ITEMS.readUnitsPerQuery;
+        const seconds = Math.max(call * (1 + queries + plan.ranges - 1), units / partitionRcu);
+        counters.peakPartitionRcu = Math.max(counters.peakPartitionRcu, units / Math.max(1, seconds));
+        q.after(seconds, () => finish());
+      },
+      () => {
+        let open = plan.ranges;
+        const rangeDone = () => {
+          if (--open === 0)
+            task(
+              'CompleteGroup',
+              s.retries.CompleteGroup,
+              (finish) => q.after(call * 3, () => finish()),
+              () => undefined,
+              () => failExecution(),
+            );
+        };
+        q.after(enter(2), () => {
+          for (let r = 0; r < plan.ranges; r++) {
+            const count = r < plan.ranges - 1 ? plan.size : size - plan.size * (plan.ranges - 1);
+            runRange(g, count, rangeDone);
+          }
+        });
+      },
+      () => failExecution(),
+    );
+  };
+
+  /** A starter run (the tick or a due sweep): claims and starts pending groups until its timeout. */
+  const starter = (fn: FunctionName, timeoutSeconds: number) => {
+    if (pending.size === 0 || !pool.tryStart(fn, q.now)) return;
+    const began = q.now;
+    const list = [...pending].sort((a, b) => a - b);
+    let i = 0;
+    let working = Math.min(s.startConcurrency, list.length);
+    const stop = () => {
+      if (--working === 0) pool.end(fn, q.now - began);
+    };
+    const next = () => {
+      while (i < list.length && !pending.has(list[i]!)) i++;
+      if (i >= list.length || q.now - began >= timeoutSeconds) return stop();
+      const g = list[i++]!;
+      pending.delete(g);
+      q.after(call, () => startExecution(g, 1));
+    };
+    const startExecution = (g: number, attempt: number) => {
+      const paced = pacer ? pacer.reserve(q.now) : 0;
+      if (paced > 0) return q.after(paced, () => startExecution(g, attempt));
+      if (starts.tryTake(q.now)) {
+        startedGroups++;
+        q.after(region.sfnCallSeconds, () => {
+          execute(g);
+          q.after(call, next); // the ARN's record
+        });
+        return;
+      }
+      counters.startThrottles++;
+      if (attempt < SDK_RETRY.maxAttempts) {
+        const cap = Math.min(SDK_RETRY.maxBackoffSeconds, SDK_RETRY.throttleBaseSeconds * 2 ** (attempt - 1));
+        return q.after(region.sfnCallSeconds + random() * cap, () => startExecution(g, attempt + 1));
+      }
+      counters.startsReleased++;
+      q.after(call, () => {
+        pending.add(g); // the claim released: the next due sweep tries again
+        next();
+      });
+    };
+    q.after(call * Math.ceil(sizes.length / 1000), () => {
+      for (let k = working; k > 0; k--) next();
+    });
+  };
+
+  q.at(0, () => starter('ScheduleTick', s.schedulerTimeoutSeconds));
+  const sweep = () => {
+    starter('DueSweep', s.dueSweepTimeoutSeconds);
+    if (startedGroups < sizes.length) q.after(s.dueSweepIntervalSeconds, sweep);
+  };
+  q.at(s.dueSweepIntervalSeconds, sweep);
+  q.run(input.horizonSeconds ?? Infinity);
+
+  return {
+    ...groupStats(groups),
+    events: q.processed,
+    peakConcurrency: { ...pool.peak },
+    peakProcessingConcurrency: pool.peakProcessing,
+    minApiHeadroom: pool.minApiHeadroom,
+    lambdaThrottles: { ...pool.throttles },
+    lambdaInvocations: { ...pool.invocations },
+    lambdaSeconds: { ...pool.busySeconds },
+    peakChargesPerSecond: charges.max,
+    peakTableWcu: tablePeak.max,
+    peakTransitionsPerSecond: transitionsPeak.max,
+    tableWriteUnits: tablePeak.total,
+    peakPartitionWcu: Math.max(...partitionPeaks.map((p) => p.max)),
+    ...counters,
+  };
+}

@@ -1,0 +1,222 @@
+/** The peak-slot section's result types and its report (console lines and bench/results.md). */
+import type { Results } from '../sections/section';
+import type { Bound } from './bounds';
+import type { PaymentCosts } from './inputs';
+import { FUNCTIONS } from './lambda';
+import {
+  DDB_ON_DEMAND_NEW_TABLE_WCU,
+  DDB_PARTITION_WCU,
+  LAMBDA_ACCOUNT_CONCURRENCY,
+  SES_SEND_RATE,
+  SFN_HISTORY_EVENTS_PER_EXECUTION,
+} from './quotas';
+import type { ModelResult, Percentiles } from './stats';
+
+export interface PeakRun {
+  name: string;
+  latencySeconds: number;
+  processorRate: number;
+  /** A what-if run with no processor limit (what else binds). */
+  unlimited: boolean;
+  result: ModelResult;
+  bounds: Bound[];
+  tightest: Bound;
+}
+
+export interface PeakSlotResult {
+  measuredAt: string;
+  commit?: string;
+  seed: number;
+  processorRate: number;
+  processorBurstSeconds: number;
+  workload: Record<string, unknown> & {
+    payments: number;
+    groups: number;
+    sizes: Percentiles & { min: number };
+  };
+  settings: {
+    batchSize: number;
+    concurrency: number;
+    fanOut: number;
+    startConcurrency: number;
+    emailSendRate: number;
+    authorizeBatchTimeoutSeconds: number;
+  };
+  costs: PaymentCosts;
+  assumptions: Record<string, number> & { ddbCallSeconds: number; taskOverheadSeconds: number };
+  targets: { lastAnswerFactor: number; firstAnswerSeconds: number };
+  runs: PeakRun[];
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const sec = (n: number) => (Number.isNaN(n) ? 'never' : `${int(n)} s`);
+const min = (n: number) => (Number.isNaN(n) ? 'never' : `${(n / 60).toFixed(1)} min`);
+const pcts = (p: Percentiles) => `${sec(p.p50)} / ${sec(p.p99)} / ${sec(p.max)}`;
+
+/** The run's verdicts against the issue's targets. */
+export function verdicts(run: PeakRun, targets: PeakSlotResult['targets']) {
+  const r = run.result;
+  const limit = targets.lastAnswerFactor * run.tightest.seconds;
+  const lastOk = r.answered === r.payments && r.lastAnswerSeconds <= limit;
+  const firstOk = r.groupsUnstarted === 0 && r.firstAnswer.max <= targets.firstAnswerSeconds;
+  const last = Number.isNaN(r.lastAnswerSeconds)
+    ? `NOT met: ${int(r.payments - r.answered)} payments unanswered in the slot (${r.executionsFailed} executions failed)`
+    : lastOk
+      ? `met (${(r.lastAnswerSeconds / run.tightest.seconds).toFixed(2)}×)`
+      : `NOT met: ${(r.lastAnswerSeconds / run.tightest.seconds).toFixed(2)}× the bound, ${sec(r.lastAnswerSeconds - limit)} over`;
+  const late = r.firstAnswer.max - targets.firstAnswerSeconds;
+  const first = firstOk
+    ? 'met'
+    : r.groupsUnstarted > 0
+      ? `NOT met: ${r.groupsUnstarted} groups never answered in the slot`
+      : `NOT met: the latest first answer ${sec(late)} over`;
+  const rate =
+    run.unlimited || r.processorRefused === 0
+      ? 'met'
+      : `NOT met: ${int(r.processorRefused)} charges asked over it (refused), up to ${int(r.peakChargesPerSecond)} taken in a second`;
+  const givenUp =
+    r.givenUp === 0 && r.executionsFailed === 0
+      ? 'met'
+      : `NOT met: ${int(r.givenUp)} given up, ${r.executionsFailed} executions failed`;
+  return { lastOk, firstOk, last, first, limit, rate, givenUp };
+}
+
+/** What bound the run, from what it ran into. */
+export function binding(run: PeakRun): string {
+  const r = run.result;
+  const facts: string[] = [];
+  const lambdaThrottles = FUNCTIONS.reduce((n, f) => n + r.lambdaThrottles[f], 0);
+  if (r.processorRefused > 0)
+    facts.push(
+      `the processor's rate: it took up to ${int(r.peakChargesPerSecond)} charges a second and refused ` +
+        `${int(r.processorRefused)} asked over its rate (processing does not pace itself), each failing its batch into a ProcessorUnavailable ` +
+        `retry (15 s and more later), ${int(r.givenUpProcessor)} payments given up when a batch ran out of retries`,
+    );
+  if (lambdaThrottles > 0)
+    facts.push(
+      `Lambda concurrency: processing held all ${int(r.peakProcessingConcurrency)} executions it could (the API left ${int(r.minApiHeadroom)}), ` +
+        `${int(lambdaThrottles)} invocations throttled (${FUNCTIONS.filter((f) => r.lambdaThrottles[f] > 0)
+          .map((f) => `${f} ${int(r.lambdaThrottles[f])}`)
+          .join(
+            ', ',
+          )}), ${r.executionsFailed} executions failed when BeginGroup or CompleteGroup ran out of retries ` +
+        `(their groups wait for the next hour's re-drive)`,
+    );
+  if (r.tableThrottled > 0)
+    facts.push(`the table's write capacity (${int(r.tableThrottled)} writes throttled)`);
+  if (r.partitionThrottled > 0)
+    facts.push(`a group's partition (${int(r.partitionThrottled)} writes throttled)`);
+  const own = run.bounds.find(
+    (b) => b.kind === 'configuration' && b.limit.startsWith("the largest group's own"),
+  );
+  if (
+    own &&
+    r.largestGroupLastSeconds <= 1.25 * own.seconds &&
+    r.largestGroupLastSeconds >= 0.9 * r.lastAnswerSeconds
+  )
+    facts.push(
+      `the largest group's own fan-out (its last answer at ${sec(r.largestGroupLastSeconds)}, its bound ${sec(own.seconds)})`,
+    );
+  return facts.length > 0 ? facts.join('; ') : 'nothing throttled: the slot ran at its bounds';
+}
+
+export function report(results: Results): { console: string; markdown: string } | undefined {
+  const p = results.peakSlot as PeakSlotResult | undefined;
+  if (!p) return undefined;
+  const runs = p.runs;
+  const v = runs.map((run) => verdicts(run, p.targets));
+  const lines = runs.map(
+    (run, i) =>
+      `peak-slot ${run.name}: last answer ${sec(run.result.lastAnswerSeconds)} (tightest bound ${sec(run.tightest.seconds)}: ${v[i]!.last}); ` +
+      `first answer max ${sec(run.result.firstAnswer.max)} (${v[i]!.first}); peak concurrency ${int(run.result.peakProcessingConcurrency)}; ` +
+      `processor's rate: ${v[i]!.rate}; given up: ${v[i]!.givenUp}; binds: ${binding(run)}`,
+  );
+  const row = (label: string, f: (run: PeakRun, i: number) => string) =>
+    `| ${label} | ${runs.map((run, i) => f(run, i)).join(' | ')} |`;
+  const r = (run: PeakRun) => run.result;
+  const c = p.costs;
+  const largest = p.workload.sizes.max;
+  const markdown = [
+    `A discrete-event model (\`bench/peak/\`, seed ${p.seed}) of one slot: ${int(p.workload.payments)} payments in ` +
+      `${int(p.workload.groups)} groups (sizes ${int(p.workload.sizes.min)} to ${int(largest)}, median ${int(p.workload.sizes.p50)}), ` +
+      `started by the hourly tick, against AWS's default quotas, with the deployed settings (batches of ${p.settings.batchSize}, ` +
+      `${p.settings.concurrency} charges in flight per task, fan-out ${p.settings.fanOut}, ${p.settings.startConcurrency} starts at once) ` +
+      `and a processor taking ${int(p.processorRate)} charges a second across all groups (refusing the rest). ` +
+      `Computed ${p.measuredAt.slice(0, 10)}${p.commit ? ` at ${p.commit}` : ''}. Per payment: ${c.callsBefore + c.callsAfter} DynamoDB calls ` +
+      `(${c.sources.ddbCalls}), ${(c.cpuSeconds * 1000).toFixed(1)} ms of CPU (${c.sources.cpu}), ${c.tableWriteUnits} write units ` +
+      `(${c.partitionWriteUnits} on the group's partition), ${c.historyEventsPerPayment} history events (${c.sources.historyEvents}), ` +
+      `${c.emailsPerPayment} e-mail(s) (${c.sources.emails}). Assumed: ${p.assumptions.ddbCallSeconds * 1000} ms a DynamoDB call, ` +
+      `${p.assumptions.taskOverheadSeconds * 1000} ms a Task's own overhead, the processor's burst ${p.processorBurstSeconds} s of its rate.`,
+    '',
+    `| measure | ${runs.map((run) => `L = ${run.name}`).join(' | ')} |`,
+    `|---|${runs.map(() => '---|').join('')}`,
+    row(
+      'time to the last answer',
+      (run) => `${sec(r(run).lastAnswerSeconds)} (${min(r(run).lastAnswerSeconds)})`,
+    ),
+    row(
+      'tightest bound; target 1.25×',
+      (run, i) => `${sec(run.tightest.seconds)}, ${run.tightest.limit}; ${v[i]!.last}`,
+    ),
+    row(
+      "a group's first answer p50 / p99 / max (target ≤ 180 s)",
+      (run, i) => `${pcts(r(run).firstAnswer)}: ${v[i]!.first}`,
+    ),
+    row("a group's last answer p50 / p99 / max", (run) => pcts(r(run).lastAnswer)),
+    row("never above the processor's rate", (_, i) => v[i]!.rate),
+    row('nothing given up for throttling', (_, i) => v[i]!.givenUp),
+    row(
+      `peak concurrency by function (account ${int(LAMBDA_ACCOUNT_CONCURRENCY)})`,
+      (run) =>
+        FUNCTIONS.filter((f) => r(run).peakConcurrency[f] > 0)
+          .map((f) => `${f} ${int(r(run).peakConcurrency[f])}`)
+          .join(', ') +
+        `; all ${int(r(run).peakProcessingConcurrency)}, least left to the API ${int(r(run).minApiHeadroom)}`,
+    ),
+    row(
+      'throttles',
+      (run) =>
+        `Lambda ${int(FUNCTIONS.reduce((n, f) => n + r(run).lambdaThrottles[f], 0))}, StartExecution ${int(r(run).startThrottles)} ` +
+        `(${int(r(run).startsReleased)} starts left to the due sweep), state transitions delayed ${int(r(run).transitionsDelayed)}, ` +
+        `processor refusals ${int(r(run).processorRefused)}, table writes ${int(r(run).tableThrottled)}, partition writes ${int(r(run).partitionThrottled)}`,
+    ),
+    row(
+      'payments given up (FailBatch); executions failed',
+      (run) =>
+        `${int(r(run).givenUp)} (Lambda throttling ${int(r(run).givenUpThrottled)}, processor refusals ${int(r(run).givenUpProcessor)}); ${r(run).executionsFailed}`,
+    ),
+    row('peak charges per second', (run) => int(r(run).peakChargesPerSecond)),
+    row('Lambda execution time by function', (run) =>
+      FUNCTIONS.filter((f) => r(run).lambdaSeconds[f] > 0)
+        .map((f) => `${f} ${int(r(run).lambdaSeconds[f])} s`)
+        .join(', '),
+    ),
+    row(
+      `longest batch (the task's TimeoutSeconds: ${p.settings.authorizeBatchTimeoutSeconds} s)`,
+      (run) =>
+        `${sec(r(run).longestBatchSeconds)}${r(run).longestBatchSeconds > p.settings.authorizeBatchTimeoutSeconds ? ' (past it: the model does not time tasks out, so this run is out of its reach)' : ''}`,
+    ),
+    row(
+      'state transitions: in all; peak per second',
+      (run) => `${int(r(run).transitions)}; ${int(r(run).peakTransitionsPerSecond)}`,
+    ),
+    row(
+      `peak write units per second: a partition (limit ${int(DDB_PARTITION_WCU)}); the table (new on-demand: ${int(DDB_ON_DEMAND_NEW_TABLE_WCU)})`,
+      (run) => `${int(r(run).peakPartitionWcu)}; ${int(r(run).peakTableWcu)}`,
+    ),
+    row('peak read units per second on a partition (BeginGroup)', (run) => int(r(run).peakPartitionRcu)),
+    '',
+    ...runs.map((run) => `- What binds at L = ${run.name}: ${binding(run)}.`),
+    '',
+    `Bounds at ${runs[0]!.latencySeconds} s (seconds the slot cannot beat, whatever the service does; "configuration" ones the service can move): ` +
+      runs[0]!.bounds
+        .map((b) => `${b.limit}: ${sec(b.seconds)} (${b.kind}; moved by ${b.movedBy})`)
+        .join('; ') +
+      `. History events of the largest group at the bench's rate: ${int(largest * c.historyEventsPerPayment)} ` +
+      `(quota ${int(SFN_HISTORY_EVENTS_PER_EXECUTION)}; each retried task adds about 3).` +
+      ` Receipts (after the settlement cut-off, not in these times): ${int(p.workload.payments * c.emailsPerPayment)} e-mails at ` +
+      `${p.settings.emailSendRate} a second (EMAIL_SEND_RATE; SES's starting quota ${SES_SEND_RATE}) take ` +
+      `${((p.workload.payments * c.emailsPerPayment) / p.settings.emailSendRate / 3600).toFixed(1)} hours.`,
+  ].join('\n');
+  return { console: lines.join('\n'), markdown };
+}

@@ -1,0 +1,81 @@
+/**
+ * A series as the API shows it and as its events carry it (docs/decisions.md "Series"): the
+ * record of domain/series.ts with its next occurrences computed, amounts in the currency unit.
+ */
+import type { EventType } from '#contract/events';
+import type { NextOccurrenceView, PastOccurrenceView, SeriesView } from '#contract/schemas/series';
+import { NEXT_OCCURRENCES_SHOWN } from '#contract/series';
+import { newEvent, type ServiceEvent } from './events';
+import { fromCents } from './money';
+import { retryPolicyOf } from './retries';
+import { slotOfOccurrence, type PastOccurrence, type Series } from './series';
+import { creationTime } from './series-schedule';
+
+/** The next occurrences (up to NEXT_OCCURRENCES_SHOWN) whose group is not created; none once canceled or completed. */
+export function nextOccurrences(
+  series: Series,
+  limit: number = NEXT_OCCURRENCES_SHOWN,
+): NextOccurrenceView[] {
+  if (series.status === 'canceled' || series.status === 'completed') return [];
+  const out: NextOccurrenceView[] = [];
+  for (let n = series.nextOccurrence; n <= series.occurrenceCount && out.length < limit; n++) {
+    const slot = slotOfOccurrence(series, n);
+    out.push({
+      occurrence: n,
+      localDate: slot.localDate,
+      localTime: slot.localTime,
+      scheduleDate: slot.scheduleDate,
+      scheduleHour: slot.scheduleHour,
+      createAt: creationTime(slot, series.noticeDays).toISOString(),
+    });
+  }
+  return out;
+}
+
+const pastOccurrenceView = (o: PastOccurrence): PastOccurrenceView => ({ ...o });
+
+/** The series as the API shows it; lists leave out `occurrences` (`full` false). */
+export function seriesView(s: Series, full = true): SeriesView {
+  return {
+    seriesId: s.seriesId,
+    servicePayId: s.merchantId,
+    status: s.status,
+    timeZone: s.timeZone,
+    localHour: s.localHour,
+    startDate: s.startDate,
+    frequency: s.frequency,
+    interval: s.interval,
+    ...(s.count !== undefined && { count: s.count }),
+    ...(s.endDate !== undefined && { endDate: s.endDate }),
+    occurrenceCount: s.occurrenceCount,
+    locationId: s.locationId,
+    transactionInitiator: s.transactionInitiator,
+    surchargeCompliance: s.surchargeCompliance,
+    allowPartial: s.allowPartial,
+    ...(s.retryPolicy !== undefined && {
+      // Both fields (a series stored before groups took a policy may lack the interval).
+      retryPolicy: { ...retryPolicyOf(s.retryPolicy) },
+    }),
+    noticeDays: s.noticeDays,
+    paymentCount: s.paymentCount,
+    totalAmount: fromCents(s.totalCents),
+    createdCount: s.occurrences.filter((o) => o.status === 'created').length,
+    nextOccurrences: nextOccurrences(s),
+    ...(full && { occurrences: s.occurrences.map(pastOccurrenceView) }),
+    dateCreated: s.dateCreated,
+    lastUpdated: s.lastUpdated,
+  };
+}
+
+/** The event announcing `type` of a series as it is after the change (its eventSeq the event's sequence). */
+export const seriesEvent = (type: EventType, series: Series, now: Date): ServiceEvent<SeriesView> =>
+  newEvent(
+    {
+      type,
+      merchantId: series.merchantId,
+      objectId: series.seriesId,
+      sequence: series.eventSeq ?? 1,
+      data: seriesView(series),
+    },
+    now,
+  );

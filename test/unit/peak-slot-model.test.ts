@@ -1,0 +1,286 @@
+/**
+ * The busiest slot's model (bench/peak/): its event queue, its token buckets and Lambda pool, its
+ * workload, and two tiny slots whose answers are worked out by hand below.
+ */
+import {
+  groupSizes,
+  paymentCosts,
+  serviceSettings,
+  type PaymentCosts,
+  type RetryPolicy,
+} from '../../bench/peak/inputs';
+import { LambdaPool } from '../../bench/peak/lambda';
+import { runModel, type ModelInput } from '../../bench/peak/model';
+import { EventQueue, seededRandom } from '../../bench/peak/queue';
+import { PeakPerSecond, TokenBucket } from '../../bench/peak/quotas';
+import { percentiles } from '../../bench/peak/stats';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+describe('EventQueue', () => {
+  it('runs events in time order, and same-time events in the order they were scheduled', () => {
+    const q = new EventQueue();
+    const seen: string[] = [];
+    q.at(2, () => seen.push('c'));
+    q.at(1, () => {
+      seen.push('a');
+      q.after(0, () => seen.push('b')); // same instant as 'a2', scheduled after it
+      q.after(1.5, () => seen.push('d'));
+    });
+    q.at(1, () => seen.push('a2'));
+    q.run();
+    expect(seen).toEqual(['a', 'a2', 'b', 'c', 'd']);
+    expect(q.now).toBe(2.5);
+    expect(q.processed).toBe(5);
+  });
+
+  it('stops at `until` and refuses an event in the past', () => {
+    const q = new EventQueue();
+    const seen: number[] = [];
+    for (const t of [5, 1, 3]) q.at(t, () => seen.push(t));
+    q.run(3);
+    expect(seen).toEqual([1, 3]);
+    expect(() => q.at(2, () => undefined)).toThrow(/before now/);
+    q.run();
+    expect(seen).toEqual([1, 3, 5]);
+  });
+
+  it('keeps a thousand shuffled events in order', () => {
+    const q = new EventQueue();
+    const random = seededRandom(7);
+    const times = Array.from({ length: 1000 }, () => Math.floor(random() * 100));
+    const seen: number[] = [];
+    for (const t of times) q.at(t, () => seen.push(t));
+    q.run();
+    expect(seen).toEqual([...times].sort((a, b) => a - b));
+  });
+});
+
+describe('seededRandom', () => {
+  it('is the same sequence for the same seed, another for another', () => {
+    const a = seededRandom(1);
+    const b = seededRandom(1);
+    const c = seededRandom(2);
+    const xs = [a(), a(), a()];
+    expect([b(), b(), b()]).toEqual(xs);
+    expect(c()).not.toBe(xs[0]);
+    for (const x of xs) expect(x >= 0 && x < 1).toBe(true);
+  });
+});
+
+describe('TokenBucket', () => {
+  it('lets a full bucket through, then its refill rate', () => {
+    const bucket = new TokenBucket(3, 2);
+    expect([1, 2, 3, 4].map(() => bucket.tryTake(0))).toEqual([true, true, true, false]);
+    expect(bucket.tryTake(0.4)).toBe(false); // 0.8 tokens
+    expect(bucket.tryTake(0.5)).toBe(true); // 1 token
+    expect(bucket.available(100)).toBe(3); // never above its size
+  });
+
+  it('queues reservations: each waits until the tokens it took on credit are refilled', () => {
+    const bucket = new TokenBucket(2, 4);
+    expect(bucket.reserve(0, 2)).toBe(0);
+    expect(bucket.reserve(0, 1)).toBeCloseTo(0.25);
+    expect(bucket.reserve(0, 2)).toBeCloseTo(0.75);
+    expect(bucket.reserve(1, 1)).toBeCloseTo(0); // 1 s later: 4 refilled, the debt of 3 paid
+  });
+});
+
+describe('PeakPerSecond and percentiles', () => {
+  it('keeps the busiest whole second', () => {
+    const peak = new PeakPerSecond();
+    for (const [t, n] of [
+      [0.1, 2],
+      [0.9, 3],
+      [1.0, 1],
+      [2.5, 4],
+      [2.99, 2],
+    ] as const)
+      peak.add(t, n);
+    expect(peak.max).toBe(6);
+    expect(peak.maxAt).toBe(2);
+    expect(peak.total).toBe(12);
+  });
+
+  it('takes nearest-rank percentiles', () => {
+    const values = Array.from({ length: 100 }, (_, i) => 100 - i);
+    expect(percentiles(values)).toEqual({ p50: 50, p99: 99, max: 100 });
+    expect(percentiles([])).toEqual({ p50: NaN, p99: NaN, max: NaN });
+  });
+});
+
+describe('LambdaPool', () => {
+  it('throttles past the account, keeps a reservation apart and counts what the API is left', () => {
+    const pool = new LambdaPool({ account: 10, reserved: { BeginGroup: 2 }, api: 3 });
+    const batches = Array.from({ length: 6 }, () => pool.tryStart('AuthorizeBatch', 0));
+    expect(batches).toEqual([true, true, true, true, true, false]); // 10 - 2 reserved - 3 for the API
+    expect([
+      pool.tryStart('BeginGroup', 0),
+      pool.tryStart('BeginGroup', 0),
+      pool.tryStart('BeginGroup', 0),
+    ]).toEqual([true, true, false]);
+    expect(pool.throttles).toMatchObject({ AuthorizeBatch: 1, BeginGroup: 1 });
+    expect(pool.peakProcessing).toBe(7);
+    expect(pool.minApiHeadroom).toBe(0);
+    pool.end('AuthorizeBatch', 2);
+    expect(pool.tryStart('AuthorizeBatch', 0)).toBe(true);
+    expect(pool.busySeconds.AuthorizeBatch).toBe(2);
+  });
+});
+
+describe('groupSizes', () => {
+  it("draws the issue's slot: 3,000 groups, 1,000,000 payments, a few of 100,000, most of 20-500; the same for a seed", () => {
+    const sizes = groupSizes(1);
+    expect(sizes).toHaveLength(3000);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(1_000_000);
+    expect(sizes.filter((n) => n === 100_000)).toHaveLength(5);
+    expect(sizes.filter((n) => n >= 20 && n <= 500).length).toBeGreaterThan(2900);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(20);
+    expect(groupSizes(1)).toEqual(sizes);
+    expect(groupSizes(2)).not.toEqual(sizes);
+  });
+});
+
+describe('inputs', () => {
+  it("reads the deployed settings and the bench's per-payment costs, naming their sources", () => {
+    const service = serviceSettings();
+    expect(service.retries.AuthorizeBatch['Lambda.TooManyRequestsException']).toMatchObject({
+      maxAttempts: 10,
+    });
+    expect(service.retries.AuthorizeBatch.ProcessorUnavailable).toBeDefined();
+    const costs = paymentCosts(
+      JSON.parse(readFileSync(join(__dirname, '..', '..', 'bench', 'results.json'), 'utf8')),
+    );
+    expect(costs.callsBefore + costs.callsAfter).toBeGreaterThan(0);
+    expect(costs.sources.ddbCalls).toMatch(/^bench\/results\.json /);
+  });
+});
+
+/**
+ * Costs and settings small enough to follow by hand: no DynamoDB or Step Functions time, but
+ * BeginGroup's count of the group's keys (one Query of 1 MB, 128 read units) takes what the
+ * partition's 3,000 read units a second allow.
+ */
+const COUNT = 128 / 3000;
+const noJitter = (intervalSeconds: number, maxAttempts: number): RetryPolicy => ({
+  intervalSeconds,
+  maxAttempts,
+  backoffRate: 2,
+  maxDelaySeconds: Infinity,
+  fullJitter: false,
+});
+const tiny = (over: Partial<ModelInput>): ModelInput => {
+  const costs: PaymentCosts = {
+    callsBefore: 1,
+    callsAfter: 1,
+    cpuSeconds: 0,
+    tableWriteUnits: 8,
+    partitionWriteUnits: 2,
+    historyEventsPerPayment: 0.05,
+    emailsPerPayment: 1,
+    sources: {},
+  };
+  const retries = { 'Lambda.TooManyRequestsException': noJitter(2, 5), 'States.ALL': noJitter(5, 5) };
+  return {
+    sizes: [32],
+    latencySeconds: 1,
+    processorRate: 1000,
+    seed: 1,
+    costs,
+    region: { ddbCallSeconds: 0, taskOverheadSeconds: 0, sfnCallSeconds: 0 },
+    service: {
+      batchSize: 16,
+      concurrency: 4,
+      fanOut: 2,
+      startConcurrency: 8,
+      schedulerTimeoutSeconds: 300,
+      dueSweepIntervalSeconds: 60,
+      dueSweepTimeoutSeconds: 50,
+      processorTimeoutSeconds: 3,
+      authorizeBatchTimeoutSeconds: 150,
+      retries: {
+        BeginGroup: retries,
+        AuthorizeBatch: {
+          'Lambda.TooManyRequestsException': noJitter(5, 10),
+          ProcessorUnavailable: noJitter(15, 9),
+        },
+        FailBatch: retries,
+        CompleteGroup: retries,
+      },
+      emailSendRate: 14,
+    },
+    ...over,
+  };
+};
+
+describe('runModel on a tiny slot', () => {
+  it('one group of 32: 2 ranges of 16, 4 charges at a time each, 1 s a charge: answers at 1, 2, 3 and 4 s', () => {
+    const r = runModel(tiny({}));
+    expect(r.answered).toBe(32);
+    expect(r.firstAnswer.max).toBeCloseTo(COUNT + 1);
+    expect(r.lastAnswerSeconds).toBeCloseTo(COUNT + 4);
+    expect(r.peakConcurrency.AuthorizeBatch).toBe(2); // one task per range
+    expect(r.peakChargesPerSecond).toBe(8); // 2 ranges × 4 in flight, one round a second
+    expect(r.peakPartitionWcu).toBe(16); // 8 answers a second × 2 units
+    expect(r.peakTableWcu).toBe(64);
+    expect(r.lambdaThrottles.AuthorizeBatch).toBe(0);
+    expect(r.givenUp).toBe(0);
+  });
+
+  it('an account of one execution: BeginGroup throttled behind the tick, the second range behind the first', () => {
+    // t=0: the tick holds the only execution: BeginGroup is throttled, retried 2 s later. t=2:
+    // BeginGroup (the times below after its count); both ranges' first batches ask, one runs (16 at once: answers at 3), the other
+    // is throttled and retried 5 s later (t=7, the first range done at 3): answers at 8.
+    const r = runModel(tiny({ limits: { account: 1 }, service: { ...tiny({}).service, concurrency: 16 } }));
+    expect(r.lambdaThrottles).toMatchObject({ BeginGroup: 1, AuthorizeBatch: 1 });
+    expect(r.firstAnswer.max).toBeCloseTo(3 + COUNT);
+    expect(r.lastAnswerSeconds).toBeCloseTo(8 + COUNT);
+    expect(r.answered).toBe(32);
+  });
+
+  it('a processor over its rate refuses: the batch fails after its other payments and retries 15 s later', () => {
+    // 4 payments, one range, 4 at once; 10 charges/s with a bucket of 1 (a tenth of a second).
+    // From BeginGroup's end, t=0: 1 accepted (answered at 1), 3 refused; the batch fails at 1 and is retried at 16: 1
+    // accepted (17), 2 refused; retried at 17 + 30 = 47: 1 (48); at 48 + 60 = 108: the last (109).
+    const r = runModel(tiny({ sizes: [4], processorRate: 10 }));
+    expect(r.processorRefused).toBe(3 + 2 + 1);
+    expect(r.firstAnswer.max).toBeCloseTo(COUNT + 1);
+    expect(r.lastAnswerSeconds).toBeCloseTo(COUNT + 109);
+    expect(r.givenUp).toBe(0);
+  });
+
+  it('paced (the admission hook): charges over the rate wait for it instead of being refused', () => {
+    // 10 charges/s, a bucket of 1: the 4 asked at once go at 0, 0.1, 0.2 and 0.3 s.
+    const r = runModel(tiny({ sizes: [4], processorRate: 10, paceCharges: true }));
+    expect(r.processorRefused).toBe(0);
+    expect(r.chargesPaced).toBe(3);
+    expect(r.firstAnswer.max).toBeCloseTo(COUNT + 1);
+    expect(r.lastAnswerSeconds).toBeCloseTo(COUNT + 1.3);
+  });
+
+  it('out of retries, FailBatch gives the batch up', () => {
+    // As above with one retry: answers at 1 and 17, then FailBatch records the other 2 at 17.
+    const base = tiny({});
+    const retries = { ...base.service.retries, AuthorizeBatch: { ProcessorUnavailable: noJitter(15, 1) } };
+    const r = runModel(tiny({ sizes: [4], processorRate: 10, service: { ...base.service, retries } }));
+    expect(r.answered).toBe(4);
+    expect(r.givenUp).toBe(2);
+    expect(r.givenUpProcessor).toBe(2);
+    expect(r.lastAnswerSeconds).toBeCloseTo(COUNT + 17);
+    expect(r.peakConcurrency.FailBatch).toBe(1);
+  });
+
+  it('is the same run for the same seed', () => {
+    const sizes = groupSizes(3, {
+      payments: 20_000,
+      groups: 60,
+      large: { count: 1, size: 5_000 },
+      medium: { count: 4, min: 1_000, max: 2_000 },
+      small: { min: 20, max: 500 },
+    });
+    const input = tiny({ sizes, processorRate: 200, service: serviceSettings(), region: undefined });
+    const a = runModel(input);
+    expect(runModel(input)).toEqual(a);
+    expect(a.answered).toBe(20_000);
+  });
+});
