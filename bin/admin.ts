@@ -12,7 +12,9 @@
  *   npm run admin -- reconcile [--since <ISO-8601>] [--stale-minutes N] [--json] [target]
  *   npm run admin -- backfill-merchant-list [target]
  *   npm run admin -- backfill-method-uses [target]
+ *   npm run admin -- backfill-method-indexes [target]
  *   npm run admin -- webhooks --failing [--json] [target]
+ *   npm run admin -- account-updater [--json] [target]
  *   npm run admin -- --help
  *
  * target: --local (default; the running `npm start`, found through DATA_DIR/runtime.json) or
@@ -27,6 +29,7 @@ import { MerchantRegistry } from '../lambdas/store/merchants';
 import { listOutbox, requeue } from '../lambdas/store/outbox';
 import { backfillMerchantList } from '../lambdas/store/merchant-list-backfill';
 import { backfillMethodUses } from '../lambdas/store/method-uses-backfill';
+import { backfillMethodIndexes } from '../lambdas/store/method-index-backfill';
 import { failingEndpoints } from '../lambdas/store/webhook-admin';
 import type { OutboxStatus } from '../lambdas/domain/notifications';
 import { runtimeFile } from '../lib/local/runtime';
@@ -53,6 +56,13 @@ commands:
                     migration: records which saved method each unanswered payment of a pending
                     or processing group uses, so the method cannot be deleted from under it
                     (reads those groups only; safe to repeat)
+  account-updater   [--json]
+                    applies the processor's account updates to saved methods now, as the daily
+                    job does (each update once: safe to repeat)
+  backfill-method-indexes
+                    migration: puts saved methods written before issue 21 on the token and
+                    expiry indexes (account updater, ?expiringBefore=); reads the whole table;
+                    safe to repeat
   webhooks --failing [--json]
                     webhook endpoints with deliveries failed for good or being retried, or with
                     failed attempts in a row (reads the whole table)`;
@@ -207,6 +217,33 @@ async function main(): Promise<void> {
       const report = await reconcile({ since: new Date(since).toISOString(), staleMinutes });
       console.log(values.json ? JSON.stringify(report, null, 2) : `${where}\n${renderReport(report)}`);
       if (report.unhealed > 0) process.exitCode = 1;
+      break;
+    }
+    case 'account-updater': {
+      // The functions' code reads its configuration from the environment on first use; the report
+      // below says what the run's info log would (stdout stays the report alone, e.g. with --json).
+      Object.assign(process.env, env, { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' });
+      const { ACCOUNT_UPDATER_JOB } = await import('../contract/account-updater');
+      const { runAccountUpdater } = await import('../lambdas/core/account-updater');
+      const report = await runAccountUpdater(
+        new Date(),
+        Date.now() + ACCOUNT_UPDATER_JOB.budgetSeconds * 1000,
+      );
+      console.log(
+        values.json
+          ? JSON.stringify(report, null, 2)
+          : `${where}: ${report.listed} account update(s) from ${report.since} to ${report.until}; ` +
+              `${report.applied} applied, ${report.appliedBefore} applied before, ` +
+              `${report.noMethod} for no saved method, ${report.left} left for the next run`,
+      );
+      break;
+    }
+    case 'backfill-method-indexes': {
+      const { indexed, alreadyIndexed } = await backfillMethodIndexes(
+        DynamoDBDocumentClient.from(client),
+        table,
+      );
+      console.log(`${indexed} saved method(s) indexed, ${alreadyIndexed} indexed already, in ${where}`);
       break;
     }
     case 'backfill-merchant-list': {

@@ -45,6 +45,8 @@ export const MAX_RESPONSE_BYTES = 6 * 1024 * 1024 - 64 * 1024;
 
 /** Saved payment methods a payor may hold. */
 export const MAX_METHODS_PER_PAYOR = 20;
+/** Payors one answer of `GET .../payors?expiringBefore=` lists at most (the next page by its Link). */
+export const EXPIRING_PAGE_PAYORS = 100;
 
 /** MIDs the non-production process-payments triggers accept: 11 digits within this range. */
 export const TEST_MID_RANGE = { from: 32350000000, to: 32350099999 } as const;

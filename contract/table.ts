@@ -5,6 +5,7 @@
  * - base table  pk/sk      group + its payments (`GROUP#id` / `GROUP`, `PAYMENT#id`),
  *                          merchants, client grants, payors, methods, transactions
  * - GSI1        gsi1pk/sk  a merchant's groups by schedule slot (`MERCHANT#mid` / `2026-11-21T09#id`)
+ *                          and its cards by expiry (`EXPIRY#mid` / `2027-03#payorId#methodId`)
  * - GSI2        gsi2pk/sk  sparse due index: only pending groups carry it (`DUE#shard` / `slot#id`),
  *                          so the scheduler finds due and missed groups with one Query per shard
  */

@@ -506,8 +506,12 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Find the payor with a customerAccountId
-     * @description The payor with this customerAccountId, as a JSON array of zero or one payor (no match is 200 with `[]`).
+     * Find the payor with a customerAccountId, or the payors with cards expiring before a month
+     * @description Takes exactly one of customerAccountId and expiringBefore (neither, or both: 400).
+     *
+     *     With `customerAccountId`: the payor with this customerAccountId, as a JSON array of zero or one payor (no match is 200 with `[]`).
+     *
+     *     With `expiringBefore=yyyy-MM`: the payors having a saved card that expires before that month (a card is valid through the last day of its expiry month, so `expiringBefore=2027-03` lists cards expiring in February 2027 or earlier, already expired ones included), each with all its methods, in the order of their earliest such card. Ask with the month of a pending group's slot to find the cards to update before it is charged; such payments also carry `methodExpiresBeforeSlot: true`. At most 100 payors per answer: when more follow, the answer has the header `Link: <?expiringBefore=…&pageToken=…>; rel="next"`; GET the same path with those parameters for the next page (a payor with several expiring cards may appear on two pages). Bank accounts never expire and are not listed.
      */
     get: operations['SearchPayors'];
     put?: never;
@@ -1518,6 +1522,11 @@ export interface components {
         /** @description The rule behind the reason, in words (for network_limit: which network rule, and its count). */
         detail?: string;
       };
+      /**
+       * @description Present (true) on a payment of a pending group whose saved card expires before the group's slot (its expiry month is earlier than the slot's month): the charge would likely be declined. Update the card's expiry, or move the payment to another method. Computed when the payment is read (GET of the payment or the group's payments); absent otherwise, and in events.
+       * @enum {boolean}
+       */
+      methodExpiresBeforeSlot?: true;
       /** @description Present after a void-or-refund. */
       voidOrRefundResponses?: components['schemas']['VoidOrRefundResponse'][];
     };
@@ -3786,12 +3795,16 @@ export interface operations {
   };
   SearchPayors: {
     parameters: {
-      query: {
+      query?: {
         /**
          * @description The integrator's customer ID (exact match).
          * @example cust-1042
          */
-        customerAccountId: string;
+        customerAccountId?: string;
+        /** @description A month, yyyy-MM: list the payors with a card expiring before it. */
+        expiringBefore?: string;
+        /** @description The next page of an expiringBefore list, from its Link header. */
+        pageToken?: string;
       };
       header?: never;
       path: {
@@ -3805,7 +3818,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Zero or one payor. */
+      /** @description Zero or one payor (customerAccountId), or a page of payors (expiringBefore). */
       200: {
         headers: {
           [name: string]: unknown;

@@ -55,9 +55,9 @@ export const payorExamples: Record<string, OperationExamples> = {
     query: { customerAccountId: P.customerAccountId },
     response: success('The payor with that customerAccountId', [payorView]),
     invalid: {
-      summary: 'No customerAccountId',
-      query: {},
-      response: refused(['customerAccountId', 'customerAccountId is required']),
+      summary: 'expiringBefore not a month (yyyy-MM)',
+      query: { expiringBefore: '2027-13' },
+      response: refused(['expiringBefore', 'expiringBefore must be a month as yyyy-MM (e.g. 2027-03)']),
     },
   },
   BulkSearchPayors: {

@@ -1,5 +1,5 @@
 /** Payors and their saved payment methods. */
-import { MAX_METHODS_PER_PAYOR } from '../limits';
+import { EXPIRING_PAGE_PAYORS, MAX_METHODS_PER_PAYOR } from '../limits';
 import {
   bulkSearchSchema,
   createPayorSchema,
@@ -41,16 +41,23 @@ A card method is \`{accountType: VISA|MASTERCARD|AMEX|DISCOVER, cardNumber, expi
     path: `${V1}/payors`,
     handler: 'payors/search-payors',
     status: 200,
-    summary: 'Find the payor with a customerAccountId',
-    description:
-      'The payor with this customerAccountId, as a JSON array of zero or one payor (no match is 200 with `[]`).',
+    summary: 'Find the payor with a customerAccountId, or the payors with cards expiring before a month',
+    description: `Takes exactly one of customerAccountId and expiringBefore (neither, or both: 400).
+
+With \`customerAccountId\`: the payor with this customerAccountId, as a JSON array of zero or one payor (no match is 200 with \`[]\`).
+
+With \`expiringBefore=yyyy-MM\`: the payors having a saved card that expires before that month (a card is valid through the last day of its expiry month, so \`expiringBefore=2027-03\` lists cards expiring in February 2027 or earlier, already expired ones included), each with all its methods, in the order of their earliest such card. Ask with the month of a pending group's slot to find the cards to update before it is charged; such payments also carry \`methodExpiresBeforeSlot: true\`. At most ${EXPIRING_PAGE_PAYORS} payors per answer: when more follow, the answer has the header \`Link: <?expiringBefore=…&pageToken=…>; rel="next"\`; GET the same path with those parameters for the next page (a payor with several expiring cards may appear on two pages). Bank accounts never expire and are not listed.`,
     query: {
       schema: searchPayorsQuerySchema,
-      parameters: { customerAccountId: { description: "The integrator's customer ID (exact match)." } },
+      parameters: {
+        customerAccountId: { description: "The integrator's customer ID (exact match)." },
+        expiringBefore: { description: 'A month, yyyy-MM: list the payors with a card expiring before it.' },
+        pageToken: { description: 'The next page of an expiringBefore list, from its Link header.' },
+      },
     },
     response: {
-      schema: { type: 'array', maxItems: 1, items: payorSchema },
-      description: 'Zero or one payor.',
+      schema: { type: 'array', maxItems: EXPIRING_PAGE_PAYORS, items: payorSchema },
+      description: 'Zero or one payor (customerAccountId), or a page of payors (expiringBefore).',
     },
   }),
   BulkSearchPayors: route({

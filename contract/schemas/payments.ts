@@ -205,6 +205,12 @@ export const paymentSchema = {
       description: 'Every charge of the payment, oldest first: [] until processed, then one per attempt.',
     },
     retry: paymentRetrySchema,
+    methodExpiresBeforeSlot: {
+      type: 'boolean',
+      enum: [true],
+      description:
+        "Present (true) on a payment of a pending group whose saved card expires before the group's slot (its expiry month is earlier than the slot's month): the charge would likely be declined. Update the card's expiry, or move the payment to another method. Computed when the payment is read (GET of the payment or the group's payments); absent otherwise, and in events.",
+    },
     voidOrRefundResponses: {
       type: 'array',
       items: voidOrRefundResponseSchema,

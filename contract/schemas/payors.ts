@@ -118,11 +118,25 @@ export const bulkSearchSchema = {
   },
 } as const;
 
+/** Exactly one of customerAccountId and expiringBefore (checked in code: one message names both). */
 export const searchPayorsQuerySchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['customerAccountId'],
-  properties: { customerAccountId: { type: 'string', minLength: 1, maxLength: 50 } },
+  properties: {
+    customerAccountId: { type: 'string', minLength: 1, maxLength: 50 },
+    expiringBefore: {
+      type: 'string',
+      pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$',
+      description: 'must be a month as yyyy-MM (e.g. 2027-03)',
+    },
+    pageToken: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: 'must be a pageToken from the Link header of an earlier expiringBefore answer',
+    },
+  },
 } as const;
 
 /** DELETE of a saved method: the method its pending payments move to. */

@@ -8,11 +8,12 @@
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_UNPAGED_PAYMENTS } from '#contract/limits';
 import type { ListGroupsQuery } from '#contract/schemas/groups';
 import type { ListPaymentsQuery } from '#contract/schemas/payments';
-import { groupView, paymentView, type GroupFilter, type Payment } from '#domain/groups';
+import { groupView, type GroupFilter, type Payment } from '#domain/groups';
 import { BadRequestError } from '#shared/errors';
 import { groupStore } from '#store/groups';
 import { decodePageToken, encodePageToken } from '#store/paging';
 import { paymentStore } from '#store/payments';
+import { paymentViews } from './expiring';
 import { requireGroup } from './groups';
 
 export function intParam(
@@ -78,7 +79,7 @@ export async function listPayments(merchantId: string, groupId: string, q: ListP
     if (group.paymentCount > MAX_UNPAGED_PAYMENTS) throw new BadRequestError(tooMany);
     const payments = await store.paymentsAfterId(groupId, null, MAX_UNPAGED_PAYMENTS + 1);
     if (payments.length > MAX_UNPAGED_PAYMENTS) throw new BadRequestError(tooMany);
-    return payments.map(paymentView);
+    return paymentViews(group, payments);
   }
 
   const size = intParam('pageSize', q.pageSize, 1, MAX_PAGE_SIZE);
@@ -110,6 +111,6 @@ export async function listPayments(merchantId: string, groupId: string, q: ListP
       : undefined;
   return {
     meta: { ...pageMeta(offset, pageSize, total), ...(nextPageToken && { nextPageToken }) },
-    items: payments.map(paymentView),
+    items: await paymentViews(group, payments),
   };
 }

@@ -68,7 +68,8 @@ export async function deliver(message: OutboxMessage): Promise<Outcome> {
   const { item } = claim;
   logger.appendKeys({ outboxId, kind: item.kind, paymentGroupId: item.paymentGroupId });
 
-  if (!(await groupStore().getGroup(item.paymentGroupId))) {
+  // A payment's e-mail waits for its group's commit; a method's was written with its change.
+  if (item.paymentGroupId !== undefined && !(await groupStore().getGroup(item.paymentGroupId))) {
     if (now.getTime() - Date.parse(item.createdAt) >= COMMIT_GRACE_MS) {
       await store.markFailed(outboxId, 'the group was never committed; nothing to notify');
       return DONE;

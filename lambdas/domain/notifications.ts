@@ -51,6 +51,20 @@ export interface DeclineNoticeData {
   nextAttemptAt?: string;
 }
 
+/**
+ * The account updater found a saved method closed (or the issuer asks to contact the cardholder):
+ * the payor is asked for a new payment method, since the merchant's payments on it will be declined.
+ */
+export interface MethodUnusableData {
+  merchantName: string;
+  maskedAccountNumber: string;
+  accountType: string;
+  status: 'closed' | 'contact_cardholder';
+}
+
+/** The outbox id of the e-mail for an account update: one per applied update. */
+export const accountUpdateOutboxId = (updateId: string): string => `account-update:${updateId}`;
+
 /** The outbox id of a payment's decline notice: one per declined attempt. */
 export const declineOutboxId = (paymentId: string, attempt: number): string =>
   `decline:${paymentId}:${attempt}`;
@@ -67,8 +81,11 @@ interface OutboxBase {
   attempts: number;
   throttles?: number;
   createdAt: string;
-  /** The payment whose group must exist (committed) before the notice goes out. */
-  paymentGroupId: string;
+  /**
+   * The payment's group, which must exist (committed) before the notice goes out; absent for an
+   * e-mail about a saved method (written in the same transaction as the method's change).
+   */
+  paymentGroupId?: string;
   lastError?: string;
   messageId?: string;
   sentAt?: string;
@@ -79,6 +96,7 @@ interface NotificationData {
   'payment-scheduled': ScheduledNoticeData;
   receipt: ReceiptData;
   'payment-declined': DeclineNoticeData;
+  'method-unusable': MethodUnusableData;
 }
 export type NotificationKind = keyof NotificationData;
 
@@ -132,6 +150,8 @@ export function renderEmail(item: OutboxItem): RenderedEmail {
       return receipt(item.data);
     case 'payment-declined':
       return declineNotice(item.data);
+    case 'method-unusable':
+      return methodUnusable(item.data);
     default: {
       // A new kind must get its template here: this stops compiling until it does.
       const unknown: never = item;
@@ -199,4 +219,20 @@ function declineNotice(d: DeclineNoticeData): RenderedEmail {
         rows,
         'Please update your payment method with the merchant, or contact your bank, so that the payment can be made.',
       );
+}
+
+function methodUnusable(d: MethodUnusableData): RenderedEmail {
+  const why =
+    d.status === 'closed'
+      ? 'Your card network reports that this account is closed.'
+      : 'Your card issuer asks that you be contacted about this account.';
+  return render(
+    `${d.merchantName}: please provide a new payment method`,
+    `${why} ${d.merchantName} can no longer charge it for your scheduled payments.`,
+    [
+      ['Payment method', `${d.accountType} ${d.maskedAccountNumber}`],
+      ['Merchant', d.merchantName],
+    ],
+    `Please give ${d.merchantName} a new payment method so that your scheduled payments can be made.`,
+  );
 }

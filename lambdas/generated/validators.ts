@@ -12493,34 +12493,31 @@ export const s17 = validate27;
 const schema28 = {
   type: 'object',
   additionalProperties: false,
-  required: ['customerAccountId'],
-  properties: { customerAccountId: { type: 'string', minLength: 1, maxLength: 50 } },
+  properties: {
+    customerAccountId: { type: 'string', minLength: 1, maxLength: 50 },
+    expiringBefore: {
+      type: 'string',
+      pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$',
+      description: 'must be a month as yyyy-MM (e.g. 2027-03)',
+    },
+    pageToken: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: 'must be a pageToken from the Link header of an earlier expiringBefore answer',
+    },
+  },
 };
+const pattern50 = new RegExp('^[0-9]{4}-(0[1-9]|1[0-2])$', 'u');
+const pattern51 = new RegExp('^[A-Za-z0-9_-]+$', 'u');
 function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.customerAccountId === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'customerAccountId' },
-        message: "must have required property '" + 'customerAccountId' + "'",
-        schema: schema28.required,
-        parentSchema: schema28,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
     for (const key0 in data) {
-      if (!(key0 === 'customerAccountId')) {
-        const err1 = {
+      if (!(key0 === 'customerAccountId' || key0 === 'expiringBefore' || key0 === 'pageToken')) {
+        const err0 = {
           instancePath,
           schemaPath: '#/additionalProperties',
           keyword: 'additionalProperties',
@@ -12531,9 +12528,9 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           data,
         };
         if (vErrors === null) {
-          vErrors = [err1];
+          vErrors = [err0];
         } else {
-          vErrors.push(err1);
+          vErrors.push(err0);
         }
         errors++;
       }
@@ -12542,7 +12539,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       let data0 = data.customerAccountId;
       if (typeof data0 === 'string') {
         if (func4(data0) > 50) {
-          const err2 = {
+          const err1 = {
             instancePath: instancePath + '/customerAccountId',
             schemaPath: '#/properties/customerAccountId/maxLength',
             keyword: 'maxLength',
@@ -12553,14 +12550,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err2];
+            vErrors = [err1];
           } else {
-            vErrors.push(err2);
+            vErrors.push(err1);
           }
           errors++;
         }
         if (func4(data0) < 1) {
-          const err3 = {
+          const err2 = {
             instancePath: instancePath + '/customerAccountId',
             schemaPath: '#/properties/customerAccountId/minLength',
             keyword: 'minLength',
@@ -12571,14 +12568,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err3];
+            vErrors = [err2];
           } else {
-            vErrors.push(err3);
+            vErrors.push(err2);
           }
           errors++;
         }
       } else {
-        const err4 = {
+        const err3 = {
           instancePath: instancePath + '/customerAccountId',
           schemaPath: '#/properties/customerAccountId/type',
           keyword: 'type',
@@ -12589,15 +12586,131 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err3];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.expiringBefore !== undefined) {
+      let data1 = data.expiringBefore;
+      if (typeof data1 === 'string') {
+        if (!pattern50.test(data1)) {
+          const err4 = {
+            instancePath: instancePath + '/expiringBefore',
+            schemaPath: '#/properties/expiringBefore/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' },
+            message: 'must match pattern "' + '^[0-9]{4}-(0[1-9]|1[0-2])$' + '"',
+            schema: '^[0-9]{4}-(0[1-9]|1[0-2])$',
+            parentSchema: schema28.properties.expiringBefore,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + '/expiringBefore',
+          schemaPath: '#/properties/expiringBefore/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema28.properties.expiringBefore.type,
+          parentSchema: schema28.properties.expiringBefore,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.pageToken !== undefined) {
+      let data2 = data.pageToken;
+      if (typeof data2 === 'string') {
+        if (func4(data2) > 200) {
+          const err6 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 200 },
+            message: 'must NOT have more than 200 characters',
+            schema: 200,
+            parentSchema: schema28.properties.pageToken,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (func4(data2) < 1) {
+          const err7 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema28.properties.pageToken,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (!pattern51.test(data2)) {
+          const err8 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z0-9_-]+$' },
+            message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+            schema: '^[A-Za-z0-9_-]+$',
+            parentSchema: schema28.properties.pageToken,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + '/pageToken',
+          schemaPath: '#/properties/pageToken/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema28.properties.pageToken.type,
+          parentSchema: schema28.properties.pageToken,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
         }
         errors++;
       }
     }
   } else {
-    const err5 = {
+    const err10 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -12608,9 +12721,9 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err5];
+      vErrors = [err10];
     } else {
-      vErrors.push(err5);
+      vErrors.push(err10);
     }
     errors++;
   }
@@ -14610,7 +14723,7 @@ const schema32 = {
     },
   },
 };
-const pattern61 = new RegExp(
+const pattern63 = new RegExp(
   '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   'u',
 );
@@ -14641,7 +14754,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.replaceWith !== undefined) {
       let data0 = data.replaceWith;
       if (typeof data0 === 'string') {
-        if (!pattern61.test(data0)) {
+        if (!pattern63.test(data0)) {
           const err1 = {
             instancePath: instancePath + '/replaceWith',
             schemaPath: '#/properties/replaceWith/pattern',
@@ -15346,7 +15459,7 @@ const schema35 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern66 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+const pattern68 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
 const formats30 = require('#shared/formats').formats['date-time'];
 function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
@@ -15487,7 +15600,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern66.test(data1)) {
+        if (!pattern68.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -15718,8 +15831,8 @@ const schema36 = {
     },
   },
 };
-const pattern68 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern69 = new RegExp(
+const pattern70 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern71 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
   'u',
 );
@@ -15804,7 +15917,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern68.test(data0)) {
+        if (!pattern70.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -15884,7 +15997,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern69.test(data2)) {
+            if (!pattern71.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -16197,7 +16310,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern68.test(data0)) {
+        if (!pattern70.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -16277,7 +16390,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern69.test(data2)) {
+            if (!pattern71.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',

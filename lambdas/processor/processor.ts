@@ -78,6 +78,32 @@ export interface ProcessorActivity {
   at: string;
 }
 
+/**
+ * What the card networks' account updater (Visa VAU, Mastercard ABU) learnt of a vaulted card,
+ * as an acquirer reports it: by the vault token, never with a full number.
+ * - `new_expiry`: the same card, a new expiry;
+ * - `new_number`: a new card (masked number, fingerprint and expiry); the token charges it from now;
+ * - `closed`: the account is closed; `contact_cardholder`: the issuer asks to contact the
+ *   cardholder (no automatic update). Neither may be charged.
+ */
+export type AccountUpdate = {
+  /** The acquirer's id of the update: the same update always has the same id. */
+  updateId: string;
+  token: string;
+  /** When the acquirer learnt it (UTC ISO-8601); updates are listed in this order. */
+  at: string;
+} & (
+  | { kind: 'new_expiry'; expiryMonth: number; expiryYear: number }
+  | {
+      kind: 'new_number';
+      maskedAccountNumber: string;
+      fingerprint?: string;
+      expiryMonth: number;
+      expiryYear: number;
+    }
+  | { kind: 'closed' | 'contact_cardholder' }
+);
+
 export interface PaymentProcessor {
   /** Vaults an account number and returns a token; the number is not kept by the caller. */
   tokenize(request: TokenizeRequest): Promise<Vaulted>;
@@ -108,6 +134,11 @@ export interface PaymentProcessor {
    * first: what a real acquirer's daily settlement report provides.
    */
   listActivity(since: string, until?: string): Promise<ProcessorActivity[]>;
+  /**
+   * The account updates the acquirer learnt from `since` (inclusive) to `until` (exclusive;
+   * default now), oldest first. Listing again returns the same updates with the same ids.
+   */
+  accountUpdates(since: string, until?: string): Promise<AccountUpdate[]>;
 }
 
 /** Thrown when the processor could not be reached or gave no definite answer: retry with the same key. */

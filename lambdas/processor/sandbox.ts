@@ -18,7 +18,9 @@ import {
 import { DECLINE_CODES } from '#domain/declines';
 import { daysBetween } from '#shared/days';
 import { keys } from '#shared/keys';
+import { listAccountUpdates, recordAccountUpdate } from './sandbox-account-updates';
 import type {
+  AccountUpdate,
   PaymentProcessor,
   ProcessorActivity,
   ReversalRequest,
@@ -144,10 +146,15 @@ export class SandboxProcessor implements PaymentProcessor {
 
   async tokenize(request: TokenizeRequest): Promise<Vaulted> {
     await this.answerLater();
-    return {
-      token: `sbx.${sandboxProfile(request)}.${randomBytes(12).toString('hex')}`,
-      fingerprint: sandboxFingerprint(request),
-    };
+    const token = `sbx.${sandboxProfile(request)}.${randomBytes(12).toString('hex')}`;
+    // The account updater's test cards: the update the networks will report for this token.
+    await recordAccountUpdate(this.db, this.tableName, request, token, sandboxFingerprint);
+    return { token, fingerprint: sandboxFingerprint(request) };
+  }
+
+  /** The account updates recorded for test cards vaulted in the window (sandbox-account-updates.ts). */
+  accountUpdates(since: string, until: string = new Date().toISOString()): Promise<AccountUpdate[]> {
+    return listAccountUpdates(this.db, this.tableName, since, until);
   }
 
   /**

@@ -32,5 +32,7 @@ export function withProcessorTimeout(inner: PaymentProcessor, ms = PROCESSOR_TIM
     ...(inner.settleNow && { settleNow: (r) => bounded(inner.settleNow!(r), ms, 'settle') }),
     // A report read by the daily reconciliation, not a call an API function waits on.
     listActivity: (since, until) => inner.listActivity(since, until),
+    // Read by the daily account updater job, which has minutes, not an API caller's seconds.
+    accountUpdates: (since, until) => inner.accountUpdates(since, until),
   };
 }

@@ -17,7 +17,7 @@ export const SWEEP_SHARDS = 4;
 export const WEBHOOK_DUE_SHARDS = 4;
 
 /** The day-indexed kinds of items (see `keys.dayIndex`). */
-export type DayKind = 'SANDBOX' | 'TXN' | 'REFUND';
+export type DayKind = 'SANDBOX' | 'SANDBOXAU' | 'TXN' | 'REFUND';
 
 export const keys = {
   /** Merchant registry: one item per MID form (8 and 11 digits), both holding the 11-digit MID. */
@@ -36,6 +36,19 @@ export const keys = {
   payor: (payorId: string) => ({ pk: `PAYOR#${payorId}`, sk: 'PAYOR' }),
   method: (payorId: string, methodId: string) => ({ pk: `PAYOR#${payorId}`, sk: `METHOD#${methodId}` }),
   methodPrefix: 'METHOD#',
+  /**
+   * GSI1: a merchant's cards by expiry (`EXPIRY#mid` / `<yyyy-MM>#<payorId>#<methodId>`): every
+   * card method carries it, so `?expiringBefore=` reads the cards expiring before a month with one
+   * Query (a range below that month).
+   */
+  merchantExpiries: (merchantId: string) => `EXPIRY#${merchantId}`,
+  expirySort: (month: string, payorId: string, methodId: string) => `${month}#${payorId}#${methodId}`,
+  /**
+   * GSI2: a method by its processor token (a hash of it: the token itself is in no key), so that
+   * the account updater finds the method an acquirer's update names with one Query.
+   */
+  vaultToken: (token: string) => `VAULT#${createHash('sha256').update(token).digest('base64url')}`,
+  vaultTokenSort: (payorId: string, methodId: string) => `${payorId}#${methodId}`,
   /**
    * A pending payment's use of a saved method (docs/architecture.md "Safe method deletion"): one
    * item per payment that names the method, in the method's own partition, written and removed in

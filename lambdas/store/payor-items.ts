@@ -9,11 +9,30 @@ import type { Item } from './items';
 
 export const payorItem = (p: Payor): Item => ({ ...keys.payor(p.payorId), entity: 'payor', ...p });
 
-export const methodItem = (m: SavedMethod): Item => ({
-  ...keys.method(m.payorId, m.savedPaymentMethodId),
-  entity: 'method',
-  ...m,
-});
+/** `yyyy-MM` of a card's expiry (absent for bank accounts). */
+export const expiryMonthOf = (m: Pick<SavedMethod, 'expiryMonth' | 'expiryYear'>): string | undefined =>
+  m.expiryMonth === undefined || m.expiryYear === undefined
+    ? undefined
+    : `${m.expiryYear}-${String(m.expiryMonth).padStart(2, '0')}`;
+
+/**
+ * A method's item: on the index of its processor token (GSI2, keys.vaultToken), and a card's on
+ * its merchant's expiry index (GSI1, keys.merchantExpiries).
+ */
+export function methodItem(m: SavedMethod): Item {
+  const month = expiryMonthOf(m);
+  return {
+    ...keys.method(m.payorId, m.savedPaymentMethodId),
+    entity: 'method',
+    ...m,
+    ...(month !== undefined && {
+      gsi1pk: keys.merchantExpiries(m.merchantId),
+      gsi1sk: keys.expirySort(month, m.payorId, m.savedPaymentMethodId),
+    }),
+    gsi2pk: keys.vaultToken(m.processorToken),
+    gsi2sk: keys.vaultTokenSort(m.payorId, m.savedPaymentMethodId),
+  };
+}
 
 /** The uniqueness item of a payor's customerAccountId: written only if no payor holds it. */
 export function customerPut(tableName: string, p: Payor) {

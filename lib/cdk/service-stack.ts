@@ -12,6 +12,8 @@ import { SERVICE_NAME } from './service-function';
 import { ServiceTable } from './table';
 import { ServiceProcessing } from './processing';
 import { ServiceSweeper } from './sweeper';
+import { ServiceAccountUpdater } from './account-updater';
+import { ACCOUNT_UPDATER_JOB } from '../../contract/account-updater';
 import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
 import { ServiceSeries } from './series';
@@ -141,6 +143,13 @@ export class ServiceStack extends Stack {
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
       functionScope: nested.of(apiStackOf(SERIES_JOB.handler)),
+    });
+    // The daily account updater, in the nested stack of its handler folder (`methods`: ApiPayors).
+    new ServiceAccountUpdater(this, 'AccountUpdater', {
+      stage,
+      table: this.table.table,
+      alarmTopic: this.processing.alarmTopic,
+      functionScope: nested.of(apiStackOf(ACCOUNT_UPDATER_JOB.handler)),
     });
     this.voidOrRefund = new ServiceVoidOrRefund(this, 'VoidOrRefund', {
       stage,

@@ -21,7 +21,7 @@ import type { Stage } from '../../contract/stage';
 /** The nested stacks of a stage, by construct id, with what each holds. */
 export const NESTED_STACKS = {
   ApiGroups: 'the functions of the group and payment routes',
-  ApiPayors: 'the functions of the payor and saved payment method routes',
+  ApiPayors: 'the functions of the payor and saved payment method routes and the daily account updater job',
   ApiTransactions: 'the functions of the transaction routes',
   ApiProcessing: 'the functions of the processing trigger and test clock routes',
   ApiWebhooks: 'the functions of the webhook and event routes',

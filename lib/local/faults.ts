@@ -119,6 +119,7 @@ export async function installFaults(): Promise<LocalRoute> {
     reverseUnanswered: (r) => processor.reverseUnanswered(r),
     settlementTime: (t) => processor.settlementTime(t),
     listActivity: (since, until) => processor.listActivity(since, until),
+    accountUpdates: (since, until) => processor.accountUpdates(since, until),
     ...(processor.settleNow && { settleNow: (r) => processor.settleNow!(r) }),
     async sale(request) {
       const result = await processor.sale(request);

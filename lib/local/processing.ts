@@ -22,6 +22,7 @@ import { parseStage } from '../../contract/stage';
 import { invokeAs, type LocalRoute } from './http-server';
 import { executionJson, LocalStepFunctions } from './step-functions';
 import { localSweeper } from './sweeper';
+import { localAccountUpdater } from './account-updater';
 
 type Handler = (input: unknown, context: Context) => Promise<unknown>;
 
@@ -188,11 +189,14 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
   ];
   const sweeper = await localSweeper();
   localRoutes.push(...sweeper.routes);
+  const accountUpdater = await localAccountUpdater();
+  localRoutes.push(...accountUpdater.routes);
   const stopTimer = () => {
     clearTimeout(timer);
     clearTimeout(dailyTimer);
     clearInterval(dueTimer);
     sweeper.stop();
+    accountUpdater.stop();
   };
   return { sfn, voidOrRefund, localRoutes, stopTimer };
 }

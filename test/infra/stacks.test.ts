@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Stack } from 'aws-cdk-lib';
+import { ACCOUNT_UPDATER_JOB } from '#contract/account-updater';
 import { handlerModules } from '#contract/routes/index';
 import {
   DUE_SWEEP_HANDLER,
@@ -146,6 +147,8 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s stacks', (stage) =
       [WEBHOOK_SWEEP_HANDLER, 'WebhookFunctions'],
       // The daily series job sits with the series routes: the nested stack of its handler folder.
       [SERIES_JOB.handler, 'ApiSeries'],
+      // The daily account updater sits with the method routes (`methods`: ApiPayors).
+      [ACCOUNT_UPDATER_JOB.handler, 'ApiPayors'],
     ];
     expect(expected.map(([h]) => [h, where.get(functionName(stage, h))])).toEqual(expected);
     expect(where.size).toBe(expected.length);

@@ -64,6 +64,7 @@ beforeAll(async () => {
     tokenize: (r) => faulty.tokenize(r),
     settlementTime: (t) => faulty.settlementTime(t),
     listActivity: (since, until) => faulty.listActivity(since, until),
+    accountUpdates: (since, until) => faulty.accountUpdates(since, until),
     void: (r) => (down ? unavailable() : faulty.void(r)),
     refund: (r) => (down ? unavailable() : faulty.refund(r)),
     sale: (r) => (down ? unavailable() : faulty.sale(r)),

@@ -131,6 +131,7 @@ test('an adapter without a test clock makes settle-now a 403', async () => {
     reverseUnanswered: (r) => sandbox.reverseUnanswered(r),
     settlementTime: (t) => sandbox.settlementTime(t),
     listActivity: (since, until) => sandbox.listActivity(since, until),
+    accountUpdates: (since, until) => sandbox.accountUpdates(since, until),
   };
   useProcessor(withoutClock);
   try {

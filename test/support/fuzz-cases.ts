@@ -431,6 +431,15 @@ export function issueExamples(ops: readonly Operation[], ids: Ids): FuzzCase[] {
       mustRefuse: ['a forged report cursor'],
     }),
     plain('GroupReport', { query: [['cursor', 'abc']], mustRefuse: ['a cursor on a JSON report'] }),
+    // Issue 21: expiring cards take a month (yyyy-MM) and only a page token they made.
+    plain('SearchPayors', { query: [['expiringBefore', '2027-1']], mustRefuse: ['a month not as yyyy-MM'] }),
+    plain('SearchPayors', {
+      query: [
+        ['expiringBefore', '2027-03'],
+        ['pageToken', 'MjAyNy0wMSN4I3k'],
+      ],
+      mustRefuse: ['a forged page token'],
+    }),
     // Issue 23: a malformed Idempotency-Key on a sale is refused before anything is charged.
     plain('CreateSale', {
       headers: { 'content-type': 'application/json', 'idempotency-key': 'a key/with spaces' },

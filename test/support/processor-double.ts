@@ -96,6 +96,10 @@ export class FaultyProcessor implements PaymentProcessor {
     return this.inner.listActivity(since, until);
   }
 
+  accountUpdates(since: string, until?: string): ReturnType<PaymentProcessor['accountUpdates']> {
+    return this.inner.accountUpdates(since, until);
+  }
+
   /** Passed on to the sandbox (which overwrites its ledger entry of the key with a reversed 96). */
   reverseUnanswered(request: { idempotencyKey: string; merchantId: string }): Promise<void> {
     this.calls.push({ kind: 'REVERSE', key: request.idempotencyKey });

@@ -427,7 +427,7 @@ describe('POST /groups (create group)', () => {
       expect(memory.outbox.map((o) => o.outboxId)).toEqual(
         (response.body.payments as AnyItem[]).map((p) => `notice:${p.paymentId}`),
       );
-      expect(memory.outbox.map((o) => o.data.amountCents)).toEqual([100, 200]);
+      expect(memory.outbox.map((o) => (o.data as { amountCents: number }).amountCents)).toEqual([100, 200]);
     });
 
     it('a flagged payment whose payor has no e-mail gets no outbox item (the flag is kept)', async () => {

@@ -203,6 +203,8 @@ describe('path parameters', () => {
   });
 
   it('normalizes upper-case payment ids too', async () => {
+    // GET of a payment reads its group too (the expiring-card flag of a pending group).
+    storedGroup(group());
     storedPayment(payment());
     const response = await invoke(getPayment, {
       pathParameters: paymentPath({

@@ -331,13 +331,16 @@ describe('schema translation', () => {
       });
       expect(query.find((p) => p.name === 'date')?.schema).toEqual({ type: 'string', format: 'date' });
     }
-    expect(params('SearchPayors')).toEqual([
-      expect.objectContaining({
-        name: 'customerAccountId',
-        required: true,
-        schema: toOpenApiSchema(searchPayorsQuerySchema.properties.customerAccountId),
-      }),
-    ]);
+    // Exactly one of customerAccountId and expiringBefore: each optional, the pair checked in code.
+    expect(params('SearchPayors')).toEqual(
+      (['customerAccountId', 'expiringBefore', 'pageToken'] as const).map((name) =>
+        expect.objectContaining({
+          name,
+          required: false,
+          schema: toOpenApiSchema(searchPayorsQuerySchema.properties[name]),
+        }),
+      ),
+    );
     expect(params('GetGroup')).toEqual([]);
   });
 });

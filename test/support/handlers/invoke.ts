@@ -146,6 +146,8 @@ export interface MethodRecord {
   merchantId: string;
   maskedAccountNumber: string;
   accountType: string;
+  expiryMonth?: number;
+  expiryYear?: number;
 }
 
 /** Saved payment methods known to the BatchGet mock: `{payorId}/{savedPaymentMethodId}` → record. */

@@ -1,0 +1,149 @@
+/**
+ * The account updater job (DESIGN section 5, "The card lifecycle"; docs/decisions.md "Account
+ * updater"): once a day (and by `npm run admin -- account-updater`) it asks the processor for the
+ * account updates since its cursor and applies each to the saved method vaulted with its token.
+ *
+ * Each update is applied once: the method's change, the update's mark (a conditional write keyed
+ * by the update's id), its `payment_method.account_updated` event and, for a closed or
+ * contact-cardholder account, the payor's e-mail asking for a new method, are one transaction. A
+ * second run, or one running at the same time, loses that write and counts the update as applied
+ * before. A change of the method between read and write (a merchant's PUT, a deletion mark) makes
+ * it read again. Bounded: no update is started after the deadline; the cursor then stays at the
+ * first one left, and the next run goes on from there (it reads an hour before the cursor, so an
+ * update the processor recorded late is not missed).
+ */
+import { accountUpdated, makesUnusable, type AccountChange } from '#domain/account-updates';
+import { accountUpdateOutboxId, type OutboxItem } from '#domain/notifications';
+import { methodEvent } from '#domain/payors';
+import { paymentProcessor } from '#processor/index';
+import type { AccountUpdate } from '#processor/processor';
+import { logger } from '#shared/logger';
+import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { accountUpdateStore } from '#store/account-updates';
+import { payorStore } from '#store/payors';
+import { findMerchant } from './merchants';
+
+/** The first run reads this far back. */
+export const FIRST_RUN_DAYS = 30;
+/** Each run reads again this far before its cursor: updates the processor recorded late. */
+export const OVERLAP_MS = 3_600_000;
+
+export interface AccountUpdaterReport {
+  since: string;
+  until: string;
+  /** Updates the processor listed. */
+  listed: number;
+  /** Methods changed by this run. */
+  applied: number;
+  /** Updates met again (an earlier or concurrent run applied them). */
+  appliedBefore: number;
+  /** Updates whose token names no saved method (deleted since, or never saved). */
+  noMethod: number;
+  /** Updates left for the next run (the deadline came first). */
+  left: number;
+}
+
+/** The change an update makes, without its ids. */
+function changeOf(update: AccountUpdate): AccountChange {
+  switch (update.kind) {
+    case 'new_expiry':
+      return { kind: update.kind, expiryMonth: update.expiryMonth, expiryYear: update.expiryYear };
+    case 'new_number':
+      return {
+        kind: update.kind,
+        maskedAccountNumber: update.maskedAccountNumber,
+        expiryMonth: update.expiryMonth,
+        expiryYear: update.expiryYear,
+        ...(update.fingerprint !== undefined && { fingerprint: update.fingerprint }),
+      };
+    default:
+      return { kind: update.kind };
+  }
+}
+
+type Applied = 'applied' | 'applied-before' | 'no-method';
+
+/** Applies one update to one method: once, whatever else runs. */
+async function applyToMethod(
+  update: AccountUpdate,
+  ref: { payorId: string; savedPaymentMethodId: string; merchantId: string },
+  now: Date,
+): Promise<Applied> {
+  const store = accountUpdateStore();
+  const change = changeOf(update);
+  return withOptimisticRetry(async () => {
+    if (await store.isApplied(update.updateId, ref.savedPaymentMethodId)) return 'applied-before';
+    const found = await payorStore().find(ref.payorId, ref.merchantId);
+    const method = found?.methods.find((m) => m.savedPaymentMethodId === ref.savedPaymentMethodId);
+    if (!found || !method) return 'no-method';
+    const next = accountUpdated(method, change, now);
+    const event = methodEvent(
+      'payment_method.account_updated',
+      next,
+      found.payor.defaultPaymentMethodId,
+      now,
+    );
+    let outbox: OutboxItem | undefined;
+    if (makesUnusable(change) && found.payor.email !== undefined) {
+      const merchant = await findMerchant(ref.merchantId);
+      outbox = {
+        outboxId: accountUpdateOutboxId(`${update.updateId}:${ref.savedPaymentMethodId}`),
+        kind: 'method-unusable',
+        recipient: found.payor.email,
+        status: 'pending',
+        attempts: 0,
+        createdAt: now.toISOString(),
+        data: {
+          merchantName: merchant?.name ?? ref.merchantId,
+          maskedAccountNumber: next.maskedAccountNumber,
+          accountType: next.accountType,
+          status: change.kind,
+        },
+      };
+    }
+    const outcome = await store.apply(update.updateId, next, event, outbox, now);
+    if (outcome === 'changed') return undefined; // read again (and find the mark, if a racer won)
+    return outcome === 'ok' ? 'applied' : 'applied-before';
+  }, PAYOR);
+}
+
+/**
+ * One run: the updates from an hour before the cursor (the first run: FIRST_RUN_DAYS back) to
+ * `now`, applied in order until `deadline` (epoch ms).
+ */
+export async function runAccountUpdater(now: Date, deadline: number): Promise<AccountUpdaterReport> {
+  const store = accountUpdateStore();
+  const cursor = await store.cursor();
+  const start = cursor ? Date.parse(cursor) - OVERLAP_MS : now.getTime() - FIRST_RUN_DAYS * 86_400_000;
+  const since = new Date(Math.min(start, now.getTime())).toISOString();
+  const until = now.toISOString();
+  const updates = await paymentProcessor().accountUpdates(since, until);
+  const report: AccountUpdaterReport = {
+    since,
+    until,
+    listed: updates.length,
+    applied: 0,
+    appliedBefore: 0,
+    noMethod: 0,
+    left: 0,
+  };
+  let reached = until;
+  for (const [index, update] of updates.entries()) {
+    if (Date.now() >= deadline) {
+      report.left = updates.length - index;
+      reached = update.at;
+      break;
+    }
+    const refs = await store.methodsOfToken(update.token);
+    if (refs.length === 0) report.noMethod++;
+    for (const ref of refs) {
+      const outcome = await applyToMethod(update, ref, now);
+      if (outcome === 'applied') report.applied++;
+      else if (outcome === 'applied-before') report.appliedBefore++;
+      else report.noMethod++;
+    }
+  }
+  await store.advance(reached);
+  logger.info('account updater run', { ...report });
+  return report;
+}

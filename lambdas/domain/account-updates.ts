@@ -1,0 +1,44 @@
+/**
+ * The account updater's changes to a saved method (DESIGN section 5, "The card lifecycle";
+ * docs/decisions.md "Account updater"): a new expiry, or a new card (masked number, fingerprint,
+ * expiry), leaves the method `active`; a closed account or "contact cardholder" sets its `status`,
+ * after which it is never charged. Every change is the account updater's (`updatedBy`) and is
+ * announced as `payment_method.account_updated`.
+ */
+import type { MethodStatus, SavedMethod } from './payors';
+
+/** What the card networks reported for a method's card (the processor's update, without its ids). */
+export type AccountChange =
+  | { kind: 'new_expiry'; expiryMonth: number; expiryYear: number }
+  | {
+      kind: 'new_number';
+      maskedAccountNumber: string;
+      fingerprint?: string;
+      expiryMonth: number;
+      expiryYear: number;
+    }
+  | { kind: 'closed' | 'contact_cardholder' };
+
+/** Whether a change makes the method unusable (its payor is then asked for a new method). */
+export const makesUnusable = (change: AccountChange): change is { kind: 'closed' | 'contact_cardholder' } =>
+  change.kind === 'closed' || change.kind === 'contact_cardholder';
+
+/** The method after the change (its revision and event count one more). */
+export function accountUpdated(method: SavedMethod, change: AccountChange, now: Date): SavedMethod {
+  const status: MethodStatus = makesUnusable(change) ? change.kind : 'active';
+  return {
+    ...method,
+    ...(change.kind === 'new_expiry' && { expiryMonth: change.expiryMonth, expiryYear: change.expiryYear }),
+    ...(change.kind === 'new_number' && {
+      maskedAccountNumber: change.maskedAccountNumber,
+      expiryMonth: change.expiryMonth,
+      expiryYear: change.expiryYear,
+      ...(change.fingerprint !== undefined && { fingerprint: change.fingerprint }),
+    }),
+    status,
+    updatedBy: 'account_updater',
+    lastUpdated: now.toISOString(),
+    revision: (method.revision ?? 0) + 1,
+    eventSeq: (method.eventSeq ?? 0) + 1,
+  };
+}

@@ -1,0 +1,13 @@
+/**
+ * The daily account updater job (EventBridge once a day, ACCOUNT_UPDATER_JOB.schedule; locally
+ * `POST /__local/events/account-updater`; by hand `npm run admin -- account-updater`): applies the
+ * processor's account updates to saved methods, each once (core/account-updater.ts). Bounded: no
+ * update is started after ACCOUNT_UPDATER_JOB.budgetSeconds; the next run goes on from there.
+ */
+import { ACCOUNT_UPDATER_JOB } from '#contract/account-updater';
+import { runAccountUpdater, type AccountUpdaterReport } from '#core/account-updater';
+import { taskHandler } from '#shared/task';
+
+export const handler = taskHandler((): Promise<AccountUpdaterReport> =>
+  runAccountUpdater(new Date(), Date.now() + ACCOUNT_UPDATER_JOB.budgetSeconds * 1000),
+);
