@@ -1,6 +1,6 @@
 /**
- * Group and payment rules: plain functions, no AWS. Records hold cents; views (API shapes) hold
- * amounts in the currency unit.
+ * Group and payment rules: plain functions, no AWS. The records (group-records.ts) hold cents;
+ * views (API shapes) hold amounts in the currency unit.
  */
 import { BadRequestError, ImmutableFieldViolationError } from '#shared/errors';
 import type { CreateGroupInput, GroupView, UpdateGroupInput } from '#contract/schemas/groups';
@@ -12,140 +12,21 @@ import type {
 } from '#contract/schemas/payments';
 import type { EventType } from '#contract/events';
 import { newEvent, type ServiceEvent } from './events';
-import { fromCents, toCents, type Cents } from './money';
+import { fromCents, toCents } from './money';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
-import { summaryView, type AuthResponse, type ProcessingSummary } from './processing';
-import { retryPolicyOf, type PaymentRetry, type RetryPolicy } from './retries';
-import type { PaymentAttemptView } from '#contract/schemas/retries';
+import { summaryView, type AuthResponse } from './processing';
+import { retryPolicyOf } from './retries';
+import type { Group, GroupStatus, Payment, PaymentAttempt } from './group-records';
 
-export type GroupStatus = 'pending' | 'processing' | 'processed' | 'deleted';
-export type TransactionInitiator = 'Merchant' | 'Consumer';
-
-export interface Group {
-  paymentGroupId: string;
-  merchantId: string;
-  scheduleDate: string;
-  scheduleHour: number;
-  locationId: number;
-  transactionInitiator: TransactionInitiator;
-  surchargeCompliance: boolean;
-  allowPartial: boolean;
-  status: GroupStatus;
-  paymentCount: number;
-  totalCents: Cents;
-  dateCreated: string;
-  lastUpdated: string;
-  /**
-   * The number of events announced for the group (the last one's sequence; absent: none). Every
-   * change that announces one (settings, delete, processing, processed, void-or-refund done) holds
-   * only if it is still the number read, so concurrent updates never lose one another and the
-   * group's events have no gap (store/events.ts).
-   */
-  eventSeq?: number;
-  /** Set by the claim that moves the group to processing, and by each re-drive (a new attempt). */
-  executionName?: string;
-  processingAttempt?: number;
-  /** The attempt's execution, once started (shown in group responses). */
-  executionArn?: string;
-  /** When the current attempt was claimed or re-driven. */
-  claimedAt?: string;
-  /** When the group was claimed (kept across re-drives: the stuck-group alarm counts from it). */
-  processingSince?: string;
-  /** Set when the last receipt of a processed group is queued. */
-  receiptsQueuedAt?: string;
-  /** Set when processing completes. */
-  processingSummary?: ProcessingSummary;
-  /** When a void-or-refund request of the group last finished (announced then). */
-  lastReversedAt?: string;
-  /** The latest background void-or-refund (more than 1,000 payments). */
-  voidOrRefundSummary?: VoidOrRefundSummary;
-  /** The series whose occurrence the group is (domain/series.ts), and which occurrence (from 1). */
-  seriesId?: string;
-  occurrence?: number;
-  /** The group's own retry policy (shown); without one the merchant's settings apply. */
-  retryPolicy?: RetryPolicy;
-  /**
-   * The slot of the group's next retry round: the earliest scheduled retry of its payments,
-   * written when a run completes (absent: none scheduled).
-   */
-  retrySlot?: string;
-  /**
-   * The group's runs are done and a retry round is due at `retrySlot`: it waits in the due index
-   * at that slot (docs/architecture.md#retry-rounds), and the tick claims the round.
-   */
-  awaitingRetry?: boolean;
-  /** Retry rounds claimed so far (the current or last one's number). */
-  retryRound?: number;
-  /** When the current (or last) retry round was claimed (kept across re-drives). */
-  retryRoundAt?: string;
-  /**
-   * While a retry round is claimed and its charges are not done: the latest slot whose due
-   * retries it charges (`9999-12-31T23` for every scheduled one: a tester's retry-now, a deleted
-   * group's cancellations).
-   */
-  retryBound?: string;
-}
-
-/**
- * A background void-or-refund run as the group keeps it. `generation` numbers the runs (each its
- * own execution); the counts are this run's, written after each batch and when it is done.
- */
-export interface VoidOrRefundSummary {
-  status: 'running' | 'done';
-  generation: number;
-  executionArn: string;
-  startedAt: string;
-  voidedCount: number;
-  refundedCount: number;
-  /** Refunds scheduled inside the void margin (issue 25; absent on summaries written before). */
-  refundScheduledCount?: number;
-  skippedCount: number;
-  failedCount: number;
-}
-
-export interface Fee {
-  name: string;
-  amountCents: Cents;
-}
-
-export interface Payment {
-  paymentId: string;
-  paymentGroupId: string;
-  merchantId: string;
-  profileId: string;
-  amountCents: Cents;
-  orderId?: string;
-  recurring: boolean;
-  allowPartial?: boolean;
-  sendEmailReceipt: boolean;
-  sendPaymentScheduledNotification: boolean;
-  customAttributes?: Record<string, string | number | boolean>;
-  fees?: Fee[];
-  deleted: boolean;
-  dateCreated: string;
-  lastUpdated: string;
-  /** The sale that charged it (or the Failed answer), once processed. */
-  authResponse: AuthResponse | null;
-  voidOrRefundResponses?: VoidOrRefundResponse[];
-  /** Default false: the payor is e-mailed when a charge of this payment is declined. */
-  sendDeclineNotification?: boolean;
-  /** Every charge, oldest first (absent on payments answered before retries existed: one). */
-  attempts?: PaymentAttempt[];
-  /** The retry under the group's policy; absent when it allows none. */
-  retry?: PaymentRetry;
-  /**
-   * The number of events announced for the payment (absent: none; one created with its group is
-   * announced by the group's `group.created`). Each change that announces one holds only if it
-   * is still the number read.
-   */
-  eventSeq?: number;
-}
-
-/** One charge of a payment as it keeps it: the view's fields and the retry round it ran in. */
-export type PaymentAttempt = PaymentAttemptView & {
-  /** The group's retry round that made it (absent: the first processing). */
-  round?: number;
-};
+export type {
+  Fee,
+  Group,
+  GroupStatus,
+  Payment,
+  PaymentAttempt,
+  TransactionInitiator,
+  VoidOrRefundSummary,
+} from './group-records';
 
 /** `2026-11-21T09`: the UTC hour a group is processed in; sorts chronologically. */
 export const slotOf = (scheduleDate: string, scheduleHour: number): string =>
