@@ -12,6 +12,7 @@
  *        --processing-payments=10000   payments per group of the processing section (issue 4: 10,000)
  *        --receipts-payments=10000     payments (receipts) of the receipts section's group (issue 25)
  *        --delivery-payments=10000     payments of the delivery section's group (issue 18: its webhooks)
+ *        --report-payments=100000      payments of the group-report section's group (issue 21: its CSV)
  *        --settlement-seconds=5        the runtime's SANDBOX_SETTLEMENT_SECONDS (the execution's wait)
  *        --profile          runtime under --cpu-prof; prints where its CPU time went (implies --no-write)
  *        --seed=1 --processor-rate=1000   the peak-slot model's workload seed and processor limit
@@ -66,6 +67,7 @@ function parseArgs(argv: string[]) {
     'processing-payments',
     'receipts-payments',
     'delivery-payments',
+    'report-payments',
     'settlement-seconds',
     'no-write',
     'profile',
@@ -92,6 +94,7 @@ function parseArgs(argv: string[]) {
     processingPayments: num('processing-payments', 10_000),
     receiptsPayments: num('receipts-payments', 10_000),
     deliveryPayments: num('delivery-payments', 10_000),
+    reportPayments: num('report-payments', 100_000),
     settlementSeconds: num('settlement-seconds', Number(process.env.SANDBOX_SETTLEMENT_SECONDS ?? 5)),
     order: parseOrder(flags.get('order')),
     authzCacheSeconds: Number(process.env.AUTHZ_CACHE_SECONDS ?? 30),

@@ -5,6 +5,7 @@
  */
 import { createPayment } from './create-payment';
 import { delivery } from './delivery';
+import { groupReport } from './group-report';
 import { listGroups } from './list-groups';
 import { processing } from './processing';
 import { peakSlot } from './peak-slot';
@@ -19,5 +20,6 @@ export const sections: readonly AnySection[] = [
   processingLatency,
   receipts,
   delivery,
+  groupReport,
   peakSlot,
 ];

@@ -33,6 +33,8 @@ export interface BenchConfig {
   receiptsPayments: number;
   /** Payments of the delivery section's group, whose processing's events are delivered (issue 18: 10,000). */
   deliveryPayments: number;
+  /** Payments of the group-report section's group. */
+  reportPayments: number;
   /** The runtime's SANDBOX_SETTLEMENT_SECONDS: the settlement wait of a processed group's execution. */
   settlementSeconds: number;
   /** The runtime's grant cache TTL (its default unless AUTHZ_CACHE_SECONDS is set). */

@@ -8,6 +8,8 @@ import { Agent, request } from 'node:http';
 export interface HttpReply {
   status: number;
   text: string;
+  /** The response's headers, names in lower case. */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export interface HttpClient {
@@ -51,7 +53,11 @@ export function httpClient(
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () =>
-            ok({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+            ok({
+              status: res.statusCode ?? 0,
+              text: Buffer.concat(chunks).toString('utf8'),
+              headers: res.headers,
+            }),
           );
           res.on('error', fail);
         },

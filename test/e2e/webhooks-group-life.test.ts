@@ -31,10 +31,14 @@ beforeAll(async () => {
   runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-webhooks-life',
     env: {
-      // 5 min → 0.15 s, 10 h → 18 s: the flaky receiver's third attempt comes within a second,
-      // and turns the breaker skips (each a round further on) never wait past 18 s (at 0.002 the
-      // later rounds waited 72 s each, past the test's bound on a loaded CI machine).
-      WEBHOOK_RETRY_SCALE: '0.0005',
+      // 5 min → 0.6 s, 30 min → 3.6 s: the flaky receiver's third attempt comes within seconds
+      // (a turn the breaker skips waits no longer than the delivery's current step, and uses no
+      // attempt). The schedule's span, after which a delivery still pending ends failed, scales
+      // too: 27 h 35 min → 198 s, past this test's 150 s bound. At 0.0005 it was 50 s, which a
+      // loaded CI machine outlasted while the flaky endpoint's breaker kept reopening (it fails
+      // every event's first two attempts), and group.processed ended failed after 2 attempts
+      // (fresh-clone run 15).
+      WEBHOOK_RETRY_SCALE: '0.002',
       LOCAL_WEBHOOK_SWEEP_SECONDS: '1',
       LOCAL_DUE_SWEEP_SECONDS: '0',
       SANDBOX_SETTLEMENT_SECONDS: String(SETTLEMENT_MS / 1000),

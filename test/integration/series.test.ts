@@ -9,10 +9,6 @@
  * run finish the work); the series' events are written with their changes, listed, and delivered
  * to an endpoint on loopback that verifies each request with the `standardwebhooks` package.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import type { CreateSeriesInput } from '#contract/schemas/series';
@@ -26,7 +22,6 @@ import { createEndpoint } from '#core/webhooks';
 import type { ServiceEvent } from '#domain/events';
 import { noticeOutboxId } from '#domain/notifications';
 import type { Series } from '#domain/series';
-import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { occurrenceGroupId } from '#shared/ids';
 import { keys } from '#shared/keys';
@@ -39,6 +34,7 @@ import { paymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { seriesStore } from '#store/series';
 import { ABANDONED_CREATE_MS } from '#store/write-ahead';
+import { useWebhookTestEnv } from '#support/webhook-env';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
 import { makePayor } from '#support/fixtures/index';
@@ -58,16 +54,7 @@ const queue: WebhookMessage[] = [];
 
 beforeAll(async () => {
   table = await createTestTable();
-  const dir = mkdtempSync(join(tmpdir(), 'series-it-'));
-  writeFileSync(join(dir, 'key'), randomBytes(32).toString('base64'));
-  Object.assign(process.env, {
-    TABLE_NAME: table.tableName,
-    SERVICE_STAGE: 'dev',
-    WEBHOOK_SECRET_KEY: `file:${join(dir, 'key')}`,
-    WEBHOOK_ALLOW_LOOPBACK: 'true',
-    WEBHOOK_RETRY_SCALE: '0.001',
-  });
-  reloadConfigForTests();
+  useWebhookTestEnv(table.tableName, 'series-it');
   useWebhookQueue({
     async send(messages) {
       for (const m of messages) queue.push(m.message);

@@ -11,22 +11,18 @@
  * transaction leaves neither, after it both, once); every event written reaches every endpoint
  * with a 2xx (repeats only of the same `webhook-id`), and the object's next event never overtakes it.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { createGroup, updateGroup } from '#core/groups';
 import { Batch, LOST_AFTER_MS } from '#core/webhook-batch';
 import { handleMessage } from '#core/webhook-delivery';
 import { sweepDue } from '#core/webhook-recovery';
 import { createEndpoint } from '#core/webhooks';
 import type { ServiceEvent } from '#domain/events';
-import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { useWebhookQueue, type EventMessage, type WebhookMessage } from '#shared/webhook-queue';
 import { eventStore } from '#store/events';
 import type { Merchant } from '#store/merchants';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
+import { useWebhookTestEnv } from '#support/webhook-env';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
 import { groupInput } from '#support/fixtures/index';
@@ -50,16 +46,7 @@ const endpointUrls = new Map<string, string>();
 
 beforeAll(async () => {
   table = await createTestTable();
-  const dir = mkdtempSync(join(tmpdir(), 'webhooks-crash-it-'));
-  writeFileSync(join(dir, 'key'), randomBytes(32).toString('base64'));
-  Object.assign(process.env, {
-    TABLE_NAME: table.tableName,
-    SERVICE_STAGE: 'dev',
-    WEBHOOK_SECRET_KEY: `file:${join(dir, 'key')}`,
-    WEBHOOK_ALLOW_LOOPBACK: 'true',
-    WEBHOOK_RETRY_SCALE: '0.001',
-  });
-  reloadConfigForTests();
+  useWebhookTestEnv(table.tableName, 'webhooks-crash-it');
   useWebhookQueue({
     async send(messages) {
       for (const m of messages) queue.push({ message: m.message, at: clock + m.delaySeconds * 1000 });
