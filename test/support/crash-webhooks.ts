@@ -6,8 +6,9 @@
  * (SUBSCRIBED); after the last restart the deliveries are swept until every such event written
  * since is received, or a bound passes. The events in the table are the changes that happened
  * (each written in its change's transaction): each must have arrived, and nothing may arrive that
- * is not one of them. (Not every payment's events: the local runtime delivers to one endpoint
- * about 14 a second, and the groups' thousand payment events would take the test a minute more.)
+ * is not one of them. (Not every payment's events: the groups' thousand payment events reach one
+ * endpoint at tens a second on an idle machine, and on a loaded CI machine would add most of a
+ * minute to the test.)
  */
 import { sleep } from '#shared/concurrency';
 import { CRASH_MID, type CrashClient } from '#support/crash-client';
