@@ -5,38 +5,18 @@
  */
 import type { Context } from 'aws-lambda';
 import { ACCOUNT_UPDATER_JOB } from '../../contract/account-updater';
+import { everyDay } from './daily-timer';
 import { invokeAs, type LocalRoute } from './http-server';
 
 type Handler = (input: unknown, context: Context) => Promise<unknown>;
 
 export async function localAccountUpdater(): Promise<{ routes: [string, LocalRoute][]; stop: () => void }> {
   const { handler } = (await import(`../../lambdas/${ACCOUNT_UPDATER_JOB.handler}`)) as { handler: Handler };
-  const run = () =>
+  const run = (time = new Date().toISOString()) =>
     invokeAs('AccountUpdater', ACCOUNT_UPDATER_JOB.timeoutSeconds * 1000, (context) =>
-      handler({ time: new Date().toISOString() }, context),
+      handler({ time }, context),
     );
-  let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    const now = new Date();
-    const at = (day: number) =>
-      Date.UTC(
-        now.getUTCFullYear(),
-        now.getUTCMonth(),
-        day,
-        Number(ACCOUNT_UPDATER_JOB.schedule.hour),
-        Number(ACCOUNT_UPDATER_JOB.schedule.minute),
-      );
-    const next = at(now.getUTCDate()) > now.getTime() ? at(now.getUTCDate()) : at(now.getUTCDate() + 1);
-    timer = setTimeout(
-      () => {
-        run().catch((error: unknown) => console.error('local account updater failed', error));
-        arm();
-      },
-      next - Date.now() + 50,
-    );
-    timer.unref();
-  };
-  arm();
+  const timer = everyDay(ACCOUNT_UPDATER_JOB.schedule, run, 'account updater');
   const route: LocalRoute = async () => ({ status: 200, body: await run() });
-  return { routes: [['POST /__local/events/account-updater', route]], stop: () => clearTimeout(timer) };
+  return { routes: [['POST /__local/events/account-updater', route]], stop: timer.stop };
 }

@@ -23,6 +23,7 @@ import { invokeAs, type LocalRoute } from './http-server';
 import { executionJson, LocalStepFunctions } from './step-functions';
 import { localSweeper } from './sweeper';
 import { localAccountUpdater } from './account-updater';
+import { everyDay } from './daily-timer';
 
 type Handler = (input: unknown, context: Context) => Promise<unknown>;
 
@@ -120,30 +121,7 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
         context,
       ),
     );
-  let dailyTimer: NodeJS.Timeout | undefined;
-  const armDaily = () => {
-    const now = new Date();
-    const at = (day: number) =>
-      Date.UTC(
-        now.getUTCFullYear(),
-        now.getUTCMonth(),
-        day,
-        Number(SERIES_JOB.schedule.hour),
-        Number(SERIES_JOB.schedule.minute),
-      );
-    const next = at(now.getUTCDate()) > now.getTime() ? at(now.getUTCDate()) : at(now.getUTCDate() + 1);
-    dailyTimer = setTimeout(
-      () => {
-        daily(new Date(next).toISOString()).catch((error: unknown) =>
-          console.error('local daily series job failed', error),
-        );
-        armDaily();
-      },
-      next - Date.now() + 50,
-    );
-    dailyTimer.unref();
-  };
-  armDaily();
+  const dailyTimer = everyDay(SERIES_JOB.schedule, daily, 'daily series job');
 
   /** A route that delivers a scheduled event of `body.time` to `run`. */
   const scheduledRoute =
@@ -193,7 +171,7 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
   localRoutes.push(...accountUpdater.routes);
   const stopTimer = () => {
     clearTimeout(timer);
-    clearTimeout(dailyTimer);
+    dailyTimer.stop();
     clearInterval(dueTimer);
     sweeper.stop();
     accountUpdater.stop();
