@@ -11,7 +11,6 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { parse } from 'csv-parse/sync';
 import { MAX_RESPONSE_BYTES, REPORT_PAGE_ROWS } from '#contract/limits';
 import { apiScope } from '#contract/stage';
-import type { AuthResponse } from '#contract/schemas/transactions';
 import type { Payment } from '#domain/groups';
 import { REPORT_COLUMNS } from '#domain/reports';
 import { reloadConfigForTests } from '#shared/config';
@@ -21,7 +20,7 @@ import { batchWriteAll } from '#store/items';
 import { MerchantRegistry } from '#store/merchants';
 import { paymentItem } from '#store/payments';
 import { createTestTable, type TestTable } from '#support/ddb';
-import { group as groupRecord, payment as paymentRecord } from '#support/fixtures/index';
+import { answer, group as groupRecord, payment as paymentRecord } from '#support/fixtures/index';
 
 const MID = '32350000021';
 const CLIENT = 'report-client';
@@ -30,24 +29,6 @@ const LAMBDA_LIMIT = 6 * 1024 * 1024;
 
 let table: TestTable;
 let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-
-const auth = (
-  status: AuthResponse['status'],
-  amount: number,
-  approved: number,
-  code: string,
-  category?: '1' | '2',
-) =>
-  ({
-    status,
-    responseCode: code,
-    responseMessage: status,
-    isDuplicate: false,
-    amount,
-    approvedAmount: approved,
-    processedAt: '2030-06-03T14:00:05.000Z',
-    ...(category && { declineCategory: category }),
-  }) as AuthResponse;
 
 /** Payment `i`: every tenth deleted, the others approved, partial, declined (1, 2) or failed; hostile orderIds. */
 function nthPayment(i: number): Payment {
@@ -59,14 +40,14 @@ function nthPayment(i: number): Payment {
     kind === 9
       ? null
       : kind < 5
-        ? auth('Approved', amount, amount, '00')
+        ? answer('Approved', amount, amount, '00')
         : kind === 5
-          ? auth('Approved', amount, 5, '10')
+          ? answer('Approved', amount, 5, '10')
           : kind === 6
-            ? auth('Declined', amount, 0, '05', '1')
+            ? answer('Declined', amount, 0, '05', '1')
             : kind === 7
-              ? auth('Declined', amount, 0, '51', '2')
-              : auth('Failed', amount, 0, '96', '2');
+              ? answer('Declined', amount, 0, '51', '2')
+              : answer('Failed', amount, 0, '96', '2');
   return paymentRecord({
     paymentId: newId(),
     paymentGroupId: GROUP_ID,

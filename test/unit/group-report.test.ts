@@ -3,7 +3,6 @@
  * by csv-parse, formula-like cells neutralised, and counts that agree with the processing summary.
  */
 import { parse } from 'csv-parse/sync';
-import type { AuthResponse } from '#contract/schemas/transactions';
 import {
   addToReport,
   emptyReport,
@@ -15,26 +14,9 @@ import {
   type ReportPayment,
 } from '#domain/reports';
 import type { Group } from '#domain/groups';
+import { answer } from '#support/fixtures/records';
 import { GROUP_REPORT_TIMEOUT_SECONDS } from '#contract/limits';
 import { REPORT_JSON_BUDGET_MS, REPORT_PAGE_BUDGET_MS } from '#core/reports';
-
-const auth = (
-  status: AuthResponse['status'],
-  amount: number,
-  approved: number,
-  code = '00',
-  category?: '1' | '2',
-) =>
-  ({
-    status,
-    responseCode: code,
-    responseMessage: status,
-    isDuplicate: false,
-    amount,
-    approvedAmount: approved,
-    processedAt: '2030-06-03T14:00:05.000Z',
-    ...(category && { declineCategory: category }),
-  }) as AuthResponse;
 
 let n = 0;
 const payment = (over: Partial<ReportPayment> = {}): ReportPayment => ({
@@ -88,21 +70,21 @@ describe('reportCsv', () => {
 
 describe('report rows and sums', () => {
   const payments: ReportPayment[] = [
-    payment({ authResponse: auth('Approved', 100, 100), attempts: [{}, {}] as ReportPayment['attempts'] }),
-    payment({ amountCents: 5_000, authResponse: auth('Approved', 50, 20.25) }),
-    payment({ authResponse: auth('Declined', 100, 0, '05', '1') }),
-    payment({ amountCents: 7_000, authResponse: auth('Declined', 70, 0, '51', '2') }),
-    payment({ amountCents: 3_333, authResponse: auth('Failed', 33.33, 0, '96', '2') }),
+    payment({ authResponse: answer('Approved', 100, 100), attempts: [{}, {}] as ReportPayment['attempts'] }),
+    payment({ amountCents: 5_000, authResponse: answer('Approved', 50, 20.25) }),
+    payment({ authResponse: answer('Declined', 100, 0, '05', '1') }),
+    payment({ amountCents: 7_000, authResponse: answer('Declined', 70, 0, '51', '2') }),
+    payment({ amountCents: 3_333, authResponse: answer('Failed', 33.33, 0, '96', '2') }),
     payment({ deleted: true, amountCents: 999 }),
     payment({
-      authResponse: auth('Approved', 100, 100),
+      authResponse: answer('Approved', 100, 100),
       voidOrRefundResponses: [
         { type: 'Void', transactionId: 't', status: 'Voided', amount: 100, date: '2030-06-03T15:00:00.000Z' },
       ],
     }),
     payment({
       amountCents: 4_000,
-      authResponse: auth('Approved', 40, 40),
+      authResponse: answer('Approved', 40, 40),
       voidOrRefundResponses: [
         {
           type: 'Refund',
