@@ -12,13 +12,13 @@
 import { parse } from 'csv-parse/sync';
 import { MAX_RESPONSE_BYTES, REPORT_PAGE_ROWS } from '../../contract/limits';
 import { newGroup, newPayment, type Payment } from '../../lambdas/domain/groups';
+import type { AuthResponse } from '../../lambdas/domain/processing';
 import { newId } from '../../lambdas/shared/ids';
 import { groupItem } from '../../lambdas/store/groups';
 import { batchWriteAll } from '../../lambdas/store/items';
 import { paymentItem } from '../../lambdas/store/payments';
 import { MID, scheduleDate, type BenchContext } from '../support/context';
 import { round } from '../support/load';
-import { answer } from '#support/fixtures/records';
 import type { CustomSection, Results } from './section';
 
 /** Lambda's response limit: the whole proxy result, body included. */
@@ -36,6 +36,25 @@ export interface GroupReportResult {
   everyPaymentOnce: boolean;
   measuredAt: string;
 }
+
+/** A processor's answer (the bench imports nothing of test/: tests import the bench's model). */
+const answer = (
+  status: AuthResponse['status'],
+  amount: number,
+  approved: number,
+  code: string,
+  category?: '1' | '2',
+): AuthResponse =>
+  ({
+    status,
+    responseCode: code,
+    responseMessage: status,
+    isDuplicate: false,
+    amount,
+    approvedAmount: approved,
+    processedAt: new Date().toISOString(),
+    ...(category && { declineCategory: category }),
+  }) as AuthResponse;
 
 /** Payment `i` of the group: every tenth deleted, the others approved, partial, declined or failed. */
 function nth(i: number, group: ReturnType<typeof newGroup>, now: Date): Payment {
