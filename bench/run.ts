@@ -128,6 +128,7 @@ async function measure(
   config: BenchConfig,
   windows: ProfileWindow[],
   profileDir: string | undefined,
+  code: { commit?: string; uncommittedChanges?: boolean },
 ): Promise<Results> {
   const startedAt = Date.now();
   let patch: Results = {};
@@ -158,7 +159,9 @@ async function measure(
       if (section.kind === 'model') continue;
       console.log(`bench: section ${section.name}`);
       const result = await section.run(ctx);
-      patch = mergeResults(patch, result);
+      // When and at which code each section was measured: a later run of other sections keeps it.
+      const measuredAt = { date: new Date().toISOString(), ...code };
+      patch = mergeResults(patch, { ...result, measured: { [section.name]: measuredAt } });
       const api = (result.api ?? {}) as Record<string, PhaseResult>;
       for (const [key, p] of Object.entries(api)) {
         windows.push({
@@ -196,7 +199,7 @@ async function main(): Promise<void> {
   let patch: Results = {};
   const windows: ProfileWindow[] = [];
   const measured = selected.filter((s) => s.kind !== 'model');
-  if (measured.length > 0) patch = await measure(measured, config, windows, profileDir);
+  if (measured.length > 0) patch = await measure(measured, config, windows, profileDir, code);
   for (const section of selected) {
     if (section.kind !== 'model') continue;
     console.log(`bench: section ${section.name} (a model: no runtime)`);

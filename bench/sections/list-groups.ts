@@ -55,5 +55,6 @@ export const listGroups = compareSection({
   key: 'listGroups',
   title: 'List groups (paged)',
   operation: 'GET /rest/merchants/{MID}/groups?pageNumber=1&pageSize=25',
+  cpuTarget: 0.85,
   prepare,
 });
