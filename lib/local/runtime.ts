@@ -4,6 +4,8 @@
  * Cognito-style authorizer, and the token endpoint. Used by `npm start` (bin/local.ts), the
  * end-to-end tests and the bench.
  */
+// First: before any handler loads the Tracer (x-ray.ts).
+import './x-ray';
 import { writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Server } from 'node:http';
