@@ -17,12 +17,24 @@ import { cancellationCodes, ddb } from '#shared/ddb';
 
 export type Item = Record<string, unknown>;
 
-const KEY_ATTRIBUTES = ['pk', 'sk', 'entity', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'expiresAt'];
+const KEY_ATTRIBUTES = new Set(['pk', 'sk', 'entity', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'expiresAt']);
 
 /** The record without its key attributes and entity marker. */
 export function strip<T>(item: Item): T {
-  const copy = { ...item };
-  for (const k of KEY_ATTRIBUTES) delete copy[k];
+  // Copied without them rather than deleted from a copy: `delete` turns an object into a slow
+  // dictionary, and every item of a page is read again to build its answer.
+  const copy: Item = {};
+  for (const k of Object.keys(item)) {
+    // Defined, not assigned: an attribute named `__proto__` stays a plain key, as in a spread.
+    if (k === '__proto__')
+      Object.defineProperty(copy, k, {
+        value: item[k],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else if (!KEY_ATTRIBUTES.has(k)) copy[k] = item[k];
+  }
   return copy as T;
 }
 
