@@ -4,7 +4,8 @@
  * fixtures (created once, on first use) and the two measuring helpers, one per side.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../lambdas/shared/ddb';
 import { mapLimit } from '../../lambdas/shared/concurrency';
 import { countCall } from './count-call';
 import { httpClient, type HttpClient } from './http';
@@ -147,15 +148,14 @@ const perOp = (counts: Record<string, number>, ops: number) =>
 export async function createContext(config: BenchConfig, runtime: BenchRuntime): Promise<BenchContext> {
   const token = await getToken(runtime.url);
   const api = httpClient(runtime.url, { maxSockets: config.concurrency, token: () => token });
-  // Configured as the handlers' client is (lambdas/shared/ddb.ts), on the same endpoint.
-  const db = DynamoDBDocumentClient.from(
+  // The handlers' client (lambdas/shared/ddb.ts documentClient), on the same endpoint.
+  const db = documentClient(
     new DynamoDBClient({
       endpoint: runtime.dynamodbEndpoint,
       region: process.env.AWS_REGION ?? 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       maxAttempts: 4,
     }),
-    { marshallOptions: { removeUndefinedValues: true } },
   );
 
   let profile: Promise<string> | undefined;
