@@ -16,6 +16,13 @@ const READY_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 20_000;
 /** DynamoDB Local's watchdog checks its parent every second; a killed runtime's Java ends soon after. */
 const ORPHAN_GRACE_MS = 10_000;
+/**
+ * The runtime's AsyncLocalStorage (each in-process invocation's InvokeStore, http-server.ts) on
+ * V8's async context frames rather than on promise hooks, which otherwise run on every promise of
+ * the runtime (a few per cent of its CPU per API request, the bench's `--profile`); Lambda's
+ * isolation of invocations is the same either way. `npm start` passes it too (package.json).
+ */
+export const ASYNC_CONTEXT_FRAME = '--experimental-async-context-frame';
 /** Output kept in memory for error messages; all of it is in `<dataDir>/runtime.log`. */
 const OUTPUT_TAIL_CHARS = 64_000;
 
@@ -119,8 +126,8 @@ async function launchOnce(options: LaunchOptions): Promise<LocalRuntimeProcess> 
     if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   const [command, args] = options.nodeArgs
-    ? [process.execPath, ['--import', 'tsx', ...options.nodeArgs, 'bin/local.ts']]
-    : [join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/local.ts']];
+    ? [process.execPath, [ASYNC_CONTEXT_FRAME, '--import', 'tsx', ...options.nodeArgs, 'bin/local.ts']]
+    : [join(ROOT, 'node_modules', '.bin', 'tsx'), [ASYNC_CONTEXT_FRAME, 'bin/local.ts']];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: {
