@@ -18,6 +18,8 @@
  *        --seed=1 --processor-rate=1000   the peak-slot model's workload seed and processor limit
  *                           (that section is a model: run alone, the bench starts no runtime)
  */
+// First: the raw side's SDK calls run without the X-Ray SDK's async hook, as the runtime's do.
+import '../lib/local/x-ray';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -4,8 +4,9 @@
  * load: an async hook with a destroy callback on every promise of the process, which cost the
  * runtime a tenth of its CPU per API request (the bench's `--profile`: registerDestroyHook). In
  * manual mode the SDK creates none; imported first by lib/local/runtime.ts, before any handler
- * loads the Tracer. Deployed functions do not run this: in Lambda the Tracer keeps its automatic
- * mode, whose context its segments need.
+ * loads the Tracer, and by bench/run.ts, whose raw side makes the same calls through the stores.
+ * Deployed functions do not run this: in Lambda the Tracer keeps its automatic mode, whose
+ * context its segments need.
  */
 process.env.AWS_XRAY_MANUAL_MODE ??= 'true';
 
