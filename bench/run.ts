@@ -21,7 +21,7 @@
 // First: the raw side's SDK calls run without the X-Ray SDK's async hook, as the runtime's do.
 import '../lib/local/x-ray';
 import { mkdtempSync, readdirSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { sections } from './sections';
@@ -162,7 +162,9 @@ async function measure(
       console.log(`bench: section ${section.name}`);
       const result = await section.run(ctx);
       // When and at which code each section was measured: a later run of other sections keeps it.
-      const measuredAt = { date: new Date().toISOString(), ...code };
+      // With the machine's load average (1, 5, 15 minutes): a shared machine's load moves CPU costs.
+      const load = loadavg().map((x) => Math.round(x * 100) / 100);
+      const measuredAt = { date: new Date().toISOString(), ...code, loadAverage: load };
       patch = mergeResults(patch, { ...result, measured: { [section.name]: measuredAt } });
       const api = (result.api ?? {}) as Record<string, PhaseResult>;
       for (const [key, p] of Object.entries(api)) {
