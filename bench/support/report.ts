@@ -34,6 +34,14 @@ export function mergeResults(into: Results, patch: Results): Results {
   return out;
 }
 
+/** When, at which code and under which load a section was measured (bench/run.ts). */
+interface MeasuredAt {
+  date?: string;
+  commit?: string;
+  uncommittedChanges?: boolean;
+  loadAverage?: number[];
+}
+
 const phase = (results: Results, side: 'api' | 'raw', key: string) =>
   (results[side] as Record<string, PhaseResult> | undefined)?.[key];
 const ratioOf = (results: Results, key: string) =>
@@ -192,15 +200,18 @@ export function markdownReport(results: Results, sections: readonly AnySection[]
           `${fmt(a.cores.ours, 2)} / ${fmt(r?.cores.ours, 2)} |`,
       );
     }
+    const cores = machine?.cpus ?? '?';
     const when = compare
       .map((s) => {
-        const m = (
-          results.measured as
-            Record<string, { date?: string; commit?: string; uncommittedChanges?: boolean }> | undefined
-        )?.[s.name];
-        return m
-          ? `${s.title.toLowerCase()} on ${String(m.date).slice(0, 10)} at ${m.commit ?? 'unknown'}${m.uncommittedChanges ? ' with uncommitted changes' : ''}`
-          : undefined;
+        const m = (results.measured as Record<string, MeasuredAt> | undefined)?.[s.name];
+        if (!m) return undefined;
+        const load = m.loadAverage
+          ? ` (load average at its end ${m.loadAverage.join(' / ')}, ${cores} cores)`
+          : '';
+        return (
+          `${s.title.toLowerCase()} on ${String(m.date).slice(0, 16).replace('T', ' ')} UTC at ${m.commit ?? 'unknown'}` +
+          `${m.uncommittedChanges ? ' with uncommitted changes' : ''}${load}`
+        );
       })
       .filter((x) => x !== undefined);
     out.push('');
