@@ -234,7 +234,9 @@ export function markdownReport(results: Results, sections: readonly AnySection[]
       out.push('');
       out.push(
         `Other work on the machine used up to ${foreign.toFixed(2)} cores during the measured windows; ` +
-          'req/s figures are correspondingly noisy (the CPU-cost ratio much less so).',
+          'req/s figures are correspondingly noisy, and with a load average far above the cores the CPU-cost ' +
+          "ratio too (the raw side's SDK client loses more per call to a crowded CPU than the runtime does); " +
+          "the runtime's handler CPU per request is the steadier figure then.",
       );
     }
     out.push('');
