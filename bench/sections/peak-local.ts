@@ -1,0 +1,197 @@
+/**
+ * The busiest slot's model checked against the local runtime (issue 24, item 5): the scaled-down
+ * peak measured on this machine (peak-local-run.ts), then the same model as `peak-slot`
+ * (bench/peak/) run on the same workload, the same cap and this machine's measured costs instead of
+ * the Region's. Target: the model's time to the last answer within 25% of the measured one.
+ */
+import { groupSizes, paymentCosts, serviceSettings, type Workload } from '../peak/inputs';
+import { runModel } from '../peak/model';
+import type { ModelResult, Percentiles } from '../peak/stats';
+import type { BenchContext } from '../support/context';
+import { round } from '../support/load';
+import { readResults } from '../support/report';
+import { capSetting, measurePeakLocal, PEAK_LOCAL, type PeakLocalMeasurement } from './peak-local-run';
+import type { CustomSection, Results } from './section';
+
+/** The issue's target: the prediction within 25% of the measurement. */
+export const PREDICTION_TARGET = 0.25;
+
+export const LOCAL_WORKLOAD: Workload = {
+  payments: PEAK_LOCAL.payments,
+  groups: PEAK_LOCAL.groups,
+  large: { count: 0, size: 0 },
+  medium: { count: 0, min: 0, max: 0 },
+  small: PEAK_LOCAL.small,
+};
+
+type ModelView = Pick<
+  ModelResult,
+  | 'lastAnswerSeconds'
+  | 'firstAnswer'
+  | 'lastAnswer'
+  | 'answered'
+  | 'givenUp'
+  | 'givenUpThrottled'
+  | 'executionsFailed'
+  | 'peakConcurrency'
+  | 'lambdaThrottles'
+  | 'lambdaInvocations'
+>;
+
+interface PeakLocalResult {
+  measuredAt: string;
+  seed: number;
+  measured: PeakLocalMeasurement;
+  /** The model's inputs from this machine: a charge's CPU and waits, derived from the calibration batch. */
+  modelInputs: {
+    ddbCallSeconds: number;
+    taskOverheadSeconds: number;
+    sfnCallSeconds: number;
+    cpuSeconds: number;
+  };
+  model: ModelView;
+  /** The model's time to the last answer over the measured one. */
+  ratio: number;
+  target: number;
+}
+
+async function run(ctx: BenchContext): Promise<Results> {
+  const seed = ctx.config.peakSeed;
+  const sizes = groupSizes(seed, LOCAL_WORKLOAD);
+  const bench = paymentCosts(readResults());
+  const calls = bench.callsBefore + bench.callsAfter;
+  console.log(
+    `  peak-local: ${sizes.length} groups, ${PEAK_LOCAL.payments} payments in one slot; ` +
+      `LOCAL_RESERVED_CONCURRENCY=${capSetting(PEAK_LOCAL.caps)}, SANDBOX_LATENCY_MS=${PEAK_LOCAL.latencyMs} ...`,
+  );
+  const measured = await measurePeakLocal(ctx, sizes, calls);
+
+  // One charge as the calibration batch ran it: the batch's time less its page Query, over its
+  // rounds of PROCESS_CONCURRENCY charges; what the DynamoDB calls and the processor do not
+  // explain is the charge's CPU (and its waits for the event loop).
+  const service = serviceSettings();
+  const c = measured.costs;
+  const L = PEAK_LOCAL.latencyMs / 1000;
+  const charge = (c.batchSeconds - c.ddbCallSeconds) / Math.ceil(c.batchPayments / service.concurrency);
+  const modelInputs = {
+    ddbCallSeconds: c.ddbCallSeconds,
+    taskOverheadSeconds: c.taskOverheadSeconds,
+    sfnCallSeconds: c.sfnCallSeconds,
+    cpuSeconds: round(Math.max(0, charge - L - calls * c.ddbCallSeconds), 4),
+  };
+  const model = runModel({
+    sizes,
+    seed,
+    latencySeconds: L,
+    // The sandbox has no rate limit.
+    processorRate: 1e12,
+    costs: { ...bench, cpuSeconds: modelInputs.cpuSeconds },
+    service,
+    reserved: PEAK_LOCAL.caps,
+    region: modelInputs,
+  });
+  const view: ModelView = {
+    lastAnswerSeconds: round(model.lastAnswerSeconds, 1),
+    firstAnswer: model.firstAnswer,
+    lastAnswer: model.lastAnswer,
+    answered: model.answered,
+    givenUp: model.givenUp,
+    givenUpThrottled: model.givenUpThrottled,
+    executionsFailed: model.executionsFailed,
+    peakConcurrency: model.peakConcurrency,
+    lambdaThrottles: model.lambdaThrottles,
+    lambdaInvocations: model.lambdaInvocations,
+  };
+  const result: PeakLocalResult = {
+    measuredAt: new Date().toISOString(),
+    seed,
+    measured,
+    modelInputs,
+    model: view,
+    ratio: round(model.lastAnswerSeconds / measured.lastAnswerSeconds, 3),
+    target: PREDICTION_TARGET,
+  };
+  console.log(
+    `  peak-local: last answer measured ${measured.lastAnswerSeconds} s, model ${view.lastAnswerSeconds} s ` +
+      `(${result.ratio}×)`,
+  );
+  return { peakLocal: result };
+}
+
+const sec = (n: number) => (Number.isNaN(n) || n === null ? 'never' : `${Math.round(n)} s`);
+const pcts = (p: Percentiles) => `${sec(p.p50)} / ${sec(p.p99)} / ${sec(p.max)}`;
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function report(results: Results) {
+  const r = results.peakLocal as PeakLocalResult | undefined;
+  if (!r) return undefined;
+  const m = r.measured;
+  const off = Math.abs(r.ratio - 1);
+  const verdict = Number.isFinite(r.ratio)
+    ? off <= r.target
+      ? `within ${Math.round(r.target * 100)}%: met`
+      : `**not met** (${Math.round(off * 100)}% off)`
+    : 'not comparable (a payment never answered)';
+  const fn = (name: string) => m.functions[name] ?? { invocations: 0, throttles: 0, peakConcurrency: 0 };
+  const modelFn = (name: 'AuthorizeBatch' | 'BeginGroup' | 'FailBatch') =>
+    `${r.model.peakConcurrency[name]} at most, ${int(r.model.lambdaThrottles[name])} throttles, ${int(r.model.lambdaInvocations[name])} invocations`;
+  const localFn = (name: string) =>
+    `${fn(name).peakConcurrency} at most, ${int(fn(name).throttles)} throttles, ${int(fn(name).invocations)} invocations`;
+  const rows: [string, string, string][] = [
+    [
+      'time to the last answer',
+      sec(m.lastAnswerSeconds),
+      `${sec(r.model.lastAnswerSeconds)} (${r.ratio}×: ${verdict})`,
+    ],
+    ["a group's first answer p50 / p99 / max", pcts(m.firstAnswer), pcts(r.model.firstAnswer)],
+    ["a group's last answer p50 / p99 / max", pcts(m.lastAnswer), pcts(r.model.lastAnswer)],
+    ['AuthorizeBatch (cap 2)', localFn('AuthorizeBatch'), modelFn('AuthorizeBatch')],
+    ['BeginGroup', localFn('BeginGroup'), modelFn('BeginGroup')],
+    ['FailBatch (batches given up)', localFn('FailBatch'), modelFn('FailBatch')],
+    [
+      'payments answered; given up (Failed)',
+      `${int(m.answered)}; ${int(m.failed)}`,
+      `${int(r.model.answered)}; ${int(r.model.givenUp)}`,
+    ],
+    [
+      'groups with a payment given up; executions failed',
+      `${m.groupsGivenUp}; ${m.executionsFailed}`,
+      `-; ${r.model.executionsFailed}`,
+    ],
+    ['payments charged twice', String(m.chargedTwice), '-'],
+  ];
+  const markdown = [
+    `${m.workload.groups} groups of ${m.workload.sizes.min}-${m.workload.sizes.max} payments (median ${m.workload.sizes.p50}), ` +
+      `${int(m.workload.payments)} in all, due in one slot and started by one hourly tick on a local runtime with ` +
+      `\`LOCAL_RESERVED_CONCURRENCY=${capSetting(m.caps)}\` and \`SANDBOX_LATENCY_MS=${m.latencyMs}\`; times from the tick to ` +
+      `each payment's \`authResponse.processedAt\`. Beside it the busiest slot's model on the same workload (seed ${r.seed}), ` +
+      `cap and processor latency, with this machine's costs measured first on one group of ` +
+      `${PEAK_LOCAL.calibrationPayments} payments alone under the cap: a DynamoDB Local call ` +
+      `${round(m.costs.ddbCallSeconds * 1000, 2)} ms, a batch of ${m.costs.batchPayments} payments ${m.costs.batchSeconds} s ` +
+      `(so ${round(r.modelInputs.cpuSeconds * 1000, 1)} ms a charge beyond its calls and the processor), a Task's own ` +
+      `overhead ${round(m.costs.taskOverheadSeconds * 1000, 1)} ms, a StartExecution ${round(m.costs.sfnCallSeconds * 1000, 1)} ms.`,
+    '',
+    '| scaled-down peak | measured (local runtime) | model |',
+    '|---|---|---|',
+    ...rows.map(([a, b, c]) => `| ${a} | ${b} | ${c} |`),
+    '',
+    `While the slot ran: the runtime ${m.cores.runtime} cores, DynamoDB Local ${m.cores.dynamodb}, the machine ` +
+      `${m.cores.machine} (others' work ${m.cores.foreign}); load average ${m.loadAverage.before} before, ` +
+      `${m.loadAverage.after} after; a DynamoDB Local call ${round(m.slotDdbCallSeconds * 1000, 2)} ms on average ` +
+      `(${round(m.costs.ddbCallSeconds * 1000, 2)} ms in the calibration). The groups were created in ${m.createSeconds} s, before the tick.`,
+  ].join('\n');
+  const text = [
+    `peak-local: ${m.workload.groups} groups, ${m.workload.payments} payments, ${capSetting(m.caps)}: last answer ` +
+      `${sec(m.lastAnswerSeconds)} measured, ${sec(r.model.lastAnswerSeconds)} modelled (${r.ratio}×, ${verdict.replace(/\*/g, '')})`,
+    ...rows.slice(1).map(([a, b, c]) => `  ${a}: ${b} | model ${c}`),
+  ].join('\n');
+  return { console: text, markdown };
+}
+
+export const peakLocal: CustomSection = {
+  kind: 'custom',
+  name: 'peak-local',
+  title: 'The busiest slot scaled down on the local runtime, against its model',
+  run,
+  report,
+};
