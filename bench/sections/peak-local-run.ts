@@ -10,6 +10,8 @@ import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { loadavg } from 'node:os';
 import { keys } from '../../lambdas/shared/keys';
 import { mapLimit, sleep } from '../../lambdas/shared/concurrency';
+import { rangePlan } from '../../lambdas/domain/processing';
+import type { ServiceSettings } from '../peak/inputs';
 import type { FunctionName } from '../peak/lambda';
 import { percentiles, type Percentiles } from '../peak/stats';
 import { createContext, MID, type BenchContext } from '../support/context';
@@ -66,9 +68,11 @@ export interface LocalCosts {
   ddbCallSeconds: number;
   /** A StartExecution's mean time on the local endpoint, seconds. */
   sfnCallSeconds: number;
-  /** One AuthorizeBatch of `batchPayments` (its handler's time), seconds. */
-  batchSeconds: number;
-  batchPayments: number;
+  /**
+   * One charge's time in an AuthorizeBatch: the batches' handler time over their rounds of
+   * PROCESS_CONCURRENCY charges (payments / concurrency), seconds.
+   */
+  chargeSeconds: number;
   /** The local Step Functions' own time per Task (the path's time less its handlers'), seconds. */
   taskOverheadSeconds: number;
   /** CPU ms per payment of the runtime (node) and of DynamoDB Local (java) while it ran. */
@@ -95,6 +99,8 @@ export interface PeakLocalMeasurement {
     string,
     { invocations: number; throttles: number; peakConcurrency: number; cap?: number }
   >;
+  /** GET of a group while the slot ran, ms (8 at once, every 2 s). */
+  apiGetMs: Percentiles & { count: number };
   /** The slot's own mean DynamoDB Local call time, seconds (the calibration's is in costs). */
   slotDdbCallSeconds: number;
   cores: { runtime: number; dynamodb: number; machine: number; foreign: number };
@@ -109,7 +115,12 @@ const perCall = (a: { calls: number; ms: number }, b: { calls: number; ms: numbe
   (a.ms - b.ms) / 1000 / Math.max(1, a.calls - b.calls);
 
 /** One group alone under the cap: this machine's costs. */
-async function calibrate(ctx: BenchContext, payors: string[], callsPerPayment: number): Promise<LocalCosts> {
+async function calibrate(
+  ctx: BenchContext,
+  payors: string[],
+  callsPerPayment: number,
+  service: ServiceSettings,
+): Promise<LocalCosts> {
   const n = PEAK_LOCAL.calibrationPayments;
   const group = await createGroup(ctx, payors, n, 900);
   const [m0, t0] = [await metricsOf(ctx), await timingOf(ctx.runtime)];
@@ -123,18 +134,21 @@ async function calibrate(ctx: BenchContext, payors: string[], callsPerPayment: n
   );
   const at = (name: string, k: 'enteredAt' | 'exitedAt') =>
     Date.parse(steps.steps.find((s) => s.name === name)?.[k] ?? '');
+  // The ranges run at once, each its batches one after another (the last of each finds nothing
+  // more), so the path is BeginGroup, one range's batches, CompleteGroup.
+  const { ranges } = rangePlan(n, service.batchSize, service.fanOut);
   const batches = minus(m1, m0, 'AuthorizeBatch', 'invocations');
-  const batchSeconds = minus(m1, m0, 'AuthorizeBatch', 'busySeconds') / Math.max(1, batches);
+  const batchBusy = minus(m1, m0, 'AuthorizeBatch', 'busySeconds');
   const span = (at('CompleteGroup', 'exitedAt') - at('BeginGroup', 'enteredAt')) / 1000;
-  // BeginGroup, the ranges' AuthorizeBatch (at once), CompleteGroup: three Tasks one after another.
   const handlers =
-    minus(m1, m0, 'BeginGroup', 'busySeconds') + batchSeconds + minus(m1, m0, 'CompleteGroup', 'busySeconds');
+    minus(m1, m0, 'BeginGroup', 'busySeconds') +
+    batchBusy / ranges +
+    minus(m1, m0, 'CompleteGroup', 'busySeconds');
   const costs: LocalCosts = {
     ddbCallSeconds: round(perCall(t1.ddb, t0.ddb), 5),
     sfnCallSeconds: round(perCall(t1.sfn, t0.sfn), 5),
-    batchSeconds: round(batchSeconds, 3),
-    batchPayments: n / Math.max(1, batches),
-    taskOverheadSeconds: round(Math.max(0, (span - handlers) / 3), 4),
+    chargeSeconds: round(batchBusy / (n / service.concurrency), 4),
+    taskOverheadSeconds: round(Math.max(0, (span - handlers) / (2 + batches / ranges)), 4),
     cpuMsPerPayment: {
       runtime: round((run.usage.runtime ?? 0) / n, 2),
       dynamodb: round((run.usage.dynamodb ?? 0) / n, 2),
@@ -142,7 +156,7 @@ async function calibrate(ctx: BenchContext, payors: string[], callsPerPayment: n
   };
   console.log(
     `  peak-local: calibration, ${n} payments alone: a DynamoDB Local call ${round(costs.ddbCallSeconds * 1000, 2)} ms ` +
-      `(${callsPerPayment} a payment), a batch of ${costs.batchPayments} ${costs.batchSeconds} s, a Task's overhead ` +
+      `(${callsPerPayment} a payment), a charge ${costs.chargeSeconds} s, a Task's overhead ` +
       `${round(costs.taskOverheadSeconds * 1000, 1)} ms`,
   );
   return costs;
@@ -199,6 +213,7 @@ export async function measurePeakLocal(
   base: BenchContext,
   sizes: readonly number[],
   callsPerPayment: number,
+  service: ServiceSettings,
 ): Promise<PeakLocalMeasurement> {
   const runtime = await startBenchRuntime({
     env: {
@@ -214,7 +229,7 @@ export async function measurePeakLocal(
   try {
     const ctx = await createContext(base.config, runtime);
     const payors = await createPayors(ctx, PEAK_LOCAL.payors);
-    const costs = await calibrate(ctx, payors, callsPerPayment);
+    const costs = await calibrate(ctx, payors, callsPerPayment, service);
 
     // The slot: a date no other group uses, 14:00 UTC.
     const date = new Date(Date.now() + 90 * 86_400_000).toISOString().slice(0, 10);
@@ -239,6 +254,8 @@ export async function measurePeakLocal(
     const load0 = loadavg()[0]!;
     const cpu = cpuSampler([runtime.pid]);
     const tick = Date.now();
+    /** The API's GETs of the groups while the slot runs (8 at once): the integrators' view. */
+    const getMs: number[] = [];
     await ctx.api.json('POST', '/__local/events/hourly', { time: `${date}T14:00:00.000Z` }, 200);
     // Until every execution the tick started has left processing: ended, or in its settlement wait
     // (its group processed). Answer times come from the table afterwards, not from this poll.
@@ -251,9 +268,17 @@ export async function measurePeakLocal(
       if (slot.length >= sizes.length && running.length === 0) break;
       if (running.length > 0) {
         // Running but processed (waiting for settlement) counts as done.
-        const groups = await mapLimit(groupIds, 8, (id) =>
-          ctx.api.json<{ status: string }>('GET', `/rest/merchants/${MID}/groups/${id}`, undefined, 200),
-        );
+        const groups = await mapLimit(groupIds, 8, async (id) => {
+          const started = performance.now();
+          const group = await ctx.api.json<{ status: string }>(
+            'GET',
+            `/rest/merchants/${MID}/groups/${id}`,
+            undefined,
+            200,
+          );
+          getMs.push(performance.now() - started);
+          return group;
+        });
         const left = groups.filter((g) => g.status !== 'processed').length;
         const failed = slot.filter((e) => e.status === 'FAILED').length;
         if (left <= failed) break;
@@ -316,6 +341,7 @@ export async function measurePeakLocal(
       executionsFailed: executions.filter((e) => e.startDate * 1000 >= tick - 1_000 && e.status === 'FAILED')
         .length,
       functions,
+      apiGetMs: { ...percentiles(getMs.map((ms) => round(ms))), count: getMs.length },
       slotDdbCallSeconds: round(perCall(t1.ddb, t0.ddb), 5),
       cores: {
         runtime: core('runtime'),

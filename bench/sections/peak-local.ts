@@ -4,7 +4,13 @@
  * (bench/peak/) run on the same workload, the same cap and this machine's measured costs instead of
  * the Region's. Target: the model's time to the last answer within 25% of the measured one.
  */
-import { groupSizes, paymentCosts, serviceSettings, type Workload } from '../peak/inputs';
+import {
+  groupSizes,
+  paymentCosts,
+  serviceSettings,
+  type ServiceSettings,
+  type Workload,
+} from '../peak/inputs';
 import { runModel } from '../peak/model';
 import type { ModelResult, Percentiles } from '../peak/stats';
 import type { BenchContext } from '../support/context';
@@ -55,6 +61,44 @@ interface PeakLocalResult {
   target: number;
 }
 
+/**
+ * The model's local inputs from the calibration: its DynamoDB Local call, StartExecution and Task
+ * overhead as measured; a charge's time less its DynamoDB calls and the processor's latency is the
+ * charge's CPU (and its waits for the event loop), which the model adds to every charge.
+ */
+export function predictionInputs(measured: PeakLocalMeasurement, callsPerPayment: number) {
+  const c = measured.costs;
+  return {
+    ddbCallSeconds: c.ddbCallSeconds,
+    taskOverheadSeconds: c.taskOverheadSeconds,
+    sfnCallSeconds: c.sfnCallSeconds,
+    cpuSeconds: round(
+      Math.max(0, c.chargeSeconds - measured.latencyMs / 1000 - callsPerPayment * c.ddbCallSeconds),
+      4,
+    ),
+  };
+}
+
+/** The busiest slot's model on the scaled-down workload, with this machine's costs and the cap. */
+export function predict(
+  inputs: ReturnType<typeof predictionInputs>,
+  sizes: readonly number[],
+  seed: number,
+  service: ServiceSettings,
+): ModelResult {
+  return runModel({
+    sizes,
+    seed,
+    latencySeconds: PEAK_LOCAL.latencyMs / 1000,
+    // The sandbox has no rate limit.
+    processorRate: 1e12,
+    costs: { ...paymentCosts(readResults()), cpuSeconds: inputs.cpuSeconds },
+    service,
+    reserved: PEAK_LOCAL.caps,
+    region: inputs,
+  });
+}
+
 async function run(ctx: BenchContext): Promise<Results> {
   const seed = ctx.config.peakSeed;
   const sizes = groupSizes(seed, LOCAL_WORKLOAD);
@@ -64,32 +108,10 @@ async function run(ctx: BenchContext): Promise<Results> {
     `  peak-local: ${sizes.length} groups, ${PEAK_LOCAL.payments} payments in one slot; ` +
       `LOCAL_RESERVED_CONCURRENCY=${capSetting(PEAK_LOCAL.caps)}, SANDBOX_LATENCY_MS=${PEAK_LOCAL.latencyMs} ...`,
   );
-  const measured = await measurePeakLocal(ctx, sizes, calls);
-
-  // One charge as the calibration batch ran it: the batch's time less its page Query, over its
-  // rounds of PROCESS_CONCURRENCY charges; what the DynamoDB calls and the processor do not
-  // explain is the charge's CPU (and its waits for the event loop).
   const service = serviceSettings();
-  const c = measured.costs;
-  const L = PEAK_LOCAL.latencyMs / 1000;
-  const charge = (c.batchSeconds - c.ddbCallSeconds) / Math.ceil(c.batchPayments / service.concurrency);
-  const modelInputs = {
-    ddbCallSeconds: c.ddbCallSeconds,
-    taskOverheadSeconds: c.taskOverheadSeconds,
-    sfnCallSeconds: c.sfnCallSeconds,
-    cpuSeconds: round(Math.max(0, charge - L - calls * c.ddbCallSeconds), 4),
-  };
-  const model = runModel({
-    sizes,
-    seed,
-    latencySeconds: L,
-    // The sandbox has no rate limit.
-    processorRate: 1e12,
-    costs: { ...bench, cpuSeconds: modelInputs.cpuSeconds },
-    service,
-    reserved: PEAK_LOCAL.caps,
-    region: modelInputs,
-  });
+  const measured = await measurePeakLocal(ctx, sizes, calls, service);
+  const modelInputs = predictionInputs(measured, calls);
+  const model = predict(modelInputs, sizes, seed, service);
   const view: ModelView = {
     lastAnswerSeconds: round(model.lastAnswerSeconds, 1),
     firstAnswer: model.firstAnswer,
@@ -145,7 +167,11 @@ function report(results: Results) {
     ],
     ["a group's first answer p50 / p99 / max", pcts(m.firstAnswer), pcts(r.model.firstAnswer)],
     ["a group's last answer p50 / p99 / max", pcts(m.lastAnswer), pcts(r.model.lastAnswer)],
-    ['AuthorizeBatch (cap 2)', localFn('AuthorizeBatch'), modelFn('AuthorizeBatch')],
+    [
+      `AuthorizeBatch${m.caps.AuthorizeBatch === undefined ? '' : ` (cap ${m.caps.AuthorizeBatch})`}`,
+      localFn('AuthorizeBatch'),
+      modelFn('AuthorizeBatch'),
+    ],
     ['BeginGroup', localFn('BeginGroup'), modelFn('BeginGroup')],
     ['FailBatch (batches given up)', localFn('FailBatch'), modelFn('FailBatch')],
     [
@@ -159,6 +185,11 @@ function report(results: Results) {
       `-; ${r.model.executionsFailed}`,
     ],
     ['payments charged twice', String(m.chargedTwice), '-'],
+    [
+      `the API: GET a group, p50 / p99 / max (${int(m.apiGetMs.count)} GETs)`,
+      `${int(m.apiGetMs.p50)} / ${int(m.apiGetMs.p99)} / ${int(m.apiGetMs.max)} ms`,
+      '-',
+    ],
   ];
   const markdown = [
     `${m.workload.groups} groups of ${m.workload.sizes.min}-${m.workload.sizes.max} payments (median ${m.workload.sizes.p50}), ` +
@@ -167,7 +198,7 @@ function report(results: Results) {
       `each payment's \`authResponse.processedAt\`. Beside it the busiest slot's model on the same workload (seed ${r.seed}), ` +
       `cap and processor latency, with this machine's costs measured first on one group of ` +
       `${PEAK_LOCAL.calibrationPayments} payments alone under the cap: a DynamoDB Local call ` +
-      `${round(m.costs.ddbCallSeconds * 1000, 2)} ms, a batch of ${m.costs.batchPayments} payments ${m.costs.batchSeconds} s ` +
+      `${round(m.costs.ddbCallSeconds * 1000, 2)} ms, a charge in a batch ${round(m.costs.chargeSeconds * 1000)} ms ` +
       `(so ${round(r.modelInputs.cpuSeconds * 1000, 1)} ms a charge beyond its calls and the processor), a Task's own ` +
       `overhead ${round(m.costs.taskOverheadSeconds * 1000, 1)} ms, a StartExecution ${round(m.costs.sfnCallSeconds * 1000, 1)} ms.`,
     '',
