@@ -4,31 +4,24 @@
  * (bench/peak/) run on the same workload, the same cap and this machine's measured costs instead of
  * the Region's. Target: the model's time to the last answer within 25% of the measured one.
  */
-import {
-  groupSizes,
-  paymentCosts,
-  serviceSettings,
-  type ServiceSettings,
-  type Workload,
-} from '../peak/inputs';
+import { groupSizes, paymentCosts, serviceSettings, type ServiceSettings } from '../peak/inputs';
 import { runModel } from '../peak/model';
 import type { ModelResult, Percentiles } from '../peak/stats';
 import type { BenchContext } from '../support/context';
 import { round } from '../support/load';
 import { readResults } from '../support/report';
-import { capSetting, measurePeakLocal, PEAK_LOCAL, type PeakLocalMeasurement } from './peak-local-run';
+import {
+  capSetting,
+  LOCAL_WORKLOAD,
+  PEAK_LOCAL,
+  predictionInputs,
+  type PeakLocalMeasurement,
+} from './peak-local-inputs';
+import { measurePeakLocal } from './peak-local-run';
 import type { CustomSection, Results } from './section';
 
 /** The target: the prediction within 25% of the measurement. */
 export const PREDICTION_TARGET = 0.25;
-
-export const LOCAL_WORKLOAD: Workload = {
-  payments: PEAK_LOCAL.payments,
-  groups: PEAK_LOCAL.groups,
-  large: { count: 0, size: 0 },
-  medium: { count: 0, min: 0, max: 0 },
-  small: PEAK_LOCAL.small,
-};
 
 type ModelView = Pick<
   ModelResult,
@@ -62,24 +55,6 @@ interface PeakLocalResult {
   hindcast: ModelView;
   hindcastRatio: number;
   target: number;
-}
-
-/**
- * The model's local inputs from the calibration: its DynamoDB Local call, StartExecution and Task
- * overhead as measured; a charge's time less its DynamoDB calls and the processor's latency is the
- * charge's CPU (and its waits for the event loop), which the model adds to every charge.
- */
-export function predictionInputs(measured: PeakLocalMeasurement, callsPerPayment: number) {
-  const c = measured.costs;
-  return {
-    ddbCallSeconds: c.ddbCallSeconds,
-    taskOverheadSeconds: c.taskOverheadSeconds,
-    sfnCallSeconds: c.sfnCallSeconds,
-    cpuSeconds: round(
-      Math.max(0, c.chargeSeconds - measured.latencyMs / 1000 - callsPerPayment * c.ddbCallSeconds),
-      4,
-    ),
-  };
 }
 
 /** The busiest slot's model on the scaled-down workload, with this machine's costs and the cap. */
