@@ -72,8 +72,8 @@ export interface PeakLocalMeasurement {
     string,
     { invocations: number; throttles: number; peakConcurrency: number; cap?: number }
   >;
-  /** GET of a group while the slot ran, ms (8 at once, every 2 s). */
-  apiGetMs: Percentiles & { count: number };
+  /** GET of a group while the slot ran, ms (8 at once, every 2 s, the groups not yet processed); errors: answers other than 200. */
+  apiGetMs: Percentiles & { count: number; errors: number };
   /** The slot's own mean DynamoDB Local call time, seconds (the calibration's is in costs). */
   slotDdbCallSeconds: number;
   cores: { runtime: number; dynamodb: number; machine: number; foreign: number };

@@ -184,6 +184,8 @@ export async function measurePeakLocal(
     const tick = Date.now();
     /** The API's GETs of the groups while the slot runs (8 at once): the integrators' view. */
     const getMs: number[] = [];
+    let getErrors = 0;
+    const unprocessed = new Set(groupIds);
     await ctx.api.json('POST', '/__local/events/hourly', { time: `${date}T14:00:00.000Z` }, 200);
     // Until every execution the tick started has left processing: ended, or in its settlement wait
     // (its group processed). Answer times come from the table afterwards, not from this poll.
@@ -195,21 +197,19 @@ export async function measurePeakLocal(
       const running = slot.filter((e) => e.status === 'RUNNING');
       if (slot.length >= sizes.length && running.length === 0) break;
       if (running.length > 0) {
-        // Running but processed (waiting for settlement) counts as done.
-        const groups = await mapLimit(groupIds, 8, async (id) => {
+        // Running but processed (waiting for settlement) counts as done. Only the groups not yet
+        // seen processed are asked again; an answer other than 200 (a handler out of time on a
+        // starved machine) is counted, not fatal: it is what an integrator would have met.
+        await mapLimit([...unprocessed], 8, async (id) => {
           const started = performance.now();
-          const group = await ctx.api.json<{ status: string }>(
-            'GET',
-            `/rest/merchants/${MID}/groups/${id}`,
-            undefined,
-            200,
-          );
+          const reply = await ctx.api.send('GET', `/rest/merchants/${MID}/groups/${id}`);
           getMs.push(performance.now() - started);
-          return group;
+          if (reply.status !== 200) getErrors++;
+          else if ((JSON.parse(reply.text) as { status: string }).status === 'processed')
+            unprocessed.delete(id);
         });
-        const left = groups.filter((g) => g.status !== 'processed').length;
         const failed = slot.filter((e) => e.status === 'FAILED').length;
-        if (left <= failed) break;
+        if (unprocessed.size <= failed) break;
       }
       if (Date.now() - tick > PEAK_LOCAL.limitMs)
         throw new Error(`peak-local: the slot is not done ${PEAK_LOCAL.limitMs / 1000} s after its tick`);
@@ -269,7 +269,7 @@ export async function measurePeakLocal(
       executionsFailed: executions.filter((e) => e.startDate * 1000 >= tick - 1_000 && e.status === 'FAILED')
         .length,
       functions,
-      apiGetMs: { ...percentiles(getMs.map((ms) => round(ms))), count: getMs.length },
+      apiGetMs: { ...percentiles(getMs.map((ms) => round(ms))), count: getMs.length, errors: getErrors },
       slotDdbCallSeconds: round(perCall(t1.ddb, t0.ddb), 5),
       cores: {
         runtime: core('runtime'),

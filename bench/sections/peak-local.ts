@@ -175,7 +175,7 @@ function report(results: Results) {
     ['payments charged twice', String(m.chargedTwice), '-', '-'],
     [
       `the API: GET a group, p50 / p99 / max (${int(m.apiGetMs.count)} GETs)`,
-      `${int(m.apiGetMs.p50)} / ${int(m.apiGetMs.p99)} / ${int(m.apiGetMs.max)} ms`,
+      `${int(m.apiGetMs.p50)} / ${int(m.apiGetMs.p99)} / ${int(m.apiGetMs.max)} ms, ${m.apiGetMs.errors} not answered 200`,
       '-',
       '-',
     ],
