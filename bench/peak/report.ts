@@ -28,7 +28,6 @@ export interface PeakSlotResult {
   commit?: string;
   seed: number;
   processorRate: number;
-  processorBurstSeconds: number;
   workload: Record<string, unknown> & {
     payments: number;
     groups: number;
@@ -146,7 +145,7 @@ export function report(results: Results): { console: string; markdown: string } 
       `(${c.sources.ddbCalls}), ${(c.cpuSeconds * 1000).toFixed(1)} ms of CPU (${c.sources.cpu}), ${c.tableWriteUnits} write units ` +
       `(${c.partitionWriteUnits} on the group's partition), ${c.historyEventsPerPayment} history events (${c.sources.historyEvents}), ` +
       `${c.emailsPerPayment} e-mail(s) (${c.sources.emails}). Assumed: ${p.assumptions.ddbCallSeconds * 1000} ms a DynamoDB call, ` +
-      `${p.assumptions.taskOverheadSeconds * 1000} ms a Task's own overhead, the processor's burst ${p.processorBurstSeconds} s of its rate.`,
+      `${p.assumptions.taskOverheadSeconds * 1000} ms a Task's own overhead`,
     '',
     `| measure | ${runs.map((run) => `L = ${run.name}`).join(' | ')} |`,
     `|---|${runs.map(() => '---|').join('')}`,

@@ -65,6 +65,8 @@ export type ModelResult = ReturnType<typeof groupStats> & {
   transitionsDelayed: number;
   processorRefused: number;
   chargesPaced: number;
+  limiterCalls: number;
+  batchesHeld: number;
   peakTransitionsPerSecond: number;
   partitionThrottled: number;
   tableThrottled: number;
