@@ -17,12 +17,7 @@
  * `startsPerSecond` and `fanOutOf` change them for a what-if.
  */
 import { rangePlan } from '../../lambdas/domain/processing';
-import {
-  RATE_CHUNK,
-  rateWindows,
-  TOKEN_MARGIN_MS,
-  type RateLane,
-} from '../../lambdas/core/processor-rate';
+import { RATE_CHUNK, rateWindows, TOKEN_MARGIN_MS, type RateLane } from '../../lambdas/core/processor-rate';
 import {
   policyFor,
   ITEMS,

@@ -148,7 +148,8 @@ export async function authorizeBatch(
       payments: size,
       batch: next.batches,
     });
-  else logger.info('batch authorized', { payments: size, batch: next.batches, retryRound: state.retry?.round });
+  else
+    logger.info('batch authorized', { payments: size, batch: next.batches, retryRound: state.retry?.round });
   return next;
 }
 

@@ -153,8 +153,6 @@ export class RateHeldError extends Error {
 }
 
 /** A pacing step for core/charge.ts: a token, or RateHeldError. */
-export const paceWith =
-  (tokens: RateTokens) =>
-  async (): Promise<void> => {
-    if (!(await tokens.take())) throw new RateHeldError();
-  };
+export const paceWith = (tokens: RateTokens) => async (): Promise<void> => {
+  if (!(await tokens.take())) throw new RateHeldError();
+};
