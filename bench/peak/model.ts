@@ -144,6 +144,7 @@ export function runModel(input: ModelInput): ModelResult {
     first: NaN,
     last: NaN,
   }));
+  const history = sizes.map(() => 0);
   const partitions = sizes.map(() => new TokenBucket(partitionWcu * WRITE_BURST_SECONDS, partitionWcu));
   const partitionPeaks = sizes.map(() => new PeakPerSecond());
   const tablePeak = new PeakPerSecond();
@@ -197,9 +198,13 @@ export function runModel(input: ModelInput): ModelResult {
     body: (finish: (error?: TaskError) => void) => void,
     next: () => void,
     caught: (error: TaskError) => void,
+    g: number,
   ) => {
     const attempts: Record<string, number> = {};
+    // History events: the state entered and exited (2), each attempt scheduled, started and ended (3).
+    history[g]! += 2;
     const attempt = () => {
+      history[g]! += 3;
       if (!pool.tryStart(fn, q.now)) return failed('Lambda.TooManyRequestsException');
       const began = q.now;
       body((error) => {
@@ -297,6 +302,7 @@ export function runModel(input: ModelInput): ModelResult {
       if (left <= 0) return q.after(enter(1), done);
       // A group's first batch (the first range's, again while it was given back with nothing done).
       const first = r === 0 && progress === 0;
+      history[g]! += 4; // NextBatch and MorePayments
       let unanswered = Math.min(first ? s.firstBatchSize : s.batchSize, left);
       left -= unanswered;
       task(
@@ -378,8 +384,10 @@ export function runModel(input: ModelInput): ModelResult {
             },
             () => q.after(enter(1), nextBatch),
             () => failExecution(),
+            g,
           );
         },
+        g,
       );
     };
     nextBatch();
@@ -411,6 +419,7 @@ export function runModel(input: ModelInput): ModelResult {
               (finish) => q.after(call * 3, () => finish()),
               () => undefined,
               () => failExecution(),
+              g,
             );
         };
         q.after(enter(2), () => {
@@ -421,6 +430,7 @@ export function runModel(input: ModelInput): ModelResult {
         });
       },
       () => failExecution(),
+      g,
     );
   };
 
@@ -492,6 +502,7 @@ export function runModel(input: ModelInput): ModelResult {
     peakTransitionsPerSecond: transitionsPeak.max,
     tableWriteUnits: tablePeak.total,
     peakPartitionWcu: Math.max(...partitionPeaks.map((p) => p.max)),
+    maxHistoryEvents: Math.max(...history),
     ...counters,
   };
 }

@@ -201,6 +201,9 @@ export function report(results: Results): { console: string; markdown: string } 
       (run) =>
         `${sec(r(run).longestBatchSeconds)}${r(run).longestBatchSeconds > p.settings.authorizeBatchTimeoutSeconds ? ' (past it: the model does not time tasks out, so this run is out of its reach)' : ''}`,
     ),
+    row(`history events of the busiest execution (quota ${int(SFN_HISTORY_EVENTS_PER_EXECUTION)})`, (run) =>
+      int(r(run).maxHistoryEvents),
+    ),
     row(
       'state transitions: in all; peak per second',
       (run) => `${int(r(run).transitions)}; ${int(r(run).peakTransitionsPerSecond)}`,

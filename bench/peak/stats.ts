@@ -66,6 +66,8 @@ export type ModelResult = ReturnType<typeof groupStats> & {
   processorRefused: number;
   chargesPaced: number;
   limiterCalls: number;
+  /** The most history events one execution wrote (the quota is 25,000). */
+  maxHistoryEvents: number;
   batchesHeld: number;
   peakTransitionsPerSecond: number;
   partitionThrottled: number;
