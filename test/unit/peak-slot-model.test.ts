@@ -14,6 +14,7 @@ import { runModel, type ModelInput } from '../../bench/peak/model';
 import { EventQueue, seededRandom } from '../../bench/peak/queue';
 import { PeakPerSecond, TokenBucket } from '../../bench/peak/quotas';
 import { percentiles } from '../../bench/peak/stats';
+import { verdicts, type PeakRun } from '../../bench/peak/report';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -301,5 +302,27 @@ describe('runModel on a tiny slot', () => {
     const a = runModel(input);
     expect(runModel(input)).toEqual(a);
     expect(a.answered).toBe(20_000);
+  });
+});
+
+describe('the report', () => {
+  it('says a slot that did not finish did not, also read back from results.json (NaN kept as null)', () => {
+    const base = tiny({ sizes: [8, 8] });
+    const result = runModel({ ...base, horizonSeconds: 0.01 });
+    expect(result.answered).toBeLessThan(result.payments);
+    const run: PeakRun = {
+      name: 'what-if',
+      latencySeconds: 1,
+      processorRate: 1000,
+      unlimited: true,
+      result: JSON.parse(JSON.stringify(result)) as PeakRun['result'],
+      bounds: [],
+      tightest: { limit: 'x', seconds: 200, kind: 'physical', movedBy: 'y' },
+    };
+    expect(run.result.lastAnswerSeconds).toBeNull();
+    const v = verdicts(run, { lastAnswerFactor: 1.25, firstAnswerSeconds: 180 });
+    expect(v.lastOk).toBe(false);
+    expect(v.last).toMatch(/^NOT met: the slot did not finish, 16 payments unanswered/);
+    expect(v.last).not.toMatch(/-\d|0 s/);
   });
 });
