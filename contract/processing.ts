@@ -24,6 +24,13 @@ export interface TaskBinding {
 
 export const processGroupTasks: readonly TaskBinding[] = [
   { state: 'BeginGroup', substitution: 'BeginGroupFunctionArn', handler: 'processing/begin-group' },
+  // A group's first batch: AuthorizeBatch's code in a function of its own (its own reserved concurrency).
+  {
+    state: 'AuthorizeFirstBatch',
+    substitution: 'AuthorizeFirstBatchFunctionArn',
+    handler: 'processing/authorize-first-batch',
+    callsProcessor: true,
+  },
   {
     state: 'AuthorizeBatch',
     substitution: 'AuthorizeBatchFunctionArn',
@@ -126,6 +133,47 @@ export const NOTIFIER_HANDLER = 'notifications/send-notifications';
 /** The stream consumer that puts each new outbox item on the notifier's queue. */
 export const OUTBOX_FORWARDER_HANDLER = 'notifications/enqueue-outbox';
 
+/**
+ * An AuthorizeBatch task takes no token of the processor's rate (core/processor-rate.ts) later
+ * than this after it began: a batch that waited this long for the rate is given back unfinished
+ * (its charged payments recorded, its cursor after them) and the state machine goes on with the
+ * rest of its range. Within the task's 150 s: the last charges (3 s each, retried twice) and
+ * their writes fit after it.
+ */
+export const BATCH_RATE_WAIT_SECONDS = 90;
+
+/**
+ * Processing's share of the account's Lambda concurrency (issue 24), per stage: the reserved
+ * concurrency of its task functions (lib/cdk/processing.ts). At most this many of each run at
+ * once, whatever a slot holds (a throttled invocation is retried by the state machine, never
+ * given up), and the API's functions keep the rest of the account: 1,000 by default, less these
+ * (and the account keeps 100 unreserved, as Lambda requires). Prod's are what the busiest slot's
+ * model needs at 1,000 charges a second (docs/operating.md "The busiest slot"); dev's are small
+ * (a dev account's concurrency is often lower).
+ */
+export const PROCESSING_CONCURRENCY: Readonly<Record<Stage, Readonly<Record<string, number>>>> = {
+  prod: {
+    'processing/begin-group': 20,
+    'processing/authorize-first-batch': 100,
+    'processing/authorize-batch': 300,
+    'processing/fail-batch': 10,
+    'processing/complete-group': 10,
+    'processing/check-settlement': 5,
+    'processing/emit-receipts': 50,
+    'processing/receipts-queued': 5,
+  },
+  dev: {
+    'processing/begin-group': 5,
+    'processing/authorize-first-batch': 10,
+    'processing/authorize-batch': 50,
+    'processing/fail-batch': 2,
+    'processing/complete-group': 2,
+    'processing/check-settlement': 2,
+    'processing/emit-receipts': 10,
+    'processing/receipts-queued': 2,
+  },
+};
+
 /** The hourly EventBridge rule's target. */
 export const SCHEDULER_HANDLER = 'processing/schedule-tick';
 
@@ -137,6 +185,14 @@ export const SCHEDULER_TIMEOUT_SECONDS = 300;
  * claim, a StartExecution and the record of its ARN each.
  */
 export const START_CONCURRENCY = 8;
+
+/**
+ * StartExecution calls a second one starter container makes at most (core/processing.ts): Step
+ * Functions' bucket refills at 300 a second (1,300 at once) in the large Regions, so the tick and a
+ * due sweep starting at once stay within its refill; a throttled call is retried by the SDK
+ * (4 tries), and a start that still fails releases its claim for the next due sweep.
+ */
+export const START_RATE = 150;
 
 /**
  * The due sweep (docs/decisions.md, "The current hour"): every minute (EventBridge; locally every

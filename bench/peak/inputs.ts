@@ -8,6 +8,9 @@
  */
 import { readFileSync } from 'node:fs';
 import {
+  BATCH_RATE_WAIT_SECONDS,
+  PROCESSING_CONCURRENCY,
+  START_RATE,
   DUE_SWEEP_INTERVAL_SECONDS,
   DUE_SWEEP_TIMEOUT_SECONDS,
   PROCESS_GROUP_DEFINITION,
@@ -33,6 +36,19 @@ export type TaskRetries = Record<string, RetryPolicy>;
 
 export interface ServiceSettings {
   batchSize: number;
+  /** A group's first batch (PROCESS_FIRST_BATCH_SIZE), charged in the rate's first lane. */
+  firstBatchSize: number;
+  /** PROCESSOR_RATE and PROCESSOR_GROUP_RATE: the limiter's (core/processor-rate.ts). */
+  processorRate: number;
+  groupRate: number;
+  /** A batch takes no token later than this after its task began (then it is given back unfinished). */
+  batchRateWaitSeconds: number;
+  /** StartExecution calls a second one starter makes at most. */
+  startRate: number;
+  /** Reserved concurrency of the processing functions in prod (lib/cdk: contract PROCESSING_CONCURRENCY). */
+  reserved: Partial<
+    Record<'BeginGroup' | 'AuthorizeFirstBatch' | 'AuthorizeBatch' | 'FailBatch' | 'CompleteGroup', number>
+  >;
   /** Charges in flight per AuthorizeBatch task (PROCESS_CONCURRENCY). */
   concurrency: number;
   fanOut: number;
@@ -94,8 +110,21 @@ export function serviceSettings(): ServiceSettings {
     States: Record<string, AslState>;
   };
   const map = asl.States.AuthorizeRanges?.ItemProcessor?.States ?? {};
+  const reserved = PROCESSING_CONCURRENCY.prod;
   return {
     batchSize: config.processBatchSize,
+    firstBatchSize: Math.min(config.processFirstBatchSize, config.processBatchSize),
+    processorRate: config.processorRate,
+    groupRate: config.processorGroupRate,
+    batchRateWaitSeconds: BATCH_RATE_WAIT_SECONDS,
+    startRate: START_RATE,
+    reserved: {
+      BeginGroup: reserved['processing/begin-group'],
+      AuthorizeFirstBatch: reserved['processing/authorize-first-batch'],
+      AuthorizeBatch: reserved['processing/authorize-batch'],
+      FailBatch: reserved['processing/fail-batch'],
+      CompleteGroup: reserved['processing/complete-group'],
+    },
     concurrency: config.processConcurrency,
     fanOut: config.processFanOut,
     startConcurrency: START_CONCURRENCY,

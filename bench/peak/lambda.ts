@@ -10,6 +10,7 @@ export const FUNCTIONS = [
   'ScheduleTick',
   'DueSweep',
   'BeginGroup',
+  'AuthorizeFirstBatch',
   'AuthorizeBatch',
   'FailBatch',
   'CompleteGroup',

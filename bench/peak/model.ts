@@ -6,12 +6,18 @@
  * each a loop of AuthorizeBatch tasks that charge up to PROCESS_BATCH_SIZE payments
  * PROCESS_CONCURRENCY at a time; a task the account's Lambda concurrency cannot take is throttled and
  * retried by the state machine's policy, and FailBatch gives up a batch whose retries run out.
- * Every charge: its DynamoDB calls before the processor, the processor (refusing a charge over its
- * rate, which fails the batch with ProcessorUnavailable after its other payments), its writes after,
- * the `authResponse` update on the group's partition. Admission (reserved concurrency, pacing) plugs
- * in through `reserved`, `apiConcurrency`, `startsPerSecond` and `fanOutOf`.
+ * Every charge first takes a token of the processor's rate as core/processor-rate.ts does (the
+ * group's window, then a shard's, RATE_CHUNK at a time, the first batch in its own lane; a full
+ * window waited out to the next second, spread over it; a batch past BATCH_RATE_WAIT_SECONDS given
+ * back unfinished), then its DynamoDB calls before the processor, the processor (refusing a charge
+ * over its rate in a second, which fails the batch with ProcessorUnavailable after its other
+ * payments: the limiter should leave none), its writes after, the `authResponse` update on the
+ * group's partition. The processing functions' reserved concurrency (PROCESSING_CONCURRENCY) and
+ * the starters' pace (START_RATE) are the service's; `reserved`, `apiConcurrency`,
+ * `startsPerSecond` and `fanOutOf` change them for a what-if.
  */
 import { rangePlan } from '../../lambdas/domain/processing';
+import { RATE_CHUNK, rateWindows, TOKEN_MARGIN_MS, type RateLane } from '../../lambdas/core/processor-rate';
 import {
   policyFor,
   ITEMS,
@@ -52,19 +58,18 @@ export interface ModelInput {
     startExecution: { bucket: number; perSecond: number };
     transitions: { bucket: number; perSecond: number };
   }>;
-  /** Reserved concurrency per function (today: none). */
+  /** Reserved concurrency per function (default: the service's, PROCESSING_CONCURRENCY.prod). */
   reserved?: Partial<Record<FunctionName, number>>;
   /** Concurrency the API's functions hold through the slot (from the shared pool). */
   apiConcurrency?: number;
   /**
-   * Charges wait for the processor's rate instead of being refused (today: not paced). The model
-   * does not end a task at its TimeoutSeconds: a run whose longest batch passes it is out of the
-   * model's reach (the report says so).
+   * Charges per second the service's limiter allows (default: the processor's rate, as
+   * PROCESSOR_RATE is set to it); a what-if can set it apart from the processor's.
    */
-  paceCharges?: boolean;
-  /** StartExecution calls per second the starters pace themselves to (today: not paced). */
+  limiterRate?: number;
+  /** StartExecution calls per second each starter paces itself to (default START_RATE). */
   startsPerSecond?: number;
-  /** A group's ranges at once (today: rangePlan with PROCESS_FAN_OUT). */
+  /** A group's ranges at once (default: rangePlan with PROCESS_FAN_OUT). */
   fanOutOf?: (size: number) => number;
   /** Round trips in the Region (REGION unless given). */
   region?: { ddbCallSeconds: number; taskOverheadSeconds: number; sfnCallSeconds: number };
@@ -72,11 +77,24 @@ export interface ModelInput {
   horizonSeconds?: number;
 }
 
-/**
- * Assumed: the processor's rate limit lets a tenth of a second's charges through at once (its
- * bucket), so that no second sees much more than the rate.
- */
-export const PROCESSOR_BURST_SECONDS = 0.1;
+const TOKEN_MARGIN_SECONDS = TOKEN_MARGIN_MS / 1000;
+
+/** A window of the rate: its second and what was taken of it. */
+interface Window {
+  second: number;
+  used: number;
+}
+
+/** Takes `n` of window `w` for `second` if it stays within `limit` (store/rate-windows.ts take). */
+const takeWindow = (w: Window, second: number, n: number, limit: number): boolean => {
+  if (w.second !== second) {
+    w.second = second;
+    w.used = 0;
+  }
+  if (w.used + n > limit) return false;
+  w.used += n;
+  return true;
+};
 
 /** Assumed: DynamoDB lets a tenth of a second's write units through at once, so no second passes the limit by much. */
 export const WRITE_BURST_SECONDS = 0.1;
@@ -90,7 +108,7 @@ export function runModel(input: ModelInput): ModelResult {
   const limits = input.limits ?? {};
   const pool = new LambdaPool({
     account: limits.account ?? LAMBDA_ACCOUNT_CONCURRENCY,
-    reserved: input.reserved,
+    reserved: input.reserved ?? s.reserved,
     api: input.apiConcurrency,
   });
   const starts = new TokenBucket(
@@ -101,11 +119,14 @@ export function runModel(input: ModelInput): ModelResult {
     (limits.transitions ?? SFN_STATE_TRANSITIONS).bucket,
     (limits.transitions ?? SFN_STATE_TRANSITIONS).perSecond,
   );
-  const processor = new TokenBucket(
-    Math.max(1, input.processorRate * PROCESSOR_BURST_SECONDS),
-    input.processorRate,
-  );
-  const pacer = input.startsPerSecond ? new TokenBucket(1, input.startsPerSecond) : undefined;
+  // The acquirer takes its rate in each second and refuses the rest.
+  const processor: Window = { second: -1, used: 0 };
+  const limiterRate = input.limiterRate ?? input.processorRate;
+  const shards = Array.from({ length: rateWindows(limiterRate, 'first').shards }, (): Window => ({
+    second: -1,
+    used: 0,
+  }));
+  const groupWindows = new Map<number, Window>();
   if (input.latencySeconds >= s.processorTimeoutSeconds)
     throw new Error('every charge would outlast the adapter timeout (PROCESSOR_TIMEOUT_MS)');
   const tableWcu = limits.tableWcu ?? DDB_TABLE_MAX_WCU;
@@ -123,6 +144,7 @@ export function runModel(input: ModelInput): ModelResult {
     first: NaN,
     last: NaN,
   }));
+  const history = sizes.map(() => 0);
   const partitions = sizes.map(() => new TokenBucket(partitionWcu * WRITE_BURST_SECONDS, partitionWcu));
   const partitionPeaks = sizes.map(() => new PeakPerSecond());
   const tablePeak = new PeakPerSecond();
@@ -135,6 +157,8 @@ export function runModel(input: ModelInput): ModelResult {
     transitionsDelayed: 0,
     processorRefused: 0,
     chargesPaced: 0,
+    limiterCalls: 0,
+    batchesHeld: 0,
     partitionThrottled: 0,
     tableThrottled: 0,
     givenUpThrottled: 0,
@@ -174,9 +198,13 @@ export function runModel(input: ModelInput): ModelResult {
     body: (finish: (error?: TaskError) => void) => void,
     next: () => void,
     caught: (error: TaskError) => void,
+    g: number,
   ) => {
     const attempts: Record<string, number> = {};
+    // History events: the state entered and exited (2), each attempt scheduled, started and ended (3).
+    history[g]! += 2;
     const attempt = () => {
+      history[g]! += 3;
       if (!pool.tryStart(fn, q.now)) return failed('Lambda.TooManyRequestsException');
       const began = q.now;
       body((error) => {
@@ -200,40 +228,116 @@ export function runModel(input: ModelInput): ModelResult {
     counters.executionsFailed++;
   };
 
-  /** One range of group `g`: `count` payments, batch after batch. */
-  const runRange = (g: number, count: number, done: () => void) => {
+  /**
+   * One task's tokens (core/processor-rate.ts RateTokens): `take` answers in call order, true for
+   * a token of the current second, false once the deadline has passed.
+   */
+  const tokensFor = (g: number, lane: RateLane, need: number, deadline: number) => {
+    let left = 0;
+    let second = -1;
+    let held = false;
+    let busy = false;
+    const waiting: ((ok: boolean) => void)[] = [];
+    const pump = (): void => {
+      if (waiting.length === 0) {
+        busy = false;
+        return;
+      }
+      busy = true;
+      if (held || q.now >= deadline) {
+        held = true;
+        busy = false;
+        for (const cb of waiting.splice(0)) cb(false);
+        return;
+      }
+      const sec = Math.floor(q.now);
+      if (left > 0 && second === sec && q.now < sec + 1 - TOKEN_MARGIN_SECONDS) {
+        left--;
+        need--;
+        waiting.shift()!(true);
+        return pump();
+      }
+      left = 0;
+      const into = q.now - sec;
+      const { limit } = rateWindows(limiterRate, lane, into * 1000);
+      const n = Math.max(1, Math.min(RATE_CHUNK, need, s.groupRate, limit));
+      const groupWindow = groupWindows.get(g) ?? { second: -1, used: 0 };
+      groupWindows.set(g, groupWindow);
+      let calls = 0;
+      let got = false;
+      if (into < 1 - TOKEN_MARGIN_SECONDS && (calls++, takeWindow(groupWindow, sec, n, s.groupRate))) {
+        const first = Math.floor(random() * shards.length);
+        for (let i = 0; i < shards.length && !got; i++) {
+          calls++;
+          got = takeWindow(shards[(first + i) % shards.length]!, sec, n, limit);
+        }
+        if (!got) {
+          groupWindow.used -= n; // given back
+          calls++;
+        }
+      }
+      counters.limiterCalls += calls;
+      tablePeak.add(q.now, calls); // a conditional write is a write unit, taken or not
+      if (got)
+        return q.after(calls * call, () => {
+          second = sec;
+          left = n;
+          pump();
+        });
+      counters.chargesPaced++;
+      const untilNext = sec + 1 - q.now + random() * (1 - TOKEN_MARGIN_SECONDS);
+      q.after(calls * call + Math.max(0.001, Math.min(untilNext, deadline - q.now)), pump);
+    };
+    return (cb: (ok: boolean) => void) => {
+      waiting.push(cb);
+      if (!busy) pump();
+    };
+  };
+
+  /** One range of group `g` (range `r`): `count` payments, batch after batch. */
+  const runRange = (g: number, r: number, count: number, done: () => void) => {
     let left = count;
+    let progress = 0;
     const nextBatch = () => {
       if (left <= 0) return q.after(enter(1), done);
-      let unanswered = Math.min(s.batchSize, left);
+      // A group's first batch (the first range's, again while it was given back with nothing done).
+      const first = r === 0 && progress === 0;
+      history[g]! += 4; // NextBatch and MorePayments
+      let unanswered = Math.min(first ? s.firstBatchSize : s.batchSize, left);
       left -= unanswered;
       task(
-        'AuthorizeBatch',
+        first ? 'AuthorizeFirstBatch' : 'AuthorizeBatch',
         s.retries.AuthorizeBatch,
         (finish) => {
           const began = q.now;
           let refused = 0;
+          let returned = 0;
           let working = Math.min(s.concurrency, unanswered);
           let todo = unanswered;
+          const take = tokensFor(g, first ? 'first' : 'rest', unanswered, began + s.batchRateWaitSeconds);
           const worker = () => {
             if (todo === 0) {
               if (--working > 0) return;
               counters.longestBatchSeconds = Math.max(counters.longestBatchSeconds, q.now - began);
+              if (refused === 0 && returned > 0) {
+                // Given back unfinished: the rest of the batch goes back to the range.
+                counters.batchesHeld++;
+                left += returned;
+                unanswered -= returned;
+              }
               return finish(refused > 0 ? 'ProcessorUnavailable' : undefined);
             }
             todo--;
-            q.after(call * costs.callsBefore + costs.cpuSeconds, ask);
+            take((ok) => {
+              if (!ok) {
+                returned++;
+                return worker();
+              }
+              q.after(call * costs.callsBefore + costs.cpuSeconds, ask);
+            });
           };
           const ask = () => {
-            if (input.paceCharges) {
-              const wait = processor.reserve(q.now);
-              if (wait > 0) counters.chargesPaced++;
-              return q.after(wait, () => {
-                charges.add(q.now, 1);
-                q.after(L + call * (costs.callsAfter - 1), update);
-              });
-            }
-            if (!processor.tryTake(q.now)) {
+            if (!takeWindow(processor, Math.floor(q.now), 1, input.processorRate)) {
               counters.processorRefused++;
               refused++;
               return worker();
@@ -252,6 +356,7 @@ export function runModel(input: ModelInput): ModelResult {
               tablePeak.add(q.now, costs.tableWriteUnits);
               answer(g, q.now);
               unanswered--;
+              progress++;
               worker();
             });
           };
@@ -270,6 +375,7 @@ export function runModel(input: ModelInput): ModelResult {
               const seconds = Math.ceil(n / s.concurrency) * 2 * call;
               q.after(seconds, () => {
                 for (let i = 0; i < n; i++) answer(g, q.now, true);
+                progress += n;
                 if (lastError === 'Lambda.TooManyRequestsException') counters.givenUpThrottled += n;
                 else counters.givenUpProcessor += n;
                 unanswered = 0;
@@ -278,8 +384,10 @@ export function runModel(input: ModelInput): ModelResult {
             },
             () => q.after(enter(1), nextBatch),
             () => failExecution(),
+            g,
           );
         },
+        g,
       );
     };
     nextBatch();
@@ -311,16 +419,18 @@ export function runModel(input: ModelInput): ModelResult {
               (finish) => q.after(call * 3, () => finish()),
               () => undefined,
               () => failExecution(),
+              g,
             );
         };
         q.after(enter(2), () => {
           for (let r = 0; r < plan.ranges; r++) {
             const count = r < plan.ranges - 1 ? plan.size : size - plan.size * (plan.ranges - 1);
-            runRange(g, count, rangeDone);
+            runRange(g, r, count, rangeDone);
           }
         });
       },
       () => failExecution(),
+      g,
     );
   };
 
@@ -328,6 +438,8 @@ export function runModel(input: ModelInput): ModelResult {
   const starter = (fn: FunctionName, timeoutSeconds: number) => {
     if (pending.size === 0 || !pool.tryStart(fn, q.now)) return;
     const began = q.now;
+    // This container's pace (core/processing.ts: one Pacer per container).
+    const pacer = new TokenBucket(1, input.startsPerSecond ?? s.startRate, q.now);
     const list = [...pending].sort((a, b) => a - b);
     let i = 0;
     let working = Math.min(s.startConcurrency, list.length);
@@ -341,9 +453,9 @@ export function runModel(input: ModelInput): ModelResult {
       pending.delete(g);
       q.after(call, () => startExecution(g, 1));
     };
-    const startExecution = (g: number, attempt: number) => {
-      const paced = pacer ? pacer.reserve(q.now) : 0;
-      if (paced > 0) return q.after(paced, () => startExecution(g, attempt));
+    const startExecution = (g: number, attempt: number, paced = false): void => {
+      // The container's pace first (a slot reserved once, then waited for).
+      if (!paced) return q.after(pacer.reserve(q.now), () => startExecution(g, attempt, true));
       if (starts.tryTake(q.now)) {
         startedGroups++;
         q.after(region.sfnCallSeconds, () => {
@@ -355,7 +467,7 @@ export function runModel(input: ModelInput): ModelResult {
       counters.startThrottles++;
       if (attempt < SDK_RETRY.maxAttempts) {
         const cap = Math.min(SDK_RETRY.maxBackoffSeconds, SDK_RETRY.throttleBaseSeconds * 2 ** (attempt - 1));
-        return q.after(region.sfnCallSeconds + random() * cap, () => startExecution(g, attempt + 1));
+        return q.after(region.sfnCallSeconds + random() * cap, () => startExecution(g, attempt + 1, true));
       }
       counters.startsReleased++;
       q.after(call, () => {
@@ -390,6 +502,7 @@ export function runModel(input: ModelInput): ModelResult {
     peakTransitionsPerSecond: transitionsPeak.max,
     tableWriteUnits: tablePeak.total,
     peakPartitionWcu: Math.max(...partitionPeaks.map((p) => p.max)),
+    maxHistoryEvents: Math.max(...history),
     ...counters,
   };
 }

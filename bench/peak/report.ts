@@ -28,7 +28,6 @@ export interface PeakSlotResult {
   commit?: string;
   seed: number;
   processorRate: number;
-  processorBurstSeconds: number;
   workload: Record<string, unknown> & {
     payments: number;
     groups: number;
@@ -49,18 +48,22 @@ export interface PeakSlotResult {
 }
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const sec = (n: number) => (Number.isNaN(n) ? 'never' : `${int(n)} s`);
-const min = (n: number) => (Number.isNaN(n) ? 'never' : `${(n / 60).toFixed(1)} min`);
+/** A time the model reached (results.json keeps a NaN as null: a slot that did not finish). */
+const reached = (n: number | null): n is number => typeof n === 'number' && Number.isFinite(n);
+const sec = (n: number | null) => (reached(n) ? `${int(n)} s` : 'never');
+const min = (n: number | null) => (reached(n) ? `${(n / 60).toFixed(1)} min` : 'never');
 const pcts = (p: Percentiles) => `${sec(p.p50)} / ${sec(p.p99)} / ${sec(p.max)}`;
 
 /** The run's verdicts against the issue's targets. */
 export function verdicts(run: PeakRun, targets: PeakSlotResult['targets']) {
   const r = run.result;
   const limit = targets.lastAnswerFactor * run.tightest.seconds;
-  const lastOk = r.answered === r.payments && r.lastAnswerSeconds <= limit;
-  const firstOk = r.groupsUnstarted === 0 && r.firstAnswer.max <= targets.firstAnswerSeconds;
-  const last = Number.isNaN(r.lastAnswerSeconds)
-    ? `NOT met: ${int(r.payments - r.answered)} payments unanswered in the slot (${r.executionsFailed} executions failed)`
+  const finished = r.answered === r.payments && reached(r.lastAnswerSeconds);
+  const lastOk = finished && r.lastAnswerSeconds <= limit;
+  const firstOk =
+    r.groupsUnstarted === 0 && reached(r.firstAnswer.max) && r.firstAnswer.max <= targets.firstAnswerSeconds;
+  const last = !finished
+    ? `NOT met: the slot did not finish, ${int(r.payments - r.answered)} payments unanswered when the model stopped (${r.executionsFailed} executions failed)`
     : lastOk
       ? `met (${(r.lastAnswerSeconds / run.tightest.seconds).toFixed(2)}×)`
       : `NOT met: ${(r.lastAnswerSeconds / run.tightest.seconds).toFixed(2)}× the bound, ${sec(r.lastAnswerSeconds - limit)} over`;
@@ -86,6 +89,11 @@ export function binding(run: PeakRun): string {
   const r = run.result;
   const facts: string[] = [];
   const lambdaThrottles = FUNCTIONS.reduce((n, f) => n + r.lambdaThrottles[f], 0);
+  if (!run.unlimited && r.processorRefused === 0 && r.chargesPaced > 0)
+    facts.push(
+      `the processor's rate: the limiter held processing to ${int(r.peakChargesPerSecond)} charges in its busiest second ` +
+        `(${int(r.chargesPaced)} waits for a window, ${int(r.batchesHeld)} batches given back unfinished, none refused)`,
+    );
   if (r.processorRefused > 0)
     facts.push(
       `the processor's rate: it took up to ${int(r.peakChargesPerSecond)} charges a second and refused ` +
@@ -94,13 +102,10 @@ export function binding(run: PeakRun): string {
     );
   if (lambdaThrottles > 0)
     facts.push(
-      `Lambda concurrency: processing held all ${int(r.peakProcessingConcurrency)} executions it could (the API left ${int(r.minApiHeadroom)}), ` +
+      `Lambda concurrency: processing held at most ${int(r.peakProcessingConcurrency)} executions, its reserved share (the API left ${int(r.minApiHeadroom)}), ` +
         `${int(lambdaThrottles)} invocations throttled (${FUNCTIONS.filter((f) => r.lambdaThrottles[f] > 0)
           .map((f) => `${f} ${int(r.lambdaThrottles[f])}`)
-          .join(
-            ', ',
-          )}), ${r.executionsFailed} executions failed when BeginGroup or CompleteGroup ran out of retries ` +
-        `(their groups wait for the next hour's re-drive)`,
+          .join(', ')}): retried by the state machine, ${r.executionsFailed} executions failed`,
     );
   if (r.tableThrottled > 0)
     facts.push(`the table's write capacity (${int(r.tableThrottled)} writes throttled)`);
@@ -146,7 +151,7 @@ export function report(results: Results): { console: string; markdown: string } 
       `(${c.sources.ddbCalls}), ${(c.cpuSeconds * 1000).toFixed(1)} ms of CPU (${c.sources.cpu}), ${c.tableWriteUnits} write units ` +
       `(${c.partitionWriteUnits} on the group's partition), ${c.historyEventsPerPayment} history events (${c.sources.historyEvents}), ` +
       `${c.emailsPerPayment} e-mail(s) (${c.sources.emails}). Assumed: ${p.assumptions.ddbCallSeconds * 1000} ms a DynamoDB call, ` +
-      `${p.assumptions.taskOverheadSeconds * 1000} ms a Task's own overhead, the processor's burst ${p.processorBurstSeconds} s of its rate.`,
+      `${p.assumptions.taskOverheadSeconds * 1000} ms a Task's own overhead`,
     '',
     `| measure | ${runs.map((run) => `L = ${run.name}`).join(' | ')} |`,
     `|---|${runs.map(() => '---|').join('')}`,
@@ -195,6 +200,9 @@ export function report(results: Results): { console: string; markdown: string } 
       `longest batch (the task's TimeoutSeconds: ${p.settings.authorizeBatchTimeoutSeconds} s)`,
       (run) =>
         `${sec(r(run).longestBatchSeconds)}${r(run).longestBatchSeconds > p.settings.authorizeBatchTimeoutSeconds ? ' (past it: the model does not time tasks out, so this run is out of its reach)' : ''}`,
+    ),
+    row(`history events of the busiest execution (quota ${int(SFN_HISTORY_EVENTS_PER_EXECUTION)})`, (run) =>
+      int(r(run).maxHistoryEvents),
     ),
     row(
       'state transitions: in all; peak per second',

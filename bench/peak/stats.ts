@@ -65,6 +65,10 @@ export type ModelResult = ReturnType<typeof groupStats> & {
   transitionsDelayed: number;
   processorRefused: number;
   chargesPaced: number;
+  limiterCalls: number;
+  /** The most history events one execution wrote (the quota is 25,000). */
+  maxHistoryEvents: number;
+  batchesHeld: number;
   peakTransitionsPerSecond: number;
   partitionThrottled: number;
   tableThrottled: number;

@@ -10,7 +10,7 @@ import type { BenchConfig } from '../support/context';
 import { readResults } from '../support/report';
 import { bounds, tightest, TARGETS } from '../peak/bounds';
 import { groupSizes, ITEMS, paymentCosts, REGION, serviceSettings, WORKLOAD } from '../peak/inputs';
-import { runModel, PROCESSOR_BURST_SECONDS } from '../peak/model';
+import { runModel } from '../peak/model';
 import { report, type PeakRun, type PeakSlotResult } from '../peak/report';
 import { percentiles } from '../peak/stats';
 import type { ModelSection, Results } from './section';
@@ -47,7 +47,6 @@ function run(config: BenchConfig): Promise<Results> {
     commit,
     seed,
     processorRate,
-    processorBurstSeconds: PROCESSOR_BURST_SECONDS,
     workload: {
       ...WORKLOAD,
       sizes: { ...percentiles(sizes), min: Math.min(...sizes) },

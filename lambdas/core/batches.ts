@@ -10,9 +10,12 @@ import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
 import { ProcessorUnavailableError } from '#processor/processor';
+import { keys } from '#shared/keys';
+import { BATCH_RATE_WAIT_SECONDS } from '#contract/processing';
 import { paymentRangeStore } from '#store/payment-ranges';
 import { merchantNameOf, recordFirstAnswer } from './attempts';
 import { charge } from './charge';
+import { paceWith, RateHeldError, RateTokens, type RateTokensOptions } from './processor-rate';
 import { dueInRound, failRetry, retryPayment } from './retries';
 import { giveUpOnCharge } from './unanswered';
 
@@ -23,40 +26,67 @@ interface AnsweredBatch {
   unanswered: number;
 }
 
+/** What `answer` gives a payment: its state after, undefined (unanswered), or HELD (no token in time). */
+const HELD = Symbol('held');
+
+/**
+ * A group's first batch: the first of its first range (and again while that one was given back
+ * with nothing done). It is PROCESS_FIRST_BATCH_SIZE payments charged in the rate's first lane.
+ */
+export const isFirstBatch = (state: Pick<BatchState, 'cursor' | 'batches' | 'held'>): boolean =>
+  state.cursor === null && (state.batches === 0 || state.held === true);
+
+/** How many payments the batch after the state's cursor holds. */
+export const batchSizeOf = (state: Pick<BatchState, 'cursor' | 'batches' | 'held'>): number =>
+  isFirstBatch(state)
+    ? Math.min(config().processFirstBatchSize, config().processBatchSize)
+    : config().processBatchSize;
+
 /**
  * The one skeleton of the batch tasks: reads the batch after the state's cursor in its key range
- * (PROCESS_BATCH_SIZE payments) and gives each payment that needs an answer one: in a group's
- * first processing every payment neither deleted nor answered, in a retry round every payment
- * whose retry is due in it (core/retries.ts). `answer` answers it and records the answer
- * (PROCESS_CONCURRENCY at a time; undefined leaves it unanswered); then every payment of the batch
- * is counted as it stands, so a retried batch counts what an earlier try recorded.
+ * (batchSizeOf payments) and gives each payment that needs an answer one: in a group's first
+ * processing every payment neither deleted nor answered, in a retry round every payment whose
+ * retry is due in it (core/retries.ts). `answer` answers it and records the answer
+ * (PROCESS_CONCURRENCY at a time; undefined leaves it unanswered, HELD leaves it and every later
+ * one of the batch to the next batch); then every payment up to the first held one is counted as
+ * it stands, so a retried batch counts what an earlier try recorded, and the cursor stops there.
  */
 async function answerBatch(
   state: BatchState,
-  answer: (payment: Payment) => Promise<Payment | undefined>,
+  answer: (payment: Payment, toAnswer: number) => Promise<Payment | undefined | typeof HELD>,
 ): Promise<AnsweredBatch> {
+  const { held: _held, ...rest } = state;
   const { payments, cursor } = await paymentRangeStore().paymentsIn(
     state.paymentGroupId,
     state.cursor,
     state.upTo ?? null,
-    config().processBatchSize,
+    batchSizeOf(state),
   );
   const needsAnswer = (p: Payment) =>
     state.retry ? dueInRound(p, state.retry) : !p.deleted && !p.authResponse;
+  const toAnswer = payments.filter(needsAnswer).length;
   let unanswered = 0;
   const handled = await mapLimit(payments, config().processConcurrency, async (payment) => {
     if (!needsAnswer(payment)) return payment;
-    const after = await answer(payment);
-    if (!after) unanswered++;
+    const after = await answer(payment, toAnswer);
+    if (after === undefined) unanswered++;
     return after ?? payment;
   });
+  const cut = handled.indexOf(HELD);
+  const done = (cut < 0 ? handled : handled.slice(0, cut)) as Payment[];
   const totals = { ...state.totals };
-  for (const payment of handled) countOutcome(totals, payment, state.retry?.round);
-  return {
-    next: { ...state, cursor, totals, batches: state.batches + 1 },
-    size: payments.length,
-    unanswered,
-  };
+  for (const payment of done) countOutcome(totals, payment, state.retry?.round);
+  const next: BatchState =
+    cut < 0
+      ? { ...rest, cursor, totals, batches: state.batches + 1 }
+      : {
+          ...rest,
+          cursor: cut === 0 ? state.cursor : keys.payment(state.paymentGroupId, done[cut - 1]!.paymentId).sk,
+          totals,
+          batches: state.batches + 1,
+          held: true,
+        };
+  return { next, size: done.length, unanswered };
 }
 
 /** The batch left payments unanswered; the name is what the state machine's Retry matches. */
@@ -74,17 +104,36 @@ class BatchIncompleteError extends Error {
  * answer (a first charge, or in a retry round each due retry); throws BatchIncompleteError when
  * any stayed unanswered (the others are recorded).
  */
-export async function authorizeBatch(state: BatchState): Promise<BatchState> {
+export async function authorizeBatch(
+  state: BatchState,
+  rate: Partial<RateTokensOptions> = {},
+): Promise<BatchState> {
   // Once the processor has not answered, the batch's other charges would wait for it too: they
   // are left for the retry, so the task ends well within its timeout.
   let processorDown = false;
   const merchantName = merchantNameOf(state.merchantId);
-  const { next, size, unanswered } = await answerBatch(state, async (payment) => {
+  const began = (rate.now ?? Date.now)();
+  let tokens: RateTokens | undefined;
+  const { next, size, unanswered } = await answerBatch(state, async (payment, toAnswer) => {
+    tokens ??= new RateTokens({
+      groupId: state.paymentGroupId,
+      lane: isFirstBatch(state) ? 'first' : 'rest',
+      need: toAnswer,
+      deadline: began + BATCH_RATE_WAIT_SECONDS * 1000,
+      ...rate,
+    });
+    const pace = paceWith(tokens);
     try {
       if (processorDown) throw new ProcessorUnavailableError('not tried: the processor is not answering');
-      if (state.retry) return await retryPayment(payment, state, merchantName);
-      return await recordFirstAnswer(payment, await charge(payment, state), state, merchantName);
+      if (state.retry) return await retryPayment(payment, state, merchantName, pace);
+      return await recordFirstAnswer(
+        payment,
+        await charge(payment, state, 1, undefined, pace),
+        state,
+        merchantName,
+      );
     } catch (error) {
+      if (error instanceof RateHeldError) return HELD;
       if (error instanceof ProcessorUnavailableError) processorDown = true;
       else logger.error('could not charge a payment', { paymentId: payment.paymentId, error });
       return undefined;
@@ -94,7 +143,13 @@ export async function authorizeBatch(state: BatchState): Promise<BatchState> {
     const message = `${unanswered} of ${size} payments of batch ${next.batches} not answered`;
     throw new BatchIncompleteError(processorDown ? 'ProcessorUnavailable' : 'BatchIncomplete', message);
   }
-  logger.info('batch authorized', { payments: size, batch: next.batches, retryRound: state.retry?.round });
+  if (next.held)
+    logger.info("batch given back unfinished: the processor's rate was taken", {
+      payments: size,
+      batch: next.batches,
+    });
+  else
+    logger.info('batch authorized', { payments: size, batch: next.batches, retryRound: state.retry?.round });
   return next;
 }
 

@@ -18,16 +18,19 @@ const retryable = (error: unknown) => isTransient(error) || error instanceof Pro
 
 /**
  * The sale of a payment's attempt (its own transaction id and processor key), with quick retries
- * under the same key; throws when there is none.
+ * under the same key; throws when there is none. `pace` is awaited before each call that may reach
+ * the processor (the processor's rate, core/processor-rate.ts); what it throws ends the charge.
  */
 export async function charge(
   payment: Payment,
   state: BatchState,
   attempt = 1,
   cardUseAt?: string,
+  pace?: () => Promise<void>,
 ): Promise<AttemptResult> {
   return withBackoff(
     async () => {
+      await pace?.();
       const txn = await runSale(
         {
           transactionId: attemptTransactionId(payment.paymentId, attempt),

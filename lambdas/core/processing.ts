@@ -5,9 +5,10 @@
  * the execution, and a reschedule answered 200 wins over a stale read. Each attempt has its own
  * execution name: the tick re-drives a group whose execution closed before the group was done.
  */
-import { START_CONCURRENCY } from '#contract/processing';
+import { START_CONCURRENCY, START_RATE } from '#contract/processing';
 import type { Group } from '#domain/groups';
 import { mapLimit } from '#shared/concurrency';
+import { Pacer } from '#shared/pacer';
 import { logger } from '#shared/logger';
 import { executionStatus, startExecution } from '#shared/sfn';
 import { claimStore, type ClaimTarget } from '#store/claims';
@@ -34,8 +35,12 @@ export const executionInput = (
   executionName,
 });
 
+/** This container's StartExecution calls, START_RATE a second at most (Step Functions' quota). */
+const starts = Pacer.of(START_RATE, 1);
+
 /** Starts the execution of a claimed attempt and records its ARN on the group. */
 export async function startAttempt(group: Pick<Group, 'paymentGroupId' | 'merchantId'>, name: string) {
+  await starts.take();
   const executionArn = await startExecution(name, executionInput(group, name));
   await claimStore().recordExecution(group.paymentGroupId, name, executionArn);
   return executionArn;

@@ -167,6 +167,7 @@ export async function retryPayment(
   payment: Payment,
   state: BatchState,
   merchantName: MerchantName,
+  pace?: () => Promise<void>,
 ): Promise<Payment> {
   const run = state.retry!;
   const attempt = nextAttempt(payment);
@@ -192,7 +193,7 @@ export async function retryPayment(
     const refused = await admit(method, transactionId, run, state.merchantId, new Date());
     if (refused) return cancel(payment, refused);
   }
-  const result = await charge(payment, state, attempt, run.startedAt);
+  const result = await charge(payment, state, attempt, run.startedAt, pace);
   return recordRetry(payment, result, attempt, state, merchantName);
 }
 

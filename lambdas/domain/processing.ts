@@ -74,6 +74,11 @@ export interface BatchState {
   retryPolicy?: { maxRetries: number; intervalHours: number };
   /** Present in a retry round's execution: the batches charge due retries only. */
   retry?: RetryRun;
+  /**
+   * The last batch was given back unfinished (the processor's rate was taken until its task's
+   * deadline): the range goes on from the cursor even when it is still null.
+   */
+  held?: boolean;
 }
 
 export interface ProcessingState extends BatchState {

@@ -27,11 +27,26 @@ export interface FunctionConfig {
   readonly processBatchSize: number;
   readonly processConcurrency: number;
   /**
-   * PROCESS_FAN_OUT: key ranges of one group processed at once (the state machine's Map). 8 keeps
-   * a group's partition at about half its write limit with a processor answering in 0.5 s
-   * (docs/operating.md "The busiest slot").
+   * PROCESS_FAN_OUT (default 40, the Map's most): key ranges of one group processed at once (the
+   * state machine's Map), so that a large group can take its share of the processor's rate at any
+   * latency (40 × 16 in flight: 410 charges a second at 1.5 s); PROCESSOR_GROUP_RATE, not the
+   * fan-out, keeps its partition under its write limit (docs/operating.md "The busiest slot").
    */
   readonly processFanOut: number;
+  /**
+   * PROCESS_FIRST_BATCH_SIZE (default 16): payments of a group's first batch, charged in the
+   * processor rate's first-batch lane, so that every group of a busy slot has its first answers
+   * within minutes (docs/decisions.md "The processor's rate").
+   */
+  readonly processFirstBatchSize: number;
+  /**
+   * PROCESSOR_RATE (default 1,000): charges per second the acquirer takes across all groups;
+   * processing never asks for more (core/processor-rate.ts, a limiter in the table).
+   * PROCESSOR_GROUP_RATE (default 400): at most this many of them for one group, whose
+   * `authResponse` writes (2 units each) share one partition (DynamoDB: 1,000 units a second).
+   */
+  readonly processorRate: number;
+  readonly processorGroupRate: number;
   /**
    * SETTLEMENT_POLL_SECONDS (1-60, default 60): outside production, how often processing waiting
    * for settlement checks whether the test clock settled its sales (core/test-clock.ts).
@@ -148,7 +163,10 @@ export function loadConfig(env: Env): FunctionConfig {
     sandboxLatencyMs: integer(env, 'SANDBOX_LATENCY_MS', 0),
     processBatchSize: integer(env, 'PROCESS_BATCH_SIZE', 250, 1),
     processConcurrency: integer(env, 'PROCESS_CONCURRENCY', 16, 1),
-    processFanOut: integer(env, 'PROCESS_FAN_OUT', 8, 1),
+    processFanOut: integer(env, 'PROCESS_FAN_OUT', 40, 1),
+    processFirstBatchSize: integer(env, 'PROCESS_FIRST_BATCH_SIZE', 16, 1),
+    processorRate: integer(env, 'PROCESSOR_RATE', 1000, 1),
+    processorGroupRate: integer(env, 'PROCESSOR_GROUP_RATE', 400, 1),
     settlementPollSeconds: Math.min(60, integer(env, 'SETTLEMENT_POLL_SECONDS', 60, 1)),
     receiptsPageSize: integer(env, 'RECEIPTS_PAGE_SIZE', 500, 1),
     maxSendAttempts: integer(env, 'MAX_SEND_ATTEMPTS', 5, 1),

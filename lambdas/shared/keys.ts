@@ -31,6 +31,11 @@ export const keys = {
   audit: (at: string, auditId: string) => ({ pk: `${AUDIT}${at.slice(0, 7)}`, sk: `${at}#${auditId}` }),
   auditMonth: (month: string) => `${AUDIT}${month}`,
   group: (groupId: string) => ({ pk: `GROUP#${groupId}`, sk: 'GROUP' }),
+  /**
+   * A window of the processor's rate (store/rate-windows.ts): `RATE#<key>#<epochSecond>`, the key a
+   * shard's number or `G#<groupId>`; a new partition every second, so no window stays hot.
+   */
+  rateWindow: (key: string, second: number) => ({ pk: `RATE#${key}#${second}`, sk: 'RATE' }),
   payment: (groupId: string, paymentId: string) => ({ pk: `GROUP#${groupId}`, sk: `PAYMENT#${paymentId}` }),
   paymentPrefix: 'PAYMENT#',
   payor: (payorId: string) => ({ pk: `PAYOR#${payorId}`, sk: 'PAYOR' }),

@@ -18,6 +18,7 @@ import {
   DUE_SWEEP_INTERVAL_SECONDS,
   DUE_SWEEP_TIMEOUT_SECONDS,
   PROCESS_GROUP_DEFINITION,
+  PROCESSING_CONCURRENCY,
   processGroupTasks,
   SCHEDULER_HANDLER,
   SCHEDULER_TIMEOUT_SECONDS,
@@ -56,13 +57,15 @@ export interface ServiceProcessingProps {
  * invocation, 16 at once. BeginGroup counts through the group's keys to cut its ranges (Select
  * COUNT, about 1 MB of payments per query: some 40 queries for 100,000 payments).
  *
- * Lambda concurrency: a group runs up to PROCESS_FAN_OUT (default 8) batch tasks at once, so
- * groups processing at the same time × 8 of the account's concurrency (1,000 by default; docs/operating.md
- * "The busiest slot"). None is reserved: a reservation would also cap, and a throttled
- * invocation is retried by the state machine (Lambda.TooManyRequestsException) without charging.
+ * Lambda concurrency: each task function has its stage's reserved concurrency
+ * (PROCESSING_CONCURRENCY): processing never holds more of the account than their sum, whatever a
+ * slot holds, and the API's functions keep the rest. A throttled invocation is retried by the state
+ * machine (Lambda.TooManyRequestsException, up to 100 times, 20 s apart at most) without charging
+ * (docs/operating.md "The busiest slot").
  */
 const TASK_SETTINGS: Record<string, { timeout: Duration; memorySize: number }> = {
   'processing/begin-group': { timeout: Duration.minutes(2), memorySize: 512 },
+  'processing/authorize-first-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
   'processing/authorize-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
   'processing/fail-batch': { timeout: Duration.minutes(2), memorySize: 512 },
   // One page of receipts (RECEIPTS_PAGE_SIZE, 500), 16 at once: about 32 rounds of two table calls.
@@ -85,7 +88,10 @@ export class ServiceProcessing extends TaskStateMachine {
       stateMachineName: STATE_MACHINE_NAME(stage),
       stateMachineId: 'ProcessGroup',
       tasks: processGroupTasks,
-      settingsOf: (task) => TASK_SETTINGS[task.handler] ?? { timeout: Duration.seconds(30) },
+      settingsOf: (task) => ({
+        ...(TASK_SETTINGS[task.handler] ?? { timeout: Duration.seconds(30) }),
+        reservedConcurrency: PROCESSING_CONCURRENCY[stage][task.handler],
+      }),
       // Production waits for the cut-off; other stages poll, honouring the test clock.
       substitutions: { SettlementClock: settlementClock(stage) },
       functionScope: props.taskScope,

@@ -61,6 +61,12 @@ export interface ServiceFunctionProps {
    * @default - none
    */
   readonly environment?: Record<string, string>;
+  /**
+   * Concurrency reserved for the function: at most this many of it run at once, and the account's
+   * other functions can never take it (processing's share: contract/processing.ts).
+   * @default - none: it shares the account's unreserved pool
+   */
+  readonly reservedConcurrency?: number;
   /** @default - `<handler> (<stage>)` */
   readonly description?: string;
   /** @default - functionNameOf(stage, handler) */
@@ -111,6 +117,7 @@ export class ServiceFunction extends Construct {
       architecture: lambda.Architecture.ARM_64,
       timeout: props.timeout ?? Duration.seconds(10),
       memorySize: props.memorySize ?? 512,
+      reservedConcurrentExecutions: props.reservedConcurrency,
       tracing: lambda.Tracing.ACTIVE,
       logGroup: this.logGroup,
       environment: {

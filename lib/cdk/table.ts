@@ -10,6 +10,14 @@ const attribute = (key: KeyDef): dynamodb.Attribute => ({
   type: key.type === 'S' ? dynamodb.AttributeType.STRING : dynamodb.AttributeType.NUMBER,
 });
 
+/**
+ * Prod's table is pre-warmed to serve this many write units a second at once (on-demand warm
+ * throughput; a new on-demand table serves 4,000): the busiest slot's model peaks at about 12,300
+ * (docs/operating.md "The busiest slot": 1,000 charges a second, 8 units each, and the rate
+ * limiter's writes), so a first busy slot is not table-bound. A one-time charge, no standing cost.
+ */
+export const PROD_WARM_WRITE_UNITS = 15_000;
+
 export interface ServiceTableProps {
   readonly stage: Stage;
   /**
@@ -31,6 +39,7 @@ export class ServiceTable extends Construct {
       partitionKey: attribute(tableDef.partitionKey),
       sortKey: attribute(tableDef.sortKey),
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      ...(props.stage === 'prod' && { warmThroughput: { writeUnitsPerSecond: PROD_WARM_WRITE_UNITS } }),
       stream: dynamodb.StreamViewType[tableDef.stream],
       timeToLiveAttribute: tableDef.timeToLiveAttribute,
       // Payment records: recovery to any second of the last 35 days on every stage.

@@ -28,6 +28,8 @@ export interface TaskSettings {
   readonly timeout: Duration;
   /** @default - ServiceFunction's */
   readonly memorySize?: number;
+  /** @default - none (ServiceFunction's reservedConcurrency) */
+  readonly reservedConcurrency?: number;
 }
 
 export interface TaskStateMachineProps {

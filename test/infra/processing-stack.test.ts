@@ -8,6 +8,7 @@ import type { ServiceStack } from '#lib/cdk/service-stack';
 import {
   DUE_SWEEP_HANDLER,
   PROCESS_GROUP_DEFINITION,
+  PROCESSING_CONCURRENCY,
   processGroupTasks,
   SCHEDULER_HANDLER,
   settlementClock,
@@ -174,7 +175,14 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       // PROCESS_FAN_OUT capped at the 40 an inline Map runs at once; the ranges are no more.
       expect(map.MaxConcurrency).toBeUndefined();
       expect(Object.keys(map.ItemProcessor!.States).sort()).toEqual(
-        ['AuthorizeBatch', 'FailBatch', 'MorePayments', 'RangeDone'].sort(),
+        [
+          'NextBatch',
+          'AuthorizeFirstBatch',
+          'AuthorizeBatch',
+          'FailBatch',
+          'MorePayments',
+          'RangeDone',
+        ].sort(),
       );
       expect(rangePlan(100_000, 250, 10_000).ranges).toBe(MAX_FAN_OUT);
       expect(MAX_FAN_OUT).toBe(40);
@@ -308,10 +316,25 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       }
     });
 
+    it("reserves the stage's share of the account's concurrency for each task function (issue 24)", () => {
+      const share = PROCESSING_CONCURRENCY[stage];
+      let sum = 0;
+      for (const [handler, id] of taskIds) {
+        expect([handler, props(fn(id)).ReservedConcurrentExecutions]).toEqual([handler, share[handler]]);
+        sum += share[handler]!;
+      }
+      // The API's functions keep the rest of a default account (1,000), and Lambda's 100 unreserved.
+      expect(sum).toBeLessThanOrEqual(1000 - 400);
+    });
+
     it('names the processor adapter to the tasks that charge or give up on charges, and to no other function', () => {
       // AuthorizeBatch charges; FailBatch records give-ups whose reversals the sweeper makes, and
       // loads the adapter (lambdas/core/sale.ts). The others only read and write the table.
-      const calling = ['processing/authorize-batch', 'processing/fail-batch'];
+      const calling = [
+        'processing/authorize-first-batch',
+        'processing/authorize-batch',
+        'processing/fail-batch',
+      ];
       for (const [handler, id] of taskIds) {
         const variables = (props(fn(id)).Environment as { Variables: Record<string, unknown> }).Variables;
         expect([handler, variables.PROCESSOR]).toEqual([

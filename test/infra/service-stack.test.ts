@@ -3,6 +3,7 @@ import { handlerModules, routeList as routes } from '#contract/routes/index';
 import { MERCHANT_PREFIXES, methodNotAllowedMessage, methodsByPath } from '#contract/fallbacks';
 import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '#contract/stage';
 import { tableDef, tableName } from '#contract/table';
+import { PROD_WARM_WRITE_UNITS } from '#lib/cdk/table';
 import { accessOf, readsSetting } from '#lib/cdk/access';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import { PROD_REFUSAL } from '#lib/cdk/service-function';
@@ -582,6 +583,10 @@ describe.each([
         TimeToLiveSpecification: { AttributeName: tableDef.timeToLiveAttribute, Enabled: true },
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       });
+      // Prod is pre-warmed for the busiest slot's peak (docs/operating.md "The busiest slot").
+      expect(p.WarmThroughput).toEqual(
+        stage === 'prod' ? { WriteUnitsPerSecond: PROD_WARM_WRITE_UNITS } : undefined,
+      );
       expect(p.GlobalSecondaryIndexes).toEqual(
         tableDef.globalSecondaryIndexes.map((index) => ({
           IndexName: index.indexName,

@@ -18,6 +18,7 @@ import { DynamoGroupStore } from '#store/groups';
 import { DynamoPaymentRangeStore } from '#store/payment-ranges';
 import { DynamoPaymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
+import { DynamoRateWindowStore } from '#store/rate-windows';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
 import { FaultyProcessor } from '#support/processor-double';
@@ -293,4 +294,36 @@ test('a processor that answers on the third attempt: approved, charged once, not
     (ledger!.result as { processorTransactionId: string }).processorTransactionId,
   );
   expect((await stored(payment))!.authResponse).toMatchObject({ status: 'Approved', responseCode: '00' });
+});
+
+test("the processor's rate taken until the deadline: the batch is given back unfinished, its charged payments counted, and the range goes on from its cursor (issue 24)", async () => {
+  const { group, payments } = await aGroup(['ok', 'ok', 'ok', 'ok']); // one batch of 4
+  const { authorizeBatch } = await import('#core/batches');
+  // A rate of 2 a second and a clock that a wait moves past the task's deadline: 2 charges go,
+  // the other 2 are not tried.
+  const clock = { now: 10_000 };
+  const rate = {
+    limits: { rate: 2, groupRate: 2 },
+    store: new DynamoRateWindowStore(table.db, table.tableName),
+    now: () => clock.now,
+    wait: async (ms: number) => {
+      clock.now += Math.max(ms, 91_000);
+    },
+  };
+  const held = await authorizeBatch(initialState(group), rate);
+  expect(held).toMatchObject({ held: true, batches: 1 });
+  expect(held.totals).toMatchObject({ approved: 2, failed: 0 });
+  expect(held.cursor).toBe(`PAYMENT#${payments[1]!.paymentId}`);
+  expect(await Promise.all(payments.map(saleCalls))).toEqual([1, 1, 0, 0]);
+
+  // The next run (the state machine's MorePayments: held) charges the rest, each payment once, a
+  // wait now moving the clock to the next second only.
+  const wait = async (ms: number) => {
+    clock.now += ms;
+  };
+  const done = await authorizeBatch(held, { ...rate, wait });
+  expect(done.held).toBeUndefined();
+  expect(done.cursor).toBeNull();
+  expect(done.totals).toMatchObject({ approved: 4, failed: 0 });
+  expect(await Promise.all(payments.map(saleCalls))).toEqual([1, 1, 1, 1]);
 });

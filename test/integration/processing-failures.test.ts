@@ -74,6 +74,7 @@ beforeAll(async () => {
   tasks = {};
   for (const [state, module] of [
     ['BeginGroup', 'begin-group'],
+    ['AuthorizeFirstBatch', 'authorize-first-batch'],
     ['AuthorizeBatch', 'authorize-batch'],
     ['FailBatch', 'fail-batch'],
     ['CompleteGroup', 'complete-group'],
@@ -166,7 +167,13 @@ async function runExecution(
       overrides: {
         taskResourceLocalHandlers: handlers as never,
         waitTimeOverrides: { WaitForSettlement: 0 },
-        retryIntervalOverrides: { BeginGroup: 0, AuthorizeBatch: 0, FailBatch: 0, CompleteGroup: 0 },
+        retryIntervalOverrides: {
+          BeginGroup: 0,
+          AuthorizeFirstBatch: 0,
+          AuthorizeBatch: 0,
+          FailBatch: 0,
+          CompleteGroup: 0,
+        },
       },
     },
   );
@@ -228,7 +235,7 @@ describe('issue 13, defect 7: one failed batch fails the rest of the group, and 
     let attempts = 0;
     await withSettings({ PROCESS_FAN_OUT: '1' }, () =>
       runExecution(group, name, (state) => {
-        if (state === 'AuthorizeBatch') down = ++attempts <= 5;
+        if (state === 'AuthorizeBatch' || state === 'AuthorizeFirstBatch') down = ++attempts <= 5;
       }),
     );
     expect(attempts).toBe(5 + 2); // five failed attempts, then the two batches
@@ -284,7 +291,7 @@ describe('issue 10, item 1: a group is processed over key ranges at once', () =>
     await withSettings(env, () =>
       runExecution(group, name, (state, input) => {
         if (state === 'CompleteGroup') completeInput = input as ProcessingState;
-        if (state !== 'AuthorizeBatch') return undefined;
+        if (state !== 'AuthorizeBatch' && state !== 'AuthorizeFirstBatch') return undefined;
         most = Math.max(most, ++inFlight);
         return () => void inFlight--;
       }),

@@ -188,7 +188,7 @@ describe('issue 13, defect 6: a group can stay processing forever, silently', ()
     const output = (await run.result) as unknown as ProcessingState;
     expect(stale).toHaveBeenCalledTimes(2);
     expect(output).toMatchObject({ paymentGroupId: id, claimed: true });
-    expect(reached).toEqual(['AuthorizeBatch', 'CompleteGroup']);
+    expect(reached).toEqual(['AuthorizeFirstBatch', 'CompleteGroup']);
     stale.mockRestore();
   });
 });

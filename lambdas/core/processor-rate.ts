@@ -1,0 +1,158 @@
+/**
+ * The processor's rate (issue 24): processing never asks the acquirer for more than
+ * PROCESSOR_RATE charges a second across all groups, nor for more than PROCESSOR_GROUP_RATE of one
+ * group (its payments' `authResponse` writes share one partition). A charge first takes a token
+ * of the current second's window, counted in the table (store/rate-windows.ts): the rate is cut
+ * into RATE_SHARDS windows a second (so that no item is hot), each taken by a conditional ADD
+ * that never counts past its share. A task takes tokens RATE_CHUNK at a time and uses them within
+ * their second (a token left when its second is over is dropped, never carried into the next).
+ *
+ * Two lanes: a group's first batch (PROCESS_FIRST_BATCH_SIZE payments) may use the whole rate;
+ * every other batch only what the first batches' share leaves (FIRST_LANE_SHARE), so a slot's
+ * first answers never queue behind the large groups' batches.
+ *
+ * A full window is waited out, never refused: the caller waits for the next second (spread over
+ * it, so that the waiting tasks do not all come back at once), until its deadline; past it the
+ * take answers false and the batch is given back unfinished (core/batches.ts), the state machine
+ * looping on to the rest of the range.
+ */
+import { sleep } from '#shared/concurrency';
+import { config } from '#shared/config';
+import { rateWindowStore, type RateWindowStore } from '#store/rate-windows';
+
+/** Windows each second's rate is cut into (fewer when the rate is small: each holds a chunk). */
+export const RATE_SHARDS = 4;
+/** Tokens a task takes at once (fewer when its batch needs fewer). */
+export const RATE_CHUNK = 8;
+/**
+ * A token is used only this long before its second ends at the latest: the charge's calls before
+ * the processor (a few DynamoDB round trips) then reach the acquirer within the same second.
+ */
+export const TOKEN_MARGIN_MS = 150;
+/** The share of the rate only first batches may use, in the first LEND_AFTER_MS of each second. */
+export const FIRST_LANE_SHARE = 0.2;
+/** What the first lane left of a second by then is lent to the other batches. */
+export const LEND_AFTER_MS = 500;
+
+export type RateLane = 'first' | 'rest';
+
+export interface RateLimits {
+  /** Charges a second across all groups, and of one group. */
+  rate: number;
+  groupRate: number;
+}
+
+/**
+ * How many windows, and each one's limit for a lane `ms` into the second: together never above the
+ * rate. The first lane may fill a window; the others only up to what leaves the first lane its
+ * share, until LEND_AFTER_MS, when what it left is theirs too.
+ */
+export function rateWindows(rate: number, lane: RateLane, ms = 0) {
+  const shards = Math.max(1, Math.min(RATE_SHARDS, Math.floor(rate / RATE_CHUNK)));
+  const share = lane === 'first' || ms >= LEND_AFTER_MS ? 1 : 1 - FIRST_LANE_SHARE;
+  return { shards, limit: Math.max(1, Math.floor((rate * share) / shards)) };
+}
+
+export interface RateTokensOptions {
+  groupId: string;
+  lane: RateLane;
+  /** Payments of the batch that will ask for a token (a chunk is never larger). */
+  need: number;
+  /** No token is taken at or after this time (epoch milliseconds). */
+  deadline: number;
+  limits?: RateLimits;
+  store?: RateWindowStore;
+  now?: () => number;
+  wait?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+/** One task's tokens: `take()` answers, in call order, whether the next charge may go. */
+export class RateTokens {
+  private readonly limits: RateLimits;
+  private readonly store: RateWindowStore;
+  private readonly now: () => number;
+  private readonly wait: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+  private left = 0;
+  private second = -1;
+  private need: number;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** True once the deadline passed: every later take answers false. */
+  held = false;
+  /** Tokens taken from the table, and used (the rest were dropped with their second). */
+  taken = 0;
+  used = 0;
+
+  constructor(private readonly options: RateTokensOptions) {
+    const c = options.limits ?? { rate: config().processorRate, groupRate: config().processorGroupRate };
+    this.limits = c;
+    this.store = options.store ?? rateWindowStore();
+    this.now = options.now ?? Date.now;
+    this.wait = options.wait ?? sleep;
+    this.random = options.random ?? Math.random;
+    this.need = options.need;
+  }
+
+  /** Waits for a token of the current second: true, or false once the deadline has passed. */
+  take(): Promise<boolean> {
+    const next = this.queue.then(() => this.takeOne());
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async takeOne(): Promise<boolean> {
+    for (;;) {
+      const now = this.now();
+      if (this.held || now >= this.options.deadline) {
+        this.held = true;
+        return false;
+      }
+      const second = Math.floor(now / 1000);
+      if (this.left > 0 && this.second === second && now < (second + 1) * 1000 - TOKEN_MARGIN_MS) {
+        this.left--;
+        this.need--;
+        this.used++;
+        return true;
+      }
+      this.left = 0;
+      const ms = now - second * 1000;
+      const lane = rateWindows(this.limits.rate, this.options.lane, ms).limit;
+      const n = Math.max(1, Math.min(RATE_CHUNK, this.need, this.limits.groupRate, lane));
+      if (ms < 1000 - TOKEN_MARGIN_MS && (await this.takeWindow(second, n, lane))) {
+        this.second = second;
+        this.left = n;
+        this.taken += n;
+        continue;
+      }
+      const untilNext = (second + 1) * 1000 - now + this.random() * (1000 - TOKEN_MARGIN_MS);
+      await this.wait(Math.max(1, Math.min(untilNext, this.options.deadline - now)));
+    }
+  }
+
+  /** `n` tokens of `second`: the group's window first, then one shard with room. */
+  private async takeWindow(second: number, n: number, limit: number): Promise<boolean> {
+    const group = `G#${this.options.groupId}`;
+    if (!(await this.store.take(group, second, n, this.limits.groupRate))) return false;
+    const { shards } = rateWindows(this.limits.rate, this.options.lane);
+    const first = Math.floor(this.random() * shards);
+    for (let i = 0; i < shards; i++) {
+      if (await this.store.take(String((first + i) % shards), second, n, limit)) return true;
+    }
+    await this.store.giveBack(group, second, n);
+    return false;
+  }
+}
+
+/** A charge that got no token before its task's deadline: its payment waits for the next batch. */
+export class RateHeldError extends Error {
+  override readonly name = 'RateHeld';
+  constructor() {
+    super("not tried: the processor's rate was taken until the task's deadline");
+  }
+}
+
+/** A pacing step for core/charge.ts: a token, or RateHeldError. */
+export const paceWith = (tokens: RateTokens) => async (): Promise<void> => {
+  if (!(await tokens.take())) throw new RateHeldError();
+};

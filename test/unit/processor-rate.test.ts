@@ -1,0 +1,163 @@
+/**
+ * The processor's rate (core/processor-rate.ts) on a fake clock and an in-memory window store: no
+ * second ever holds more than the rate, however many callers; a group never more than its own; the
+ * first lane's share; a full window waited out, never refused; a deadline that gives the rest back.
+ */
+import '#support/handlers/env';
+import { FIRST_LANE_SHARE, RATE_CHUNK, rateWindows, RateTokens, type RateLane } from '#core/processor-rate';
+import type { RateWindowStore } from '#store/rate-windows';
+
+/** The table's windows in memory: the same conditional take as store/rate-windows.ts. */
+class MemoryWindows implements RateWindowStore {
+  readonly counts = new Map<string, number>();
+  take(key: string, second: number, n: number, limit: number): Promise<boolean> {
+    const k = `${key}#${second}`;
+    const used = this.counts.get(k) ?? 0;
+    if (used + n > limit) return Promise.resolve(false);
+    this.counts.set(k, used + n);
+    return Promise.resolve(true);
+  }
+  giveBack(key: string, second: number, n: number): Promise<void> {
+    const k = `${key}#${second}`;
+    this.counts.set(k, (this.counts.get(k) ?? 0) - n);
+    return Promise.resolve();
+  }
+  count(key: string, second: number): Promise<number> {
+    return Promise.resolve(this.counts.get(`${key}#${second}`) ?? 0);
+  }
+}
+
+/** A shared fake clock: a wait moves it on (callers interleave at each await). */
+function fakeClock(start = 0) {
+  const clock = { now: start };
+  return {
+    clock,
+    now: () => clock.now,
+    wait: async (ms: number) => {
+      await Promise.resolve();
+      clock.now += Math.min(ms, 37); // small steps, so that parallel callers interleave within a second
+    },
+  };
+}
+
+const tokens = (
+  store: RateWindowStore,
+  time: ReturnType<typeof fakeClock>,
+  over: Partial<{
+    groupId: string;
+    lane: RateLane;
+    need: number;
+    deadline: number;
+    rate: number;
+    groupRate: number;
+  }>,
+) =>
+  new RateTokens({
+    groupId: over.groupId ?? 'g',
+    lane: over.lane ?? 'rest',
+    need: over.need ?? 100,
+    deadline: over.deadline ?? Number.POSITIVE_INFINITY,
+    limits: { rate: over.rate ?? 1000, groupRate: over.groupRate ?? 1000 },
+    store,
+    now: time.now,
+    wait: time.wait,
+    random: () => 0.5,
+  });
+
+describe('rateWindows', () => {
+  it("cuts the rate into shards whose limits never add up past it; the first lane's share is kept until mid-second", () => {
+    expect(rateWindows(1000, 'first')).toEqual({ shards: 4, limit: 250 });
+    expect(rateWindows(1000, 'rest', 0)).toEqual({ shards: 4, limit: 250 * (1 - FIRST_LANE_SHARE) });
+    expect(rateWindows(1000, 'rest', 499).limit).toBe(200);
+    expect(rateWindows(1000, 'rest', 500).limit).toBe(250);
+    // A small rate: fewer shards, each holding at least a chunk.
+    expect(rateWindows(10, 'first')).toEqual({ shards: 1, limit: 10 });
+    expect(rateWindows(3 * RATE_CHUNK, 'first').shards).toBe(3);
+  });
+});
+
+describe('RateTokens', () => {
+  it('8 parallel callers of 8 groups: every token granted, no second above the rate', async () => {
+    const store = new MemoryWindows();
+    const time = fakeClock();
+    const perSecond = new Map<number, number>();
+    const callers = Array.from({ length: 8 }, (_, i) => tokens(store, time, { groupId: `g${i}`, rate: 50 }));
+    await Promise.all(
+      callers.map(async (t) => {
+        for (let k = 0; k < 100; k++) {
+          expect(await t.take()).toBe(true);
+          const second = Math.floor(time.clock.now / 1000);
+          perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+        }
+      }),
+    );
+    expect([...perSecond.values()].reduce((a, b) => a + b, 0)).toBe(800);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(50);
+    // The windows as the table counts them: never above the rate either.
+    const bySecond = new Map<string, number>();
+    for (const [key, used] of store.counts)
+      if (!key.startsWith('G#')) {
+        const second = key.split('#')[1]!;
+        bySecond.set(second, (bySecond.get(second) ?? 0) + used);
+      }
+    expect(Math.max(...bySecond.values())).toBeLessThanOrEqual(50);
+  });
+
+  it("one group's callers together never pass its own rate", async () => {
+    const store = new MemoryWindows();
+    const time = fakeClock();
+    const perSecond = new Map<number, number>();
+    const callers = Array.from({ length: 4 }, () => tokens(store, time, { groupId: 'big', groupRate: 16 }));
+    await Promise.all(
+      callers.map(async (t) => {
+        for (let k = 0; k < 20; k++) {
+          expect(await t.take()).toBe(true);
+          const second = Math.floor(time.clock.now / 1000);
+          perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+        }
+      }),
+    );
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(16);
+    expect([...perSecond.values()].reduce((a, b) => a + b, 0)).toBe(80);
+  });
+
+  it('the first lane takes its share while the other batches have taken theirs', async () => {
+    const store = new MemoryWindows();
+    const time = fakeClock();
+    // The other batches fill what they may of second 0 (80% before mid-second).
+    const rest = tokens(store, time, { groupId: 'large', need: 1000, rate: 40 });
+    let restGot = 0;
+    while (time.clock.now < 400 && (await rest.take())) if (time.clock.now < 400) restGot++;
+    expect(restGot).toBeLessThanOrEqual(32);
+    // A small group's first batch still gets its 8 within the same second.
+    const first = tokens(store, time, { groupId: 'small', lane: 'first', need: 8, rate: 40 });
+    const start = time.clock.now;
+    for (let k = 0; k < 8; k++) expect(await first.take()).toBe(true);
+    expect(Math.floor(time.clock.now / 1000)).toBe(Math.floor(start / 1000));
+  });
+
+  it('past its deadline a take answers false, and so does every later one: the batch is given back', async () => {
+    const store = new MemoryWindows();
+    const time = fakeClock();
+    const t = tokens(store, time, { rate: 8, need: 100, deadline: 2500 });
+    let granted = 0;
+    while (await t.take()) granted++;
+    expect(t.held).toBe(true);
+    expect(await t.take()).toBe(false);
+    expect(granted).toBeLessThanOrEqual(3 * 8); // seconds 0, 1 and 2 at most
+    expect(time.clock.now).toBeGreaterThanOrEqual(2500);
+  });
+
+  it('a token left when its second ends is dropped, never used in the next', async () => {
+    const store = new MemoryWindows();
+    const time = fakeClock();
+    const t = tokens(store, time, { need: 20 });
+    expect(await t.take()).toBe(true); // a chunk of 8 taken in second 0, one used
+    time.clock.now = 1000;
+    expect(await t.take()).toBe(true); // a new chunk of second 1
+    expect(t.taken).toBe(2 * RATE_CHUNK);
+    expect(t.used).toBe(2);
+    expect(await store.count('G#g', 0)).toBe(RATE_CHUNK);
+    expect(await store.count('G#g', 1)).toBe(RATE_CHUNK);
+  });
+});
