@@ -41,10 +41,7 @@ test('the curl walk-through runs start to finish on a runtime on other ports, ev
   // One address of the runtime, in one variable; the only other address is the webhook
   // receiver's (yours, on port 4000). No sleeping for a cut-off: the test clock settles.
   expect(script.match(/^B=(.*)$/gm)).toEqual([`B=${DEFAULT_ADDRESS}`]);
-  expect(script.match(/https?:\/\/[^\s"'/]+/g)).toEqual([
-    DEFAULT_ADDRESS,
-    'http://127.0.0.1:4000',
-  ]);
+  expect(script.match(/https?:\/\/[^\s"'/]+/g)).toEqual([DEFAULT_ADDRESS, 'http://127.0.0.1:4000']);
   expect(script).not.toMatch(/\/\/localhost|:8005|sleep \$\(/);
   expect(script).toContain('/settle-now');
 
@@ -59,11 +56,9 @@ test('the curl walk-through runs start to finish on a runtime on other ports, ev
   try {
     expect([runtime.port, runtime.sesPort]).not.toContain(3000);
     expect([runtime.port, runtime.sesPort]).not.toContain(8005);
-    const { stdout } = await run(
-      'bash',
-      ['-c', script.replace(`B=${DEFAULT_ADDRESS}`, `B=${runtime.url}`)],
-      { timeout: 100_000 },
-    );
+    const { stdout } = await run('bash', ['-c', script.replace(`B=${DEFAULT_ADDRESS}`, `B=${runtime.url}`)], {
+      timeout: 100_000,
+    });
     expect(stdout).toContain('"maskedAccountNumber": "************1111"');
     expect(stdout).toContain('"isDuplicate": true');
     // The first sale voided before its cut-off; the second refunded in part after the test clock.

@@ -4,8 +4,8 @@
  * Usage: tsx test/support/cdk/one-function-app.ts <outdir>
  */
 import { App, Stack } from 'aws-cdk-lib';
-import { withoutBundlingNotices } from '../../../lib/cdk/quiet-bundling';
-import { ServiceFunction } from '../../../lib/cdk/service-function';
+import { withoutBundlingNotices } from '#lib/cdk/quiet-bundling';
+import { ServiceFunction } from '#lib/cdk/service-function';
 
 withoutBundlingNotices();
 const app = new App({ outdir: process.argv[2] });
