@@ -9,6 +9,7 @@ import { groupReport } from './group-report';
 import { listGroups } from './list-groups';
 import { processing } from './processing';
 import { peakSlot } from './peak-slot';
+import { peakLocal } from './peak-local';
 import { processingLatency } from './processing-latency';
 import { receipts } from './receipts';
 import type { AnySection } from './section';
@@ -22,4 +23,5 @@ export const sections: readonly AnySection[] = [
   delivery,
   groupReport,
   peakSlot,
+  peakLocal,
 ];

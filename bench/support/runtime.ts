@@ -11,6 +11,8 @@ import { sleep } from '../../lambdas/shared/concurrency';
 export interface BenchRuntime extends Omit<LocalRuntimeProcess, 'stop'> {
   /** DynamoDB calls made by the runtime so far, by command name. */
   census(): Promise<Record<string, number>>;
+  /** The calls' count and total time (ms) so far, by client (`''` DynamoDB, `SFN.`...), read with a census. */
+  callTiming(): Promise<Record<string, { calls: number; ms: number }>>;
   /** SIGINT (as Ctrl-C), wait for exit; then checks that no DynamoDB Local of ours is left. */
   stop(): Promise<StopResult>;
 }
@@ -32,9 +34,14 @@ export async function startBenchRuntime(options: StartOptions = {}): Promise<Ben
     env: { POWERTOOLS_LOG_LEVEL: 'WARN', ...options.env },
   });
   const censusFile = join(runtime.dataDir, 'ddb-census.json');
-  return {
+  const timingFile = join(runtime.dataDir, 'ddb-timing.json');
+  const bench: BenchRuntime = {
     ...runtime,
     stop: () => runtime.stop('SIGINT'),
+    async callTiming() {
+      await bench.census();
+      return JSON.parse(readFileSync(timingFile, 'utf8')) as Record<string, { calls: number; ms: number }>;
+    },
     async census() {
       rmSync(censusFile, { force: true });
       process.kill(runtime.pid, 'SIGUSR2');
@@ -44,4 +51,5 @@ export async function startBenchRuntime(options: StartOptions = {}): Promise<Ben
       return JSON.parse(readFileSync(censusFile, 'utf8')) as Record<string, number>;
     },
   };
+  return bench;
 }

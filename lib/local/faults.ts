@@ -1,15 +1,21 @@
 /**
  * Local-only fault injection, for the tests a real deployment cannot run on demand:
  *
- *   POST /__local/faults {"crashAfterSale": [paymentId, ...], "sesFailures": N,
+ *   POST /__local/faults {"crashAfterSale": [paymentId, ...], "failCharges": [paymentId, ...],
+ *     "sesFailures": N,
  *     "sesRefusals": N, "sesRateLimit": N,
- *     "crashAfterApproval": [{"profileId": ..., "amount": 12.34}, ...],
+ *     "crashAfterApproval": [{"profileId": ..., "amount": 12.34}, ...], "crashMethodMove": [methodId, ...],
  *     "lostRecordResponse": [{"profileId": ..., "amount": 12.34}, ...],
  *     "crashBeforeVoid": [transactionId, ...], "refuseVoid": [transactionId, ...]}
  *
  * - crashAfterSale: the next processor sale of each scheduled payment succeeds at the processor
  *   and then crashes before the service records the answer (what a retry must survive without a
  *   second charge);
+ * - failCharges: every processor sale of each scheduled payment fails before the processor is asked
+ *   (an error that is not the processor's silence), until the runtime stops: the batch's retries
+ *   run out and FailBatch answers the payment Failed (what a report's `failed` count needs);
+ * - crashMethodMove: the next deletion with `replaceWith` of each saved method dies after its first
+ *   batch of moved payments (what the deletion's record and the sweeper must survive);
  * - crashAfterApproval: the same for the next API sale of this profile and amount (the API's sale
  *   has no id the client knows beforehand; the processor request's token names the method);
  * - lostRecordResponse: the next write that settles a sale of this profile and amount succeeds,
@@ -23,7 +29,7 @@
  *   does past the account's maximum send rate ("Maximum sending rate exceeded"); 0: no limit.
  *   Not spent: it stays until set again. The answer counts the sends it throttled (sesThrottled).
  *
- * Each fault is spent by the call it hits. The wrappers are installed around the configured
+ * Each fault but failCharges and sesRateLimit is spent by the call it hits. The wrappers are installed around the configured
  * processor, mailer and transaction store through their test hooks; nothing of this exists in
  * lambdas/ or in the cloud.
  */
@@ -90,10 +96,13 @@ export async function installFaults(): Promise<LocalRoute> {
   const { toCents } = await import('../../lambdas/domain/money');
   const { parseProfileId } = await import('../../lambdas/domain/payors');
   const { methodStore } = await import('../../lambdas/store/methods');
+  const { methodDeletionStore } = await import('../../lambdas/store/method-deletions');
   const processor = paymentProcessor();
   const mailer = emailSender();
   const transactions = transactionStore();
   const crashAfterSale = new Set<string>();
+  const failCharges = new Set<string>();
+  const crashMethodMove = new Set<string>();
   const crashAfterApproval = new SaleFaults(toCents);
   const lostRecordResponse = new SaleFaults(toCents);
   const crashBeforeVoid = new Set<string>();
@@ -122,8 +131,10 @@ export async function installFaults(): Promise<LocalRoute> {
     accountUpdates: (since, until) => processor.accountUpdates(since, until),
     ...(processor.settleNow && { settleNow: (r) => processor.settleNow!(r) }),
     async sale(request) {
+      const paymentId = request.idempotencyKey.replace(/^payment:/, '').toLowerCase();
+      if (request.idempotencyKey.startsWith('payment:') && failCharges.has(paymentId))
+        throw new Error(`injected failure of every charge of payment ${paymentId}`);
       const result = await processor.sale(request);
-      const paymentId = request.idempotencyKey.replace(/^payment:/, '');
       if (crashAfterSale.delete(paymentId))
         throw new Error(`injected crash after the processor charged payment ${paymentId}`);
       if (
@@ -162,6 +173,16 @@ export async function installFaults(): Promise<LocalRoute> {
       },
     }),
   );
+  // The container's deletion store is the one the handlers use: its movePayments is wrapped on it.
+  const deletions = methodDeletionStore();
+  const move = deletions.movePayments.bind(deletions);
+  deletions.movePayments = async (record, payments, now) => {
+    const moved = await move(record, payments, now);
+    const methodId = record.methodIds[0]?.toLowerCase() ?? '';
+    if (moved && crashMethodMove.delete(methodId))
+      throw new Error(`injected crash after the first moves of saved method ${methodId}`);
+    return moved;
+  };
   useMailer({
     async send(to, email, messageId) {
       const throttled = () =>
@@ -203,6 +224,8 @@ export async function installFaults(): Promise<LocalRoute> {
       return refuse('body must be a JSON object');
     const body = parsed as Record<string, unknown>;
     const ids = body.crashAfterSale ?? [];
+    const failing = body.failCharges ?? [];
+    const moveCrashes = body.crashMethodMove ?? [];
     const failures = body.sesFailures ?? 0;
     const refusals = body.sesRefusals ?? 0;
     const rateLimit = body.sesRateLimit ?? 0;
@@ -211,6 +234,8 @@ export async function installFaults(): Promise<LocalRoute> {
     const voidCrashes = body.crashBeforeVoid ?? [];
     const voidRefusals = body.refuseVoid ?? [];
     if (!isIdList(ids)) return refuse('crashAfterSale must be an array of paymentIds');
+    if (!isIdList(failing)) return refuse('failCharges must be an array of paymentIds');
+    if (!isIdList(moveCrashes)) return refuse('crashMethodMove must be an array of savedPaymentMethodIds');
     if (
       !Number.isSafeInteger(failures) ||
       (failures as number) < 0 ||
@@ -237,6 +262,8 @@ export async function installFaults(): Promise<LocalRoute> {
     if (!isIdList(voidRefusals)) return refuse('refuseVoid must be an array of transactionIds');
 
     for (const id of ids) crashAfterSale.add(id.toLowerCase());
+    for (const id of failing) failCharges.add(id.toLowerCase());
+    for (const id of moveCrashes) crashMethodMove.add(id.toLowerCase());
     for (const match of approvals as SaleMatch[]) crashAfterApproval.add(match);
     for (const match of lostRecords as SaleMatch[]) lostRecordResponse.add(match);
     for (const id of voidCrashes) crashBeforeVoid.add(id.toLowerCase());
@@ -248,6 +275,8 @@ export async function installFaults(): Promise<LocalRoute> {
       status: 200,
       body: {
         crashAfterSale: [...crashAfterSale],
+        failCharges: [...failCharges],
+        crashMethodMove: [...crashMethodMove],
         crashAfterApproval: crashAfterApproval.list(),
         lostRecordResponse: lostRecordResponse.list(),
         crashBeforeVoid: [...crashBeforeVoid],

@@ -24,6 +24,7 @@ import { executionJson, LocalStepFunctions } from './step-functions';
 import { localSweeper } from './sweeper';
 import { localAccountUpdater } from './account-updater';
 import { everyDay } from './daily-timer';
+import { ConcurrencyLimiter, parseReservedConcurrency } from './reserved-concurrency';
 
 type Handler = (input: unknown, context: Context) => Promise<unknown>;
 
@@ -44,20 +45,31 @@ async function localMachine(
   definition: string,
   stateMachineArn: string,
   bindings: readonly TaskBinding[],
+  limiter: ConcurrencyLimiter,
   constants: Record<string, string> = {},
 ): Promise<LocalStepFunctions> {
   const tasks: Record<string, (input: unknown) => Promise<unknown>> = {};
   const substitutions: Record<string, string> = { ...constants };
   for (const task of bindings) {
     const handler = await load(task.handler);
-    tasks[task.state] = (input) => invokeAs(task.state, 900_000, (context) => handler(input, context));
+    // Through the function's reserved concurrency: over its cap the Task fails at once with
+    // Lambda.TooManyRequestsException and the state's Retry decides (lib/local/reserved-concurrency.ts).
+    tasks[task.state] = (input) =>
+      limiter.invoke(task.state, () => invokeAs(task.state, 900_000, (context) => handler(input, context)));
     substitutions[task.substitution] = `arn:aws:lambda:us-east-1:000000000000:function:local-${task.state}`;
   }
   return new LocalStepFunctions(definition, stateMachineArn, substitutions, tasks);
 }
 
 export async function localProcessing(stateMachineArn: string, voidOrRefundStateMachineArn: string) {
-  const sfn = await localMachine(PROCESS_GROUP_DEFINITION, stateMachineArn, processGroupTasks, {
+  const limiter = new ConcurrencyLimiter(
+    parseReservedConcurrency(
+      process.env.LOCAL_RESERVED_CONCURRENCY,
+      processGroupTasks.map((t) => t.state),
+      [...processGroupTasks, ...voidOrRefundTasks].map((t) => t.state),
+    ),
+  );
+  const sfn = await localMachine(PROCESS_GROUP_DEFINITION, stateMachineArn, processGroupTasks, limiter, {
     // The runtime's stage (SERVICE_STAGE, set before this runs), as CDK substitutes it per stage.
     SettlementClock: settlementClock(parseStage(process.env.SERVICE_STAGE)),
   });
@@ -66,6 +78,7 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
     VOID_OR_REFUND_DEFINITION,
     voidOrRefundStateMachineArn,
     voidOrRefundTasks,
+    limiter,
   );
   const scheduler = await load(SCHEDULER_HANDLER);
   const tick = (time: string) =>
@@ -143,6 +156,12 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
         status: 200,
         body: [...sfn.list(), ...voidOrRefund.list()].map((e) => ({ ...executionJson(e), stats: e.stats })),
       }),
+    ],
+    [
+      // Per Task function: its cap (LOCAL_RESERVED_CONCURRENCY), invocations, throttles, peak
+      // concurrency and handler time since the runtime started (tests and the bench's peak-local).
+      'GET /__local/metrics',
+      async () => ({ status: 200, body: { functions: limiter.snapshot() } }),
     ],
     [
       // The top-level steps of an execution with their times (the tester CLI's `group steps`).

@@ -1,7 +1,9 @@
 /**
  * Issue 21 item 4: a group's report on the local runtime. A group processed for real with the
  * sandbox's test cards (approved, partial, declined of category 1 and 2, the processor's
- * communication error), a deleted payment, one payment voided and one refunded: its JSON report
+ * communication error), a payment whose every charge fails until processing gives it up (the local
+ * fault `failCharges`: the batch's retries run out and FailBatch answers it Failed), a deleted
+ * payment, one payment voided and one refunded: its JSON report
  * adds up with the group's totals and processing summary, and its CSV, read back with csv-parse,
  * gives the same numbers. Free text with commas, quotes and a leading `=` comes back intact (the
  * formula neutralised with a leading `'`).
@@ -13,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { sleep } from '#shared/concurrency';
-import { call } from '#support/api';
+import { baseUrl, call } from '#support/api';
 import { createPayor } from '#support/fixtures/e2e-resources';
 import { cardInput } from '#support/fixtures/inputs';
 import {
@@ -73,6 +75,7 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
       { profileId: category2, amount: 42, orderId: 'declined-2' },
       { profileId: communication, amount: 43, orderId: 'communication-error' },
       { profileId: ok, amount: 99.99, orderId: 'deleted' },
+      { profileId: ok, amount: 44, orderId: 'failed' },
     ],
   });
   const groupId = group.paymentGroupId as string;
@@ -82,12 +85,25 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     (await call('DELETE', `${groupPath(groupId)}/payments/${created.get('deleted')!.paymentId}`)).status,
   ).toBe(204);
 
-  // Processed just after a local settlement cut-off, so that the void below comes before the next.
+  const faults = await fetch(`${baseUrl()}/__local/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ failCharges: [created.get('failed')!.paymentId] }),
+  });
+  expect(faults.status).toBe(200);
+
+  // Processed just after a local settlement cut-off, and voided as soon as it is answered, so that
+  // the void comes before the next cut-off (the failing payment holds the group in processing
+  // through its batch's retries, up to half a minute).
   await sleep(SETTLEMENT_MS - (Date.now() % SETTLEMENT_MS) + 100);
   expect((await trigger(groupId)).status).toBe(200);
-  await waitForStatus(groupId, 'processed', 30_000);
-  const voided = await voidOrRefund(groupId, created.get(orders.voided)!.paymentId);
+  const toVoid = created.get(orders.voided)!.paymentId as string;
+  for (let until = Date.now() + 5_000; Date.now() < until; await sleep(100)) {
+    if ((await payments(groupId)).find((p) => p.paymentId === toVoid)?.authResponse) break;
+  }
+  const voided = await voidOrRefund(groupId, toVoid);
   expect(voided.body).toMatchObject({ voidedCount: 1 });
+  await waitForStatus(groupId, 'processed', 90_000);
   // The refund: once the sale has settled at its cut-off.
   const charged = byOrder(await payments(groupId));
   const refundedSale = charged.get(orders.refunded)!;
@@ -106,24 +122,24 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     startedAt: expect.any(String),
     completedAt: processed.processingSummary.processedAt,
     counts: {
-      payments: 7,
+      payments: 8,
       deleted: 1,
       approved: 4,
       partial: 1,
       declined: 3,
       declinedCategory1: 1,
       declinedCategory2: 2,
-      failed: 0,
+      failed: 1,
       voided: 1,
       refunded: 1,
       retryScheduled: 0,
       recovered: 0,
     },
     amounts: {
-      scheduled: 246.75,
+      scheduled: 290.75,
       approved: 110.75,
       declined: 126,
-      failed: 0,
+      failed: 44,
       voided: 10.5,
       refunded: 20.25,
     },
@@ -167,7 +183,7 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     'refundedAmount',
     'voided',
   ]);
-  expect(rows).toHaveLength(8);
+  expect(rows).toHaveLength(9);
   const row = new Map(rows.map((r) => [r.paymentId!, r]));
   const of = (orderId: string) => row.get(created.get(orderId)!.paymentId)!;
   expect(of(orders.voided)).toMatchObject({
@@ -191,6 +207,7 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
   expect(of('declined-1')).toMatchObject({ status: 'declined', responseCode: '05', declineCategory: '1' });
   expect(of('declined-2')).toMatchObject({ status: 'declined', responseCode: '51', declineCategory: '2' });
   expect(of('communication-error')).toMatchObject({ responseCode: '96', declineCategory: '2' });
+  expect(of('failed')).toMatchObject({ status: 'failed', approvedAmount: '0.00' });
   expect(of('deleted')).toMatchObject({ status: 'deleted', attempts: '0', approvedAmount: '0.00' });
 
   // The CSV's numbers are the report's.
@@ -209,6 +226,7 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
   expect(sum(live, 'amount')).toBe(cents(amounts.scheduled));
   expect(sum(live, 'approvedAmount')).toBe(cents(amounts.approved));
   expect(sum(having('declined'), 'amount')).toBe(cents(amounts.declined));
+  expect(sum(having('failed'), 'amount')).toBe(cents(amounts.failed));
   expect(sum(live, 'refundedAmount')).toBe(cents(amounts.refunded));
   expect(
     sum(
@@ -227,10 +245,11 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     expect(summaryTable).toMatch(/Approved\s+│ 4\s+│ 110\.75/);
     expect(summaryTable).toMatch(/Declined\s+│ 3\s+│ 126\.00/);
     expect(summaryTable).toMatch(/category 1 \/ 2\s+│ 1 \/ 2/);
+    expect(summaryTable).toMatch(/Failed\s+│ 1\s+│ 44\.00/);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
-}, 120_000);
+}, 180_000);
 
 test('a cursor that is not one, or a cursor on a JSON request, is 400; an unknown group 404', async () => {
   const group = await createGroup({});

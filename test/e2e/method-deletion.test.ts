@@ -1,10 +1,11 @@
 /**
  * Safe method deletion over HTTP (issue 21 item 1; DESIGN section 5 "The card lifecycle"): a
  * method that pending payments use is refused with 409 naming them; `?replaceWith=` moves them to
- * another method of the payor and deletes the method. The crash in the middle of a move is proven
- * on DynamoDB Local (test/integration/method-deletion.test.ts).
+ * another method of the payor and deletes the method. A crash in the middle of a move (the local
+ * fault `crashMethodMove`) leaves no payment on a deleted method, and the sweeper finishes the move;
+ * each crash point is also proven on DynamoDB Local (test/integration/method-deletion.test.ts).
  */
-import { call, MID } from '#support/api';
+import { baseUrl, call, MID } from '#support/api';
 import { expectRefusal } from '#support/refusal';
 import { cardInput } from '#support/fixtures/index';
 import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
@@ -88,6 +89,52 @@ describe('deleting a saved method that pending payments use', () => {
     // The replacement became the default.
     const payor = await call<{ defaultPaymentMethodId: string }>('GET', `${base}/${payorId}`);
     expect(payor.body.defaultPaymentMethodId).toBe(other);
+  });
+
+  test('a crash after the first moves: every payment names a method that exists, the method takes no new payment, and the sweeper finishes the move', async () => {
+    const { payorId, used, other } = await payorWithTwoCards();
+    const group = await groupOn(`${payorId}/${used}`, 40);
+    const fault = await fetch(`${baseUrl()}/__local/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ crashMethodMove: [used] }),
+    });
+    expect(fault.status).toBe(200);
+
+    const crashed = await call(
+      'DELETE',
+      `${base}/${payorId}/savedPaymentMethods/${used}?replaceWith=${other}`,
+    );
+    expect(crashed.status).toBeGreaterThanOrEqual(500);
+    const profiles = (await paymentsOf(group.paymentGroupId)).map((p) => p.profileId);
+    const movedFirst = profiles.filter((p) => p === `${payorId}/${other}`).length;
+    expect(movedFirst).toBeGreaterThan(0);
+    expect(movedFirst).toBeLessThan(40);
+    expect(profiles.filter((p) => p === `${payorId}/${used}`)).toHaveLength(40 - movedFirst);
+    expect((await call('GET', `${base}/${payorId}/savedPaymentMethods/${used}`)).status).toBe(200);
+    // The method being deleted takes no new payment meanwhile.
+    const added = await call('POST', `/rest/merchants/${MID}/groups/${group.paymentGroupId}/payments`, {
+      profileId: `${payorId}/${used}`,
+      amount: 5,
+    });
+    expect(added.status).toBeGreaterThanOrEqual(400);
+    expect(added.status).toBeLessThan(500);
+
+    const swept = await fetch(`${baseUrl()}/__local/events/sweep`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ olderThanSeconds: 0 }),
+    });
+    expect(swept.status).toBe(200);
+    expect(((await swept.json()) as { deletions: unknown[] }).deletions).toContainEqual({
+      payorId,
+      methodIds: [used],
+      result: 'deleted',
+    });
+    expect((await call('GET', `${base}/${payorId}/savedPaymentMethods/${used}`)).status).toBe(404);
+    const moved = await paymentsOf(group.paymentGroupId);
+    expect(moved).toHaveLength(40);
+    for (const p of moved) expect(p.profileId).toBe(`${payorId}/${other}`);
   });
 
   test('a bad replaceWith is a 400 naming it, and nothing changes', async () => {

@@ -1,0 +1,142 @@
+/**
+ * The busiest slot, scaled down (issue 24, item 5): many groups due in one slot, started by one
+ * hourly tick, on a local runtime whose AuthorizeBatch function is capped at 3 concurrent
+ * invocations (LOCAL_RESERVED_CONCURRENCY, as Lambda's reserved concurrency caps it in the cloud).
+ * Over the cap a Task fails with Lambda.TooManyRequestsException and the state machine's Retry
+ * takes it up again: every payment is answered exactly once, no batch is given up (no FailBatch,
+ * no Failed payment), the cap held and was reached (throttles > 0), and the API keeps answering
+ * meanwhile.
+ *
+ * Only AuthorizeBatch is capped: its throttle retries (10, up to a minute apart) outlast this
+ * slot's burst, but BeginGroup's (5 from 2 s, about half a minute in all) may not on a loaded
+ * machine, and an execution whose BeginGroup runs out of them fails until the next hour's re-drive
+ * (docs/operating.md "The busiest slot", the scaled-down peak). Capping it too, once its throttle
+ * retries never give up (issue 24, item 1), is a change of LOCAL_RESERVED_CONCURRENCY here.
+ *
+ * A runtime of its own: the cap is read at start, and the shared runtimes must not be capped.
+ */
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
+import { aProfile } from '#support/fixtures/e2e-resources';
+import {
+  allExecutions,
+  closeLocalTable,
+  createGroup,
+  farFutureDate,
+  getGroup,
+  hourlyTick,
+  payments,
+  scan,
+  type Json,
+} from '#support/processing';
+import { mapLimit, sleep } from '#shared/concurrency';
+
+const CAP = 3;
+const GROUPS = 30;
+/** Sizes 20-50 (one batch, one range each), in a fixed order. */
+const sizes = Array.from({ length: GROUPS }, (_x, i) => 20 + ((i * 37) % 31));
+const SLOT = { scheduleDate: farFutureDate(60), scheduleHour: 14 };
+/** A bound, not a timing: a quiet 2-core machine needs about 20 s. */
+const PROCESSED_WITHIN_MS = 120_000;
+
+let runtime: LocalRuntimeProcess | undefined;
+let shared: { url?: string; dataDir?: string } = {};
+
+beforeAll(async () => {
+  runtime = await launchLocalRuntime({
+    dataDirPrefix: 'sps-e2e-peak',
+    env: { LOCAL_RESERVED_CONCURRENCY: `AuthorizeBatch=${CAP}`, LOCAL_DUE_SWEEP_SECONDS: '0' },
+  });
+  shared = { url: process.env.E2E_BASE_URL, dataDir: process.env.E2E_DATA_DIR };
+  // The helpers call the runtime at E2E_BASE_URL and read its table through E2E_DATA_DIR.
+  process.env.E2E_BASE_URL = runtime.url;
+  process.env.E2E_DATA_DIR = runtime.dataDir;
+}, 120_000);
+afterAll(async () => {
+  closeLocalTable();
+  process.env.E2E_BASE_URL = shared.url;
+  process.env.E2E_DATA_DIR = shared.dataDir;
+  await runtime?.stop();
+});
+
+interface FunctionMetrics {
+  cap?: number;
+  invocations: number;
+  throttles: number;
+  peakConcurrency: number;
+}
+
+const metrics = async (): Promise<Record<string, FunctionMetrics>> =>
+  (
+    (await (await fetch(`${runtime!.url}/__local/metrics`)).json()) as {
+      functions: Record<string, FunctionMetrics>;
+    }
+  ).functions;
+
+/** p95 by nearest rank. */
+const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.95) - 1]!;
+
+test(`${GROUPS} groups in one slot under a cap of ${CAP} AuthorizeBatch invocations: every payment answered once, none given up, the cap reached and held, the API answering meanwhile`, async () => {
+  const profiles = await mapLimit(Array.from({ length: 4 }), 4, () => aProfile());
+  const groups = await mapLimit(sizes, 4, async (n, g) =>
+    createGroup({
+      ...SLOT,
+      payments: Array.from({ length: n }, (_x, i) => ({
+        profileId: profiles[i % profiles.length]!,
+        amount: 10 + g + i / 100,
+      })),
+    }),
+  );
+  const ids = groups.map((g) => g.paymentGroupId as string);
+
+  const tick = await hourlyTick(`${SLOT.scheduleDate}T14:00:00.000Z`);
+  expect(tick).toMatchObject({ slot: `${SLOT.scheduleDate}T14` });
+
+  // While the slot is processed: an integrator's GET every 250 ms, timed, until every group is
+  // processed (bounded).
+  const getMs: number[] = [];
+  const left = new Set(ids);
+  const until = Date.now() + PROCESSED_WITHIN_MS;
+  while (left.size > 0 && Date.now() < until) {
+    const id = [...left][0]!;
+    const started = performance.now();
+    const group = await getGroup(id);
+    getMs.push(performance.now() - started);
+    if (group.status === 'processed') left.delete(id);
+    await sleep(250);
+  }
+  expect([...left]).toEqual([]);
+  // Measured while processing ran (at least a few of them).
+  expect(getMs.length).toBeGreaterThanOrEqual(5);
+  expect(p95(getMs)).toBeLessThan(2_000);
+
+  // Every payment answered, none given up: Approved, no Failed, no FailBatch invocation.
+  const processed = await mapLimit(ids, 4, (id) => getGroup(id));
+  for (const [g, group] of processed.entries())
+    expect(group.processingSummary).toMatchObject({ approvedCount: sizes[g], failedCount: 0 });
+  const answers = (await mapLimit(ids, 4, (id) => payments(id))).flat();
+  expect(answers).toHaveLength(sizes.reduce((a, b) => a + b, 0));
+  expect(answers.filter((p: Json) => p.authResponse?.status !== 'Approved')).toEqual([]);
+
+  // Exactly once: one sale at the processor (its ledger) and one stored transaction per payment.
+  const paymentIds = answers.map((p: Json) => p.paymentId as string).sort();
+  const sales = await scan(
+    '#e = :e AND #k = :k',
+    { ':e': 'sandbox-ledger', ':k': 'SALE' },
+    {
+      '#e': 'entity',
+      '#k': 'kind',
+    },
+  );
+  expect(sales.map((s) => String(s.idempotencyKey).replace(/^payment:/, '')).sort()).toEqual(paymentIds);
+  const transactions = await scan('#e = :t', { ':t': 'transaction' }, { '#e': 'entity' });
+  expect(transactions.map((t) => t.paymentId as string).sort()).toEqual(paymentIds);
+
+  // The cap was real: reached, never passed, and over it invocations were throttled and retried.
+  const functions = await metrics();
+  expect(functions.AuthorizeBatch).toMatchObject({ cap: CAP, peakConcurrency: CAP });
+  expect(functions.AuthorizeBatch!.throttles).toBeGreaterThan(0);
+  expect(functions.FailBatch?.invocations ?? 0).toBe(0);
+  expect((await allExecutions()).filter((e) => e.status === 'FAILED')).toEqual([]);
+  // Each group's execution ran once (no re-drive was needed).
+  expect((await allExecutions()).length).toBe(GROUPS);
+}, 180_000);
