@@ -3,7 +3,10 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { addServiceStacks } from '../lib/cdk/app';
+import { withoutBundlingNotices } from '../lib/cdk/quiet-bundling';
 
+// `cdk synth -q` quiet: no line per bundled function (warnings and errors still show).
+withoutBundlingNotices();
 const app = new App();
 addServiceStacks(app);
 // `-c nag=true`: the AwsSolutions pack at synth (the infra tests always run it).

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { readPayments } from './payments-file';
+import { readPaymentsFile, sendingFile } from './payments-file';
 import { clientOf, loadSession } from './session';
 import { executionSteps } from './steps';
 import {
@@ -51,13 +51,16 @@ export function groupCommands(program: Command): void {
     .option('-q, --quiet', 'print only the group id (for scripts)')
     .action(async (options: CreateOptions) => {
       const session = loadSession();
-      const created = await clientOf(session).createGroup(session.mid, {
-        servicePayId: session.mid,
-        scheduleDate: options.date,
-        scheduleHour: Number(options.hour),
-        locationId: Number(options.location),
-        payments: readPayments(options.file),
-      });
+      const source = readPaymentsFile(options.file);
+      const created = await sendingFile(source, () =>
+        clientOf(session).createGroup(session.mid, {
+          servicePayId: session.mid,
+          scheduleDate: options.date,
+          scheduleHour: Number(options.hour),
+          locationId: Number(options.location),
+          payments: source.payments,
+        }),
+      );
       if (options.quiet) return console.log(created.paymentGroupId);
       console.log(groupCard(created));
     });

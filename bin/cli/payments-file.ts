@@ -6,8 +6,8 @@
  * them, so the file reads as a spreadsheet export.
  */
 import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
-import type { RequestBody } from '../../client/index';
+import { basename, extname } from 'node:path';
+import { ApiError, type RequestBody } from '../../client/index';
 
 export type InlinePayment = NonNullable<RequestBody<'CreateGroup'>['payments']>[number];
 
@@ -37,34 +37,96 @@ function fields(line: string): string[] {
   return out.map((f) => f.trim());
 }
 
-function fromCsv(text: string): InlinePayment[] {
-  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
-  const header = fields(lines[0] ?? '');
+/** A file's payments, with the file's line of each (CSV: its row; JSON: none). */
+export interface PaymentsFile {
+  readonly file: string;
+  readonly payments: InlinePayment[];
+  /** `lines[i]`: the 1-based line of the file that holds payments[i]. */
+  readonly lines?: number[];
+}
+
+function fromCsv(file: string, text: string): PaymentsFile {
+  // Each non-blank line with its line number in the file (blank lines are skipped, not renumbered).
+  const lines = text
+    .split(/\r?\n/)
+    .map((line, i) => ({ line, number: i + 1 }))
+    .filter(({ line }) => line.trim() !== '');
+  const header = fields(lines[0]?.line ?? '');
   if (!header.includes('profileId') || !header.includes('amount'))
-    throw new Error('the CSV header must name at least profileId and amount');
-  return lines.slice(1).map((line, row) => {
+    throw new Error(`${file}: the CSV header must name at least profileId and amount`);
+  const rows = lines.slice(1);
+  const payments = rows.map(({ line, number }) => {
     const values = fields(line);
     const payment: Record<string, unknown> = {};
     header.forEach((name, i) => {
       const value = values[i] ?? '';
       if (value === '') return;
       if (NUMBERS.has(name)) {
-        const number = Number(value);
-        if (Number.isNaN(number)) throw new Error(`line ${row + 2}: ${name} "${value}" is not a number`);
-        payment[name] = number;
+        const amount = Number(value);
+        if (Number.isNaN(amount))
+          throw new Error(`${file} line ${number}: ${name} "${value}" is not a number`);
+        payment[name] = amount;
       } else if (BOOLEANS.has(name)) payment[name] = /^(true|yes|1)$/i.test(value);
       else payment[name] = value;
     });
     return payment as InlinePayment;
   });
+  return { file, payments, lines: rows.map((r) => r.number) };
 }
 
-export function readPayments(file: string): InlinePayment[] {
+/** The payments of a .csv or .json file, with each one's line of a CSV file. */
+export function readPaymentsFile(file: string): PaymentsFile {
   const text = readFileSync(file, 'utf8');
-  if (extname(file).toLowerCase() === '.csv') return fromCsv(text);
+  if (extname(file).toLowerCase() === '.csv') return fromCsv(file, text);
   const parsed = JSON.parse(text) as InlinePayment[] | { payments?: InlinePayment[] };
   const payments = Array.isArray(parsed) ? parsed : parsed.payments;
   if (!Array.isArray(payments))
     throw new Error(`${file}: expected an array of payments or {"payments": [...]}`);
-  return payments;
+  return { file, payments };
+}
+
+export const readPayments = (file: string): InlinePayment[] => readPaymentsFile(file).payments;
+
+/**
+ * Where in the file a sentence's `payments[i]` is: ` (payments.csv line 4)` for each payment it
+ * names, so that a refusal of the API points at the CSV row to fix. Empty for a JSON file.
+ */
+export function fileLinesOf(source: PaymentsFile, sentence: string): string {
+  if (!source.lines) return '';
+  const numbers = [...sentence.matchAll(/payments\[(\d+)\]/g)]
+    .map((m) => source.lines![Number(m[1])])
+    .filter((n): n is number => n !== undefined);
+  const distinct = [...new Set(numbers)];
+  if (distinct.length === 0) return '';
+  return ` (${basename(source.file)} line${distinct.length > 1 ? 's' : ''} ${distinct.join(', ')})`;
+}
+
+/**
+ * Runs a request that sends the file's payments; an API refusal that names `payments[i]` comes
+ * back naming the file's line too (its message and each field's problem).
+ */
+export async function sendingFile<T>(source: PaymentsFile, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (
+      !(error instanceof ApiError) ||
+      !source.lines ||
+      !/payments\[\d+\]/.test(JSON.stringify([error.message, error.errors]))
+    )
+      throw error;
+    const errors = error.errors.map((e) => ({
+      field: e.field,
+      message: `${e.message}${fileLinesOf(source, `${e.field} ${e.message}`)}`,
+    }));
+    throw new ApiError(
+      `${error.message}${fileLinesOf(source, error.message)}`,
+      error.status,
+      errors,
+      error.attempts,
+      error.cause,
+      error.idempotencyKey,
+      error.responseCode,
+    );
+  }
 }

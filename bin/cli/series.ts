@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { Schemas } from '../../client/index';
-import { readPayments } from './payments-file';
+import { readPaymentsFile, sendingFile } from './payments-file';
 import { clientOf, loadSession } from './session';
 import { readable, table } from './views';
 
@@ -86,18 +86,21 @@ export function seriesCommands(program: Command): void {
     .option('-q, --quiet', 'print only the series id (for scripts)')
     .action(async (options: CreateOptions) => {
       const session = loadSession();
-      const created = await clientOf(session).createSeries(session.mid, {
-        timeZone: options.zone,
-        localHour: Number(options.hour),
-        startDate: options.start,
-        frequency: options.frequency as 'weekly' | 'monthly',
-        interval: Number(options.interval),
-        ...(options.count !== undefined && { count: Number(options.count) }),
-        ...(options.end !== undefined && { endDate: options.end }),
-        locationId: Number(options.location),
-        noticeDays: Number(options.noticeDays),
-        payments: readPayments(options.file),
-      });
+      const source = readPaymentsFile(options.file);
+      const created = await sendingFile(source, () =>
+        clientOf(session).createSeries(session.mid, {
+          timeZone: options.zone,
+          localHour: Number(options.hour),
+          startDate: options.start,
+          frequency: options.frequency as 'weekly' | 'monthly',
+          interval: Number(options.interval),
+          ...(options.count !== undefined && { count: Number(options.count) }),
+          ...(options.end !== undefined && { endDate: options.end }),
+          locationId: Number(options.location),
+          noticeDays: Number(options.noticeDays),
+          payments: source.payments,
+        }),
+      );
       if (options.quiet) return console.log(created.seriesId);
       console.log(seriesTable([created]));
       console.log(nextOccurrencesTable(created));

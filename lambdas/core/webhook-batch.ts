@@ -11,6 +11,7 @@ import {
 } from '#domain/webhooks';
 import { sleep } from '#shared/concurrency';
 import { config } from '#shared/config';
+import { emitMetricLine } from '#shared/metrics';
 import { MAX_DELAY_SECONDS } from '#shared/sqs-queue';
 import type { DeliveryMessage, WebhookMessage } from '#shared/webhook-queue';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
@@ -104,5 +105,5 @@ export const checkAtFor = (dueMs: number, nowMs: number): string =>
 
 /** The batch's failed attempts as the metric the `webhook-deliveries-failing` alarm watches. */
 export function emitMetric(batch: Batch): void {
-  process.stdout.write(`${failedAttemptsMetricLine(batch.failedAttempts, config().stage, batch.now())}\n`);
+  emitMetricLine(failedAttemptsMetricLine(batch.failedAttempts, config().stage, batch.now()));
 }

@@ -34,6 +34,7 @@ import { stuckGroupsMetricLine } from '#domain/processing';
 import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
+import { emitMetricLine } from '#shared/metrics';
 import { taskHandler } from '#shared/task';
 
 export interface TickResult {
@@ -86,7 +87,7 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
     deadline: Date.now() + TICK_SERIES_BUDGET_SECONDS * 1000,
   });
   // One EMF line: CloudWatch turns it into the metric the stuck-groups alarm watches.
-  process.stdout.write(`${stuckGroupsMetricLine(stuck, config().stage, now)}\n`);
+  emitMetricLine(stuckGroupsMetricLine(stuck, config().stage, now));
   if (stuck > 0) logger.error('groups processing longer than an execution may run', { stuck });
   logger.info('hourly tick', {
     slot,

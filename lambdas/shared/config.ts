@@ -94,6 +94,11 @@ export interface FunctionConfig {
    * so that tests see retries in seconds. The cloud never sets it.
    */
   readonly webhookRetryScale: number;
+  /**
+   * EMIT_METRICS (default true; `false` only in the local runtime): the CloudWatch metrics' EMF
+   * lines are written to stdout (shared/metrics.ts).
+   */
+  readonly emitMetrics: boolean;
 }
 
 /** The variable behind each value a function may lack; `needed` names it when missing. */
@@ -184,6 +189,7 @@ export function loadConfig(env: Env): FunctionConfig {
     webhookSecretKey: text(env, OPTIONAL_VARIABLES.webhookSecretKey),
     webhookAllowLoopback: text(env, 'WEBHOOK_ALLOW_LOOPBACK') === 'true',
     webhookRetryScale: scale(env, 'WEBHOOK_RETRY_SCALE'),
+    emitMetrics: text(env, 'EMIT_METRICS') !== 'false',
   });
 }
 

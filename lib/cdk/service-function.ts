@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../contract/stage';
@@ -95,6 +95,9 @@ export class ServiceFunction extends Construct {
     sourcesContent: false,
     // The Node.js 22 runtime provides AWS SDK v3; bundling our own would only add size.
     externalModules: ['@aws-sdk/*'],
+    // Warnings and errors only: no report of each bundle's files and sizes at every synth
+    // (`npm run check:bundles` measures the sizes).
+    logLevel: LogLevel.WARNING,
   } as const;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {

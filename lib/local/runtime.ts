@@ -64,6 +64,17 @@ export async function seedIdentities(db: DynamoDBDocumentClient, tableName: stri
     for (const mid of client.merchants) await registry.grant(client.clientId, mid);
 }
 
+/**
+ * `GET /__local/emails`: the local SES store (`GET /store` of aws-ses-v2-local, `{emails: [...]}`),
+ * answered on the API's address.
+ */
+const sesStore =
+  (sesUrl: string): LocalRoute =>
+  async () => {
+    const response = await fetch(`${sesUrl}/store`);
+    return { status: response.status, body: await response.json() };
+  };
+
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const stage = options.stage ?? 'dev';
   const dataDir = resolve(options.dataDir ?? '.data');
@@ -91,6 +102,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       TABLE_NAME: tableName,
       SERVICE_STAGE: stage,
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // No CloudWatch reads this console: no metrics' EMF lines (JSON) among the runtime's output.
+      EMIT_METRICS: 'false',
       // Local settlement cut-offs: every SANDBOX_SETTLEMENT_SECONDS from the epoch
       // (docs/product.md#sandbox-processor).
       SETTLEMENT_PERIOD_SECONDS: process.env.SANDBOX_SETTLEMENT_SECONDS ?? '300',
@@ -142,6 +155,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...processing.localRoutes,
       ['POST /__local/faults', faults],
       ['GET /__local/dlq', async () => ({ status: 200, body: deadLetters })],
+      // The local SES store on the API's own address, so that one variable reaches everything.
+      ['GET /__local/emails', sesStore(`http://127.0.0.1:${sesPort}`)],
       ...webhooks.routes,
       ...docsRoutes(stage, url),
       rootRoute(url),

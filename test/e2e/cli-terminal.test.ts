@@ -110,6 +110,11 @@ test('log in, create payors and a group, process it with a progress bar, settle 
     `printf 'profileId,amount,orderId,sendEmailReceipt\\n%s,45.50,INV-1,true\\n%s,12.25,INV-2,true\\n%s,9.99,INV-3,false\\n' $P $P $D > ${home}/payments.csv`,
   );
   await run(`G=$(${cli} group create -f ${home}/payments.csv -q); echo "group $G"`);
+  // A row the API refuses: the error names its line in the file (line 4: a header, two rows before).
+  await run(`printf 'profileId,amount\\n%s,1.00\\n%s,2.00\\n%s,1.001\\n' $P $P $P > ${home}/bad.csv`);
+  expect(await run(`${cli} group create -f ${home}/bad.csv || true`)).toMatch(
+    /Error 400: [^\n]*payments\[2\]\.amount[\s\S]*\(bad\.csv\s+line\s+4\)/,
+  );
 
   // The bar reaches the total, then the outcome table and the summary.
   const processed = await run(`${cli} group process $G`, 30_000);

@@ -1,5 +1,6 @@
 /**
- * `npm start`'s lifecycle: one ready line; Ctrl-C (SIGINT) stops everything and exits 0; even a
+ * `npm start`'s lifecycle: one ready line (naming the docs page and the seeded client), no metrics
+ * JSON on its console; Ctrl-C (SIGINT) stops everything and exits 0; even a
  * killed runtime leaves no DynamoDB Local (Java) behind: its watchdog ends it.
  */
 import { readFileSync } from 'node:fs';
@@ -33,12 +34,35 @@ async function closedWithin(port: number, ms: number): Promise<boolean> {
   return false;
 }
 
-test('Ctrl-C stops the API and DynamoDB Local and exits 0', async () => {
+test('one ready line naming the docs page and the seeded client; an hourly tick prints no metrics JSON; Ctrl-C stops the API and DynamoDB Local and exits 0', async () => {
   const runtime = await launchLocalRuntime({ dataDirPrefix: 'sps-e2e' });
-  expect(runtime.output().match(/ready at/g)).toHaveLength(1);
-  const port = dynamoPort(runtime.dataDir);
-  expect(await listening(port)).toBe(true);
+  let output: string;
+  let ticked: number;
+  let port: number;
+  let dynamoListening: boolean;
+  try {
+    // The hourly tick's stuck-groups metric is an EMF line in the cloud; on a person's console, none.
+    const tick = await fetch(`${runtime.url}/__local/events/hourly`, {
+      method: 'POST',
+      body: JSON.stringify({ time: '2000-01-01T00:00:00Z' }),
+    });
+    ticked = tick.status;
+    await tick.json();
+    output = runtime.output();
+    port = dynamoPort(runtime.dataDir);
+    dynamoListening = await listening(port);
+  } catch (error) {
+    await runtime.stop();
+    throw error;
+  }
   expect((await runtime.stop('SIGINT')).exitCode).toBe(0);
+  expect(output.match(/ready at/g)).toHaveLength(1);
+  expect(output).toContain(
+    `ready at ${runtime.url} (docs: ${runtime.url}/docs, client: local-tester, e-mails: ${runtime.sesUrl})`,
+  );
+  expect(ticked).toBe(200);
+  expect(output).not.toMatch(/CloudWatchMetrics|"_aws"/);
+  expect(dynamoListening).toBe(true);
   expect(await closedWithin(port, 5000)).toBe(true);
   expect(await listening(Number(new URL(runtime.url).port))).toBe(false);
 });

@@ -1,9 +1,10 @@
 /**
- * The walk-throughs of docs/integrating.md work as written: their bash blocks run, in order,
- * against this tier's runtime (only the addresses are swapped), and every step succeeds: the curl
- * walk-through, and the tester CLI's (logged in through a data directory: a runtime of its own,
- * whose settlement cut-offs are an hour apart, so that only its `spay settle` settles the sales; on
- * the tier's runtime, cut-offs every 8 s sometimes settled them first: "Settled 0 sales").
+ * The walk-throughs of docs/integrating.md work as written: their bash blocks run, in order, and
+ * every step succeeds. Each runs against a runtime of its own on free ports (never 3000 and 8005):
+ * the curl walk-through reads every address from its first line, `B=...`, which alone is changed;
+ * the tester CLI's logs in through the runtime's data directory. Their settlement cut-offs are far
+ * apart, so that only the test clock (`settle-now`, `spay settle`) settles their sales and no
+ * cut-off falls between a sale and its void.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,12 +15,21 @@ import { launchLocalRuntime } from '#lib/local/launcher';
 
 const run = promisify(execFile);
 
-/** Seconds until 0.3 s after the tier's next settlement cut-off (every 8 s from the epoch), as bash computes it. */
-const JUST_AFTER_CUT_OFF = `$(node -e 'console.log(((8000 - (Date.now() % 8000) + 300) / 1000).toFixed(3))')`;
-
 const GUIDE = resolve(__dirname, '..', '..', 'docs', 'integrating.md');
+const DEFAULT_ADDRESS = 'http://127.0.0.1:3000';
 
-test('the curl walk-through runs start to finish', async () => {
+/**
+ * A settlement period whose next cut-off is at least 10 minutes away, so that the walk-through's
+ * void (refused within 120 s of a cut-off) always comes before it: a day (cut-offs at midnight
+ * UTC), or one second less near midnight (cut-offs hours away from midnight for centuries).
+ */
+function farSettlementSeconds(): string {
+  const day = 86_400;
+  const untilMidnight = day - ((Date.now() / 1000) % day);
+  return String(untilMidnight > 600 ? day : day - 1);
+}
+
+test('the curl walk-through runs start to finish on a runtime on other ports, every address from $B', async () => {
   const guide = readFileSync(GUIDE, 'utf8');
   const section = guide.slice(
     guide.indexOf('## Walk-through (local)'),
@@ -27,34 +37,46 @@ test('the curl walk-through runs start to finish', async () => {
   );
   const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
   expect(blocks.length).toBeGreaterThanOrEqual(4);
-  expect(section).toContain('# A sale with an idempotency key');
-  const script = ['set -euo pipefail', ...blocks]
-    .join('\n')
-    .replaceAll('http://127.0.0.1:3000', process.env.E2E_BASE_URL!)
-    .replaceAll('http://127.0.0.1:8005', process.env.E2E_SES_URL!)
-    // Other files share this runtime and own the current hour's groups: tick a slot long past.
-    .replaceAll('$(date -u +%FT%H:00:00Z)', '2000-01-01T00:00:00Z')
-    // The tier's cut-offs come every 8 s (test/support/e2e-global-setup.ts): the sale that the
-    // next lines void is made just after one, so that no cut-off falls between sale and void.
-    .replace(
-      '# A sale with an idempotency key',
-      `sleep ${JUST_AFTER_CUT_OFF}\n# A sale with an idempotency key`,
-    );
-  // The refund step waits for a sale's settlement cut-off (8 s apart in this tier).
-  const { stdout } = await run('bash', ['-c', script], { timeout: 90_000 });
-  expect(stdout).toContain('"maskedAccountNumber": "************1111"');
-  expect(stdout).toContain('"isDuplicate": true');
-  expect(stdout).toContain('"status": "Voided"');
-  expect(stdout).toContain('"status": "processed"');
-  // Void before the settlement cut-off, refund after it (the e2e runtime's cut-offs are 8 s apart).
-  expect(stdout).toMatch(/"voidedCount": 3|"refundedCount": 3/);
-  expect(stdout).not.toContain('4111111111111111');
-  // The refund step runs (issue 12): 10.00 of the 40.00 sale refunded after its cut-off.
-  expect(stdout).toContain('"availableRefundAmount": 30');
-  expect(stdout).toContain('"refundCount": 1');
-  // Dates work with BSD (macOS) date too: GNU-only `date -d` only as the fallback after `||`.
-  expect(section).not.toMatch(/^(?!.*\|\| date).*\bdate\b[^\n]* -d /m);
-}, 120_000);
+  const script = ['set -euo pipefail', ...blocks].join('\n');
+  // One address of the runtime, in one variable; the only other address is the webhook
+  // receiver's (yours, on port 4000). No sleeping for a cut-off: the test clock settles.
+  expect(script.match(/^B=(.*)$/gm)).toEqual([`B=${DEFAULT_ADDRESS}`]);
+  expect(script.match(/https?:\/\/[^\s"'/]+/g)).toEqual([DEFAULT_ADDRESS, 'http://127.0.0.1:4000']);
+  expect(script).not.toMatch(/\/\/localhost|:8005|sleep \$\(/);
+  expect(script).toContain('/settle-now');
+
+  const runtime = await launchLocalRuntime({
+    dataDirPrefix: 'sps-e2e-walk-curl',
+    env: {
+      SANDBOX_SETTLEMENT_SECONDS: farSettlementSeconds(),
+      SETTLEMENT_POLL_SECONDS: '1',
+      LOCAL_DUE_SWEEP_SECONDS: '0',
+    },
+  });
+  try {
+    expect([runtime.port, runtime.sesPort]).not.toContain(3000);
+    expect([runtime.port, runtime.sesPort]).not.toContain(8005);
+    const { stdout } = await run('bash', ['-c', script.replace(`B=${DEFAULT_ADDRESS}`, `B=${runtime.url}`)], {
+      timeout: 100_000,
+    });
+    expect(stdout).toContain('"maskedAccountNumber": "************1111"');
+    expect(stdout).toContain('"isDuplicate": true');
+    // The first sale voided before its cut-off; the second refunded in part after the test clock.
+    expect(stdout).toContain('"status": "Voided"');
+    expect(stdout).toContain('"availableRefundAmount": 30');
+    expect(stdout).toContain('"refundCount": 1');
+    // The group: processed, its receipt sent (the test clock settled its sales), then refunded
+    // (not voided, and so not before its receipt).
+    expect(stdout).toContain('"status": "processed"');
+    expect(stdout).toContain('Springfield Elementary: receipt for your payment of 45.50');
+    expect(stdout).toContain('"refundedCount": 3');
+    expect(stdout).not.toContain('4111111111111111');
+    // Dates work with BSD (macOS) date too: GNU-only `date -d` only as the fallback after `||`.
+    expect(section).not.toMatch(/^(?!.*\|\| date).*\bdate\b[^\n]* -d /m);
+  } finally {
+    await runtime.stop();
+  }
+}, 150_000);
 
 const WALK_THROUGH_MID = '32350000077';
 

@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ScheduledPaymentsClient, Schemas } from '../../client';
-import { readPayments } from '../../bin/cli/payments-file';
+import { ApiError, type ScheduledPaymentsClient, type Schemas } from '../../client';
+import { readPayments, readPaymentsFile, sendingFile } from '../../bin/cli/payments-file';
 import { loadSession, saveSession, stageTarget } from '../../bin/cli/session';
 import { nextOccurrencesTable, pastOccurrencesTable, seriesTable } from '../../bin/cli/series';
 import { barSize, outcomeTable, reversalText, watchReversal, wrapLines } from '../../bin/cli/views';
@@ -49,6 +49,40 @@ describe('payments file', () => {
     expect(() => readPayments(file('b.csv', 'profileId,amount\na/b,ten\n'))).toThrow(
       'line 2: amount "ten" is not a number',
     );
+  });
+
+  test("CSV: a bad row's error names the file's line, blank lines counted", () => {
+    const csv = file('bad.csv', 'profileId,amount\na/b,1.00\n\nc/d,ten\n');
+    expect(() => readPayments(csv)).toThrow(`${csv} line 4: amount "ten" is not a number`);
+  });
+
+  test("CSV: the API's refusal of payments[i] names the file's line of that payment", async () => {
+    const source = readPaymentsFile(file('p.csv', 'profileId,amount\n\na/b,1.00\nc/d,2\ne/f,1.001\n'));
+    expect(source.lines).toEqual([3, 4, 5]);
+    const refusal = new ApiError(
+      'payments[2].amount must have at most 2 decimal places; payments[0].profileId: no such payor',
+      400,
+      [{ field: 'payments[2].amount', message: 'must have at most 2 decimal places' }],
+      1,
+      undefined,
+      'key-1',
+    );
+    const thrown = (await sendingFile(source, () => Promise.reject(refusal)).catch(
+      (e: unknown) => e,
+    )) as ApiError;
+    expect(thrown).toBeInstanceOf(ApiError);
+    expect(thrown.message).toBe(
+      'payments[2].amount must have at most 2 decimal places; payments[0].profileId: no such payor (p.csv lines 5, 3)',
+    );
+    expect(thrown.errors).toEqual([
+      { field: 'payments[2].amount', message: 'must have at most 2 decimal places (p.csv line 5)' },
+    ]);
+    expect([thrown.status, thrown.idempotencyKey]).toEqual([400, 'key-1']);
+    // Another error, or a JSON file's, is passed on as it came.
+    const other = new ApiError('group not found', 404, [], 1);
+    await expect(sendingFile(source, () => Promise.reject(other))).rejects.toBe(other);
+    const json = readPaymentsFile(file('p.json', '[{"profileId": "a/b", "amount": 1.001}]'));
+    await expect(sendingFile(json, () => Promise.reject(refusal))).rejects.toBe(refusal);
   });
 
   test('JSON: an array of payments or {"payments": [...]}', () => {

@@ -35,7 +35,14 @@ describe('the functions configuration', () => {
       webhookSecretKey: undefined,
       webhookAllowLoopback: false,
       webhookRetryScale: 1,
+      emitMetrics: true,
     });
+  });
+
+  it('writes the metrics unless EMIT_METRICS is exactly false (the local runtime)', () => {
+    expect(loadConfig({ TABLE_NAME: 't', EMIT_METRICS: 'false' }).emitMetrics).toBe(false);
+    for (const value of ['true', '0', 'no', ''])
+      expect(loadConfig({ TABLE_NAME: 't', EMIT_METRICS: value }).emitMetrics).toBe(true);
   });
 
   it('allows loopback webhooks only when WEBHOOK_ALLOW_LOOPBACK is exactly true', () => {
