@@ -3,7 +3,7 @@
  * function instead of running the sweeper on the operator's machine, and `grant`/`revoke` name the
  * caller's AWS identity in their audit record (bin/admin-cloud.ts). Lambda and STS mocked.
  */
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { InvokeCommand, LambdaClient, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { cloudActor, invokeReconciliation, reconciliationFunctionName } from '../../bin/admin-cloud';
@@ -15,7 +15,9 @@ beforeEach(() => {
   stsMock.reset();
 });
 
-const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+/** A function's answer as the SDK hands it over (its bytes; the client adds the blob helpers). */
+const encode = (value: unknown) =>
+  new TextEncoder().encode(JSON.stringify(value)) as unknown as InvokeCommandOutput['Payload'];
 const report = { since: '2026-11-25T00:00:00.000Z', unhealed: 0, healed: 2 };
 
 test('reconcile --stage prod invokes the stage’s reconciliation function with the window, synchronously, and answers its report', async () => {
