@@ -23,7 +23,7 @@ export interface ReconcileEvent {
 }
 
 /** The window's start an event asks for; a bad one is refused before anything runs. */
-function windowOf(event: ReconcileEvent): { since: string; now: Date; staleMinutes?: number } {
+export function windowOf(event: ReconcileEvent): { since: string; now: Date; staleMinutes?: number } {
   const now = event.time !== undefined ? new Date(event.time) : new Date();
   if (Number.isNaN(now.getTime())) throw new Error(`time ${String(event.time)} is not an ISO-8601 time`);
   const since = event.since !== undefined ? new Date(event.since) : new Date(now.getTime() - DAY_MS);
