@@ -6,6 +6,7 @@
  *   npm run admin -- grant  --client <app client id> --mid 32350000009 [target]
  *   npm run admin -- revoke --client <app client id> --mid 32350000009 [target]
  *   npm run admin -- grants --client <app client id> [target]
+ *   npm run admin -- audit [--since <ISO-8601>] [--until <ISO-8601>] [--json] [target]
  *   npm run admin -- merchant --mid 23500009 [target]
  *   npm run admin -- resend-notification --outbox notice:<paymentId> [target]
  *   npm run admin -- outbox --status failed|stuck|pending|sending|sent [--json] [target]
@@ -18,7 +19,9 @@
  *   npm run admin -- --help
  *
  * target: --local (default; the running `npm start`, found through DATA_DIR/runtime.json) or
- * --stage dev|prod (the deployed table, with the usual AWS credentials and region).
+ * --stage dev|prod (the deployed table, with the usual AWS credentials and region). With --stage,
+ * reconcile invokes the stage's reconciliation function (bin/admin-cloud.ts) instead of running
+ * the sweeper here; grant and revoke record the caller's AWS identity in their audit record.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,7 +36,7 @@ import { backfillMethodIndexes } from '../lambdas/store/method-index-backfill';
 import { failingEndpoints } from '../lambdas/store/webhook-admin';
 import type { OutboxStatus } from '../lambdas/domain/notifications';
 import { runtimeFile } from '../lib/local/runtime';
-import { parseStage } from '../contract/stage';
+import { parseStage, type Stage } from '../contract/stage';
 import { tableName } from '../contract/table';
 
 const USAGE = `usage: npm run admin -- <command> [options] [--local | --stage dev|prod]
@@ -43,12 +46,15 @@ commands:
   register-merchant --mid <11 digits> [--mid8 <8 digits>] --name <name>
   grant|revoke      --client <client id> --mid <8 or 11 digits>
   grants            --client <client id>
+  audit             [--since <ISO-8601, default 30 days ago>] [--until <ISO-8601, default now>] [--json]
+                    the audit records of grants and revocations (who, when, what), oldest first
   merchant          --mid <8 or 11 digits>
   resend-notification --outbox <outbox id, e.g. notice:<paymentId>>
   outbox            --status <failed|stuck|pending|sending|sent> [--json]
                     the e-mails of that status (reads the whole table)
   reconcile         [--since <ISO-8601, default 24 h ago>] [--stale-minutes <default 30>] [--json]
-                    exits 1 when differences the sweeper could not heal remain
+                    exits 1 when differences the sweeper could not heal remain; with --stage it
+                    invokes the stage's reconciliation function (needs lambda:InvokeFunction)
   backfill-merchant-list
                     migration: lists for reconciliation every merchant registered before it
                     existed (reads the whole table; safe to repeat)
@@ -127,6 +133,7 @@ async function main(): Promise<void> {
       local: { type: 'boolean' },
       stage: { type: 'string' },
       since: { type: 'string' },
+      until: { type: 'string' },
       'stale-minutes': { type: 'string' },
       json: { type: 'boolean' },
       failing: { type: 'boolean' },
@@ -139,6 +146,18 @@ async function main(): Promise<void> {
   if (!command) throw new Error(USAGE);
   const { client, table, where, env } = target(values);
   const registry = new MerchantRegistry(DynamoDBDocumentClient.from(client), table);
+  /** Who runs the command, for the audit record of a grant or revocation. */
+  const actor = async (): Promise<string> => {
+    const { cloudActor, localActor } = await import('./admin-cloud');
+    if (!values.stage) return localActor();
+    const { STSClient } = await import('@aws-sdk/client-sts');
+    const sts = new STSClient({});
+    try {
+      return await cloudActor(sts);
+    } finally {
+      sts.destroy();
+    }
+  };
   switch (command) {
     case 'register-merchant': {
       const merchant = {
@@ -153,12 +172,16 @@ async function main(): Promise<void> {
       break;
     }
     case 'grant': {
-      const merchant = await registry.grant(need(values.client, 'client'), need(values.mid, 'mid'));
+      const merchant = await registry.grant(
+        need(values.client, 'client'),
+        need(values.mid, 'mid'),
+        await actor(),
+      );
       console.log(`granted ${values.client} access to ${merchant.merchantId} "${merchant.name}" in ${where}`);
       break;
     }
     case 'revoke':
-      await registry.revoke(need(values.client, 'client'), need(values.mid, 'mid'));
+      await registry.revoke(need(values.client, 'client'), need(values.mid, 'mid'), await actor());
       console.log(
         `revoked ${values.client}'s access to ${values.mid} in ${where} (warm containers may honour it for up to AUTHZ_CACHE_SECONDS)`,
       );
@@ -166,6 +189,25 @@ async function main(): Promise<void> {
     case 'grants':
       console.log(JSON.stringify(await registry.grantsOf(need(values.client, 'client')), null, 2));
       break;
+    case 'audit': {
+      const until = values.until ?? new Date().toISOString();
+      const since = values.since ?? new Date(Date.parse(until) - 30 * 24 * 3600_000).toISOString();
+      for (const [flag, value] of [
+        ['since', since],
+        ['until', until],
+      ])
+        if (Number.isNaN(Date.parse(value!))) throw new Error(`--${flag} ${value} is not an ISO-8601 time`);
+      const records = await registry.auditTrail(new Date(since).toISOString(), new Date(until).toISOString());
+      if (values.json) console.log(JSON.stringify(records, null, 2));
+      else {
+        console.log(`${records.length} grant(s) and revocation(s) from ${since} to ${until} in ${where}`);
+        for (const r of records)
+          console.log(
+            `${r.at}  ${r.action.padEnd(6)}  client ${r.clientId}  merchant ${r.merchantId} (as ${r.mid})  by ${r.actor}`,
+          );
+      }
+      break;
+    }
     case 'merchant': {
       const merchant = await registry.find(need(values.mid, 'mid'));
       if (!merchant) throw new Error(`merchant ${values.mid} is not registered in ${where}`);
@@ -210,11 +252,13 @@ async function main(): Promise<void> {
       if (Number.isNaN(Date.parse(since))) throw new Error(`--since ${since} is not an ISO-8601 time`);
       const staleMinutes =
         values['stale-minutes'] === undefined ? undefined : Number(values['stale-minutes']);
-      // The functions' code reads its configuration from the environment on first use.
-      Object.assign(process.env, env);
-      const { reconcile } = await import('../lambdas/core/reconcile');
+      const report = values.stage
+        ? await reconcileInStage(parseStage(values.stage), {
+            since: new Date(since).toISOString(),
+            staleMinutes,
+          })
+        : await reconcileHere(env, { since: new Date(since).toISOString(), staleMinutes });
       const { renderReport } = await import('../lambdas/core/reconcile-table');
-      const report = await reconcile({ since: new Date(since).toISOString(), staleMinutes });
       console.log(values.json ? JSON.stringify(report, null, 2) : `${where}\n${renderReport(report)}`);
       if (report.unhealed > 0) process.exitCode = 1;
       break;
@@ -271,6 +315,27 @@ async function main(): Promise<void> {
       throw new Error(`unknown command ${command}\n${USAGE}`);
   }
   client.destroy();
+}
+
+/** A stage's reconciliation: its own function, with its settings and role (bin/admin-cloud.ts). */
+async function reconcileInStage(stage: Stage, payload: { since: string; staleMinutes?: number }) {
+  const { invokeReconciliation } = await import('./admin-cloud');
+  const { LambdaClient } = await import('@aws-sdk/client-lambda');
+  // A day's reconciliation may take the function's 15 minutes: wait for it.
+  const lambda = new LambdaClient({ requestHandler: { requestTimeout: 16 * 60_000 } });
+  try {
+    return await invokeReconciliation(lambda, stage, payload);
+  } finally {
+    lambda.destroy();
+  }
+}
+
+/** The local runtime's reconciliation: the functions' code here, with the runtime's settings. */
+async function reconcileHere(env: Record<string, string>, options: { since: string; staleMinutes?: number }) {
+  // The functions' code reads its configuration from the environment on first use.
+  Object.assign(process.env, env);
+  const { reconcile } = await import('../lambdas/core/reconcile');
+  return reconcile(options);
 }
 
 main().catch((error: unknown) => {

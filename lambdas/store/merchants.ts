@@ -5,9 +5,14 @@
  * - `CLIENT#<clientId>` / `MID#<digits>`: one grant item per MID form, so one GetItem both resolves
  *   the path MID to the 11-digit MID and authorizes the client.
  *
+ * - `AUDIT#<yyyy-MM>` / `<at>#<auditId>`: one audit record per grant or revocation (who, when,
+ *   what), written in the transaction that makes the change, so a change never goes unrecorded and
+ *   a record never names a change that failed.
+ *
  * Used by the request middleware (authorize), the operator command and the local seed.
  */
-import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/keys';
 
@@ -17,6 +22,21 @@ export interface Merchant {
   /** The 8-digit short form, when the merchant has one. */
   shortId?: string;
   name: string;
+}
+
+/** One grant or revocation as its audit record tells it. */
+export interface AuditRecord {
+  /** When (ISO 8601, UTC). */
+  at: string;
+  /** Who: the caller's AWS identity (its ARN) for a stage, the OS user for the local runtime. */
+  actor: string;
+  action: 'grant' | 'revoke';
+  clientId: string;
+  /** The 11-digit MID of the merchant, when registered. */
+  merchantId: string;
+  /** The MID as the operator gave it (8 or 11 digits). */
+  mid: string;
+  auditId: string;
 }
 
 const forms = (m: Merchant): string[] => [m.merchantId, ...(m.shortId ? [m.shortId] : [])];
@@ -60,30 +80,94 @@ export class MerchantRegistry {
     return Item ? { merchantId: Item.merchantId, shortId: Item.shortId, name: Item.name } : undefined;
   }
 
-  async grant(clientId: string, mid: string): Promise<Merchant> {
+  /**
+   * Grants a client a merchant (both MID forms), with its audit record, in one transaction that
+   * also checks the merchant is still registered: all of it is written, or nothing.
+   */
+  async grant(clientId: string, mid: string, actor: string, now = new Date()): Promise<Merchant> {
     const merchant = await this.find(mid);
     if (!merchant) throw new Error(`merchant ${mid} is not registered`);
     await this.db.send(
       new TransactWriteCommand({
-        TransactItems: forms(merchant).map((form) => ({
-          Put: {
-            TableName: this.tableName,
-            Item: { ...keys.grant(clientId, form), entity: 'grant', clientId, ...merchant },
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: this.tableName,
+              Key: keys.merchant(merchant.merchantId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
           },
-        })),
+          ...forms(merchant).map((form) => ({
+            Put: {
+              TableName: this.tableName,
+              Item: { ...keys.grant(clientId, form), entity: 'grant', clientId, ...merchant },
+            },
+          })),
+          this.auditPut({ action: 'grant', actor, clientId, merchantId: merchant.merchantId, mid }, now),
+        ],
       }),
     );
     return merchant;
   }
 
-  async revoke(clientId: string, mid: string): Promise<void> {
+  /** Revokes a client's grant of a merchant (both MID forms), with its audit record, in one transaction. */
+  async revoke(clientId: string, mid: string, actor: string, now = new Date()): Promise<void> {
     const merchant = await this.find(mid);
     const all = merchant ? forms(merchant) : [mid];
-    await Promise.all(
-      all.map((form) =>
-        this.db.send(new DeleteCommand({ TableName: this.tableName, Key: keys.grant(clientId, form) })),
-      ),
+    await this.db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...all.map((form) => ({ Delete: { TableName: this.tableName, Key: keys.grant(clientId, form) } })),
+          this.auditPut(
+            { action: 'revoke', actor, clientId, merchantId: merchant?.merchantId ?? mid, mid },
+            now,
+          ),
+        ],
+      }),
     );
+  }
+
+  private auditPut(what: Omit<AuditRecord, 'at' | 'auditId'>, now: Date) {
+    const at = now.toISOString();
+    const auditId = randomUUID();
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: { ...keys.audit(at, auditId), entity: 'audit', at, auditId, ...what },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+  }
+
+  /** The audit records from `since` to `until` (ISO 8601), oldest first: one Query per month. */
+  async auditTrail(since: string, until: string): Promise<AuditRecord[]> {
+    const records: AuditRecord[] = [];
+    for (const month of monthsBetween(since, until)) {
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: { ':pk': keys.auditMonth(month), ':from': since, ':to': `${until}~` },
+            ConsistentRead: true,
+            ExclusiveStartKey,
+          }),
+        );
+        for (const i of page.Items ?? [])
+          records.push({
+            at: i.at,
+            actor: i.actor,
+            action: i.action,
+            clientId: i.clientId,
+            merchantId: i.merchantId,
+            mid: i.mid,
+            auditId: i.auditId,
+          });
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey !== undefined);
+    }
+    return records;
   }
 
   /** The merchant a client may act for under this path MID, or undefined. */
@@ -110,4 +194,18 @@ export class MerchantRegistry {
     );
     return [...byId.values()];
   }
+}
+
+/** The months (`yyyy-MM`) from the one of `since` to the one of `until`, both included. */
+export function monthsBetween(since: string, until: string): string[] {
+  const months: string[] = [];
+  const end = until.slice(0, 7);
+  let [year, month] = since.slice(0, 7).split('-').map(Number) as [number, number];
+  for (let m = since.slice(0, 7); m <= end;) {
+    months.push(m);
+    month += 1;
+    if (month > 12) [year, month] = [year + 1, 1];
+    m = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}`;
+  }
+  return months;
 }

@@ -14,7 +14,9 @@
  */
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { ADMIN_ONLY_KEY_PREFIXES } from '../../contract/table';
 import generated from './function-access.json';
@@ -78,12 +80,69 @@ export function bindTable(fn: lambda.Function, table: ITable, handler: string, e
     );
   const writes = actions.some((a) => (TABLE_WRITE_ACTIONS as readonly string[]).includes(a));
   if (writes) fn.addToRolePolicy(adminOnlyKeysDenied(table));
-  const key = table.encryptionKey;
-  if (key !== undefined) {
-    key.grant(fn, 'kms:Decrypt', 'kms:DescribeKey');
-    if (writes) key.grant(fn, 'kms:Encrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*');
-  }
+  if (table.encryptionKey !== undefined) grantKeyUse(fn, table.encryptionKey, writes);
 }
+
+/**
+ * A data key's use (the table's or the queues', lib/cdk/keys.ts), by what the function does with
+ * the data: reading (a read, a stream record, a received message) needs kms:Decrypt; writing (an
+ * item, a sent message) also kms:GenerateDataKey. Nothing else: no Encrypt, no ReEncrypt, no
+ * wildcard. test/infra/kms.test.ts derives the same from each role's table and queue actions.
+ */
+export function grantKeyUse(fn: lambda.IFunction, key: kms.IKey, writes: boolean): void {
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: writes ? [...KEY_WRITE_ACTIONS] : [...KEY_READ_ACTIONS],
+      resources: [key.keyArn],
+    }),
+  );
+}
+
+/** What reading data encrypted under a key needs, and what writing it needs. */
+export const KEY_READ_ACTIONS = ['kms:Decrypt'] as const;
+export const KEY_WRITE_ACTIONS = ['kms:Decrypt', 'kms:GenerateDataKey'] as const;
+
+/**
+ * Let a function send to a queue: SendMessage and the queue's look-ups (what CDK's
+ * grantSendMessages grants), and, for a queue under a customer-managed key, that key's use for
+ * writing (CDK's grant would add Encrypt and ReEncrypt*, which sending never calls).
+ */
+export function grantSendMessages(queue: sqs.IQueue, fn: lambda.IFunction): void {
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+      resources: [queue.queueArn],
+    }),
+  );
+  if (queue.encryptionMasterKey !== undefined) grantKeyUse(fn, queue.encryptionMasterKey, true);
+}
+
+/**
+ * Let a function read the table's stream (as its event source): ListStreams (no resource), the
+ * stream's reads, and, under a customer-managed key, its use for reading.
+ */
+export function grantStreamRead(fn: lambda.IFunction, table: ITable): void {
+  if (table.tableStreamArn === undefined) throw new Error('the table has no stream');
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:ListStreams'], resources: ['*'] }));
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+      resources: [table.tableStreamArn],
+    }),
+  );
+  if (table.encryptionKey !== undefined) grantKeyUse(fn, table.encryptionKey, false);
+}
+
+/**
+ * An event source's failure destination on a queue (a stream's records the function gave up on),
+ * granted like any sender (grantSendMessages) rather than by CDK's SqsDlq.
+ */
+export const queueDestination = (queue: sqs.IQueue): lambda.IEventSourceDlq => ({
+  bind: (_target, fn) => {
+    grantSendMessages(queue, fn);
+    return { destination: queue.queueArn };
+  },
+});
 
 /** The Deny of every write of an item whose partition key is admin-only (registry, grants, audit). */
 export const adminOnlyKeysDenied = (table: ITable): iam.PolicyStatement =>

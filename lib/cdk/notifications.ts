@@ -6,13 +6,13 @@
  * dead-letter queue for both, alarmed, with the queue's age and the stream's lag. The
  * configuration set's sending events become CloudWatch metrics with bounce and complaint alarms.
  */
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Names, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { serviceAlarm, type AlarmOptions } from './alarms';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -20,13 +20,20 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
-import { bindTable } from './access';
+import { bindTable, grantSendMessages, grantStreamRead, queueDestination } from './access';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import { queueEncryption } from './keys';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
 export interface ServiceNotificationsProps {
   readonly stage: Stage;
   readonly table: dynamodb.Table;
   readonly alarmTopic: sns.ITopic;
+  /**
+   * The customer-managed key of the queues (prod, lib/cdk/keys.ts).
+   * @default - SQS-managed encryption
+   */
+  readonly queueKey?: kms.IKey;
   /**
    * Sender address of the e-mails. Its domain becomes the SES identity (verify it by publishing
    * the DKIM records SES shows for it).
@@ -94,7 +101,7 @@ export class ServiceNotifications extends Construct {
     this.deadLetterQueue = new sqs.Queue(this, 'NotifierFailures', {
       queueName: `${SERVICE_NAME}-${stage}-notifier-failures`,
       retentionPeriod: Duration.days(14),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      ...queueEncryption(props.queueKey),
       enforceSSL: true,
     });
     Validations.of(this.deadLetterQueue).acknowledge({
@@ -107,7 +114,7 @@ export class ServiceNotifications extends Construct {
       // AWS's advice for a Lambda source: six times the function's timeout.
       visibilityTimeout: Duration.seconds(6 * NOTIFIER_TIMEOUT_SECONDS),
       retentionPeriod: Duration.days(4),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      ...queueEncryption(props.queueKey),
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
     });
@@ -124,25 +131,28 @@ export class ServiceNotifications extends Construct {
         environment: { NOTIFICATION_QUEUE_URL: this.queue.queueUrl, TABLE_NAME: table.tableName },
       },
     ).fn;
-    this.queue.grantSendMessages(forwarder);
-    forwarder.addEventSource(
-      new DynamoEventSource(table, {
-        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-        batchSize: 100,
-        retryAttempts: 10,
-        bisectBatchOnError: true,
-        reportBatchItemFailures: true,
-        maxRecordAge: Duration.days(1),
-        onFailure: new SqsDlq(this.deadLetterQueue),
-        // New outbox items (e-mails) and new events (webhooks, lib/cdk/webhooks.ts).
-        filters: ['outbox', 'event'].map((entity) =>
-          lambda.FilterCriteria.filter({
-            eventName: lambda.FilterRule.isEqual('INSERT'),
-            dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual(entity) } } },
-          }),
-        ),
-      }),
-    );
+    grantSendMessages(this.queue, forwarder);
+    // The stream as the forwarder's event source, with the grants a stream reader needs and no
+    // more (CDK's DynamoEventSource also grants kms:DescribeKey on the table key, which reading
+    // never calls). The mapping's id is DynamoEventSource's: the same resource as before.
+    forwarder.addEventSourceMapping(`DynamoDBEventSource:${Names.nodeUniqueId(table.node)}`, {
+      eventSourceArn: table.tableStreamArn,
+      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+      batchSize: 100,
+      retryAttempts: 10,
+      bisectBatchOnError: true,
+      reportBatchItemFailures: true,
+      maxRecordAge: Duration.days(1),
+      onFailure: queueDestination(this.deadLetterQueue),
+      // New outbox items (e-mails) and new events (webhooks, lib/cdk/webhooks.ts).
+      filters: ['outbox', 'event'].map((entity) =>
+        lambda.FilterCriteria.filter({
+          eventName: lambda.FilterRule.isEqual('INSERT'),
+          dynamodb: { NewImage: { entity: { S: lambda.FilterRule.isEqual(entity) } } },
+        }),
+      ),
+    });
+    grantStreamRead(forwarder, table);
     this.forwarder = forwarder;
 
     const { fn } = new ServiceFunction(props.functionScope ?? this, handlerSlug(NOTIFIER_HANDLER), {
@@ -160,7 +170,7 @@ export class ServiceNotifications extends Construct {
     bindTable(fn, table, NOTIFIER_HANDLER);
     fn.addToRolePolicy(sendPolicy(this, stage, domain, sender, this.configurationSet));
     // Retries go back on the queue as new messages (with a delay).
-    this.queue.grantSendMessages(fn);
+    grantSendMessages(this.queue, fn);
     fn.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: 10,

@@ -26,6 +26,7 @@ import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
 import { SERIES_JOB } from '../../contract/series';
 import { bindStateMachineIfUsed } from './access';
 import { ServiceWaf } from './waf';
+import { encryptLogGroups, ServiceKeys } from './keys';
 
 export interface ServiceStackProps extends StackProps {
   /** The stage this stack deploys: names, retention and protection follow it. */
@@ -63,6 +64,8 @@ export interface ServiceStackProps extends StackProps {
 export class ServiceStack extends Stack {
   readonly stage: Stage;
   readonly table: ServiceTable;
+  /** The customer-managed keys at rest (prod; none in dev: lib/cdk/keys.ts). */
+  readonly keys: ServiceKeys;
   readonly auth: ServiceAuth;
   readonly api: ServiceApi;
   readonly waf: ServiceWaf;
@@ -98,7 +101,9 @@ export class ServiceStack extends Stack {
     Tags.of(this).add('service', SERVICE_NAME);
     Tags.of(this).add('stage', stage);
 
-    this.table = new ServiceTable(this, 'Data', { stage });
+    this.keys = new ServiceKeys(this, 'Keys', { stage });
+    this.table = new ServiceTable(this, 'Data', { stage, encryptionKey: this.keys.table });
+    if (this.keys.logs !== undefined) encryptLogGroups(this, this.keys.logs);
     this.auth = new ServiceAuth(this, 'Auth', { stage, domainSuffix: authDomainSuffix });
     // Every function goes to a nested stack by concern; everything else stays here, where its
     // logical id (and so the resource) stays what it was.
@@ -122,6 +127,7 @@ export class ServiceStack extends Stack {
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
       senderAddress,
+      queueKey: this.keys.queues,
       functionScope: nested.of('NotificationFunctions'),
     });
     this.webhooks = new ServiceWebhooks(this, 'Webhooks', {
@@ -129,6 +135,7 @@ export class ServiceStack extends Stack {
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
       forwarder: this.notifications.forwarder,
+      queueKey: this.keys.queues,
       functionScope: nested.of('WebhookFunctions'),
     });
     this.reconciliation = new ServiceReconciliation(this, 'Reconciliation', {

@@ -1,6 +1,7 @@
 /** The service's single DynamoDB table, built from the one table definition in contract/table.ts. */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import type { Stage } from '../../contract/stage';
 import { tableDef, tableName, type KeyDef } from '../../contract/table';
@@ -25,6 +26,11 @@ export interface ServiceTableProps {
    * @default - true in prod, false otherwise
    */
   readonly retain?: boolean;
+  /**
+   * The customer-managed key of the table (prod, lib/cdk/keys.ts).
+   * @default - the AWS owned key
+   */
+  readonly encryptionKey?: kms.IKey;
 }
 
 export class ServiceTable extends Construct {
@@ -44,6 +50,10 @@ export class ServiceTable extends Construct {
       timeToLiveAttribute: tableDef.timeToLiveAttribute,
       // Payment records: recovery to any second of the last 35 days on every stage.
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      ...(props.encryptionKey !== undefined && {
+        encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+        encryptionKey: props.encryptionKey,
+      }),
       deletionProtection: retain,
       removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });

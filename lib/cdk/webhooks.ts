@@ -32,13 +32,19 @@ import {
   WEBHOOK_SWEEP_INTERVAL_MINUTES,
 } from '../../contract/webhooks';
 import { serviceAlarm } from './alarms';
-import { actionsOf, bindTable, readsSetting } from './access';
+import { actionsOf, bindTable, grantSendMessages, readsSetting } from './access';
+import { queueEncryption } from './keys';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
 export interface ServiceWebhooksProps {
   readonly stage: Stage;
   readonly table: dynamodb.ITable;
   readonly alarmTopic: sns.ITopic;
+  /**
+   * The customer-managed key of the queues (prod, lib/cdk/keys.ts).
+   * @default - SQS-managed encryption
+   */
+  readonly queueKey?: kms.IKey;
   /** The table's stream forwarder: it puts each new event on the webhook queue. */
   readonly forwarder: lambda.Function;
   /**
@@ -92,7 +98,7 @@ export class ServiceWebhooks extends Construct {
     this.deadLetterQueue = new sqs.Queue(this, 'WebhookFailures', {
       queueName: `${SERVICE_NAME}-${stage}-webhook-failures`,
       retentionPeriod: Duration.days(14),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      ...queueEncryption(props.queueKey),
       enforceSSL: true,
     });
     Validations.of(this.deadLetterQueue).acknowledge({
@@ -105,7 +111,7 @@ export class ServiceWebhooks extends Construct {
       // AWS's advice for a Lambda source: six times the function's timeout.
       visibilityTimeout: Duration.seconds(6 * DELIVERY_TIMEOUT_SECONDS),
       retentionPeriod: Duration.days(4),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      ...queueEncryption(props.queueKey),
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
     });
@@ -120,7 +126,7 @@ export class ServiceWebhooks extends Construct {
       environment: { ...queueUrl, WEBHOOK_SECRET_KEY: `kms:${this.key.keyArn}` },
     }).fn;
     bindTable(this.deliverer, table, WEBHOOK_DELIVERY_HANDLER);
-    this.queue.grantSendMessages(this.deliverer);
+    grantSendMessages(this.queue, this.deliverer);
     this.deliverer.addToRolePolicy(keyStatement(this.key, 'kms:Decrypt'));
     // Bounded: one slow merchant's burst cannot take the account's concurrency.
     const cfn = this.deliverer.node.defaultChild as lambda.CfnFunction;
@@ -140,7 +146,7 @@ export class ServiceWebhooks extends Construct {
       environment: queueUrl,
     }).fn;
     bindTable(this.sweeper, table, WEBHOOK_SWEEP_HANDLER);
-    this.queue.grantSendMessages(this.sweeper);
+    grantSendMessages(this.queue, this.sweeper);
     new events.Rule(this, 'SweepEvery', {
       ruleName: `${SERVICE_NAME}-${stage}-webhook-sweep`,
       description: 'Re-enqueues webhook deliveries that are due and whose message is lost',
@@ -151,7 +157,7 @@ export class ServiceWebhooks extends Construct {
 
     // The stream forwarder puts each new event on the queue (its filter admits event items).
     props.forwarder.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
-    this.queue.grantSendMessages(props.forwarder);
+    grantSendMessages(this.queue, props.forwarder);
 
     const alarm = (name: string, metric: cloudwatch.IMetric, description: string, evaluationPeriods = 1) =>
       serviceAlarm(this, stage, props.alarmTopic, name, metric, description, { evaluationPeriods });
@@ -191,7 +197,7 @@ export class ServiceWebhooks extends Construct {
     }
     if (readsSetting(handler, 'webhookQueueUrl')) {
       fn.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
-      this.queue.grantSendMessages(fn);
+      grantSendMessages(this.queue, fn);
     }
   }
 }

@@ -61,7 +61,7 @@ export async function seedIdentities(db: DynamoDBDocumentClient, tableName: stri
   const registry = new MerchantRegistry(db, tableName);
   for (const merchant of localMerchants) await registry.register(merchant);
   for (const client of localClients)
-    for (const mid of client.merchants) await registry.grant(client.clientId, mid);
+    for (const mid of client.merchants) await registry.grant(client.clientId, mid, 'npm start (seed)');
 }
 
 /**

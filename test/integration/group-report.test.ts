@@ -104,7 +104,7 @@ beforeAll(async () => {
   ({ handler } = (await import('#lambdas/groups/group-report')) as unknown as { handler: typeof handler });
   const registry = new MerchantRegistry(table.db, table.tableName);
   await registry.register({ merchantId: MID, name: 'Report test' });
-  await registry.grant(CLIENT, MID);
+  await registry.grant(CLIENT, MID, 'test');
   const totalCents = live.reduce((sum, p) => sum + p.amountCents, 0);
   await table.db.send(
     new (await import('@aws-sdk/lib-dynamodb')).PutCommand({

@@ -228,3 +228,20 @@ export function stagedAssetText(stack: Stack, objectKey: string): string {
 
 /** A whole stage synthesizes in a few seconds, the first one in a process in more than Jest's 5 s default. */
 export const SYNTH_TIMEOUT_MS = 60_000;
+
+/**
+ * Whether a statement is a function's use of prod's table or queues key (lib/cdk/keys.ts): those
+ * go with its table and queue access, and test/infra/kms.test.ts checks each one.
+ */
+export const isDataKeyStatement = (statement: Statement): boolean =>
+  statement.Effect === 'Allow' &&
+  actionsOf(statement).every((a) => a.startsWith('kms:')) &&
+  resourcesOfStatement(statement).every(isDataKeyArn);
+
+/** Whether a (flattened) resource is prod's table or queues key. */
+export const isDataKeyArn = (resource: string): boolean =>
+  /^\$\{Keys(Table|Queues)Key[0-9A-F]+\.Arn\}$/.test(resource);
+
+/** A queue's encryption on a stage: prod's queues key (kms.test.ts says which), dev's SQS-managed keys. */
+export const queueEncryptionOf = (stage: Stage): Record<string, unknown> =>
+  stage === 'prod' ? { KmsMasterKeyId: expect.anything() } : { SqsManagedSseEnabled: true };

@@ -1,0 +1,67 @@
+/**
+ * What `npm run admin` does differently for a deployed stage (issue 22, item 6):
+ *
+ * - `reconcile --stage` invokes the stage's own reconciliation function (Lambda Invoke), so the
+ *   sweeper runs with the stage's settlement settings, its role and its processor credentials,
+ *   never the operator's machine's defaults. The operator needs `lambda:InvokeFunction` on that
+ *   function only (docs/operating.md "Runbook").
+ * - `grant` and `revoke` name who made the change in their audit record: the caller's AWS identity
+ *   (STS GetCallerIdentity) for a stage, the OS user for the local runtime.
+ */
+import { userInfo } from 'node:os';
+import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import { GetCallerIdentityCommand, type STSClient } from '@aws-sdk/client-sts';
+import { RECONCILIATION } from '../contract/processing';
+import type { Stage } from '../contract/stage';
+import type { ReconcileReport } from '../lambdas/core/reconcile';
+import { functionNameOf } from '../lib/cdk/service-function';
+
+/** What the reconciliation function reads of its event (lambdas/processing/reconcile.ts). */
+export interface ReconcilePayload {
+  since: string;
+  staleMinutes?: number;
+}
+
+/** The deployed reconciliation function of a stage, by the naming rule of every function. */
+export const reconciliationFunctionName = (stage: Stage): string =>
+  functionNameOf(stage, RECONCILIATION.handler);
+
+/**
+ * Runs the stage's reconciliation function once and answers its report. A function error (its
+ * payload says which) is thrown with the function's message.
+ */
+export async function invokeReconciliation(
+  lambda: LambdaClient,
+  stage: Stage,
+  payload: ReconcilePayload,
+): Promise<ReconcileReport> {
+  const functionName = reconciliationFunctionName(stage);
+  const answer = await lambda.send(
+    new InvokeCommand({
+      FunctionName: functionName,
+      InvocationType: 'RequestResponse',
+      Payload: new TextEncoder().encode(JSON.stringify(payload)),
+    }),
+  );
+  const text = answer.Payload === undefined ? '' : new TextDecoder().decode(answer.Payload);
+  if (answer.FunctionError !== undefined) {
+    let message = text;
+    try {
+      message = (JSON.parse(text) as { errorMessage?: string }).errorMessage ?? text;
+    } catch {
+      // Not JSON: the raw text says it.
+    }
+    throw new Error(`${functionName} failed (${answer.FunctionError}): ${message}`);
+  }
+  return JSON.parse(text) as ReconcileReport;
+}
+
+/** Who runs the command: the caller's AWS identity (its ARN) for a stage. */
+export async function cloudActor(sts: STSClient): Promise<string> {
+  const { Arn } = await sts.send(new GetCallerIdentityCommand({}));
+  if (Arn === undefined) throw new Error('STS GetCallerIdentity answered no ARN');
+  return Arn;
+}
+
+/** Who runs the command against the local runtime: the OS user. */
+export const localActor = (): string => `local:${userInfo().username}`;
