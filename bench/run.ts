@@ -17,6 +17,8 @@
  *        --profile          runtime under --cpu-prof; prints where its CPU time went (implies --no-write)
  *        --seed=1 --processor-rate=1000   the peak-slot model's workload seed and processor limit
  *                           (that section is a model: run alone, the bench starts no runtime)
+ *        --model-only       no runtime: a section holding a model beside its measurement (peak-local)
+ *                           computes its model again from the measurement saved in bench/results.json
  */
 // First: the raw side's SDK calls run without the X-Ray SDK's async hook, as the runtime's do.
 import '../lib/local/x-ray';
@@ -75,6 +77,7 @@ function parseArgs(argv: string[]) {
     'profile',
     'seed',
     'processor-rate',
+    'model-only',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown flag --${name}`);
   const only = flags.get('only')?.split(',').filter(Boolean);
@@ -104,7 +107,12 @@ function parseArgs(argv: string[]) {
     processorRate: num('processor-rate', 1000),
   };
   const profile = flags.has('profile');
-  return { selected, config, profile, write: !flags.has('no-write') && !profile };
+  const modelOnly = flags.has('model-only');
+  if (modelOnly)
+    for (const s of selected)
+      if (s.kind === 'compare' || (s.kind === 'custom' && !s.remodel))
+        throw new Error(`--model-only: section ${s.name} has no model to compute again`);
+  return { selected, config, profile, modelOnly, write: !flags.has('no-write') && !profile };
 }
 
 /** The code measured: BENCH_CODE_REF if set (e.g. a snapshot outside git), else git's HEAD. */
@@ -195,16 +203,21 @@ async function measure(
 }
 
 async function main(): Promise<void> {
-  const { selected, config, profile, write } = parseArgs(process.argv.slice(2));
+  const { selected, config, profile, modelOnly, write } = parseArgs(process.argv.slice(2));
   const startedAt = Date.now();
   const code = codeRef(); // at the start: others may commit while the bench runs
   const profileDir = profile ? mkdtempSync(join(tmpdir(), 'sps-bench-prof-')) : undefined;
 
   let patch: Results = {};
   const windows: ProfileWindow[] = [];
-  const measured = selected.filter((s) => s.kind !== 'model');
+  const measured = modelOnly ? [] : selected.filter((s) => s.kind !== 'model');
   if (measured.length > 0) patch = await measure(measured, config, windows, profileDir, code);
   for (const section of selected) {
+    if (modelOnly && section.kind === 'custom' && section.remodel) {
+      console.log(`bench: section ${section.name}: its model again, from its saved measurement`);
+      patch = mergeResults(patch, await section.remodel());
+      continue;
+    }
     if (section.kind !== 'model') continue;
     console.log(`bench: section ${section.name} (a model: no runtime)`);
     patch = mergeResults(patch, await section.run(config));

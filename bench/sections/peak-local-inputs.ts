@@ -3,8 +3,9 @@
  * (bench/sections/peak-local.ts), apart from the runtime-launching code so that the unit tests can
  * import them.
  */
+import type { PaymentCosts, ServiceSettings, Workload } from '../peak/inputs';
 import type { FunctionName } from '../peak/lambda';
-import type { Workload } from '../peak/inputs';
+import { runModel, type ModelInput } from '../peak/model';
 import { round } from '../support/load';
 import type { Percentiles } from '../peak/stats';
 
@@ -43,7 +44,8 @@ export interface LocalCosts {
   sfnCallSeconds: number;
   /**
    * One charge's time in an AuthorizeBatch: the batches' handler time over their rounds of
-   * PROCESS_CONCURRENCY charges (payments / concurrency), seconds.
+   * PROCESS_CONCURRENCY charges (calibrationChargeSeconds), seconds. It holds everything a charge
+   * waits for, the processor's rate's tokens included.
    */
   chargeSeconds: number;
   /** The local Step Functions' own time per Task (the path's time less its handlers'), seconds. */
@@ -88,20 +90,135 @@ export const LOCAL_WORKLOAD: Workload = {
   small: PEAK_LOCAL.small,
 };
 
+/** The model's round trips on this machine, from the calibration (ModelInput `region`). */
+export interface LocalRegion {
+  ddbCallSeconds: number;
+  taskOverheadSeconds: number;
+  sfnCallSeconds: number;
+}
+
+/** The busiest slot's model (bench/peak/) on groups `sizes` with this machine's costs and the cap. */
+export function localModelInput(
+  sizes: readonly number[],
+  seed: number,
+  region: LocalRegion,
+  costs: PaymentCosts,
+  service: ServiceSettings,
+): ModelInput {
+  return {
+    sizes,
+    seed,
+    latencySeconds: PEAK_LOCAL.latencyMs / 1000,
+    // The sandbox has no rate limit; the service's limiter runs at its default PROCESSOR_RATE
+    // (the local runtime sets none), which 32 charges in flight never reach.
+    processorRate: 1e12,
+    limiterRate: service.processorRate,
+    costs,
+    service,
+    reserved: PEAK_LOCAL.caps,
+    region,
+  };
+}
+
+/**
+ * A charge's time in an AuthorizeBatch as the calibration defines it: the batches' handler time
+ * over their rounds of PROCESS_CONCURRENCY charges. The group's first PROCESS_FIRST_BATCH_SIZE
+ * payments are charged by AuthorizeFirstBatch, whose time is not in `batchBusySeconds`.
+ */
+export function calibrationChargeSeconds(batchBusySeconds: number, service: ServiceSettings): number {
+  const throughBatches = PEAK_LOCAL.calibrationPayments - service.firstBatchSize;
+  return batchBusySeconds / (throughBatches / service.concurrency);
+}
+
+/**
+ * A Task's own time in the local Step Functions along the calibration group's path (BeginGroup,
+ * the first range's AuthorizeFirstBatch and its batches, CompleteGroup): the path's time less its
+ * handlers', over its Tasks. The first range's AuthorizeFirstBatch is on the path: its handler
+ * time is the path's, and it is one Task more.
+ */
+export function taskOverheadSeconds(path: {
+  spanSeconds: number;
+  beginGroupSeconds: number;
+  firstBatchSeconds: number;
+  batchBusySeconds: number;
+  completeGroupSeconds: number;
+  batches: number;
+  ranges: number;
+}): number {
+  const handlers =
+    path.beginGroupSeconds +
+    path.firstBatchSeconds +
+    path.batchBusySeconds / path.ranges +
+    path.completeGroupSeconds;
+  const tasks = 3 + path.batches / path.ranges;
+  return Math.max(0, (path.spanSeconds - handlers) / tasks);
+}
+
+/** Seeds the model's calibration run is averaged over (its jitter and the rate's spread). */
+export const CALIBRATION_SEEDS = 16;
+/** The step of the CPU the fit tries, seconds. */
+export const CPU_STEP_SECONDS = 0.001;
+
+/**
+ * The model's own charge time in the calibration's conditions (the calibration group alone under
+ * the cap), as the calibration measures it, for a charge's CPU `cpuSeconds`; averaged over
+ * CALIBRATION_SEEDS seeds.
+ */
+export function modelledChargeSeconds(
+  cpuSeconds: number,
+  region: LocalRegion,
+  costs: PaymentCosts,
+  service: ServiceSettings,
+): number {
+  let sum = 0;
+  for (let seed = 1; seed <= CALIBRATION_SEEDS; seed++) {
+    const input = localModelInput(
+      [PEAK_LOCAL.calibrationPayments],
+      seed,
+      region,
+      { ...costs, cpuSeconds },
+      service,
+    );
+    sum += calibrationChargeSeconds(runModel(input).lambdaSeconds.AuthorizeBatch, service);
+  }
+  return sum / CALIBRATION_SEEDS;
+}
+
 /**
  * The model's local inputs from the calibration: its DynamoDB Local call, StartExecution and Task
- * overhead as measured; a charge's time less its DynamoDB calls and the processor's latency is the
- * charge's CPU (and its waits for the event loop), which the model adds to every charge.
+ * overhead as measured, and a charge's CPU (and its waits for the event loop): what the measured
+ * charge time leaves once everything the model itself puts in a charge is taken off. That is not
+ * only the processor's latency and the charge's DynamoDB calls: each charge first takes a token of
+ * the processor's rate (core/processor-rate.ts; the model's `tokensFor`), the chunk's conditional
+ * writes and, past TOKEN_MARGIN_MS before a second's end, a wait into the next second, and a batch
+ * reads its payments first and ends with a partial round. The measured charge time holds all of
+ * them, so the CPU is fitted by running the model on the calibration group itself: the CPU (to
+ * CPU_STEP_SECONDS) whose modelled charge time comes nearest the measured one. Subtracting only the
+ * latency and the calls counted the limiter's time twice (in the CPU, and again by the model).
  */
-export function predictionInputs(measured: PeakLocalMeasurement, callsPerPayment: number) {
+export function predictionInputs(
+  measured: Pick<PeakLocalMeasurement, 'costs'>,
+  costs: PaymentCosts,
+  service: ServiceSettings,
+): LocalRegion & { cpuSeconds: number } {
   const c = measured.costs;
-  return {
+  const region = {
     ddbCallSeconds: c.ddbCallSeconds,
     taskOverheadSeconds: c.taskOverheadSeconds,
     sfnCallSeconds: c.sfnCallSeconds,
-    cpuSeconds: round(
-      Math.max(0, c.chargeSeconds - measured.latencyMs / 1000 - callsPerPayment * c.ddbCallSeconds),
-      4,
-    ),
   };
+  // Coarse steps of ten, then every step around the nearest.
+  const nearest = (from: number, to: number, step: number) => {
+    let best = { cpuSeconds: 0, off: Infinity };
+    for (let i = Math.max(0, from); i <= to; i += step) {
+      const cpuSeconds = i * CPU_STEP_SECONDS;
+      const off = Math.abs(modelledChargeSeconds(cpuSeconds, region, costs, service) - c.chargeSeconds);
+      if (off < best.off) best = { cpuSeconds, off };
+    }
+    return best;
+  };
+  const steps = Math.floor(c.chargeSeconds / CPU_STEP_SECONDS);
+  const coarse = Math.round(nearest(0, steps, 10).cpuSeconds / CPU_STEP_SECONDS);
+  const best = nearest(coarse - 10, Math.min(steps, coarse + 10), 1);
+  return { ...region, cpuSeconds: round(best.cpuSeconds, 4) };
 }

@@ -17,7 +17,14 @@ import { createContext, MID, type BenchContext } from '../support/context';
 import { cpuSampler } from '../support/cpu';
 import { round } from '../support/load';
 import { startBenchRuntime, type BenchRuntime } from '../support/runtime';
-import { capSetting, PEAK_LOCAL, type LocalCosts, type PeakLocalMeasurement } from './peak-local-inputs';
+import {
+  calibrationChargeSeconds,
+  capSetting,
+  PEAK_LOCAL,
+  taskOverheadSeconds,
+  type LocalCosts,
+  type PeakLocalMeasurement,
+} from './peak-local-inputs';
 import { createGroup, createPayors, stateMachineRun } from './processing-run';
 
 interface FunctionMetrics {
@@ -63,20 +70,25 @@ async function calibrate(
   const at = (name: string, k: 'enteredAt' | 'exitedAt') =>
     Date.parse(steps.steps.find((s) => s.name === name)?.[k] ?? '');
   // The ranges run at once, each its batches one after another (the last of each finds nothing
-  // more), so the path is BeginGroup, one range's batches, CompleteGroup.
+  // more), so the path is BeginGroup, the first range's AuthorizeFirstBatch and batches, CompleteGroup.
   const { ranges } = rangePlan(n, service.batchSize, service.fanOut);
-  const batches = minus(m1, m0, 'AuthorizeBatch', 'invocations');
   const batchBusy = minus(m1, m0, 'AuthorizeBatch', 'busySeconds');
-  const span = (at('CompleteGroup', 'exitedAt') - at('BeginGroup', 'enteredAt')) / 1000;
-  const handlers =
-    minus(m1, m0, 'BeginGroup', 'busySeconds') +
-    batchBusy / ranges +
-    minus(m1, m0, 'CompleteGroup', 'busySeconds');
   const costs: LocalCosts = {
     ddbCallSeconds: round(perCall(t1.ddb, t0.ddb), 5),
     sfnCallSeconds: round(perCall(t1.sfn, t0.sfn), 5),
-    chargeSeconds: round(batchBusy / (n / service.concurrency), 4),
-    taskOverheadSeconds: round(Math.max(0, (span - handlers) / (2 + batches / ranges)), 4),
+    chargeSeconds: round(calibrationChargeSeconds(batchBusy, service), 4),
+    taskOverheadSeconds: round(
+      taskOverheadSeconds({
+        spanSeconds: (at('CompleteGroup', 'exitedAt') - at('BeginGroup', 'enteredAt')) / 1000,
+        beginGroupSeconds: minus(m1, m0, 'BeginGroup', 'busySeconds'),
+        firstBatchSeconds: minus(m1, m0, 'AuthorizeFirstBatch', 'busySeconds'),
+        batchBusySeconds: batchBusy,
+        completeGroupSeconds: minus(m1, m0, 'CompleteGroup', 'busySeconds'),
+        batches: minus(m1, m0, 'AuthorizeBatch', 'invocations'),
+        ranges,
+      }),
+      4,
+    ),
     cpuMsPerPayment: {
       runtime: round((run.usage.runtime ?? 0) / n, 2),
       dynamodb: round((run.usage.dynamodb ?? 0) / n, 2),

@@ -13,6 +13,7 @@ import { readResults } from '../support/report';
 import {
   capSetting,
   LOCAL_WORKLOAD,
+  localModelInput,
   PEAK_LOCAL,
   predictionInputs,
   type PeakLocalMeasurement,
@@ -64,17 +65,10 @@ export function predict(
   seed: number,
   service: ServiceSettings,
 ): ModelResult {
-  return runModel({
-    sizes,
-    seed,
-    latencySeconds: PEAK_LOCAL.latencyMs / 1000,
-    // The sandbox has no rate limit.
-    processorRate: 1e12,
-    costs: { ...paymentCosts(readResults()), cpuSeconds: inputs.cpuSeconds },
-    service,
-    reserved: PEAK_LOCAL.caps,
-    region: inputs,
-  });
+  const { cpuSeconds, ...region } = inputs;
+  return runModel(
+    localModelInput(sizes, seed, region, { ...paymentCosts(readResults()), cpuSeconds }, service),
+  );
 }
 
 const viewOf = (model: ModelResult): ModelView => ({
@@ -90,18 +84,11 @@ const viewOf = (model: ModelResult): ModelView => ({
   lambdaInvocations: model.lambdaInvocations,
 });
 
-async function run(ctx: BenchContext): Promise<Results> {
-  const seed = ctx.config.peakSeed;
+/** The model's prediction for a measurement (and its hindcast with the slot's own call time). */
+function modelled(measured: PeakLocalMeasurement, seed: number, measuredAt: string): PeakLocalResult {
   const sizes = groupSizes(seed, LOCAL_WORKLOAD);
-  const bench = paymentCosts(readResults());
-  const calls = bench.callsBefore + bench.callsAfter;
-  console.log(
-    `  peak-local: ${sizes.length} groups, ${PEAK_LOCAL.payments} payments in one slot; ` +
-      `LOCAL_RESERVED_CONCURRENCY=${capSetting(PEAK_LOCAL.caps)}, SANDBOX_LATENCY_MS=${PEAK_LOCAL.latencyMs} ...`,
-  );
   const service = serviceSettings();
-  const measured = await measurePeakLocal(ctx, sizes, calls, service);
-  const modelInputs = predictionInputs(measured, calls);
+  const modelInputs = predictionInputs(measured, paymentCosts(readResults()), service);
   const model = viewOf(predict(modelInputs, sizes, seed, service));
   // The same model with the slot's own DynamoDB Local call time: how much of the gap is the
   // machine's load moving between the calibration and the slot.
@@ -109,7 +96,7 @@ async function run(ctx: BenchContext): Promise<Results> {
   const hindcast = viewOf(predict(hindcastInputs, sizes, seed, service));
   const ratioOf = (v: ModelView) => round(v.lastAnswerSeconds / measured.lastAnswerSeconds, 3);
   const result: PeakLocalResult = {
-    measuredAt: new Date().toISOString(),
+    measuredAt,
     seed,
     measured,
     modelInputs,
@@ -123,7 +110,28 @@ async function run(ctx: BenchContext): Promise<Results> {
     `  peak-local: last answer measured ${measured.lastAnswerSeconds} s, model ${model.lastAnswerSeconds} s ` +
       `(${result.ratio}×; with the slot's own call time ${hindcast.lastAnswerSeconds} s, ${result.hindcastRatio}×)`,
   );
-  return { peakLocal: result };
+  return result;
+}
+
+async function run(ctx: BenchContext): Promise<Results> {
+  const seed = ctx.config.peakSeed;
+  const sizes = groupSizes(seed, LOCAL_WORKLOAD);
+  const bench = paymentCosts(readResults());
+  const calls = bench.callsBefore + bench.callsAfter;
+  console.log(
+    `  peak-local: ${sizes.length} groups, ${PEAK_LOCAL.payments} payments in one slot; ` +
+      `LOCAL_RESERVED_CONCURRENCY=${capSetting(PEAK_LOCAL.caps)}, SANDBOX_LATENCY_MS=${PEAK_LOCAL.latencyMs} ...`,
+  );
+  const measured = await measurePeakLocal(ctx, sizes, calls, serviceSettings());
+  return { peakLocal: modelled(measured, seed, new Date().toISOString()) };
+}
+
+/** `--model-only`: the prediction again from the measurement saved in bench/results.json. */
+async function remodel(): Promise<Results> {
+  const saved = readResults().peakLocal as PeakLocalResult | undefined;
+  if (!saved?.measured)
+    throw new Error('bench/results.json has no peakLocal measurement: run peak-local first');
+  return Promise.resolve({ peakLocal: modelled(saved.measured, saved.seed, saved.measuredAt) });
 }
 
 const sec = (n: number) => (Number.isNaN(n) || n === null ? 'never' : `${Math.round(n)} s`);
@@ -214,5 +222,6 @@ export const peakLocal: CustomSection = {
   name: 'peak-local',
   title: 'The busiest slot scaled down on the local runtime, against its model',
   run,
+  remodel,
   report,
 };

@@ -31,6 +31,11 @@ export interface CompareSection extends Section {
 /** Other sections (e.g. the state machine) render their own markdown and console lines. */
 export interface CustomSection extends Section {
   readonly kind: 'custom';
+  /**
+   * `--model-only`: what the section computes from its saved measurement (bench/results.json)
+   * again, without the runtime (a section that holds a model beside its measurement).
+   */
+  remodel?(): Promise<Results>;
   report(results: Results): { console: string; markdown: string } | undefined;
 }
 
