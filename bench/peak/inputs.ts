@@ -21,6 +21,7 @@ import { loadConfig } from '../../lambdas/shared/config';
 import { PROCESSOR_TIMEOUT_MS } from '../../lambdas/processor/timeout';
 import type { Results } from '../sections/section';
 import { seededRandom } from './queue';
+import type { FunctionName } from './lambda';
 
 /** A Retry entry of the ASL file, for one error. */
 export interface RetryPolicy {
@@ -284,4 +285,41 @@ export function groupSizes(seed: number, w: Workload = WORKLOAD): number[] {
     [sizes[i], sizes[j]] = [sizes[j]!, sizes[i]!];
   }
   return sizes;
+}
+
+/** What one run of the model (model.ts runModel) takes. */
+export interface ModelInput {
+  /** Payments per group, in the due index's order. */
+  sizes: readonly number[];
+  latencySeconds: number;
+  /** Charges per second the processor takes across all groups (beyond it, it refuses). */
+  processorRate: number;
+  seed: number;
+  costs: PaymentCosts;
+  service: ServiceSettings;
+  /** Quotas: AWS's defaults unless given (the unit tests shrink them). */
+  limits?: Partial<{
+    account: number;
+    tableWcu: number;
+    partitionWcu: number;
+    startExecution: { bucket: number; perSecond: number };
+    transitions: { bucket: number; perSecond: number };
+  }>;
+  /** Reserved concurrency per function (default: the service's, PROCESSING_CONCURRENCY.prod). */
+  reserved?: Partial<Record<FunctionName, number>>;
+  /** Concurrency the API's functions hold through the slot (from the shared pool). */
+  apiConcurrency?: number;
+  /**
+   * Charges per second the service's limiter allows (default: the processor's rate, as
+   * PROCESSOR_RATE is set to it); a what-if can set it apart from the processor's.
+   */
+  limiterRate?: number;
+  /** StartExecution calls per second each starter paces itself to (default START_RATE). */
+  startsPerSecond?: number;
+  /** A group's ranges at once (default: rangePlan with PROCESS_FAN_OUT). */
+  fanOutOf?: (size: number) => number;
+  /** Round trips in the Region (REGION unless given). */
+  region?: { ddbCallSeconds: number; taskOverheadSeconds: number; sfnCallSeconds: number };
+  /** Stop the model here (seconds): whatever is unanswered then is reported so. */
+  horizonSeconds?: number;
 }

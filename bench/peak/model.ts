@@ -17,16 +17,10 @@
  * `startsPerSecond` and `fanOutOf` change them for a what-if.
  */
 import { rangePlan } from '../../lambdas/domain/processing';
-import { RATE_CHUNK, rateWindows, TOKEN_MARGIN_MS, type RateLane } from '../../lambdas/core/processor-rate';
-import {
-  policyFor,
-  ITEMS,
-  REGION,
-  type PaymentCosts,
-  type ServiceSettings,
-  type TaskRetries,
-} from './inputs';
+import { rateWindows } from '../../lambdas/core/processor-rate';
+import { policyFor, ITEMS, REGION, type ModelInput, type TaskRetries } from './inputs';
 import { LambdaPool, type FunctionName } from './lambda';
+import { rateTokensModel, takeWindow, type Window } from './limiter';
 import { EventQueue, seededRandom } from './queue';
 import {
   DDB_PARTITION_RCU,
@@ -41,60 +35,7 @@ import {
 } from './quotas';
 import { groupStats, type GroupTimes, type ModelResult } from './stats';
 
-export interface ModelInput {
-  /** Payments per group, in the due index's order. */
-  sizes: readonly number[];
-  latencySeconds: number;
-  /** Charges per second the processor takes across all groups (beyond it, it refuses). */
-  processorRate: number;
-  seed: number;
-  costs: PaymentCosts;
-  service: ServiceSettings;
-  /** Quotas: AWS's defaults unless given (the unit tests shrink them). */
-  limits?: Partial<{
-    account: number;
-    tableWcu: number;
-    partitionWcu: number;
-    startExecution: { bucket: number; perSecond: number };
-    transitions: { bucket: number; perSecond: number };
-  }>;
-  /** Reserved concurrency per function (default: the service's, PROCESSING_CONCURRENCY.prod). */
-  reserved?: Partial<Record<FunctionName, number>>;
-  /** Concurrency the API's functions hold through the slot (from the shared pool). */
-  apiConcurrency?: number;
-  /**
-   * Charges per second the service's limiter allows (default: the processor's rate, as
-   * PROCESSOR_RATE is set to it); a what-if can set it apart from the processor's.
-   */
-  limiterRate?: number;
-  /** StartExecution calls per second each starter paces itself to (default START_RATE). */
-  startsPerSecond?: number;
-  /** A group's ranges at once (default: rangePlan with PROCESS_FAN_OUT). */
-  fanOutOf?: (size: number) => number;
-  /** Round trips in the Region (REGION unless given). */
-  region?: { ddbCallSeconds: number; taskOverheadSeconds: number; sfnCallSeconds: number };
-  /** Stop the model here (seconds): whatever is unanswered then is reported so. */
-  horizonSeconds?: number;
-}
-
-const TOKEN_MARGIN_SECONDS = TOKEN_MARGIN_MS / 1000;
-
-/** A window of the rate: its second and what was taken of it. */
-interface Window {
-  second: number;
-  used: number;
-}
-
-/** Takes `n` of window `w` for `second` if it stays within `limit` (store/rate-windows.ts take). */
-const takeWindow = (w: Window, second: number, n: number, limit: number): boolean => {
-  if (w.second !== second) {
-    w.second = second;
-    w.used = 0;
-  }
-  if (w.used + n > limit) return false;
-  w.used += n;
-  return true;
-};
+export type { ModelInput } from './inputs';
 
 /** Assumed: DynamoDB lets a tenth of a second's write units through at once, so no second passes the limit by much. */
 export const WRITE_BURST_SECONDS = 0.1;
@@ -228,71 +169,17 @@ export function runModel(input: ModelInput): ModelResult {
     counters.executionsFailed++;
   };
 
-  /**
-   * One task's tokens (core/processor-rate.ts RateTokens): `take` answers in call order, true for
-   * a token of the current second, false once the deadline has passed.
-   */
-  const tokensFor = (g: number, lane: RateLane, need: number, deadline: number) => {
-    let left = 0;
-    let second = -1;
-    let held = false;
-    let busy = false;
-    const waiting: ((ok: boolean) => void)[] = [];
-    const pump = (): void => {
-      if (waiting.length === 0) {
-        busy = false;
-        return;
-      }
-      busy = true;
-      if (held || q.now >= deadline) {
-        held = true;
-        busy = false;
-        for (const cb of waiting.splice(0)) cb(false);
-        return;
-      }
-      const sec = Math.floor(q.now);
-      if (left > 0 && second === sec && q.now < sec + 1 - TOKEN_MARGIN_SECONDS) {
-        left--;
-        need--;
-        waiting.shift()!(true);
-        return pump();
-      }
-      left = 0;
-      const into = q.now - sec;
-      const { limit } = rateWindows(limiterRate, lane, into * 1000);
-      const n = Math.max(1, Math.min(RATE_CHUNK, need, s.groupRate, limit));
-      const groupWindow = groupWindows.get(g) ?? { second: -1, used: 0 };
-      groupWindows.set(g, groupWindow);
-      let calls = 0;
-      let got = false;
-      if (into < 1 - TOKEN_MARGIN_SECONDS && (calls++, takeWindow(groupWindow, sec, n, s.groupRate))) {
-        const first = Math.floor(random() * shards.length);
-        for (let i = 0; i < shards.length && !got; i++) {
-          calls++;
-          got = takeWindow(shards[(first + i) % shards.length]!, sec, n, limit);
-        }
-        if (!got) {
-          groupWindow.used -= n; // given back
-          calls++;
-        }
-      }
-      counters.limiterCalls += calls;
-      tablePeak.add(q.now, calls); // a conditional write is a write unit, taken or not
-      if (got)
-        return q.after(calls * call, () => {
-          second = sec;
-          left = n;
-          pump();
-        });
-      counters.chargesPaced++;
-      const untilNext = sec + 1 - q.now + random() * (1 - TOKEN_MARGIN_SECONDS);
-      q.after(calls * call + Math.max(0.001, Math.min(untilNext, deadline - q.now)), pump);
-    };
-    return (cb: (ok: boolean) => void) => {
-      waiting.push(cb);
-      if (!busy) pump();
-    };
-  };
+  const tokensFor = rateTokensModel({
+    q,
+    random,
+    shards,
+    groupWindows,
+    limiterRate,
+    groupRate: s.groupRate,
+    callSeconds: call,
+    tablePeak,
+    counters,
+  });
 
   /** One range of group `g` (range `r`): `count` payments, batch after batch. */
   const runRange = (g: number, r: number, count: number, done: () => void) => {
