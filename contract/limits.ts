@@ -2,6 +2,7 @@
  * The service's numeric limits, in one place: the request schemas, the handlers and the OpenAPI
  * document all read them from here (docs/ explains the reasoning behind each).
  */
+import { VOID_OR_REFUND } from './processing';
 
 /**
  * A group's size limit: one execution processes it within Step Functions' 25,000 history events
@@ -74,3 +75,34 @@ export const REPORT_PAGE_ROWS = 5_000;
  * budget (core/reports.ts REPORT_JSON_BUDGET_MS, 20 s) with room for the answer.
  */
 export const GROUP_REPORT_TIMEOUT_SECONDS = 27;
+
+/** Every other API function's timeout: a request reads or writes a bounded few items. */
+export const API_FUNCTION_TIMEOUT_SECONDS = 10;
+
+/** The group-create function: its own timeout (CREATE_GROUP_TIMEOUT_SECONDS). */
+export const CREATE_GROUP_HANDLER = 'groups/create-group';
+/** The group-report function: its own timeout (GROUP_REPORT_TIMEOUT_SECONDS). */
+export const GROUP_REPORT_HANDLER = 'groups/group-report';
+
+/**
+ * The functions that may create groups of up to 10,000 payments within the request, and so take
+ * the group create's timeout (CREATE_GROUP_TIMEOUT_SECONDS): group create, and the series create
+ * and update (the groups of occurrences already due).
+ */
+export const LONG_CREATE_HANDLERS: readonly string[] = [
+  CREATE_GROUP_HANDLER,
+  'series/create-series',
+  'series/update-series',
+];
+
+/**
+ * An API handler's function timeout, in seconds: the deployed function's (lib/cdk/api.ts) and the
+ * local gateway's (lib/local/http-server.ts) alike, so that a request runs as long here as there.
+ */
+export function apiTimeoutSecondsOf(handler: string): number {
+  if (LONG_CREATE_HANDLERS.includes(handler)) return CREATE_GROUP_TIMEOUT_SECONDS;
+  if (handler === GROUP_REPORT_HANDLER) return GROUP_REPORT_TIMEOUT_SECONDS;
+  // A void or refund of a whole group waits for its first payments' answers (contract/processing.ts).
+  if (handler === VOID_OR_REFUND.apiHandler) return VOID_OR_REFUND.apiTimeoutSeconds;
+  return API_FUNCTION_TIMEOUT_SECONDS;
+}

@@ -16,7 +16,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { CREATE_GROUP_TIMEOUT_SECONDS, GROUP_REPORT_TIMEOUT_SECONDS } from '#contract/limits';
+import { apiTimeoutSecondsOf } from '#contract/limits';
 import { handlerModules, routeList as routes, type Route } from '#contract/routes/index';
 import { apiScope, type Stage } from '../../contract/stage';
 import { addRouteFallbacks } from './api-fallbacks';
@@ -30,22 +30,6 @@ import {
   SERVICE_NAME,
   ServiceFunction,
 } from './service-function';
-
-/** The group-create function: its own timeout (CREATE_GROUP_TIMEOUT_SECONDS). */
-export const CREATE_GROUP_HANDLER = 'groups/create-group';
-/** The group-report function: its own timeout (GROUP_REPORT_TIMEOUT_SECONDS). */
-export const GROUP_REPORT_HANDLER = 'groups/group-report';
-
-/**
- * The functions that may create groups of up to 10,000 payments within the request, and so take
- * the group create's timeout (CREATE_GROUP_TIMEOUT_SECONDS): group create, and the series create
- * and update (the groups of occurrences already due).
- */
-export const LONG_CREATE_HANDLERS: readonly string[] = [
-  CREATE_GROUP_HANDLER,
-  'series/create-series',
-  'series/update-series',
-];
 
 /**
  * API Gateway's own error responses (authorizer refusals, unknown paths, throttling, ...) with the
@@ -216,14 +200,9 @@ export class ServiceApi extends Construct {
         fn = new ServiceFunction(scope, handlerSlug(handler), {
           handler,
           stage,
-          // A 10,000-payment create writes for ~10 s into one partition (contract/limits.ts).
-          ...(LONG_CREATE_HANDLERS.includes(handler) && {
-            timeout: Duration.seconds(CREATE_GROUP_TIMEOUT_SECONDS),
-          }),
-          // The JSON report reads up to 100,000 payments within a 20 s budget (core/reports.ts).
-          ...(handler === GROUP_REPORT_HANDLER && {
-            timeout: Duration.seconds(GROUP_REPORT_TIMEOUT_SECONDS),
-          }),
+          // A 10,000-payment create writes for ~10 s into one partition, and the JSON report
+          // reads up to 100,000 payments within a 20 s budget: their own timeouts (contract/limits.ts).
+          timeout: Duration.seconds(apiTimeoutSecondsOf(handler)),
         }).fn;
         // Least privilege: the table actions the handler's code uses (lib/cdk/access.ts); a GET's
         // code only reads (nothing is settled on a GET; the sweeper does that).

@@ -94,7 +94,5 @@ export class ServiceVoidOrRefund extends TaskStateMachine {
       this.stateMachine,
       'VOID_OR_REFUND_STATE_MACHINE_ARN',
     );
-    if (handler === VOID_OR_REFUND.apiHandler)
-      (fn.node.defaultChild as lambda.CfnFunction).timeout = VOID_OR_REFUND_API_TIMEOUT.toSeconds();
   }
 }

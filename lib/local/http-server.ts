@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { methodNotAllowedMessage, wrongPrefixMessage } from '#contract/fallbacks';
+import { apiTimeoutSecondsOf } from '#contract/limits';
 import type { Route } from '#contract/routes/index';
 import type { TokenIssuer } from './auth';
 
@@ -238,7 +239,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
         body: body === '' ? null : body,
         isBase64Encoded: false,
       } as unknown as APIGatewayProxyEvent;
-      const context = lambdaContext(route.id);
+      // The route's function runs as long as it would deployed (its own timeout, not a default).
+      const context = lambdaContext(route.id, apiTimeoutSecondsOf(route.handler) * 1000);
       const result = await invokeIsolated(context, () => handler(event, context));
       send(res, result.statusCode, result.body, (result.headers ?? {}) as Record<string, string>);
     })().catch((error: unknown) => {

@@ -7,7 +7,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { CREATE_GROUP_TIMEOUT_SECONDS } from '#contract/limits';
 import { routes } from '#contract/routes/index';
 import type { Stage } from '#contract/stage';
-import { CREATE_GROUP_HANDLER } from '#lib/cdk/api';
+import { CREATE_GROUP_HANDLER } from '#contract/limits';
 import { BATCH_WRITE_BUDGET_MS } from '#store/items';
 import { functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, stageTemplateOf } from '#support/cdk/synth';
 

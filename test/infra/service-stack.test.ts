@@ -7,12 +7,17 @@ import { PROD_WARM_WRITE_UNITS } from '#lib/cdk/table';
 import { accessOf, readsSetting } from '#lib/cdk/access';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import { PROD_REFUSAL } from '#lib/cdk/service-function';
-import { GROUP_REPORT_HANDLER, LONG_CREATE_HANDLERS } from '#lib/cdk/api';
 import { VOID_OR_REFUND_API_TIMEOUT } from '#lib/cdk/void-or-refund';
 
 /** The void-or-refund endpoint's handler: it also drives the background reversal. */
 const VOID_OR_REFUND_HANDLER = 'groups/void-or-refund';
-import { CREATE_GROUP_TIMEOUT_SECONDS, GROUP_REPORT_TIMEOUT_SECONDS } from '#contract/limits';
+import {
+  API_FUNCTION_TIMEOUT_SECONDS,
+  CREATE_GROUP_TIMEOUT_SECONDS,
+  GROUP_REPORT_HANDLER,
+  GROUP_REPORT_TIMEOUT_SECONDS,
+  LONG_CREATE_HANDLERS,
+} from '#contract/limits';
 import {
   actionsOf,
   flatten,
@@ -408,7 +413,7 @@ describe.each([
               ? GROUP_REPORT_TIMEOUT_SECONDS
               : handler === VOID_OR_REFUND_HANDLER
                 ? VOID_OR_REFUND_API_TIMEOUT.toSeconds()
-                : 10,
+                : API_FUNCTION_TIMEOUT_SECONDS,
           MemorySize: 512,
           TracingConfig: { Mode: 'Active' },
         });
