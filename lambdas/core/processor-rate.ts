@@ -5,7 +5,10 @@
  * of the current second's window, counted in the table (store/rate-windows.ts): the rate is cut
  * into RATE_SHARDS windows a second (so that no item is hot), each taken by a conditional ADD
  * that never counts past its share. A task takes tokens RATE_CHUNK at a time and uses them within
- * their second (a token left when its second is over is dropped, never carried into the next).
+ *  * their second (a token left when its second is over is dropped, never carried into the next). It
+ * takes them for the first second that the window's answer still leaves time to use them in, as
+ * long as the last answer took: the current second while the table answers quickly, a later one
+ * under load (the tokens then wait for their second), so that slow answers never starve a batch.
  *
  * Two lanes: a group's first batch (PROCESS_FIRST_BATCH_SIZE payments) may use the whole rate;
  * every other batch only what the first batches' share leaves (FIRST_LANE_SHARE), so a slot's
@@ -76,6 +79,8 @@ export class RateTokens {
   private readonly random: () => number;
   private left = 0;
   private second = -1;
+  /** How long the last window take took to answer (ms). */
+  private lead = 0;
   private need: number;
   private queue: Promise<unknown> = Promise.resolve();
   /** True once the deadline passed: every later take answers false. */
@@ -108,26 +113,51 @@ export class RateTokens {
         this.held = true;
         return false;
       }
-      const second = Math.floor(now / 1000);
-      if (this.left > 0 && this.second === second && now < (second + 1) * 1000 - TOKEN_MARGIN_MS) {
-        this.left--;
-        this.need--;
-        this.used++;
-        return true;
+      if (this.left > 0) {
+        const begins = this.second * 1000;
+        // Taken ahead, for a second not begun yet: used once it has.
+        if (now < begins) {
+          await this.wait(Math.min(begins - now, this.options.deadline - now));
+          continue;
+        }
+        if (now < begins + 1000 - TOKEN_MARGIN_MS) {
+          this.left--;
+          this.need--;
+          this.used++;
+          return true;
+        }
+        this.left = 0; // its second is over: dropped, never used in the next
       }
-      this.left = 0;
-      const ms = now - second * 1000;
+      const second = this.reachableSecond(now);
+      const ms = Math.max(0, now - second * 1000);
       const lane = rateWindows(this.limits.rate, this.options.lane, ms).limit;
       const n = Math.max(1, Math.min(RATE_CHUNK, this.need, this.limits.groupRate, lane));
-      if (ms < 1000 - TOKEN_MARGIN_MS && (await this.takeWindow(second, n, lane))) {
+      const asked = now;
+      const got = await this.takeWindow(second, n, lane);
+      this.lead = this.now() - asked;
+      if (got) {
         this.second = second;
         this.left = n;
         this.taken += n;
         continue;
       }
-      const untilNext = (second + 1) * 1000 - now + this.random() * (1000 - TOKEN_MARGIN_MS);
-      await this.wait(Math.max(1, Math.min(untilNext, this.options.deadline - now)));
+      const later = this.now();
+      const untilNext = (second + 1) * 1000 - later + this.random() * (1000 - TOKEN_MARGIN_MS);
+      await this.wait(Math.max(1, Math.min(untilNext, this.options.deadline - later)));
     }
+  }
+
+  /**
+   * The second whose tokens to take at `now`: the first one whose window's answer, as long in
+   * coming as the last one was (its round trip and the event loop's delay), still leaves time to
+   * use them. The current second while the table answers quickly; a later one under load, whose
+   * tokens then wait for it (issue 24 follow-up: under a loaded runtime every take came back past
+   * its second's margin and was dropped, and the batches starved).
+   */
+  private reachableSecond(now: number): number {
+    const answered = now + this.lead;
+    const second = Math.floor(answered / 1000);
+    return answered - second * 1000 < 1000 - TOKEN_MARGIN_MS ? second : second + 1;
   }
 
   /** `n` tokens of `second`: the group's window first, then one shard with room. */

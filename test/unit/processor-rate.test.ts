@@ -161,3 +161,39 @@ describe('RateTokens', () => {
     expect(await store.count('G#g', 1)).toBe(RATE_CHUNK);
   });
 });
+
+describe('defect (CI, 2026-11-26): under a loaded runtime every token came back past its second and was dropped, and the batches starved', () => {
+  /** A table whose every answer takes `ms` of the clock (a loaded runtime's round trip and event loop). */
+  const slow = (store: RateWindowStore, time: ReturnType<typeof fakeClock>, ms: number): RateWindowStore => ({
+    take: async (key, second, n, limit) => {
+      const taken = await store.take(key, second, n, limit);
+      time.clock.now += ms;
+      return taken;
+    },
+    giveBack: (key, second, n) => store.giveBack(key, second, n),
+    count: (key, second) => store.count(key, second),
+  });
+
+  it.each([400, 900, 1_700])(
+    'window answers %i ms late: every charge still gets a token, each used within the second it was counted in',
+    async (lateMs) => {
+      const store = new MemoryWindows();
+      const time = fakeClock(120);
+      const t = tokens(slow(store, time, lateMs), time, { need: 40, rate: 50, deadline: 60_000 });
+      const usedIn = new Map<number, number>();
+      for (let k = 0; k < 40; k++) {
+        expect(await t.take()).toBe(true);
+        const second = Math.floor(time.clock.now / 1000);
+        expect(time.clock.now - second * 1000).toBeLessThan(1000 - 150);
+        usedIn.set(second, (usedIn.get(second) ?? 0) + 1);
+      }
+      expect(t.held).toBe(false);
+      // Each second's charges had tokens counted in that second's windows, never more than the rate.
+      for (const [second, used] of usedIn) {
+        const counted = await store.count('G#g', second);
+        expect(used).toBeLessThanOrEqual(counted);
+        expect(counted).toBeLessThanOrEqual(50);
+      }
+    },
+  );
+});
