@@ -31,6 +31,13 @@ import { sleep } from '#shared/concurrency';
 afterAll(() => closeLocalTable());
 
 const PAST = { scheduleDate: '2001-01-01', scheduleHour: 5 };
+/**
+ * A bound, not a timing: a quiet 2-core machine processes the ~600 payments left in about 15 s
+ * (DynamoDB Local's CPU); CI, running three e2e files and the crash test at once, once took more
+ * than 60 s, the earlier bound (2026-11-26).
+ */
+const PROCESSED_WITHIN_MS = 180_000;
+const TEST_TIMEOUT_MS = PROCESSED_WITHIN_MS + 60_000;
 
 async function stopExecution(executionArn: string): Promise<Json> {
   const res = await fetch(`${baseUrl()}/__local/executions/stop`, {
@@ -98,7 +105,7 @@ describe('issue 13, defect 6: a group can stay processing forever, silently', ()
     const resumed = (tick.resumed as Json[]).filter((o) => o.paymentGroupId === id);
     expect(resumed).toEqual([{ paymentGroupId: id, executionArn: expect.stringMatching(`:pg-${id}-2$`) }]);
 
-    const done = await waitForStatus(id, 'processed', 60_000);
+    const done = await waitForStatus(id, 'processed', PROCESSED_WITHIN_MS);
     expect(done.executionArn).toBe(resumed[0]!.executionArn);
     expect(done.processingSummary).toMatchObject({ approvedCount: COUNT, failedCount: 0 });
     const all = await payments(id);
@@ -126,7 +133,7 @@ describe('issue 13, defect 6: a group can stay processing forever, silently', ()
     const again = await hourlyTick(`${PAST.scheduleDate}T0${PAST.scheduleHour}:00:00Z`);
     expect((again.resumed as Json[]).filter((o) => o.paymentGroupId === id)).toEqual([]);
     expect(await executionsNamed(`pg-${id}-3`)).toEqual([]);
-  }, 120_000);
+  }, TEST_TIMEOUT_MS);
 });
 
 describe('issue 25, defect 7: a group triggered before its slot and then interrupted stays processing until its slot, unseen', () => {
@@ -154,7 +161,7 @@ describe('issue 25, defect 7: a group triggered before its slot and then interru
     const resumed = (tick.resumed as Json[]).filter((o) => o.paymentGroupId === id);
     expect(resumed).toEqual([{ paymentGroupId: id, executionArn: expect.stringMatching(`:pg-${id}-2$`) }]);
 
-    const done = await waitForStatus(id, 'processed', 60_000);
+    const done = await waitForStatus(id, 'processed', PROCESSED_WITHIN_MS);
     expect(done).toMatchObject({ scheduleDate: group.scheduleDate, scheduleHour: 12 });
     expect(done.processingSummary).toMatchObject({ approvedCount: COUNT, failedCount: 0 });
     const all = await payments(id);
@@ -170,5 +177,5 @@ describe('issue 25, defect 7: a group triggered before its slot and then interru
     expect(countBy(charges.map((l) => l.idempotencyKey as string))).toEqual(
       once(new Set([...ids].map((p) => `payment:${p}`))),
     );
-  }, 120_000);
+  }, TEST_TIMEOUT_MS);
 });
