@@ -79,103 +79,111 @@ const once = (ids: Set<string>) => Object.fromEntries([...ids].map((id) => [id, 
 const answered = (list: Json[]) => list.filter((p) => p.authResponse != null).length;
 
 describe('issue 13, defect 6: a group can stay processing forever, silently', () => {
-  test('an execution stopped mid-group is re-driven by the tick (a new name) and every payment is answered once', async () => {
-    const profileId = await aProfile();
-    const COUNT = 620;
-    const list = Array.from({ length: COUNT }, (_, i) => ({ profileId, amount: (200 + i) / 100 }));
-    const group = await createGroup({ scheduleDate: farFutureDate(150), scheduleHour: 3, payments: list });
-    const id = group.paymentGroupId as string;
-    expect((await trigger(id)).body.totalTriggered).toBe(1);
+  test(
+    'an execution stopped mid-group is re-driven by the tick (a new name) and every payment is answered once',
+    async () => {
+      const profileId = await aProfile();
+      const COUNT = 620;
+      const list = Array.from({ length: COUNT }, (_, i) => ({ profileId, amount: (200 + i) / 100 }));
+      const group = await createGroup({ scheduleDate: farFutureDate(150), scheduleHour: 3, payments: list });
+      const id = group.paymentGroupId as string;
+      expect((await trigger(id)).body.totalTriggered).toBe(1);
 
-    // Stop the first attempt as soon as its first payments are answered (mid-group).
-    const first = await getGroup(id);
-    expect(first.executionArn).toMatch(new RegExp(`:pg-${id}-1$`));
-    for (let i = 0; i < 400 && answered(await payments(id)) === 0; i++) await sleep(25);
-    const stopped = await stopExecution(first.executionArn as string);
-    expect(stopped.status).toBe('ABORTED');
-    // A batch under way when the execution stopped still finishes its writes (as a Lambda does).
-    await sleep(1_000);
-    const midway = await payments(id);
-    expect(answered(midway)).toBeGreaterThan(0);
-    expect(answered(midway)).toBeLessThan(COUNT);
-    expect((await getGroup(id)).status).toBe('processing');
+      // Stop the first attempt as soon as its first payments are answered (mid-group).
+      const first = await getGroup(id);
+      expect(first.executionArn).toMatch(new RegExp(`:pg-${id}-1$`));
+      for (let i = 0; i < 400 && answered(await payments(id)) === 0; i++) await sleep(25);
+      const stopped = await stopExecution(first.executionArn as string);
+      expect(stopped.status).toBe('ABORTED');
+      // A batch under way when the execution stopped still finishes its writes (as a Lambda does).
+      await sleep(1_000);
+      const midway = await payments(id);
+      expect(answered(midway)).toBeGreaterThan(0);
+      expect(answered(midway)).toBeLessThan(COUNT);
+      expect((await getGroup(id)).status).toBe('processing');
 
-    await moveToPastSlot(id);
-    const tick = await hourlyTick(`${PAST.scheduleDate}T0${PAST.scheduleHour}:00:00Z`);
-    const resumed = (tick.resumed as Json[]).filter((o) => o.paymentGroupId === id);
-    expect(resumed).toEqual([{ paymentGroupId: id, executionArn: expect.stringMatching(`:pg-${id}-2$`) }]);
+      await moveToPastSlot(id);
+      const tick = await hourlyTick(`${PAST.scheduleDate}T0${PAST.scheduleHour}:00:00Z`);
+      const resumed = (tick.resumed as Json[]).filter((o) => o.paymentGroupId === id);
+      expect(resumed).toEqual([{ paymentGroupId: id, executionArn: expect.stringMatching(`:pg-${id}-2$`) }]);
 
-    const done = await waitForStatus(id, 'processed', PROCESSED_WITHIN_MS);
-    expect(done.executionArn).toBe(resumed[0]!.executionArn);
-    expect(done.processingSummary).toMatchObject({ approvedCount: COUNT, failedCount: 0 });
-    const all = await payments(id);
-    expect(all.filter((p) => (p.authResponse as Json | null)?.status === 'Approved')).toHaveLength(COUNT);
-    // One sale record and one processor charge per payment (one scan each: 620 payments).
-    const ids = new Set(all.map((p) => p.paymentId as string));
-    const sales = (await scan('#e = :t', { ':t': 'transaction' }, { '#e': 'entity' })).filter((t) =>
-      ids.has(t.paymentId as string),
-    );
-    const charges = (
-      await scan(
-        '#e = :e AND #k = :k',
-        { ':e': 'sandbox-ledger', ':k': 'SALE' },
-        { '#e': 'entity', '#k': 'kind' },
-      )
-    ).filter((l) => ids.has(String(l.idempotencyKey).replace('payment:', '')));
-    expect(countBy(sales.map((t) => t.paymentId as string))).toEqual(once(ids));
-    expect(countBy(charges.map((l) => l.idempotencyKey as string))).toEqual(
-      once(new Set([...ids].map((p) => `payment:${p}`))),
-    );
+      const done = await waitForStatus(id, 'processed', PROCESSED_WITHIN_MS);
+      expect(done.executionArn).toBe(resumed[0]!.executionArn);
+      expect(done.processingSummary).toMatchObject({ approvedCount: COUNT, failedCount: 0 });
+      const all = await payments(id);
+      expect(all.filter((p) => (p.authResponse as Json | null)?.status === 'Approved')).toHaveLength(COUNT);
+      // One sale record and one processor charge per payment (one scan each: 620 payments).
+      const ids = new Set(all.map((p) => p.paymentId as string));
+      const sales = (await scan('#e = :t', { ':t': 'transaction' }, { '#e': 'entity' })).filter((t) =>
+        ids.has(t.paymentId as string),
+      );
+      const charges = (
+        await scan(
+          '#e = :e AND #k = :k',
+          { ':e': 'sandbox-ledger', ':k': 'SALE' },
+          { '#e': 'entity', '#k': 'kind' },
+        )
+      ).filter((l) => ids.has(String(l.idempotencyKey).replace('payment:', '')));
+      expect(countBy(sales.map((t) => t.paymentId as string))).toEqual(once(ids));
+      expect(countBy(charges.map((l) => l.idempotencyKey as string))).toEqual(
+        once(new Set([...ids].map((p) => `payment:${p}`))),
+      );
 
-    // Two attempts, two names; a later tick leaves the group alone (no third name).
-    expect((await executionsNamed(`pg-${id}-1`)).map((e) => e.status)).toEqual(['ABORTED']);
-    expect(await executionsNamed(`pg-${id}-2`)).toHaveLength(1);
-    const again = await hourlyTick(`${PAST.scheduleDate}T0${PAST.scheduleHour}:00:00Z`);
-    expect((again.resumed as Json[]).filter((o) => o.paymentGroupId === id)).toEqual([]);
-    expect(await executionsNamed(`pg-${id}-3`)).toEqual([]);
-  }, TEST_TIMEOUT_MS);
+      // Two attempts, two names; a later tick leaves the group alone (no third name).
+      expect((await executionsNamed(`pg-${id}-1`)).map((e) => e.status)).toEqual(['ABORTED']);
+      expect(await executionsNamed(`pg-${id}-2`)).toHaveLength(1);
+      const again = await hourlyTick(`${PAST.scheduleDate}T0${PAST.scheduleHour}:00:00Z`);
+      expect((again.resumed as Json[]).filter((o) => o.paymentGroupId === id)).toEqual([]);
+      expect(await executionsNamed(`pg-${id}-3`)).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
 describe('issue 25, defect 7: a group triggered before its slot and then interrupted stays processing until its slot, unseen', () => {
-  test('a group triggered two days ahead of its slot and stopped mid-group is re-driven by the tick of the current hour, every payment answered once', async () => {
-    const profileId = await aProfile();
-    const COUNT = 620;
-    const list = Array.from({ length: COUNT }, (_, i) => ({ profileId, amount: (900 + i) / 100 }));
-    // Two days ahead, as a tester triggers a group long before its slot.
-    const group = await createGroup({ scheduleDate: farFutureDate(2), scheduleHour: 12, payments: list });
-    const id = group.paymentGroupId as string;
-    expect((await trigger(id)).body.totalTriggered).toBe(1);
+  test(
+    'a group triggered two days ahead of its slot and stopped mid-group is re-driven by the tick of the current hour, every payment answered once',
+    async () => {
+      const profileId = await aProfile();
+      const COUNT = 620;
+      const list = Array.from({ length: COUNT }, (_, i) => ({ profileId, amount: (900 + i) / 100 }));
+      // Two days ahead, as a tester triggers a group long before its slot.
+      const group = await createGroup({ scheduleDate: farFutureDate(2), scheduleHour: 12, payments: list });
+      const id = group.paymentGroupId as string;
+      expect((await trigger(id)).body.totalTriggered).toBe(1);
 
-    // The state a crash leaves: the execution gone (stopped) mid-group, the group processing.
-    const first = await getGroup(id);
-    for (let i = 0; i < 400 && answered(await payments(id)) === 0; i++) await sleep(25);
-    expect((await stopExecution(first.executionArn as string)).status).toBe('ABORTED');
-    await sleep(1_000);
-    const midway = answered(await payments(id));
-    expect(midway).toBeGreaterThan(0);
-    expect(midway).toBeLessThan(COUNT);
-    expect((await getGroup(id)).status).toBe('processing');
+      // The state a crash leaves: the execution gone (stopped) mid-group, the group processing.
+      const first = await getGroup(id);
+      for (let i = 0; i < 400 && answered(await payments(id)) === 0; i++) await sleep(25);
+      expect((await stopExecution(first.executionArn as string)).status).toBe('ABORTED');
+      await sleep(1_000);
+      const midway = answered(await payments(id));
+      expect(midway).toBeGreaterThan(0);
+      expect(midway).toBeLessThan(COUNT);
+      expect((await getGroup(id)).status).toBe('processing');
 
-    // The tick of the current hour (the group's slot is two days ahead) supervises it.
-    const tick = await hourlyTick(`${new Date().toISOString().slice(0, 13)}:00:00Z`);
-    const resumed = (tick.resumed as Json[]).filter((o) => o.paymentGroupId === id);
-    expect(resumed).toEqual([{ paymentGroupId: id, executionArn: expect.stringMatching(`:pg-${id}-2$`) }]);
+      // The tick of the current hour (the group's slot is two days ahead) supervises it.
+      const tick = await hourlyTick(`${new Date().toISOString().slice(0, 13)}:00:00Z`);
+      const resumed = (tick.resumed as Json[]).filter((o) => o.paymentGroupId === id);
+      expect(resumed).toEqual([{ paymentGroupId: id, executionArn: expect.stringMatching(`:pg-${id}-2$`) }]);
 
-    const done = await waitForStatus(id, 'processed', PROCESSED_WITHIN_MS);
-    expect(done).toMatchObject({ scheduleDate: group.scheduleDate, scheduleHour: 12 });
-    expect(done.processingSummary).toMatchObject({ approvedCount: COUNT, failedCount: 0 });
-    const all = await payments(id);
-    expect(all.filter((p) => (p.authResponse as Json | null)?.status === 'Approved')).toHaveLength(COUNT);
-    const ids = new Set(all.map((p) => p.paymentId as string));
-    const charges = (
-      await scan(
-        '#e = :e AND #k = :k',
-        { ':e': 'sandbox-ledger', ':k': 'SALE' },
-        { '#e': 'entity', '#k': 'kind' },
-      )
-    ).filter((l) => ids.has(String(l.idempotencyKey).replace('payment:', '')));
-    expect(countBy(charges.map((l) => l.idempotencyKey as string))).toEqual(
-      once(new Set([...ids].map((p) => `payment:${p}`))),
-    );
-  }, TEST_TIMEOUT_MS);
+      const done = await waitForStatus(id, 'processed', PROCESSED_WITHIN_MS);
+      expect(done).toMatchObject({ scheduleDate: group.scheduleDate, scheduleHour: 12 });
+      expect(done.processingSummary).toMatchObject({ approvedCount: COUNT, failedCount: 0 });
+      const all = await payments(id);
+      expect(all.filter((p) => (p.authResponse as Json | null)?.status === 'Approved')).toHaveLength(COUNT);
+      const ids = new Set(all.map((p) => p.paymentId as string));
+      const charges = (
+        await scan(
+          '#e = :e AND #k = :k',
+          { ':e': 'sandbox-ledger', ':k': 'SALE' },
+          { '#e': 'entity', '#k': 'kind' },
+        )
+      ).filter((l) => ids.has(String(l.idempotencyKey).replace('payment:', '')));
+      expect(countBy(charges.map((l) => l.idempotencyKey as string))).toEqual(
+        once(new Set([...ids].map((p) => `payment:${p}`))),
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
