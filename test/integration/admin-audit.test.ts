@@ -5,43 +5,27 @@
  * then a revocation leave two records; a grant that fails leaves none, whether it fails before its
  * transaction (an unregistered merchant) or in it (the merchant's registry item gone meanwhile).
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { userInfo } from 'node:os';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/keys';
 import { MerchantRegistry, monthsBetween, type AuditRecord, type Merchant } from '#store/merchants';
+import { localAdminCli, type LocalAdminCli } from '#support/admin-cli';
 import { createTestTable, type TestTable } from '#support/ddb';
-
-const ROOT = resolve(__dirname, '..', '..');
-const run = promisify(execFile);
 
 const MERCHANT = { merchantId: '32350000081', shortId: '23500081', name: 'Audited Elementary' };
 const CLIENT = 'audit-client-1';
 
 let table: TestTable;
-let dataDir: string;
+let admin: LocalAdminCli;
 beforeAll(async () => {
   table = await createTestTable();
-  dataDir = mkdtempSync(join(tmpdir(), 'sps-audit-'));
-  writeFileSync(
-    join(dataDir, 'runtime.json'),
-    JSON.stringify({ dynamodbEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB, tableName: table.tableName }),
-  );
+  admin = localAdminCli(table.tableName, 'sps-audit-');
   await new MerchantRegistry(table.db, table.tableName).register(MERCHANT);
 });
 afterAll(async () => {
-  rmSync(dataDir, { recursive: true, force: true });
+  admin.remove();
   await table.drop();
 });
-
-const admin = (...args: string[]) =>
-  run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/admin.ts', ...args, '--local'], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir },
-  });
 
 /** Every audit record of the table this month, read directly. */
 async function auditItems(): Promise<Record<string, unknown>[]> {

@@ -6,11 +6,6 @@
  * DynamoDB Local (as `--local`, through a runtime.json naming the test's table), twice: the second
  * run changes nothing.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { reconcile, type ReconcileDeps } from '#core/reconcile';
 import { SandboxProcessor } from '#processor/sandbox';
@@ -21,11 +16,9 @@ import { MerchantRegistry } from '#store/merchants';
 import { DynamoGroupStore } from '#store/groups';
 import { ReconciliationRecords } from '#store/reconciliation';
 import { storedProfile } from '#support/sales';
+import { localAdminCli, type LocalAdminCli } from '#support/admin-cli';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { group, payment } from '#support/fixtures/index';
-
-const ROOT = resolve(__dirname, '..', '..');
-const run = promisify(execFile);
 
 /** Registered before the reconciliation: an 11-digit merchant with its 8-digit form, one without. */
 const OLD = [
@@ -36,30 +29,19 @@ const OLD = [
 const NEW = { merchantId: '32350000073', shortId: '23500073', name: 'New Ogdenville Middle' };
 
 let table: TestTable;
-let dataDir: string;
+let admin: LocalAdminCli;
 
 beforeAll(async () => {
   table = await createTestTable();
   process.env.TABLE_NAME = table.tableName;
   process.env.SERVICE_STAGE = 'dev';
   reloadConfigForTests();
-  // What `--local` reads to find a runtime: here DynamoDB Local of the tier, with the test's table.
-  dataDir = mkdtempSync(join(tmpdir(), 'sps-backfill-'));
-  writeFileSync(
-    join(dataDir, 'runtime.json'),
-    JSON.stringify({ dynamodbEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB, tableName: table.tableName }),
-  );
+  admin = localAdminCli(table.tableName, 'sps-backfill-');
 });
 afterAll(async () => {
-  rmSync(dataDir, { recursive: true, force: true });
+  admin.remove();
   await table.drop();
 });
-
-const admin = (...args: string[]) =>
-  run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/admin.ts', ...args, '--local'], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir },
-  });
 
 /** A registry item as the registry wrote it before GSI1 `MERCHANTS` existed. */
 async function putOldStyle(merchant: (typeof OLD)[number]): Promise<void> {
