@@ -78,29 +78,50 @@ const once = (ids: Set<string>) => Object.fromEntries([...ids].map((id) => [id, 
 
 const answered = (list: Json[]) => list.filter((p) => p.authResponse != null).length;
 
+const COUNT = 620;
+
+/**
+ * A group of COUNT payments triggered, and its first execution stopped as soon as its first
+ * payments are answered: the state a crash leaves, the group processing mid-group.
+ */
+async function stoppedMidGroup(slot: { scheduleDate: string; scheduleHour: number }, cents: number) {
+  const profileId = await aProfile();
+  const list = Array.from({ length: COUNT }, (_, i) => ({ profileId, amount: (cents + i) / 100 }));
+  const group = await createGroup({ ...slot, payments: list });
+  const id = group.paymentGroupId as string;
+  expect((await trigger(id)).body.totalTriggered).toBe(1);
+  const first = await getGroup(id);
+  expect(first.executionArn).toMatch(new RegExp(`:pg-${id}-1$`));
+  for (let i = 0; i < 400 && answered(await payments(id)) === 0; i++) await sleep(25);
+  expect((await stopExecution(first.executionArn as string)).status).toBe('ABORTED');
+  // A batch under way when the execution stopped still finishes its writes (as a Lambda does).
+  await sleep(1_000);
+  const midway = answered(await payments(id));
+  expect(midway).toBeGreaterThan(0);
+  expect(midway).toBeLessThan(COUNT);
+  expect((await getGroup(id)).status).toBe('processing');
+  return { id, group };
+}
+
+/** One processor charge (a SALE of the sandbox's ledger) per payment of `ids`. */
+async function expectOneChargeEach(ids: Set<string>): Promise<void> {
+  const charges = (
+    await scan(
+      '#e = :e AND #k = :k',
+      { ':e': 'sandbox-ledger', ':k': 'SALE' },
+      { '#e': 'entity', '#k': 'kind' },
+    )
+  ).filter((l) => ids.has(String(l.idempotencyKey).replace('payment:', '')));
+  expect(countBy(charges.map((l) => l.idempotencyKey as string))).toEqual(
+    once(new Set([...ids].map((p) => `payment:${p}`))),
+  );
+}
+
 describe('issue 13, defect 6: a group can stay processing forever, silently', () => {
   test(
     'an execution stopped mid-group is re-driven by the tick (a new name) and every payment is answered once',
     async () => {
-      const profileId = await aProfile();
-      const COUNT = 620;
-      const list = Array.from({ length: COUNT }, (_, i) => ({ profileId, amount: (200 + i) / 100 }));
-      const group = await createGroup({ scheduleDate: farFutureDate(150), scheduleHour: 3, payments: list });
-      const id = group.paymentGroupId as string;
-      expect((await trigger(id)).body.totalTriggered).toBe(1);
-
-      // Stop the first attempt as soon as its first payments are answered (mid-group).
-      const first = await getGroup(id);
-      expect(first.executionArn).toMatch(new RegExp(`:pg-${id}-1$`));
-      for (let i = 0; i < 400 && answered(await payments(id)) === 0; i++) await sleep(25);
-      const stopped = await stopExecution(first.executionArn as string);
-      expect(stopped.status).toBe('ABORTED');
-      // A batch under way when the execution stopped still finishes its writes (as a Lambda does).
-      await sleep(1_000);
-      const midway = await payments(id);
-      expect(answered(midway)).toBeGreaterThan(0);
-      expect(answered(midway)).toBeLessThan(COUNT);
-      expect((await getGroup(id)).status).toBe('processing');
+      const { id } = await stoppedMidGroup({ scheduleDate: farFutureDate(150), scheduleHour: 3 }, 200);
 
       await moveToPastSlot(id);
       const tick = await hourlyTick(`${PAST.scheduleDate}T0${PAST.scheduleHour}:00:00Z`);
@@ -117,17 +138,8 @@ describe('issue 13, defect 6: a group can stay processing forever, silently', ()
       const sales = (await scan('#e = :t', { ':t': 'transaction' }, { '#e': 'entity' })).filter((t) =>
         ids.has(t.paymentId as string),
       );
-      const charges = (
-        await scan(
-          '#e = :e AND #k = :k',
-          { ':e': 'sandbox-ledger', ':k': 'SALE' },
-          { '#e': 'entity', '#k': 'kind' },
-        )
-      ).filter((l) => ids.has(String(l.idempotencyKey).replace('payment:', '')));
       expect(countBy(sales.map((t) => t.paymentId as string))).toEqual(once(ids));
-      expect(countBy(charges.map((l) => l.idempotencyKey as string))).toEqual(
-        once(new Set([...ids].map((p) => `payment:${p}`))),
-      );
+      await expectOneChargeEach(ids);
 
       // Two attempts, two names; a later tick leaves the group alone (no third name).
       expect((await executionsNamed(`pg-${id}-1`)).map((e) => e.status)).toEqual(['ABORTED']);
@@ -144,23 +156,8 @@ describe('issue 25, defect 7: a group triggered before its slot and then interru
   test(
     'a group triggered two days ahead of its slot and stopped mid-group is re-driven by the tick of the current hour, every payment answered once',
     async () => {
-      const profileId = await aProfile();
-      const COUNT = 620;
-      const list = Array.from({ length: COUNT }, (_, i) => ({ profileId, amount: (900 + i) / 100 }));
       // Two days ahead, as a tester triggers a group long before its slot.
-      const group = await createGroup({ scheduleDate: farFutureDate(2), scheduleHour: 12, payments: list });
-      const id = group.paymentGroupId as string;
-      expect((await trigger(id)).body.totalTriggered).toBe(1);
-
-      // The state a crash leaves: the execution gone (stopped) mid-group, the group processing.
-      const first = await getGroup(id);
-      for (let i = 0; i < 400 && answered(await payments(id)) === 0; i++) await sleep(25);
-      expect((await stopExecution(first.executionArn as string)).status).toBe('ABORTED');
-      await sleep(1_000);
-      const midway = answered(await payments(id));
-      expect(midway).toBeGreaterThan(0);
-      expect(midway).toBeLessThan(COUNT);
-      expect((await getGroup(id)).status).toBe('processing');
+      const { id, group } = await stoppedMidGroup({ scheduleDate: farFutureDate(2), scheduleHour: 12 }, 900);
 
       // The tick of the current hour (the group's slot is two days ahead) supervises it.
       const tick = await hourlyTick(`${new Date().toISOString().slice(0, 13)}:00:00Z`);
@@ -173,16 +170,7 @@ describe('issue 25, defect 7: a group triggered before its slot and then interru
       const all = await payments(id);
       expect(all.filter((p) => (p.authResponse as Json | null)?.status === 'Approved')).toHaveLength(COUNT);
       const ids = new Set(all.map((p) => p.paymentId as string));
-      const charges = (
-        await scan(
-          '#e = :e AND #k = :k',
-          { ':e': 'sandbox-ledger', ':k': 'SALE' },
-          { '#e': 'entity', '#k': 'kind' },
-        )
-      ).filter((l) => ids.has(String(l.idempotencyKey).replace('payment:', '')));
-      expect(countBy(charges.map((l) => l.idempotencyKey as string))).toEqual(
-        once(new Set([...ids].map((p) => `payment:${p}`))),
-      );
+      await expectOneChargeEach(ids);
     },
     TEST_TIMEOUT_MS,
   );
