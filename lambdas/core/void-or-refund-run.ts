@@ -10,9 +10,9 @@
  * - a repeat after a run is done is a new run, which reverses nothing twice (the core skips
  *   payments already reversed).
  */
-import { voidOrRefundExecutionName } from '#contract/processing';
+import { VOID_OR_REFUND, voidOrRefundExecutionName } from '#contract/processing';
 import type { Group, VoidOrRefundSummary } from '#domain/groups';
-import { needed } from '#shared/config';
+import { config, needed } from '#shared/config';
 import { ServiceUnavailableError } from '#shared/errors';
 import { executionArnOf, executionStatus, startVoidOrRefundExecution } from '#shared/sfn';
 import { groupStore } from '#store/groups';
@@ -32,6 +32,15 @@ async function run(group: Group, summary: VoidOrRefundSummary): Promise<string> 
     input,
   );
 }
+
+/**
+ * Whether a whole group of `paymentCount` payments is reversed in the background: above
+ * VOID_OR_REFUND_BACKGROUND_ABOVE, which can lower the threshold but never raise it past the 1,000
+ * `paymentIds` a request may reverse itself (VOID_OR_REFUND.syncLimit).
+ */
+export const reversesInBackground = (paymentCount: number): boolean =>
+  paymentCount >
+  Math.min(VOID_OR_REFUND.syncLimit, config().voidOrRefundBackgroundAbove ?? VOID_OR_REFUND.syncLimit);
 
 /** The execution reversing `group` in the background: the running one, or a new one. */
 export async function reverseInBackground(group: Group, now: Date): Promise<string> {

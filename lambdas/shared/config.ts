@@ -71,6 +71,13 @@ export interface FunctionConfig {
    * missing execution as lost and re-drives it (core/processing.ts SUPERVISE_AFTER_MS, 300 s).
    */
   readonly superviseAfterSeconds: number;
+  /**
+   * VOID_OR_REFUND_BACKGROUND_ABOVE (unset: VOID_OR_REFUND.syncLimit, 1,000, also the most): a
+   * whole group's void-or-refund runs in the background when the group has more non-deleted
+   * payments than this (core/void-or-refund-run.ts reversesInBackground). Lower it for a processor
+   * whose reversals are slow; the e2e test of the background run sets 150.
+   */
+  readonly voidOrRefundBackgroundAbove: number | undefined;
   /** Only the functions that start executions (triggers, scheduler) have these; see `needed`. */
   readonly stateMachineArn: string | undefined;
   /** Only the void-or-refund API function starts the background void-or-refund. */
@@ -180,6 +187,10 @@ export function loadConfig(env: Env): FunctionConfig {
     maxNotReadyRetries: integer(env, 'MAX_NOT_READY_RETRIES', 140, 0),
     emailRetryMaxDelaySeconds: integer(env, 'EMAIL_RETRY_MAX_DELAY_SECONDS', 900, 1),
     superviseAfterSeconds: integer(env, 'SUPERVISE_AFTER_SECONDS', 300, 1),
+    voidOrRefundBackgroundAbove:
+      text(env, 'VOID_OR_REFUND_BACKGROUND_ABOVE') === undefined
+        ? undefined
+        : integer(env, 'VOID_OR_REFUND_BACKGROUND_ABOVE', 0, 1),
     stateMachineArn: text(env, OPTIONAL_VARIABLES.stateMachineArn),
     voidOrRefundStateMachineArn: text(env, OPTIONAL_VARIABLES.voidOrRefundStateMachineArn),
     sesFromAddress: text(env, OPTIONAL_VARIABLES.sesFromAddress),

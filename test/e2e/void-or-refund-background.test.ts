@@ -1,17 +1,25 @@
 /**
  * Void-or-refund of a large group runs in the background (docs/decisions.md "Background
- * void-or-refund"): a 1,200-payment group, processed, answers 202 with an executionArn; a repeat
- * while it runs names the same execution; the group's voidOrRefundSummary reaches done with counts
- * that add up; every payment shows its reversal, once, also after a repeat once done. Named
+ * void-or-refund"): a group over the threshold, processed, answers 202 with an executionArn; a
+ * repeat while it runs names the same execution; the group's voidOrRefundSummary reaches done with
+ * counts that add up; every payment shows its reversal, once, also after a repeat once done. Named
  * payments (paymentIds) stay within the request: 200.
+ *
+ * The threshold is 1,000 payments unless VOID_OR_REFUND_BACKGROUND_ABOVE lowers it: this file's
+ * runtime sets 150, so that 300 payments (two ReverseBatch tasks of 250) take the background path.
+ * With the default, 1,200 payments took about a tenth of the e2e tier's CPU.
  */
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { call } from '#support/api';
 import { sleep } from '#shared/concurrency';
 import { createGroup, groupPath, trigger, waitForStatus, type Json } from '#support/processing';
 import { aProfile } from '#support/fixtures/e2e-resources';
 
-const COUNT = 1_200;
+const BACKGROUND_ABOVE = 150;
+const COUNT = 300;
 let groupId: string;
+let runtime: LocalRuntimeProcess | undefined;
+const shared: Record<string, string | undefined> = {};
 let paymentIds: string[];
 
 async function allPayments(): Promise<Json[]> {
@@ -40,6 +48,18 @@ async function summaryWhenDone(timeoutMs = 120_000): Promise<Json> {
 const voidOrRefund = (body?: object) => call('POST', `${groupPath(groupId)}/void-or-refund`, body);
 
 beforeAll(async () => {
+  runtime = await launchLocalRuntime({
+    dataDirPrefix: 'sps-e2e-vor',
+    env: {
+      VOID_OR_REFUND_BACKGROUND_ABOVE: String(BACKGROUND_ABOVE),
+      AUTHZ_CACHE_SECONDS: '0',
+      SANDBOX_SETTLEMENT_SECONDS: '8',
+      LOCAL_DUE_SWEEP_SECONDS: '0',
+    },
+  });
+  // The helpers call the runtime at E2E_BASE_URL: this file's own, until it ends.
+  for (const name of ['E2E_BASE_URL', 'E2E_DATA_DIR']) shared[name] = process.env[name];
+  Object.assign(process.env, { E2E_BASE_URL: runtime.url, E2E_DATA_DIR: runtime.dataDir });
   const profileId = await aProfile();
   // Distinct amounts: the duplicate check declines a second payment of one method and amount.
   const amount = (i: number) => (100 + i) / 100;
@@ -54,6 +74,12 @@ beforeAll(async () => {
   paymentIds = (await allPayments()).map((p) => p.paymentId as string);
   expect(paymentIds).toHaveLength(COUNT);
 }, 300_000);
+afterAll(async () => {
+  for (const [name, value] of Object.entries(shared))
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  await runtime?.stop();
+});
 
 test('named payments of a large group stay within the request: 200', async () => {
   const res = await voidOrRefund({ paymentIds: [paymentIds[0]] });

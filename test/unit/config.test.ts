@@ -26,6 +26,7 @@ describe('the functions configuration', () => {
       maxNotReadyRetries: 140,
       emailRetryMaxDelaySeconds: 900,
       superviseAfterSeconds: 300,
+      voidOrRefundBackgroundAbove: undefined,
       stateMachineArn: undefined,
       voidOrRefundStateMachineArn: undefined,
       sesFromAddress: undefined,
@@ -49,6 +50,14 @@ describe('the functions configuration', () => {
     expect(loadConfig({ TABLE_NAME: 't', WEBHOOK_ALLOW_LOOPBACK: 'true' }).webhookAllowLoopback).toBe(true);
     for (const value of ['1', 'yes', 'TRUE', ''])
       expect(loadConfig({ TABLE_NAME: 't', WEBHOOK_ALLOW_LOOPBACK: value }).webhookAllowLoopback).toBe(false);
+  });
+
+  it('reads the void-or-refund background threshold as a whole number of at least 1', () => {
+    const above = (value: string) =>
+      loadConfig({ TABLE_NAME: 't', VOID_OR_REFUND_BACKGROUND_ABOVE: value }).voidOrRefundBackgroundAbove;
+    expect(above('150')).toBe(150);
+    expect(() => above('0')).toThrow(/VOID_OR_REFUND_BACKGROUND_ABOVE/);
+    expect(() => above('1.5')).toThrow(/VOID_OR_REFUND_BACKGROUND_ABOVE/);
   });
 
   it('is frozen', () => {
