@@ -2,10 +2,10 @@
  * The processor's rate (issue 24): processing never asks the acquirer for more than
  * PROCESSOR_RATE charges a second across all groups, nor for more than PROCESSOR_GROUP_RATE of one
  * group (its payments' `authResponse` writes share one partition). A charge first takes a token
- * of the current second's window, counted in the table (store/rate-windows.ts): the rate is cut
+ * of its second's window, counted in the table (store/rate-windows.ts): the rate is cut
  * into RATE_SHARDS windows a second (so that no item is hot), each taken by a conditional ADD
  * that never counts past its share. A task takes tokens RATE_CHUNK at a time and uses them within
- *  * their second (a token left when its second is over is dropped, never carried into the next). It
+ * their second (a token left when its second is over is dropped, never carried into the next). It
  * takes them for the first second that the window's answer still leaves time to use them in, as
  * long as the last answer took: the current second while the table answers quickly, a later one
  * under load (the tokens then wait for their second), so that slow answers never starve a batch.
