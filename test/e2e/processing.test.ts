@@ -1,35 +1,32 @@
 /**
- * Processing over HTTP (docs/product.md#group-statuses, #triggers): the trigger
- * endpoints, the hourly event, exactly-once charging under concurrency and crashes,
- * void-or-refund, and the production gate.
+ * Processing over HTTP (docs/product.md#group-statuses, #triggers): a triggered group's outcomes,
+ * a group of several key ranges, and the hourly event. Exactly-once charging, the trigger gates and
+ * the production gate are in processing-gates.test.ts; void-or-refund in void-or-refund.test.ts.
  *
  * The runtime is shared with the other e2e files: hourly events are delivered only with a time
  * for which this file's own groups are due (the current hour), every other group of this file is
  * scheduled far in the future and triggered explicitly, and assertions are about this file's
  * groups only.
  */
-import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { call, futureDate, MID, MID8, OTHER, OTHER_MID, PROD_LIKE_MID, TESTER, tokenFor } from '#support/api';
+import { call, MID } from '#support/api';
 import { aProfile, createPayor } from '#support/fixtures/e2e-resources';
-import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import {
   allExecutions,
   closeLocalTable,
   createdGroupIds,
   createGroup,
+  expectExecutionsOfGroupsSucceeded,
   farFutureDate,
   getGroup,
   groupPath,
   hourlyTick,
-  crashAfterSale,
   ledger,
   localTable,
   merchantPath,
   payments,
   paymentIdsOf,
   paymentsById,
-  saleLedgerItemsOfPayment,
   slotOfTime,
   transactionsOfPayment,
   trigger,
@@ -41,21 +38,9 @@ import { slotOf } from '#domain/groups';
 import { sleep } from '#shared/concurrency';
 
 const transactionPath = (transactionId: string) => `/v1/rest/merchants/${MID}/transactions/${transactionId}`;
-const voidOrRefund = (groupId: string, body?: unknown) =>
-  call<Json>('POST', `${groupPath(groupId)}/void-or-refund`, body);
 const ids = (entries: Json[]) => entries.map((e) => e.paymentGroupId as string);
 
-// The production runtime takes a while to start: it starts now and is awaited by its test.
-let prodRuntime: Promise<LocalRuntimeProcess> | undefined;
-beforeAll(() => {
-  prodRuntime = launchLocalRuntime({ dataDirPrefix: 'sps-e2e', env: { SERVICE_STAGE: 'prod' } });
-  prodRuntime.catch(() => undefined);
-});
-afterAll(async () => {
-  const runtime = await prodRuntime?.catch(() => undefined);
-  await runtime?.stop();
-  closeLocalTable();
-});
+afterAll(() => closeLocalTable());
 
 /**
  * The executions of a group. After the group is processed its execution may still be waiting for
@@ -63,8 +48,6 @@ afterAll(async () => {
  */
 const executionsOf = async (groupId: string) =>
   (await allExecutions()).filter((e) => e.name.startsWith(`pg-${groupId}-`));
-/** The group of an execution name (`pg-<groupId>-<attempt>`: one name per processing attempt). */
-const groupOfExecution = (name: string) => /^pg-(.+)-\d+$/.exec(name)?.[1];
 const healthy = expect.stringMatching(/^(RUNNING|SUCCEEDED)$/);
 
 /** Near the end of an hour the runtime's own boundary tick would interfere: start in the next hour. */
@@ -370,448 +353,8 @@ describe('the hourly event', () => {
   }, 120_000);
 });
 
-describe('exactly-once charging', () => {
-  test('50 concurrent triggers of one group: one execution, every payment charged once', async () => {
-    const profiles = await Promise.all([aProfile(), aProfile(), aProfile('4000000000000077')]);
-    const group = await createGroup({
-      scheduleDate: farFutureDate(123),
-      payments: [
-        { profileId: profiles[0], amount: 41 },
-        { profileId: profiles[1], amount: 42 },
-        { profileId: profiles[2], amount: 43 },
-      ],
-    });
-    const id = group.paymentGroupId as string;
-
-    const results = await Promise.all(Array.from({ length: 50 }, () => trigger(id)));
-    expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
-    const started = results.filter((r) => 'executionArn' in r.body.triggeredGroups[0]);
-    const refused = results.filter((r) => 'error' in r.body.triggeredGroups[0]);
-    expect(started).toHaveLength(1);
-    expect(started[0]!.body).toMatchObject({ totalTriggered: 1, totalFailed: 0 });
-    expect(refused).toHaveLength(49);
-    for (const r of refused) {
-      expect(r.body).toEqual({
-        triggeredGroups: [{ paymentGroupId: id, error: expect.any(String) }],
-        totalTriggered: 0,
-        totalFailed: 1,
-      });
-    }
-
-    const processed = await waitForStatus(id, 'processed');
-    expect(processed.processingSummary).toMatchObject({ approvedCount: 3, failedCount: 0 });
-    for (const payment of group.payments as Json[]) {
-      expect((await ledger('SALE', `payment:${payment.paymentId}`))?.calls).toBe(1);
-      expect(await transactionsOfPayment(payment.paymentId)).toHaveLength(1);
-    }
-    const executions = await executionsOf(id);
-    expect(executions).toEqual([
-      expect.objectContaining({
-        executionArn: started[0]!.body.triggeredGroups[0].executionArn,
-        status: healthy,
-      }),
-    ]);
-  });
-
-  test('a crash after the processor charged and before the write: the retried batch charges nothing twice', async () => {
-    const profileId = await aProfile();
-    const group = await createGroup({
-      scheduleDate: farFutureDate(124),
-      payments: [{ profileId, amount: 31.5 }],
-    });
-    const id = group.paymentGroupId as string;
-    const paymentId = group.payments[0].paymentId as string;
-    await crashAfterSale([paymentId]);
-
-    expect((await trigger(id)).body.totalTriggered).toBe(1);
-    const processed = await waitForStatus(id, 'processed', 40_000);
-    expect(processed.processingSummary).toMatchObject({ approvedCount: 1, failedCount: 0 });
-    const [payment] = await payments(id);
-    expect(payment!.authResponse).toMatchObject({ status: 'Approved', approvedAmount: 31.5, paymentId });
-
-    // The processor was asked twice (the retry replayed its first answer) but charged once.
-    expect((await ledger('SALE', `payment:${paymentId}`))?.calls).toBe(2);
-    expect(await saleLedgerItemsOfPayment(paymentId)).toHaveLength(1);
-    const transactions = await transactionsOfPayment(paymentId);
-    expect(transactions).toHaveLength(1);
-    expect(transactions[0]).toMatchObject({
-      status: 'Approved',
-      transactionId: payment!.authResponse.transactionId,
-    });
-    const executions = await executionsOf(id);
-    expect(executions).toEqual([expect.objectContaining({ status: healthy })]);
-    const [execution] = executions;
-    expect(execution!.stats.retries).toBeGreaterThanOrEqual(1);
-  });
-});
-
-describe('trigger gates', () => {
-  test('the group trigger: MID form and range, unknown, malformed and deleted groups', async () => {
-    const group = await createGroup({ scheduleDate: farFutureDate(125) });
-    const id = group.paymentGroupId as string;
-    expect(await trigger(id, MID8)).toMatchObject({ status: 403, body: { responseCode: 403 } });
-    expect(await trigger(id, PROD_LIKE_MID)).toMatchObject({ status: 403, body: { responseCode: 403 } });
-    expect((await getGroup(id)).status).toBe('pending');
-    expect(await trigger(randomUUID())).toMatchObject({ status: 404, body: { responseCode: 404 } });
-    // A group of another merchant is not found under this one.
-    const foreign = await call(
-      'POST',
-      `${merchantPath(OTHER_MID)}/groups`,
-      { servicePayId: OTHER_MID, scheduleDate: farFutureDate(125), scheduleHour: 3, locationId: 1 },
-      { token: await tokenFor(OTHER) },
-    );
-    expect(foreign.status).toBe(201);
-    expect(await trigger(foreign.body.paymentGroupId)).toMatchObject({
-      status: 404,
-      body: { responseCode: 404 },
-    });
-    expect(await trigger('not-a-group-id')).toMatchObject({ status: 400, body: { responseCode: 400 } });
-
-    expect((await call('DELETE', groupPath(id))).status).toBe(204);
-    const deleted = await trigger(id);
-    expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({
-      triggeredGroups: [{ paymentGroupId: id, error: expect.stringContaining('deleted') }],
-      totalTriggered: 0,
-      totalFailed: 1,
-    });
-    expect((await getGroup(id)).status).toBe('deleted');
-    expect(await executionsOf(id)).toEqual([]);
-  });
-
-  test('the merchant trigger processes the pending groups of one slot', async () => {
-    // A date no other test uses; every request names it, so that no other group could be touched.
-    const scheduleDate = farFutureDate(400);
-    const profiles = await Promise.all([aProfile(), aProfile()]);
-    const first = await createGroup({
-      scheduleDate,
-      scheduleHour: 7,
-      payments: [{ profileId: profiles[0], amount: 51 }],
-    });
-    const second = await createGroup({
-      scheduleDate,
-      scheduleHour: 7,
-      payments: [{ profileId: profiles[1], amount: 52 }],
-    });
-    const otherHour = await createGroup({ scheduleDate, scheduleHour: 8 });
-    const slot = { scheduleDate, scheduleHour: 7 };
-    const path = (mid: string) => `${merchantPath(mid)}/process-payments`;
-
-    expect((await call('POST', path(MID8), slot)).status).toBe(403);
-    expect((await call('POST', path(PROD_LIKE_MID), slot)).status).toBe(403);
-    expect(await call('POST', path(MID), { scheduleDate, scheduleHour: 24 })).toMatchObject({
-      status: 400,
-      body: { responseCode: 400 },
-    });
-    expect((await getGroup(first.paymentGroupId)).status).toBe('pending');
-
-    const res = await call<Json>('POST', path(MID), slot);
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ totalTriggered: 2, totalFailed: 0 });
-    expect(res.body.triggeredGroups).toHaveLength(2);
-    expect(ids(res.body.triggeredGroups).sort()).toEqual(
-      [first.paymentGroupId, second.paymentGroupId].sort(),
-    );
-    for (const entry of res.body.triggeredGroups as Json[])
-      expect(entry.executionArn).toEqual(expect.any(String));
-    for (const group of [first, second]) {
-      expect((await waitForStatus(group.paymentGroupId, 'processed')).processingSummary).toMatchObject({
-        approvedCount: 1,
-      });
-    }
-    expect((await getGroup(otherHour.paymentGroupId)).status).toBe('pending');
-  });
-});
-
-describe('void-or-refund', () => {
-  /** Triggers a group and waits for it; returns its payments by id. */
-  async function process(groupId: string): Promise<Map<string, Json>> {
-    expect((await trigger(groupId)).body.totalTriggered).toBe(1);
-    await waitForStatus(groupId, 'processed');
-    return paymentsById(groupId);
-  }
-
-  // Groups for the after-settlement cases, processed first so that they settle meanwhile.
-  let settling: Promise<{ group: Json; byId: Map<string, Json> }>;
-  let racing: Promise<{ group: Json; byId: Map<string, Json> }>;
-  beforeAll(() => {
-    racing = (async () => {
-      const [p1, p2] = await Promise.all([aProfile(), aProfile()]);
-      const group = await createGroup({
-        scheduleDate: farFutureDate(129),
-        payments: [
-          { profileId: p1, amount: 61 },
-          { profileId: p2, amount: 62 },
-        ],
-      });
-      return { group, byId: await process(group.paymentGroupId) };
-    })();
-    racing.catch(() => undefined);
-    settling = (async () => {
-      const [p1, p2, p3] = await Promise.all([
-        aProfile(),
-        aProfile('4000000000000077'),
-        aProfile('4000000000000002'),
-      ]);
-      const group = await createGroup({
-        scheduleDate: farFutureDate(126),
-        payments: [
-          { profileId: p1, amount: 25 },
-          { profileId: p2, amount: 80, allowPartial: true },
-          { profileId: p3, amount: 27 },
-        ],
-      });
-      return { group, byId: await process(group.paymentGroupId) };
-    })();
-    settling.catch(() => undefined);
-  });
-
-  test('on a pending group every payment is skipped', async () => {
-    const [p1, p2] = await Promise.all([aProfile(), aProfile()]);
-    const group = await createGroup({
-      scheduleDate: farFutureDate(127),
-      payments: [
-        { profileId: p1, amount: 5 },
-        { profileId: p2, amount: 6 },
-      ],
-    });
-    const res = await voidOrRefund(group.paymentGroupId);
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      paymentGroupId: group.paymentGroupId,
-      voidedCount: 0,
-      refundedCount: 0,
-      skippedCount: 2,
-      failedCount: 0,
-    });
-    expect((res.body.payments as Json[]).map((p) => p.outcome)).toEqual(['skipped', 'skipped']);
-    for (const payment of await payments(group.paymentGroupId)) {
-      expect(payment.authResponse).toBeNull();
-      expect(payment).not.toHaveProperty('voidOrRefundResponses');
-    }
-  });
-
-  test('before settlement: approved payments are voided, others skipped; a repeat reverses nothing', async () => {
-    let group: Json;
-    let byId: Map<string, Json>;
-    for (let attempt = 1; ; attempt++) {
-      // Fresh profiles each time: the same amount on the same method would be a duplicate.
-      const [p1, p2, p3] = await Promise.all([aProfile(), aProfile('4000000000000002'), aProfile()]);
-      group = await createGroup({
-        scheduleDate: farFutureDate(128),
-        payments: [
-          { profileId: p1, amount: 40 },
-          { profileId: p2, amount: 41 },
-          { profileId: p3, amount: 42 },
-        ],
-      });
-      expect(
-        (await call('DELETE', `${groupPath(group.paymentGroupId)}/payments/${group.payments[2].paymentId}`))
-          .status,
-      ).toBe(204);
-      byId = await process(group.paymentGroupId);
-      const settles = Date.parse(byId.get(group.payments[0].paymentId)!.authResponse.settlementTime);
-      if (settles - Date.now() >= 2_000) break;
-      if (attempt === 4) throw new Error('no group processed at least 2 s before a settlement cut-off');
-      await sleep(settles - Date.now() + 200);
-    }
-    const id = group.paymentGroupId as string;
-    const [approvedId, declinedId, deletedId] = paymentIdsOf(group, 3);
-    const transactionId = byId.get(approvedId)!.authResponse.transactionId as string;
-
-    const res = await voidOrRefund(id);
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      paymentGroupId: id,
-      voidedCount: 1,
-      refundedCount: 0,
-      skippedCount: 2,
-      failedCount: 0,
-    });
-    const outcomes = new Map((res.body.payments as Json[]).map((p) => [p.paymentId, p.outcome]));
-    expect(Object.fromEntries(outcomes)).toEqual({
-      [approvedId]: 'voided',
-      [declinedId]: 'skipped',
-      [deletedId]: 'skipped',
-    });
-
-    const after = await paymentsById(id);
-    const expectedVoid = {
-      type: 'Void',
-      transactionId,
-      status: 'Voided',
-      amount: 40,
-      responseCode: '00',
-      responseMessage: expect.any(String),
-      date: expect.any(String),
-    };
-    expect(after.get(approvedId)!.voidOrRefundResponses).toEqual([expectedVoid]);
-    expect(after.get(declinedId)).not.toHaveProperty('voidOrRefundResponses');
-    expect(after.get(deletedId)).not.toHaveProperty('voidOrRefundResponses');
-    expect((await call('GET', transactionPath(transactionId))).body).toMatchObject({
-      status: 'Voided',
-      availableRefundAmount: 0,
-    });
-
-    const again = await voidOrRefund(id);
-    expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ voidedCount: 0, refundedCount: 0, skippedCount: 3, failedCount: 0 });
-    expect((await paymentsById(id)).get(approvedId)!.voidOrRefundResponses).toEqual([expectedVoid]);
-    expect((await call('GET', transactionPath(transactionId))).body).toMatchObject({
-      status: 'Voided',
-      refundCount: 0,
-      refundHistory: [],
-    });
-    expect((await ledger('VOID', `void:${transactionId}`))?.calls).toBe(1);
-  });
-
-  test('after settlement: approved amounts are refunded; paymentIds picks payments; a repeat refunds nothing', async () => {
-    const { group, byId } = await settling;
-    const id = group.paymentGroupId as string;
-    const [fullId, partialId, declinedId] = paymentIdsOf(group, 3);
-    const full = byId.get(fullId)!.authResponse as Json;
-    const partial = byId.get(partialId)!.authResponse as Json;
-    expect(partial).toMatchObject({ status: 'Approved', approvedAmount: 50 });
-    const settles = Math.max(Date.parse(full.settlementTime), Date.parse(partial.settlementTime));
-    await sleep(Math.max(0, settles - Date.now()) + 300);
-
-    const unknown = await voidOrRefund(id, { paymentIds: [randomUUID()] });
-    expect(unknown).toMatchObject({ status: 400, body: { responseCode: 400 } });
-    expect((await paymentsById(id)).get(fullId)).not.toHaveProperty('voidOrRefundResponses');
-
-    const one = await voidOrRefund(id, { paymentIds: [fullId] });
-    expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ voidedCount: 0, refundedCount: 1, skippedCount: 0, failedCount: 0 });
-    expect(one.body.payments).toEqual([expect.objectContaining({ paymentId: fullId, outcome: 'refunded' })]);
-    let now = await paymentsById(id);
-    expect(now.get(fullId)!.voidOrRefundResponses).toEqual([
-      expect.objectContaining({ type: 'Refund', status: 'Completed', amount: 25, responseCode: '00' }),
-    ]);
-    expect(now.get(partialId)).not.toHaveProperty('voidOrRefundResponses');
-
-    const rest = await voidOrRefund(id);
-    expect(rest.body).toMatchObject({ voidedCount: 0, refundedCount: 1, skippedCount: 2, failedCount: 0 });
-    now = await paymentsById(id);
-    expect(now.get(partialId)!.voidOrRefundResponses).toEqual([
-      expect.objectContaining({ type: 'Refund', status: 'Completed', amount: 50 }),
-    ]);
-    expect(now.get(declinedId)).not.toHaveProperty('voidOrRefundResponses');
-    expect((await call('GET', transactionPath(full.transactionId))).body).toMatchObject({
-      status: 'Approved',
-      refundedAmount: 25,
-      availableRefundAmount: 0,
-      refundCount: 1,
-    });
-    expect((await call('GET', transactionPath(partial.transactionId))).body).toMatchObject({
-      refundedAmount: 50,
-      availableRefundAmount: 0,
-      refundCount: 1,
-    });
-
-    const repeat = await voidOrRefund(id);
-    expect(repeat.body).toMatchObject({ voidedCount: 0, refundedCount: 0, skippedCount: 3, failedCount: 0 });
-    const final = await paymentsById(id);
-    for (const paymentId of [fullId, partialId]) {
-      const responses = final.get(paymentId)!.voidOrRefundResponses as Json[];
-      expect(responses).toHaveLength(1);
-      expect((await ledger('REFUND', `refund:${responses[0]!.transactionId}`))?.calls).toBe(1);
-    }
-    expect((await call('GET', transactionPath(full.transactionId))).body).toMatchObject({
-      refundCount: 1,
-      refundedAmount: 25,
-    });
-  });
-
-  test('racing void-or-refund calls after settlement refund each payment once', async () => {
-    const { group, byId } = await racing;
-    const id = group.paymentGroupId as string;
-    const auths = [...byId.values()].map((p) => p.authResponse as Json);
-    const settles = Math.max(...auths.map((a) => Date.parse(a.settlementTime)));
-    await sleep(Math.max(0, settles - Date.now()) + 300);
-
-    const results = await Promise.all(Array.from({ length: 10 }, () => voidOrRefund(id)));
-    expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
-    for (const r of results) expect(r.body.voidedCount).toBe(0);
-    const after = await paymentsById(id);
-    for (const [paymentId, before] of byId) {
-      const responses = after.get(paymentId)!.voidOrRefundResponses as Json[];
-      expect(responses).toEqual([
-        expect.objectContaining({ type: 'Refund', status: 'Completed', amount: before.amount }),
-      ]);
-      expect((await call('GET', transactionPath(before.authResponse.transactionId))).body).toMatchObject({
-        refundCount: 1,
-        refundedAmount: before.amount,
-        availableRefundAmount: 0,
-      });
-      const outcomes = results.map(
-        (r) => (r.body.payments as Json[]).find((p) => p.paymentId === paymentId)!.outcome,
-      );
-      expect(outcomes).toContain('refunded');
-    }
-  });
-});
-
 describe('the executions of this file', () => {
   test('every execution ends SUCCEEDED (after its settlement wait), at most one per group', async () => {
-    const groups = new Set(createdGroupIds);
-    let mine: Awaited<ReturnType<typeof allExecutions>> = [];
-    for (let i = 0; i < 100; i++) {
-      mine = (await allExecutions()).filter((e) => groups.has(groupOfExecution(e.name) ?? ''));
-      if (mine.every((e) => e.status !== 'RUNNING')) break;
-      await sleep(200);
-    }
-    expect(mine.length).toBeGreaterThanOrEqual(10);
-    expect(new Set(mine.map((e) => groupOfExecution(e.name))).size).toBe(mine.length);
-    expect(mine.filter((e) => e.status !== 'SUCCEEDED')).toEqual([]);
-  });
-});
-
-describe('production stage', () => {
-  test('both trigger endpoints and the test clock answer 403', async () => {
-    const runtime = await prodRuntime!;
-    const tokenRes = await fetch(`${runtime.url}/oauth2/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${Buffer.from(`${TESTER.id}:${TESTER.secret}`).toString('base64')}`,
-      },
-      body: 'grant_type=client_credentials',
-    });
-    expect(tokenRes.status).toBe(200);
-    const { access_token: token } = (await tokenRes.json()) as { access_token: string };
-    const send = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${runtime.url}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body !== undefined && { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Json };
-    };
-
-    const slot = { scheduleDate: futureDate(2), scheduleHour: 9 };
-    const created = await send('POST', `${merchantPath()}/groups`, {
-      servicePayId: MID,
-      ...slot,
-      locationId: 1,
-    });
-    expect(created.status).toBe(201);
-    const id = created.body.paymentGroupId as string;
-    expect(await send('POST', `${groupPath(id)}/process-payments`)).toMatchObject({
-      status: 403,
-      body: { responseCode: 403 },
-    });
-    expect(await send('POST', `${merchantPath()}/process-payments`, slot)).toMatchObject({
-      status: 403,
-      body: { responseCode: 403 },
-    });
-    expect((await send('GET', groupPath(id))).body.status).toBe('pending');
-    expect(await send('POST', `${merchantPath()}/settle-now`)).toMatchObject({
-      status: 403,
-      body: { responseCode: 403, message: 'settle-now is not available in production' },
-    });
+    await expectExecutionsOfGroupsSucceeded(createdGroupIds, 6);
   });
 });

@@ -99,6 +99,27 @@ export async function allExecutions(): Promise<LocalExecutionView[]> {
   return (await res.json()) as LocalExecutionView[];
 }
 
+/** The group of an execution name (`pg-<groupId>-<attempt>`: one name per processing attempt). */
+export const groupOfExecution = (name: string): string | undefined => /^pg-(.+)-\d+$/.exec(name)?.[1];
+
+/**
+ * The executions of `groupIds` (a test file's groups): once none is RUNNING (bounded: a processed
+ * group's execution may still wait for its settlement cut-off), every one SUCCEEDED, at most one
+ * per group, and at least `minimum` of them.
+ */
+export async function expectExecutionsOfGroupsSucceeded(groupIds: string[], minimum: number): Promise<void> {
+  const groups = new Set(groupIds);
+  let mine: LocalExecutionView[] = [];
+  for (let i = 0; i < 100; i++) {
+    mine = (await allExecutions()).filter((e) => groups.has(groupOfExecution(e.name) ?? ''));
+    if (mine.every((e) => e.status !== 'RUNNING')) break;
+    await sleep(200);
+  }
+  expect(mine.length).toBeGreaterThanOrEqual(minimum);
+  expect(new Set(mine.map((e) => groupOfExecution(e.name))).size).toBe(mine.length);
+  expect(mine.filter((e) => e.status !== 'SUCCEEDED')).toEqual([]);
+}
+
 export async function executionsNamed(name: string): Promise<LocalExecutionView[]> {
   return (await allExecutions()).filter((e) => e.name === name);
 }
