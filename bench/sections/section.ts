@@ -74,6 +74,25 @@ export function handlerCpu(
   return { request, beyondCalls: Math.round(request - r.bench * 1000) };
 }
 
+/** Median, lowest and highest of per-round ratios (3 decimals). */
+export function spread(ratios: readonly number[]): {
+  median: number;
+  min: number;
+  max: number;
+  rounds: number;
+} {
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const r3 = (x: number) => Math.round(x * 1000) / 1000;
+  const mid = sorted.length / 2;
+  const median = sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return {
+    median: r3(median),
+    min: r3(sorted[0] ?? NaN),
+    max: r3(sorted.at(-1) ?? NaN),
+    rounds: sorted.length,
+  };
+}
+
 export function compareSection(spec: {
   name: string;
   key: string;
@@ -104,7 +123,7 @@ export function compareSection(spec: {
         `  ${spec.key}: ${warmupSeconds} s warm-up per side, then ${rounds} alternating rounds, ` +
           `${durationSeconds} s measured per side ...`,
       );
-      const { api, raw } = await ctx.measurePair(apiOp, rawOp);
+      const { api, raw, cpuRatioByRound } = await ctx.measurePair(apiOp, rawOp);
       const ratio = raw.rps > 0 ? Math.round((api.rps / raw.rps) * 1000) / 1000 : null;
       // Throughput ratio on a CPU-bound machine with nothing else running, once DynamoDB Local's
       // JIT is done: CPU per request, all the bench's processes, JIT compilation left out.
@@ -116,6 +135,7 @@ export function compareSection(spec: {
         raw: { [spec.key]: raw },
         ratio: { [spec.key]: ratio },
         cpuCostRatio: { [spec.key]: cpuRatio },
+        cpuCostRatioRounds: { [spec.key]: spread(cpuRatioByRound) },
         handlerCpuUs: { [spec.key]: handlerCpu(api, raw) },
         ...(notes && { notes: { [spec.key]: notes } }),
       };

@@ -9,7 +9,7 @@ import { documentClient } from '../../lambdas/shared/ddb';
 import { mapLimit } from '../../lambdas/shared/concurrency';
 import { countCall } from './count-call';
 import { httpClient, type HttpClient } from './http';
-import { runSlice, summarize, type LoadResult, type Operation, type Slice } from './load';
+import { runSlice, steadyCpuPerOp, summarize, type LoadResult, type Operation, type Slice } from './load';
 import type { BenchRuntime } from './runtime';
 
 export const MID = '32350000001';
@@ -58,6 +58,11 @@ export interface PhaseResult extends LoadResult {
 export interface Pair {
   api: PhaseResult;
   raw: PhaseResult;
+  /**
+   * The CPU-cost ratio (raw CPU per request over API CPU per request) of each round alone: how far
+   * one round's two slices drift from the whole run's ratio on this machine.
+   */
+  cpuRatioByRound: number[];
 }
 
 export interface BenchContext {
@@ -225,6 +230,7 @@ export async function createContext(config: BenchConfig, runtime: BenchRuntime):
       return {
         api: { ...summarize(slices.api), ddbCallsPerOp: perOp(runtimeCalls.api, opsOf('api')) },
         raw: { ...summarize(slices.raw), ddbCallsPerOp: perOp(rawCalls, opsOf('raw')) },
+        cpuRatioByRound: slices.api.map((a, r) => steadyCpuPerOp(slices.raw[r]!) / steadyCpuPerOp(a)),
       };
     },
   };

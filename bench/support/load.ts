@@ -120,6 +120,15 @@ export async function runSlice(op: Operation, options: SliceOptions): Promise<Sl
   };
 }
 
+/** The bench's own processes (load generator or raw client, runtime, DynamoDB Local). */
+const OURS = ['bench', 'runtime', 'dynamodb', 'other'];
+
+/** CPU ms per successful operation of one slice, all our processes, DynamoDB Local's JIT left out. */
+export function steadyCpuPerOp(slice: Slice): number {
+  const ours = OURS.reduce((n, k) => n + (slice.usage[k] ?? 0), 0);
+  return (ours - (slice.usage['dynamodb.jit'] ?? 0)) / Math.max(slice.latencies.length, 1);
+}
+
 export function summarize(slices: Slice[]): LoadResult {
   const total = slices.reduce((n, s) => n + s.latencies.length, 0);
   const sorted = new Float64Array(total);
@@ -138,7 +147,7 @@ export function summarize(slices: Slice[]): LoadResult {
   }
   // All CPU the bench's own processes used (load generator or raw client, runtime, DynamoDB Local),
   // and the same without DynamoDB Local's JIT compilation (a warm-up cost, see cpu.ts).
-  usage.ours = ['bench', 'runtime', 'dynamodb', 'other'].reduce((n, k) => n + (usage[k] ?? 0), 0);
+  usage.ours = OURS.reduce((n, k) => n + (usage[k] ?? 0), 0);
   usage.steady = usage.ours - (usage['dynamodb.jit'] ?? 0);
   const ok = Math.max(total, 1);
   return {
