@@ -238,7 +238,10 @@ export function markdownReport(results: Results, sections: readonly AnySection[]
         'CPU-bound machine would show once warm. "Handler CPU" is the runtime\'s CPU per API request (the local ' +
         "API Gateway and authorizer, middleware, handler and its SDK calls; the runtime's background work, " +
         "measured on the raw side, left out), and in brackets what is left of it beyond the raw side's SDK " +
-        "client doing the same calls: the API path's own cost.",
+        'client doing the same calls: the API path\'s own cost. "Rounds alone" is each round\'s ratio from ' +
+        'its own two slices: on this 2-core machine one round swings by 20-25 points either way (DynamoDB ' +
+        "Local's CPU per request moves with what the other core runs), which the whole run's ratio averages " +
+        'out; 15 s runs (6 rounds) gave the list anything from 78% to 96%.',
     );
     if (foreign > 0.2) {
       out.push('');
