@@ -162,6 +162,15 @@ describe('inputs', () => {
     expect(costs.callsBefore + costs.callsAfter).toBeGreaterThan(0);
     expect(costs.sources.ddbCalls).toMatch(/^bench\/results\.json /);
   });
+
+  it('refuses measured costs with transactions, which its write units leave out', () => {
+    const results = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', 'bench', 'results.json'), 'utf8'),
+    ) as { processingLatency: { runs: { latencyMs: number; ddbCallsPerPayment: Record<string, number> }[] } };
+    const run = results.processingLatency.runs.find((r) => r.latencyMs > 0)!;
+    run.ddbCallsPerPayment = { ...run.ddbCallsPerPayment, TransactWrite: 2 };
+    expect(() => paymentCosts(results as never)).toThrow(/TransactWrite ×2 a payment.*does not cost yet/);
+  });
 });
 
 /**
