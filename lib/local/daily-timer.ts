@@ -1,4 +1,39 @@
 /**
+ * LOCAL_HOURLY_TICK: `on` (the default) runs the hourly rule's timer, `off` leaves the hourly event
+ * to `POST /__local/events/hourly` alone. The e2e runtimes turn it off: they deliver their own ticks
+ * for chosen slots, and a real hour's tick supervising the same groups at the same moment raced
+ * them (CI, 2026-11-26 17:00: a stopped group re-driven by the real tick, not the test's).
+ */
+export function hourlyTickEnabled(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'on') return true;
+  if (value === 'off') return false;
+  throw new Error(`LOCAL_HOURLY_TICK must be on or off (got ${value})`);
+}
+
+/**
+ * The hourly EventBridge rule (cron(0 * * * ? *)) as the local runtime keeps it: `run` at each UTC
+ * hour boundary with that hour's time, on a timer that keeps no process alive.
+ */
+export function everyHour(run: (time: string) => Promise<unknown>, name: string): { stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    const next = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
+    timer = setTimeout(
+      () => {
+        run(new Date(next).toISOString()).catch((error: unknown) =>
+          console.error(`local ${name} failed`, error),
+        );
+        arm();
+      },
+      next - Date.now() + 50,
+    );
+    timer.unref();
+  };
+  arm();
+  return { stop: () => clearTimeout(timer) };
+}
+
+/**
  * A daily EventBridge rule as the local runtime keeps it: `run` at the schedule's UTC hour and
  * minute each day (with the time it was due), on a timer that keeps no process alive.
  */

@@ -23,7 +23,7 @@ import { invokeAs, type LocalRoute } from './http-server';
 import { executionJson, LocalStepFunctions } from './step-functions';
 import { localSweeper } from './sweeper';
 import { localAccountUpdater } from './account-updater';
-import { everyDay } from './daily-timer';
+import { everyDay, everyHour, hourlyTickEnabled } from './daily-timer';
 import { ConcurrencyLimiter, parseReservedConcurrency } from './reserved-concurrency';
 
 type Handler = (input: unknown, context: Context) => Promise<unknown>;
@@ -89,22 +89,10 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
       ),
     );
 
-  // A timer at each UTC hour boundary, like the EventBridge rule (cron(0 * * * ? *)).
-  let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    const next = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
-    timer = setTimeout(
-      () => {
-        tick(new Date(next).toISOString()).catch((error: unknown) =>
-          console.error('local hourly tick failed', error),
-        );
-        arm();
-      },
-      next - Date.now() + 50,
-    );
-    timer.unref();
-  };
-  arm();
+  // A timer at each UTC hour boundary, like the EventBridge rule, unless LOCAL_HOURLY_TICK is off.
+  const hourlyTimer = hourlyTickEnabled(process.env.LOCAL_HOURLY_TICK)
+    ? everyHour(tick, 'hourly tick')
+    : undefined;
 
   // The due sweep, like the cloud's every-minute rule: LOCAL_DUE_SWEEP_SECONDS (default 30, so a
   // group of the current hour starts within 60 s without a tick; 0 turns it off).
@@ -189,7 +177,7 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
   const accountUpdater = await localAccountUpdater();
   localRoutes.push(...accountUpdater.routes);
   const stopTimer = () => {
-    clearTimeout(timer);
+    hourlyTimer?.stop();
     dailyTimer.stop();
     clearInterval(dueTimer);
     sweeper.stop();

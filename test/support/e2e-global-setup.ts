@@ -9,6 +9,11 @@ import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launche
 export const e2eWorkers = (): number => Math.max(1, Number(process.env.E2E_WORKERS ?? 3) || 1);
 
 export default async function setup(): Promise<void> {
+  // Every runtime of the e2e run (these, and the files' own, launched with this process's
+  // environment): no timer at the real UTC hour. The files deliver their ticks for the slots they
+  // choose; a real hour's tick supervising the same groups raced processing-supervision's own tick
+  // (CI, 2026-11-26 17:00; lib/local/daily-timer.ts hourlyTickEnabled).
+  process.env.LOCAL_HOURLY_TICK = 'off';
   const launched = await Promise.allSettled(
     Array.from({ length: e2eWorkers() }, () =>
       launchLocalRuntime({
