@@ -11,13 +11,17 @@ export function hourlyTickEnabled(value: string | undefined): boolean {
 }
 
 /**
- * The hourly EventBridge rule (cron(0 * * * ? *)) as the local runtime keeps it: `run` at each UTC
- * hour boundary with that hour's time, on a timer that keeps no process alive.
+ * `run` at each time `nextAfter(now)` gives (epoch ms), with that time, on a timer that keeps no
+ * process alive: the local form of an EventBridge schedule rule.
  */
-export function everyHour(run: (time: string) => Promise<unknown>, name: string): { stop: () => void } {
+function onSchedule(
+  nextAfter: (now: Date) => number,
+  run: (time: string) => Promise<unknown>,
+  name: string,
+): { stop: () => void } {
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
-    const next = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
+    const next = nextAfter(new Date());
     timer = setTimeout(
       () => {
         run(new Date(next).toISOString()).catch((error: unknown) =>
@@ -33,32 +37,29 @@ export function everyHour(run: (time: string) => Promise<unknown>, name: string)
   return { stop: () => clearTimeout(timer) };
 }
 
-/**
- * A daily EventBridge rule as the local runtime keeps it: `run` at the schedule's UTC hour and
- * minute each day (with the time it was due), on a timer that keeps no process alive.
- */
+/** The hourly EventBridge rule (cron(0 * * * ? *)): `run` at each UTC hour boundary. */
+export const everyHour = (run: (time: string) => Promise<unknown>, name: string): { stop: () => void } =>
+  onSchedule((now) => Math.floor(now.getTime() / 3_600_000) * 3_600_000 + 3_600_000, run, name);
+
+/** A daily EventBridge rule: `run` at the schedule's UTC hour and minute each day. */
 export function everyDay(
   schedule: { hour: string | number; minute: string | number },
   run: (time: string) => Promise<unknown>,
   name: string,
 ): { stop: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    const now = new Date();
-    const at = (day: number) =>
-      Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), day, Number(schedule.hour), Number(schedule.minute));
-    const next = at(now.getUTCDate()) > now.getTime() ? at(now.getUTCDate()) : at(now.getUTCDate() + 1);
-    timer = setTimeout(
-      () => {
-        run(new Date(next).toISOString()).catch((error: unknown) =>
-          console.error(`local ${name} failed`, error),
+  return onSchedule(
+    (now) => {
+      const at = (day: number) =>
+        Date.UTC(
+          now.getUTCFullYear(),
+          now.getUTCMonth(),
+          day,
+          Number(schedule.hour),
+          Number(schedule.minute),
         );
-        arm();
-      },
-      next - Date.now() + 50,
-    );
-    timer.unref();
-  };
-  arm();
-  return { stop: () => clearTimeout(timer) };
+      return at(now.getUTCDate()) > now.getTime() ? at(now.getUTCDate()) : at(now.getUTCDate() + 1);
+    },
+    run,
+    name,
+  );
 }

@@ -3,7 +3,7 @@
  * hour's time, unless LOCAL_HOURLY_TICK is off. The e2e runtimes turn it off: a real hour's tick
  * raced processing-supervision's own tick for the same stopped group (CI, 2026-11-26 17:00).
  */
-import { everyHour, hourlyTickEnabled } from '#lib/local/daily-timer';
+import { everyDay, everyHour, hourlyTickEnabled } from '#lib/local/daily-timer';
 
 afterEach(() => jest.useRealTimers());
 
@@ -29,5 +29,16 @@ describe('the local hourly tick', () => {
     expect(hourlyTickEnabled('on')).toBe(true);
     expect(hourlyTickEnabled('off')).toBe(false);
     expect(() => hourlyTickEnabled('0')).toThrow('LOCAL_HOURLY_TICK must be on or off (got 0)');
+  });
+
+  it('shares its timer with the daily rule: the schedule time each day, today if still ahead', async () => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-26T02:59:58Z') });
+    const times: string[] = [];
+    const timer = everyDay({ hour: 3, minute: 0 }, async (time) => void times.push(time), 'daily job');
+    await jest.advanceTimersByTimeAsync(3_000);
+    expect(times).toEqual(['2026-11-26T03:00:00.000Z']);
+    await jest.advanceTimersByTimeAsync(86_400_000);
+    expect(times).toEqual(['2026-11-26T03:00:00.000Z', '2026-11-27T03:00:00.000Z']);
+    timer.stop();
   });
 });
