@@ -8,9 +8,9 @@
  * gives the same ids. No number is kept: only the new card's masked form and fingerprint.
  */
 import { createHash } from 'node:crypto';
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { maskNumber } from '#domain/cards';
-import { daysBetween } from '#shared/days';
+import { queryDays } from '#shared/day-index';
 import { keys } from '#shared/keys';
 import type { AccountUpdate, TokenizeRequest } from './processor';
 
@@ -83,29 +83,9 @@ export async function listAccountUpdates(
   since: string,
   until: string,
 ): Promise<AccountUpdate[]> {
-  const updates: AccountUpdate[] = [];
-  for (const day of daysBetween(since, until)) {
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :day AND gsi1sk BETWEEN :since AND :until',
-          ExpressionAttributeValues: {
-            ':day': keys.dayPartition('SANDBOXAU', day),
-            ':since': since,
-            ':until': until,
-          },
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const update = item.update as AccountUpdate;
-        if (update.at >= since && update.at < until) updates.push(update);
-      }
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-  }
+  const items = await queryDays(db, tableName, 'SANDBOXAU', { since, until });
+  const updates = items
+    .map((item) => item.update as AccountUpdate)
+    .filter((update) => update.at >= since && update.at < until);
   return updates;
 }

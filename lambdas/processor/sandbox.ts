@@ -8,15 +8,9 @@
  * from which `listActivity` answers as an acquirer's activity report would.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DECLINE_CODES } from '#domain/declines';
-import { daysBetween } from '#shared/days';
+import { queryDays } from '#shared/day-index';
 import { keys } from '#shared/keys';
 import { listAccountUpdates, recordAccountUpdate } from './sandbox-account-updates';
 import type {
@@ -328,31 +322,11 @@ export class SandboxProcessor implements PaymentProcessor {
     return this.reversal('REFUND', request);
   }
 
-  /** The ledger's entries by time: one Query per day of the window on the day index. */
+  /** The ledger's entries by time, from the day index (every partition of each day of the window). */
   async listActivity(since: string, until: string = new Date().toISOString()): Promise<ProcessorActivity[]> {
-    const activity: ProcessorActivity[] = [];
-    for (const day of daysBetween(since, until)) {
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: 'gsi1',
-            // Sort keys are `<time>#…`: BETWEEN takes `since` itself and stops before `until`.
-            KeyConditionExpression: 'gsi1pk = :day AND gsi1sk BETWEEN :since AND :until',
-            ExpressionAttributeValues: {
-              ':day': keys.dayPartition('SANDBOX', day),
-              ':since': since,
-              ':until': until,
-            },
-            ExclusiveStartKey,
-          }),
-        );
-        activity.push(...(page.Items ?? []).map(activityOf));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-    }
-    return activity;
+    // Sort keys are `<time>#…`: BETWEEN takes `since` itself and stops before `until`.
+    const items = await queryDays(this.db, this.tableName, 'SANDBOX', { since, until });
+    return items.map(activityOf);
   }
 }
 

@@ -8,6 +8,9 @@ import { ADMIN_ONLY_KEY_PREFIXES } from '#contract/table';
 /** The admin-only partitions (contract/table.ts): only `npm run admin` writes them. */
 const [REGISTRY, GRANTS, AUDIT] = ADMIN_ONLY_KEY_PREFIXES;
 
+/** The shard of `id` among `shards` (its SHA-1's first byte): the same id, the same shard. */
+const shardOf = (id: string, shards: number): number => createHash('sha1').update(id).digest()[0]! % shards;
+
 /** Pending groups are spread over this many due-index partitions (no hot key at scale). */
 export const DUE_SHARDS = 4;
 /** Pending sales and refunds are spread over this many sweep-index partitions. */
@@ -15,6 +18,13 @@ export const SWEEP_SHARDS = 4;
 
 /** Pending webhook deliveries are spread over this many due-index partitions. */
 export const WEBHOOK_DUE_SHARDS = 4;
+
+/**
+ * Each day of a day index is spread over this many GSI1 partitions: a day's sales are written at the
+ * processor's rate (about three index writes a charge, 3,000 a second at 1,000 charges/s), and one
+ * partition takes 1,000 write units a second (docs/operating.md "The busiest slot").
+ */
+export const DAY_SHARDS = 8;
 
 /** The day-indexed kinds of items (see `keys.dayIndex`). */
 export type DayKind = 'SANDBOX' | 'SANDBOXAU' | 'TXN' | 'REFUND';
@@ -160,10 +170,8 @@ export const keys = {
    * GSI2 (sparse): a delivery while pending, sorted by the time its queue message counts as lost
    * (`<checkAt>#<eventId>`), so that the webhook sweep re-enqueues lost work with one Query per shard.
    */
-  webhookDueShard: (eventId: string, endpointId: string) => {
-    const shard = createHash('sha1').update(`${endpointId}#${eventId}`).digest()[0]! % WEBHOOK_DUE_SHARDS;
-    return `WHDUE#${shard}`;
-  },
+  webhookDueShard: (eventId: string, endpointId: string) =>
+    `WHDUE#${shardOf(`${endpointId}#${eventId}`, WEBHOOK_DUE_SHARDS)}`,
   webhookDueShards: () => Array.from({ length: WEBHOOK_DUE_SHARDS }, (_, i) => `WHDUE#${i}`),
   /** The sequences of an object's events the webhook fan-out has seen (the order rule's gap check). */
   eventCursor: (objectId: string) => ({ pk: `WHSEEN#${objectId}`, sk: 'SEEN' }),
@@ -181,24 +189,28 @@ export const keys = {
   }),
   /**
    * Day index on GSI1 (reconciliation lists a window by time without a Scan): the sandbox ledger's
-   * calls and the service's transactions and refunds. Partition `<KIND>#DAY#yyyy-mm-dd`, sort
-   * `<ISO time>#<id>`.
+   * calls and the service's transactions and refunds. Partition `<KIND>#DAY#yyyy-mm-dd#<shard>`
+   * (DAY_SHARDS, by the id), sort `<ISO time>#<id>`.
    */
   dayIndex: (kind: DayKind, at: string, id: string) => ({
-    gsi1pk: `${kind}#DAY#${at.slice(0, 10)}`,
+    gsi1pk: `${kind}#DAY#${at.slice(0, 10)}#${shardOf(id, DAY_SHARDS)}`,
     gsi1sk: `${at}#${id}`,
   }),
-  dayPartition: (kind: DayKind, day: string) => `${kind}#DAY#${day}`,
+  /**
+   * A day's partitions to read: its shards, and the unsharded `<KIND>#DAY#yyyy-mm-dd` that items
+   * indexed before the shards (2026-11-26) still sit in.
+   */
+  dayPartitions: (kind: DayKind, day: string): string[] => [
+    `${kind}#DAY#${day}`,
+    ...Array.from({ length: DAY_SHARDS }, (_, i) => `${kind}#DAY#${day}#${i}`),
+  ],
   /** GSI1 partition listing every merchant (its 11-digit registry item). */
   merchantList: 'MERCHANTS',
   /** GSI1: a merchant's groups ordered by slot. */
   merchantGroups: (merchantId: string) => `MERCHANT#${merchantId}`,
   merchantGroupSort: (slot: string, groupId: string) => `${slot}#${groupId}`,
   /** GSI2 (sparse): present only while a group is pending. */
-  dueShard: (groupId: string) => {
-    const shard = createHash('sha1').update(groupId).digest()[0]! % DUE_SHARDS;
-    return `DUE#${shard}`;
-  },
+  dueShard: (groupId: string) => `DUE#${shardOf(groupId, DUE_SHARDS)}`,
   dueShards: () => Array.from({ length: DUE_SHARDS }, (_, i) => `DUE#${i}`),
   dueSort: (slot: string, groupId: string) => `${slot}#${groupId}`,
   /**
@@ -212,10 +224,7 @@ export const keys = {
    * settled. The sort key starts with the time the work began, so the sweeper reads stale work
    * with one Query per shard (docs/architecture.md#sweeper).
    */
-  sweepShard: (id: string) => {
-    const shard = createHash('sha1').update(id).digest()[0]! % SWEEP_SHARDS;
-    return `SWEEP#${shard}`;
-  },
+  sweepShard: (id: string) => `SWEEP#${shardOf(id, SWEEP_SHARDS)}`,
   sweepShards: () => Array.from({ length: SWEEP_SHARDS }, (_, i) => `SWEEP#${i}`),
   sweepSort: (at: string, kind: string, id: string) => `${at}#${kind}#${id}`,
 };

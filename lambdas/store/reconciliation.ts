@@ -5,7 +5,7 @@
  * processed group's payments).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { daysBetween } from '#shared/days';
+import { queryDays } from '#shared/day-index';
 import { keys, type DayKind } from '#shared/keys';
 import type { Payment } from '#domain/groups';
 import type { Refund, Transaction } from '#domain/transactions';
@@ -24,22 +24,9 @@ export class ReconciliationRecords {
 
   /** Items of one day-indexed kind from `since` (inclusive) to `until` (exclusive). */
   private async byDay<T>(kind: DayKind, since: string, until: string): Promise<T[]> {
-    const pages = await Promise.all(
-      daysBetween(since, until).map((day) =>
-        queryAll(this.db, {
-          TableName: this.tableName,
-          IndexName: 'gsi1',
-          // Sort keys are `<time>#<id>`: BETWEEN takes `since` itself and stops before `until`.
-          KeyConditionExpression: 'gsi1pk = :day AND gsi1sk BETWEEN :since AND :until',
-          ExpressionAttributeValues: {
-            ':day': keys.dayPartition(kind, day),
-            ':since': since,
-            ':until': until,
-          },
-        }),
-      ),
-    );
-    return pages.flat().map((item) => strip<T>(item));
+    // Sort keys are `<time>#<id>`: BETWEEN takes `since` itself and stops before `until`.
+    const items = await queryDays(this.db, this.tableName, kind, { since, until });
+    return items.map((item) => strip<T>(item));
   }
 
   salesBetween(since: string, until: string): Promise<Transaction[]> {

@@ -5,9 +5,9 @@
  */
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Transaction } from '#domain/transactions';
-import { daysBetween } from '#shared/days';
+import { queryDays } from '#shared/day-index';
 import { keys } from '#shared/keys';
-import { containerStore, isConditionFailure, queryAll, strip } from './items';
+import { containerStore, isConditionFailure, strip } from './items';
 
 export interface TestClockStore {
   /** Approved, unvoided sales of the merchant processed in [since, until] whose cut-off is after `until`. */
@@ -27,27 +27,19 @@ export class DynamoTestClockStore implements TestClockStore {
   ) {}
 
   async unsettledSales(merchantId: string, since: string, until: string): Promise<Transaction[]> {
-    const sales: Transaction[] = [];
-    for (const day of daysBetween(since, until)) {
-      const items = await queryAll(this.db, {
-        TableName: this.tableName,
-        IndexName: 'gsi1',
-        // Sort keys are `<processedAt>#<id>`: the window's sales of that day, every merchant's.
-        KeyConditionExpression: 'gsi1pk = :day AND gsi1sk BETWEEN :since AND :until',
-        FilterExpression:
+    // Sort keys are `<processedAt>#<id>`: the window's sales of each day, every merchant's.
+    const items = await queryDays(this.db, this.tableName, 'TXN', {
+      since,
+      until,
+      to: `${until}~`,
+      filter: {
+        expression:
           'merchantId = :mid AND #status = :approved AND settlesAt > :until AND attribute_not_exists(voidingAt)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':day': keys.dayPartition('TXN', day),
-          ':since': since,
-          ':until': `${until}~`,
-          ':mid': merchantId,
-          ':approved': 'Approved',
-        },
-      });
-      sales.push(...items.map((item) => strip<Transaction>(item)));
-    }
-    return sales;
+        names: { '#status': 'status' },
+        values: { ':mid': merchantId, ':approved': 'Approved', ':until': `${until}~` },
+      },
+    });
+    return items.map((item) => strip<Transaction>(item));
   }
 
   async settle(transactionId: string, from: string, at: string): Promise<boolean> {
