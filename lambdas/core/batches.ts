@@ -117,6 +117,7 @@ export async function authorizeBatch(
   const { next, size, unanswered } = await answerBatch(state, async (payment, toAnswer) => {
     tokens ??= new RateTokens({
       groupId: state.paymentGroupId,
+      merchantId: state.merchantId,
       lane: isFirstBatch(state) ? 'first' : 'rest',
       need: toAnswer,
       deadline: began + BATCH_RATE_WAIT_SECONDS * 1000,

@@ -1,7 +1,9 @@
 /**
  * The processor's rate (issue 24): processing never asks the acquirer for more than
  * PROCESSOR_RATE charges a second across all groups, nor for more than PROCESSOR_GROUP_RATE of one
- * group (its payments' `authResponse` writes share one partition). A charge first takes a token
+ * group (its payments' `authResponse` writes share one partition), nor for more than
+ * PROCESSOR_MERCHANT_RATE of one merchant's groups together (their events share the merchant's
+ * events partition, and one merchant does not take a slot's whole rate). A charge first takes a token
  * of its second's window, counted in the table (store/rate-windows.ts): the rate is cut
  * into RATE_SHARDS windows a second (so that no item is hot), each taken by a conditional ADD
  * that never counts past its share. A task takes tokens RATE_CHUNK at a time and uses them within
@@ -40,9 +42,10 @@ export const LEND_AFTER_MS = 500;
 export type RateLane = 'first' | 'rest';
 
 export interface RateLimits {
-  /** Charges a second across all groups, and of one group. */
+  /** Charges a second across all groups, of one group, and of one merchant's groups. */
   rate: number;
   groupRate: number;
+  merchantRate: number;
 }
 
 /**
@@ -58,6 +61,7 @@ export function rateWindows(rate: number, lane: RateLane, ms = 0) {
 
 export interface RateTokensOptions {
   groupId: string;
+  merchantId: string;
   lane: RateLane;
   /** Payments of the batch that will ask for a token (a chunk is never larger). */
   need: number;
@@ -90,8 +94,11 @@ export class RateTokens {
   used = 0;
 
   constructor(private readonly options: RateTokensOptions) {
-    const c = options.limits ?? { rate: config().processorRate, groupRate: config().processorGroupRate };
-    this.limits = c;
+    this.limits = options.limits ?? {
+      rate: config().processorRate,
+      groupRate: config().processorGroupRate,
+      merchantRate: config().processorMerchantRate,
+    };
     this.store = options.store ?? rateWindowStore();
     this.now = options.now ?? Date.now;
     this.wait = options.wait ?? sleep;
@@ -131,7 +138,8 @@ export class RateTokens {
       const second = this.reachableSecond(now);
       const ms = Math.max(0, now - second * 1000);
       const lane = rateWindows(this.limits.rate, this.options.lane, ms).limit;
-      const n = Math.max(1, Math.min(RATE_CHUNK, this.need, this.limits.groupRate, lane));
+      const { groupRate, merchantRate } = this.limits;
+      const n = Math.max(1, Math.min(RATE_CHUNK, this.need, groupRate, merchantRate, lane));
       const asked = now;
       const got = await this.takeWindow(second, n, lane);
       this.lead = this.now() - asked;
@@ -160,14 +168,21 @@ export class RateTokens {
     return answered - second * 1000 < 1000 - TOKEN_MARGIN_MS ? second : second + 1;
   }
 
-  /** `n` tokens of `second`: the group's window first, then one shard with room. */
+  /**
+   * `n` tokens of `second`: the group's window first, then its merchant's, then one shard with
+   * room; what a later window refuses is given back to the earlier ones.
+   */
   private async takeWindow(second: number, n: number, limit: number): Promise<boolean> {
     const group = `G#${this.options.groupId}`;
+    const merchant = `M#${this.options.merchantId}`;
     if (!(await this.store.take(group, second, n, this.limits.groupRate))) return false;
-    const { shards } = rateWindows(this.limits.rate, this.options.lane);
-    const first = Math.floor(this.random() * shards);
-    for (let i = 0; i < shards; i++) {
-      if (await this.store.take(String((first + i) % shards), second, n, limit)) return true;
+    if (await this.store.take(merchant, second, n, this.limits.merchantRate)) {
+      const { shards } = rateWindows(this.limits.rate, this.options.lane);
+      const first = Math.floor(this.random() * shards);
+      for (let i = 0; i < shards; i++) {
+        if (await this.store.take(String((first + i) % shards), second, n, limit)) return true;
+      }
+      await this.store.giveBack(merchant, second, n);
     }
     await this.store.giveBack(group, second, n);
     return false;

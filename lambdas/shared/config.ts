@@ -44,9 +44,13 @@ export interface FunctionConfig {
    * processing never asks for more (core/processor-rate.ts, a limiter in the table).
    * PROCESSOR_GROUP_RATE (default 400): at most this many of them for one group, whose
    * `authResponse` writes (2 units each) share one partition (DynamoDB: 1,000 units a second).
+   * PROCESSOR_MERCHANT_RATE (default 400): at most this many of one merchant's groups together,
+   * whose events share one index partition (GSI1 `EVENTS#<mid>`, about 2 units an event), and so
+   * that one merchant cannot take a slot's whole rate from the others.
    */
   readonly processorRate: number;
   readonly processorGroupRate: number;
+  readonly processorMerchantRate: number;
   /**
    * SETTLEMENT_POLL_SECONDS (1-60, default 60): outside production, how often processing waiting
    * for settlement checks whether the test clock settled its sales (core/test-clock.ts).
@@ -179,6 +183,7 @@ export function loadConfig(env: Env): FunctionConfig {
     processFirstBatchSize: integer(env, 'PROCESS_FIRST_BATCH_SIZE', 16, 1),
     processorRate: integer(env, 'PROCESSOR_RATE', 1000, 1),
     processorGroupRate: integer(env, 'PROCESSOR_GROUP_RATE', 400, 1),
+    processorMerchantRate: integer(env, 'PROCESSOR_MERCHANT_RATE', 400, 1),
     settlementPollSeconds: Math.min(60, integer(env, 'SETTLEMENT_POLL_SECONDS', 60, 1)),
     receiptsPageSize: integer(env, 'RECEIPTS_PAGE_SIZE', 500, 1),
     maxSendAttempts: integer(env, 'MAX_SEND_ATTEMPTS', 5, 1),

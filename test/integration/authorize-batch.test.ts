@@ -303,7 +303,7 @@ test("the processor's rate taken until the deadline: the batch is given back unf
   // the other 2 are not tried.
   const clock = { now: 10_000 };
   const rate = {
-    limits: { rate: 2, groupRate: 2 },
+    limits: { rate: 2, groupRate: 2, merchantRate: 2 },
     store: new DynamoRateWindowStore(table.db, table.tableName),
     now: () => clock.now,
     wait: async (ms: number) => {

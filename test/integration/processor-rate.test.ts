@@ -2,7 +2,7 @@
  * The processor's rate against DynamoDB Local (core/processor-rate.ts, store/rate-windows.ts): 12
  * parallel callers of 12 groups on the real clock take every token they need and no second's
  * windows, as the table counts them, ever hold more than the rate; a group's own windows never more
- * than its rate.
+ * than its rate, a merchant's never more than the merchant's.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { RateTokens } from '#core/processor-rate';
@@ -42,9 +42,10 @@ const sumBy = (items: { second: number; used: number }[]) => {
   return by;
 };
 
-it('12 parallel callers: every token granted, no second above the rate, no group above its own', async () => {
+it("12 parallel callers: every token granted, no second above the rate, no group above its own, no merchant's groups above the merchant's", async () => {
   const rate = 48;
   const groupRate = 12;
+  const merchantRate = 18;
   const perCaller = 8;
   const granted = new Map<number, number>();
   const callers = Array.from(
@@ -52,10 +53,11 @@ it('12 parallel callers: every token granted, no second above the rate, no group
     (_, i) =>
       new RateTokens({
         groupId: `g${i % 6}`, // two callers per group: a group's windows are shared too
+        merchantId: `m${i % 2}`, // three groups per merchant
         lane: i % 4 === 0 ? 'first' : 'rest',
         need: perCaller,
         deadline: Date.now() + 30_000,
-        limits: { rate, groupRate },
+        limits: { rate, groupRate, merchantRate },
         store,
       }),
   );
@@ -71,11 +73,16 @@ it('12 parallel callers: every token granted, no second above the rate, no group
   expect([...granted.values()].reduce((a, b) => a + b, 0)).toBe(12 * perCaller);
   expect(Math.max(...granted.values())).toBeLessThanOrEqual(rate);
   const all = await windows();
-  const shards = all.filter((w) => !w.key.startsWith('G#'));
+  const shards = all.filter((w) => !w.key.startsWith('G#') && !w.key.startsWith('M#'));
   expect(Math.max(...sumBy(shards).values())).toBeLessThanOrEqual(rate);
   for (let g = 0; g < 6; g++) {
     const own = all.filter((w) => w.key === `G#g${g}`);
     expect(own.length).toBeGreaterThan(0);
     expect(Math.max(...sumBy(own).values())).toBeLessThanOrEqual(groupRate);
+  }
+  for (let m = 0; m < 2; m++) {
+    const merchant = all.filter((w) => w.key === `M#m${m}`);
+    expect(merchant.length).toBeGreaterThan(0);
+    expect(Math.max(...sumBy(merchant).values())).toBeLessThanOrEqual(merchantRate);
   }
 }, 30_000);

@@ -18,6 +18,7 @@ describe('the functions configuration', () => {
       processFirstBatchSize: 16,
       processorRate: 1000,
       processorGroupRate: 400,
+      processorMerchantRate: 400,
       settlementPollSeconds: 60,
       receiptsPageSize: 500,
       maxSendAttempts: 5,

@@ -45,19 +45,26 @@ const tokens = (
   time: ReturnType<typeof fakeClock>,
   over: Partial<{
     groupId: string;
+    merchantId: string;
     lane: RateLane;
     need: number;
     deadline: number;
     rate: number;
     groupRate: number;
+    merchantRate: number;
   }>,
 ) =>
   new RateTokens({
     groupId: over.groupId ?? 'g',
+    merchantId: over.merchantId ?? over.groupId ?? 'm',
     lane: over.lane ?? 'rest',
     need: over.need ?? 100,
     deadline: over.deadline ?? Number.POSITIVE_INFINITY,
-    limits: { rate: over.rate ?? 1000, groupRate: over.groupRate ?? 1000 },
+    limits: {
+      rate: over.rate ?? 1000,
+      groupRate: over.groupRate ?? 1000,
+      merchantRate: over.merchantRate ?? 1000,
+    },
     store,
     now: time.now,
     wait: time.wait,
@@ -96,7 +103,7 @@ describe('RateTokens', () => {
     // The windows as the table counts them: never above the rate either.
     const bySecond = new Map<string, number>();
     for (const [key, used] of store.counts)
-      if (!key.startsWith('G#')) {
+      if (!key.startsWith('G#') && !key.startsWith('M#')) {
         const second = key.split('#')[1]!;
         bySecond.set(second, (bySecond.get(second) ?? 0) + used);
       }
@@ -119,6 +126,44 @@ describe('RateTokens', () => {
     );
     expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(16);
     expect([...perSecond.values()].reduce((a, b) => a + b, 0)).toBe(80);
+  });
+
+  it("merchant events partition (defect, 2026-11-26): one merchant's groups together never pass the merchant's rate", async () => {
+    // One merchant's groups could take the processor's whole rate, writing its events partition
+    // (GSI1 EVENTS#<mid>, about 2 units an event) up to 2,000 units a second.
+    const store = new MemoryWindows();
+    const time = fakeClock();
+    const mine = new Map<number, number>();
+    const theirs = new Map<number, number>();
+    const count = (into: Map<number, number>) => {
+      const second = Math.floor(time.clock.now / 1000);
+      into.set(second, (into.get(second) ?? 0) + 1);
+    };
+    const limits = { rate: 64, groupRate: 24, merchantRate: 24 };
+    const big = Array.from({ length: 4 }, (_, i) =>
+      tokens(store, time, { groupId: `big${i}`, merchantId: 'district', ...limits }),
+    );
+    const other = tokens(store, time, { groupId: 'school', merchantId: 'school', ...limits });
+    await Promise.all([
+      ...big.map(async (t) => {
+        for (let k = 0; k < 30; k++) {
+          expect(await t.take()).toBe(true);
+          count(mine);
+        }
+      }),
+      (async () => {
+        for (let k = 0; k < 30; k++) {
+          expect(await other.take()).toBe(true);
+          count(theirs);
+        }
+      })(),
+    ]);
+    expect(Math.max(...mine.values())).toBeLessThanOrEqual(24);
+    expect([...mine.values()].reduce((a, b) => a + b, 0)).toBe(120);
+    // The other merchant's group had every token it asked for meanwhile.
+    expect([...theirs.values()].reduce((a, b) => a + b, 0)).toBe(30);
+    // A merchant's refused window gave the group's tokens back: no group counted past what it used.
+    for (const [key, used] of store.counts) if (key.startsWith('M#')) expect(used).toBeLessThanOrEqual(24);
   });
 
   it('the first lane takes its share while the other batches have taken theirs', async () => {
