@@ -13,8 +13,13 @@ const shardOf = (id: string, shards: number): number => createHash('sha1').updat
 
 /** Pending groups are spread over this many due-index partitions (no hot key at scale). */
 export const DUE_SHARDS = 4;
-/** Pending sales and refunds are spread over this many sweep-index partitions. */
-export const SWEEP_SHARDS = 4;
+/**
+ * Pending sales and refunds are spread over this many sweep-index partitions: each sale sets its
+ * entry and removes it (two index writes a charge), 2,000 a second at the processor's 1,000 charges
+ * (8 from 2026-11-26, when 4 left a shard half its partition's 1,000 units; the sweep reads every
+ * shard, so the entries of the first 4 are still found).
+ */
+export const SWEEP_SHARDS = 8;
 
 /** Pending webhook deliveries are spread over this many due-index partitions. */
 export const WEBHOOK_DUE_SHARDS = 4;
