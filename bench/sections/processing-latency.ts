@@ -10,6 +10,8 @@
  */
 import { rangePlan } from '../../lambdas/domain/processing';
 import { createContext, type BenchContext } from '../support/context';
+import { isPlacement } from '../support/count-call';
+import { itemClasses, type ItemClass } from '../support/item-size';
 import { round } from '../support/load';
 import { startBenchRuntime } from '../support/runtime';
 import { createGroup, createPayors, stateMachineRun } from './processing-run';
@@ -35,6 +37,10 @@ interface LatencyRun {
   executionStatus: string;
   /** The runtime's DynamoDB calls per payment while the group was processed, by command. */
   ddbCallsPerPayment: Record<string, number>;
+  /** Where its writes landed, per payment (bench/support/count-call.ts: `write.<class>[.tx]`, `index.<class>`). */
+  writesPerPayment: Record<string, number>;
+  /** The table's items after the run, sized by class (bench/support/item-size.ts): what each write weighs. */
+  itemClasses: Record<string, ItemClass>;
 }
 
 interface LatencyResult {
@@ -71,6 +77,10 @@ async function runAt(base: BenchContext, latencyMs: number, n: number): Promise<
     await stateMachineRun(ctx, warm.groupId);
     const group = await createGroup(ctx, payors, n, 1);
     const run = await stateMachineRun(ctx, group.groupId);
+    const written = Object.keys(run.census)
+      .filter((k) => k.startsWith('write.') && (run.census[k] ?? 0) > 0)
+      .map((k) => k.split('.')[1]!);
+    const items = await itemClasses(ctx.db, runtime.tableName, [...new Set(written)]);
     ctx.api.close();
     ctx.db.destroy();
     const stats = run.execution.stats;
@@ -92,6 +102,13 @@ async function runAt(base: BenchContext, latencyMs: number, n: number): Promise<
           .filter(([k, c]) => c > 0 && !k.includes('.'))
           .map(([k, c]) => [k, round(c / n, 3)]),
       ),
+      writesPerPayment: Object.fromEntries(
+        Object.entries(run.census)
+          .filter(([k, c]) => c > 0 && isPlacement(k))
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([k, c]) => [k, round(c / n, 3)]),
+      ),
+      itemClasses: items,
     };
     console.log(
       `  processing-latency: ${latencyMs} ms: ${n} payments in ${result.seconds} s ` +
@@ -138,6 +155,18 @@ const calls = (x: LatencyRun) =>
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => `${k}×${v}`)
     .join(' ') || '-';
+/** Where a run's writes landed, per payment (`write.GROUP.tx×1` ...), and what its items weigh. */
+const writes = (x: LatencyRun) =>
+  Object.entries(x.writesPerPayment ?? {})
+    .map(([k, v]) => `${k}×${v}`)
+    .join(' ') || '-';
+const weights = (x: LatencyRun) =>
+  Object.entries(x.itemClasses ?? {})
+    .map(
+      ([k, c]) =>
+        `${k} ${c.meanBytes} B (${c.writeUnits} units, ${c.indexKeys} index keys; ${c.items} sampled)`,
+    )
+    .join(', ') || '-';
 
 function report(results: Results) {
   const r = results.processingLatency as LatencyResult | undefined;
@@ -160,6 +189,8 @@ function report(results: Results) {
         `${x.maxPayloadBytes} bytes, ${x.retries} retries, ${x.executionStatus}`,
     ),
     `  DynamoDB calls/payment: ${r.runs.map((x) => `${x.latencyMs} ms ${calls(x)}`).join('; ')}`,
+    `  writes/payment by partition (${slow.latencyMs} ms): ${writes(slow)}`,
+    `  items by partition class (${slow.latencyMs} ms): ${weights(slow)}`,
   ].join('\n');
   const markdown = [
     `One group of ${fast.payments.toLocaleString('en-US')} payments processed by the local state machine with the ` +
@@ -179,6 +210,11 @@ function report(results: Results) {
       `${r.runs.map((x) => `${x.latencyMs} ms ${calls(x)}`).join('; ')}. At ${slow.latencyMs} ms: ${pct(r.ratio)} of the ${fast.latencyMs} ms payments/s, target >= ${pct(r.target)}: ` +
       `${verdict}. Without the fan-out (one range) the ${slow.latencyMs} ms run could not pass ` +
       `${Math.round(r.concurrencyPerTask / (slow.latencyMs / 1000))} payments/s.`,
+    '',
+    `Where a payment's writes land at ${slow.latencyMs} ms (\`write.<partition class>\`, \`.tx\` inside a transaction, ` +
+      `which DynamoDB bills twice; \`index.<class>\` an index entry a write sets): ${writes(slow)}. ` +
+      `The table's items after that run, sized by class: ${weights(slow)}. The busiest slot's model costs a ` +
+      `payment's writes from these two (bench/peak/inputs.ts \`paymentCosts\`).`,
   ].join('\n');
   return { console: text, markdown };
 }

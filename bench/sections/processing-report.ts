@@ -2,6 +2,7 @@
  * The processing section's result types, targets and report (console text and Markdown for
  * bench/results.md); the measuring lives in processing.ts.
  */
+import { isPlacement } from '../support/count-call';
 import type { Results } from './section';
 
 /** How often the bench polls the group's status. */
@@ -35,6 +36,8 @@ export interface Side {
   cores: Record<string, number>;
   /** DynamoDB calls per payment: the handlers' and (prefixed) the runtime's background calls. */
   ddbCallsPerPayment: Record<string, number>;
+  /** Where the writes landed, per payment (bench/support/count-call.ts), the state machine's side. */
+  writesPerPayment?: Record<string, number>;
 }
 
 export interface ProcessingResult {
@@ -67,7 +70,7 @@ const pct = (r: number) => `${(r * 100).toFixed(0)}%`;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const calls = (c: Record<string, number>, background: boolean) =>
   Object.entries(c)
-    .filter(([k]) => !k.endsWith('.items') && k.includes('.') === background)
+    .filter(([k]) => !k.endsWith('.items') && !isPlacement(k) && k.includes('.') === background)
     .map(([k, v]) => `${k}×${v}`)
     .join(' ') || '-';
 

@@ -21,6 +21,7 @@
  * JIT still compiling, the table growing by ~5 items per payment) falls on both sides alike.
  */
 import { MID, type BenchContext } from '../support/context';
+import { isPlacement } from '../support/count-call';
 import { cpuSampler, type CpuUsage } from '../support/cpu';
 import { round } from '../support/load';
 import { localCore, type LocalCore } from '../support/core';
@@ -46,10 +47,11 @@ const sum = (a: Record<string, number>, b: Record<string, number>) => {
   return out;
 };
 
-function perPayment(counts: Record<string, number>, n: number): Record<string, number> {
+/** Per payment: the calls (`placement` false) or where the writes landed (true: `write.*`, `index.*`). */
+function perPayment(counts: Record<string, number>, n: number, placement = false): Record<string, number> {
   return Object.fromEntries(
     Object.entries(counts)
-      .filter(([, c]) => c > 0)
+      .filter(([k, c]) => c > 0 && isPlacement(k) === placement)
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([k, c]) => [k, round(c / n, 3)]),
   );
@@ -191,6 +193,7 @@ async function run(ctx: BenchContext): Promise<Results> {
       ...cpuOf(smRun.usage, Math.max(smAnswered, 1), smRun.seconds),
       // The runtime's calls: the tasks', the trigger's, the polls' (GET group) and its stream reader's.
       ddbCallsPerPayment: perPayment(smRun.census, Math.max(smAnswered, 1)),
+      writesPerPayment: perPayment(smRun.census, Math.max(smAnswered, 1), true),
     },
     raw: {
       payments: n,
