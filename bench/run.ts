@@ -30,7 +30,7 @@ import { sections } from './sections';
 import type { AnySection, Results } from './sections/section';
 import { createContext, type BenchConfig, type PhaseResult } from './support/context';
 import { renderProfile, summarizeProfile, type ProfileWindow } from './support/profile';
-import { consoleReport, mergeResults, readResults, writeResults } from './support/report';
+import { consoleReport, mergeResults, readResults, writeResults, writeResultsJson } from './support/report';
 import { startBenchRuntime, type BenchRuntime } from './support/runtime';
 
 /**
@@ -247,6 +247,7 @@ async function main(): Promise<void> {
           target: { ratio: 0.7 },
         };
   const results = mergeResults(write ? readResults() : {}, { ...meta, ...patch });
+  if (write) await writeResultsJson(results);
   console.log('');
   console.log(
     consoleReport(

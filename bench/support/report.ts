@@ -262,11 +262,18 @@ export function markdownReport(results: Results, sections: readonly AnySection[]
   return out.join('\n');
 }
 
-export async function writeResults(results: Results, sections: readonly AnySection[]): Promise<void> {
+/** The measurements to bench/results.json, before anything renders them (a report's bug cannot lose a run). */
+export async function writeResultsJson(results: Results): Promise<void> {
   const options = (await resolveConfig(RESULTS_MD)) ?? {};
   // Monotonic-clock windows only mean something to this run's profile.
   const json = JSON.stringify(results, (key, value: unknown) => (key === 'windowsUs' ? undefined : value));
   writeFileSync(RESULTS_JSON, await format(json, { ...options, parser: 'json' }));
+}
+
+/** bench/results.md from the results (bench/results.json written first). */
+export async function writeResults(results: Results, sections: readonly AnySection[]): Promise<void> {
+  const options = (await resolveConfig(RESULTS_MD)) ?? {};
+  await writeResultsJson(results);
   writeFileSync(
     RESULTS_MD,
     await format(markdownReport(results, sections), { ...options, parser: 'markdown' }),
