@@ -63,6 +63,20 @@ export function bounds(input: {
       movedBy: "sharding the group's payment writes over several partition keys",
     },
     {
+      limit: `the largest group's merchant's events partition (${largest.toLocaleString('en-US')} × ${costs.merchantIndexWriteUnits} units at ${DDB_PARTITION_WCU.toLocaleString('en-US')}/s)`,
+      seconds: (largest * costs.merchantIndexWriteUnits) / DDB_PARTITION_WCU,
+      kind: 'physical',
+      movedBy: "sharding a merchant's events index (GSI1 EVENTS#<mid>)",
+    },
+    ...costs.indexLoads
+      .filter((l) => l.scope === 'table')
+      .map((l) => ({
+        limit: `the ${l.index} index (${l.unitsPerPayment} units a payment over ${l.partitions} partitions at ${DDB_PARTITION_WCU.toLocaleString('en-US')}/s each)`,
+        seconds: (payments * l.unitsPerPayment) / (l.partitions * DDB_PARTITION_WCU),
+        kind: 'physical' as const,
+        movedBy: 'more shards (lambdas/shared/keys.ts)',
+      })),
+    {
       limit: `Lambda concurrency (${LAMBDA_ACCOUNT_CONCURRENCY.toLocaleString('en-US')} × ${s.concurrency} charges in flight)`,
       seconds: (payments * charge) / (LAMBDA_ACCOUNT_CONCURRENCY * s.concurrency),
       kind: 'physical',

@@ -18,6 +18,7 @@ import {
   START_CONCURRENCY,
 } from '../../contract/processing';
 import { loadConfig } from '../../lambdas/shared/config';
+import { DAY_SHARDS, DUE_SHARDS, SWEEP_SHARDS, WEBHOOK_DUE_SHARDS } from '../../lambdas/shared/keys';
 import { PROCESSOR_TIMEOUT_MS } from '../../lambdas/processor/timeout';
 import type { Results } from '../sections/section';
 import { seededRandom } from './queue';
@@ -42,6 +43,8 @@ export interface ServiceSettings {
   /** PROCESSOR_RATE and PROCESSOR_GROUP_RATE: the limiter's (core/processor-rate.ts). */
   processorRate: number;
   groupRate: number;
+  /** PROCESSOR_MERCHANT_RATE: of one merchant's groups together. */
+  merchantRate: number;
   /** A batch takes no token later than this after its task began (then it is given back unfinished). */
   batchRateWaitSeconds: number;
   /** StartExecution calls a second one starter makes at most. */
@@ -117,6 +120,7 @@ export function serviceSettings(): ServiceSettings {
     firstBatchSize: Math.min(config.processFirstBatchSize, config.processBatchSize),
     processorRate: config.processorRate,
     groupRate: config.processorGroupRate,
+    merchantRate: config.processorMerchantRate,
     batchRateWaitSeconds: BATCH_RATE_WAIT_SECONDS,
     startRate: START_RATE,
     reserved: {
@@ -152,32 +156,58 @@ export function serviceSettings(): ServiceSettings {
 export const REGION = { ddbCallSeconds: 0.007, taskOverheadSeconds: 0.05, sfnCallSeconds: 0.03 } as const;
 
 /**
- * Assumed item sizes (docs/operating.md "The busiest slot", DynamoDB): every write 1 unit but the
- * payment's `authResponse` update (the payment item, about 2 KB: 2 units), 3 index writes per
- * payment (the sale's day index twice, its sweep index once), and BeginGroup's count through the
- * group's keys reading about 500 bytes per payment, 1 MB (128 read units, eventually consistent)
- * per Query. The sandbox processor's ledger Put is the processor's own write (a real acquirer
- * keeps it on its side): counted by the bench, left out of the table's.
+ * What is assumed about the table's writes beside what the bench measures. The sandbox processor's
+ * ledger (`SANDBOX` items and their day index) is the processor's own write (a real acquirer keeps
+ * it on its side): counted by the bench, left out of the table's; so are the limiter's windows
+ * (`RATE`), which the model writes itself as it takes them. A sparse index's entry (the sweep
+ * index, `SWEEP`) is removed once when its item is final, a write the census cannot see (a Put that
+ * replaces the item without the key): counted once more. DynamoDB bills a transaction's writes twice
+ * on the table, and (by assumption) once on an index. BeginGroup's count through the group's keys
+ * reads about 500 bytes per payment, 1 MB (128 read units, eventually consistent) per Query. Write
+ * units of a class the bench did not size: 1 (items under 1 KB).
  */
 export const ITEMS = {
-  authResponseWriteUnits: 2,
-  indexWritesPerPayment: 3,
-  sandboxLedgerPuts: 1,
+  processorOwnClasses: ['SANDBOX'] as readonly string[],
+  /** The limiter's windows: the model takes them as the limiter does, and counts those writes itself (limiter.ts). */
+  modelledClasses: ['RATE'] as readonly string[],
+  /**
+   * Written off a charge's path: the webhook fan-out's cursors (`WHSEEN`), by the table stream's
+   * consumer after the answer. Their write units count; their calls are not a charge's time.
+   */
+  offPathClasses: ['WHSEEN'] as readonly string[],
+  sparseIndexes: ['SWEEP'] as readonly string[],
+  transactionFactor: 2,
+  unsizedWriteUnits: 1,
   countBytesPerPayment: 500,
   queryBytes: 1024 * 1024,
   readUnitsPerQuery: 128,
 } as const;
 
+/** The partitions one merchant's, or all merchants', payments write besides their group's (index partitions). */
+export interface IndexLoad {
+  /** GSI partition class (`EVENTS`, `TXN`, `SWEEP`...). */
+  index: string;
+  /** Write units a payment puts on it. */
+  unitsPerPayment: number;
+  /** Partitions those writes are spread over, and whose payments share them. */
+  partitions: number;
+  scope: 'merchant' | 'table';
+}
+
 /** What one payment costs, and where each figure comes from. */
 export interface PaymentCosts {
-  /** DynamoDB calls before the processor is asked, and after its answer (the last is the `authResponse` update). */
+  /** DynamoDB calls before the processor is asked, and after its answer (the last is the `authResponse` write). */
   callsBefore: number;
   callsAfter: number;
   /** Lambda CPU time per payment (the local runtime's, a fair stand-in for a 1 GB function). */
   cpuSeconds: number;
-  /** Write units per payment on the table, and on the group's partition. */
+  /** Write units per payment on the table (its indexes included), and on the group's partition. */
   tableWriteUnits: number;
   partitionWriteUnits: number;
+  /** Write units per payment on the merchant's events partition (GSI1 `EVENTS#<mid>`). */
+  merchantIndexWriteUnits: number;
+  /** Every index partition class the payments write, with its spread. */
+  indexLoads: IndexLoad[];
   historyEventsPerPayment: number;
   emailsPerPayment: number;
   sources: Record<string, string>;
@@ -189,48 +219,112 @@ const num = (x: unknown, what: string): number => {
   return x;
 };
 
+/** How the service spreads each index partition class it writes at the charge rate (keys.ts). */
+const INDEX_SPREAD: Record<string, { partitions: number; scope: 'merchant' | 'table' }> = {
+  EVENTS: { partitions: 1, scope: 'merchant' },
+  TXN: { partitions: DAY_SHARDS, scope: 'table' },
+  REFUND: { partitions: DAY_SHARDS, scope: 'table' },
+  SWEEP: { partitions: SWEEP_SHARDS, scope: 'table' },
+  DUE: { partitions: DUE_SHARDS, scope: 'table' },
+  WHDUE: { partitions: WEBHOOK_DUE_SHARDS, scope: 'table' },
+};
+
+/** Write units per payment from the census's placements and the sized items (bench/support/count-call.ts). */
+export function writeUnits(
+  writes: Record<string, number>,
+  items: Record<string, { writeUnits: number }>,
+): Pick<PaymentCosts, 'tableWriteUnits' | 'partitionWriteUnits' | 'merchantIndexWriteUnits' | 'indexLoads'> {
+  const units = (cls: string) => items[cls]?.writeUnits ?? ITEMS.unsizedWriteUnits;
+  const own = (cls: string) => ITEMS.processorOwnClasses.includes(cls) || ITEMS.modelledClasses.includes(cls);
+  let table = 0;
+  let partition = 0;
+  const byIndex: Record<string, number> = {};
+  for (const [key, count] of Object.entries(writes)) {
+    const [kind, rest] = [key.slice(0, key.indexOf('.')), key.slice(key.indexOf('.') + 1)];
+    if (kind === 'write') {
+      const [cls, tx] = rest.split('.');
+      if (own(cls!)) continue;
+      const u = count * units(cls!) * (tx === 'tx' ? ITEMS.transactionFactor : 1);
+      table += u;
+      if (cls === 'GROUP') partition += u;
+    } else if (kind === 'index') {
+      const [index, cls] = rest.split('@');
+      if (own(index!) || own(cls!)) continue;
+      const u = count * units(cls!) * (ITEMS.sparseIndexes.includes(index!) ? 2 : 1);
+      table += u;
+      byIndex[index!] = (byIndex[index!] ?? 0) + u;
+    }
+  }
+  const r = (x: number) => Math.round(x * 1000) / 1000;
+  const indexLoads = Object.entries(byIndex)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([index, u]) => ({
+      index,
+      unitsPerPayment: r(u),
+      ...(INDEX_SPREAD[index] ?? { partitions: 1, scope: 'table' as const }),
+    }));
+  return {
+    tableWriteUnits: r(table),
+    partitionWriteUnits: r(partition),
+    merchantIndexWriteUnits: r(byIndex.EVENTS ?? 0),
+    indexLoads,
+  };
+}
+
 /** The per-payment costs from the bench's last results. */
 export function paymentCosts(results: Results): PaymentCosts {
-  type Run = { latencyMs: number; ddbCallsPerPayment: Record<string, number> };
+  type Run = {
+    latencyMs: number;
+    ddbCallsPerPayment: Record<string, number>;
+    writesPerPayment?: Record<string, number>;
+    itemClasses?: Record<string, { writeUnits: number }>;
+  };
   const latency = results.processingLatency as { runs?: Run[] } | undefined;
   const run = latency?.runs?.find((r) => r.latencyMs > 0);
   const sm = (results.processing as { stateMachine?: Record<string, unknown> } | undefined)?.stateMachine;
-  const calls =
-    run?.ddbCallsPerPayment ?? (sm?.ddbCallsPerPayment as Record<string, number> | undefined) ?? {};
-  const callsSource = run
-    ? `processingLatency.runs[latencyMs=${run.latencyMs}].ddbCallsPerPayment`
-    : 'processing.stateMachine.ddbCallsPerPayment';
-  // Write units are derived from Put and Update alone (ITEMS): a measured mix with transactions
-  // (an answer written with its event, at twice the units) would be costed low without a word.
-  if ((calls.TransactWrite ?? 0) > 0)
+  if (!run?.writesPerPayment || !run.itemClasses)
     throw new Error(
-      `bench/results.json ${callsSource} has TransactWrite ×${calls.TransactWrite} a payment, which the ` +
-        'model does not cost yet (docs/operating.md "The busiest slot": its costs are out of date)',
+      'bench/results.json has no processingLatency run with writesPerPayment and itemClasses: run that section first',
     );
-  const get = (k: string) => num(calls[k], `${callsSource}.${k}`);
-  const [query, getItem, put, update] = [get('Query'), get('Get'), get('Put'), get('Update')];
+  const calls = run.ddbCallsPerPayment;
+  const callsSource = `processingLatency.runs[latencyMs=${run.latencyMs}]`;
+  // A charge's own calls: the limiter's (the model takes its tokens itself) and the webhook
+  // fan-out's (off the charge's path, single-item Updates) left out.
+  const aside = [...ITEMS.modelledClasses, ...ITEMS.offPathClasses].reduce(
+    (sum, cls) => sum + (run.writesPerPayment?.[`write.${cls}`] ?? 0),
+    0,
+  );
+  const all = Object.values(calls).reduce((a, b) => a + b, 0) - aside;
   const cpu = num(
     (sm?.cpuMsPerPayment as Record<string, number> | undefined)?.runtime,
     'processing.stateMachine.cpuMsPerPayment.runtime',
   );
   const receipts = (results.receipts as { runs?: { payments: number; receipts: number }[] } | undefined)
     ?.runs?.[0];
-  const puts = put - ITEMS.sandboxLedgerPuts;
+  const units = writeUnits(run.writesPerPayment, run.itemClasses);
+  const list = (o: Record<string, number>) =>
+    Object.entries(o)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
   return {
     // The sale's read, the saved method, the duplicate guard and the sale written Pending come
-    // first; the settled sale and the payment's authResponse after the answer.
-    callsBefore: query + getItem + put + update - 2,
+    // first; the final sale and the payment's answer (with its event) after it: two calls.
+    callsBefore: all - 2,
     callsAfter: 2,
     cpuSeconds: cpu / 1000,
-    tableWriteUnits: puts + update * ITEMS.authResponseWriteUnits + ITEMS.indexWritesPerPayment,
-    partitionWriteUnits: update * ITEMS.authResponseWriteUnits,
+    ...units,
     historyEventsPerPayment: num(
       sm?.historyEventsPerPayment,
       'processing.stateMachine.historyEventsPerPayment',
     ),
     emailsPerPayment: receipts ? receipts.receipts / receipts.payments : 1,
     sources: {
-      ddbCalls: `bench/results.json ${callsSource}: Query ${query}, Get ${getItem}, Put ${put}, Update ${update}`,
+      ddbCalls:
+        `bench/results.json ${callsSource}.ddbCallsPerPayment: ${list(calls)}, less ${Math.round(aside * 1000) / 1000} ` +
+        `Updates of ${[...ITEMS.modelledClasses, ...ITEMS.offPathClasses].join(' and ')} (the limiter's, which the model makes itself; the webhook fan-out's, off the charge's path)`,
+      writes:
+        `bench/results.json ${callsSource}.writesPerPayment (${list(run.writesPerPayment)}) on its itemClasses ` +
+        `(${list(Object.fromEntries(Object.entries(run.itemClasses).map(([k, c]) => [k, c.writeUnits])))} units)`,
       cpu: `bench/results.json processing.stateMachine.cpuMsPerPayment.runtime: ${cpu} ms`,
       historyEvents: `bench/results.json processing.stateMachine.historyEventsPerPayment`,
       emails: receipts
@@ -323,6 +417,8 @@ export interface ModelInput {
   limiterRate?: number;
   /** StartExecution calls per second each starter paces itself to (default START_RATE). */
   startsPerSecond?: number;
+  /** Group `g`'s merchant (default: each group its own merchant's). */
+  merchantOf?: (g: number) => number;
   /** A group's ranges at once (default: rangePlan with PROCESS_FAN_OUT). */
   fanOutOf?: (size: number) => number;
   /** Round trips in the Region (REGION unless given). */

@@ -1,7 +1,8 @@
 /**
  * The processor's rate as the model takes it: each task's tokens as core/processor-rate.ts
- * RateTokens takes them (the group's window, then a shard's, RATE_CHUNK at a time, the first batch
- * in its own lane; a full window waited out to the next second, spread over it; nothing taken at
+ * RateTokens takes them (the group's window, then its merchant's, then a shard's, RATE_CHUNK at a time, the first batch
+ * in its own lane; tokens taken for the first second the take's answer can still use, as the
+ * limiter's reachableSecond does; a full window waited out to the next second, spread over it; nothing taken at
  * or past the task's deadline, when the batch is given back unfinished). Every conditional write,
  * taken or not, is a write unit on the table.
  */
@@ -11,31 +12,43 @@ import type { PeakPerSecond } from './quotas';
 
 const TOKEN_MARGIN_SECONDS = TOKEN_MARGIN_MS / 1000;
 
-/** A window of the rate: its second and what was taken of it. */
+/**
+ * A window of the rate: what was taken of it in each second (the table keeps one item a second;
+ * the model keeps the seconds still in use, a taker reaching one second ahead at most).
+ */
 export interface Window {
-  second: number;
-  used: number;
+  used: Map<number, number>;
 }
+
+export const newWindow = (): Window => ({ used: new Map() });
 
 /** Takes `n` of window `w` for `second` if it stays within `limit` (store/rate-windows.ts take). */
 export const takeWindow = (w: Window, second: number, n: number, limit: number): boolean => {
-  if (w.second !== second) {
-    w.second = second;
-    w.used = 0;
-  }
-  if (w.used + n > limit) return false;
-  w.used += n;
+  const used = w.used.get(second) ?? 0;
+  if (used + n > limit) return false;
+  w.used.set(second, used + n);
+  // Seconds long past are never taken again.
+  if (w.used.size > 4) for (const s of w.used.keys()) if (s < second - 2) w.used.delete(s);
   return true;
+};
+
+/** Gives `n` taken of `second` back (store/rate-windows.ts giveBack). */
+export const giveBack = (w: Window, second: number, n: number): void => {
+  w.used.set(second, (w.used.get(second) ?? 0) - n);
 };
 
 export interface RateTokensModel {
   q: EventQueue;
   random: () => number;
-  /** The rate's windows of each second, and each group's own. */
+  /** The rate's windows of each second, each group's own, and each merchant's. */
   shards: Window[];
   groupWindows: Map<number, Window>;
+  merchantWindows: Map<number, Window>;
+  /** Group `g`'s merchant. */
+  merchantOf: (g: number) => number;
   limiterRate: number;
   groupRate: number;
+  merchantRate: number;
   /** A DynamoDB call's time. */
   callSeconds: number;
   tablePeak: PeakPerSecond;
@@ -47,10 +60,23 @@ export interface RateTokensModel {
  * current second, false once the deadline has passed.
  */
 export function rateTokensModel(model: RateTokensModel) {
-  const { q, random, shards, groupWindows, limiterRate, groupRate, callSeconds, tablePeak, counters } = model;
+  const {
+    q,
+    random,
+    shards,
+    groupWindows,
+    merchantWindows,
+    merchantOf,
+    limiterRate,
+    groupRate,
+    merchantRate,
+  } = model;
+  const { callSeconds, tablePeak, counters } = model;
   return (g: number, lane: RateLane, need: number, deadline: number) => {
     let left = 0;
     let second = -1;
+    /** How long the last window take took (its calls): RateTokens' `lead`. */
+    let lead = 0;
     let held = false;
     let busy = false;
     const waiting: ((ok: boolean) => void)[] = [];
@@ -66,43 +92,65 @@ export function rateTokensModel(model: RateTokensModel) {
         for (const cb of waiting.splice(0)) cb(false);
         return;
       }
-      const sec = Math.floor(q.now);
-      if (left > 0 && second === sec && q.now < sec + 1 - TOKEN_MARGIN_SECONDS) {
-        left--;
-        need--;
-        waiting.shift()!(true);
-        return pump();
+      const now = q.now;
+      if (left > 0) {
+        // Taken ahead, for a second not begun yet: used once it has.
+        if (now < second) return q.after(Math.min(second - now, deadline - now), pump);
+        if (now < second + 1 - TOKEN_MARGIN_SECONDS) {
+          left--;
+          need--;
+          waiting.shift()!(true);
+          return pump();
+        }
+        left = 0; // its second is over: dropped, never used in the next
       }
-      left = 0;
-      const into = q.now - sec;
-      const { limit } = rateWindows(limiterRate, lane, into * 1000);
-      const n = Math.max(1, Math.min(RATE_CHUNK, need, groupRate, limit));
-      const groupWindow = groupWindows.get(g) ?? { second: -1, used: 0 };
+      // The first second whose tokens the window's answer, as long in coming as the last one was,
+      // still leaves time to use: the current one, or the next (RateTokens.reachableSecond).
+      const answered = now + lead;
+      const target =
+        answered - Math.floor(answered) < 1 - TOKEN_MARGIN_SECONDS
+          ? Math.floor(answered)
+          : Math.floor(answered) + 1;
+      const { limit } = rateWindows(limiterRate, lane, Math.max(0, now - target) * 1000);
+      const n = Math.max(1, Math.min(RATE_CHUNK, need, groupRate, merchantRate, limit));
+      const groupWindow = groupWindows.get(g) ?? newWindow();
       groupWindows.set(g, groupWindow);
-      let calls = 0;
+      const m = merchantOf(g);
+      const merchantWindow = merchantWindows.get(m) ?? newWindow();
+      merchantWindows.set(m, merchantWindow);
+      let calls = 1;
       let got = false;
-      if (into < 1 - TOKEN_MARGIN_SECONDS && (calls++, takeWindow(groupWindow, sec, n, groupRate))) {
-        const first = Math.floor(random() * shards.length);
-        for (let i = 0; i < shards.length && !got; i++) {
-          calls++;
-          got = takeWindow(shards[(first + i) % shards.length]!, sec, n, limit);
+      if (takeWindow(groupWindow, target, n, groupRate)) {
+        calls++;
+        if (takeWindow(merchantWindow, target, n, merchantRate)) {
+          const first = Math.floor(random() * shards.length);
+          for (let i = 0; i < shards.length && !got; i++) {
+            calls++;
+            got = takeWindow(shards[(first + i) % shards.length]!, target, n, limit);
+          }
+          if (!got) {
+            giveBack(merchantWindow, target, n);
+            calls++;
+          }
         }
         if (!got) {
-          groupWindow.used -= n; // given back
+          giveBack(groupWindow, target, n);
           calls++;
         }
       }
       counters.limiterCalls += calls;
-      tablePeak.add(q.now, calls); // a conditional write is a write unit, taken or not
+      tablePeak.add(now, calls); // a conditional write is a write unit, taken or not
+      lead = calls * callSeconds;
       if (got)
-        return q.after(calls * callSeconds, () => {
-          second = sec;
+        return q.after(lead, () => {
+          second = target;
           left = n;
           pump();
         });
       counters.chargesPaced++;
-      const untilNext = sec + 1 - q.now + random() * (1 - TOKEN_MARGIN_SECONDS);
-      q.after(calls * callSeconds + Math.max(0.001, Math.min(untilNext, deadline - q.now)), pump);
+      const later = now + lead;
+      const untilNext = target + 1 - later + random() * (1 - TOKEN_MARGIN_SECONDS);
+      q.after(lead + Math.max(0.001, Math.min(untilNext, deadline - later)), pump);
     };
     return (cb: (ok: boolean) => void) => {
       waiting.push(cb);

@@ -20,7 +20,7 @@ import { rangePlan } from '../../lambdas/domain/processing';
 import { rateWindows } from '../../lambdas/core/processor-rate';
 import { policyFor, ITEMS, REGION, type ModelInput, type TaskRetries } from './inputs';
 import { LambdaPool, type FunctionName } from './lambda';
-import { rateTokensModel, takeWindow, type Window } from './limiter';
+import { newWindow, rateTokensModel, takeWindow, type Window } from './limiter';
 import { EventQueue, seededRandom } from './queue';
 import {
   DDB_PARTITION_RCU,
@@ -61,12 +61,9 @@ export function runModel(input: ModelInput): ModelResult {
     (limits.transitions ?? SFN_STATE_TRANSITIONS).perSecond,
   );
   // The acquirer takes its rate in each second and refuses the rest.
-  const processor: Window = { second: -1, used: 0 };
+  const processor: Window = newWindow();
   const limiterRate = input.limiterRate ?? input.processorRate;
-  const shards = Array.from({ length: rateWindows(limiterRate, 'first').shards }, (): Window => ({
-    second: -1,
-    used: 0,
-  }));
+  const shards = Array.from({ length: rateWindows(limiterRate, 'first').shards }, newWindow);
   const groupWindows = new Map<number, Window>();
   if (input.latencySeconds >= s.processorTimeoutSeconds)
     throw new Error('every charge would outlast the adapter timeout (PROCESSOR_TIMEOUT_MS)');
@@ -88,6 +85,30 @@ export function runModel(input: ModelInput): ModelResult {
   const history = sizes.map(() => 0);
   const partitions = sizes.map(() => new TokenBucket(partitionWcu * WRITE_BURST_SECONDS, partitionWcu));
   const partitionPeaks = sizes.map(() => new PeakPerSecond());
+  // A merchant's events partition (GSI1 EVENTS#<mid>) takes its groups' answers' events (the
+  // workload names no merchants: each group is its own merchant's unless `merchantOf` says). The
+  // table-wide indexes (the day index, the sweep index) take every group's, over their shards.
+  const merchantOf = input.merchantOf ?? ((g: number) => g);
+  const merchantIndexes = new Map<number, { bucket: TokenBucket; peak: PeakPerSecond }>();
+  const merchantIndex = (g: number) => {
+    const m = merchantOf(g);
+    let index = merchantIndexes.get(m);
+    if (!index) {
+      index = {
+        bucket: new TokenBucket(partitionWcu * WRITE_BURST_SECONDS, partitionWcu),
+        peak: new PeakPerSecond(),
+      };
+      merchantIndexes.set(m, index);
+    }
+    return index;
+  };
+  const tableIndexes = costs.indexLoads
+    .filter((l) => l.scope === 'table')
+    .map((l) => ({
+      load: l,
+      bucket: new TokenBucket(partitionWcu * l.partitions * WRITE_BURST_SECONDS, partitionWcu * l.partitions),
+      peak: new PeakPerSecond(),
+    }));
   const tablePeak = new PeakPerSecond();
   const charges = new PeakPerSecond();
   const transitionsPeak = new PeakPerSecond();
@@ -101,6 +122,8 @@ export function runModel(input: ModelInput): ModelResult {
     limiterCalls: 0,
     batchesHeld: 0,
     partitionThrottled: 0,
+    merchantIndexThrottled: 0,
+    indexThrottled: 0,
     tableThrottled: 0,
     givenUpThrottled: 0,
     givenUpProcessor: 0,
@@ -174,8 +197,11 @@ export function runModel(input: ModelInput): ModelResult {
     random,
     shards,
     groupWindows,
+    merchantWindows: new Map(),
+    merchantOf,
     limiterRate,
     groupRate: s.groupRate,
+    merchantRate: s.merchantRate,
     callSeconds: call,
     tablePeak,
     counters,
@@ -234,12 +260,21 @@ export function runModel(input: ModelInput): ModelResult {
           };
           const update = () => {
             const waitPartition = partitions[g]!.reserve(q.now, costs.partitionWriteUnits);
+            const waitMerchant = merchantIndex(g).bucket.reserve(q.now, costs.merchantIndexWriteUnits);
+            const waitIndex = Math.max(
+              0,
+              ...tableIndexes.map((i) => i.bucket.reserve(q.now, i.load.unitsPerPayment)),
+            );
             const waitTable = table.reserve(q.now, costs.tableWriteUnits);
             if (waitPartition > 0) counters.partitionThrottled++;
+            if (waitMerchant > 0) counters.merchantIndexThrottled++;
+            if (waitIndex > 0) counters.indexThrottled++;
             if (waitTable > 0) counters.tableThrottled++;
-            q.after(Math.max(waitPartition, waitTable) + call, () => {
+            q.after(Math.max(waitPartition, waitMerchant, waitIndex, waitTable) + call, () => {
               // Counted as written, when the (retried) write went through.
               partitionPeaks[g]!.add(q.now, costs.partitionWriteUnits);
+              merchantIndex(g).peak.add(q.now, costs.merchantIndexWriteUnits);
+              for (const i of tableIndexes) i.peak.add(q.now, i.load.unitsPerPayment / i.load.partitions);
               tablePeak.add(q.now, costs.tableWriteUnits);
               answer(g, q.now);
               unanswered--;
@@ -389,6 +424,8 @@ export function runModel(input: ModelInput): ModelResult {
     peakTransitionsPerSecond: transitionsPeak.max,
     tableWriteUnits: tablePeak.total,
     peakPartitionWcu: Math.max(...partitionPeaks.map((p) => p.max)),
+    peakMerchantIndexWcu: Math.max(0, ...[...merchantIndexes.values()].map((i) => i.peak.max)),
+    peakIndexShardWcu: Object.fromEntries(tableIndexes.map((i) => [i.load.index, i.peak.max])),
     maxHistoryEvents: Math.max(...history),
     ...counters,
   };

@@ -42,7 +42,7 @@ export interface PeakSlotResult {
     authorizeBatchTimeoutSeconds: number;
   };
   costs: PaymentCosts;
-  assumptions: Record<string, number> & { ddbCallSeconds: number; taskOverheadSeconds: number };
+  assumptions: Record<string, unknown> & { ddbCallSeconds: number; taskOverheadSeconds: number };
   targets: { lastAnswerFactor: number; firstAnswerSeconds: number };
   runs: PeakRun[];
 }
@@ -111,6 +111,10 @@ export function binding(run: PeakRun): string {
     facts.push(`the table's write capacity (${int(r.tableThrottled)} writes throttled)`);
   if (r.partitionThrottled > 0)
     facts.push(`a group's partition (${int(r.partitionThrottled)} writes throttled)`);
+  if (r.merchantIndexThrottled > 0)
+    facts.push(`a merchant's events partition (${int(r.merchantIndexThrottled)} writes throttled)`);
+  if (r.indexThrottled > 0)
+    facts.push(`a table-wide index's shards (${int(r.indexThrottled)} writes throttled)`);
   const own = run.bounds.find(
     (b) => b.kind === 'configuration' && b.limit.startsWith("the largest group's own"),
   );
@@ -149,7 +153,7 @@ export function report(results: Results): { console: string; markdown: string } 
       `and a processor taking ${int(p.processorRate)} charges a second across all groups (refusing the rest). ` +
       `Computed ${p.measuredAt.slice(0, 10)}${p.commit ? ` at ${p.commit}` : ''}. Per payment: ${c.callsBefore + c.callsAfter} DynamoDB calls ` +
       `(${c.sources.ddbCalls}), ${(c.cpuSeconds * 1000).toFixed(1)} ms of CPU (${c.sources.cpu}), ${c.tableWriteUnits} write units ` +
-      `(${c.partitionWriteUnits} on the group's partition), ${c.historyEventsPerPayment} history events (${c.sources.historyEvents}), ` +
+      `(${c.partitionWriteUnits} on the group's partition, ${c.merchantIndexWriteUnits} on its merchant's events partition; ${c.sources.writes}), ${c.historyEventsPerPayment} history events (${c.sources.historyEvents}), ` +
       `${c.emailsPerPayment} e-mail(s) (${c.sources.emails}). Assumed: ${p.assumptions.ddbCallSeconds * 1000} ms a DynamoDB call, ` +
       `${p.assumptions.taskOverheadSeconds * 1000} ms a Task's own overhead`,
     '',
@@ -209,8 +213,20 @@ export function report(results: Results): { console: string; markdown: string } 
       (run) => `${int(r(run).transitions)}; ${int(r(run).peakTransitionsPerSecond)}`,
     ),
     row(
-      `peak write units per second: a partition (limit ${int(DDB_PARTITION_WCU)}); the table (new on-demand: ${int(DDB_ON_DEMAND_NEW_TABLE_WCU)})`,
+      `peak write units per second: a group's partition (limit ${int(DDB_PARTITION_WCU)}); the table, indexes included (new on-demand: ${int(DDB_ON_DEMAND_NEW_TABLE_WCU)})`,
       (run) => `${int(r(run).peakPartitionWcu)}; ${int(r(run).peakTableWcu)}`,
+    ),
+    row(
+      `peak write units per second on an index partition (limit ${int(DDB_PARTITION_WCU)}): a merchant's events; one shard of ${(
+        c.indexLoads ?? []
+      )
+        .filter((l) => l.scope === 'table')
+        .map((l) => `${l.index} (${l.partitions})`)
+        .join(', ')}`,
+      (run) =>
+        [int(r(run).peakMerchantIndexWcu), ...Object.values(r(run).peakIndexShardWcu ?? {}).map(int)].join(
+          '; ',
+        ),
     ),
     row('peak read units per second on a partition (BeginGroup)', (run) => int(r(run).peakPartitionRcu)),
     '',

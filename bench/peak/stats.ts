@@ -58,6 +58,9 @@ export type ModelResult = ReturnType<typeof groupStats> & {
   peakTableWcu: number;
   tableWriteUnits: number;
   peakPartitionWcu: number;
+  /** Peak write units a second on a merchant's events partition (GSI1), and on one shard of each table-wide index. */
+  peakMerchantIndexWcu: number;
+  peakIndexShardWcu: Record<string, number>;
   peakPartitionRcu: number;
   startThrottles: number;
   startsReleased: number;
@@ -71,6 +74,8 @@ export type ModelResult = ReturnType<typeof groupStats> & {
   batchesHeld: number;
   peakTransitionsPerSecond: number;
   partitionThrottled: number;
+  merchantIndexThrottled: number;
+  indexThrottled: number;
   tableThrottled: number;
   givenUpThrottled: number;
   givenUpProcessor: number;

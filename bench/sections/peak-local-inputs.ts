@@ -207,6 +207,10 @@ export function predictionInputs(
     taskOverheadSeconds: c.taskOverheadSeconds,
     sfnCallSeconds: c.sfnCallSeconds,
   };
+  // A charge no slower than the model's with no CPU leaves none (the model's charge time is not
+  // strictly monotonic in the CPU, by a few milliseconds, where a second's boundary falls).
+  if (c.chargeSeconds <= modelledChargeSeconds(0, region, costs, service))
+    return { ...region, cpuSeconds: 0 };
   // Coarse steps of ten, then every step around the nearest.
   const nearest = (from: number, to: number, step: number) => {
     let best = { cpuSeconds: 0, off: Infinity };

@@ -29,6 +29,8 @@ const costs: PaymentCosts = {
   cpuSeconds: 0,
   tableWriteUnits: 8,
   partitionWriteUnits: 2,
+  merchantIndexWriteUnits: 0,
+  indexLoads: [],
   historyEventsPerPayment: 0.05,
   emailsPerPayment: 1,
   sources: {},

@@ -5,6 +5,7 @@
 import {
   groupSizes,
   paymentCosts,
+  writeUnits,
   serviceSettings,
   type PaymentCosts,
   type RetryPolicy,
@@ -17,6 +18,7 @@ import { percentiles } from '../../bench/peak/stats';
 import { verdicts, type PeakRun } from '../../bench/peak/report';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DAY_SHARDS, SWEEP_SHARDS } from '../../lambdas/shared/keys';
 
 describe('EventQueue', () => {
   it('runs events in time order, and same-time events in the order they were scheduled', () => {
@@ -163,13 +165,60 @@ describe('inputs', () => {
     expect(costs.sources.ddbCalls).toMatch(/^bench\/results\.json /);
   });
 
-  it('refuses measured costs with transactions, which its write units leave out', () => {
+  it("costs a transaction's writes twice, a sparse index's entry twice (set, then removed), and leaves out the processor's own and the limiter's (the model writes those itself)", () => {
+    const units = writeUnits(
+      {
+        'write.GROUP.tx': 1,
+        'write.GROUP': 0.01,
+        'write.EVENT.tx': 1,
+        'write.TXN': 1,
+        'index.EVENTS@EVENT': 1,
+        'index.TXN@TXN': 2,
+        'index.SWEEP@TXN': 1,
+        'write.SANDBOX': 1,
+        'index.SANDBOX@SANDBOX': 1,
+        'write.RATE': 0.4,
+      },
+      { GROUP: { writeUnits: 2 }, EVENT: { writeUnits: 2 }, SANDBOX: { writeUnits: 1 } },
+    );
+    // The group's partition: the answer (2 units) in a transaction, and a share of the group's item.
+    expect(units.partitionWriteUnits).toBe(4.02);
+    expect(units.merchantIndexWriteUnits).toBe(2);
+    // 4.02 + 4 (event, in the transaction) + 1 (sale) + 2 (events index) + 2 (day index) + 2 (sweep index).
+    expect(units.tableWriteUnits).toBe(15.02);
+    expect(units.indexLoads).toEqual([
+      { index: 'EVENTS', unitsPerPayment: 2, partitions: 1, scope: 'merchant' },
+      { index: 'SWEEP', unitsPerPayment: 2, partitions: SWEEP_SHARDS, scope: 'table' },
+      { index: 'TXN', unitsPerPayment: 2, partitions: DAY_SHARDS, scope: 'table' },
+    ]);
+  });
+
+  it("counts a charge's own calls: not the limiter's (the model makes them) nor the webhook cursors' (off its path)", () => {
     const results = JSON.parse(
       readFileSync(join(__dirname, '..', '..', 'bench', 'results.json'), 'utf8'),
-    ) as { processingLatency: { runs: { latencyMs: number; ddbCallsPerPayment: Record<string, number> }[] } };
+    ) as {
+      processingLatency: {
+        runs: {
+          latencyMs: number;
+          ddbCallsPerPayment: Record<string, number>;
+          writesPerPayment: Record<string, number>;
+        }[];
+      };
+    };
     const run = results.processingLatency.runs.find((r) => r.latencyMs > 0)!;
-    run.ddbCallsPerPayment = { ...run.ddbCallsPerPayment, TransactWrite: 2 };
-    expect(() => paymentCosts(results as never)).toThrow(/TransactWrite ×2 a payment.*does not cost yet/);
+    run.ddbCallsPerPayment = { Query: 1, Get: 1, Put: 3, TransactWrite: 2, Update: 1.5 };
+    run.writesPerPayment = { ...run.writesPerPayment, 'write.RATE': 0.6, 'write.WHSEEN': 0.9 };
+    const costs = paymentCosts(results as never);
+    expect(costs.callsBefore + costs.callsAfter).toBeCloseTo(7);
+    expect(costs.callsAfter).toBe(2);
+  });
+
+  it('refuses results without where the writes landed (measured before the census counted them)', () => {
+    const results = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', 'bench', 'results.json'), 'utf8'),
+    ) as { processingLatency: { runs: { latencyMs: number; writesPerPayment?: unknown }[] } };
+    for (const run of results.processingLatency.runs) delete run.writesPerPayment;
+    expect(() => paymentCosts(results as never)).toThrow(/no processingLatency run with writesPerPayment/);
   });
 });
 
@@ -193,6 +242,8 @@ const tiny = (over: Partial<ModelInput>): ModelInput => {
     cpuSeconds: 0,
     tableWriteUnits: 8,
     partitionWriteUnits: 2,
+    merchantIndexWriteUnits: 0,
+    indexLoads: [],
     historyEventsPerPayment: 0.05,
     emailsPerPayment: 1,
     sources: {},
@@ -210,6 +261,7 @@ const tiny = (over: Partial<ModelInput>): ModelInput => {
       firstBatchSize: 16,
       processorRate: 1000,
       groupRate: 1000,
+      merchantRate: 1000,
       batchRateWaitSeconds: 90,
       startRate: 1000,
       reserved: {},
@@ -283,6 +335,18 @@ describe('runModel on a tiny slot', () => {
     expect(r.firstAnswer.max).toBeCloseTo(COUNT + 1);
     expect(r.lastAnswerSeconds).toBeGreaterThan(2);
     expect(r.lastAnswerSeconds).toBeLessThan(3);
+  });
+
+  it("one merchant's groups share the merchant's rate: two groups of one merchant at 2 a second take twice as long as two merchants'", () => {
+    const base = tiny({});
+    const service = { ...base.service, merchantRate: 2 };
+    const apart = runModel(tiny({ sizes: [8, 8], processorRate: 100, service }));
+    const together = runModel(tiny({ sizes: [8, 8], processorRate: 100, service, merchantOf: () => 0 }));
+    expect(apart.peakChargesPerSecond).toBe(4);
+    expect(together.peakChargesPerSecond).toBe(2);
+    expect(together.processorRefused).toBe(0);
+    expect(together.answered).toBe(16);
+    expect(together.lastAnswerSeconds).toBeGreaterThan(apart.lastAnswerSeconds + 3);
   });
 
   it('out of retries, FailBatch gives the batch up', () => {
