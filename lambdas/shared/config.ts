@@ -42,8 +42,9 @@ export interface FunctionConfig {
   /**
    * PROCESSOR_RATE (default 1,000): charges per second the acquirer takes across all groups;
    * processing never asks for more (core/processor-rate.ts, a limiter in the table).
-   * PROCESSOR_GROUP_RATE (default 400): at most this many of them for one group, whose
-   * `authResponse` writes (2 units each) share one partition (DynamoDB: 1,000 units a second).
+   * PROCESSOR_GROUP_RATE (default 200): at most this many of them for one group, whose answers
+   * share one partition (DynamoDB: 1,000 units a second): each is a payment item of about 1.2 KB
+   * written in a transaction with its event, 4 units (measured by the bench, 2026-11-26).
    * PROCESSOR_MERCHANT_RATE (default 400): at most this many of one merchant's groups together,
    * whose events share one index partition (GSI1 `EVENTS#<mid>`, about 2 units an event), and so
    * that one merchant cannot take a slot's whole rate from the others.
@@ -182,7 +183,7 @@ export function loadConfig(env: Env): FunctionConfig {
     processFanOut: integer(env, 'PROCESS_FAN_OUT', 40, 1),
     processFirstBatchSize: integer(env, 'PROCESS_FIRST_BATCH_SIZE', 16, 1),
     processorRate: integer(env, 'PROCESSOR_RATE', 1000, 1),
-    processorGroupRate: integer(env, 'PROCESSOR_GROUP_RATE', 400, 1),
+    processorGroupRate: integer(env, 'PROCESSOR_GROUP_RATE', 200, 1),
     processorMerchantRate: integer(env, 'PROCESSOR_MERCHANT_RATE', 400, 1),
     settlementPollSeconds: Math.min(60, integer(env, 'SETTLEMENT_POLL_SECONDS', 60, 1)),
     receiptsPageSize: integer(env, 'RECEIPTS_PAGE_SIZE', 500, 1),

@@ -3,7 +3,7 @@ import { handlerModules, routeList as routes } from '#contract/routes/index';
 import { MERCHANT_PREFIXES, methodNotAllowedMessage, methodsByPath } from '#contract/fallbacks';
 import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '#contract/stage';
 import { tableDef, tableName } from '#contract/table';
-import { PROD_WARM_WRITE_UNITS } from '#lib/cdk/table';
+import { PROD_WARM_INDEX_WRITE_UNITS, PROD_WARM_WRITE_UNITS } from '#lib/cdk/table';
 import { accessOf, readsSetting } from '#lib/cdk/access';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import { PROD_REFUSAL } from '#lib/cdk/service-function';
@@ -610,8 +610,17 @@ describe.each([
             { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'ALL' },
+          // GSI1 (a merchant's events, the day index) is pre-warmed in prod too.
+          ...(stage === 'prod' &&
+            PROD_WARM_INDEX_WRITE_UNITS[index.indexName] !== undefined && {
+              WarmThroughput: { WriteUnitsPerSecond: PROD_WARM_INDEX_WRITE_UNITS[index.indexName] },
+            }),
         })),
       );
+      if (stage === 'prod')
+        expect(p.GlobalSecondaryIndexes).toContainEqual(
+          expect.objectContaining({ IndexName: 'gsi1', WarmThroughput: { WriteUnitsPerSecond: 8_000 } }),
+        );
       const keys = [
         tableDef.partitionKey,
         tableDef.sortKey,

@@ -17,7 +17,7 @@ describe('the functions configuration', () => {
       processFanOut: 40,
       processFirstBatchSize: 16,
       processorRate: 1000,
-      processorGroupRate: 400,
+      processorGroupRate: 200,
       processorMerchantRate: 400,
       settlementPollSeconds: 60,
       receiptsPageSize: 500,
