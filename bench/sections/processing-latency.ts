@@ -9,6 +9,7 @@
  * The bench's own runtime is left idle meanwhile; the two runtimes run one after the other.
  */
 import { rangePlan } from '../../lambdas/domain/processing';
+import { loadConfig } from '../../lambdas/shared/config';
 import { createContext, type BenchContext } from '../support/context';
 import { isPlacement } from '../support/count-call';
 import { itemClasses, type ItemClass } from '../support/item-size';
@@ -53,8 +54,6 @@ interface LatencyResult {
   ratio: number;
   target: number;
 }
-
-const setting = (name: string, fallback: number) => Number(process.env[name] || fallback);
 
 /** A fresh runtime with this latency: payors, a warm-up group, then the measured group. */
 async function runAt(base: BenchContext, latencyMs: number, n: number): Promise<LatencyRun> {
@@ -128,8 +127,10 @@ async function runAt(base: BenchContext, latencyMs: number, n: number): Promise<
 
 async function run(ctx: BenchContext): Promise<Results> {
   const n = ctx.config.processingPayments;
-  const batchSize = setting('PROCESS_BATCH_SIZE', 250);
-  const fanOut = setting('PROCESS_FAN_OUT', 8);
+  // The runtimes' own settings: their defaults, unless the bench's environment sets them.
+  const settings = loadConfig({ TABLE_NAME: 'bench', ...process.env });
+  const batchSize = settings.processBatchSize;
+  const fanOut = settings.processFanOut;
   console.log(
     `  processing-latency: a group of ${n} payments at SANDBOX_LATENCY_MS ${LATENCIES_MS.join(' then ')}, ` +
       `each in a runtime of its own ...`,
@@ -140,7 +141,7 @@ async function run(ctx: BenchContext): Promise<Results> {
   const result: LatencyResult = {
     runs,
     batchSize,
-    concurrencyPerTask: setting('PROCESS_CONCURRENCY', 16),
+    concurrencyPerTask: settings.processConcurrency,
     fanOut,
     ranges: rangePlan(n, batchSize, fanOut).ranges,
     ratio: round(slow.paymentsPerSecond / fast.paymentsPerSecond, 3),
