@@ -84,8 +84,7 @@ export async function listAccountUpdates(
   until: string,
 ): Promise<AccountUpdate[]> {
   const items = await queryDays(db, tableName, 'SANDBOXAU', { since, until });
-  const updates = items
+  return items
     .map((item) => item.update as AccountUpdate)
     .filter((update) => update.at >= since && update.at < until);
-  return updates;
 }

@@ -3,8 +3,9 @@
  * the unsharded one of older items), page after page, merged into one list in sort-key order
  * (`<time>#<id>`), the order one partition per day used to give.
  */
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { daysBetween } from './days';
+import { queryAll } from './ddb';
 import { keys, type DayKind } from './keys';
 
 export interface DayWindow {
@@ -20,36 +21,26 @@ export interface DayWindow {
 
 type Item = Record<string, unknown>;
 
-async function queryPartition(
+/** One partition's items in the window, page after page. */
+const queryPartition = (
   db: DynamoDBDocumentClient,
   tableName: string,
   partition: string,
   window: DayWindow,
-): Promise<Item[]> {
-  const items: Item[] = [];
-  let ExclusiveStartKey: Item | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :day AND gsi1sk BETWEEN :from AND :to',
-        ...(window.filter && { FilterExpression: window.filter.expression }),
-        ...(window.filter?.names && { ExpressionAttributeNames: window.filter.names }),
-        ExpressionAttributeValues: {
-          ...window.filter?.values,
-          ':day': partition,
-          ':from': window.from ?? window.since,
-          ':to': window.to ?? window.until,
-        },
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
+) =>
+  queryAll(db, {
+    TableName: tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :day AND gsi1sk BETWEEN :from AND :to',
+    ...(window.filter && { FilterExpression: window.filter.expression }),
+    ...(window.filter?.names && { ExpressionAttributeNames: window.filter.names }),
+    ExpressionAttributeValues: {
+      ...window.filter?.values,
+      ':day': partition,
+      ':from': window.from ?? window.since,
+      ':to': window.to ?? window.until,
+    },
+  });
 
 /** The items of `kind`'s day index in `window`, in sort-key order: one day at a time, its partitions at once. */
 export async function queryDays(

@@ -26,8 +26,8 @@ export const WEBHOOK_DUE_SHARDS = 4;
 
 /**
  * Each day of a day index is spread over this many GSI1 partitions: a day's sales are written at the
- * processor's rate (about three index writes a charge, 3,000 a second at 1,000 charges/s), and one
- * partition takes 1,000 write units a second (docs/operating.md "The busiest slot").
+ * processor's rate (two index writes a charge, Pending then final: 2,000 a second at 1,000
+ * charges/s), and one partition takes 1,000 write units a second (docs/operating.md "The busiest slot").
  */
 export const DAY_SHARDS = 8;
 

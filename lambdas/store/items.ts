@@ -5,10 +5,8 @@
 import {
   BatchGetCommand,
   BatchWriteCommand,
-  QueryCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
-  type QueryCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { withBackoff, type BackoffDelays } from '#shared/backoff';
@@ -38,21 +36,8 @@ export function strip<T>(item: Item): T {
   return copy as T;
 }
 
-/** Every item a Query matches, page after page; with `max`, it stops once it has that many. */
-export async function queryAll(
-  db: DynamoDBDocumentClient,
-  input: QueryCommandInput,
-  max = Number.POSITIVE_INFINITY,
-): Promise<Item[]> {
-  const items: Item[] = [];
-  let ExclusiveStartKey: Item | undefined;
-  do {
-    const out = await db.send(new QueryCommand({ ...input, ExclusiveStartKey }));
-    items.push(...(out.Items ?? []));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey && items.length < max);
-  return items.slice(0, max);
-}
+/** Every item a Query matches, page after page (shared/ddb.ts: the day index reads with it too). */
+export { queryAll } from '#shared/ddb';
 
 /** Idempotency records and duplicate guards outlive their use by a day (TTL). */
 export const RECORD_TTL_SECONDS = 24 * 3600;
