@@ -11,11 +11,10 @@
 import { rangePlan } from '../../lambdas/domain/processing';
 import { loadConfig } from '../../lambdas/shared/config';
 import { createContext, type BenchContext } from '../support/context';
-import { isPlacement } from '../support/count-call';
 import { itemClasses, type ItemClass } from '../support/item-size';
 import { round } from '../support/load';
 import { startBenchRuntime } from '../support/runtime';
-import { createGroup, createPayors, stateMachineRun } from './processing-run';
+import { createGroup, createPayors, perPayment, stateMachineRun } from './processing-run';
 import type { CustomSection, Results } from './section';
 
 const LATENCIES_MS = [0, 300] as const;
@@ -101,12 +100,7 @@ async function runAt(base: BenchContext, latencyMs: number, n: number): Promise<
           .filter(([k, c]) => c > 0 && !k.includes('.'))
           .map(([k, c]) => [k, round(c / n, 3)]),
       ),
-      writesPerPayment: Object.fromEntries(
-        Object.entries(run.census)
-          .filter(([k, c]) => c > 0 && isPlacement(k))
-          .sort(([a], [b]) => a.localeCompare(b))
-          .map(([k, c]) => [k, round(c / n, 3)]),
-      ),
+      writesPerPayment: perPayment(run.census, n, true),
       itemClasses: items,
     };
     console.log(

@@ -7,6 +7,7 @@ import { mapLimit, sleep } from '../../lambdas/shared/concurrency';
 import type { ProcessingState } from '../../lambdas/domain/processing';
 import { createProfile, MID, scheduleDate, type BenchContext } from '../support/context';
 import { cpuSampler } from '../support/cpu';
+import { isPlacement } from '../support/count-call';
 import { round } from '../support/load';
 import { POLL_MS } from './processing-report';
 
@@ -50,6 +51,20 @@ export interface ExecutionView {
   status: string;
   output?: string;
   stats: { historyEvents: number; maxPayloadBytes: number; retries: number };
+}
+
+/** Per payment: the calls (`placement` false) or where the writes landed (true: `write.*`, `index.*`). */
+export function perPayment(
+  counts: Record<string, number>,
+  n: number,
+  placement = false,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(counts)
+      .filter(([k, c]) => c > 0 && isPlacement(k) === placement)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, c]) => [k, round(c / n, 3)]),
+  );
 }
 
 export const delta = (after: Record<string, number>, before: Record<string, number>) =>

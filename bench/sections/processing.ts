@@ -21,14 +21,13 @@
  * JIT still compiling, the table growing by ~5 items per payment) falls on both sides alike.
  */
 import { MID, type BenchContext } from '../support/context';
-import { isPlacement } from '../support/count-call';
 import { cpuSampler, type CpuUsage } from '../support/cpu';
 import { round } from '../support/load';
 import { localCore, type LocalCore } from '../support/core';
 import { sumTotals, type BatchState, type ProcessingState } from '../../lambdas/domain/processing';
 import type { CustomSection, Results } from './section';
 import { PROCESSING_TARGETS, report, type ProcessingResult } from './processing-report';
-import { createGroup, createPayors, delta, stateMachineRun } from './processing-run';
+import { createGroup, createPayors, delta, perPayment, stateMachineRun } from './processing-run';
 
 const PAYORS = 25;
 /** Unmeasured runs first, one per side; their amounts start at 500.00, clear of the measured ones. */
@@ -46,16 +45,6 @@ const sum = (a: Record<string, number>, b: Record<string, number>) => {
   for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
   return out;
 };
-
-/** Per payment: the calls (`placement` false) or where the writes landed (true: `write.*`, `index.*`). */
-function perPayment(counts: Record<string, number>, n: number, placement = false): Record<string, number> {
-  return Object.fromEntries(
-    Object.entries(counts)
-      .filter(([k, c]) => c > 0 && isPlacement(k) === placement)
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([k, c]) => [k, round(c / n, 3)]),
-  );
-}
 
 function cpuOf(usage: CpuUsage, n: number, seconds: number) {
   const ours = ['bench', 'runtime', 'dynamodb', 'other'].reduce((s, k) => s + (usage[k] ?? 0), 0);
