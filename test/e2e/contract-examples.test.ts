@@ -23,6 +23,7 @@ import {
 import { checkingInput } from '#support/fixtures/index';
 import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
 import { sleep } from '#shared/concurrency';
+import { unsettledSale } from '#support/unsettled-sale';
 import { startReceiver, type Receiver } from '#support/webhook-receiver';
 
 type Json = Record<string, unknown>;
@@ -203,7 +204,8 @@ beforeAll(async () => {
         )
       ).savedPaymentMethodId,
     }),
-    VoidTransaction: async () => ({ TransactionID: await sale(31) }),
+    // Not within the void margin of its cut-off (#support/unsettled-sale).
+    VoidTransaction: async () => ({ TransactionID: (await unsettledSale(profileId, 31, mid)).transactionId }),
     DeleteWebhookEndpoint: async () => ({ WebhookEndpointID: await newEndpoint() }),
     DeleteSeries: async () => ({ SeriesID: await newSeries() }),
     // A refund needs a settled sale: the test clock (SettleNow, just before) or the cut-off.

@@ -11,6 +11,7 @@ import { routes } from '#contract/routes/index';
 import { keys } from '#shared/keys';
 import { call, futureDate, MID, tokenFor } from '#support/api';
 import { closeLocalTable, localTable } from '#support/notifications';
+import { unsettledSale } from '#support/unsettled-sale';
 import {
   bodyOf,
   makeResources,
@@ -97,16 +98,13 @@ beforeAll(async () => {
 
 /**
  * The ids an operation's first request uses: a void gets an approved sale made just now, still
- * unsettled (SettleNow's own case settles every approved sale made before it).
+ * unsettled and not within the void margin of its cut-off (SettleNow's own case settles every
+ * approved sale made before it).
  */
 async function idsFor(op: Operation): Promise<Ids> {
   if (op.operationId !== 'VoidTransaction') return ids;
-  const sale = await call('POST', `/v1/rest/merchants/${MID}/transactions`, {
-    profileId: ids.profileId,
-    amount: 4.04,
-  });
-  expect(sale.status).toBe(201);
-  return { ...ids, TransactionID: sale.body.transactionId as string };
+  const sale = await unsettledSale(ids.profileId, 4.04);
+  return { ...ids, TransactionID: sale.transactionId };
 }
 
 afterAll(() => closeLocalTable());

@@ -18,6 +18,7 @@ import {
 } from '#support/processing';
 import { aProfile } from '#support/fixtures/e2e-resources';
 import { sleep } from '#shared/concurrency';
+import { pastCutoff, unsettledSale } from '#support/unsettled-sale';
 
 const base = `/v1/rest/merchants/${MID}/transactions`;
 type Txn = Record<string, any>;
@@ -41,22 +42,6 @@ async function sweepNow(): Promise<Record<string, { transactionId: string; resul
   });
   if (res.status !== 200) throw new Error(`sweep failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as Record<string, { transactionId: string; result: string }[]>;
-}
-
-/** Waits past a sale's settlement cut-off (cut-offs are 8 s apart in the e2e runtime). */
-async function settled(txn: Txn): Promise<void> {
-  await sleep(Math.max(0, Date.parse(txn.settlementTime) - Date.now()) + 200);
-}
-
-/** An approved sale with at least 3 s before its cut-off, so that a void may still be reserved. */
-async function unsettledSale(profileId: string, amount: number): Promise<Txn> {
-  for (;;) {
-    const res = await sale({ profileId, amount });
-    expect(res.body.status).toBe('Approved');
-    if (Date.parse(res.body.settlementTime) - Date.now() >= 3000) return res.body;
-    await settled(res.body);
-    amount += 0.01; // a different amount: not a duplicate of the previous one
-  }
 }
 
 /** A keyless sale whose process dies after the processor approved it: the retry names it. */
@@ -134,7 +119,7 @@ describe('defect 2: an interrupted void wedges the sale for good', () => {
     const txn = await unsettledSale(await aProfile(), 41.5);
     await faults({ crashBeforeVoid: [txn.transactionId] });
     expect((await call('POST', `${base}/${txn.transactionId}/void`)).status).toBeGreaterThanOrEqual(500);
-    await settled(txn);
+    await pastCutoff(txn);
 
     const repeat = await call<Txn>('POST', `${base}/${txn.transactionId}/void`);
     expect(repeat.status).toBe(200);
@@ -160,7 +145,7 @@ describe('defect 2: an interrupted void wedges the sale for good', () => {
     const reverse = () => call<Json>('POST', `${groupPath(group.paymentGroupId)}/void-or-refund`);
     await faults({ crashBeforeVoid: [txn.transactionId] });
     expect((await reverse()).status).toBeGreaterThanOrEqual(500);
-    await settled(txn);
+    await pastCutoff(txn);
 
     const repeat = await reverse();
     expect(repeat.status).toBe(200);
@@ -174,7 +159,7 @@ describe('defect 2: an interrupted void wedges the sale for good', () => {
     await faults({ refuseVoid: [txn.transactionId] });
     const refused = await call('POST', `${base}/${txn.transactionId}/void`);
     expect(refused).toMatchObject({ status: 400, body: { message: expect.stringContaining('refused') } });
-    await settled(txn);
+    await pastCutoff(txn);
 
     const refund = await call<Txn>('POST', `${base}/${txn.transactionId}/refunds`, { amount: 42.5 });
     expect(refund.status).toBe(201);

@@ -7,27 +7,12 @@ import { call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
 import { localTable } from '#support/processing';
 import { cardInput, checkingInput } from '#support/fixtures/index';
 import { aProfile, createPayor } from '#support/fixtures/e2e-resources';
-import { sleep } from '#shared/concurrency';
+import { pastCutoff, unsettledSale } from '#support/unsettled-sale';
 
 const base = `/v1/rest/merchants/${MID}/transactions`;
 type Txn = Record<string, any>;
 
 const sale = (body: Record<string, unknown>) => call<Txn>('POST', base, body);
-
-async function settled(txn: Txn): Promise<void> {
-  await sleep(Math.max(0, Date.parse(txn.settlementTime) - Date.now()) + 200);
-}
-
-/** An approved sale with at least 3 s before its settlement cut-off (cut-offs are 8 s apart here). */
-async function unsettledSale(profileId: string, amount: number): Promise<Txn> {
-  for (;;) {
-    const res = await sale({ profileId, amount });
-    expect(res.body.status).toBe('Approved');
-    if (Date.parse(res.body.settlementTime) - Date.now() >= 3000) return res.body;
-    await settled(res.body);
-    amount += 0.01; // a different amount: not a duplicate of the previous one
-  }
-}
 
 describe('sales', () => {
   test('an approved sale carries every protection field', async () => {
@@ -171,7 +156,7 @@ describe('duplicate check', () => {
   test('a refund after a sale is not a duplicate sale', async () => {
     const profileId = await aProfile();
     const first = await unsettledSale(profileId, 30);
-    await settled(first);
+    await pastCutoff(first);
     const refund = await call('POST', `${base}/${first.transactionId}/refunds`, { amount: first.amount });
     expect(refund.status).toBe(201);
   });
@@ -240,13 +225,13 @@ describe('void and refund', () => {
     expect(voided.status).toBe(200);
     expect(voided.body).toMatchObject({ status: 'Voided', availableRefundAmount: 0, originalAmount: 40 });
     expect((await call('POST', `${base}/${txn.transactionId}/void`)).body.status).toBe('Voided');
-    await settled(txn);
+    await pastCutoff(txn);
     expect((await call('POST', `${base}/${txn.transactionId}/refunds`, { amount: 1 })).status).toBe(400);
   });
 
   test('after settlement: void refused, partial refunds counted, history kept, over-refund refused', async () => {
     const txn = await unsettledSale(await aProfile(), 100);
-    await settled(txn);
+    await pastCutoff(txn);
     expect((await call('POST', `${base}/${txn.transactionId}/void`)).status).toBe(400);
     const r1 = await call('POST', `${base}/${txn.transactionId}/refunds`, { amount: 30.25 });
     expect(r1.status).toBe(201);
@@ -275,7 +260,7 @@ describe('void and refund', () => {
 
   test('20 parallel refunds never exceed the original amount', async () => {
     const txn = await unsettledSale(await aProfile(), 50);
-    await settled(txn);
+    await pastCutoff(txn);
     const results = await Promise.all(
       Array.from({ length: 20 }, () => call('POST', `${base}/${txn.transactionId}/refunds`, { amount: 10 })),
     );
@@ -288,7 +273,7 @@ describe('void and refund', () => {
 
   test('a refund retried with its idempotencyKey refunds once', async () => {
     const txn = await unsettledSale(await aProfile(), 20);
-    await settled(txn);
+    await pastCutoff(txn);
     const key = `refund-${randomUUID()}`;
     const first = await call('POST', `${base}/${txn.transactionId}/refunds`, {
       amount: 5,
