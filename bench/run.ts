@@ -161,7 +161,14 @@ async function measure(
     console.error(`bench: over ${HARD_LIMIT_MS / 1000} s, stopping`);
     void stop().finally(() => process.exit(2));
   }, HARD_LIMIT_MS);
-  process.once('SIGINT', () => void stop().finally(() => process.exit(130)));
+  // Ctrl-C, a `kill` or a closed terminal: the runtime and its DynamoDB Local go with the bench.
+  const signals = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+  const onSignal = (signal: keyof typeof signals) => () => {
+    console.error(`bench: ${signal}, stopping the runtime`);
+    void stop().finally(() => process.exit(signals[signal]));
+  };
+  for (const signal of Object.keys(signals) as (keyof typeof signals)[])
+    process.once(signal, onSignal(signal));
 
   try {
     console.log(
