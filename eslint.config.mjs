@@ -213,6 +213,11 @@ export default tseslint.config(
                 'Tests import the code and test/support/ through #aliases (#core/..., #lib/..., #support/...).',
             },
             {
+              regex: String.raw`^(\.\./)+client/?$`,
+              message:
+                "The client's source is client/index: '../client' is its package, which names client/dist/ once a test has packed it (stale, and a second ScheduledPaymentsClient type).",
+            },
+            {
               regex: String.raw`^#lambdas/(core|domain|store|processor|shared|generated)/`,
               message:
                 'A layer of lambdas/ is imported through its own alias (#core/...); #lambdas/ names handlers.',

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { verifyWebhook } from '../../client';
+import { verifyWebhook } from '../../client/index';
 import { sleep } from '#shared/concurrency';
 import { call, MID } from '#support/api';
 import { bodyOf, operations } from '#support/security-operations';

@@ -8,7 +8,7 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ScheduledPaymentsClient } from '../../client';
+import { ScheduledPaymentsClient } from '../../client/index';
 import { keys } from '#shared/keys';
 import { baseUrl, call, futureDate, MID, TESTER, tokenFor } from '#support/api';
 import { closeLocalTable, localTable } from '#support/notifications';

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiError, type ScheduledPaymentsClient, type Schemas } from '../../client';
+import { ApiError, type ScheduledPaymentsClient, type Schemas } from '../../client/index';
 import { readPayments, readPaymentsFile, sendingFile } from '../../bin/cli/payments-file';
 import { loadSession, saveSession, stageTarget } from '../../bin/cli/session';
 import { nextOccurrencesTable, pastOccurrencesTable, seriesTable } from '../../bin/cli/series';

@@ -17,7 +17,7 @@ import {
   type ClientOptions,
   type Clock,
   type RequestBody,
-} from '../../client';
+} from '../../client/index';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { verifyWebhook, WebhookVerificationError, type WebhookEvent } from '../../client';
+import { verifyWebhook, WebhookVerificationError, type WebhookEvent } from '../../client/index';
 
 const secret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
