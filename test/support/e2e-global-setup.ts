@@ -5,6 +5,7 @@
  * addresses through the unsuffixed variables (test/support/e2e-worker-env.ts).
  */
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
+import { E2E_SETTLEMENT_MS } from '#support/settlement-timing';
 
 export const e2eWorkers = (): number => Math.max(1, Number(process.env.E2E_WORKERS ?? 3) || 1);
 
@@ -20,12 +21,15 @@ export default async function setup(): Promise<void> {
         dataDirPrefix: 'sps-e2e',
         // Short settlement cut-offs so that refunds can be tested; INFO logs so that leaks would
         // show. No due sweep: the files' current-hour groups are started by their own ticks and
-        // triggers (test/e2e/current-hour.test.ts runs a runtime of its own with the sweep).
+        // triggers (test/e2e/current-hour.test.ts runs a runtime of its own with the sweep). No
+        // sweeper timer: the files sweep when they mean to (POST /__local/events/sweep), and a timer's
+        // sweep in between settled money-safety's stale Pending sale before its GET (lib/local/sweeper.ts).
         env: {
           AUTHZ_CACHE_SECONDS: '0',
-          SANDBOX_SETTLEMENT_SECONDS: '8',
+          SANDBOX_SETTLEMENT_SECONDS: String(E2E_SETTLEMENT_MS / 1000),
           POWERTOOLS_LOG_LEVEL: 'INFO',
           LOCAL_DUE_SWEEP_SECONDS: '0',
+          LOCAL_SWEEP_TIMER: 'off',
         },
       }),
     ),
