@@ -1,14 +1,16 @@
 /**
  * The tester CLI as a person uses it: typed into a shell under tmux (a private server socket, a
- * 80×50 window: every line a command prints fits 80 columns), the screen read back with capture-pane. Its own runtime: settlement cut-offs an
- * hour apart, so that only the test clock (`spay settle`) can send the group's receipts and turn
- * its reversal into refunds; processing polls for settlement every 2 s instead of 60.
+ * 80×50 window: every line a command prints fits 80 columns), the screen read back with
+ * capture-pane. Its own runtime: settlement cut-offs a day apart and hours away
+ * (farSettlementSeconds), so that only the test clock (`spay settle`) can send the group's receipts
+ * and turn its reversal into refunds; processing polls for settlement every 2 s instead of 60.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
+import { farSettlementSeconds } from '#support/settlement-timing';
 import { sleep } from '#shared/concurrency';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -22,7 +24,12 @@ let home: string;
 beforeAll(async () => {
   runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-cli',
-    env: { SANDBOX_SETTLEMENT_SECONDS: '3600', SETTLEMENT_POLL_SECONDS: '2', LOCAL_DUE_SWEEP_SECONDS: '0' },
+    // Not an hour: an hour's cut-off between the charges and `spay settle` would leave nothing to settle.
+    env: {
+      SANDBOX_SETTLEMENT_SECONDS: farSettlementSeconds(),
+      SETTLEMENT_POLL_SECONDS: '2',
+      LOCAL_DUE_SWEEP_SECONDS: '0',
+    },
   });
   home = mkdtempSync(join(tmpdir(), 'spay-home-'));
   tmux(
@@ -124,7 +131,7 @@ test('log in, create payors and a group, process it with a progress bar, settle 
   expect(processed).toMatch(/│ 3 │ …[0-9a-f-]+ │ INV-3 │ 9\.99\s+│ Declined │ 05\s+│ Do not/);
   expect(processed).toContain('Group processed: 3/3 answered: 2 approved, 1 declined, 0 failed');
 
-  // Cut-offs are an hour away: only the test clock settles the sales and sends the receipts.
+  // Cut-offs are hours away: only the test clock settles the sales and sends the receipts.
   expect(await run(`${cli} settle`)).toMatch(
     /Settled 2 sales of 32350000001 at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/,
   );

@@ -23,7 +23,7 @@ import {
 import { checkingInput } from '#support/fixtures/index';
 import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
 import { sleep } from '#shared/concurrency';
-import { unsettledSale } from '#support/unsettled-sale';
+import { unsettledSale } from '#support/settlement-timing';
 import { startReceiver, type Receiver } from '#support/webhook-receiver';
 
 type Json = Record<string, unknown>;
@@ -204,8 +204,10 @@ beforeAll(async () => {
         )
       ).savedPaymentMethodId,
     }),
-    // Not within the void margin of its cut-off (#support/unsettled-sale).
-    VoidTransaction: async () => ({ TransactionID: (await unsettledSale(profileId, 31, mid)).transactionId }),
+    // Not within the void margin of its cut-off (#support/settlement-timing).
+    VoidTransaction: async () => ({
+      TransactionID: (await unsettledSale(profileId, 31, { merchantId: mid })).transactionId,
+    }),
     DeleteWebhookEndpoint: async () => ({ WebhookEndpointID: await newEndpoint() }),
     DeleteSeries: async () => ({ SeriesID: await newSeries() }),
     // A refund needs a settled sale: the test clock (SettleNow, just before) or the cut-off.

@@ -11,7 +11,7 @@ import { routes } from '#contract/routes/index';
 import { keys } from '#shared/keys';
 import { call, futureDate, MID, tokenFor } from '#support/api';
 import { closeLocalTable, localTable } from '#support/notifications';
-import { unsettledSale } from '#support/unsettled-sale';
+import { unsettledSale } from '#support/settlement-timing';
 import {
   bodyOf,
   makeResources,

@@ -18,7 +18,7 @@ import {
 } from '#support/processing';
 import { aProfile } from '#support/fixtures/e2e-resources';
 import { sleep } from '#shared/concurrency';
-import { pastCutoff, unsettledSale } from '#support/unsettled-sale';
+import { pastCutoff, unsettledSale } from '#support/settlement-timing';
 
 const base = `/v1/rest/merchants/${MID}/transactions`;
 type Txn = Record<string, any>;

@@ -31,11 +31,10 @@ import {
   type SesEmail,
 } from '#support/notifications';
 import { sleep } from '#shared/concurrency';
+import { earlyInSettlementPeriod } from '#support/settlement-timing';
 
 const groupsPath = `/rest/merchants/${MID}/groups`;
 const MERCHANT = 'Springfield Elementary';
-/** SANDBOX_SETTLEMENT_SECONDS of the e2e runtime (test/support/e2e-global-setup.ts). */
-const SETTLEMENT_MS = 8_000;
 /** How long an e-mail that should not come is waited for, once the pipeline has visibly run. */
 const QUIET_MS = 3_000;
 
@@ -181,12 +180,6 @@ async function receiptScenario() {
       off: [turnedOff, after(pOff)],
     },
   } as const;
-}
-
-/** Waits, if needed, for the start of a settlement period, so that a void lands before its cut-off. */
-async function earlyInSettlementPeriod(minLeftMs: number): Promise<void> {
-  const left = SETTLEMENT_MS - (Date.now() % SETTLEMENT_MS);
-  if (left < minLeftMs) await sleep(left + 100);
 }
 
 /** A processed group of two approved payments with receipts; the first is voided before settlement. */

@@ -7,7 +7,7 @@ import { call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
 import { localTable } from '#support/processing';
 import { cardInput, checkingInput } from '#support/fixtures/index';
 import { aProfile, createPayor } from '#support/fixtures/e2e-resources';
-import { pastCutoff, unsettledSale } from '#support/unsettled-sale';
+import { earlyInSettlementPeriod, pastCutoff, unsettledSale } from '#support/settlement-timing';
 
 const base = `/v1/rest/merchants/${MID}/transactions`;
 type Txn = Record<string, any>;
@@ -17,6 +17,8 @@ const sale = (body: Record<string, unknown>) => call<Txn>('POST', base, body);
 describe('sales', () => {
   test('an approved sale carries every protection field', async () => {
     const profileId = await aProfile();
+    // Not about to settle: the GET below must read `settled: false` too.
+    await earlyInSettlementPeriod(3_000);
     const res = await sale({ profileId, amount: 25.5, orderId: 'INV-9' });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({

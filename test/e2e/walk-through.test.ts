@@ -12,22 +12,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { launchLocalRuntime } from '#lib/local/launcher';
+import { farSettlementSeconds } from '#support/settlement-timing';
 
 const run = promisify(execFile);
 
 const GUIDE = resolve(__dirname, '..', '..', 'docs', 'integrating.md');
 const DEFAULT_ADDRESS = 'http://127.0.0.1:3000';
-
-/**
- * A settlement period whose next cut-off is at least 10 minutes away, so that the walk-through's
- * void (refused within 120 s of a cut-off) always comes before it: a day (cut-offs at midnight
- * UTC), or one second less near midnight (cut-offs hours away from midnight for centuries).
- */
-function farSettlementSeconds(): string {
-  const day = 86_400;
-  const untilMidnight = day - ((Date.now() / 1000) % day);
-  return String(untilMidnight > 600 ? day : day - 1);
-}
 
 test('the curl walk-through runs start to finish on a runtime on other ports, every address from $B', async () => {
   const guide = readFileSync(GUIDE, 'utf8');
@@ -94,7 +84,12 @@ test("the tester CLI's walk-through runs start to finish", async () => {
     });
   const runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-walk-cli',
-    env: { SANDBOX_SETTLEMENT_SECONDS: '3600', SETTLEMENT_POLL_SECONDS: '2', LOCAL_DUE_SWEEP_SECONDS: '0' },
+    // Not an hour: an hour's cut-off between the charges and `spay settle` would leave nothing to settle.
+    env: {
+      SANDBOX_SETTLEMENT_SECONDS: farSettlementSeconds(),
+      SETTLEMENT_POLL_SECONDS: '2',
+      LOCAL_DUE_SWEEP_SECONDS: '0',
+    },
   });
   const dataDir = runtime.dataDir;
   await admin('register-merchant', '--mid', WALK_THROUGH_MID, '--name', 'Ogdenville Middle');

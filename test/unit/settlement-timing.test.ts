@@ -1,9 +1,15 @@
 /**
- * The e2e tests' sale for a void (#support/unsettled-sale). CI run of 73681bb went red when the
+ * The e2e tests' sale for a void (#support/settlement-timing). CI run of 73681bb went red when the
  * contract examples voided a sale made at a random moment, which landed 0.08 s before its cut-off.
  */
 import { voidMarginSeconds, withinVoidMargin, type Transaction } from '#domain/transactions';
-import { saleBeforeCutoff, VOID_LEAD_MS, type Clock } from '#support/unsettled-sale';
+import {
+  earlyInSettlementPeriod,
+  farSettlementSeconds,
+  saleBeforeCutoff,
+  VOID_LEAD_MS,
+  type Clock,
+} from '#support/settlement-timing';
 
 const PERIOD_S = 8; // the e2e runtime's SANDBOX_SETTLEMENT_SECONDS
 
@@ -58,5 +64,50 @@ describe("defect: a void example's sale lands within the void margin of its cut-
     await expect(
       saleBeforeCutoff(async () => ({ status: 'Declined', settlementTime: '' }), 5, s.clock),
     ).rejects.toThrow('the sale of 5 was Declined, not Approved');
+  });
+});
+
+describe("defect: an hour's cut-off falls between the CLI files' charges and `spay settle`", () => {
+  /** The first cut-off after `at` of a runtime whose cut-offs are `period` seconds apart (from the epoch). */
+  const nextCutoff = (at: number, period: number) => (Math.floor(at / 1000 / period) + 1) * period * 1000;
+
+  test('the period chosen at any minute of a day, this year or in ten, puts the next cut-off at least 10 minutes away', () => {
+    for (const day of ['2026-11-26', '2027-03-14', '2036-11-26']) {
+      const midnight = Date.parse(`${day}T00:00:00Z`);
+      for (let minute = 0; minute < 24 * 60; minute++) {
+        const at = midnight + minute * 60_000 + 17_000;
+        const period = Number(farSettlementSeconds(at));
+        expect(nextCutoff(at, period) - at).toBeGreaterThanOrEqual(10 * 60_000);
+      }
+    }
+    // An hour, as the files had: 10 minutes before the hour, the cut-off is that close.
+    const at = Date.parse('2026-11-26T20:50:00Z');
+    expect(nextCutoff(at, 3600) - at).toBe(10 * 60_000);
+  });
+});
+
+describe("defect: a cut-off between a sale's answer and its GET turns `settled` true", () => {
+  const clockAt = (start: number) => {
+    let now = start;
+    const slept: number[] = [];
+    const clock: Clock = {
+      now: () => now,
+      sleep: async (ms) => {
+        slept.push(ms);
+        now += ms;
+      },
+    };
+    return { clock, slept, now: () => now };
+  };
+
+  test('waits for the next period when fewer than the asked milliseconds are left, else not at all', async () => {
+    const late = clockAt(1_800_000_000_000 + 6_000); // 2 s left of an 8 s period
+    await earlyInSettlementPeriod(3_000, 8_000, late.clock);
+    expect(late.slept).toEqual([2_100]);
+    expect(late.now() % 8_000).toBe(100);
+
+    const early = clockAt(1_800_000_000_000 + 1_000); // 7 s left
+    await earlyInSettlementPeriod(3_000, 8_000, early.clock);
+    expect(early.slept).toEqual([]);
   });
 });
