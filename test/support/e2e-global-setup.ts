@@ -1,8 +1,10 @@
 /**
  * E2E tier: one local runtime per Jest worker (E2E_WORKERS, default 3, as `npm run test:e2e`
  * passes to --maxWorkers), so that three test files run at once, each against a runtime of its
- * own: a file never sees another file's groups, e-mails or faults. Each worker reads its runtime's
- * addresses through the unsuffixed variables (test/support/e2e-worker-env.ts).
+ * own: files running at the same time never see each other's groups, e-mails or faults. Files that
+ * follow one another on a worker share its runtime's data, so a file acts on what it made (its
+ * groups, a slot or a merchant of its own), never on all of a merchant's. Each worker reads its
+ * runtime's addresses through the unsuffixed variables (test/support/e2e-worker-env.ts).
  */
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { E2E_SETTLEMENT_MS } from '#support/settlement-timing';
