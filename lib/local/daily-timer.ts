@@ -4,10 +4,14 @@
  * for chosen slots, and a real hour's tick supervising the same groups at the same moment raced
  * them (CI, 2026-11-26 17:00: a stopped group re-driven by the real tick, not the test's).
  */
-export function hourlyTickEnabled(value: string | undefined): boolean {
+export const hourlyTickEnabled = (value: string | undefined): boolean =>
+  timerEnabled('LOCAL_HOURLY_TICK', value);
+
+/** A local timer's on/off setting: on unless `off` (unset or empty is on); any other value throws. */
+export function timerEnabled(variable: string, value: string | undefined): boolean {
   if (value === undefined || value === '' || value === 'on') return true;
   if (value === 'off') return false;
-  throw new Error(`LOCAL_HOURLY_TICK must be on or off (got ${value})`);
+  throw new Error(`${variable} must be on or off (got ${value})`);
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { Context } from 'aws-lambda';
 import { SWEEP_INTERVAL_MINUTES, SWEEPER_HANDLER } from '../../contract/processing';
+import { timerEnabled } from './daily-timer';
 import { invokeAs, type LocalRoute } from './http-server';
 
 type Handler = (input: unknown, context: Context) => Promise<unknown>;
@@ -18,11 +19,8 @@ const MAX_OLDER_THAN_SECONDS = 86_400;
  * to, and a timer's sweep in between settled the stale Pending sale that money-safety's test reads
  * as still Pending (its GET must not settle it; its own sweep must).
  */
-export function sweepTimerEnabled(value: string | undefined): boolean {
-  if (value === undefined || value === '' || value === 'on') return true;
-  if (value === 'off') return false;
-  throw new Error(`LOCAL_SWEEP_TIMER must be on or off (got ${value})`);
-}
+export const sweepTimerEnabled = (value: string | undefined): boolean =>
+  timerEnabled('LOCAL_SWEEP_TIMER', value);
 
 export interface LocalSweeperOptions {
   /** Run the timer (default: LOCAL_SWEEP_TIMER). */

@@ -22,18 +22,9 @@ import { VOID_OR_REFUND } from '#contract/processing';
 import { routeList as routes } from '#contract/routes/index';
 import type { TokenIssuer } from '#lib/local/auth';
 import type { ApiHandler, createHttpServer as CreateHttpServer } from '#lib/local/http-server';
+import { passThroughInvokeStore } from '#support/invoke-store-passthrough';
 
-jest.doMock('@aws/lambda-invoke-store', () => ({
-  InvokeStore: {
-    getInstanceAsync: () =>
-      Promise.resolve(
-        new (class InvokeStoreMulti {
-          run = <T>(_meta: unknown, fn: () => T): T => fn();
-        })(),
-      ),
-  },
-  InvokeStoreBase: { PROTECTED_KEYS: { REQUEST_ID: 'requestId' } },
-}));
+jest.doMock('@aws/lambda-invoke-store', passThroughInvokeStore);
 /** Loaded after the pass-through store (jest.doMock is not hoisted above imports here). */
 let createHttpServer: typeof CreateHttpServer;
 

@@ -6,18 +6,9 @@
  */
 import { SWEEP_INTERVAL_MINUTES } from '#contract/processing';
 import type * as Sweeper from '#lib/local/sweeper';
+import { passThroughInvokeStore } from '#support/invoke-store-passthrough';
 
-jest.doMock('@aws/lambda-invoke-store', () => ({
-  InvokeStore: {
-    getInstanceAsync: () =>
-      Promise.resolve(
-        new (class InvokeStoreMulti {
-          run = <T>(_meta: unknown, fn: () => T): T => fn();
-        })(),
-      ),
-  },
-  InvokeStoreBase: { PROTECTED_KEYS: { REQUEST_ID: 'requestId' } },
-}));
+jest.doMock('@aws/lambda-invoke-store', passThroughInvokeStore);
 /** Loaded after the pass-through store (jest.doMock is not hoisted above imports here). */
 let localSweeper: typeof Sweeper.localSweeper;
 let sweepTimerEnabled: typeof Sweeper.sweepTimerEnabled;
