@@ -206,7 +206,7 @@ beforeAll(async () => {
     }),
     // Not within the void margin of its cut-off (#support/settlement-timing).
     VoidTransaction: async () => ({
-      TransactionID: (await unsettledSale(profileId, 31, { merchantId: mid })).transactionId,
+      TransactionID: (await unsettledSale(profileId, 31, mid)).transactionId,
     }),
     DeleteWebhookEndpoint: async () => ({ WebhookEndpointID: await newEndpoint() }),
     DeleteSeries: async () => ({ SeriesID: await newSeries() }),

@@ -84,14 +84,9 @@ export async function saleBeforeCutoff<T extends SaleAnswer>(
 type Txn = SaleAnswer & { transactionId: string } & Record<string, any>;
 
 /** An approved sale on the e2e runtime that a void made next can still reserve. */
-export function unsettledSale(
-  profileId: string,
-  amount: number,
-  options: { merchantId?: string; body?: Record<string, unknown> } = {},
-): Promise<Txn> {
+export function unsettledSale(profileId: string, amount: number, merchantId = MID): Promise<Txn> {
   return saleBeforeCutoff(async (a) => {
-    const res = await call<Txn>('POST', `/v1/rest/merchants/${options.merchantId ?? MID}/transactions`, {
-      ...options.body,
+    const res = await call<Txn>('POST', `/v1/rest/merchants/${merchantId}/transactions`, {
       profileId,
       amount: a,
     });
