@@ -1,0 +1,26 @@
+/**
+ * DynamoDB Local as the runtime starts it (lib/local/dynamodb-local.ts, dynamodb-local.xml): it is
+ * ready when its own server listens, not when something answers on its port. On a port that
+ * another DynamoDB Local holds (one that answers every DynamoDB call), it fails as Node's `listen`
+ * fails on a busy port, and leaves no Java process of its own; it does not use the other one.
+ */
+import { spawnSync } from 'node:child_process';
+import { dynamoDbLocalCommandPattern, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+
+/** The Java processes of DynamoDB Local on `port` (not their watchdogs: `sh -c ... java ...`). */
+const javaOn = (port: number): string[] =>
+  (spawnSync('pgrep', ['-af', dynamoDbLocalCommandPattern(port)], { encoding: 'utf8' }).stdout ?? '')
+    .split('\n')
+    .filter((line) => /^\d+ java /.test(line));
+
+test('on a port another DynamoDB Local holds, the start fails as a busy port and leaves no Java', async () => {
+  // This worker's DynamoDB Local (test/support/ddb-global-setup.ts).
+  const taken = Number(new URL(process.env.AWS_ENDPOINT_URL_DYNAMODB!).port);
+  expect(javaOn(taken)).toHaveLength(1);
+  await expect(startDynamoDbLocal({ port: taken })).rejects.toMatchObject({
+    code: 'EADDRINUSE',
+    port: taken,
+    message: `listen EADDRINUSE: address already in use 127.0.0.1:${taken}`,
+  });
+  expect(javaOn(taken)).toHaveLength(1);
+}, 90_000);
