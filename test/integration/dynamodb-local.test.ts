@@ -3,8 +3,14 @@
  * ready when its own server listens, not when something answers on its port. On a port that
  * another DynamoDB Local holds (one that answers every DynamoDB call), it fails as Node's `listen`
  * fails on a busy port, and leaves no Java process of its own; it does not use the other one.
+ * With a data directory (what `npm start` uses unless DYNAMODB_IN_MEMORY=true) the table outlives
+ * the process, in the file DynamoDB Local's own launcher uses with `-sharedDb`.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { dynamoDbLocalCommandPattern, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 
 /** The Java processes of DynamoDB Local on `port` (not their watchdogs: `sh -c ... java ...`). */
@@ -24,3 +30,39 @@ test('on a port another DynamoDB Local holds, the start fails as a busy port and
   });
   expect(javaOn(taken)).toHaveLength(1);
 }, 90_000);
+
+test('with a data directory, a table outlives the process', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ddb-local-disk-'));
+  const clientOf = (endpoint: string) =>
+    new DynamoDBClient({
+      endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+  try {
+    const first = await startDynamoDbLocal({ dataDir });
+    const client = clientOf(first.endpoint);
+    await client.send(
+      new CreateTableCommand({
+        TableName: 'outlives-the-process',
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    client.destroy();
+    await first.stop();
+    expect(existsSync(join(dataDir, 'shared-local-instance.db'))).toBe(true);
+
+    const second = await startDynamoDbLocal({ dataDir });
+    const again = clientOf(second.endpoint);
+    try {
+      expect((await again.send(new ListTablesCommand({}))).TableNames).toEqual(['outlives-the-process']);
+    } finally {
+      again.destroy();
+      await second.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 120_000);
