@@ -2,21 +2,26 @@
  * `npm start`: the whole service on this machine. Prints one line with the API address when
  * ready; Ctrl-C (SIGINT) or SIGTERM stops everything, DynamoDB Local included.
  *
- * Environment: PORT (3000), SES_PORT (8005), SERVICE_STAGE (dev | prod), DATA_DIR (.data),
- * DYNAMODB_IN_MEMORY (false), DYNAMODB_ENDPOINT (none: a DynamoDB Local of its own),
- * SANDBOX_SETTLEMENT_SECONDS (300). A busy port names its variable.
+ * Environment: PORT (3000), SES_PORT (8005), DYNAMODB_PORT and SFN_PORT (picked free),
+ * SERVICE_STAGE (dev | prod), DATA_DIR (.data), DYNAMODB_IN_MEMORY (false), DYNAMODB_ENDPOINT
+ * (none: a DynamoDB Local of its own), SANDBOX_SETTLEMENT_SECONDS (300). Every server listens on
+ * 127.0.0.1 only. A busy port names its variable.
  */
 import { parseStage } from '../contract/stage';
+import { localPorts, type LocalPorts } from '../lib/local/ports';
 import { startRuntime } from '../lib/local/runtime';
 import { startupErrorMessage } from '../lib/local/startup-errors';
 
 // The ports a variable sets: a busy one is reported with its variable's name.
-const ports = { PORT: Number(process.env.PORT ?? 3000), SES_PORT: Number(process.env.SES_PORT ?? 8005) };
+let ports: Partial<LocalPorts> = {};
 
 async function main(): Promise<void> {
+  const set = (ports = localPorts(process.env));
   const runtime = await startRuntime({
-    port: ports.PORT,
-    sesPort: ports.SES_PORT,
+    port: set.PORT,
+    sesPort: set.SES_PORT,
+    dynamodbPort: set.DYNAMODB_PORT,
+    sfnPort: set.SFN_PORT,
     stage: parseStage(process.env.SERVICE_STAGE),
     dataDir: process.env.DATA_DIR ?? '.data',
     inMemory: process.env.DYNAMODB_IN_MEMORY === 'true',

@@ -1,15 +1,16 @@
 /**
  * `spay listen --forward-to <url>`: webhook deliveries to an application on this machine, as
- * `stripe listen` does. It receives on a loopback port, registers that address as a webhook
+ * `stripe listen` does. It receives on a loopback port (`--port`, else a free one: 127.0.0.1
+ * only, so that nothing on the network can post to it), registers that address as a webhook
  * endpoint of the merchant (the local runtime delivers to loopback; a deployed stage does not),
  * prints the endpoint's signing secret, and forwards every delivery to `--forward-to` unchanged
  * (body and `webhook-*` headers, so the application verifies it with that secret). The service is
  * answered the application's status (502 when it cannot be reached), so its retries work as in
  * production. Ctrl-C deletes the endpoint.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { clientOf, loadSession } from './session';
 
 /** The service waits 10 s for an answer: the application gets a little less. */
@@ -38,13 +39,42 @@ async function forward(target: string, req: IncomingMessage, body: Buffer): Prom
   }
 }
 
+function portOption(value: string): number {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 1 && port <= 65535))
+    throw new InvalidArgumentError('It must be a port number from 1 to 65535.');
+  return port;
+}
+
+/** Listens on 127.0.0.1 (`port`, else a free one); a busy port is one line naming `--port`. */
+async function listenOnLoopback(server: Server, port: number | undefined): Promise<number> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port ?? 0, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'EADDRINUSE') throw error;
+    throw new Error(
+      `port ${port} is already in use: stop what listens on it, or choose another --port ` +
+        '(without --port a free one is picked)',
+      { cause: error },
+    );
+  }
+  return (server.address() as AddressInfo).port;
+}
+
 export function listenCommands(program: Command): void {
   program
     .command('listen')
     .description('forward webhook deliveries to a local URL (local runtime), like `stripe listen`')
     .requiredOption('--forward-to <url>', 'where each delivery is POSTed, e.g. http://localhost:4242/hooks')
     .option('--events <types>', 'comma-separated types or patterns, e.g. "payment.*,group.processed"', '*')
-    .action(async (options: { forwardTo: string; events: string }) => {
+    .option('--port <port>', 'the loopback port deliveries arrive on (default: a free one)', portOption)
+    .action(async (options: { forwardTo: string; events: string; port?: number }) => {
       const target = new URL(options.forwardTo).toString();
       const session = loadSession();
       const api = clientOf(session);
@@ -73,8 +103,7 @@ export function listenCommands(program: Command): void {
           });
         });
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const port = (server.address() as AddressInfo).port;
+      const port = await listenOnLoopback(server, options.port);
       const enabledEvents = options.events
         .split(',')
         .map((s) => s.trim())

@@ -1,16 +1,20 @@
 /**
- * Starts and stops DynamoDB Local (the official jar, unpacked by scripts/install-dynamodb-local.mjs).
- * The Java process runs under a small shell watchdog that ends it when this Node process goes
- * away, even on SIGKILL, so no orphan Java process is left behind.
+ * Starts and stops DynamoDB Local (the official jar, unpacked by scripts/install-dynamodb-local.mjs),
+ * listening on 127.0.0.1 only: its own launcher listens on every interface, so it is started
+ * through dynamodb-local.xml instead (docs/decisions.md, "The local runtime listens on loopback
+ * only"). The Java process runs under a small shell watchdog that ends it when this Node process
+ * goes away, even on SIGKILL, so no orphan Java process is left behind.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { sleep } from '../../lambdas/shared/concurrency';
 
 export const JAR_DIR = resolve(__dirname, '..', '..', '.dynamodb-local');
+/** The Jetty configuration that builds DynamoDB Local's server on a loopback connector. */
+const LOOPBACK_CONFIG = resolve(__dirname, 'dynamodb-local.xml');
+/** The one address DynamoDB Local listens on (dynamodb-local.xml fixes it). */
+export const DYNAMODB_LOCAL_HOST = '127.0.0.1';
 
 export interface DynamoDbLocal {
   readonly endpoint: string;
@@ -24,7 +28,6 @@ export interface DynamoDbLocalOptions {
   port?: number;
 }
 
-/** A free TCP port on loopback, chosen by the OS. */
 /** A port the system has free right now (listen on 0, close). */
 function pickPort(): Promise<number> {
   return new Promise((ok, fail) => {
@@ -41,16 +44,28 @@ function pickPort(): Promise<number> {
 
 /**
  * A free port other than `taken` and the ports this process's runtime is told to serve on (PORT,
- * SES_PORT): a port chosen and closed by the launcher is free again until its server binds it, and
- * the next pick (DynamoDB Local's, the local Step Functions') could otherwise be the same one.
+ * SES_PORT, DYNAMODB_PORT, SFN_PORT): a port chosen and closed by the launcher is free again until
+ * its server binds it, and the next pick (DynamoDB Local's, the local Step Functions') could
+ * otherwise be the same one.
  */
 export async function freePort(taken: readonly number[] = []): Promise<number> {
-  const reserved = new Set([...taken, Number(process.env.PORT), Number(process.env.SES_PORT)]);
+  const env = process.env;
+  const reserved = new Set([...taken, env.PORT, env.SES_PORT, env.DYNAMODB_PORT, env.SFN_PORT].map(Number));
   for (;;) {
     const port = await pickPort();
     if (!reserved.has(port)) return port;
   }
 }
+
+/** The error Node's own `listen` gives for a busy port (startup-errors.ts names its variable). */
+function addressInUse(port: number): Error {
+  const message = `listen EADDRINUSE: address already in use ${DYNAMODB_LOCAL_HOST}:${port}`;
+  return Object.assign(new Error(message), { code: 'EADDRINUSE', address: DYNAMODB_LOCAL_HOST, port });
+}
+
+/** What `pgrep -f` finds of the DynamoDB Local started on `port` (its Java command line). */
+export const dynamoDbLocalCommandPattern = (port: number | string): string =>
+  `org.eclipse.jetty.xml.XmlConfiguration port=${port} `;
 
 function assertJava(): void {
   const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
@@ -83,58 +98,80 @@ const WATCHDOG =
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   assertJava();
   const port = options.port ?? (await freePort());
-  const storage = options.dataDir ? ['-dbPath', resolve(options.dataDir)] : ['-inMemory'];
+  const storage = options.dataDir ? [`dbPath=${resolve(options.dataDir)}`] : ['inMemory=true'];
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const java = [
     'java',
     ...DYNAMODB_LOCAL_JVM_FLAGS,
     '-Xms256m',
     '-Djava.library.path=./DynamoDBLocal_lib',
-    '-jar',
+    // As ServerRunner sets them: no Jetty banner, Jetty's warnings only.
+    '-Dorg.eclipse.jetty.util.log.announce=false',
+    '-Dorg.eclipse.jetty.LEVEL=WARN',
+    // The jar's manifest puts DynamoDBLocal_lib/ (Jetty's XmlConfiguration among it) on the path.
+    '-cp',
     'DynamoDBLocal.jar',
-    '-port',
-    String(port),
-    '-sharedDb',
+    'org.eclipse.jetty.xml.XmlConfiguration',
+    `port=${port}`,
     ...storage,
+    LOOPBACK_CONFIG,
   ];
   const child: ChildProcess = spawn('sh', ['-c', WATCHDOG, 'dynamodb-local', String(process.pid), ...java], {
     cwd: JAR_DIR,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
-
-  const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited during start-up: ${stderr.trim()}`);
-    try {
-      await client.send(new ListTablesCommand({}));
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        child.kill('SIGTERM');
-        throw new Error(`DynamoDB Local did not start within 60 s: ${stderr.trim()}`);
-      }
-      await sleep(150);
-    }
+  const failure = await startedOrFailed(child, port);
+  if (failure) {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+    throw failure;
   }
-  client.destroy();
   return {
-    endpoint,
+    endpoint: `http://${DYNAMODB_LOCAL_HOST}:${port}`,
     port,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
     },
   };
+}
+
+const START_TIMEOUT_MS = 60_000;
+
+/**
+ * Waits for dynamodb-local.xml's line saying that it listens (its own server, not something else
+ * answering on the port): undefined then, else why it did not start. A failed bind throws in the
+ * JVM, whose Jetty threads keep it up: that is read from its stderr, and reported as Node's own
+ * `listen` reports a busy port (startup-errors.ts names the port's variable).
+ */
+function startedOrFailed(child: ChildProcess, port: number): Promise<Error | undefined> {
+  const listening = `DynamoDB Local listening on ${DYNAMODB_LOCAL_HOST}:${port}`;
+  const bindFailed = `Failed to bind to /${DYNAMODB_LOCAL_HOST}:${port}`;
+  // What was read last: enough for the line or the error to be found across two chunks.
+  let stdout = '';
+  let stderr = '';
+  return new Promise((settle) => {
+    const timer = setTimeout(
+      () => settle(new Error(`DynamoDB Local did not start within 60 s: ${stderr.trim()}`)),
+      START_TIMEOUT_MS,
+    );
+    const done = (outcome: Error | undefined) => {
+      clearTimeout(timer);
+      settle(outcome);
+    };
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const all = stdout + chunk.toString();
+      stdout = all.slice(-200);
+      if (all.includes(listening)) done(undefined);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      const all = stderr + chunk.toString();
+      stderr = all.slice(-4000);
+      if (all.includes(bindFailed)) done(addressInUse(port));
+    });
+    child.once('exit', () => done(new Error(`DynamoDB Local exited during start-up: ${stderr.trim()}`)));
+  });
 }
 
 /**

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from './dynamodb-local';
+import { dynamoDbLocalCommandPattern, freePort } from './dynamodb-local';
 import { sleep } from '../../lambdas/shared/concurrency';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -205,7 +205,7 @@ async function launchOnce(options: LaunchOptions): Promise<LocalRuntimeProcess> 
 
 /** DynamoDB Local of a runtime is the java process listening on its port: their command lines. */
 function dynamoProcesses(dynamoPort: string): string[] {
-  const probe = spawnSync('pgrep', ['-af', `DynamoDBLocal.jar -port ${dynamoPort} `], { encoding: 'utf8' });
+  const probe = spawnSync('pgrep', ['-af', dynamoDbLocalCommandPattern(dynamoPort)], { encoding: 'utf8' });
   return (probe.stdout ?? '').split('\n').filter((line) => line.trim() !== '');
 }
 

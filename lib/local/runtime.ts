@@ -33,6 +33,9 @@ export interface RuntimeOptions {
   port: number;
   /** aws-ses-v2-local's port (its web page and GET /store); default 8005. */
   sesPort?: number;
+  /** DynamoDB Local's and the local Step Functions endpoint's ports; default: free ones. */
+  dynamodbPort?: number;
+  sfnPort?: number;
   stage?: Stage;
   /** Where data (database, signing key, runtime.json) lives; default `.data`. */
   dataDir?: string;
@@ -87,7 +90,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         port: Number(new URL(options.dynamodbEndpoint).port),
         stop: () => Promise.resolve(),
       }
-    : await startDynamoDbLocal(options.inMemory ? {} : { dataDir: join(dataDir, 'dynamodb') });
+    : await startDynamoDbLocal({
+        ...(!options.inMemory && { dataDir: join(dataDir, 'dynamodb') }),
+        ...(options.dynamodbPort !== undefined && { port: options.dynamodbPort }),
+      });
   let server: Server | undefined;
   let sfnServer: Server | undefined;
   let processing: Awaited<ReturnType<typeof localProcessing>> | undefined;
@@ -97,7 +103,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     const sesPort = options.sesPort ?? 8005;
     ses = await startSes(sesPort);
-    const sfnPort = await freePort();
+    const sfnPort = options.sfnPort ?? (await freePort());
     Object.assign(process.env, localAwsEnv(dynamo.endpoint), {
       TABLE_NAME: tableName,
       SERVICE_STAGE: stage,

@@ -3,16 +3,20 @@
  * against the e2e tier's runtime. It prints the signing secret; a payor created meanwhile reaches
  * the application's URL (a real receiver on loopback) signed so that the client's `verifyWebhook`
  * accepts it with that secret; each delivery is one line in, one line out, within 80 columns;
- * Ctrl-C (even pressed twice) deletes the endpoint it made.
+ * Ctrl-C (even pressed twice) deletes the endpoint it made. With `--port` it receives on that port
+ * of 127.0.0.1 alone; a busy one is a one-line error, and no endpoint is made.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { verifyWebhook } from '../../client/index';
+import { freePort } from '#lib/local/dynamodb-local';
 import { sleep } from '#shared/concurrency';
 import { call, MID } from '#support/api';
 import { bodyOf, operations } from '#support/security-operations';
+import { accepts, outwardAddresses } from '#support/listening-sockets';
 import { startReceiver, type Receiver } from '#support/webhook-receiver';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -124,4 +128,46 @@ test('spay listen forwards signed deliveries to a local URL and cleans up on Ctr
   const printed = all.slice(all.indexOf('Ready:'), all.indexOf('Stopped:') + 80).split('\n');
   expect(printed.length).toBeGreaterThanOrEqual(6);
   expect(printed.filter((line) => line.length > 80)).toEqual([]);
+}, 120_000);
+
+type Endpoint = { webhookEndpointId: string; url: string; description?: string };
+const endpointsFor = async (target: string): Promise<Endpoint[]> =>
+  ((await call('GET', `/v1/rest/merchants/${MID}/webhook-endpoints`)).body as unknown as Endpoint[]).filter(
+    (e) => e.description === `spay listen -> ${target}`,
+  );
+
+test('spay listen --port receives on that port of 127.0.0.1; a busy one is one line and makes no endpoint', async () => {
+  type(`npm run -s cli -- login --data-dir ${process.env.E2E_DATA_DIR!}`);
+  const blocker = createServer();
+  const busy = await freePort();
+  await new Promise<void>((ok) => blocker.listen(busy, '127.0.0.1', ok));
+  const refused = receiver.url('/busy');
+  try {
+    type(`npm run -s cli -- listen --forward-to ${refused} --port ${busy}; echo "listen exited $?"`);
+    await waitFor('the exit', () => (screen().includes('listen exited 1') ? true : undefined));
+  } finally {
+    await new Promise<void>((ok) => blocker.close(() => ok()));
+  }
+  const said = screen().replace(/\s+/g, ' ');
+  expect(said).toContain(
+    `Error: port ${busy} is already in use: stop what listens on it, or choose another --port`,
+  );
+  expect(screen()).not.toMatch(/^\s+at /m);
+  expect(await endpointsFor(refused)).toEqual([]);
+
+  const port = await freePort();
+  const target = receiver.url('/chosen');
+  type(`npm run -s cli -- listen --forward-to ${target} --port ${port}`);
+  await waitFor('the ready line', () =>
+    screen().includes(`Ready: forwarding * to ${target}`) ? true : undefined,
+  );
+  const [endpoint, ...others] = await endpointsFor(target);
+  expect(others).toEqual([]);
+  expect(endpoint!.url).toBe(`http://127.0.0.1:${port}/`);
+  expect(await accepts('127.0.0.1', port)).toBe(true);
+  for (const address of outwardAddresses()) expect(await accepts(address, port)).toBe(false);
+  tmux('send-keys', '-t', 'cli', 'C-c');
+  await waitFor('the stop line', () =>
+    screen().includes(`Stopped: endpoint ${endpoint!.webhookEndpointId} deleted.`) ? true : undefined,
+  );
 }, 120_000);

@@ -6,11 +6,13 @@ const inUse = (port: number) =>
     code: 'EADDRINUSE',
     port,
   });
-const ports = { PORT: 3000, SES_PORT: 8005 };
+const ports = { PORT: 3000, SES_PORT: 8005, DYNAMODB_PORT: 8000, SFN_PORT: 8083, UNSET_PORT: undefined };
 
 test.each([
   [3000, 'PORT', 'PORT=3100 npm start'],
   [8005, 'SES_PORT', 'SES_PORT=8105 npm start'],
+  [8000, 'DYNAMODB_PORT', 'DYNAMODB_PORT=8100 npm start'],
+  [8083, 'SFN_PORT', 'SFN_PORT=8183 npm start'],
 ])('a busy port %p names %s', (port, variable, example) => {
   const message = startupErrorMessage(inUse(port), ports);
   expect(message).toContain(`port ${port} is already in use`);

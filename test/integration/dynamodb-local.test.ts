@@ -1,0 +1,68 @@
+/**
+ * DynamoDB Local as the runtime starts it (lib/local/dynamodb-local.ts, dynamodb-local.xml): it is
+ * ready when its own server listens, not when something answers on its port. On a port that
+ * another DynamoDB Local holds (one that answers every DynamoDB call), it fails as Node's `listen`
+ * fails on a busy port, and leaves no Java process of its own; it does not use the other one.
+ * With a data directory (what `npm start` uses unless DYNAMODB_IN_MEMORY=true) the table outlives
+ * the process, in the file DynamoDB Local's own launcher uses with `-sharedDb`.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { dynamoDbLocalCommandPattern, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+
+/** The Java processes of DynamoDB Local on `port` (not their watchdogs: `sh -c ... java ...`). */
+const javaOn = (port: number): string[] =>
+  (spawnSync('pgrep', ['-af', dynamoDbLocalCommandPattern(port)], { encoding: 'utf8' }).stdout ?? '')
+    .split('\n')
+    .filter((line) => /^\d+ java /.test(line));
+
+test('on a port another DynamoDB Local holds, the start fails as a busy port and leaves no Java', async () => {
+  // This worker's DynamoDB Local (test/support/ddb-global-setup.ts).
+  const taken = Number(new URL(process.env.AWS_ENDPOINT_URL_DYNAMODB!).port);
+  expect(javaOn(taken)).toHaveLength(1);
+  await expect(startDynamoDbLocal({ port: taken })).rejects.toMatchObject({
+    code: 'EADDRINUSE',
+    port: taken,
+    message: `listen EADDRINUSE: address already in use 127.0.0.1:${taken}`,
+  });
+  expect(javaOn(taken)).toHaveLength(1);
+}, 90_000);
+
+test('with a data directory, a table outlives the process', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ddb-local-disk-'));
+  const clientOf = (endpoint: string) =>
+    new DynamoDBClient({
+      endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+  try {
+    const first = await startDynamoDbLocal({ dataDir });
+    const client = clientOf(first.endpoint);
+    await client.send(
+      new CreateTableCommand({
+        TableName: 'outlives-the-process',
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    client.destroy();
+    await first.stop();
+    expect(existsSync(join(dataDir, 'shared-local-instance.db'))).toBe(true);
+
+    const second = await startDynamoDbLocal({ dataDir });
+    const again = clientOf(second.endpoint);
+    try {
+      expect((await again.send(new ListTablesCommand({}))).TableNames).toEqual(['outlives-the-process']);
+    } finally {
+      again.destroy();
+      await second.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 120_000);
