@@ -6,6 +6,13 @@
 /** Occurrences a series may have: `count`, or those on or before `endDate`. */
 export const MAX_SERIES_OCCURRENCES = 120;
 
+/**
+ * A series starts at most this many years ahead: startDate is at most today's date in its zone plus
+ * 5 years. With at most 120 occurrences every 12 months, its last occurrence falls within 125
+ * years, so every date the API writes of it is a four-digit yyyy-MM-dd.
+ */
+export const MAX_SERIES_START_YEARS = 5;
+
 /** Largest `interval` (every 12 weeks, or every 12 months). */
 export const MAX_SERIES_INTERVAL = 12;
 
