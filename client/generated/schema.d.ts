@@ -781,7 +781,7 @@ export interface paths {
     put?: never;
     /**
      * Create a webhook endpoint
-     * @description Registers a URL that receives this merchant's events, from now on. `enabledEvents` (default `["*"]`) lists exact event types, `*` or `<object>.*` (e.g. `group.*`). The answer holds the signing `secret`, shown only here and by rotate-secret. At most 16 endpoints per merchant (400 beyond).
+     * @description Registers a URL that receives this merchant's events, from now on. `enabledEvents` (default `["*"]`) lists exact event types, `*` or `<object>.*` (e.g. `group.*`). The answer holds the signing `secret`, shown only here and by rotate-secret. A replay of this request's `Idempotency-Key` answers the endpoint as it is then with its **current** secret: after a rotation, the rotation's secret, never the retired one (a deleted endpoint: 404). At most 16 endpoints per merchant (400 beyond).
      *
      *     The URL must be `https` on a host name (no IP literal, no user or password) whose every address is public: a host that resolves to a loopback, private (10/8, 172.16/12, 192.168/16), carrier-grade NAT (100.64/10), link-local (169.254/16, the instance metadata address included; fe80::/10), unique-local (fc00::/7), unspecified, multicast or broadcast address (or the IPv4-mapped IPv6 form of one) is refused with 400 naming `url`. The address is checked again before every delivery, and the delivery connects to the address checked. Redirects are not followed. The local runtime also accepts `http://127.0.0.1:<port>` and `http://localhost:<port>`.
      *
@@ -833,7 +833,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate a webhook endpoint's secret
-     * @description A new secret, shown once. For 24 hours every delivery is signed with both (two `v1,` entries in `webhook-signature`), so a receiver can switch without losing a delivery; a second rotation within that time drops the oldest secret. No body.
+     * @description A new secret, shown once. For 24 hours every delivery is signed with both (two `v1,` entries in `webhook-signature`), so a receiver can switch without losing a delivery; a second rotation within that time drops the oldest secret. No body. A replay of this request's `Idempotency-Key` rotates nothing and answers the secret current then: this rotation's, or a later rotation's once there has been one (never a retired secret).
      */
     post: operations['RotateWebhookSecret'];
     delete?: never;
