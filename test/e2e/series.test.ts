@@ -203,3 +203,88 @@ test('an unknown time zone, and count with endDate, are 400 naming the fields; n
   expect(both.status).toBe(400);
   expect(both.body.message).toContain('count');
 });
+
+/** A payor with two cards: the default (the series' payments use it) and another. */
+async function payorWithTwoCards() {
+  const payor = await createPayor();
+  const added = await call<{ savedPaymentMethodId: string }>(
+    'POST',
+    `/v1/rest/merchants/${MID}/payors/${payor.payorId}/savedPaymentMethods`,
+    cardInput({ cardNumber: '5555555555554444', accountType: 'MASTERCARD' }),
+  );
+  expect(added.status).toBe(201);
+  return {
+    payorId: payor.payorId,
+    used: payor.defaultPaymentMethodId,
+    other: added.body.savedPaymentMethodId,
+  };
+}
+
+test('defect: a series keeps charging a card that was deleted (its next occurrences left the payor out, and the 409 never named the series)', async () => {
+  const { payorId, used, other } = await payorWithTwoCards();
+  const bystander = await aProfile();
+  const series = await createSeries({
+    startDate: localDate(20),
+    count: 2,
+    noticeDays: 3,
+    payments: [
+      { profileId: bystander, amount: 12 },
+      { profileId: `${payorId}/${used}`, amount: 30.5, orderId: 'FEES-7' },
+    ],
+  });
+  const id = series.seriesId as string;
+  const method = `/v1/rest/merchants/${MID}/payors/${payorId}/savedPaymentMethods/${used}`;
+
+  // The series uses the method: 409 naming the series; nothing changes.
+  const refused = await call<Json>('DELETE', method);
+  expect(refused.status).toBe(409);
+  expect(refused.body).toEqual({
+    message: expect.stringMatching(/1 series.*replaceWith/) as string,
+    responseCode: 409,
+    payments: [],
+    series: [{ seriesId: id }],
+  });
+  expect((await call('GET', method)).status).toBe(200);
+  // Nor may its payor go.
+  const payor = await call<Json>('DELETE', `/v1/rest/merchants/${MID}/payors/${payorId}`);
+  expect(payor.status).toBe(409);
+  expect(payor.body.series).toEqual([{ seriesId: id }]);
+
+  // The series shows its payments, each with its status.
+  const shown = await getSeries(id);
+  expect(shown.payments).toEqual([
+    {
+      index: 0,
+      profileId: bystander,
+      amount: 12,
+      status: 'active',
+      sendEmailReceipt: false,
+      sendPaymentScheduledNotification: false,
+    },
+    {
+      index: 1,
+      profileId: `${payorId}/${used}`,
+      amount: 30.5,
+      orderId: 'FEES-7',
+      status: 'active',
+      sendEmailReceipt: false,
+      sendPaymentScheduledNotification: false,
+    },
+  ]);
+
+  // replaceWith moves the series' payment too; the method is deleted.
+  expect((await call('DELETE', `${method}?replaceWith=${other}`)).status).toBe(204);
+  expect((await call('GET', method)).status).toBe(404);
+  const moved = await getSeries(id);
+  expect((moved.payments as Json[]).map((p) => p.profileId)).toEqual([bystander, `${payorId}/${other}`]);
+
+  // Its next occurrence charges the replacement: nobody is left out.
+  expect(createdFor(await daily(runBefore(series)), id)).toHaveLength(1);
+  const [first] = (await getSeries(id)).occurrences as Json[];
+  expect(first).not.toHaveProperty('paymentsLeftOut');
+  const charged = await payments(first!.paymentGroupId as string);
+  expect(charged.map((p) => [p.profileId, p.amount])).toEqual([
+    [bystander, 12],
+    [`${payorId}/${other}`, 30.5],
+  ]);
+}, 30_000);
