@@ -12,7 +12,6 @@
 import { MAX_PAYMENTS_PER_CREATE } from '#contract/limits';
 import type { CreateSeriesInput, UpdateSeriesInput } from '#contract/schemas/series';
 import { nextSequence } from '#domain/events';
-import { parseProfileId } from '#domain/payors';
 import {
   advanced,
   createdEntry,
@@ -34,11 +33,10 @@ import { MAX_ATTEMPTS, withOptimisticRetry } from '#shared/retry';
 import { groupStore } from '#store/groups';
 import { conditionOutcome, isConditionFailure } from '#store/items';
 import type { Merchant } from '#store/merchants';
-import { MethodUnavailableError } from '#store/method-uses';
 import { seriesStore, seriesWriteItems } from '#store/series';
 import { createGroup, deleteGroup } from './groups';
 import { findMerchant } from './merchants';
-import { methodUnavailable, profilesSaved, resolveProfiles } from './profiles';
+import { profilesSaved, resolveProfiles, writingPayments } from './profiles';
 
 /** The series if it exists and belongs to this merchant; 404 otherwise. */
 export async function requireSeries(seriesId: string, merchantId: string): Promise<Series> {
@@ -134,15 +132,9 @@ async function createOnce(
     payments.map((p) => p.profileId),
     (i) => `payments[${i}].profileId`,
   );
-  try {
-    await store.create(series, payments, seriesEvent('series.created', series, now));
-  } catch (error) {
-    if (!(error instanceof MethodUnavailableError)) throw error;
-    // A method went away or began to be deleted since resolveProfiles read it (the fence).
-    const gone = new Set(error.methodIds);
-    const index = payments.findIndex((p) => gone.has(parseProfileId(p.profileId).savedPaymentMethodId));
-    throw methodUnavailable(`payments[${index}].profileId`, payments[index]?.profileId ?? '');
-  }
+  await writingPayments(payments, () =>
+    store.create(series, payments, seriesEvent('series.created', series, now)),
+  );
 }
 
 /**
