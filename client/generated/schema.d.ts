@@ -4394,7 +4394,7 @@ export interface operations {
             savedPaymentMethodId: string;
             /** @enum {string} */
             status: 'deleting';
-            /** @description Payments moved to the replacement within this request. */
+            /** @description Payments moved to the replacement within this request (groups' and series' payments). */
             movedCount: number;
           };
         };

@@ -293,7 +293,7 @@ export const methodDeletionAcceptedSchema = {
     movedCount: {
       type: 'integer',
       minimum: 0,
-      description: 'Payments moved to the replacement within this request.',
+      description: "Payments moved to the replacement within this request (groups' and series' payments).",
     },
   },
 } as const;
