@@ -288,3 +288,54 @@ test('defect: a series keeps charging a card that was deleted (its next occurren
     [`${payorId}/${other}`, 30.5],
   ]);
 }, 30_000);
+
+test('a series keeps the time zone as sent, starts at most 5 years ahead, and shows its payments a page at a time', async () => {
+  const profileId = await aProfile();
+  const kolkata = DateTime.now().setZone('Asia/Kolkata');
+  const body = {
+    timeZone: 'Asia/Kolkata',
+    localHour: 17,
+    frequency: 'monthly',
+    interval: 12,
+    count: 120,
+    locationId: 2,
+    payments: Array.from({ length: 5 }, (_, i) => ({ profileId, amount: 1 + i })),
+  };
+  const tooFar = await call<Json>('POST', seriesPath, {
+    ...body,
+    startDate: kolkata.plus({ years: 5, days: 3 }).toISODate(),
+  });
+  expect(tooFar.status).toBe(400);
+  expect((tooFar.body.errors as Json[]).map((e) => e.field)).toEqual(['startDate']);
+  const year9999 = await call<Json>('POST', seriesPath, { ...body, startDate: '9999-12-30' });
+  expect(year9999.status).toBe(400);
+
+  const made = await call<Json>('POST', seriesPath, {
+    ...body,
+    startDate: kolkata.plus({ years: 5 }).toISODate(),
+  });
+  expect(made.status).toBe(201);
+  expect(made.body.timeZone).toBe('Asia/Kolkata');
+  expect((made.body.payments as Json[]).map((p) => p.amount)).toEqual([1, 2, 3, 4, 5]);
+  expect(made.body).not.toHaveProperty('paymentsNext');
+  const id = made.body.seriesId as string;
+  const page = async (query: string) => (await call<Json>('GET', `${seriesPath}/${id}?${query}`)).body;
+  const first = await page('paymentsPageSize=2');
+  expect(first.timeZone).toBe('Asia/Kolkata');
+  expect((first.payments as Json[]).map((p) => p.index)).toEqual([0, 1]);
+  expect(first.paymentsNext).toBe(2);
+  const last = await page('paymentsFrom=4&paymentsPageSize=2');
+  expect((last.payments as Json[]).map((p) => [p.index, p.amount, p.status])).toEqual([[4, 5, 'active']]);
+  expect(last).not.toHaveProperty('paymentsNext');
+  expect((await page('paymentsFrom=5')).payments).toEqual([]);
+  // Lists show the count only.
+  const listed = (await call<Json[]>('GET', `${seriesPath}?status=active`)).body.find(
+    (s) => s.seriesId === id,
+  )!;
+  expect(listed).toMatchObject({ paymentCount: 5, timeZone: 'Asia/Kolkata' });
+  expect(listed).not.toHaveProperty('payments');
+  const bad = await call<Json>('GET', `${seriesPath}/${id}?paymentsPageSize=0`);
+  expect(bad.status).toBe(400);
+  expect(bad.body.message).toContain('paymentsPageSize');
+  expect((await call('DELETE', `${seriesPath}/${id}`)).status).toBe(204);
+});
