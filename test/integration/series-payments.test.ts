@@ -28,7 +28,11 @@ import { paymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { DynamoSeriesStore, seriesStore } from '#store/series';
 import { backfillSeriesMethodUses } from '#store/series-uses-backfill';
+import { sweepAbandonedCreates } from '#core/groups';
+import { ddb } from '#shared/ddb';
+import { ABANDONED_CREATE_MS } from '#store/write-ahead';
 import { createTestTable, type TestTable } from '#support/ddb';
+import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
 import { makeMethod, makePayor } from '#support/fixtures/index';
 
 const MERCHANT: Merchant = { merchantId: '32350000001', shortId: '23500001', name: 'Springfield Elementary' };
@@ -45,7 +49,10 @@ beforeAll(async () => {
   await new MerchantRegistry(table.db, table.tableName).register(MERCHANT);
 });
 afterAll(() => table.drop());
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => {
+  jest.restoreAllMocks();
+  removeCrashes();
+});
 
 /** A stored payor with `count` methods (the first the default). */
 async function payorWith(count: number): Promise<{ payorId: string; methods: SavedMethod[] }> {
@@ -273,7 +280,8 @@ describe('under concurrency', () => {
 describe('the fence: a series whose method is being deleted is not written', () => {
   test.each([
     ['one transaction', 1],
-    ['written ahead', 40],
+    // 2 + 2 × 60 + 1 items: more than one transaction holds.
+    ['written ahead', 60],
   ])('%s: MethodUnavailableError, and nothing of it stays', async (_how, count) => {
     const { payorId, methods } = await payorWith(2);
     const [old] = methods;
@@ -299,6 +307,37 @@ describe('the fence: a series whose method is being deleted is not written', () 
     expect(await seriesStore().get(series.seriesId)).toBeUndefined();
     expect(await seriesStore().payments(series.seriesId)).toEqual([]);
     expect(await usesOf(old!.savedPaymentMethodId)).toEqual([]);
+  });
+});
+
+describe('a large series create cut off before its commit', () => {
+  test('the series, its payments and their uses written ahead are invisible, keep the method, and the sweep removes them all', async () => {
+    const { payorId, methods } = await payorWith(2);
+    const [used] = methods;
+    const isCommit = (input: Record<string, unknown>) =>
+      JSON.stringify(input).includes('REMOVE createAttempt');
+    const crash = injectCrash(ddb(), 'TransactWriteItemsCommand', 'before', isCommit, { dies: true });
+    const error = await seriesOn(Array.from({ length: 60 }, () => profileOf(used!))).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CrashError);
+    crash.remove(); // the restart
+    const written = await usesOf(used!.savedPaymentMethodId);
+    expect(written).toHaveLength(60);
+    const seriesId = String(written[0]!.seriesId);
+    expect(await seriesStore().get(seriesId)).toBeUndefined();
+    // Being created, the series keeps its method: it may still commit.
+    const refused = await refusal(
+      deleteMethod(payorId, used!.savedPaymentMethodId, MID, undefined, new Date()),
+    );
+    expect(refused.details!.series).toEqual([{ seriesId }]);
+
+    expect(await sweepAbandonedCreates(new Date(Date.now() + ABANDONED_CREATE_MS + 60_000))).toContain(
+      seriesId,
+    );
+    expect(await seriesStore().payments(seriesId)).toEqual([]);
+    expect(await usesOf(used!.savedPaymentMethodId)).toEqual([]);
+    await expect(
+      deleteMethod(payorId, used!.savedPaymentMethodId, MID, undefined, new Date()),
+    ).resolves.toEqual({ status: 'deleted' });
   });
 });
 
