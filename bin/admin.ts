@@ -33,6 +33,7 @@ import { listOutbox, requeue } from '../lambdas/store/outbox';
 import { backfillMerchantList } from '../lambdas/store/merchant-list-backfill';
 import { backfillMethodUses } from '../lambdas/store/method-uses-backfill';
 import { backfillMethodIndexes } from '../lambdas/store/method-index-backfill';
+import { backfillSeriesMethodUses } from '../lambdas/store/series-uses-backfill';
 import { failingEndpoints } from '../lambdas/store/webhook-admin';
 import type { OutboxStatus } from '../lambdas/domain/notifications';
 import { runtimeFile } from '../lib/local/runtime';
@@ -60,8 +61,9 @@ commands:
                     existed (reads the whole table; safe to repeat)
   backfill-method-uses
                     migration: records which saved method each unanswered payment of a pending
-                    or processing group uses, so the method cannot be deleted from under it
-                    (reads those groups only; safe to repeat)
+                    or processing group, and each payment of an active or paused series, uses,
+                    so the method cannot be deleted from under it (reads those groups and the
+                    merchants' series only; safe to repeat)
   account-updater   [--json]
                     applies the processor's account updates to saved methods now, as the daily
                     job does (each update once: safe to repeat)
@@ -307,6 +309,13 @@ async function main(): Promise<void> {
         `${written} method use(s) written for ${groups} pending or processing group(s) in ${where}` +
           (atRisk.length > 0
             ? `; ${atRisk.length} payment(s) name a method gone or being deleted (declined PM at processing, never charged): ${atRisk.join(', ')}`
+            : ''),
+      );
+      const ofSeries = await backfillSeriesMethodUses(DynamoDBDocumentClient.from(client), table);
+      console.log(
+        `${ofSeries.written} method use(s) written for ${ofSeries.series} active or paused series in ${where}` +
+          (ofSeries.atRisk.length > 0
+            ? `; ${ofSeries.atRisk.length} series payment(s) name a method gone or being deleted (left out of each occurrence, never charged): ${ofSeries.atRisk.join(', ')}`
             : ''),
       );
       break;

@@ -25,6 +25,7 @@ export {
 } from './transport';
 
 type PaymentItem = Extract<Result<'ListPayments'>, unknown[]>[number];
+type SeriesPaymentItem = NonNullable<Result<'GetSeries'>['payments']>[number];
 type GroupItem = Extract<Result<'ListGroups'>, { items: unknown[] }>['items'][number];
 
 /**
@@ -139,11 +140,23 @@ export class ScheduledPaymentsClient extends ApiSession {
   listSeries(mid: string, query: Query<'ListSeries'> = {}) {
     return this.call<'ListSeries'>('GET', '/rest/merchants/{MID}/series', { MID: mid }, { query });
   }
-  getSeries(mid: string, seriesId: string) {
-    return this.call<'GetSeries'>('GET', '/rest/merchants/{MID}/series/{SeriesID}', {
-      MID: mid,
-      SeriesID: seriesId,
-    });
+  /** A series with a page of its payments (`query`: paymentsFrom, paymentsPageSize). */
+  getSeries(mid: string, seriesId: string, query: Query<'GetSeries'> = {}) {
+    const path = { MID: mid, SeriesID: seriesId };
+    return this.call<'GetSeries'>('GET', '/rest/merchants/{MID}/series/{SeriesID}', path, { query });
+  }
+  /** Every payment of a series, page by page (following `paymentsNext`). */
+  async *allSeriesPayments(
+    mid: string,
+    seriesId: string,
+    pageSize?: number,
+  ): AsyncGenerator<SeriesPaymentItem> {
+    let paymentsFrom: number | undefined = 0;
+    while (paymentsFrom !== undefined) {
+      const series = await this.getSeries(mid, seriesId, { paymentsFrom, paymentsPageSize: pageSize });
+      yield* series.payments ?? [];
+      paymentsFrom = series.paymentsNext;
+    }
   }
   updateSeries(mid: string, seriesId: string, body: RequestBody<'UpdateSeries'>) {
     const path = { MID: mid, SeriesID: seriesId };

@@ -6,12 +6,28 @@
 /** Occurrences a series may have: `count`, or those on or before `endDate`. */
 export const MAX_SERIES_OCCURRENCES = 120;
 
+/**
+ * A series starts at most this many years ahead: startDate is at most today's date in its zone plus
+ * 5 years. With at most 120 occurrences every 12 months, its last occurrence falls within 125
+ * years, so every date the API writes of it is a four-digit yyyy-MM-dd.
+ */
+export const MAX_SERIES_START_YEARS = 5;
+
 /** Largest `interval` (every 12 weeks, or every 12 months). */
 export const MAX_SERIES_INTERVAL = 12;
 
 /** `noticeDays`: an occurrence's group is created this many days before its slot. */
 export const MAX_NOTICE_DAYS = 30;
 export const DEFAULT_NOTICE_DAYS = 3;
+
+/**
+ * A series' payments as one series' answer shows them: a page of `defaultSize` (at most
+ * MAX_PAGE_SIZE) from a position, cut short when they would pass `maxBytes` as the proxy result
+ * carries them (the JSON escaped once more). The largest payment the contract allows takes about
+ * 240 KB there, so a page always holds one, and an answer stays inside Lambda's 6 MB and API
+ * Gateway's 10 MB at the largest series (10,000 payments).
+ */
+export const SERIES_PAYMENTS_PAGE = { defaultSize: 100, maxBytes: 4 * 1024 * 1024 } as const;
 
 /** How many of the next occurrences a series shows (`nextOccurrences`). */
 export const NEXT_OCCURRENCES_SHOWN = 3;

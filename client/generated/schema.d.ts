@@ -296,16 +296,18 @@ export interface paths {
      * Create a series of recurring groups
      * @description Creates a series: the same payments charged every `interval` weeks or months at `localHour` in the merchant's time zone, `count` times (1-120) or up to `endDate` (a local date; at most 120 occurrences): exactly one of the two. `interval` is 1-12.
      *
-     *     - The first occurrence's slot must not be earlier than the current UTC hour (400 naming startDate).
+     *     - The first occurrence's slot must not be earlier than the current UTC hour, and `startDate` at most 5 years after today's date in `timeZone` (400 naming startDate): every date of a series is then a four-digit yyyy-MM-dd.
      *     - locationId, transactionInitiator (default `Merchant`), surchargeCompliance and allowPartial (default false) and retryPolicy are those of every group created.
      *     - payments (1-10,000) as in group create: profileId is `{payorId}/{savedPaymentMethodId}` of a saved method of a payor of this merchant; any other value is 400. Every payment is `recurring: true` (`false` is 400). With sendPaymentScheduledNotification the payor is e-mailed a notice when each occurrence's group is created.
      *     - idempotencyKey (optional, the group create's rules): the same key and body within 24 hours answer 201 with the series that key created, as it is now; another body is 409; a request still running is 409.
      *
-     *     **Time rules.** `timeZone` is an IANA name (`America/New_York`, `Europe/London`, `Australia/Sydney`; unknown: 400 naming it). Occurrence 1 falls on `startDate`; weekly series every `interval` weeks after it; monthly series every `interval` months on startDate's day of the month, or the month's last day when it has fewer days (a series started on the 31st runs on 28 or 29 February, 30 April, 31 May). Each occurrence's UTC slot (its group's `scheduleDate` and `scheduleHour`) is the local date at `localHour`, converted with the zone's rules **for that date**, so the UTC hour moves with daylight saving time and the local hour stays: a local hour that a change skips (spring forward) runs at the next hour that exists (02:00 on the day New York springs forward runs at 03:00 EDT, 07:00 UTC); a local hour that a change repeats (fall back) runs at its first instance (01:00 on the day New York falls back runs at 01:00 EDT, 05:00 UTC). In a zone whose offset is not whole hours (Asia/Kolkata, +05:30) the slot is the first UTC hour at or after the local hour (17:00 IST runs at 12:00 UTC, 17:30 IST). The conversion uses the time-zone database the service runs with (Node.js's ICU data), occurrence by occurrence, when the slot is shown and again when its group is created.
+     *     **Time rules.** `timeZone` is an IANA name (`America/New_York`, `Europe/London`, `Australia/Sydney`; unknown: 400 naming it), kept and shown as sent: a current name stays as it is (`Asia/Kolkata`, `Europe/Kyiv`, `America/Nuuk`, `Pacific/Kanton`), and so does an older alias of it. Occurrence 1 falls on `startDate`; weekly series every `interval` weeks after it; monthly series every `interval` months on startDate's day of the month, or the month's last day when it has fewer days (a series started on the 31st runs on 28 or 29 February, 30 April, 31 May). Each occurrence's UTC slot (its group's `scheduleDate` and `scheduleHour`) is the local date at `localHour`, converted with the zone's rules **for that date**, so the UTC hour moves with daylight saving time and the local hour stays: a local hour that a change skips (spring forward) runs at the next hour that exists (02:00 on the day New York springs forward runs at 03:00 EDT, 07:00 UTC); a local hour that a change repeats (fall back) runs at its first instance (01:00 on the day New York falls back runs at 01:00 EDT, 05:00 UTC). In a zone whose offset is not whole hours (Asia/Kolkata, +05:30) the slot is the first UTC hour at or after the local hour (17:00 IST runs at 12:00 UTC, 17:30 IST). The conversion uses the time-zone database the service runs with (Node.js's ICU data), occurrence by occurrence, when the slot is shown and again when its group is created.
      *
-     *     **Occurrences become groups.** Occurrence *n*'s group is created `noticeDays` days (default 3, at most 30) before its slot, by a daily job that creates every group due before its next run (so up to a day earlier), and at once when that time has already passed. The group has `seriesId` and `occurrence`, the series' settings (its `retryPolicy` included: a series without one makes groups without one, which retry under the merchant's policy), and a copy of the series' payments with `recurring: true`; its payment-scheduled notices are e-mailed when it is created, so `noticeDays` is the payor's advance notice. It announces itself with `group.created` like any group, and is processed like any group. Each occurrence's group is created exactly once, however often or concurrently the job runs (its paymentGroupId is derived from the series and the occurrence). A payment whose saved method no longer exists is left out of that occurrence's group (counted as `paymentsLeftOut`). An occurrence whose slot has passed before its group could be created (the series was paused, or the service was down for longer than noticeDays) is `skipped`, never charged late. After the last occurrence's group the series is `completed`.
+     *     **Occurrences become groups.** Occurrence *n*'s group is created `noticeDays` days (default 3, at most 30) before its slot, by a daily job that creates every group due before its next run (so up to a day earlier), and at once when that time has already passed. The group has `seriesId` and `occurrence`, the series' settings (its `retryPolicy` included: a series without one makes groups without one, which retry under the merchant's policy), and a copy of the series' payments with `recurring: true`; its payment-scheduled notices are e-mailed when it is created, so `noticeDays` is the payor's advance notice. It announces itself with `group.created` like any group, and is processed like any group. Each occurrence's group is created exactly once, however often or concurrently the job runs (its paymentGroupId is derived from the series and the occurrence). A saved method that a series' payment names cannot be deleted (409 naming the series) unless `replaceWith` moves the payment to another method of its payor; should a payment's saved method no longer exist all the same, that payment is left out of that occurrence's group (counted as `paymentsLeftOut`). An occurrence whose slot has passed before its group could be created (the series was paused, or the service was down for longer than noticeDays) is `skipped`, never charged late. After the last occurrence's group the series is `completed`.
      *
-     *     201: the series with its next 3 occurrences. The groups of occurrences already due are created within the request while the payments written stay within 10,000 (the series' own included); any others within a minute. Announced by `series.created`.
+     *     **Payments.** The answer shows the series' payments (`payments`, each with its `index`, `profileId`, `amount` and `status`) a page at a time: 100 from the first by default; `paymentsNext`, when present, is the index to GET the series from (`?paymentsFrom=`) for the next page. Lists show only `paymentCount`.
+     *
+     *     201: the series with its next 3 occurrences and the first page of its payments. The groups of occurrences already due are created within the request while the payments written stay within 10,000 (the series' own included); any others within a minute. Announced by `series.created`.
      */
     post: operations['CreateSeries'];
     delete?: never;
@@ -323,12 +325,14 @@ export interface paths {
     };
     /**
      * Get a series
-     * @description A series of this merchant in any status, with `occurrences` (each occurrence whose turn has come: its group, or skipped) and `nextOccurrences`. An unknown SeriesID or a series of another merchant: 404.
+     * @description A series of this merchant in any status, with `occurrences` (each occurrence whose turn has come: its group, or skipped), `nextOccurrences` and a page of its payments. An unknown SeriesID or a series of another merchant: 404.
+     *
+     *     **Payments.** The answer shows the series' payments (`payments`, each with its `index`, `profileId`, `amount` and `status`) a page at a time: 100 from the first by default; `paymentsNext`, when present, is the index to GET the series from (`?paymentsFrom=`) for the next page. Lists show only `paymentCount`.
      */
     get: operations['GetSeries'];
     /**
      * Change, pause or resume a series
-     * @description Changes the fields present, for the occurrences whose group does not exist yet (a created group is changed on its own, with PUT on the group): timeZone, localHour, count or endDate (not both; the series may not end before an occurrence whose turn has come), locationId, transactionInitiator, surchargeCompliance, allowPartial, retryPolicy, noticeDays, and `status`: `paused` stops creating groups, `active` resumes (occurrences whose slot passed meanwhile are skipped; those now due are created at once). startDate, frequency and interval never change (create another series). seriesId may be sent and must then match the path.
+     * @description Changes the fields present, for the occurrences whose group does not exist yet (a created group is changed on its own, with PUT on the group): timeZone, localHour, count or endDate (not both; the series may not end before an occurrence whose turn has come), locationId, transactionInitiator, surchargeCompliance, allowPartial, retryPolicy, noticeDays, and `status`: `paused` stops creating groups, `active` resumes (occurrences whose slot passed meanwhile are skipped; those now due are created at once). startDate, frequency, interval and the payments never change (create another series; a DELETE of a saved method with `replaceWith` moves the series' payments on it). The answer shows the first page of the payments (100). seriesId may be sent and must then match the path.
      *
      *     - A canceled or completed series: 400.
      *     - Announced by `series.updated` (nothing is announced when nothing changed).
@@ -568,7 +572,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a payor and its saved methods
-     * @description Deletes the payor and all its saved methods (a hard delete) and frees its customerAccountId. Refused with 409 while any of its methods is used by a payment of a group not yet processed (not deleted, not yet charged): the body lists those payments (at most 100); move them to a method of another payor (PUT the payment with a new profileId) or delete them first. Nothing is deleted then.
+     * @description Deletes the payor and all its saved methods (a hard delete) and frees its customerAccountId. Refused with 409 while any of its methods is used by a payment of a group not yet processed (not deleted, not yet charged), or by a payment of a series that will still create groups (active or paused): the body lists those payments (`payments`, at most 100) and series (`series`, at most 100); move the payments to a method of another payor (PUT the payment with a new profileId) or delete them, and cancel the series, first. Nothing is deleted then.
      */
     delete: operations['DeletePayor'];
     options?: never;
@@ -622,10 +626,10 @@ export interface paths {
      * Delete a saved payment method (or move its payments to another and delete it)
      * @description Deletes a saved method. Deleting the payor's only method is refused (400). Deleting the default makes the oldest remaining method the default (with `replaceWith`: the replacement).
      *
-     *     A method that payments of groups not yet processed use (not deleted, not yet charged) is not deleted:
+     *     A method that payments of groups not yet processed use (not deleted, not yet charged), or that a payment of a series names (a series active or paused: its later occurrences would charge it), is not deleted:
      *
-     *     - without `replaceWith`: 409, the body listing those payments (at most 100). Nothing changes.
-     *     - with `?replaceWith=<savedPaymentMethodId>` (another method of the same payor, not closed, not itself being deleted; else 400): those payments move to it (each announced by `payment.updated`, its profileId now naming the replacement) and the method is deleted after them. A payment never names a deleted method, even if the request is cut off: the deletion is written ahead and the service finishes it. Payments of a group being processed cannot move: 409 listing them (the method stays; retry once the group is processed).
+     *     - without `replaceWith`: 409, the body listing those payments (`payments`, at most 100) and series (`series`, at most 100). Nothing changes.
+     *     - with `?replaceWith=<savedPaymentMethodId>` (another method of the same payor, not closed, not itself being deleted; else 400): those payments move to it (each payment of a group announced by `payment.updated`, its profileId now naming the replacement; a series' payment shows the replacement in `GET .../series/{SeriesID}`, and its next occurrences charge it) and the method is deleted after them. A payment never names a deleted method, even if the request is cut off: the deletion is written ahead and the service finishes it. Payments of a group being processed cannot move, nor those of a series still being created: 409 listing them (the method stays; retry once the group is processed).
      *     - many payments: the request moves them for a few seconds, then answers 202 `{savedPaymentMethodId, status: "deleting", movedCount}` and the service goes on in the background (within minutes); the method is gone when GET answers 404. Repeating the same DELETE meanwhile is safe.
      *
      *     While a deletion is under way no payment can take the method (400), and another DELETE of it (or of its payor) answers 409 (retry in a minute).
@@ -781,7 +785,7 @@ export interface paths {
     put?: never;
     /**
      * Create a webhook endpoint
-     * @description Registers a URL that receives this merchant's events, from now on. `enabledEvents` (default `["*"]`) lists exact event types, `*` or `<object>.*` (e.g. `group.*`). The answer holds the signing `secret`, shown only here and by rotate-secret. At most 16 endpoints per merchant (400 beyond).
+     * @description Registers a URL that receives this merchant's events, from now on. `enabledEvents` (default `["*"]`) lists exact event types, `*` or `<object>.*` (e.g. `group.*`). The answer holds the signing `secret`, shown only here and by rotate-secret. A replay of this request's `Idempotency-Key` answers the endpoint as it is then with its **current** secret: after a rotation, the rotation's secret, never the retired one (a deleted endpoint: 404). At most 16 endpoints per merchant (400 beyond).
      *
      *     The URL must be `https` on a host name (no IP literal, no user or password) whose every address is public: a host that resolves to a loopback, private (10/8, 172.16/12, 192.168/16), carrier-grade NAT (100.64/10), link-local (169.254/16, the instance metadata address included; fe80::/10), unique-local (fc00::/7), unspecified, multicast or broadcast address (or the IPv4-mapped IPv6 form of one) is refused with 400 naming `url`. The address is checked again before every delivery, and the delivery connects to the address checked. Redirects are not followed. The local runtime also accepts `http://127.0.0.1:<port>` and `http://localhost:<port>`.
      *
@@ -833,7 +837,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate a webhook endpoint's secret
-     * @description A new secret, shown once. For 24 hours every delivery is signed with both (two `v1,` entries in `webhook-signature`), so a receiver can switch without losing a delivery; a second rotation within that time drops the oldest secret. No body.
+     * @description A new secret, shown once. For 24 hours every delivery is signed with both (two `v1,` entries in `webhook-signature`), so a receiver can switch without losing a delivery; a second rotation within that time drops the oldest secret. No body. A replay of this request's `Idempotency-Key` rotates nothing and answers the secret current then: this rotation's, or a later rotation's once there has been one (never a retired secret).
      */
     post: operations['RotateWebhookSecret'];
     delete?: never;
@@ -1096,7 +1100,10 @@ export interface components {
       allowPartial?: boolean;
       retryPolicy?: components['schemas']['RetryPolicy'];
       noticeDays?: number;
-      /** Format: date */
+      /**
+       * Format: date
+       * @description must be a date (yyyy-MM-dd) at most 5 years after today in timeZone
+       */
       startDate: string;
       /** @enum {string} */
       frequency: 'weekly' | 'monthly';
@@ -1343,8 +1350,33 @@ export interface components {
       createdCount: number;
       /** @description The next 3 occurrences whose group is not created yet (fewer near the end; none once canceled or completed). */
       nextOccurrences: components['schemas']['NextOccurrence'][];
-      /** @description Every occurrence whose turn has come, oldest first (GET of one series only). */
+      /** @description Every occurrence whose turn has come, oldest first (one series only: not in lists). */
       occurrences?: components['schemas']['PastOccurrence'][];
+      /** @description The series' payments in their order, a page of them: from `paymentsFrom` (default 0), at most `paymentsPageSize` (default 100), fewer when they are large (an answer's payments stay under 4 MB). One series only (GET, create and change answers): not in lists (they show paymentCount) nor in events. */
+      payments?: {
+        /** @description Its position in the series, from 0: each occurrence's group lists the payments in this order. */
+        index: number;
+        /** @description `{payorId}/{savedPaymentMethodId}`: the saved method each occurrence charges (after a DELETE of a method with `replaceWith`, the replacement). */
+        profileId: string;
+        /** @description Charged by each occurrence. A JSON number with at most 2 decimals (integer cents inside the service). */
+        amount: number;
+        /**
+         * @description `active`: each occurrence's group created from now on charges it.
+         * @enum {string}
+         */
+        status: 'active';
+        /** @description Present when given. */
+        orderId?: string;
+        /** @description Present when given; otherwise the series' setting applies. */
+        allowPartial?: boolean;
+        sendEmailReceipt: boolean;
+        sendPaymentScheduledNotification: boolean;
+        customAttributes?: components['schemas']['CustomAttributes'];
+        /** @description Present when given. */
+        fees?: components['schemas']['Fee'][];
+      }[];
+      /** @description Present when more payments follow this page: the index of the next one. GET the series with `?paymentsFrom=` it for them. */
+      paymentsNext?: number;
       /**
        * Format: date-time
        * @description Creation time. UTC (ISO 8601, `Z`).
@@ -3266,7 +3298,12 @@ export interface operations {
   };
   GetSeries: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description The index of the first payment shown (default 0): `paymentsNext` of the previous answer. Past the last payment: `payments: []`. */
+        paymentsFrom?: number;
+        /** @description Payments shown at most, 1-500 (default 100; above: 400). Fewer when they are large: an answer's payments stay under 4 MB. */
+        paymentsPageSize?: number;
+      };
       header?: never;
       path: {
         /**
@@ -3284,7 +3321,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The series. */
+      /** @description The series, with a page of its payments. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -4076,7 +4113,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
-      /** @description Methods of the payor are used by pending payments (listed), or a deletion is under way. */
+      /** @description Methods of the payor are used by pending payments or series (listed), or a deletion is under way. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4092,6 +4129,11 @@ export interface operations {
               paymentGroupId: string;
               /** Format: uuid */
               paymentId: string;
+            }[];
+            /** @description Series with a payment on the method: active or paused (a paused series may be resumed), or still being created; their later occurrences would charge it. Empty when none (or when the 409 is for another reason). */
+            series: {
+              /** Format: uuid */
+              seriesId: string;
             }[];
           };
         };
@@ -4316,7 +4358,7 @@ export interface operations {
   DeleteMethod: {
     parameters: {
       query?: {
-        /** @description Move the pending payments that use this method to this saved method of the same payor, then delete it. */
+        /** @description Move the pending payments that use this method, and the series' payments that name it, to this saved method of the same payor, then delete it. */
         replaceWith?: string;
       };
       header?: never;
@@ -4352,7 +4394,7 @@ export interface operations {
             savedPaymentMethodId: string;
             /** @enum {string} */
             status: 'deleting';
-            /** @description Payments moved to the replacement within this request. */
+            /** @description Payments moved to the replacement within this request (groups' and series' payments). */
             movedCount: number;
           };
         };
@@ -4376,7 +4418,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
-      /** @description Pending payments use the method (listed), or a deletion of it is under way. */
+      /** @description Pending payments or series use the method (listed), or a deletion of it is under way. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4392,6 +4434,11 @@ export interface operations {
               paymentGroupId: string;
               /** Format: uuid */
               paymentId: string;
+            }[];
+            /** @description Series with a payment on the method: active or paused (a paused series may be resumed), or still being created; their later occurrences would charge it. Empty when none (or when the 409 is for another reason). */
+            series: {
+              /** Format: uuid */
+              seriesId: string;
             }[];
           };
         };

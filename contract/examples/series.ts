@@ -78,11 +78,23 @@ export const seriesView = {
   createdCount: 0,
   nextOccurrences,
   occurrences: [],
+  payments: [
+    {
+      index: 0,
+      profileId,
+      amount: 450,
+      status: 'active',
+      orderId: 'TUITION-S-1001',
+      sendEmailReceipt: true,
+      sendPaymentScheduledNotification: true,
+      customAttributes: { studentId: 'S-1001' },
+    },
+  ],
   dateCreated: CREATED,
   lastUpdated: CREATED,
 };
 
-const { occurrences: _, ...listedSeries } = seriesView;
+const { occurrences: _, payments: __, ...listedSeries } = seriesView;
 
 export const seriesExamples: Record<string, OperationExamples> = {
   ListSeries: {
@@ -112,7 +124,7 @@ export const seriesExamples: Record<string, OperationExamples> = {
         },
       },
     },
-    response: success('The series and its next three occurrences', seriesView),
+    response: success('The series, its next three occurrences and its payments', seriesView),
     invalid: {
       summary: 'An unknown time zone and an hour out of range',
       body: { ...newSeries, timeZone: 'America/Springfield', localHour: 24 },
@@ -123,7 +135,10 @@ export const seriesExamples: Record<string, OperationExamples> = {
     },
   },
   GetSeries: {
-    response: success('A series with the occurrences whose turn has come', seriesView),
+    response: success(
+      'A series with the occurrences whose turn has come and the first page of its payments (the only one: no paymentsNext)',
+      seriesView,
+    ),
     invalid: unknownQuery('expand', 'groups'),
   },
   UpdateSeries: {

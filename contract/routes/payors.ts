@@ -106,11 +106,12 @@ With \`expiringBefore=yyyy-MM\`: the payors having a saved card that expires bef
     status: 204,
     summary: 'Delete a payor and its saved methods',
     description:
-      'Deletes the payor and all its saved methods (a hard delete) and frees its customerAccountId. Refused with 409 while any of its methods is used by a payment of a group not yet processed (not deleted, not yet charged): the body lists those payments (at most 100); move them to a method of another payor (PUT the payment with a new profileId) or delete them first. Nothing is deleted then.',
+      'Deletes the payor and all its saved methods (a hard delete) and frees its customerAccountId. Refused with 409 while any of its methods is used by a payment of a group not yet processed (not deleted, not yet charged), or by a payment of a series that will still create groups (active or paused): the body lists those payments (`payments`, at most 100) and series (`series`, at most 100); move the payments to a method of another payor (PUT the payment with a new profileId) or delete them, and cancel the series, first. Nothing is deleted then.',
     errors: [409],
     conflict: {
       schema: methodInUseSchema,
-      description: 'Methods of the payor are used by pending payments (listed), or a deletion is under way.',
+      description:
+        'Methods of the payor are used by pending payments or series (listed), or a deletion is under way.',
     },
   }),
   ListMethods: route({
@@ -170,10 +171,10 @@ With \`expiringBefore=yyyy-MM\`: the payors having a saved card that expires bef
     summary: 'Delete a saved payment method (or move its payments to another and delete it)',
     description: `Deletes a saved method. Deleting the payor's only method is refused (400). Deleting the default makes the oldest remaining method the default (with \`replaceWith\`: the replacement).
 
-A method that payments of groups not yet processed use (not deleted, not yet charged) is not deleted:
+A method that payments of groups not yet processed use (not deleted, not yet charged), or that a payment of a series names (a series active or paused: its later occurrences would charge it), is not deleted:
 
-- without \`replaceWith\`: 409, the body listing those payments (at most 100). Nothing changes.
-- with \`?replaceWith=<savedPaymentMethodId>\` (another method of the same payor, not closed, not itself being deleted; else 400): those payments move to it (each announced by \`payment.updated\`, its profileId now naming the replacement) and the method is deleted after them. A payment never names a deleted method, even if the request is cut off: the deletion is written ahead and the service finishes it. Payments of a group being processed cannot move: 409 listing them (the method stays; retry once the group is processed).
+- without \`replaceWith\`: 409, the body listing those payments (\`payments\`, at most 100) and series (\`series\`, at most 100). Nothing changes.
+- with \`?replaceWith=<savedPaymentMethodId>\` (another method of the same payor, not closed, not itself being deleted; else 400): those payments move to it (each payment of a group announced by \`payment.updated\`, its profileId now naming the replacement; a series' payment shows the replacement in \`GET .../series/{SeriesID}\`, and its next occurrences charge it) and the method is deleted after them. A payment never names a deleted method, even if the request is cut off: the deletion is written ahead and the service finishes it. Payments of a group being processed cannot move, nor those of a series still being created: 409 listing them (the method stays; retry once the group is processed).
 - many payments: the request moves them for a few seconds, then answers 202 \`{savedPaymentMethodId, status: "deleting", movedCount}\` and the service goes on in the background (within minutes); the method is gone when GET answers 404. Repeating the same DELETE meanwhile is safe.
 
 While a deletion is under way no payment can take the method (400), and another DELETE of it (or of its payor) answers 409 (retry in a minute).`,
@@ -182,14 +183,14 @@ While a deletion is under way no payment can take the method (400), and another 
       parameters: {
         replaceWith: {
           description:
-            'Move the pending payments that use this method to this saved method of the same payor, then delete it.',
+            "Move the pending payments that use this method, and the series' payments that name it, to this saved method of the same payor, then delete it.",
         },
       },
     },
     errors: [409],
     conflict: {
       schema: methodInUseSchema,
-      description: 'Pending payments use the method (listed), or a deletion of it is under way.',
+      description: 'Pending payments or series use the method (listed), or a deletion of it is under way.',
     },
     accepted: {
       schema: methodDeletionAcceptedSchema,

@@ -33,7 +33,7 @@ export const webhookRoutes = {
     handler: 'webhooks/create-endpoint',
     status: 201,
     summary: 'Create a webhook endpoint',
-    description: `Registers a URL that receives this merchant's events, from now on. \`enabledEvents\` (default \`["*"]\`) lists exact event types, \`*\` or \`<object>.*\` (e.g. \`group.*\`). The answer holds the signing \`secret\`, shown only here and by rotate-secret. At most ${MAX_WEBHOOK_ENDPOINTS} endpoints per merchant (400 beyond).
+    description: `Registers a URL that receives this merchant's events, from now on. \`enabledEvents\` (default \`["*"]\`) lists exact event types, \`*\` or \`<object>.*\` (e.g. \`group.*\`). The answer holds the signing \`secret\`, shown only here and by rotate-secret. A replay of this request's \`Idempotency-Key\` answers the endpoint as it is then with its **current** secret: after a rotation, the rotation's secret, never the retired one (a deleted endpoint: 404). At most ${MAX_WEBHOOK_ENDPOINTS} endpoints per merchant (400 beyond).
 
 ${WHERE}
 
@@ -92,7 +92,7 @@ ${DELIVERY}`,
     handler: 'webhooks/rotate-secret',
     status: 200,
     summary: "Rotate a webhook endpoint's secret",
-    description: `A new secret, shown once. For ${ROTATION_OVERLAP_HOURS} hours every delivery is signed with both (two \`v1,\` entries in \`webhook-signature\`), so a receiver can switch without losing a delivery; a second rotation within that time drops the oldest secret. No body.`,
+    description: `A new secret, shown once. For ${ROTATION_OVERLAP_HOURS} hours every delivery is signed with both (two \`v1,\` entries in \`webhook-signature\`), so a receiver can switch without losing a delivery; a second rotation within that time drops the oldest secret. No body. A replay of this request's \`Idempotency-Key\` rotates nothing and answers the secret current then: this rotation's, or a later rotation's once there has been one (never a retired secret).`,
     response: { schema: webhookSecretSchema, description: 'The new secret.' },
   }),
   ListWebhookDeliveries: route({

@@ -249,12 +249,12 @@ export const payorSchema = {
 export type SavedMethodView = FromSchema<typeof savedMethodSchema>;
 export type PayorView = FromSchema<typeof payorSchema>;
 
-/** The 409 of a method (or payor) that pending payments still use. */
+/** The 409 of a method (or payor) that pending payments, or series, still use. */
 export const methodInUseSchema = {
   type: 'object',
   description:
-    'The method (or a method of the payor) is used by payments of groups not yet processed: they are listed (at most 100).',
-  required: ['message', 'responseCode', 'payments'],
+    'The method (or a method of the payor) is used by payments of groups not yet processed, or by the payments of series that will still create groups: they are listed (at most 100 of each).',
+  required: ['message', 'responseCode', 'payments', 'series'],
   properties: {
     message: { type: 'string' },
     responseCode: { type: 'integer', enum: [409] },
@@ -267,6 +267,17 @@ export const methodInUseSchema = {
         type: 'object',
         required: ['paymentGroupId', 'paymentId'],
         properties: { paymentGroupId: uuid, paymentId: uuid },
+      },
+    },
+    series: {
+      type: 'array',
+      maxItems: 100,
+      description:
+        'Series with a payment on the method: active or paused (a paused series may be resumed), or still being created; their later occurrences would charge it. Empty when none (or when the 409 is for another reason).',
+      items: {
+        type: 'object',
+        required: ['seriesId'],
+        properties: { seriesId: uuid },
       },
     },
   },
@@ -282,7 +293,7 @@ export const methodDeletionAcceptedSchema = {
     movedCount: {
       type: 'integer',
       minimum: 0,
-      description: 'Payments moved to the replacement within this request.',
+      description: "Payments moved to the replacement within this request (groups' and series' payments).",
     },
   },
 } as const;

@@ -6,10 +6,12 @@ import {
   MAX_NOTICE_DAYS,
   MAX_SERIES_INTERVAL,
   MAX_SERIES_OCCURRENCES,
+  MAX_SERIES_START_YEARS,
   NEXT_OCCURRENCES_SHOWN,
+  SERIES_PAYMENTS_PAGE,
 } from '../series';
 import { count, dateTime, idempotencyKey, money, numberedListing, queryInt, uuid } from './common';
-import { inlinePaymentSchema } from './payments';
+import { customAttributesSchema, feeSchema, inlinePaymentSchema } from './payments';
 import { retryPolicySchema, retryPolicyViewSchema } from './retries';
 
 /**
@@ -53,7 +55,11 @@ export const createSeriesSchema = {
   required: ['timeZone', 'localHour', 'startDate', 'frequency', 'interval', 'locationId', 'payments'],
   properties: {
     ...seriesSettings,
-    startDate: { type: 'string', format: 'date' },
+    startDate: {
+      type: 'string',
+      format: 'date',
+      description: `must be a date (yyyy-MM-dd) at most ${MAX_SERIES_START_YEARS} years after today in timeZone`,
+    },
     frequency: { type: 'string', enum: ['weekly', 'monthly'] },
     interval: { type: 'integer', minimum: 1, maximum: MAX_SERIES_INTERVAL },
     payments: { type: 'array', minItems: 1, maxItems: MAX_PAYMENTS_PER_CREATE, items: inlinePaymentSchema },
@@ -95,9 +101,35 @@ export const listSeriesQueryDocs = {
   },
 } as const;
 
+/** Query parameters of a series' GET: the page of its payments it shows. Values arrive as strings. */
+export const getSeriesQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    paymentsFrom: queryInt(
+      MAX_PAYMENTS_PER_CREATE,
+      `must be an integer 0-${MAX_PAYMENTS_PER_CREATE} (a payment's index)`,
+    ),
+    paymentsPageSize: queryInt(MAX_PAGE_SIZE, `must be an integer 1-${MAX_PAGE_SIZE}`),
+  },
+} as const;
+
+export const getSeriesQueryDocs = {
+  paymentsFrom: {
+    description:
+      'The index of the first payment shown (default 0): `paymentsNext` of the previous answer. Past the last payment: `payments: []`.',
+    schema: { type: 'integer', minimum: 0, maximum: MAX_PAYMENTS_PER_CREATE },
+  },
+  paymentsPageSize: {
+    description: `Payments shown at most, 1-${MAX_PAGE_SIZE} (default ${SERIES_PAYMENTS_PAGE.defaultSize}; above: 400). Fewer when they are large: an answer's payments stay under ${SERIES_PAYMENTS_PAGE.maxBytes / 1024 / 1024} MB.`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
+  },
+} as const;
+
 export type CreateSeriesInput = FromSchema<typeof createSeriesSchema>;
 export type UpdateSeriesInput = FromSchema<typeof updateSeriesSchema>;
 export type ListSeriesQuery = FromSchema<typeof listSeriesQuerySchema>;
+export type GetSeriesQuery = FromSchema<typeof getSeriesQuerySchema>;
 
 // ---- Responses ----
 
@@ -142,6 +174,45 @@ export const pastOccurrenceSchema = {
     paymentsLeftOut: count(
       "Payments of the series left out of the group because their saved method no longer existed (absent when none); the series' later occurrences try them again.",
     ),
+  },
+} as const;
+
+export const seriesPaymentSchema = {
+  type: 'object',
+  description:
+    "A payment of the series: what each occurrence's group charges (a copy of it with `recurring: true`).",
+  required: [
+    'index',
+    'profileId',
+    'amount',
+    'status',
+    'sendEmailReceipt',
+    'sendPaymentScheduledNotification',
+  ],
+  properties: {
+    index: count(
+      "Its position in the series, from 0: each occurrence's group lists the payments in this order.",
+    ),
+    profileId: {
+      type: 'string',
+      description:
+        '`{payorId}/{savedPaymentMethodId}`: the saved method each occurrence charges (after a DELETE of a method with `replaceWith`, the replacement).',
+    },
+    amount: money('Charged by each occurrence.', 0.01),
+    status: {
+      type: 'string',
+      enum: ['active'],
+      description: "`active`: each occurrence's group created from now on charges it.",
+    },
+    orderId: { type: 'string', description: 'Present when given.' },
+    allowPartial: {
+      type: 'boolean',
+      description: "Present when given; otherwise the series' setting applies.",
+    },
+    sendEmailReceipt: { type: 'boolean' },
+    sendPaymentScheduledNotification: { type: 'boolean' },
+    customAttributes: customAttributesSchema,
+    fees: { type: 'array', items: feeSchema, description: 'Present when given.' },
   },
 } as const;
 
@@ -226,8 +297,18 @@ export const seriesSchema = {
       type: 'array',
       maxItems: MAX_SERIES_OCCURRENCES,
       items: pastOccurrenceSchema,
-      description: 'Every occurrence whose turn has come, oldest first (GET of one series only).',
+      description: 'Every occurrence whose turn has come, oldest first (one series only: not in lists).',
     },
+    payments: {
+      type: 'array',
+      maxItems: MAX_PAGE_SIZE,
+      items: seriesPaymentSchema,
+      description: `The series' payments in their order, a page of them: from \`paymentsFrom\` (default 0), at most \`paymentsPageSize\` (default ${SERIES_PAYMENTS_PAGE.defaultSize}), fewer when they are large (an answer's payments stay under ${SERIES_PAYMENTS_PAGE.maxBytes / 1024 / 1024} MB). One series only (GET, create and change answers): not in lists (they show paymentCount) nor in events.`,
+    },
+    paymentsNext: count(
+      'Present when more payments follow this page: the index of the next one. GET the series with `?paymentsFrom=` it for them.',
+      1,
+    ),
     dateCreated: dateTime('Creation time.'),
     lastUpdated: dateTime('Last change of its settings or status.'),
   },
@@ -242,3 +323,4 @@ export const seriesListingSchema = seriesListing.listing;
 export type SeriesView = FromSchema<typeof seriesSchema>;
 export type NextOccurrenceView = FromSchema<typeof nextOccurrenceSchema>;
 export type PastOccurrenceView = FromSchema<typeof pastOccurrenceSchema>;
+export type SeriesPaymentView = FromSchema<typeof seriesPaymentSchema>;

@@ -14,16 +14,14 @@ import {
   type Group,
   type Payment,
 } from '#domain/groups';
-import { parseProfileId } from '#domain/payors';
 import { BadRequestError, GroupNotFoundError, PaymentNotFoundError } from '#shared/errors';
 import { newId } from '#shared/ids';
 import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/retry';
 import { groupStore, type AlsoWritten } from '#store/groups';
-import { MethodUnavailableError } from '#store/method-uses';
 import { retryRoundStore } from '#store/retry-rounds';
 import { paymentStore } from '#store/payments';
-import { methodUnavailable, resolveProfiles, scheduledNotices } from './profiles';
+import { resolveProfiles, scheduledNotices, writingPayments } from './profiles';
 
 /** The group if it exists and belongs to this merchant; 404 otherwise. */
 export async function requireGroup(groupId: string, merchantId: string): Promise<Group> {
@@ -144,21 +142,15 @@ async function createOnce(
   const notices = await scheduledNotices(payments, group, merchant.name, profiles, now);
   // The group is announced with the payments inside it (no payment.created each).
   const announced: Group = { ...group, eventSeq: 1 };
-  try {
-    await groupStore().createGroup(
+  await writingPayments(payments, () =>
+    groupStore().createGroup(
       announced,
       payments,
       notices,
       groupEvent('group.created', announced, now),
       occurrenceOf?.advance,
-    );
-  } catch (error) {
-    if (!(error instanceof MethodUnavailableError)) throw error;
-    // A method went away or began to be deleted since resolveProfiles read it.
-    const gone = new Set(error.methodIds);
-    const index = payments.findIndex((p) => gone.has(parseProfileId(p.profileId).savedPaymentMethodId));
-    throw methodUnavailable(`payments[${index}].profileId`, payments[index]?.profileId ?? '');
-  }
+    ),
+  );
   return { group: announced, payments };
 }
 

@@ -1,8 +1,8 @@
 /**
- * Safe deletion of saved methods and payors (DESIGN section 5, "The card lifecycle";
- * docs/architecture.md "Safe method deletion"). A method that a pending payment uses is not
- * deleted: the request is refused (409, the payments listed), or with `?replaceWith=` the
- * payments move to another method of the payor and the method is deleted after them.
+ * Safe deletion of saved methods and payors (docs/architecture.md "Safe method deletion"). A
+ * method that a pending payment or a series' payment uses is not deleted: the request is refused
+ * (409, the payments and series listed), or with `?replaceWith=` the payments (of groups and of
+ * series) move to another method of the payor and the method is deleted after them.
  *
  * Written ahead: the deletion first marks the method (no payment can take it from then on) and
  * writes its record; then it lists the method's pending payments, moves them in batches (one
@@ -31,13 +31,19 @@ import {
   MOVE_BATCH,
   type DeletionRecord,
 } from '#store/method-deletions';
-import { pendingUses, type PendingUse } from '#store/method-uses';
+import { pendingUses, type PendingUses } from '#store/method-uses';
 import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
+import {
+  MethodInUseError,
+  NOTHING_LISTED,
+  usesInWords,
+  whatToDo,
+  whenTheyCanMove,
+  type Uses,
+} from './method-in-use';
 import { MethodNotFoundError, ONLY_METHOD, requirePayor } from './payors';
 
-/** Payments a 409 lists at most. */
-export const MAX_LISTED = 100;
 /** Uses read at once; a method with more is worked through in rounds. */
 const USES_PER_READ = 500;
 /**
@@ -46,25 +52,12 @@ const USES_PER_READ = 500;
  */
 export const REQUEST_MOVE_BUDGET_MS = 5_000;
 
-/** The 409 of a method (or payor) still used by pending payments: `payments` lists them. */
-export class MethodInUseError extends ConflictError {
-  constructor(message: string, uses: readonly PendingUse[]) {
-    super(message, {
-      details: {
-        payments: uses
-          .slice(0, MAX_LISTED)
-          .map((u) => ({ paymentGroupId: u.paymentGroupId, paymentId: u.paymentId })),
-      },
-    });
-  }
-}
-
 /** A deletion done, or (with a replacement) still moving payments in the background. */
 export type DeletionOutcome = { status: 'deleted' } | { status: 'accepted'; movedCount: number };
 
 const uses = (methodId: string) => pendingUses(ddb(), config().tableName, methodId, USES_PER_READ);
 
-const listed = (n: number, complete: boolean) => `${n}${complete ? '' : ' or more'} pending payment(s)`;
+const MOVE_ADVICE = 'move them with ?replaceWith=<savedPaymentMethodId>';
 
 /**
  * DELETE of a saved method (`replaceWith`: the method of the same payor its pending payments move
@@ -128,55 +121,59 @@ async function takeOver(record: DeletionRecord, now: Date, what: string): Promis
   const due = Date.parse(record.mark.startedAt) + DELETION_SWEEP_AFTER_SECONDS * 1000;
   if (now.getTime() < due)
     throw new ConflictError(`${what} is being deleted by another request; retry in a minute`, {
-      details: { payments: [] },
+      details: NOTHING_LISTED,
     });
   await resume(record, now);
 }
 
 /**
- * Runs a method's deletion from wherever it stands: lists the pending payments; without a
- * replacement, refuses (undoing the mark) or deletes; with one, moves them batch by batch and
- * deletes. `deadline` (epoch ms): no move batch starts after it (202: the sweeper goes on).
- * Undefined: the mark was taken away meanwhile (another run undid it): the caller starts over.
+ * Runs a method's deletion from wherever it stands: lists the pending payments (of groups and of
+ * series); without a replacement, refuses (undoing the mark) or deletes; with one, moves them
+ * batch by batch and deletes. `deadline` (epoch ms): no move batch starts after it (202: the
+ * sweeper goes on). Undefined: the mark was taken away meanwhile (another run undid it): the
+ * caller starts over.
  */
 async function run(
   record: DeletionRecord,
   now: Date,
   deadline = Date.now() + REQUEST_MOVE_BUDGET_MS,
 ): Promise<DeletionOutcome | undefined> {
-  const store = methodDeletionStore();
   const methodId = record.methodIds[0]!;
   const what = `saved payment method ${methodId}`;
   let movedCount = 0;
   for (;;) {
     const found = await uses(methodId);
+    const inUse = found.uses.length + found.seriesUses.length;
     if (record.mark.replaceWith === undefined) {
-      if (found.uses.length > 0) {
+      if (inUse > 0) {
         await undo(record);
         throw new MethodInUseError(
-          `${what} is used by ${listed(found.uses.length, found.complete)}: move them with ?replaceWith=<savedPaymentMethodId>, or change or delete them first`,
-          found.uses,
+          `${what} is used by ${usesInWords(found, found.complete)}: ${whatToDo(found, MOVE_ADVICE)}`,
+          found,
         );
       }
       return finishPlain(record, now);
     }
-    const stuck = found.uses.filter((u) => u.groupStatus !== 'pending');
-    if (stuck.length > 0) {
+    const stuck: Uses = {
+      uses: found.uses.filter((u) => u.groupStatus !== 'pending'),
+      seriesUses: found.seriesUses.filter((u) => u.seriesStatus === 'creating'),
+    };
+    if (stuck.uses.length + stuck.seriesUses.length > 0) {
       await undo(record);
+      const words = { groups: ' of groups being processed (or created)', series: ' being created' };
       throw new MethodInUseError(
-        `${what} is used by ${listed(stuck.length, found.complete)} of groups being processed (or created): they cannot move now; retry once those groups are processed${movedCount > 0 ? ` (${movedCount} payment(s) of pending groups were moved)` : ''}`,
+        `${what} is used by ${usesInWords(stuck, found.complete, words)}: they cannot move now; ${whenTheyCanMove(stuck)}${movedCount > 0 ? ` (${movedCount} payment(s) were moved)` : ''}`,
         stuck,
       );
     }
-    if (found.uses.length === 0) return finish(record, now);
-    for (let i = 0; i < found.uses.length; i += MOVE_BATCH) {
+    if (inUse === 0) return finish(record, now);
+    for (const batch of moveBatches(record, found)) {
       if (Date.now() > deadline) {
         logger.info('method deletion continues in the background', { methodId, movedCount });
         return { status: 'accepted', movedCount };
       }
-      const batch = found.uses.slice(i, i + MOVE_BATCH).map((u) => u.payment!);
-      if (await store.movePayments(record, batch, new Date())) {
-        movedCount += batch.length;
+      if (await batch.move()) {
+        movedCount += batch.count;
         continue;
       }
       // Refused: a payment changed or its group was claimed (list again), or the replacement is
@@ -187,6 +184,26 @@ async function run(
   }
 }
 
+/** The moves of the payments listed, in transactions of MOVE_BATCH: the groups' first, then the series'. */
+function moveBatches(
+  record: DeletionRecord,
+  found: PendingUses,
+): { count: number; move(): Promise<boolean> }[] {
+  const store = methodDeletionStore();
+  const batches: { count: number; move(): Promise<boolean> }[] = [];
+  for (let i = 0; i < found.uses.length; i += MOVE_BATCH) {
+    const payments = found.uses.slice(i, i + MOVE_BATCH).map((u) => u.payment!);
+    batches.push({ count: payments.length, move: () => store.movePayments(record, payments, new Date()) });
+  }
+  for (let i = 0; i < found.seriesUses.length; i += MOVE_BATCH) {
+    const moves = found.seriesUses
+      .slice(i, i + MOVE_BATCH)
+      .map((u) => ({ seriesId: u.seriesId, merchantId: u.merchantId, payment: u.payment! }));
+    batches.push({ count: moves.length, move: () => store.moveSeriesPayments(record, moves) });
+  }
+  return batches;
+}
+
 /** 409 (the deletion undone) when the replacement went away or began to be deleted itself. */
 async function assertReplacementStays(record: DeletionRecord): Promise<void> {
   const { methods } = await requirePayor(record.payorId, record.merchantId);
@@ -195,7 +212,7 @@ async function assertReplacementStays(record: DeletionRecord): Promise<void> {
   await undo(record);
   throw new ConflictError(
     `replaceWith ${record.mark.replaceWith} was deleted or began to be deleted while payments moved to it; the deletion of saved payment method ${record.methodIds[0]} is undone`,
-    { details: { payments: [] } },
+    { details: NOTHING_LISTED },
   );
 }
 
@@ -299,17 +316,17 @@ export async function deletePayor(payorId: string, merchantId: string, now: Date
       mark,
     };
     if ((await store.begin(record, methods)) !== 'ok') return undefined;
-    const inUse: PendingUse[] = [];
-    let complete = true;
+    const inUse: PendingUses = { uses: [], seriesUses: [], complete: true };
     for (const m of methods) {
       const found = await uses(m.savedPaymentMethodId);
-      inUse.push(...found.uses);
-      complete &&= found.complete;
+      inUse.uses.push(...found.uses);
+      inUse.seriesUses.push(...found.seriesUses);
+      inUse.complete &&= found.complete;
     }
-    if (inUse.length > 0) {
+    if (inUse.uses.length + inUse.seriesUses.length > 0) {
       await undo(record);
       throw new MethodInUseError(
-        `payor ${payorId} has saved payment methods used by ${listed(inUse.length, complete)}: move them to a method of another payor, or delete them, first`,
+        `payor ${payorId} has saved payment methods used by ${usesInWords(inUse, inUse.complete)}: ${whatToDo(inUse, inUse.uses.length > 0 ? 'move those payments to a method of another payor' : undefined)}`,
         inUse,
       );
     }

@@ -8,6 +8,7 @@ import { isUnusable, parseProfileId } from '#domain/payors';
 import { BadRequestError, ServiceUnavailableError } from '#shared/errors';
 import { methodStore } from '#store/methods';
 import { IncompleteReadError } from '#store/items';
+import { MethodUnavailableError } from '#store/method-uses';
 import { payorStore } from '#store/payors';
 
 export interface ProfileDetails {
@@ -23,6 +24,24 @@ export const methodUnavailable = (field: string, profileId: string): BadRequestE
   new BadRequestError(
     `${field} ${profileId} names a saved payment method that is being deleted or no longer exists`,
   );
+
+/**
+ * Runs a create's write of these payments; a refusal by its fence (a method gone or being deleted
+ * since resolveProfiles read it) becomes the 400 naming the first payment on such a method.
+ */
+export async function writingPayments(
+  payments: readonly { profileId: string }[],
+  write: () => Promise<void>,
+): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (!(error instanceof MethodUnavailableError)) throw error;
+    const gone = new Set(error.methodIds);
+    const index = payments.findIndex((p) => gone.has(parseProfileId(p.profileId).savedPaymentMethodId));
+    throw methodUnavailable(`payments[${index}].profileId`, payments[index]?.profileId ?? '');
+  }
+}
 
 const keyOf = (profileId: string) => {
   const ref = parseProfileId(profileId);

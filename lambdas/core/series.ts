@@ -36,7 +36,7 @@ import type { Merchant } from '#store/merchants';
 import { seriesStore, seriesWriteItems } from '#store/series';
 import { createGroup, deleteGroup } from './groups';
 import { findMerchant } from './merchants';
-import { profilesSaved, resolveProfiles } from './profiles';
+import { profilesSaved, resolveProfiles, writingPayments } from './profiles';
 
 /** The series if it exists and belongs to this merchant; 404 otherwise. */
 export async function requireSeries(seriesId: string, merchantId: string): Promise<Series> {
@@ -132,7 +132,9 @@ async function createOnce(
     payments.map((p) => p.profileId),
     (i) => `payments[${i}].profileId`,
   );
-  await store.create(series, payments, seriesEvent('series.created', series, now));
+  await writingPayments(payments, () =>
+    store.create(series, payments, seriesEvent('series.created', series, now)),
+  );
 }
 
 /**

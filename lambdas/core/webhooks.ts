@@ -58,37 +58,31 @@ export async function requireEndpoint(merchantId: string, endpointId: string): P
 }
 
 /**
- * What an idempotency record keeps of an answer with a secret (create, rotate): the secret sealed
- * as the endpoint's own are, never in the clear; a replay opens it (docs/decisions.md
- * "Idempotency-Key on every POST").
+ * What an idempotency record keeps of an answer with a secret (create, rotate): the endpoint's id,
+ * never the secret, sealed or not. A replay answers the endpoint's secret as it is then, so that it
+ * never hands out a secret a rotation has retired since (docs/decisions.md "A replay answers the
+ * current secret").
  */
-export interface KeptSecret {
+export interface KeptEndpoint {
   webhookEndpointId: string;
-  sealedSecret: string;
 }
 
-export const keepSecret = async (
-  merchantId: string,
-  webhookEndpointId: string,
-  secret: string,
-): Promise<KeptSecret> => ({
-  webhookEndpointId,
-  sealedSecret: await secretBox().seal(secret, secretContext({ merchantId, webhookEndpointId })),
-});
+/** The endpoint's current secret, in the clear. */
+const currentSecretOf = (endpoint: WebhookEndpoint): Promise<string> =>
+  secretBox().open(endpoint.secret, secretContext(endpoint));
 
-export const openKeptSecret = (merchantId: string, kept: KeptSecret): Promise<string> =>
-  secretBox().open(
-    kept.sealedSecret,
-    secretContext({ merchantId, webhookEndpointId: kept.webhookEndpointId }),
-  );
-
-/** A created endpoint's answer again: the endpoint as it is now, with the secret it was created with. */
-export async function createdEndpoint(
+/** The endpoint as it is now with its current secret: a create's answer again (a replay, a resumed retry). */
+export async function endpointWithSecret(
   merchantId: string,
-  kept: KeptSecret,
+  kept: KeptEndpoint,
 ): Promise<CreatedWebhookEndpointView> {
   const endpoint = await requireEndpoint(merchantId, kept.webhookEndpointId);
-  return { ...endpointView(endpoint), secret: await openKeptSecret(merchantId, kept) };
+  return { ...endpointView(endpoint), secret: await currentSecretOf(endpoint) };
+}
+
+/** The endpoint's current secret: a rotation's answer again (a replay). */
+export async function currentSecret(merchantId: string, kept: KeptEndpoint): Promise<{ secret: string }> {
+  return { secret: await currentSecretOf(await requireEndpoint(merchantId, kept.webhookEndpointId)) };
 }
 
 /**
@@ -103,11 +97,7 @@ export async function createEndpoint(
 ): Promise<CreatedWebhookEndpointView> {
   if (keyed?.resumed) {
     const written = await webhookEndpointStore().get(merchantId, keyed.resourceId);
-    if (written)
-      return {
-        ...endpointView(written),
-        secret: await secretBox().open(written.secret, secretContext(written)),
-      };
+    if (written) return { ...endpointView(written), secret: await currentSecretOf(written) };
   }
   await requireAllowedUrl(input.url);
   const webhookEndpointId = keyed?.resourceId ?? newId();
@@ -184,7 +174,7 @@ export async function rotateSecret(
   return withOptimisticRetry(async () => {
     const endpoint = await requireEndpoint(merchantId, endpointId);
     if (rotationId !== undefined && endpoint.rotationId === rotationId)
-      return { secret: await secretBox().open(endpoint.secret, secretContext(endpoint)) };
+      return { secret: await currentSecretOf(endpoint) };
     const next: WebhookEndpoint = {
       ...endpoint,
       secret: await secretBox().seal(secret, secretContext(endpoint)),

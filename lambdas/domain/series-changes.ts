@@ -5,7 +5,6 @@
  */
 import type { UpdateSeriesInput } from '#contract/schemas/series';
 import { BadRequestError } from '#shared/errors';
-import { canonicalTimeZone } from '#shared/time-zones';
 import { ValidationError } from '#shared/validation';
 import { retryPolicyOf } from './retries';
 import { occurrenceCountOf, skipPassed, type Series } from './series';
@@ -40,7 +39,7 @@ export function updatedSeries(series: Series, input: UpdateSeriesInput, now: Dat
     throw new ValidationError([{ field: 'count', message: 'count and endDate cannot both be given' }]);
   }
   const rule: Recurrence = {
-    timeZone: input.timeZone !== undefined ? canonicalTimeZone(input.timeZone) : series.timeZone,
+    timeZone: input.timeZone ?? series.timeZone,
     localHour: input.localHour ?? series.localHour,
     startDate: series.startDate,
     frequency: series.frequency,

@@ -110,6 +110,10 @@ export function occurrencesUntil(
   return n;
 }
 
+/** The date `years` years after today's date in `timeZone` (yyyy-MM-dd): the latest a series may start. */
+export const latestStartDate = (timeZone: string, now: Date, years: number): string =>
+  DateTime.fromJSDate(now, { zone: timeZone }).plus({ years }).toISODate()!;
+
 /** When occurrence `slot`'s group is due to be created: `noticeDays` whole days (24 h each) before its slot. */
 export const creationTime = (slot: Pick<OccurrenceSlot, 'at'>, noticeDays: number): Date =>
   DateTime.fromJSDate(slot.at, { zone: 'utc' }).minus({ days: noticeDays }).toJSDate();

@@ -3,12 +3,17 @@
  * record of domain/series.ts with its next occurrences computed, amounts in the currency unit.
  */
 import type { EventType } from '#contract/events';
-import type { NextOccurrenceView, PastOccurrenceView, SeriesView } from '#contract/schemas/series';
+import type {
+  NextOccurrenceView,
+  PastOccurrenceView,
+  SeriesPaymentView,
+  SeriesView,
+} from '#contract/schemas/series';
 import { NEXT_OCCURRENCES_SHOWN } from '#contract/series';
 import { newEvent, type ServiceEvent } from './events';
 import { fromCents } from './money';
 import { retryPolicyOf } from './retries';
-import { slotOfOccurrence, type PastOccurrence, type Series } from './series';
+import { slotOfOccurrence, type PastOccurrence, type Series, type SeriesPayment } from './series';
 import { creationTime } from './series-schedule';
 
 /** The next occurrences (up to NEXT_OCCURRENCES_SHOWN) whose group is not created; none once canceled or completed. */
@@ -34,8 +39,35 @@ export function nextOccurrences(
 
 const pastOccurrenceView = (o: PastOccurrence): PastOccurrenceView => ({ ...o });
 
-/** The series as the API shows it; lists leave out `occurrences` (`full` false). */
-export function seriesView(s: Series, full = true): SeriesView {
+/** A payment of a series as the API shows it, amounts in the currency unit. */
+export const seriesPaymentView = (p: SeriesPayment): SeriesPaymentView => ({
+  index: p.index,
+  profileId: p.profileId,
+  amount: fromCents(p.amountCents),
+  // Every payment of a series is charged by its occurrences to come.
+  status: 'active',
+  ...(p.orderId !== undefined && { orderId: p.orderId }),
+  ...(p.allowPartial !== undefined && { allowPartial: p.allowPartial }),
+  sendEmailReceipt: p.sendEmailReceipt,
+  sendPaymentScheduledNotification: p.sendPaymentScheduledNotification,
+  ...(p.customAttributes !== undefined && { customAttributes: p.customAttributes }),
+  ...(p.fees !== undefined && {
+    fees: p.fees.map((f) => ({ name: f.name, amount: fromCents(f.amountCents) })),
+  }),
+});
+
+/** A page of a series' payments as one series' answer shows it. */
+export interface SeriesPaymentsPage {
+  payments: SeriesPaymentView[];
+  /** The index of the next payment, when more follow. */
+  next?: number;
+}
+
+/**
+ * The series as the API shows it; lists leave out `occurrences` (`full` false); one series' answers
+ * add a page of its payments (`page`); events carry neither payments nor the page.
+ */
+export function seriesView(s: Series, full = true, page?: SeriesPaymentsPage): SeriesView {
   return {
     seriesId: s.seriesId,
     servicePayId: s.merchantId,
@@ -62,6 +94,8 @@ export function seriesView(s: Series, full = true): SeriesView {
     createdCount: s.occurrences.filter((o) => o.status === 'created').length,
     nextOccurrences: nextOccurrences(s),
     ...(full && { occurrences: s.occurrences.map(pastOccurrenceView) }),
+    ...(page && { payments: page.payments }),
+    ...(page?.next !== undefined && { paymentsNext: page.next }),
     dateCreated: s.dateCreated,
     lastUpdated: s.lastUpdated,
   };

@@ -8,8 +8,7 @@
 import type { CreateGroupInput } from '#contract/schemas/groups';
 import type { InlinePaymentInput } from '#contract/schemas/payments';
 import type { CreateSeriesInput } from '#contract/schemas/series';
-import { DEFAULT_NOTICE_DAYS, MAX_SERIES_OCCURRENCES } from '#contract/series';
-import { canonicalTimeZone } from '#shared/time-zones';
+import { DEFAULT_NOTICE_DAYS, MAX_SERIES_OCCURRENCES, MAX_SERIES_START_YEARS } from '#contract/series';
 import { ValidationError, type Problem } from '#shared/validation';
 import type { ServiceEvent } from './events';
 import { currentSlot, slotOf, type TransactionInitiator } from './groups';
@@ -17,6 +16,7 @@ import { fromCents, toCents, type Cents } from './money';
 import { retryPolicyOf, type RetryPolicy } from './retries';
 import {
   creationTime,
+  latestStartDate,
   occurrenceSlot,
   occurrencesUntil,
   type Frequency,
@@ -153,7 +153,8 @@ function seriesPayment(input: InlinePaymentInput, index: number): SeriesPayment 
 
 /**
  * A new series and its payments, or a 400 listing every problem the schema could not see: count
- * and endDate, the first occurrence in the past, a payment that says it is not recurring.
+ * and endDate, the first occurrence in the past or more than MAX_SERIES_START_YEARS ahead, a
+ * payment that says it is not recurring. The time zone is kept as sent (the schema checked it).
  */
 export function newSeries(
   input: CreateSeriesInput,
@@ -162,7 +163,7 @@ export function newSeries(
   now: Date,
 ): { series: Series; payments: SeriesPayment[] } {
   const rule: Recurrence = {
-    timeZone: canonicalTimeZone(input.timeZone),
+    timeZone: input.timeZone,
     localHour: input.localHour,
     startDate: input.startDate,
     frequency: input.frequency,
@@ -171,8 +172,14 @@ export function newSeries(
   const problems: Problem[] = [];
   const counted = occurrenceCountOf(rule, input);
   if ('problem' in counted) problems.push(counted.problem);
+  const latest = latestStartDate(rule.timeZone, now, MAX_SERIES_START_YEARS);
   const first = slotOfOccurrence(rule, 1);
-  if (hasPassed(first, now)) {
+  if (rule.startDate > latest) {
+    problems.push({
+      field: 'startDate',
+      message: `startDate ${rule.startDate} is too far ahead: a series starts at most ${MAX_SERIES_START_YEARS} years ahead (on or before ${latest} in ${rule.timeZone})`,
+    });
+  } else if (hasPassed(first, now)) {
     problems.push({
       field: 'startDate',
       message: `the first occurrence (${first.localTime}, ${slotOf(first.scheduleDate, first.scheduleHour)}:00Z) is in the past (now ${now.toISOString()})`,

@@ -5705,7 +5705,11 @@ const schema20 = {
       },
     },
     noticeDays: { type: 'integer', minimum: 0, maximum: 30 },
-    startDate: { type: 'string', format: 'date' },
+    startDate: {
+      type: 'string',
+      format: 'date',
+      description: 'must be a date (yyyy-MM-dd) at most 5 years after today in timeZone',
+    },
     frequency: { type: 'string', enum: ['weekly', 'monthly'] },
     interval: { type: 'integer', minimum: 1, maximum: 12 },
     payments: {
@@ -7978,6 +7982,145 @@ const schema21 = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    paymentsFrom: {
+      type: 'string',
+      pattern: '^\\d{1,5}$',
+      description: "must be an integer 0-10000 (a payment's index)",
+    },
+    paymentsPageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
+  },
+};
+const pattern31 = new RegExp('^\\d{1,5}$', 'u');
+function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === 'paymentsFrom' || key0 === 'paymentsPageSize')) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema21,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.paymentsFrom !== undefined) {
+      let data0 = data.paymentsFrom;
+      if (typeof data0 === 'string') {
+        if (!pattern31.test(data0)) {
+          const err1 = {
+            instancePath: instancePath + '/paymentsFrom',
+            schemaPath: '#/properties/paymentsFrom/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^\\d{1,5}$' },
+            message: 'must match pattern "' + '^\\d{1,5}$' + '"',
+            schema: '^\\d{1,5}$',
+            parentSchema: schema21.properties.paymentsFrom,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = {
+          instancePath: instancePath + '/paymentsFrom',
+          schemaPath: '#/properties/paymentsFrom/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema21.properties.paymentsFrom.type,
+          parentSchema: schema21.properties.paymentsFrom,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.paymentsPageSize !== undefined) {
+      let data1 = data.paymentsPageSize;
+      if (typeof data1 === 'string') {
+        if (!pattern3.test(data1)) {
+          const err3 = {
+            instancePath: instancePath + '/paymentsPageSize',
+            schemaPath: '#/properties/paymentsPageSize/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^\\d{1,3}$' },
+            message: 'must match pattern "' + '^\\d{1,3}$' + '"',
+            schema: '^\\d{1,3}$',
+            parentSchema: schema21.properties.paymentsPageSize,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + '/paymentsPageSize',
+          schemaPath: '#/properties/paymentsPageSize/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema21.properties.paymentsPageSize.type,
+          parentSchema: schema21.properties.paymentsPageSize,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err5 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema21.type,
+      parentSchema: schema21,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err5];
+    } else {
+      vErrors.push(err5);
+    }
+    errors++;
+  }
+  validate20.errors = vErrors;
+  return errors === 0;
+}
+export const s11 = validate21;
+const schema22 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
     seriesId: { type: 'string', format: 'uuid' },
     timeZone: {
       type: 'string',
@@ -8014,12 +8157,12 @@ const schema21 = {
     status: { type: 'string', enum: ['active', 'paused'] },
   },
 };
-function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func2.call(schema21.properties, key0)) {
+      if (!func2.call(schema22.properties, key0)) {
         const err0 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -8027,7 +8170,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema21,
+          parentSchema: schema22,
           data,
         };
         if (vErrors === null) {
@@ -8049,7 +8192,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema21.properties.seriesId,
+            parentSchema: schema22.properties.seriesId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8066,8 +8209,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.seriesId.type,
-          parentSchema: schema21.properties.seriesId,
+          schema: schema22.properties.seriesId.type,
+          parentSchema: schema22.properties.seriesId,
           data: data0,
         };
         if (vErrors === null) {
@@ -8089,7 +8232,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema21.properties.timeZone,
+            parentSchema: schema22.properties.timeZone,
             data: data1,
           };
           if (vErrors === null) {
@@ -8107,7 +8250,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema21.properties.timeZone,
+            parentSchema: schema22.properties.timeZone,
             data: data1,
           };
           if (vErrors === null) {
@@ -8125,7 +8268,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$' },
             message: 'must match pattern "' + '^[A-Za-z][A-Za-z0-9_+\\-/]*$' + '"',
             schema: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
-            parentSchema: schema21.properties.timeZone,
+            parentSchema: schema22.properties.timeZone,
             data: data1,
           };
           if (vErrors === null) {
@@ -8143,7 +8286,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "ianaTimeZone" keyword validation',
             schema: true,
-            parentSchema: schema21.properties.timeZone,
+            parentSchema: schema22.properties.timeZone,
             data: data1,
           };
           if (vErrors === null) {
@@ -8160,8 +8303,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.timeZone.type,
-          parentSchema: schema21.properties.timeZone,
+          schema: schema22.properties.timeZone.type,
+          parentSchema: schema22.properties.timeZone,
           data: data1,
         };
         if (vErrors === null) {
@@ -8181,8 +8324,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema21.properties.localHour.type,
-          parentSchema: schema21.properties.localHour,
+          schema: schema22.properties.localHour.type,
+          parentSchema: schema22.properties.localHour,
           data: data2,
         };
         if (vErrors === null) {
@@ -8201,7 +8344,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema21.properties.localHour,
+            parentSchema: schema22.properties.localHour,
             data: data2,
           };
           if (vErrors === null) {
@@ -8219,7 +8362,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema21.properties.localHour,
+            parentSchema: schema22.properties.localHour,
             data: data2,
           };
           if (vErrors === null) {
@@ -8240,8 +8383,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema21.properties.count.type,
-          parentSchema: schema21.properties.count,
+          schema: schema22.properties.count.type,
+          parentSchema: schema22.properties.count,
           data: data3,
         };
         if (vErrors === null) {
@@ -8260,7 +8403,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 120 },
             message: 'must be <= 120',
             schema: 120,
-            parentSchema: schema21.properties.count,
+            parentSchema: schema22.properties.count,
             data: data3,
           };
           if (vErrors === null) {
@@ -8278,7 +8421,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema21.properties.count,
+            parentSchema: schema22.properties.count,
             data: data3,
           };
           if (vErrors === null) {
@@ -8301,7 +8444,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema21.properties.endDate,
+            parentSchema: schema22.properties.endDate,
             data: data4,
           };
           if (vErrors === null) {
@@ -8318,8 +8461,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.endDate.type,
-          parentSchema: schema21.properties.endDate,
+          schema: schema22.properties.endDate.type,
+          parentSchema: schema22.properties.endDate,
           data: data4,
         };
         if (vErrors === null) {
@@ -8339,8 +8482,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema21.properties.locationId.type,
-          parentSchema: schema21.properties.locationId,
+          schema: schema22.properties.locationId.type,
+          parentSchema: schema22.properties.locationId,
           data: data5,
         };
         if (vErrors === null) {
@@ -8359,7 +8502,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2147483647 },
             message: 'must be <= 2147483647',
             schema: 2147483647,
-            parentSchema: schema21.properties.locationId,
+            parentSchema: schema22.properties.locationId,
             data: data5,
           };
           if (vErrors === null) {
@@ -8377,7 +8520,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema21.properties.locationId,
+            parentSchema: schema22.properties.locationId,
             data: data5,
           };
           if (vErrors === null) {
@@ -8398,8 +8541,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.transactionInitiator.type,
-          parentSchema: schema21.properties.transactionInitiator,
+          schema: schema22.properties.transactionInitiator.type,
+          parentSchema: schema22.properties.transactionInitiator,
           data: data6,
         };
         if (vErrors === null) {
@@ -8414,10 +8557,10 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/transactionInitiator',
           schemaPath: '#/properties/transactionInitiator/enum',
           keyword: 'enum',
-          params: { allowedValues: schema21.properties.transactionInitiator.enum },
+          params: { allowedValues: schema22.properties.transactionInitiator.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema21.properties.transactionInitiator.enum,
-          parentSchema: schema21.properties.transactionInitiator,
+          schema: schema22.properties.transactionInitiator.enum,
+          parentSchema: schema22.properties.transactionInitiator,
           data: data6,
         };
         if (vErrors === null) {
@@ -8437,8 +8580,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema21.properties.surchargeCompliance.type,
-          parentSchema: schema21.properties.surchargeCompliance,
+          schema: schema22.properties.surchargeCompliance.type,
+          parentSchema: schema22.properties.surchargeCompliance,
           data: data7,
         };
         if (vErrors === null) {
@@ -8458,8 +8601,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema21.properties.allowPartial.type,
-          parentSchema: schema21.properties.allowPartial,
+          schema: schema22.properties.allowPartial.type,
+          parentSchema: schema22.properties.allowPartial,
           data: data8,
         };
         if (vErrors === null) {
@@ -8480,8 +8623,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'maxRetries' },
             message: "must have required property '" + 'maxRetries' + "'",
-            schema: schema21.properties.retryPolicy.required,
-            parentSchema: schema21.properties.retryPolicy,
+            schema: schema22.properties.retryPolicy.required,
+            parentSchema: schema22.properties.retryPolicy,
             data: data9,
           };
           if (vErrors === null) {
@@ -8500,7 +8643,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema21.properties.retryPolicy,
+              parentSchema: schema22.properties.retryPolicy,
               data: data9,
             };
             if (vErrors === null) {
@@ -8520,8 +8663,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema21.properties.retryPolicy.properties.maxRetries.type,
-              parentSchema: schema21.properties.retryPolicy.properties.maxRetries,
+              schema: schema22.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema22.properties.retryPolicy.properties.maxRetries,
               data: data10,
             };
             if (vErrors === null) {
@@ -8540,7 +8683,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 4 },
                 message: 'must be <= 4',
                 schema: 4,
-                parentSchema: schema21.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema22.properties.retryPolicy.properties.maxRetries,
                 data: data10,
               };
               if (vErrors === null) {
@@ -8558,7 +8701,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 0 },
                 message: 'must be >= 0',
                 schema: 0,
-                parentSchema: schema21.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema22.properties.retryPolicy.properties.maxRetries,
                 data: data10,
               };
               if (vErrors === null) {
@@ -8579,8 +8722,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema21.properties.retryPolicy.properties.intervalHours.type,
-              parentSchema: schema21.properties.retryPolicy.properties.intervalHours,
+              schema: schema22.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema22.properties.retryPolicy.properties.intervalHours,
               data: data11,
             };
             if (vErrors === null) {
@@ -8599,7 +8742,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 240 },
                 message: 'must be <= 240',
                 schema: 240,
-                parentSchema: schema21.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema22.properties.retryPolicy.properties.intervalHours,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8617,7 +8760,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 24 },
                 message: 'must be >= 24',
                 schema: 24,
-                parentSchema: schema21.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema22.properties.retryPolicy.properties.intervalHours,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8636,8 +8779,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema21.properties.retryPolicy.type,
-          parentSchema: schema21.properties.retryPolicy,
+          schema: schema22.properties.retryPolicy.type,
+          parentSchema: schema22.properties.retryPolicy,
           data: data9,
         };
         if (vErrors === null) {
@@ -8657,8 +8800,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema21.properties.noticeDays.type,
-          parentSchema: schema21.properties.noticeDays,
+          schema: schema22.properties.noticeDays.type,
+          parentSchema: schema22.properties.noticeDays,
           data: data12,
         };
         if (vErrors === null) {
@@ -8677,7 +8820,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 30 },
             message: 'must be <= 30',
             schema: 30,
-            parentSchema: schema21.properties.noticeDays,
+            parentSchema: schema22.properties.noticeDays,
             data: data12,
           };
           if (vErrors === null) {
@@ -8695,7 +8838,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema21.properties.noticeDays,
+            parentSchema: schema22.properties.noticeDays,
             data: data12,
           };
           if (vErrors === null) {
@@ -8716,8 +8859,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.status.type,
-          parentSchema: schema21.properties.status,
+          schema: schema22.properties.status.type,
+          parentSchema: schema22.properties.status,
           data: data13,
         };
         if (vErrors === null) {
@@ -8732,10 +8875,10 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema21.properties.status.enum },
+          params: { allowedValues: schema22.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema21.properties.status.enum,
-          parentSchema: schema21.properties.status,
+          schema: schema22.properties.status.enum,
+          parentSchema: schema22.properties.status,
           data: data13,
         };
         if (vErrors === null) {
@@ -8753,8 +8896,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema21.type,
-      parentSchema: schema21,
+      schema: schema22.type,
+      parentSchema: schema22,
       data,
     };
     if (vErrors === null) {
@@ -8764,18 +8907,18 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate20.errors = vErrors;
+  validate21.errors = vErrors;
   return errors === 0;
 }
-export const s11 = validate21;
-const schema22 = {
+export const s12 = validate22;
+const schema23 = {
   type: 'object',
   additionalProperties: false,
   properties: {
     paymentIds: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', format: 'uuid' } },
   },
 };
-function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8788,7 +8931,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema22,
+          parentSchema: schema23,
           data,
         };
         if (vErrors === null) {
@@ -8810,7 +8953,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 items',
             schema: 1000,
-            parentSchema: schema22.properties.paymentIds,
+            parentSchema: schema23.properties.paymentIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -8828,7 +8971,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema22.properties.paymentIds,
+            parentSchema: schema23.properties.paymentIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -8850,7 +8993,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { format: 'uuid' },
                 message: 'must match format "' + 'uuid' + '"',
                 schema: 'uuid',
-                parentSchema: schema22.properties.paymentIds.items,
+                parentSchema: schema23.properties.paymentIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -8867,8 +9010,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema22.properties.paymentIds.items.type,
-              parentSchema: schema22.properties.paymentIds.items,
+              schema: schema23.properties.paymentIds.items.type,
+              parentSchema: schema23.properties.paymentIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -8886,8 +9029,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema22.properties.paymentIds.type,
-          parentSchema: schema22.properties.paymentIds,
+          schema: schema23.properties.paymentIds.type,
+          parentSchema: schema23.properties.paymentIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -8905,8 +9048,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema22.type,
-      parentSchema: schema22,
+      schema: schema23.type,
+      parentSchema: schema23,
       data,
     };
     if (vErrors === null) {
@@ -8916,11 +9059,11 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate21.errors = vErrors;
+  validate22.errors = vErrors;
   return errors === 0;
 }
-export const s12 = validate22;
-const schema23 = {
+export const s13 = validate23;
+const schema24 = {
   type: 'object',
   additionalProperties: false,
   dependencies: { scheduleHour: ['scheduleDate'] },
@@ -8929,7 +9072,7 @@ const schema23 = {
     scheduleHour: { type: 'integer', minimum: 0, maximum: 23 },
   },
 };
-function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8942,7 +9085,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema23,
+          parentSchema: schema24,
           data,
         };
         if (vErrors === null) {
@@ -8966,8 +9109,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             deps: 'scheduleDate',
           },
           message: 'must have property scheduleDate when property scheduleHour is present',
-          schema: schema23.dependencies,
-          parentSchema: schema23,
+          schema: schema24.dependencies,
+          parentSchema: schema24,
           data,
         };
         if (vErrors === null) {
@@ -8989,7 +9132,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema23.properties.scheduleDate,
+            parentSchema: schema24.properties.scheduleDate,
             data: data0,
           };
           if (vErrors === null) {
@@ -9006,8 +9149,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema23.properties.scheduleDate.type,
-          parentSchema: schema23.properties.scheduleDate,
+          schema: schema24.properties.scheduleDate.type,
+          parentSchema: schema24.properties.scheduleDate,
           data: data0,
         };
         if (vErrors === null) {
@@ -9027,8 +9170,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema23.properties.scheduleHour.type,
-          parentSchema: schema23.properties.scheduleHour,
+          schema: schema24.properties.scheduleHour.type,
+          parentSchema: schema24.properties.scheduleHour,
           data: data1,
         };
         if (vErrors === null) {
@@ -9047,7 +9190,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema23.properties.scheduleHour,
+            parentSchema: schema24.properties.scheduleHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -9065,7 +9208,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema23.properties.scheduleHour,
+            parentSchema: schema24.properties.scheduleHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -9084,8 +9227,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema23.type,
-      parentSchema: schema23,
+      schema: schema24.type,
+      parentSchema: schema24,
       data,
     };
     if (vErrors === null) {
@@ -9095,11 +9238,11 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate22.errors = vErrors;
+  validate23.errors = vErrors;
   return errors === 0;
 }
-export const s13 = validate23;
-const schema24 = {
+export const s14 = validate24;
+const schema25 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -9121,7 +9264,7 @@ const schema24 = {
     },
   },
 };
-function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9134,7 +9277,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema24,
+          parentSchema: schema25,
           data,
         };
         if (vErrors === null) {
@@ -9155,8 +9298,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'maxRetries' },
             message: "must have required property '" + 'maxRetries' + "'",
-            schema: schema24.properties.retryPolicy.required,
-            parentSchema: schema24.properties.retryPolicy,
+            schema: schema25.properties.retryPolicy.required,
+            parentSchema: schema25.properties.retryPolicy,
             data: data0,
           };
           if (vErrors === null) {
@@ -9175,7 +9318,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema24.properties.retryPolicy,
+              parentSchema: schema25.properties.retryPolicy,
               data: data0,
             };
             if (vErrors === null) {
@@ -9195,8 +9338,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema24.properties.retryPolicy.properties.maxRetries.type,
-              parentSchema: schema24.properties.retryPolicy.properties.maxRetries,
+              schema: schema25.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema25.properties.retryPolicy.properties.maxRetries,
               data: data1,
             };
             if (vErrors === null) {
@@ -9215,7 +9358,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 4 },
                 message: 'must be <= 4',
                 schema: 4,
-                parentSchema: schema24.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema25.properties.retryPolicy.properties.maxRetries,
                 data: data1,
               };
               if (vErrors === null) {
@@ -9233,7 +9376,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 0 },
                 message: 'must be >= 0',
                 schema: 0,
-                parentSchema: schema24.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema25.properties.retryPolicy.properties.maxRetries,
                 data: data1,
               };
               if (vErrors === null) {
@@ -9254,8 +9397,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema24.properties.retryPolicy.properties.intervalHours.type,
-              parentSchema: schema24.properties.retryPolicy.properties.intervalHours,
+              schema: schema25.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema25.properties.retryPolicy.properties.intervalHours,
               data: data2,
             };
             if (vErrors === null) {
@@ -9274,7 +9417,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 240 },
                 message: 'must be <= 240',
                 schema: 240,
-                parentSchema: schema24.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema25.properties.retryPolicy.properties.intervalHours,
                 data: data2,
               };
               if (vErrors === null) {
@@ -9292,7 +9435,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 24 },
                 message: 'must be >= 24',
                 schema: 24,
-                parentSchema: schema24.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema25.properties.retryPolicy.properties.intervalHours,
                 data: data2,
               };
               if (vErrors === null) {
@@ -9311,8 +9454,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema24.properties.retryPolicy.type,
-          parentSchema: schema24.properties.retryPolicy,
+          schema: schema25.properties.retryPolicy.type,
+          parentSchema: schema25.properties.retryPolicy,
           data: data0,
         };
         if (vErrors === null) {
@@ -9330,8 +9473,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema24.type,
-      parentSchema: schema24,
+      schema: schema25.type,
+      parentSchema: schema25,
       data,
     };
     if (vErrors === null) {
@@ -9341,11 +9484,11 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate23.errors = vErrors;
+  validate24.errors = vErrors;
   return errors === 0;
 }
-export const s14 = validate24;
-const schema25 = {
+export const s15 = validate25;
+const schema26 = {
   type: 'object',
   additionalProperties: false,
   required: ['paymentMethod'],
@@ -9412,7 +9555,7 @@ const schema25 = {
 };
 const formats26 =
   /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9423,8 +9566,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentMethod' },
         message: "must have required property '" + 'paymentMethod' + "'",
-        schema: schema25.required,
-        parentSchema: schema25,
+        schema: schema26.required,
+        parentSchema: schema26,
         data,
       };
       if (vErrors === null) {
@@ -9450,7 +9593,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema25,
+          parentSchema: schema26,
           data,
         };
         if (vErrors === null) {
@@ -9472,7 +9615,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema25.properties.customerAccountId,
+            parentSchema: schema26.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9490,7 +9633,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema25.properties.customerAccountId,
+            parentSchema: schema26.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9508,7 +9651,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema25.properties.customerAccountId,
+            parentSchema: schema26.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9533,8 +9676,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.customerAccountId.type,
-          parentSchema: schema25.properties.customerAccountId,
+          schema: schema26.properties.customerAccountId.type,
+          parentSchema: schema26.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -9556,7 +9699,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema25.properties.customerAccountType,
+            parentSchema: schema26.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9574,7 +9717,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema25.properties.customerAccountType,
+            parentSchema: schema26.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9592,7 +9735,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema25.properties.customerAccountType,
+            parentSchema: schema26.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9617,8 +9760,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.customerAccountType.type,
-          parentSchema: schema25.properties.customerAccountType,
+          schema: schema26.properties.customerAccountType.type,
+          parentSchema: schema26.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -9640,7 +9783,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema25.properties.sponsorKey,
+            parentSchema: schema26.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9658,7 +9801,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema25.properties.sponsorKey,
+            parentSchema: schema26.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9676,7 +9819,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema25.properties.sponsorKey,
+            parentSchema: schema26.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9697,8 +9840,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.sponsorKey.type,
-          parentSchema: schema25.properties.sponsorKey,
+          schema: schema26.properties.sponsorKey.type,
+          parentSchema: schema26.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -9720,7 +9863,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema25.properties.customerData,
+            parentSchema: schema26.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -9765,8 +9908,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema25.properties.customerData.propertyNames.not,
-              parentSchema: schema25.properties.customerData.propertyNames,
+              schema: schema26.properties.customerData.propertyNames.not,
+              parentSchema: schema26.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -9795,7 +9938,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema25.properties.customerData.propertyNames,
+                parentSchema: schema26.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -9815,8 +9958,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema25.properties.customerData.propertyNames,
-              parentSchema: schema25.properties.customerData,
+              schema: schema26.properties.customerData.propertyNames,
+              parentSchema: schema26.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -9838,7 +9981,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9856,7 +9999,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9874,7 +10017,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema25.properties.customerData.additionalProperties,
+                parentSchema: schema26.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -9899,8 +10042,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema25.properties.customerData.additionalProperties.type,
-              parentSchema: schema25.properties.customerData.additionalProperties,
+              schema: schema26.properties.customerData.additionalProperties.type,
+              parentSchema: schema26.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -9918,8 +10061,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema25.properties.customerData.type,
-          parentSchema: schema25.properties.customerData,
+          schema: schema26.properties.customerData.type,
+          parentSchema: schema26.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -9941,7 +10084,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema25.properties.email,
+            parentSchema: schema26.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -9959,7 +10102,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema25.properties.email,
+            parentSchema: schema26.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -9976,8 +10119,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema25.properties.email.type,
-          parentSchema: schema25.properties.email,
+          schema: schema26.properties.email.type,
+          parentSchema: schema26.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -9997,8 +10140,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema25.properties.paymentMethod.type,
-          parentSchema: schema25.properties.paymentMethod,
+          schema: schema26.properties.paymentMethod.type,
+          parentSchema: schema26.properties.paymentMethod,
           data: data6,
         };
         if (vErrors === null) {
@@ -10016,8 +10159,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema25.type,
-      parentSchema: schema25,
+      schema: schema26.type,
+      parentSchema: schema26,
       data,
     };
     if (vErrors === null) {
@@ -10027,11 +10170,11 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate24.errors = vErrors;
+  validate25.errors = vErrors;
   return errors === 0;
 }
-export const s15 = validate25;
-const schema26 = {
+export const s16 = validate26;
+const schema27 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'cardNumber', 'expiryMonth', 'expiryYear', 'billingAddress'],
@@ -10127,8 +10270,8 @@ const schema26 = {
     setAsDefault: { type: 'boolean' },
   },
 };
-const pattern41 = new RegExp('^[A-Z]{2}$', 'u');
-function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern43 = new RegExp('^[A-Z]{2}$', 'u');
+function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10139,8 +10282,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema26.required,
-        parentSchema: schema26,
+        schema: schema27.required,
+        parentSchema: schema27,
         data,
       };
       if (vErrors === null) {
@@ -10157,8 +10300,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'cardNumber' },
         message: "must have required property '" + 'cardNumber' + "'",
-        schema: schema26.required,
-        parentSchema: schema26,
+        schema: schema27.required,
+        parentSchema: schema27,
         data,
       };
       if (vErrors === null) {
@@ -10175,8 +10318,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryMonth' },
         message: "must have required property '" + 'expiryMonth' + "'",
-        schema: schema26.required,
-        parentSchema: schema26,
+        schema: schema27.required,
+        parentSchema: schema27,
         data,
       };
       if (vErrors === null) {
@@ -10193,8 +10336,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryYear' },
         message: "must have required property '" + 'expiryYear' + "'",
-        schema: schema26.required,
-        parentSchema: schema26,
+        schema: schema27.required,
+        parentSchema: schema27,
         data,
       };
       if (vErrors === null) {
@@ -10211,8 +10354,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema26.required,
-        parentSchema: schema26,
+        schema: schema27.required,
+        parentSchema: schema27,
         data,
       };
       if (vErrors === null) {
@@ -10239,7 +10382,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema26,
+          parentSchema: schema27,
           data,
         };
         if (vErrors === null) {
@@ -10259,8 +10402,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.accountType.type,
-          parentSchema: schema26.properties.accountType,
+          schema: schema27.properties.accountType.type,
+          parentSchema: schema27.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -10275,10 +10418,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema26.properties.accountType.enum },
+          params: { allowedValues: schema27.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema26.properties.accountType.enum,
-          parentSchema: schema26.properties.accountType,
+          schema: schema27.properties.accountType.enum,
+          parentSchema: schema27.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -10300,7 +10443,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 19 },
             message: 'must NOT have more than 19 characters',
             schema: 19,
-            parentSchema: schema26.properties.cardNumber,
+            parentSchema: schema27.properties.cardNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -10317,8 +10460,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.cardNumber.type,
-          parentSchema: schema26.properties.cardNumber,
+          schema: schema27.properties.cardNumber.type,
+          parentSchema: schema27.properties.cardNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -10338,8 +10481,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema26.properties.expiryMonth.type,
-          parentSchema: schema26.properties.expiryMonth,
+          schema: schema27.properties.expiryMonth.type,
+          parentSchema: schema27.properties.expiryMonth,
           data: data2,
         };
         if (vErrors === null) {
@@ -10358,7 +10501,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema26.properties.expiryMonth,
+            parentSchema: schema27.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -10376,7 +10519,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema26.properties.expiryMonth,
+            parentSchema: schema27.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -10397,8 +10540,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema26.properties.expiryYear.type,
-          parentSchema: schema26.properties.expiryYear,
+          schema: schema27.properties.expiryYear.type,
+          parentSchema: schema27.properties.expiryYear,
           data: data3,
         };
         if (vErrors === null) {
@@ -10417,7 +10560,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema26.properties.expiryYear,
+            parentSchema: schema27.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -10435,7 +10578,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema26.properties.expiryYear,
+            parentSchema: schema27.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -10457,8 +10600,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -10475,8 +10618,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -10493,8 +10636,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -10511,8 +10654,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -10529,8 +10672,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema26.properties.billingAddress.required,
-            parentSchema: schema26.properties.billingAddress,
+            schema: schema27.properties.billingAddress.required,
+            parentSchema: schema27.properties.billingAddress,
             data: data4,
           };
           if (vErrors === null) {
@@ -10556,7 +10699,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema26.properties.billingAddress,
+              parentSchema: schema27.properties.billingAddress,
               data: data4,
             };
             if (vErrors === null) {
@@ -10578,7 +10721,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.billingAddress.properties.line1,
+                parentSchema: schema27.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10596,7 +10739,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.line1,
+                parentSchema: schema27.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10614,7 +10757,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.line1,
+                parentSchema: schema27.properties.billingAddress.properties.line1,
                 data: data5,
               };
               if (vErrors === null) {
@@ -10639,8 +10782,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.line1.type,
-              parentSchema: schema26.properties.billingAddress.properties.line1,
+              schema: schema27.properties.billingAddress.properties.line1.type,
+              parentSchema: schema27.properties.billingAddress.properties.line1,
               data: data5,
             };
             if (vErrors === null) {
@@ -10662,7 +10805,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.billingAddress.properties.line2,
+                parentSchema: schema27.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10680,7 +10823,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema26.properties.billingAddress.properties.line2,
+                parentSchema: schema27.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10698,7 +10841,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.line2,
+                parentSchema: schema27.properties.billingAddress.properties.line2,
                 data: data6,
               };
               if (vErrors === null) {
@@ -10723,8 +10866,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.line2.type,
-              parentSchema: schema26.properties.billingAddress.properties.line2,
+              schema: schema27.properties.billingAddress.properties.line2.type,
+              parentSchema: schema27.properties.billingAddress.properties.line2,
               data: data6,
             };
             if (vErrors === null) {
@@ -10746,7 +10889,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema26.properties.billingAddress.properties.city,
+                parentSchema: schema27.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -10764,7 +10907,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.city,
+                parentSchema: schema27.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -10782,7 +10925,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.city,
+                parentSchema: schema27.properties.billingAddress.properties.city,
                 data: data7,
               };
               if (vErrors === null) {
@@ -10807,8 +10950,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.city.type,
-              parentSchema: schema26.properties.billingAddress.properties.city,
+              schema: schema27.properties.billingAddress.properties.city.type,
+              parentSchema: schema27.properties.billingAddress.properties.city,
               data: data7,
             };
             if (vErrors === null) {
@@ -10830,7 +10973,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema26.properties.billingAddress.properties.state,
+                parentSchema: schema27.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -10848,7 +10991,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.state,
+                parentSchema: schema27.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -10866,7 +11009,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.state,
+                parentSchema: schema27.properties.billingAddress.properties.state,
                 data: data8,
               };
               if (vErrors === null) {
@@ -10891,8 +11034,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.state.type,
-              parentSchema: schema26.properties.billingAddress.properties.state,
+              schema: schema27.properties.billingAddress.properties.state.type,
+              parentSchema: schema27.properties.billingAddress.properties.state,
               data: data8,
             };
             if (vErrors === null) {
@@ -10914,7 +11057,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -10932,7 +11075,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -10950,7 +11093,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.billingAddress.properties.postalCode,
+                parentSchema: schema27.properties.billingAddress.properties.postalCode,
                 data: data9,
               };
               if (vErrors === null) {
@@ -10975,8 +11118,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema26.properties.billingAddress.properties.postalCode,
+              schema: schema27.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema27.properties.billingAddress.properties.postalCode,
               data: data9,
             };
             if (vErrors === null) {
@@ -10990,7 +11133,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         if (data4.country !== undefined) {
           let data10 = data4.country;
           if (typeof data10 === 'string') {
-            if (!pattern41.test(data10)) {
+            if (!pattern43.test(data10)) {
               const err42 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -10998,7 +11141,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema26.properties.billingAddress.properties.country,
+                parentSchema: schema27.properties.billingAddress.properties.country,
                 data: data10,
               };
               if (vErrors === null) {
@@ -11015,8 +11158,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.billingAddress.properties.country.type,
-              parentSchema: schema26.properties.billingAddress.properties.country,
+              schema: schema27.properties.billingAddress.properties.country.type,
+              parentSchema: schema27.properties.billingAddress.properties.country,
               data: data10,
             };
             if (vErrors === null) {
@@ -11034,8 +11177,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.properties.billingAddress.type,
-          parentSchema: schema26.properties.billingAddress,
+          schema: schema27.properties.billingAddress.type,
+          parentSchema: schema27.properties.billingAddress,
           data: data4,
         };
         if (vErrors === null) {
@@ -11057,7 +11200,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema26.properties.customerData,
+            parentSchema: schema27.properties.customerData,
             data: data11,
           };
           if (vErrors === null) {
@@ -11102,8 +11245,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema26.properties.customerData.propertyNames.not,
-              parentSchema: schema26.properties.customerData.propertyNames,
+              schema: schema27.properties.customerData.propertyNames.not,
+              parentSchema: schema27.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -11132,7 +11275,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.customerData.propertyNames,
+                parentSchema: schema27.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -11152,8 +11295,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema26.properties.customerData.propertyNames,
-              parentSchema: schema26.properties.customerData,
+              schema: schema27.properties.customerData.propertyNames,
+              parentSchema: schema27.properties.customerData,
               data: data11,
             };
             if (vErrors === null) {
@@ -11175,7 +11318,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema27.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -11193,7 +11336,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema27.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -11211,7 +11354,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema27.properties.customerData.additionalProperties,
                 data: data12,
               };
               if (vErrors === null) {
@@ -11236,8 +11379,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.customerData.additionalProperties.type,
-              parentSchema: schema26.properties.customerData.additionalProperties,
+              schema: schema27.properties.customerData.additionalProperties.type,
+              parentSchema: schema27.properties.customerData.additionalProperties,
               data: data12,
             };
             if (vErrors === null) {
@@ -11255,8 +11398,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.properties.customerData.type,
-          parentSchema: schema26.properties.customerData,
+          schema: schema27.properties.customerData.type,
+          parentSchema: schema27.properties.customerData,
           data: data11,
         };
         if (vErrors === null) {
@@ -11276,8 +11419,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema26.properties.setAsDefault.type,
-          parentSchema: schema26.properties.setAsDefault,
+          schema: schema27.properties.setAsDefault.type,
+          parentSchema: schema27.properties.setAsDefault,
           data: data13,
         };
         if (vErrors === null) {
@@ -11295,8 +11438,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema26.type,
-      parentSchema: schema26,
+      schema: schema27.type,
+      parentSchema: schema27,
       data,
     };
     if (vErrors === null) {
@@ -11306,11 +11449,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate25.errors = vErrors;
+  validate26.errors = vErrors;
   return errors === 0;
 }
-export const s16 = validate26;
-const schema27 = {
+export const s17 = validate27;
+const schema28 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'routingNumber', 'accountNumber', 'billingAddress'],
@@ -11405,7 +11548,7 @@ const schema27 = {
     setAsDefault: { type: 'boolean' },
   },
 };
-function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11416,8 +11559,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema28.required,
+        parentSchema: schema28,
         data,
       };
       if (vErrors === null) {
@@ -11434,8 +11577,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'routingNumber' },
         message: "must have required property '" + 'routingNumber' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema28.required,
+        parentSchema: schema28,
         data,
       };
       if (vErrors === null) {
@@ -11452,8 +11595,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountNumber' },
         message: "must have required property '" + 'accountNumber' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema28.required,
+        parentSchema: schema28,
         data,
       };
       if (vErrors === null) {
@@ -11470,8 +11613,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema28.required,
+        parentSchema: schema28,
         data,
       };
       if (vErrors === null) {
@@ -11497,7 +11640,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema27,
+          parentSchema: schema28,
           data,
         };
         if (vErrors === null) {
@@ -11517,8 +11660,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.accountType.type,
-          parentSchema: schema27.properties.accountType,
+          schema: schema28.properties.accountType.type,
+          parentSchema: schema28.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -11533,10 +11676,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema27.properties.accountType.enum },
+          params: { allowedValues: schema28.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema27.properties.accountType.enum,
-          parentSchema: schema27.properties.accountType,
+          schema: schema28.properties.accountType.enum,
+          parentSchema: schema28.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -11558,7 +11701,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 9 },
             message: 'must NOT have more than 9 characters',
             schema: 9,
-            parentSchema: schema27.properties.routingNumber,
+            parentSchema: schema28.properties.routingNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -11575,8 +11718,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.routingNumber.type,
-          parentSchema: schema27.properties.routingNumber,
+          schema: schema28.properties.routingNumber.type,
+          parentSchema: schema28.properties.routingNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -11598,7 +11741,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 17 },
             message: 'must NOT have more than 17 characters',
             schema: 17,
-            parentSchema: schema27.properties.accountNumber,
+            parentSchema: schema28.properties.accountNumber,
             data: data2,
           };
           if (vErrors === null) {
@@ -11615,8 +11758,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.accountNumber.type,
-          parentSchema: schema27.properties.accountNumber,
+          schema: schema28.properties.accountNumber.type,
+          parentSchema: schema28.properties.accountNumber,
           data: data2,
         };
         if (vErrors === null) {
@@ -11637,8 +11780,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -11655,8 +11798,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -11673,8 +11816,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -11691,8 +11834,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -11709,8 +11852,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
             data: data3,
           };
           if (vErrors === null) {
@@ -11736,7 +11879,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema27.properties.billingAddress,
+              parentSchema: schema28.properties.billingAddress,
               data: data3,
             };
             if (vErrors === null) {
@@ -11758,7 +11901,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema27.properties.billingAddress.properties.line1,
+                parentSchema: schema28.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -11776,7 +11919,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.line1,
+                parentSchema: schema28.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -11794,7 +11937,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.line1,
+                parentSchema: schema28.properties.billingAddress.properties.line1,
                 data: data4,
               };
               if (vErrors === null) {
@@ -11819,8 +11962,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.line1.type,
-              parentSchema: schema27.properties.billingAddress.properties.line1,
+              schema: schema28.properties.billingAddress.properties.line1.type,
+              parentSchema: schema28.properties.billingAddress.properties.line1,
               data: data4,
             };
             if (vErrors === null) {
@@ -11842,7 +11985,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema27.properties.billingAddress.properties.line2,
+                parentSchema: schema28.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -11860,7 +12003,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema27.properties.billingAddress.properties.line2,
+                parentSchema: schema28.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -11878,7 +12021,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.line2,
+                parentSchema: schema28.properties.billingAddress.properties.line2,
                 data: data5,
               };
               if (vErrors === null) {
@@ -11903,8 +12046,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.line2.type,
-              parentSchema: schema27.properties.billingAddress.properties.line2,
+              schema: schema28.properties.billingAddress.properties.line2.type,
+              parentSchema: schema28.properties.billingAddress.properties.line2,
               data: data5,
             };
             if (vErrors === null) {
@@ -11926,7 +12069,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema27.properties.billingAddress.properties.city,
+                parentSchema: schema28.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -11944,7 +12087,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.city,
+                parentSchema: schema28.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -11962,7 +12105,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.city,
+                parentSchema: schema28.properties.billingAddress.properties.city,
                 data: data6,
               };
               if (vErrors === null) {
@@ -11987,8 +12130,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.city.type,
-              parentSchema: schema27.properties.billingAddress.properties.city,
+              schema: schema28.properties.billingAddress.properties.city.type,
+              parentSchema: schema28.properties.billingAddress.properties.city,
               data: data6,
             };
             if (vErrors === null) {
@@ -12010,7 +12153,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema27.properties.billingAddress.properties.state,
+                parentSchema: schema28.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -12028,7 +12171,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.state,
+                parentSchema: schema28.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -12046,7 +12189,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.state,
+                parentSchema: schema28.properties.billingAddress.properties.state,
                 data: data7,
               };
               if (vErrors === null) {
@@ -12071,8 +12214,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.state.type,
-              parentSchema: schema27.properties.billingAddress.properties.state,
+              schema: schema28.properties.billingAddress.properties.state.type,
+              parentSchema: schema28.properties.billingAddress.properties.state,
               data: data7,
             };
             if (vErrors === null) {
@@ -12094,7 +12237,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                parentSchema: schema28.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -12112,7 +12255,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                parentSchema: schema28.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -12130,7 +12273,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
+                parentSchema: schema28.properties.billingAddress.properties.postalCode,
                 data: data8,
               };
               if (vErrors === null) {
@@ -12155,8 +12298,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema27.properties.billingAddress.properties.postalCode,
+              schema: schema28.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema28.properties.billingAddress.properties.postalCode,
               data: data8,
             };
             if (vErrors === null) {
@@ -12170,7 +12313,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         if (data3.country !== undefined) {
           let data9 = data3.country;
           if (typeof data9 === 'string') {
-            if (!pattern41.test(data9)) {
+            if (!pattern43.test(data9)) {
               const err37 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -12178,7 +12321,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema27.properties.billingAddress.properties.country,
+                parentSchema: schema28.properties.billingAddress.properties.country,
                 data: data9,
               };
               if (vErrors === null) {
@@ -12195,8 +12338,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.country.type,
-              parentSchema: schema27.properties.billingAddress.properties.country,
+              schema: schema28.properties.billingAddress.properties.country.type,
+              parentSchema: schema28.properties.billingAddress.properties.country,
               data: data9,
             };
             if (vErrors === null) {
@@ -12214,8 +12357,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema27.properties.billingAddress.type,
-          parentSchema: schema27.properties.billingAddress,
+          schema: schema28.properties.billingAddress.type,
+          parentSchema: schema28.properties.billingAddress,
           data: data3,
         };
         if (vErrors === null) {
@@ -12237,7 +12380,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema27.properties.customerData,
+            parentSchema: schema28.properties.customerData,
             data: data10,
           };
           if (vErrors === null) {
@@ -12282,8 +12425,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema27.properties.customerData.propertyNames.not,
-              parentSchema: schema27.properties.customerData.propertyNames,
+              schema: schema28.properties.customerData.propertyNames.not,
+              parentSchema: schema28.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -12312,7 +12455,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema27.properties.customerData.propertyNames,
+                parentSchema: schema28.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -12332,8 +12475,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema27.properties.customerData.propertyNames,
-              parentSchema: schema27.properties.customerData,
+              schema: schema28.properties.customerData.propertyNames,
+              parentSchema: schema28.properties.customerData,
               data: data10,
             };
             if (vErrors === null) {
@@ -12355,7 +12498,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema27.properties.customerData.additionalProperties,
+                parentSchema: schema28.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -12373,7 +12516,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema27.properties.customerData.additionalProperties,
+                parentSchema: schema28.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -12391,7 +12534,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.customerData.additionalProperties,
+                parentSchema: schema28.properties.customerData.additionalProperties,
                 data: data11,
               };
               if (vErrors === null) {
@@ -12416,8 +12559,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema27.properties.customerData.additionalProperties.type,
-              parentSchema: schema27.properties.customerData.additionalProperties,
+              schema: schema28.properties.customerData.additionalProperties.type,
+              parentSchema: schema28.properties.customerData.additionalProperties,
               data: data11,
             };
             if (vErrors === null) {
@@ -12435,8 +12578,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema27.properties.customerData.type,
-          parentSchema: schema27.properties.customerData,
+          schema: schema28.properties.customerData.type,
+          parentSchema: schema28.properties.customerData,
           data: data10,
         };
         if (vErrors === null) {
@@ -12456,8 +12599,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema27.properties.setAsDefault.type,
-          parentSchema: schema27.properties.setAsDefault,
+          schema: schema28.properties.setAsDefault.type,
+          parentSchema: schema28.properties.setAsDefault,
           data: data12,
         };
         if (vErrors === null) {
@@ -12475,8 +12618,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema27.type,
-      parentSchema: schema27,
+      schema: schema28.type,
+      parentSchema: schema28,
       data,
     };
     if (vErrors === null) {
@@ -12486,11 +12629,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate26.errors = vErrors;
+  validate27.errors = vErrors;
   return errors === 0;
 }
-export const s17 = validate27;
-const schema28 = {
+export const s18 = validate28;
+const schema29 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -12509,9 +12652,9 @@ const schema28 = {
     },
   },
 };
-const pattern50 = new RegExp('^[0-9]{4}-(0[1-9]|1[0-2])$', 'u');
-const pattern51 = new RegExp('^[A-Za-z0-9_-]+$', 'u');
-function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern52 = new RegExp('^[0-9]{4}-(0[1-9]|1[0-2])$', 'u');
+const pattern53 = new RegExp('^[A-Za-z0-9_-]+$', 'u');
+function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12524,7 +12667,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema28,
+          parentSchema: schema29,
           data,
         };
         if (vErrors === null) {
@@ -12546,7 +12689,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema28.properties.customerAccountId,
+            parentSchema: schema29.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12564,7 +12707,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema28.properties.customerAccountId,
+            parentSchema: schema29.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12581,8 +12724,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.customerAccountId.type,
-          parentSchema: schema28.properties.customerAccountId,
+          schema: schema29.properties.customerAccountId.type,
+          parentSchema: schema29.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -12596,7 +12739,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.expiringBefore !== undefined) {
       let data1 = data.expiringBefore;
       if (typeof data1 === 'string') {
-        if (!pattern50.test(data1)) {
+        if (!pattern52.test(data1)) {
           const err4 = {
             instancePath: instancePath + '/expiringBefore',
             schemaPath: '#/properties/expiringBefore/pattern',
@@ -12604,7 +12747,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' },
             message: 'must match pattern "' + '^[0-9]{4}-(0[1-9]|1[0-2])$' + '"',
             schema: '^[0-9]{4}-(0[1-9]|1[0-2])$',
-            parentSchema: schema28.properties.expiringBefore,
+            parentSchema: schema29.properties.expiringBefore,
             data: data1,
           };
           if (vErrors === null) {
@@ -12621,8 +12764,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.expiringBefore.type,
-          parentSchema: schema28.properties.expiringBefore,
+          schema: schema29.properties.expiringBefore.type,
+          parentSchema: schema29.properties.expiringBefore,
           data: data1,
         };
         if (vErrors === null) {
@@ -12644,7 +12787,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema28.properties.pageToken,
+            parentSchema: schema29.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12662,7 +12805,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema28.properties.pageToken,
+            parentSchema: schema29.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12672,7 +12815,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern51.test(data2)) {
+        if (!pattern53.test(data2)) {
           const err8 = {
             instancePath: instancePath + '/pageToken',
             schemaPath: '#/properties/pageToken/pattern',
@@ -12680,7 +12823,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]+$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
             schema: '^[A-Za-z0-9_-]+$',
-            parentSchema: schema28.properties.pageToken,
+            parentSchema: schema29.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12697,8 +12840,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.pageToken.type,
-          parentSchema: schema28.properties.pageToken,
+          schema: schema29.properties.pageToken.type,
+          parentSchema: schema29.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -12716,8 +12859,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema28.type,
-      parentSchema: schema28,
+      schema: schema29.type,
+      parentSchema: schema29,
       data,
     };
     if (vErrors === null) {
@@ -12727,11 +12870,11 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate27.errors = vErrors;
+  validate28.errors = vErrors;
   return errors === 0;
 }
-export const s18 = validate28;
-const schema29 = {
+export const s19 = validate29;
+const schema30 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountIds'],
@@ -12744,7 +12887,7 @@ const schema29 = {
     },
   },
 };
-function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12755,8 +12898,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountIds' },
         message: "must have required property '" + 'customerAccountIds' + "'",
-        schema: schema29.required,
-        parentSchema: schema29,
+        schema: schema30.required,
+        parentSchema: schema30,
         data,
       };
       if (vErrors === null) {
@@ -12775,7 +12918,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema29,
+          parentSchema: schema30,
           data,
         };
         if (vErrors === null) {
@@ -12797,7 +12940,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 items',
             schema: 100,
-            parentSchema: schema29.properties.customerAccountIds,
+            parentSchema: schema30.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -12815,7 +12958,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema29.properties.customerAccountIds,
+            parentSchema: schema30.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -12837,7 +12980,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema29.properties.customerAccountIds.items,
+                parentSchema: schema30.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -12855,7 +12998,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema29.properties.customerAccountIds.items,
+                parentSchema: schema30.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -12872,8 +13015,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema29.properties.customerAccountIds.items.type,
-              parentSchema: schema29.properties.customerAccountIds.items,
+              schema: schema30.properties.customerAccountIds.items.type,
+              parentSchema: schema30.properties.customerAccountIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -12891,8 +13034,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema29.properties.customerAccountIds.type,
-          parentSchema: schema29.properties.customerAccountIds,
+          schema: schema30.properties.customerAccountIds.type,
+          parentSchema: schema30.properties.customerAccountIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -12910,8 +13053,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema29.type,
-      parentSchema: schema29,
+      schema: schema30.type,
+      parentSchema: schema30,
       data,
     };
     if (vErrors === null) {
@@ -12921,11 +13064,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate28.errors = vErrors;
+  validate29.errors = vErrors;
   return errors === 0;
 }
-export const s19 = validate29;
-const schema30 = {
+export const s20 = validate30;
+const schema31 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -12989,7 +13132,7 @@ const schema30 = {
     payorId: { type: 'string' },
   },
 };
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13009,7 +13152,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema30,
+          parentSchema: schema31,
           data,
         };
         if (vErrors === null) {
@@ -13031,7 +13174,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema30.properties.customerAccountId,
+            parentSchema: schema31.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -13049,7 +13192,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema30.properties.customerAccountId,
+            parentSchema: schema31.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -13067,7 +13210,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema30.properties.customerAccountId,
+            parentSchema: schema31.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -13092,8 +13235,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.customerAccountId.type,
-          parentSchema: schema30.properties.customerAccountId,
+          schema: schema31.properties.customerAccountId.type,
+          parentSchema: schema31.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -13115,7 +13258,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema30.properties.customerAccountType,
+            parentSchema: schema31.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -13133,7 +13276,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema30.properties.customerAccountType,
+            parentSchema: schema31.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -13151,7 +13294,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema30.properties.customerAccountType,
+            parentSchema: schema31.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -13176,8 +13319,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.customerAccountType.type,
-          parentSchema: schema30.properties.customerAccountType,
+          schema: schema31.properties.customerAccountType.type,
+          parentSchema: schema31.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -13199,7 +13342,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema30.properties.sponsorKey,
+            parentSchema: schema31.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -13217,7 +13360,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema30.properties.sponsorKey,
+            parentSchema: schema31.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -13235,7 +13378,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema30.properties.sponsorKey,
+            parentSchema: schema31.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -13256,8 +13399,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.sponsorKey.type,
-          parentSchema: schema30.properties.sponsorKey,
+          schema: schema31.properties.sponsorKey.type,
+          parentSchema: schema31.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -13279,7 +13422,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema30.properties.customerData,
+            parentSchema: schema31.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -13324,8 +13467,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema30.properties.customerData.propertyNames.not,
-              parentSchema: schema30.properties.customerData.propertyNames,
+              schema: schema31.properties.customerData.propertyNames.not,
+              parentSchema: schema31.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -13354,7 +13497,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema30.properties.customerData.propertyNames,
+                parentSchema: schema31.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -13374,8 +13517,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema30.properties.customerData.propertyNames,
-              parentSchema: schema30.properties.customerData,
+              schema: schema31.properties.customerData.propertyNames,
+              parentSchema: schema31.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -13397,7 +13540,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema30.properties.customerData.additionalProperties,
+                parentSchema: schema31.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -13415,7 +13558,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema30.properties.customerData.additionalProperties,
+                parentSchema: schema31.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -13433,7 +13576,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema30.properties.customerData.additionalProperties,
+                parentSchema: schema31.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -13458,8 +13601,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema30.properties.customerData.additionalProperties.type,
-              parentSchema: schema30.properties.customerData.additionalProperties,
+              schema: schema31.properties.customerData.additionalProperties.type,
+              parentSchema: schema31.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -13477,8 +13620,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema30.properties.customerData.type,
-          parentSchema: schema30.properties.customerData,
+          schema: schema31.properties.customerData.type,
+          parentSchema: schema31.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -13500,7 +13643,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema30.properties.email,
+            parentSchema: schema31.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -13518,7 +13661,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema30.properties.email,
+            parentSchema: schema31.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -13535,8 +13678,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.email.type,
-          parentSchema: schema30.properties.email,
+          schema: schema31.properties.email.type,
+          parentSchema: schema31.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -13556,8 +13699,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema30.properties.payorId.type,
-          parentSchema: schema30.properties.payorId,
+          schema: schema31.properties.payorId.type,
+          parentSchema: schema31.properties.payorId,
           data: data6,
         };
         if (vErrors === null) {
@@ -13575,8 +13718,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema30.type,
-      parentSchema: schema30,
+      schema: schema31.type,
+      parentSchema: schema31,
       data,
     };
     if (vErrors === null) {
@@ -13586,11 +13729,11 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate30.errors = vErrors;
   return errors === 0;
 }
-export const s20 = validate30;
-const schema31 = {
+export const s21 = validate31;
+const schema32 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -13683,7 +13826,7 @@ const schema31 = {
     setAsDefault: { type: 'boolean', enum: [true] },
   },
 };
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13702,7 +13845,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema31,
+          parentSchema: schema32,
           data,
         };
         if (vErrors === null) {
@@ -13722,8 +13865,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema31.properties.expiryMonth.type,
-          parentSchema: schema31.properties.expiryMonth,
+          schema: schema32.properties.expiryMonth.type,
+          parentSchema: schema32.properties.expiryMonth,
           data: data0,
         };
         if (vErrors === null) {
@@ -13742,7 +13885,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema31.properties.expiryMonth,
+            parentSchema: schema32.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -13760,7 +13903,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema31.properties.expiryMonth,
+            parentSchema: schema32.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -13781,8 +13924,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema31.properties.expiryYear.type,
-          parentSchema: schema31.properties.expiryYear,
+          schema: schema32.properties.expiryYear.type,
+          parentSchema: schema32.properties.expiryYear,
           data: data1,
         };
         if (vErrors === null) {
@@ -13801,7 +13944,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema31.properties.expiryYear,
+            parentSchema: schema32.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -13819,7 +13962,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema31.properties.expiryYear,
+            parentSchema: schema32.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -13841,8 +13984,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema31.properties.billingAddress.required,
-            parentSchema: schema31.properties.billingAddress,
+            schema: schema32.properties.billingAddress.required,
+            parentSchema: schema32.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -13859,8 +14002,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema31.properties.billingAddress.required,
-            parentSchema: schema31.properties.billingAddress,
+            schema: schema32.properties.billingAddress.required,
+            parentSchema: schema32.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -13877,8 +14020,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema31.properties.billingAddress.required,
-            parentSchema: schema31.properties.billingAddress,
+            schema: schema32.properties.billingAddress.required,
+            parentSchema: schema32.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -13895,8 +14038,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema31.properties.billingAddress.required,
-            parentSchema: schema31.properties.billingAddress,
+            schema: schema32.properties.billingAddress.required,
+            parentSchema: schema32.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -13913,8 +14056,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema31.properties.billingAddress.required,
-            parentSchema: schema31.properties.billingAddress,
+            schema: schema32.properties.billingAddress.required,
+            parentSchema: schema32.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -13940,7 +14083,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema31.properties.billingAddress,
+              parentSchema: schema32.properties.billingAddress,
               data: data2,
             };
             if (vErrors === null) {
@@ -13962,7 +14105,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema31.properties.billingAddress.properties.line1,
+                parentSchema: schema32.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -13980,7 +14123,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema31.properties.billingAddress.properties.line1,
+                parentSchema: schema32.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -13998,7 +14141,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema31.properties.billingAddress.properties.line1,
+                parentSchema: schema32.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -14023,8 +14166,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema31.properties.billingAddress.properties.line1.type,
-              parentSchema: schema31.properties.billingAddress.properties.line1,
+              schema: schema32.properties.billingAddress.properties.line1.type,
+              parentSchema: schema32.properties.billingAddress.properties.line1,
               data: data3,
             };
             if (vErrors === null) {
@@ -14046,7 +14189,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema31.properties.billingAddress.properties.line2,
+                parentSchema: schema32.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -14064,7 +14207,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema31.properties.billingAddress.properties.line2,
+                parentSchema: schema32.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -14082,7 +14225,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema31.properties.billingAddress.properties.line2,
+                parentSchema: schema32.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -14107,8 +14250,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema31.properties.billingAddress.properties.line2.type,
-              parentSchema: schema31.properties.billingAddress.properties.line2,
+              schema: schema32.properties.billingAddress.properties.line2.type,
+              parentSchema: schema32.properties.billingAddress.properties.line2,
               data: data4,
             };
             if (vErrors === null) {
@@ -14130,7 +14273,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema31.properties.billingAddress.properties.city,
+                parentSchema: schema32.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -14148,7 +14291,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema31.properties.billingAddress.properties.city,
+                parentSchema: schema32.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -14166,7 +14309,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema31.properties.billingAddress.properties.city,
+                parentSchema: schema32.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -14191,8 +14334,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema31.properties.billingAddress.properties.city.type,
-              parentSchema: schema31.properties.billingAddress.properties.city,
+              schema: schema32.properties.billingAddress.properties.city.type,
+              parentSchema: schema32.properties.billingAddress.properties.city,
               data: data5,
             };
             if (vErrors === null) {
@@ -14214,7 +14357,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema31.properties.billingAddress.properties.state,
+                parentSchema: schema32.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -14232,7 +14375,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema31.properties.billingAddress.properties.state,
+                parentSchema: schema32.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -14250,7 +14393,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema31.properties.billingAddress.properties.state,
+                parentSchema: schema32.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -14275,8 +14418,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema31.properties.billingAddress.properties.state.type,
-              parentSchema: schema31.properties.billingAddress.properties.state,
+              schema: schema32.properties.billingAddress.properties.state.type,
+              parentSchema: schema32.properties.billingAddress.properties.state,
               data: data6,
             };
             if (vErrors === null) {
@@ -14298,7 +14441,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema31.properties.billingAddress.properties.postalCode,
+                parentSchema: schema32.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -14316,7 +14459,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema31.properties.billingAddress.properties.postalCode,
+                parentSchema: schema32.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -14334,7 +14477,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema31.properties.billingAddress.properties.postalCode,
+                parentSchema: schema32.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -14359,8 +14502,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema31.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema31.properties.billingAddress.properties.postalCode,
+              schema: schema32.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema32.properties.billingAddress.properties.postalCode,
               data: data7,
             };
             if (vErrors === null) {
@@ -14374,7 +14517,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         if (data2.country !== undefined) {
           let data8 = data2.country;
           if (typeof data8 === 'string') {
-            if (!pattern41.test(data8)) {
+            if (!pattern43.test(data8)) {
               const err33 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -14382,7 +14525,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema31.properties.billingAddress.properties.country,
+                parentSchema: schema32.properties.billingAddress.properties.country,
                 data: data8,
               };
               if (vErrors === null) {
@@ -14399,8 +14542,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema31.properties.billingAddress.properties.country.type,
-              parentSchema: schema31.properties.billingAddress.properties.country,
+              schema: schema32.properties.billingAddress.properties.country.type,
+              parentSchema: schema32.properties.billingAddress.properties.country,
               data: data8,
             };
             if (vErrors === null) {
@@ -14418,8 +14561,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema31.properties.billingAddress.type,
-          parentSchema: schema31.properties.billingAddress,
+          schema: schema32.properties.billingAddress.type,
+          parentSchema: schema32.properties.billingAddress,
           data: data2,
         };
         if (vErrors === null) {
@@ -14441,7 +14584,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema31.properties.customerData,
+            parentSchema: schema32.properties.customerData,
             data: data9,
           };
           if (vErrors === null) {
@@ -14486,8 +14629,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema31.properties.customerData.propertyNames.not,
-              parentSchema: schema31.properties.customerData.propertyNames,
+              schema: schema32.properties.customerData.propertyNames.not,
+              parentSchema: schema32.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -14516,7 +14659,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema31.properties.customerData.propertyNames,
+                parentSchema: schema32.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -14536,8 +14679,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema31.properties.customerData.propertyNames,
-              parentSchema: schema31.properties.customerData,
+              schema: schema32.properties.customerData.propertyNames,
+              parentSchema: schema32.properties.customerData,
               data: data9,
             };
             if (vErrors === null) {
@@ -14559,7 +14702,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema31.properties.customerData.additionalProperties,
+                parentSchema: schema32.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -14577,7 +14720,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema31.properties.customerData.additionalProperties,
+                parentSchema: schema32.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -14595,7 +14738,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema31.properties.customerData.additionalProperties,
+                parentSchema: schema32.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -14620,8 +14763,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema31.properties.customerData.additionalProperties.type,
-              parentSchema: schema31.properties.customerData.additionalProperties,
+              schema: schema32.properties.customerData.additionalProperties.type,
+              parentSchema: schema32.properties.customerData.additionalProperties,
               data: data10,
             };
             if (vErrors === null) {
@@ -14639,8 +14782,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema31.properties.customerData.type,
-          parentSchema: schema31.properties.customerData,
+          schema: schema32.properties.customerData.type,
+          parentSchema: schema32.properties.customerData,
           data: data9,
         };
         if (vErrors === null) {
@@ -14660,8 +14803,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema31.properties.setAsDefault.type,
-          parentSchema: schema31.properties.setAsDefault,
+          schema: schema32.properties.setAsDefault.type,
+          parentSchema: schema32.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -14676,10 +14819,10 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
-          params: { allowedValues: schema31.properties.setAsDefault.enum },
+          params: { allowedValues: schema32.properties.setAsDefault.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema31.properties.setAsDefault.enum,
-          parentSchema: schema31.properties.setAsDefault,
+          schema: schema32.properties.setAsDefault.enum,
+          parentSchema: schema32.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -14697,8 +14840,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema31.type,
-      parentSchema: schema31,
+      schema: schema32.type,
+      parentSchema: schema32,
       data,
     };
     if (vErrors === null) {
@@ -14708,11 +14851,11 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate30.errors = vErrors;
+  validate31.errors = vErrors;
   return errors === 0;
 }
-export const s21 = validate31;
-const schema32 = {
+export const s22 = validate32;
+const schema33 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -14723,11 +14866,11 @@ const schema32 = {
     },
   },
 };
-const pattern63 = new RegExp(
+const pattern65 = new RegExp(
   '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   'u',
 );
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14740,7 +14883,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema32,
+          parentSchema: schema33,
           data,
         };
         if (vErrors === null) {
@@ -14754,7 +14897,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.replaceWith !== undefined) {
       let data0 = data.replaceWith;
       if (typeof data0 === 'string') {
-        if (!pattern63.test(data0)) {
+        if (!pattern65.test(data0)) {
           const err1 = {
             instancePath: instancePath + '/replaceWith',
             schemaPath: '#/properties/replaceWith/pattern',
@@ -14767,7 +14910,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$' +
               '"',
             schema: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
-            parentSchema: schema32.properties.replaceWith,
+            parentSchema: schema33.properties.replaceWith,
             data: data0,
           };
           if (vErrors === null) {
@@ -14784,8 +14927,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema32.properties.replaceWith.type,
-          parentSchema: schema32.properties.replaceWith,
+          schema: schema33.properties.replaceWith.type,
+          parentSchema: schema33.properties.replaceWith,
           data: data0,
         };
         if (vErrors === null) {
@@ -14803,8 +14946,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema32.type,
-      parentSchema: schema32,
+      schema: schema33.type,
+      parentSchema: schema33,
       data,
     };
     if (vErrors === null) {
@@ -14814,11 +14957,11 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate31.errors = vErrors;
+  validate32.errors = vErrors;
   return errors === 0;
 }
-export const s22 = validate32;
-const schema33 = {
+export const s23 = validate33;
+const schema34 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -14852,7 +14995,7 @@ const schema33 = {
     allowPartial: { type: 'boolean' },
   },
 };
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14863,8 +15006,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema33.required,
-        parentSchema: schema33,
+        schema: schema34.required,
+        parentSchema: schema34,
         data,
       };
       if (vErrors === null) {
@@ -14881,8 +15024,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema33.required,
-        parentSchema: schema33,
+        schema: schema34.required,
+        parentSchema: schema34,
         data,
       };
       if (vErrors === null) {
@@ -14907,7 +15050,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema33,
+          parentSchema: schema34,
           data,
         };
         if (vErrors === null) {
@@ -14929,7 +15072,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema33.properties.profileId,
+            parentSchema: schema34.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -14947,7 +15090,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema33.properties.profileId,
+            parentSchema: schema34.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -14964,8 +15107,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.profileId.type,
-          parentSchema: schema33.properties.profileId,
+          schema: schema34.properties.profileId.type,
+          parentSchema: schema34.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -14987,7 +15130,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema33.properties.amount,
+            parentSchema: schema34.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -15005,7 +15148,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema33.properties.amount,
+            parentSchema: schema34.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -15023,7 +15166,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema33.properties.amount,
+            parentSchema: schema34.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -15040,8 +15183,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema33.properties.amount.type,
-          parentSchema: schema33.properties.amount,
+          schema: schema34.properties.amount.type,
+          parentSchema: schema34.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -15063,7 +15206,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema33.properties.orderId,
+            parentSchema: schema34.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -15081,7 +15224,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema33.properties.orderId,
+            parentSchema: schema34.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -15099,7 +15242,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema33.properties.orderId,
+            parentSchema: schema34.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -15120,8 +15263,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.orderId.type,
-          parentSchema: schema33.properties.orderId,
+          schema: schema34.properties.orderId.type,
+          parentSchema: schema34.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -15143,7 +15286,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema33.properties.idempotencyKey,
+            parentSchema: schema34.properties.idempotencyKey,
             data: data3,
           };
           if (vErrors === null) {
@@ -15160,8 +15303,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.idempotencyKey.type,
-          parentSchema: schema33.properties.idempotencyKey,
+          schema: schema34.properties.idempotencyKey.type,
+          parentSchema: schema34.properties.idempotencyKey,
           data: data3,
         };
         if (vErrors === null) {
@@ -15181,8 +15324,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema33.properties.allowPartial.type,
-          parentSchema: schema33.properties.allowPartial,
+          schema: schema34.properties.allowPartial.type,
+          parentSchema: schema34.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -15200,8 +15343,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema33.type,
-      parentSchema: schema33,
+      schema: schema34.type,
+      parentSchema: schema34,
       data,
     };
     if (vErrors === null) {
@@ -15211,11 +15354,11 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-export const s23 = validate33;
-const schema34 = {
+export const s24 = validate34;
+const schema35 = {
   type: 'object',
   additionalProperties: false,
   required: ['amount'],
@@ -15234,7 +15377,7 @@ const schema34 = {
     },
   },
 };
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15245,8 +15388,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema34.required,
-        parentSchema: schema34,
+        schema: schema35.required,
+        parentSchema: schema35,
         data,
       };
       if (vErrors === null) {
@@ -15265,7 +15408,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema34,
+          parentSchema: schema35,
           data,
         };
         if (vErrors === null) {
@@ -15287,7 +15430,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema34.properties.amount,
+            parentSchema: schema35.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -15305,7 +15448,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema34.properties.amount,
+            parentSchema: schema35.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -15323,7 +15466,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema34.properties.amount,
+            parentSchema: schema35.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -15340,8 +15483,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema34.properties.amount.type,
-          parentSchema: schema34.properties.amount,
+          schema: schema35.properties.amount.type,
+          parentSchema: schema35.properties.amount,
           data: data0,
         };
         if (vErrors === null) {
@@ -15363,7 +15506,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema34.properties.idempotencyKey,
+            parentSchema: schema35.properties.idempotencyKey,
             data: data1,
           };
           if (vErrors === null) {
@@ -15380,8 +15523,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.idempotencyKey.type,
-          parentSchema: schema34.properties.idempotencyKey,
+          schema: schema35.properties.idempotencyKey.type,
+          parentSchema: schema35.properties.idempotencyKey,
           data: data1,
         };
         if (vErrors === null) {
@@ -15399,8 +15542,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema34.type,
-      parentSchema: schema34,
+      schema: schema35.type,
+      parentSchema: schema35,
       data,
     };
     if (vErrors === null) {
@@ -15410,11 +15553,11 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
-export const s24 = validate34;
-const schema35 = {
+export const s25 = validate35;
+const schema36 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -15459,9 +15602,9 @@ const schema35 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern68 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+const pattern70 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
 const formats30 = require('#shared/formats').formats['date-time'];
-function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15480,7 +15623,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema35,
+          parentSchema: schema36,
           data,
         };
         if (vErrors === null) {
@@ -15500,8 +15643,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.type.type,
-          parentSchema: schema35.properties.type,
+          schema: schema36.properties.type.type,
+          parentSchema: schema36.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -15547,10 +15690,10 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/type',
           schemaPath: '#/properties/type/enum',
           keyword: 'enum',
-          params: { allowedValues: schema35.properties.type.enum },
+          params: { allowedValues: schema36.properties.type.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema35.properties.type.enum,
-          parentSchema: schema35.properties.type,
+          schema: schema36.properties.type.enum,
+          parentSchema: schema36.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -15572,7 +15715,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema35.properties.objectId,
+            parentSchema: schema36.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -15590,7 +15733,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema35.properties.objectId,
+            parentSchema: schema36.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -15600,7 +15743,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern68.test(data1)) {
+        if (!pattern70.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -15608,7 +15751,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9A-Za-z_-]+$' },
             message: 'must match pattern "' + '^[0-9A-Za-z_-]+$' + '"',
             schema: '^[0-9A-Za-z_-]+$',
-            parentSchema: schema35.properties.objectId,
+            parentSchema: schema36.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -15625,8 +15768,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.objectId.type,
-          parentSchema: schema35.properties.objectId,
+          schema: schema36.properties.objectId.type,
+          parentSchema: schema36.properties.objectId,
           data: data1,
         };
         if (vErrors === null) {
@@ -15648,7 +15791,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema35.properties.since,
+            parentSchema: schema36.properties.since,
             data: data2,
           };
           if (vErrors === null) {
@@ -15665,8 +15808,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.since.type,
-          parentSchema: schema35.properties.since,
+          schema: schema36.properties.since.type,
+          parentSchema: schema36.properties.since,
           data: data2,
         };
         if (vErrors === null) {
@@ -15688,7 +15831,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema35.properties.pageSize,
+            parentSchema: schema36.properties.pageSize,
             data: data3,
           };
           if (vErrors === null) {
@@ -15705,8 +15848,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.pageSize.type,
-          parentSchema: schema35.properties.pageSize,
+          schema: schema36.properties.pageSize.type,
+          parentSchema: schema36.properties.pageSize,
           data: data3,
         };
         if (vErrors === null) {
@@ -15728,7 +15871,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema35.properties.pageToken,
+            parentSchema: schema36.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -15746,7 +15889,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema35.properties.pageToken,
+            parentSchema: schema36.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -15763,8 +15906,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.pageToken.type,
-          parentSchema: schema35.properties.pageToken,
+          schema: schema36.properties.pageToken.type,
+          parentSchema: schema36.properties.pageToken,
           data: data4,
         };
         if (vErrors === null) {
@@ -15782,8 +15925,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema35.type,
-      parentSchema: schema35,
+      schema: schema36.type,
+      parentSchema: schema36,
       data,
     };
     if (vErrors === null) {
@@ -15793,11 +15936,11 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate34.errors = vErrors;
+  validate35.errors = vErrors;
   return errors === 0;
 }
-export const s25 = validate35;
-const schema36 = {
+export const s26 = validate36;
+const schema37 = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
@@ -15831,12 +15974,12 @@ const schema36 = {
     },
   },
 };
-const pattern70 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern71 = new RegExp(
+const pattern72 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern73 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
   'u',
 );
-function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15847,400 +15990,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'url' },
         message: "must have required property '" + 'url' + "'",
-        schema: schema36.required,
-        parentSchema: schema36,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
-        const err1 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-          schema: false,
-          parentSchema: schema36,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.url !== undefined) {
-      let data0 = data.url;
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 2048) {
-          const err2 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 2048 },
-            message: 'must NOT have more than 2048 characters',
-            schema: 2048,
-            parentSchema: schema36.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (func4(data0) < 1) {
-          const err3 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema36.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (!pattern70.test(data0)) {
-          const err4 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
-            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
-            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema36.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      } else {
-        const err5 = {
-          instancePath: instancePath + '/url',
-          schemaPath: '#/properties/url/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema36.properties.url.type,
-          parentSchema: schema36.properties.url,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (data.enabledEvents !== undefined) {
-      let data1 = data.enabledEvents;
-      if (Array.isArray(data1)) {
-        if (data1.length > 31) {
-          const err6 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/maxItems',
-            keyword: 'maxItems',
-            params: { limit: 31 },
-            message: 'must NOT have more than 31 items',
-            schema: 31,
-            parentSchema: schema36.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (data1.length < 1) {
-          const err7 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/minItems',
-            keyword: 'minItems',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 items',
-            schema: 1,
-            parentSchema: schema36.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        const len0 = data1.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data2 = data1[i0];
-          if (typeof data2 === 'string') {
-            if (!pattern71.test(data2)) {
-              const err8 = {
-                instancePath: instancePath + '/enabledEvents/' + i0,
-                schemaPath: '#/properties/enabledEvents/items/pattern',
-                keyword: 'pattern',
-                params: {
-                  pattern:
-                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                },
-                message:
-                  'must match pattern "' +
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
-                  '"',
-                schema:
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema36.properties.enabledEvents.items,
-                data: data2,
-              };
-              if (vErrors === null) {
-                vErrors = [err8];
-              } else {
-                vErrors.push(err8);
-              }
-              errors++;
-            }
-          } else {
-            const err9 = {
-              instancePath: instancePath + '/enabledEvents/' + i0,
-              schemaPath: '#/properties/enabledEvents/items/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema36.properties.enabledEvents.items.type,
-              parentSchema: schema36.properties.enabledEvents.items,
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err9];
-            } else {
-              vErrors.push(err9);
-            }
-            errors++;
-          }
-        }
-        let i1 = data1.length;
-        let j0;
-        if (i1 > 1) {
-          const indices0 = {};
-          for (; i1--;) {
-            let item0 = data1[i1];
-            if (typeof item0 !== 'string') {
-              continue;
-            }
-            if (typeof indices0[item0] == 'number') {
-              j0 = indices0[item0];
-              const err10 = {
-                instancePath: instancePath + '/enabledEvents',
-                schemaPath: '#/properties/enabledEvents/uniqueItems',
-                keyword: 'uniqueItems',
-                params: { i: i1, j: j0 },
-                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
-                schema: true,
-                parentSchema: schema36.properties.enabledEvents,
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-              break;
-            }
-            indices0[item0] = i1;
-          }
-        }
-      } else {
-        const err11 = {
-          instancePath: instancePath + '/enabledEvents',
-          schemaPath: '#/properties/enabledEvents/type',
-          keyword: 'type',
-          params: { type: 'array' },
-          message: 'must be array',
-          schema: schema36.properties.enabledEvents.type,
-          parentSchema: schema36.properties.enabledEvents,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-    }
-    if (data.description !== undefined) {
-      let data3 = data.description;
-      if (typeof data3 === 'string') {
-        if (func4(data3) > 500) {
-          const err12 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 500 },
-            message: 'must NOT have more than 500 characters',
-            schema: 500,
-            parentSchema: schema36.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-        if (func4(data3) < 0) {
-          const err13 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/minLength',
-            keyword: 'minLength',
-            params: { limit: 0 },
-            message: 'must NOT have fewer than 0 characters',
-            schema: 0,
-            parentSchema: schema36.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data3)) {
-          const err14 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema36.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-        if (true && func8(data3)) {
-          vErrors = func9(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
-          errors++;
-        }
-      } else {
-        const err15 = {
-          instancePath: instancePath + '/description',
-          schemaPath: '#/properties/description/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema36.properties.description.type,
-          parentSchema: schema36.properties.description,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err16 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema36.type,
-      parentSchema: schema36,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err16];
-    } else {
-      vErrors.push(err16);
-    }
-    errors++;
-  }
-  validate35.errors = vErrors;
-  return errors === 0;
-}
-export const s26 = validate36;
-const schema37 = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    url: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 2048,
-      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-      description: 'must be an absolute https URL',
-    },
-    enabledEvents: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 31,
-      uniqueItems: true,
-      items: {
-        type: 'string',
-        pattern:
-          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
-      },
-    },
-    description: {
-      type: 'string',
-      minLength: 0,
-      maxLength: 500,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    status: { type: 'string', enum: ['enabled', 'disabled'] },
-  },
-};
-function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (Object.keys(data).length < 1) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/minProperties',
-        keyword: 'minProperties',
-        params: { limit: 1 },
-        message: 'must NOT have fewer than 1 properties',
-        schema: 1,
+        schema: schema37.required,
         parentSchema: schema37,
         data,
       };
@@ -16252,7 +16002,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
         const err1 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -16310,7 +16060,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern70.test(data0)) {
+        if (!pattern72.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -16390,7 +16140,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern71.test(data2)) {
+            if (!pattern73.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -16565,6 +16315,399 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+  } else {
+    const err16 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema37.type,
+      parentSchema: schema37,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err16];
+    } else {
+      vErrors.push(err16);
+    }
+    errors++;
+  }
+  validate36.errors = vErrors;
+  return errors === 0;
+}
+export const s27 = validate37;
+const schema38 = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      description: 'must be an absolute https URL',
+    },
+    enabledEvents: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 31,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        pattern:
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
+      },
+    },
+    description: {
+      type: 'string',
+      minLength: 0,
+      maxLength: 500,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    status: { type: 'string', enum: ['enabled', 'disabled'] },
+  },
+};
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (Object.keys(data).length < 1) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/minProperties',
+        keyword: 'minProperties',
+        params: { limit: 1 },
+        message: 'must NOT have fewer than 1 properties',
+        schema: 1,
+        parentSchema: schema38,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+        const err1 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema38,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.url !== undefined) {
+      let data0 = data.url;
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 2048) {
+          const err2 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 2048 },
+            message: 'must NOT have more than 2048 characters',
+            schema: 2048,
+            parentSchema: schema38.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema38.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (!pattern72.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
+            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
+            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+            parentSchema: schema38.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + '/url',
+          schemaPath: '#/properties/url/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema38.properties.url.type,
+          parentSchema: schema38.properties.url,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.enabledEvents !== undefined) {
+      let data1 = data.enabledEvents;
+      if (Array.isArray(data1)) {
+        if (data1.length > 31) {
+          const err6 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 31 },
+            message: 'must NOT have more than 31 items',
+            schema: 31,
+            parentSchema: schema38.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (data1.length < 1) {
+          const err7 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/minItems',
+            keyword: 'minItems',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 items',
+            schema: 1,
+            parentSchema: schema38.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        const len0 = data1.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data2 = data1[i0];
+          if (typeof data2 === 'string') {
+            if (!pattern73.test(data2)) {
+              const err8 = {
+                instancePath: instancePath + '/enabledEvents/' + i0,
+                schemaPath: '#/properties/enabledEvents/items/pattern',
+                keyword: 'pattern',
+                params: {
+                  pattern:
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                },
+                message:
+                  'must match pattern "' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
+                  '"',
+                schema:
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                parentSchema: schema38.properties.enabledEvents.items,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          } else {
+            const err9 = {
+              instancePath: instancePath + '/enabledEvents/' + i0,
+              schemaPath: '#/properties/enabledEvents/items/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema38.properties.enabledEvents.items.type,
+              parentSchema: schema38.properties.enabledEvents.items,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        let i1 = data1.length;
+        let j0;
+        if (i1 > 1) {
+          const indices0 = {};
+          for (; i1--;) {
+            let item0 = data1[i1];
+            if (typeof item0 !== 'string') {
+              continue;
+            }
+            if (typeof indices0[item0] == 'number') {
+              j0 = indices0[item0];
+              const err10 = {
+                instancePath: instancePath + '/enabledEvents',
+                schemaPath: '#/properties/enabledEvents/uniqueItems',
+                keyword: 'uniqueItems',
+                params: { i: i1, j: j0 },
+                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
+                schema: true,
+                parentSchema: schema38.properties.enabledEvents,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+              break;
+            }
+            indices0[item0] = i1;
+          }
+        }
+      } else {
+        const err11 = {
+          instancePath: instancePath + '/enabledEvents',
+          schemaPath: '#/properties/enabledEvents/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema38.properties.enabledEvents.type,
+          parentSchema: schema38.properties.enabledEvents,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== undefined) {
+      let data3 = data.description;
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 500) {
+          const err12 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 500 },
+            message: 'must NOT have more than 500 characters',
+            schema: 500,
+            parentSchema: schema38.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (func4(data3) < 0) {
+          const err13 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema38.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err14 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema38.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (true && func8(data3)) {
+          vErrors = func9(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
+          errors++;
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + '/description',
+          schemaPath: '#/properties/description/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema38.properties.description.type,
+          parentSchema: schema38.properties.description,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
     if (data.status !== undefined) {
       let data4 = data.status;
       if (typeof data4 !== 'string') {
@@ -16574,8 +16717,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.status.type,
-          parentSchema: schema37.properties.status,
+          schema: schema38.properties.status.type,
+          parentSchema: schema38.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -16590,10 +16733,10 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema37.properties.status.enum },
+          params: { allowedValues: schema38.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema37.properties.status.enum,
-          parentSchema: schema37.properties.status,
+          schema: schema38.properties.status.enum,
+          parentSchema: schema38.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -16611,8 +16754,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema37.type,
-      parentSchema: schema37,
+      schema: schema38.type,
+      parentSchema: schema38,
       data,
     };
     if (vErrors === null) {
@@ -16622,11 +16765,11 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate36.errors = vErrors;
+  validate37.errors = vErrors;
   return errors === 0;
 }
-export const s27 = validate37;
-const schema38 = {
+export const s28 = validate38;
+const schema39 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -16635,7 +16778,7 @@ const schema38 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
-function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16648,7 +16791,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema38,
+          parentSchema: schema39,
           data,
         };
         if (vErrors === null) {
@@ -16668,8 +16811,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.status.type,
-          parentSchema: schema38.properties.status,
+          schema: schema39.properties.status.type,
+          parentSchema: schema39.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -16684,10 +16827,10 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema38.properties.status.enum },
+          params: { allowedValues: schema39.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema38.properties.status.enum,
-          parentSchema: schema38.properties.status,
+          schema: schema39.properties.status.enum,
+          parentSchema: schema39.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -16709,7 +16852,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema38.properties.pageSize,
+            parentSchema: schema39.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -16726,8 +16869,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.pageSize.type,
-          parentSchema: schema38.properties.pageSize,
+          schema: schema39.properties.pageSize.type,
+          parentSchema: schema39.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -16749,7 +16892,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema38.properties.pageToken,
+            parentSchema: schema39.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -16767,7 +16910,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.pageToken,
+            parentSchema: schema39.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -16785,7 +16928,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.pageToken,
+            parentSchema: schema39.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -16802,8 +16945,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.pageToken.type,
-          parentSchema: schema38.properties.pageToken,
+          schema: schema39.properties.pageToken.type,
+          parentSchema: schema39.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -16821,8 +16964,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema38.type,
-      parentSchema: schema38,
+      schema: schema39.type,
+      parentSchema: schema39,
       data,
     };
     if (vErrors === null) {
@@ -16832,17 +16975,17 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate37.errors = vErrors;
+  validate38.errors = vErrors;
   return errors === 0;
 }
-export const s28 = validate38;
-const schema39 = {
+export const s29 = validate39;
+const schema40 = {
   type: 'object',
   additionalProperties: false,
   required: ['since'],
   properties: { since: { type: 'string', format: 'date-time' } },
 };
-function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16853,8 +16996,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'since' },
         message: "must have required property '" + 'since' + "'",
-        schema: schema39.required,
-        parentSchema: schema39,
+        schema: schema40.required,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -16873,7 +17016,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema39,
+          parentSchema: schema40,
           data,
         };
         if (vErrors === null) {
@@ -16895,7 +17038,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema39.properties.since,
+            parentSchema: schema40.properties.since,
             data: data0,
           };
           if (vErrors === null) {
@@ -16912,8 +17055,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.since.type,
-          parentSchema: schema39.properties.since,
+          schema: schema40.properties.since.type,
+          parentSchema: schema40.properties.since,
           data: data0,
         };
         if (vErrors === null) {
@@ -16931,8 +17074,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema39.type,
-      parentSchema: schema39,
+      schema: schema40.type,
+      parentSchema: schema40,
       data,
     };
     if (vErrors === null) {
@@ -16942,18 +17085,18 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate38.errors = vErrors;
+  validate39.errors = vErrors;
   return errors === 0;
 }
-export const s29 = validate39;
-const schema40 = {
+export const s30 = validate40;
+const schema41 = {
   type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
   },
 };
-function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16964,8 +17107,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -16984,8 +17127,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.accountType.type,
-          parentSchema: schema40.properties.accountType,
+          schema: schema41.properties.accountType.type,
+          parentSchema: schema41.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -17006,10 +17149,10 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema40.properties.accountType.enum },
+          params: { allowedValues: schema41.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema40.properties.accountType.enum,
-          parentSchema: schema40.properties.accountType,
+          schema: schema41.properties.accountType.enum,
+          parentSchema: schema41.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -17027,8 +17170,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema40.type,
-      parentSchema: schema40,
+      schema: schema41.type,
+      parentSchema: schema41,
       data,
     };
     if (vErrors === null) {
@@ -17038,11 +17181,11 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate39.errors = vErrors;
+  validate40.errors = vErrors;
   return errors === 0;
 }
-export const s30 = validate40;
-const schema41 = {
+export const s31 = validate41;
+const schema42 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -17128,7 +17271,7 @@ const schema41 = {
     },
   },
 };
-function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17139,8 +17282,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema41.required,
-        parentSchema: schema41,
+        schema: schema42.required,
+        parentSchema: schema42,
         data,
       };
       if (vErrors === null) {
@@ -17157,8 +17300,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema41.required,
-        parentSchema: schema41,
+        schema: schema42.required,
+        parentSchema: schema42,
         data,
       };
       if (vErrors === null) {
@@ -17169,7 +17312,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema41.properties, key0)) {
+      if (!func2.call(schema42.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -17177,7 +17320,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema41,
+          parentSchema: schema42,
           data,
         };
         if (vErrors === null) {
@@ -17199,7 +17342,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema41.properties.profileId,
+            parentSchema: schema42.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -17217,7 +17360,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema41.properties.profileId,
+            parentSchema: schema42.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -17234,8 +17377,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema41.properties.profileId.type,
-          parentSchema: schema41.properties.profileId,
+          schema: schema42.properties.profileId.type,
+          parentSchema: schema42.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -17257,7 +17400,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema41.properties.amount,
+            parentSchema: schema42.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17275,7 +17418,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema41.properties.amount,
+            parentSchema: schema42.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17293,7 +17436,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema41.properties.amount,
+            parentSchema: schema42.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17310,8 +17453,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema41.properties.amount.type,
-          parentSchema: schema41.properties.amount,
+          schema: schema42.properties.amount.type,
+          parentSchema: schema42.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -17333,7 +17476,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema41.properties.orderId,
+            parentSchema: schema42.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17351,7 +17494,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema41.properties.orderId,
+            parentSchema: schema42.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17369,7 +17512,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema41.properties.orderId,
+            parentSchema: schema42.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17390,8 +17533,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema41.properties.orderId.type,
-          parentSchema: schema41.properties.orderId,
+          schema: schema42.properties.orderId.type,
+          parentSchema: schema42.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -17411,8 +17554,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema41.properties.recurring.type,
-          parentSchema: schema41.properties.recurring,
+          schema: schema42.properties.recurring.type,
+          parentSchema: schema42.properties.recurring,
           data: data3,
         };
         if (vErrors === null) {
@@ -17432,8 +17575,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema41.properties.allowPartial.type,
-          parentSchema: schema41.properties.allowPartial,
+          schema: schema42.properties.allowPartial.type,
+          parentSchema: schema42.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -17453,8 +17596,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema41.properties.sendEmailReceipt.type,
-          parentSchema: schema41.properties.sendEmailReceipt,
+          schema: schema42.properties.sendEmailReceipt.type,
+          parentSchema: schema42.properties.sendEmailReceipt,
           data: data5,
         };
         if (vErrors === null) {
@@ -17474,8 +17617,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema41.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema41.properties.sendPaymentScheduledNotification,
+          schema: schema42.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema42.properties.sendPaymentScheduledNotification,
           data: data6,
         };
         if (vErrors === null) {
@@ -17495,8 +17638,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema41.properties.sendDeclineNotification.type,
-          parentSchema: schema41.properties.sendDeclineNotification,
+          schema: schema42.properties.sendDeclineNotification.type,
+          parentSchema: schema42.properties.sendDeclineNotification,
           data: data7,
         };
         if (vErrors === null) {
@@ -17518,7 +17661,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema41.properties.customAttributes,
+            parentSchema: schema42.properties.customAttributes,
             data: data8,
           };
           if (vErrors === null) {
@@ -17563,8 +17706,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema41.properties.customAttributes.propertyNames.not,
-              parentSchema: schema41.properties.customAttributes.propertyNames,
+              schema: schema42.properties.customAttributes.propertyNames.not,
+              parentSchema: schema42.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -17593,7 +17736,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema41.properties.customAttributes.propertyNames,
+                parentSchema: schema42.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -17613,8 +17756,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema41.properties.customAttributes.propertyNames,
-              parentSchema: schema41.properties.customAttributes,
+              schema: schema42.properties.customAttributes.propertyNames,
+              parentSchema: schema42.properties.customAttributes,
               data: data8,
             };
             if (vErrors === null) {
@@ -17640,7 +17783,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -17659,7 +17802,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -17685,8 +17828,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema41.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema42.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[0],
               data: data9,
             };
             if (vErrors === null) {
@@ -17710,7 +17853,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -17729,7 +17872,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -17748,7 +17891,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -17766,8 +17909,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema41.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema42.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data9,
               };
               if (vErrors === null) {
@@ -17789,8 +17932,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema41.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema41.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema42.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -17812,8 +17955,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema41.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema41.properties.customAttributes.additionalProperties,
+              schema: schema42.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema42.properties.customAttributes.additionalProperties,
               data: data9,
             };
             if (vErrors === null) {
@@ -17840,8 +17983,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema41.properties.customAttributes.type,
-          parentSchema: schema41.properties.customAttributes,
+          schema: schema42.properties.customAttributes.type,
+          parentSchema: schema42.properties.customAttributes,
           data: data8,
         };
         if (vErrors === null) {
@@ -17863,7 +18006,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema41.properties.fees,
+            parentSchema: schema42.properties.fees,
             data: data10,
           };
           if (vErrors === null) {
@@ -17884,8 +18027,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema41.properties.fees.items.required,
-                parentSchema: schema41.properties.fees.items,
+                schema: schema42.properties.fees.items.required,
+                parentSchema: schema42.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -17902,8 +18045,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema41.properties.fees.items.required,
-                parentSchema: schema41.properties.fees.items,
+                schema: schema42.properties.fees.items.required,
+                parentSchema: schema42.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -17922,7 +18065,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema41.properties.fees.items,
+                  parentSchema: schema42.properties.fees.items,
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -17944,7 +18087,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema41.properties.fees.items.properties.name,
+                    parentSchema: schema42.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -17962,7 +18105,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema41.properties.fees.items.properties.name,
+                    parentSchema: schema42.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -17980,7 +18123,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema41.properties.fees.items.properties.name,
+                    parentSchema: schema42.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -18005,8 +18148,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema41.properties.fees.items.properties.name.type,
-                  parentSchema: schema41.properties.fees.items.properties.name,
+                  schema: schema42.properties.fees.items.properties.name.type,
+                  parentSchema: schema42.properties.fees.items.properties.name,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -18028,7 +18171,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema41.properties.fees.items.properties.amount,
+                    parentSchema: schema42.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -18046,7 +18189,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema41.properties.fees.items.properties.amount,
+                    parentSchema: schema42.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -18064,7 +18207,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema41.properties.fees.items.properties.amount,
+                    parentSchema: schema42.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -18081,8 +18224,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema41.properties.fees.items.properties.amount.type,
-                  parentSchema: schema41.properties.fees.items.properties.amount,
+                  schema: schema42.properties.fees.items.properties.amount.type,
+                  parentSchema: schema42.properties.fees.items.properties.amount,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -18100,8 +18243,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema41.properties.fees.items.type,
-              parentSchema: schema41.properties.fees.items,
+              schema: schema42.properties.fees.items.type,
+              parentSchema: schema42.properties.fees.items,
               data: data11,
             };
             if (vErrors === null) {
@@ -18119,8 +18262,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema41.properties.fees.type,
-          parentSchema: schema41.properties.fees,
+          schema: schema42.properties.fees.type,
+          parentSchema: schema42.properties.fees,
           data: data10,
         };
         if (vErrors === null) {
@@ -18138,8 +18281,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema41.type,
-      parentSchema: schema41,
+      schema: schema42.type,
+      parentSchema: schema42,
       data,
     };
     if (vErrors === null) {
@@ -18149,11 +18292,11 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate40.errors = vErrors;
+  validate41.errors = vErrors;
   return errors === 0;
 }
-export const s31 = validate41;
-const schema42 = {
+export const s32 = validate42;
+const schema43 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -18169,7 +18312,7 @@ const schema42 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18180,8 +18323,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema42.required,
-        parentSchema: schema42,
+        schema: schema43.required,
+        parentSchema: schema43,
         data,
       };
       if (vErrors === null) {
@@ -18198,8 +18341,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema42.required,
-        parentSchema: schema42,
+        schema: schema43.required,
+        parentSchema: schema43,
         data,
       };
       if (vErrors === null) {
@@ -18218,7 +18361,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema42,
+          parentSchema: schema43,
           data,
         };
         if (vErrors === null) {
@@ -18240,7 +18383,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema42.properties.name,
+            parentSchema: schema43.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18258,7 +18401,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema42.properties.name,
+            parentSchema: schema43.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18276,7 +18419,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema42.properties.name,
+            parentSchema: schema43.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18297,8 +18440,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema42.properties.name.type,
-          parentSchema: schema42.properties.name,
+          schema: schema43.properties.name.type,
+          parentSchema: schema43.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -18320,7 +18463,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema42.properties.amount,
+            parentSchema: schema43.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18338,7 +18481,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema42.properties.amount,
+            parentSchema: schema43.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18356,7 +18499,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema42.properties.amount,
+            parentSchema: schema43.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18373,8 +18516,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema42.properties.amount.type,
-          parentSchema: schema42.properties.amount,
+          schema: schema43.properties.amount.type,
+          parentSchema: schema43.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -18392,8 +18535,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema42.type,
-      parentSchema: schema42,
+      schema: schema43.type,
+      parentSchema: schema43,
       data,
     };
     if (vErrors === null) {
@@ -18403,11 +18546,11 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate41.errors = vErrors;
+  validate42.errors = vErrors;
   return errors === 0;
 }
-export const s32 = validate42;
-const schema43 = {
+export const s33 = validate43;
+const schema44 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -18440,7 +18583,7 @@ const schema43 = {
       'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
   },
 };
-function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18452,7 +18595,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema43,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -18497,8 +18640,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema43.propertyNames.not,
-          parentSchema: schema43.propertyNames,
+          schema: schema44.propertyNames.not,
+          parentSchema: schema44.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -18527,7 +18670,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema43.propertyNames,
+            parentSchema: schema44.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -18547,8 +18690,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema43.propertyNames,
-          parentSchema: schema43,
+          schema: schema44.propertyNames,
+          parentSchema: schema44,
           data,
         };
         if (vErrors === null) {
@@ -18573,7 +18716,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema43.additionalProperties.anyOf[0],
+            parentSchema: schema44.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -18591,7 +18734,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema43.additionalProperties.anyOf[0],
+            parentSchema: schema44.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -18616,8 +18759,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema43.additionalProperties.anyOf[0].type,
-          parentSchema: schema43.additionalProperties.anyOf[0],
+          schema: schema44.additionalProperties.anyOf[0].type,
+          parentSchema: schema44.additionalProperties.anyOf[0],
           data: data0,
         };
         if (vErrors === null) {
@@ -18640,7 +18783,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '<=', limit: 1000000000000000 },
               message: 'must be <= 1000000000000000',
               schema: 1000000000000000,
-              parentSchema: schema43.additionalProperties.anyOf[1],
+              parentSchema: schema44.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -18658,7 +18801,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '>=', limit: -1000000000000000 },
               message: 'must be >= -1000000000000000',
               schema: -1000000000000000,
-              parentSchema: schema43.additionalProperties.anyOf[1],
+              parentSchema: schema44.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -18676,7 +18819,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
               params: {},
               message: 'must pass "maxDecimals" keyword validation',
               schema: 6,
-              parentSchema: schema43.additionalProperties.anyOf[1],
+              parentSchema: schema44.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -18693,8 +18836,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'type',
             params: { type: 'number' },
             message: 'must be number',
-            schema: schema43.additionalProperties.anyOf[1].type,
-            parentSchema: schema43.additionalProperties.anyOf[1],
+            schema: schema44.additionalProperties.anyOf[1].type,
+            parentSchema: schema44.additionalProperties.anyOf[1],
             data: data0,
           };
           if (vErrors === null) {
@@ -18715,8 +18858,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema43.additionalProperties.anyOf[2].type,
-              parentSchema: schema43.additionalProperties.anyOf[2],
+              schema: schema44.additionalProperties.anyOf[2].type,
+              parentSchema: schema44.additionalProperties.anyOf[2],
               data: data0,
             };
             if (vErrors === null) {
@@ -18737,8 +18880,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'anyOf',
           params: {},
           message: 'must match a schema in anyOf',
-          schema: schema43.additionalProperties.anyOf,
-          parentSchema: schema43.additionalProperties,
+          schema: schema44.additionalProperties.anyOf,
+          parentSchema: schema44.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -18765,8 +18908,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema43.type,
-      parentSchema: schema43,
+      schema: schema44.type,
+      parentSchema: schema44,
       data,
     };
     if (vErrors === null) {
@@ -18776,11 +18919,11 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate42.errors = vErrors;
+  validate43.errors = vErrors;
   return errors === 0;
 }
-export const s33 = validate43;
-const schema44 = {
+export const s34 = validate44;
+const schema45 = {
   type: 'object',
   additionalProperties: false,
   required: ['line1', 'city', 'state', 'postalCode', 'country'],
@@ -18832,7 +18975,7 @@ const schema44 = {
     },
   },
 };
-function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate44(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18843,8 +18986,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'line1' },
         message: "must have required property '" + 'line1' + "'",
-        schema: schema44.required,
-        parentSchema: schema44,
+        schema: schema45.required,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -18861,8 +19004,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'city' },
         message: "must have required property '" + 'city' + "'",
-        schema: schema44.required,
-        parentSchema: schema44,
+        schema: schema45.required,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -18879,8 +19022,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'state' },
         message: "must have required property '" + 'state' + "'",
-        schema: schema44.required,
-        parentSchema: schema44,
+        schema: schema45.required,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -18897,8 +19040,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'postalCode' },
         message: "must have required property '" + 'postalCode' + "'",
-        schema: schema44.required,
-        parentSchema: schema44,
+        schema: schema45.required,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -18915,8 +19058,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'country' },
         message: "must have required property '" + 'country' + "'",
-        schema: schema44.required,
-        parentSchema: schema44,
+        schema: schema45.required,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -18942,7 +19085,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema44,
+          parentSchema: schema45,
           data,
         };
         if (vErrors === null) {
@@ -18964,7 +19107,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema44.properties.line1,
+            parentSchema: schema45.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -18982,7 +19125,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema44.properties.line1,
+            parentSchema: schema45.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -19000,7 +19143,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema44.properties.line1,
+            parentSchema: schema45.properties.line1,
             data: data0,
           };
           if (vErrors === null) {
@@ -19021,8 +19164,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema44.properties.line1.type,
-          parentSchema: schema44.properties.line1,
+          schema: schema45.properties.line1.type,
+          parentSchema: schema45.properties.line1,
           data: data0,
         };
         if (vErrors === null) {
@@ -19044,7 +19187,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema44.properties.line2,
+            parentSchema: schema45.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -19062,7 +19205,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema44.properties.line2,
+            parentSchema: schema45.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -19080,7 +19223,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema44.properties.line2,
+            parentSchema: schema45.properties.line2,
             data: data1,
           };
           if (vErrors === null) {
@@ -19101,8 +19244,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema44.properties.line2.type,
-          parentSchema: schema44.properties.line2,
+          schema: schema45.properties.line2.type,
+          parentSchema: schema45.properties.line2,
           data: data1,
         };
         if (vErrors === null) {
@@ -19124,7 +19267,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 60 },
             message: 'must NOT have more than 60 characters',
             schema: 60,
-            parentSchema: schema44.properties.city,
+            parentSchema: schema45.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -19142,7 +19285,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema44.properties.city,
+            parentSchema: schema45.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -19160,7 +19303,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema44.properties.city,
+            parentSchema: schema45.properties.city,
             data: data2,
           };
           if (vErrors === null) {
@@ -19181,8 +19324,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema44.properties.city.type,
-          parentSchema: schema44.properties.city,
+          schema: schema45.properties.city.type,
+          parentSchema: schema45.properties.city,
           data: data2,
         };
         if (vErrors === null) {
@@ -19204,7 +19347,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema44.properties.state,
+            parentSchema: schema45.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -19222,7 +19365,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema44.properties.state,
+            parentSchema: schema45.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -19240,7 +19383,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema44.properties.state,
+            parentSchema: schema45.properties.state,
             data: data3,
           };
           if (vErrors === null) {
@@ -19261,8 +19404,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema44.properties.state.type,
-          parentSchema: schema44.properties.state,
+          schema: schema45.properties.state.type,
+          parentSchema: schema45.properties.state,
           data: data3,
         };
         if (vErrors === null) {
@@ -19284,7 +19427,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 characters',
             schema: 20,
-            parentSchema: schema44.properties.postalCode,
+            parentSchema: schema45.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -19302,7 +19445,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema44.properties.postalCode,
+            parentSchema: schema45.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -19320,7 +19463,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema44.properties.postalCode,
+            parentSchema: schema45.properties.postalCode,
             data: data4,
           };
           if (vErrors === null) {
@@ -19341,8 +19484,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema44.properties.postalCode.type,
-          parentSchema: schema44.properties.postalCode,
+          schema: schema45.properties.postalCode.type,
+          parentSchema: schema45.properties.postalCode,
           data: data4,
         };
         if (vErrors === null) {
@@ -19356,7 +19499,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.country !== undefined) {
       let data5 = data.country;
       if (typeof data5 === 'string') {
-        if (!pattern41.test(data5)) {
+        if (!pattern43.test(data5)) {
           const err26 = {
             instancePath: instancePath + '/country',
             schemaPath: '#/properties/country/pattern',
@@ -19364,7 +19507,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Z]{2}$' },
             message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
             schema: '^[A-Z]{2}$',
-            parentSchema: schema44.properties.country,
+            parentSchema: schema45.properties.country,
             data: data5,
           };
           if (vErrors === null) {
@@ -19381,8 +19524,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema44.properties.country.type,
-          parentSchema: schema44.properties.country,
+          schema: schema45.properties.country.type,
+          parentSchema: schema45.properties.country,
           data: data5,
         };
         if (vErrors === null) {
@@ -19400,8 +19543,8 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema44.type,
-      parentSchema: schema44,
+      schema: schema45.type,
+      parentSchema: schema45,
       data,
     };
     if (vErrors === null) {
@@ -19411,11 +19554,11 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate43.errors = vErrors;
+  validate44.errors = vErrors;
   return errors === 0;
 }
-export const s34 = validate44;
-const schema45 = {
+export const s35 = validate45;
+const schema46 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -19447,7 +19590,7 @@ const schema45 = {
     description: 'must not contain control characters or a card number',
   },
 };
-function validate44(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate45(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -19459,7 +19602,7 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema45,
+        parentSchema: schema46,
         data,
       };
       if (vErrors === null) {
@@ -19504,8 +19647,8 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema45.propertyNames.not,
-          parentSchema: schema45.propertyNames,
+          schema: schema46.propertyNames.not,
+          parentSchema: schema46.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -19534,7 +19677,7 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema45.propertyNames,
+            parentSchema: schema46.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -19554,8 +19697,8 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema45.propertyNames,
-          parentSchema: schema45,
+          schema: schema46.propertyNames,
+          parentSchema: schema46,
           data,
         };
         if (vErrors === null) {
@@ -19577,7 +19720,7 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema45.additionalProperties,
+            parentSchema: schema46.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -19595,7 +19738,7 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema45.additionalProperties,
+            parentSchema: schema46.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -19613,7 +19756,7 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema45.additionalProperties,
+            parentSchema: schema46.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -19638,8 +19781,8 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema45.additionalProperties.type,
-          parentSchema: schema45.additionalProperties,
+          schema: schema46.additionalProperties.type,
+          parentSchema: schema46.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -19657,8 +19800,8 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema45.type,
-      parentSchema: schema45,
+      schema: schema46.type,
+      parentSchema: schema46,
       data,
     };
     if (vErrors === null) {
@@ -19668,11 +19811,11 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate44.errors = vErrors;
+  validate45.errors = vErrors;
   return errors === 0;
 }
-export const s35 = validate45;
-const schema46 = {
+export const s36 = validate46;
+const schema47 = {
   type: 'object',
   additionalProperties: false,
   required: ['maxRetries'],
@@ -19683,7 +19826,7 @@ const schema46 = {
     intervalHours: { type: 'integer', minimum: 24, maximum: 240, description: 'must be an integer 24-240' },
   },
 };
-function validate45(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate46(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -19694,8 +19837,8 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'maxRetries' },
         message: "must have required property '" + 'maxRetries' + "'",
-        schema: schema46.required,
-        parentSchema: schema46,
+        schema: schema47.required,
+        parentSchema: schema47,
         data,
       };
       if (vErrors === null) {
@@ -19714,7 +19857,7 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema46,
+          parentSchema: schema47,
           data,
         };
         if (vErrors === null) {
@@ -19734,8 +19877,8 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema46.properties.maxRetries.type,
-          parentSchema: schema46.properties.maxRetries,
+          schema: schema47.properties.maxRetries.type,
+          parentSchema: schema47.properties.maxRetries,
           data: data0,
         };
         if (vErrors === null) {
@@ -19754,7 +19897,7 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 4 },
             message: 'must be <= 4',
             schema: 4,
-            parentSchema: schema46.properties.maxRetries,
+            parentSchema: schema47.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -19772,7 +19915,7 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema46.properties.maxRetries,
+            parentSchema: schema47.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -19793,8 +19936,8 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema46.properties.intervalHours.type,
-          parentSchema: schema46.properties.intervalHours,
+          schema: schema47.properties.intervalHours.type,
+          parentSchema: schema47.properties.intervalHours,
           data: data1,
         };
         if (vErrors === null) {
@@ -19813,7 +19956,7 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 240 },
             message: 'must be <= 240',
             schema: 240,
-            parentSchema: schema46.properties.intervalHours,
+            parentSchema: schema47.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -19831,7 +19974,7 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 24 },
             message: 'must be >= 24',
             schema: 24,
-            parentSchema: schema46.properties.intervalHours,
+            parentSchema: schema47.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -19850,8 +19993,8 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema46.type,
-      parentSchema: schema46,
+      schema: schema47.type,
+      parentSchema: schema47,
       data,
     };
     if (vErrors === null) {
@@ -19861,7 +20004,7 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate45.errors = vErrors;
+  validate46.errors = vErrors;
   return errors === 0;
 }
 
@@ -19948,10 +20091,10 @@ export const CreateSeries = /* @__PURE__ */ routeCheck<typeof routes.CreateSerie
   s0,
   { scope: 'series', operation: 'CreateSeries', bodyKey: true },
 );
-export const GetSeries = /* @__PURE__ */ routeCheck<typeof routes.GetSeries>('GetSeries', undefined, s0);
+export const GetSeries = /* @__PURE__ */ routeCheck<typeof routes.GetSeries>('GetSeries', undefined, s10);
 export const UpdateSeries = /* @__PURE__ */ routeCheck<typeof routes.UpdateSeries>(
   'UpdateSeries',
-  { optional: false, validate: s10 },
+  { optional: false, validate: s11 },
   s0,
 );
 export const DeleteSeries = /* @__PURE__ */ routeCheck<typeof routes.DeleteSeries>(
@@ -19961,7 +20104,7 @@ export const DeleteSeries = /* @__PURE__ */ routeCheck<typeof routes.DeleteSerie
 );
 export const VoidOrRefundGroup = /* @__PURE__ */ routeCheck<typeof routes.VoidOrRefundGroup>(
   'VoidOrRefundGroup',
-  { optional: true, validate: s11 },
+  { optional: true, validate: s12 },
   s0,
   { scope: 'request', operation: 'VoidOrRefundGroup', bodyKey: false },
 );
@@ -19979,7 +20122,7 @@ export const RetryMerchant = /* @__PURE__ */ routeCheck<typeof routes.RetryMerch
 );
 export const ProcessMerchant = /* @__PURE__ */ routeCheck<typeof routes.ProcessMerchant>(
   'ProcessMerchant',
-  { optional: true, validate: s12 },
+  { optional: true, validate: s13 },
   s0,
   { scope: 'request', operation: 'ProcessMerchant', bodyKey: false },
 );
@@ -19995,29 +20138,29 @@ export const GetMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.GetM
 );
 export const UpdateMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.UpdateMerchantSettings>(
   'UpdateMerchantSettings',
-  { optional: false, validate: s13 },
+  { optional: false, validate: s14 },
   s0,
 );
 export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>(
   'CreatePayor',
-  { optional: false, validate: s14 },
+  { optional: false, validate: s15 },
   s0,
   { scope: 'request', operation: 'CreatePayor', bodyKey: false },
 );
 export const SearchPayors = /* @__PURE__ */ routeCheck<typeof routes.SearchPayors>(
   'SearchPayors',
   undefined,
-  s17,
+  s18,
 );
 export const BulkSearchPayors = /* @__PURE__ */ routeCheck<typeof routes.BulkSearchPayors>(
   'BulkSearchPayors',
-  { optional: false, validate: s18 },
+  { optional: false, validate: s19 },
   s0,
 );
 export const GetPayor = /* @__PURE__ */ routeCheck<typeof routes.GetPayor>('GetPayor', undefined, s0);
 export const UpdatePayor = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayor>(
   'UpdatePayor',
-  { optional: false, validate: s19 },
+  { optional: false, validate: s20 },
   s0,
 );
 export const DeletePayor = /* @__PURE__ */ routeCheck<typeof routes.DeletePayor>(
@@ -20039,17 +20182,17 @@ export const AddMethod = /* @__PURE__ */ routeCheck<typeof routes.AddMethod>(
 export const GetMethod = /* @__PURE__ */ routeCheck<typeof routes.GetMethod>('GetMethod', undefined, s0);
 export const UpdateMethod = /* @__PURE__ */ routeCheck<typeof routes.UpdateMethod>(
   'UpdateMethod',
-  { optional: false, validate: s20 },
+  { optional: false, validate: s21 },
   s0,
 );
 export const DeleteMethod = /* @__PURE__ */ routeCheck<typeof routes.DeleteMethod>(
   'DeleteMethod',
   undefined,
-  s21,
+  s22,
 );
 export const CreateSale = /* @__PURE__ */ routeCheck<typeof routes.CreateSale>(
   'CreateSale',
-  { optional: false, validate: s22 },
+  { optional: false, validate: s23 },
   s0,
   { scope: 'sale', operation: 'CreateSale', bodyKey: true },
 );
@@ -20066,15 +20209,15 @@ export const VoidTransaction = /* @__PURE__ */ routeCheck<typeof routes.VoidTran
 );
 export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.RefundTransaction>(
   'RefundTransaction',
-  { optional: false, validate: s23 },
+  { optional: false, validate: s24 },
   s0,
   { scope: 'refund:{TransactionID}', operation: 'RefundTransaction', bodyKey: true },
 );
-export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s24);
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s25);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
   'CreateWebhookEndpoint',
-  { optional: false, validate: s25 },
+  { optional: false, validate: s26 },
   s0,
   { scope: 'request', operation: 'CreateWebhookEndpoint', bodyKey: false },
 );
@@ -20090,7 +20233,7 @@ export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWe
 );
 export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
   'UpdateWebhookEndpoint',
-  { optional: false, validate: s26 },
+  { optional: false, validate: s27 },
   s0,
 );
 export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
@@ -20107,16 +20250,16 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
   undefined,
-  s27,
+  s28,
 );
 export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
   'ReplayWebhookEvents',
-  { optional: false, validate: s28 },
+  { optional: false, validate: s29 },
   s0,
   { scope: 'request', operation: 'ReplayWebhookEvents', bodyKey: false },
 );
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s29;
-export const validateCardMethod: CompiledValidate = s15;
-export const validateCheckingMethod: CompiledValidate = s16;
+export const validateAccountType: CompiledValidate = s30;
+export const validateCardMethod: CompiledValidate = s16;
+export const validateCheckingMethod: CompiledValidate = s17;

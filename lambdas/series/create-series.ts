@@ -1,6 +1,6 @@
 import { merchantRoute } from '#core/merchants';
 import { createdSeries, createSeries } from '#core/series';
-import { seriesView } from '#domain/series-view';
+import { seriesAnswer } from '#core/series-payments';
 import * as routes from '#generated/validators';
 
 /**
@@ -12,14 +12,14 @@ export const handler = merchantRoute(
   routes.CreateSeries,
   async ({ merchant, body, now, idempotency }) => ({
     status: 201,
-    body: seriesView(await createSeries(body, merchant, now, idempotency)),
+    body: await seriesAnswer(await createSeries(body, merchant, now, idempotency)),
   }),
   {
     keep: {
       record: (result) => ({ seriesId: (result.body as { seriesId: string }).seriesId }),
       replay: async (kept, { merchant, now }) => ({
         status: 201,
-        body: seriesView(await createdSeries((kept as { seriesId: string }).seriesId, merchant, now)),
+        body: await seriesAnswer(await createdSeries((kept as { seriesId: string }).seriesId, merchant, now)),
       }),
     },
   },

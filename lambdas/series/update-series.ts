@@ -1,7 +1,7 @@
 import { merchantRoute } from '#core/merchants';
 import { updateSeries } from '#core/series';
+import { seriesAnswer } from '#core/series-payments';
 import { assertSameId } from '#domain/groups';
-import { seriesView } from '#domain/series-view';
 import * as routes from '#generated/validators';
 
 /** PUT /rest/merchants/{MID}/series/{SeriesID}: changes, pauses or resumes a series. */
@@ -9,6 +9,6 @@ export const handler = merchantRoute(routes.UpdateSeries, async ({ merchant, par
   assertSameId('seriesId', body.seriesId, params.SeriesID);
   return {
     status: 200,
-    body: seriesView(await updateSeries(params.SeriesID, merchant.merchantId, body, now)),
+    body: await seriesAnswer(await updateSeries(params.SeriesID, merchant.merchantId, body, now)),
   };
 });

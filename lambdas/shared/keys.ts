@@ -79,6 +79,15 @@ export const keys = {
     pk: `METHODUSE#${methodId}`,
     sk: `PAYMENT#${groupId}#${paymentId}`,
   }),
+  /**
+   * A series payment's use of a saved method, in the same partition: one item per payment of a
+   * series that names the method (`SERIES#<seriesId>#<index>`), written with the series and moved
+   * with its payment, so that a deletion finds the series that would charge the method.
+   */
+  methodSeriesUse: (methodId: string, seriesId: string, index: number) => ({
+    pk: `METHODUSE#${methodId}`,
+    sk: `SERIES#${seriesId}#${String(index).padStart(5, '0')}`,
+  }),
   methodUses: (methodId: string) => `METHODUSE#${methodId}`,
   /**
    * The record written ahead of a method's (or a payor's) deletion: `METHOD#<id>` or `PAYOR`, in

@@ -2,6 +2,10 @@
  * IANA time zone names, checked against the zone data the runtime carries (Node.js's ICU, the data
  * luxon reads too): the check behind the schemas' `ianaTimeZone` keyword. Kept free of luxon, since
  * every function's validators load it.
+ *
+ * A name is only checked here, never rewritten: the runtime's zone data resolves a current name to
+ * an older alias (`Asia/Kolkata` to `Asia/Calcutta`, `Europe/Kyiv` to `Europe/Kiev`), and the
+ * caller's own spelling is the one kept and shown (docs/decisions.md "Series: the time rules").
  */
 
 /** True when `name` is a time zone the runtime knows (`America/New_York`; any letter case). */
@@ -14,7 +18,3 @@ export function isIanaTimeZone(name: unknown): boolean {
     return false;
   }
 }
-
-/** The zone's canonical spelling (`america/new_york` → `America/New_York`); the name must be valid. */
-export const canonicalTimeZone = (name: string): string =>
-  new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;

@@ -9,7 +9,8 @@
  *    before reads again and keeps the mark) and the record is written, with its GSI2 entry
  *    `DELETING` / `<due>#<payorId>#<target>`; from then on no payment can take them (the fence).
  * 2. `movePayments`: a batch of pending payments moves to the replacement, each announced by
- *    `payment.updated`, its use moved, its group still pending, the replacement still usable.
+ *    `payment.updated`, its use moved, its group still pending, the replacement still usable;
+ *    `moveSeriesPayments`: the same for payments of series, each series' revision moved on.
  * 3. `finishMethod` / `finishPayor`: the method (or the payor with its methods) deleted with the
  *    record, only while the mark is still this deletion's; or `undo`: the mark and record go.
  */
@@ -18,9 +19,11 @@ import type { ServiceEvent } from '#domain/events';
 import { nextSequence } from '#domain/events';
 import { paymentEvent, type Payment } from '#domain/groups';
 import type { DeletionMark, Payor, SavedMethod } from '#domain/payors';
+import type { SeriesPayment } from '#domain/series';
 import { keys } from '#shared/keys';
 import { announcedUpdate, eventPut } from './events';
 import { conditionOutcome, containerStore, queryAll, strip } from './items';
+import { seriesUseDelete, seriesUsePut } from './method-series-uses';
 import { methodUsable, useDelete, usePut } from './method-uses';
 import { atRevision, type PayorWithMethods } from './payors';
 
@@ -30,8 +33,18 @@ import { atRevision, type PayorWithMethods } from './payors';
  */
 export const DELETION_SWEEP_AFTER_SECONDS = 60;
 
-/** Payments moved by one transaction: 4 items each (payment, event, use out, use in), ≤ 100 in all. */
+/**
+ * Payments moved by one transaction: 4 items each (payment, event, use out, use in) with a
+ * condition per group, or 3 (a series' payment, use out, use in) with its series: ≤ 100 in all.
+ */
 export const MOVE_BATCH = 16;
+
+/** A payment of a series to move, as listed (store/method-series-uses.ts). */
+export interface SeriesPaymentMove {
+  seriesId: string;
+  merchantId: string;
+  payment: SeriesPayment;
+}
 
 /** The record written ahead of a deletion, beside the mark on its methods. */
 export interface DeletionRecord {
@@ -190,6 +203,51 @@ export class MethodDeletionStore {
           ConditionExpression: '#status = :pending',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':pending': 'pending' },
+        },
+      });
+    }
+    items.push(methodUsable(this.tableName, to));
+    try {
+      await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
+      return true;
+    } catch (error) {
+      return conditionOutcome(error, [['any', false]]);
+    }
+  }
+
+  /**
+   * Moves these payments of series (still naming the deleted method) to the replacement: one
+   * transaction, each payment's use moved with it. Each series' revision moves on, so that a write
+   * of it that read it before (an occurrence's group made from the payments as they were, a PUT)
+   * is refused and reads again: no group is made from a payment on the deleted method once it has
+   * moved. False when a payment or the replacement changed since read (the caller lists again).
+   */
+  async moveSeriesPayments(record: DeletionRecord, moves: readonly SeriesPaymentMove[]): Promise<boolean> {
+    const to = `${record.payorId}/${record.mark.replaceWith!}`;
+    const items: object[] = [];
+    for (const { seriesId, merchantId, payment } of moves) {
+      items.push(
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: keys.seriesPayment(seriesId, payment.index),
+            UpdateExpression: 'SET profileId = :to',
+            ConditionExpression: 'profileId = :from',
+            ExpressionAttributeValues: { ':to': to, ':from': payment.profileId },
+          },
+        },
+        seriesUseDelete(this.tableName, seriesId, payment),
+        seriesUsePut(this.tableName, seriesId, merchantId, { index: payment.index, profileId: to }),
+      );
+    }
+    for (const seriesId of new Set(moves.map((m) => m.seriesId))) {
+      items.push({
+        Update: {
+          TableName: this.tableName,
+          Key: keys.series(seriesId),
+          UpdateExpression: 'ADD revision :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1 },
         },
       });
     }

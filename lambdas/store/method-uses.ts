@@ -19,6 +19,7 @@ import type { Payment } from '#domain/groups';
 import { parseProfileId } from '#domain/payors';
 import { keys } from '#shared/keys';
 import { batchGet, batchWriteAll, type Item, strip } from './items';
+import { isSeriesUse, pendingSeriesUses, type PendingSeriesUse } from './method-series-uses';
 
 /** What a use names: the payment and the method of its profileId. */
 type Use = Pick<Payment, 'paymentGroupId' | 'paymentId' | 'profileId'>;
@@ -116,16 +117,21 @@ export interface PendingUse {
 }
 
 export interface PendingUses {
+  /** Payments of groups. */
   uses: PendingUse[];
+  /** Payments of series (store/method-series-uses.ts). */
+  seriesUses: PendingSeriesUse[];
   /** False when the method has more uses than were read (`max`): list again after acting on these. */
   complete: boolean;
 }
 
 /**
  * The payments that still use the method: not deleted, not answered, of a group that is pending,
- * processing, or still being created (a large create may commit them). Read strongly consistent
- * and in bounded amounts (`max` uses). Uses found settled for good (their group processed,
- * deleted or gone; their payment answered, deleted or moved) are removed. Called only while the
+ * processing, or still being created (a large create may commit them); and the payments of series
+ * that still name it (store/method-series-uses.ts). Read strongly consistent and in bounded
+ * amounts (`max` uses of both kinds). Uses found settled for good (their group processed, deleted
+ * or gone; their payment answered, deleted or moved; their series canceled or completed) are
+ * removed. Called only while the
  * method carries a deletion mark: no payment can take the method meanwhile, so a use pruned here
  * cannot be one being written again.
  */
@@ -152,7 +158,8 @@ export async function pendingUses(
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey && items.length <= max);
   const complete = items.length <= max;
-  const read = items.slice(0, max);
+  const series = await pendingSeriesUses(db, tableName, methodId, items.slice(0, max).filter(isSeriesUse));
+  const read = items.slice(0, max).filter((u) => !isSeriesUse(u));
 
   const groupIds = [...new Set(read.map((u) => String(u.paymentGroupId)))];
   const groups = await batchGet(db, tableName, groupIds.map(keys.group));
@@ -166,7 +173,10 @@ export async function pendingUses(
   const paymentOf = new Map(payments.map((p) => [String(p.paymentId), strip<Payment>(p)]));
 
   const uses: PendingUse[] = [];
-  const settled: Item[] = read.filter((u) => !isPendingStatus(statusOf.get(String(u.paymentGroupId))));
+  const settled: Item[] = [
+    ...series.settled,
+    ...read.filter((u) => !isPendingStatus(statusOf.get(String(u.paymentGroupId)))),
+  ];
   for (const use of live) {
     const groupStatus = statusOf.get(String(use.paymentGroupId)) as PendingGroupStatus;
     const payment = paymentOf.get(String(use.paymentId));
@@ -196,7 +206,7 @@ export async function pendingUses(
       settled.map((u) => ({ DeleteRequest: { Key: { pk: u.pk, sk: u.sk } } })),
     );
   }
-  return { uses, complete };
+  return { uses, seriesUses: series.uses, complete };
 }
 
 const isPendingStatus = (status: string | undefined): boolean =>

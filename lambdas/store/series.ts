@@ -3,20 +3,30 @@
  * partition (`PAYMENT#<index>`, in their order), so that a series of 10,000 payments stays far
  * from an item's 400 KB. A series is written whole, each write holding only on the revision read;
  * it is listed per merchant on GSI1 (`SERIESLIST#<mid>`, by creation) and sits in the sparse due
- * index on GSI2 (`SERIESDUE` / `<dueAt>#<id>`) while the creation job has work for it.
+ * index on GSI2 (`SERIESDUE` / `<dueAt>#<id>`) while the creation job has work for it. Each payment
+ * has its method use (store/method-series-uses.ts), written with it under the deletion fence.
  */
-import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent } from '#domain/events';
 import { dueAt, type Series, type SeriesPayment, type SeriesStatus } from '#domain/series';
+import { parseProfileId } from '#domain/payors';
+import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
 import { eventPut } from './events';
 import { conditionOutcome, containerStore, queryAll, strip, type Item } from './items';
+import { seriesUseItem } from './method-series-uses';
+import { distinctProfiles, methodUsable, MethodUnavailableError, unavailableMethods } from './method-uses';
 import { readPage, type Page } from './paging';
 import { CREATING, createWrittenAhead, discardCreate } from './write-ahead';
 
-/** One transaction holds at most 100 items: the series, its event and up to 98 payments. */
-const MAX_TRANSACTION_PAYMENTS = 98;
+/** One transaction holds at most 100 items: the series, its event, and its payments with their uses and methods. */
+const MAX_TRANSACTION_ITEMS = 100;
 
 /** The series item: the record, its list entry, and its due-index entry while it has work. */
 export function seriesItem(series: Series): Item {
@@ -33,6 +43,9 @@ export function seriesItem(series: Series): Item {
     }),
   };
 }
+
+/** The largest position a payment's key spells (five digits): far above a series' 10,000 payments. */
+const MAX_SERIES_PAYMENT_INDEX = 99_999;
 
 const paymentItem = (seriesId: string, payment: SeriesPayment): Item => ({
   ...keys.seriesPayment(seriesId, payment.index),
@@ -76,12 +89,17 @@ export interface SeriesFilter {
 export interface SeriesStore {
   /** The series, read strongly consistent; one still being created does not exist yet. */
   get(seriesId: string): Promise<Series | undefined>;
-  /** A new series with its payments and the event announcing it: all of them or none. */
+  /**
+   * A new series with its payments, their method uses and the event announcing it: all of them or
+   * none. MethodUnavailableError when a method they name is gone or being deleted (the fence).
+   */
   create(series: Series, payments: readonly SeriesPayment[], event: ServiceEvent): Promise<void>;
   /** Removes a series left `creating` with the payments it wrote (an idempotent retry's first step). */
   discardCreate(seriesId: string): Promise<void>;
   /** The series' payments, in their order (strongly consistent). */
   payments(seriesId: string): Promise<SeriesPayment[]>;
+  /** Up to `limit` of its payments from position `from` on, in their order (strongly consistent). */
+  paymentsFrom(seriesId: string, from: number, limit: number): Promise<SeriesPayment[]>;
   /** Writes `next` if the series is still at `previous`'s revision, with its event; false otherwise. */
   write(next: Series, previous: Series, event?: ServiceEvent): Promise<boolean>;
   list(merchantId: string, filter: SeriesFilter): Promise<Series[]>;
@@ -107,26 +125,48 @@ export class DynamoSeriesStore implements SeriesStore {
   }
 
   /**
-   * Up to 98 payments: one transaction. More: the series is written ahead (invisible), then its
-   * payments, then committed with its event (write-ahead.ts), all or nothing even across a crash.
+   * A small series (its items within one transaction): one transaction, each method its payments
+   * name checked in it (the fence). More: the series is written ahead (invisible), then its
+   * payments and their uses, then the methods are read again, then it is committed with its event
+   * (write-ahead.ts), all or nothing even across a crash.
    */
   async create(series: Series, payments: readonly SeriesPayment[], event: ServiceEvent): Promise<void> {
-    const items = payments.map((p) => paymentItem(series.seriesId, p));
-    if (payments.length <= MAX_TRANSACTION_PAYMENTS) {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            ...seriesWriteItems(this.tableName, series, undefined, event),
-            ...items.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
-          ] as never,
-        }),
-      );
+    const { seriesId, merchantId } = series;
+    const children = payments.flatMap((p) => [
+      paymentItem(seriesId, p),
+      seriesUseItem(seriesId, merchantId, p),
+    ]);
+    const profiles = distinctProfiles(payments);
+    if (2 + children.length + profiles.length <= MAX_TRANSACTION_ITEMS) {
+      try {
+        await this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              ...profiles.map((profileId) => methodUsable(this.tableName, profileId)),
+              ...seriesWriteItems(this.tableName, series, undefined, event),
+              ...children.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
+            ] as never,
+          }),
+        );
+      } catch (error) {
+        const codes = cancellationCodes(error) ?? [];
+        const refused = profiles.filter((_, i) => codes[i] === 'ConditionalCheckFailed');
+        if (refused.length > 0)
+          throw new MethodUnavailableError(refused.map((id) => parseProfileId(id).savedPaymentMethodId));
+        throw error;
+      }
       return;
     }
     await createWrittenAhead(this.db, this.tableName, {
       committed: seriesItem(series),
-      id: series.seriesId,
-      children: items,
+      id: seriesId,
+      children,
+      // After the uses are written: a deletion that marked a method before this read is refused
+      // here; one that marks it after finds these uses (store/method-uses.ts).
+      fence: async () => {
+        const unavailable = await unavailableMethods(this.db, this.tableName, profiles);
+        if (unavailable.length > 0) throw new MethodUnavailableError(unavailable);
+      },
       commitItems: [eventPut(this.tableName, event)],
       eventSeq: event.sequence,
     });
@@ -144,6 +184,26 @@ export class DynamoSeriesStore implements SeriesStore {
       ConsistentRead: true,
     });
     return items.map((item) => {
+      const { seriesId: _, ...payment } = strip<SeriesPayment & { seriesId: string }>(item);
+      return payment;
+    });
+  }
+
+  async paymentsFrom(seriesId: string, from: number, limit: number): Promise<SeriesPayment[]> {
+    const { Items = [] } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :last',
+        ExpressionAttributeValues: {
+          ':pk': keys.series(seriesId).pk,
+          ':from': keys.seriesPayment(seriesId, from).sk,
+          ':last': keys.seriesPayment(seriesId, MAX_SERIES_PAYMENT_INDEX).sk,
+        },
+        Limit: limit,
+        ConsistentRead: true,
+      }),
+    );
+    return Items.map((item) => {
       const { seriesId: _, ...payment } = strip<SeriesPayment & { seriesId: string }>(item);
       return payment;
     });

@@ -23,6 +23,7 @@ import { noticeOutboxId } from '#domain/notifications';
 import { keys } from '#shared/keys';
 import { logger } from '#shared/logger';
 import { batchWriteAll, conditionOutcome, isConditionFailure, type Item, queryAll } from './items';
+import { seriesUseKey } from './method-series-uses';
 import { useKey } from './method-uses';
 
 /** The status a container item holds while its create is under way; never shown outside the store. */
@@ -228,7 +229,7 @@ export async function sweepAbandonedCreates(
 /**
  * Removes one container left `creating` with the children it wrote (a committed item is never
  * touched; the container itself only on the token it was read with): its payments (the items of
- * its partition under `PAYMENT#`) and, for a group, their method uses and their notices (the only
+ * its partition under `PAYMENT#`), their method uses and, for a group, their notices (the only
  * outbox items a group create writes: noticeOutboxId). The sweep's step, and an idempotent
  * retry's before it creates again.
  */
@@ -246,10 +247,12 @@ export async function discardCreate(
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
     ExpressionAttributeValues: { ':pk': container.pk, ':payment': keys.paymentPrefix },
-    ProjectionExpression: 'pk, sk, paymentId, profileId',
+    ProjectionExpression: 'pk, sk, paymentId, profileId, #index',
+    ExpressionAttributeNames: { '#index': 'index' },
   });
-  // A use whose payment was never written stays behind: pendingUses prunes it once this group is gone.
-  const groupChildren =
+  // A use whose payment was never written stays behind: pendingUses prunes it once its group (or
+  // series) is gone.
+  const uses =
     Item.entity === 'group'
       ? payments.flatMap((p) => [
           useKey({
@@ -259,6 +262,8 @@ export async function discardCreate(
           }),
           keys.outbox(noticeOutboxId(String(p.paymentId))),
         ])
-      : [];
-  await removeCreate(db, tableName, container, [...payments.map(keyOf), ...groupChildren], attempt);
+      : payments.map((p) =>
+          seriesUseKey(String(Item.seriesId), { index: Number(p.index), profileId: String(p.profileId) }),
+        );
+  await removeCreate(db, tableName, container, [...payments.map(keyOf), ...uses], attempt);
 }

@@ -1,11 +1,12 @@
 import * as routes from '#generated/validators';
 import { merchantRoute } from '#core/merchants';
-import { createdEndpoint, createEndpoint, keepSecret, type KeptSecret } from '#core/webhooks';
+import { createEndpoint, endpointWithSecret, type KeptEndpoint } from '#core/webhooks';
 import type { CreatedWebhookEndpointView } from '#contract/schemas/webhooks';
 
 /**
- * POST /v1/rest/merchants/{MID}/webhook-endpoints: a new endpoint, with its secret (shown once, and
- * again only by a replay of this request's Idempotency-Key, whose record keeps it sealed).
+ * POST /v1/rest/merchants/{MID}/webhook-endpoints: a new endpoint, with its secret (shown here, and
+ * by a replay of this request's Idempotency-Key, which answers the endpoint's secret current then:
+ * its record keeps the endpoint's id, never a secret).
  */
 export const handler = merchantRoute(
   routes.CreateWebhookEndpoint,
@@ -15,13 +16,12 @@ export const handler = merchantRoute(
   }),
   {
     keep: {
-      record: ({ body }, { merchant }) => {
-        const created = body as CreatedWebhookEndpointView;
-        return keepSecret(merchant.merchantId, created.webhookEndpointId, created.secret);
-      },
+      record: ({ body }): KeptEndpoint => ({
+        webhookEndpointId: (body as CreatedWebhookEndpointView).webhookEndpointId,
+      }),
       replay: async (kept, { merchant }) => ({
         status: 201,
-        body: await createdEndpoint(merchant.merchantId, kept as KeptSecret),
+        body: await endpointWithSecret(merchant.merchantId, kept as KeptEndpoint),
       }),
     },
   },

@@ -1,10 +1,11 @@
 import * as routes from '#generated/validators';
 import { merchantRoute } from '#core/merchants';
-import { keepSecret, openKeptSecret, rotateSecret, type KeptSecret } from '#core/webhooks';
+import { currentSecret, rotateSecret, type KeptEndpoint } from '#core/webhooks';
 
 /**
  * POST .../webhook-endpoints/{WebhookEndpointID}/rotate-secret: a new secret; the old one signs
- * beside it for 24 h. A replay of its Idempotency-Key answers the same secret (kept sealed).
+ * beside it for 24 h. A replay of its Idempotency-Key rotates nothing and answers the secret current
+ * then (this rotation's, or a later one's): its record keeps the endpoint's id, never a secret.
  */
 export const handler = merchantRoute(
   routes.RotateWebhookSecret,
@@ -14,11 +15,10 @@ export const handler = merchantRoute(
   }),
   {
     keep: {
-      record: ({ body }, { merchant, params }) =>
-        keepSecret(merchant.merchantId, params.WebhookEndpointID, (body as { secret: string }).secret),
+      record: (_result, { params }): KeptEndpoint => ({ webhookEndpointId: params.WebhookEndpointID }),
       replay: async (kept, { merchant }) => ({
         status: 200,
-        body: { secret: await openKeptSecret(merchant.merchantId, kept as KeptSecret) },
+        body: await currentSecret(merchant.merchantId, kept as KeptEndpoint),
       }),
     },
   },

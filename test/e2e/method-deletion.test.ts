@@ -53,7 +53,7 @@ describe('deleting a saved method that pending payments use', () => {
         .status,
     ).toBe(204);
 
-    const res = await call<{ message: string; responseCode: number; payments: unknown[] }>(
+    const res = await call<{ message: string; responseCode: number; payments: unknown[]; series: unknown[] }>(
       'DELETE',
       `${base}/${payorId}/savedPaymentMethods/${used}`,
     );
@@ -66,6 +66,7 @@ describe('deleting a saved method that pending payments use', () => {
           .slice(0, 2)
           .map((p) => ({ paymentGroupId: group.paymentGroupId, paymentId: p.paymentId })),
       ),
+      series: [],
     });
     expect(res.body.payments).toHaveLength(2);
     expect((await call('GET', `${base}/${payorId}/savedPaymentMethods/${used}`)).status).toBe(200);

@@ -203,3 +203,139 @@ test('an unknown time zone, and count with endDate, are 400 naming the fields; n
   expect(both.status).toBe(400);
   expect(both.body.message).toContain('count');
 });
+
+/** A payor with two cards: the default (the series' payments use it) and another. */
+async function payorWithTwoCards() {
+  const payor = await createPayor();
+  const added = await call<{ savedPaymentMethodId: string }>(
+    'POST',
+    `/v1/rest/merchants/${MID}/payors/${payor.payorId}/savedPaymentMethods`,
+    cardInput({ cardNumber: '5555555555554444', accountType: 'MASTERCARD' }),
+  );
+  expect(added.status).toBe(201);
+  return {
+    payorId: payor.payorId,
+    used: payor.defaultPaymentMethodId,
+    other: added.body.savedPaymentMethodId,
+  };
+}
+
+test('defect: a series keeps charging a card that was deleted (its next occurrences left the payor out, and the 409 never named the series)', async () => {
+  const { payorId, used, other } = await payorWithTwoCards();
+  const bystander = await aProfile();
+  const series = await createSeries({
+    startDate: localDate(20),
+    count: 2,
+    noticeDays: 3,
+    payments: [
+      { profileId: bystander, amount: 12 },
+      { profileId: `${payorId}/${used}`, amount: 30.5, orderId: 'FEES-7' },
+    ],
+  });
+  const id = series.seriesId as string;
+  const method = `/v1/rest/merchants/${MID}/payors/${payorId}/savedPaymentMethods/${used}`;
+
+  // The series uses the method: 409 naming the series; nothing changes.
+  const refused = await call<Json>('DELETE', method);
+  expect(refused.status).toBe(409);
+  expect(refused.body).toEqual({
+    message: expect.stringMatching(/1 series.*replaceWith/) as string,
+    responseCode: 409,
+    payments: [],
+    series: [{ seriesId: id }],
+  });
+  expect((await call('GET', method)).status).toBe(200);
+  // Nor may its payor go.
+  const payor = await call<Json>('DELETE', `/v1/rest/merchants/${MID}/payors/${payorId}`);
+  expect(payor.status).toBe(409);
+  expect(payor.body.series).toEqual([{ seriesId: id }]);
+
+  // The series shows its payments, each with its status.
+  const shown = await getSeries(id);
+  expect(shown.payments).toEqual([
+    {
+      index: 0,
+      profileId: bystander,
+      amount: 12,
+      status: 'active',
+      sendEmailReceipt: false,
+      sendPaymentScheduledNotification: false,
+    },
+    {
+      index: 1,
+      profileId: `${payorId}/${used}`,
+      amount: 30.5,
+      orderId: 'FEES-7',
+      status: 'active',
+      sendEmailReceipt: false,
+      sendPaymentScheduledNotification: false,
+    },
+  ]);
+
+  // replaceWith moves the series' payment too; the method is deleted.
+  expect((await call('DELETE', `${method}?replaceWith=${other}`)).status).toBe(204);
+  expect((await call('GET', method)).status).toBe(404);
+  const moved = await getSeries(id);
+  expect((moved.payments as Json[]).map((p) => p.profileId)).toEqual([bystander, `${payorId}/${other}`]);
+
+  // Its next occurrence charges the replacement: nobody is left out.
+  expect(createdFor(await daily(runBefore(series)), id)).toHaveLength(1);
+  const [first] = (await getSeries(id)).occurrences as Json[];
+  expect(first).not.toHaveProperty('paymentsLeftOut');
+  const charged = await payments(first!.paymentGroupId as string);
+  expect(charged.map((p) => [p.profileId, p.amount])).toEqual([
+    [bystander, 12],
+    [`${payorId}/${other}`, 30.5],
+  ]);
+}, 30_000);
+
+test('a series keeps the time zone as sent, starts at most 5 years ahead, and shows its payments a page at a time', async () => {
+  const profileId = await aProfile();
+  const kolkata = DateTime.now().setZone('Asia/Kolkata');
+  const body = {
+    timeZone: 'Asia/Kolkata',
+    localHour: 17,
+    frequency: 'monthly',
+    interval: 12,
+    count: 120,
+    locationId: 2,
+    payments: Array.from({ length: 5 }, (_, i) => ({ profileId, amount: 1 + i })),
+  };
+  const tooFar = await call<Json>('POST', seriesPath, {
+    ...body,
+    startDate: kolkata.plus({ years: 5, days: 3 }).toISODate(),
+  });
+  expect(tooFar.status).toBe(400);
+  expect((tooFar.body.errors as Json[]).map((e) => e.field)).toEqual(['startDate']);
+  const year9999 = await call<Json>('POST', seriesPath, { ...body, startDate: '9999-12-30' });
+  expect(year9999.status).toBe(400);
+
+  const made = await call<Json>('POST', seriesPath, {
+    ...body,
+    startDate: kolkata.plus({ years: 5 }).toISODate(),
+  });
+  expect(made.status).toBe(201);
+  expect(made.body.timeZone).toBe('Asia/Kolkata');
+  expect((made.body.payments as Json[]).map((p) => p.amount)).toEqual([1, 2, 3, 4, 5]);
+  expect(made.body).not.toHaveProperty('paymentsNext');
+  const id = made.body.seriesId as string;
+  const page = async (query: string) => (await call<Json>('GET', `${seriesPath}/${id}?${query}`)).body;
+  const first = await page('paymentsPageSize=2');
+  expect(first.timeZone).toBe('Asia/Kolkata');
+  expect((first.payments as Json[]).map((p) => p.index)).toEqual([0, 1]);
+  expect(first.paymentsNext).toBe(2);
+  const last = await page('paymentsFrom=4&paymentsPageSize=2');
+  expect((last.payments as Json[]).map((p) => [p.index, p.amount, p.status])).toEqual([[4, 5, 'active']]);
+  expect(last).not.toHaveProperty('paymentsNext');
+  expect((await page('paymentsFrom=5')).payments).toEqual([]);
+  // Lists show the count only.
+  const listed = (await call<Json[]>('GET', `${seriesPath}?status=active`)).body.find(
+    (s) => s.seriesId === id,
+  )!;
+  expect(listed).toMatchObject({ paymentCount: 5, timeZone: 'Asia/Kolkata' });
+  expect(listed).not.toHaveProperty('payments');
+  const bad = await call<Json>('GET', `${seriesPath}/${id}?paymentsPageSize=0`);
+  expect(bad.status).toBe(400);
+  expect(bad.body.message).toContain('paymentsPageSize');
+  expect((await call('DELETE', `${seriesPath}/${id}`)).status).toBe(204);
+});

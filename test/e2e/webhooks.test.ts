@@ -8,12 +8,13 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
 import { sleep } from '#shared/concurrency';
+import { keys } from '#shared/keys';
 import { call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
 import { closeLocalTable, localTable } from '#support/notifications';
 import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
@@ -148,6 +149,61 @@ describe('endpoints', () => {
     expect((await call('DELETE', `${W}/${id}`)).status).toBe(204);
     expect((await call('GET', `${W}/${id}`)).status).toBe(404);
     expect((await call('DELETE', `${W}/${id}`)).status).toBe(404);
+  });
+
+  test('defect: a replayed create hands out a retired secret (a replay answers the current secret, of a create or a rotation)', async () => {
+    const hooks = await receiver();
+    const keyed = (key: string) => ({ headers: { 'Idempotency-Key': key } });
+    const createKey = `e2e-${randomUUID()}`;
+    const create = () => call('POST', W, { url: hooks.url('/replayed') }, keyed(createKey));
+    const created = await create();
+    expect(created.status).toBe(201);
+    secrets.push(created.body.secret);
+    const id = created.body.webhookEndpointId as string;
+    const rotate = (key?: string) =>
+      call('POST', `${W}/${id}/rotate-secret`, undefined, key === undefined ? {} : keyed(key));
+
+    // Unrotated, the replay answers what the create answered.
+    const same = await create();
+    expect(same.headers.get('idempotent-replayed')).toBe('true');
+    expect(same.body).toEqual(created.body);
+
+    const rotated = await rotate();
+    expect(rotated.status).toBe(200);
+    secrets.push(rotated.body.secret);
+    const replayed = await create();
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body.webhookEndpointId).toBe(id);
+    expect(replayed.body.secret).not.toBe(created.body.secret);
+    expect(replayed.body.secret).toBe(rotated.body.secret);
+
+    // A rotation's replay too: after a later rotation it answers the secret that signs now.
+    const rotateKey = `e2e-${randomUUID()}`;
+    const keyedRotation = await rotate(rotateKey);
+    secrets.push(keyedRotation.body.secret);
+    expect((await rotate(rotateKey)).body.secret).toBe(keyedRotation.body.secret);
+    const later = await rotate();
+    secrets.push(later.body.secret);
+    const rotationReplayed = await rotate(rotateKey);
+    expect(rotationReplayed.status).toBe(200);
+    expect(rotationReplayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(rotationReplayed.body.secret).toBe(later.body.secret);
+    expect((await create()).body.secret).toBe(later.body.secret);
+
+    // The key's record keeps no secret, sealed or not: only which endpoint it made.
+    const { doc, tableName } = localTable();
+    for (const [scope, key] of [
+      ['request', createKey],
+      ['request', rotateKey],
+    ] as const) {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: tableName, Key: keys.idempotency(MID, scope, key) }),
+      );
+      expect(Item).toBeDefined();
+      expect(JSON.stringify(Item)).not.toMatch(/whsec_|sealedSecret/);
+    }
+    expect((await call('DELETE', `${W}/${id}`)).status).toBe(204);
   });
 
   test('at most 16 endpoints per merchant: the 17th is 400 and writes nothing', async () => {

@@ -6,7 +6,8 @@
  */
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addMethod } from '#core/payors';
-import { deleteMethod, deletePayor, MethodInUseError, sweepDeletions } from '#core/method-deletion';
+import { deleteMethod, deletePayor, sweepDeletions } from '#core/method-deletion';
+import { MethodInUseError } from '#core/method-in-use';
 import { newPayment, type Payment } from '#domain/groups';
 import { parseProfileId, type SavedMethod } from '#domain/payors';
 import { reloadConfigForTests } from '#shared/config';

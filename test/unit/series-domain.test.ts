@@ -2,6 +2,7 @@
  * Series rules (domain/series.ts): what a create refuses, what a PUT changes, occurrences whose
  * slot passed, the due index's time, and an occurrence's group request.
  */
+import fc from 'fast-check';
 import type { CreateSeriesInput } from '#contract/schemas/series';
 import {
   advanced,
@@ -45,7 +46,7 @@ const problems = (fn: () => unknown): readonly { field: string }[] => {
 
 describe('newSeries', () => {
   it('makes an active series with the defaults, its cursor at occurrence 1', () => {
-    const { series, payments } = newSeries(input({ timeZone: 'america/new_york' }), MID, 'sid', NOW);
+    const { series, payments } = newSeries(input(), MID, 'sid', NOW);
     expect(series).toMatchObject({
       status: 'active',
       timeZone: 'America/New_York',
@@ -110,6 +111,99 @@ describe('newSeries', () => {
   it('accepts a first occurrence in the current UTC hour', () => {
     // 2030-09-01 08:00 New York is 12:00Z: the current hour.
     expect(() => newSeries(input({ startDate: '2030-09-01', localHour: 8 }), MID, 's', NOW)).not.toThrow();
+  });
+});
+
+describe('time zone names', () => {
+  // The runtime's zone data resolves each of these to an older name (Asia/Calcutta, Europe/Kiev,
+  // America/Godthab, Pacific/Enderbury): the caller's name is the one kept and shown.
+  const renamed = ['Asia/Kolkata', 'Europe/Kyiv', 'America/Nuuk', 'Pacific/Kanton'];
+
+  it.each(renamed)('defect: Asia/Kolkata comes back as Asia/Calcutta (%s is kept as sent)', (zone) => {
+    const { series } = newSeries(input({ timeZone: zone }), MID, 'sid', NOW);
+    expect(series.timeZone).toBe(zone);
+    expect(seriesView(series).timeZone).toBe(zone);
+    const changed = updatedSeries(newSeries(input(), MID, 'sid', NOW).series, { timeZone: zone }, NOW)!;
+    expect(changed.timeZone).toBe(zone);
+  });
+
+  it('keeps the letter case sent, and the slots follow the zone all the same', () => {
+    const { series } = newSeries(input({ timeZone: 'asia/kolkata', localHour: 17 }), MID, 'sid', NOW);
+    expect(series.timeZone).toBe('asia/kolkata');
+    // 17:00 IST (+05:30) is 11:30Z: the group runs at 12:00Z.
+    expect(nextOccurrences(series)[0]).toMatchObject({
+      localTime: '2030-09-15T17:30+05:30',
+      scheduleDate: '2030-09-15',
+      scheduleHour: 12,
+    });
+  });
+});
+
+describe('how far ahead a series may start', () => {
+  it('defect: a series may start in the year 9999 and then schedules +010000-01-06', () => {
+    const found = problems(() =>
+      newSeries(input({ startDate: '9999-12-30', frequency: 'weekly', count: 2 }), MID, 'sid', NOW),
+    );
+    expect(found).toEqual([
+      {
+        field: 'startDate',
+        message: expect.stringContaining('at most 5 years ahead') as string,
+      },
+    ]);
+  });
+
+  it('accepts a start exactly 5 years after today in the series’ zone, and refuses the day after', () => {
+    // NOW is 2030-09-01 08:00 in New York.
+    expect(() => newSeries(input({ startDate: '2035-09-01' }), MID, 's', NOW)).not.toThrow();
+    expect(problems(() => newSeries(input({ startDate: '2035-09-02' }), MID, 's', NOW))).toEqual([
+      { field: 'startDate', message: expect.stringContaining('2035-09-01') as string },
+    ]);
+  });
+
+  it('every date of an accepted series is a valid yyyy-MM-dd, to its last occurrence', () => {
+    const isoDate = /^\d{4}-\d{2}-\d{2}$/;
+    const zones = ['America/New_York', 'Asia/Kolkata', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'UTC'];
+    fc.assert(
+      fc.property(
+        fc.record({
+          days: fc.integer({ min: 0, max: 5 * 366 }),
+          zone: fc.constantFrom(...zones),
+          localHour: fc.integer({ min: 0, max: 23 }),
+          frequency: fc.constantFrom('weekly' as const, 'monthly' as const),
+          interval: fc.integer({ min: 1, max: 12 }),
+          count: fc.integer({ min: 1, max: 120 }),
+        }),
+        ({ days, zone, localHour, frequency, interval, count }) => {
+          const startDate = new Date(NOW.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+          let made;
+          try {
+            made = newSeries(
+              input({ startDate, timeZone: zone, localHour, frequency, interval, count }),
+              MID,
+              's',
+              NOW,
+            );
+          } catch (error) {
+            // Only the edges: a first slot in the past, or a start past 5 years in the zone.
+            if (error instanceof ValidationError) return;
+            throw error;
+          }
+          const { series } = made;
+          for (const n of [1, Math.ceil(count / 2), count]) {
+            const slot = slotOfOccurrence(series, n);
+            expect(slot.localDate).toMatch(isoDate);
+            expect(slot.scheduleDate).toMatch(isoDate);
+            expect(slot.localTime).toMatch(/^\d{4}-/);
+          }
+          for (const o of seriesView(series).nextOccurrences) {
+            expect(o.localDate).toMatch(isoDate);
+            expect(o.scheduleDate).toMatch(isoDate);
+            expect(o.createAt).toMatch(/^\d{4}-/);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
 
