@@ -121,6 +121,12 @@ export interface ApiResult {
    * Never kept by an idempotency record: only GET routes answer text.
    */
   text?: string;
+  /**
+   * A body sent as bytes (an .xlsx page), its `content-type` in `headers`: base64 in the proxy
+   * result with `isBase64Encoded`, which API Gateway sends out as bytes for a type of its
+   * binaryMediaTypes (contract/media-types.ts). Never kept by an idempotency record either.
+   */
+  binary?: Buffer;
 }
 
 /**
@@ -313,6 +319,13 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
       });
       if (result.text !== undefined)
         return { statusCode: result.status, headers: { ...result.headers }, body: result.text };
+      if (result.binary !== undefined)
+        return {
+          statusCode: result.status,
+          headers: { ...result.headers },
+          body: result.binary.toString('base64'),
+          isBase64Encoded: true,
+        };
       return json(result.status, result.body, result.headers);
     });
 }
