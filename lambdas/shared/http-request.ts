@@ -8,8 +8,9 @@ import { pathParams, type PathParam } from '#contract/params';
 import { apiScope } from '#contract/stage';
 import { config } from './config';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from './errors';
-import { validator, type Validator } from './validation';
+import { validator, ValidationError, type Validator } from './validation';
 import type { RouteCheck } from './route-check';
+import { malformation, malformedTextIn } from './well-formed';
 
 export type KeySource = 'header' | 'body';
 
@@ -86,11 +87,20 @@ export function parseQuery(event: APIGatewayProxyEvent): Record<string, string> 
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
     if (values && values.length > 1) throw new BadRequestError(`query parameter ${name} must be given once`);
   }
-  return Object.fromEntries(
-    Object.entries(event.queryStringParameters ?? {}).filter(
-      (e): e is [string, string] => e[1] !== undefined,
-    ),
+  const query = Object.entries(event.queryStringParameters ?? {}).filter(
+    (e): e is [string, string] => e[1] !== undefined,
   );
+  // Percent-escapes that are not UTF-8 (`%FF`) arrive as U+FFFD: refused like a body's.
+  for (const [name, value] of query) {
+    const inName = malformation(name);
+    const why = inName ?? malformation(value);
+    if (why !== undefined) {
+      const field = inName === undefined ? name : 'query';
+      const subject = inName === undefined ? `query parameter ${name}` : 'a query parameter name';
+      throw new ValidationError([{ field, message: `${subject} is not well-formed text: ${why}` }]);
+    }
+  }
+  return Object.fromEntries(query);
 }
 
 /** The route's body: ignored without a body schema; a list of schemas passes the JSON through. */
@@ -103,6 +113,7 @@ export function bodyParser(
   const validate: Validator<unknown> = body.validate ? validator(body.validate) : (value) => value;
   return (event) => {
     let raw = event.body ?? '';
+    // Decoded as a text body is (bytes that are not UTF-8 become U+FFFD, refused below).
     if (event.isBase64Encoded) raw = Buffer.from(raw, 'base64').toString('utf8');
     if (Buffer.byteLength(raw) > MAX_BODY_BYTES) {
       throw new BadRequestError(`body is too large (limit ${MAX_BODY_BYTES} bytes)`);
@@ -117,6 +128,9 @@ export function bodyParser(
     } catch {
       throw new BadRequestError('body is not valid JSON');
     }
+    // Before the schema: a key is checked wherever it is, and no rule sees text that is not text.
+    const malformed = malformedTextIn(parsed, 'body');
+    if (malformed.length > 0) throw new ValidationError(malformed);
     precheck?.(parsed);
     return validate(parsed);
   };
